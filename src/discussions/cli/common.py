@@ -1,0 +1,91 @@
+"""Small pieces the commands share: finding files, the author name, output helpers."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import DiscussionNotFound, DiscussionsError
+from ..workspace import Workspace
+
+
+def workspace() -> Workspace:
+    return Workspace.discover()
+
+
+def resolve_file(name: str, ws: Workspace) -> Path:
+    """`name` as given, else inside the configured discussions folder."""
+    path = Path(name).expanduser()
+    if path.exists():
+        return path
+    if not path.is_absolute():
+        candidate = ws.config.output_directory / path
+        if candidate.exists():
+            return candidate
+        if not path.suffix:
+            for p in (path.with_suffix(".md"), candidate.with_suffix(".md")):
+                if p.exists():
+                    return p
+        raise DiscussionNotFound(
+            f"no such discussion file: {name} (also looked in {display_path(ws.config.output_directory)})"
+        )
+    raise DiscussionNotFound(f"no such discussion file: {name}")
+
+
+def display_path(path: Path) -> str:
+    """`path` relative to the current folder when it is under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def default_author() -> str:
+    """git's user.name, else the OS user name."""
+    try:
+        out = subprocess.run(
+            ["git", "config", "user.name"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+        name = out.stdout.strip()
+        if out.returncode == 0 and name:
+            return name
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "Human"
+
+
+def read_text_arg(text: str | None) -> str | None:
+    """TEXT as given; ``-`` reads standard input."""
+    if text == "-":
+        data = sys.stdin.buffer.read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DiscussionsError("standard input is not valid UTF-8") from None
+    return text
+
+
+def color_enabled() -> bool:
+    return not os.environ.get("NO_COLOR")
+
+
+def style(text: str, **kwargs: Any) -> str:
+    return click.style(text, **kwargs) if color_enabled() else text
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))

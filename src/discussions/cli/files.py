@@ -1,0 +1,305 @@
+"""Commands on discussion files: new, list, status, comment, advance, check."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import DiscussionNotFound, DiscussionsError
+from ..model import Discussion
+from . import cli
+from .common import (
+    default_author,
+    display_path,
+    echo_json,
+    read_text_arg,
+    resolve_file,
+    style,
+    workspace,
+)
+
+
+@cli.command("new")
+@click.argument("title")
+@click.option("-t", "--template", help="Template name (default: default_template, 'feature').")
+@click.option("-c", "--context", help="Context text for the discussion; '-' reads standard input.")
+@click.option(
+    "-p", "--participants", help="Comma-separated aliases (default: the template's participants)."
+)
+@click.option(
+    "-d",
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to create the file in (default: output.directory, ./discussions).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the created discussion as JSON.")
+def new_command(
+    title: str,
+    template: str | None,
+    context: str | None,
+    participants: str | None,
+    directory: Path | None,
+    as_json: bool,
+) -> None:
+    """Create a discussion file from a template.
+
+    \b
+    Examples:
+      discussions new "Add user authentication"
+      discussions new "API redesign" --template adr --participants architect,pragmatist
+      git diff | discussions new "Review: retry logic" -t code-review --context -
+    """
+    ws = workspace()
+    aliases = [a for a in participants.split(",")] if participants else None
+    d = Discussion.create(
+        title,
+        template=template,
+        context=read_text_arg(context),
+        participants=aliases,
+        directory=directory,
+        workspace=ws,
+    )
+    d.save()
+    if as_json:
+        echo_json(d.to_dict())
+    else:
+        click.echo(f"Created: {display_path(d.path)}")
+
+
+@cli.command("list")
+@click.option("-s", "--status", "status_filter", help="Only discussions with this status.")
+@click.option(
+    "-d",
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to list (default: output.directory, ./discussions).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+def list_command(status_filter: str | None, directory: Path | None, as_json: bool) -> None:
+    """List the discussions in the discussions folder.
+
+    \b
+    Examples:
+      discussions list
+      discussions list --status open
+      discussions list --dir docs/decisions --json
+    """
+    ws = workspace()
+    folder = directory or ws.config.output_directory
+    if not folder.is_dir():
+        raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
+    rows = []
+    for path in sorted(folder.glob("*.md")):
+        if path.name.endswith(".sum.md"):
+            continue
+        d = Discussion.load(path, ws)
+        if not d.text.lstrip().startswith("<!-- DISCUSSION"):
+            continue
+        if status_filter and d.status.upper() != status_filter.upper():
+            continue
+        rows.append(
+            {
+                "file": display_path(path),
+                "title": d.title,
+                "phase": d.phase,
+                "status": d.status,
+                "comments": len(d.comments),
+            }
+        )
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("No discussions found." if not status_filter else "No matching discussions.")
+        return
+    width = max(len(r["status"]) for r in rows)
+    pwidth = max(len(r["phase"]) for r in rows)
+    for r in rows:
+        click.echo(
+            f"{r['status']:<{width}}  {r['phase']:<{pwidth}}  {r['comments']:>4}  "
+            f"{r['file']}  {r['title']}"
+        )
+
+
+@cli.command("status")
+@click.argument("file")
+@click.option("-v", "--verbose", is_flag=True, help="Also list every comment and marker.")
+@click.option("--json", "as_json", is_flag=True, help="Print the full state as one JSON object.")
+def status_command(file: str, verbose: bool, as_json: bool) -> None:
+    """Show a discussion's phase, votes, consensus and open items.
+
+    \b
+    Examples:
+      discussions status add-user-authentication.md
+      discussions status discussions/api.md --verbose
+      discussions status api.md --json | jq .consensus
+    """
+    ws = workspace()
+    d = Discussion.load(resolve_file(file, ws), ws)
+    if as_json:
+        echo_json(d.to_dict())
+        return
+    render_status(d, verbose)
+
+
+def render_status(d: Discussion, verbose: bool) -> None:
+    info = d.phase_info
+    click.echo(f"Discussion: {style(d.title, bold=True)}")
+    click.echo(f"File: {display_path(d.path)}")
+    phase = f"{d.phase} ({info.title})" if info else d.phase
+    if info and info.voting_mode:
+        phase += " - voting"
+    click.echo(f"Phase: {phase}")
+    click.echo(f"Status: {d.status}")
+    if d.participants:
+        click.echo(f"Participants: {', '.join(d.participants)}")
+
+    comments = d.comments
+    latest: dict[str, tuple[str | None, str]] = {}
+    for c in comments:
+        latest[c.author] = (d.votes.get(c.author), c.summary)
+    click.echo("")
+    click.echo(f"Comments: {len(comments)} from {len(latest)} author(s)")
+    for author, (vote, summary) in latest.items():
+        shown = vote or "-"
+        click.echo(f"  {author}: {shown}" + (f" - {summary}" if summary else ""))
+
+    result = d.consensus_result
+    counts = result.counts
+    click.echo("")
+    click.echo(
+        f"Votes: READY: {counts.get('READY', 0)}, CHANGES: {counts.get('CHANGES', 0)}, "
+        f"REJECT: {counts.get('REJECT', 0)}"
+    )
+    verdict = style("reached", fg="green") if result.reached else "not reached"
+    click.echo(f"Consensus: {verdict} ({result.reason})")
+
+    sections = [("Open Questions", d.questions, "Q")]
+    if verbose:
+        sections += [
+            ("Decisions", d.decisions, "DECISION"),
+            ("TODOs", d.todos, "TODO"),
+            ("Assigned", d.assigned, "ASSIGNED"),
+            ("Done", d.done, "DONE"),
+            ("Concerns", d.concerns, "CONCERN"),
+        ]
+    else:
+        sections += [("Decisions", d.decisions, "DECISION"), ("Concerns", d.concerns, "CONCERN")]
+    for heading, items, kw in sections:
+        if not items:
+            continue
+        click.echo("")
+        click.echo(f"{heading} ({len(items)}):")
+        for item in items:
+            click.echo(f"  {kw}: {item.text} ({item.author}, line {item.line})")
+    pending = d.pending_mentions
+    if pending:
+        click.echo("")
+        click.echo(f"Waiting for ({len(pending)}):")
+        for p in pending:
+            click.echo(f"  @{p.alias} (mentioned by {p.by}, line {p.line})")
+    if verbose and comments:
+        click.echo("")
+        click.echo("All comments:")
+        for c in comments:
+            vote = f" VOTE: {c.vote}" if c.vote else ""
+            via = f" [{c.meta['provider']}]" if "provider" in c.meta else ""
+            click.echo(f"  line {c.line}: {c.author}{via}{vote}")
+    warnings = d.warnings
+    if warnings:
+        click.echo("")
+        click.echo(style(f"Warnings ({len(warnings)}):", fg="yellow"))
+        for w in warnings:
+            click.echo(f"  line {w.line}: {w.message}")
+
+
+@cli.command("comment")
+@click.argument("file")
+@click.argument("text", required=False)
+@click.option("-v", "--vote", help="READY, CHANGES or REJECT (any case).")
+@click.option("-a", "--author", help="Name to sign with (default: git user.name, else OS user).")
+def comment_command(file: str, text: str | None, vote: str | None, author: str | None) -> None:
+    """Append a comment (and optionally a vote) as a human participant.
+
+    TEXT may be '-' to read the comment from standard input.
+
+    \b
+    Examples:
+      discussions comment feature-x.md "I agree with the architect's concerns."
+      discussions comment feature-x.md --vote READY "Looks good to me."
+      discussions comment feature-x.md --vote changes --author Rob
+      cat notes.md | discussions comment feature-x.md -
+    """
+    ws = workspace()
+    path = resolve_file(file, ws)
+    body = read_text_arg(text) or ""
+    if not body.strip() and vote is None:
+        raise click.UsageError("give comment TEXT ('-' reads standard input), --vote, or both")
+    name = author or default_author()
+    d = Discussion.load(path, ws)
+    d.add_comment(name, body, vote=vote)
+    d.save()
+    suffix = f" with VOTE: {vote.upper()}" if vote else ""
+    click.echo(f"Added comment from {name}{suffix}.")
+
+
+@cli.command("advance")
+@click.argument("file")
+@click.option("--to", "target", help="Phase to move to (default: the current phase's next).")
+def advance_command(file: str, target: str | None) -> None:
+    """Move a discussion to its next phase (votes restart in the new phase).
+
+    \b
+    Examples:
+      discussions advance feature-x.md
+      discussions advance feature-x.md --to consensus_vote
+    """
+    ws = workspace()
+    d = Discussion.load(resolve_file(file, ws), ws)
+    to = d.advance(target)
+    d.save()
+    click.echo(f"Advanced to phase: {to}")
+
+
+@cli.command("check")
+@click.argument("files", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list.")
+def check_command(files: tuple[str, ...], as_json: bool) -> None:
+    """Report problems in discussion files as FILE:LINE: message.
+
+    Exits 1 when any file has a problem, 0 when all are clean.
+
+    \b
+    Examples:
+      discussions check discussions/*.md
+      discussions check feature-x.md --json
+    """
+    ws = workspace()
+    problems: list[dict[str, object]] = []
+    for name in files:
+        try:
+            d = Discussion.load(resolve_file(name, ws), ws)
+            warnings = d.warnings
+        except DiscussionsError as exc:
+            problems.append({"file": name, "line": 0, "message": str(exc)})
+            continue
+        for w in warnings:
+            problems.append({"file": name, "line": w.line, "message": w.message})
+    if as_json:
+        echo_json(problems)
+    else:
+        for p in problems:
+            click.echo(f"{p['file']}:{p['line']}: {p['message']}")
+        files_with = len({p["file"] for p in problems})
+        summary = (
+            f"{len(problems)} problem(s) in {files_with} of {len(files)} file(s)"
+            if problems
+            else f"{len(files)} file(s) checked, no problems"
+        )
+        click.echo(summary, err=True)
+    if problems:
+        sys.exit(1)

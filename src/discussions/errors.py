@@ -1,0 +1,102 @@
+"""Every error `discussions` raises on purpose.
+
+    DiscussionsError
+    ├── DiscussionNotFound      the discussion file does not exist
+    ├── DiscussionExists        `new` would overwrite an existing file
+    ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
+    ├── PhaseError              unknown phase, or no next phase to advance to
+    ├── ConfigError             a configuration file is unreadable or invalid
+    │   ├── ParticipantError    a persona YAML file is invalid
+    │   └── TemplateError       a template YAML file is invalid
+    ├── UnknownParticipant      an alias nobody defines
+    ├── UnknownTemplate         a template name nobody defines
+    └── ProviderError           an AI provider did not give a usable answer
+        ├── ProviderNotFound    its executable is not installed / not on PATH
+        ├── ProviderTimeout     it ran past its timeout and was killed
+        ├── ProviderFailed      it exited non-zero
+        ├── ProviderOutputError empty, non-UTF-8 or oversized output
+        ├── UnknownProvider     no provider of that name is configured
+        └── UntrustedProvider   defined by a project the user has not trusted
+
+Messages are written for the person at the terminal: they say what went wrong and,
+where there is one, what to do next.
+"""
+
+from __future__ import annotations
+
+
+class DiscussionsError(Exception):
+    """Base class of every error raised on purpose by `discussions`."""
+
+
+class DiscussionNotFound(DiscussionsError):
+    pass
+
+
+class DiscussionExists(DiscussionsError):
+    pass
+
+
+class InvalidVote(DiscussionsError):
+    pass
+
+
+class PhaseError(DiscussionsError):
+    pass
+
+
+class ConfigError(DiscussionsError):
+    pass
+
+
+class ParticipantError(ConfigError):
+    pass
+
+
+class TemplateError(ConfigError):
+    pass
+
+
+class UnknownParticipant(DiscussionsError):
+    pass
+
+
+class UnknownTemplate(DiscussionsError):
+    pass
+
+
+class ProviderError(DiscussionsError):
+    """A provider gave no usable answer. `provider` names it; `reason` is one short line."""
+
+    def __init__(self, provider: str, reason: str, detail: str = "") -> None:
+        self.provider = provider
+        self.reason = reason
+        self.detail = detail
+        message = f"{provider}: {reason}"
+        if detail:
+            message += f" ({detail})"
+        super().__init__(message)
+
+
+class ProviderNotFound(ProviderError):
+    pass
+
+
+class ProviderTimeout(ProviderError):
+    pass
+
+
+class ProviderFailed(ProviderError):
+    pass
+
+
+class ProviderOutputError(ProviderError):
+    pass
+
+
+class UnknownProvider(ProviderError):
+    pass
+
+
+class UntrustedProvider(ProviderError):
+    pass

@@ -1,0 +1,103 @@
+"""Consensus: pure arithmetic over the current votes (seed 004, "Voting").
+
+Thresholds are fractions written to two decimal places, and compared that way: 0.67 is met by
+two thirds (0.666... rounds to 0.67). ``threshold_reject`` defaults to 0.01, so one REJECT among
+up to a hundred voters blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+VOTES = ("READY", "CHANGES", "REJECT")
+_HALF_POINT = 0.005  # thresholds are compared at two-decimal precision
+
+
+@dataclass(slots=True)
+class VotingConfig:
+    """Consensus rules."""
+
+    threshold_ready: float = 0.67
+    """Fraction of READY votes needed for consensus."""
+    threshold_reject: float = 0.01
+    """Fraction of REJECT votes that blocks consensus."""
+    human_required: bool = False
+    """Whether consensus needs a READY vote from at least one human."""
+
+
+@dataclass(slots=True)
+class ConsensusResult:
+    """The outcome of counting votes."""
+
+    reached: bool
+    """Whether consensus is reached."""
+    outcome: str | None
+    """READY, CHANGES or REJECT: where the vote stands; None without votes."""
+    blocked_by: list[str] = field(default_factory=list)
+    """Voters standing in the way: REJECT voters when they block, else CHANGES voters."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """Votes per value."""
+    reason: str = ""
+    """One line saying why."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "reached": self.reached,
+            "outcome": self.outcome,
+            "blocked_by": list(self.blocked_by),
+            "counts": dict(self.counts),
+            "reason": self.reason,
+        }
+
+
+def _meets(part: int, total: int, threshold: float) -> bool:
+    return total > 0 and part / total >= threshold - _HALF_POINT
+
+
+def calculate_consensus(
+    votes: Mapping[str, str],
+    config: VotingConfig | None = None,
+    *,
+    humans: Collection[str] = (),
+) -> ConsensusResult:
+    """Count `votes` (voter -> READY/CHANGES/REJECT) under `config`.
+
+    `humans` names the voters who are people; it matters only with ``human_required``.
+    """
+    config = config or VotingConfig()
+    counts = {v: 0 for v in VOTES}
+    for value in votes.values():
+        if value in counts:
+            counts[value] += 1
+    total = sum(counts.values())
+    if total == 0:
+        return ConsensusResult(False, None, [], counts, "no votes yet")
+
+    rejecters = [who for who, v in votes.items() if v == "REJECT"]
+    if rejecters and _meets(len(rejecters), total, config.threshold_reject):
+        return ConsensusResult(
+            False, "REJECT", rejecters, counts, f"blocked by REJECT from {', '.join(rejecters)}"
+        )
+    if _meets(counts["READY"], total, config.threshold_ready):
+        if config.human_required and not any(
+            votes.get(h) == "READY" for h in humans
+        ):
+            return ConsensusResult(
+                False, "READY", [], counts, "READY threshold met; waiting for a human READY vote"
+            )
+        return ConsensusResult(
+            True,
+            "READY",
+            [],
+            counts,
+            f"{counts['READY']} of {total} READY (threshold {config.threshold_ready:.2f})",
+        )
+    holders = [who for who, v in votes.items() if v != "READY"]
+    return ConsensusResult(
+        False,
+        "CHANGES",
+        holders,
+        counts,
+        f"{counts['READY']} of {total} READY, below threshold {config.threshold_ready:.2f}",
+    )

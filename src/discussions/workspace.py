@@ -1,0 +1,41 @@
+"""A workspace: the configuration plus the participants and templates it can see."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from .config import Config, bundled_dir, user_dir
+from .participants import ParticipantRegistry
+from .templates import TemplateRegistry
+
+
+class Workspace:
+    """Configuration, participants and templates for one project (lazily loaded)."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    @classmethod
+    def discover(cls, start: Path | None = None) -> Workspace:
+        """The workspace of the project that holds `start` (default: the current folder)."""
+        return cls(Config.load(start))
+
+    def folders(self, kind: str) -> list[Path]:
+        """Where `kind` (``participants`` or ``templates``) is read from, lowest precedence
+        first: bundled, user dir, project."""
+        folders = [bundled_dir(kind), user_dir() / kind, self.config.base_dir / kind]
+        unique: list[Path] = []
+        for f in folders:
+            resolved = f.resolve()
+            if resolved not in unique:
+                unique.append(resolved)
+        return unique
+
+    @cached_property
+    def participants(self) -> ParticipantRegistry:
+        return ParticipantRegistry.load(self.folders("participants"))
+
+    @cached_property
+    def templates(self) -> TemplateRegistry:
+        return TemplateRegistry.load(self.folders("templates"))
