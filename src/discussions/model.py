@@ -70,7 +70,7 @@ class Comment:
         """The first line of prose, shortened, for listings."""
         for raw in self.body.splitlines():
             s = raw.strip()
-            if s and not s.startswith(("<!--", "VOTE:", "```", "~~~", "---")):
+            if s and not s.startswith(("<!--", "VOTE:", "```", "~~~", "---", "*[mock")):
                 return s if len(s) <= 72 else s[:69].rstrip() + "..."
         return ""
 
@@ -113,6 +113,7 @@ class _State:
     pending: list[PendingMention]
     warnings: list[fmt.ParseWarning]
     humans: set[str]
+    phase_line: int
 
 
 def slugify(title: str) -> str:
@@ -272,6 +273,7 @@ class Discussion:
             )
         status = header.get("status") or "OPEN"
         reset_line = 0
+        phase_line = 0
         for m in doc.engine_markers:
             if m.kind == "phase-transition":
                 if m.source and m.source != phase:
@@ -285,7 +287,7 @@ class Discussion:
                         fmt.ParseWarning(m.line, f"transition to unknown phase '{m.target}'")
                     )
                 phase = m.target
-                reset_line = m.line
+                reset_line = phase_line = m.line
             elif m.kind == "vote-reset":
                 reset_line = m.line
             elif m.kind == "status-change":
@@ -372,6 +374,7 @@ class Discussion:
             pending=list(pending.values()),
             warnings=warnings,
             humans=humans,
+            phase_line=phase_line,
         )
 
     # -- state -------------------------------------------------------------------------
@@ -448,6 +451,11 @@ class Discussion:
     @property
     def warnings(self) -> list[fmt.ParseWarning]:
         return list(self._s.warnings)
+
+    @property
+    def phase_started_line(self) -> int:
+        """Line of the transition into the current phase (0: the header's phase)."""
+        return self._s.phase_line
 
     @property
     def humans(self) -> set[str]:

@@ -9,6 +9,7 @@ A template is one YAML file::
     participants: [architect, security, pragmatist]
     status: OPEN
     title_format: "{title}"          # how the discussion title is written
+    consensus_status: ACCEPTED       # status once the last phase reaches consensus
     phases:
       - id: initial_feedback
         title: Initial Feedback
@@ -75,6 +76,8 @@ class Template:
     title_format: str = "{title}"
     phases: list[Phase] = field(default_factory=list)
     body: str = "# {title}\n\n## Context\n\n{context}\n"
+    consensus_status: str = "CLOSED"
+    """Status written when the last phase reaches consensus (auto_trigger: consensus)."""
     source: Path | None = None
 
     @property
@@ -147,6 +150,7 @@ class Template:
             title_format=str(data.get("title_format") or "{title}"),
             phases=phases,
             body=body if body is not None else cls.body,
+            consensus_status=str(data.get("consensus_status") or "CLOSED").upper(),
             source=source,
         )
 

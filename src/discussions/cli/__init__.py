@@ -54,4 +54,4 @@ def main() -> None:
 
 from . import files as _files  # noqa: E402,F401  (registers commands)
 from . import registry as _registry  # noqa: E402,F401
-# turns registered later
+from . import turns as _turns  # noqa: E402,F401

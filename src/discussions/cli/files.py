@@ -165,7 +165,7 @@ def render_status(d: Discussion, verbose: bool) -> None:
     click.echo("")
     click.echo(f"Comments: {len(comments)} from {len(latest)} author(s)")
     for author, (vote, summary) in latest.items():
-        shown = vote or "-"
+        shown = vote or "no vote"
         click.echo(f"  {author}: {shown}" + (f" - {summary}" if summary else ""))
 
     result = d.consensus_result

@@ -1,0 +1,180 @@
+"""The prompt a participant receives, kept within a character budget.
+
+A prompt is: the persona, the phase and its instructions, the discussion, the task (callout and
+mentions), and the response format of seed 004 Appendix B.
+
+The discussion part fits ``context.max_chars`` however long the file grows: when the whole file
+is too long, it keeps the header and preamble, the comments that mention this participant, and
+the newest comments in full, and replaces the rest with a digest of their markers (one line per
+comment, oldest dropped first), saying what was left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .format import normalise_newlines
+from .model import Comment, Discussion
+from .participants import Participant
+
+DEFAULT_MAX_CHARS = 60_000
+_PREAMBLE_SHARE = 0.25
+_DIGEST_SHARE = 0.25
+
+
+@dataclass(slots=True)
+class Context:
+    """The discussion as shown to one participant."""
+
+    text: str
+    full_comments: int
+    digested_comments: int
+    omitted_comments: int
+    truncated_preamble: bool
+
+    @property
+    def complete(self) -> bool:
+        return not (self.digested_comments or self.omitted_comments or self.truncated_preamble)
+
+
+def max_chars_for(d: Discussion) -> int:
+    value = d.workspace.config.section("context").get("max_chars", DEFAULT_MAX_CHARS)
+    try:
+        return max(2_000, int(value))
+    except (TypeError, ValueError):
+        return DEFAULT_MAX_CHARS
+
+
+def _render(c: Comment) -> str:
+    return f"---\n\nName: {c.author}\n\n{c.body.strip()}\n"
+
+
+def _digest_line(c: Comment) -> str:
+    parts = [f"- line {c.line}, {c.author}:"]
+    for m in c.markers:
+        text = m.text if len(m.text) <= 100 else m.text[:97] + "..."
+        parts.append(f"{m.kind}: {text};")
+    if c.mentions:
+        parts.append("mentions " + ", ".join("@" + a for a in c.mentions) + ";")
+    if len(parts) == 1:
+        summary = c.summary
+        parts.append(summary if summary else "(no markers)")
+    return " ".join(parts).rstrip(";")
+
+
+def build_context(d: Discussion, participant: Participant, max_chars: int) -> Context:
+    text = normalise_newlines(d.text)
+    comments = d.comments
+    if len(text) <= max_chars:
+        return Context(text, len(comments), 0, 0, False)
+
+    first_comment_line = comments[0].line - 2 if comments else text.count("\n") + 1
+    head_lines = text.split("\n")[: max(first_comment_line - 1, 0)]
+    head = "\n".join(head_lines).rstrip() + "\n"
+    truncated = False
+    head_budget = int(max_chars * _PREAMBLE_SHARE)
+    if len(head) > head_budget:
+        head = head[:head_budget].rsplit("\n", 1)[0] + "\n[... rest of the introduction left out ...]\n"
+        truncated = True
+
+    budget = max_chars - len(head) - int(max_chars * _DIGEST_SHARE) - 400
+    keep: set[int] = set()
+    used = 0
+    mentioning = [i for i, c in enumerate(comments) if participant.alias in c.mentions]
+    # Comments addressed to this participant first (newest first), then the newest overall.
+    for i in [*reversed(mentioning), *range(len(comments) - 1, -1, -1)]:
+        if i in keep:
+            continue
+        size = len(_render(comments[i]))
+        if used + size > budget:
+            if i in mentioning:
+                continue
+            break
+        keep.add(i)
+        used += size
+
+    rest = [i for i in range(len(comments)) if i not in keep]
+    digest_budget = max_chars - len(head) - used - 400
+    digest_lines = [_digest_line(comments[i]) for i in rest]
+    omitted = 0
+    while digest_lines and sum(len(x) + 1 for x in digest_lines) > digest_budget:
+        digest_lines.pop(0)
+        omitted += 1
+    parts = [head]
+    note = (
+        f"[Context budget: {len(keep)} of {len(comments)} comments shown in full; "
+        f"{len(digest_lines)} older comments summarised by their markers"
+        + (f"; {omitted} oldest comments left out entirely" if omitted else "")
+        + (", and the introduction was shortened" if truncated else "")
+        + ".]"
+    )
+    parts.append("\n" + note + "\n")
+    if digest_lines:
+        parts.append("\nDigest of older comments:\n" + "\n".join(digest_lines) + "\n")
+    for i in sorted(keep):
+        parts.append("\n" + _render(comments[i]))
+    return Context("".join(parts), len(keep), len(digest_lines), omitted, truncated)
+
+
+RESPONSE_FORMAT = """\
+Respond with JSON only, in this shape:
+{"comment": "your markdown comment", "vote": "READY" | "CHANGES" | "REJECT" | null}
+
+In the comment, put markers at the start of a line where they apply:
+Q: a question you want answered
+TODO: an action item
+DECISION: a decision you propose or record
+CONCERN: a risk or problem
+ASSIGNED: a task someone has taken on
+DONE: a task that is finished
+Mention another participant with @alias to ask them something.
+If you have nothing to add, respond with exactly: {"sentinel": "NO_RESPONSE"}"""
+
+
+def build_prompt(
+    d: Discussion,
+    participant: Participant,
+    callout: str | None = None,
+    *,
+    max_chars: int | None = None,
+) -> tuple[str, Context]:
+    """The prompt for `participant` in `d`'s current state, and what its context holds."""
+    info = d.phase_info
+    ctx = build_context(d, participant, max_chars or max_chars_for(d))
+    wants_vote = bool(info and info.voting_mode and participant.votes)
+    lines: list[str] = [participant.personality.strip(), ""]
+    lines.append(
+        f"You are {participant.name} (@{participant.alias}), {participant.role or 'a participant'}, "
+        "in a structured discussion between AI personas and humans. Speak only for yourself."
+    )
+    if participant.expertise:
+        lines.append("Your expertise: " + ", ".join(participant.expertise) + ".")
+    if participant.concerns:
+        lines.append("Questions you always ask: " + " ".join(participant.concerns))
+    lines += ["", f"## Discussion: {d.title}", ""]
+    phase = f"{info.title} ({d.phase})" if info else d.phase
+    lines.append(f"Current phase: {phase}")
+    if info and info.instructions.strip():
+        lines += ["Phase instructions:", info.instructions.strip()]
+    lines += ["", "## The discussion so far", "", "<discussion>", ctx.text.rstrip(), "</discussion>", ""]
+    lines.append("## Your task")
+    lines.append(
+        callout.strip()
+        if callout and callout.strip()
+        else "Give your perspective on the discussion so far, from your area of expertise. "
+        "Build on what others said; do not repeat it."
+    )
+    asked = [p for p in d.pending_mentions if p.alias == participant.alias]
+    if asked:
+        where = ", ".join(f"line {p.line} by {p.by}" for p in asked)
+        lines.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
+    lines += ["", "## Response format", RESPONSE_FORMAT]
+    if not participant.votes:
+        lines.append('You are a background participant and do not vote: set "vote" to null.')
+    elif wants_vote:
+        lines.append('This phase collects votes: set "vote" to READY, CHANGES or REJECT.')
+    else:
+        lines.append(
+            'This phase does not collect votes yet: set "vote" to null unless you must block.'
+        )
+    return "\n".join(lines) + "\n", ctx

@@ -1,0 +1,56 @@
+"""The provider interface: one method, a request in, the answer text out."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+OUTPUT_FORMATS = ("text", "codex-jsonl")
+
+
+@dataclass(slots=True)
+class ProviderRequest:
+    """What a provider is asked."""
+
+    prompt: str
+    """The full prompt; goes to the command's standard input."""
+    timeout: float = 300.0
+    """Seconds before the call is abandoned and its process group killed."""
+    participant_name: str = ""
+    """Display name of the participant answering (the mock uses it; commands do not)."""
+    participant_alias: str = ""
+    participant_role: str = ""
+    concerns: list[str] = field(default_factory=list)
+    wants_vote: bool = False
+    """Whether the phase asks this participant for a vote."""
+
+
+@dataclass(slots=True)
+class ProviderSpec:
+    """A provider as configured: a name and a command (or a built-in implementation)."""
+
+    name: str
+    command: str | None
+    """Command line, split without a shell; ``$VARS`` and ``~`` expanded. None: built in."""
+    description: str = ""
+    timeout: float | None = None
+    """Per-provider timeout in seconds (None: the configured default)."""
+    output: str = "text"
+    """How to read stdout: ``text`` or ``codex-jsonl`` (join the agent_message items)."""
+    env_remove: list[str] = field(default_factory=list)
+    """Environment variables removed for the command (claude refuses nested sessions)."""
+    nonzero_ok: bool = False
+    """Accept a non-empty answer even when the command exits non-zero (gemini does this)."""
+    source: str = "builtin"
+    """Where it was defined: ``builtin``, ``smarttools``, ``user``, ``project``."""
+
+
+class Provider(ABC):
+    """Something that answers prompts."""
+
+    name: str
+    is_mock: bool = False
+
+    @abstractmethod
+    def complete(self, request: ProviderRequest) -> str:
+        """Return the answer text, or raise a `ProviderError` subclass."""

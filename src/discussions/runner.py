@@ -1,0 +1,341 @@
+"""One turn: pick participants, build prompts, call providers, append answers, apply rules.
+
+* Parallel by default: every participant sees the same snapshot of the file, and the turn takes
+  about as long as the slowest provider. ``sequential=True`` lets each see the answers before it.
+* Each answer is appended as soon as it arrives, under the file lock, so an interrupted turn
+  keeps what finished and a human comment written meanwhile is kept.
+* Fallback chain per participant: ``--provider`` if given (alone), else the participant's
+  ``provider_hint``, ``providers.default``, ``providers.fallback``. When every provider in the
+  chain is simply not installed, the built-in mock answers and the record says so.
+* The record: each appended comment carries ``<!-- provider: ... | duration: ... | failed: ... -->``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import format as fmt
+from . import phases, storage
+from .errors import ProviderError, ProviderNotFound, UnknownProvider
+from .model import Discussion
+from .participants import Participant
+from .prompts import build_prompt
+from .providers.base import ProviderRequest
+from .providers.command import terminate_all
+from .providers.registry import ProviderRegistry
+from .responses import parse_response
+from .turns import select_participants
+from .workspace import Workspace
+
+
+@dataclass(slots=True)
+class Attempt:
+    """A provider that failed for a participant."""
+
+    provider: str
+    reason: str
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"provider": self.provider, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass(slots=True)
+class ParticipantOutcome:
+    """What happened to one participant in a turn."""
+
+    alias: str
+    name: str
+    status: str = "failed"
+    """``posted``, ``no_response`` or ``failed``."""
+    provider: str | None = None
+    """The provider that answered."""
+    attempts: list[Attempt] = field(default_factory=list)
+    """Providers that failed before (or instead of) an answer."""
+    duration: float = 0.0
+    """Seconds from the first provider call to the answer."""
+    vote: str | None = None
+    notes: list[str] = field(default_factory=list)
+    mock_fallback: bool = False
+    """No configured provider was installed, so the mock answered."""
+
+    @property
+    def error(self) -> str:
+        return "; ".join(
+            f"{a.provider}: {a.reason}" + (f" ({a.detail})" if a.detail else "")
+            for a in self.attempts
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "alias": self.alias,
+            "name": self.name,
+            "status": self.status,
+            "provider": self.provider,
+            "vote": self.vote,
+            "duration": round(self.duration, 3),
+            "attempts": [a.to_dict() for a in self.attempts],
+            "notes": list(self.notes),
+            "mock_fallback": self.mock_fallback,
+        }
+
+
+@dataclass(slots=True)
+class TurnResult:
+    """The result of `Runner.run_turn`."""
+
+    file: str
+    outcomes: list[ParticipantOutcome] = field(default_factory=list)
+    changes: list[phases.AutoAdvance] = field(default_factory=list)
+    """Phase or status changes applied after the turn."""
+    phase: str = ""
+    status: str = ""
+    votes: dict[str, str] = field(default_factory=dict)
+    consensus: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def posted(self) -> list[ParticipantOutcome]:
+        return [o for o in self.outcomes if o.status == "posted"]
+
+    @property
+    def failed(self) -> list[ParticipantOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "participants": [o.to_dict() for o in self.outcomes],
+            "posted": len(self.posted),
+            "failed": len(self.failed),
+            "changes": [{"kind": c.kind, "target": c.target, "reason": c.reason} for c in self.changes],
+            "phase": self.phase,
+            "status": self.status,
+            "votes": dict(self.votes),
+            "consensus": dict(self.consensus),
+        }
+
+
+@dataclass(slots=True)
+class TurnEvent:
+    """Progress reported while a turn runs."""
+
+    kind: str
+    """``start`` (asking a provider), ``attempt_failed``, or ``done``."""
+    alias: str
+    name: str
+    provider: str | None = None
+    message: str = ""
+    outcome: ParticipantOutcome | None = None
+
+
+def _clean_meta(text: str) -> str:
+    return " ".join(text.replace("-->", "->").replace("|", "/").split())[:160]
+
+
+class Runner:
+    """Runs turns. `on_event` is called (from worker threads) as participants progress."""
+
+    def __init__(
+        self,
+        workspace: Workspace | None = None,
+        *,
+        providers: ProviderRegistry | None = None,
+        timeout: float | None = None,
+        on_event: Callable[[TurnEvent], None] | None = None,
+    ) -> None:
+        self._workspace = workspace
+        self._providers = providers
+        self.timeout = timeout
+        self.on_event = on_event
+        self._emit_lock = threading.Lock()
+
+    @property
+    def workspace(self) -> Workspace:
+        if self._workspace is None:
+            self._workspace = Workspace.discover()
+        return self._workspace
+
+    @property
+    def providers(self) -> ProviderRegistry:
+        if self._providers is None:
+            self._providers = ProviderRegistry.load(self.workspace.config.base_dir)
+        return self._providers
+
+    def _emit(self, event: TurnEvent) -> None:
+        if self.on_event is not None:
+            with self._emit_lock:
+                self.on_event(event)
+
+    def provider_chain(self, participant: Participant, forced: str | None = None) -> list[str]:
+        """Provider names to try for `participant`, in order."""
+        if forced:
+            return [forced]
+        config = self.workspace.config
+        chain: list[str] = []
+        for name in [participant.provider_hint, config.default_provider, *config.fallback_providers]:
+            if name and name not in chain:
+                chain.append(name)
+        return chain or ["mock"]
+
+    # -- one participant ------------------------------------------------------------------
+
+    def _answer(
+        self, d: Discussion, participant: Participant, prompt: str, wants_vote: bool, forced: str | None
+    ) -> ParticipantOutcome:
+        outcome = ParticipantOutcome(participant.alias, participant.name)
+        request = ProviderRequest(
+            prompt=prompt,
+            timeout=self.timeout or self.workspace.config.provider_timeout,
+            participant_name=participant.name,
+            participant_alias=participant.alias,
+            participant_role=participant.role,
+            concerns=list(participant.concerns),
+            wants_vote=wants_vote,
+        )
+        chain = self.provider_chain(participant, forced)
+        mock_allowed = not forced and self.workspace.config.section("providers").get(
+            "mock_fallback", True
+        )
+        started = time.monotonic()
+        text: str | None = None
+        for name in chain:
+            self._emit(TurnEvent("start", participant.alias, participant.name, name))
+            try:
+                text = self.providers.get(name).complete(request)
+                outcome.provider = name
+                break
+            except ProviderError as exc:
+                outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
+                self._emit(
+                    TurnEvent("attempt_failed", participant.alias, participant.name, name, str(exc))
+                )
+        if text is None and mock_allowed and all(
+            a.reason.startswith("not installed") or a.reason == "no provider of that name"
+            for a in outcome.attempts
+        ):
+            self._emit(TurnEvent("start", participant.alias, participant.name, "mock"))
+            text = self.providers.get("mock").complete(request)
+            outcome.provider = "mock"
+            outcome.mock_fallback = True
+        outcome.duration = time.monotonic() - started
+        if text is None:
+            outcome.status = "failed"
+            return outcome
+
+        response = parse_response(text)
+        outcome.notes.extend(response.notes)
+        if response.no_response or (not response.comment.strip() and response.vote is None):
+            outcome.status = "no_response"
+            if not response.no_response:
+                outcome.notes.append("the answer held no comment and no vote")
+            return outcome
+        vote = response.vote
+        if vote and not participant.votes:
+            outcome.notes.append(f"background participant: vote {vote} not recorded")
+            vote = None
+        meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
+        if outcome.attempts:
+            meta.append(
+                "failed: " + "; ".join(_clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts)
+            )
+        if outcome.mock_fallback:
+            meta.append("note: no configured AI CLI is installed")
+        block = fmt.render_comment(
+            participant.name, fmt.neutralise(response.comment), vote=vote, meta=" | ".join(meta)
+        )
+        storage.append(d.path, [block])
+        outcome.status = "posted"
+        outcome.vote = vote
+        return outcome
+
+    # -- a turn ---------------------------------------------------------------------------
+
+    def run_turn(
+        self,
+        discussion: Discussion,
+        participants: Sequence[str] | None = None,
+        callout: str | None = None,
+        *,
+        provider: str | None = None,
+        sequential: bool = False,
+    ) -> TurnResult:
+        """Invoke `participants` (aliases; default: see `turns.select_participants`) on
+        `discussion`, append their answers, then apply the phase rules."""
+        d = discussion
+        if d.unsaved:
+            d.save()
+        if d._workspace is None:
+            d._workspace = self.workspace
+        chosen = select_participants(d, participants or ())
+        if provider:
+            self.providers.get(provider)  # unknown or untrusted: fail before anything runs
+        result = TurnResult(file=str(d.path))
+
+        def prepared(p: Participant) -> tuple[Participant, str, bool]:
+            prompt, _ = build_prompt(d, p, callout)
+            info = d.phase_info
+            return p, prompt, bool(info and info.voting_mode and p.votes)
+
+        try:
+            if sequential or len(chosen) == 1:
+                for p in chosen:
+                    d.reload()
+                    part, prompt, wants = prepared(p)
+                    outcome = self._answer(d, part, prompt, wants, provider)
+                    result.outcomes.append(outcome)
+                    self._emit(TurnEvent("done", p.alias, p.name, outcome.provider, outcome=outcome))
+            else:
+                jobs = [prepared(p) for p in chosen]  # one snapshot for everyone
+                with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+                    futures = [
+                        pool.submit(self._answer, d, part, prompt, wants, provider)
+                        for part, prompt, wants in jobs
+                    ]
+                    try:
+                        for (part, _, _), fut in zip(jobs, futures, strict=True):
+                            outcome = _wait(fut)
+                            result.outcomes.append(outcome)
+                            self._emit(
+                                TurnEvent(
+                                    "done", part.alias, part.name, outcome.provider, outcome=outcome
+                                )
+                            )
+                    except KeyboardInterrupt:
+                        # Stop the providers before the pool waits for its workers; answers
+                        # already appended stay, nothing half-written is left.
+                        for f in futures:
+                            f.cancel()
+                        terminate_all()
+                        raise
+        except KeyboardInterrupt:
+            terminate_all()
+            raise
+
+        d.reload()
+        for _ in range(3):
+            change = phases.auto_advance(d)
+            if change is None:
+                break
+            phases.apply(d, change)
+            d.save()
+            result.changes.append(change)
+        result.phase = d.phase
+        result.status = d.status
+        result.votes = d.votes
+        result.consensus = d.consensus_result.to_dict()
+        return result
+
+
+def _wait(fut: Any) -> ParticipantOutcome:
+    # Wait in short slices so Ctrl-C reaches the main thread promptly.
+    while True:
+        try:
+            out: ParticipantOutcome = fut.result(timeout=0.2)
+            return out
+        except TimeoutError:
+            continue
