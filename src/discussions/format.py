@@ -35,6 +35,7 @@ _ENGINE = re.compile(
     r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE)[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )
+_CLOSING_SEPARATOR = re.compile(r"\n---[ \t]*(?:\n[ \t]*)*\Z")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
 
@@ -233,6 +234,11 @@ def parse_document(text: str) -> Document:
         end = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
         body_start = min(name_end + 1, end)
         body = text[body_start:end]
+        if i + 1 == len(bounds):
+            # A `---` closing the last comment is a separator, not part of the comment.
+            closing = _CLOSING_SEPARATOR.search(body)
+            if closing:
+                body = body[: closing.start() + 1]
         end_line = name_line + body.count("\n") - (1 if body.endswith("\n") else 0)
         if not author:
             doc.warnings.append(ParseWarning(name_line, "comment has an empty `Name:` line"))

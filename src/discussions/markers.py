@@ -7,7 +7,7 @@ Rules (DESIGN.md section 4):
   optional list bullet or task box, and optional bold (``**VOTE:** READY``).
 * Lines in fenced or indented code blocks, and text inside inline code spans, hold no markers.
   Quoted lines (``> ...``) are somebody else's words and hold no markers or mentions.
-* A mention is ``@`` + a letter + letters, digits, ``-`` or ``_``, not preceded by a word
+* A mention is ``@`` + a letter + letters, digits, ``-`` or ``_`` (any script), not preceded by a word
   character (so ``rob@example.com`` is not one) and not followed by ``.domain``.
 * ``VOTE:`` values are READY, CHANGES or REJECT in any case; anything else is reported and not
   counted.
@@ -36,8 +36,8 @@ _MARKER = re.compile(
     r"[ \t]*([^\n]*?)[ \t]*$",
     re.M,
 )
-_MENTION = re.compile(r"(?<![\w@./\\:`-])@([A-Za-z][A-Za-z0-9_-]*)")
-_SKIP_LINE = re.compile(r"^[ \t]*(?:>|<!--)")
+_MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
+_SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--)")  # used with .match(body, line_start)
 _INDENTED = re.compile(r"^(?: {4}|\t)", re.M)
 _NONBLANK_RUN = re.compile(r"(?:[^\n]*\S[^\n]*(?:\n|$))+")
 _BACKTICKS = re.compile(r"`+")

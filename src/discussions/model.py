@@ -329,7 +329,8 @@ class Discussion:
             participant = registry.for_author(block.author)
             if participant is None:
                 humans.add(block.author)
-            last_by_alias[registry.author_alias(block.author)] = index
+            for key in registry.author_aliases(block.author):
+                last_by_alias[key] = index
             counts = participant is None or participant.votes
             for marker in found.markers:
                 if marker.kind == "VOTE":
@@ -351,7 +352,7 @@ class Discussion:
         for index, alias, by, line in raw_mentions:
             targets = participants if alias == "all" else [alias]
             for target in targets:
-                if registry.author_alias(by) == target or target in pending:
+                if target in registry.author_aliases(by) or target in pending:
                     continue
                 if last_by_alias.get(target, -1) <= index:
                     pending[target] = PendingMention(target, by, line)

@@ -119,8 +119,15 @@ class Participant:
 
 
 def _author_keys(author: str) -> tuple[str, ...]:
-    a = author.strip().lower()
-    return (a, a[3:]) if a.startswith("ai-") else (a,)
+    """Names an author answers to: ``AI-Architect`` -> ``ai-architect``, ``architect``;
+    ``Zoë Ångström`` -> ``zoë ångström``, ``zoë-ångström``, ``zoë``."""
+    a = " ".join(author.split()).lower()
+    keys = [a]
+    if a.startswith("ai-"):
+        keys.append(a[3:])
+    if " " in a:
+        keys += [a.replace(" ", "-"), a.replace(" ", "_"), a.split(" ", 1)[0]]
+    return tuple(keys)
 
 
 class ParticipantRegistry:
@@ -175,8 +182,16 @@ class ParticipantRegistry:
     def author_alias(self, author: str) -> str:
         """The mention name of `author`: a participant's alias, else the author lower-cased
         without an ``AI-`` prefix (so ``@rob`` is answered by a comment from ``Rob``)."""
+        return self.author_aliases(author)[0]
+
+    def author_aliases(self, author: str) -> tuple[str, ...]:
+        """Every mention name that `author` answers: the participant's alias, or for a person
+        their name lower-cased, hyphenated, and their first name."""
         p = self.for_author(author)
-        return p.alias if p else _author_keys(author)[-1]
+        if p is not None:
+            return (p.alias,)
+        keys = _author_keys(author)
+        return keys[1:] if keys[0].startswith("ai-") else keys
 
 
 def _read_folder(folder: Path) -> list[Participant]:

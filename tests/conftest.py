@@ -1,0 +1,70 @@
+"""Shared fixtures: every test runs in its own project folder with its own user dir."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder as cwd; user dir, HOME and SmartTools dir inside tmp; no colours."""
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("DISCUSSIONS_HOME", str(tmp_path / "userdir"))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SMARTTOOLS_HOME", str(home / ".smarttools"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    return project
+
+
+@pytest.fixture
+def userdir(tmp_path: Path) -> Path:
+    d = tmp_path / "userdir"
+    d.mkdir(exist_ok=True)
+    return d
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def script_command(name: str, *args: str) -> str:
+    """A provider command line running one of tests/scripts with this Python."""
+    import shlex
+
+    return " ".join(shlex.quote(x) for x in (sys.executable, str(SCRIPTS / name), *args))
+
+
+@pytest.fixture
+def providers_file(userdir: Path):
+    """Write the user's providers.yaml: {name: command}."""
+
+    def make(entries: dict[str, str], **extra: dict[str, object]) -> Path:
+        lines = ["providers:"]
+        for name, command in entries.items():
+            lines.append(f"  - name: {name}")
+            lines.append(f"    command: {command!r}")
+            for key, value in (extra.get(name) or {}).items():
+                lines.append(f"    {key}: {value}")
+        path = userdir / "providers.yaml"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    return make
+
+
+os.environ.setdefault("PYTHONHASHSEED", "0")

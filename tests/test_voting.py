@@ -1,0 +1,62 @@
+"""Consensus rules (seed 004 'Voting', and its two example tests exactly as written)."""
+
+from __future__ import annotations
+
+from discussions.voting import VotingConfig, calculate_consensus
+
+
+def test_consensus_reached_with_threshold() -> None:
+    votes = {
+        "AI-Architect": "READY",
+        "AI-Security": "READY",
+        "AI-Pragmatist": "CHANGES",
+    }
+    config = VotingConfig(threshold_ready=0.67)
+    result = calculate_consensus(votes, config)
+    assert result.reached == True  # noqa: E712 - as written in the seed
+    assert result.outcome == "READY"
+
+
+def test_reject_blocks_consensus() -> None:
+    votes = {
+        "AI-Architect": "READY",
+        "AI-Security": "REJECT",
+        "AI-Pragmatist": "READY",
+    }
+    config = VotingConfig(threshold_reject=0.01)
+    result = calculate_consensus(votes, config)
+    assert result.reached == False  # noqa: E712 - as written in the seed
+    assert result.blocked_by == ["AI-Security"]
+
+
+def test_no_votes() -> None:
+    r = calculate_consensus({})
+    assert (r.reached, r.outcome, r.blocked_by) == (False, None, [])
+
+
+def test_below_threshold_names_who_holds_out() -> None:
+    r = calculate_consensus({"A": "READY", "B": "CHANGES", "C": "CHANGES"})
+    assert not r.reached
+    assert r.outcome == "CHANGES"
+    assert r.blocked_by == ["B", "C"]
+
+
+def test_half_is_not_two_thirds() -> None:
+    assert not calculate_consensus({"A": "READY", "B": "CHANGES"}).reached
+
+
+def test_reject_threshold_can_be_raised() -> None:
+    votes = {f"v{i}": "READY" for i in range(9)} | {"x": "REJECT"}
+    assert calculate_consensus(votes, VotingConfig(threshold_reject=0.5)).reached
+    assert not calculate_consensus(votes, VotingConfig()).reached
+
+
+def test_human_required() -> None:
+    votes = {"AI-Architect": "READY", "AI-Security": "READY"}
+    config = VotingConfig(human_required=True)
+    r = calculate_consensus(votes, config, humans=set())
+    assert not r.reached and "human" in r.reason
+    r = calculate_consensus(votes | {"Rob": "READY"}, config, humans={"Rob"})
+    assert r.reached
+    r = calculate_consensus(votes | {"Rob": "CHANGES"}, config, humans={"Rob"})
+    assert not r.reached
