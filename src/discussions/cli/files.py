@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import DiscussionNotFound, DiscussionsError
+from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from ..model import Discussion
 from . import cli
 from .common import (
@@ -62,6 +62,11 @@ def new_command(
         directory=directory,
         workspace=ws,
     )
+    if d.path.exists():
+        raise DiscussionExists(
+            f"{display_path(d.path)} already exists; choose another title or --dir, "
+            f"or comment on it with `discussions comment {d.path.name}`"
+        )
     d.save()
     if as_json:
         echo_json(d.to_dict())
