@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import textwrap
@@ -57,7 +58,7 @@ def providers_file(userdir: Path):
         lines = ["providers:"]
         for name, command in entries.items():
             lines.append(f"  - name: {name}")
-            lines.append(f"    command: {command!r}")
+            lines.append(f"    command: {json.dumps(command)}")
             for key, value in (extra.get(name) or {}).items():
                 lines.append(f"    {key}: {value}")
         path = userdir / "providers.yaml"

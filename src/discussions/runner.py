@@ -272,8 +272,9 @@ class Runner:
         if d._workspace is None:
             d._workspace = self.workspace
         chosen = select_participants(d, participants or ())
+        providers = self.providers  # configuration errors surface before anything runs
         if provider:
-            self.providers.get(provider)  # unknown or untrusted: fail before anything runs
+            providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
 
         def prepared(p: Participant) -> tuple[Participant, str, bool]:

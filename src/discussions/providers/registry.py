@@ -95,7 +95,7 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
             raise ConfigError(f"{path}: key '{key}' must be a mapping with name and command")
         name, command = item.get("name"), item.get("command")
         if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"{path}: key '{key}.name' is required")
+            raise ConfigError(f"{path}: key '{key}.name' is required and must be text (quote names like \"yes\")")
         if not isinstance(command, str) or not command.strip():
             raise ConfigError(f"{path}: key '{key}.command' is required (provider '{name}')")
         timeout = item.get("timeout")
