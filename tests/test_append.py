@@ -24,10 +24,30 @@ line_text = st.text(
 )
 special_lines = st.sampled_from(
     [
-        "---", "--- ", "Name: Someone", "Name:", "```", "```python", "~~~", "    code",
-        "VOTE: READY", "VOTE: reject", "VOTE: maybe", "Q: why?", "@architect hi", "> quoted",
-        "<!-- PHASE-TRANSITION: a -> b -->", "<!-- VOTE-RESET: b -->", "<!-- unknown -->",
-        "<!-- DISCUSSION -->", "<!-- Title: X -->", "", " ", "\t", "`code", "DECISION: d",
+        "---",
+        "--- ",
+        "Name: Someone",
+        "Name:",
+        "```",
+        "```python",
+        "~~~",
+        "    code",
+        "VOTE: READY",
+        "VOTE: reject",
+        "VOTE: maybe",
+        "Q: why?",
+        "@architect hi",
+        "> quoted",
+        "<!-- PHASE-TRANSITION: a -> b -->",
+        "<!-- VOTE-RESET: b -->",
+        "<!-- unknown -->",
+        "<!-- DISCUSSION -->",
+        "<!-- Title: X -->",
+        "",
+        " ",
+        "\t",
+        "`code",
+        "DECISION: d",
     ]
 )
 lines = st.lists(st.one_of(special_lines, line_text), max_size=40)
@@ -54,7 +74,9 @@ def _comments(path: Path) -> list[tuple[str, int, str | None]]:
     return [(c.author, c.line, c.vote) for c in Discussion.load(path).comments]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(original=files(), author=authors, text=hostile, vote=votes)
 def test_append_keeps_every_byte_and_adds_exactly_one_comment(
     original: bytes, author: str, text: str, vote: str | None
@@ -67,8 +89,11 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
         if not text.strip() and vote is None:
             text = "something"
         # What a provider says is untrusted: neutralise it, as the runner does.
-        d.add_block(fmt.render_comment(" ".join(author.split()), fmt.neutralise(text),
-                                       vote=vote.upper() if vote else None))
+        d.add_block(
+            fmt.render_comment(
+                " ".join(author.split()), fmt.neutralise(text), vote=vote.upper() if vote else None
+            )
+        )
         d.save()
         after_bytes = path.read_bytes()
         assert after_bytes.startswith(original)
@@ -83,7 +108,9 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
         assert len(new_markers) == len(old)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(original=files())
 def test_reading_never_raises(original: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,7 +158,9 @@ def test_processes_running_comment_at_once_lose_nothing(isolated: Path) -> None:
         "    except SystemExit:\n        pass\n"
     )
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(path), f"P{k}"], stdout=subprocess.DEVNULL)
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(path), f"P{k}"], stdout=subprocess.DEVNULL
+        )
         for k in range(6)
     ]
     for p in procs:
@@ -150,7 +179,9 @@ def test_editor_replacing_the_file_is_kept(isolated: Path) -> None:
     d = Discussion.load(path)
     _ = d.title  # read (and hold nothing open)
     new = isolated / ".d.md.swp"
-    new.write_text("<!-- DISCUSSION -->\n\n# T\n\n---\n\nName: Editor\n\nsaved in vim\n", encoding="utf-8")
+    new.write_text(
+        "<!-- DISCUSSION -->\n\n# T\n\n---\n\nName: Editor\n\nsaved in vim\n", encoding="utf-8"
+    )
     os.replace(new, path)
     d.add_comment("Rob", "after the save")
     d.save()

@@ -37,8 +37,19 @@ def test_new_creates_from_template(disc: Path) -> None:
 
 
 def test_new_context_from_stdin_and_options(isolated: Path) -> None:
-    r = run("new", "API", "-t", "adr", "-p", "architect,pragmatist", "-d", "docs", "-c", "-",
-            input="From stdin\n")
+    r = run(
+        "new",
+        "API",
+        "-t",
+        "adr",
+        "-p",
+        "architect,pragmatist",
+        "-d",
+        "docs",
+        "-c",
+        "-",
+        input="From stdin\n",
+    )
     assert r.exit_code == 0, r.output
     text = (isolated / "docs" / "api.md").read_text()
     assert "<!-- Participants: architect, pragmatist -->" in text
@@ -50,7 +61,10 @@ def test_new_errors(disc: Path) -> None:
     assert r.exit_code == 1
     assert r.output.startswith("Error: discussions/add-user-authentication.md already exists")
     r = run("new", "X", "--template", "nope")
-    assert r.exit_code == 1 and "Error: no template 'nope' (known: adr, code-review, feature)" in r.output
+    assert (
+        r.exit_code == 1
+        and "Error: no template 'nope' (known: adr, code-review, feature)" in r.output
+    )
     r = run("new", "X", "--participants", "ghost")
     assert r.exit_code == 1 and "Error: no participant 'ghost'" in r.output
 
@@ -60,12 +74,30 @@ def test_status_json_shape(disc: Path) -> None:
     r = run("status", disc.name, "--json")
     assert r.exit_code == 0
     data = json.loads(r.output)
-    for key in ("title", "phase", "status", "participants", "comments", "votes", "consensus",
-                "questions", "todos", "decisions", "concerns", "pending_mentions", "warnings"):
+    for key in (
+        "title",
+        "phase",
+        "status",
+        "participants",
+        "comments",
+        "votes",
+        "consensus",
+        "questions",
+        "todos",
+        "decisions",
+        "concerns",
+        "pending_mentions",
+        "warnings",
+    ):
         assert key in data
     assert data["comments"] == [
-        {"author": "Rob", "line": data["comments"][0]["line"], "vote": "READY",
-         "mentions": ["security"], "meta": {}}
+        {
+            "author": "Rob",
+            "line": data["comments"][0]["line"],
+            "vote": "READY",
+            "mentions": ["security"],
+            "meta": {},
+        }
     ]
     assert data["votes"] == {"Rob": "READY"}
     assert set(data["consensus"]) >= {"reached", "outcome", "blocked_by"}
@@ -81,8 +113,9 @@ def test_status_text_and_verbose(disc: Path) -> None:
     assert "All comments:" in r.output
 
 
-def test_comment_author_defaults_to_git_user(disc: Path, monkeypatch: pytest.MonkeyPatch,
-                                             tmp_path: Path) -> None:
+def test_comment_author_defaults_to_git_user(
+    disc: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     gitconfig = tmp_path / "gitconfig"
     gitconfig.write_text("[user]\n\tname = Gitta Author\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
@@ -100,14 +133,27 @@ def test_comment_from_stdin(disc: Path) -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["comment", "nope.md", "hi"], "Error: no such discussion file: nope.md (also looked in discussions)\n"),
-        (["comment", "DISC", "hi", "--vote", "maybe"], "Error: invalid vote 'maybe': use READY, CHANGES or REJECT\n"),
-        (["advance", "DISC", "--to", "nope"],
-         "Error: unknown phase 'nope' (phases: initial_feedback, detailed_review, consensus_vote)\n"),
-        (["status", "nope.md"], "Error: no such discussion file: nope.md (also looked in discussions)\n"),
+        (
+            ["comment", "nope.md", "hi"],
+            "Error: no such discussion file: nope.md (also looked in discussions)\n",
+        ),
+        (
+            ["comment", "DISC", "hi", "--vote", "maybe"],
+            "Error: invalid vote 'maybe': use READY, CHANGES or REJECT\n",
+        ),
+        (
+            ["advance", "DISC", "--to", "nope"],
+            "Error: unknown phase 'nope' (phases: initial_feedback, detailed_review, consensus_vote)\n",
+        ),
+        (
+            ["status", "nope.md"],
+            "Error: no such discussion file: nope.md (also looked in discussions)\n",
+        ),
     ],
 )
-def test_errors_are_one_line_and_leave_file_untouched(disc: Path, args: list[str], message: str) -> None:
+def test_errors_are_one_line_and_leave_file_untouched(
+    disc: Path, args: list[str], message: str
+) -> None:
     before = disc.read_bytes()
     r = run(*[disc.name if a == "DISC" else a for a in args])
     assert r.exit_code == 1
@@ -133,7 +179,10 @@ def test_list(disc: Path, isolated: Path) -> None:
     write(isolated / "discussions" / "notes.md", "just notes\n")
     r = run("list")
     assert r.exit_code == 0
-    assert "OPEN  initial_feedback     0  discussions/add-user-authentication.md  Add user authentication" in r.output
+    assert (
+        "OPEN  initial_feedback     0  discussions/add-user-authentication.md  Add user authentication"
+        in r.output
+    )
     assert "notes.md" not in r.output
     assert json.loads(run("list", "--json", "--status", "closed").output) == []
 
@@ -145,7 +194,9 @@ def test_check(disc: Path, isolated: Path) -> None:
     r = run("check", str(disc), str(bad), "missing.md")
     assert r.exit_code == 1
     lines = r.output.splitlines()
-    assert f"{bad}:5: invalid vote `perhaps` (expected READY, CHANGES or REJECT); not counted" in lines
+    assert (
+        f"{bad}:5: invalid vote `perhaps` (expected READY, CHANGES or REJECT); not counted" in lines
+    )
     assert any(line.startswith("missing.md:0: no such discussion file") for line in lines)
 
 
@@ -158,15 +209,29 @@ def test_check_golden_fixture_lines() -> None:
 def test_participants_and_templates(isolated: Path) -> None:
     r = run("participants", "list")
     aliases = re.findall(r"^@(\S+)", r.output, re.M)
-    assert aliases == ["architect", "designer", "moderator", "perfectionist", "pragmatist",
-                       "researcher", "security", "visualizer"]
+    assert aliases == [
+        "architect",
+        "designer",
+        "moderator",
+        "perfectionist",
+        "pragmatist",
+        "researcher",
+        "security",
+        "visualizer",
+    ]
     r = run("participants", "show", "@security")
     assert r.output.startswith("AI-Security (@security)\nRole: Security Specialist\n")
     r = run("participants", "show", "ghost")
-    assert r.exit_code == 1 and r.output.startswith("Error: no participant 'ghost' (known: architect,")
+    assert r.exit_code == 1 and r.output.startswith(
+        "Error: no participant 'ghost' (known: architect,"
+    )
     data = json.loads(run("templates", "list", "--json").output)
     feature = next(t for t in data if t["name"] == "feature")
-    assert [p["id"] for p in feature["phases"]] == ["initial_feedback", "detailed_review", "consensus_vote"]
+    assert [p["id"] for p in feature["phases"]] == [
+        "initial_feedback",
+        "detailed_review",
+        "consensus_vote",
+    ]
 
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -181,7 +246,9 @@ def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Com
 
 
 @pytest.mark.parametrize("name, cmd", _commands(cli))
-def test_every_command_has_help_with_examples_and_is_documented(name: str, cmd: click.Command) -> None:
+def test_every_command_has_help_with_examples_and_is_documented(
+    name: str, cmd: click.Command
+) -> None:
     r = run(*name.split(), "-h")
     assert r.exit_code == 0
     assert "Examples:" in r.output

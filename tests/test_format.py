@@ -21,7 +21,8 @@ def test_basic_structure() -> None:
     assert doc.header == {"title": "T", "phase": "p1"}
     assert doc.preamble.strip() == "# T\n\nIntro"
     assert [(c.author, c.separator_line, c.line) for c in doc.comments] == [
-        ("Alice", 9, 11), ("Bob", 15, 17)
+        ("Alice", 9, 11),
+        ("Bob", 15, 17),
     ]
     assert doc.comments[0].body.strip() == "Hello"
     assert doc.comments[1].body == "Hi\n"

@@ -14,12 +14,19 @@ def kinds(body: str) -> list[tuple[str, str, int]]:
 def test_all_marker_kinds() -> None:
     body = "Q: a?\nTODO: b\nDECISION: c\nASSIGNED: d\nDONE: e\nCONCERN: f\nVOTE: READY\n"
     assert kinds(body) == [
-        ("Q", "a?", 1), ("TODO", "b", 2), ("DECISION", "c", 3), ("ASSIGNED", "d", 4),
-        ("DONE", "e", 5), ("CONCERN", "f", 6), ("VOTE", "READY", 7),
+        ("Q", "a?", 1),
+        ("TODO", "b", 2),
+        ("DECISION", "c", 3),
+        ("ASSIGNED", "d", 4),
+        ("DONE", "e", 5),
+        ("CONCERN", "f", 6),
+        ("VOTE", "READY", 7),
     ]
 
 
-@pytest.mark.parametrize("value", ["ready", "READY", "Ready", "**READY**", "ready.", "READY - fine"])
+@pytest.mark.parametrize(
+    "value", ["ready", "READY", "Ready", "**READY**", "ready.", "READY - fine"]
+)
 def test_vote_values_case_insensitive(value: str) -> None:
     assert extract(f"VOTE: {value}\n").vote == "READY"
 

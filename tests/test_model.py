@@ -27,7 +27,9 @@ def make(tmp: Path, body: str) -> Discussion:
 
 
 def test_latest_vote_per_participant(isolated: Path) -> None:
-    d = make(isolated, """
+    d = make(
+        isolated,
+        """
 ---
 Name: AI-Architect
 VOTE: CHANGES
@@ -37,13 +39,16 @@ VOTE: READY
 ---
 Name: AI-Architect
 VOTE: READY
-""")
+""",
+    )
     assert d.votes == {"Rob": "READY", "AI-Architect": "READY"}
     assert d.has_consensus()
 
 
 def test_transition_and_reset_restart_votes(isolated: Path) -> None:
-    d = make(isolated, """
+    d = make(
+        isolated,
+        """
 ---
 Name: AI-Architect
 VOTE: REJECT
@@ -54,28 +59,36 @@ VOTE: REJECT
 ---
 Name: Rob
 VOTE: READY
-""")
+""",
+    )
     assert d.phase == "detailed_review"
     assert d.votes == {"Rob": "READY"}
-    d2 = make(isolated, """
+    d2 = make(
+        isolated,
+        """
 ---
 Name: Rob
 VOTE: READY
 
 <!-- VOTE-RESET: initial_feedback -->
-""")
+""",
+    )
     assert d2.phase == "initial_feedback"
     assert d2.votes == {}
 
 
 def test_background_votes_do_not_count(isolated: Path) -> None:
-    d = make(isolated, "\n---\nName: AI-Researcher\nVOTE: REJECT\n---\nName: AI-Architect\nVOTE: READY\n")
+    d = make(
+        isolated, "\n---\nName: AI-Researcher\nVOTE: REJECT\n---\nName: AI-Architect\nVOTE: READY\n"
+    )
     assert d.votes == {"AI-Architect": "READY"}
     assert d.comments[0].vote == "REJECT"  # still shown on the comment itself
 
 
 def test_pending_mentions(isolated: Path) -> None:
-    d = make(isolated, """
+    d = make(
+        isolated,
+        """
 ---
 Name: Rob
 @architect and @security, thoughts? Also @rob (myself) and @nobody.
@@ -85,9 +98,11 @@ Done.
 ---
 Name: AI-Security
 @architect one more thing
-""")
+""",
+    )
     assert [(p.alias, p.by) for p in d.pending_mentions] == [
-        ("nobody", "Rob"), ("architect", "AI-Security")
+        ("nobody", "Rob"),
+        ("architect", "AI-Security"),
     ]
 
 

@@ -18,7 +18,14 @@ def test_bundled_personas_are_complete() -> None:
     assert len(list(bundled_dir("participants").glob("*.yaml"))) == 8
     voting = sorted(p.alias for p in reg if p.votes)
     background = sorted(p.alias for p in reg if not p.votes)
-    assert voting == ["architect", "designer", "moderator", "perfectionist", "pragmatist", "security"]
+    assert voting == [
+        "architect",
+        "designer",
+        "moderator",
+        "perfectionist",
+        "pragmatist",
+        "security",
+    ]
     assert background == ["researcher", "visualizer"]
     for p in reg:
         assert p.name.startswith("AI-") and p.role and len(p.personality) > 400
@@ -31,23 +38,30 @@ def test_bundled_templates_are_found() -> None:
 
 
 def test_precedence_project_over_user_over_bundled(isolated: Path, userdir: Path) -> None:
-    write(userdir / "participants" / "architect.yaml",
-          "name: AI-Architect\nalias: architect\nrole: User Role\npersonality: u\n")
+    write(
+        userdir / "participants" / "architect.yaml",
+        "name: AI-Architect\nalias: architect\nrole: User Role\npersonality: u\n",
+    )
     assert Workspace.discover().participants.get("architect").role == "User Role"
-    write(isolated / "participants" / "architect.yaml",
-          "name: AI-Architect\nalias: architect\nrole: Project Role\npersonality: p\n")
+    write(
+        isolated / "participants" / "architect.yaml",
+        "name: AI-Architect\nalias: architect\nrole: Project Role\npersonality: p\n",
+    )
     assert Workspace.discover().participants.get("architect").role == "Project Role"
 
 
 def test_registry_file_form(userdir: Path) -> None:
-    write(userdir / "participants" / "participants.yaml", """
+    write(
+        userdir / "participants" / "participants.yaml",
+        """
         participants:
           - name: AI-Tester
             alias: tester
             role: Tester
             personality: tests things
             type: background
-    """)
+    """,
+    )
     p = Workspace.discover().participants.get("@Tester")
     assert p.name == "AI-Tester" and not p.votes
 
@@ -77,14 +91,19 @@ def test_yaml_syntax_error_names_file_and_line(isolated: Path) -> None:
 
 
 def test_yaml_is_loaded_safely(isolated: Path) -> None:
-    write(isolated / "participants" / "x.yaml", "name: !!python/object/apply:os.system ['true']\nalias: x\n")
+    write(
+        isolated / "participants" / "x.yaml",
+        "name: !!python/object/apply:os.system ['true']\nalias: x\n",
+    )
     with pytest.raises(ConfigError):
         _ = Workspace.discover().participants
 
 
 def test_config_validation_names_key(isolated: Path) -> None:
     write(isolated / "discussions.yaml", "consensus:\n  threshold_ready: 2\n")
-    with pytest.raises(ConfigError, match="key 'consensus.threshold_ready' must be a number between 0 and 1"):
+    with pytest.raises(
+        ConfigError, match="key 'consensus.threshold_ready' must be a number between 0 and 1"
+    ):
         Workspace.discover()
 
 
@@ -106,7 +125,9 @@ def test_project_root_found_from_subfolder(isolated: Path, monkeypatch: pytest.M
     assert Workspace.discover().config.output_directory == isolated.resolve() / "talk"
 
 
-def test_discussions_home_overrides_user_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_discussions_home_overrides_user_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from discussions.config import user_dir
 
     monkeypatch.setenv("DISCUSSIONS_HOME", str(tmp_path / "elsewhere"))
@@ -114,3 +135,22 @@ def test_discussions_home_overrides_user_dir(tmp_path: Path, monkeypatch: pytest
     monkeypatch.delenv("DISCUSSIONS_HOME")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert user_dir() == tmp_path / "xdg" / "discussions"
+
+
+def test_template_without_body_gets_the_default(isolated: Path) -> None:
+    write(isolated / "templates" / "mini.yaml", "name: mini\nphases:\n  - id: only\n")
+    from discussions import Discussion
+
+    d = Discussion.create("Tiny", template="mini", context="Some context")
+    assert d.text.endswith("# Tiny\n\n## Context\n\nSome context\n")
+    assert d.phase == "only"
+
+
+def test_invalid_template_names_key(isolated: Path) -> None:
+    from discussions import TemplateError
+
+    path = write(isolated / "templates" / "bad.yaml",
+                 "name: bad\nphases:\n  - id: a\n    next: nowhere\n")
+    with pytest.raises(TemplateError) as err:
+        _ = Workspace.discover().templates
+    assert str(err.value) == f"{path.resolve()}: key 'phases[0].next' names unknown phase 'nowhere'"

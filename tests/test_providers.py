@@ -80,7 +80,7 @@ def test_nonzero_exit_keeps_stderr() -> None:
 def test_nonzero_ok_accepts_answer() -> None:
     # gemini may exit non-zero with a good answer
     cmd = script_command("answer.py", "fine") + " ; exit 1"
-    provider_cmd = f"sh -c 'cat >/dev/null; echo fine; exit 1'"
+    provider_cmd = "sh -c 'cat >/dev/null; echo fine; exit 1'"
     assert call(provider_cmd, nonzero_ok=True).strip() == "fine"
     with pytest.raises(ProviderFailed):
         call(provider_cmd)
@@ -97,8 +97,9 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
 
 
 def test_flood_is_stopped_and_discarded() -> None:
-    provider = CommandProvider(ProviderSpec(name="t", command=script_command("flood.py", "64")),
-                               max_output=1024 * 1024)
+    provider = CommandProvider(
+        ProviderSpec(name="t", command=script_command("flood.py", "64")), max_output=1024 * 1024
+    )
     started = time.monotonic()
     with pytest.raises(ProviderOutputError, match="output exceeded 1 MiB"):
         provider.complete(ProviderRequest(prompt="p", timeout=30))
@@ -127,9 +128,14 @@ def test_codex_jsonl_output() -> None:
 
 
 def test_mock_is_deterministic_persona_aware_and_labelled() -> None:
-    req = ProviderRequest(prompt="p", participant_name="AI-Security", participant_alias="security",
-                          participant_role="Security Specialist", concerns=["Is it safe?"],
-                          wants_vote=True)
+    req = ProviderRequest(
+        prompt="p",
+        participant_name="AI-Security",
+        participant_alias="security",
+        participant_role="Security Specialist",
+        concerns=["Is it safe?"],
+        wants_vote=True,
+    )
     a, b = MockProvider().complete(req), MockProvider().complete(req)
     assert a == b
     assert MOCK_BANNER in a and "Security Specialist" in a and "Is it safe?" in a
@@ -146,15 +152,20 @@ def test_presets_cover_the_real_clis() -> None:
     assert claude.command and claude.command.startswith("claude -p --output-format text")
     assert "--disallowedTools" in claude.command and claude.env_remove == ["CLAUDECODE"]
     codex = reg.specs["codex"]
-    assert codex.command == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
+    assert (
+        codex.command
+        == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
+    )
     assert codex.output == "codex-jsonl"
     assert reg.specs["gemini"].command == 'gemini -p "" --approval-mode plan -o text'
     assert reg.specs["gemini"].nonzero_ok
 
 
 def test_user_and_smarttools_files(providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    write(tmp_path / "home" / ".smarttools" / "providers.yaml",
-          "providers:\n  - name: st-only\n    command: echo st\n    description: from smarttools\n")
+    write(
+        tmp_path / "home" / ".smarttools" / "providers.yaml",
+        "providers:\n  - name: st-only\n    command: echo st\n    description: from smarttools\n",
+    )
     providers_file({"mine": "echo mine"}, mine={"timeout": 5, "output": "text"})
     reg = ProviderRegistry.load(None)
     assert reg.specs["st-only"].source == "smarttools"
@@ -165,7 +176,9 @@ def test_bad_providers_file_names_key(providers_file) -> None:  # type: ignore[n
     path = providers_file({"x": "echo"}, x={"timeout": -1})
     from discussions import ConfigError
 
-    with pytest.raises(ConfigError, match=r"key 'providers\[0\].timeout' must be a positive number"):
+    with pytest.raises(
+        ConfigError, match=r"key 'providers\[0\].timeout' must be a positive number"
+    ):
         ProviderRegistry.load(None)
     assert path.exists()
 
@@ -177,8 +190,10 @@ def test_unknown_provider() -> None:
 
 def test_project_providers_need_trust(isolated: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
-    write(isolated / "providers.yaml",
-          f"providers:\n  - name: evil\n    command: touch {marker}\n  - name: mock\n    command: touch {marker}\n")
+    write(
+        isolated / "providers.yaml",
+        f"providers:\n  - name: evil\n    command: touch {marker}\n  - name: mock\n    command: touch {marker}\n",
+    )
     reg = ProviderRegistry.load(isolated)
     with pytest.raises(UntrustedProvider, match="discussions trust"):
         reg.get("evil")
@@ -201,7 +216,9 @@ def test_providers_cli(providers_file) -> None:  # type: ignore[no-untyped-def]
     assert r.exit_code == 0
     line = next(ln for ln in r.output.splitlines() if ln.startswith("fake "))
     assert "installed" in line and "user" in line
-    assert next(ln for ln in r.output.splitlines() if ln.startswith("claude ")).split()[1] == "missing"
+    assert (
+        next(ln for ln in r.output.splitlines() if ln.startswith("claude ")).split()[1] == "missing"
+    )
     r = CliRunner().invoke(cli, ["providers", "test", "fake"])
     assert r.exit_code == 0 and "hello from fake" in r.output and "fake answered in" in r.output
     r = CliRunner().invoke(cli, ["providers", "test", "claude"])

@@ -31,7 +31,10 @@ def test_markdown_answer_with_vote_line() -> None:
     assert r.comment == "## Review\n\nMostly good.\n\nCONCERN: no tests"
 
 
-@pytest.mark.parametrize("text", ['{"sentinel": "NO_RESPONSE"}', "NO_RESPONSE", "```json\n{\"sentinel\":\"NO_RESPONSE\"}\n```"])
+@pytest.mark.parametrize(
+    "text",
+    ['{"sentinel": "NO_RESPONSE"}', "NO_RESPONSE", '```json\n{"sentinel":"NO_RESPONSE"}\n```'],
+)
 def test_no_response(text: str) -> None:
     assert parse_response(text).no_response
 

@@ -7,8 +7,8 @@ Rules (DESIGN.md section 4):
   optional list bullet or task box, and optional bold (``**VOTE:** READY``).
 * Lines in fenced or indented code blocks, and text inside inline code spans, hold no markers.
   Quoted lines (``> ...``) are somebody else's words and hold no markers or mentions.
-* A mention is ``@`` + a letter + letters, digits, ``-`` or ``_`` (any script), not preceded by a word
-  character (so ``rob@example.com`` is not one) and not followed by ``.domain``.
+* A mention is ``@`` + a letter + letters, digits, ``-`` or ``_`` (any script), not preceded
+  by a word character (so ``rob@example.com`` is not one) and not followed by ``.domain``.
 * ``VOTE:`` values are READY, CHANGES or REJECT in any case; anything else is reported and not
   counted.
 

@@ -267,7 +267,8 @@ class Discussion:
             warnings.append(
                 fmt.ParseWarning(
                     header_line("phase"),
-                    f"phase '{phase}' is not a phase of template '{template.name if template else ''}'"
+                    f"phase '{phase}' is not a phase of template "
+                    f"'{template.name if template else ''}'"
                     f" ({', '.join(sorted(known))})",
                 )
             )
@@ -305,10 +306,10 @@ class Discussion:
             found = extract(block.body, block.body_line)
             warnings.extend(found.warnings)
             mentions: list[str] = []
-            for m in found.mentions:
-                if m.alias not in mentions:
-                    mentions.append(m.alias)
-                raw_mentions.append((index, m.alias, block.author, m.line))
+            for mention in found.mentions:
+                if mention.alias not in mentions:
+                    mentions.append(mention.alias)
+                raw_mentions.append((index, mention.alias, block.author, mention.line))
             meta: dict[str, str] = {}
             mm = _META.search(block.body)
             if mm:
@@ -338,7 +339,9 @@ class Discussion:
                         votes.pop(block.author, None)  # keep dict order = order of latest votes
                         votes[block.author] = marker.text
                 else:
-                    items[marker.kind].append(Item(marker.kind, marker.text, block.author, marker.line))
+                    items[marker.kind].append(
+                        Item(marker.kind, marker.text, block.author, marker.line)
+                    )
 
         participants = [
             a.strip().lstrip("@").lower()
@@ -507,9 +510,7 @@ class Discussion:
                     "name one with --to"
                 )
             if info.next is None:
-                raise PhaseError(
-                    f"'{current}' is the last phase of template '{template.name}'"
-                )
+                raise PhaseError(f"'{current}' is the last phase of template '{template.name}'")
             to = info.next
         elif known and to not in known:
             raise PhaseError(f"unknown phase '{to}' (phases: {', '.join(known)})")

@@ -68,12 +68,20 @@ class Participant:
         if not isinstance(data, dict):
             raise ParticipantError(f"{where}: expected a mapping with name, alias, personality")
         known = {
-            "name", "alias", "role", "personality", "expertise", "concerns", "type",
+            "name",
+            "alias",
+            "role",
+            "personality",
+            "expertise",
+            "concerns",
+            "type",
             "provider_hint",
         }
         for key in data:
             if key not in known:
-                raise fail(str(key), f"is not a participant setting (known: {', '.join(sorted(known))})")
+                raise fail(
+                    str(key), f"is not a participant setting (known: {', '.join(sorted(known))})"
+                )
         for key in ("name", "alias"):
             if not isinstance(data.get(key), str) or not data[key].strip():
                 raise fail(key, "is required and must be text")

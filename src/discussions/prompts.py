@@ -74,7 +74,10 @@ def build_context(d: Discussion, participant: Participant, max_chars: int) -> Co
     truncated = False
     head_budget = int(max_chars * _PREAMBLE_SHARE)
     if len(head) > head_budget:
-        head = head[:head_budget].rsplit("\n", 1)[0] + "\n[... rest of the introduction left out ...]\n"
+        head = (
+            head[:head_budget].rsplit("\n", 1)[0]
+            + "\n[... rest of the introduction left out ...]\n"
+        )
         truncated = True
 
     budget = max_chars - len(head) - int(max_chars * _DIGEST_SHARE) - 400
@@ -144,7 +147,8 @@ def build_prompt(
     wants_vote = bool(info and info.voting_mode and participant.votes)
     lines: list[str] = [participant.personality.strip(), ""]
     lines.append(
-        f"You are {participant.name} (@{participant.alias}), {participant.role or 'a participant'}, "
+        f"You are {participant.name} (@{participant.alias}), "
+        f"{participant.role or 'a participant'}, "
         "in a structured discussion between AI personas and humans. Speak only for yourself."
     )
     if participant.expertise:
@@ -156,7 +160,15 @@ def build_prompt(
     lines.append(f"Current phase: {phase}")
     if info and info.instructions.strip():
         lines += ["Phase instructions:", info.instructions.strip()]
-    lines += ["", "## The discussion so far", "", "<discussion>", ctx.text.rstrip(), "</discussion>", ""]
+    lines += [
+        "",
+        "## The discussion so far",
+        "",
+        "<discussion>",
+        ctx.text.rstrip(),
+        "</discussion>",
+        "",
+    ]
     lines.append("## Your task")
     lines.append(
         callout.strip()

@@ -20,7 +20,9 @@ from typing import Any
 
 from .markers import extract, normalise_vote
 
-_FENCED = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([A-Za-z0-9_-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+_FENCED = re.compile(
+    r"^[ \t]*(```+|~~~+)[ \t]*([A-Za-z0-9_-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S
+)
 _SENTINEL_ONLY = re.compile(r"^\W*NO_RESPONSE\W*$")
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
@@ -54,9 +56,14 @@ def parse_response(text: str) -> Response:
         comment = _comment_field(obj)
         raw_vote = obj.get("vote")
         json_vote: str | None = None
-        if isinstance(raw_vote, str) and raw_vote.strip() and raw_vote.strip().lower() not in (
-            "null",
-            "none",
+        if (
+            isinstance(raw_vote, str)
+            and raw_vote.strip()
+            and raw_vote.strip().lower()
+            not in (
+                "null",
+                "none",
+            )
         ):
             json_vote = normalise_vote(raw_vote)
             if json_vote is None:

@@ -7,7 +7,8 @@
 * Fallback chain per participant: ``--provider`` if given (alone), else the participant's
   ``provider_hint``, ``providers.default``, ``providers.fallback``. When every provider in the
   chain is simply not installed, the built-in mock answers and the record says so.
-* The record: each appended comment carries ``<!-- provider: ... | duration: ... | failed: ... -->``.
+* The record: each appended comment carries
+  ``<!-- provider: ... | duration: ... | failed: ... -->``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from . import format as fmt
 from . import phases, storage
-from .errors import ProviderError, ProviderNotFound, UnknownProvider
+from .errors import ProviderError
 from .model import Discussion
 from .participants import Participant
 from .prompts import build_prompt
@@ -112,7 +113,9 @@ class TurnResult:
             "participants": [o.to_dict() for o in self.outcomes],
             "posted": len(self.posted),
             "failed": len(self.failed),
-            "changes": [{"kind": c.kind, "target": c.target, "reason": c.reason} for c in self.changes],
+            "changes": [
+                {"kind": c.kind, "target": c.target, "reason": c.reason} for c in self.changes
+            ],
             "phase": self.phase,
             "status": self.status,
             "votes": dict(self.votes),
@@ -177,7 +180,11 @@ class Runner:
             return [forced]
         config = self.workspace.config
         chain: list[str] = []
-        for name in [participant.provider_hint, config.default_provider, *config.fallback_providers]:
+        for name in [
+            participant.provider_hint,
+            config.default_provider,
+            *config.fallback_providers,
+        ]:
             if name and name not in chain:
                 chain.append(name)
         return chain or ["mock"]
@@ -185,7 +192,12 @@ class Runner:
     # -- one participant ------------------------------------------------------------------
 
     def _answer(
-        self, d: Discussion, participant: Participant, prompt: str, wants_vote: bool, forced: str | None
+        self,
+        d: Discussion,
+        participant: Participant,
+        prompt: str,
+        wants_vote: bool,
+        forced: str | None,
     ) -> ParticipantOutcome:
         outcome = ParticipantOutcome(participant.alias, participant.name)
         request = ProviderRequest(
@@ -214,9 +226,13 @@ class Runner:
                 self._emit(
                     TurnEvent("attempt_failed", participant.alias, participant.name, name, str(exc))
                 )
-        if text is None and mock_allowed and all(
-            a.reason.startswith("not installed") or a.reason == "no provider of that name"
-            for a in outcome.attempts
+        if (
+            text is None
+            and mock_allowed
+            and all(
+                a.reason.startswith("not installed") or a.reason == "no provider of that name"
+                for a in outcome.attempts
+            )
         ):
             self._emit(TurnEvent("start", participant.alias, participant.name, "mock"))
             text = self.providers.get("mock").complete(request)
@@ -241,7 +257,8 @@ class Runner:
         meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
         if outcome.attempts:
             meta.append(
-                "failed: " + "; ".join(_clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts)
+                "failed: "
+                + "; ".join(_clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts)
             )
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
@@ -289,7 +306,9 @@ class Runner:
                     part, prompt, wants = prepared(p)
                     outcome = self._answer(d, part, prompt, wants, provider)
                     result.outcomes.append(outcome)
-                    self._emit(TurnEvent("done", p.alias, p.name, outcome.provider, outcome=outcome))
+                    self._emit(
+                        TurnEvent("done", p.alias, p.name, outcome.provider, outcome=outcome)
+                    )
             else:
                 jobs = [prepared(p) for p in chosen]  # one snapshot for everyone
                 with ThreadPoolExecutor(max_workers=len(jobs)) as pool:

@@ -135,6 +135,8 @@ def append(path: Path, blocks: Sequence[str]) -> None:
         except OSError as exc:
             os.ftruncate(fd, size)  # leave the file exactly as it was
             reason = "disk full" if exc.errno == errno.ENOSPC else exc.strerror
-            raise DiscussionsError(f"could not append to {path}: {reason}; file unchanged") from None
+            raise DiscussionsError(
+                f"could not append to {path}: {reason}; file unchanged"
+            ) from None
     finally:
         os.close(fd)  # closing releases the lock

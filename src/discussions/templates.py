@@ -33,6 +33,7 @@ from .config import load_yaml
 from .errors import TemplateError, UnknownTemplate
 
 AUTO_TRIGGERS = ("all_mentioned_responded", "consensus")
+DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
 
 
 @dataclass(slots=True)
@@ -75,7 +76,7 @@ class Template:
     status: str = "OPEN"
     title_format: str = "{title}"
     phases: list[Phase] = field(default_factory=list)
-    body: str = "# {title}\n\n## Context\n\n{context}\n"
+    body: str = DEFAULT_BODY
     consensus_status: str = "CLOSED"
     """Status written when the last phase reaches consensus (auto_trigger: consensus)."""
     source: Path | None = None
@@ -114,7 +115,9 @@ class Template:
                 raise fail(key, "must be a mapping with an 'id'")
             trigger = p.get("auto_trigger")
             if trigger is not None and trigger not in AUTO_TRIGGERS:
-                raise fail(f"{key}.auto_trigger", f"must be one of {', '.join(AUTO_TRIGGERS)} or null")
+                raise fail(
+                    f"{key}.auto_trigger", f"must be one of {', '.join(AUTO_TRIGGERS)} or null"
+                )
             if not isinstance(p.get("voting_mode", False), bool):
                 raise fail(f"{key}.voting_mode", "must be true or false")
             phases.append(
@@ -149,7 +152,7 @@ class Template:
             status=str(data.get("status") or "OPEN"),
             title_format=str(data.get("title_format") or "{title}"),
             phases=phases,
-            body=body if body is not None else cls.body,
+            body=body if body is not None else DEFAULT_BODY,
             consensus_status=str(data.get("consensus_status") or "CLOSED").upper(),
             source=source,
         )

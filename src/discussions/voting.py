@@ -80,9 +80,7 @@ def calculate_consensus(
             False, "REJECT", rejecters, counts, f"blocked by REJECT from {', '.join(rejecters)}"
         )
     if _meets(counts["READY"], total, config.threshold_ready):
-        if config.human_required and not any(
-            votes.get(h) == "READY" for h in humans
-        ):
+        if config.human_required and not any(votes.get(h) == "READY" for h in humans):
             return ConsensusResult(
                 False, "READY", [], counts, "READY threshold met; waiting for a human READY vote"
             )

@@ -1,4 +1,5 @@
 """A fake AI CLI: reads the prompt on stdin, prints a fixed answer (argv[1]) after argv[2] s."""
+
 import sys
 import time
 

@@ -1,4 +1,5 @@
 """Mimics `codex exec --json`: JSON-lines events with agent_message items."""
+
 import json
 import sys
 
@@ -7,7 +8,14 @@ events = [
     {"type": "thread.started", "thread_id": "t1"},
     {"type": "turn.started"},
     {"type": "item.completed", "item": {"id": "i0", "type": "reasoning", "text": "thinking..."}},
-    {"type": "item.completed", "item": {"id": "i1", "type": "agent_message", "text": '{"comment": "From codex.", "vote": "READY"}'}},
+    {
+        "type": "item.completed",
+        "item": {
+            "id": "i1",
+            "type": "agent_message",
+            "text": '{"comment": "From codex.", "vote": "READY"}',
+        },
+    },
     {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
 ]
 for e in events:

@@ -1,4 +1,5 @@
 """Prints nothing and exits 0."""
+
 import sys
 
 sys.stdin.read()

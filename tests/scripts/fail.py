@@ -1,4 +1,5 @@
 """Exits with status argv[1] after printing argv[2] to stderr."""
+
 import sys
 
 sys.stdin.read()

@@ -1,4 +1,5 @@
 """Prints argv[1] MiB of text (default 64), never stopping early."""
+
 import sys
 
 mib = int(sys.argv[1]) if len(sys.argv) > 1 else 64

@@ -1,4 +1,5 @@
 """A fake AI CLI that prints the contents of a file (argv[1]) and saves the prompt (argv[2])."""
+
 import sys
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Prints bytes that are not UTF-8."""
+
 import sys
 
 sys.stdin.read()

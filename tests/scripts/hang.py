@@ -1,4 +1,5 @@
 """Starts a child that sleeps, writes both pids to argv[1], then hangs itself."""
+
 import subprocess
 import sys
 import time

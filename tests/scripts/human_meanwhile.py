@@ -2,6 +2,7 @@
 
 argv[1]: the discussion file. The answer comes only after both writes are done.
 """
+
 import os
 import subprocess
 import sys
@@ -10,9 +11,18 @@ from pathlib import Path
 sys.stdin.read()
 path = Path(sys.argv[1])
 subprocess.run(
-    [sys.executable, "-m", "discussions", "comment", str(path), "written during the turn",
-     "--author", "Rob"],
-    check=True, capture_output=True,
+    [
+        sys.executable,
+        "-m",
+        "discussions",
+        "comment",
+        str(path),
+        "written during the turn",
+        "--author",
+        "Rob",
+    ],
+    check=True,
+    capture_output=True,
 )
 # An editor saving by rename: new content = old content + a hand-typed comment.
 tmp = path.with_name(path.name + ".swp")

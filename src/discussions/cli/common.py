@@ -34,7 +34,8 @@ def resolve_file(name: str, ws: Workspace) -> Path:
                 if p.exists():
                     return p
         raise DiscussionNotFound(
-            f"no such discussion file: {name} (also looked in {display_path(ws.config.output_directory)})"
+            f"no such discussion file: {name} "
+            f"(also looked in {display_path(ws.config.output_directory)})"
         )
     raise DiscussionNotFound(f"no such discussion file: {name}")
 

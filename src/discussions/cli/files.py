@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -97,7 +98,7 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
     folder = directory or ws.config.output_directory
     if not folder.is_dir():
         raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in sorted(folder.glob("*.md")):
         if path.name.endswith(".sum.md"):
             continue

@@ -13,7 +13,14 @@ from ..errors import DiscussionsError
 from ..model import Discussion
 from ..providers.base import ProviderRequest
 from ..providers.command import CommandProvider
-from ..providers.registry import ProviderRegistry, file_digest, is_trusted, read_specs, revoke, trust
+from ..providers.registry import (
+    ProviderRegistry,
+    file_digest,
+    is_trusted,
+    read_specs,
+    revoke,
+    trust,
+)
 from ..runner import ParticipantOutcome, Runner, TurnEvent, TurnResult
 from . import cli
 from .common import display_path, echo_json, resolve_file, style, workspace
@@ -130,7 +137,9 @@ def turn_command(
     stream = sys.stderr if (live or as_json) else sys.stdout
     with Progress(stream, live) as progress:
         runner = Runner(ws, timeout=timeout, on_event=progress)
-        result = runner.run_turn(d, list(aliases), callout, provider=provider, sequential=sequential)
+        result = runner.run_turn(
+            d, list(aliases), callout, provider=provider, sequential=sequential
+        )
     if as_json:
         echo_json(result.to_dict())
     else:
@@ -237,20 +246,33 @@ def providers_list(as_json: bool) -> None:
             mark = style("installed", fg="green")
         else:
             mark = "missing  "
-        click.echo(f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['command'] or '(built in)'}")
+        click.echo(
+            f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['command'] or '(built in)'}"
+        )
     if reg.untrusted:
         click.echo(
-            f"\n{len(reg.untrusted)} provider(s) from {display_path(reg.project_file or ws.config.base_dir)}"
+            f"\n{len(reg.untrusted)} provider(s) from "
+            f"{display_path(reg.project_file or ws.config.base_dir)}"
             " are not used until you review them and run `discussions trust`."
         )
 
 
 @providers_group.command("test")
 @click.argument("name")
-@click.option("--prompt", default="Reply with one short sentence: which AI model are you?",
-              show_default=True, help="What to send.")
-@click.option("-t", "--timeout", type=click.FloatRange(min=0.1), default=120, show_default=True,
-              help="Seconds to wait.")
+@click.option(
+    "--prompt",
+    default="Reply with one short sentence: which AI model are you?",
+    show_default=True,
+    help="What to send.",
+)
+@click.option(
+    "-t",
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=120,
+    show_default=True,
+    help="Seconds to wait.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def providers_test(name: str, prompt: str, timeout: float, as_json: bool) -> None:
     """Send a short prompt to one provider; show the answer and the time taken.
@@ -264,8 +286,11 @@ def providers_test(name: str, prompt: str, timeout: float, as_json: bool) -> Non
     reg = ProviderRegistry.load(ws.config.base_dir)
     provider = reg.get(name)
     started = time.monotonic()
-    answer = provider.complete(ProviderRequest(prompt=prompt, timeout=timeout,
-                                               participant_name="Tester", participant_alias="tester"))
+    answer = provider.complete(
+        ProviderRequest(
+            prompt=prompt, timeout=timeout, participant_name="Tester", participant_alias="tester"
+        )
+    )
     elapsed = time.monotonic() - started
     if as_json:
         echo_json({"provider": name, "seconds": round(elapsed, 3), "answer": answer})
@@ -292,10 +317,14 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     ws = workspace()
     path = ws.config.base_dir / "providers.yaml"
     if not path.is_file():
-        raise DiscussionsError(f"no providers.yaml in {display_path(ws.config.base_dir)}; nothing to trust")
+        raise DiscussionsError(
+            f"no providers.yaml in {display_path(ws.config.base_dir)}; nothing to trust"
+        )
     if do_revoke:
         removed = revoke(path)
-        click.echo(f"Trust withdrawn for {display_path(path)}." if removed else "It was not trusted.")
+        click.echo(
+            f"Trust withdrawn for {display_path(path)}." if removed else "It was not trusted."
+        )
         return
     specs = read_specs(path, "project")
     if is_trusted(path):

@@ -178,9 +178,7 @@ class CommandProvider(Provider):
         elapsed = time.monotonic() - started
         stderr_text = bytes(err[-_STDERR_KEEP:]).decode("utf-8", errors="replace").strip()
         if timed_out:
-            raise ProviderTimeout(
-                self.name, f"timed out after {timeout:g}s; process group killed"
-            )
+            raise ProviderTimeout(self.name, f"timed out after {timeout:g}s; process group killed")
         if flooded.is_set():
             raise ProviderOutputError(
                 self.name,

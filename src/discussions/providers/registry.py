@@ -37,7 +37,9 @@ from .mock import MockProvider
 PROVIDERS_FILE = "providers.yaml"
 TRUST_FILE = "trust.yaml"
 
-_CLAUDE_TOOLS_OFF = "--disallowedTools Bash,Edit,Write,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task"
+_CLAUDE_TOOLS_OFF = (
+    "--disallowedTools Bash,Edit,Write,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task"
+)
 _CLAUDE = f"claude -p --output-format text {_CLAUDE_TOOLS_OFF}"
 _CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
@@ -51,20 +53,33 @@ PRESETS: dict[str, ProviderSpec] = {
     p.name: p
     for p in [
         _preset("claude", _CLAUDE, "Claude Code, default model", env_remove=["CLAUDECODE"]),
-        _preset("claude-sonnet", f"{_CLAUDE} --model sonnet", "Claude Code, Sonnet",
-                env_remove=["CLAUDECODE"]),
-        _preset("claude-haiku", f"{_CLAUDE} --model haiku", "Claude Code, Haiku (fast)",
-                env_remove=["CLAUDECODE"]),
-        _preset("claude-opus", f"{_CLAUDE} --model opus", "Claude Code, Opus",
-                env_remove=["CLAUDECODE"]),
+        _preset(
+            "claude-sonnet",
+            f"{_CLAUDE} --model sonnet",
+            "Claude Code, Sonnet",
+            env_remove=["CLAUDECODE"],
+        ),
+        _preset(
+            "claude-haiku",
+            f"{_CLAUDE} --model haiku",
+            "Claude Code, Haiku (fast)",
+            env_remove=["CLAUDECODE"],
+        ),
+        _preset(
+            "claude-opus", f"{_CLAUDE} --model opus", "Claude Code, Opus", env_remove=["CLAUDECODE"]
+        ),
         _preset("codex", _CODEX, "OpenAI Codex CLI, read-only sandbox", output="codex-jsonl"),
         _preset("gemini", _GEMINI, "Gemini CLI, plan mode", nonzero_ok=True),
-        _preset("gemini-flash", f"{_GEMINI} -m gemini-2.5-flash", "Gemini CLI, Flash",
-                nonzero_ok=True),
+        _preset(
+            "gemini-flash", f"{_GEMINI} -m gemini-2.5-flash", "Gemini CLI, Flash", nonzero_ok=True
+        ),
         _preset("gemini-pro", f"{_GEMINI} -m gemini-2.5-pro", "Gemini CLI, Pro", nonzero_ok=True),
         _preset("opencode", "opencode run", "opencode, default model"),
-        _preset("opencode-deepseek", "opencode run --model deepseek/deepseek-chat",
-                "opencode, DeepSeek chat"),
+        _preset(
+            "opencode-deepseek",
+            "opencode run --model deepseek/deepseek-chat",
+            "opencode, DeepSeek chat",
+        ),
         _preset("llm", "llm", "Simon Willison's llm, default model"),
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
@@ -95,7 +110,9 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
             raise ConfigError(f"{path}: key '{key}' must be a mapping with name and command")
         name, command = item.get("name"), item.get("command")
         if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"{path}: key '{key}.name' is required and must be text (quote names like \"yes\")")
+            raise ConfigError(
+                f"{path}: key '{key}.name' is required and must be text (quote names like \"yes\")"
+            )
         if not isinstance(command, str) or not command.strip():
             raise ConfigError(f"{path}: key '{key}.command' is required (provider '{name}')")
         timeout = item.get("timeout")
