@@ -236,7 +236,10 @@ def test_participants_and_templates(isolated: Path) -> None:
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     out = []
-    for name, cmd in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        cmd = group.get_command(ctx, name)
+        assert cmd is not None
         full = f"{prefix}{name}"
         if isinstance(cmd, click.Group):
             out += _commands(cmd, full + " ")

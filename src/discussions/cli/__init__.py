@@ -6,6 +6,7 @@ errors to one-line messages with a non-zero exit (never a traceback for a user e
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -17,8 +18,35 @@ from ..errors import DiscussionsError
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+# Commands are imported only when used, so `discussions status` does not pay for the runner.
+LAZY_COMMANDS = {
+    "new": "files:new_command",
+    "list": "files:list_command",
+    "status": "files:status_command",
+    "comment": "files:comment_command",
+    "advance": "files:advance_command",
+    "check": "files:check_command",
+    "turn": "turns:turn_command",
+    "providers": "turns:providers_group",
+    "trust": "turns:trust_command",
+    "participants": "registry:participants_group",
+    "templates": "registry:templates_group",
+}
+
+
 class DiscussionsGroup(click.Group):
-    """A group that turns `DiscussionsError` into ``Error: <message>`` and exit code 1."""
+    """The root group: loads subcommands lazily and turns `DiscussionsError` into
+    ``Error: <message>`` with exit code 1."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            module_name, attr = LAZY_COMMANDS[cmd_name].split(":")
+            module = importlib.import_module(f"{__name__}.{module_name}")
+            self.add_command(getattr(module, attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -50,8 +78,3 @@ def cli() -> None:
 
 def main() -> None:
     cli(prog_name="discussions")
-
-
-from . import files as _files  # noqa: E402,F401  (registers commands)
-from . import registry as _registry  # noqa: E402,F401
-from . import turns as _turns  # noqa: E402,F401

@@ -10,7 +10,6 @@ import click
 
 from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from ..model import Discussion
-from . import cli
 from .common import (
     default_author,
     display_path,
@@ -22,7 +21,7 @@ from .common import (
 )
 
 
-@cli.command("new")
+@click.command("new")
 @click.argument("title")
 @click.option("-t", "--template", help="Template name (default: default_template, 'feature').")
 @click.option("-c", "--context", help="Context text for the discussion; '-' reads standard input.")
@@ -75,7 +74,7 @@ def new_command(
         click.echo(f"Created: {display_path(d.path)}")
 
 
-@cli.command("list")
+@click.command("list")
 @click.option("-s", "--status", "status_filter", help="Only discussions with this status.")
 @click.option(
     "-d",
@@ -131,7 +130,7 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
         )
 
 
-@cli.command("status")
+@click.command("status")
 @click.argument("file")
 @click.option("-v", "--verbose", is_flag=True, help="Also list every comment and marker.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full state as one JSON object.")
@@ -223,7 +222,7 @@ def render_status(d: Discussion, verbose: bool) -> None:
             click.echo(f"  line {w.line}: {w.message}")
 
 
-@cli.command("comment")
+@click.command("comment")
 @click.argument("file")
 @click.argument("text", required=False)
 @click.option("-v", "--vote", help="READY, CHANGES or REJECT (any case).")
@@ -253,7 +252,7 @@ def comment_command(file: str, text: str | None, vote: str | None, author: str |
     click.echo(f"Added comment from {name}{suffix}.")
 
 
-@cli.command("advance")
+@click.command("advance")
 @click.argument("file")
 @click.option("--to", "target", help="Phase to move to (default: the current phase's next).")
 def advance_command(file: str, target: str | None) -> None:
@@ -271,7 +270,7 @@ def advance_command(file: str, target: str | None) -> None:
     click.echo(f"Advanced to phase: {to}")
 
 
-@cli.command("check")
+@click.command("check")
 @click.argument("files", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list.")
 def check_command(files: tuple[str, ...], as_json: bool) -> None:

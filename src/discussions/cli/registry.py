@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
-from . import cli
 from .common import display_path, echo_json, workspace
 
 
-@cli.group("participants")
+@click.group("participants")
 def participants_group() -> None:
     """Show the AI personas that can take part.
 
@@ -73,7 +72,7 @@ def participants_show(alias: str, as_json: bool) -> None:
     click.echo(p.personality.rstrip())
 
 
-@cli.group("templates")
+@click.group("templates")
 def templates_group() -> None:
     """Show the discussion templates and their phases."""
 

@@ -22,7 +22,6 @@ from ..providers.registry import (
     trust,
 )
 from ..runner import ParticipantOutcome, Runner, TurnEvent, TurnResult
-from . import cli
 from .common import display_path, echo_json, resolve_file, style, workspace
 
 
@@ -101,7 +100,7 @@ def _outcome_text(o: ParticipantOutcome) -> str:
     return "failed: " + o.error
 
 
-@cli.command("turn")
+@click.command("turn")
 @click.argument("file")
 @click.argument("aliases", nargs=-1)
 @click.option("-c", "--callout", help="A specific question or request for this turn.")
@@ -182,7 +181,7 @@ def _summary(result: TurnResult) -> None:
             click.echo(f"Status changed to: {c.target} ({c.reason})")
 
 
-@cli.group("providers")
+@click.group("providers")
 def providers_group() -> None:
     """Show and try the AI command-line tools that answer for participants.
 
@@ -299,7 +298,7 @@ def providers_test(name: str, prompt: str, timeout: float, as_json: bool) -> Non
     click.echo(f"\n{name} answered in {elapsed:.1f}s", err=True)
 
 
-@cli.command("trust")
+@click.command("trust")
 @click.option("--revoke", "do_revoke", is_flag=True, help="Withdraw trust for this project.")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 def trust_command(do_revoke: bool, yes: bool) -> None:

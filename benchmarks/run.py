@@ -1,0 +1,216 @@
+"""Benchmarks for discussions: figures printed as ratios measured in one run on one machine.
+
+    python benchmarks/run.py            # everything
+    python benchmarks/run.py --only status,turn
+
+Each figure compares two things measured back to back in this run, so a noisy shared machine
+shifts both sides alike. Nothing here asserts; it prints. Wall times are medians of repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+PY = sys.executable
+HERE = Path(__file__).resolve().parent
+WORK = Path(tempfile.mkdtemp(prefix="discussions-bench-"))
+ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
+
+
+def cli(*args: str, cwd: Path = WORK, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PY, "-m", "discussions", *args], cwd=cwd, env=ENV, capture_output=True, text=True,
+        check=check,
+    )
+
+
+def timed(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def generate(path: Path, comments: int, seed: int = 1) -> None:
+    """A realistic discussion: prose, lists, mentions, inline code, some fenced code, votes."""
+    rnd = random.Random(seed)
+    names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
+    parts = [
+        "<!-- DISCUSSION -->\n<!-- Title: Big discussion -->\n<!-- Phase: initial_feedback -->\n"
+        "<!-- Status: OPEN -->\n<!-- Template: feature -->\n"
+        "<!-- Participants: architect, security, pragmatist -->\n\n# Big discussion\n\n"
+        "## Context\n\nA long-running design discussion.\n"
+    ]
+    for i in range(comments):
+        body = [
+            f"Comment {i}: looking at the proposal again, the trade-offs around caching and "
+            "consistency still worry me; we should write down what we expect under load.",
+            "",
+            f"@{rnd.choice(['architect', 'security', 'pragmatist'])} what do you think about "
+            f"`cache_ttl={i % 300}`?",
+            "",
+            "- first point about the interface",
+            "- second point about failure modes",
+        ]
+        if i % 3 == 0:
+            body += ["", f"Q: what happens when node {i % 7} restarts?"]
+        if i % 5 == 0:
+            body += ["", "```python", "VOTE: REJECT  # not a vote", f"retry({i})", "```"]
+        if i % 11 == 0:
+            body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
+        body += ["", f"VOTE: {rnd.choice(['READY', 'CHANGES', 'READY'])}"]
+        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n\n" + "\n".join(body) + "\n")
+    parts.append("\n---\n")
+    path.write_text("".join(parts), encoding="utf-8")
+
+
+def section(title: str) -> None:
+    print(f"\n== {title}")
+
+
+# --------------------------------------------------------------------------- issue 2
+
+
+def bench_status() -> None:
+    section("status --json on a 20,000-comment file vs one markdown-it parse (separate processes)")
+    big = WORK / "big.md"
+    generate(big, 20_000)
+    size_mb = big.stat().st_size / 1e6
+    parse = (
+        "import sys, markdown_it; t = open(sys.argv[1], encoding='utf-8').read(); "
+        "markdown_it.MarkdownIt('commonmark').parse(t)"
+    )
+    t_md = timed(lambda: subprocess.run([PY, "-c", parse, str(big)], check=True), 3)
+    t_status = timed(lambda: cli("status", "--json", str(big)), 3)
+    n = len(json.loads(cli("status", "--json", str(big)).stdout)["comments"])
+    print(f"file: {size_mb:.1f} MB, {n} comments")
+    print(f"markdown-it parse: {t_md:.2f}s   status --json: {t_status:.2f}s")
+    print(f"ratio status/markdown-it = {t_status / t_md:.2f}  (target <= 1.0)")
+
+    section("comment on the 20,000-comment file vs on a 10-comment file")
+    small = WORK / "small.md"
+    generate(small, 10)
+    t_big = timed(lambda: cli("comment", str(big), "benchmark comment", "--author", "Bench"), 9)
+    t_small = timed(lambda: cli("comment", str(small), "benchmark comment", "--author", "Bench"), 9)
+    print(f"small: {t_small * 1000:.0f} ms   big: {t_big * 1000:.0f} ms")
+    print(f"ratio big/small = {t_big / t_small:.2f}  (target ~1)")
+
+    section("status --json on a small file vs `python -c 'import click, yaml, markdown_it'`")
+    t_imports = timed(
+        lambda: subprocess.run([PY, "-c", "import click, yaml, markdown_it"], check=True), 15
+    )
+    t_small_status = timed(lambda: cli("status", "--json", str(small)), 15)
+    print(f"imports: {t_imports * 1000:.0f} ms   status --json: {t_small_status * 1000:.0f} ms")
+    print(f"ratio status/imports = {t_small_status / t_imports:.2f}  (target <= 1.5)")
+
+
+# --------------------------------------------------------------------------- issue 3
+
+
+def _providers(sleep: float) -> None:
+    user = WORK / "userdir"
+    user.mkdir(parents=True, exist_ok=True)
+    script = WORK / "sleeper.py"
+    script.write_text(
+        "import sys, time, json\nsys.stdin.read()\ntime.sleep(float(sys.argv[1]))\n"
+        "print(json.dumps({'comment': 'slept', 'vote': None}))\n"
+    )
+    cmd = f"{shlex.quote(PY)} {shlex.quote(str(script))} {sleep}"
+    (user / "providers.yaml").write_text(
+        f"providers:\n  - name: sleeper\n    command: {json.dumps(cmd)}\n", encoding="utf-8"
+    )
+
+
+def bench_turn() -> None:
+    sleep = 1.0
+    _providers(sleep)
+    project = WORK / "turns"
+    project.mkdir(exist_ok=True)
+    aliases = ["architect", "security", "pragmatist", "perfectionist", "designer", "moderator"]
+    section(f"turn wall time, providers that each sleep {sleep:.1f}s")
+    for n in (3, 6):
+        f = project / f"t{n}.md"
+        generate(f, 10, seed=n)
+        who = [f"@{a}" for a in aliases[:n]]
+        t_par = timed(lambda f=f, who=who: cli("turn", str(f), *who, "--provider", "sleeper",
+                                                 cwd=project), 3)
+        t_seq = timed(lambda f=f, who=who: cli("turn", str(f), *who, "--provider", "sleeper",
+                                                 "--sequential", cwd=project), 1)
+        print(
+            f"{n} participants: parallel {t_par:.2f}s = {t_par / sleep:.2f}x the sleep "
+            f"(target <= {1.1 * sleep + 0.2:.2f}s); sequential {t_seq:.2f}s; "
+            f"parallel/sequential = {t_par / t_seq:.2f}"
+        )
+
+    section("orchestration overhead per participant, mock provider (in process)")
+    code = (
+        "import time, sys\nfrom discussions import Discussion, Runner\n"
+        "d = Discussion.load(sys.argv[1])\nr = Runner()\n"
+        "al = ['architect','security','pragmatist','perfectionist','designer','moderator']\n"
+        "t = time.perf_counter(); r.run_turn(d, al[:1], provider='mock'); t1 = time.perf_counter() - t\n"
+        "t = time.perf_counter(); r.run_turn(d, al, provider='mock'); t6 = time.perf_counter() - t\n"
+        "print(t1, t6)\n"
+    )
+    f = project / "mock.md"
+    generate(f, 200)
+    out = subprocess.run([PY, "-c", code, str(f)], cwd=project, env=ENV, capture_output=True,
+                         text=True, check=True).stdout.split()
+    t1, t6 = float(out[0]), float(out[1])
+    print(f"1 participant: {t1 * 1000:.1f} ms; 6 participants: {t6 * 1000:.1f} ms "
+          f"({t6 / 6 * 1000:.1f} ms each) on a 200-comment file")
+    t_cli = timed(lambda: cli("turn", str(f), "@architect", "--provider", "mock", cwd=project), 5)
+    t_status = timed(lambda: cli("status", str(f), cwd=project), 5)
+    print(f"`turn @architect --provider mock` {t_cli * 1000:.0f} ms vs `status` "
+          f"{t_status * 1000:.0f} ms: ratio {t_cli / t_status:.2f}")
+
+    section("many concurrent writers on one file: comments expected vs found")
+    for run in range(3):
+        f = project / f"conc{run}.md"
+        generate(f, 5)
+        before = len(json.loads(cli("status", "--json", str(f)).stdout)["comments"])
+        procs = []
+        turns, per_turn, comments = 4, 3, 12
+        for _ in range(turns):
+            procs.append(subprocess.Popen(
+                [PY, "-m", "discussions", "turn", str(f), "@architect", "@security", "@pragmatist",
+                 "--provider", "mock"], cwd=project, env=ENV, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL))
+        for i in range(comments):
+            procs.append(subprocess.Popen(
+                [PY, "-m", "discussions", "comment", str(f), f"human {i}", "--author", f"H{i}"],
+                cwd=project, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        codes = [p.wait() for p in procs]
+        data = json.loads(cli("status", "--json", str(f)).stdout)
+        expected = before + turns * per_turn + comments
+        print(f"run {run + 1}: expected {expected}, found {len(data['comments'])}, "
+              f"non-zero exits {sum(1 for c in codes if c)}, warnings {len(data['warnings'])}")
+
+
+BENCHES = {"status": bench_status, "turn": bench_turn}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", help="comma-separated: " + ",".join(BENCHES))
+    args = parser.parse_args()
+    names = args.only.split(",") if args.only else list(BENCHES)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, work dir {WORK}")
+    for name in names:
+        BENCHES[name]()
+
+
+if __name__ == "__main__":
+    main()
