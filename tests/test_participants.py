@@ -149,8 +149,9 @@ def test_template_without_body_gets_the_default(isolated: Path) -> None:
 def test_invalid_template_names_key(isolated: Path) -> None:
     from discussions import TemplateError
 
-    path = write(isolated / "templates" / "bad.yaml",
-                 "name: bad\nphases:\n  - id: a\n    next: nowhere\n")
+    path = write(
+        isolated / "templates" / "bad.yaml", "name: bad\nphases:\n  - id: a\n    next: nowhere\n"
+    )
     with pytest.raises(TemplateError) as err:
         _ = Workspace.discover().templates
     assert str(err.value) == f"{path.resolve()}: key 'phases[0].next' names unknown phase 'nowhere'"

@@ -344,11 +344,51 @@ class Runner:
             phases.apply(d, change)
             d.save()
             result.changes.append(change)
+        if self.workspace.config.summary_files:
+            from .summary import write_summary
+
+            write_summary(d)
         result.phase = d.phase
         result.status = d.status
         result.votes = d.votes
         result.consensus = d.consensus_result.to_dict()
         return result
+
+
+NARRATIVE_CALLOUT = (
+    "Write a narrative summary of this discussion for someone who has not read it: what is "
+    "proposed, where people agree, where they disagree and why, what is decided, and what is "
+    "still open. A few short paragraphs of markdown. Do not add new opinions and do not vote."
+)
+
+
+def narrate(
+    runner: Runner, d: Discussion, alias: str = "moderator", provider: str | None = None
+) -> tuple[str, str]:
+    """A narrative summary written by participant `alias`. Returns (text, who wrote it)."""
+    participant = d.workspace.participants.get(alias)
+    prompt, _ = build_prompt(d, participant, NARRATIVE_CALLOUT)
+    request = ProviderRequest(
+        prompt=prompt,
+        timeout=runner.timeout or runner.workspace.config.provider_timeout,
+        participant_name=participant.name,
+        participant_alias=participant.alias,
+        participant_role=participant.role,
+        concerns=list(participant.concerns),
+    )
+    failures: list[str] = []
+    for name in runner.provider_chain(participant, provider):
+        try:
+            text = runner.providers.get(name).complete(request)
+        except ProviderError as exc:
+            failures.append(str(exc))
+            continue
+        response = parse_response(text)
+        return fmt.neutralise(response.comment).strip(), f"{participant.name} via {name}"
+    if not provider and all("not installed" in f for f in failures):
+        text = runner.providers.get("mock").complete(request)
+        return fmt.neutralise(parse_response(text).comment).strip(), f"{participant.name} via mock"
+    raise ProviderError(participant.alias, "no provider answered", "; ".join(failures))
 
 
 def _wait(fut: Any) -> ParticipantOutcome:

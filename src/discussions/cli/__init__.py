@@ -26,6 +26,8 @@ LAZY_COMMANDS = {
     "comment": "files:comment_command",
     "advance": "files:advance_command",
     "check": "files:check_command",
+    "summary": "files:summary_command",
+    "watch": "watching:watch_command",
     "turn": "turns:turn_command",
     "providers": "turns:providers_group",
     "trust": "turns:trust_command",

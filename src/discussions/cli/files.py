@@ -308,3 +308,45 @@ def check_command(files: tuple[str, ...], as_json: bool) -> None:
         click.echo(summary, err=True)
     if problems:
         sys.exit(1)
+
+
+@click.command("summary")
+@click.argument("file")
+@click.option("--ai", "use_ai", is_flag=True, help="Add a narrative summary written by an AI.")
+@click.option("-p", "--provider", help="Provider for the narrative (default: the chain).")
+@click.option(
+    "--participant",
+    "alias",
+    default="moderator",
+    show_default=True,
+    help="Who writes the narrative.",
+)
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print instead of writing the file.")
+def summary_command(
+    file: str, use_ai: bool, provider: str | None, alias: str, to_stdout: bool
+) -> None:
+    """Write FILE's summary to a .sum.md next to it (rebuilt from the file).
+
+    Lists phase, votes and consensus, open questions, decisions, TODOs,
+    assignments, done items and concerns, each linked to its line.
+
+    \b
+    Examples:
+      discussions summary feature-x.md
+      discussions summary feature-x.md --ai
+      discussions summary feature-x.md --ai --provider claude-haiku --stdout
+    """
+    from ..summary import render_summary, write_summary
+
+    ws = workspace()
+    d = Discussion.load(resolve_file(file, ws), ws)
+    narrative, narrator = None, ""
+    if use_ai:
+        from ..runner import Runner, narrate
+
+        narrative, narrator = narrate(Runner(ws), d, alias, provider)
+    if to_stdout:
+        click.echo(render_summary(d, narrative, narrator), nl=False)
+        return
+    path = write_summary(d, narrative, narrator)
+    click.echo(f"Wrote {display_path(path)}")

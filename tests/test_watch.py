@@ -1,0 +1,182 @@
+"""`discussions watch`: the rules (driven directly) and the real thing (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from discussions import Discussion
+from discussions.cli import cli
+from discussions.watch import Watcher
+from discussions.workspace import Workspace
+
+from .conftest import script_command, write
+
+
+def new(title: str) -> Path:
+    assert CliRunner().invoke(cli, ["new", title]).exit_code == 0
+    return Path.cwd() / "discussions" / (title.lower().replace(" ", "-") + ".md")
+
+
+def comment(path: Path, text: str, author: str = "Rob") -> None:
+    r = CliRunner().invoke(cli, ["comment", str(path), text, "--author", author])
+    assert r.exit_code == 0, r.output
+
+
+def make_watcher(logs: list[str], **kw: object) -> Watcher:
+    return Watcher(
+        Workspace.discover(), log=logs.append, provider=kw.pop("provider", "mock"), debounce=0, **kw
+    )  # type: ignore[arg-type]
+
+
+def test_human_mention_starts_a_turn_once(isolated: Path) -> None:
+    path = new("Watch me")
+    logs: list[str] = []
+    w = make_watcher(logs)
+    w.add(path)
+    comment(path, "@security is the token storage safe?")
+    w.process(path)
+    d = Discussion.load(path)
+    assert [c.author for c in d.comments] == ["Rob", "AI-Security"]
+    assert any("Rob mentioned @security" in line for line in logs)
+    # The event caused by our own append, and a plain re-save, do nothing.
+    w.process(path)
+    w.process(path)
+    assert len(Discussion.load(path).comments) == 2
+    assert w.turns_run == 1
+
+
+def test_old_comments_and_ai_comments_do_not_trigger(isolated: Path) -> None:
+    path = new("Quiet")
+    comment(path, "@architect before the watcher started")
+    logs: list[str] = []
+    w = make_watcher(logs)
+    w.add(path)
+    comment(path, "@security from an AI", author="AI-Pragmatist")
+    w.process(path)
+    assert w.turns_run == 0
+    comment(path, "no mentions here")
+    w.process(path)
+    assert w.turns_run == 0
+
+
+def test_editing_earlier_text_does_not_make_comments_new(isolated: Path) -> None:
+    path = new("Edits")
+    comment(path, "@security first")
+    logs: list[str] = []
+    w = make_watcher(logs)
+    w.add(path)
+    text = path.read_text()
+    path.write_text(text.replace("## Context\n", "## Context\nAn extra line typed by hand.\n\n"))
+    w.process(path)
+    assert w.turns_run == 0
+
+
+def test_loop_guard_bounds_ai_ping_pong(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+    providers_file(
+        {
+            "pingpong": script_command(
+                "answer.py", '{"comment": "@architect @security over to you", "vote": null}'
+            ),
+        }
+    )
+    path = new("Ping pong")
+    logs: list[str] = []
+    w = make_watcher(logs, provider="pingpong", max_chain=3)
+    w.add(path)
+    comment(path, "@security start")
+    w.process(path)
+    assert w.turns_run == 3
+    assert any("loop guard: stopped after 3 AI turn(s) for Rob's comment" in line for line in logs)
+    ai = [c for c in Discussion.load(path).comments if c.author.startswith("AI-")]
+    assert 3 <= len(ai) <= 6
+
+
+def test_problem_files_are_reported_not_fatal(isolated: Path) -> None:
+    path = write(
+        isolated / "discussions" / "bad.md", "<!-- DISCUSSION -->\n\n---\nName: Rob\nVOTE: nah\n"
+    )
+    logs: list[str] = []
+    w = make_watcher(logs)
+    w.add(path)
+    w.process(path)
+    assert any("bad.md: 1 problem(s): line 5: invalid vote" in line for line in logs)
+    path.unlink()
+    w.process(path)
+    assert any("bad.md: skipped: no such discussion file" in line for line in logs)
+
+
+def test_debounce_collapses_bursts(isolated: Path) -> None:
+    path = new("Burst")
+    logs: list[str] = []
+    w = Watcher(Workspace.discover(), log=logs.append, provider="mock", debounce=1.0)
+    w.add(path)
+    comment(path, "@security one")
+    for t in (0.0, 0.3, 0.6):
+        w.notify(path, now=100 + t)
+    w.run_due(now=101.0)
+    assert w.turns_run == 0  # still inside the quiet period after the last save
+    w.run_due(now=101.7)
+    assert w.turns_run == 1
+
+
+def _wait_for(predicate, seconds: float = 30) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_watch_command_end_to_end(isolated: Path) -> None:
+    """The real thing: watchdog sees a new file and a save, answers, and Ctrl-C ends it."""
+    folder = isolated / "discussions"
+    folder.mkdir()
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "discussions",
+            "watch",
+            str(folder),
+            "--debounce",
+            "0.2",
+            "--provider",
+            "mock",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        time.sleep(1.5)  # let the observer start
+        path = new("Live")
+        comment(path, "@pragmatist can we ship this week?")
+        assert _wait_for(
+            lambda: any(c.author == "AI-Pragmatist" for c in Discussion.load(path).comments)
+        )
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 0, out
+    assert "live.md: new file, watching it" in out
+    assert "Rob mentioned @pragmatist" in out
+    assert out.rstrip().endswith("stopped")
+    d = Discussion.load(path)
+    assert d.warnings == []
+    assert (
+        json.loads(CliRunner().invoke(cli, ["status", str(path), "--json"]).stdout)[
+            "pending_mentions"
+        ]
+        == []
+    )
