@@ -30,7 +30,11 @@ ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
 
 def cli(*args: str, cwd: Path = WORK, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [PY, "-m", "discussions", *args], cwd=cwd, env=ENV, capture_output=True, text=True,
+        [PY, "-m", "discussions", *args],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
         check=check,
     )
 
@@ -145,10 +149,15 @@ def bench_turn() -> None:
         f = project / f"t{n}.md"
         generate(f, 10, seed=n)
         who = [f"@{a}" for a in aliases[:n]]
-        t_par = timed(lambda f=f, who=who: cli("turn", str(f), *who, "--provider", "sleeper",
-                                                 cwd=project), 3)
-        t_seq = timed(lambda f=f, who=who: cli("turn", str(f), *who, "--provider", "sleeper",
-                                                 "--sequential", cwd=project), 1)
+        t_par = timed(
+            lambda f=f, who=who: cli("turn", str(f), *who, "--provider", "sleeper", cwd=project), 3
+        )
+        t_seq = timed(
+            lambda f=f, who=who: cli(
+                "turn", str(f), *who, "--provider", "sleeper", "--sequential", cwd=project
+            ),
+            1,
+        )
         print(
             f"{n} participants: parallel {t_par:.2f}s = {t_par / sleep:.2f}x the sleep "
             f"(target <= {1.1 * sleep + 0.2:.2f}s); sequential {t_seq:.2f}s; "
@@ -166,15 +175,20 @@ def bench_turn() -> None:
     )
     f = project / "mock.md"
     generate(f, 200)
-    out = subprocess.run([PY, "-c", code, str(f)], cwd=project, env=ENV, capture_output=True,
-                         text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [PY, "-c", code, str(f)], cwd=project, env=ENV, capture_output=True, text=True, check=True
+    ).stdout.split()
     t1, t6 = float(out[0]), float(out[1])
-    print(f"1 participant: {t1 * 1000:.1f} ms; 6 participants: {t6 * 1000:.1f} ms "
-          f"({t6 / 6 * 1000:.1f} ms each) on a 200-comment file")
+    print(
+        f"1 participant: {t1 * 1000:.1f} ms; 6 participants: {t6 * 1000:.1f} ms "
+        f"({t6 / 6 * 1000:.1f} ms each) on a 200-comment file"
+    )
     t_cli = timed(lambda: cli("turn", str(f), "@architect", "--provider", "mock", cwd=project), 5)
     t_status = timed(lambda: cli("status", str(f), cwd=project), 5)
-    print(f"`turn @architect --provider mock` {t_cli * 1000:.0f} ms vs `status` "
-          f"{t_status * 1000:.0f} ms: ratio {t_cli / t_status:.2f}")
+    print(
+        f"`turn @architect --provider mock` {t_cli * 1000:.0f} ms vs `status` "
+        f"{t_status * 1000:.0f} ms: ratio {t_cli / t_status:.2f}"
+    )
 
     section("many concurrent writers on one file: comments expected vs found")
     for run in range(3):
@@ -184,22 +198,131 @@ def bench_turn() -> None:
         procs = []
         turns, per_turn, comments = 4, 3, 12
         for _ in range(turns):
-            procs.append(subprocess.Popen(
-                [PY, "-m", "discussions", "turn", str(f), "@architect", "@security", "@pragmatist",
-                 "--provider", "mock"], cwd=project, env=ENV, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        PY,
+                        "-m",
+                        "discussions",
+                        "turn",
+                        str(f),
+                        "@architect",
+                        "@security",
+                        "@pragmatist",
+                        "--provider",
+                        "mock",
+                    ],
+                    cwd=project,
+                    env=ENV,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         for i in range(comments):
-            procs.append(subprocess.Popen(
-                [PY, "-m", "discussions", "comment", str(f), f"human {i}", "--author", f"H{i}"],
-                cwd=project, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            procs.append(
+                subprocess.Popen(
+                    [PY, "-m", "discussions", "comment", str(f), f"human {i}", "--author", f"H{i}"],
+                    cwd=project,
+                    env=ENV,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         codes = [p.wait() for p in procs]
         data = json.loads(cli("status", "--json", str(f)).stdout)
         expected = before + turns * per_turn + comments
-        print(f"run {run + 1}: expected {expected}, found {len(data['comments'])}, "
-              f"non-zero exits {sum(1 for c in codes if c)}, warnings {len(data['warnings'])}")
+        print(
+            f"run {run + 1}: expected {expected}, found {len(data['comments'])}, "
+            f"non-zero exits {sum(1 for c in codes if c)}, warnings {len(data['warnings'])}"
+        )
 
 
-BENCHES = {"status": bench_status, "turn": bench_turn}
+# --------------------------------------------------------------------------- issue 4
+
+
+def bench_watch() -> None:
+    section("watch: save-to-provider-start latency")
+    project = WORK / "watch"
+    folder = project / "discussions"
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = WORK / "provider-started"
+    script = WORK / "stamper.py"
+    script.write_text(
+        "import sys, time, json\nfrom pathlib import Path\n"
+        "t = repr(time.time()); p = Path(sys.argv[1]); tmp = p.with_suffix('.tmp')\n"
+        "tmp.write_text(t); tmp.replace(p)\nsys.stdin.read()\n"
+        "print(json.dumps({'comment': 'seen', 'vote': None}))\n"
+    )
+    user = WORK / "userdir"
+    user.mkdir(parents=True, exist_ok=True)
+    cmd = f"{shlex.quote(PY)} {shlex.quote(str(script))} {shlex.quote(str(stamp))}"
+    (user / "providers.yaml").write_text(
+        f"providers:\n  - name: stamper\n    command: {json.dumps(cmd)}\n", encoding="utf-8"
+    )
+    f = folder / "w.md"
+    generate(f, 50)
+    for debounce in (0.2, 1.0):
+        proc = subprocess.Popen(
+            [
+                PY,
+                "-m",
+                "discussions",
+                "watch",
+                str(folder),
+                "--debounce",
+                str(debounce),
+                "--provider",
+                "stamper",
+            ],
+            cwd=project,
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(2.0)
+        latencies = []
+        for i in range(5):
+            stamp.unlink(missing_ok=True)
+            saved = time.time()
+            with f.open("a", encoding="utf-8") as fh:  # a person typing and saving
+                fh.write(f"\n---\n\nName: Rob\n\n@architect question {i}?\n")
+            deadline = time.time() + 30
+            while not stamp.exists() and time.time() < deadline:
+                time.sleep(0.01)
+            if stamp.exists():
+                latencies.append(float(stamp.read_text()) - saved)
+            time.sleep(1.5)
+        proc.terminate()
+        proc.wait(timeout=10)
+        med = statistics.median(latencies) if latencies else float("nan")
+        print(
+            f"debounce {debounce:.1f}s: median save-to-provider-start {med:.2f}s over "
+            f"{len(latencies)} saves; above the debounce: {med - debounce:.2f}s"
+        )
+
+
+def bench_prompt() -> None:
+    section("prompt size per turn (context.max_chars = 60000 default)")
+    code = (
+        "import sys\nfrom discussions import Discussion\nfrom discussions.prompts import build_prompt\n"
+        "d = Discussion.load(sys.argv[1])\np = d.workspace.participants.get('security')\n"
+        "prompt, ctx = build_prompt(d, p)\n"
+        "print(len(d.text), len(prompt), ctx.full_comments, ctx.digested_comments, ctx.omitted_comments)\n"
+    )
+    for n in (20, 200, 2000, 20000):
+        f = WORK / f"prompt{n}.md"
+        generate(f, n, seed=n)
+        out = subprocess.run(
+            [PY, "-c", code, str(f)], env=ENV, capture_output=True, text=True, check=True
+        ).stdout.split()
+        size, plen, full, dig, omit = (int(x) for x in out)
+        print(
+            f"{n:>6} comments, file {size:>9,} chars: prompt {plen:>7,} chars "
+            f"({full} in full, {dig} digested, {omit} left out)"
+        )
+
+
+BENCHES = {"status": bench_status, "turn": bench_turn, "watch": bench_watch, "prompt": bench_prompt}
 
 
 def main() -> None:

@@ -141,36 +141,32 @@ def build_prompt(
     *,
     max_chars: int | None = None,
 ) -> tuple[str, Context]:
-    """The prompt for `participant` in `d`'s current state, and what its context holds."""
+    """The prompt for `participant` in `d`'s current state, and what its context holds.
+
+    The whole prompt stays within `max_chars` (default ``context.max_chars``) unless the
+    persona and instructions alone are longer than that."""
     info = d.phase_info
-    ctx = build_context(d, participant, max_chars or max_chars_for(d))
+    budget = max_chars or max_chars_for(d)
     wants_vote = bool(info and info.voting_mode and participant.votes)
-    lines: list[str] = [participant.personality.strip(), ""]
-    lines.append(
+    head: list[str] = [participant.personality.strip(), ""]
+    head.append(
         f"You are {participant.name} (@{participant.alias}), "
         f"{participant.role or 'a participant'}, "
         "in a structured discussion between AI personas and humans. Speak only for yourself."
     )
     if participant.expertise:
-        lines.append("Your expertise: " + ", ".join(participant.expertise) + ".")
+        head.append("Your expertise: " + ", ".join(participant.expertise) + ".")
     if participant.concerns:
-        lines.append("Questions you always ask: " + " ".join(participant.concerns))
-    lines += ["", f"## Discussion: {d.title}", ""]
+        head.append("Questions you always ask: " + " ".join(participant.concerns))
+    head += ["", f"## Discussion: {d.title}", ""]
     phase = f"{info.title} ({d.phase})" if info else d.phase
-    lines.append(f"Current phase: {phase}")
+    head.append(f"Current phase: {phase}")
     if info and info.instructions.strip():
-        lines += ["Phase instructions:", info.instructions.strip()]
-    lines += [
-        "",
-        "## The discussion so far",
-        "",
-        "<discussion>",
-        ctx.text.rstrip(),
-        "</discussion>",
-        "",
-    ]
-    lines.append("## Your task")
-    lines.append(
+        head += ["Phase instructions:", info.instructions.strip()]
+    head += ["", "## The discussion so far", "", "<discussion>"]
+
+    tail: list[str] = ["</discussion>", "", "## Your task"]
+    tail.append(
         callout.strip()
         if callout and callout.strip()
         else "Give your perspective on the discussion so far, from your area of expertise. "
@@ -179,14 +175,18 @@ def build_prompt(
     asked = [p for p in d.pending_mentions if p.alias == participant.alias]
     if asked:
         where = ", ".join(f"line {p.line} by {p.by}" for p in asked)
-        lines.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
-    lines += ["", "## Response format", RESPONSE_FORMAT]
+        tail.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
+    tail += ["", "## Response format", RESPONSE_FORMAT]
     if not participant.votes:
-        lines.append('You are a background participant and do not vote: set "vote" to null.')
+        tail.append('You are a background participant and do not vote: set "vote" to null.')
     elif wants_vote:
-        lines.append('This phase collects votes: set "vote" to READY, CHANGES or REJECT.')
+        tail.append('This phase collects votes: set "vote" to READY, CHANGES or REJECT.')
     else:
-        lines.append(
+        tail.append(
             'This phase does not collect votes yet: set "vote" to null unless you must block.'
         )
+    frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
+    # The whole prompt stays within the budget: the discussion gets what the frame leaves.
+    ctx = build_context(d, participant, max(2_000, budget - frame))
+    lines = [*head, ctx.text.rstrip(), *tail]
     return "\n".join(lines) + "\n", ctx
