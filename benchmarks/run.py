@@ -48,6 +48,19 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def compare(
+    a: Callable[[], object], b: Callable[[], object], repeat: int
+) -> tuple[float, float]:
+    """Median times of `a` and `b`, run alternately so machine noise hits both alike."""
+    ta, tb = [], []
+    for _ in range(repeat):
+        for fn, times in ((a, ta), (b, tb)):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+    return statistics.median(ta), statistics.median(tb)
+
+
 def generate(path: Path, comments: int, seed: int = 1) -> None:
     """A realistic discussion: prose, lists, mentions, inline code, some fenced code, votes."""
     rnd = random.Random(seed)
@@ -97,8 +110,11 @@ def bench_status() -> None:
         "import sys, markdown_it; t = open(sys.argv[1], encoding='utf-8').read(); "
         "markdown_it.MarkdownIt('commonmark').parse(t)"
     )
-    t_md = timed(lambda: subprocess.run([PY, "-c", parse, str(big)], check=True), 3)
-    t_status = timed(lambda: cli("status", "--json", str(big)), 3)
+    t_md, t_status = compare(
+        lambda: subprocess.run([PY, "-c", parse, str(big)], check=True),
+        lambda: cli("status", "--json", str(big)),
+        3,
+    )
     n = len(json.loads(cli("status", "--json", str(big)).stdout)["comments"])
     print(f"file: {size_mb:.1f} MB, {n} comments")
     print(f"markdown-it parse: {t_md:.2f}s   status --json: {t_status:.2f}s")
@@ -107,16 +123,20 @@ def bench_status() -> None:
     section("comment on the 20,000-comment file vs on a 10-comment file")
     small = WORK / "small.md"
     generate(small, 10)
-    t_big = timed(lambda: cli("comment", str(big), "benchmark comment", "--author", "Bench"), 9)
-    t_small = timed(lambda: cli("comment", str(small), "benchmark comment", "--author", "Bench"), 9)
+    t_big, t_small = compare(
+        lambda: cli("comment", str(big), "benchmark comment", "--author", "Bench"),
+        lambda: cli("comment", str(small), "benchmark comment", "--author", "Bench"),
+        9,
+    )
     print(f"small: {t_small * 1000:.0f} ms   big: {t_big * 1000:.0f} ms")
     print(f"ratio big/small = {t_big / t_small:.2f}  (target ~1)")
 
     section("status --json on a small file vs `python -c 'import click, yaml, markdown_it'`")
-    t_imports = timed(
-        lambda: subprocess.run([PY, "-c", "import click, yaml, markdown_it"], check=True), 15
+    t_imports, t_small_status = compare(
+        lambda: subprocess.run([PY, "-c", "import click, yaml, markdown_it"], check=True),
+        lambda: cli("status", "--json", str(small)),
+        21,
     )
-    t_small_status = timed(lambda: cli("status", "--json", str(small)), 15)
     print(f"imports: {t_imports * 1000:.0f} ms   status --json: {t_small_status * 1000:.0f} ms")
     print(f"ratio status/imports = {t_small_status / t_imports:.2f}  (target <= 1.5)")
 
@@ -183,8 +203,11 @@ def bench_turn() -> None:
         f"1 participant: {t1 * 1000:.1f} ms; 6 participants: {t6 * 1000:.1f} ms "
         f"({t6 / 6 * 1000:.1f} ms each) on a 200-comment file"
     )
-    t_cli = timed(lambda: cli("turn", str(f), "@architect", "--provider", "mock", cwd=project), 5)
-    t_status = timed(lambda: cli("status", str(f), cwd=project), 5)
+    t_cli, t_status = compare(
+        lambda: cli("turn", str(f), "@architect", "--provider", "mock", cwd=project),
+        lambda: cli("status", str(f), cwd=project),
+        7,
+    )
     print(
         f"`turn @architect --provider mock` {t_cli * 1000:.0f} ms vs `status` "
         f"{t_status * 1000:.0f} ms: ratio {t_cli / t_status:.2f}"

@@ -349,9 +349,6 @@ def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     return None
 
 
-_INDENTED_BOUNDARY = re.compile(r"^ ---[ \t]*$|^ Name:", re.M)
-
-
 def _warn_fence_examples(text: str, segments: list[tuple[int, int, int]], doc: Document) -> None:
     """Warn where a fence opened in one comment was cut short by a boundary."""
     for seg_start, seg_end, seg_line in segments:
@@ -479,6 +476,16 @@ def join_for_append(tail: Tail, block: str) -> str:
     if tail.newline != "\n":
         out = out.replace("\n", tail.newline)
     return out
+
+
+def join_blocks(tail: Tail, blocks: list[str]) -> str:
+    """The text that appends `blocks`, one after another, to a file ending in `tail`."""
+    out: list[str] = []
+    for block in blocks:
+        out.append(join_for_append(tail, block))
+        # What join_for_append leaves behind: a newline-terminated `---` separator.
+        tail = Tail(False, True, 0, True, None, tail.newline)
+    return "".join(out)
 
 
 def render_comment(

@@ -228,12 +228,7 @@ class Discussion:
         text = self.text
         if not self._pending:
             return text
-        tail = fmt.analyse_tail(text, at_file_start=True)
-        parts = [text]
-        for block in self._pending:
-            parts.append(fmt.join_for_append(tail, block))
-            tail = fmt.Tail(False, True, 0, True, None, tail.newline)
-        return "".join(parts)
+        return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), self._pending)
 
     def _derive(self) -> _State:
         doc = fmt.parse_document(self._full_text())

@@ -191,6 +191,55 @@ class Runner:
 
     # -- one participant ------------------------------------------------------------------
 
+    def request_for(
+        self, participant: Participant, prompt: str, wants_vote: bool
+    ) -> ProviderRequest:
+        return ProviderRequest(
+            prompt=prompt,
+            timeout=self.timeout or self.workspace.config.provider_timeout,
+            participant_name=participant.name,
+            participant_alias=participant.alias,
+            participant_role=participant.role,
+            concerns=list(participant.concerns),
+            wants_vote=wants_vote,
+        )
+
+    def ask(
+        self,
+        participant: Participant,
+        request: ProviderRequest,
+        forced: str | None,
+        outcome: ParticipantOutcome,
+    ) -> str | None:
+        """Walk the provider chain; record failures in `outcome`. The mock answers only when
+        nothing in the chain is installed (and no provider was forced)."""
+        mock_allowed = not forced and self.workspace.config.section("providers").get(
+            "mock_fallback", True
+        )
+        for name in self.provider_chain(participant, forced):
+            self._emit(TurnEvent("start", participant.alias, participant.name, name))
+            try:
+                text = self.providers.get(name).complete(request)
+            except ProviderError as exc:
+                outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
+                self._emit(
+                    TurnEvent("attempt_failed", participant.alias, participant.name, name, str(exc))
+                )
+                continue
+            outcome.provider = name
+            return text
+        if mock_allowed and all(
+            a.reason.startswith("not installed") or a.reason == "no provider of that name"
+            for a in outcome.attempts
+        ):
+            self._emit(TurnEvent("start", participant.alias, participant.name, "mock"))
+            outcome.provider = "mock"
+            outcome.mock_fallback = True
+            return self.providers.get("mock").complete(request)
+        return None
+
+    # -- one participant ------------------------------------------------------------------
+
     def _answer(
         self,
         d: Discussion,
@@ -200,44 +249,10 @@ class Runner:
         forced: str | None,
     ) -> ParticipantOutcome:
         outcome = ParticipantOutcome(participant.alias, participant.name)
-        request = ProviderRequest(
-            prompt=prompt,
-            timeout=self.timeout or self.workspace.config.provider_timeout,
-            participant_name=participant.name,
-            participant_alias=participant.alias,
-            participant_role=participant.role,
-            concerns=list(participant.concerns),
-            wants_vote=wants_vote,
-        )
-        chain = self.provider_chain(participant, forced)
-        mock_allowed = not forced and self.workspace.config.section("providers").get(
-            "mock_fallback", True
-        )
         started = time.monotonic()
-        text: str | None = None
-        for name in chain:
-            self._emit(TurnEvent("start", participant.alias, participant.name, name))
-            try:
-                text = self.providers.get(name).complete(request)
-                outcome.provider = name
-                break
-            except ProviderError as exc:
-                outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
-                self._emit(
-                    TurnEvent("attempt_failed", participant.alias, participant.name, name, str(exc))
-                )
-        if (
-            text is None
-            and mock_allowed
-            and all(
-                a.reason.startswith("not installed") or a.reason == "no provider of that name"
-                for a in outcome.attempts
-            )
-        ):
-            self._emit(TurnEvent("start", participant.alias, participant.name, "mock"))
-            text = self.providers.get("mock").complete(request)
-            outcome.provider = "mock"
-            outcome.mock_fallback = True
+        text = self.ask(
+            participant, self.request_for(participant, prompt, wants_vote), forced, outcome
+        )
         outcome.duration = time.monotonic() - started
         if text is None:
             outcome.status = "failed"
@@ -368,27 +383,14 @@ def narrate(
     """A narrative summary written by participant `alias`. Returns (text, who wrote it)."""
     participant = d.workspace.participants.get(alias)
     prompt, _ = build_prompt(d, participant, NARRATIVE_CALLOUT)
-    request = ProviderRequest(
-        prompt=prompt,
-        timeout=runner.timeout or runner.workspace.config.provider_timeout,
-        participant_name=participant.name,
-        participant_alias=participant.alias,
-        participant_role=participant.role,
-        concerns=list(participant.concerns),
+    outcome = ParticipantOutcome(participant.alias, participant.name)
+    text = runner.ask(
+        participant, runner.request_for(participant, prompt, False), provider, outcome
     )
-    failures: list[str] = []
-    for name in runner.provider_chain(participant, provider):
-        try:
-            text = runner.providers.get(name).complete(request)
-        except ProviderError as exc:
-            failures.append(str(exc))
-            continue
-        response = parse_response(text)
-        return fmt.neutralise(response.comment).strip(), f"{participant.name} via {name}"
-    if not provider and all("not installed" in f for f in failures):
-        text = runner.providers.get("mock").complete(request)
-        return fmt.neutralise(parse_response(text).comment).strip(), f"{participant.name} via mock"
-    raise ProviderError(participant.alias, "no provider answered", "; ".join(failures))
+    if text is None:
+        raise ProviderError(participant.alias, "no provider answered", outcome.error)
+    comment = parse_response(text).comment
+    return fmt.neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
 
 
 def _wait(fut: Any) -> ParticipantOutcome:

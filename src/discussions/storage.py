@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError
-from .format import Tail, analyse_tail, join_for_append
+from .format import analyse_tail, join_blocks
 
 _TAIL_CHUNK = 64 * 1024
 
@@ -116,19 +116,7 @@ def append(path: Path, blocks: Sequence[str]) -> None:
     try:
         size = os.fstat(fd).st_size
         text, whole = _read_tail(fd, size)
-        tail = analyse_tail(text, at_file_start=whole)
-        out: list[str] = []
-        for block in blocks:
-            out.append(join_for_append(tail, block))
-            tail = Tail(
-                empty=False,
-                ends_with_newline=True,
-                trailing_blank_lines=0,
-                ends_with_separator=True,
-                open_fence=None,
-                newline=tail.newline,
-            )
-        data = "".join(out).encode("utf-8")
+        data = join_blocks(analyse_tail(text, at_file_start=whole), list(blocks)).encode("utf-8")
         try:
             _write_all(fd, data)
             os.fsync(fd)

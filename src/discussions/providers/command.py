@@ -17,6 +17,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from typing import IO
 
 from ..errors import (
@@ -119,31 +120,25 @@ class CommandProvider(Provider):
                 except OSError:
                     pass
 
-        def drain_out(stream: IO[bytes]) -> None:
-            while True:
-                chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-                if not chunk:
-                    return
-                out.extend(chunk)
-                if len(out) > self.max_output:
-                    flooded.set()
-                    _kill_group(proc, signal.SIGKILL)
-                    return
+        def keep_out(chunk: bytes) -> bool:
+            out.extend(chunk)
+            if len(out) > self.max_output:
+                flooded.set()
+                _kill_group(proc, signal.SIGKILL)
+                return False
+            return True
 
-        def drain_err(stream: IO[bytes]) -> None:
-            while True:
-                chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-                if not chunk:
-                    return
-                err.extend(chunk)
-                if len(err) > 2 * _STDERR_KEEP:
-                    del err[:-_STDERR_KEEP]
+        def keep_err(chunk: bytes) -> bool:
+            err.extend(chunk)
+            if len(err) > 2 * _STDERR_KEEP:
+                del err[:-_STDERR_KEEP]
+            return True
 
         assert proc.stdin and proc.stdout and proc.stderr
         threads = [
             threading.Thread(target=feed, args=(proc.stdin,), daemon=True),
-            threading.Thread(target=drain_out, args=(proc.stdout,), daemon=True),
-            threading.Thread(target=drain_err, args=(proc.stderr,), daemon=True),
+            threading.Thread(target=_drain, args=(proc.stdout, keep_out), daemon=True),
+            threading.Thread(target=_drain, args=(proc.stderr, keep_err), daemon=True),
         ]
         for t in threads:
             t.start()
@@ -203,6 +198,15 @@ class CommandProvider(Provider):
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {elapsed:.1f}s", detail)
         return text
+
+
+def _drain(stream: IO[bytes], keep: Callable[[bytes], bool]) -> None:
+    """Read `stream` in chunks into `keep` until EOF or until `keep` says stop."""
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        chunk = read(65536)
+        if not chunk or not keep(chunk):
+            return
 
 
 def _last_lines(text: str, n: int = 3, limit: int = 400) -> str:
