@@ -52,3 +52,11 @@ def test_seed_session_status_output(isolated: Path) -> None:
     assert "Q: Should we use JWT or session cookies? (AI-Architect, line 20)" in out
     assert "Q: What's our token expiry policy? (AI-Security, line 31)" in out
     assert "Votes: READY: 1, CHANGES: 2, REJECT: 0" in out
+
+
+def test_example_discussions_in_the_repository_are_clean() -> None:
+    examples = Path(__file__).parent.parent / "discussions"
+    files = [p for p in examples.glob("*.md") if not p.name.endswith(".sum.md")]
+    assert files
+    for path in files:
+        assert Discussion.load(path).warnings == [], path

@@ -60,3 +60,15 @@ def test_human_required() -> None:
     assert r.reached
     r = calculate_consensus(votes | {"Rob": "CHANGES"}, config, humans={"Rob"})
     assert not r.reached
+
+
+def test_expected_voters_who_have_not_voted_count_as_not_ready() -> None:
+    r = calculate_consensus({"Rob": "READY"}, expected=["AI-Architect", "AI-Security"])
+    assert not r.reached
+    assert r.waiting_for == ["AI-Architect", "AI-Security"]
+    assert "not voted yet: AI-Architect, AI-Security" in r.reason
+    r = calculate_consensus(
+        {"Rob": "READY", "AI-Architect": "READY"}, expected=["AI-Architect", "AI-Security"]
+    )
+    assert r.reached  # 2 of 3
+    assert r.waiting_for == ["AI-Security"]

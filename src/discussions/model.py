@@ -462,9 +462,24 @@ class Discussion:
         return set(self._s.humans)
 
     @property
+    def expected_voters(self) -> list[str]:
+        """Display names of the discussion's participants whose votes count."""
+        registry = self.workspace.participants
+        names = []
+        for alias in self._s.participants:
+            if alias in registry:
+                p = registry.get(alias)
+                if p.votes:
+                    names.append(p.name)
+        return names
+
+    @property
     def consensus_result(self) -> ConsensusResult:
         return calculate_consensus(
-            self._s.votes, self.workspace.config.voting, humans=self._s.humans
+            self._s.votes,
+            self.workspace.config.voting,
+            humans=self._s.humans,
+            expected=self.expected_voters,
         )
 
     def has_consensus(self) -> bool:

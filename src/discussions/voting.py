@@ -40,6 +40,8 @@ class ConsensusResult:
     """Votes per value."""
     reason: str = ""
     """One line saying why."""
+    waiting_for: list[str] = field(default_factory=list)
+    """Expected voters who have not voted yet (they count as not READY)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -48,6 +50,7 @@ class ConsensusResult:
             "blocked_by": list(self.blocked_by),
             "counts": dict(self.counts),
             "reason": self.reason,
+            "waiting_for": list(self.waiting_for),
         }
 
 
@@ -60,29 +63,44 @@ def calculate_consensus(
     config: VotingConfig | None = None,
     *,
     humans: Collection[str] = (),
+    expected: Collection[str] = (),
 ) -> ConsensusResult:
     """Count `votes` (voter -> READY/CHANGES/REJECT) under `config`.
 
     `humans` names the voters who are people; it matters only with ``human_required``.
+    `expected` names voters who should vote (a discussion's voting participants): those who
+    have not voted yet count towards the total as not READY, so one early READY is not
+    consensus.
     """
     config = config or VotingConfig()
     counts = {v: 0 for v in VOTES}
     for value in votes.values():
         if value in counts:
             counts[value] += 1
-    total = sum(counts.values())
-    if total == 0:
-        return ConsensusResult(False, None, [], counts, "no votes yet")
+    waiting = [e for e in expected if e not in votes]
+    total = sum(counts.values()) + len(waiting)
+    if sum(counts.values()) == 0:
+        return ConsensusResult(False, None, [], counts, "no votes yet", waiting)
 
     rejecters = [who for who, v in votes.items() if v == "REJECT"]
     if rejecters and _meets(len(rejecters), total, config.threshold_reject):
         return ConsensusResult(
-            False, "REJECT", rejecters, counts, f"blocked by REJECT from {', '.join(rejecters)}"
+            False,
+            "REJECT",
+            rejecters,
+            counts,
+            f"blocked by REJECT from {', '.join(rejecters)}",
+            waiting,
         )
     if _meets(counts["READY"], total, config.threshold_ready):
         if config.human_required and not any(votes.get(h) == "READY" for h in humans):
             return ConsensusResult(
-                False, "READY", [], counts, "READY threshold met; waiting for a human READY vote"
+                False,
+                "READY",
+                [],
+                counts,
+                "READY threshold met; waiting for a human READY vote",
+                waiting,
             )
         return ConsensusResult(
             True,
@@ -90,12 +108,12 @@ def calculate_consensus(
             [],
             counts,
             f"{counts['READY']} of {total} READY (threshold {config.threshold_ready:.2f})",
+            waiting,
         )
     holders = [who for who, v in votes.items() if v != "READY"]
+    reason = f"{counts['READY']} of {total} READY, below threshold {config.threshold_ready:.2f}"
+    if waiting:
+        reason += f"; not voted yet: {', '.join(waiting)}"
     return ConsensusResult(
-        False,
-        "CHANGES",
-        holders,
-        counts,
-        f"{counts['READY']} of {total} READY, below threshold {config.threshold_ready:.2f}",
+        False, "CHANGES" if holders else "READY", holders, counts, reason, waiting
     )
