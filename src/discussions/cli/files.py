@@ -164,9 +164,10 @@ def render_status(d: Discussion, verbose: bool) -> None:
         click.echo(f"Participants: {', '.join(d.participants)}")
 
     comments = d.comments
+    votes = d.votes
     latest: dict[str, tuple[str | None, str]] = {}
     for c in comments:
-        latest[c.author] = (d.votes.get(c.author), c.summary)
+        latest[c.author] = (votes.get(c.author), c.summary)
     click.echo("")
     click.echo(f"Comments: {len(comments)} from {len(latest)} author(s)")
     for author, (vote, summary) in latest.items():
