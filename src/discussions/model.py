@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from . import storage
-from .errors import DiscussionNotFound, InvalidVote, PhaseError
+from .errors import InvalidVote, PhaseError
 from .markers import Marker, extract, normalise_vote
 from .voting import ConsensusResult, calculate_consensus
 
@@ -139,10 +139,7 @@ class Discussion:
     def load(cls, path: str | Path, workspace: Workspace | None = None) -> Discussion:
         """Open an existing discussion file (read lazily, on first use)."""
         p = Path(path)
-        if not p.exists():
-            raise DiscussionNotFound(f"no such discussion file: {p}")
-        if p.is_dir():
-            raise DiscussionNotFound(f"{p} is a folder, not a discussion file")
+        storage.check_exists(p)
         return cls(p, workspace)
 
     @classmethod

@@ -28,13 +28,23 @@ from .format import analyse_tail, join_blocks
 _TAIL_CHUNK = 64 * 1024
 
 
+def not_found(path: Path) -> DiscussionNotFound:
+    """The error for a discussion path that is missing or is a folder."""
+    if path.is_dir():
+        return DiscussionNotFound(f"{path} is a folder, not a discussion file")
+    return DiscussionNotFound(f"no such discussion file: {path}")
+
+
+def check_exists(path: Path) -> None:
+    if not path.is_file():
+        raise not_found(path)
+
+
 def read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
-    except FileNotFoundError:
-        raise DiscussionNotFound(f"no such discussion file: {path}") from None
-    except IsADirectoryError:
-        raise DiscussionNotFound(f"{path} is a folder, not a discussion file") from None
+    except (FileNotFoundError, IsADirectoryError):
+        raise not_found(path) from None
     except OSError as exc:
         raise DiscussionsError(f"cannot read {path}: {exc.strerror}") from None
 
@@ -63,10 +73,8 @@ def _open_locked(path: Path) -> int:
     for _ in range(100):
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
-        except FileNotFoundError:
-            raise DiscussionNotFound(f"no such discussion file: {path}") from None
-        except IsADirectoryError:
-            raise DiscussionNotFound(f"{path} is a folder, not a discussion file") from None
+        except (FileNotFoundError, IsADirectoryError):
+            raise not_found(path) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             held = os.fstat(fd)
