@@ -5,6 +5,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,6 +79,23 @@ def read_text_arg(text: str | None) -> str | None:
         except UnicodeDecodeError:
             raise DiscussionsError("standard input is not valid UTF-8") from None
     return text
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` safe to show on a terminal: control characters (escape sequences, carriage
+    returns, bidi overrides) become visible ``\\x1b``-style escapes. Newlines and tabs stay."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1], text)
+
+
+def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print text that may hold someone else's words (AI output, file content, stderr of a
+    provider) for a person: control characters are escaped first."""
+    click.echo(printable(text), err=err, nl=nl)
 
 
 def color_enabled() -> bool:
