@@ -134,6 +134,8 @@ class TurnEvent:
     provider: str | None = None
     message: str = ""
     outcome: ParticipantOutcome | None = None
+    remaining: int = 0
+    """For ``attempt_failed``: how many providers are left to try in the chain."""
 
 
 def _clean_meta(text: str) -> str:
@@ -216,14 +218,22 @@ class Runner:
         mock_allowed = not forced and self.workspace.config.section("providers").get(
             "mock_fallback", True
         )
-        for name in self.provider_chain(participant, forced):
+        chain = self.provider_chain(participant, forced)
+        for index, name in enumerate(chain):
             self._emit(TurnEvent("start", participant.alias, participant.name, name))
             try:
                 text = self.providers.get(name).complete(request)
             except ProviderError as exc:
                 outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
                 self._emit(
-                    TurnEvent("attempt_failed", participant.alias, participant.name, name, str(exc))
+                    TurnEvent(
+                        "attempt_failed",
+                        participant.alias,
+                        participant.name,
+                        name,
+                        str(exc),
+                        remaining=len(chain) - index - 1,
+                    )
                 )
                 continue
             outcome.provider = name
