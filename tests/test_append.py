@@ -9,10 +9,11 @@ import tempfile
 import threading
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discussions import Discussion
+from discussions import Discussion, NotWritable
 from discussions import format as fmt
 from discussions.storage import append
 
@@ -56,6 +57,8 @@ lines = st.lists(st.one_of(special_lines, line_text), max_size=40)
 @st.composite
 def files(draw: st.DrawFn) -> bytes:
     text = "\n".join(draw(lines))
+    if draw(st.integers(0, 3)):  # mostly discussions; sometimes any text, which is refused
+        text = "<!-- DISCUSSION -->\n" + text
     if draw(st.booleans()):
         text += "\n"
     if draw(st.booleans()):
@@ -68,6 +71,11 @@ def files(draw: st.DrawFn) -> bytes:
 hostile = st.lists(st.one_of(special_lines, line_text), max_size=15).map("\n".join)
 authors = st.sampled_from(["Rob", "Zoë Ångström", "AI-Architect", "a b  c"])
 votes = st.sampled_from([None, "READY", "changes", "Reject"])
+
+
+def _is_discussion(data: bytes) -> bool:
+    text = fmt.decode(data)[0]
+    return text.lstrip().startswith("<!-- DISCUSSION -->") or bool(fmt.parse_document(text).comments)
 
 
 def _comments(path: Path) -> list[tuple[str, int, str | None]]:
@@ -94,6 +102,12 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
                 " ".join(author.split()), fmt.neutralise(text), vote=vote.upper() if vote else None
             )
         )
+        if not _is_discussion(original):
+            # Writers refuse what is not a discussion, and leave it exactly as it was.
+            with pytest.raises(NotWritable):
+                d.save()
+            assert path.read_bytes() == original
+            return
         d.save()
         after_bytes = path.read_bytes()
         assert after_bytes.startswith(original)

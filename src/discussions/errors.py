@@ -3,6 +3,8 @@
     DiscussionsError
     ├── DiscussionNotFound      the discussion file does not exist
     ├── DiscussionExists        `new` would overwrite an existing file
+    ├── NotWritable             a write was refused: not a discussion, unresolved merge
+    │                           conflict, a link out of the project, read-only, torn
     ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
     ├── PhaseError              unknown phase, or no next phase to advance to
     ├── ConfigError             a configuration file is unreadable or invalid
@@ -35,6 +37,10 @@ class DiscussionNotFound(DiscussionsError):
 
 class DiscussionExists(DiscussionsError):
     pass
+
+
+class NotWritable(DiscussionsError):
+    """The engine refuses to append to this file; the file is left untouched."""
 
 
 class InvalidVote(DiscussionsError):

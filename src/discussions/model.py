@@ -6,119 +6,60 @@ is lazy: `Discussion.load` only checks the file exists, so appending a comment n
 
 from __future__ import annotations
 
+import hashlib
 import re
-from dataclasses import dataclass, field
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import format as fmt
 from . import storage
+from .derive import Comment, Item, PendingMention, State, derive
 from .errors import InvalidVote, PhaseError
-from .markers import Marker, extract, normalise_vote
+from .markers import normalise_vote
 from .voting import ConsensusResult, calculate_consensus
 
 if TYPE_CHECKING:
     from .templates import Phase, Template
     from .workspace import Workspace
 
-_META = re.compile(r"^<!--[ \t]*(provider:[^\n]*?)[ \t]*-->[ \t]*$", re.M)
-_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
-_SLUG = re.compile(r"[^a-z0-9]+")
+__all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
+
+T = TypeVar("T")
+
+_SLUG = re.compile(r"[^\w]+")
 
 
-@dataclass(slots=True)
-class Item:
-    """A question, todo, decision, assignment, done item or concern."""
+@dataclass(slots=True, frozen=True)
+class _Change:
+    """A phase or status change queued by `advance` / `set_status`, decided again under the
+    file lock when saved: if someone else made the same change meanwhile it is not written
+    twice, and a change from a state the file is no longer in is refused."""
 
     kind: str
-    """Marker keyword: ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE``, ``CONCERN``."""
-    text: str
-    """Text after the marker."""
-    author: str
-    """Author of the comment it is in."""
-    line: int
-    """1-based line number."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "author": self.author, "line": self.line}
-
-
-@dataclass(slots=True)
-class Comment:
-    """One comment with what was found in it."""
-
-    author: str
-    """Name after ``Name:``."""
-    line: int
-    """Line of the ``Name:`` line."""
-    end_line: int
-    """Last line of the comment."""
-    body: str
-    """Comment text (newlines normalised)."""
-    vote: str | None = None
-    """Last valid ``VOTE:`` in the comment."""
-    markers: list[Marker] = field(default_factory=list)
-    """All markers, in order."""
-    mentions: list[str] = field(default_factory=list)
-    """Aliases mentioned, in order, without duplicates."""
-    meta: dict[str, str] = field(default_factory=dict)
-    """What the engine recorded about the comment (provider, duration, failures)."""
-
-    @property
-    def summary(self) -> str:
-        """The first line of prose, shortened, for listings."""
-        for raw in self.body.splitlines():
-            s = raw.strip()
-            if s and not s.startswith(("<!--", "VOTE:", "```", "~~~", "---", "*[mock")):
-                return s if len(s) <= 72 else s[:69].rstrip() + "..."
-        return ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "author": self.author,
-            "line": self.line,
-            "vote": self.vote,
-            "mentions": list(self.mentions),
-            "meta": dict(self.meta),
-        }
-
-
-@dataclass(slots=True)
-class PendingMention:
-    """A participant mentioned and not heard from since."""
-
-    alias: str
-    """Who was mentioned."""
-    by: str
-    """Who mentioned them."""
-    line: int
-    """Where (the earliest unanswered mention)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"alias": self.alias, "by": self.by, "line": self.line}
-
-
-@dataclass(slots=True)
-class _State:
-    doc: fmt.Document
-    title: str
-    phase: str
-    status: str
-    participants: list[str]
-    template: Template | None
-    comments: list[Comment]
-    votes: dict[str, str]
-    items: dict[str, list[Item]]
-    pending: list[PendingMention]
-    warnings: list[fmt.ParseWarning]
-    humans: set[str]
-    phase_line: int
+    """``phase`` or ``status``."""
+    source: str
+    target: str
+    strict: bool
+    """Refuse (True) or silently drop (False) when the file has moved elsewhere meanwhile."""
 
 
 def slugify(title: str) -> str:
-    slug = _SLUG.sub("-", title.lower()).strip("-")[:60].strip("-")
-    return slug or "discussion"
+    """A file name for `title`: letters of every script are kept (accents folded where that
+    is lossless), everything else becomes ``-``. A title with no letters or digits at all
+    (emoji, punctuation) gets ``discussion-`` and a short hash, so distinct titles stay
+    distinct."""
+    folded = unicodedata.normalize("NFKD", title.lower())
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = unicodedata.normalize("NFC", folded)
+    slug = _SLUG.sub("-", folded).strip("-_")[:60].strip("-_")
+    if slug:
+        return slug
+    digest = hashlib.sha256(title.strip().encode("utf-8")).hexdigest()[:8]
+    return f"discussion-{digest}"
 
 
 class Discussion:
@@ -130,8 +71,8 @@ class Discussion:
         self._text: str | None = None
         self._decode_warnings: list[fmt.ParseWarning] = []
         self._new_text: str | None = None  # a created discussion not yet saved
-        self._pending: list[str] = []
-        self._state: _State | None = None
+        self._pending: list[str | _Change] = []
+        self._state: State | None = None
 
     # -- construction ------------------------------------------------------------------
 
@@ -165,7 +106,12 @@ class Discussion:
         tpl = workspace.templates.get(template or workspace.config.default_template)
         aliases = [a.strip().lstrip("@").lower() for a in (participants or []) if a.strip()]
         if not aliases:
-            aliases = list(tpl.participants) or workspace.config.default_participants
+            # --participants, then discussions.yaml's default_participants, then the template's.
+            aliases = (
+                workspace.config.configured_participants
+                or list(tpl.participants)
+                or workspace.config.default_participants
+            )
         for alias in aliases:
             workspace.participants.get(alias)  # unknown aliases fail now, not at the first turn
         shown_title = tpl.title_format.replace("{title}", title)
@@ -180,7 +126,7 @@ class Discussion:
                 ("Participants", ", ".join(aliases)),
             ]
         )
-        ctx = fmt.normalise_newlines(context).strip() if context else ""
+        ctx = fmt.neutralise(context).strip() if context else ""
         body = tpl.body.replace("{title}", shown_title).replace(
             "{context}", ctx or "[Describe what is being discussed and why]"
         )
@@ -216,162 +162,19 @@ class Discussion:
         self._state = None
 
     @property
-    def _s(self) -> _State:
+    def _s(self) -> State:
         if self._state is None:
-            self._state = self._derive()
+            self._state = derive(
+                self._full_text(), self.workspace, self.path.stem, self._decode_warnings
+            )
         return self._state
 
     def _full_text(self) -> str:
         text = self.text
         if not self._pending:
             return text
-        return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), self._pending)
-
-    def _derive(self) -> _State:
-        doc = fmt.parse_document(self._full_text())
-        warnings = list(self._decode_warnings) + list(doc.warnings)
-        ws = self.workspace
-        registry = ws.participants
-        header = doc.header
-        if not doc.is_discussion:
-            warnings.append(fmt.ParseWarning(1, "missing `<!-- DISCUSSION -->` header line"))
-
-        def header_line(key: str) -> int:
-            for f in doc.header_fields:
-                if f.key == key:
-                    return f.line
-            return 1
-
-        template: Template | None = None
-        tname = header.get("template")
-        if tname:
-            template = ws.templates.find(tname)
-            if template is None:
-                warnings.append(
-                    fmt.ParseWarning(header_line("template"), f"unknown template '{tname}'")
-                )
-        else:
-            template = ws.templates.find(ws.config.default_template)
-        known = set(template.phase_ids()) if template else set()
-
-        phase = header.get("phase") or (template.first_phase if template else "initial_feedback")
-        if known and phase not in known:
-            warnings.append(
-                fmt.ParseWarning(
-                    header_line("phase"),
-                    f"phase '{phase}' is not a phase of template "
-                    f"'{template.name if template else ''}'"
-                    f" ({', '.join(sorted(known))})",
-                )
-            )
-        status = header.get("status") or "OPEN"
-        reset_line = 0
-        phase_line = 0
-        for m in doc.engine_markers:
-            if m.kind == "phase-transition":
-                if m.source and m.source != phase:
-                    warnings.append(
-                        fmt.ParseWarning(
-                            m.line, f"transition from '{m.source}' but the phase was '{phase}'"
-                        )
-                    )
-                if known and m.target not in known:
-                    warnings.append(
-                        fmt.ParseWarning(m.line, f"transition to unknown phase '{m.target}'")
-                    )
-                phase = m.target
-                reset_line = phase_line = m.line
-            elif m.kind == "vote-reset":
-                reset_line = m.line
-            elif m.kind == "status-change":
-                status = m.target
-
-        comments: list[Comment] = []
-        votes: dict[str, str] = {}
-        items: dict[str, list[Item]] = {
-            k: [] for k in ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
-        }
-        humans: set[str] = set()
-        last_by_alias: dict[str, int] = {}
-        raw_mentions: list[tuple[int, str, str, int]] = []  # (comment index, alias, by, line)
-        for index, block in enumerate(doc.comments):
-            found = extract(block.body, block.body_line)
-            warnings.extend(found.warnings)
-            mentions: list[str] = []
-            for mention in found.mentions:
-                if mention.alias not in mentions:
-                    mentions.append(mention.alias)
-                raw_mentions.append((index, mention.alias, block.author, mention.line))
-            meta: dict[str, str] = {}
-            mm = _META.search(block.body)
-            if mm:
-                for part in mm.group(1).split(" | "):
-                    key, _, value = part.partition(":")
-                    meta[key.strip()] = value.strip()
-            comment = Comment(
-                author=block.author,
-                line=block.line,
-                end_line=block.end_line,
-                body=block.body,
-                vote=found.vote,
-                markers=found.markers,
-                mentions=mentions,
-                meta=meta,
-            )
-            comments.append(comment)
-            participant = registry.for_author(block.author)
-            if participant is None:
-                humans.add(block.author)
-            for key in registry.author_aliases(block.author):
-                last_by_alias[key] = index
-            counts = participant is None or participant.votes
-            for marker in found.markers:
-                if marker.kind == "VOTE":
-                    if counts and marker.line > reset_line:
-                        votes.pop(block.author, None)  # keep dict order = order of latest votes
-                        votes[block.author] = marker.text
-                else:
-                    items[marker.kind].append(
-                        Item(marker.kind, marker.text, block.author, marker.line)
-                    )
-
-        participants = [
-            a.strip().lstrip("@").lower()
-            for a in (header.get("participants") or "").split(",")
-            if a.strip()
-        ]
-        if "participants" not in header:
-            participants = list(template.participants) if template else []
-
-        pending: dict[str, PendingMention] = {}
-        for index, alias, by, line in raw_mentions:
-            targets = participants if alias == "all" else [alias]
-            for target in targets:
-                if target in registry.author_aliases(by) or target in pending:
-                    continue
-                if last_by_alias.get(target, -1) <= index:
-                    pending[target] = PendingMention(target, by, line)
-
-        title = header.get("title") or ""
-        if not title:
-            h = _HEADING.search(doc.preamble)
-            title = h.group(1).strip() if h else self.path.stem
-        warnings.sort(key=lambda w: w.line)
-        return _State(
-            doc=doc,
-            title=title,
-            phase=phase,
-            status=status,
-            participants=participants,
-            template=template,
-            comments=comments,
-            votes=votes,
-            items=items,
-            pending=list(pending.values()),
-            warnings=warnings,
-            humans=humans,
-            phase_line=phase_line,
-        )
+        blocks = [b if isinstance(b, str) else _render_change(b) for b in self._pending]
+        return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), blocks)
 
     # -- state -------------------------------------------------------------------------
 
@@ -445,6 +248,12 @@ class Discussion:
         return list(self._s.pending)
 
     @property
+    def mention_typos(self) -> list[tuple[str, str, int]]:
+        """(mentioned name, closest participant alias, line) for mentions that match nobody
+        but look like a participant's alias mistyped."""
+        return list(self._s.mention_typos)
+
+    @property
     def warnings(self) -> list[fmt.ParseWarning]:
         return list(self._s.warnings)
 
@@ -452,6 +261,11 @@ class Discussion:
     def phase_started_line(self) -> int:
         """Line of the transition into the current phase (0: the header's phase)."""
         return self._s.phase_line
+
+    @property
+    def status_changed_line(self) -> int:
+        """Line of the last status change (0: the header's status)."""
+        return self._s.status_line
 
     @property
     def humans(self) -> set[str]:
@@ -485,10 +299,15 @@ class Discussion:
     # -- changes (appended by save()) --------------------------------------------------
 
     def add_comment(self, author: str, text: str = "", vote: str | None = None) -> None:
-        """Queue a comment by `author`. Raises `InvalidVote` for a bad vote."""
+        """Queue a comment by `author`. Raises `InvalidVote` for a bad vote.
+
+        `text` is one comment by `author`: it may carry their own markers and votes, but never a
+        comment boundary, an engine marker or anything that renders as another comment."""
         author = " ".join(author.split())
         if not author:
             raise InvalidVote("a comment needs an author name")
+        if len(author) > 80 or any(unicodedata.category(ch)[0] == "C" for ch in author):
+            raise InvalidVote("an author name is one line of at most 80 printable characters")
         norm = None
         if vote is not None:
             norm = normalise_vote(vote)
@@ -496,7 +315,7 @@ class Discussion:
                 raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
-        self._pending.append(fmt.render_comment(author, text, vote=norm))
+        self._pending.append(fmt.render_comment(author, fmt.neutralise(text), vote=norm))
         self._state = None
 
     def add_block(self, block: str) -> None:
@@ -504,8 +323,9 @@ class Discussion:
         self._pending.append(block)
         self._state = None
 
-    def advance(self, to: str | None = None) -> str:
-        """Queue a transition to `to` (default: the current phase's next). Returns the target."""
+    def advance(self, to: str | None = None, *, strict: bool = True) -> str:
+        """Queue a transition to `to` (default: the current phase's next). Returns the target.
+        When saved, the transition is written only if the file is still in this phase."""
         current = self.phase
         template = self.template
         known = template.phase_ids() if template else []
@@ -523,30 +343,97 @@ class Discussion:
             raise PhaseError(f"unknown phase '{to}' (phases: {', '.join(known)})")
         if to == current:
             raise PhaseError(f"the discussion is already in phase '{to}'")
-        self._pending.append(fmt.render_phase_transition(current, to))
+        self._pending.append(_Change("phase", current, to, strict))
         self._state = None
         return to
 
-    def set_status(self, status: str) -> None:
+    def set_status(self, status: str, *, strict: bool = True) -> str:
+        """Queue a status change (``CLOSED``, ``DECIDED``, ``OPEN``...). Returns the status."""
         status = status.strip().upper()
-        if not status or not re.fullmatch(r"[A-Z][A-Z0-9_-]*", status):
-            raise PhaseError(f"invalid status '{status}'")
-        self._pending.append(fmt.render_status_change(self.status, status))
+        if not status or not re.fullmatch(r"[A-Z][A-Z0-9_-]{0,39}", status):
+            raise PhaseError(f"invalid status '{status}' (letters, digits, '-' or '_')")
+        if status == self.status:
+            raise PhaseError(f"the discussion's status is already {status}")
+        self._pending.append(_Change("status", self.status, status, strict))
+        self._state = None
+        return status
+
+    def reset_votes(self) -> None:
+        """Queue a vote reset: votes cast so far in this phase stop counting."""
+        self._pending.append(f"<!-- VOTE-RESET: {self.phase} -->\n")
         self._state = None
 
     @property
     def unsaved(self) -> bool:
         return self._new_text is not None or bool(self._pending)
 
+    @property
+    def _root(self) -> Path:
+        return self.workspace.config.base_dir
+
     def save(self) -> None:
-        """Write: create the file if new, then append queued blocks under the file lock."""
+        """Write: create the file if new, then append queued blocks under the file lock.
+        Queued phase and status changes are checked against the file as it is then."""
         if self._new_text is not None:
             storage.create(self.path, self._new_text)
             self._new_text = None
         if self._pending:
-            storage.append(self.path, self._pending)
+            queued = self._pending
+            if all(isinstance(b, str) for b in queued):
+                storage.append(
+                    self.path, [b for b in queued if isinstance(b, str)], root=self._root
+                )
+            else:
+                storage.locked_append(
+                    self.path, lambda text: self._settle(queued, text), root=self._root
+                )
             self._pending = []
         self.reload()
+
+    def _settle(self, queued: list[str | _Change], text: str) -> list[str]:
+        """The blocks to write for `queued`, given the file's `text` under the lock."""
+        now = Discussion(self.path, self._workspace)
+        now._text = text.removeprefix(fmt.BOM)
+        blocks: list[str] = []
+        for item in queued:
+            if isinstance(item, str):
+                blocks.append(item)
+                now._pending.append(item)
+                continue
+            current = now.phase if item.kind == "phase" else now.status
+            if current == item.target:
+                continue  # made meanwhile (another turn, another person): not twice
+            if current != item.source:
+                if not item.strict:
+                    continue
+                what = "phase" if item.kind == "phase" else "status"
+                raise PhaseError(
+                    f"the discussion's {what} changed to '{current}' meanwhile; "
+                    "nothing was written, check `discussions status` and try again"
+                )
+            blocks.append(_render_change(item))
+            now._pending.append(blocks[-1])
+            now._state = None
+        return blocks
+
+    def transact(self, change: Callable[[Discussion], T]) -> T:
+        """Decide and write in one step under the file lock: `change` gets the discussion as
+        the file is now, queues what it decides (`advance`, `set_status`, `add_comment`) and
+        returns a result; what it queued is appended before the lock is released."""
+        if self.unsaved:
+            self.save()
+        results: list[T] = []
+
+        def build(text: str) -> list[str]:
+            now = Discussion(self.path, self._workspace)
+            now._text = text.removeprefix(fmt.BOM)
+            results.append(change(now))
+            queued, now._pending = now._pending, []
+            return now._settle(queued, text)
+
+        storage.locked_append(self.path, build, root=self._root)
+        self.reload()
+        return results[0]
 
     # -- export ------------------------------------------------------------------------
 
@@ -574,3 +461,9 @@ class Discussion:
             "pending_mentions": [p.to_dict() for p in s.pending],
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
+
+
+def _render_change(change: _Change) -> str:
+    if change.kind == "phase":
+        return fmt.render_phase_transition(change.source, change.target)
+    return fmt.render_status_change(change.source, change.target)

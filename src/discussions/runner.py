@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import format as fmt
 from . import phases, storage
+from .derive import body_digest
 from .errors import ProviderError
+from .markers import extract
 from .model import Discussion
 from .participants import Participant
 from .prompts import build_prompt
@@ -279,6 +281,10 @@ class Runner:
         if vote and not participant.votes:
             outcome.notes.append(f"background participant: vote {vote} not recorded")
             vote = None
+        comment = fmt.neutralise(response.comment)
+        digest = body_digest(
+            fmt.render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
+        )
         meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
         if outcome.attempts:
             meta.append(
@@ -287,12 +293,17 @@ class Runner:
             )
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
-        block = fmt.render_comment(
-            participant.name, fmt.neutralise(response.comment), vote=vote, meta=" | ".join(meta)
-        )
-        storage.append(d.path, [block])
+        meta.append(f"digest: {digest}")
+        block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
+        storage.append(d.path, [block], root=d.workspace.config.base_dir)
         outcome.status = "posted"
-        outcome.vote = vote
+        # What is reported is what the file says: the vote read back from the bytes written.
+        written = extract(block.split("\n", 1)[1], 2)
+        outcome.vote = written.vote if participant.votes else None
+        if outcome.vote != vote:
+            outcome.notes.append(
+                f"the answer's vote {vote or 'none'} reads as {outcome.vote or 'none'} in the file"
+            )
         return outcome
 
     # -- a turn ---------------------------------------------------------------------------
@@ -314,6 +325,9 @@ class Runner:
         if d._workspace is None:
             d._workspace = self.workspace
         chosen = select_participants(d, participants or ())
+        # A file we may not write (not a discussion, conflict lines, read-only, a link out of
+        # the project) fails now, before any provider is called.
+        storage.check_appendable(d.path, d.workspace.config.base_dir)
         providers = self.providers  # configuration errors surface before anything runs
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
@@ -342,14 +356,18 @@ class Runner:
                         for part, prompt, wants in jobs
                     ]
                     try:
-                        for (part, _, _), fut in zip(jobs, futures, strict=True):
-                            outcome = _wait(fut)
-                            result.outcomes.append(outcome)
+                        by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
+                        outcomes: dict[str, ParticipantOutcome] = {}
+                        for fut in _as_completed(futures):
+                            part = by_future[fut]
+                            outcome = fut.result()
+                            outcomes[part.alias] = outcome
                             self._emit(
                                 TurnEvent(
                                     "done", part.alias, part.name, outcome.provider, outcome=outcome
                                 )
                             )
+                        result.outcomes.extend(outcomes[part.alias] for part, _, _ in jobs)
                     except KeyboardInterrupt:
                         # Stop the providers before the pool waits for its workers; answers
                         # already appended stay, nothing half-written is left.
@@ -362,13 +380,7 @@ class Runner:
             raise
 
         d.reload()
-        for _ in range(3):
-            change = phases.auto_advance(d)
-            if change is None:
-                break
-            phases.apply(d, change)
-            d.save()
-            result.changes.append(change)
+        result.changes.extend(phases.settle(d))
         if self.workspace.config.summary_files:
             from .summary import write_summary
 
@@ -403,11 +415,9 @@ def narrate(
     return fmt.neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
 
 
-def _wait(fut: Any) -> ParticipantOutcome:
-    # Wait in short slices so Ctrl-C reaches the main thread promptly.
-    while True:
-        try:
-            out: ParticipantOutcome = fut.result(timeout=0.2)
-            return out
-        except TimeoutError:
-            continue
+def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:
+    """Futures as they finish, waiting in short slices so Ctrl-C reaches the main thread."""
+    left = set(futures)
+    while left:
+        done, left = wait(left, timeout=0.2, return_when=FIRST_COMPLETED)
+        yield from (f for f in futures if f in done)

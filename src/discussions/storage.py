@@ -2,36 +2,58 @@
 
 The append-only guarantee lives here. An append:
 
-1. opens the file by path and takes an exclusive ``flock`` on it; if the path now names another
-   file (an editor saved by renaming a new file into place), it reopens and locks again, so the
+1. resolves the path and refuses to write through a symbolic link that leads out of the project;
+2. opens the file and takes an exclusive ``flock`` on it; if the path now names another file
+   (an editor saved by renaming a new file into place), it reopens and locks again, so the
    editor's version is what gets appended to;
-2. reads only the tail of the file (enough to hold the last comment boundary) to decide how the
+3. refuses, with the file untouched, anything that is not a discussion (no ``<!-- DISCUSSION
+   -->`` header and no comment structure: a README, a script, a binary) and a file with
+   unresolved merge-conflict lines;
+4. reads only the tail of the file (enough to hold the last comment boundary) to decide how the
    new text joins on: a closing fence, a blank line, a separator;
-3. writes the new bytes at the end in one ``write`` loop, and ``fsync``s;
-4. if any write fails, truncates the file back to its old length, so the old bytes are exactly
+5. writes the new bytes at the end in one ``write`` loop with SIGINT/SIGTERM/SIGHUP held back
+   (a signal waits until the write is whole), and ``fsync``s;
+6. if any write fails, truncates the file back to its old length, so the old bytes are exactly
    what they were and nothing half-written remains.
 
-Bytes already in the file are never rewritten. Cost does not depend on the file's size.
+Bytes already in the file are never rewritten. Apart from a C-speed scan for conflict lines, the
+cost does not depend on the file's size. `locked_append` lets a caller decide what to append
+from the file as it is under the lock (phase transitions, status changes), so two processes
+can never both write the same transition.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import mmap
 import os
-from collections.abc import Sequence
+import re
+import signal
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError
+from . import conflicts
+from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError, NotWritable
 from .format import analyse_tail, join_blocks
 
 _TAIL_CHUNK = 64 * 1024
+_HEAD = 4096
+_BOUNDARY_BYTES = re.compile(rb"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
+_HEADER_BYTES = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<!--[ \t]*DISCUSSION[ \t]*-->", re.I)
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def not_found(path: Path) -> DiscussionNotFound:
-    """The error for a discussion path that is missing or is a folder."""
+    """The error for a discussion path that is missing, a folder, or not a regular file."""
     if path.is_dir():
         return DiscussionNotFound(f"{path} is a folder, not a discussion file")
+    if path.is_symlink() and not path.exists():
+        return DiscussionNotFound(f"{path} is a symbolic link to a file that does not exist")
+    if path.exists():
+        return DiscussionNotFound(f"{path} is not a regular file (a pipe, socket or device)")
     return DiscussionNotFound(f"no such discussion file: {path}")
 
 
@@ -41,26 +63,63 @@ def check_exists(path: Path) -> None:
 
 
 def read_bytes(path: Path) -> bytes:
+    """The file's bytes. Never blocks on a FIFO: anything but a regular file is refused."""
     try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise not_found(path) from None
     except OSError as exc:
         raise DiscussionsError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise not_found(path)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise DiscussionsError(f"cannot read {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def _os_reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "disk full"
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return exc.strerror or str(exc)
 
 
 def create(path: Path, text: str) -> None:
-    """Write a new file; never overwrites. Parent folders are created."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a new file; never overwrites. Parent folders are created. On any failure nothing
+    is left behind."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DiscussionsError(
+            f"cannot create {path}: {path.parent} exists and is not a folder"
+        ) from None
+    except OSError as exc:
+        raise DiscussionsError(f"cannot create folder {path.parent}: {_os_reason(exc)}") from None
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     except FileExistsError:
         raise DiscussionExists(
-            f"{path} already exists; choose another title or --dir, or comment on it"
+            f"{path} already exists; choose another title, --file or --dir, or comment on it"
         ) from None
+    except OSError as exc:
+        raise DiscussionsError(f"cannot create {path}: {_os_reason(exc)}") from None
     try:
-        _write_all(fd, text.encode("utf-8"))
-        os.fsync(fd)
+        with _signals_held():
+            _write_all(fd, text.encode("utf-8"))
+            os.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        os.unlink(path)
+        raise DiscussionsError(
+            f"cannot write {path}: {_os_reason(exc)}; nothing was created"
+        ) from None
     except BaseException:
         os.close(fd)
         os.unlink(path)
@@ -68,17 +127,104 @@ def create(path: Path, text: str) -> None:
     os.close(fd)
 
 
-def _open_locked(path: Path) -> int:
+# --------------------------------------------------------------------------- write safety
+
+
+def target_of(path: Path, root: Path | None) -> Path:
+    """The file an append to `path` writes: `path` with links resolved. A link that leads out
+    of the project `root` is refused (a cloned repository must not make us write to
+    ``~/.bashrc``)."""
+    absolute = Path(os.path.abspath(path))
+    resolved = absolute.resolve()
+    if resolved != absolute and root is not None:
+        base = root.resolve()
+        if not resolved.is_relative_to(base):
+            raise NotWritable(
+                f"{path} is a symbolic link to {resolved}, outside the project ({base}); "
+                "refusing to write through it"
+            )
+    return resolved
+
+
+def check_appendable(path: Path, root: Path | None = None) -> None:
+    """Everything `append` would refuse, checked up front (without waiting for the lock), so a
+    turn fails before any provider is called."""
+    target = target_of(path, root)
+    fd = _open_for_append(target, path)
+    try:
+        _check_content(fd, path)
+    finally:
+        os.close(fd)
+
+
+def _open_for_append(target: Path, shown: Path) -> int:
+    try:
+        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise not_found(shown) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotWritable(f"{shown} changed into a symbolic link; try again") from None
+        raise NotWritable(f"cannot write to {shown}: {_os_reason(exc)}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise not_found(shown)
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _check_content(fd: int, shown: Path) -> None:
+    """Refuse a file that is not a discussion or holds unresolved merge-conflict lines."""
+    size = os.fstat(fd).st_size
+    head = os.pread(fd, _HEAD, 0)
+    if b"\x00" in head:
+        raise NotWritable(f"{shown} is a binary file, not a discussion; nothing was written")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not just a character cut at the end of the sample
+            raise NotWritable(
+                f"{shown} is not UTF-8 text, so not a discussion; nothing was written"
+            ) from None
+    if size == 0:
+        raise NotWritable(f"{shown} is empty, not a discussion; create one with `discussions new`")
+    with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
+        if not _HEADER_BYTES.match(head) and _BOUNDARY_BYTES.search(data) is None:
+            raise NotWritable(
+                f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments); "
+                "nothing was written. Create one with `discussions new`"
+            )
+        if conflicts.may_have_conflicts(data):
+            lines = conflicts.conflict_lines(bytes(data).decode("utf-8", errors="replace"))
+            if lines:
+                shown_lines = ", ".join(str(n) for n in lines[:5])
+                raise NotWritable(
+                    f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
+                    "them first (`discussions resolve`), then try again. Nothing was written"
+                )
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold back SIGINT/SIGTERM/SIGHUP in this thread while bytes are written, so a signal
+    cannot stop a write half-way (it is handled as soon as the write is whole). Another thread
+    may still take the signal; the process then exits only after its worker threads finish."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _open_locked(path: Path, root: Path | None) -> int:
     """Open `path` for appending with an exclusive lock on the file the path names now."""
     for _ in range(100):
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
-        except (FileNotFoundError, IsADirectoryError):
-            raise not_found(path) from None
+        target = target_of(path, root)
+        fd = _open_for_append(target, path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             held = os.fstat(fd)
-            now = os.stat(path)
+            now = os.stat(target, follow_symlinks=False)
         except FileNotFoundError:
             os.close(fd)
             continue  # replaced and not yet renamed into place: try again
@@ -101,11 +247,12 @@ def _read_tail(fd: int, size: int) -> tuple[str, bool]:
         if start > 0:
             nl = data.find(b"\n")
             data = data[nl + 1 :] if nl >= 0 else b""
-        text = data.decode("utf-8", errors="replace")
         if start == 0:
-            return text.removeprefix("\ufeff"), True
-        if "\nName:" in text.replace("\r\n", "\n") or chunk >= size:
-            return text, False
+            return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), True
+        # A real boundary (`---`, blank lines, `Name:`), not any `Name:` line: the fence state
+        # that decides how to join depends on where the last comment starts.
+        if _BOUNDARY_BYTES.search(data) is not None:
+            return data.decode("utf-8", errors="replace"), False
         chunk *= 4
 
 
@@ -116,23 +263,44 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def append(path: Path, blocks: Sequence[str]) -> None:
-    """Append `blocks` (comment blocks / engine markers, see `format.join_for_append`)."""
-    if not blocks:
-        return
-    fd = _open_locked(path)
+def append(path: Path, blocks: Sequence[str], *, root: Path | None = None) -> None:
+    """Append `blocks` (comment blocks / engine markers, see `format.join_for_append`).
+    `root` is the project folder: links out of it are refused."""
+    if blocks:
+        locked_append(path, lambda _text: list(blocks), root=root, read_all=False)
+
+
+def locked_append(
+    path: Path,
+    build: Callable[[str], Sequence[str]],
+    *,
+    root: Path | None = None,
+    read_all: bool = True,
+) -> list[str]:
+    """Under the file lock, call ``build(text)`` with the file's whole text as it is now (or
+    ``""`` when `read_all` is False) and append the blocks it returns. Returns those blocks.
+    What `build` raises propagates and nothing is written."""
+    fd = _open_locked(path, root)
     try:
+        _check_content(fd, path)
         size = os.fstat(fd).st_size
-        text, whole = _read_tail(fd, size)
-        data = join_blocks(analyse_tail(text, at_file_start=whole), list(blocks)).encode("utf-8")
+        text = ""
+        if read_all:
+            text = os.pread(fd, size, 0).decode("utf-8", errors="replace")
+        blocks = list(build(text))
+        if not blocks:
+            return []
+        tail, whole = _read_tail(fd, size)
+        data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
         try:
-            _write_all(fd, data)
-            os.fsync(fd)
+            with _signals_held():
+                _write_all(fd, data)
+                os.fsync(fd)
         except OSError as exc:
             os.ftruncate(fd, size)  # leave the file exactly as it was
-            reason = "disk full" if exc.errno == errno.ENOSPC else exc.strerror
-            raise DiscussionsError(
-                f"could not append to {path}: {reason}; file unchanged"
+            raise NotWritable(
+                f"could not append to {path}: {_os_reason(exc)}; file unchanged"
             ) from None
+        return blocks
     finally:
         os.close(fd)  # closing releases the lock

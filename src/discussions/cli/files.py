@@ -7,14 +7,16 @@ from typing import Any
 
 import click
 
-from ..errors import DiscussionExists, DiscussionNotFound
+from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from ..model import Discussion
 from .common import (
     default_author,
     display_path,
     echo_json,
+    printable,
     read_text_arg,
     resolve_file,
+    say,
     style,
     workspace,
 )
@@ -23,9 +25,17 @@ from .common import (
 @click.command("new")
 @click.argument("title")
 @click.option("-t", "--template", help="Template name (default: default_template, 'feature').")
-@click.option("-c", "--context", help="Context text for the discussion; '-' reads standard input.")
+@click.option("--context", help="Context text for the discussion; '-' reads standard input.")
 @click.option(
-    "-p", "--participants", help="Comma-separated aliases (default: the template's participants)."
+    "--participants",
+    help="Comma-separated aliases (default: default_participants in discussions.yaml, "
+    "else the template's).",
+)
+@click.option(
+    "-f",
+    "--file",
+    "file_name",
+    help="File name to create (default: made from the title), in the discussions folder.",
 )
 @click.option(
     "-d",
@@ -41,6 +51,7 @@ def new_command(
     context: str | None,
     participants: str | None,
     directory: Path | None,
+    file_name: str | None,
     as_json: bool,
 ) -> None:
     """Create a discussion file from a template.
@@ -50,31 +61,48 @@ def new_command(
       discussions new "Add user authentication"
       discussions new "API redesign" --template adr --participants architect,pragmatist
       git diff | discussions new "Review: retry logic" -t code-review --context -
+      discussions new "Überprüfung der Änderungen" --file review-2026-11.md
     """
     ws = workspace()
     aliases = [a for a in participants.split(",")] if participants else None
+    path = None
+    if file_name:
+        folder = directory or ws.config.output_directory
+        name = file_name if file_name.endswith(".md") else f"{file_name}.md"
+        if Path(name).name != name:
+            raise click.BadParameter("give a file name, not a path (use --dir for the folder)")
+        path = folder / name
     d = Discussion.create(
         title,
         template=template,
         context=read_text_arg(context),
         participants=aliases,
         directory=directory,
+        path=path,
         workspace=ws,
     )
-    if d.path.exists():
+    if d.path.exists() or d.path.is_symlink():
         raise DiscussionExists(
-            f"{display_path(d.path)} already exists; choose another title or --dir, "
+            f"{display_path(d.path)} already exists; choose another name with --file, "
             f"or comment on it with `discussions comment {d.path.name}`"
         )
     d.save()
     if as_json:
         echo_json(d.to_dict())
-    else:
-        click.echo(f"Created: {display_path(d.path)}")
+        return
+    say(f"Created: {display_path(d.path)}")
+    info = d.phase_info
+    say(
+        f"Template: {d.template.name if d.template else '?'}; phase: {d.phase}"
+        + (f" ({info.title})" if info else "")
+    )
+    if d.participants:
+        say(f"Participants: {', '.join('@' + a for a in d.participants)}")
+        say(f"Next: discussions turn {display_path(d.path)}  (asks every participant)")
 
 
 @click.command("list")
-@click.option("-s", "--status", "status_filter", help="Only discussions with this status.")
+@click.option("--status", "status_filter", help="Only discussions with this status.")
 @click.option(
     "-d",
     "--dir",
@@ -97,11 +125,16 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
     if not folder.is_dir():
         raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
     rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
     for path in sorted(folder.glob("*.md")):
         if path.name.endswith(".sum.md"):
             continue
-        d = Discussion.load(path, ws)
-        if not d.text.lstrip().startswith("<!-- DISCUSSION"):
+        try:
+            d = Discussion.load(path, ws)
+            if not d.text.lstrip().startswith("<!-- DISCUSSION"):
+                continue
+        except DiscussionsError as exc:
+            skipped.append(f"{display_path(path)}: {exc}")
             continue
         if status_filter and d.status.upper() != status_filter.upper():
             continue
@@ -114,16 +147,18 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
                 "comments": len(d.comments),
             }
         )
+    for line in skipped:
+        say(f"Skipped {line}", err=True)
     if as_json:
         echo_json(rows)
         return
     if not rows:
-        click.echo("No discussions found." if not status_filter else "No matching discussions.")
+        say("No discussions found." if not status_filter else "No matching discussions.")
         return
     width = max(len(r["status"]) for r in rows)
     pwidth = max(len(r["phase"]) for r in rows)
     for r in rows:
-        click.echo(
+        say(
             f"{r['status']:<{width}}  {r['phase']:<{pwidth}}  {r['comments']:>4}  "
             f"{r['file']}  {r['title']}"
         )
@@ -131,7 +166,7 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
 
 @click.command("status")
 @click.argument("file")
-@click.option("-v", "--verbose", is_flag=True, help="Also list every comment and marker.")
+@click.option("--verbose", is_flag=True, help="Also list every comment and marker.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full state as one JSON object.")
 def status_command(file: str, verbose: bool, as_json: bool) -> None:
     """Show a discussion's phase, votes, consensus and open items.
@@ -152,36 +187,36 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
 
 def render_status(d: Discussion, verbose: bool) -> None:
     info = d.phase_info
-    click.echo(f"Discussion: {style(d.title, bold=True)}")
-    click.echo(f"File: {display_path(d.path)}")
+    click.echo(f"Discussion: {style(printable(d.title), bold=True)}")
+    say(f"File: {display_path(d.path)}")
     phase = f"{d.phase} ({info.title})" if info else d.phase
     if info and info.voting_mode:
         phase += " - voting"
-    click.echo(f"Phase: {phase}")
-    click.echo(f"Status: {d.status}")
+    say(f"Phase: {phase}")
+    say(f"Status: {d.status}")
     if d.participants:
-        click.echo(f"Participants: {', '.join(d.participants)}")
+        say(f"Participants: {', '.join(d.participants)}")
 
     comments = d.comments
     votes = d.votes
     latest: dict[str, tuple[str | None, str]] = {}
     for c in comments:
         latest[c.author] = (votes.get(c.author), c.summary)
-    click.echo("")
-    click.echo(f"Comments: {len(comments)} from {len(latest)} author(s)")
+    say("")
+    say(f"Comments: {len(comments)} from {len(latest)} author(s)")
     for author, (vote, summary) in latest.items():
         shown = vote or "no vote"
-        click.echo(f"  {author}: {shown}" + (f" - {summary}" if summary else ""))
+        say(f"  {author}: {shown}" + (f" - {summary}" if summary else ""))
 
     result = d.consensus_result
     counts = result.counts
-    click.echo("")
-    click.echo(
+    say("")
+    say(
         f"Votes: READY: {counts.get('READY', 0)}, CHANGES: {counts.get('CHANGES', 0)}, "
         f"REJECT: {counts.get('REJECT', 0)}"
     )
     verdict = style("reached", fg="green") if result.reached else "not reached"
-    click.echo(f"Consensus: {verdict} ({result.reason})")
+    click.echo(f"Consensus: {verdict} ({printable(result.reason)})")
 
     sections = [("Open Questions", d.questions, "Q")]
     if verbose:
@@ -197,29 +232,29 @@ def render_status(d: Discussion, verbose: bool) -> None:
     for heading, items, kw in sections:
         if not items:
             continue
-        click.echo("")
-        click.echo(f"{heading} ({len(items)}):")
+        say("")
+        say(f"{heading} ({len(items)}):")
         for item in items:
-            click.echo(f"  {kw}: {item.text} ({item.author}, line {item.line})")
+            say(f"  {kw}: {item.text} ({item.author}, line {item.line})")
     pending = d.pending_mentions
     if pending:
-        click.echo("")
-        click.echo(f"Waiting for ({len(pending)}):")
+        say("")
+        say(f"Waiting for ({len(pending)}):")
         for p in pending:
-            click.echo(f"  @{p.alias} (mentioned by {p.by}, line {p.line})")
+            say(f"  @{p.alias} (mentioned by {p.by}, line {p.line})")
     if verbose and comments:
-        click.echo("")
-        click.echo("All comments:")
+        say("")
+        say("All comments:")
         for c in comments:
             vote = f" VOTE: {c.vote}" if c.vote else ""
             via = f" [{c.meta['provider']}]" if "provider" in c.meta else ""
-            click.echo(f"  line {c.line}: {c.author}{via}{vote}")
+            say(f"  line {c.line}: {c.author}{via}{vote}")
     warnings = d.warnings
     if warnings:
-        click.echo("")
+        say("")
         click.echo(style(f"Warnings ({len(warnings)}):", fg="yellow"))
         for w in warnings:
-            click.echo(f"  line {w.line}: {w.message}")
+            say(f"  line {w.line}: {w.message}")
 
 
 @click.command("comment")
@@ -249,7 +284,11 @@ def comment_command(file: str, text: str | None, vote: str | None, author: str |
     d.add_comment(name, body, vote=vote)
     d.save()
     suffix = f" with VOTE: {vote.upper()}" if vote else ""
-    click.echo(f"Added comment from {name}{suffix}.")
+    say(f"Added comment from {name}{suffix}.")
+    mine = d.comments[-1].line if d.comments else 0
+    for typo, close, line in d.mention_typos:
+        if line >= mine:
+            say(f"Note: @{typo} matches no participant; did you mean @{close}?", err=True)
 
 
 @click.command("advance")
@@ -265,9 +304,49 @@ def advance_command(file: str, target: str | None) -> None:
     """
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
-    to = d.advance(target)
-    d.save()
-    click.echo(f"Advanced to phase: {to}")
+    to = d.transact(lambda now: now.advance(target))
+    say(f"Advanced to phase: {to}")
+
+
+@click.command("close")
+@click.argument("file")
+@click.option(
+    "--status",
+    "new_status",
+    default="CLOSED",
+    show_default=True,
+    help="Status to record (e.g. DECIDED, REJECTED, ABANDONED).",
+)
+def close_command(file: str, new_status: str) -> None:
+    """Close a discussion by hand: record a status change in the file.
+
+    
+    Examples:
+      discussions close feature-x.md
+      discussions close feature-x.md --status DECIDED
+      discussions close feature-x.md --status abandoned
+    """
+    ws = workspace()
+    d = Discussion.load(resolve_file(file, ws), ws)
+    if new_status.strip().upper() == "OPEN":
+        raise click.BadParameter("use `discussions reopen` to reopen", param_hint="--status")
+    status = d.transact(lambda now: now.set_status(new_status))
+    say(f"Status changed to: {status}")
+
+
+@click.command("reopen")
+@click.argument("file")
+def reopen_command(file: str) -> None:
+    """Reopen a closed or decided discussion (records a status change to OPEN).
+
+    
+    Examples:
+      discussions reopen feature-x.md
+    """
+    ws = workspace()
+    d = Discussion.load(resolve_file(file, ws), ws)
+    status = d.transact(lambda now: now.set_status("OPEN"))
+    say(f"Status changed to: {status}")
 
 
 @click.command("summary")
@@ -306,7 +385,7 @@ def summary_command(
 
         narrative, narrator = narrate(Runner(ws), d, alias, provider)
     if to_stdout:
-        click.echo(render_summary(d, narrative, narrator), nl=False)
+        say(render_summary(d, narrative, narrator), nl=False)
         return
     path = write_summary(d, narrative, narrator)
-    click.echo(f"Wrote {display_path(path)}")
+    say(f"Wrote {display_path(path)}")
