@@ -299,14 +299,29 @@ def rule_mentions(s: State) -> None:
 def rule_integrity(s: State) -> None:
     """Comments the engine wrote carry a digest of their text: a comment cut short by an
     interrupted write (or changed afterwards) no longer matches it."""
+    marker_lines = [m.line for m in s.doc.engine_markers]
     for c in s.comments:
         recorded = c.meta.get("digest")
-        if recorded and recorded != body_digest(strip_meta(c.body)):
+        if recorded and recorded != body_digest(_own_text(c, marker_lines)):
             s.warn(
                 c.line,
                 f"comment by {c.author} does not match the digest the engine recorded: it was "
                 "cut short by an interrupted write, or edited after it was written",
             )
+
+
+def _own_text(c: Comment, marker_lines: list[int]) -> str:
+    """The comment's text without its metadata line and without engine-marker blocks appended
+    after it (a phase transition is its own block, but the parser keeps it in the comment
+    before it)."""
+    body = strip_meta(c.body)
+    first = next((n for n in marker_lines if c.line < n <= c.end_line), None)
+    if first is not None:
+        lines = fmt.normalise_newlines(c.body).split("\n")[: first - c.line - 1]
+        while lines and lines[-1].strip() in ("", "---"):
+            lines.pop()
+        body = strip_meta("\n".join(lines))
+    return body
 
 
 def rule_conflicts(s: State, text: str) -> None:

@@ -12,6 +12,9 @@ CLI, direct calls in tests):
   mentions for at most ``max_chain`` turns per human comment (the loop guard).
 * Bursts of saves are debounced: a file is processed once it has been quiet for ``debounce``
   seconds.
+* It remembers the answers it posted. An editor that saves a stale buffer over the file wipes
+  them out; the watcher notices the answer is gone, says so, and asks again if the mention is
+  still unanswered (counted against the same loop guard).
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ def is_discussion_file(path: Path) -> bool:
 class _FileState:
     seen: Counter[tuple[str, str]] = field(default_factory=Counter)
     problems: tuple[str, ...] = ()
+    posted: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Answers this watcher appended (comment key -> alias), to notice when they vanish."""
+    reasked: int = 0
+    """Turns run again because an answer vanished (bounded by the loop guard)."""
 
 
 class Watcher:
@@ -128,6 +135,7 @@ class Watcher:
             )
         state.problems = problems
 
+        self._check_posted(path, d, state)
         fresh = _new_comments(comments, state.seen)
         registry = self.workspace.participants
         humans = [c for c in fresh if registry.for_author(c.author) is None]
@@ -137,6 +145,38 @@ class Watcher:
         for human in humans:
             state.seen[_key(human)] += 1
             self._answer(path, human)
+
+    def _check_posted(self, path: Path, d: Discussion, state: _FileState) -> None:
+        """Say so when an answer we posted is no longer in the file, and ask again."""
+        if not state.posted:
+            return
+        present = Counter(_key(c) for c in d.comments)
+        lost = [(k, alias) for k, alias in state.posted.items() if present[k] == 0]
+        if not lost:
+            return
+        again: list[str] = []
+        for key, alias in lost:
+            del state.posted[key]
+            if state.seen[key] > 0:
+                state.seen[key] -= 1
+            self.log(
+                f"{path.name}: {key[0]}'s answer is gone from the file (an editor probably saved "
+                "an older copy over it)"
+            )
+            if alias in {p.alias for p in d.pending_mentions}:
+                again.append(alias)
+        if not again:
+            return
+        if state.reasked >= self.max_chain:
+            self.log(
+                f"{path.name}: loop guard: not asking "
+                + ", ".join("@" + a for a in again)
+                + " again; run `discussions turn` by hand"
+            )
+            return
+        state.reasked += 1
+        self.log(f"{path.name}: asking " + ", ".join("@" + a for a in again) + " again")
+        self._turn(path, d, again)
 
     def _answer(self, path: Path, human: Comment) -> None:
         registry = self.workspace.participants
@@ -205,10 +245,11 @@ class Watcher:
             self.log(f"{path.name}: {change.kind} -> {change.target} ({change.reason})")
         # Mark our own appends as seen; a person's comment saved meanwhile stays new.
         after = Discussion.load(path, self.workspace).comments
-        ours = {o.name for o in result.outcomes if o.status == "posted"}
+        ours = {o.name: o.alias for o in result.outcomes if o.status == "posted"}
         for c in _new_comments(after, before):
             if c.author in ours:
                 state.seen[_key(c)] += 1
+                state.posted[_key(c)] = ours[c.author]
 
 
 def _new_comments(comments: list[Comment], seen: Counter[tuple[str, str]]) -> list[Comment]:
