@@ -180,3 +180,23 @@ def test_watch_command_end_to_end(isolated: Path) -> None:
         ]
         == []
     )
+
+
+def test_an_answer_an_editor_saved_over_is_noticed_and_asked_again(isolated: Path) -> None:
+    path = new("Stale buffer")
+    logs: list[str] = []
+    w = make_watcher(logs, max_chain=1)
+    w.add(path)
+    comment(path, "@security is the token storage safe?")
+    stale = path.read_bytes()  # what the editor still holds: no answer yet
+    w.process(path)
+    assert [c.author for c in Discussion.load(path).comments] == ["Rob", "AI-Security"]
+    path.write_bytes(stale)  # the editor saves its stale buffer over the answer
+    w.process(path)
+    assert any("AI-Security's answer is gone from the file" in line for line in logs), logs
+    assert [c.author for c in Discussion.load(path).comments] == ["Rob", "AI-Security"]
+    # Within the loop guard: a second loss is reported, not answered again.
+    path.write_bytes(stale)
+    w.process(path)
+    assert any("loop guard: not asking @security again" in line for line in logs), logs
+    assert [c.author for c in Discussion.load(path).comments] == ["Rob"]

@@ -435,3 +435,22 @@ def test_an_unwritable_file_fails_before_any_provider_runs(
 def test_engine_text_renders_visible_transitions() -> None:
     block = fmt.render_phase_transition("a", "b")
     assert "PHASE-TRANSITION: a -> b" in block
+
+
+def test_the_next_command_notices_an_append_an_editor_saved_over(isolated: Path) -> None:
+    assert code(run("new", "Editor")) == 0
+    path = isolated / "discussions" / "editor.md"
+    stale = path.read_bytes()  # the editor's buffer
+    assert code(run("turn", "editor.md", "@security", "--provider", "mock")) == 0
+    path.write_bytes(stale + b"\n---\n\nName: Rob\n\nTyped in the editor.\n")  # saved over it
+    r = CliRunner().invoke(cli, ["comment", "editor.md", "next", "--author", "Ann"])
+    assert code(r) == 0
+    assert "a comment by AI-Security" in r.output and "no longer in the file" in r.output
+    # Reported once.
+    r = CliRunner().invoke(cli, ["comment", "editor.md", "again", "--author", "Ann"])
+    assert "no longer in the file" not in r.output
+    # Untouched appends, or ones moved by an edit above, are not reported.
+    text = path.read_text().replace("# Editor", "# Editor\n\nA line added above.")
+    path.write_text(text)
+    r = CliRunner().invoke(cli, ["comment", "editor.md", "third", "--author", "Ann"])
+    assert "no longer in the file" not in r.output

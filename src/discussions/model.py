@@ -73,6 +73,8 @@ class Discussion:
         self._new_text: str | None = None  # a created discussion not yet saved
         self._pending: list[str | _Change] = []
         self._state: State | None = None
+        self.notices: list[str] = []
+        """What the last `save` or `transact` noticed (an earlier append gone from the file)."""
 
     # -- construction ------------------------------------------------------------------
 
@@ -380,13 +382,13 @@ class Discussion:
         if self._pending:
             queued = self._pending
             if all(isinstance(b, str) for b in queued):
-                storage.append(
-                    self.path, [b for b in queued if isinstance(b, str)], root=self._root
-                )
+                blocks = [b for b in queued if isinstance(b, str)]
+                done = storage.append(self.path, blocks, root=self._root)
             else:
-                storage.locked_append(
+                done = storage.locked_append(
                     self.path, lambda text: self._settle(queued, text), root=self._root
                 )
+            self.notices = done.lost_messages(self.path)
             self._pending = []
         self.reload()
 
@@ -431,7 +433,8 @@ class Discussion:
             queued, now._pending = now._pending, []
             return now._settle(queued, text)
 
-        storage.locked_append(self.path, build, root=self._root)
+        done = storage.locked_append(self.path, build, root=self._root)
+        self.notices = done.lost_messages(self.path)
         self.reload()
         return results[0]
 

@@ -295,7 +295,8 @@ class Runner:
             meta.append("note: no configured AI CLI is installed")
         meta.append(f"digest: {digest}")
         block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
-        storage.append(d.path, [block], root=d.workspace.config.base_dir)
+        done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
+        outcome.notes.extend(done.lost_messages(d.path))
         outcome.status = "posted"
         # What is reported is what the file says: the vote read back from the bytes written.
         written = extract(block.split("\n", 1)[1], 2)

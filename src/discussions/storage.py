@@ -31,11 +31,13 @@ import os
 import re
 import signal
 import stat
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import conflicts
+from . import conflicts, journal
 from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError, NotWritable
 from .format import analyse_tail, join_blocks
 
@@ -256,6 +258,16 @@ def _read_tail(fd: int, size: int) -> tuple[str, bool]:
         chunk *= 4
 
 
+def _describe(blocks: Sequence[str]) -> str:
+    first = blocks[0].lstrip()
+    if first.startswith("Name:"):
+        author = first[5:].split("\n", 1)[0].strip()
+        what = f"a comment by {author}"
+    else:
+        what = "a phase or status change"
+    return what if len(blocks) == 1 else f"{what} (and {len(blocks) - 1} more)"
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -263,11 +275,30 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def append(path: Path, blocks: Sequence[str], *, root: Path | None = None) -> None:
+@dataclass(slots=True)
+class Appended:
+    """What an append did."""
+
+    blocks: list[str] = field(default_factory=list)
+    """The blocks written (none: nothing was written)."""
+    lost: list[journal.Entry] = field(default_factory=list)
+    """Earlier appends of ours to this file that are gone from it (an editor saved over them)."""
+
+    def lost_messages(self, path: Path) -> list[str]:
+        return [
+            f"{e.what} that discussions appended to {path.name} at "
+            f"{time.strftime('%H:%M:%S', time.localtime(e.when))} is no longer in the file; an "
+            "editor holding an older copy probably saved over it"
+            for e in self.lost
+        ]
+
+
+def append(path: Path, blocks: Sequence[str], *, root: Path | None = None) -> Appended:
     """Append `blocks` (comment blocks / engine markers, see `format.join_for_append`).
     `root` is the project folder: links out of it are refused."""
-    if blocks:
-        locked_append(path, lambda _text: list(blocks), root=root, read_all=False)
+    if not blocks:
+        return Appended()
+    return locked_append(path, lambda _text: list(blocks), root=root, read_all=False)
 
 
 def locked_append(
@@ -276,20 +307,22 @@ def locked_append(
     *,
     root: Path | None = None,
     read_all: bool = True,
-) -> list[str]:
+) -> Appended:
     """Under the file lock, call ``build(text)`` with the file's whole text as it is now (or
-    ``""`` when `read_all` is False) and append the blocks it returns. Returns those blocks.
-    What `build` raises propagates and nothing is written."""
+    ``""`` when `read_all` is False) and append the blocks it returns. What `build` raises
+    propagates and nothing is written."""
     fd = _open_locked(path, root)
     try:
         _check_content(fd, path)
         size = os.fstat(fd).st_size
+        target = Path(os.path.abspath(path)).resolve()
+        lost = journal.missing(target, lambda: os.pread(fd, size, 0))
         text = ""
         if read_all:
             text = os.pread(fd, size, 0).decode("utf-8", errors="replace")
         blocks = list(build(text))
         if not blocks:
-            return []
+            return Appended([], lost)
         tail, whole = _read_tail(fd, size)
         data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
         try:
@@ -301,6 +334,7 @@ def locked_append(
             raise NotWritable(
                 f"could not append to {path}: {_os_reason(exc)}; file unchanged"
             ) from None
-        return blocks
+        journal.record(target, data, _describe(blocks))
+        return Appended(blocks, lost)
     finally:
         os.close(fd)  # closing releases the lock

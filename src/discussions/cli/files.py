@@ -285,6 +285,7 @@ def comment_command(file: str, text: str | None, vote: str | None, author: str |
     d.save()
     suffix = f" with VOTE: {vote.upper()}" if vote else ""
     say(f"Added comment from {name}{suffix}.")
+    warn_notices(d)
     mine = d.comments[-1].line if d.comments else 0
     for typo, close, line in d.mention_typos:
         if line >= mine:
@@ -306,6 +307,12 @@ def advance_command(file: str, target: str | None) -> None:
     d = Discussion.load(resolve_file(file, ws), ws)
     to = d.transact(lambda now: now.advance(target))
     say(f"Advanced to phase: {to}")
+    warn_notices(d)
+
+
+def warn_notices(d: Discussion) -> None:
+    for notice in d.notices:
+        say(f"Warning: {notice}", err=True)
 
 
 @click.command("close")
