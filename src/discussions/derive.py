@@ -109,6 +109,22 @@ class PendingMention:
 
 
 @dataclass(slots=True)
+class RunMark:
+    """A round, a stop or an escalation the engine recorded."""
+
+    kind: str
+    """``round``, ``run-stop`` or ``escalation``."""
+    line: int
+    value: str
+    """The round number, the stop reason or the escalation reason."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """The rest (``phase``, ``order``, ``seed``, ``rounds``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "value": self.value, **self.fields}
+
+
+@dataclass(slots=True)
 class State:
     """Everything derived from one file. Rules fill it in order."""
 
@@ -137,6 +153,16 @@ class State:
     pending: list[PendingMention] = field(default_factory=list)
     mention_typos: list[tuple[str, str, int]] = field(default_factory=list)
     """(mentioned, closest alias, line) for mentions that look like a mistyped alias."""
+    scores: dict[str, int] = field(default_factory=dict)
+    """Each scorer's latest ``SCORE:`` (0-10) since the last reset."""
+    pending_issues: list[Item] = field(default_factory=list)
+    """``PENDING:`` issues of each scorer's latest scored comment since the last reset."""
+    rounds: list[RunMark] = field(default_factory=list)
+    """``ROUND`` markers of the latest run."""
+    stops: list[RunMark] = field(default_factory=list)
+    """``RUN-STOP`` markers, in order."""
+    escalation: RunMark | None = None
+    """The latest escalation, while no human has answered it."""
 
     @property
     def registry(self) -> ParticipantRegistry:
@@ -238,7 +264,7 @@ def rule_comments(s: State) -> None:
         if registry.for_author(block.author) is None:
             s.humans.add(block.author)
         for marker in found.markers:
-            if marker.kind != "VOTE":
+            if marker.kind in s.items:
                 s.items[marker.kind].append(
                     Item(marker.kind, marker.text, block.author, marker.line)
                 )
@@ -255,6 +281,103 @@ def rule_votes(s: State) -> None:
             if marker.kind == "VOTE" and marker.line > s.reset_line:
                 s.votes.pop(c.author, None)  # keep dict order = order of latest votes
                 s.votes[c.author] = marker.text
+
+
+_MEANINGLESS = {
+    "",
+    "none",
+    "n/a",
+    "na",
+    "-",
+    "--",
+    "no",
+    "nothing",
+    "no issues",
+    "no issue",
+    "none.",
+    "no pending issues",
+    "null",
+    "nil",
+}
+
+
+def rule_scores(s: State) -> None:
+    """Scores and pending issues (consensus mode ``score``): each scorer's latest ``SCORE:``
+    since the reset, clamped to 0-10, and the ``PENDING:`` lines of that comment. Meaningless
+    entries ("none", "n/a", "-") are dropped; background participants' scores do not count."""
+    registry = s.registry
+    pending: dict[str, list[Item]] = {}
+    for c in s.comments:
+        participant = registry.for_author(c.author)
+        if participant is not None and not participant.votes:
+            continue
+        mine = [m for m in c.markers if m.kind in ("SCORE", "PENDING") and m.line > s.reset_line]
+        if not mine:
+            continue
+        for m in mine:
+            if m.kind == "SCORE":
+                value = parse_score(m.text)
+                if value is None:
+                    s.warn(
+                        m.line, f"invalid score `{m.text}` (expected a number 0-10); not counted"
+                    )
+                    continue
+                s.scores.pop(c.author, None)
+                s.scores[c.author] = value
+        pending[c.author] = [
+            Item("PENDING", m.text, c.author, m.line)
+            for m in mine
+            if m.kind == "PENDING" and m.text.strip().strip(".").lower() not in _MEANINGLESS
+        ]
+    s.pending_issues = [item for items in pending.values() for item in items]
+
+
+def parse_score(text: str) -> int | None:
+    """``8``, ``8/10``, ``8.5`` -> 8 (clamped to 0-10); anything else -> None."""
+    m = _SCORE.match(text)
+    if not m:
+        return None
+    return max(0, min(10, int(float(m.group(1)))))
+
+
+_SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
+
+
+def rule_runs(s: State) -> None:
+    """Rounds of the latest run, stops, and an escalation still waiting for a human."""
+    registry = s.registry
+    for m in s.doc.engine_markers:
+        if m.kind not in ("round", "run-stop", "escalation"):
+            continue
+        value, _, rest = m.target.partition("|")
+        fields: dict[str, str] = {}
+        for part in rest.split("|"):
+            key, sep, val = part.partition(":")
+            if sep:
+                fields[key.strip()] = val.strip()
+        mark = RunMark(m.kind, m.line, value.strip(), fields)
+        if m.kind == "round":
+            if mark.value == "1":
+                s.rounds = []
+            s.rounds.append(mark)
+        elif m.kind == "run-stop":
+            s.stops.append(mark)
+        else:
+            s.escalation = mark
+    if s.escalation is None:
+        return
+    line = s.escalation.line
+    answered = any(
+        m.line > line and m.kind in ("phase-transition", "status-change")
+        for m in s.doc.engine_markers
+    ) or any(
+        c.line > line
+        and registry.for_author(c.author) is None
+        and any(mk.kind in ("VOTE", "DECISION", "SCORE") for mk in c.markers)
+        for c in s.comments
+    )
+    if answered:
+        s.escalation = None
 
 
 def rule_mentions(s: State) -> None:
@@ -351,6 +474,8 @@ RULES: list[tuple[str, Rule]] = [
     ("participants", rule_participants),
     ("comments", rule_comments),
     ("votes", rule_votes),
+    ("scores", rule_scores),
+    ("runs", rule_runs),
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),

@@ -10,17 +10,17 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import format as fmt
 from . import storage
-from .derive import Comment, Item, PendingMention, State, derive
+from .derive import Comment, Item, PendingMention, RunMark, State, derive
 from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
-from .voting import ConsensusResult, calculate_consensus
+from .voting import ConsensusResult, calculate_consensus, score_consensus
 
 if TYPE_CHECKING:
     from .templates import Phase, Template
@@ -287,10 +287,62 @@ class Discussion:
         return names
 
     @property
+    def scores(self) -> dict[str, int]:
+        """Current scores (0-10): each scorer's latest since the last reset or transition."""
+        return dict(self._s.scores)
+
+    @property
+    def pending_issues(self) -> list[Item]:
+        """Open ``PENDING:`` issues of each scorer's latest scored comment."""
+        return list(self._s.pending_issues)
+
+    @property
+    def rounds(self) -> list[RunMark]:
+        """Rounds of the latest `discussions run`."""
+        return list(self._s.rounds)
+
+    @property
+    def last_stop(self) -> RunMark | None:
+        """Why the latest run stopped."""
+        return self._s.stops[-1] if self._s.stops else None
+
+    @property
+    def escalation(self) -> RunMark | None:
+        """An escalation to the humans that no human has answered yet."""
+        return self._s.escalation
+
+    @property
+    def consensus_mode(self) -> str:
+        """``votes`` or ``score``: how the current phase decides."""
+        info = self.phase_info
+        return info.consensus_mode if info else "votes"
+
+    @property
     def consensus_result(self) -> ConsensusResult:
+        return self._consensus(self.workspace.config.voting.human_required)
+
+    def consensus_without_humans(self) -> ConsensusResult:
+        """Consensus as if no human vote were required."""
+        return self._consensus(False)
+
+    def _consensus(self, human_required: bool) -> ConsensusResult:
+        voting = self.workspace.config.voting
+        if self.consensus_mode == "score":
+            info = self.phase_info
+            pending: dict[str, list[str]] = {}
+            for item in self._s.pending_issues:
+                pending.setdefault(item.author, []).append(item.text)
+            return score_consensus(
+                self._s.scores,
+                pending,
+                expected=self.expected_voters,
+                threshold=info.score_threshold if info else 9,
+                humans=self._s.humans,
+                human_required=human_required,
+            )
         return calculate_consensus(
             self._s.votes,
-            self.workspace.config.voting,
+            replace(voting, human_required=human_required),
             humans=self._s.humans,
             expected=self.expected_voters,
         )
@@ -462,6 +514,16 @@ class Discussion:
             "decisions": [i.to_dict() for i in s.items["DECISION"]],
             "concerns": [i.to_dict() for i in s.items["CONCERN"]],
             "pending_mentions": [p.to_dict() for p in s.pending],
+            "consensus_mode": self.consensus_mode,
+            "scores": dict(s.scores),
+            "pending_issues": [i.to_dict() for i in s.pending_issues],
+            "run": {
+                "rounds": len(s.rounds),
+                "round_lines": [r.line for r in s.rounds],
+                "stopped": s.stops[-1].value if s.stops else None,
+                "stop_line": s.stops[-1].line if s.stops else None,
+            },
+            "escalation": s.escalation.to_dict() if s.escalation else None,
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

@@ -30,7 +30,7 @@ from .participants import Participant
 from .prompts import build_prompt
 from .providers.base import ProviderRequest
 from .providers.command import terminate_all
-from .providers.registry import ProviderRegistry
+from .providers.registry import ProviderRegistry, provider_chain
 from .responses import parse_response
 from .turns import select_participants
 from .workspace import Workspace
@@ -179,19 +179,17 @@ class Runner:
                 self.on_event(event)
 
     def provider_chain(self, participant: Participant, forced: str | None = None) -> list[str]:
-        """Provider names to try for `participant`, in order."""
-        if forced:
-            return [forced]
+        """Provider names to try for `participant`, in order (see
+        `providers.registry.provider_chain`: hint, default, fallbacks, then installed CLIs)."""
         config = self.workspace.config
-        chain: list[str] = []
-        for name in [
-            participant.provider_hint,
-            config.default_provider,
-            *config.fallback_providers,
-        ]:
-            if name and name not in chain:
-                chain.append(name)
-        return chain or ["mock"]
+        return provider_chain(
+            self.providers,
+            hint=participant.provider_hint,
+            default=config.default_provider,
+            fallbacks=config.fallback_providers,
+            forced=forced,
+            detect=bool(config.section("providers").get("detect", True)),
+        )
 
     # -- one participant ------------------------------------------------------------------
 
@@ -201,6 +199,7 @@ class Runner:
         return ProviderRequest(
             prompt=prompt,
             timeout=self.timeout or self.workspace.config.provider_timeout,
+            timeout_explicit=self.timeout is not None,
             participant_name=participant.name,
             participant_alias=participant.alias,
             participant_role=participant.role,

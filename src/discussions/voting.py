@@ -117,3 +117,53 @@ def calculate_consensus(
     return ConsensusResult(
         False, "CHANGES" if holders else "READY", holders, counts, reason, waiting
     )
+
+
+def score_consensus(
+    scores: Mapping[str, int],
+    pending: Mapping[str, Collection[str]],
+    *,
+    expected: Collection[str],
+    threshold: int = 9,
+    humans: Collection[str] = (),
+    human_required: bool = False,
+) -> ConsensusResult:
+    """Consensus by scores (TheRoundtAIble): every expected participant, and everyone else who
+    scored, has a score at or above `threshold` and no pending issue. A participant with no
+    score is not agreeing (never counted as absent), so one high score among silent peers is
+    not consensus."""
+    voters = list(dict.fromkeys([*expected, *scores]))
+    waiting = [who for who in voters if who not in scores]
+    low = [who for who in voters if who in scores and scores[who] < threshold]
+    open_issues = [who for who in voters if pending.get(who)]
+    counts = {"agree": len(voters) - len(set(waiting) | set(low) | set(open_issues))}
+    counts["scored"] = len(scores)
+    if not scores:
+        return ConsensusResult(False, None, [], counts, "no scores yet", waiting)
+    blockers = list(dict.fromkeys([*low, *open_issues]))
+    if waiting or blockers:
+        parts = []
+        if low:
+            parts.append("below " + str(threshold) + ": " + ", ".join(low))
+        if open_issues:
+            parts.append("pending issues from " + ", ".join(open_issues))
+        if waiting:
+            parts.append("no score yet: " + ", ".join(waiting))
+        return ConsensusResult(False, "CHANGES", blockers, counts, "; ".join(parts), waiting)
+    if human_required and not any(h in scores for h in humans):
+        return ConsensusResult(
+            False,
+            "READY",
+            [],
+            counts,
+            "every score meets the threshold; waiting for a human score",
+            waiting,
+        )
+    return ConsensusResult(
+        True,
+        "READY",
+        [],
+        counts,
+        f"all {len(voters)} scored {threshold} or more with no pending issues",
+        waiting,
+    )

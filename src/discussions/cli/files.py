@@ -186,6 +186,16 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
 
 
 def render_status(d: Discussion, verbose: bool) -> None:
+    escalation = d.escalation
+    if escalation is not None:
+        click.echo(
+            style("Escalation", fg="red", bold=True)
+            + printable(
+                f" (line {escalation.line}): the participants did not agree "
+                f"({escalation.value}); a human has to decide: vote, write DECISION:, "
+                "advance or close."
+            )
+        )
     info = d.phase_info
     click.echo(f"Discussion: {style(printable(d.title), bold=True)}")
     say(f"File: {display_path(d.path)}")
@@ -217,6 +227,11 @@ def render_status(d: Discussion, verbose: bool) -> None:
     )
     verdict = style("reached", fg="green") if result.reached else "not reached"
     click.echo(f"Consensus: {verdict} ({printable(result.reason)})")
+
+    stop = d.last_stop
+    if d.rounds or stop is not None:
+        ran = f"Last run: {len(d.rounds)} round(s)"
+        say(ran + (f", stopped: {stop.value} (line {stop.line})" if stop else ", running"))
 
     sections = [("Open Questions", d.questions, "Q")]
     if verbose:
