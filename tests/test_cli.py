@@ -25,7 +25,8 @@ def run(*args: str, input: str | None = None) -> click.testing.Result:
 def disc(isolated: Path) -> Path:
     result = run("new", "Add user authentication", "--context", "Users need to log in.")
     assert result.exit_code == 0, result.output
-    assert result.output == "Created: discussions/add-user-authentication.md\n"
+    assert result.output.startswith("Created: discussions/add-user-authentication.md\n")
+    assert "Participants: @architect, @security, @pragmatist" in result.output
     return isolated / "discussions" / "add-user-authentication.md"
 
 
@@ -42,11 +43,11 @@ def test_new_context_from_stdin_and_options(isolated: Path) -> None:
         "API",
         "-t",
         "adr",
-        "-p",
+        "--participants",
         "architect,pragmatist",
         "-d",
         "docs",
-        "-c",
+        "--context",
         "-",
         input="From stdin\n",
     )
@@ -63,7 +64,7 @@ def test_new_errors(disc: Path) -> None:
     r = run("new", "X", "--template", "nope")
     assert (
         r.exit_code == 1
-        and "Error: no template 'nope' (known: adr, code-review, feature)" in r.output
+        and "Error: no template 'nope' (known: adr, code-review, deliberation, feature)" in r.output
     )
     r = run("new", "X", "--participants", "ghost")
     assert r.exit_code == 1 and "Error: no participant 'ghost'" in r.output
@@ -107,7 +108,7 @@ def test_status_json_shape(disc: Path) -> None:
 
 def test_status_text_and_verbose(disc: Path) -> None:
     run("comment", disc.name, "TODO: write docs\nDECISION: JWT", "--author", "Rob")
-    r = run("status", disc.name, "-v")
+    r = run("status", disc.name, "--verbose")
     assert r.exit_code == 0
     assert "TODO: write docs (Rob, line" in r.output
     assert "All comments:" in r.output

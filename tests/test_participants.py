@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def test_bundled_personas_are_complete() -> None:
 
 def test_bundled_templates_are_found() -> None:
     names = [t.name for t in Workspace.discover().templates]
-    assert names == ["adr", "code-review", "feature"]
+    assert names == ["adr", "code-review", "deliberation", "feature"]
 
 
 def test_precedence_project_over_user_over_bundled(isolated: Path, userdir: Path) -> None:
@@ -78,15 +79,17 @@ def test_registry_file_form(userdir: Path) -> None:
 )
 def test_invalid_persona_names_file_and_key(isolated: Path, content: str, key: str) -> None:
     path = write(isolated / "participants" / "x.yaml", content)
+    registry = Workspace.discover().participants  # a broken file does not block the others
+    assert [p.file for p in registry.problems] == [path.resolve()]
     with pytest.raises(ParticipantError) as err:
-        _ = Workspace.discover().participants
-    assert str(err.value).startswith(f"{path.resolve()}: key '{key}'")
+        registry.get("x")
+    assert re.match(rf"{re.escape(str(path.resolve()))}: line \d+: key '{key}'", str(err.value))
 
 
 def test_yaml_syntax_error_names_file_and_line(isolated: Path) -> None:
     path = write(isolated / "participants" / "x.yaml", "name: [unclosed\nalias: x\n")
     with pytest.raises(ConfigError) as err:
-        _ = Workspace.discover().participants
+        Workspace.discover().participants.get("x")
     assert str(err.value).startswith(f"{path.resolve()}: line ")
 
 
@@ -96,7 +99,7 @@ def test_yaml_is_loaded_safely(isolated: Path) -> None:
         "name: !!python/object/apply:os.system ['true']\nalias: x\n",
     )
     with pytest.raises(ConfigError):
-        _ = Workspace.discover().participants
+        Workspace.discover().participants.get("x")
 
 
 def test_config_validation_names_key(isolated: Path) -> None:
@@ -153,5 +156,7 @@ def test_invalid_template_names_key(isolated: Path) -> None:
         isolated / "templates" / "bad.yaml", "name: bad\nphases:\n  - id: a\n    next: nowhere\n"
     )
     with pytest.raises(TemplateError) as err:
-        _ = Workspace.discover().templates
-    assert str(err.value) == f"{path.resolve()}: key 'phases[0].next' names unknown phase 'nowhere'"
+        Workspace.discover().templates.get("bad")
+    assert str(err.value) == (
+        f"{path.resolve()}: line 4: key 'phases[0].next' names unknown phase 'nowhere' (a)"
+    )

@@ -9,14 +9,21 @@ Precedence everywhere: project > user > bundled.
   ``discussions.yaml``; without one, the start folder itself.
 * Bundled personas and templates ship inside the package (``discussions/_bundled``); in a
   source checkout they are read from the repository's top-level folders.
+
+Every YAML file goes through `load_yaml` (safe loader only). A cloned repository's files are
+someone else's input, so before any Python object is built a file is refused (`ConfigError`
+naming the file and line) when it is over 1 MiB, nested deeper than 64 levels, or would hold
+more than 100,000 values once its aliases are expanded (an alias bomb). A project's
+``output.directory`` must stay inside the project (see `Config.output_directory`).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -68,21 +75,213 @@ def find_project_root(start: Path | None = None) -> Path | None:
     return None
 
 
+MAX_YAML_BYTES = 1024 * 1024
+"""Largest YAML file read (personas, templates and settings are a few KiB)."""
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of lists and mappings (the bundled files use 4)."""
+MAX_YAML_VALUES = 100_000
+"""Most values (scalars, lists, mappings) in one file, counting each use of an alias as the
+values it stands for: this is what stops an alias bomb ("billion laughs")."""
+
+
+@dataclass(slots=True, frozen=True)
+class FileProblem:
+    """A configuration file that could not be used; the files around it still were."""
+
+    file: Path
+    """The file."""
+    line: int
+    """1-based line the problem is on; 0 when unknown."""
+    message: str
+    """What is wrong, without the file and line."""
+
+    def __str__(self) -> str:
+        return (
+            f"{self.file}:{self.line}: {self.message}"
+            if self.line
+            else f"{self.file}: {self.message}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": str(self.file), "line": self.line, "message": self.message}
+
+    @classmethod
+    def from_error(cls, error: ConfigError, file: Path) -> FileProblem:
+        """The problem `error` (raised while reading `file`) describes."""
+        located = getattr(error, "location", None)
+        if isinstance(located, FileProblem):
+            return located
+        message = str(error)
+        prefix = f"{file}: "
+        return cls(file, 0, message[len(prefix) :] if message.startswith(prefix) else message)
+
+
+_E = TypeVar("_E", bound=ConfigError)
+
+
+def located_error(
+    kind: type[_E], path: Path | None, line: int | None, message: str, *, what: str = "file"
+) -> _E:
+    """`kind` with the message ``FILE: line N: MESSAGE``; the parts are kept (as a
+    `FileProblem`) for `FileProblem.from_error`."""
+    where = str(path) if path is not None else what
+    error = kind(f"{where}: line {line}: {message}" if line else f"{where}: {message}")
+    if path is not None:
+        setattr(error, "location", FileProblem(path, line or 0, message))  # noqa: B010
+    return error
+
+
+@dataclass(slots=True)
+class YamlDocument:
+    """A YAML file's data and the lines its keys and items are on."""
+
+    data: Any
+    """The loaded data (plain dicts, lists, scalars)."""
+    path: Path
+    """The file."""
+    lines: dict[tuple[str | int, ...], int] = field(default_factory=dict)
+    """1-based line of each mapping key / list item, by key path (``("phases", 0, "next")``;
+    ``()`` is the document); mapping keys are given as text."""
+
+    def line(self, *keys: str | int) -> int:
+        """The line of the key path `keys`, else of its nearest listed parent (a missing key:
+        the mapping that lacks it); 0 for an empty document."""
+        path = tuple(keys)
+        while path not in self.lines:
+            if not path:
+                return 0
+            path = path[:-1]
+        return self.lines[path]
+
+
 def load_yaml(path: Path) -> Any:
-    """Read a YAML file with the safe loader; errors name the file and the line."""
+    """Read a YAML file with the safe loader; errors name the file and the line.
+
+    Size, nesting and alias expansion are bounded (`MAX_YAML_BYTES`, `MAX_YAML_DEPTH`,
+    `MAX_YAML_VALUES`) before any Python object is built, so a hostile file in a cloned
+    repository fails with a `ConfigError` instead of exhausting memory or the stack."""
+    return load_yaml_document(path).data
+
+
+def load_yaml_document(path: Path) -> YamlDocument:
+    """Like `load_yaml`, with the line of every key and list item."""
+    text = _read_limited(path)
+    loader = _SafeLoader(text)
     try:
-        text = path.read_text(encoding="utf-8")
+        _check_events(loader, path)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, path) from exc
+    finally:
+        loader.dispose()
+    loader = _SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        lines: dict[tuple[str | int, ...], int] = {}
+        if node is not None:
+            lines[()] = node.start_mark.line + 1
+            _collect_lines(node, (), lines)
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, path) from exc
+    except (ValueError, TypeError, OverflowError) as exc:  # a bad date, a 5000-digit number
+        raise ConfigError(f"{path}: invalid YAML value: {exc}") from exc
+    finally:
+        loader.dispose()
+    return YamlDocument(data, path, lines)
+
+
+def _read_limited(path: Path) -> str:
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise ConfigError(f"{path}: not a regular file")
+        with path.open("rb") as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if len(raw) > MAX_YAML_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {MAX_YAML_BYTES // 1024 // 1024} MiB; "
+            "settings, personas and templates are small files - is this the right file?"
+        )
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid UTF-8") from exc
-    try:
-        return yaml.load(text, Loader=_SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}:{where}: invalid YAML: {problem}") from exc
+
+
+def _check_events(loader: Any, path: Path) -> None:
+    """Walk the parser's events (streaming: aliases are not expanded here) and refuse deep
+    nesting, aliases that refer to their own enclosing collection, and documents that would
+    hold more than `MAX_YAML_VALUES` values once aliases are expanded."""
+    open_frames: list[list[Any]] = []  # [anchor, values so far]
+    anchored: dict[str, int] = {}  # anchor -> values it stands for
+    total = 0
+
+    def fail(event: Any, message: str) -> ConfigError:
+        return located_error(ConfigError, path, event.start_mark.line + 1, message)
+
+    def add(count: int, event: Any) -> None:
+        nonlocal total
+        total += count
+        if total > MAX_YAML_VALUES:
+            raise fail(
+                event,
+                f"holds more than {MAX_YAML_VALUES} values once aliases are expanded "
+                "(an alias bomb?); refusing to load it",
+            )
+
+    while loader.check_event():
+        event = loader.get_event()
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_frames) >= MAX_YAML_DEPTH:
+                raise fail(event, f"nested more than {MAX_YAML_DEPTH} levels deep")
+            if event.anchor is not None:
+                anchored.pop(event.anchor, None)
+            add(1, event)
+            open_frames.append([event.anchor, 1])
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            anchor, count = open_frames.pop()
+            if anchor is not None:
+                anchored[anchor] = count
+        elif isinstance(event, yaml.ScalarEvent):
+            count = 1
+            add(count, event)
+            if event.anchor is not None:
+                anchored[event.anchor] = count
+        elif isinstance(event, yaml.AliasEvent):
+            if any(frame[0] == event.anchor for frame in open_frames):
+                raise fail(event, f"alias '*{event.anchor}' refers to a collection it is inside of")
+            count = anchored.get(str(event.anchor), 1)  # undefined: the composer reports it
+            add(count, event)
+        else:
+            continue
+        if open_frames:  # a finished value counts in the collection around it
+            open_frames[-1][1] += count
+
+
+def _collect_lines(
+    node: yaml.Node, at: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]
+) -> None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                here = (*at, str(key.value))
+                lines.setdefault(here, key.start_mark.line + 1)
+                _collect_lines(value, here, lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            here = (*at, i)
+            lines.setdefault(here, item.start_mark.line + 1)
+            _collect_lines(item, here, lines)
+
+
+def _yaml_error(exc: yaml.YAMLError, path: Path) -> ConfigError:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return located_error(
+        ConfigError, path, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}"
+    )
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -107,26 +306,45 @@ class Config:
     """Folder relative paths in the configuration are resolved against."""
     sources: list[Path] = field(default_factory=list)
     """Files read, lowest precedence first."""
+    settings: dict[Path, dict[str, Any]] = field(default_factory=dict)
+    """What each file in `sources` says, as written (before merging with the defaults)."""
 
     @classmethod
     def load(cls, start: Path | None = None) -> Config:
         data = dict(DEFAULTS)
         sources: list[Path] = []
+        settings: dict[Path, dict[str, Any]] = {}
         user_file = user_dir() / "config.yaml"
         root = find_project_root(start)
         for path in (user_file, root / PROJECT_FILE if root else None):
             if path is None or not path.is_file():
                 continue
-            loaded = load_yaml(path)
-            if loaded is None:
+            doc = load_yaml_document(path)
+            if doc.data is None:
                 continue
-            if not isinstance(loaded, dict):
+            if not isinstance(doc.data, dict):
                 raise ConfigError(f"{path}: expected a mapping of settings at the top level")
-            _validate(loaded, path)
-            data = _merge(data, loaded)
+            _validate(doc)
+            data = _merge(data, doc.data)
             sources.append(path)
+            settings[path] = doc.data
         base = root if root else (start or Path.cwd()).resolve()
-        return cls(data=data, project_root=root, base_dir=base, sources=sources)
+        return cls(data=data, project_root=root, base_dir=base, sources=sources, settings=settings)
+
+    @property
+    def project_file(self) -> Path | None:
+        """The project's ``discussions.yaml``, if there is a project."""
+        return self.project_root / PROJECT_FILE if self.project_root else None
+
+    def _set_by(self, *keys: str) -> tuple[Path, Any] | None:
+        """The file with the highest precedence that sets `keys`, and the value it gives."""
+        for path in reversed(self.sources):
+            value: Any = self.settings.get(path, {})
+            for key in keys:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None:
+                return path, value
+        return None
 
     # -- typed views -------------------------------------------------------------------
 
@@ -144,14 +362,62 @@ class Config:
         return [str(a) for a in self.data.get("default_participants") or []]
 
     @property
+    def configured_participants(self) -> list[str] | None:
+        """``default_participants`` when the user's ``config.yaml`` or the project's
+        ``discussions.yaml`` sets it to a non-empty list (the project's wins); else None, so a
+        template's own participants apply. Aliases lower-cased, without ``@``."""
+        found = self._set_by("default_participants")
+        if found is None:
+            return None
+        aliases = [str(a).strip().lstrip("@").lower() for a in found[1] if str(a).strip()]
+        return aliases or None
+
+    @property
     def default_template(self) -> str:
         return str(self.data.get("default_template") or "feature")
 
     @property
     def output_directory(self) -> Path:
-        raw = (self.data.get("output") or {}).get("directory") or "./discussions"
-        path = Path(os.path.expandvars(str(raw))).expanduser()
-        return path if path.is_absolute() else self.base_dir / path
+        """Where new discussions go (``output.directory``), relative to the project.
+
+        A project's ``discussions.yaml`` is someone else's file when the repository was
+        cloned, so the folder it names (and the default ``./discussions``) must lie inside the
+        project, links resolved, and ``$VARS`` / ``~`` in it are not expanded. The user's own
+        ``config.yaml`` may name any folder. `ConfigError` names the file that set it."""
+        found = self._set_by("output", "directory")
+        project_file = self.project_file
+        confined = False
+        if found is not None and found[0] != project_file:  # the user's own configuration
+            path = Path(os.path.expandvars(str(found[1]))).expanduser()
+        else:
+            raw = found[1] if found else (self.data.get("output") or {}).get("directory")
+            raw = str(raw or "./discussions")
+            if project_file is None:
+                path = Path(os.path.expandvars(raw)).expanduser()
+            else:
+                path, confined = Path(raw), True
+        where = f"{found[0]}: key 'output.directory'" if found else "output.directory"
+        if not path.is_absolute():
+            path = self.base_dir / path
+        if confined and self.project_root is not None:
+            root = self.project_root.resolve()
+            try:
+                inside = path.resolve().is_relative_to(root)
+            except (OSError, RuntimeError):  # a symlink loop
+                inside = False
+            if not inside:
+                raise ConfigError(
+                    f"{where if found else project_file}: the discussions folder {path} is "
+                    f"outside the project folder {root}; a project's settings may only write "
+                    "inside the project - to write elsewhere, set output.directory in your own "
+                    f"{user_dir() / 'config.yaml'}"
+                )
+        if path.exists() and not path.is_dir():
+            raise ConfigError(
+                f"{where} is {path}, which is a file, not a folder; "
+                "point it at a folder (it is created when needed)"
+            )
+        return path
 
     @property
     def summary_files(self) -> bool:
@@ -175,11 +441,13 @@ class Config:
         return value if isinstance(value, dict) else {}
 
 
-def _validate(data: dict[str, Any], path: Path) -> None:
-    """Reject settings of the wrong type, naming the file and the key."""
+def _validate(doc: YamlDocument) -> None:
+    """Reject settings of the wrong type, naming the file, the line and the key."""
+    data: dict[str, Any] = doc.data
 
     def fail(key: str, expected: str) -> None:
-        raise ConfigError(f"{path}: key '{key}' must be {expected}")
+        line = doc.line(*key.split("."))
+        raise located_error(ConfigError, doc.path, line, f"key '{key}' must be {expected}")
 
     for section in ("consensus", "providers", "output", "context", "watch"):
         if section in data and data[section] is not None and not isinstance(data[section], dict):
@@ -205,3 +473,10 @@ def _validate(data: dict[str, Any], path: Path) -> None:
         v = providers["timeout"]
         if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
             fail("providers.timeout", "a positive number of seconds")
+    output = data.get("output") or {}
+    if "directory" in output and not isinstance(output["directory"], str | None):
+        fail("output.directory", "the path of a folder (text)")
+    if "summary_files" in output and not isinstance(output["summary_files"], bool):
+        fail("output.summary_files", "true or false")
+    if "default_template" in data and not isinstance(data["default_template"], str | None):
+        fail("default_template", "the name of a template")

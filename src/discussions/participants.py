@@ -14,19 +14,107 @@ A persona file holds one mapping::
 
 A ``participants.yaml`` with a ``participants:`` list (the seed's registry form) is read too.
 Folders are read bundled first, then the user dir, then the project, so later ones win.
+
+``name``, ``alias``, ``role`` and ``provider_hint`` reach discussion files or the terminal, so
+each must be one line of plain text (`name_problem`, `alias_problem`, `role_problem`,
+`provider_name_problem`); ``personality``, ``expertise`` and ``concerns`` only go into prompts.
+A file that breaks these rules is reported in `ParticipantRegistry.problems` and skipped; the
+other personas still load.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import load_yaml
-from .errors import ParticipantError, UnknownParticipant
+from .config import FileProblem, YamlDocument, load_yaml_document, located_error
+from .errors import ConfigError, ParticipantError, UnknownParticipant
 
 PARTICIPANT_TYPES = ("voting", "background")
+PARTICIPANT_KEYS = frozenset(
+    ("name", "alias", "role", "personality", "expertise", "concerns", "type", "provider_hint")
+)
+
+NAME_MAX = 64
+ALIAS_MAX = 40
+ROLE_MAX = 120
+NAME_PUNCTUATION = frozenset(" -_.'’(),&+/")
+"""Characters other than letters, marks and digits allowed in a display name."""
+_ALIAS = re.compile(r"[^\W\d_][\w-]*")  # what a mention `@alias` can match (markers.py)
+_PROVIDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be a display name, or None. The name is written into discussion
+    files after ``Name:``, so it must stay one harmless line of text:
+
+    * 1 to 64 characters (surrounding spaces are dropped);
+    * only letters, combining marks and digits (any script), spaces and ``- _ . ' ’ ( ) , & + /``
+      (so no control or invisible characters, no line breaks, no ``<``, ``>``, ``#``, ``*``,
+      ``@``, ``:`` or backticks);
+    * starts with a letter or digit, holds at least one letter, and has no ``---``.
+    """
+    for ch in name:
+        if ch not in NAME_PUNCTUATION and unicodedata.category(ch)[0] not in "LMN":
+            return (
+                f"must be one line of letters, digits, spaces and - _ . ' ( ) , & + /; found {ch!r}"
+            )
+    if len(name) > NAME_MAX:
+        return f"must be at most {NAME_MAX} characters, got {len(name)}"
+    if unicodedata.category(name[0])[0] not in "LN":
+        return f"must start with a letter or digit, got {name[0]!r}"
+    if not any(unicodedata.category(ch)[0] == "L" for ch in name):
+        return "must contain a letter"
+    if "---" in name:
+        return "must not contain '---'"
+    return None
+
+
+def normalise_alias(alias: str) -> str:
+    """``@Architect`` -> ``architect``."""
+    return alias.strip().lstrip("@").lower()
+
+
+def alias_problem(alias: str) -> str | None:
+    """Why `alias` cannot be an alias, or None: a letter, then letters, digits, ``-`` or
+    ``_``; at most 40 characters (what an ``@mention`` matches)."""
+    key = normalise_alias(alias)
+    if not _ALIAS.fullmatch(key):
+        return f"must be letters, digits, '-' or '_', starting with a letter, got {alias!r}"
+    if len(key) > ALIAS_MAX:
+        return f"must be at most {ALIAS_MAX} characters, got {len(key)}"
+    return None
+
+
+def role_problem(role: str) -> str | None:
+    """Why `role` cannot be a role, or None: one line of printable text, at most 120
+    characters."""
+    if not role.isprintable():
+        bad = next(ch for ch in role if not ch.isprintable())
+        return f"must be one line of printable text, found {bad!r}"
+    if len(role) > ROLE_MAX:
+        return f"must be at most {ROLE_MAX} characters, got {len(role)}"
+    return None
+
+
+def provider_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a provider, or None: ASCII letters, digits, ``. _ : -``,
+    starting with a letter or digit, at most 64 characters."""
+    if not _PROVIDER_NAME.fullmatch(name) or len(name) > 64:
+        return f"must be a provider name (letters, digits, '.', '_', ':', '-'), got {name!r}"
+    return None
+
+
+_FIELD_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
+    ("name", name_problem),
+    ("alias", alias_problem),
+    ("role", role_problem),
+    ("provider_hint", provider_name_problem),
+)
 
 
 @dataclass(slots=True)
@@ -58,36 +146,30 @@ class Participant:
         return self.type == "voting"
 
     @classmethod
-    def from_dict(cls, data: Any, source: Path | None = None) -> Participant:
-        """Build and validate; errors name the file and the key."""
-        where = str(source) if source else "participant"
+    def from_dict(
+        cls,
+        data: Any,
+        source: Path | None = None,
+        doc: YamlDocument | None = None,
+        at: tuple[str | int, ...] = (),
+    ) -> Participant:
+        """Build and validate; errors name the file, the line (when `doc` gives the lines of
+        the file `data` was read from, at key path `at`) and the key."""
 
-        def fail(key: str, problem: str) -> ParticipantError:
-            return ParticipantError(f"{where}: key '{key}' {problem}")
+        def fail(key: str | None, problem: str) -> ParticipantError:
+            line = (doc.line(*at, key) if key else doc.line(*at)) if doc else 0
+            message = f"key '{key}' {problem}" if key else problem
+            return located_error(ParticipantError, source, line, message, what="participant")
 
         if not isinstance(data, dict):
-            raise ParticipantError(f"{where}: expected a mapping with name, alias, personality")
-        known = {
-            "name",
-            "alias",
-            "role",
-            "personality",
-            "expertise",
-            "concerns",
-            "type",
-            "provider_hint",
-        }
+            raise fail(None, "expected a mapping with name, alias, personality")
         for key in data:
-            if key not in known:
-                raise fail(
-                    str(key), f"is not a participant setting (known: {', '.join(sorted(known))})"
-                )
+            if key not in PARTICIPANT_KEYS:
+                known = ", ".join(sorted(PARTICIPANT_KEYS))
+                raise fail(str(key), f"is not a participant setting (known: {known})")
         for key in ("name", "alias"):
             if not isinstance(data.get(key), str) or not data[key].strip():
                 raise fail(key, "is required and must be text")
-        alias = data["alias"].strip().lstrip("@").lower()
-        if not alias.replace("-", "").replace("_", "").isalnum() or not alias[0].isalpha():
-            raise fail("alias", f"must be letters, digits, '-' or '_', got '{data['alias']}'")
         for key in ("role", "personality", "provider_hint"):
             if data.get(key) is not None and not isinstance(data[key], str):
                 raise fail(key, "must be text")
@@ -97,18 +179,23 @@ class Participant:
                 not isinstance(value, list) or not all(isinstance(v, str) for v in value)
             ):
                 raise fail(key, "must be a list of text items")
+        for key, check in _FIELD_CHECKS:
+            value = data.get(key)
+            problem = check(value.strip()) if isinstance(value, str) and value.strip() else None
+            if problem:
+                raise fail(key, problem)
         ptype = data.get("type", "voting")
         if ptype not in PARTICIPANT_TYPES:
-            raise fail("type", f"must be 'voting' or 'background', got '{ptype}'")
+            raise fail("type", f"must be 'voting' or 'background', got {ptype!r}")
         return cls(
             name=data["name"].strip(),
-            alias=alias,
+            alias=normalise_alias(data["alias"]),
             role=(data.get("role") or "").strip(),
             personality=data.get("personality") or "",
             expertise=list(data.get("expertise") or []),
             concerns=list(data.get("concerns") or []),
             type=ptype,
-            provider_hint=(data.get("provider_hint") or None),
+            provider_hint=(data.get("provider_hint") or "").strip() or None,
             source=source,
         )
 
@@ -141,19 +228,34 @@ def _author_keys(author: str) -> tuple[str, ...]:
 class ParticipantRegistry:
     """Participants by alias, with lookups by alias or display name."""
 
-    def __init__(self, participants: Iterable[Participant] = ()) -> None:
+    def __init__(
+        self,
+        participants: Iterable[Participant | BrokenPersona] = (),
+        problems: Iterable[FileProblem] = (),
+    ) -> None:
         self._by_alias: dict[str, Participant] = {}
-        for p in participants:
-            self._by_alias[p.alias] = p
+        self._broken: dict[str, BrokenPersona] = {}
+        self.problems: list[FileProblem] = list(problems)
+        """Persona files (or entries) that could not be used, in reading order. The rest
+        were read; `get` of an alias one of them defines raises its error."""
+        for p in participants:  # later ones win: a broken override hides what it overrides
+            if isinstance(p, BrokenPersona):
+                self._by_alias.pop(p.alias, None)
+                self._broken[p.alias] = p
+            else:
+                self._broken.pop(p.alias, None)
+                self._by_alias[p.alias] = p
         self._by_name = {p.name.lower(): p for p in self._by_alias.values()}
 
     @classmethod
     def load(cls, folders: Iterable[Path]) -> ParticipantRegistry:
-        """Read persona files from `folders`, lowest precedence first."""
-        found: list[Participant] = []
+        """Read persona files from `folders`, lowest precedence first. A file that cannot
+        be used becomes an entry of `problems`; it does not stop the others from loading."""
+        found: list[Participant | BrokenPersona] = []
         for folder in folders:
             found.extend(_read_folder(folder))
-        return cls(found)
+        problems = [p.problem for p in found if isinstance(p, BrokenPersona)]
+        return cls(found, problems)
 
     def __iter__(self) -> Iterator[Participant]:
         return iter(sorted(self._by_alias.values(), key=lambda p: p.alias))
@@ -169,15 +271,16 @@ class ParticipantRegistry:
 
     def get(self, alias: str) -> Participant:
         """The participant with `alias` (``@`` optional); `UnknownParticipant` lists the known."""
-        key = alias.strip().lstrip("@").lower()
-        try:
+        key = normalise_alias(alias)
+        if key in self._by_alias:
             return self._by_alias[key]
-        except KeyError:
-            known = ", ".join(self.aliases()) or "none"
-            raise UnknownParticipant(
-                f"no participant '{key}' (known: {known}); add participants/{key}.yaml "
-                "or run `discussions participants list`"
-            ) from None
+        if key in self._broken:
+            raise ParticipantError(self._broken[key].error)
+        known = ", ".join(self.aliases()) or "none"
+        raise UnknownParticipant(
+            f"no participant '{key}' (known: {known}); add participants/{key}.yaml "
+            "or run `discussions participants list`"
+        )
 
     def for_author(self, author: str) -> Participant | None:
         """The participant who writes as `author` (display name or alias, any case)."""
@@ -202,19 +305,60 @@ class ParticipantRegistry:
         return keys[1:] if keys[0].startswith("ai-") else keys
 
 
-def _read_folder(folder: Path) -> list[Participant]:
+@dataclass(slots=True, frozen=True)
+class BrokenPersona:
+    """A persona file (or an entry of a ``participants.yaml``) that could not be used."""
+
+    alias: str
+    """The alias it would define: its ``alias`` if that is valid, else the file name's stem."""
+    problem: FileProblem
+    """Where and what."""
+    error: str
+    """The error's message, raised again by `ParticipantRegistry.get`."""
+
+
+def _broken(error: ConfigError, path: Path, data: Any) -> BrokenPersona:
+    alias = data.get("alias") if isinstance(data, dict) else None
+    readable = isinstance(alias, str) and alias_problem(alias) is None
+    key = normalise_alias(alias) if readable and isinstance(alias, str) else path.stem.lower()
+    return BrokenPersona(key, FileProblem.from_error(error, path), str(error))
+
+
+def _read_folder(folder: Path) -> list[Participant | BrokenPersona]:
     if not folder.is_dir():
         return []
-    out: list[Participant] = []
+    out: list[Participant | BrokenPersona] = []
     for path in sorted(folder.iterdir()):
         if path.suffix not in (".yaml", ".yml") or not path.is_file():
             continue
-        data = load_yaml(path)
+        try:
+            doc = load_yaml_document(path)
+        except ConfigError as exc:
+            out.append(_broken(exc, path, None))
+            continue
+        data = doc.data
         if path.stem == "participants" and isinstance(data, dict) and "participants" in data:
             items = data["participants"]
             if not isinstance(items, list):
-                raise ParticipantError(f"{path}: key 'participants' must be a list")
-            out.extend(Participant.from_dict(item, path) for item in items)
+                error = located_error(
+                    ParticipantError,
+                    path,
+                    doc.line("participants"),
+                    "key 'participants' must be a list",
+                )
+                out.append(BrokenPersona("", FileProblem.from_error(error, path), str(error)))
+                continue
+            for i, item in enumerate(items):
+                out.append(_read_one(item, path, doc, ("participants", i)))
         else:
-            out.append(Participant.from_dict(data, path))
+            out.append(_read_one(data, path, doc, ()))
     return out
+
+
+def _read_one(
+    data: Any, path: Path, doc: YamlDocument, at: tuple[str | int, ...]
+) -> Participant | BrokenPersona:
+    try:
+        return Participant.from_dict(data, path, doc, at)
+    except ParticipantError as exc:
+        return _broken(exc, path, data)

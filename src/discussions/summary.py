@@ -8,10 +8,13 @@ only part that is not derived from the file, and it is marked as such.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
+from .errors import DiscussionsError
 from .model import Discussion, Item
 
 
@@ -92,16 +95,58 @@ def render_summary(d: Discussion, narrative: str | None = None, narrator: str = 
 
 
 def write_summary(d: Discussion, narrative: str | None = None, narrator: str = "") -> Path:
-    """Write the ``.sum.md`` atomically (it is derived, so it is replaced, not appended)."""
+    """Write the ``.sum.md`` atomically (it is derived, so it is replaced, not appended).
+
+    The text goes to a temporary file in the same folder, which then replaces the summary,
+    so a failure (read-only file system, full disk) leaves the previous summary as it was and
+    no partial file behind. A summary whose write permission was removed (``chmod a-w``) is
+    left alone. Failures raise `DiscussionsError` naming the file and the reason."""
     target = summary_path(d.path)
     text = render_summary(d, narrative, narrator)
-    fd, tmp = tempfile.mkstemp(prefix=".sum-", suffix=".tmp", dir=target.parent)
+    mode = _summary_mode(target, d.path)
+    tmp: str | None = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=".sum-", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            os.fchmod(f.fileno(), mode)
             f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        tmp = None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise DiscussionsError(
+            f"cannot write the summary {target}: {reason}; "
+            + ("the previous summary is unchanged" if target.exists() else "nothing was written")
+        ) from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
     return target
+
+
+def _summary_mode(target: Path, source: Path) -> int:
+    """Permissions for a new summary: those of the one it replaces, else of the discussion
+    file it is derived from (so the umask the user chose applies to both). Refuses a summary
+    without any write permission: someone protected it on purpose."""
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise DiscussionsError(f"cannot write the summary {target}: {exc.strerror}") from exc
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise DiscussionsError(f"cannot write the summary {target}: it is a folder")
+        if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+            raise DiscussionsError(
+                f"cannot write the summary {target}: it is read-only; make it writable "
+                f"(chmod u+w {target.name}) or delete it to rebuild it"
+            )
+        return stat.S_IMODE(st.st_mode)
+    try:
+        return stat.S_IMODE(source.stat().st_mode) & 0o666
+    except OSError:
+        return 0o644

@@ -24,13 +24,15 @@ A template is one YAML file::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import load_yaml
-from .errors import TemplateError, UnknownTemplate
+from .config import FileProblem, YamlDocument, load_yaml_document, located_error
+from .errors import ConfigError, TemplateError, UnknownTemplate
+from .participants import alias_problem, normalise_alias
 
 AUTO_TRIGGERS = ("all_mentioned_responded", "consensus")
 DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
@@ -52,6 +54,12 @@ class Phase:
     """Condition for automatic advancement: ``all_mentioned_responded``, ``consensus`` or None."""
     next: str | None = None
     """The phase that follows (None: terminal)."""
+    max_rounds: int | None = None
+    """Rounds `discussions run` spends in this phase before it moves on or escalates."""
+    consensus_mode: str = "votes"
+    """How consensus is reached here: ``votes`` (READY/CHANGES/REJECT) or ``score``."""
+    score_threshold: int = 9
+    """In ``score`` mode, the score (0-10) every expected participant must give."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +69,9 @@ class Phase:
             "voting_mode": self.voting_mode,
             "auto_trigger": self.auto_trigger,
             "next": self.next,
+            "max_rounds": self.max_rounds,
+            "consensus_mode": self.consensus_mode,
+            "score_threshold": self.score_threshold,
         }
 
 
@@ -79,6 +90,8 @@ class Template:
     body: str = DEFAULT_BODY
     consensus_status: str = "CLOSED"
     """Status written when the last phase reaches consensus (auto_trigger: consensus)."""
+    context_format: str | None = None
+    """How ``--context`` is written: None as given, ``diff`` a raw diff fenced as code."""
     source: Path | None = None
 
     @property
@@ -95,105 +108,294 @@ class Template:
         return [p.id for p in self.phases]
 
     @classmethod
-    def from_dict(cls, data: Any, source: Path | None = None) -> Template:
-        where = str(source) if source else "template"
+    def from_dict(
+        cls, data: Any, source: Path | None = None, doc: YamlDocument | None = None
+    ) -> Template:
+        """Build and validate; errors name the file, the line (when `doc` gives the lines of
+        the file `data` was read from) and the key (``phases[1].next``)."""
 
-        def fail(key: str, problem: str) -> TemplateError:
-            return TemplateError(f"{where}: key '{key}' {problem}")
+        def fail(keys: tuple[str | int, ...], problem: str) -> TemplateError:
+            line = doc.line(*keys) if doc else 0
+            message = f"key '{_key_name(keys)}' {problem}" if keys else problem
+            return located_error(TemplateError, source, line, message, what="template")
 
         if not isinstance(data, dict):
-            raise TemplateError(f"{where}: expected a mapping with name, phases, body")
+            raise fail((), "expected a mapping with name, phases, body")
         if not isinstance(data.get("name"), str) or not data["name"].strip():
-            raise fail("name", "is required and must be text")
+            raise fail(("name",), "is required and must be text")
+        for key, check in _TOP_LEVEL_CHECKS:
+            problem = _check(data.get(key), check)
+            if problem:
+                raise fail((key,), problem)
+        for key, item_check in (("aliases", plain_name_problem), ("participants", alias_problem)):
+            value = data.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, list):
+                raise fail((key,), "must be a list of text items")
+            for n, item in enumerate(value):
+                problem = _check(item, item_check, required=True)
+                if problem:
+                    raise fail((key, n), problem)
         raw_phases = data.get("phases")
         if not isinstance(raw_phases, list) or not raw_phases:
-            raise fail("phases", "must be a non-empty list")
+            raise fail(("phases",), "must be a non-empty list")
         phases: list[Phase] = []
         for i, p in enumerate(raw_phases):
-            key = f"phases[{i}]"
             if not isinstance(p, dict) or not isinstance(p.get("id"), str):
-                raise fail(key, "must be a mapping with an 'id'")
-            trigger = p.get("auto_trigger")
-            if trigger is not None and trigger not in AUTO_TRIGGERS:
-                raise fail(
-                    f"{key}.auto_trigger", f"must be one of {', '.join(AUTO_TRIGGERS)} or null"
-                )
+                raise fail(("phases", i), "must be a mapping with an 'id'")
+            for key, check in _PHASE_CHECKS:
+                problem = _check(p.get(key), check, required=key == "id")
+                if problem:
+                    raise fail(("phases", i, key), problem)
             if not isinstance(p.get("voting_mode", False), bool):
-                raise fail(f"{key}.voting_mode", "must be true or false")
+                raise fail(("phases", i, "voting_mode"), "must be true or false")
+            rounds = p.get("max_rounds")
+            if rounds is not None and (
+                isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1
+            ):
+                raise fail(("phases", i, "max_rounds"), "must be a whole number (1 or more)")
+            threshold = p.get("score_threshold", 9)
+            if (
+                isinstance(threshold, bool)
+                or not isinstance(threshold, int)
+                or not 0 <= threshold <= 10
+            ):
+                raise fail(("phases", i, "score_threshold"), "must be a whole number from 0 to 10")
+            if any(p["id"].strip() == q.id for q in phases):
+                raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
             phases.append(
                 Phase(
-                    id=p["id"],
-                    title=str(p.get("title") or p["id"].replace("_", " ").title()),
-                    instructions=str(p.get("instructions") or ""),
+                    id=p["id"].strip(),
+                    title=(p.get("title") or "").strip() or p["id"].replace("_", " ").title(),
+                    instructions=p.get("instructions") or "",
                     voting_mode=bool(p.get("voting_mode", False)),
-                    auto_trigger=trigger,
-                    next=p.get("next"),
+                    auto_trigger=p.get("auto_trigger"),
+                    next=(p.get("next") or "").strip() or None,
+                    max_rounds=rounds,
+                    consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
+                    score_threshold=threshold,
                 )
             )
-        ids = {p.id for p in phases}
-        for i, p in enumerate(phases):
-            if p.next is not None and p.next not in ids:
-                raise fail(f"phases[{i}].next", f"names unknown phase '{p.next}'")
-        for key in ("aliases", "participants"):
-            value = data.get(key)
-            if value is not None and (
-                not isinstance(value, list) or not all(isinstance(v, str) for v in value)
-            ):
-                raise fail(key, "must be a list of text items")
+        ids = [p.id for p in phases]
+        for i, ph in enumerate(phases):
+            if ph.next is not None and ph.next not in ids:
+                known = ", ".join(ids)
+                raise fail(("phases", i, "next"), f"names unknown phase '{ph.next}' ({known})")
         body = data.get("body")
-        if body is not None and not isinstance(body, str):
-            raise fail("body", "must be text")
         return cls(
             name=data["name"].strip(),
-            title=str(data.get("title") or data["name"]),
-            description=str(data.get("description") or ""),
-            aliases=list(data.get("aliases") or []),
-            participants=list(data.get("participants") or []),
-            status=str(data.get("status") or "OPEN"),
-            title_format=str(data.get("title_format") or "{title}"),
+            title=(data.get("title") or "").strip() or data["name"].strip(),
+            description=(data.get("description") or "").strip(),
+            aliases=[a.strip() for a in data.get("aliases") or []],
+            participants=[normalise_alias(a) for a in data.get("participants") or []],
+            status=(data.get("status") or "").strip() or "OPEN",
+            title_format=(data.get("title_format") or "").strip() or "{title}",
             phases=phases,
             body=body if body is not None else DEFAULT_BODY,
-            consensus_status=str(data.get("consensus_status") or "CLOSED").upper(),
+            consensus_status=((data.get("consensus_status") or "").strip() or "CLOSED").upper(),
+            context_format=(data.get("context_format") or "").strip() or None,
             source=source,
         )
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_STATUS = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def plain_name_problem(name: str) -> str | None:
+    """Names written into a discussion's header (template names, phase ids): ASCII letters,
+    digits, ``_ . -``, starting with a letter or digit, at most 64 characters."""
+    if not _PLAIN_NAME.fullmatch(name) or len(name) > 64:
+        return f"must be a plain name (letters, digits, '_', '.', '-'), got {name!r}"
+    return None
+
+
+def status_problem(status: str) -> str | None:
+    """A status word (``OPEN``, ``ACCEPTED``): a letter, then letters, digits, ``_ -``; at
+    most 32 characters."""
+    if not _STATUS.fullmatch(status) or len(status) > 32:
+        return f"must be one word such as OPEN or ACCEPTED, got {status!r}"
+    return None
+
+
+def line_problem(text: str) -> str | None:
+    """Text shown on one line (titles): printable, no line breaks, at most 200 characters."""
+    if not text.isprintable():
+        bad = next(ch for ch in text if not ch.isprintable())
+        return f"must be one line of printable text, found {bad!r}"
+    if len(text) > 200:
+        return f"must be at most 200 characters, got {len(text)}"
+    return None
+
+
+def title_format_problem(text: str) -> str | None:
+    """``title_format``: one line, without ``<`` or ``>`` (it is written into the header)."""
+    if "<" in text or ">" in text:
+        return "must not contain '<' or '>'"
+    return line_problem(text)
+
+
+def any_text(text: str) -> str | None:
+    return None
+
+
+def auto_trigger_problem(value: str) -> str | None:
+    if value not in AUTO_TRIGGERS:
+        return f"must be one of {', '.join(AUTO_TRIGGERS)} or null, got {value!r}"
+    return None
+
+
+CONSENSUS_MODES = ("votes", "score")
+CONTEXT_FORMATS = ("diff",)
+
+
+def consensus_mode_problem(value: str) -> str | None:
+    if value not in CONSENSUS_MODES:
+        return f"must be one of {', '.join(CONSENSUS_MODES)}, got {value!r}"
+    return None
+
+
+def context_format_problem(value: str) -> str | None:
+    if value not in CONTEXT_FORMATS:
+        return f"must be one of {', '.join(CONTEXT_FORMATS)} or null, got {value!r}"
+    return None
+
+
+_TOP_LEVEL_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
+    ("name", plain_name_problem),
+    ("title", line_problem),
+    ("description", any_text),
+    ("status", status_problem),
+    ("consensus_status", status_problem),
+    ("title_format", title_format_problem),
+    ("body", any_text),
+    ("context_format", context_format_problem),
+)
+_PHASE_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
+    ("id", plain_name_problem),
+    ("title", line_problem),
+    ("instructions", any_text),
+    ("auto_trigger", auto_trigger_problem),
+    ("next", plain_name_problem),
+    ("consensus_mode", consensus_mode_problem),
+)
+
+
+def _check(value: Any, check: Callable[[str], str | None], required: bool = False) -> str | None:
+    """None when `value` is absent (null) or text that `check` accepts, else the problem."""
+    if value is None:
+        return "is required" if required else None
+    if not isinstance(value, str):
+        kind = (
+            "a list"
+            if isinstance(value, list)
+            else "a mapping"
+            if isinstance(value, dict)
+            else repr(value)
+        )
+        return f"must be text, not {kind}"
+    return check(value.strip()) if value.strip() or required else None
+
+
+def _key_name(keys: tuple[str | int, ...]) -> str:
+    """``("phases", 1, "next")`` -> ``phases[1].next``."""
+    out = ""
+    for k in keys:
+        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else k)
+    return out
+
+
+@dataclass(slots=True, frozen=True)
+class BrokenTemplate:
+    """A template file that could not be used."""
+
+    name: str
+    """The name it would define: its ``name`` if readable, else the file name's stem."""
+    problem: FileProblem
+    """Where and what."""
+    error: str
+    """The error's message, raised again by `TemplateRegistry.get`."""
 
 
 class TemplateRegistry:
     """Templates by name and alias."""
 
-    def __init__(self, templates: Iterable[Template] = ()) -> None:
+    def __init__(
+        self,
+        templates: Iterable[Template | BrokenTemplate] = (),
+        problems: Iterable[FileProblem] = (),
+    ) -> None:
         self._by_name: dict[str, Template] = {}
-        for t in templates:
-            self._by_name[t.name] = t
+        self._broken: dict[str, BrokenTemplate] = {}
+        self.problems: list[FileProblem] = list(problems)
+        """Template files that could not be used, in reading order. The rest were read;
+        `get` of a name one of them defines raises its error."""
+        for t in templates:  # later ones win: a broken override hides what it overrides
+            if isinstance(t, BrokenTemplate):
+                self._by_name.pop(t.name, None)
+                self._broken[t.name] = t
+            else:
+                self._broken.pop(t.name.lower(), None)
+                self._by_name[t.name.lower()] = t
 
     @classmethod
     def load(cls, folders: Iterable[Path]) -> TemplateRegistry:
-        found: list[Template] = []
+        """Read template files from `folders`, lowest precedence first. A file that cannot
+        be used becomes an entry of `problems`; it does not stop the others from loading."""
+        found: list[Template | BrokenTemplate] = []
         for folder in folders:
             if not folder.is_dir():
                 continue
             for path in sorted(folder.iterdir()):
                 if path.suffix in (".yaml", ".yml") and path.is_file():
-                    found.append(Template.from_dict(load_yaml(path), path))
-        return cls(found)
+                    found.append(_read_template(path))
+        return cls(found, [t.problem for t in found if isinstance(t, BrokenTemplate)])
 
     def __iter__(self) -> Iterator[Template]:
         return iter(sorted(self._by_name.values(), key=lambda t: t.name))
 
     def find(self, name: str) -> Template | None:
+        """The template called `name` (or with `name` among its aliases); None when there is
+        none or its file is broken (see `problem_for`)."""
         key = name.strip().lower()
         if key in self._by_name:
             return self._by_name[key]
+        if key in self._broken:
+            return None
         for t in self._by_name.values():
             if key in (a.lower() for a in t.aliases):
                 return t
         return None
 
+    def problem_for(self, name: str) -> FileProblem | None:
+        """The problem of the broken file that defines template `name`, if that is why it is
+        missing."""
+        broken = self._broken.get(name.strip().lower())
+        return broken.problem if broken else None
+
     def get(self, name: str) -> Template:
+        """The template `name`; `TemplateError` (the file's) when its file is broken,
+        `UnknownTemplate` when nobody defines it."""
         t = self.find(name)
-        if t is None:
-            known = ", ".join(sorted(self._by_name)) or "none"
-            raise UnknownTemplate(
-                f"no template '{name}' (known: {known}); see `discussions templates list`"
-            )
-        return t
+        if t is not None:
+            return t
+        broken = self._broken.get(name.strip().lower())
+        if broken is not None:
+            raise TemplateError(broken.error)
+        known = ", ".join(sorted(self._by_name)) or "none"
+        raise UnknownTemplate(
+            f"no template '{name}' (known: {known}); see `discussions templates list`"
+        )
+
+
+def _read_template(path: Path) -> Template | BrokenTemplate:
+    data: Any = None
+    try:
+        doc = load_yaml_document(path)
+        data = doc.data
+        return Template.from_dict(data, path, doc)
+    except ConfigError as exc:
+        raw = data.get("name") if isinstance(data, dict) else None
+        name = raw.strip().lower() if isinstance(raw, str) and raw.strip() else path.stem.lower()
+        return BrokenTemplate(name, FileProblem.from_error(exc, path), str(exc))

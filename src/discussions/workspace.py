@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from .config import Config, bundled_dir, user_dir
+from .config import Config, FileProblem, bundled_dir, user_dir
 from .participants import ParticipantRegistry
 from .templates import TemplateRegistry
 
@@ -39,3 +39,9 @@ class Workspace:
     @cached_property
     def templates(self) -> TemplateRegistry:
         return TemplateRegistry.load(self.folders("templates"))
+
+    @property
+    def problems(self) -> list[FileProblem]:
+        """Persona and template files that could not be used (reads both registries).
+        Show each as ``str(problem)``: ``FILE:LINE: message``."""
+        return [*self.participants.problems, *self.templates.problems]

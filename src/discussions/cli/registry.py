@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+
 import click
 
-from .common import display_path, echo_json, workspace
+from ..config import FileProblem
+from .common import display_path, echo_json, say, workspace
+
+
+def report_problems(problems: Sequence[FileProblem], as_json: bool = False) -> None:
+    """Files that could not be used, on standard error: ``Warning: FILE:LINE: message``
+    lines, or with `as_json` one JSON object ``{"problems": [{file, line, message}]}``."""
+    if not problems:
+        return
+    if as_json:
+        click.echo(json.dumps({"problems": [p.to_dict() for p in problems]}), err=True)
+        return
+    for p in problems:
+        where = f"{display_path(p.file)}:{p.line}" if p.line else display_path(p.file)
+        say(f"Warning: {where}: {p.message} (skipped)", err=True)
 
 
 @click.group("participants")
@@ -22,12 +39,16 @@ def participants_group() -> None:
 def participants_list(as_json: bool) -> None:
     """List participants.
 
+    Persona files that cannot be used are reported on standard error (with
+    --json as {"problems": [{file, line, message}]}) and skipped.
+
     \b
     Examples:
       discussions participants list
       discussions participants list --json
     """
     registry = workspace().participants
+    report_problems(registry.problems, as_json)
     if as_json:
         echo_json([p.to_dict() for p in registry])
         return
@@ -82,12 +103,17 @@ def templates_group() -> None:
 def templates_list(as_json: bool) -> None:
     """List templates with their phases.
 
+    Template files that cannot be used are reported on standard error (with
+    --json as {"problems": [{file, line, message}]}) and skipped.
+
     \b
     Examples:
       discussions templates list
       discussions templates list --json
     """
-    templates = list(workspace().templates)
+    registry = workspace().templates
+    report_problems(registry.problems, as_json)
+    templates = list(registry)
     if as_json:
         echo_json(
             [
