@@ -23,7 +23,7 @@ from typing import Any
 from . import format as fmt
 from . import phases, storage
 from .derive import body_digest
-from .errors import ProviderError
+from .errors import DiscussionsError, ProviderError
 from .markers import extract
 from .model import Discussion
 from .participants import Participant
@@ -100,6 +100,8 @@ class TurnResult:
     status: str = ""
     votes: dict[str, str] = field(default_factory=dict)
     consensus: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """Problems after the answers were written (a summary that could not be rebuilt)."""
 
     @property
     def posted(self) -> list[ParticipantOutcome]:
@@ -122,6 +124,7 @@ class TurnResult:
             "status": self.status,
             "votes": dict(self.votes),
             "consensus": dict(self.consensus),
+            "warnings": list(self.warnings),
         }
 
 
@@ -384,7 +387,10 @@ class Runner:
         if self.workspace.config.summary_files:
             from .summary import write_summary
 
-            write_summary(d)
+            try:
+                write_summary(d)
+            except DiscussionsError as exc:  # the answers are in; the summary can be rebuilt
+                result.warnings.append(f"summary not updated: {exc}")
         result.phase = d.phase
         result.status = d.status
         result.votes = d.votes

@@ -177,12 +177,15 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
       discussions status discussions/api.md --verbose
       discussions status api.md --json | jq .consensus
     """
+    from .registry import report_problems
+
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
     if as_json:
         echo_json(d.to_dict())
-        return
-    render_status(d, verbose)
+    else:
+        render_status(d, verbose)
+    report_problems(ws.problems, as_json)
 
 
 def render_status(d: Discussion, verbose: bool) -> None:
