@@ -449,7 +449,7 @@ def _validate(doc: YamlDocument) -> None:
         line = doc.line(*key.split("."))
         raise located_error(ConfigError, doc.path, line, f"key '{key}' must be {expected}")
 
-    for section in ("consensus", "providers", "output", "context", "watch"):
+    for section in ("consensus", "providers", "output", "context", "watch", "memory", "run"):
         if section in data and data[section] is not None and not isinstance(data[section], dict):
             fail(section, "a mapping")
     consensus = data.get("consensus") or {}
@@ -480,3 +480,12 @@ def _validate(doc: YamlDocument) -> None:
         fail("output.summary_files", "true or false")
     if "default_template" in data and not isinstance(data["default_template"], str | None):
         fail("default_template", "the name of a template")
+    memory = data.get("memory") or {}
+    if "enabled" in memory and not isinstance(memory["enabled"], bool):
+        fail("memory.enabled", "true or false")
+    for section, key in (("memory", "max_chars"), ("run", "max_rounds")):
+        value = (data.get(section) or {}).get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            fail(f"{section}.{key}", "a whole number (0 or more)")

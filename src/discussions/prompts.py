@@ -7,6 +7,11 @@ The discussion part fits ``context.max_chars`` however long the file grows: when
 is too long, it keeps the header and preamble, the comments that mention this participant, and
 the newest comments in full, and replaces the rest with a digest of their markers (one line per
 comment, oldest dropped first), saying what was left out.
+
+Project memory: the decisions of the project's other discussions that are settled (no longer
+open) are listed before the discussion, newest first, so settled questions are not argued again.
+``memory: {enabled: true, max_chars: 4000}`` in the configuration; the list gets at most a
+quarter of what the prompt's frame leaves, so the whole prompt stays within its budget.
 """
 
 from __future__ import annotations
@@ -14,10 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .format import normalise_newlines
+from .ledger import settled_decisions
 from .model import Comment, Discussion
 from .participants import Participant
 
 DEFAULT_MAX_CHARS = 60_000
+DEFAULT_MEMORY_CHARS = 4_000
+MEMORY_HEADING = "## Settled decisions in this project (do not reopen unless asked)"
+_MEMORY_SHARE = 0.25
+_MEMORY_ITEM_CHARS = 300
 _PREAMBLE_SHARE = 0.25
 _DIGEST_SHARE = 0.25
 
@@ -43,6 +53,53 @@ def max_chars_for(d: Discussion) -> int:
         return max(2_000, int(value))
     except (TypeError, ValueError):
         return DEFAULT_MAX_CHARS
+
+
+def memory_chars_for(d: Discussion) -> int:
+    """``memory.max_chars`` (default 4,000); 0 when ``memory.enabled`` is false."""
+    section = d.workspace.config.section("memory")
+    if section.get("enabled", True) is False:
+        return 0
+    value = section.get("max_chars", DEFAULT_MEMORY_CHARS)
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return DEFAULT_MEMORY_CHARS
+
+
+def build_memory(d: Discussion, max_chars: int) -> str:
+    """The project memory for a prompt in `d`: settled decisions of the other discussions in
+    the discussions folder, newest first, as ``- <decision> (<title>, <status>)`` lines under
+    `MEMORY_HEADING`, at most `max_chars` long (older ones left out, and counted). Empty when
+    there are none or they do not fit."""
+    if max_chars <= 0:
+        return ""
+    entries = settled_decisions(d)
+    if not entries:
+        return ""
+    head = MEMORY_HEADING + "\n\n"
+    lines: list[str] = []
+    used = len(head)
+    for e in entries:
+        text = " ".join(e.text.split())
+        if len(text) > _MEMORY_ITEM_CHARS:
+            text = text[: _MEMORY_ITEM_CHARS - 3].rstrip() + "..."
+        line = f"- {text} ({' '.join(e.title.split())}, {e.status})\n"
+        if used + len(line) > max_chars:
+            break
+        lines.append(line)
+        used += len(line)
+    omitted = len(entries) - len(lines)
+    while omitted and lines and used + len(_left_out(omitted)) > max_chars:
+        used -= len(lines.pop())
+        omitted += 1
+    if not lines:
+        return ""
+    return head + "".join(lines) + (_left_out(omitted) if omitted else "")
+
+
+def _left_out(count: int) -> str:
+    return f"[... {count} older settled decision{'s' if count != 1 else ''} left out]\n"
 
 
 def _render(c: Comment) -> str:
@@ -140,11 +197,14 @@ def build_prompt(
     callout: str | None = None,
     *,
     max_chars: int | None = None,
+    memory: bool = True,
 ) -> tuple[str, Context]:
     """The prompt for `participant` in `d`'s current state, and what its context holds.
 
     The whole prompt stays within `max_chars` (default ``context.max_chars``) unless the
-    persona and instructions alone are longer than that."""
+    persona and instructions alone are longer than that. With `memory` (and ``memory.enabled``
+    in the configuration), the settled decisions of other discussions come before the
+    discussion (see `build_memory`)."""
     info = d.phase_info
     budget = max_chars or max_chars_for(d)
     wants_vote = bool(info and info.voting_mode and participant.votes)
@@ -163,7 +223,9 @@ def build_prompt(
     head.append(f"Current phase: {phase}")
     if info and info.instructions.strip():
         head += ["Phase instructions:", info.instructions.strip()]
-    head += ["", "## The discussion so far", "", "<discussion>"]
+    head.append("")
+    memory_at = len(head)
+    head += ["## The discussion so far", "", "<discussion>"]
 
     tail: list[str] = ["</discussion>", "", "## Your task"]
     tail.append(
@@ -186,6 +248,12 @@ def build_prompt(
             'This phase does not collect votes yet: set "vote" to null unless you must block.'
         )
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
+    if memory:
+        share = min(memory_chars_for(d), int(max(0, budget - frame) * _MEMORY_SHARE))
+        known = build_memory(d, share)
+        if known:
+            head.insert(memory_at, known)  # ends with a newline: a blank line follows it
+            frame += len(known) + 1
     # The whole prompt stays within the budget: the discussion gets what the frame leaves.
     ctx = build_context(d, participant, max(2_000, budget - frame))
     lines = [*head, ctx.text.rstrip(), *tail]

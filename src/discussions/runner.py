@@ -410,7 +410,7 @@ def narrate(
 ) -> tuple[str, str]:
     """A narrative summary written by participant `alias`. Returns (text, who wrote it)."""
     participant = d.workspace.participants.get(alias)
-    prompt, _ = build_prompt(d, participant, NARRATIVE_CALLOUT)
+    prompt, _ = build_prompt(d, participant, NARRATIVE_CALLOUT, memory=False)
     outcome = ParticipantOutcome(participant.alias, participant.name)
     text = runner.ask(
         participant, runner.request_for(participant, prompt, False), provider, outcome

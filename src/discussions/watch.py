@@ -41,7 +41,10 @@ def _key(c: Comment) -> tuple[str, str]:
 
 def is_discussion_file(path: Path) -> bool:
     return (
-        path.suffix == ".md" and not path.name.endswith(".sum.md") and not path.name.startswith(".")
+        path.suffix == ".md"
+        and not path.name.endswith(".sum.md")
+        and not path.name.startswith(".")
+        and path.name != "CHRONICLE.md"
     )
 
 

@@ -1,0 +1,163 @@
+"""Commands on the project's decisions: decisions, chronicle, adr."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import click
+
+from .. import ledger
+from ..model import Discussion
+from ..workspace import Workspace
+from .common import display_path, echo_json, resolve_file, say, workspace
+
+_DIR_OPTION = click.option(
+    "-d",
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of discussions (default: output.directory, ./discussions).",
+)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _shown(path: Path) -> str:
+    """`display_path` of a file in a scanned folder, without resolving the file itself (it
+    may be a link to nowhere, and there may be thousands)."""
+    folder = _shown_folder(path.parent)
+    return path.name if folder == "." else f"{folder}/{path.name}"
+
+
+@functools.lru_cache(maxsize=64)
+def _shown_folder(folder: Path) -> str:
+    return display_path(folder)
+
+
+def _folder(directory: Path | None, ws: Workspace) -> Path:
+    """The folder to scan, relative to the current folder when under it (for messages)."""
+    return directory or Path(display_path(ws.config.output_directory))
+
+
+def _notes(found: ledger.Ledger) -> None:
+    for s in found.skipped:
+        say(f"Skipped {_shown(s.file)}: {s.reason}", err=True)
+
+
+@click.command("decisions")
+@click.option("--status", "status_filter", help="Only decisions of discussions with this status.")
+@_DIR_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+def decisions_command(status_filter: str | None, directory: Path | None, as_json: bool) -> None:
+    """List every DECISION: across the project's discussions, oldest first.
+
+    Each line shows the date, the discussion's status, FILE:LINE, the decision, who wrote it
+    and the discussion's title. Comments carry no timestamp, so the date is the discussion's
+    Created header.
+
+    \b
+    Examples:
+      discussions decisions
+      discussions decisions --status decided
+      discussions decisions --dir docs/decisions --json | jq '.[].text'
+    """
+    ws = workspace()
+    found = ledger.scan(ws, _folder(directory, ws), status_filter)
+    _notes(found)
+    if as_json:
+        echo_json([{**e.to_dict(), "file": _shown(e.file)} for e in found.entries])
+        return
+    if not found.entries:
+        where = display_path(found.folder)
+        if status_filter:
+            say(f"No decisions in {where} with status {status_filter.upper()}.")
+        else:
+            say(f"No decisions in {where}. Record one with a `DECISION:` line in a comment.")
+        return
+    width = max(len(e.status) for e in found.entries)
+    for e in found.entries:
+        date = e.date[:10] if e.date else "-" * 10
+        say(
+            f"{date}  {e.status:<{width}}  {_shown(e.file)}:{e.line}  "
+            f"{e.text}  ({e.author}; {e.title})"
+        )
+
+
+@click.command("chronicle")
+@_DIR_OPTION
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print instead of writing the file.")
+def chronicle_command(directory: Path | None, to_stdout: bool) -> None:
+    """Write CHRONICLE.md in the discussions folder: every decision, by discussion.
+
+    The chronicle is derived from the DECISION: lines of the discussions and rebuilt from
+    scratch each time; it is never the source of truth (change a decision in its
+    discussion). Newest discussion first, each decision linked to its line.
+
+    \b
+    Examples:
+      discussions chronicle
+      discussions chronicle --stdout
+      discussions chronicle --dir docs/decisions
+    """
+    ws = workspace()
+    if to_stdout:
+        found = ledger.scan(ws, _folder(directory, ws))
+        _notes(found)
+        say(ledger.render_chronicle(found), nl=False)
+        return
+    path, found = ledger.write_chronicle(ws, _folder(directory, ws))
+    _notes(found)
+    say(f"Wrote {display_path(path)} ({_count(len(found.entries), 'decision')}).")
+
+
+@click.command("adr")
+@click.argument("file")
+@click.option(
+    "-d",
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the records (default: docs/adr in the project).",
+)
+@click.option(
+    "--supersedes",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Number of the record this one replaces; that record gets a 'Superseded by' line.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the record written as JSON.")
+def adr_command(file: str, directory: Path | None, supersedes: int | None, as_json: bool) -> None:
+    """Write FILE's decisions as a numbered architecture decision record.
+
+    The record (docs/adr/NNNN-title.md, the next free number) has Michael Nygard's
+    sections: Status (Accepted once the discussion is decided, Proposed while open),
+    Context (the discussion's introduction), Decision (its DECISION: lines), Consequences
+    (its CONCERN: and TODO: lines), and a link back to the discussion. An existing record
+    is never overwritten.
+
+    \b
+    Examples:
+      discussions adr add-user-authentication.md
+      discussions adr api.md --dir doc/architecture/decisions
+      discussions adr sessions-to-jwt.md --supersedes 3
+    """
+    ws = workspace()
+    d = Discussion.load(resolve_file(file, ws), ws)
+    folder = directory or Path(display_path(ws.config.base_dir / "docs" / "adr"))
+    record = ledger.write_adr(d, folder, supersedes)
+    if as_json:
+        data = record.to_dict()
+        data["file"] = display_path(record.path)
+        if record.supersedes:
+            data["supersedes"] = display_path(record.supersedes)
+        echo_json(data)
+        return
+    say(
+        f"Wrote {display_path(record.path)} "
+        f"({record.status}, {_count(record.decisions, 'decision')})."
+    )
+    if record.supersedes:
+        say(f"Marked {display_path(record.supersedes)} as superseded by it.")
