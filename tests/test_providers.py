@@ -140,7 +140,9 @@ def test_mock_is_deterministic_persona_aware_and_labelled() -> None:
     assert a == b
     assert MOCK_BANNER in a and "Security Specialist" in a and "Is it safe?" in a
     assert '"vote": "READY"' in a or '"vote": "CHANGES"' in a
-    req.wants_vote = False
+    req.wants_vote = False  # the mock votes in any phase: votes are recorded in every phase
+    assert '"vote": "CHANGES"' in MockProvider().complete(req)
+    req.prompt = "You are a background participant and do not vote"
     assert '"vote": null' in MockProvider().complete(req)
 
 

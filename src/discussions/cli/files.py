@@ -214,7 +214,8 @@ def render_status(d: Discussion, verbose: bool) -> None:
     votes = d.votes
     latest: dict[str, tuple[str | None, str]] = {}
     for c in comments:
-        latest[c.author] = (votes.get(c.author), c.summary)
+        before = f"no vote in {d.phase} (voted {c.vote} before)" if c.vote else None
+        latest[c.author] = (votes.get(c.author) or before, c.summary)
     say("")
     say(f"Comments: {len(comments)} from {len(latest)} author(s)")
     for author, (vote, summary) in latest.items():

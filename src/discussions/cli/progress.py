@@ -1,0 +1,385 @@
+"""A turn's progress on screen, drawn from the runner's `TurnEvent`s.
+
+* **Live** (standard error is a terminal, ``TERM`` is not ``dumb``, no ``--json``): a header
+  with ``done/total`` and the elapsed time, then one row per participant that changes the moment
+  its events arrive: the provider it is asking, providers that failed before it
+  (``codex ✗ timed out after 5s → claude-haiku``), its elapsed time, and its vote when done.
+  Every line is cut to the terminal's width (read again on each draw), so nothing wraps; the
+  final frame stays on screen. ``NO_COLOR`` turns colours off.
+* **Plain** (a pipe, ``TERM=dumb``, ``--json``): one line per event, no cursor codes.
+
+Everything that may hold someone else's words (provider names, error text with a provider's
+standard error) goes through `printable` first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import click
+
+from ..runner import ParticipantOutcome, TurnEvent
+from .common import color_enabled, printable
+
+FALLBACK_HINT = (
+    "add a fallback under providers.fallback in discussions.yaml (see `discussions providers list`)"
+)
+_TICK = 0.2
+_NAME_WIDTH = 20
+
+
+@dataclass(slots=True)
+class Glyphs:
+    """The symbols a row uses; plain ASCII when the terminal's encoding lacks the others."""
+
+    done: str
+    failed: str
+    passed: str
+    waiting: str
+    arrow: str
+    ellipsis: str
+    spinner: str
+
+
+UNICODE_GLYPHS = Glyphs("✓", "✗", "·", "·", "→", "…", "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+ASCII_GLYPHS = Glyphs("+", "x", "-", ".", "->", "~", "|/-\\")
+
+
+def glyphs_for(stream: IO[str]) -> Glyphs:
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    try:
+        "✓✗·→…⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return ASCII_GLYPHS
+    return UNICODE_GLYPHS
+
+
+@dataclass(slots=True)
+class Row:
+    """One participant's state in the display."""
+
+    alias: str
+    name: str
+    provider: str | None = None
+    """The provider being asked now (or the one that answered)."""
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    """(provider, short reason) for each provider that failed so far."""
+    started: float | None = None
+    """When the first provider was asked (monotonic seconds); None while waiting."""
+    outcome: ParticipantOutcome | None = None
+    nothing_left: bool = False
+    """The last failure had no provider left in the chain."""
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+
+def short_reason(event: TurnEvent) -> str:
+    """``timed out after 5s`` from ``codex: timed out after 5s; process group killed (...)``."""
+    text = event.message
+    if event.provider and text.startswith(f"{event.provider}: "):
+        text = text[len(event.provider) + 2 :]
+    for stop in (" (", "; ", ": "):
+        text = text.split(stop, 1)[0]
+    return text.strip() or "failed"
+
+
+def seconds(value: float) -> str:
+    if value < 60:
+        return f"{value:.1f}s"
+    minutes, rest = divmod(int(value), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def char_width(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def text_width(text: str) -> int:
+    return sum(char_width(ch) for ch in text)
+
+
+Segment = tuple[str, dict[str, Any]]
+
+
+def fit(segments: list[Segment], width: int, ellipsis: str) -> list[Segment]:
+    """`segments` cut so that their text takes at most `width` columns (ending in `ellipsis`
+    when cut). Styles are applied afterwards, so escape codes never count or get cut."""
+    total = sum(text_width(text) for text, _ in segments)
+    if total <= width:
+        return segments
+    budget = max(width - text_width(ellipsis), 0)
+    out: list[Segment] = []
+    for text, style in segments:
+        kept: list[str] = []
+        for ch in text:
+            w = char_width(ch)
+            if w > budget:
+                break
+            kept.append(ch)
+            budget -= w
+        else:
+            out.append((text, style))
+            continue
+        out.append(("".join(kept) + ellipsis, style))
+        break
+    return out
+
+
+def terminal_width(stream: IO[str]) -> int:
+    """Columns of the terminal `stream` writes to (``COLUMNS`` wins, as with shutil)."""
+    if os.environ.get("COLUMNS", "").strip().isdigit():
+        return shutil.get_terminal_size().columns
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size().columns
+
+
+class Progress:
+    """Shows a turn's progress; call it with each `TurnEvent` (from any thread).
+
+    `expected` lists the participants (alias, name) the turn will ask, in order, so the
+    display knows the total before the first event; others get a row when they start.
+    `forced` names the provider given with ``--provider`` (the hint for a participant left
+    with nothing to try then says that it has no fallback)."""
+
+    def __init__(
+        self,
+        stream: IO[str],
+        live: bool,
+        expected: list[tuple[str, str]] | None = None,
+        *,
+        color: bool | None = None,
+        forced: str | None = None,
+    ) -> None:
+        self.stream = stream
+        self.hint = (
+            f"--provider {forced} has no fallback; leave it out to use the provider chain"
+            if forced
+            else FALLBACK_HINT
+        )
+        self.live = live
+        self.color = color_enabled() if color is None else color
+        self.glyphs = glyphs_for(stream)
+        self.rows: dict[str, Row] = {a: Row(a, n) for a, n in expected or []}
+        self.started = time.monotonic()
+        self.finished: float | None = None
+        self._hinted = False
+        self._drawn = 0
+        self._frame = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def __enter__(self) -> Progress:
+        self.started = time.monotonic()
+        if self.live:
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
+        with self._lock:
+            self.finished = time.monotonic()
+            if self.live and self._drawn:
+                self._draw()
+                self.stream.write("\x1b[?25h")
+                for line in self.hints():
+                    self.stream.write(line + "\n")
+                self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(_TICK):
+            with self._lock:
+                self._frame += 1
+                if self._drawn:  # nothing on screen before the first event
+                    self._draw()
+
+    # -- events ---------------------------------------------------------------------------
+
+    def __call__(self, ev: TurnEvent) -> None:
+        with self._lock:
+            row = self.rows.get(ev.alias)
+            if row is None:
+                row = self.rows[ev.alias] = Row(ev.alias, ev.name)
+            if ev.kind == "start":
+                self._on_start(row, ev)
+            elif ev.kind == "attempt_failed":
+                self._on_failed(row, ev)
+            elif ev.kind == "done" and ev.outcome is not None:
+                self._on_done(row, ev.outcome)
+            if self.live:
+                self._draw()
+            self.stream.flush()
+
+    def _on_start(self, row: Row, ev: TurnEvent) -> None:
+        if row.started is None:
+            row.started = time.monotonic()
+        row.provider = ev.provider
+        if not self.live:
+            self._line(f"Invoking {ev.name} ({ev.provider})...")
+
+    def _on_failed(self, row: Row, ev: TurnEvent) -> None:
+        row.failures.append((ev.provider or "?", short_reason(ev)))
+        row.provider = None
+        row.nothing_left = ev.remaining == 0
+        if self.live:
+            return
+        if ev.remaining > 0:
+            self._line(f"  {ev.name}: {ev.message}; trying the next provider")
+            return
+        hint = "" if self._hinted else f" — {self.hint}"
+        self._hinted = True
+        self._line(f"  {ev.name}: {ev.message}; no configured provider left to try{hint}")
+
+    def _on_done(self, row: Row, outcome: ParticipantOutcome) -> None:
+        row.outcome = outcome
+        row.provider = outcome.provider
+        if row.started is None:
+            row.started = time.monotonic() - outcome.duration
+        if not self.live:
+            self._line(f"  {outcome.name}: {outcome_text(outcome)}")
+
+    def _line(self, text: str) -> None:
+        self.stream.write(printable(text) + "\n")
+
+    # -- the live frame -------------------------------------------------------------------
+
+    def hints(self) -> list[str]:
+        """Lines shown under the final frame: what to do about participants left without
+        any provider."""
+        stuck = [r.name for r in self.rows.values() if r.nothing_left and r.done and _failed(r)]
+        if not stuck:
+            return []
+        names = ", ".join(stuck)
+        return [printable(f"No configured provider left to try for {names}: {self.hint}.")]
+
+    def frame(self, width: int) -> list[str]:
+        """The lines of the live display at `width` columns (styled, each fitting)."""
+        now = self.finished or time.monotonic()
+        rows = list(self.rows.values())
+        name_w = min(max([len(r.name) for r in rows] + [4]), _NAME_WIDTH)
+        done = sum(r.done for r in rows)
+        failed = sum(_failed(r) for r in rows)
+        header: list[Segment] = [(f"discussions turn: {done}/{len(rows)} done", {"bold": True})]
+        if failed:
+            header.append((f", {failed} failed", {"fg": "red"}))
+        took = seconds(now - self.started)
+        header.append((f" in {took}" if self.finished else f", {took}", {}))
+        limit = max(width - 1, 1)  # the last column would make some terminals wrap
+        lines = [header] + [self._fitting_row(r, now, name_w, limit) for r in rows]
+        return [self._styled(fit(segments, limit, self.glyphs.ellipsis)) for segments in lines]
+
+    def _fitting_row(self, row: Row, now: float, name_w: int, limit: int) -> list[Segment]:
+        """The most detailed form of `row` that fits: failure reasons go first, then the
+        failed providers' names, so the provider answering now stays in view."""
+        forms = [self._row(row, now, name_w, detail) for detail in (2, 1, 0)]
+        widths = [sum(text_width(text) for text, _ in segments) for segments in forms]
+        for segments, used in zip(forms, widths, strict=True):
+            if used <= limit:
+                return segments
+        return forms[widths.index(min(widths))]
+
+    def _row(self, row: Row, now: float, name_w: int, detail: int = 2) -> list[Segment]:
+        g = self.glyphs
+        o = row.outcome
+        mark: Segment
+        if o is None and row.started is None:
+            mark, result, elapsed = (g.waiting, {"dim": True}), "waiting", ""
+        elif o is None:
+            spin = g.spinner[self._frame % len(g.spinner)]
+            mark, result = (spin, {"fg": "cyan"}), ""
+            elapsed = seconds(now - (row.started or now))
+        else:
+            elapsed = seconds(o.duration)
+            if o.status == "posted":
+                mark, result = (g.done, {"fg": "green"}), o.vote or "no vote"
+            elif o.status == "no_response":
+                mark, result = (g.passed, {"dim": True}), "passed"
+            else:
+                mark, result = (g.failed, {"fg": "red"}), "failed"
+        name = row.name if len(row.name) <= name_w else row.name[: name_w - 1] + g.ellipsis
+        segments: list[Segment] = [
+            ("  ", {}),
+            mark,
+            (" ", {}),
+            (f"{name:<{name_w}}", {}),
+            (f" {elapsed:>5}  ", {}),
+            (f"{result:<8}", _result_style(result)),
+        ]
+        if row.failures and detail == 0:
+            segments.append((f" {len(row.failures)} failed ", {"fg": "red"}))
+            segments.append((g.arrow, {"dim": True}))
+        for provider, reason in row.failures if detail else []:
+            why = f" {reason}" if detail == 2 else ""
+            segments.append((f" {provider} {g.failed}{why} ", {"fg": "red"}))
+            segments.append((g.arrow, {"dim": True}))
+        if row.provider:
+            segments.append((f" {row.provider}", {}))
+        elif row.nothing_left and row.failures:
+            segments.append((" nothing left to try", {"fg": "red"}))
+        text, style = segments[-1]
+        segments[-1] = (text.rstrip(), style)
+        return segments
+
+    def _styled(self, segments: list[Segment]) -> str:
+        parts = []
+        for text, style in segments:
+            text = printable(text)
+            parts.append(click.style(text, **style) if self.color and style else text)
+        return "".join(parts)
+
+    def _draw(self) -> None:
+        out = []
+        if self._drawn:
+            out.append(f"\x1b[{self._drawn}F\x1b[J")  # back to the frame's first line, clear
+        else:
+            out.append("\x1b[?25l")  # hide the cursor while the rows redraw
+        lines = self.frame(terminal_width(self.stream))
+        out.extend(f"\x1b[2K{line}\n" for line in lines)
+        self.stream.write("".join(out))
+        self.stream.flush()
+        self._drawn = len(lines)
+
+
+def _failed(row: Row) -> bool:
+    return row.outcome is not None and row.outcome.status == "failed"
+
+
+def _result_style(result: str) -> dict[str, Any]:
+    return {
+        "READY": {"fg": "green"},
+        "CHANGES": {"fg": "yellow"},
+        "REJECT": {"fg": "red"},
+        "failed": {"fg": "red"},
+    }.get(result, {"dim": True} if result else {})
+
+
+def outcome_text(o: ParticipantOutcome) -> str:
+    """One line about a participant's outcome (plain output and the error summary)."""
+    if o.status == "posted":
+        vote = f", VOTE: {o.vote}" if o.vote else ""
+        via = f"{o.provider} after {_failures(o)} failed" if o.attempts else f"{o.provider}"
+        return f"posted via {via} in {o.duration:.1f}s{vote}"
+    if o.status == "no_response":
+        return f"nothing to add ({o.provider}, {o.duration:.1f}s)"
+    return "failed: " + o.error
+
+
+def _failures(o: ParticipantOutcome) -> str:
+    return ", ".join(a.provider for a in o.attempts)
