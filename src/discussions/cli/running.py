@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import IO
 
 import click
 
@@ -10,6 +11,38 @@ from ..deliberation import RoundEvent, run_discussion
 from ..model import Discussion
 from ..runner import Runner, TurnEvent
 from .common import echo_json, resolve_file, say, workspace
+from .progress import Progress
+from .turns import live_display
+
+
+class _RoundDisplay:
+    """One turn display per round (the same one `discussions turn` shows), a line between."""
+
+    def __init__(self, d: Discussion, stream: IO[str], live: bool, forced: str | None) -> None:
+        self.d = d
+        self.stream = stream
+        self.live = live
+        self.forced = forced
+        self.current: Progress | None = None
+
+    def round(self, ev: RoundEvent) -> None:
+        self.close()
+        if ev.kind != "round":
+            return
+        registry = self.d.workspace.participants
+        expected = [(a, registry.get(a).name) for a in ev.order]
+        say(f"Round {ev.round} ({ev.phase})", err=self.stream is sys.stderr)
+        self.current = Progress(self.stream, self.live, expected, forced=self.forced)
+        self.current.__enter__()
+
+    def __call__(self, ev: TurnEvent) -> None:
+        if self.current is not None:
+            self.current(ev)
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.__exit__(None, None, None)
+            self.current = None
 
 
 @click.command("run")
@@ -51,36 +84,24 @@ def run_command(
     """
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
-    stream = sys.stderr if as_json else sys.stdout
-
-    def on_round(ev: RoundEvent) -> None:
-        if ev.kind == "round":
-            say(f"Round {ev.round} ({ev.phase}): {', '.join(ev.order)}", err=stream is sys.stderr)
-
-    def on_turn(ev: TurnEvent) -> None:
-        if ev.kind == "done" and ev.outcome is not None:
-            o = ev.outcome
-            if o.status == "posted":
-                text = f"posted via {o.provider} in {o.duration:.1f}s"
-                text += f", VOTE: {o.vote}" if o.vote else ""
-            elif o.status == "no_response":
-                text = "nothing to add"
-            else:
-                text = "failed: " + o.error
-            say(f"  {o.name}: {text}", err=stream is sys.stderr)
-
-    runner = Runner(ws, timeout=timeout, on_event=on_turn)
-    result = run_discussion(
-        runner,
-        d,
-        list(aliases),
-        rounds=rounds,
-        sequential=sequential,
-        provider=provider,
-        callout=callout,
-        seed=seed,
-        on_round=on_round,
-    )
+    live = live_display(as_json)
+    stream = sys.stderr if (live or as_json) else sys.stdout
+    display = _RoundDisplay(d, stream, live, provider)
+    runner = Runner(ws, timeout=timeout, on_event=display)
+    try:
+        result = run_discussion(
+            runner,
+            d,
+            list(aliases),
+            rounds=rounds,
+            sequential=sequential,
+            provider=provider,
+            callout=callout,
+            seed=seed,
+            on_round=display.round,
+        )
+    finally:
+        display.close()
     if as_json:
         echo_json(
             {
