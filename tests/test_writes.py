@@ -454,3 +454,22 @@ def test_the_next_command_notices_an_append_an_editor_saved_over(isolated: Path)
     path.write_text(text)
     r = CliRunner().invoke(cli, ["comment", "editor.md", "third", "--author", "Ann"])
     assert "no longer in the file" not in r.output
+
+
+def test_a_branch_switch_is_not_mistaken_for_a_lost_append(isolated: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=isolated, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "T")
+    assert code(run("new", "Branches")) == 0
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("checkout", "-qb", "feature")
+    assert code(run("comment", "branches.md", "on the feature branch", "--author", "Ann")) == 0
+    git("commit", "-qam", "feature comment")
+    git("checkout", "-q", "main")
+    r = CliRunner().invoke(cli, ["comment", "branches.md", "on main", "--author", "Bob"])
+    assert code(r) == 0
+    assert "no longer in the file" not in r.output

@@ -26,12 +26,27 @@ from .errors import (
     UnknownParticipant,
     UnknownTemplate,
 )
-from .model import Comment, Discussion, Item, PendingMention
-from .participants import Participant
-from .voting import ConsensusResult, VotingConfig, calculate_consensus
 
 if TYPE_CHECKING:
+    from .model import Comment, Discussion, Item, PendingMention
+    from .participants import Participant
     from .runner import Runner, TurnResult
+    from .voting import ConsensusResult, VotingConfig, calculate_consensus
+
+# Public names load their modules on first use, so `import discussions` (and the merge driver
+# git runs once per file) stays cheap.
+_LAZY = {
+    "Comment": "model",
+    "Discussion": "model",
+    "Item": "model",
+    "PendingMention": "model",
+    "Participant": "participants",
+    "ConsensusResult": "voting",
+    "VotingConfig": "voting",
+    "calculate_consensus": "voting",
+    "Runner": "runner",
+    "TurnResult": "runner",
+}
 
 __version__ = "0.1.0"
 
@@ -62,9 +77,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # The runner pulls in subprocess and threading; load it only when asked for.
-    if name in ("Runner", "TurnResult"):
-        from . import runner
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'discussions' has no attribute {name!r}")
+    import importlib
 
-        return getattr(runner, name)
-    raise AttributeError(f"module 'discussions' has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)

@@ -1,5 +1,18 @@
-"""`python -m discussions` runs the command line."""
+"""`python -m discussions` runs the command line.
 
-from .cli import main
+git runs the merge driver once per merged file, so `merge-file` skips click and the command
+machinery when it can (`gitops.driver_main` returns -1 when the arguments need the full CLI).
+"""
+
+import sys
+
+if sys.argv[1:2] == ["merge-file"]:
+    from .gitops import driver_main
+
+    status = driver_main(sys.argv[2:])
+    if status >= 0:
+        sys.exit(status)
+
+from .cli import main  # noqa: E402
 
 main()

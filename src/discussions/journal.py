@@ -55,6 +55,9 @@ class Entry:
     """The longest of the first lines of the appended text: few places in a file hold it."""
     anchor_at: int = 0
     """Byte offset of `anchor` within the appended bytes."""
+    git_head: str = ""
+    """The git branch (or commit) checked out when it was appended: after a checkout of
+    another branch the file legitimately lacks it, so it is only looked for on the same one."""
 
     def to_dict(self) -> dict[str, object]:
         return {f: getattr(self, f) for f in self.__slots__}
@@ -121,6 +124,7 @@ def record(path: Path, data: bytes, what: str) -> None:
             raw,
             anchor.decode("utf-8", errors="replace"),
             data.find(anchor),
+            git_head(path),
         )
     )
     _write(entries)
@@ -130,7 +134,12 @@ def missing(path: Path, read: Callable[[], bytes | mmap.mmap]) -> list[Entry]:
     """Recent appends to `path` that are no longer anywhere in its bytes (``read()``). Each
     is reported once (then forgotten)."""
     entries = _read()
-    mine = [e for e in entries if e.path == str(path) and time.time() - e.when < MAX_AGE]
+    head = git_head(path)
+    mine = [
+        e
+        for e in entries
+        if e.path == str(path) and time.time() - e.when < MAX_AGE and e.git_head == head
+    ]
     if not mine:
         return []
     data = read()
@@ -147,6 +156,23 @@ def missing(path: Path, read: Callable[[], bytes | mmap.mmap]) -> list[Entry]:
         drop = {id(e) for e in gone}
         _write([e for e in entries if id(e) not in drop])
     return gone
+
+
+def git_head(path: Path) -> str:
+    """What ``.git/HEAD`` of the repository holding `path` names (a branch ref or a commit);
+    empty outside git. Read directly: no git process per append."""
+    for folder in path.parents:
+        dot_git = folder / ".git"
+        try:
+            if dot_git.is_file():  # a worktree or submodule: "gitdir: <path>"
+                pointer = dot_git.read_text(encoding="utf-8").strip()
+                if pointer.startswith("gitdir:"):
+                    dot_git = (folder / pointer[7:].strip()).resolve()
+            if dot_git.is_dir():
+                return (dot_git / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+    return ""
 
 
 def _contains_raw(data: bytes | mmap.mmap, e: Entry) -> bool:

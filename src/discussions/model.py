@@ -128,6 +128,10 @@ class Discussion:
                 ("Participants", ", ".join(aliases)),
             ]
         )
+        if context and tpl.context_format == "diff":
+            from .gitops import fence_diff_context
+
+            context = fence_diff_context(fmt.normalise_newlines(context))
         ctx = fmt.neutralise(context).strip() if context else ""
         body = tpl.body.replace("{title}", shown_title).replace(
             "{context}", ctx or "[Describe what is being discussed and why]"

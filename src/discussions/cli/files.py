@@ -185,6 +185,11 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
         echo_json(d.to_dict())
     else:
         render_status(d, verbose)
+        from ..gitops import driver_warning
+
+        warning = driver_warning(d.path)
+        if warning:
+            click.echo(style(f"Warning: {printable(warning)}", fg="yellow"), err=True)
     report_problems(ws.problems, as_json)
 
 

@@ -1,0 +1,196 @@
+"""Benchmark: the merge driver against `git merge-file` on a ~1 MB discussion.
+
+    python benchmarks/merge.py
+    python benchmarks/merge.py --size-mb 2 --comments 20 --repeat 15
+
+Base: a ~1 MB discussion the way the engine writes it. Ours and theirs: the base plus ~20
+appended comments each (human comments and AI turns with metadata). Figures, medians of runs
+alternated so machine noise hits both alike:
+
+* as git runs them: a process each (`python -m discussions merge-file` vs `git merge-file`);
+* in process: `merge.merge_texts` alone (what the driver does besides starting Python).
+
+Nothing is asserted; the target (DESIGN.md section 11 / issue 7) is a ratio within 3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from discussions import format as fmt  # noqa: E402
+from discussions.merge import merge_texts  # noqa: E402
+
+PY = sys.executable
+
+
+def discussion(size_mb: float) -> str:
+    text = fmt.render_header(
+        [
+            ("Title", "Big"),
+            ("Phase", "initial_feedback"),
+            ("Status", "OPEN"),
+            ("Template", "feature"),
+        ]
+    )
+    text += "\n# Big\n\n## Context\n\nA long-running design discussion.\n"
+    blocks = []
+    i = 0
+    size = len(text)
+    while size < size_mb * 1_000_000:
+        blocks.append(comment(i, "base"))
+        size += len(blocks[-1]) + 8
+        i += 1
+    return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), blocks)
+
+
+def comment(i: int, side: str) -> str:
+    body = (
+        f"Comment {i} ({side}): the trade-offs around caching and consistency still worry me; "
+        "we should write down what we expect under load.\n\n"
+        f"@architect what about `cache_ttl={i % 300}`?\n\n- first point\n- second point\n"
+    )
+    if i % 5 == 0:
+        body += "\n```python\nVOTE: REJECT  # not a vote\n---\nretry()\n```\n"
+    if i % 2:
+        return fmt.render_comment(
+            "AI-Architect", body, vote="CHANGES", meta=f"provider: mock | duration: {i % 9}.1s"
+        )
+    return fmt.render_comment(["Rob", "Zoë", "Ann"][i % 3], body, vote="READY")
+
+
+def appended(base: str, n: int, side: str) -> str:
+    blocks = [comment(i, side) for i in range(n)]
+    return base + fmt.join_blocks(fmt.analyse_tail(base, at_file_start=True), blocks)
+
+
+def compare(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:
+    ta: list[float] = []
+    tb: list[float] = []
+    for _ in range(repeat):
+        for fn, times in ((a, ta), (b, tb)):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+    return statistics.median(ta), statistics.median(tb)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size-mb", type=float, default=1.0)
+    parser.add_argument("--comments", type=int, default=20, help="appended on each side")
+    parser.add_argument("--repeat", type=int, default=11)
+    parser.add_argument(
+        "--pythonpath", help="run the driver from this source folder (to try a patched tree)"
+    )
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="discussions-merge-bench-"))
+    try:
+        base = discussion(args.size_mb)
+        ours = appended(base, args.comments, "ours")
+        theirs = appended(base, args.comments, "theirs")
+        paths = {}
+        for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+            paths[name] = work / f"{name}.md"
+            paths[name].write_text(text, encoding="utf-8")
+        scratch = work / "scratch.md"
+        # Bytecode cached as in any installation (in a private folder, not in the source tree),
+        # even where PYTHONDONTWRITEBYTECODE is set; the first (warm-up) run writes it.
+        env = dict(os.environ, DISCUSSIONS_HOME=str(work / "userdir"), NO_COLOR="1")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+        if args.pythonpath:
+            env["PYTHONPATH"] = args.pythonpath
+
+        def driver() -> None:
+            shutil.copyfile(paths["ours"], scratch)
+            subprocess.run(
+                [
+                    PY,
+                    "-m",
+                    "discussions",
+                    "merge-file",
+                    "--marker-size",
+                    "7",
+                    str(paths["base"]),
+                    str(scratch),
+                    str(paths["theirs"]),
+                    "discussions/big.md",
+                ],
+                env=env,
+                check=True,
+            )
+
+        def git_line_merge() -> None:
+            shutil.copyfile(paths["ours"], scratch)
+            # Exit status = number of conflicts: both sides appended, so git conflicts.
+            subprocess.run(
+                [
+                    "git",
+                    "merge-file",
+                    "-L",
+                    "ours",
+                    "-L",
+                    "base",
+                    "-L",
+                    "theirs",
+                    str(scratch),
+                    str(paths["base"]),
+                    str(paths["theirs"]),
+                ],
+                check=False,
+            )
+
+        def python_start() -> None:
+            subprocess.run([PY, "-c", "pass"], env=env, check=True)
+
+        def import_package() -> None:
+            subprocess.run([PY, "-c", "import discussions"], env=env, check=True)
+
+        def import_command() -> None:
+            subprocess.run([PY, "-c", "import discussions.cli.git"], env=env, check=True)
+
+        result = merge_texts(base, ours, theirs)
+        assert result.clean, result.reason
+        print(
+            f"base: {len(base.encode()) / 1e6:.2f} MB, {base.count('Name: ')} comments; "
+            f"+{args.comments} comments on each side"
+        )
+
+        print("\n== as git runs it: one process per merge (medians)")
+        driver()  # warm-up: writes the bytecode cache
+        t_driver, t_git = compare(driver, git_line_merge, args.repeat)
+        t_py, t_package = compare(python_start, import_package, args.repeat)
+        _, t_imports = compare(lambda: None, import_command, args.repeat)
+        print(f"git merge-file:               {t_git * 1000:7.1f} ms  (conflicts: both appended)")
+        print(f"discussions merge-file:       {t_driver * 1000:7.1f} ms  (clean)")
+        print(f"  of which `python -c pass`:  {t_py * 1000:7.1f} ms")
+        print(f"  `import discussions`:       {t_package * 1000:7.1f} ms  (package __init__)")
+        print(
+            f"  `import discussions.cli.git`:{t_imports * 1000:6.1f} ms  (all the driver imports)"
+        )
+        print(f"ratio driver/git merge-file = {t_driver / t_git:.2f}  (target <= 3)")
+
+        print("\n== in process: the block merge alone vs git merge-file")
+        t_merge, t_git2 = compare(
+            lambda: merge_texts(base, ours, theirs), git_line_merge, args.repeat
+        )
+        print(f"merge_texts: {t_merge * 1000:.1f} ms   git merge-file: {t_git2 * 1000:.1f} ms")
+        print(f"ratio merge_texts/git merge-file = {t_merge / t_git2:.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,391 @@
+"""The block-level three-way merge (discussions.merge): unit cases and property tests.
+
+Files are written the way the engine writes them (format.join_blocks), then two sides append
+comments, AI turns with metadata, phase transitions and status changes; the merge must keep
+every comment exactly once, in the phase its author saw, with no new parse warning, the same
+bytes whichever side is "ours", and CRLF files must merge like LF files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from discussions import format as fmt
+from discussions.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts, split_blocks
+
+PHASES = ["initial_feedback", "detailed_review", "consensus_vote"]
+HEADER = fmt.render_header(
+    [
+        ("Title", "Merge me"),
+        ("Phase", "initial_feedback"),
+        ("Status", "OPEN"),
+        ("Template", "feature"),
+        ("Participants", "architect, security"),
+    ]
+)
+PREAMBLE = (
+    "\n# Merge me\n\n## Context\n\nTwo branches, one file.\n\n---\n\n"
+    "*Discussion begins below. Participants will be @mentioned to provide feedback.*\n"
+)
+TOKEN = re.compile(r"TOKEN-[0-9a-z-]+")
+
+
+def append(text: str, *blocks: str) -> str:
+    return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), list(blocks))
+
+
+def human(author: str, token: str, extra: str = "", vote: str | None = None) -> str:
+    return fmt.render_comment(author, f"Comment {token}.\n\n{extra}".strip(), vote=vote)
+
+
+def ai(author: str, token: str, extra: str = "", vote: str | None = None) -> str:
+    body = fmt.neutralise(f"From the model: {token}.\n\n{extra}")
+    meta = f"provider: mock | duration: 0.{len(token)}s"
+    return fmt.render_comment(author, body, vote=vote, meta=meta)
+
+
+def transition(i: int) -> str:
+    return fmt.render_phase_transition(PHASES[i], PHASES[i + 1])
+
+
+BASE = append(HEADER + PREAMBLE, human("Rob", "TOKEN-base-1"), ai("AI-Architect", "TOKEN-base-2"))
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(text)
+
+
+def phase_by_token(text: str) -> dict[str, str]:
+    """The phase each comment (by its token) was written in, read with the project's parser."""
+    doc = fmt.parse_document(text)
+    changes = [(m.line, m.target) for m in doc.engine_markers if m.kind == "phase-transition"]
+    out: dict[str, str] = {}
+    for c in doc.comments:
+        phase = doc.header.get("phase", "")
+        for line, target in changes:
+            if line < c.line:
+                phase = target
+        for tok in tokens(c.body):
+            out[tok] = phase
+    return out
+
+
+# --------------------------------------------------------------------------- unit cases
+
+
+def test_split_blocks_keeps_every_byte() -> None:
+    blocks, rest = split_blocks(BASE + "tail")
+    assert "".join(blocks) + rest == BASE + "tail"
+    assert all(b.rstrip("\n").endswith("---") for b in blocks)
+    assert rest == "tail"
+
+
+def test_both_sides_appended_comments() -> None:
+    ours = append(BASE, human("Ann", "TOKEN-o1"), ai("AI-Security", "TOKEN-o2"))
+    theirs = append(BASE, human("Bob", "TOKEN-t1", vote="READY"))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CLEAN
+    assert r.text.startswith(BASE)
+    assert sorted(tokens(r.text)) == sorted(set(tokens(ours)) | set(tokens(theirs)))
+    assert not fmt.parse_document(r.text).warnings
+    assert (r.added_ours, r.added_theirs, r.shared) == (2, 1, 0)
+    # The two runs are ordered by first author, not by side.
+    assert r.text.index("TOKEN-o1") < r.text.index("TOKEN-t1")
+    assert merge_texts(BASE, theirs, ours).text == r.text
+
+
+def test_merged_file_renders_on_github_like_each_side() -> None:
+    """Every separator stays a rule (never a heading), every comment its own paragraph."""
+    import cmarkgfm
+
+    ours = append(BASE, human("Ann", "TOKEN-o1"), transition(0))
+    theirs = BASE + "\nName: Zed\n\nTyped by hand TOKEN-t1, no closing line.\n"
+    r = merge_texts(BASE, ours, theirs)
+    page = cmarkgfm.github_flavored_markdown_to_html(r.text)
+    assert page.count("<h2>") == page.count("<h2>Context</h2>") == 1
+    assert page.count("<hr />") == r.text.count("\n---\n")
+    for name in ("Rob", "AI-Architect", "Ann", "Zed"):
+        assert f"<p>Name: {name}</p>" in page
+
+
+def test_same_transition_on_both_sides_written_once() -> None:
+    ours = append(BASE, human("Ann", "TOKEN-o1"), transition(0), human("Ann", "TOKEN-o2"))
+    theirs = append(BASE, ai("AI-Security", "TOKEN-t1"), transition(0))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CLEAN
+    assert r.text.count("PHASE-TRANSITION") == 1
+    phases = phase_by_token(r.text)
+    assert phases["TOKEN-o1"] == phases["TOKEN-t1"] == "initial_feedback"
+    assert phases["TOKEN-o2"] == "detailed_review"
+
+
+def test_divergent_phase_moves_conflict() -> None:
+    ours = append(BASE, transition(0))
+    theirs = append(BASE, fmt.render_phase_transition("initial_feedback", "consensus_vote"))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CONFLICT
+    assert "phase or status" in r.reason
+    assert "\n<<<<<<< ours\n" in r.text and "\n=======\n" in r.text
+    assert r.text.endswith(">>>>>>> theirs\n")
+    assert r.text.startswith(BASE.rsplit("\n", 1)[0])
+
+
+def test_divergent_status_changes_conflict() -> None:
+    ours = append(BASE, fmt.render_status_change("OPEN", "CLOSED"))
+    theirs = append(BASE, fmt.render_status_change("OPEN", "ACCEPTED"))
+    assert merge_texts(BASE, ours, theirs).status == CONFLICT
+
+
+def test_marker_size_is_honoured() -> None:
+    ours = append(BASE, transition(0))
+    theirs = append(BASE, fmt.render_status_change("OPEN", "CLOSED"))
+    r = merge_texts(BASE, ours, theirs, marker_size=10)
+    assert "\n<<<<<<<<<< ours\n" in r.text and "\n==========\n" in r.text
+
+
+def test_example_marker_inside_code_is_not_a_transition() -> None:
+    example = "```\n<!-- PHASE-TRANSITION: initial_feedback -> consensus_vote -->\n```"
+    ours = append(BASE, human("Ann", "TOKEN-o1", example))
+    theirs = append(BASE, transition(0))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CLEAN
+    assert phase_by_token(r.text)["TOKEN-o1"] == "initial_feedback"
+
+
+def test_visible_line_next_to_transition_is_part_of_the_block() -> None:
+    marker = transition(0)
+    if "*Phase changed" not in marker:  # the engine writes this line itself once it does
+        marker += "\n*Phase changed: initial_feedback → detailed_review*\n"
+    ours = append(BASE, human("Ann", "TOKEN-o1"), marker)
+    theirs = append(BASE, marker, human("Bob", "TOKEN-t1"))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CLEAN
+    assert r.text.count("*Phase changed") == 1
+    assert phase_by_token(r.text) == {
+        "TOKEN-base-1": "initial_feedback",
+        "TOKEN-base-2": "initial_feedback",
+        "TOKEN-o1": "initial_feedback",
+        "TOKEN-t1": "detailed_review",
+    }
+
+
+def test_hand_typed_comment_without_separator_gets_one() -> None:
+    ours = BASE + "\nName: Zed\n\nTyped by hand TOKEN-o1, no closing line.\n"
+    theirs = append(BASE, ai("AI-Architect", "TOKEN-t1"))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CLEAN
+    doc = fmt.parse_document(r.text)
+    assert not doc.warnings
+    authors = [c.author for c in doc.comments]
+    assert authors.count("Zed") == 1 and authors.count("AI-Architect") == 2
+    for c in doc.comments:
+        assert len(tokens(c.body)) == 1  # no comment swallowed another
+
+
+def test_fresh_file_from_template_both_append() -> None:
+    base = HEADER + PREAMBLE  # ends in an unterminated line, as templates do
+    ours = append(base, human("Ann", "TOKEN-o1"))
+    theirs = append(base, human("Bob", "TOKEN-t1"))
+    r = merge_texts(base, ours, theirs)
+    assert r.status == CLEAN
+    assert r.text.count("*Discussion begins below") == 1
+    assert not fmt.parse_document(r.text).warnings
+    assert len(fmt.parse_document(r.text).comments) == 2
+
+
+def test_edit_of_existing_text_needs_a_line_merge() -> None:
+    ours = append(BASE.replace("Two branches", "Three branches"), human("Ann", "TOKEN-o1"))
+    theirs = append(BASE, human("Bob", "TOKEN-t1"))
+    assert merge_texts(BASE, ours, theirs).status == LINE_MERGE
+
+
+def test_both_created_differently_conflicts() -> None:
+    r = merge_texts("", append(BASE, human("Ann", "TOKEN-1")), BASE)
+    assert r.status == CONFLICT
+    assert "created" in r.reason
+
+
+def test_unfinished_comment_gets_its_code_block_closed_too() -> None:
+    ours = BASE + "\nName: Ann\n\nUnfinished TOKEN-o1\n\n```python\nprint(1)\n"
+    theirs = append(BASE, human("Bob", "TOKEN-t1"))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CLEAN
+    assert "```python\nprint(1)\n```\n\n---\n\nName: Bob\n" in r.text
+    assert not fmt.parse_document(r.text).warnings
+
+
+def test_new_parse_warning_is_a_conflict() -> None:
+    # Ours left a code block open (its `---` is inside it): alone, the block runs to the end
+    # of the file; merged, it would run into their comment. Never a silent guess.
+    ours = BASE + "\nName: Ann\n\nUnfinished TOKEN-o1\n\n```\nprint(1)\n\n---\n"
+    theirs = append(BASE, human("Bob", "TOKEN-t1"))
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CONFLICT
+    assert "neither side had" in r.reason
+
+
+def test_insertions_in_the_middle_from_a_replayed_rebase() -> None:
+    # Replaying commit 2 of a branch onto an upstream that was merged with commit 1:
+    # base = B + C1, ours = B + U1 + C1 (the earlier merge put U1 first), theirs = B + C1 + C2.
+    c1 = append(BASE, human("Zed", "TOKEN-c1"))
+    ours = append(BASE, human("Ann", "TOKEN-u1"), human("Zed", "TOKEN-c1"))
+    theirs = append(c1, human("Zed", "TOKEN-c2"))
+    r = merge_texts(c1, ours, theirs)
+    assert r.status == CLEAN
+    assert tokens(r.text) == ["TOKEN-base-1", "TOKEN-base-2", "TOKEN-u1", "TOKEN-c1", "TOKEN-c2"]
+
+
+def test_identical_comment_on_both_sides_written_once() -> None:
+    same = human("Rob", "TOKEN-same", vote="READY")
+    ours = append(BASE, same, human("Ann", "TOKEN-o1"))
+    theirs = append(BASE, same)
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CLEAN
+    assert tokens(r.text).count("TOKEN-same") == 1
+
+
+# --------------------------------------------------------------------------- properties
+
+EXTRAS = [
+    "",
+    "Q: Should we cache this?",
+    "TODO: write the migration",
+    "CONCERN: latency under load",
+    "@architect what do you think?",
+    "A rule inside a comment:\n\n---\n\nand more after it.",
+    "```python\ndef f():\n    return 1\n---\n```",
+    "```\n<!-- PHASE-TRANSITION: initial_feedback -> consensus_vote -->\n```",
+    "> quoted\n> text",
+    "- one\n- two",
+]
+AUTHORS = ["Rob", "Ann", "AI-Architect", "AI-Security", "Zed"]
+VOTES = [None, "READY", "CHANGES"]
+
+
+@dataclass
+class Step:
+    kind: str  # "comment", "ai", "advance", "close", "hand"
+    author: str = ""
+    extra: str = ""
+    vote: str | None = None
+
+
+step = st.one_of(
+    st.builds(
+        Step,
+        st.sampled_from(["comment", "ai"]),
+        st.sampled_from(AUTHORS),
+        st.sampled_from(EXTRAS),
+        st.sampled_from(VOTES),
+    ),
+    st.just(Step("advance")),
+    st.just(Step("close")),
+)
+
+
+def play(base: str, steps: list[Step], side: str, hand_typed_tail: bool) -> str:
+    """Apply `steps` to `base` as the engine would; phase and status moves follow one shared
+    plan (the template's phase order, then OPEN -> CLOSED), so the sides agree."""
+    text = base
+    doc = fmt.parse_document(base)
+    moves = [m.target for m in doc.engine_markers if m.kind == "phase-transition"]
+    phase = PHASES.index(moves[-1]) if moves else 0
+    closed = any(m.kind == "status-change" for m in doc.engine_markers)
+    for i, s in enumerate(steps):
+        token = f"TOKEN-{side}-{i}"
+        if s.kind == "comment":
+            text = append(text, human(s.author, token, s.extra, s.vote))
+        elif s.kind == "ai":
+            text = append(text, ai(s.author, token, s.extra, s.vote))
+        elif s.kind == "advance" and phase + 1 < len(PHASES) and not closed:
+            text = append(text, transition(phase))
+            phase += 1
+        elif s.kind == "close" and not closed and phase + 1 == len(PHASES):
+            text = append(text, fmt.render_status_change("OPEN", "CLOSED"))
+            closed = True
+    if hand_typed_tail:  # typed in an editor: a separator before it, none after it
+        block = f"Name: Hand\n\nTyped in an editor TOKEN-{side}-hand.\n"
+        joined = fmt.join_for_append(fmt.analyse_tail(text, at_file_start=True), block)
+        text += joined.removesuffix("\n---\n")
+    return text
+
+
+scenario = st.tuples(
+    st.lists(step, max_size=4),
+    st.lists(step, max_size=8),
+    st.lists(step, max_size=8),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario)
+def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
+    pre, ours_steps, theirs_steps, fresh, hand_o, hand_t = case
+    assert isinstance(pre, list) and isinstance(ours_steps, list) and isinstance(theirs_steps, list)
+    base = play(HEADER + PREAMBLE if fresh else BASE, pre, "pre", False)
+    ours = play(base, ours_steps, "o", bool(hand_o))
+    theirs = play(base, theirs_steps, "t", bool(hand_t))
+
+    r = merge_texts(base, ours, theirs)
+    assert r.status == CLEAN, r.reason
+    # Every comment exactly once.
+    expected = set(tokens(ours)) | set(tokens(theirs))
+    assert sorted(tokens(r.text)) == sorted(expected)
+    # Each comment in the phase its author saw.
+    seen = {**phase_by_token(ours), **phase_by_token(theirs)}
+    assert phase_by_token(r.text) == seen
+    # Shared markers written once, no parse warning, no comment swallowing another.
+    doc = fmt.parse_document(r.text)
+    assert not doc.warnings
+    moves = [m for m in doc.engine_markers if m.kind != "vote-reset"]
+    sources = [m.source for m in moves if m.kind == "phase-transition"]
+    assert len(sources) == len(set(sources))
+    for c in doc.comments:
+        assert len(tokens(c.body)) <= 1
+    # Deterministic and symmetric (criss-cross merges agree byte for byte).
+    assert merge_texts(base, ours, theirs).text == r.text
+    assert merge_texts(base, theirs, ours).text == r.text
+    # Merging the result again with a side it already holds changes nothing.
+    assert merge_texts(base, r.text, ours).text == r.text
+    assert merge_texts(base, theirs, r.text).text == r.text
+    # CRLF files merge like LF files.
+    crlf = merge_texts(*(t.replace("\n", "\r\n") for t in (base, ours, theirs)))
+    assert crlf.status == CLEAN
+    assert crlf.text == r.text.replace("\n", "\r\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(step, min_size=1, max_size=6), st.lists(step, min_size=1, max_size=6))
+def test_rebase_replay_one_commit_at_a_time(
+    ours_steps: list[Step], theirs_steps: list[Step]
+) -> None:
+    """A rebase replays theirs commit by commit onto ours; every replay must merge cleanly
+    and the end result holds every comment once."""
+    upstream = play(BASE, ours_steps, "o", False)
+    head = upstream
+    previous = BASE
+    for k in range(1, len(theirs_steps) + 1):
+        commit = play(BASE, theirs_steps[:k], "t", False)
+        r = merge_texts(previous, head, commit)
+        assert r.status == CLEAN, r.reason
+        head, previous = r.text, commit
+    expected = set(tokens(upstream)) | set(tokens(previous))
+    assert sorted(tokens(head)) == sorted(expected)
+    assert not fmt.parse_document(head).warnings
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_divergent_moves_conflict_whatever_the_newline(newline: str) -> None:
+    ours = append(BASE, human("Ann", "TOKEN-o1"), transition(0))
+    theirs = append(BASE, fmt.render_status_change("OPEN", "CLOSED"))
+    r = merge_texts(*(t.replace("\n", newline) for t in (BASE, ours, theirs)))
+    assert r.status == CONFLICT
+    assert f"{newline}<<<<<<< ours{newline}" in r.text
