@@ -48,9 +48,7 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-def compare(
-    a: Callable[[], object], b: Callable[[], object], repeat: int
-) -> tuple[float, float]:
+def compare(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:
     """Median times of `a` and `b`, run alternately so machine noise hits both alike."""
     ta, tb = [], []
     for _ in range(repeat):
@@ -345,7 +343,59 @@ def bench_prompt() -> None:
         )
 
 
-BENCHES = {"status": bench_status, "turn": bench_turn, "watch": bench_watch, "prompt": bench_prompt}
+# --------------------------------------------------------------------------- issue 10
+
+
+def bench_run() -> None:
+    """A 10-round `run` against 10 x one parallel turn, three providers that sleep 1 s."""
+    sleep = 1.0
+    _providers(sleep)
+    project = WORK / "runs"
+    project.mkdir(exist_ok=True)
+    (project / "discussions.yaml").write_text("providers:\n  detect: false\n", encoding="utf-8")
+    (project / "templates").mkdir(exist_ok=True)
+    (project / "templates" / "bench.yaml").write_text(
+        "name: bench\nparticipants: [architect, security, pragmatist]\nphases:\n"
+        "  - id: vote\n    title: Vote\n    voting_mode: true\n    auto_trigger: consensus\n",
+        encoding="utf-8",
+    )
+    section(f"run: 10 rounds, 3 participants, providers that each sleep {sleep:.1f}s")
+    who = ["@architect", "@security", "@pragmatist"]
+    turn_file = project / "turn.md"
+    generate(turn_file, 10, seed=3)
+    t_turn = timed(
+        lambda: cli("turn", str(turn_file), *who, "--provider", "sleeper", cwd=project), 3
+    )
+    cli("new", "Run bench", "--template", "bench", "--file", "run", cwd=project)
+    run_file = project / "discussions" / "run.md"
+    t = time.perf_counter()
+    out = cli(
+        "run",
+        str(run_file),
+        *who,
+        "--rounds",
+        "10",
+        "--provider",
+        "sleeper",
+        "--json",
+        cwd=project,
+        check=False,
+    )
+    t_run = time.perf_counter() - t
+    rounds = json.loads(out.stdout)["rounds"] if out.stdout.strip() else 0
+    print(
+        f"one parallel turn: {t_turn:.2f}s   run of {rounds} rounds: {t_run:.2f}s   "
+        f"ratio run/({rounds} x turn) = {t_run / (max(rounds, 1) * t_turn):.2f}  (target <= 1.1)"
+    )
+
+
+BENCHES = {
+    "status": bench_status,
+    "turn": bench_turn,
+    "watch": bench_watch,
+    "prompt": bench_prompt,
+    "run": bench_run,
+}
 
 
 def main() -> None:

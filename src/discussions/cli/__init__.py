@@ -33,6 +33,10 @@ LAZY_COMMANDS = {
     "resolve": "git:resolve_command",
     "review": "git:review_command",
     "summary": "files:summary_command",
+    "run": "running:run_command",
+    "decisions": "ledger:decisions_command",
+    "chronicle": "ledger:chronicle_command",
+    "adr": "ledger:adr_command",
     "watch": "watching:watch_command",
     "turn": "turns:turn_command",
     "providers": "providers:providers_group",
@@ -85,4 +89,19 @@ def cli() -> None:
 
 
 def main() -> None:
+    # SIGTERM/SIGHUP (CI cancellation, `timeout`, a closed terminal) must take the running AI
+    # CLIs down with us: see providers.command.install_signal_handlers. Installed here without
+    # importing the provider machinery, so `discussions status` does not pay for it: until that
+    # module is loaded no provider can be running, and there is nothing to kill.
+    import signal
+
+    def on_signal(signum: int, frame: Any) -> None:
+        command = sys.modules.get("discussions.providers.command")
+        if command is not None:
+            command.on_termination_signal(signum, frame)
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), on_signal)
     cli(prog_name="discussions")

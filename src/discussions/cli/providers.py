@@ -11,12 +11,15 @@ from ..providers.base import ProviderRequest
 from ..providers.command import CommandProvider
 from ..providers.registry import (
     ProviderRegistry,
-    file_digest,
-    is_trusted,
+    changed_since_trust,
+    provider_chain,
     read_specs,
     revoke,
     trust,
+    trust_refusal,
+    trust_scope,
 )
+from ..workspace import Workspace
 from .common import display_path, echo_json, style, workspace
 
 
@@ -24,25 +27,90 @@ from .common import display_path, echo_json, style, workspace
 def providers_group() -> None:
     """Show and try the AI command-line tools that answer for participants.
 
-    Providers come from built-in presets (claude, codex, gemini, opencode, llm,
-    ollama, mock), ~/.smarttools/providers.yaml, the user dir's providers.yaml,
-    and - once you run `discussions trust` - the project's providers.yaml.
+    Providers come from built-in presets (claude, codex, agy, gemini, opencode,
+    llm, ollama, mock), ~/.smarttools/providers.yaml, the user dir's
+    providers.yaml, and - once you run `discussions trust` - the project's
+    providers.yaml.
+
+    Each participant tries its provider_hint, then providers.default, then
+    providers.fallback; when none of those is installed, the AI CLIs found on
+    PATH in this order: claude, codex, agy, gemini, opencode, llm, ollama
+    (switch off with `providers: {detect: false}` in discussions.yaml).
     """
 
 
 @providers_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: providers and chains.")
 def providers_list(as_json: bool) -> None:
-    """List providers and whether each one's executable is installed.
+    """List providers, whether each one is installed, and each participant's chain.
+
+    The chain is the order in which a participant's providers are tried.
 
     \b
     Examples:
       discussions providers list
       discussions providers list --json
+
+    \b
+    JSON: {"providers": [{name, command, description, source, installed,
+    executable, trusted}], "chains": {alias: [{name, status}]},
+    "mock_fallback": bool}
     """
     ws = workspace()
     reg = ProviderRegistry.load(ws.config.base_dir)
-    rows = []
+    rows = _provider_rows(reg)
+    chains = _chains(ws, reg)
+    mock_fallback = bool(ws.config.section("providers").get("mock_fallback", True))
+    if as_json:
+        echo_json(
+            {
+                "providers": rows,
+                "chains": {
+                    alias: [{"name": n, "status": reg.status(n)} for n in chain]
+                    for alias, chain in chains.items()
+                },
+                "mock_fallback": mock_fallback,
+            }
+        )
+        return
+    _echo_rows(rows)
+    if reg.untrusted:
+        click.echo(
+            f"\n{len(reg.untrusted)} provider(s) from "
+            f"{display_path(reg.project_file or ws.config.base_dir)}"
+            " are not used until you review them and run `discussions trust`."
+        )
+    if chains:
+        click.echo("\nChains:")
+        for alias, chain in chains.items():
+            click.echo(f"  {alias}: {_chain_text(reg, chain, mock_fallback)}")
+
+
+def _chains(ws: Workspace, reg: ProviderRegistry) -> dict[str, list[str]]:
+    """The provider chain of each participant the workspace knows."""
+    config = ws.config
+    detect = bool(config.section("providers").get("detect", True))
+    return {
+        p.alias: provider_chain(
+            reg,
+            hint=p.provider_hint,
+            default=config.default_provider,
+            fallbacks=config.fallback_providers,
+            detect=detect,
+        )
+        for p in sorted(ws.participants, key=lambda p: p.alias)
+    }
+
+
+def _chain_text(reg: ProviderRegistry, chain: list[str], mock_fallback: bool) -> str:
+    parts = [f"{name} ({reg.status(name)})" for name in chain]
+    if mock_fallback and "mock" not in chain and not any(reg.installed(n) for n in chain):
+        parts.append("mock (nothing installed)")
+    return " -> ".join(parts)
+
+
+def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
     for name in reg.names():
         spec = reg.specs[name]
         if spec.command is None:
@@ -73,10 +141,11 @@ def providers_list(as_json: bool) -> None:
                 "trusted": False,
             }
         )
-    if as_json:
-        echo_json(rows)
-        return
-    width = max(len(r["name"]) for r in rows)  # type: ignore[arg-type]
+    return rows
+
+
+def _echo_rows(rows: list[dict[str, object]]) -> None:
+    width = max(len(str(r["name"])) for r in rows)
     for r in rows:
         if not r["trusted"]:
             mark = style("untrusted", fg="red")
@@ -86,12 +155,6 @@ def providers_list(as_json: bool) -> None:
             mark = "missing  "
         click.echo(
             f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['command'] or '(built in)'}"
-        )
-    if reg.untrusted:
-        click.echo(
-            f"\n{len(reg.untrusted)} provider(s) from "
-            f"{display_path(reg.project_file or ws.config.base_dir)}"
-            " are not used until you review them and run `discussions trust`."
         )
 
 
@@ -104,15 +167,12 @@ def providers_list(as_json: bool) -> None:
     help="What to send.",
 )
 @click.option(
-    "-t",
     "--timeout",
     type=click.FloatRange(min=0.1),
-    default=120,
-    show_default=True,
-    help="Seconds to wait.",
+    help="Seconds to wait (overrides the provider's own timeout; default: its own, else 120).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def providers_test(name: str, prompt: str, timeout: float, as_json: bool) -> None:
+def providers_test(name: str, prompt: str, timeout: float | None, as_json: bool) -> None:
     """Send a short prompt to one provider; show the answer and the time taken.
 
     \b
@@ -126,7 +186,11 @@ def providers_test(name: str, prompt: str, timeout: float, as_json: bool) -> Non
     started = time.monotonic()
     answer = provider.complete(
         ProviderRequest(
-            prompt=prompt, timeout=timeout, participant_name="Tester", participant_alias="tester"
+            prompt=prompt,
+            timeout=timeout or 120,
+            timeout_explicit=timeout is not None,
+            participant_name="Tester",
+            participant_alias="tester",
         )
     )
     elapsed = time.monotonic() - started
@@ -144,8 +208,11 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     """Allow this project's providers.yaml to define commands that run.
 
     A repository you clone could otherwise make `discussions turn` run any
-    command. Trust is recorded with the file's SHA-256 in the user dir's
-    trust.yaml; if the file changes, it must be trusted again.
+    command. Trust covers what will run: the SHA-256 of providers.yaml and of
+    every file inside the project that its commands name (a script argument,
+    or the executable itself), recorded in the user dir's trust.yaml. If any
+    of them changes, the project must be trusted again. A providers.yaml that
+    is a symbolic link, or resolves outside the project, is never trusted.
 
     \b
     Examples:
@@ -164,14 +231,26 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
             f"Trust withdrawn for {display_path(path)}." if removed else "It was not trusted."
         )
         return
+    refusal = trust_refusal(path)
+    if refusal is not None:
+        raise DiscussionsError(f"{refusal}; copy the file into the project to review and trust it")
     specs = read_specs(path, "project")
-    if is_trusted(path):
+    if changed_since_trust(path, specs) is None:
         click.echo(f"{display_path(path)} is already trusted at its current content.")
+        _echo_scope(trust_scope(path, specs))
         return
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
         click.echo(f"  {s.name}: {s.command}")
+    scope = trust_scope(path, specs)
+    _echo_scope(scope)
     if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
         raise click.Abort()
     trust(path)
-    click.echo(f"Trusted {display_path(path)} (sha256 {file_digest(path)[:12]}).")
+    click.echo(f"Trusted {display_path(path)} ({len(scope)} file(s) covered).")
+
+
+def _echo_scope(scope: dict[str, str]) -> None:
+    click.echo("Trust covers (any change needs `discussions trust` again):")
+    for rel, digest in scope.items():
+        click.echo(f"  {rel}  sha256 {digest[:12]}")

@@ -3,9 +3,10 @@
 from .base import Provider, ProviderRequest, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MOCK_BANNER, MockProvider
-from .registry import PRESETS, ProviderRegistry
+from .registry import DETECT_ORDER, PRESETS, ProviderRegistry, provider_chain
 
 __all__ = [
+    "DETECT_ORDER",
     "MOCK_BANNER",
     "PRESETS",
     "CommandProvider",
@@ -14,5 +15,6 @@ __all__ = [
     "ProviderRegistry",
     "ProviderRequest",
     "ProviderSpec",
+    "provider_chain",
     "split_command",
 ]

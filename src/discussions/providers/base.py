@@ -16,6 +16,8 @@ class ProviderRequest:
     """The full prompt; goes to the command's standard input."""
     timeout: float = 300.0
     """Seconds before the call is abandoned and its process group killed."""
+    timeout_explicit: bool = False
+    """The timeout came from the user's command line and overrides the provider's own."""
     participant_name: str = ""
     """Display name of the participant answering (the mock uses it; commands do not)."""
     participant_alias: str = ""

@@ -2,8 +2,16 @@
 
 * The command string is split with `shlex` (never a shell); ``$VARS`` and ``~`` are expanded in
   each word.
-* The command runs in its own process group; on timeout or flood the whole group is killed, and
-  it is cleaned up after a normal exit too, so no CLI is left orphaned.
+* The timeout holds whatever the command's children do. The pipes are read on the calling thread
+  with a selector and non-blocking descriptors, so the reader itself enforces the deadline; it
+  stops at the deadline, or shortly after the command exits even if a daemon it started keeps
+  the pipes open. Nothing ever closes a stream that another thread is reading.
+* The command runs in its own process group. When the call ends (answer, timeout, flood, Ctrl-C,
+  SIGTERM) the group is killed, and so is every descendant that escaped into a session of its own
+  and that we can find: processes carrying this call's tag in their environment (inherited across
+  fork, exec and ``setsid``) and processes whose parent chain leads to the command.
+* On Linux the command also gets ``PR_SET_PDEATHSIG``: if `discussions` dies without a chance to
+  clean up (SIGKILL), the kernel kills the command.
 * stdout is capped (`max_output`); stderr keeps its last 64 KiB for error messages.
 """
 
@@ -11,14 +19,19 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import IO
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
 
 from ..errors import (
     ProviderFailed,
@@ -30,7 +43,17 @@ from .base import Provider, ProviderRequest, ProviderSpec
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
+_CHUNK = 65536
+_TICK = 0.05
+"""Longest wait between checks of the command's exit status, in seconds."""
+_EXIT_GRACE = 1.0
+"""After the command exits, how long to wait for more output before ignoring open pipes."""
 _KILL_GRACE = 2.0
+"""After a timeout, how long the command may take to exit on SIGTERM before SIGKILL."""
+_REAP_WAIT = 5.0
+"""How long to wait for a SIGKILLed command to be reaped."""
+RUN_TAG_VAR = "DISCUSSIONS_PROVIDER_RUN"
+"""Environment variable holding a per-call tag, used to find escaped descendants."""
 
 
 def split_command(command: str) -> list[str]:
@@ -42,24 +65,316 @@ def split_command(command: str) -> list[str]:
     return [os.path.expanduser(os.path.expandvars(w)) for w in words]
 
 
-_active: set[subprocess.Popen[bytes]] = set()
+# --------------------------------------------------------------------------- running calls
+
+_active: set[_Run] = set()
 _active_lock = threading.Lock()
 
 
 def terminate_all() -> int:
-    """Kill the process groups of every command running now (used on Ctrl-C). Returns how many."""
+    """Kill every running command with all its descendants (Ctrl-C, SIGTERM). Returns how many."""
     with _active_lock:
         running = list(_active)
-    for proc in running:
-        _kill_group(proc, signal.SIGKILL)
+    for run in running:
+        run.kill()
     return len(running)
 
 
-def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+def install_signal_handlers() -> None:
+    """Make SIGTERM and SIGHUP kill every running provider and exit with status 128+signum.
+
+    Only Ctrl-C was handled before; CI cancellation, `timeout` and a closed terminal send these.
+    Python allows installing handlers from the main thread only; elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None:
+            signal.signal(signum, on_termination_signal)
+
+
+def on_termination_signal(signum: int, frame: FrameType | None) -> None:
+    """Signal handler: kill the running providers, then exit cleanly with 128+signum."""
+    signal.signal(signum, signal.SIG_DFL)  # a second signal ends us at once
+    terminate_all()
+    raise SystemExit(128 + signum)
+
+
+def _kill_group(pid: int, sig: int) -> None:
     try:
-        os.killpg(proc.pid, sig)
+        os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _signal_pid(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# --------------------------------------------------------------------------- descendants
+
+_PROC = Path("/proc")
+
+
+def _process_table() -> dict[int, int]:
+    """``{pid: parent pid}`` of every process we can see (empty where there is no /proc)."""
+    table: dict[int, int] = {}
+    try:
+        entries = list(os.scandir(_PROC))
+    except OSError:
+        return table
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (_PROC / entry.name / "stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat.rsplit(b")", 1)[-1].split()
+        if len(fields) > 1 and fields[0] not in (b"Z", b"X"):
+            table[int(entry.name)] = int(fields[1])
+    return table
+
+
+def _carries_tag(pid: int, marker: bytes) -> bool:
+    try:
+        environ = (_PROC / str(pid) / "environ").read_bytes()
+    except OSError:  # gone, or another user's process
+        return False
+    return marker in environ.split(b"\0")
+
+
+def _descendants(roots: Iterable[int], table: dict[int, int]) -> set[int]:
+    found = set(roots)
+    children: dict[int, list[int]] = {}
+    for pid, ppid in table.items():
+        children.setdefault(ppid, []).append(pid)
+    stack = list(found)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _stop_escaped(leader: int, tag: str) -> set[int]:
+    """Freeze (SIGSTOP) every process of this call outside its group, until no new one appears.
+
+    A process is ours if it carries the call's tag in its environment or descends from the
+    leader or from a tagged process. Freezing first means nothing can fork away while we look.
+    """
+    marker = f"{RUN_TAG_VAR}={tag}".encode()
+    me = os.getpid()
+    stopped: set[int] = set()
+    for _ in range(8):
+        table = _process_table()
+        tagged = {pid for pid in table if pid != me and _carries_tag(pid, marker)}
+        targets = _descendants({leader, *tagged} & table.keys(), table) - {me} - stopped
+        if not targets:
+            break
+        for pid in targets:
+            _signal_pid(pid, signal.SIGSTOP)
+        stopped |= targets
+    return stopped
+
+
+# --------------------------------------------------------------------------- one call
+
+
+def _pdeathsig() -> Callable[[], None] | None:
+    """A preexec function asking Linux to SIGKILL the child when its parent thread dies.
+
+    Caveats: ``preexec_fn`` runs between fork and exec and is not safe in the presence of
+    threads if it takes locks another thread held at fork time; the ctypes function is looked
+    up here, in the parent, so the child only makes one foreign call. PR_SET_PDEATHSIG fires
+    when the *thread* that forked the child exits; our calls spawn and wait on the same thread,
+    so the thread outlives the child. Returns None where prctl is unavailable.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def set_pdeathsig() -> None:
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        if os.getppid() != parent:  # the parent died before prctl: do not outlive it
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return set_pdeathsig
+
+
+@dataclass(eq=False)
+class _Run:
+    """One running command: its pipes, what it said, and how it ended."""
+
+    proc: subprocess.Popen[bytes]
+    tag: str
+    max_output: int
+    out: bytearray = field(default_factory=bytearray)
+    err: bytearray = field(default_factory=bytearray)
+    timed_out: bool = False
+    flooded: bool = False
+    started: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def spawn(cls, name: str, argv: list[str], env: dict[str, str], max_output: int) -> _Run:
+        tag = uuid.uuid4().hex
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**env, RUN_TAG_VAR: tag},
+                start_new_session=True,
+                preexec_fn=_pdeathsig(),
+            )
+        except OSError as exc:
+            raise ProviderNotFound(name, f"cannot run `{argv[0]}`: {exc.strerror}") from None
+        run = cls(proc, tag, max_output)
+        with _active_lock:
+            _active.add(run)
+        return run
+
+    def collect(self, prompt: bytes, timeout: float) -> None:
+        """Feed `prompt`, read stdout/stderr until the command is done, floods, or times out."""
+        deadline = self.started + timeout
+        with selectors.DefaultSelector() as sel:
+            self._register(sel, prompt)
+            exit_grace: float | None = None
+            while sel.get_map():
+                now = time.monotonic()
+                if exit_grace is None and self.proc.poll() is not None:
+                    exit_grace = now + _EXIT_GRACE
+                until = deadline if exit_grace is None else min(deadline, exit_grace)
+                if now >= until:
+                    self.timed_out = exit_grace is None
+                    return
+                for key, _ in sel.select(min(until - now, _TICK)):
+                    if not self._service(sel, key):
+                        return  # flooded
+                    if exit_grace is not None:
+                        exit_grace = time.monotonic() + _EXIT_GRACE
+            if self.proc.poll() is None:  # pipes closed, command still running
+                self._wait_exit(deadline)
+
+    def _register(self, sel: selectors.BaseSelector, prompt: bytes) -> None:
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+        if prompt:
+            sel.register(self.proc.stdin, selectors.EVENT_WRITE, memoryview(prompt))
+        else:
+            self.proc.stdin.close()
+        sel.register(self.proc.stdout, selectors.EVENT_READ, self._keep_out)
+        sel.register(self.proc.stderr, selectors.EVENT_READ, self._keep_err)
+
+    def _service(self, sel: selectors.BaseSelector, key: selectors.SelectorKey) -> bool:
+        """Move data for one ready pipe. Returns False when output must stop (flood)."""
+        if isinstance(key.data, memoryview):
+            return self._feed(sel, key)
+        try:
+            chunk = os.read(key.fd, _CHUNK)
+        except BlockingIOError:
+            return True
+        except OSError:
+            chunk = b""
+        if not chunk:
+            sel.unregister(key.fileobj)
+            return True
+        keep: Callable[[bytes], bool] = key.data
+        return keep(chunk)
+
+    def _feed(self, sel: selectors.BaseSelector, key: selectors.SelectorKey) -> bool:
+        view: memoryview = key.data
+        try:
+            written = os.write(key.fd, view[:_CHUNK])
+        except BlockingIOError:
+            return True
+        except OSError:  # the command stopped reading; its exit status tells the rest
+            written = len(view)
+        rest = view[written:]
+        if rest:
+            sel.modify(key.fileobj, selectors.EVENT_WRITE, rest)
+        else:
+            sel.unregister(key.fileobj)
+            _close(key.fileobj)
+        return True
+
+    def _keep_out(self, chunk: bytes) -> bool:
+        self.out.extend(chunk)
+        if len(self.out) > self.max_output:
+            self.flooded = True
+            _kill_group(self.proc.pid, signal.SIGKILL)
+            return False
+        return True
+
+    def _keep_err(self, chunk: bytes) -> bool:
+        self.err.extend(chunk)
+        if len(self.err) > 2 * _STDERR_KEEP:
+            del self.err[:-_STDERR_KEEP]
+        return True
+
+    def _wait_exit(self, deadline: float) -> None:
+        try:
+            self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+
+    def kill(self) -> None:
+        """SIGKILL the group and every escaped descendant we can find. Safe to call twice."""
+        escaped = _stop_escaped(self.proc.pid, self.tag)
+        _kill_group(self.proc.pid, signal.SIGKILL)
+        for pid in escaped:
+            _signal_pid(pid, signal.SIGKILL)
+
+    def finish(self) -> None:
+        """Kill what is left, reap the command, close our ends of the pipes."""
+        if self.timed_out:  # give the command a moment to clean up after itself
+            _kill_group(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=_KILL_GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        try:
+            self.proc.wait(timeout=_REAP_WAIT)
+        except subprocess.TimeoutExpired:  # pragma: no cover - stuck in the kernel
+            pass
+        with _active_lock:
+            _active.discard(self)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            _close(stream)
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def stderr_text(self) -> str:
+        return bytes(self.err[-_STDERR_KEEP:]).decode("utf-8", errors="replace").strip()
+
+
+def _close(stream: object) -> None:
+    close = getattr(stream, "close", None)
+    if close is None:
+        return
+    try:
+        close()
+    except OSError:
+        pass
+
+
+# --------------------------------------------------------------------------- the provider
 
 
 class CommandProvider(Provider):
@@ -80,114 +395,55 @@ class CommandProvider(Provider):
         argv = self.argv()
         return shutil.which(argv[0]) if argv else None
 
+    def timeout_for(self, request: ProviderRequest) -> float:
+        """The command line's ``--timeout`` wins; else the provider's own, else the default."""
+        if request.timeout_explicit:
+            return request.timeout
+        return self.spec.timeout or request.timeout
+
     def complete(self, request: ProviderRequest) -> str:
+        timeout = self.timeout_for(request)
+        run = _Run.spawn(self.name, self._resolved_argv(), self._env(), self.max_output)
+        try:
+            run.collect(request.prompt.encode("utf-8"), timeout)
+        finally:
+            run.finish()
+        return self._classify(run, timeout)
+
+    def _resolved_argv(self) -> list[str]:
         argv = self.argv()
         if not argv:
             raise ProviderFailed(self.name, "empty command")
         exe = shutil.which(argv[0])
         if exe is None:
             raise ProviderNotFound(self.name, f"not installed: `{argv[0]}` not found on PATH")
+        return [exe, *argv[1:]]
+
+    def _env(self) -> dict[str, str]:
         env = dict(os.environ)
         for var in self.spec.env_remove:
             env.pop(var, None)
-        timeout = self.spec.timeout or request.timeout
-        try:
-            proc = subprocess.Popen(
-                [exe, *argv[1:]],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise ProviderNotFound(self.name, f"cannot run `{argv[0]}`: {exc.strerror}") from None
+        return env
 
-        with _active_lock:
-            _active.add(proc)
-        out = bytearray()
-        err = bytearray()
-        flooded = threading.Event()
-
-        def feed(stream: IO[bytes]) -> None:
-            try:
-                stream.write(request.prompt.encode("utf-8"))
-            except (BrokenPipeError, OSError):
-                pass  # the command stopped reading; its exit status tells the rest
-            finally:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
-        def keep_out(chunk: bytes) -> bool:
-            out.extend(chunk)
-            if len(out) > self.max_output:
-                flooded.set()
-                _kill_group(proc, signal.SIGKILL)
-                return False
-            return True
-
-        def keep_err(chunk: bytes) -> bool:
-            err.extend(chunk)
-            if len(err) > 2 * _STDERR_KEEP:
-                del err[:-_STDERR_KEEP]
-            return True
-
-        assert proc.stdin and proc.stdout and proc.stderr
-        threads = [
-            threading.Thread(target=feed, args=(proc.stdin,), daemon=True),
-            threading.Thread(target=_drain, args=(proc.stdout, keep_out), daemon=True),
-            threading.Thread(target=_drain, args=(proc.stderr, keep_err), daemon=True),
-        ]
-        for t in threads:
-            t.start()
-        started = time.monotonic()
-        timed_out = False
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc, signal.SIGTERM)
-            try:
-                proc.wait(timeout=_KILL_GRACE)
-            except subprocess.TimeoutExpired:
-                pass
-        except BaseException:  # Ctrl-C: take the whole group down with us
-            _kill_group(proc, signal.SIGKILL)
-            proc.wait()
-            raise
-        finally:
-            _kill_group(proc, signal.SIGKILL)  # leave no orphans holding the pipes
-            proc.wait()
-            with _active_lock:
-                _active.discard(proc)
-            for t in threads:
-                t.join(timeout=5)
-            for stream in (proc.stdout, proc.stderr):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
-        elapsed = time.monotonic() - started
-        stderr_text = bytes(err[-_STDERR_KEEP:]).decode("utf-8", errors="replace").strip()
-        if timed_out:
+    def _classify(self, run: _Run, timeout: float) -> str:
+        """The answer text, or the error that says why there is none."""
+        if run.timed_out:
             raise ProviderTimeout(self.name, f"timed out after {timeout:g}s; process group killed")
-        if flooded.is_set():
+        if run.flooded:
             raise ProviderOutputError(
                 self.name,
                 f"output exceeded {self.max_output // (1024 * 1024)} MiB; stopped and discarded",
             )
-        rc = proc.returncode
+        stderr_text = run.stderr_text()
+        rc = run.proc.returncode
         if rc is not None and rc < 0:
             raise ProviderFailed(
                 self.name, f"killed by signal {signal.Signals(-rc).name}", _last_lines(stderr_text)
             )
-        if rc != 0 and not (self.spec.nonzero_ok and out.strip()):
+        if rc != 0 and not (self.spec.nonzero_ok and run.out.strip()):
             raise ProviderFailed(self.name, f"exited with status {rc}", _last_lines(stderr_text))
         try:
-            text = bytes(out).decode("utf-8")
+            text = bytes(run.out).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ProviderOutputError(
                 self.name, f"output is not UTF-8 (bad byte at offset {exc.start})"
@@ -196,17 +452,8 @@ class CommandProvider(Provider):
             text = _codex_messages(self.name, text)
         if not text.strip():
             detail = _last_lines(stderr_text)
-            raise ProviderOutputError(self.name, f"empty output after {elapsed:.1f}s", detail)
+            raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)
         return text
-
-
-def _drain(stream: IO[bytes], keep: Callable[[bytes], bool]) -> None:
-    """Read `stream` in chunks into `keep` until EOF or until `keep` says stop."""
-    read = getattr(stream, "read1", stream.read)
-    while True:
-        chunk = read(65536)
-        if not chunk or not keep(chunk):
-            return
 
 
 def _last_lines(text: str, n: int = 3, limit: int = 400) -> str:

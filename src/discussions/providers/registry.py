@@ -12,16 +12,26 @@
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
 ``/providers.yaml``, the user dir's ``providers.yaml``, the project's ``providers.yaml``.
 
+Which providers a participant tries (`provider_chain`): its ``provider_hint``,
+``providers.default``, ``providers.fallback``; when none of those is installed, the AI CLIs found
+on PATH in `DETECT_ORDER` (unless ``providers.detect: false``).
+
 Security (DESIGN.md section 8): a project's ``providers.yaml`` comes with the repository, so a
 clone could use it to run any command. Its definitions are used only after the user runs
-``discussions trust`` in that project, which records the file's SHA-256 in the user dir's
-``trust.yaml``; any later change to the file needs trusting again.
+``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
+SHA-256 of ``providers.yaml`` and of every file inside the project that a command names (a
+script argument, or the executable itself), recorded in the user dir's ``trust.yaml`` under the
+project's resolved path. Any change to any of them needs trusting again. A ``providers.yaml``
+that is a symbolic link, or that resolves outside the project, is never trusted.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +39,9 @@ from typing import Any
 import yaml
 
 from ..config import load_yaml, user_dir
-from ..errors import ConfigError, UnknownProvider, UntrustedProvider
+from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
 from .base import OUTPUT_FORMATS, Provider, ProviderSpec
-from .command import CommandProvider
+from .command import CommandProvider, split_command
 from .mock import MockProvider
 
 PROVIDERS_FILE = "providers.yaml"
@@ -43,6 +53,11 @@ _CLAUDE_TOOLS_OFF = (
 _CLAUDE = f"claude -p --output-format text {_CLAUDE_TOOLS_OFF}"
 _CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
+# Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
+# non-terminal stdin, `agy` runs one headless turn on the prompt read from stdin (agy >= 1.1.1;
+# `-p` takes the prompt in argv, which we never do). `--mode plan` keeps the edit tools gated,
+# `--sandbox` confines terminal commands; headless runs cannot grant permissions anyway.
+_AGY = "agy --mode plan --sandbox"
 
 
 def _preset(name: str, command: str, description: str, **kw: Any) -> ProviderSpec:
@@ -69,7 +84,10 @@ PRESETS: dict[str, ProviderSpec] = {
             "claude-opus", f"{_CLAUDE} --model opus", "Claude Code, Opus", env_remove=["CLAUDECODE"]
         ),
         _preset("codex", _CODEX, "OpenAI Codex CLI, read-only sandbox", output="codex-jsonl"),
-        _preset("gemini", _GEMINI, "Gemini CLI, plan mode", nonzero_ok=True),
+        _preset("agy", _AGY, "Antigravity CLI, plan mode, sandboxed (prompt on stdin)"),
+        _preset(
+            "gemini", _GEMINI, "Gemini CLI, plan mode (enterprise / API-key users)", nonzero_ok=True
+        ),
         _preset(
             "gemini-flash", f"{_GEMINI} -m gemini-2.5-flash", "Gemini CLI, Flash", nonzero_ok=True
         ),
@@ -85,6 +103,10 @@ PRESETS: dict[str, ProviderSpec] = {
     ]
 }
 MOCK_SPEC = ProviderSpec(name="mock", command=None, description="Built-in mock (testing only)")
+
+DETECT_ORDER = ("claude", "codex", "agy", "gemini", "opencode", "llm", "ollama")
+"""Presets tried, in this order, when none of a participant's configured providers is installed
+(one per AI CLI family: its default preset)."""
 
 
 def smarttools_file() -> Path:
@@ -150,44 +172,143 @@ def _trust_path() -> Path:
     return user_dir() / TRUST_FILE
 
 
-def _read_trust() -> dict[str, str]:
+def _read_trust() -> dict[str, dict[str, str]]:
+    """``{resolved project path: {relative file: sha256}}``. Entries written by older versions
+    (one digest of providers.yaml, keyed by the file) cover too little and are ignored."""
     path = _trust_path()
     if not path.is_file():
         return {}
     data = load_yaml(path) or {}
     projects = data.get("projects") if isinstance(data, dict) else None
-    return {str(k): str(v) for k, v in (projects or {}).items()}
+    return {
+        str(k): {str(f): str(d) for f, d in v.items()}
+        for k, v in (projects or {}).items()
+        if isinstance(v, dict)
+    }
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def trust_refusal(project_file: Path) -> str | None:
+    """Why `project_file` can never be trusted, or None: a symbolic link, or a file that
+    resolves outside its project (it would lend one project's trust to another)."""
+    if project_file.is_symlink():
+        return f"{project_file} is a symbolic link; a linked providers.yaml is never trusted"
+    root = project_file.parent.resolve()
+    if not _inside(project_file.resolve(), root):
+        return f"{project_file} resolves outside its project; it is never trusted"
+    return None
+
+
+def _named_files(command: str, root: Path) -> list[Path]:
+    """Files inside `root` that `command` names: argv words (and ``--opt=value`` values) that
+    are existing files, plus the executable when it lives in the project. Relative words are
+    resolved from the project root and from the current folder (where the command will run)."""
+    try:
+        argv = split_command(command)
+    except DiscussionsError:
+        return []
+    words = [w.split("=", 1)[1] if w.startswith("-") and "=" in w else w for w in argv]
+    bases = dict.fromkeys([root, Path.cwd()])
+    candidates = [Path(w) if os.path.isabs(w) else base / w for w in words if w for base in bases]
+    exe = shutil.which(argv[0]) if argv else None
+    if exe:
+        candidates.append(Path(exe))
+    found: list[Path] = []
+    for path in candidates:
+        lexical = Path(os.path.normpath(path))
+        try:
+            is_file = path.is_file()
+        except OSError:
+            continue
+        if is_file and (_inside(lexical, root) or _inside(path.resolve(), root)):
+            found.append(lexical)
+    return found
+
+
+def trust_scope(project_file: Path, specs: Iterable[ProviderSpec] | None = None) -> dict[str, str]:
+    """What trusting `project_file` covers: ``{path relative to the project: sha256}`` for the
+    file itself and every file inside the project its commands name."""
+    root = project_file.parent.resolve()
+    if specs is None:
+        specs = read_specs(project_file, "project")
+    scope = {PROVIDERS_FILE: file_digest(project_file)}
+    for spec in specs:
+        for path in _named_files(spec.command or "", root):
+            try:
+                rel = path.relative_to(root).as_posix()
+            except ValueError:
+                rel = path.resolve().relative_to(root).as_posix()
+            scope[rel] = file_digest(path)
+    return dict(sorted(scope.items()))
+
+
+def changed_since_trust(
+    project_file: Path, specs: Iterable[ProviderSpec] | None = None
+) -> list[str] | None:
+    """None when `project_file` is trusted as it stands now; else what differs from the
+    recorded trust (every covered file when the project was never trusted)."""
+    if trust_refusal(project_file) is not None:
+        return [PROVIDERS_FILE]
+    recorded = _read_trust().get(str(project_file.parent.resolve()), {})
+    current = trust_scope(project_file, specs)
+    changed = sorted(
+        name for name in {*recorded, *current} if recorded.get(name) != current.get(name)
+    )
+    return changed or None
 
 
 def is_trusted(project_file: Path) -> bool:
-    return _read_trust().get(str(project_file.resolve())) == file_digest(project_file)
+    return changed_since_trust(project_file) is None
 
 
-def trust(project_file: Path) -> str:
-    """Record the user's opt-in for `project_file` at its current content. Returns the digest."""
+def trust(project_file: Path) -> dict[str, str]:
+    """Record the user's opt-in for `project_file` and the files its commands name, at their
+    current content. Returns what is covered (``{relative path: sha256}``)."""
+    refusal = trust_refusal(project_file)
+    if refusal is not None:
+        raise ConfigError(refusal)
     trusted = _read_trust()
-    digest = file_digest(project_file)
-    trusted[str(project_file.resolve())] = digest
+    scope = trust_scope(project_file)
+    trusted[str(project_file.parent.resolve())] = scope
     _write_trust(trusted)
-    return digest
+    return scope
 
 
 def revoke(project_file: Path) -> bool:
     trusted = _read_trust()
-    removed = trusted.pop(str(project_file.resolve()), None) is not None
+    removed = trusted.pop(str(project_file.parent.resolve()), None) is not None
     if removed:
         _write_trust(trusted)
     return removed
 
 
-def _write_trust(trusted: dict[str, str]) -> None:
+def _write_trust(trusted: dict[str, dict[str, str]]) -> None:
     path = _trust_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    text = "# Projects whose providers.yaml you allowed `discussions` to run (path: sha256).\n"
+    text = (
+        "# Projects whose providers.yaml you allowed `discussions` to run: for each project,\n"
+        "# the sha256 of providers.yaml and of the project files its commands name.\n"
+    )
     text += yaml.safe_dump({"projects": trusted}, sort_keys=True)
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+# --------------------------------------------------------------------------- detection
+
+
+@functools.lru_cache(maxsize=256)
+def _which(executable: str, path_env: str | None) -> str | None:
+    return shutil.which(executable, path=path_env)
+
+
+def find_executable(executable: str) -> str | None:
+    """`shutil.which`, cached per process (and per PATH value)."""
+    return _which(executable, os.environ.get("PATH"))
 
 
 # --------------------------------------------------------------------------- registry
@@ -203,6 +324,8 @@ class ProviderRegistry:
     """Project definitions withheld until the project is trusted."""
     project_file: Path | None = None
     """The project's providers.yaml, if there is one."""
+    untrusted_reason: str = ""
+    """Why the project's definitions are withheld (not trusted, changed since, a link)."""
 
     @classmethod
     def load(cls, project_root: Path | None) -> ProviderRegistry:
@@ -221,12 +344,25 @@ class ProviderRegistry:
             if pf.is_file():
                 reg.project_file = pf
                 project_specs = read_specs(pf, "project")
-                if is_trusted(pf):
-                    for s in project_specs:
-                        reg.specs[s.name] = s
-                else:
-                    reg.untrusted = {s.name: s for s in project_specs}
+                reg._add_project(pf, project_specs)
         return reg
+
+    def _add_project(self, pf: Path, project_specs: list[ProviderSpec]) -> None:
+        refusal = trust_refusal(pf)
+        changed = changed_since_trust(pf, project_specs) if refusal is None else None
+        if refusal is None and changed is None:
+            for s in project_specs:
+                self.specs[s.name] = s
+            return
+        self.untrusted = {s.name: s for s in project_specs}
+        if refusal is not None:
+            self.untrusted_reason = refusal
+        elif set(changed or ()) == set(trust_scope(pf, project_specs)):
+            self.untrusted_reason = f"defined in {pf}, which you have not trusted"
+        else:
+            self.untrusted_reason = (
+                f"defined in {pf}; changed since you trusted it: {', '.join(changed or ())}"
+            )
 
     def names(self) -> list[str]:
         return sorted(self.specs)
@@ -238,7 +374,7 @@ class ProviderRegistry:
         if name in self.untrusted and name not in self.specs:
             raise UntrustedProvider(
                 name,
-                f"defined in {self.project_file}, which you have not trusted",
+                self.untrusted_reason or f"defined in {self.project_file}, not trusted",
                 "review that file, then run `discussions trust` in the project",
             )
         spec = self.specs.get(name)
@@ -251,3 +387,49 @@ class ProviderRegistry:
         if spec.command is None:
             return MockProvider()
         return CommandProvider(spec)
+
+    def status(self, name: str) -> str:
+        """``installed``, ``missing`` (executable not on PATH), ``built in`` (the mock),
+        ``untrusted`` (only an untrusted project defines it) or ``unknown``."""
+        spec = self.specs.get(name)
+        if spec is None:
+            return "untrusted" if name in self.untrusted else "unknown"
+        if spec.command is None:
+            return "built in"
+        try:
+            argv = split_command(spec.command)
+        except DiscussionsError:
+            return "missing"
+        return "installed" if argv and find_executable(argv[0]) else "missing"
+
+    def installed(self, name: str) -> bool:
+        """Whether `name` can run here (the mock always can)."""
+        return self.status(name) in ("installed", "built in")
+
+
+def provider_chain(
+    registry: ProviderRegistry,
+    *,
+    hint: str | None,
+    default: str | None,
+    fallbacks: Iterable[str] = (),
+    forced: str | None = None,
+    detect: bool = True,
+) -> list[str]:
+    """Provider names to try for one participant, in order.
+
+    `forced` (``turn --provider``) alone if given. Else the participant's `hint`, then
+    ``providers.default``, then ``providers.fallback``; when none of those is installed and
+    `detect` is on (``providers.detect``, default true), the AI CLIs installed on PATH follow in
+    `DETECT_ORDER`. No name twice. An empty result becomes ``["mock"]``. The runner's own rule
+    still applies after the chain: the mock answers when every provider tried was not installed.
+    """
+    if forced:
+        return [forced]
+    chain: list[str] = []
+    for name in (hint, default, *fallbacks):
+        if name and name not in chain:
+            chain.append(name)
+    if detect and not any(registry.installed(name) for name in chain):
+        chain.extend(n for n in DETECT_ORDER if n not in chain and registry.installed(n))
+    return chain or ["mock"]
