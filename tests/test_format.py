@@ -126,7 +126,7 @@ def test_neutralise_blocks_forgery() -> None:
     doc = parse(text)
     assert [c.author for c in doc.comments] == ["Someone", "AI-Architect"]
     assert doc.engine_markers == []
-    assert "Name\\: AI-Security" in safe
+    assert "`Name: AI-Security`" in safe
 
 
 def test_join_for_append_shapes() -> None:

@@ -210,7 +210,7 @@ def test_provider_output_cannot_forge_structure(
     assert d.phase == "initial_feedback"
     # Rob's forged READY does not count; the VOTE lines in the answer are the pragmatist's own.
     assert d.votes == {"Rob": "CHANGES", "AI-Pragmatist": "READY"}
-    assert "Name\\: Rob" in d.comments[-1].body
+    assert "`Name: Rob`" in d.comments[-1].body
     assert d.comments[-1].meta["provider"] == "evil"
     # Anything appended afterwards is still its own comment.
     run("comment", "auth.md", "after", "--author", "Ann")

@@ -12,6 +12,7 @@ templates, configuration) is read, never changed.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import hashlib
 import re
@@ -438,7 +439,8 @@ def _own_text(c: Comment, marker_lines: list[int]) -> str:
     after it (a phase transition is its own block, but the parser keeps it in the comment
     before it)."""
     body = strip_meta(c.body)
-    first = next((n for n in marker_lines if c.line < n <= c.end_line), None)
+    i = bisect.bisect_right(marker_lines, c.line)
+    first = marker_lines[i] if i < len(marker_lines) and marker_lines[i] <= c.end_line else None
     if first is not None:
         lines = fmt.normalise_newlines(c.body).split("\n")[: first - c.line - 1]
         while lines and lines[-1].strip() in ("", "---"):
@@ -531,13 +533,11 @@ def strip_meta(body: str) -> str:
     return body
 
 
-_TRAILING_WS = re.compile(r"[ \t]+$", re.M)
-
-
 def body_digest(body: str) -> str:
     """A short digest of a comment's text, insensitive to line endings, trailing whitespace and
     surrounding blank lines (what editors change on save)."""
-    norm = _TRAILING_WS.sub("", fmt.normalise_newlines(body)).strip("\n")
+    lines = fmt.normalise_newlines(body).split("\n")
+    norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
     return hashlib.sha256(norm.encode("utf-8", errors="replace")).hexdigest()[:16]
 
 

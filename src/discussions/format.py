@@ -13,31 +13,48 @@ Pure functions, no I/O. The grammar (DESIGN.md section 4):
   ``check`` says so when it sees one.)
 * Engine markers are HTML comments on a line of their own, outside fenced code:
   ``<!-- PHASE-TRANSITION: a -> b -->``, ``<!-- VOTE-RESET: phase -->``,
-  ``<!-- STATUS-CHANGE: OLD -> NEW -->``.
+  ``<!-- STATUS-CHANGE: OLD -> NEW -->``, and what `discussions run` records:
+  ``<!-- ROUND: n | phase: p | order: a, b -->``, ``<!-- RUN-STOP: reason | rounds: n -->``,
+  ``<!-- ESCALATION: reason -->``.
 
-Nothing here raises on bad input: problems become `ParseWarning`s with line numbers.
+* A byte-order mark at the start of a line (files concatenated) is ignored, with a warning.
+* What the engine writes is readable as rendered markdown too: a phase transition or status
+  change is followed by a visible line (``*Phase changed: a → b*``) that is prose, not
+  structure; untrusted text is `neutralise`d before it is written.
+
+Nothing here raises on bad input: problems become `ParseWarning`s with line numbers. Every
+function is linear in its input (benchmarks/parsing.py prints the ratios).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BOM = "\ufeff"
 
-_HEADER_LINE = re.compile(r"^[ \t]*<!--[ \t]*(.*?)[ \t]*-->[ \t]*$")
-_HEADER_FIELD = re.compile(r"^([A-Za-z][A-Za-z0-9 _-]*?)[ \t]*:[ \t]*(.*)$")
+# Every pattern here runs in time linear in its input: no lazy quantifier followed by an
+# optional run and an anchor (``(.*?)[ \t]*$`` backtracks quadratically on a long run of
+# spaces); such lines are matched greedily and trimmed in code instead.
+_HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*")
+_LINE_START_BOMS = re.compile(r"^\ufeff+", re.M)
 
 # A separator, then blank lines, then the Name: line. Column 0 only (see module docstring).
 _BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
 
 _ENGINE = re.compile(
-    r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE)[ \t]*:([^\n]*?)-->[ \t]*$",
+    r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION)"
+    r"[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )
 _CLOSING_SEPARATOR = re.compile(r"\n---[ \t]*(?:\n[ \t]*)*\Z")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
-_ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
+_ARROW = re.compile(r"->|→|=>")
 
 
 @dataclass(slots=True)
@@ -85,13 +102,15 @@ class EngineMarker:
     """A state change the engine (or a person, by hand) wrote as an HTML comment."""
 
     kind: str
-    """``phase-transition``, ``vote-reset`` or ``status-change``."""
+    """``phase-transition``, ``vote-reset``, ``status-change``, ``round``, ``run-stop`` or
+    ``escalation``."""
     line: int
     """1-based line number."""
     source: str | None
     """Phase or status changed from (None for a vote reset, or when not written)."""
     target: str
-    """Phase or status changed to; for a vote reset, the phase whose votes restart."""
+    """Phase or status changed to; for a vote reset, the phase whose votes restart; for a
+    round, a stop or an escalation, everything after the colon."""
 
 
 @dataclass(slots=True)
@@ -198,8 +217,115 @@ def open_fence_at_end(text: str) -> str | None:
     return open_run or None
 
 
-def _in_ranges(line: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(a <= line <= b for a, b in ranges)
+# Lines whose meaning for fences depends on more than the line itself: a fence after
+# anything (spaces, ``>``, a list marker: it is in a container, and ends with it), or an HTML
+# block start (a fence inside one is no fence). Possessive: no backtracking on long runs.
+_NEEDS_MARKDOWN = re.compile(
+    r"^(?:[ \t>*+\-.)0-9]++(?:`{3}|~{3})|[ \t>*+\-.)0-9]*+<[A-Za-z!?/])", re.M
+)
+_INDENTED = re.compile(r"^(?: {4}|\t)[ \t]*\S", re.M)  # an indented line that is not blank
+
+
+def code_line_ranges(text: str) -> list[tuple[int, int]]:
+    """0-based inclusive line ranges of code blocks (fenced and indented) in `text`, which
+    starts at the top level (a comment body, a preamble); sorted and disjoint.
+
+    Fast path: fences at column 0 with no HTML block around are top-level fences, exactly as
+    CommonMark reads them, and `fenced_line_ranges` finds them without a markdown parse.
+    Otherwise (indented lines, indented fences, HTML blocks) markdown-it-py decides."""
+    if _INDENTED.search(text) or (
+        ("```" in text or "~~~" in text) and _NEEDS_MARKDOWN.search(text)
+    ):
+        ranges = [
+            (t.map[0], t.map[1] - 1)
+            for t in block_parser().parse(text)
+            if t.type in ("fence", "code_block") and t.map is not None
+        ]
+        ranges.sort()
+        return ranges
+    if "```" in text or "~~~" in text:
+        return fenced_line_ranges(text)
+    return []
+
+
+def open_fence(text: str) -> tuple[str, int] | None:
+    """A top-level fenced code block left open at the end of `text` (which starts at the top
+    level): the fence that closes it and its 0-based opening line; None if there is none.
+    Agrees with `code_line_ranges`: what it calls code is what GitHub shows as code."""
+    if "```" not in text and "~~~" not in text:
+        return None
+    if not _NEEDS_MARKDOWN.search(text):
+        run = open_fence_at_end(text)
+        if run is None:
+            return None
+        ranges = fenced_line_ranges(text)
+        return run[0] * len(run), ranges[-1][0] if ranges else 0
+    lines = text.split("\n")
+    found: tuple[str, int] | None = None
+    for t in block_parser().parse(text):
+        if t.type == "fence" and t.level == 0 and t.map is not None:
+            a, b = t.map
+            closer = _fence_closer(t.markup, lines, a, b) if b >= len(lines) - 1 else ""
+            found = (closer, a) if closer else None
+    return found
+
+
+def in_ranges(line: int, ranges: list[tuple[int, int]], starts: list[int] | None = None) -> bool:
+    """Whether `line` lies in one of `ranges` (sorted, disjoint, inclusive). Pass
+    ``starts=[a for a, _ in ranges]`` when asking many times: each question is then O(log n)."""
+    if starts is None:
+        starts = [a for a, _ in ranges]
+    i = bisect_right(starts, line) - 1
+    return i >= 0 and line <= ranges[i][1]
+
+
+def strip_line_start_boms(text: str) -> tuple[str, list[int]]:
+    """Remove byte-order marks (U+FEFF, zero width no-break space) standing at line starts;
+    return the text and the 1-based numbers of the lines they were on. Line numbers do not
+    change. A BOM in the middle of a file (files concatenated) would otherwise hide a ``---``
+    or ``Name:`` line from the parser while GitHub still shows it."""
+    if BOM not in text:
+        return text, []
+    lines: list[int] = []
+    line = 1
+    pos = 0
+    for m in _LINE_START_BOMS.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        lines.append(line)
+    return _LINE_START_BOMS.sub("", text), lines
+
+
+def header_comment(line: str) -> str | None:
+    """The inside of a line that is one HTML comment (``<!-- x -->`` -> ``x``), else None."""
+    s = line.strip(" \t")
+    if len(s) < 7 or not s.startswith("<!--") or not s.endswith("-->"):
+        return None
+    return s[4:-3].strip(" \t")
+
+
+def comment_meta(body: str) -> str | None:
+    """What the engine recorded about a comment: the inside of the first line
+    ``<!-- provider: ... -->`` at column 0 (``provider: x | duration: 1s``), else None."""
+    for m in _META_LINE.finditer(body):
+        inner = header_comment(m.group(0))
+        if inner is not None and m.group(0).startswith("<!--"):
+            return inner
+    return None
+
+
+def first_heading(text: str) -> str | None:
+    """The text of the first ATX level-1 heading (``# Title #``) in `text`, else None."""
+    for m in _HEADING_LINE.finditer(text):
+        rest = m.group(1)
+        if len(rest) < 2:
+            continue  # ``#`` + one space: no title
+        return (rest.strip(" \t").rstrip(" \t#") or rest).strip()
+    return None
+
+
+_META_LINE = re.compile(r"^<!--[ \t]*provider:[^\n]*", re.M)
+_HEADING_LINE = re.compile(r"^#([ \t][^\n]*)", re.M)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -211,6 +337,15 @@ def parse_document(text: str) -> Document:
     text = normalise_newlines(text)
     if text.startswith(BOM):
         text = text[1:]
+    text, bom_lines = strip_line_start_boms(text)
+    for line_no in bom_lines:
+        doc.warnings.append(
+            ParseWarning(
+                line_no,
+                "stray byte-order mark (U+FEFF) at the start of the line, ignored; "
+                "delete it (files concatenated?)",
+            )
+        )
     doc.line_count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
     header_end = _parse_header(text, doc)
@@ -280,22 +415,22 @@ def _parse_header(text: str, doc: Document) -> int:
         end = len(text) if nl < 0 else nl
         raw = text[pos:end]
         if raw.strip():
-            m = _HEADER_LINE.match(raw)
-            if not m:
+            content = header_comment(raw)
+            if content is None:
                 break
-            content = m.group(1)
             if content.upper() == "DISCUSSION":
                 doc.is_discussion = True
             else:
-                f = _HEADER_FIELD.match(content)
-                if f:
-                    key = f.group(1).strip().lower()
-                    value = f.group(2).strip()
+                colon = content.find(":")
+                name = content[:colon].rstrip(" \t") if colon > 0 else ""
+                if name and _HEADER_KEY.fullmatch(name):
+                    key = name.strip().lower()
+                    value = content[colon + 1 :].strip()
                     if key in seen:
                         doc.warnings.append(
                             ParseWarning(
                                 line,
-                                f"header `{f.group(1).strip()}` repeats line {seen[key]}; "
+                                f"header `{name.strip()}` repeats line {seen[key]}; "
                                 "the later value is used",
                             )
                         )
@@ -311,7 +446,7 @@ def _parse_header(text: str, doc: Document) -> int:
 def _find_engine_markers(
     text: str, start: int, segments: list[tuple[int, int, int]], doc: Document
 ) -> None:
-    fences_by_segment: dict[int, list[tuple[int, int]]] = {}
+    fences_by_segment: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
     seg_index = 0
     line = 1
     pos = 0
@@ -322,8 +457,10 @@ def _find_engine_markers(
             seg_index += 1
         seg_start, seg_end, seg_line = segments[seg_index]
         if seg_index not in fences_by_segment:
-            fences_by_segment[seg_index] = fenced_line_ranges(text[seg_start:seg_end])
-        if _in_ranges(line - seg_line, fences_by_segment[seg_index]):
+            ranges = code_line_ranges(text[seg_start:seg_end])
+            fences_by_segment[seg_index] = (ranges, [a for a, _ in ranges])
+        ranges, starts = fences_by_segment[seg_index]
+        if in_ranges(line - seg_line, ranges, starts):
             continue
         kind = m.group(1).lower()
         args = m.group(2).strip()
@@ -339,7 +476,7 @@ def _find_engine_markers(
 def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     if not args:
         return None
-    if kind == "vote-reset":
+    if kind in ("vote-reset", "round", "run-stop", "escalation"):
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)
     if len(parts) == 2 and all(p.strip() for p in parts):
@@ -355,12 +492,11 @@ def _warn_fence_examples(text: str, segments: list[tuple[int, int, int]], doc: D
         segment = text[seg_start:seg_end]
         if "``" not in segment and "~~" not in segment:
             continue
-        opener = open_fence_at_end(segment)
+        opener = open_fence(segment)
         if opener is None:
             continue
         # The fence is still open where the next boundary starts.
-        ranges = fenced_line_ranges(segment)
-        open_line = ranges[-1][0] + seg_line if ranges else seg_line
+        open_line = opener[1] + seg_line
         if seg_end < len(text):
             doc.warnings.append(
                 ParseWarning(
@@ -378,26 +514,146 @@ def _warn_fence_examples(text: str, segments: list[tuple[int, int, int]], doc: D
 
 VOTE_VALUES = ("READY", "CHANGES", "REJECT")
 
-_NAME_LINE = re.compile(r"^([ \t]*)Name([ \t]*):", re.M)
-_HTML_COMMENT_LINE = re.compile(r"^([ \t]*)<!--", re.M)
 _SEPARATOR_LINE = re.compile(r"^---[ \t]*$", re.M)
+
+# Neutralising. A line is looked at after its container prefix (spaces, tabs, ``>``) and,
+# for the block starts below, after any list markers too (``- 1. ---`` is a rule in a list).
+_CONTAINER = re.compile(r"[ \t>]*")
+_LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+_RULE_CHARS = frozenset("-*_= \t")
+# HTML blocks of CommonMark types 1-5: they run to an end tag, ``-->``, ``?>``, ``>`` or
+# ``]]>`` however many blank lines come first, so they can swallow everything after them.
+_HTML_OPEN = re.compile(
+    r"<(?:(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)", re.I
+)
+_FENCE_OPEN = re.compile(r"`{3,}|~{3,}")
+# ``Name:``, and the spellings GitHub shows as ``Name:`` too (``Name\:``, ``Name&#58;``).
+_NAME_START = re.compile(r"Name[ \t]*(?::|\\:|&colon;|&#0*58;|&#[xX]0*3[aA];)")
+_NEUTRAL_ROUNDS = 4  # rounds that leave code blocks alone before escaping everywhere
+
+_block_md: MarkdownIt | None = None
+
+
+def block_parser() -> MarkdownIt:
+    """The markdown parser that decides what is code: CommonMark plus GFM tables, block rules
+    only (inline parsing is most of the cost and says nothing about block structure)."""
+    global _block_md
+    if _block_md is None:
+        from markdown_it import MarkdownIt
+
+        md = MarkdownIt("commonmark")
+        md.enable("table")
+        md.disable("inline")
+        _block_md = md
+    return _block_md
 
 
 def neutralise(text: str) -> str:
-    """Make untrusted text (an AI's answer) unable to forge file structure.
+    r"""Make untrusted text (an AI's answer, a person's comment) unable to forge file structure
+    or to render on GitHub as something other than one comment's text.
 
-    * ``Name:`` lines become ``Name\\:`` (renders the same, is never a boundary);
-    * lines opening an HTML comment become ``&lt;!--`` (shown as written, never an engine marker
-      or comment metadata);
-    * a fenced code block left open is closed, so it cannot hide what is appended after it.
+    Outside code blocks (as CommonMark sees them):
+
+    * a ``Name:`` line is shown in inline code (`` `Name: X` ``): never a comment boundary,
+      and never read as another author's comment header;
+    * a line that would be a horizontal rule or a setext underline (``---``, ``***``,
+      ``___``, ``- - -``, ``===``, also after ``>`` or a list marker) gets a backslash before
+      it (``\---``, shown as ``---``);
+    * a line that would open an HTML block that only an end tag closes (``<script``,
+      ``<style``, ``<pre``, ``<textarea``, ``<!--``, ``<?``, ``<!X``, ``<![CDATA[``) starts
+      with ``&lt;`` instead: shown as written, never an engine marker or comment metadata.
+      Other HTML blocks (``<div>``, ``<details>``) end at the next blank line and stay.
+
+    Inside code blocks, a ``Name:`` line at column 0 gets one space in front and an
+    ``<!--`` line is indented four spaces (the parser reads neither there; code is shown as
+    written otherwise). A top-level fenced code block left open is closed. Byte-order marks
+    at line starts are removed, newlines become ``\n``. Markers (``VOTE:``, ``Q:``,
+    ``@alias``) are left alone. ``neutralise(neutralise(x)) == neutralise(x)``.
     """
-    text = normalise_newlines(text)
-    text = _NAME_LINE.sub(lambda m: f"{m.group(1)}Name{m.group(2)}\\:", text)
-    text = _HTML_COMMENT_LINE.sub(lambda m: f"{m.group(1)}&lt;!--", text)
-    opener = open_fence_at_end(text)
-    if opener:
-        text = text.rstrip("\n") + "\n" + opener[0] * len(opener) + "\n"
+    text, _ = strip_line_start_boms(normalise_newlines(text))
+    for round_no in range(_NEUTRAL_ROUNDS + 3):
+        changed = _neutralise_round(text, aware=round_no < _NEUTRAL_ROUNDS)
+        if changed == text:
+            break
+        text = changed
     return text
+
+
+def _neutralise_round(text: str, *, aware: bool) -> str:
+    """One pass: rewrite the dangerous lines of `text` as the markdown structure of `text`
+    shows them (or all of them when not `aware`), and close a fence left open. Rewriting can
+    change the structure (an escaped ``<script`` line no longer hides what follows), so
+    `neutralise` repeats this until nothing changes; after a few rounds it stops sparing code
+    blocks, which makes the next round final."""
+    lines = text.split("\n")
+    code = bytearray(len(lines))  # 1: in a code block, 2: in an HTML block of types 1-5
+    closer = ""
+    for t in block_parser().parse(text):
+        if t.map is None:
+            continue
+        a, b = t.map
+        if t.type in ("fence", "code_block"):
+            code[a:b] = b"\1" * (b - a)
+            if t.type == "fence" and t.level == 0 and b >= len(lines) - 1:
+                closer = _fence_closer(t.markup, lines, a, b)
+        elif t.type == "html_block" and _HTML_OPEN.match(t.content.lstrip(" \t")):
+            code[a:b] = b"\2" * (b - a)
+    out = [_neutral_line(line, code[i] if aware else 0) for i, line in enumerate(lines)]
+    if closer:
+        while out and not out[-1].strip(" \t"):
+            out.pop()
+        out += [closer, ""]
+    return "\n".join(out)
+
+
+def _fence_closer(markup: str, lines: list[str], first: int, end: int) -> str:
+    """The closing fence for a top-level fence on lines ``first..end-1`` if it is left open
+    (it runs to the end of the text), else ``""``."""
+    last = end - 1
+    while last > first and not lines[last].strip(" \t"):
+        last -= 1
+    if last > first:
+        s = lines[last].strip(" \t")
+        indent = lines[last][: len(lines[last]) - len(lines[last].lstrip(" \t"))]
+        if len(s) >= len(markup) and s == markup[0] * len(s) and indent in ("", " ", "  ", "   "):
+            return ""  # closed by its last line
+    return markup
+
+
+def _neutral_line(line: str, context: int) -> str:
+    if context == 1:  # code: shown as written; only what our own parser would read changes
+        if line.startswith("Name:"):
+            return " " + line
+        stripped = line.lstrip(" ")
+        if stripped.startswith("<!--") and len(line) - len(stripped) <= 3:
+            return "    " + stripped
+        return line
+    pos = _CONTAINER.match(line).end()  # type: ignore[union-attr]
+    if _NAME_START.match(line, pos):
+        return line[:pos] + _inline_code(line[pos:].rstrip(" \t"))
+    # Where the rest of the line is made of rule characters only (a rule or an underline).
+    rule_from = len(line)
+    while rule_from > 0 and line[rule_from - 1] in _RULE_CHARS:
+        rule_from -= 1
+    while True:
+        if pos >= rule_from and pos < len(line):
+            return line[:pos] + "\\" + line[pos:]
+        if _HTML_OPEN.match(line, pos):
+            return line[:pos] + "&lt;" + line[pos + 1 :]
+        if context == 2 and _FENCE_OPEN.match(line, pos):
+            return line[:pos] + "\\" + line[pos:]
+        m = _LIST_MARKER.match(line, pos)
+        if m is None or m.end() == pos:
+            return line
+        pos = _CONTAINER.match(line, m.end()).end()  # type: ignore[union-attr]
+
+
+def _inline_code(s: str) -> str:
+    """`s` as an inline code span (a backtick run longer than any inside it)."""
+    longest = max((len(r) for r in re.findall(r"`+", s)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{ticks}{pad}{s}{pad}{ticks}"
 
 
 @dataclass(slots=True)
@@ -426,25 +682,41 @@ def analyse_tail(tail_text: str, *, at_file_start: bool) -> Tail:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the text ended with a newline
+    # Blank as CommonMark means it: spaces and tabs only (a line of U+00A0 is text, and a
+    # `---` under it would be a heading).
     last = len(lines) - 1
-    while last >= 0 and not lines[last].strip():
+    while last >= 0 and not lines[last].strip(" \t"):
         last -= 1
     trailing = len(lines) - 1 - last
     ends_sep = (
         last >= 0
         and _SEPARATOR_LINE.fullmatch(lines[last]) is not None
-        and ((last == 0 and at_file_start) or (last > 0 and not lines[last - 1].strip()))
+        and ((last == 0 and at_file_start) or (last > 0 and not lines[last - 1].strip(" \t")))
     )
+    # A stray BOM at a line start hides no boundary from the parser (see `parse_document`);
+    # GitHub, though, shows a BOM-only line as text, so the fence question is asked of the
+    # text as it is.
+    stripped, _ = strip_line_start_boms(text)
     last_boundary = None
-    for m in _BOUNDARY.finditer(text):
+    for m in _BOUNDARY.finditer(stripped):
         last_boundary = m
-    segment = text[last_boundary.end() :] if last_boundary else text
+    body_line = stripped.count("\n", 0, last_boundary.end()) + 1 if last_boundary else 0
+    segment = text
+    if body_line:
+        cut = 0
+        for _ in range(body_line):
+            cut = text.find("\n", cut) + 1
+            if cut == 0:
+                cut = len(text)
+                break
+        segment = text[cut:]
+    fence = open_fence(segment)
     return Tail(
         empty=not text and at_file_start,
         ends_with_newline=text.endswith("\n"),
         trailing_blank_lines=trailing,
         ends_with_separator=ends_sep,
-        open_fence=open_fence_at_end(segment),
+        open_fence=fence[0] if fence else None,
         newline=newline,
     )
 
@@ -505,12 +777,31 @@ def render_comment(
 
 
 def render_phase_transition(source: str, target: str) -> str:
-    """The engine markers for moving from `source` to `target`: a transition and a vote reset."""
-    return f"<!-- PHASE-TRANSITION: {source} -> {target} -->\n<!-- VOTE-RESET: {target} -->\n"
+    """The engine markers for moving from `source` to `target` (a transition and a vote
+    reset), then a line saying so that a reader of the rendered file sees. That line is
+    prose, not structure: the parser reads only the HTML comments."""
+    return (
+        f"<!-- PHASE-TRANSITION: {source} -> {target} -->\n<!-- VOTE-RESET: {target} -->\n\n"
+        f"*Phase changed: {_visible(source)} → {_visible(target)}*\n"
+    )
 
 
 def render_status_change(source: str, target: str) -> str:
-    return f"<!-- STATUS-CHANGE: {source} -> {target} -->\n"
+    """The engine marker for a status change, then a line a reader of the rendered file sees."""
+    return (
+        f"<!-- STATUS-CHANGE: {source} -> {target} -->\n\n"
+        f"*Status changed: {_visible(source)} → {_visible(target)}*\n"
+    )
+
+
+def _visible(name: str) -> str:
+    """A phase or status name as plain text inside ``*...*`` (markdown characters escaped)."""
+    return _MARKDOWN_CHAR.sub(r"\\\g<0>", " ".join(name.split()))
+
+
+# Characters that could start markup inside ``*...*``; ``_`` only where it is not inside a
+# word (``initial_feedback`` stays readable; intraword ``_`` is never emphasis).
+_MARKDOWN_CHAR = re.compile(r"[\\`*\[\]<>#|~&]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
 def render_header(fields: list[tuple[str, str]]) -> str:

@@ -17,7 +17,6 @@ import hashlib
 import json
 import mmap
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,12 +62,10 @@ class Entry:
         return {f: getattr(self, f) for f in self.__slots__}
 
 
-_TRAILING_WS = re.compile(r"[ \t]+$", re.M)
-
-
 def normalise(text: str) -> str:
     """What an editor's save keeps: line endings and trailing whitespace may change."""
-    return _TRAILING_WS.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip("\n")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
 
 
 def _digest(text: str) -> str:

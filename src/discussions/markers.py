@@ -13,33 +13,37 @@ Rules (DESIGN.md section 4):
   counted.
 
 Fast path: most bodies have no backticks and no indented lines, and need no markdown parse at
-all. markdown-it-py is used, block rules only, when a body has indented lines (whether they are
-code depends on list context); fences alone are found by `format.fenced_line_ranges`.
+all. markdown-it-py is used, block rules only, when a body has indented lines, indented fences
+or HTML blocks (whether a line is code then depends on its context); fences at column 0 alone
+are found by `format.fenced_line_ranges` (see `format.code_line_ranges`). Everything here is
+linear in the body's length.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
-from .format import VOTE_VALUES, ParseWarning, fenced_line_ranges
+from .format import VOTE_VALUES, ParseWarning, code_line_ranges, in_ranges
 
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+MARKER_KINDS = (
+    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING"
+)
 
-MARKER_KINDS = ("VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
-
+# Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
+# quadratically on a marker line ending in a long run of spaces. Every scan here is linear.
+# Runs of blanks are possessive (``*+``): what follows one is never a blank, so giving
+# characters back cannot help a match, only cost time on a long run of spaces.
 _MARKER = re.compile(
-    r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?"
-    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
-    r"[ \t]*([^\n]*?)[ \t]*$",
+    r"^[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
+    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING)"
+    r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
+    r"[ \t]*+([^\n]*)",
     re.M,
 )
 _MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
 _SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--)")  # used with .match(body, line_start)
-_INDENTED = re.compile(r"^(?: {4}|\t)", re.M)
-_NONBLANK_RUN = re.compile(r"(?:[^\n]*\S[^\n]*(?:\n|$))+")
 _BACKTICKS = re.compile(r"`+")
 _VOTE_WORD = re.compile(r"[A-Za-z]+")
 
@@ -93,30 +97,38 @@ def normalise_vote(value: str) -> str | None:
 
 
 def extract(body: str, first_line: int = 1) -> BodyMarkers:
-    """Find markers and mentions in `body`, whose first line is line `first_line` of the file."""
+    """Find markers and mentions in `body`, whose first line is line `first_line` of the file.
+
+    Linear in the length of `body`: line numbers come from one table of line starts, and
+    "is this in code?" is a binary search in sorted, disjoint ranges."""
     result = BodyMarkers()
     marker_hits = list(_MARKER.finditer(body))
     mention_hits = list(_MENTION.finditer(body)) if "@" in body else []
     if not marker_hits and not mention_hits:
         return result
 
-    code_lines = _code_line_ranges(body)
+    code_lines = code_line_ranges(body)
+    code_starts = [a for a, _ in code_lines]
     spans = _code_spans(body, code_lines) if "`" in body else []
+    span_starts = [a for a, _ in spans]
+    line_starts = [0]
+    line_starts += [m.end() for m in re.finditer("\n", body)]
 
     def line_of(pos: int) -> int:
-        return body.count("\n", 0, pos)
+        return bisect_right(line_starts, pos) - 1
 
     def in_code(pos: int, rel_line: int) -> bool:
-        if code_lines and any(a <= rel_line <= b for a, b in code_lines):
+        if code_lines and in_ranges(rel_line, code_lines, code_starts):
             return True
-        return any(s <= pos < e for s, e in spans)
+        i = bisect_right(span_starts, pos) - 1
+        return i >= 0 and pos < spans[i][1]
 
     for m in marker_hits:
         rel = line_of(m.start())
         kw_pos = m.start(2)
         if in_code(kw_pos, rel):
             continue
-        kind, value = m.group(2), m.group(3)
+        kind, value = m.group(2), m.group(3).rstrip(" \t")
         if m.group(1):  # bold keyword: drop the closing ** of "**VOTE: READY**"
             value = value.rstrip("*_ \t")
         line = first_line + rel
@@ -136,49 +148,60 @@ def extract(body: str, first_line: int = 1) -> BodyMarkers:
             continue
         result.markers.append(Marker(kind, value, line))
 
+    skip_line: dict[int, bool] = {}
     for m in mention_hits:
         end = m.end()
         if end + 1 < len(body) and body[end] == "." and body[end + 1].isalnum():
             continue  # a domain or file name: @example.com, @types.ts
         rel = line_of(m.start())
-        line_start = body.rfind("\n", 0, m.start()) + 1
-        if _SKIP_LINE.match(body, line_start) or in_code(m.start(), rel):
+        if rel not in skip_line:
+            skip_line[rel] = _SKIP_LINE.match(body, line_starts[rel]) is not None
+        if skip_line[rel] or in_code(m.start(), rel):
             continue
         alias = m.group(1).rstrip("-_").lower()
         result.mentions.append(Mention(alias, first_line + rel))
     return result
 
 
-def _code_line_ranges(body: str) -> list[tuple[int, int]]:
-    """0-based inclusive line ranges of code blocks in `body`."""
-    if _INDENTED.search(body):
-        return _markdown_code_ranges(body)
-    if "```" in body or "~~~" in body:
-        return fenced_line_ranges(body)
-    return []
+def vote_line_numbers(body: str) -> list[int]:
+    """1-based numbers of the lines that look like ``VOTE:`` lines, code or not."""
+    line = 1
+    pos = 0
+    out: list[int] = []
+    for m in _MARKER.finditer(body):
+        if m.group(2) == "VOTE":
+            line += body.count("\n", pos, m.start())
+            pos = m.start()
+            out.append(line)
+    return out
 
 
-_md: MarkdownIt | None = None
-
-
-def _markdown_code_ranges(body: str) -> list[tuple[int, int]]:
-    global _md
-    if _md is None:
-        from markdown_it import MarkdownIt
-
-        _md = MarkdownIt("commonmark")
-        _md.disable("inline")  # block structure is all we need; inline is most of the cost
-    tokens: list[Any] = _md.parse(body)
-    return [
-        (t.map[0], t.map[1] - 1)
-        for t in tokens
-        if t.type in ("fence", "code_block") and t.map is not None
-    ]
+def _paragraph_chunks(body: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of runs of non-blank lines (a blank line ends an inline span)."""
+    chunks: list[tuple[int, int]] = []
+    start = -1
+    pos = 0
+    n = len(body)
+    while pos <= n:
+        nl = body.find("\n", pos)
+        end = n if nl < 0 else nl
+        if not body[pos:end].strip(" \t"):  # blank, as CommonMark means it
+            if start >= 0:
+                chunks.append((start, pos))
+                start = -1
+        elif start < 0:
+            start = pos
+        if nl < 0:
+            break
+        pos = nl + 1
+    if start >= 0:
+        chunks.append((start, n))
+    return chunks
 
 
 def _code_spans(body: str, code_lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Character ranges of inline code spans, paragraph by paragraph (CommonMark backtick
-    runs: an opening run closes at the next run of the same length)."""
+    runs: an opening run closes at the next run of the same length). Sorted, disjoint."""
     if code_lines:
         # Backticks inside code blocks open no spans: blank those lines out (same offsets).
         lines = body.split("\n")
@@ -187,11 +210,10 @@ def _code_spans(body: str, code_lines: list[tuple[int, int]]) -> list[tuple[int,
                 lines[k] = " " * len(lines[k])
         body = "\n".join(lines)
     spans: list[tuple[int, int]] = []
-    for chunk in _NONBLANK_RUN.finditer(body):
-        text = chunk.group(0)
+    for base, chunk_end in _paragraph_chunks(body):
+        text = body[base:chunk_end]
         if "`" not in text:
             continue
-        base = chunk.start()
         runs: list[tuple[int, int]] = []
         for r in _BACKTICKS.finditer(text):
             s, e = r.start(), r.end()
@@ -202,15 +224,19 @@ def _code_spans(body: str, code_lines: list[tuple[int, int]]) -> list[tuple[int,
                 s += 1  # the first backtick is escaped
             if s < e:
                 runs.append((s, e))
+        # next_same[i]: the next run after i with the same length (one pass from the right),
+        # so an opening run finds its closer without scanning the runs in between.
+        next_same = [-1] * len(runs)
+        last_of_length: dict[int, int] = {}
+        for k in range(len(runs) - 1, -1, -1):
+            n = runs[k][1] - runs[k][0]
+            next_same[k] = last_of_length.get(n, -1)
+            last_of_length[n] = k
         i = 0
         while i < len(runs):
-            s, e = runs[i]
-            n = e - s
-            j = i + 1
-            while j < len(runs) and runs[j][1] - runs[j][0] != n:
-                j += 1
-            if j < len(runs):
-                spans.append((base + s, base + runs[j][1]))
+            j = next_same[i]
+            if j >= 0:
+                spans.append((base + runs[i][0], base + runs[j][1]))
                 i = j + 1
             else:
                 i += 1

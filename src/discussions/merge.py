@@ -114,6 +114,7 @@ def split_blocks(text: str) -> tuple[list[str], str]:
 
 _BOUNDARY = re.compile(r"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
 _ENGINE_WORDS = re.compile(r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE")
+_STATE_KINDS = ("phase-transition", "vote-reset", "status-change")
 
 
 def _last_match(pattern: re.Pattern[str], text: str, end: int) -> re.Match[str] | None:
@@ -191,6 +192,8 @@ def _split_markers(group: list[str]) -> list[_Unit]:
                 starts.append(line)
                 line += block.count("\n")
             for m in doc.engine_markers:
+                if m.kind not in _STATE_KINDS:
+                    continue  # rounds, stops, escalations merge like comments
                 index = max(i for i, s in enumerate(starts) if s <= m.line)
                 marks.setdefault(index, []).append((m.kind, m.source, m.target))
     if not marks:

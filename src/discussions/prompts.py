@@ -156,10 +156,12 @@ def build_context(d: Discussion, participant: Participant, max_chars: int) -> Co
     rest = [i for i in range(len(comments)) if i not in keep]
     digest_budget = max_chars - len(head) - used - 400
     digest_lines = [_digest_line(comments[i]) for i in rest]
+    total = sum(len(x) + 1 for x in digest_lines)
     omitted = 0
-    while digest_lines and sum(len(x) + 1 for x in digest_lines) > digest_budget:
-        digest_lines.pop(0)
+    while omitted < len(digest_lines) and total > digest_budget:
+        total -= len(digest_lines[omitted]) + 1
         omitted += 1
+    digest_lines = digest_lines[omitted:]
     parts = [head]
     note = (
         f"[Context budget: {len(keep)} of {len(comments)} comments shown in full; "
@@ -246,6 +248,13 @@ def build_prompt(
     else:
         tail.append(
             'This phase does not collect votes yet: set "vote" to null unless you must block.'
+        )
+    if participant.votes and info is not None and info.consensus_mode == "score":
+        tail.append(
+            "This phase decides by scores. Also give \"consensus_score\": 0-10, how ready the "
+            f"proposal is ({info.score_threshold} or more: ready as it is), and "
+            '"pending_issues": a list with one short line per issue that still stands in your '
+            "way (empty when none). In markdown, write SCORE: n and one PENDING: line per issue."
         )
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
     if memory:

@@ -43,7 +43,10 @@ from .format import analyse_tail, join_blocks
 
 _TAIL_CHUNK = 64 * 1024
 _HEAD = 4096
-_BOUNDARY_BYTES = re.compile(rb"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
+_BOUNDARY_BYTES = re.compile(
+    rb"^(?:\xef\xbb\xbf)*---[ \t]*\r?\n(?:(?:\xef\xbb\xbf)*[ \t]*\r?\n)*(?:\xef\xbb\xbf)*Name:",
+    re.M,
+)
 _HEADER_BYTES = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<!--[ \t]*DISCUSSION[ \t]*-->", re.I)
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
