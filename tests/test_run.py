@@ -157,3 +157,37 @@ def test_hand_written_scores_count(isolated: Path) -> None:
     data = json.loads(out(run("status", "by-hand.md", "--json")))
     assert data["scores"] == {"AI-Architect": 9, "Rob": 10}
     assert data["pending_issues"] == []
+
+
+def test_ctrl_c_stops_cleanly_and_is_recorded(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    providers_file(
+        {"slow": script_command("answer.py", '{"comment": "thinking", "vote": null}', "30")}
+    )
+    write(isolated / "discussions.yaml", "providers:\n  default: slow\n  detect: false\n")
+    assert code(run("new", "Stop me", "--template", "deliberation")) == 0
+    path = isolated / "discussions" / "stop-me.md"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "discussions", "run", "stop-me.md", "--json"],
+        cwd=isolated,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+    deadline = time.monotonic() + 30
+    while "<!-- ROUND: 1" not in path.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the providers are running now
+    proc.send_signal(signal.SIGINT)
+    stdout, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert json.loads(stdout[stdout.index("{") :])["stopped"] == "interrupted"
+    d = Discussion.load(path)
+    assert d.last_stop is not None and d.last_stop.value == "interrupted"
+    assert d.warnings == []

@@ -473,3 +473,15 @@ def test_a_branch_switch_is_not_mistaken_for_a_lost_append(isolated: Path) -> No
     r = CliRunner().invoke(cli, ["comment", "branches.md", "on main", "--author", "Bob"])
     assert code(r) == 0
     assert "no longer in the file" not in r.output
+
+
+def test_errors_reach_the_terminal_escaped(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+    providers_file({"noisy": script_command("fail.py")})
+    use(isolated, "noisy")
+    assert code(run("new", "Noisy")) == 0
+    r = run("comment", "noisy.md", "x", "--author", "Rob\x1b]0;PWNED\x07")
+    assert "\x1b" not in out(r) and "\x07" not in out(r)
+    bad = write(isolated / "discussions" / "esc.md", HEADER + "\n---\n\nName: A\x1b[2J\n\nhi \x1b]0;PWNED\x07\n")
+    for args in (["status", str(bad)], ["check", str(bad)], ["summary", str(bad), "--stdout"], ["list"]):
+        r = run(*args)
+        assert "\x1b" not in out(r) and "\x07" not in out(r), args

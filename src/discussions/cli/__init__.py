@@ -64,7 +64,9 @@ class DiscussionsGroup(click.Group):
         try:
             return super().invoke(ctx)
         except DiscussionsError as exc:
-            raise click.ClickException(str(exc)) from None
+            from .common import printable
+
+            raise click.ClickException(printable(str(exc))) from None
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             sys.exit(130)

@@ -12,11 +12,11 @@ import click
 
 from ..errors import DiscussionNotFound
 from ..watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, is_discussion_file
-from .common import display_path, workspace
+from .common import display_path, printable, workspace
 
 
 def _log(message: str) -> None:
-    click.echo(f"{datetime.now().strftime('%H:%M:%S')} {message}")
+    click.echo(f"{datetime.now().strftime('%H:%M:%S')} {printable(message)}")
 
 
 @click.command("watch")
