@@ -13,10 +13,9 @@ templates, configuration) is read, never changed.
 from __future__ import annotations
 
 import bisect
-import difflib
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -541,8 +540,25 @@ def body_digest(body: str) -> str:
     return hashlib.sha256(norm.encode("utf-8", errors="replace")).hexdigest()[:16]
 
 
+def mention_typos(
+    mentioned: list[str], known: set[str], people: Collection[str] = ()
+) -> list[tuple[str, str]]:
+    """(mention, closest alias) for mentions that match no participant and no person but are
+    close to a participant's alias (difflib ratio 0.75 or more): ``@securty`` -> ``security``."""
+    found: list[tuple[str, str]] = []
+    for name in dict.fromkeys(mentioned):
+        if name == "all" or name in known or name in people:
+            continue
+        close = _closest(name, known)
+        if close is not None:
+            found.append((name, close))
+    return found
+
+
 def _closest(name: str, known: set[str]) -> str | None:
     if not known or len(name) < 3:
         return None
+    import difflib  # only when needed: it is slow to import
+
     matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     return matches[0] if matches else None

@@ -23,7 +23,6 @@ A result with a parse warning that neither side had is a conflict, never a silen
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 from collections import Counter
@@ -152,6 +151,8 @@ def _side_changes(
     limit = min(n, len(side_blocks))
     while k < limit and blocks[k] == side_blocks[k]:
         k += 1
+    import difflib  # only when needed: it is slow to import
+
     matcher = difflib.SequenceMatcher(None, blocks[k:], side_blocks[k:], autojunk=False)
     runs: dict[int, list[str]] = {}
     for op, i1, _i2, j1, j2 in matcher.get_opcodes():
@@ -262,6 +263,8 @@ def _merge_segment(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]
     # Compare in an order that does not depend on which side is "ours".
     swapped = _run_key(b) < _run_key(a)
     x, y = (b, a) if swapped else (a, b)
+    import difflib  # only when needed: it is slow to import
+
     matcher = difflib.SequenceMatcher(
         None, [_content(u.text) for u in x], [_content(u.text) for u in y], autojunk=False
     )

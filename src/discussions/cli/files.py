@@ -310,10 +310,13 @@ def comment_command(file: str, text: str | None, vote: str | None, author: str |
     suffix = f" with VOTE: {vote.upper()}" if vote else ""
     say(f"Added comment from {name}{suffix}.")
     warn_notices(d)
-    mine = d.comments[-1].line if d.comments else 0
-    for typo, close, line in d.mention_typos:
-        if line >= mine:
-            say(f"Note: @{typo} matches no participant; did you mean @{close}?", err=True)
+    # Only this comment's mentions: no need to parse the whole file.
+    from ..derive import mention_typos
+    from ..markers import extract
+
+    mentioned = [m.alias for m in extract(body).mentions]
+    for typo, close in mention_typos(mentioned, set(ws.participants.aliases())):
+        say(f"Note: @{typo} matches no participant; did you mean @{close}?", err=True)
 
 
 @click.command("advance")
