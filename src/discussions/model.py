@@ -481,10 +481,12 @@ class Discussion:
         if self.unsaved:
             self.save()
         results: list[T] = []
+        seen: list[Discussion] = []
 
         def build(text: str) -> list[str]:
             now = Discussion(self.path, self._workspace)
             now._text = text.removeprefix(fmt.BOM)
+            seen.append(now)
             results.append(change(now))
             queued, now._pending = now._pending, []
             return now._settle(queued, text)
@@ -492,6 +494,9 @@ class Discussion:
         done = storage.locked_append(self.path, build, root=self._root)
         self.notices = done.lost_messages(self.path)
         self.reload()
+        if not done.blocks and not seen[0]._pending:
+            # Nothing was written: what was read under the lock is the file; keep its parse.
+            self._text, self._state = seen[0]._text, seen[0]._state
         return results[0]
 
     # -- export ------------------------------------------------------------------------
