@@ -24,18 +24,14 @@ from typing import TYPE_CHECKING
 
 from .errors import DiscussionsError
 from .format import decode
-from .merge import (
-    CLEAN,
-    CONFLICT,
-    LINE_MERGE,
-    MergeResult,
-    check_line_merge,
-    merge_texts,
-    split_appended,
-)
 
 if TYPE_CHECKING:
     import subprocess
+
+    from .merge import MergeResult
+
+# The merge machinery is imported by the functions that merge: `status` asks this module only
+# whether the clone has the driver, and should not pay for it.
 
 # subprocess and tempfile are imported where used: git runs the merge driver once per file.
 
@@ -115,6 +111,8 @@ def merge_versions(
 
     Block-level merge first; where a side edited text of the base, a normal three-way line
     merge (``git merge-file``), accepted only if it brings no new parse warning."""
+    from .merge import LINE_MERGE, merge_texts
+
     if not any(is_discussion_bytes(data[:256]) for data in (base, ours, theirs)):
         # Another markdown file in the discussions folder: git's own line merge.
         return _line_merge(base, ours, theirs, marker_size, cwd, None)
@@ -144,6 +142,8 @@ def _edits_and_appends(
     """A side edited the base and both appended (a typo fixed in the context while comments
     came in): merge the edited part line by line and the appended comments block by block.
     None when that does not apply or does not come out clean."""
+    from .merge import CLEAN, check_line_merge, merge_texts, split_appended
+
     base, ours, theirs = texts
     split = split_appended(base, ours, theirs)
     if split is None:
@@ -186,6 +186,8 @@ def _line_merge(
     texts: list[str] | None,
 ) -> tuple[MergeResult, bytes]:
     import tempfile
+
+    from .merge import CLEAN, CONFLICT, MergeResult, check_line_merge
 
     with tempfile.TemporaryDirectory(prefix="discussions-merge-") as tmp:
         paths = []
@@ -305,6 +307,8 @@ def index_stages(path: Path) -> tuple[bytes, bytes, bytes]:
 def resolve_conflict(path: Path) -> Resolved:
     """Redo the block-level merge of a conflicted discussion file from the index stages and
     write the clean result; refuse (file unchanged) when it cannot be merged safely."""
+    from .merge import CLEAN
+
     base, ours, theirs = index_stages(path)
     result, out = merge_versions(base, ours, theirs, cwd=path.parent)
     if result.status != CLEAN:

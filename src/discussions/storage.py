@@ -36,10 +36,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import conflicts, journal
+from . import conflicts
 from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError, NotWritable
 from .format import analyse_tail, join_blocks
+
+if TYPE_CHECKING:
+    from .journal import Entry
 
 _TAIL_CHUNK = 64 * 1024
 _HEAD = 4096
@@ -284,7 +288,7 @@ class Appended:
 
     blocks: list[str] = field(default_factory=list)
     """The blocks written (none: nothing was written)."""
-    lost: list[journal.Entry] = field(default_factory=list)
+    lost: list[Entry] = field(default_factory=list)
     """Earlier appends of ours to this file that are gone from it (an editor saved over them)."""
 
     def lost_messages(self, path: Path) -> list[str]:
@@ -318,6 +322,8 @@ def locked_append(
     try:
         _check_content(fd, path)
         size = os.fstat(fd).st_size
+        from . import journal  # only writers pay for it
+
         target = Path(os.path.abspath(path)).resolve()
         lost = journal.missing(target, lambda: os.pread(fd, size, 0))
         text = ""

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,6 +49,9 @@ def display_path(path: Path) -> str:
 
 def default_author() -> str:
     """git's user.name, else the OS user name."""
+    import getpass
+    import subprocess
+
     try:
         out = subprocess.run(
             ["git", "config", "user.name"],
