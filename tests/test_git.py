@@ -135,7 +135,7 @@ def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     assert "discussions/*.sum.md merge=discussions-summary linguist-generated=true" in attributes
     driver = git(repo, "config", "merge.discussions.driver").stdout.strip()
     assert driver.startswith(sys.executable) or driver.startswith("'" + sys.executable)
-    assert driver.endswith("-m discussions merge-file --marker-size %L %O %A %B %P")
+    assert driver.endswith("-P -m discussions merge-file --marker-size %L %O %A %B %P")
     assert (repo / "discussions").is_dir()
     config = (repo / "discussions.yaml").read_text()
     assert "threshold_ready: 0.67" in config and "directory: ./discussions" in config
@@ -531,3 +531,29 @@ def test_pre_commit_hooks_file_is_valid() -> None:
     assert ids["discussions-check"]["entry"] == "discussions check"
     for hook in hooks:
         assert {"id", "name", "entry", "language", "files"} <= set(hook)
+
+
+def test_a_repository_cannot_run_its_own_code_through_the_driver(
+    repo: Path, tmp_path: Path
+) -> None:
+    """git runs the driver from the work tree; `python -m` would import the repository's own
+    `discussions/__init__.py` first. The driver runs with -P."""
+    assert run_cli("init").exit_code == 0
+    assert run_cli("new", "Merge me").exit_code == 0
+    commit_all(repo, "base")
+    pwned = tmp_path / "PWNED"
+    (repo / "discussions" / "__init__.py").write_text(
+        f"import pathlib; pathlib.Path({str(pwned)!r}).touch()\n"
+    )
+    (repo / "discussions" / "__main__.py").write_text("")
+    commit_all(repo, "evil")
+    git(repo, "checkout", "-q", "-b", "side")
+    assert run_cli("comment", "merge-me.md", "side", "--author", "Sid").exit_code == 0
+    commit_all(repo, "side")
+    git(repo, "checkout", "-q", "main")
+    assert run_cli("comment", "merge-me.md", "main", "--author", "Mia").exit_code == 0
+    commit_all(repo, "main")
+    git(repo, "merge", "-q", "side", "-m", "merge")
+    assert not pwned.exists()
+    text = (repo / "discussions" / "merge-me.md").read_text()
+    assert "Name: Sid" in text and "Name: Mia" in text

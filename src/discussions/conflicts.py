@@ -33,14 +33,16 @@ def conflict_lines(text: str) -> list[int]:
     """1-based numbers of conflict-marker lines outside fenced code, in order."""
     text = normalise_newlines(text).removeprefix("\ufeff")
     hits: list[int] = []
+    sides = False  # a `<<<<<<<` or `>>>>>>>` line: git always writes one with `=======`
     line = 1
     pos = 0
     for m in _CANDIDATE.finditer(text):
         line += text.count("\n", pos, m.start())
         pos = m.start()
         hits.append(line)
-    if not hits:
-        return []
+        sides = sides or text[m.start()] in "<>"
+    if not hits or not sides:
+        return []  # a lone `=======` is a heading underline, not a conflict
     if "```" not in text and "~~~" not in text:
         return hits
     code = _code_lines(text)

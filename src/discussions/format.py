@@ -304,6 +304,27 @@ def header_comment(line: str) -> str | None:
     return s[4:-3].strip(" \t")
 
 
+def has_discussion_header(text: str) -> bool:
+    """Whether the header block (the HTML-comment lines at the top) holds ``DISCUSSION``, as
+    the parser decides it, reading only as far as the header block goes. The one answer to
+    "is this a discussion file?" for every command (`list`, writers, the merge driver)."""
+    pos = 0
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        end = len(text) if nl < 0 else nl
+        raw = text[pos:end].rstrip("\r").lstrip(BOM)
+        if raw.strip():
+            inner = header_comment(raw)
+            if inner is None:
+                return False
+            if inner.upper() == "DISCUSSION":
+                return True
+        if nl < 0:
+            break
+        pos = nl + 1
+    return False
+
+
 def comment_meta(body: str) -> str | None:
     """What the engine recorded about a comment: the inside of the first line
     ``<!-- provider: ... -->`` at column 0 (``provider: x | duration: 1s``), else None."""
@@ -567,10 +588,13 @@ def neutralise(text: str) -> str:
     Inside code blocks, a ``Name:`` line at column 0 gets one space in front and an
     ``<!--`` line is indented four spaces (the parser reads neither there; code is shown as
     written otherwise). A top-level fenced code block left open is closed. Byte-order marks
-    at line starts are removed, newlines become ``\n``. Markers (``VOTE:``, ``Q:``,
+    at line starts are removed, newlines become ``\n``, other control characters (NUL...)
+    become U+FFFD; a line that reads as a merge-conflict marker (``<<<<<<<``, ``=======``,
+    ``>>>>>>>``) is escaped (a space in front inside code). Markers (``VOTE:``, ``Q:``,
     ``@alias``) are left alone. ``neutralise(neutralise(x)) == neutralise(x)``.
     """
     text, _ = strip_line_start_boms(normalise_newlines(text))
+    text = _CONTROL.sub("\ufffd", text)  # a NUL would make the file look binary
     for round_no in range(_NEUTRAL_ROUNDS + 3):
         changed = _neutralise_round(text, aware=round_no < _NEUTRAL_ROUNDS)
         if changed == text:
@@ -620,7 +644,14 @@ def _fence_closer(markup: str, lines: list[str], first: int, end: int) -> str:
     return markup
 
 
+_CONFLICT_LINE = re.compile(r"(?:<{7}|>{7}|\|{7})(?: |$)|={7}[ \t]*$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def _neutral_line(line: str, context: int) -> str:
+    if _CONFLICT_LINE.match(line):
+        # A quoted merge conflict must not read as an unresolved one (writers refuse those).
+        return (" " if context == 1 else "\\") + line
     if context == 1:  # code: shown as written; only what our own parser would read changes
         if line.startswith("Name:"):
             return " " + line

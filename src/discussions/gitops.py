@@ -39,7 +39,6 @@ DRIVER = "discussions"
 DRIVER_NAME = "discussions append-only merge"
 SUMMARY_DRIVER = "discussions-summary"
 SUMMARY_DRIVER_NAME = "discussions summaries: keep ours (rebuild with `discussions summary`)"
-DISCUSSION_HEADER = b"<!-- DISCUSSION"
 
 
 def run_git(
@@ -113,7 +112,7 @@ def merge_versions(
     merge (``git merge-file``), accepted only if it brings no new parse warning."""
     from .merge import LINE_MERGE, merge_texts
 
-    if not any(is_discussion_bytes(data[:256]) for data in (base, ours, theirs)):
+    if not any(is_discussion_bytes(data[:4096]) for data in (base, ours, theirs)):
         # Another markdown file in the discussions folder: git's own line merge.
         return _line_merge(base, ours, theirs, marker_size, cwd, None)
     texts: list[str] = []
@@ -383,8 +382,12 @@ output:
 
 def driver_command() -> str:
     """The command git runs for the merge driver: this installation's Python, by absolute path,
-    so it works from any git client whatever its PATH."""
-    return f"{shlex.quote(sys.executable)} -m discussions merge-file --marker-size %L %O %A %B %P"
+    so it works from any git client whatever its PATH. ``-P``: git runs the driver from the
+    work tree's root, and ``python -m`` would otherwise put that folder first on ``sys.path``,
+    so a repository shipping ``discussions/__init__.py`` would get its own code run."""
+    return (
+        f"{shlex.quote(sys.executable)} -P -m discussions merge-file --marker-size %L %O %A %B %P"
+    )
 
 
 def attribute_lines(folder: str) -> list[str]:
@@ -538,6 +541,11 @@ def driver_warning(path: Path) -> str | None:
             f"the discussions merge driver points at {program}, which no longer exists: "
             "run `discussions init`"
         )
+    if " -m discussions " in command and " -P " not in command:
+        return (
+            "the discussions merge driver runs without -P, so a repository's own "
+            "`discussions` folder could be imported in its place: run `discussions init`"
+        )
     return None
 
 
@@ -555,7 +563,9 @@ class AppendViolation:
 
 
 def is_discussion_bytes(data: bytes) -> bool:
-    return data.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(DISCUSSION_HEADER)
+    from .format import has_discussion_header
+
+    return has_discussion_header(data.decode("utf-8", errors="replace"))
 
 
 def changed_discussion_files(rev: str, start: Path) -> list[Path]:

@@ -149,28 +149,6 @@ def _folder(workspace: Workspace, folder: Path | None) -> Path:
     return Path(folder) if folder is not None else workspace.config.output_directory
 
 
-def _is_discussion(text: str) -> bool:
-    """Whether the header block (the HTML-comment lines at the top) holds ``DISCUSSION``,
-    as the parser decides it, without parsing the rest of the file."""
-    if text.startswith(fmt.BOM):
-        text = text[1:]
-    pos = 0
-    while pos < len(text):
-        nl = text.find("\n", pos)
-        end = len(text) if nl < 0 else nl
-        raw = text[pos:end].rstrip("\r")
-        if raw.strip():
-            inner = fmt.header_comment(raw)
-            if inner is None:
-                return False
-            if inner.upper() == "DISCUSSION":
-                return True
-        if nl < 0:
-            break
-        pos = nl + 1
-    return False
-
-
 _Read = tuple[list[LedgerEntry], Skipped | None, bool]
 """What one file gave: its decisions, why it was skipped (if it was), whether it is a
 discussion."""
@@ -200,7 +178,7 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
     except DiscussionsError as exc:
         return [], Skipped(path, str(exc)), False
     has_decision = "DECISION" in text and _DECISION_LINE.search(text) is not None
-    if not _is_discussion(text):
+    if not fmt.has_discussion_header(text):
         reason = (
             "not a discussion (no `<!-- DISCUSSION -->` header); its DECISION: lines are left out"
         )
@@ -433,14 +411,16 @@ def write_chronicle(workspace: Workspace, folder: Path | None = None) -> tuple[P
     as it was. Returns its path and the ledger it was built from."""
     ledger = scan(workspace, folder)
     target = ledger.folder / CHRONICLE_NAME
-    replace_atomically(target, render_chronicle(ledger))
+    replace_atomically(target, render_chronicle(ledger), root=workspace.config.base_dir)
     return target, ledger
 
 
-def replace_atomically(target: Path, text: str) -> None:
+def replace_atomically(target: Path, text: str, *, root: Path | None = None) -> None:
     """Write `text` to `target` through a temporary file and `os.replace`. Keeps the mode of
     the file it replaces (0644 for a new one); a failure raises `DiscussionsError` and leaves
-    no temporary file behind."""
+    no temporary file behind. With `root`, a path that leads out of the project through a link
+    is refused."""
+    storage.target_of(target, root)
     try:
         mode = target.stat().st_mode & 0o777
         if target.is_dir():
@@ -670,7 +650,7 @@ def write_adr(
     if path.exists() or path.is_symlink():
         raise DiscussionExists(f"{path} already exists; it was not overwritten")
     try:
-        storage.create(path, text)
+        storage.create(path, text, root=d.workspace.config.base_dir)
     except DiscussionExists:
         raise DiscussionExists(f"{path} already exists; it was not overwritten") from None
     if old is not None:

@@ -433,7 +433,7 @@ class Discussion:
         """Write: create the file if new, then append queued blocks under the file lock.
         Queued phase and status changes are checked against the file as it is then."""
         if self._new_text is not None:
-            storage.create(self.path, self._new_text)
+            storage.create(self.path, self._new_text, root=self._root)
             self._new_text = None
         if self._pending:
             queued = self._pending

@@ -14,6 +14,7 @@ at the end. An invalid vote value is not a vote; it is reported in `Response.not
 from __future__ import annotations
 
 import json
+import math
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -101,7 +102,7 @@ def _score_lines(obj: dict[str, Any], notes: list[str]) -> str:
     ``SCORE:`` / ``PENDING:`` lines the file records; nothing when absent."""
     lines: list[str] = []
     score = obj.get("consensus_score", obj.get("score"))
-    if isinstance(score, int | float) and not isinstance(score, bool):
+    if isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score):
         lines.append(f"SCORE: {max(0, min(10, int(score)))}")
     elif score is not None:
         notes.append(f"invalid score {_clean(repr(score)[:40])} ignored")

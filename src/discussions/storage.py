@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from . import conflicts
 from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError, NotWritable
-from .format import analyse_tail, join_blocks
+from .format import analyse_tail, has_discussion_header, join_blocks
 
 if TYPE_CHECKING:
     from .journal import Entry
@@ -51,7 +51,6 @@ _BOUNDARY_BYTES = re.compile(
     rb"^(?:\xef\xbb\xbf)*---[ \t]*\r?\n(?:(?:\xef\xbb\xbf)*[ \t]*\r?\n)*(?:\xef\xbb\xbf)*Name:",
     re.M,
 )
-_HEADER_BYTES = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*<!--[ \t]*DISCUSSION[ \t]*-->", re.I)
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
@@ -100,9 +99,11 @@ def _os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def create(path: Path, text: str) -> None:
+def create(path: Path, text: str, *, root: Path | None = None) -> None:
     """Write a new file; never overwrites. Parent folders are created. On any failure nothing
-    is left behind."""
+    is left behind. With `root`, a path that leads out of the project through a link is
+    refused."""
+    target_of(path, root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
@@ -198,7 +199,10 @@ def _check_content(fd: int, shown: Path) -> None:
     if size == 0:
         raise NotWritable(f"{shown} is empty, not a discussion; create one with `discussions new`")
     with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
-        if not _HEADER_BYTES.match(head) and _BOUNDARY_BYTES.search(data) is None:
+        if data.find(b"\x00") >= 0:
+            raise NotWritable(f"{shown} is a binary file, not a discussion; nothing was written")
+        header = has_discussion_header(head.decode("utf-8", errors="replace"))
+        if not header and _BOUNDARY_BYTES.search(data) is None:
             raise NotWritable(
                 f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments); "
                 "nothing was written. Create one with `discussions new`"

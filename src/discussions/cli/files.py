@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
+from ..format import has_discussion_header
 from ..model import Discussion
 from .common import (
     default_author,
@@ -131,7 +132,7 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
             continue
         try:
             d = Discussion.load(path, ws)
-            if not d.text.lstrip().startswith("<!-- DISCUSSION"):
+            if not has_discussion_header(d.text):
                 continue
         except DiscussionsError as exc:
             skipped.append(f"{display_path(path)}: {exc}")
@@ -332,7 +333,10 @@ def advance_command(file: str, target: str | None) -> None:
     """
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
-    to = d.transact(lambda now: now.advance(target))
+    # Decided from the phase as read now, checked again under the lock: two people advancing
+    # at once move the discussion one phase, not two.
+    to = d.advance(target)
+    d.save()
     say(f"Advanced to phase: {to}")
     warn_notices(d)
 

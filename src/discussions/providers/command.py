@@ -162,7 +162,7 @@ def _descendants(roots: Iterable[int], table: dict[int, int]) -> set[int]:
     return found
 
 
-def _stop_escaped(leader: int, tag: str) -> set[int]:
+def _stop_escaped(leader: int | None, tag: str) -> set[int]:
     """Freeze (SIGSTOP) every process of this call outside its group, until no new one appears.
 
     A process is ours if it carries the call's tag in its environment or descends from the
@@ -174,7 +174,8 @@ def _stop_escaped(leader: int, tag: str) -> set[int]:
     for _ in range(8):
         table = _process_table()
         tagged = {pid for pid in table if pid != me and _carries_tag(pid, marker)}
-        targets = _descendants({leader, *tagged} & table.keys(), table) - {me} - stopped
+        roots = tagged if leader is None else {leader, *tagged}
+        targets = _descendants(roots & table.keys(), table) - {me} - stopped
         if not targets:
             break
         for pid in targets:
@@ -333,7 +334,10 @@ class _Run:
 
     def kill(self) -> None:
         """SIGKILL the group and every escaped descendant we can find. Safe to call twice."""
-        escaped = _stop_escaped(self.proc.pid, self.tag)
+        # Once the leader is reaped its pid may belong to an unrelated process: look only for
+        # tagged processes then (the leader's children carry the tag anyway).
+        leader = self.proc.pid if self.proc.returncode is None else None
+        escaped = _stop_escaped(leader, self.tag)
         _kill_group(self.proc.pid, signal.SIGKILL)
         for pid in escaped:
             _signal_pid(pid, signal.SIGKILL)
