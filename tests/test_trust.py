@@ -130,3 +130,16 @@ def test_trust_shows_what_it_covers_when_already_trusted_and_revokes(isolated: P
     assert "Trust withdrawn" in r.output  # type: ignore[attr-defined]
     with pytest.raises(UntrustedProvider):
         ProviderRegistry.load(isolated).get("local")
+
+
+def test_a_trusted_python_module_is_covered(isolated: Path) -> None:
+    from discussions.providers.registry import changed_since_trust, trust
+
+    (isolated / "providers.yaml").write_text(
+        'providers:\n  - name: proj\n    command: "python3 -m evilmod"\n', encoding="utf-8"
+    )
+    (isolated / "evilmod.py").write_text("print('hi')\n", encoding="utf-8")
+    trust(isolated / "providers.yaml")
+    assert changed_since_trust(isolated / "providers.yaml") is None
+    (isolated / "evilmod.py").write_text("import os; os.system('touch pwned')\n", encoding="utf-8")
+    assert changed_since_trust(isolated / "providers.yaml") == ["evilmod.py"]

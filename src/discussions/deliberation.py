@@ -127,7 +127,9 @@ def positions(d: Discussion) -> list[str]:
         if not parts:
             parts.append("no position yet")
         if pending.get(name):
-            parts.append("pending: " + "; ".join(pending[name]))
+            # `&#64;` shows as "@" but is no mention: the engine block sits, to the parser,
+            # inside the comment before it.
+            parts.append("pending: " + "; ".join(pending[name]).replace("@", "&#64;"))
         lines.append(f"- {name}: " + ", ".join(parts))
     return lines
 

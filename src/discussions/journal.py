@@ -17,6 +17,7 @@ import hashlib
 import json
 import mmap
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,8 +95,9 @@ def _write(entries: list[Entry]) -> None:
     target = _file()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{_NAME}.{os.getpid()}")
-        tmp.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in entries), encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{_NAME}.", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("".join(json.dumps(e.to_dict()) + "\n" for e in entries))
         os.replace(tmp, target)
     except OSError:
         pass  # no journal, no check: never a reason to fail a write

@@ -27,9 +27,7 @@ from dataclasses import dataclass, field
 
 from .format import VOTE_VALUES, ParseWarning, code_line_ranges, in_ranges
 
-MARKER_KINDS = (
-    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING"
-)
+MARKER_KINDS = ("VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING")
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
 # quadratically on a marker line ending in a long run of spaces. Every scan here is linear.

@@ -350,8 +350,8 @@ def _close(text: str, nl: str) -> str:
     fence = open_fence_at_end(body.replace("\r\n", "\n"))
     if fence:  # as the engine does before appending: close the code block first
         body += fence + nl
-    lines = body.splitlines()
-    if lines and lines[-1].strip():
+    last = body.rstrip("\n").rsplit("\n", 1)[-1]  # lines end at "\n" only, as in the format
+    if last.strip(" \t\r"):
         body += nl
     return body + "---" + nl
 

@@ -494,7 +494,7 @@ class Discussion:
         done = storage.locked_append(self.path, build, root=self._root)
         self.notices = done.lost_messages(self.path)
         self.reload()
-        if not done.blocks and not seen[0]._pending:
+        if not done.blocks:
             # Nothing was written: what was read under the lock is the file; keep its parse.
             self._text, self._state = seen[0]._text, seen[0]._state
         return results[0]

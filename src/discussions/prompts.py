@@ -251,7 +251,7 @@ def build_prompt(
         )
     if participant.votes and info is not None and info.consensus_mode == "score":
         tail.append(
-            "This phase decides by scores. Also give \"consensus_score\": 0-10, how ready the "
+            'This phase decides by scores. Also give "consensus_score": 0-10, how ready the '
             f"proposal is ({info.score_threshold} or more: ready as it is), and "
             '"pending_issues": a list with one short line per issue that still stands in your '
             "way (empty when none). In markdown, write SCORE: n and one PENDING: line per issue."

@@ -329,10 +329,15 @@ def locked_append(
         from . import journal  # only writers pay for it
 
         target = Path(os.path.abspath(path)).resolve()
-        lost = journal.missing(target, lambda: os.pread(fd, size, 0))
-        text = ""
-        if read_all:
-            text = os.pread(fd, size, 0).decode("utf-8", errors="replace")
+        cache: list[bytes] = []
+
+        def read() -> bytes:  # the whole file, read at most once
+            if not cache:
+                cache.append(os.pread(fd, size, 0))
+            return cache[0]
+
+        lost = journal.missing(target, read)
+        text = read().decode("utf-8", errors="replace") if read_all else ""
         blocks = list(build(text))
         if not blocks:
             return Appended([], lost)
@@ -343,7 +348,9 @@ def locked_append(
                 _write_all(fd, data)
                 os.fsync(fd)
         except OSError as exc:
-            os.ftruncate(fd, size)  # leave the file exactly as it was
+            # Leave the file exactly as it was. (A writer that takes no lock, an editor or
+            # `>>`, appending in this instant would lose its bytes too: an accepted risk.)
+            os.ftruncate(fd, size)
             raise NotWritable(
                 f"could not append to {path}: {_os_reason(exc)}; file unchanged"
             ) from None

@@ -254,3 +254,7 @@ def _echo_scope(scope: dict[str, str]) -> None:
     click.echo("Trust covers (any change needs `discussions trust` again):")
     for rel, digest in scope.items():
         click.echo(f"  {rel}  sha256 {digest[:12]}")
+    click.echo(
+        "Not covered: what those files load in turn (imports, `sh -c`, make or npm scripts); "
+        "trust only commands you have read."
+    )

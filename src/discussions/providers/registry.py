@@ -211,6 +211,10 @@ def _named_files(command: str, root: Path) -> list[Path]:
     except DiscussionsError:
         return []
     words = [w.split("=", 1)[1] if w.startswith("-") and "=" in w else w for w in argv]
+    for flag, module in zip(argv, argv[1:], strict=False):
+        if flag == "-m":  # `python -m pkg.mod`: the module's file (not what it imports)
+            base = module.replace(".", "/")
+            words += [f"{base}.py", f"{base}/__init__.py", f"{base}/__main__.py"]
     bases = dict.fromkeys([root, Path.cwd()])
     candidates = [Path(w) if os.path.isabs(w) else base / w for w in words if w for base in bases]
     exe = shutil.which(argv[0]) if argv else None
