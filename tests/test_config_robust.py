@@ -310,17 +310,17 @@ def discussion(isolated: Path) -> Discussion:
 def test_summary_on_a_read_only_file_system(
     discussion: Discussion, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from discussions import summary
+    from discussions import storage, summary
 
     def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS))
 
-    monkeypatch.setattr(summary.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(storage.tempfile, "mkstemp", refuse)
     with pytest.raises(DiscussionsError) as err:
         summary.write_summary(discussion)
     assert str(err.value) == (
         f"cannot write the summary {summary.summary_path(discussion.path)}: "
-        "Read-only file system; nothing was written"
+        "read-only file system; nothing was written"
     )
 
 
@@ -341,7 +341,7 @@ def test_summary_read_only_is_left_alone(discussion: Discussion) -> None:
 def test_summary_on_a_full_disk_leaves_no_partial_file(
     discussion: Discussion, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    from discussions import summary
+    from discussions import storage, summary
 
     target = summary.summary_path(discussion.path)
     target.write_text("previous\n", encoding="utf-8")
@@ -351,7 +351,7 @@ def test_summary_on_a_full_disk_leaves_no_partial_file(
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     if where == "fsync":
-        monkeypatch.setattr(summary.os, "fsync", full)
+        monkeypatch.setattr(storage.os, "fsync", full)
     else:
         real_fdopen = os.fdopen
 
@@ -372,13 +372,13 @@ def test_summary_on_a_full_disk_leaves_no_partial_file(
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
         monkeypatch.setattr(
-            summary.os, "fdopen", lambda fd, *a, **k: Full(real_fdopen(fd, *a, **k))
+            storage.os, "fdopen", lambda fd, *a, **k: Full(real_fdopen(fd, *a, **k))
         )
     with pytest.raises(DiscussionsError) as err:
         summary.write_summary(discussion)
     assert str(err.value) == (
-        f"cannot write the summary {target}: No space left on device; "
-        "the previous summary is unchanged"
+        f"cannot write the summary {target}: disk full; "
+        "the previous version is unchanged"
     )
     assert target.read_text(encoding="utf-8") == "previous\n"
     assert sorted(os.listdir(target.parent)) == before

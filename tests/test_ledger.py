@@ -311,7 +311,7 @@ def test_chronicle_write_failure_leaves_the_old_one(
     r = CliRunner().invoke(_cli(), ["chronicle"])
     assert r.exit_code == 1
     assert r.output == (
-        "Error: cannot write discussions/CHRONICLE.md: No space left on device; it is unchanged\n"
+        "Error: cannot write discussions/CHRONICLE.md: disk full; the previous version is unchanged\n"
     )
     assert (folder / "CHRONICLE.md").read_bytes() == before
     assert sorted(p.name for p in folder.iterdir()) == [

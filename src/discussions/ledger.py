@@ -24,10 +24,8 @@ only when it is a discussion and a line in it starts like a ``DECISION:`` marker
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -429,25 +427,7 @@ def replace_atomically(target: Path, text: str, *, root: Path | None = None) -> 
         mode = 0o644
     except OSError as exc:
         raise DiscussionsError(f"cannot write {target}: {exc.strerror or exc}") from None
-    tmp: str | None = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".ledger-", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        raise DiscussionsError(
-            f"cannot write {target}: {exc.strerror or exc}; "
-            + ("it is unchanged" if target.exists() else "nothing was written")
-        ) from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    storage.replace_file(target, text, mode=mode)
 
 
 # --------------------------------------------------------------------------- ADR

@@ -24,6 +24,7 @@ can never both write the same transition.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import mmap
@@ -31,6 +32,7 @@ import os
 import re
 import signal
 import stat
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -135,6 +137,33 @@ def create(path: Path, text: str, *, root: Path | None = None) -> None:
         os.unlink(path)
         raise
     os.close(fd)
+
+
+def replace_file(target: Path, text: str, *, mode: int, what: str = "") -> None:
+    """Write a derived file (a summary, the chronicle): a temporary file in the same folder,
+    synced, then renamed over `target`, so a failure (read-only file system, full disk) leaves
+    the previous version as it was and no partial file behind. `what` names it in errors."""
+    shown = f"{what} {target}" if what else str(target)
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        reason = _os_reason(exc)
+        raise DiscussionsError(
+            f"cannot write {shown}: {reason}; "
+            + ("the previous version is unchanged" if target.exists() else "nothing was written")
+        ) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 # --------------------------------------------------------------------------- write safety

@@ -8,12 +8,10 @@ only part that is not derived from the file, and it is marked as such.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import stat
-import tempfile
 from pathlib import Path
 
+from . import storage
 from .errors import DiscussionsError
 from .model import Discussion, Item
 
@@ -103,27 +101,7 @@ def write_summary(d: Discussion, narrative: str | None = None, narrator: str = "
     left alone. Failures raise `DiscussionsError` naming the file and the reason."""
     target = summary_path(d.path)
     text = render_summary(d, narrative, narrator)
-    mode = _summary_mode(target, d.path)
-    tmp: str | None = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".sum-", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise DiscussionsError(
-            f"cannot write the summary {target}: {reason}; "
-            + ("the previous summary is unchanged" if target.exists() else "nothing was written")
-        ) from exc
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    storage.replace_file(target, text, mode=_summary_mode(target, d.path), what="the summary")
     return target
 
 
