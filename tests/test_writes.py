@@ -521,3 +521,13 @@ def test_generated_files_are_not_written_through_links_out_of_the_project(
     r = run("new", "Sneaky", "--dir", "elsewhere")
     assert code(r) == 1 and "outside the project" in out(r)
     assert list(outside.iterdir()) == []
+
+
+def test_check_skips_derived_files_a_glob_picks_up(isolated: Path) -> None:
+    assert code(run("new", "Glob")) == 0
+    assert code(run("summary", "glob.md")) == 0
+    assert code(run("chronicle")) == 0
+    files = sorted(str(p) for p in (isolated / "discussions").glob("*.md"))
+    assert len(files) == 3
+    r = run("check", *files)
+    assert code(r) == 0, out(r)

@@ -158,7 +158,7 @@ def _candidates(folder: Path) -> list[Path]:
     with os.scandir(folder) as it:
         for e in it:
             name = e.name
-            if not name.endswith(".md") or name.endswith(".sum.md") or name == CHRONICLE_NAME:
+            if not name.endswith(".md") or storage.is_derived(Path(name)):
                 continue
             if name.startswith("."):  # editor and temporary files
                 continue

@@ -56,6 +56,16 @@ _BOUNDARY_BYTES = re.compile(
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
+DERIVED_NAMES = ("CHRONICLE.md",)
+DERIVED_SUFFIXES = (".sum.md",)
+
+
+def is_derived(path: Path) -> bool:
+    """A file the engine rebuilds from discussions (a ``.sum.md`` summary, ``CHRONICLE.md``):
+    never a discussion, never checked or watched as one."""
+    return path.name in DERIVED_NAMES or path.name.endswith(DERIVED_SUFFIXES)
+
+
 def not_found(path: Path) -> DiscussionNotFound:
     """The error for a discussion path that is missing, a folder, or not a regular file."""
     if path.is_dir():

@@ -29,6 +29,7 @@ from pathlib import Path
 from .errors import DiscussionsError
 from .model import Comment, Discussion
 from .runner import Runner
+from .storage import is_derived
 from .workspace import Workspace
 
 DEFAULT_DEBOUNCE = 1.0
@@ -40,12 +41,7 @@ def _key(c: Comment) -> tuple[str, str]:
 
 
 def is_discussion_file(path: Path) -> bool:
-    return (
-        path.suffix == ".md"
-        and not path.name.endswith(".sum.md")
-        and not path.name.startswith(".")
-        and path.name != "CHRONICLE.md"
-    )
+    return path.suffix == ".md" and not path.name.startswith(".") and not is_derived(path)
 
 
 @dataclass(slots=True)

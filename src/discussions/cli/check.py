@@ -9,6 +9,7 @@ import click
 
 from ..errors import DiscussionsError
 from ..model import Discussion
+from ..storage import is_derived
 from .common import display_path, echo_json, resolve_file, say, workspace
 
 
@@ -31,7 +32,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
 
     \b
     Examples:
-      discussions check discussions/*.md
+      discussions check discussions/*.md     # summaries and CHRONICLE.md are skipped
       discussions check feature-x.md --json
       discussions check --since origin/main          # in CI: append-only since the base
       discussions check --since HEAD discussions/feature-x.md
@@ -50,6 +51,8 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
     for name, given in paths:
         try:
             path = given or resolve_file(name, ws)
+            if is_derived(path):
+                continue  # a summary or the chronicle, picked up by a glob: rebuilt, not checked
             found.append(path)
             d = Discussion.load(path, ws)
             warnings = d.warnings

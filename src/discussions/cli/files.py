@@ -10,6 +10,7 @@ import click
 from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from ..format import has_discussion_header
 from ..model import Discussion
+from ..storage import is_derived
 from .common import (
     default_author,
     display_path,
@@ -128,7 +129,7 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     for path in sorted(folder.glob("*.md")):
-        if path.name.endswith(".sum.md"):
+        if is_derived(path):
             continue
         try:
             d = Discussion.load(path, ws)
