@@ -32,7 +32,7 @@ MAX_FAILURES = 2
 
 _WORD_SEPARATORS = re.compile(r"[\s_\-]+")
 _KEY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_CONFIDENCE = re.compile(r"\s*\**\s*(\d{1,2})\s*(?:/\s*10)?\s*\**\s*\.?\s*$")
+_CONFIDENCE = re.compile(r"\s*\**\s*(\d{1,2}(?:\.\d+)?)\s*(?:/\s*10)?\s*\**\s*\.?\s*$")
 
 
 @dataclass(slots=True)
@@ -92,11 +92,11 @@ def normalise_key(text: str) -> str | None:
 
 
 def parse_confidence(text: str) -> int | None:
-    """``8``, ``8/10``, ``**9**`` -> the number (0-10); anything else -> None."""
+    """``8``, ``8/10``, ``**9**``, ``8.5`` -> the whole number (0-10); anything else -> None."""
     m = _CONFIDENCE.match(text)
-    if not m or int(m.group(1)) > 10:
+    if not m or float(m.group(1)) > 10:
         return None
-    return int(m.group(1))
+    return int(float(m.group(1)))
 
 
 def similarity(a: str, b: str) -> float:
@@ -174,6 +174,37 @@ def rule_diagnosis(s: State) -> None:
     result.key = key
     result.supporters = supporters
     s.diagnosis = result
+
+
+def describe(diagnosis: Diagnosis) -> list[str]:
+    """Lines for `status` and the summary; none when nobody gave a diagnosis."""
+    if not diagnosis.candidates and not diagnosis.notes:
+        return []
+    if diagnosis.converged:
+        head = (
+            f"Diagnosis: converged on '{diagnosis.key}' "
+            f"(supported by {', '.join(diagnosis.supporters)})"
+        )
+    else:
+        head = (
+            "Diagnosis: not converged (two participants must name the same root cause "
+            f"with confidence {MIN_CONFIDENCE} or more)"
+        )
+    lines = [head]
+    for c in diagnosis.candidates:
+        lines.append(
+            f"  ROOT-CAUSE: {c.key} ({c.author}, confidence {c.confidence}, line {c.line})"
+        )
+    lines += [f"  Note: {note}" for note in diagnosis.notes]
+    return lines
+
+
+def decision_text(diagnosis: Diagnosis) -> str | None:
+    """The converged diagnosis as a decision, for `discussions decisions`; None if not
+    converged."""
+    if not diagnosis.converged:
+        return None
+    return f"Root cause: {diagnosis.key} (diagnosis converged: {', '.join(diagnosis.supporters)})"
 
 
 def _phase_lines(s: State) -> list[tuple[int, str]]:

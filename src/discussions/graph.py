@@ -144,6 +144,8 @@ def check_graph(phases: Sequence[Phase], cap: Any, fail: Fail) -> int | None:
             if target not in index:
                 known = ", ".join(index)
                 raise fail(("phases", i, *key), f"names unknown phase '{target}' ({known})")
+            if target == p.id:
+                raise fail(("phases", i, *key), f"leads phase '{p.id}' to itself")
     seen = {phases[0].id}
     todo = [phases[0]]
     while todo:

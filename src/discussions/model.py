@@ -317,6 +317,11 @@ class Discussion:
         return self._s.escalation
 
     @property
+    def phase_transitions(self) -> int:
+        """How many phase transitions the file records."""
+        return sum(1 for m in self._s.doc.engine_markers if m.kind == "phase-transition")
+
+    @property
     def diagnosis(self) -> Diagnosis:
         """Root-cause candidates and their convergence (diagnostic mode)."""
         return self._s.diagnosis
