@@ -205,7 +205,7 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
             "not a discussion (no `<!-- DISCUSSION -->` header); its DECISION: lines are left out"
         )
         return [], (Skipped(path, reason) if has_decision else None), False
-    if not has_decision:
+    if not has_decision and "ROOT-CAUSE" not in text:  # a converged diagnosis is a decision
         return [], None, True
     title, status, initial, date, items = _decisions_of(text, path, workspace)
     settled = is_settled(status, initial)
