@@ -278,3 +278,21 @@ def test_no_convergence_escalates_by_the_fallback(stand_in, isolated: Path, prom
                     assert f"@{other}" not in prompt
             assert any(tag(o) in prompt for o in NAMES if o != alias)  # shown, without names
     assert anonymous == 6
+
+
+def test_anonymous_prompt_hides_people_too_and_the_file_keeps_names(isolated: Path) -> None:
+    from discussions.prompts import build_prompt
+    text = HAND.replace("<!-- Phase: diagnosis -->", "<!-- Phase: convergence -->").replace(
+        "No idea yet.", "No idea yet. @architect, Rob and AI-Security, what do you think?"
+    )
+    path = write(isolated / "discussions" / "hand.md", text)
+    d = Discussion.load(path)
+    me = d.workspace.participants.get("security")
+    prompt, _ = build_prompt(d, me)
+    context = prompt.split("<discussion>", 1)[1]
+    for name in ("Rob", "Ann", "AI-Pragmatist", "AI-Architect", "@architect", "@pragmatist"):
+        assert name not in context, name
+    assert "Name: Participant A" in context and "Name: Participant C" in context
+    # Labels by first appearance: Rob A, AI-Pragmatist B, Ann C, then AI-Architect D.
+    assert "Participant D, Participant A and AI-Security" in context  # own name stays
+    assert path.read_text() == text  # the file keeps the real names

@@ -160,7 +160,11 @@ def rule_diagnosis(s: State) -> None:
         if key is not None and confidence is not None:
             latest.pop(c.author, None)
             latest[c.author] = Candidate(key, c.author, confidence, key_line)
-        elif _phase_of(c.line, phase_at) in diagnosis_phases and registry.for_author(c.author):
+        elif (
+            diagnosis_phases
+            and registry.for_author(c.author) is not None
+            and _phase_of(c.line, phase_at) in diagnosis_phases
+        ):
             failures[c.author] = failures.get(c.author, 0) + 1
             if failures[c.author] == MAX_FAILURES:
                 result.dropped.append(c.author)
