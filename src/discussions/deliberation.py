@@ -118,6 +118,7 @@ def positions(d: Discussion) -> list[str]:
     pending: dict[str, list[str]] = {}
     for item in d.pending_issues:
         pending.setdefault(item.author, []).append(item.text)
+    diagnosed = {c.author: c for c in d.diagnosis.candidates}
     lines: list[str] = []
     names = [registry.get(a).name for a in d.participants if a in registry]
     names += [n for n in [*votes, *scores] if n not in names]
@@ -127,6 +128,9 @@ def positions(d: Discussion) -> list[str]:
             parts.append(f"vote {votes[name]}")
         if name in scores:
             parts.append(f"score {scores[name]}/10")
+        if name in diagnosed:
+            c = diagnosed[name]
+            parts.append(f"root cause {c.key} (confidence {c.confidence})")
         if not parts:
             parts.append("no position yet")
         if pending.get(name):
