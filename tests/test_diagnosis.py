@@ -263,6 +263,7 @@ def test_no_convergence_escalates_by_the_fallback(stand_in, isolated: Path, prom
     assert "the humans pick one from the candidates" in text
     assert "<!-- ESCALATION: max_rounds -->" in text
     assert d.escalation is not None
+    assert d.warnings == []  # engine blocks after answers leave their digests intact
     assert json.loads(out(run("status", "crash.md", "--json")))["diagnosis"]["converged"] is False
     # Anonymous phase: prompts never name the other participants.
     anonymous = 0

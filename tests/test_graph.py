@@ -102,6 +102,13 @@ def test_a_valid_graph_loads(isolated: Path) -> None:
             "'max_phase_transitions' to limit how often a discussion may go round",
         ),
         (
+            "name: g\nphases:\n  - id: a\n    transitions:\n      - {to: b, when: consensus}\n"
+            "  - id: b\n",
+            5,
+            "key 'phases[0].transitions[0].when' is 'consensus' but the phase neither votes "
+            "(voting_mode) nor diagnoses (diagnosis), so it could never fire",
+        ),
+        (
             "name: g\nphases:\n  - id: a\n    fallback: {action: next}\n",
             4,
             "key 'phases[0].fallback.action' is 'next' but the phase has no 'next'",

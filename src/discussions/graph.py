@@ -102,6 +102,12 @@ def phase_options(p: dict[str, Any], at: Keys, fail: Fail) -> dict[str, Any]:
                     (*at, "transitions", j, "when"),
                     f"must be one of {', '.join(WHEN)}, got {when!r}",
                 )
+            if when == "consensus" and not (p.get("voting_mode") or out["diagnosis"]):
+                raise fail(
+                    (*at, "transitions", j, "when"),
+                    "is 'consensus' but the phase neither votes (voting_mode) nor diagnoses "
+                    "(diagnosis), so it could never fire",
+                )
             transitions.append(Transition(to.strip(), when))
     out["transitions"] = transitions
     fb = p.get("fallback")
