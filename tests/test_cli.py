@@ -64,7 +64,7 @@ def test_new_errors(disc: Path) -> None:
     r = run("new", "X", "--template", "nope")
     assert (
         r.exit_code == 1
-        and "Error: no template 'nope' (known: adr, code-review, deliberation, feature)" in r.output
+        and "Error: no template 'nope' (known: adr, code-review, deliberation, diagnostic, feature)" in r.output
     )
     r = run("new", "X", "--participants", "ghost")
     assert r.exit_code == 1 and "Error: no participant 'ghost'" in r.output

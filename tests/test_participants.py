@@ -35,7 +35,7 @@ def test_bundled_personas_are_complete() -> None:
 
 def test_bundled_templates_are_found() -> None:
     names = [t.name for t in Workspace.discover().templates]
-    assert names == ["adr", "code-review", "deliberation", "feature"]
+    assert names == ["adr", "code-review", "deliberation", "diagnostic", "feature"]
 
 
 def test_precedence_project_over_user_over_bundled(isolated: Path, userdir: Path) -> None:

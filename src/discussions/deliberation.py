@@ -27,13 +27,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import chair, phases
 from . import format as fmt
-from . import phases
 from .model import Discussion
 from .runner import Runner, TurnResult
 from .turns import select_participants
 
 STOP_REASONS = ("consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted")
+GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 DEFAULT_MAX_ROUNDS = 5
 _STOP_TEXT = {
     "consensus": "the discussion is decided",
@@ -42,6 +43,8 @@ _STOP_TEXT = {
     "all_passed": "every participant had nothing to add",
     "rejected": "every participant rejects the proposal",
     "interrupted": "interrupted",
+    "ended": "the phase's fallback ends the run",
+    "max_transitions": "the phase transition limit was reached",
 }
 
 
@@ -65,7 +68,7 @@ class RunResult:
     rounds: int = 0
     """Rounds run (a round interrupted half-way counts)."""
     stopped: str = ""
-    """One of `STOP_REASONS`."""
+    """One of `STOP_REASONS` or `GRAPH_STOP_REASONS`."""
     phase: str = ""
     status: str = ""
     consensus: dict[str, Any] = field(default_factory=dict)
@@ -115,6 +118,7 @@ def positions(d: Discussion) -> list[str]:
     pending: dict[str, list[str]] = {}
     for item in d.pending_issues:
         pending.setdefault(item.author, []).append(item.text)
+    diagnosed = {c.author: c for c in d.diagnosis.candidates}
     lines: list[str] = []
     names = [registry.get(a).name for a in d.participants if a in registry]
     names += [n for n in [*votes, *scores] if n not in names]
@@ -124,6 +128,9 @@ def positions(d: Discussion) -> list[str]:
             parts.append(f"vote {votes[name]}")
         if name in scores:
             parts.append(f"score {scores[name]}/10")
+        if name in diagnosed:
+            c = diagnosed[name]
+            parts.append(f"root cause {c.key} (confidence {c.confidence})")
         if not parts:
             parts.append("no position yet")
         if pending.get(name):
@@ -197,7 +204,9 @@ def run_discussion(
     d.add_block(render_stop(stop, result.rounds))
     d.save()
     result.stopped = stop
-    result.escalation = positions(d) if stop in ("max_rounds", "escalated") else []
+    result.escalation = (
+        positions(d) if stop in ("max_rounds", "escalated", "max_transitions") else []
+    )
     result.phase = d.phase
     result.status = d.status
     result.consensus = d.consensus_result.to_dict()
@@ -215,6 +224,9 @@ def _stop_after_round(d: Discussion, turn: TurnResult, in_phase: int) -> str | N
         return "all_passed"
     if _needs_human(d):
         return _escalate(d, "escalated", "the participants agree, but a human vote is required")
+    step = chair.after_round(d, in_phase, _escalate)  # the phase graph, where there is one
+    if step.handled:
+        return step.stop
     info = d.phase_info
     if info is not None and info.max_rounds is not None and in_phase >= info.max_rounds:
         if not info.voting_mode and info.next is not None:

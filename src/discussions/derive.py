@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import conflicts
 from . import format as fmt
+from .diagnosis import Diagnosis, rule_diagnosis
 from .markers import Marker, extract
 
 if TYPE_CHECKING:
@@ -163,6 +164,8 @@ class State:
     """``RUN-STOP`` markers, in order."""
     escalation: RunMark | None = None
     """The latest escalation, while no human has answered it."""
+    diagnosis: Diagnosis = field(default_factory=Diagnosis)
+    """Root-cause candidates and whether they converged (see `diagnosis`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:
@@ -477,6 +480,7 @@ RULES: list[tuple[str, Rule]] = [
     ("votes", rule_votes),
     ("scores", rule_scores),
     ("runs", rule_runs),
+    ("diagnosis", rule_diagnosis),
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),

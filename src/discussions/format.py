@@ -48,7 +48,8 @@ _LINE_START_BOMS = re.compile(r"^\ufeff+", re.M)
 _BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
 
 _ENGINE = re.compile(
-    r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION)"
+    r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION"
+    r"|FALLBACK)"
     r"[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )
@@ -497,7 +498,7 @@ def _find_engine_markers(
 def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     if not args:
         return None
-    if kind in ("vote-reset", "round", "run-stop", "escalation"):
+    if kind in ("vote-reset", "round", "run-stop", "escalation", "fallback"):
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)
     if len(parts) == 2 and all(p.strip() for p in parts):

@@ -181,7 +181,7 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
             "not a discussion (no `<!-- DISCUSSION -->` header); its DECISION: lines are left out"
         )
         return [], (Skipped(path, reason) if has_decision else None), False
-    if not has_decision:
+    if not has_decision and "ROOT-CAUSE" not in text:  # a converged diagnosis is a decision
         return [], None, True
     title, status, initial, date, items = _decisions_of(text, path, workspace)
     settled = is_settled(status, initial)
@@ -211,8 +211,21 @@ def _decisions_of(
         for m in extract(block.body, block.body_line).markers:
             if m.kind == "DECISION":
                 items.append(Item(m.kind, m.text, block.author, m.line))
+    if "ROOT-CAUSE" in text:  # diagnostic mode: a converged diagnosis is a decision
+        items += _diagnosis_items(text, path, workspace)
     initial = state.template.status if state.template else "OPEN"
     return state.title, state.status, initial, doc.header.get("created", ""), items
+
+
+def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:
+    from .diagnosis import decision_text
+
+    diag = derive.derive(text, workspace, path.stem).diagnosis
+    decided = decision_text(diag)
+    if decided is None:
+        return []
+    first = next(c for c in diag.candidates if c.author == diag.supporters[0])
+    return [Item("DECISION", decided, first.author, first.line)]
 
 
 def _entry(

@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 
 from .format import VOTE_VALUES, ParseWarning, code_line_ranges, in_ranges
 
-MARKER_KINDS = ("VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING")
+MARKER_KINDS = (
+    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING"
+) + ("ROOT-CAUSE", "CONFIDENCE")
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
 # quadratically on a marker line ending in a long run of spaces. Every scan here is linear.
@@ -35,7 +37,7 @@ MARKER_KINDS = ("VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", 
 # characters back cannot help a match, only cost time on a long run of spaces.
 _MARKER = re.compile(
     r"^[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
-    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING)"
+    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|ROOT-CAUSE|CONFIDENCE)"
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
     r"[ \t]*+([^\n]*)",
     re.M,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from . import format as fmt
 from . import storage
 from .derive import Comment, Item, PendingMention, RunMark, State, derive
+from .diagnosis import Diagnosis
 from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
 from .voting import ConsensusResult, calculate_consensus, score_consensus
@@ -316,6 +317,16 @@ class Discussion:
         return self._s.escalation
 
     @property
+    def phase_transitions(self) -> int:
+        """How many phase transitions the file records."""
+        return sum(1 for m in self._s.doc.engine_markers if m.kind == "phase-transition")
+
+    @property
+    def diagnosis(self) -> Diagnosis:
+        """Root-cause candidates and their convergence (diagnostic mode)."""
+        return self._s.diagnosis
+
+    @property
     def consensus_mode(self) -> str:
         """``votes`` or ``score``: how the current phase decides."""
         info = self.phase_info
@@ -533,6 +544,7 @@ class Discussion:
                 "stop_line": s.stops[-1].line if s.stops else None,
             },
             "escalation": s.escalation.to_dict() if s.escalation else None,
+            "diagnosis": s.diagnosis.to_dict(),
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

@@ -46,10 +46,14 @@ def auto_advance(d: Discussion) -> AutoAdvance | None:
     template = d.template
     if info is None or template is None:
         return None
+    if info.next is None and info.transitions:
+        return None  # the phase graph leads on from here (`chair`)
     if info.next is None:
         return _decided(d)
     if info.auto_trigger == "all_mentioned_responded" and all_mentioned_responded(d):
         return AutoAdvance("phase", info.next, "every participant has responded")
+    if info.auto_trigger == "consensus" and info.diagnosis and d.diagnosis.converged:
+        return AutoAdvance("phase", info.next, f"the diagnosis converged on '{d.diagnosis.key}'")
     if info.auto_trigger == "consensus" and info.voting_mode and d.has_consensus():
         return AutoAdvance("phase", info.next, f"consensus reached ({d.consensus_result.reason})")
     return None
@@ -64,6 +68,12 @@ def _decided(d: Discussion) -> AutoAdvance | None:
         return None  # decided or closed already (by the rules or by hand)
     if d.status == template.consensus_status:
         return None
+    if info.diagnosis and not info.voting_mode:  # decided when the diagnosis converges
+        key = d.diagnosis.key
+        if key is None:
+            return None
+        reason = f"the diagnosis converged on '{key}'"
+        return AutoAdvance("status", template.consensus_status, reason)
     if info.voting_mode:
         if d.has_consensus():
             return AutoAdvance(

@@ -22,6 +22,7 @@ from .format import normalise_newlines
 from .ledger import settled_decisions
 from .model import Comment, Discussion
 from .participants import Participant
+from .visibility import view_for
 
 DEFAULT_MAX_CHARS = 60_000
 DEFAULT_MEMORY_CHARS = 4_000
@@ -120,8 +121,9 @@ def _digest_line(c: Comment) -> str:
 
 
 def build_context(d: Discussion, participant: Participant, max_chars: int) -> Context:
-    text = normalise_newlines(d.text)
-    comments = d.comments
+    view = view_for(d, participant)  # blind or anonymous phases: what this participant sees
+    text = view.text if view else normalise_newlines(d.text)
+    comments = view.comments if view else d.comments
     if len(text) <= max_chars:
         return Context(text, len(comments), 0, 0, False)
 
@@ -193,6 +195,15 @@ Mention another participant with @alias to ask them something.
 If you have nothing to add, respond with exactly: {"sentinel": "NO_RESPONSE"}"""
 
 
+DIAGNOSIS_FORMAT = (
+    'This phase diagnoses a problem. Also give "root_cause_key": the root cause as a short key '
+    '(a few words joined by -, such as "session-token-expired", at most 60 characters) and '
+    '"confidence": 0-10, how sure you are (8 or more: sure). In markdown, write ROOT-CAUSE: key '
+    "and CONFIDENCE: n. The diagnosis converges when two participants name the same root cause "
+    "with confidence 8 or more."
+)
+
+
 def build_prompt(
     d: Discussion,
     participant: Participant,
@@ -237,7 +248,9 @@ def build_prompt(
         "Build on what others said; do not repeat it."
     )
     asked = [p for p in d.pending_mentions if p.alias == participant.alias]
-    if asked:
+    if asked and info is not None and (info.blind or info.anonymous):
+        tail.append("You were mentioned and have not answered yet; answer that first.")
+    elif asked:
         where = ", ".join(f"line {p.line} by {p.by}" for p in asked)
         tail.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
     tail += ["", "## Response format", RESPONSE_FORMAT]
@@ -256,6 +269,10 @@ def build_prompt(
             '"pending_issues": a list with one short line per issue that still stands in your '
             "way (empty when none). In markdown, write SCORE: n and one PENDING: line per issue."
         )
+    if info is not None and info.diagnosis:
+        tail.append(DIAGNOSIS_FORMAT)
+    if info is not None and info.blind:
+        tail.append("This round is blind: you see none of the other participants' answers.")
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
     if memory:
         share = min(memory_chars_for(d), int(max(0, budget - frame) * _MEMORY_SHARE))

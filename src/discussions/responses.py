@@ -86,6 +86,7 @@ def _parse(text: str) -> Response:
         elif raw_vote is not None and not isinstance(raw_vote, str):
             notes.append(f"invalid vote {_clean(repr(raw_vote)[:80])} ignored")
         comment += _score_lines(obj, notes)
+        comment += _diagnosis_lines(obj, notes)
         body, line_vote, line_notes = _take_vote_lines(comment)
         notes += line_notes
         return Response(body, json_vote or line_vote, structured=True, notes=notes)
@@ -113,6 +114,26 @@ def _score_lines(obj: dict[str, Any], notes: list[str]) -> str:
         for item in pending[:50]:
             if isinstance(item, str) and item.strip():
                 lines.append("PENDING: " + " ".join(_clean(item).split())[:300])
+    return "\n\n" + "\n".join(lines) if lines else ""
+
+
+def _diagnosis_lines(obj: dict[str, Any], notes: list[str]) -> str:
+    """``root_cause_key`` and ``confidence`` JSON fields as ``ROOT-CAUSE:`` / ``CONFIDENCE:``
+    lines, written as given (on one line) so that the parser normalises the key and reports
+    what it cannot read; nothing when absent."""
+    lines: list[str] = []
+    key = obj.get("root_cause_key")
+    if isinstance(key, str) and key.strip():
+        lines.append("ROOT-CAUSE: " + " ".join(_clean(key).split())[:200])
+    elif key is not None:
+        notes.append(f"invalid root_cause_key {_clean(repr(key)[:40])} ignored")
+    confidence = obj.get("confidence")
+    if isinstance(confidence, int | float) and not isinstance(confidence, bool):
+        lines.append(f"CONFIDENCE: {confidence:g}")
+    elif isinstance(confidence, str) and confidence.strip():
+        lines.append("CONFIDENCE: " + " ".join(_clean(confidence).split())[:40])
+    elif confidence is not None:
+        notes.append(f"invalid confidence {_clean(repr(confidence)[:40])} ignored")
     return "\n\n" + "\n".join(lines) if lines else ""
 
 

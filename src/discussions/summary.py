@@ -34,6 +34,23 @@ def _items(d: Discussion, title: str, items: list[Item]) -> list[str]:
     return out + [""]
 
 
+def _diagnosis(d: Discussion) -> list[str]:
+    """Diagnostic mode: the converged root cause or the candidates, linked."""
+    diag = d.diagnosis
+    if not diag.candidates and not diag.notes:
+        return []
+    verdict = (
+        f"converged on **{diag.key}** (supported by {', '.join(diag.supporters)})"
+        if diag.converged
+        else "not converged"
+    )
+    out = ["## Diagnosis", "", f"Diagnosis {verdict}.", ""]
+    for c in diag.candidates:
+        out.append(f"- {c.key}: {c.author}, confidence {c.confidence} ({_link(d, c.line)})")
+    out += [f"- Note: {note}" for note in diag.notes]
+    return out + [""]
+
+
 def render_summary(d: Discussion, narrative: str | None = None, narrator: str = "") -> str:
     """The summary as markdown. Deterministic for a given file (no timestamps)."""
     info = d.phase_info
@@ -68,6 +85,7 @@ def render_summary(d: Discussion, narrative: str | None = None, narrator: str = 
     if result.blocked_by:
         lines.append(f"Blocking: {', '.join(result.blocked_by)}.")
     lines.append("")
+    lines += _diagnosis(d)
     lines += _items(d, "Open questions", d.questions)
     lines += _items(d, "Decisions", d.decisions)
     lines += _items(d, "TODOs", d.todos)

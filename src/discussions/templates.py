@@ -30,8 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import graph
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .errors import ConfigError, TemplateError, UnknownTemplate
+from .graph import Fallback, Transition
 from .participants import alias_problem, normalise_alias
 
 AUTO_TRIGGERS = ("all_mentioned_responded", "consensus")
@@ -60,6 +62,16 @@ class Phase:
     """How consensus is reached here: ``votes`` (READY/CHANGES/REJECT) or ``score``."""
     score_threshold: int = 9
     """In ``score`` mode, the score (0-10) every expected participant must give."""
+    transitions: list[Transition] = field(default_factory=list)
+    """Where `discussions run` goes from here, and when (see `graph`)."""
+    fallback: Fallback | None = None
+    """What `discussions run` does when ``max_rounds`` are used up and no transition fired."""
+    blind: bool = False
+    """Participants see the context and their own answers, none of the other participants'."""
+    anonymous: bool = False
+    """Other authors reach the prompt as "Participant A/B/C", never by name."""
+    diagnosis: bool = False
+    """Participants give ``ROOT-CAUSE:`` and ``CONFIDENCE:`` (see `diagnosis`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +84,11 @@ class Phase:
             "max_rounds": self.max_rounds,
             "consensus_mode": self.consensus_mode,
             "score_threshold": self.score_threshold,
+            "transitions": [t.to_dict() for t in self.transitions],
+            "fallback": self.fallback.to_dict() if self.fallback else None,
+            "blind": self.blind,
+            "anonymous": self.anonymous,
+            "diagnosis": self.diagnosis,
         }
 
 
@@ -93,6 +110,8 @@ class Template:
     context_format: str | None = None
     """How ``--context`` is written: None as given, ``diff`` a raw diff fenced as code."""
     source: Path | None = None
+    max_phase_transitions: int | None = None
+    """How many phase transitions a discussion may make (needed when the phases form a cycle)."""
 
     @property
     def first_phase(self) -> str:
@@ -175,6 +194,7 @@ class Template:
                     max_rounds=rounds,
                     consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
                     score_threshold=threshold,
+                    **graph.phase_options(p, ("phases", i), fail),
                 )
             )
         ids = [p.id for p in phases]
@@ -182,6 +202,7 @@ class Template:
             if ph.next is not None and ph.next not in ids:
                 known = ", ".join(ids)
                 raise fail(("phases", i, "next"), f"names unknown phase '{ph.next}' ({known})")
+        cap = graph.check_graph(phases, data.get("max_phase_transitions"), fail)
         body = data.get("body")
         return cls(
             name=data["name"].strip(),
@@ -196,6 +217,7 @@ class Template:
             consensus_status=((data.get("consensus_status") or "").strip() or "CLOSED").upper(),
             context_format=(data.get("context_format") or "").strip() or None,
             source=source,
+            max_phase_transitions=cap,
         )
 
 

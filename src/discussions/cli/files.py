@@ -243,6 +243,13 @@ def render_status(d: Discussion, verbose: bool) -> None:
     if d.rounds or stop is not None:
         ran = f"Last run: {len(d.rounds)} round(s)"
         say(ran + (f", stopped: {stop.value} (line {stop.line})" if stop else ", running"))
+    from ..diagnosis import describe
+
+    diagnosis = describe(d.diagnosis)
+    if diagnosis:
+        say("")
+        for line in diagnosis:
+            say(line)
 
     sections = [("Open Questions", d.questions, "Q")]
     if verbose:
