@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import conflicts
 from . import format as fmt
 from .markers import Marker, extract
+from .motions import Motion, rule_motions, rule_passes
 
 if TYPE_CHECKING:
     from .participants import ParticipantRegistry
@@ -163,6 +164,10 @@ class State:
     """``RUN-STOP`` markers, in order."""
     escalation: RunMark | None = None
     """The latest escalation, while no human has answered it."""
+    motions: list[Motion] = field(default_factory=list)
+    """Motions, their seconds, ballots and results (`motions.rule_motions`)."""
+    passes: list[tuple[str, int]] = field(default_factory=list)
+    """(who, line) of each ``PASS`` block: a participant had nothing to add."""
 
     @property
     def registry(self) -> ParticipantRegistry:
@@ -477,6 +482,8 @@ RULES: list[tuple[str, Rule]] = [
     ("votes", rule_votes),
     ("scores", rule_scores),
     ("runs", rule_runs),
+    ("passes", rule_passes),
+    ("motions", rule_motions),
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from .format import VOTE_VALUES, ParseWarning, code_line_ranges, in_ranges
 
 MARKER_KINDS = (
-    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING"
+    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
+    "MOTION", "SECOND", "BALLOT",
 )
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
@@ -37,7 +38,7 @@ MARKER_KINDS = (
 # characters back cannot help a match, only cost time on a long run of spaces.
 _MARKER = re.compile(
     r"^[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
-    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING)"
+    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT)"
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
     r"[ \t]*+([^\n]*)",
     re.M,

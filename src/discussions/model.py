@@ -20,6 +20,7 @@ from . import storage
 from .derive import Comment, Item, PendingMention, RunMark, State, derive
 from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
+from .motions import Motion
 from .voting import ConsensusResult, calculate_consensus, score_consensus
 
 if TYPE_CHECKING:
@@ -244,6 +245,16 @@ class Discussion:
     @property
     def decisions(self) -> list[Item]:
         return list(self._s.items["DECISION"])
+
+    @property
+    def motions(self) -> list[Motion]:
+        """Motions in file order, each with its seconds, ballots and result."""
+        return list(self._s.motions)
+
+    @property
+    def passes(self) -> list[tuple[str, int]]:
+        """(who, line) of each recorded pass (a participant had nothing to add)."""
+        return list(self._s.passes)
 
     @property
     def concerns(self) -> list[Item]:
@@ -533,6 +544,8 @@ class Discussion:
                 "stop_line": s.stops[-1].line if s.stops else None,
             },
             "escalation": s.escalation.to_dict() if s.escalation else None,
+            "motions": [m.to_dict() for m in s.motions],
+            "passes": [{"by": by, "line": line} for by, line in s.passes],
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

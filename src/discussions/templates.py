@@ -34,7 +34,7 @@ from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .errors import ConfigError, TemplateError, UnknownTemplate
 from .participants import alias_problem, normalise_alias
 
-AUTO_TRIGGERS = ("all_mentioned_responded", "consensus")
+AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
 DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
 
 
@@ -60,6 +60,10 @@ class Phase:
     """How consensus is reached here: ``votes`` (READY/CHANGES/REJECT) or ``score``."""
     score_threshold: int = 9
     """In ``score`` mode, the score (0-10) every expected participant must give."""
+    majority_threshold: float = 0.5
+    """A motion passes when its YES ballots are strictly more than this share (`council`)."""
+    abstain_counts_as_no: bool = False
+    """Whether an ABSTAIN ballot counts against a motion (else it is left out of the count)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +76,8 @@ class Phase:
             "max_rounds": self.max_rounds,
             "consensus_mode": self.consensus_mode,
             "score_threshold": self.score_threshold,
+            "majority_threshold": self.majority_threshold,
+            "abstain_counts_as_no": self.abstain_counts_as_no,
         }
 
 
@@ -162,6 +168,13 @@ class Template:
                 or not 0 <= threshold <= 10
             ):
                 raise fail(("phases", i, "score_threshold"), "must be a whole number from 0 to 10")
+            majority = p.get("majority_threshold", 0.5)
+            if isinstance(majority, bool) or not isinstance(majority, int | float) or not (
+                0 <= majority < 1
+            ):
+                raise fail(("phases", i, "majority_threshold"), "must be a number from 0 to 0.99")
+            if not isinstance(p.get("abstain_counts_as_no", False), bool):
+                raise fail(("phases", i, "abstain_counts_as_no"), "must be true or false")
             if any(p["id"].strip() == q.id for q in phases):
                 raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
             phases.append(
@@ -175,6 +188,8 @@ class Template:
                     max_rounds=rounds,
                     consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
                     score_threshold=threshold,
+                    majority_threshold=float(majority),
+                    abstain_counts_as_no=bool(p.get("abstain_counts_as_no", False)),
                 )
             )
         ids = [p.id for p in phases]
