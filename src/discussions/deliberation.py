@@ -10,7 +10,8 @@ transitions, a decided status). The run stops on the first of:
 * ``max_rounds``  the round limit (``--rounds``, or the phase's ``max_rounds``) is used up
   without consensus; the engine then appends an escalation that states each participant's
   position and asks the humans to decide;
-* ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay).
+* ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay);
+* ``ballots``     a seconded motion waits for ballots from people (``consensus.human_required``).
 
 A phase's ``max_rounds`` used up in a phase that is not a voting phase and has a next phase moves
 the discussion on (the way a chair moves from discussion to the vote); anywhere else it ends the
@@ -33,7 +34,9 @@ from .model import Discussion
 from .runner import Runner, TurnResult
 from .turns import select_participants
 
-STOP_REASONS = ("consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted")
+STOP_REASONS = (
+    "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots"
+)
 DEFAULT_MAX_ROUNDS = 5
 _STOP_TEXT = {
     "consensus": "the discussion is decided",
@@ -42,6 +45,7 @@ _STOP_TEXT = {
     "all_passed": "every participant had nothing to add",
     "rejected": "every participant rejects the proposal",
     "interrupted": "interrupted",
+    "ballots": "a seconded motion waits for the humans' ballots",
 }
 
 
@@ -209,6 +213,8 @@ def _stop_after_round(d: Discussion, turn: TurnResult, in_phase: int) -> str | N
         return "consensus"
     if _unanimous_rejection(d):
         return "rejected"
+    if turn.motion is not None and turn.motion.stage == "waiting":
+        return "ballots"  # the council waits: people vote with `discussions comment --ballot`
     if turn.outcomes and all(o.status == "no_response" for o in turn.outcomes):
         return "all_passed"
     if _needs_human(d):

@@ -796,6 +796,11 @@ def render_status_change(source: str, target: str) -> str:
     )
 
 
+def visible_name(name: str) -> str:
+    """A name as plain text inside ``*...*`` (markdown characters and ``@`` escaped)."""
+    return _visible(name).replace("@", "\\@")
+
+
 def _visible(name: str) -> str:
     """A phase or status name as plain text inside ``*...*`` (markdown characters escaped)."""
     return _MARKDOWN_CHAR.sub(r"\\\g<0>", " ".join(name.split()))

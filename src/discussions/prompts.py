@@ -193,6 +193,13 @@ Mention another participant with @alias to ask them something.
 If you have nothing to add, respond with exactly: {"sentinel": "NO_RESPONSE"}"""
 
 
+TURN_ACTIONS = (
+    'Turn actions: add "action": "PASS" when you have nothing to add, or "action": "CALL_VOTE" '
+    'with "motion": "the proposal, in one sentence" to put a proposal to a formal vote (the '
+    "others second it, then everyone casts a sealed ballot)."
+)
+
+
 def build_prompt(
     d: Discussion,
     participant: Participant,
@@ -240,7 +247,7 @@ def build_prompt(
     if asked:
         where = ", ".join(f"line {p.line} by {p.by}" for p in asked)
         tail.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
-    tail += ["", "## Response format", RESPONSE_FORMAT]
+    tail += ["", "## Response format", RESPONSE_FORMAT, TURN_ACTIONS]
     if not participant.votes:
         tail.append('You are a background participant and do not vote: set "vote" to null.')
     elif wants_vote:

@@ -169,8 +169,10 @@ class Template:
             ):
                 raise fail(("phases", i, "score_threshold"), "must be a whole number from 0 to 10")
             majority = p.get("majority_threshold", 0.5)
-            if isinstance(majority, bool) or not isinstance(majority, int | float) or not (
-                0 <= majority < 1
+            if (
+                isinstance(majority, bool)
+                or not isinstance(majority, int | float)
+                or not (0 <= majority < 1)
             ):
                 raise fail(("phases", i, "majority_threshold"), "must be a number from 0 to 0.99")
             if not isinstance(p.get("abstain_counts_as_no", False), bool):
