@@ -132,7 +132,7 @@ def handle_motion(
                 # ballot: the vote is closed with the ballots that are in.
                 _close(d, motion)
             motion = _find(d, motion.line)
-    if motion.result in ("passed", "failed") and not motion.recorded:
+    if motion.result != "open" and not motion.recorded:
         _close(d, motion)
         motion = _find(d, motion.line)
     outcome.stage = motion.result if motion.result != "open" else "waiting"

@@ -158,6 +158,7 @@ def rule_motions(s: State) -> None:
             events.append((e.line, "", None, _fields(e.target)))
     events.sort(key=lambda ev: ev[0])
     phase_at = _phase_lines(s)
+    required = required_voters(s)
     motions: list[Motion] = []
     by_line: dict[int, Motion] = {}
     current: Motion | None = None
@@ -173,14 +174,10 @@ def rule_motions(s: State) -> None:
             by_line[line] = current
         elif current is None or current.result != "open":
             s.warn(line, f"{marker.kind} with no open motion before it; not counted")
-        elif marker.kind == "SECOND":
-            _second(s, current, author, marker)
         else:
-            _ballot(s, current, author, marker)
-    required = required_voters(s)
+            (_second if marker.kind == "SECOND" else _ballot)(s, current, author, marker)
+            _settle(s, current, required)  # complete: later markers no longer count
     for motion in motions:
-        if motion.result == "open":
-            _settle(s, motion, required)
         if motion.result == "passed":
             s.items["DECISION"].append(_decision(motion))
     s.items["DECISION"].sort(key=lambda item: item.line)
@@ -229,8 +226,8 @@ def _record(s: State, line: int, fields: dict[str, str], by_line: dict[int, Moti
     if target is None or result not in RESULTS[1:]:
         s.warn(line, "MOTION-RESULT names no motion before it, or no result; ignored")
         return
-    if target.result != "open":
-        return
+    if target.recorded:
+        return  # recorded twice (two writers at once): the first record stands
     target.result, target.result_line, target.recorded = result, line, True
     if result != "lapsed":
         target.counts = {b: _int(fields.get(b.lower(), "0")) for b in BALLOTS}

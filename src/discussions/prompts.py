@@ -194,9 +194,8 @@ If you have nothing to add, respond with exactly: {"sentinel": "NO_RESPONSE"}"""
 
 
 TURN_ACTIONS = (
-    'Turn actions: add "action": "PASS" when you have nothing to add, or "action": "CALL_VOTE" '
-    'with "motion": "the proposal, in one sentence" to put a proposal to a formal vote (the '
-    "others second it, then everyone casts a sealed ballot)."
+    'Or "action": "PASS" (nothing to add), or "action": "CALL_VOTE" with "motion": '
+    '"one sentence" for a formal vote.'
 )
 
 
