@@ -409,3 +409,48 @@ def test_ai_text_cannot_forge_a_motion_result(council, tmp_path: Path) -> None: 
     assert d.motions[0].text.startswith("x") and d.motions[0].result == "lapsed"
     lines = path.read_text().splitlines()
     assert sum(line.startswith("<!-- MOTION-RESULT:") for line in lines) == 1
+
+
+def test_run_holds_the_vote_between_rounds_and_stops_decided(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = council(
+        {
+            "mover": "security",
+            "motion": MOTION,
+            "second": {"pragmatist": "yes"},
+            "ballot": {"architect": "YES", "security": "YES", "pragmatist": "YES"},
+        }
+    )
+    r = run("run", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    res = json_of(r)
+    assert res["rounds"] == 1 and res["stopped"] == "consensus"
+    d = Discussion.load(path)
+    assert d.phase == "decided" and d.status == "DECIDED"
+    assert [i.text for i in d.decisions] == [MOTION]
+    shown = out(run("status", "plan.md"))
+    assert "Motions (1):" in shown
+
+
+def test_run_all_passed_still_stops_and_passes_are_recorded(council) -> None:  # type: ignore[no-untyped-def]
+    path = council({})
+    res = json_of(run("run", "plan.md", "--json"))
+    assert res["stopped"] == "all_passed"
+    d = Discussion.load(path)
+    assert sorted(by for by, _ in d.passes) == [A, P, S] and d.comments == []
+    assert d.motions == [] and d.warnings == []
+
+
+def test_a_ballot_that_never_comes_closes_the_vote_with_those_in(council) -> None:  # type: ignore[no-untyped-def]
+    path = council(
+        {
+            "mover": "architect",
+            "motion": MOTION,
+            "second": {"security": "yes"},
+            "ballot": {"architect": "YES", "security": "NO"},
+            "fail": ["pragmatist"],
+        }
+    )
+    r = run("turn", "plan.md")
+    assert "Motion of line" in out(r) and "failed: YES 1, NO 1, ABSTAIN 0" in out(r)
+    [motion] = Discussion.load(path).motions
+    assert motion.result == "failed" and motion.recorded and P not in motion.ballots

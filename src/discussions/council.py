@@ -277,7 +277,7 @@ def _compose(
 ) -> tuple[ParticipantOutcome, str | None]:
     """Ask one participant; return the outcome and the comment block to append (None when
     there is nothing to write)."""
-    from .runner import ParticipantOutcome
+    from .runner import ParticipantOutcome, _clean_meta
 
     outcome = ParticipantOutcome(participant.alias, participant.name)
     started = time.monotonic()
@@ -294,6 +294,9 @@ def _compose(
     comment = fmt.neutralise(response.comment)
     digest = body_digest(fmt.render_comment(participant.name, comment).split("\n", 1)[1])
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
+    if outcome.attempts:
+        failed = [_clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
+        meta.append("failed: " + "; ".join(failed))
     meta.append(f"digest: {digest}")
     outcome.status = "posted"
     return outcome, fmt.render_comment(participant.name, comment, meta=" | ".join(meta))
