@@ -454,3 +454,68 @@ def test_a_ballot_that_never_comes_closes_the_vote_with_those_in(council) -> Non
     assert "Motion of line" in out(r) and "failed: YES 1, NO 1, ABSTAIN 0" in out(r)
     [motion] = Discussion.load(path).motions
     assert motion.result == "failed" and motion.recorded and P not in motion.ballots
+
+
+def test_the_last_ballot_by_command_records_the_result_and_moves_the_phase(isolated: Path) -> None:
+    council_template(isolated)
+    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
+    path = write(
+        isolated / "discussions" / "two.md",
+        """
+        <!-- DISCUSSION -->
+        <!-- Template: council -->
+        <!-- Participants: -->
+
+        ---
+
+        Name: Rob
+
+        MOTION: Ship it
+        BALLOT: YES
+
+        ---
+        """,
+    )
+    assert "ballot on a motion nobody has seconded" in out(run("check", "two.md"))
+    assert code(run("comment", "two.md", "--second", "yes", "--author", "Ana")) == 0
+    assert code(run("comment", "two.md", "--ballot", "yes", "--author", "Rob")) == 0
+    assert Discussion.load(path).motions[0].result == "open"  # Ana has not voted
+    r = run("comment", "two.md", "--ballot", "no", "--author", "Ana")
+    assert code(r) == 0 and "Motion of line 9 failed." in out(r)  # 1 of 2 is not a majority
+    d = Discussion.load(path)
+    assert d.motions[0].recorded and d.phase == "debate"
+    assert "<!-- MOTION-RESULT: failed | yes: 1 | no: 1 | abstain: 0 | line: 9 -->" in path.read_text()
+
+
+def test_a_motion_nobody_can_second_yet_waits(isolated: Path) -> None:
+    council_template(isolated)
+    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
+    path = write(
+        isolated / "discussions" / "wait.md",
+        """
+        <!-- DISCUSSION -->
+        <!-- Template: council -->
+        <!-- Participants: -->
+
+        ---
+
+        Name: Rob
+
+        MOTION: Ship it
+
+        ---
+        """,
+    )
+    from discussions.council import handle_motion
+    from discussions.runner import Runner
+
+    d = Discussion.load(path)
+    outcome = handle_motion(Runner(d.workspace), d)
+    assert outcome is not None and outcome.stage == "waiting" and outcome.asked == []
+    assert Discussion.load(path).motions[0].result == "open"
+    assert code(run("comment", "wait.md", "--second", "yes", "--author", "Ana")) == 0
+    assert code(run("comment", "wait.md", "--ballot", "yes", "--author", "Ana")) == 0
+    r = run("comment", "wait.md", "--ballot", "yes", "--author", "Rob")
+    assert "Motion of line 9 passed." in out(r)
+    d = Discussion.load(path)
+    assert d.phase == "decided" and [i.text for i in d.decisions] == ["Ship it"]

@@ -101,10 +101,10 @@ def handle_motion(
     runner: Runner, d: Discussion, *, provider: str | None = None
 ) -> MotionOutcome | None:
     """Second, ballot on and count the latest open motion (see the module docstring)."""
-    d.reload()
+    settled = record_results(d)
     motion = open_motion(d)
     if motion is None:
-        return None
+        return _outcome(d, settled[-1]) if settled else None
     voters = _voting_participants(d)
     outcome = MotionOutcome(motion.line, motion.text, "waiting")
     if not motion.seconded_by:
@@ -112,10 +112,11 @@ def handle_motion(
         callout = SECOND_CALLOUT.format(by=motion.by, line=motion.line, text=motion.text)
         outcome.asked += _collect(runner, d, asked, callout, provider, sealed=False)
         motion = _find(d, motion.line)
-        if motion.result == "open" and not motion.seconded_by:
+        others = [n for n in _required_people(d) if n not in (motion.by, *motion.declined_by)]
+        if motion.result == "open" and not motion.seconded_by and (asked or not others):
             _record(d, motion.line, render_result(motion.line, "lapsed"))
             motion = _find(d, motion.line)
-    if motion.result == "open":
+    if motion.result == "open" and motion.seconded_by:
         due = [p for p in voters if p.name not in motion.ballots]
         callout = BALLOT_CALLOUT.format(
             by=motion.by,
@@ -135,24 +136,33 @@ def handle_motion(
     if motion.result != "open" and not motion.recorded:
         _close(d, motion)
         motion = _find(d, motion.line)
+    return _outcome(d, motion, outcome)
+
+
+def _outcome(d: Discussion, motion: Motion, outcome: MotionOutcome | None = None) -> MotionOutcome:
+    """`outcome` (or a new one) filled in from `motion`; a passed motion may move the phase."""
+    outcome = outcome or MotionOutcome(motion.line, motion.text, "waiting")
     outcome.stage = motion.result if motion.result != "open" else "waiting"
     outcome.seconded_by = list(motion.seconded_by)
     outcome.ballots = dict(motion.ballots)
     outcome.counts = dict(motion.counts)
     if motion.result == "open":
         outcome.waiting_for = [n for n in _required(d) if n not in motion.ballots]
-    if motion.result == "passed":
+    if motion.result == "passed" and outcome.advanced_to is None:
         outcome.advanced_to = _advance(d, motion)
     return outcome
 
 
 def record_results(d: Discussion) -> list[Motion]:
     """Record the results that the markers alone decided (a hand-written ballot completed a
-    vote, or every other voter declined to second) and nobody recorded yet. Returns them."""
+    vote, or every other voter declined to second) and nobody recorded yet; a passed one may
+    move the phase on (``auto_trigger: motion_passed``). Returns them."""
     d.reload()
     done = [m for m in d.motions if m.result != "open" and not m.recorded]
     for motion in done:
         _close(d, motion)
+        if motion.result == "passed":
+            _advance(d, motion)
     d.reload()
     return done
 

@@ -11,6 +11,8 @@ Rules (DESIGN.md section 4):
   by a word character (so ``rob@example.com`` is not one) and not followed by ``.domain``.
 * ``VOTE:`` values are READY, CHANGES or REJECT in any case; anything else is reported and not
   counted.
+* The council's ``MOTION:``, ``SECOND:`` and ``BALLOT:`` are found like the others; their values
+  are checked by the rule that reads them (`motions.rule_motions`).
 
 Fast path: most bodies have no backticks and no indented lines, and need no markdown parse at
 all. markdown-it-py is used, block rules only, when a body has indented lines, indented fences
