@@ -438,6 +438,8 @@ def test_run_all_passed_still_stops_and_passes_are_recorded(council) -> None:  #
     d = Discussion.load(path)
     assert sorted(by for by, _ in d.passes) == [A, P, S] and d.comments == []
     assert d.motions == [] and d.warnings == []
+    assert "Passes: 3 (" in out(run("status", "plan.md"))
+    assert len(status_json()["passes"]) == 3  # type: ignore[arg-type]
 
 
 def test_a_ballot_that_never_comes_closes_the_vote_with_those_in(council) -> None:  # type: ignore[no-untyped-def]

@@ -242,6 +242,10 @@ def render_status(d: Discussion, verbose: bool) -> None:
         ran = f"Last run: {len(d.rounds)} round(s)"
         say(ran + (f", stopped: {stop.value} (line {stop.line})" if stop else ", running"))
 
+    passes = d.passes
+    if passes:
+        who = ", ".join(dict.fromkeys(by for by, _ in passes))
+        say(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")
     render_motions(d)
     sections = [("Open Questions", d.questions, "Q")]
     if verbose:
