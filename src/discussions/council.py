@@ -34,6 +34,7 @@ from . import storage
 from .derive import body_digest
 from .motions import Motion, tally
 from .prompts import build_prompt
+from .providers.command import terminate_all
 from .responses import parse_response
 
 if TYPE_CHECKING:
@@ -274,7 +275,16 @@ def _collect(
     snapshot = _sealed(d) if sealed else d
     prompts = [(p, build_prompt(snapshot, p, callout)[0]) for p in asked]
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
-        answers = list(pool.map(lambda job: _compose(runner, job[0], job[1], provider), prompts))
+        futures = [pool.submit(_compose, runner, p, prompt, provider) for p, prompt in prompts]
+        try:
+            answers = [f.result() for f in futures]
+        except KeyboardInterrupt:
+            # Stop the providers before the pool waits for its workers: nothing of this
+            # collection is written (sealed ballots are appended all together or not at all).
+            for f in futures:
+                f.cancel()
+            terminate_all()
+            raise
     blocks = [block for _, block in answers if block]
     if blocks:
         storage.append(d.path, blocks, root=d.workspace.config.base_dir)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from . import phases, storage
@@ -34,6 +34,9 @@ from .providers.registry import ProviderRegistry, provider_chain
 from .responses import parse_response
 from .turns import select_participants
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .council import MotionOutcome
 
 
 @dataclass(slots=True)
@@ -102,7 +105,7 @@ class TurnResult:
     consensus: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     """Problems after the answers were written (a summary that could not be rebuilt)."""
-    motion: Any = None
+    motion: MotionOutcome | None = None
     """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
 
     @property
