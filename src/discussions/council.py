@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -277,6 +277,9 @@ def _collect(
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
         futures = [pool.submit(_compose, runner, p, prompt, provider) for p, prompt in prompts]
         try:
+            left = set(futures)
+            while left:  # short waits, so Ctrl-C reaches this thread
+                _, left = wait(left, timeout=0.2)
             answers = [f.result() for f in futures]
         except KeyboardInterrupt:
             # Stop the providers before the pool waits for its workers: nothing of this
