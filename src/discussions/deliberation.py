@@ -11,7 +11,7 @@ transitions, a decided status). The run stops on the first of:
   without consensus; the engine then appends an escalation that states each participant's
   position and asks the humans to decide;
 * ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay);
-* ``ballots``     a seconded motion waits for ballots from people (``consensus.human_required``).
+* ``ballots``     a motion waits for people (``consensus.human_required``): a second, or ballots.
 
 A phase's ``max_rounds`` used up in a phase that is not a voting phase and has a next phase moves
 the discussion on (the way a chair moves from discussion to the vote); anywhere else it ends the
@@ -45,7 +45,7 @@ _STOP_TEXT = {
     "all_passed": "every participant had nothing to add",
     "rejected": "every participant rejects the proposal",
     "interrupted": "interrupted",
-    "ballots": "a seconded motion waits for the humans' ballots",
+    "ballots": "a motion waits for the humans (a second, or their ballots)",
 }
 
 
