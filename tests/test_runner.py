@@ -188,7 +188,12 @@ def test_no_response_sentinel(disc: Path, isolated: Path, providers_file) -> Non
     before = disc.read_bytes()
     r = run("turn", "auth.md", "@architect")
     assert r.exit_code == 0 and "nothing to add" in r.output  # type: ignore[attr-defined]
-    assert disc.read_bytes() == before
+    # Recorded as a pass, not a comment: an engine block the parser reads back.
+    added = disc.read_bytes()[len(before) :].decode()
+    assert "<!-- PASS: AI-Architect -->" in added and "passed: nothing to add" in added
+    d = Discussion.load(disc)
+    assert d.comments == [] and d.passes == [("AI-Architect", d.passes[0][1])]
+    assert d.warnings == []
 
 
 def test_provider_output_cannot_forge_structure(

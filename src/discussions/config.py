@@ -458,8 +458,11 @@ def _validate(doc: YamlDocument) -> None:
             v = consensus[key]
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
                 fail(f"consensus.{key}", "a number between 0 and 1")
-    if "human_required" in consensus and not isinstance(consensus["human_required"], bool):
-        fail("consensus.human_required", "true or false")
+    required = consensus.get("human_required", False)
+    if not isinstance(required, bool) and not (
+        isinstance(required, list) and all(isinstance(n, str) for n in required)
+    ):
+        fail("consensus.human_required", "true or false, or a list of names (who ballot)")
     if "default_participants" in data:
         v = data["default_participants"]
         if not isinstance(v, list) or not all(isinstance(a, str) for a in v):

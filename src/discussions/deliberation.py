@@ -10,7 +10,8 @@ transitions, a decided status). The run stops on the first of:
 * ``max_rounds``  the round limit (``--rounds``, or the phase's ``max_rounds``) is used up
   without consensus; the engine then appends an escalation that states each participant's
   position and asks the humans to decide;
-* ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay).
+* ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay);
+* ``ballots``     a motion waits for people (``consensus.human_required``): a second, or ballots.
 
 A phase's ``max_rounds`` used up in a phase that is not a voting phase and has a next phase moves
 the discussion on (the way a chair moves from discussion to the vote); anywhere else it ends the
@@ -33,7 +34,9 @@ from .model import Discussion
 from .runner import Runner, TurnResult
 from .turns import select_participants
 
-STOP_REASONS = ("consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted")
+STOP_REASONS = (
+    "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots"
+)
 GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 DEFAULT_MAX_ROUNDS = 5
 _STOP_TEXT = {
@@ -45,6 +48,7 @@ _STOP_TEXT = {
     "interrupted": "interrupted",
     "ended": "the phase's fallback ends the run",
     "max_transitions": "the phase transition limit was reached",
+    "ballots": "a motion waits for the humans (a second, or their ballots)",
 }
 
 
@@ -220,6 +224,8 @@ def _stop_after_round(d: Discussion, turn: TurnResult, in_phase: int) -> str | N
         return "consensus"
     if _unanimous_rejection(d):
         return "rejected"
+    if turn.motion is not None and turn.motion.stage == "waiting":
+        return "ballots"  # the council waits: people vote with `discussions comment --ballot`
     if turn.outcomes and all(o.status == "no_response" for o in turn.outcomes):
         return "all_passed"
     if _needs_human(d):

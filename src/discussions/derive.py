@@ -23,6 +23,7 @@ from . import conflicts
 from . import format as fmt
 from .diagnosis import Diagnosis, rule_diagnosis
 from .markers import Marker, extract
+from .motions import Motion, rule_motions, rule_passes
 
 if TYPE_CHECKING:
     from .participants import ParticipantRegistry
@@ -166,6 +167,10 @@ class State:
     """The latest escalation, while no human has answered it."""
     diagnosis: Diagnosis = field(default_factory=Diagnosis)
     """Root-cause candidates and whether they converged (see `diagnosis`)."""
+    motions: list[Motion] = field(default_factory=list)
+    """Motions, their seconds, ballots and results (`motions.rule_motions`)."""
+    passes: list[tuple[str, int]] = field(default_factory=list)
+    """(who, line) of each ``PASS`` block: a participant had nothing to add."""
 
     @property
     def registry(self) -> ParticipantRegistry:
@@ -481,6 +486,8 @@ RULES: list[tuple[str, Rule]] = [
     ("scores", rule_scores),
     ("runs", rule_runs),
     ("diagnosis", rule_diagnosis),
+    ("passes", rule_passes),
+    ("motions", rule_motions),
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),

@@ -15,7 +15,8 @@ Pure functions, no I/O. The grammar (DESIGN.md section 4):
   ``<!-- PHASE-TRANSITION: a -> b -->``, ``<!-- VOTE-RESET: phase -->``,
   ``<!-- STATUS-CHANGE: OLD -> NEW -->``, and what `discussions run` records:
   ``<!-- ROUND: n | phase: p | order: a, b -->``, ``<!-- RUN-STOP: reason | rounds: n -->``,
-  ``<!-- ESCALATION: reason -->``.
+  ``<!-- ESCALATION: reason -->``; and for the council (`council`): ``<!-- PASS: name -->``,
+  ``<!-- MOTION-RESULT: lapsed|passed|failed | yes: a | no: b | abstain: c | line: n -->``.
 
 * A byte-order mark at the start of a line (files concatenated) is ignored, with a warning.
 * What the engine writes is readable as rendered markdown too: a phase transition or status
@@ -49,7 +50,7 @@ _BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
 
 _ENGINE = re.compile(
     r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION"
-    r"|FALLBACK)"
+    r"|FALLBACK|PASS|MOTION-RESULT)"
     r"[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )
@@ -498,7 +499,9 @@ def _find_engine_markers(
 def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     if not args:
         return None
-    if kind in ("vote-reset", "round", "run-stop", "escalation", "fallback"):
+    if kind in (
+        "vote-reset", "round", "run-stop", "escalation", "fallback", "pass", "motion-result"
+    ):
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)
     if len(parts) == 2 and all(p.strip() for p in parts):
@@ -824,6 +827,11 @@ def render_status_change(source: str, target: str) -> str:
         f"<!-- STATUS-CHANGE: {source} -> {target} -->\n\n"
         f"*Status changed: {_visible(source)} → {_visible(target)}*\n"
     )
+
+
+def visible_name(name: str) -> str:
+    """A name as plain text inside ``*...*`` (markdown characters and ``@`` escaped)."""
+    return _visible(name).replace("@", "\\@")
 
 
 def _visible(name: str) -> str:

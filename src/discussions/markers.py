@@ -11,6 +11,8 @@ Rules (DESIGN.md section 4):
   by a word character (so ``rob@example.com`` is not one) and not followed by ``.domain``.
 * ``VOTE:`` values are READY, CHANGES or REJECT in any case; anything else is reported and not
   counted.
+* The council's ``MOTION:``, ``SECOND:`` and ``BALLOT:`` are found like the others; their values
+  are checked by the rule that reads them (`motions.rule_motions`).
 
 Fast path: most bodies have no backticks and no indented lines, and need no markdown parse at
 all. markdown-it-py is used, block rules only, when a body has indented lines, indented fences
@@ -28,8 +30,9 @@ from dataclasses import dataclass, field
 from .format import VOTE_VALUES, ParseWarning, code_line_ranges, in_ranges
 
 MARKER_KINDS = (
-    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING"
-) + ("ROOT-CAUSE", "CONFIDENCE")
+    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
+    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE",
+)
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
 # quadratically on a marker line ending in a long run of spaces. Every scan here is linear.
@@ -37,7 +40,8 @@ MARKER_KINDS = (
 # characters back cannot help a match, only cost time on a long run of spaces.
 _MARKER = re.compile(
     r"^[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
-    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|ROOT-CAUSE|CONFIDENCE)"
+    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT"
+    r"|ROOT-CAUSE|CONFIDENCE)"
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
     r"[ \t]*+([^\n]*)",
     re.M,

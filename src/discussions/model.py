@@ -21,6 +21,7 @@ from .derive import Comment, Item, PendingMention, RunMark, State, derive
 from .diagnosis import Diagnosis
 from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
+from .motions import Motion
 from .voting import ConsensusResult, calculate_consensus, score_consensus
 
 if TYPE_CHECKING:
@@ -245,6 +246,16 @@ class Discussion:
     @property
     def decisions(self) -> list[Item]:
         return list(self._s.items["DECISION"])
+
+    @property
+    def motions(self) -> list[Motion]:
+        """Motions in file order, each with its seconds, ballots and result."""
+        return list(self._s.motions)
+
+    @property
+    def passes(self) -> list[tuple[str, int]]:
+        """(who, line) of each recorded pass (a participant had nothing to add)."""
+        return list(self._s.passes)
 
     @property
     def concerns(self) -> list[Item]:
@@ -545,6 +556,8 @@ class Discussion:
             },
             "escalation": s.escalation.to_dict() if s.escalation else None,
             "diagnosis": s.diagnosis.to_dict(),
+            "motions": [m.to_dict() for m in s.motions],
+            "passes": [{"by": by, "line": line} for by, line in s.passes],
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

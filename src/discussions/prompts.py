@@ -203,6 +203,11 @@ DIAGNOSIS_FORMAT = (
     "with confidence 8 or more."
 )
 
+TURN_ACTIONS = (
+    'Or "action": "PASS" (nothing to add), or "action": "CALL_VOTE" with "motion": '
+    '"one sentence" for a formal vote.'
+)
+
 
 def build_prompt(
     d: Discussion,
@@ -253,7 +258,7 @@ def build_prompt(
     elif asked:
         where = ", ".join(f"line {p.line} by {p.by}" for p in asked)
         tail.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
-    tail += ["", "## Response format", RESPONSE_FORMAT]
+    tail += ["", "## Response format", RESPONSE_FORMAT, TURN_ACTIONS]
     if not participant.votes:
         tail.append('You are a background participant and do not vote: set "vote" to null.')
     elif wants_vote:

@@ -54,6 +54,14 @@ class Response:
     """The answer was the JSON format (as opposed to free markdown)."""
     notes: list[str] = field(default_factory=list)
     """Things worth telling the user (an invalid vote value, say)."""
+    action: str = "CONTRIBUTE"
+    """The turn action: ``CONTRIBUTE``, ``PASS`` (then `no_response`) or ``CALL_VOTE``."""
+    motion: str | None = None
+    """What a ``CALL_VOTE`` moves; written once at the end of `comment` as ``MOTION:``."""
+    second: str | None = None
+    """``yes`` or ``no``; written once at the end of `comment` as ``SECOND:``."""
+    ballot: str | None = None
+    """``YES``, ``NO`` or ``ABSTAIN``; written once at the end of `comment` as ``BALLOT:``."""
 
 
 def parse_response(text: str) -> Response:
@@ -89,9 +97,63 @@ def _parse(text: str) -> Response:
         comment += _diagnosis_lines(obj, notes)
         body, line_vote, line_notes = _take_vote_lines(comment)
         notes += line_notes
-        return Response(body, json_vote or line_vote, structured=True, notes=notes)
+        response = Response(body, json_vote or line_vote, structured=True, notes=notes)
+        return _council(response, obj)
     body, vote, notes = _take_vote_lines(text)
-    return Response(body, vote, structured=False, notes=notes)
+    return _council(Response(body, vote, structured=False, notes=notes), {})
+
+
+_ANSWER_KEYS = ("comment", "sentinel", "action", "second", "ballot")
+_COUNCIL_KINDS = ("MOTION", "SECOND", "BALLOT")
+
+
+def _council(response: Response, obj: dict[str, Any]) -> Response:
+    """Turn actions (``action``, ``motion``, ``second``, ``ballot`` fields, or ``MOTION:`` /
+    ``SECOND:`` / ``BALLOT:`` lines in the text): the lines are taken out of the comment and
+    written once at its end, the last of each kind (a JSON field wins over a line)."""
+    from .motions import normalise_ballot, normalise_second
+
+    found = extract(response.comment, 1)
+    lines = {m.line: m for m in found.markers if m.kind in _COUNCIL_KINDS}
+    values = {m.kind: m.text for m in lines.values()}
+    if lines:
+        response.comment = _strip_blank_ends(neutralise(_drop_lines(response.comment, set(lines))))
+    action = _clean(str(obj.get("action") or "")).strip().upper().replace(" ", "_")
+    if action in ("PASS", "CONTRIBUTE", "CALL_VOTE"):
+        response.action = action
+    elif action:
+        response.notes.append(f"unknown action '{action[:40]}' ignored")
+    for key in ("motion", "second", "ballot"):
+        value = obj.get(key)
+        if isinstance(value, str) and value.strip():
+            values[key.upper()] = _clean(value)
+        elif isinstance(value, bool) and key == "second":
+            values["SECOND"] = "yes" if value else "no"
+    if response.action == "PASS" and not values:
+        return Response("", no_response=True, structured=True, notes=response.notes)
+    motion = " ".join(values.get("MOTION", "").split())[:300]
+    if motion:
+        response.motion = motion
+        response.action = "CALL_VOTE"
+    elif response.action == "CALL_VOTE":
+        response.notes.append("CALL_VOTE without a motion ignored")
+        response.action = "CONTRIBUTE"
+    if "SECOND" in values:
+        response.second = normalise_second(values["SECOND"])
+        if response.second is None:
+            response.notes.append(f"invalid second '{values['SECOND'][:40]}' ignored")
+    if "BALLOT" in values:
+        response.ballot = normalise_ballot(values["BALLOT"])
+        if response.ballot is None:
+            response.notes.append(f"invalid ballot '{values['BALLOT'][:40]}' ignored")
+    extra = [f"MOTION: {motion}"] if motion else []
+    extra += [f"SECOND: {response.second}"] if response.second else []
+    extra += [f"BALLOT: {response.ballot}"] if response.ballot else []
+    if extra:
+        response.comment = neutralise(
+            (response.comment + "\n\n" if response.comment else "") + "\n".join(extra)
+        )
+    return response
 
 
 def _clean(value: str) -> str:
@@ -205,10 +267,10 @@ def _find_object(text: str) -> dict[str, Any] | None:
         candidates.append(text)
     candidates += [text[a : b + 1] for a, b in _brace_objects(text)]
     for cand in candidates:
-        if "comment" not in cand and "sentinel" not in cand:
-            continue  # cheap: a candidate without either key can never be the answer
+        if not any(key in cand for key in _ANSWER_KEYS):
+            continue  # cheap: a candidate without such a key can never be the answer
         obj = _loads_lenient(cand)
-        if isinstance(obj, dict) and ("comment" in obj or "sentinel" in obj):
+        if isinstance(obj, dict) and any(key in obj for key in _ANSWER_KEYS):
             return obj
     return None
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from . import phases, storage
@@ -34,6 +34,9 @@ from .providers.registry import ProviderRegistry, provider_chain
 from .responses import parse_response
 from .turns import select_participants
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .council import MotionOutcome
 
 
 @dataclass(slots=True)
@@ -102,6 +105,8 @@ class TurnResult:
     consensus: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     """Problems after the answers were written (a summary that could not be rebuilt)."""
+    motion: MotionOutcome | None = None
+    """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
 
     @property
     def posted(self) -> list[ParticipantOutcome]:
@@ -125,6 +130,7 @@ class TurnResult:
             "votes": dict(self.votes),
             "consensus": dict(self.consensus),
             "warnings": list(self.warnings),
+            "motion": self.motion.to_dict() if self.motion is not None else None,
         }
 
 
@@ -141,6 +147,13 @@ class TurnEvent:
     outcome: ParticipantOutcome | None = None
     remaining: int = 0
     """For ``attempt_failed``: how many providers are left to try in the chain."""
+
+
+def render_pass(name: str) -> str:
+    """The block recording that `name` passed (had nothing to add): an engine marker the parser
+    reads back, and a line a reader sees."""
+    clean = " ".join(name.replace("-->", "->").replace("|", "/").split())
+    return f"<!-- PASS: {clean} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
 
 
 def _clean_meta(text: str) -> str:
@@ -278,6 +291,11 @@ class Runner:
             outcome.status = "no_response"
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
+            # A pass is recorded, not a comment: the file shows who had nothing to add.
+            done = storage.append(
+                d.path, [render_pass(participant.name)], root=d.workspace.config.base_dir
+            )
+            outcome.notes.extend(done.lost_messages(d.path))
             return outcome
         vote = response.vote
         if vote and not participant.votes:
@@ -319,9 +337,11 @@ class Runner:
         *,
         provider: str | None = None,
         sequential: bool = False,
+        council: bool = True,
     ) -> TurnResult:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
-        `discussion`, append their answers, then apply the phase rules."""
+        `discussion`, append their answers, then apply the phase rules. With `council`, an open
+        motion is then handled (`council.handle_motion`: seconds, sealed ballots, result)."""
         d = discussion
         if d.unsaved:
             d.save()
@@ -383,6 +403,11 @@ class Runner:
             raise
 
         d.reload()
+        if council:
+            from .council import handle_motion
+
+            result.motion = handle_motion(self, d, provider=provider)
+            d.reload()
         result.changes.extend(phases.settle(d))
         if self.workspace.config.summary_files:
             from .summary import write_summary

@@ -36,7 +36,7 @@ from .errors import ConfigError, TemplateError, UnknownTemplate
 from .graph import Fallback, Transition
 from .participants import alias_problem, normalise_alias
 
-AUTO_TRIGGERS = ("all_mentioned_responded", "consensus")
+AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
 DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
 
 
@@ -72,6 +72,10 @@ class Phase:
     """Other authors reach the prompt as "Participant A/B/C", never by name."""
     diagnosis: bool = False
     """Participants give ``ROOT-CAUSE:`` and ``CONFIDENCE:`` (see `diagnosis`)."""
+    majority_threshold: float = 0.5
+    """A motion passes when its YES ballots are strictly more than this share (`council`)."""
+    abstain_counts_as_no: bool = False
+    """Whether an ABSTAIN ballot counts against a motion (else it is left out of the count)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +93,8 @@ class Phase:
             "blind": self.blind,
             "anonymous": self.anonymous,
             "diagnosis": self.diagnosis,
+            "majority_threshold": self.majority_threshold,
+            "abstain_counts_as_no": self.abstain_counts_as_no,
         }
 
 
@@ -181,6 +187,15 @@ class Template:
                 or not 0 <= threshold <= 10
             ):
                 raise fail(("phases", i, "score_threshold"), "must be a whole number from 0 to 10")
+            majority = p.get("majority_threshold", 0.5)
+            if (
+                isinstance(majority, bool)
+                or not isinstance(majority, int | float)
+                or not (0 <= majority < 1)
+            ):
+                raise fail(("phases", i, "majority_threshold"), "must be a number from 0 to 0.99")
+            if not isinstance(p.get("abstain_counts_as_no", False), bool):
+                raise fail(("phases", i, "abstain_counts_as_no"), "must be true or false")
             if any(p["id"].strip() == q.id for q in phases):
                 raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
             phases.append(
@@ -195,6 +210,8 @@ class Template:
                     consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
                     score_threshold=threshold,
                     **graph.phase_options(p, ("phases", i), fail),
+                    majority_threshold=float(majority),
+                    abstain_counts_as_no=bool(p.get("abstain_counts_as_no", False)),
                 )
             )
         ids = [p.id for p in phases]

@@ -251,6 +251,11 @@ def render_status(d: Discussion, verbose: bool) -> None:
         for line in diagnosis:
             say(line)
 
+    passes = d.passes
+    if passes:
+        who = ", ".join(dict.fromkeys(by for by, _ in passes))
+        say(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")
+    render_motions(d)
     sections = [("Open Questions", d.questions, "Q")]
     if verbose:
         sections += [
@@ -295,7 +300,20 @@ def render_status(d: Discussion, verbose: bool) -> None:
 @click.argument("text", required=False)
 @click.option("-v", "--vote", help="READY, CHANGES or REJECT (any case).")
 @click.option("-a", "--author", help="Name to sign with (default: git user.name, else OS user).")
-def comment_command(file: str, text: str | None, vote: str | None, author: str | None) -> None:
+@click.option("--motion", help="Move a motion (MOTION: text): the discussion pauses to second it.")
+@click.option("--second", type=click.Choice(["yes", "no"], case_sensitive=False), help="Second "
+              "the open motion, or decline to (SECOND: yes|no).")
+@click.option("--ballot", type=click.Choice(["YES", "NO", "ABSTAIN"], case_sensitive=False),
+              help="Your ballot on the seconded motion (BALLOT: YES|NO|ABSTAIN).")
+def comment_command(
+    file: str,
+    text: str | None,
+    vote: str | None,
+    author: str | None,
+    motion: str | None = None,
+    second: str | None = None,
+    ballot: str | None = None,
+) -> None:
     """Append a comment (and optionally a vote) as a human participant.
 
     TEXT may be '-' to read the comment from standard input.
@@ -306,19 +324,27 @@ def comment_command(file: str, text: str | None, vote: str | None, author: str |
       discussions comment feature-x.md --vote READY "Looks good to me."
       discussions comment feature-x.md --vote changes --author Rob
       cat notes.md | discussions comment feature-x.md -
+      discussions comment feature-x.md --motion "Adopt JWT with 1h expiry"
+      discussions comment feature-x.md --ballot yes --author Rob
     """
     ws = workspace()
     path = resolve_file(file, ws)
     body = read_text_arg(text) or ""
-    if not body.strip() and vote is None:
+    council = _council_lines(motion, second, ballot)
+    if not body.strip() and vote is None and not council:
         raise click.UsageError("give comment TEXT ('-' reads standard input), --vote, or both")
     name = author or default_author()
     d = Discussion.load(path, ws)
-    d.add_comment(name, body, vote=vote)
+    d.add_comment(name, body.rstrip("\n") + ("\n\n" if body.strip() else "") + council, vote=vote)
     d.save()
     suffix = f" with VOTE: {vote.upper()}" if vote else ""
     say(f"Added comment from {name}{suffix}.")
     warn_notices(d)
+    if council:
+        from ..council import record_results
+
+        for m in record_results(d):
+            say(f"Motion of line {m.line} {m.result}.")
     # Only this comment's mentions: no need to parse the whole file.
     from ..derive import mention_typos
     from ..markers import extract
@@ -326,6 +352,38 @@ def comment_command(file: str, text: str | None, vote: str | None, author: str |
     mentioned = [m.alias for m in extract(body).mentions]
     for typo, close in mention_typos(mentioned, set(ws.participants.aliases())):
         say(f"Note: @{typo} matches no participant; did you mean @{close}?", err=True)
+
+
+def _council_lines(motion: str | None, second: str | None, ballot: str | None) -> str:
+    """The MOTION / SECOND / BALLOT lines `comment` writes for its options."""
+    lines = []
+    if motion is not None:
+        text = " ".join(motion.split())
+        if not text:
+            raise click.BadParameter("a motion needs text", param_hint="--motion")
+        lines.append(f"MOTION: {text}")
+    if second:
+        lines.append(f"SECOND: {second.lower()}")
+    if ballot:
+        lines.append(f"BALLOT: {ballot.upper()}")
+    return "\n".join(lines)
+
+
+def render_motions(d: Discussion) -> None:
+    motions = d.motions
+    if not motions:
+        return
+    say("")
+    say(f"Motions ({len(motions)}):")
+    for m in motions:
+        say(f"  line {m.line}, {m.by}: {m.text} - {m.result}")
+        if m.seconded_by:
+            say(f"    seconded by: {', '.join(m.seconded_by)}")
+        if m.counts:
+            c = m.counts
+            say(f"    YES {c.get('YES', 0)}, NO {c.get('NO', 0)}, ABSTAIN {c.get('ABSTAIN', 0)}")
+        elif m.result == "open" and m.seconded_by:
+            say(f"    ballots in: {len(m.ballots)} (sealed until all are in)")
 
 
 @click.command("advance")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +13,9 @@ from ..runner import Runner, TurnResult
 from ..turns import select_participants
 from .common import echo_json, printable, resolve_file, say, style, workspace
 from .progress import Progress
+
+if TYPE_CHECKING:
+    from ..council import MotionOutcome
 
 
 def live_display(as_json: bool) -> bool:
@@ -85,6 +89,21 @@ def _consensus(consensus: dict[str, object], phase: str = "") -> str:
     return f"Consensus{where}: {reached}" + (f" ({reason})" if reason else "")
 
 
+def _motion_line(m: MotionOutcome) -> str:
+    """One line on what the council did with the open motion."""
+    head = f"Motion of line {m.line}: "
+    if m.stage == "lapsed":
+        return head + "lapsed (nobody seconded it)."
+    if m.stage == "waiting":
+        return head + "seconded; sealed ballots wait for " + ", ".join(m.waiting_for) + "."
+    c = m.counts
+    tail = f" (advanced to {m.advanced_to})" if m.advanced_to else ""
+    return head + (
+        f"{m.stage}: YES {c.get('YES', 0)}, NO {c.get('NO', 0)}, "
+        f"ABSTAIN {c.get('ABSTAIN', 0)}{tail}."
+    )
+
+
 def _summary(result: TurnResult) -> None:
     """What the turn changed: comments, votes, notes, phase or status changes, consensus.
 
@@ -118,6 +137,8 @@ def _summary(result: TurnResult) -> None:
                 " discussions.yaml (see `discussions providers list`)."
             )
         )
+    if result.motion is not None:
+        say(_motion_line(result.motion))
     for c in result.changes:
         if c.kind == "phase":
             say(f"Advanced to phase: {c.target} ({c.reason})")
