@@ -26,6 +26,10 @@ PY = sys.executable
 HERE = Path(__file__).resolve().parent
 WORK = Path(tempfile.mkdtemp(prefix="discussions-bench-"))
 ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
+# An installed package has its bytecode compiled (pip does it), as do the dependencies we compare
+# start-up against; an environment that disables writing bytecode would make only our side
+# recompile from source at every start.
+ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def cli(*args: str, cwd: Path = WORK, check: bool = True) -> subprocess.CompletedProcess[str]:

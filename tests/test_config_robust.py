@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -310,12 +311,12 @@ def discussion(isolated: Path) -> Discussion:
 def test_summary_on_a_read_only_file_system(
     discussion: Discussion, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from discussions import storage, summary
+    from discussions import summary
 
     def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS))
 
-    monkeypatch.setattr(storage.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
     with pytest.raises(DiscussionsError) as err:
         summary.write_summary(discussion)
     assert str(err.value) == (

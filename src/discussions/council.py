@@ -102,6 +102,9 @@ def handle_motion(
     runner: Runner, d: Discussion, *, provider: str | None = None
 ) -> MotionOutcome | None:
     """Second, ballot on and count the latest open motion (see the module docstring)."""
+    d.reload()
+    if "MOTION" not in d.text:
+        return None  # no motion anywhere (the common case): no parse needed
     settled = record_results(d)
     motion = open_motion(d)
     if motion is None:
@@ -164,7 +167,8 @@ def record_results(d: Discussion) -> list[Motion]:
         _close(d, motion)
         if motion.result == "passed":
             _advance(d, motion)
-    d.reload()
+    if done:
+        d.reload()
     return done
 
 

@@ -32,7 +32,6 @@ import os
 import re
 import signal
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -153,6 +152,8 @@ def replace_file(target: Path, text: str, *, mode: int, what: str = "") -> None:
     """Write a derived file (a summary, the chronicle): a temporary file in the same folder,
     synced, then renamed over `target`, so a failure (read-only file system, full disk) leaves
     the previous version as it was and no partial file behind. `what` names it in errors."""
+    import tempfile  # only commands that rebuild a derived file pay for it
+
     shown = f"{what} {target}" if what else str(target)
     tmp: str | None = None
     try:
