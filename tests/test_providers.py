@@ -151,7 +151,10 @@ def test_presets_cover_the_real_clis() -> None:
     for name in ("claude", "codex", "gemini", "opencode", "llm", "ollama", "mock"):
         assert name in reg.specs
     claude = reg.specs["claude"]
-    assert claude.command and claude.command.startswith("claude -p --output-format text")
+    assert claude.command and claude.command.startswith("claude -p --output-format json")
+    assert claude.output == "claude-json"
+    for flag in ("--strict-mcp-config", "--setting-sources user", "--no-session-persistence"):
+        assert flag in claude.command
     assert "--disallowedTools" in claude.command and claude.env_remove == ["CLAUDECODE"]
     codex = reg.specs["codex"]
     assert (

@@ -35,7 +35,8 @@ from .runner import Runner, TurnResult
 from .turns import select_participants
 
 STOP_REASONS = (
-    "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots"
+    "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
+    "budget",
 )
 GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 DEFAULT_MAX_ROUNDS = 5
@@ -49,6 +50,7 @@ _STOP_TEXT = {
     "ended": "the phase's fallback ends the run",
     "max_transitions": "the phase transition limit was reached",
     "ballots": "a motion waits for the humans (a second, or their ballots)",
+    "budget": "the budget is used up",
 }
 
 
@@ -81,6 +83,8 @@ class RunResult:
     """Seed of the speaking-order shuffle (sequential runs)."""
     escalation: list[str] = field(default_factory=list)
     """The positions stated in the escalation, if one was written."""
+    budget_stop: str | None = None
+    """Why the budget stopped the run (``stopped == "budget"``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +96,7 @@ class RunResult:
             "consensus": dict(self.consensus),
             "seed": self.seed,
             "escalation": list(self.escalation),
+            "budget_stop": self.budget_stop,
             "turns": [t.to_dict() for t in self.turns],
         }
 
@@ -195,8 +200,16 @@ def run_discussion(
             _emit(on_round, RoundEvent("round", n, d.phase, order))
             result.rounds = n
             before = d.phase
-            turn = runner.run_turn(d, order, callout, provider=provider, sequential=sequential)
+            turn = runner.run_turn(
+                d, order, callout, provider=provider, sequential=sequential, budget_rounds=n - 1
+            )
             result.turns.append(turn)
+            if turn.budget_stop is not None:  # the turn wrote the RUN-STOP block
+                result.budget_stop = turn.budget_stop
+                if not turn.outcomes:  # stopped before any call: the round did not happen
+                    result.rounds = n - 1
+                stop = "budget"
+                break
             d.reload()
             in_phase = in_phase + 1 if d.phase == before else 0
             stop = _stop_after_round(d, turn, in_phase)
@@ -205,8 +218,9 @@ def run_discussion(
     except KeyboardInterrupt:
         stop = "interrupted"
     d.reload()
-    d.add_block(render_stop(stop, result.rounds))
-    d.save()
+    if stop != "budget":
+        d.add_block(render_stop(stop, result.rounds))
+        d.save()
     result.stopped = stop
     result.escalation = (
         positions(d) if stop in ("max_rounds", "escalated", "max_transitions") else []

@@ -28,11 +28,13 @@ from .markers import extract
 from .model import Discussion
 from .participants import Participant
 from .prompts import build_prompt
-from .providers.base import ProviderRequest
+from .providers.base import ProviderRequest, complete_with_usage
 from .providers.command import terminate_all
 from .providers.registry import ProviderRegistry, provider_chain
+from .providers.usage import UNKNOWN, Usage
 from .responses import parse_response
 from .turns import select_participants
+from .usage import Budget, configured_budget, discussion_usage, render_budget_stop
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -69,6 +71,8 @@ class ParticipantOutcome:
     notes: list[str] = field(default_factory=list)
     mock_fallback: bool = False
     """No configured provider was installed, so the mock answered."""
+    usage: Usage = UNKNOWN
+    """Tokens and cost the answering provider reported (all None when it did not)."""
 
     @property
     def error(self) -> str:
@@ -88,6 +92,11 @@ class ParticipantOutcome:
             "attempts": [a.to_dict() for a in self.attempts],
             "notes": list(self.notes),
             "mock_fallback": self.mock_fallback,
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+                "cost_usd": self.usage.cost_usd,
+            },
         }
 
 
@@ -107,6 +116,8 @@ class TurnResult:
     """Problems after the answers were written (a summary that could not be rebuilt)."""
     motion: MotionOutcome | None = None
     """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
+    budget_stop: str | None = None
+    """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
 
     @property
     def posted(self) -> list[ParticipantOutcome]:
@@ -131,6 +142,7 @@ class TurnResult:
             "consensus": dict(self.consensus),
             "warnings": list(self.warnings),
             "motion": self.motion.to_dict() if self.motion is not None else None,
+            "budget_stop": self.budget_stop,
         }
 
 
@@ -170,8 +182,11 @@ class Runner:
         providers: ProviderRegistry | None = None,
         timeout: float | None = None,
         on_event: Callable[[TurnEvent], None] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self._workspace = workspace
+        self.budget = budget
+        """Limits in place of the configured ``budget:`` (None: the configured one)."""
         self._providers = providers
         self.timeout = timeout
         self.on_event = on_event
@@ -239,7 +254,7 @@ class Runner:
         for index, name in enumerate(chain):
             self._emit(TurnEvent("start", participant.alias, participant.name, name))
             try:
-                text = self.providers.get(name).complete(request)
+                completion = complete_with_usage(self.providers.get(name), request)
             except ProviderError as exc:
                 outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
                 self._emit(
@@ -254,7 +269,8 @@ class Runner:
                 )
                 continue
             outcome.provider = name
-            return text
+            outcome.usage = completion.usage
+            return completion.text
         if mock_allowed and all(
             a.reason.startswith("not installed") or a.reason == "no provider of that name"
             for a in outcome.attempts
@@ -313,6 +329,8 @@ class Runner:
             )
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
+        if outcome.provider != "mock":
+            meta.extend(outcome.usage.meta_parts())
         meta.append(f"digest: {digest}")
         block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
         done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
@@ -338,10 +356,14 @@ class Runner:
         provider: str | None = None,
         sequential: bool = False,
         council: bool = True,
+        budget_rounds: int = 0,
     ) -> TurnResult:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
         `discussion`, append their answers, then apply the phase rules. With `council`, an open
-        motion is then handled (`council.handle_motion`: seconds, sealed ballots, result)."""
+        motion is then handled (`council.handle_motion`: seconds, sealed ballots, result).
+        Before each call the budget is checked (`usage.Budget`); a call that would go past it
+        is not made, the turn stops and a ``RUN-STOP: budget`` block (saying `budget_rounds`
+        rounds) records why."""
         d = discussion
         if d.unsaved:
             d.save()
@@ -355,6 +377,21 @@ class Runner:
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
+        budget = self.budget if self.budget is not None else configured_budget(d)
+
+        def over_budget(upcoming: int) -> bool:
+            """Stop before calls that would go past the budget; record why in the file."""
+            if budget.empty:
+                return False
+            d.reload()
+            reason = budget.refusal(discussion_usage(d).total, upcoming)
+            if reason is None:
+                return False
+            result.budget_stop = reason
+            storage.append(
+                d.path, [render_budget_stop(reason, budget_rounds)], root=d.workspace.config.base_dir
+            )
+            return True
 
         def prepared(p: Participant) -> tuple[Participant, str, bool]:
             prompt, _ = build_prompt(d, p, callout)
@@ -364,6 +401,8 @@ class Runner:
         try:
             if sequential or len(chosen) == 1:
                 for p in chosen:
+                    if over_budget(1):
+                        break
                     d.reload()
                     part, prompt, wants = prepared(p)
                     outcome = self._answer(d, part, prompt, wants, provider)
@@ -371,6 +410,8 @@ class Runner:
                     self._emit(
                         TurnEvent("done", p.alias, p.name, outcome.provider, outcome=outcome)
                     )
+            elif over_budget(len(chosen)):
+                pass
             else:
                 jobs = [prepared(p) for p in chosen]  # one snapshot for everyone
                 with ThreadPoolExecutor(max_workers=len(jobs)) as pool:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-OUTPUT_FORMATS = ("text", "codex-jsonl")
+from .usage import UNKNOWN, Usage
+
+OUTPUT_FORMATS = ("text", "codex-jsonl", "claude-json")
 
 
 @dataclass(slots=True)
@@ -38,7 +40,8 @@ class ProviderSpec:
     timeout: float | None = None
     """Per-provider timeout in seconds (None: the configured default)."""
     output: str = "text"
-    """How to read stdout: ``text`` or ``codex-jsonl`` (join the agent_message items)."""
+    """How to read stdout: ``text``, ``codex-jsonl`` (join the agent_message items) or
+    ``claude-json`` (Claude Code's ``--output-format json`` object: result, usage, cost)."""
     env_remove: list[str] = field(default_factory=list)
     """Environment variables removed for the command (claude refuses nested sessions)."""
     nonzero_ok: bool = False
@@ -56,3 +59,23 @@ class Provider(ABC):
     @abstractmethod
     def complete(self, request: ProviderRequest) -> str:
         """Return the answer text, or raise a `ProviderError` subclass."""
+
+
+@dataclass(slots=True)
+class Completion:
+    """An answer and what it cost, as far as the provider reported it."""
+
+    text: str
+    usage: Usage = UNKNOWN
+    """Reported usage; `UNKNOWN` (all ``None``) when the provider did not say."""
+
+
+def complete_with_usage(provider: Provider, request: ProviderRequest) -> Completion:
+    """`Provider.complete_with_usage` where a provider has it, else its text with unknown
+    usage (third-party providers written against `complete` keep working)."""
+    method = getattr(provider, "complete_with_usage", None)
+    if callable(method):
+        result = method(request)
+        if isinstance(result, Completion):
+            return result
+    return Completion(provider.complete(request))

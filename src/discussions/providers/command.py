@@ -39,7 +39,8 @@ from ..errors import (
     ProviderOutputError,
     ProviderTimeout,
 )
-from .base import Provider, ProviderRequest, ProviderSpec
+from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from .usage import UNKNOWN, claude_json, codex_usage
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -406,6 +407,10 @@ class CommandProvider(Provider):
         return self.spec.timeout or request.timeout
 
     def complete(self, request: ProviderRequest) -> str:
+        return self.complete_with_usage(request).text
+
+    def complete_with_usage(self, request: ProviderRequest) -> Completion:
+        """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
         timeout = self.timeout_for(request)
         run = _Run.spawn(self.name, self._resolved_argv(), self._env(), self.max_output)
         try:
@@ -429,7 +434,7 @@ class CommandProvider(Provider):
             env.pop(var, None)
         return env
 
-    def _classify(self, run: _Run, timeout: float) -> str:
+    def _classify(self, run: _Run, timeout: float) -> Completion:
         """The answer text, or the error that says why there is none."""
         if run.timed_out:
             raise ProviderTimeout(self.name, f"timed out after {timeout:g}s; process group killed")
@@ -452,12 +457,16 @@ class CommandProvider(Provider):
             raise ProviderOutputError(
                 self.name, f"output is not UTF-8 (bad byte at offset {exc.start})"
             ) from None
+        usage = UNKNOWN
         if self.spec.output == "codex-jsonl":
+            usage = codex_usage(text)
             text = _codex_messages(self.name, text)
+        elif self.spec.output == "claude-json":
+            text, usage = claude_json(self.name, text)
         if not text.strip():
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)
-        return text
+        return Completion(text, usage)
 
 
 def _last_lines(text: str, n: int = 3, limit: int = 400) -> str:

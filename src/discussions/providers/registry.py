@@ -7,7 +7,7 @@
         command: "claude -p --model sonnet"
         description: "Balanced quality/speed"
         timeout: 600            # seconds (optional)
-        output: text            # or codex-jsonl (optional)
+        output: text            # or codex-jsonl, claude-json (optional)
 
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
 ``/providers.yaml``, the user dir's ``providers.yaml``, the project's ``providers.yaml``.
@@ -43,6 +43,8 @@ from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedPr
 from .base import OUTPUT_FORMATS, Provider, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MockProvider
+from .replay import PREFIX as REPLAY_PREFIX
+from .replay import ReplayProvider
 
 PROVIDERS_FILE = "providers.yaml"
 TRUST_FILE = "trust.yaml"
@@ -50,7 +52,11 @@ TRUST_FILE = "trust.yaml"
 _CLAUDE_TOOLS_OFF = (
     "--disallowedTools Bash,Edit,Write,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task"
 )
-_CLAUDE = f"claude -p --output-format text {_CLAUDE_TOOLS_OFF}"
+# `--output-format json`: one object with the answer, token usage and cost (read as
+# `claude-json`). No MCP servers but those given on the command line (none), settings from the
+# user only (not the project's .claude/ files, which come with a clone), no session saved.
+_CLAUDE_ISOLATED = "--strict-mcp-config --setting-sources user --no-session-persistence"
+_CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_TOOLS_OFF}"
 _CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
@@ -58,6 +64,9 @@ _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # `-p` takes the prompt in argv, which we never do). `--mode plan` keeps the edit tools gated,
 # `--sandbox` confines terminal commands; headless runs cannot grant permissions anyway.
 _AGY = "agy --mode plan --sandbox"
+# Qwen Code reads the prompt from stdin when it is not a terminal (headless mode); plan mode
+# is its read-only approval mode (no edits, no shell commands).
+_QWEN = "qwen --approval-mode plan"
 
 
 def _preset(name: str, command: str, description: str, **kw: Any) -> ProviderSpec:
@@ -67,21 +76,33 @@ def _preset(name: str, command: str, description: str, **kw: Any) -> ProviderSpe
 PRESETS: dict[str, ProviderSpec] = {
     p.name: p
     for p in [
-        _preset("claude", _CLAUDE, "Claude Code, default model", env_remove=["CLAUDECODE"]),
+        _preset(
+            "claude",
+            _CLAUDE,
+            "Claude Code, default model",
+            env_remove=["CLAUDECODE"],
+            output="claude-json",
+        ),
         _preset(
             "claude-sonnet",
             f"{_CLAUDE} --model sonnet",
             "Claude Code, Sonnet",
             env_remove=["CLAUDECODE"],
+            output="claude-json",
         ),
         _preset(
             "claude-haiku",
             f"{_CLAUDE} --model haiku",
             "Claude Code, Haiku (fast)",
             env_remove=["CLAUDECODE"],
+            output="claude-json",
         ),
         _preset(
-            "claude-opus", f"{_CLAUDE} --model opus", "Claude Code, Opus", env_remove=["CLAUDECODE"]
+            "claude-opus",
+            f"{_CLAUDE} --model opus",
+            "Claude Code, Opus",
+            env_remove=["CLAUDECODE"],
+            output="claude-json",
         ),
         _preset("codex", _CODEX, "OpenAI Codex CLI, read-only sandbox", output="codex-jsonl"),
         _preset("agy", _AGY, "Antigravity CLI, plan mode, sandboxed (prompt on stdin)"),
@@ -98,13 +119,14 @@ PRESETS: dict[str, ProviderSpec] = {
             "opencode run --model deepseek/deepseek-chat",
             "opencode, DeepSeek chat",
         ),
+        _preset("qwen", _QWEN, "Qwen Code, plan (read-only) mode (prompt on stdin)"),
         _preset("llm", "llm", "Simon Willison's llm, default model"),
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
 }
 MOCK_SPEC = ProviderSpec(name="mock", command=None, description="Built-in mock (testing only)")
 
-DETECT_ORDER = ("claude", "codex", "agy", "gemini", "opencode", "llm", "ollama")
+DETECT_ORDER = ("claude", "codex", "agy", "gemini", "opencode", "qwen", "llm", "ollama")
 """Presets tried, in this order, when none of a participant's configured providers is installed
 (one per AI CLI family: its default preset)."""
 
@@ -330,6 +352,8 @@ class ProviderRegistry:
     """The project's providers.yaml, if there is one."""
     untrusted_reason: str = ""
     """Why the project's definitions are withheld (not trusted, changed since, a link)."""
+    replays: dict[str, ReplayProvider] = field(default_factory=dict)
+    """``replay:PATH`` providers handed out, one per name (each keeps its position)."""
 
     @classmethod
     def load(cls, project_root: Path | None) -> ProviderRegistry:
@@ -381,6 +405,8 @@ class ProviderRegistry:
                 self.untrusted_reason or f"defined in {self.project_file}, not trusted",
                 "review that file, then run `discussions trust` in the project",
             )
+        if name.startswith(REPLAY_PREFIX) and name not in self.specs:
+            return self._replay(name)
         spec = self.specs.get(name)
         if spec is None:
             raise UnknownProvider(
@@ -392,10 +418,24 @@ class ProviderRegistry:
             return MockProvider()
         return CommandProvider(spec)
 
+    def _replay(self, name: str) -> ReplayProvider:
+        """The ``replay:PATH`` provider (a recorded discussion answers; see `replay`)."""
+        if name not in self.replays:
+            path = Path(os.path.expanduser(name[len(REPLAY_PREFIX) :]))
+            if not path.is_file():
+                raise UnknownProvider(
+                    name, f"no recording at {path}", "give the path of a discussion file"
+                )
+            self.replays[name] = ReplayProvider(path, name)
+        return self.replays[name]
+
     def status(self, name: str) -> str:
         """``installed``, ``missing`` (executable not on PATH), ``built in`` (the mock),
         ``untrusted`` (only an untrusted project defines it) or ``unknown``."""
         spec = self.specs.get(name)
+        if spec is None and name.startswith(REPLAY_PREFIX):
+            path = Path(os.path.expanduser(name[len(REPLAY_PREFIX) :]))
+            return "built in" if path.is_file() else "missing"
         if spec is None:
             return "untrusted" if name in self.untrusted else "unknown"
         if spec.command is None:

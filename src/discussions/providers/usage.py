@@ -1,0 +1,129 @@
+"""What a call cost, as the AI CLI reported it: tokens in and out, and dollars.
+
+Nothing here estimates. A field a CLI did not report stays ``None`` and is written as
+``unknown``; a price list or a token count guessed from the text would be a guess presented
+as a fact.
+
+Where the numbers come from:
+
+* ``claude -p --output-format json`` prints one JSON object: ``result`` (the answer),
+  ``is_error``, ``usage`` (``input_tokens``, ``cache_creation_input_tokens``,
+  ``cache_read_input_tokens``, ``output_tokens``) and ``total_cost_usd``. Input tokens here are
+  the sum of the three input counts (cache reads and writes are input the model was given).
+* ``codex exec --json`` prints ``turn.completed`` events with ``usage`` (``input_tokens``,
+  ``cached_input_tokens``, ``output_tokens``); codex reports no cost. ``cached_input_tokens``
+  is part of ``input_tokens`` there, so it is not added again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ProviderFailed, ProviderOutputError
+
+
+@dataclass(slots=True, frozen=True)
+class Usage:
+    """One call's reported usage; ``None`` where the CLI did not say."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+    @property
+    def tokens_known(self) -> bool:
+        return self.input_tokens is not None and self.output_tokens is not None
+
+    def meta_parts(self) -> list[str]:
+        """The ``key: value`` parts written into a comment's metadata line."""
+        tokens = (
+            f"tokens: {self.input_tokens} in / {self.output_tokens} out"
+            if self.tokens_known
+            else "tokens: unknown"
+        )
+        cost = f"cost: ${self.cost_usd:.6f}" if self.cost_usd is not None else "cost: unknown"
+        return [tokens, cost]
+
+
+UNKNOWN = Usage()
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return float(value)
+
+
+def claude_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer and usage from ``claude -p --output-format json`` (one JSON object; a
+    ``stream-json`` transcript's last ``result`` event is accepted too)."""
+    event = _last_result(text)
+    if event is None:
+        raise ProviderOutputError(name, "output is not Claude Code JSON (no result object)")
+    if event.get("is_error") or event.get("subtype", "success") != "success":
+        detail = event.get("result") or event.get("subtype") or "error"
+        raise ProviderFailed(name, "reported an error", str(detail)[:400])
+    result = event.get("result")
+    if not isinstance(result, str):
+        raise ProviderOutputError(name, "Claude Code JSON without a 'result' text")
+    usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+    parts = [
+        _int(usage.get(k))
+        for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    ]
+    input_tokens = None if parts[0] is None else sum(p or 0 for p in parts)
+    return result, Usage(input_tokens, _int(usage.get("output_tokens")), _number(
+        event.get("total_cost_usd")
+    ))
+
+
+def _last_result(text: str) -> dict[str, Any] | None:
+    stripped = text.strip()
+    candidates: list[Any] = []
+    try:
+        candidates.append(json.loads(stripped))
+    except json.JSONDecodeError:
+        for line in stripped.splitlines():
+            try:
+                candidates.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    found = None
+    for item in candidates:
+        for event in item if isinstance(item, list) else [item]:
+            if isinstance(event, dict) and event.get("type", "result") == "result":
+                found = event
+    return found
+
+
+def codex_usage(text: str) -> Usage:
+    """Token counts summed over the ``turn.completed`` events of ``codex exec --json``."""
+    inputs: list[int] = []
+    outputs: list[int] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(event, dict) or event.get("type") != "turn.completed":
+            continue
+        usage = event.get("usage")
+        if not isinstance(usage, dict):
+            continue
+        i, o = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+        if i is None or o is None:
+            return UNKNOWN
+        inputs.append(i)
+        outputs.append(o)
+    if not inputs:
+        return UNKNOWN
+    return Usage(sum(inputs), sum(outputs), None)
