@@ -449,7 +449,9 @@ def _validate(doc: YamlDocument) -> None:
         line = doc.line(*key.split("."))
         raise located_error(ConfigError, doc.path, line, f"key '{key}' must be {expected}")
 
-    for section in ("consensus", "providers", "output", "context", "watch", "memory", "run"):
+    for section in (
+        "consensus", "providers", "output", "context", "watch", "memory", "run", "budget"
+    ):
         if section in data and data[section] is not None and not isinstance(data[section], dict):
             fail(section, "a mapping")
     consensus = data.get("consensus") or {}

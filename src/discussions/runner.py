@@ -388,9 +388,8 @@ class Runner:
             if reason is None:
                 return False
             result.budget_stop = reason
-            storage.append(
-                d.path, [render_budget_stop(reason, budget_rounds)], root=d.workspace.config.base_dir
-            )
+            block = render_budget_stop(reason, budget_rounds)
+            storage.append(d.path, [block], root=d.workspace.config.base_dir)
             return True
 
         def prepared(p: Participant) -> tuple[Participant, str, bool]:

@@ -136,8 +136,9 @@ class Budget:
                 raise ConfigError(f"discussions.yaml: key 'budget.{key}' must be a whole number")
             return kind(value)
 
-        return cls(number("max_cost_usd", float), number("max_tokens", int),
-                   number("max_calls", int))
+        return cls(
+            number("max_cost_usd", float), number("max_tokens", int), number("max_calls", int)
+        )
 
     def merged(self, max_cost_usd: float | None, max_calls: int | None) -> Budget:
         """This budget with the command line's limits in place of the configured ones."""
@@ -163,9 +164,8 @@ class Budget:
                 + _unknown_note(spent.cost_unknown_calls, "cost")
             )
         if self.max_tokens is not None and spent.tokens >= self.max_tokens:
-            return (
-                f"max_tokens {self.max_tokens}: {spent.tokens} tokens used"
-                + _unknown_note(spent.unknown_calls, "token counts")
+            return f"max_tokens {self.max_tokens}: {spent.tokens} tokens used" + _unknown_note(
+                spent.unknown_calls, "token counts"
             )
         return None
 

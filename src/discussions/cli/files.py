@@ -184,7 +184,9 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
     if as_json:
-        echo_json(d.to_dict())
+        from ..usage import discussion_usage
+
+        echo_json({**d.to_dict(), "usage": discussion_usage(d).to_dict()})
     else:
         render_status(d, verbose)
         from ..gitops import driver_warning
@@ -243,6 +245,7 @@ def render_status(d: Discussion, verbose: bool) -> None:
     if d.rounds or stop is not None:
         ran = f"Last run: {len(d.rounds)} round(s)"
         say(ran + (f", stopped: {stop.value} (line {stop.line})" if stop else ", running"))
+    render_usage(d)
     from ..diagnosis import describe
 
     diagnosis = describe(d.diagnosis)
@@ -293,6 +296,18 @@ def render_status(d: Discussion, verbose: bool) -> None:
         click.echo(style(f"Warnings ({len(warnings)}):", fg="yellow"))
         for w in warnings:
             say(f"  line {w.line}: {w.message}")
+
+
+def render_usage(d: Discussion) -> None:
+    """Tokens and cost as the AI CLIs reported them, per participant and in total."""
+    from ..usage import discussion_usage
+
+    usage = discussion_usage(d)
+    if not usage.total.calls:
+        return
+    say(f"Usage: {usage.total.text()}")
+    for name, totals in usage.by_participant.items():
+        say(f"  {name}: {totals.text()}")
 
 
 @click.command("comment")

@@ -7,7 +7,7 @@ import time
 import click
 
 from ..errors import DiscussionsError
-from ..providers.base import ProviderRequest
+from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import CommandProvider
 from ..providers.registry import (
     ProviderRegistry,
@@ -171,34 +171,70 @@ def _echo_rows(rows: list[dict[str, object]]) -> None:
     type=click.FloatRange(min=0.1),
     help="Seconds to wait (overrides the provider's own timeout; default: its own, else 120).",
 )
+@click.option(
+    "--deep",
+    is_flag=True,
+    help="Ask for a tiny answer in the discussion format; report latency, whether it parsed "
+    "and the usage the CLI reported.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def providers_test(name: str, prompt: str, timeout: float | None, as_json: bool) -> None:
+def providers_test(
+    name: str, prompt: str, timeout: float | None, deep: bool, as_json: bool
+) -> None:
     """Send a short prompt to one provider; show the answer and the time taken.
 
     \b
     Examples:
       discussions providers test claude-haiku
       discussions providers test mock --json
+      discussions providers test claude --deep
     """
     ws = workspace()
     reg = ProviderRegistry.load(ws.config.base_dir)
     provider = reg.get(name)
+    if deep:
+        prompt = DEEP_PROMPT
     started = time.monotonic()
-    answer = provider.complete(
+    completion = complete_with_usage(
+        provider,
         ProviderRequest(
             prompt=prompt,
             timeout=timeout or 120,
             timeout_explicit=timeout is not None,
             participant_name="Tester",
             participant_alias="tester",
-        )
+        ),
     )
     elapsed = time.monotonic() - started
+    answer = completion.text
+    usage = completion.usage
+    report: dict[str, object] = {"provider": name, "seconds": round(elapsed, 3), "answer": answer}
+    if deep:
+        from ..responses import parse_response
+
+        parsed = parse_response(answer)
+        report["parsed"] = parsed.structured and bool(parsed.comment.strip())
+        report["vote"] = parsed.vote
+        report["notes"] = list(parsed.notes)
+        report["usage"] = {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cost_usd": usage.cost_usd,
+        }
     if as_json:
-        echo_json({"provider": name, "seconds": round(elapsed, 3), "answer": answer})
+        echo_json(report)
         return
     click.echo(answer.rstrip())
     click.echo(f"\n{name} answered in {elapsed:.1f}s", err=True)
+    if deep:
+        parsed_text = "yes" if report["parsed"] else "no (not the JSON answer format)"
+        click.echo(f"Parsed as a discussion answer: {parsed_text}", err=True)
+        click.echo("Usage: " + ", ".join(usage.meta_parts()), err=True)
+
+
+DEEP_PROMPT = (
+    'Reply with exactly this JSON and nothing else: {"comment": "Ready.", "vote": "READY"}'
+)
 
 
 @click.command("trust")

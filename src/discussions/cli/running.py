@@ -8,8 +8,10 @@ from typing import IO
 import click
 
 from ..deliberation import RoundEvent, run_discussion
+from ..errors import DiscussionsError
 from ..model import Discussion
 from ..runner import Runner, TurnEvent
+from ..usage import configured_budget
 from .common import echo_json, resolve_file, say, workspace
 from .progress import Progress
 from .turns import live_display
@@ -54,6 +56,16 @@ class _RoundDisplay:
 @click.option("-c", "--callout", help="A specific question or request for every round.")
 @click.option("-p", "--provider", help="Use this provider for every participant (no fallback).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0),
+    help="Stop before a call once this many dollars (as reported) are spent.",
+)
+@click.option(
+    "--max-calls",
+    type=click.IntRange(min=0),
+    help="Stop before a call that would make more than N AI calls in this discussion.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the run's result as JSON.")
 def run_command(
     file: str,
@@ -64,6 +76,8 @@ def run_command(
     callout: str | None,
     provider: str | None,
     timeout: float | None,
+    max_cost: float | None,
+    max_calls: int | None,
     as_json: bool,
 ) -> None:
     """Run rounds until the discussion is decided or a stop condition is met.
@@ -81,13 +95,18 @@ def run_command(
       discussions run feature-x.md @architect @security --rounds 3
       discussions run plan.md --sequential --seed 7 --json
       discussions run plan.md --provider mock
+      discussions run plan.md --max-cost 0.50 --max-calls 20
     """
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
     live = live_display(as_json)
     stream = sys.stderr if (live or as_json) else sys.stdout
     display = _RoundDisplay(d, stream, live, provider)
-    runner = Runner(ws, timeout=timeout, on_event=display)
+    try:
+        budget = configured_budget(d).merged(max_cost, max_calls)
+    except DiscussionsError as exc:
+        raise click.ClickException(str(exc)) from None
+    runner = Runner(ws, timeout=timeout, on_event=display, budget=budget)
     try:
         result = run_discussion(
             runner,
@@ -112,6 +131,7 @@ def run_command(
                 "consensus": result.consensus,
                 "seed": result.seed,
                 "escalation": result.escalation,
+                "budget_stop": result.budget_stop,
             }
         )
     else:
@@ -119,6 +139,8 @@ def run_command(
         say(f"Stopped after {result.rounds} round(s): {result.stopped}.")
         say(f"Phase: {result.phase}; status: {result.status}")
         say(f"Consensus: {result.consensus.get('reason', '')}")
+        if result.budget_stop:
+            say(f"Budget: {result.budget_stop}")
         if result.escalation:
             say("Escalated to the humans. Positions:")
             for line in result.escalation:

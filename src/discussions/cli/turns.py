@@ -68,6 +68,8 @@ def turn_command(
         echo_json(result.to_dict())
     else:
         _summary(result)
+    if result.budget_stop:
+        say(f"Budget: stopped before the next call: {result.budget_stop}", err=True)
     if result.failed:
         if as_json:
             names = ", ".join(o.name for o in result.failed)

@@ -72,15 +72,15 @@ def claude_json(name: str, text: str) -> tuple[str, Usage]:
     result = event.get("result")
     if not isinstance(result, str):
         raise ProviderOutputError(name, "Claude Code JSON without a 'result' text")
-    usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+    raw = event.get("usage")
+    usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
     parts = [
         _int(usage.get(k))
         for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     ]
     input_tokens = None if parts[0] is None else sum(p or 0 for p in parts)
-    return result, Usage(input_tokens, _int(usage.get("output_tokens")), _number(
-        event.get("total_cost_usd")
-    ))
+    cost = _number(event.get("total_cost_usd"))
+    return result, Usage(input_tokens, _int(usage.get("output_tokens")), cost)
 
 
 def _last_result(text: str) -> dict[str, Any] | None:
