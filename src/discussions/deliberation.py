@@ -12,6 +12,8 @@ transitions, a decided status). The run stops on the first of:
   position and asks the humans to decide;
 * ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay);
 * ``ballots``     a motion waits for people (``consensus.human_required``): a second, or ballots.
+* ``budget``      the next call would go past the budget (`usage.Budget`); the turn writes the
+  ``RUN-STOP: budget`` block with the reason.
 
 A phase's ``max_rounds`` used up in a phase that is not a voting phase and has a next phase moves
 the discussion on (the way a chair moves from discussion to the vote); anywhere else it ends the
