@@ -187,3 +187,20 @@ def test_replay_of_a_missing_file_is_refused(isolated: Path) -> None:
     r = run("turn", "x.md", "--provider", "replay:nope.md")
     assert code(r) != 0
     assert "no recording at nope.md" in out(r)
+
+
+def test_providers_test_deep_reports_latency_parse_and_usage(clis: Path) -> None:
+    r = run("providers", "test", "claude", "--deep", "--json")
+    assert code(r) == 0, out(r)
+    data = json_of(r)
+    assert data["parsed"] is True and data["vote"] == "CHANGES"
+    assert isinstance(data["seconds"], float)
+    assert data["usage"] == {"input_tokens": 1312, "output_tokens": 40, "cost_usd": 0.0125}
+
+
+def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
+    from discussions.providers.registry import DETECT_ORDER, PRESETS
+
+    assert PRESETS["qwen"].command == "qwen --approval-mode plan"
+    assert "qwen" in DETECT_ORDER
+    assert "copilot" not in PRESETS and "cursor-agent" not in PRESETS  # argv-only prompts

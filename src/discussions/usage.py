@@ -4,7 +4,8 @@ Every AI answer carries the engine's metadata line; `Runner` writes what the pro
 reported into it (``tokens: 1200 in / 300 out | cost: $0.004100``) or ``unknown``. Totals are
 sums of what was reported: a call whose tokens were not reported counts in ``unknown_calls``
 and adds nothing; a call whose cost was not reported counts in ``cost_unknown_calls``. The
-built-in mock costs nothing and is counted as zero.
+built-in mock costs nothing and is counted as zero. A pass (``<!-- PASS: name -->``, an AI that
+had nothing to add) records no usage, so it counts as a call of unknown usage.
 
 A budget (``budget:`` in discussions.yaml; ``run --max-cost/--max-calls``) is checked before
 each call: the turn or run stops before a call that would go past it, and the engine records
@@ -106,7 +107,14 @@ def discussion_usage(d: Discussion) -> DiscussionUsage:
             continue
         result.total.add_meta(c.meta)
         result.by_participant.setdefault(c.author, UsageTotals()).add_meta(c.meta)
+    for by, _line in d.passes:  # an AI call whose answer was a pass: usage not recorded
+        result.total.add_meta(_PASS)
+        result.by_participant.setdefault(by, UsageTotals()).add_meta(_PASS)
     return result
+
+
+_PASS = {"provider": "(pass)"}
+"""A ``PASS`` block records no provider or usage: it counts as a call of unknown usage."""
 
 
 # --------------------------------------------------------------------------- budgets
