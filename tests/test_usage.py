@@ -130,7 +130,20 @@ def test_max_calls_stops_a_run_before_the_call_and_records_why(clis: Path, isola
     assert d.last_stop is not None and d.last_stop.value.startswith("budget")
     text = d.path.read_text(encoding="utf-8")
     assert "the budget is used up (max_calls 1" in text
-    assert len([c for c in d.comments if "provider" in c.meta]) <= 1
+    assert not [c for c in d.comments if "provider" in c.meta]  # a parallel round needs 2+
+    assert res["rounds"] == 0 and not d.rounds  # no round block for a round never started
+
+
+def test_max_calls_stops_a_sequential_run_half_way(clis: Path, isolated: Path) -> None:
+    r = run("run", "rollout.md", "--provider", "codex", "-s", "--max-calls", "1", "--json")
+    assert code(r) == 0, out(r)
+    res = json_of(r)
+    assert res["stopped"] == "budget" and res["rounds"] == 1
+    d = Discussion.load(isolated / "discussions" / "rollout.md")
+    assert len([c for c in d.comments if "provider" in c.meta]) == 1
+    assert "<!-- RUN-STOP: budget | rounds: 1 -->" in d.path.read_text(encoding="utf-8")
+    usage = json_of(run("status", "rollout.md", "--json"))["usage"]
+    assert isinstance(usage, dict) and usage["calls"] == 1
 
 
 def test_configured_cost_budget_stops_the_run(clis: Path, isolated: Path) -> None:

@@ -35,6 +35,7 @@ from . import format as fmt
 from .model import Discussion
 from .runner import Runner, TurnResult
 from .turns import select_participants
+from .usage import render_budget_stop
 
 STOP_REASONS = (
     "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
@@ -197,19 +198,24 @@ def run_discussion(
             if sequential and result.rounds >= 1:
                 random.Random(f"{shuffle_seed}:{result.rounds + 1}").shuffle(order)
             n = result.rounds + 1
+            refusal = runner.budget_refusal(d, 1 if sequential else len(order))
+            if refusal is not None:  # no round that could not make its first call
+                d.add_block(render_budget_stop(refusal, result.rounds))
+                d.save()
+                result.budget_stop = refusal
+                stop = "budget"
+                break
             d.add_block(render_round(n, d.phase, order, shuffle_seed if sequential else None))
             d.save()
             _emit(on_round, RoundEvent("round", n, d.phase, order))
             result.rounds = n
             before = d.phase
             turn = runner.run_turn(
-                d, order, callout, provider=provider, sequential=sequential, budget_rounds=n - 1
+                d, order, callout, provider=provider, sequential=sequential, budget_rounds=n
             )
             result.turns.append(turn)
             if turn.budget_stop is not None:  # the turn wrote the RUN-STOP block
-                result.budget_stop = turn.budget_stop
-                if not turn.outcomes:  # stopped before any call: the round did not happen
-                    result.rounds = n - 1
+                result.budget_stop = turn.budget_stop  # a round stopped half-way counts
                 stop = "budget"
                 break
             d.reload()

@@ -347,6 +347,15 @@ class Runner:
 
     # -- a turn ---------------------------------------------------------------------------
 
+    def budget_refusal(self, d: Discussion, upcoming: int) -> str | None:
+        """Why `upcoming` more calls on `d` would go past the budget (`self.budget`, else the
+        configured ``budget:``), or None. Reads the file's totals as they stand."""
+        budget = self.budget if self.budget is not None else configured_budget(d)
+        if budget.empty:
+            return None
+        d.reload()
+        return budget.refusal(discussion_usage(d).total, upcoming)
+
     def run_turn(
         self,
         discussion: Discussion,
@@ -377,14 +386,9 @@ class Runner:
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
-        budget = self.budget if self.budget is not None else configured_budget(d)
-
         def over_budget(upcoming: int) -> bool:
             """Stop before calls that would go past the budget; record why in the file."""
-            if budget.empty:
-                return False
-            d.reload()
-            reason = budget.refusal(discussion_usage(d).total, upcoming)
+            reason = self.budget_refusal(d, upcoming)
             if reason is None:
                 return False
             result.budget_stop = reason
