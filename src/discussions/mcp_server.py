@@ -200,15 +200,17 @@ class DiscussionTools:
         newest = all_comments[-count:] if count else []
         shown: list[dict[str, Any]] = []
         truncated = False
+        # Newest first: an older comment that does not fit is left out whole; only the newest
+        # one is ever cut short.
         for c in reversed(newest):
-            body = c.body
+            body = c.body.strip("\n")
             if len(body) > budget:
-                body, truncated = body[:budget], True
+                truncated = True
+                if shown:
+                    break
+                body = body[:budget]
             budget -= len(body)
             shown.append({"author": c.author, "line": c.line, "vote": c.vote, "text": body})
-            if budget <= 0:
-                truncated = truncated or len(shown) < len(newest)
-                break
         shown.reverse()
         return {
             "file": display_path(d.path),
@@ -516,5 +518,14 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
 
 
 def serve() -> None:
-    """Serve over standard input and output until the client disconnects."""
-    build_server().run("stdio")
+    """Serve over standard input and output until the client disconnects. Turns still
+    running then stop: their AI CLIs are killed rather than left behind (what they had not
+    written yet is lost, as with Ctrl-C on `discussions turn`)."""
+    import sys
+
+    try:
+        build_server().run("stdio")
+    finally:
+        command = sys.modules.get("discussions.providers.command")
+        if command is not None:
+            command.terminate_all()
