@@ -47,7 +47,8 @@ def test_print_config_needs_no_sdk() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "codex mcp add discussions -- discussions mcp" in out.stdout
-    assert "[mcp_servers.discussions]" in out.stdout
+    assert out.stdout == "codex mcp add discussions -- discussions mcp\n"
+    assert "[mcp_servers.discussions]" in out.stderr
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,11 @@ def test_print_config_needs_no_sdk() -> None:
 def test_print_config(client: str, expected: str) -> None:
     r = CliRunner().invoke(cli, ["mcp", "--print-config", client])
     assert r.exit_code == 0, r.output
-    assert expected in r.output
+    assert expected in r.stdout
+    if client != "claude":
+        assert json.loads(r.stdout) == {
+            "mcpServers": {"discussions": {"command": "discussions", "args": ["mcp"]}}
+        }
 
 
 def test_other_commands_do_not_import_the_server() -> None:

@@ -15,25 +15,25 @@ MISSING_SDK = (
 )
 
 
-def client_config(client: str) -> str:
-    """The snippet that registers `discussions mcp` with `client` (see README, "Use from AI
-    coding agents"). Run from the project folder: the server works on the folder it starts in."""
+def client_config(client: str) -> tuple[str, str]:
+    """The snippet that registers `discussions mcp` with `client`, and where it goes (see
+    README, "Use from AI coding agents"). The server works on the folder it starts in."""
     if client == "claude":
-        return "claude mcp add --scope project discussions -- discussions mcp\n"
+        return (
+            "claude mcp add --scope project discussions -- discussions mcp\n",
+            "Run it in the project folder: it writes .mcp.json there.",
+        )
     if client == "codex":
         return (
-            "codex mcp add discussions -- discussions mcp\n"
-            "\n"
-            "# or in ~/.codex/config.toml:\n"
-            "[mcp_servers.discussions]\n"
-            'command = "discussions"\n'
-            'args = ["mcp"]\n'
+            "codex mcp add discussions -- discussions mcp\n",
+            "Or add to ~/.codex/config.toml: [mcp_servers.discussions] with "
+            'command = "discussions" and args = ["mcp"].',
         )
     entry = {"command": "discussions", "args": ["mcp"]}
     snippet = json.dumps({"mcpServers": {"discussions": entry}}, indent=2) + "\n"
     if client == "gemini":
-        return "# .gemini/settings.json (project) or ~/.gemini/settings.json (user)\n" + snippet
-    return snippet
+        return snippet, "Merge into .gemini/settings.json (project) or ~/.gemini/settings.json."
+    return snippet, "The mcpServers entry most MCP clients read (e.g. .mcp.json)."
 
 
 @click.command("mcp")
@@ -60,7 +60,9 @@ def mcp_command(client: str | None) -> None:
       discussions mcp            # serve on stdin/stdout (what the agent runs)
     """
     if client:
-        click.echo(client_config(client.lower()), nl=False)
+        snippet, where = client_config(client.lower())
+        click.echo(snippet, nl=False)
+        click.echo(where, err=True)
         return
     if importlib.util.find_spec("mcp") is None:
         raise click.ClickException(MISSING_SDK)
