@@ -1,0 +1,224 @@
+"""`discussions mcp`: a real stdio MCP server, driven by the official SDK's own client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from discussions.cli import cli
+
+SRC = Path(__file__).parent.parent / "src"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k.startswith(("DISCUSSIONS_", "HOME", "NO_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
+    return env
+
+
+def _payload(result: Any) -> Any:
+    """A tool result's JSON: structured content when given, else the text."""
+    if result.structured_content is not None:
+        content = result.structured_content
+        return content.get("result", content) if set(content) == {"result"} else content
+    return json.loads(result.content[0].text)
+
+
+def test_print_config_needs_no_sdk() -> None:
+    code = (
+        "import sys\n"
+        "from discussions.cli import cli\n"
+        "try:\n"
+        "    cli(['mcp', '--print-config', 'codex'], prog_name='discussions')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert 'mcp' not in sys.modules, 'the SDK was imported'\n"
+        "assert 'discussions.mcp_server' not in sys.modules\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert "codex mcp add discussions -- discussions mcp" in out.stdout
+    assert out.stdout == "codex mcp add discussions -- discussions mcp\n"
+    assert "[mcp_servers.discussions]" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("client", "expected"),
+    [
+        ("claude", "claude mcp add --scope project discussions -- discussions mcp"),
+        ("gemini", '"mcpServers"'),
+        ("json", '"args": [\n        "mcp"\n      ]'),
+    ],
+)
+def test_print_config(client: str, expected: str) -> None:
+    r = CliRunner().invoke(cli, ["mcp", "--print-config", client])
+    assert r.exit_code == 0, r.output
+    assert expected in r.stdout
+    if client != "claude":
+        assert json.loads(r.stdout) == {
+            "mcpServers": {"discussions": {"command": "discussions", "args": ["mcp"]}}
+        }
+
+
+def test_other_commands_do_not_import_the_server() -> None:
+    code = (
+        "import sys\n"
+        "from discussions.cli import cli\n"
+        "try:\n"
+        "    cli(['list'], prog_name='discussions')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert 'discussions.mcp_server' not in sys.modules\n"
+        "assert 'mcp' not in sys.modules\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=False
+    )
+    assert out.returncode == 0, out.stderr
+
+
+def test_missing_sdk_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a)
+    )
+    r = CliRunner().invoke(cli, ["mcp"])
+    assert r.exit_code == 1
+    assert "Error: the MCP server needs the `mcp` package: pip install 'discussions[mcp]'" in (
+        r.output
+    )
+
+
+def test_server_over_stdio(isolated: Path) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "discussions", "mcp"], env=_env(), cwd=isolated
+    )
+    cli_error = CliRunner().invoke(cli, ["status", "nope.md"]).output.strip()
+    assert cli_error.startswith("Error: ")
+    seen: dict[str, Any] = {}
+
+    async def scenario() -> None:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+                read, write
+            ) as session:
+                    await session.initialize()
+                    tools = await session.list_tools()
+                    seen["tools"] = sorted(t.name for t in tools.tools)
+                    seen["descriptions"] = {t.name: t.description or "" for t in tools.tools}
+
+                    created = await session.call_tool(
+                        "new_discussion",
+                        {"title": "Cache layer", "participants": ["architect"]},
+                    )
+                    assert not created.is_error, created.content
+                    seen["created"] = _payload(created)
+                    file = seen["created"]["file"]
+
+                    added = await session.call_tool(
+                        "add_comment",
+                        {"file": file, "author": "Rob", "text": "Use Redis?", "vote": "changes"},
+                    )
+                    assert not added.is_error, added.content
+                    seen["added"] = _payload(added)
+
+                    started = await session.call_tool(
+                        "start_turn", {"file": file, "provider": "mock"}
+                    )
+                    assert not started.is_error, started.content
+                    ticket = _payload(started)["ticket"]
+                    outcome: dict[str, Any] = {"state": "running"}
+                    for _ in range(10):
+                        got = await session.call_tool(
+                            "turn_result", {"ticket": ticket, "wait": 10}
+                        )
+                        outcome = _payload(got)
+                        if outcome["state"] != "running":
+                            break
+                    seen["outcome"] = outcome
+
+                    read_back = await session.call_tool("read_discussion", {"file": file})
+                    seen["read"] = _payload(read_back)
+                    resources = await session.list_resources()
+                    seen["resources"] = [str(r.uri) for r in resources.resources]
+                    markdown = await session.read_resource(seen["resources"][0])
+                    seen["markdown"] = markdown.contents[0].text  # type: ignore[union-attr]
+
+                    missing = await session.call_tool("discussion_status", {"file": "nope.md"})
+                    seen["error"] = (missing.is_error, missing.content[0].text)  # type: ignore[union-attr]
+
+    anyio.run(scenario)
+
+    assert seen["tools"] == sorted(
+        [
+            "add_comment",
+            "advance",
+            "discussion_status",
+            "list_discussions",
+            "new_discussion",
+            "read_discussion",
+            "start_turn",
+            "turn_result",
+        ]
+    )
+    assert all("Args:" in d or "file" in d for d in seen["descriptions"].values())
+    assert seen["created"]["file"] == "discussions/cache-layer.md"
+    assert seen["added"]["vote"] == "CHANGES"
+    assert seen["outcome"]["state"] == "done", seen["outcome"]
+    assert seen["outcome"]["result"]["posted"] == 1
+    text = (isolated / "discussions" / "cache-layer.md").read_text(encoding="utf-8")
+    assert "Name: Rob" in text and "Use Redis?" in text and "VOTE: CHANGES" in text
+    authors = [c["author"] for c in seen["read"]["comments"]]
+    assert authors[0] == "Rob" and len(authors) == 2
+    assert seen["resources"] == ["discussion://files/cache-layer.md"]
+    assert seen["markdown"] == text
+    # The SDK puts "Error executing tool NAME: " before the message; the message is the CLI's.
+    is_error, message = seen["error"]
+    assert is_error
+    assert message == "Error executing tool discussion_status: " + cli_error.removeprefix("Error: ")
+
+
+def test_tools_without_the_sdk(isolated: Path) -> None:
+    """The library layer: bounded reads, unknown tickets, the CLI's messages."""
+    from discussions.errors import DiscussionsError
+    from discussions.mcp_server import DiscussionTools
+
+    tools = DiscussionTools()
+    with pytest.raises(DiscussionsError, match="no discussions folder at discussions"):
+        tools.list_discussions()
+    created = tools.new_discussion("Bounded", participants=["architect"])
+    file = created["file"]
+    with pytest.raises(DiscussionsError, match="already exists; choose another name"):
+        tools.new_discussion("Bounded")
+    for i in range(5):
+        tools.add_comment(file, "Rob", f"comment {i} " + "x" * 100)
+    read = tools.read_discussion(file, comments=3, max_chars=150)
+    assert read["total_comments"] == 5
+    assert [c["text"][:9] for c in read["comments"]] == ["comment 4"]
+    assert read["truncated"]
+    with pytest.raises(DiscussionsError, match="give comment text, a vote, or both"):
+        tools.add_comment(file, "Rob")
+    with pytest.raises(DiscussionsError, match="no turn with ticket 'turn-9'"):
+        tools.turn_result("turn-9", wait=0)
+    ticket = tools.start_turn(file, ["architect"], provider="mock")["ticket"]
+    outcome = tools.turn_result(ticket, wait=30)
+    assert outcome["state"] == "done" and outcome["result"]["posted"] == 1
+    assert any(e["kind"] == "done" for e in outcome["progress"])
+    assert tools.advance(file)["phase"] != created["phase"]
+    assert [r["file"] for r in tools.list_discussions()] == [file]
