@@ -32,6 +32,7 @@ from .providers.base import ProviderRequest
 from .providers.command import terminate_all
 from .providers.registry import ProviderRegistry, provider_chain
 from .responses import parse_response
+from .streamevents import stream_reporter
 from .turns import select_participants
 from .workspace import Workspace
 
@@ -139,7 +140,8 @@ class TurnEvent:
     """Progress reported while a turn runs."""
 
     kind: str
-    """``start`` (asking a provider), ``attempt_failed``, or ``done``."""
+    """``start`` (asking a provider), ``chunk`` (streamed text: `message` is the latest line,
+    `text` all streamed so far from this provider), ``attempt_failed``, or ``done``."""
     alias: str
     name: str
     provider: str | None = None
@@ -147,6 +149,8 @@ class TurnEvent:
     outcome: ParticipantOutcome | None = None
     remaining: int = 0
     """For ``attempt_failed``: how many providers are left to try in the chain."""
+    text: str = ""
+    """For ``chunk``: everything this provider has streamed so far."""
 
 
 def render_pass(name: str) -> str:
@@ -238,6 +242,7 @@ class Runner:
         chain = self.provider_chain(participant, forced)
         for index, name in enumerate(chain):
             self._emit(TurnEvent("start", participant.alias, participant.name, name))
+            request.on_output = self._streamer(participant, name)
             try:
                 text = self.providers.get(name).complete(request)
             except ProviderError as exc:
@@ -260,10 +265,21 @@ class Runner:
             for a in outcome.attempts
         ):
             self._emit(TurnEvent("start", participant.alias, participant.name, "mock"))
+            request.on_output = self._streamer(participant, "mock")
             outcome.provider = "mock"
             outcome.mock_fallback = True
             return self.providers.get("mock").complete(request)
         return None
+
+    def _streamer(self, participant: Participant, provider: str) -> Callable[[str], None]:
+        """The `on_output` callback for one provider call: reports ``chunk`` events."""
+
+        def report(line: str, text: str) -> None:
+            self._emit(
+                TurnEvent("chunk", participant.alias, participant.name, provider, line, text=text)
+            )
+
+        return stream_reporter(report)
 
     # -- one participant ------------------------------------------------------------------
 
