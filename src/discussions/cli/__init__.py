@@ -43,6 +43,7 @@ LAZY_COMMANDS = {
     "trust": "providers:trust_command",
     "participants": "registry:participants_group",
     "templates": "registry:templates_group",
+    "ui": "ui:ui_command",
 }
 
 
