@@ -57,6 +57,18 @@ def editor_argv(path: Path) -> list[str]:
     return [*shlex.split(editor), str(path)]
 
 
+def run_editor(app: App[Any], path: Path) -> None:
+    """Run $EDITOR on `path` with the app suspended (headless, as under the test pilot, there is
+    no terminal to hand over, so the editor just runs)."""
+    from textual.app import SuspendNotSupported
+
+    try:
+        with app.suspend():
+            subprocess.run(editor_argv(path), check=False)
+    except SuspendNotSupported:
+        subprocess.run(editor_argv(path), check=False, stdin=subprocess.DEVNULL)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
@@ -302,8 +314,7 @@ class DiscussionScreen(Screen[None]):
         self.app.push_screen(Confirm(f"Advance {d.title} from phase {d.phase}? (y/n)"), done)
 
     def action_edit(self) -> None:
-        with self.app.suspend():
-            subprocess.run(editor_argv(self.path), check=False)
+        run_editor(self.app, self.path)
         self.reload()
 
 
@@ -379,6 +390,7 @@ class TurnScreen(Screen[None]):
         self.panels: dict[str, Static] = {}
         self.texts: dict[str, str] = {}
         self.status: dict[str, str] = {}
+        self.failures: dict[str, list[str]] = {}
 
     def compose(self) -> ComposeResult:
         d = Discussion.load(self.path, self.ws)
@@ -451,7 +463,8 @@ class TurnScreen(Screen[None]):
         elif ev.kind == "chunk":
             self.texts[ev.alias] = ev.text
         elif ev.kind == "attempt_failed":
-            self.status[ev.alias] = f"{ev.message} — " + (
+            self.failures.setdefault(ev.alias, []).append(ev.message)
+            self.status[ev.alias] = (
                 "trying the next provider" if ev.remaining else "nothing left to try"
             )
         elif ev.kind == "done" and ev.outcome is not None:
@@ -459,7 +472,9 @@ class TurnScreen(Screen[None]):
 
             self.status[ev.alias] = outcome_text(ev.outcome)
         head = f"[b]{data._esc(ev.name)}[/b] — {data._esc(self.status.get(ev.alias, ''))}"
-        panel.update(head + "\n" + data._esc(self.texts.get(ev.alias, "")[-3000:]))
+        failed = [f"[red]✗ {data._esc(m)}[/red]" for m in self.failures.get(ev.alias, [])]
+        body = data._esc(self.texts.get(ev.alias, "")[-3000:])
+        panel.update("\n".join([head, *failed, body]))
 
     def finished(self, summary: str) -> None:
         self.running = False
@@ -547,8 +562,7 @@ class ParticipantsScreen(Screen[None]):
             f.write(text)
             tmp = Path(f.name)
         try:
-            with self.app.suspend():
-                subprocess.run(editor_argv(tmp), check=False)
+            run_editor(self.app, tmp)
             edited = tmp.read_text(encoding="utf-8")
         finally:
             tmp.unlink(missing_ok=True)
