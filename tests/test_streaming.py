@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from .conftest import script_command, write
 
 from discussions.cli import cli
 from discussions.cli.progress import SILENCE, Progress
@@ -20,6 +19,8 @@ from discussions.providers.streaming import codex_event_text, output_sink
 from discussions.runner import Runner, TurnEvent
 from discussions.streamevents import latest_line, stream_reporter
 from discussions.workspace import Workspace
+
+from .conftest import script_command, write
 
 
 def test_command_provider_streams_before_it_finishes() -> None:

@@ -16,8 +16,8 @@ from discussions.model import Discussion
 from discussions.tui.app import (
     BrowserScreen,
     Composer,
-    DiscussionScreen,
     DiscussionsApp,
+    DiscussionScreen,
     HelpScreen,
     ParticipantsScreen,
     TurnScreen,
