@@ -112,7 +112,7 @@ def turn_display(samples: int) -> list[float]:
 
 
 async def _tui_once() -> float | None:
-    from discussions.tui.app import DiscussionScreen, DiscussionsApp, TurnScreen
+    from discussions.tui.app import DiscussionsApp, DiscussionScreen, TurnScreen
 
     path = setup(0.5)
     ws = Workspace.discover()

@@ -271,8 +271,11 @@ class Runner:
             return self.providers.get("mock").complete(request)
         return None
 
-    def _streamer(self, participant: Participant, provider: str) -> Callable[[str], None]:
-        """The `on_output` callback for one provider call: reports ``chunk`` events."""
+    def _streamer(self, participant: Participant, provider: str) -> Callable[[str], None] | None:
+        """The `on_output` callback for one provider call: reports ``chunk`` events (None when
+        nobody listens, so a call without a display does no streaming work)."""
+        if self.on_event is None:
+            return None
 
         def report(line: str, text: str) -> None:
             self._emit(
