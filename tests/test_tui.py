@@ -254,3 +254,21 @@ async def test_participant_manager_lists_origins_edits_and_removes(
         await pilot.press("escape")
         assert isinstance(app.screen, BrowserScreen)
     assert os.environ.get("NO_COLOR") == "1"
+
+
+async def test_new_discussion_from_the_browser(isolated: Path) -> None:
+    new("Existing one")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.screen.query_one(DataTable).row_count == 1)
+        await pilot.press("n")
+        await pilot.press(*"Rate limits")
+        app.screen.query_one("#context").text = "Clients hammer the API."  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, DiscussionScreen))
+        assert "Rate limits" in markdown_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen.query_one(DataTable).row_count == 2)
+    d = Discussion.load(Path("discussions") / "rate-limits.md")
+    assert d.title == "Rate limits"
+    assert "Clients hammer the API." in d.text

@@ -44,7 +44,7 @@ HELP = """\
 [b]discussions ui[/b] — keys
 
 Browser: type to filter, [b]s[/b] cycles the status filter, [b]Enter[/b] opens,
-  [b]p[/b] participants, [b]r[/b] reload, [b]q[/b] quits.
+  [b]n[/b] new discussion (ctrl+s creates), [b]p[/b] participants, [b]r[/b] reload, [b]q[/b] quits.
 Discussion: [b]c[/b] comment (ctrl+s posts), [b]t[/b] turn, [b]a[/b] advance phase,
   [b]e[/b] edit in $EDITOR, [b]r[/b] reload, [b]Escape[/b] back.
 Participants: [b]Enter[/b] view, [b]n[/b] new, [b]e[/b] edit, [b]d[/b] remove (user/project).
@@ -117,6 +117,7 @@ class BrowserScreen(Screen[None]):
     BINDINGS = [
         Binding("q", "app.quit", "Quit"),
         Binding("s", "cycle_status", "Status filter"),
+        Binding("n", "new", "New"),
         Binding("p", "participants", "Participants"),
         Binding("r", "reload", "Reload"),
         Binding("question_mark", "app.help", "Help"),
@@ -208,6 +209,13 @@ class BrowserScreen(Screen[None]):
     def action_participants(self) -> None:
         self.app.push_screen(ParticipantsScreen(self.ws))
 
+    def action_new(self) -> None:
+        def opened(path: Path | None) -> None:
+            if path is not None:
+                self.app.push_screen(DiscussionScreen(path, self.ws))
+
+        self.app.push_screen(NewDiscussion(self.folder, self.ws), opened)
+
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value:
@@ -215,6 +223,53 @@ class BrowserScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.load()
+
+
+class NewDiscussion(ModalScreen[Path | None]):
+    """Title, template and context for a new discussion; ctrl+s creates it."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "create", "Create", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, folder: Path, ws: Workspace) -> None:
+        super().__init__()
+        self.folder = folder
+        self.ws = ws
+
+    def compose(self) -> ComposeResult:
+        names = [t.name for t in self.ws.templates]
+        with Vertical(id="dialog"):
+            yield Input(placeholder="title", id="new-title")
+            yield Select([(n, n) for n in names], prompt="template (default)", id="template")
+            yield Label("Context (what is being discussed and why)")
+            yield TextArea(id="context")
+        yield Footer()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_create(self) -> None:
+        title = self.query_one("#new-title", Input).value.strip()
+        if not title:
+            self.notify("A discussion needs a title.", severity="warning")
+            return
+        template = self.query_one("#template", Select).value
+        context = self.query_one("#context", TextArea).text.strip() or None
+        try:
+            d = Discussion.create(
+                title,
+                template=str(template) if isinstance(template, str) else None,
+                context=context,
+                directory=self.folder,
+                workspace=self.ws,
+            )
+            d.save()
+        except DiscussionsError as exc:
+            self.notify(str(exc), severity="error", timeout=8)
+            return
+        self.dismiss(d.path)
 
 
 # --------------------------------------------------------------------------- discussion
