@@ -150,3 +150,26 @@ def test_plain_output_ignores_chunks() -> None:
     before = "".join(sink.out)
     p(TurnEvent("chunk", "a", "A", "x", "partial"))
     assert "".join(sink.out) == before
+
+
+def test_live_turn_shows_the_streamed_line_while_the_provider_runs(
+    isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    from .test_turn_display import run_in_terminal
+
+    gate = tmp_path / "gate"
+    _discussion(
+        isolated,
+        providers_file,
+        script_command("slow_print.py", "0", "STREAM-LIVE line", "VOTE: READY"),
+    )
+    run_ = run_in_terminal(
+        ["turn", "auth.md", "@architect"],
+        100,
+        env={"SLOW_PRINT_GATE": str(gate)},
+        when=("STREAM-LIVE line", gate.touch),
+    )
+    assert run_.code == 0, run_.output
+    assert run_.triggered  # shown before the provider finished (it waited for the gate)
+    plain = run_in_terminal(["turn", "auth.md", "@architect", "--json"], 100)
+    assert "STREAM-LIVE" not in plain.output.split("{", 1)[0]  # --json: no streamed lines
