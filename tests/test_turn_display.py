@@ -168,7 +168,10 @@ def run_in_terminal(
     or after `when_within` seconds if it never does."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, width, 0, 0))
-    full_env = {**os.environ, "TERM": "xterm-256color", **(env or {})}
+    import discussions
+
+    src = str(Path(discussions.__file__).resolve().parents[1])  # this checkout, not an install
+    full_env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": src, **(env or {})}
     full_env.pop("COLUMNS", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "discussions", *args],

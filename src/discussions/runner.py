@@ -33,6 +33,7 @@ from .providers.command import terminate_all
 from .providers.registry import ProviderRegistry, provider_chain
 from .providers.usage import UNKNOWN, Usage
 from .responses import parse_response
+from .streamevents import stream_reporter
 from .turns import select_participants
 from .usage import Budget, configured_budget, discussion_usage, render_budget_stop
 from .workspace import Workspace
@@ -151,7 +152,8 @@ class TurnEvent:
     """Progress reported while a turn runs."""
 
     kind: str
-    """``start`` (asking a provider), ``attempt_failed``, or ``done``."""
+    """``start`` (asking a provider), ``chunk`` (streamed text: `message` is the latest line,
+    `text` all streamed so far from this provider), ``attempt_failed``, or ``done``."""
     alias: str
     name: str
     provider: str | None = None
@@ -159,6 +161,8 @@ class TurnEvent:
     outcome: ParticipantOutcome | None = None
     remaining: int = 0
     """For ``attempt_failed``: how many providers are left to try in the chain."""
+    text: str = ""
+    """For ``chunk``: everything this provider has streamed so far."""
 
 
 def render_pass(name: str) -> str:
@@ -253,6 +257,7 @@ class Runner:
         chain = self.provider_chain(participant, forced)
         for index, name in enumerate(chain):
             self._emit(TurnEvent("start", participant.alias, participant.name, name))
+            request.on_output = self._streamer(participant, name)
             try:
                 completion = complete_with_usage(self.providers.get(name), request)
             except ProviderError as exc:
@@ -276,10 +281,24 @@ class Runner:
             for a in outcome.attempts
         ):
             self._emit(TurnEvent("start", participant.alias, participant.name, "mock"))
+            request.on_output = self._streamer(participant, "mock")
             outcome.provider = "mock"
             outcome.mock_fallback = True
             return self.providers.get("mock").complete(request)
         return None
+
+    def _streamer(self, participant: Participant, provider: str) -> Callable[[str], None] | None:
+        """The `on_output` callback for one provider call: reports ``chunk`` events (None when
+        nobody listens, so a call without a display does no streaming work)."""
+        if self.on_event is None:
+            return None
+
+        def report(line: str, text: str) -> None:
+            self._emit(
+                TurnEvent("chunk", participant.alias, participant.name, provider, line, text=text)
+            )
+
+        return stream_reporter(report)
 
     # -- one participant ------------------------------------------------------------------
 

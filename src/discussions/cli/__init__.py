@@ -44,6 +44,7 @@ LAZY_COMMANDS = {
     "participants": "registry:participants_group",
     "templates": "registry:templates_group",
     "mcp": "mcp:mcp_command",
+    "ui": "ui:ui_command",
 }
 
 

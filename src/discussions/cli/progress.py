@@ -32,6 +32,8 @@ FALLBACK_HINT = (
 )
 _TICK = 0.2
 _NAME_WIDTH = 20
+SILENCE = 25.0
+"""Seconds without output after which a row says that its provider has been silent."""
 
 
 @dataclass(slots=True)
@@ -75,6 +77,10 @@ class Row:
     outcome: ParticipantOutcome | None = None
     nothing_left: bool = False
     """The last failure had no provider left in the chain."""
+    latest: str = ""
+    """The latest line the provider being asked has streamed ("" before any output)."""
+    heard: float | None = None
+    """When the provider being asked last said something (or was started), monotonic."""
 
     @property
     def done(self) -> bool:
@@ -223,6 +229,8 @@ class Progress:
                 self._on_failed(row, ev)
             elif ev.kind == "done" and ev.outcome is not None:
                 self._on_done(row, ev.outcome)
+            elif ev.kind == "chunk":
+                row.latest, row.heard = ev.message, time.monotonic()
             if self.live:
                 self._draw()
             self.stream.flush()
@@ -231,6 +239,7 @@ class Progress:
         if row.started is None:
             row.started = time.monotonic()
         row.provider = ev.provider
+        row.latest, row.heard = "", time.monotonic()
         if not self.live:
             self._line(f"Invoking {ev.name} ({ev.provider})...")
 
@@ -331,11 +340,24 @@ class Progress:
             segments.append((g.arrow, {"dim": True}))
         if row.provider:
             segments.append((f" {row.provider}", {}))
+            if o is None:
+                segments.extend(self._stream_segments(row, now))
         elif row.nothing_left and row.failures:
             segments.append((" nothing left to try", {"fg": "red"}))
         text, style = segments[-1]
         segments[-1] = (text.rstrip(), style)
         return segments
+
+    def _stream_segments(self, row: Row, now: float) -> list[Segment]:
+        """What a running row adds after its provider: silence, then the latest line."""
+        out: list[Segment] = []
+        quiet = now - row.heard if row.heard is not None else 0.0
+        if quiet >= SILENCE:
+            out.append((f" silent for {seconds(quiet)}", {"fg": "yellow"}))
+        if row.latest:
+            out.append((f" {self.glyphs.arrow} ", {"dim": True}))
+            out.append((" ".join(row.latest.split()), {"dim": True}))
+        return out
 
     def _styled(self, segments: list[Segment]) -> str:
         parts = []

@@ -47,10 +47,13 @@ def participants_list(as_json: bool) -> None:
       discussions participants list
       discussions participants list --json
     """
-    registry = workspace().participants
+    from ..personas import origin
+
+    ws = workspace()
+    registry = ws.participants
     report_problems(registry.problems, as_json)
     if as_json:
-        echo_json([p.to_dict() for p in registry])
+        echo_json([{**p.to_dict(), "origin": origin(p, ws)} for p in registry])
         return
     rows = list(registry)
     if not rows:
@@ -59,7 +62,9 @@ def participants_list(as_json: bool) -> None:
     aw = max(len(p.alias) for p in rows)
     nw = max(len(p.name) for p in rows)
     for p in rows:
-        click.echo(f"@{p.alias:<{aw}}  {p.name:<{nw}}  {p.type:<10}  {p.role}")
+        click.echo(
+            f"@{p.alias:<{aw}}  {p.name:<{nw}}  {p.type:<10}  {origin(p, ws):<8}  {p.role}"
+        )
 
 
 @participants_group.command("show")
@@ -136,3 +141,8 @@ def templates_list(as_json: bool) -> None:
         chain = " -> ".join(p.id + (" [vote]" if p.voting_mode else "") for p in t.phases)
         click.echo(f"  phases: {chain}")
         click.echo(f"  participants: {', '.join(t.participants)}")
+
+
+from .personas import register as _register_persona_commands  # noqa: E402
+
+_register_persona_commands(participants_group)

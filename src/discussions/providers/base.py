@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .usage import UNKNOWN, Usage
@@ -27,6 +28,8 @@ class ProviderRequest:
     concerns: list[str] = field(default_factory=list)
     wants_vote: bool = False
     """Whether the phase asks this participant for a vote."""
+    on_output: Callable[[str], None] | None = None
+    """Called with each decoded piece of the answer as it arrives (streaming); None: not asked."""
 
 
 @dataclass(slots=True)

@@ -40,6 +40,7 @@ from ..errors import (
     ProviderTimeout,
 )
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
@@ -227,6 +228,8 @@ class _Run:
     timed_out: bool = False
     flooded: bool = False
     started: float = field(default_factory=time.monotonic)
+    on_out: Callable[[bytes], None] | None = None
+    """Streaming: called with each stdout chunk as it is read (see `streaming.output_sink`)."""
 
     @classmethod
     def spawn(cls, name: str, argv: list[str], env: dict[str, str], max_output: int) -> _Run:
@@ -315,6 +318,8 @@ class _Run:
 
     def _keep_out(self, chunk: bytes) -> bool:
         self.out.extend(chunk)
+        if self.on_out is not None and len(self.out) <= self.max_output:
+            self.on_out(chunk)
         if len(self.out) > self.max_output:
             self.flooded = True
             _kill_group(self.proc.pid, signal.SIGKILL)
@@ -413,6 +418,8 @@ class CommandProvider(Provider):
         """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
         timeout = self.timeout_for(request)
         run = _Run.spawn(self.name, self._resolved_argv(), self._env(), self.max_output)
+        if request.on_output is not None:
+            run.on_out = output_sink(self.spec.output, request.on_output)
         try:
             run.collect(request.prompt.encode("utf-8"), timeout)
         finally:

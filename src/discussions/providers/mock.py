@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .base import Provider, ProviderRequest
@@ -180,4 +183,23 @@ class MockProvider(Provider):
         if r.may_vote:
             vote, why = choose_vote(lean, r)
             lines += ["", f"Mock vote: {vote}, because {why}."]
-        return json.dumps({"comment": "\n".join(lines), "vote": vote}, ensure_ascii=False)
+        answer = json.dumps({"comment": "\n".join(lines), "vote": vote}, ensure_ascii=False)
+        if request.on_output is not None:
+            _stream(request.on_output, lines)
+        return answer
+
+
+STREAM_DELAY_VAR = "DISCUSSIONS_MOCK_STREAM_DELAY"
+"""Seconds the mock waits between streamed lines (default 0: stream at once; for demos)."""
+
+
+def _stream(on_output: Callable[[str], None], lines: list[str]) -> None:
+    """Stream the comment a line at a time, as a real CLI would print it."""
+    try:
+        delay = float(os.environ.get(STREAM_DELAY_VAR, "0") or 0)
+    except ValueError:
+        delay = 0.0
+    for line in lines:
+        if delay > 0:
+            time.sleep(min(delay, 5.0))
+        on_output(line + "\n")

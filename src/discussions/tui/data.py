@@ -1,0 +1,144 @@
+"""What the screens show, computed without Textual (plain functions, easy to test)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DiscussionsError
+from ..model import Discussion
+from ..workspace import Workspace
+
+
+@dataclass(slots=True)
+class Summary:
+    """One row of the browser."""
+
+    path: Path
+    title: str
+    phase: str
+    status: str
+    consensus: str
+    questions: int
+    mentions: int
+    changed: float
+    problem: str = ""
+
+    def matches(self, text: str, status: str) -> bool:
+        if status and self.status.upper() != status.upper():
+            return False
+        if not text:
+            return True
+        hay = f"{self.title} {self.path.name} {self.phase} {self.status}".lower()
+        return all(word in hay for word in text.lower().split())
+
+
+def consensus_text(d: Discussion) -> str:
+    c = d.consensus_result
+    if c.reached:
+        return f"reached: {c.outcome}"
+    if c.outcome is None:
+        return "no votes"
+    return f"{c.outcome}, not reached"
+
+
+def summarise(path: Path, ws: Workspace) -> Summary | None:
+    """The browser row for `path`; None when it is not a discussion."""
+    from ..format import has_discussion_header
+
+    try:
+        changed = path.stat().st_mtime
+        d = Discussion.load(path, ws)
+        if not has_discussion_header(d.text):
+            return None
+        return Summary(
+            path,
+            d.title,
+            d.phase,
+            d.status,
+            consensus_text(d),
+            len(d.questions),
+            len(d.pending_mentions),
+            changed,
+        )
+    except (DiscussionsError, OSError) as exc:
+        return Summary(path, path.name, "?", "INVALID", "", 0, 0, 0.0, str(exc))
+
+
+def discussion_files(folder: Path) -> list[Path]:
+    from ..storage import is_derived
+
+    if not folder.is_dir():
+        return []
+    return [p for p in sorted(folder.glob("*.md")) if not is_derived(p)]
+
+
+def ago(stamp: float, now: float | None = None) -> str:
+    if not stamp:
+        return "-"
+    delta = max(0.0, (now or time.time()) - stamp)
+    if delta < 90:
+        return f"{int(delta)}s ago"
+    if delta < 5400:
+        return f"{int(delta // 60)}m ago"
+    if delta < 36 * 3600:
+        return f"{int(delta // 3600)}h ago"
+    return time.strftime("%Y-%m-%d", time.localtime(stamp))
+
+
+def comments_markdown(d: Discussion) -> str:
+    """The comments as one markdown document: a heading per comment with author, vote, provider."""
+    parts: list[str] = [f"# {d.title}", ""]
+    if not d.comments:
+        parts.append("*No comments yet. Press `c` to write one or `t` to run a turn.*")
+    for c in d.comments:
+        head = f"### {c.author}"
+        if c.vote:
+            head += f" — VOTE: {c.vote}"
+        provider = c.meta.get("provider") if c.meta else None
+        if provider:
+            head += f"  *(via {provider})*"
+        parts += [head, "", c.body.strip(), "", "---", ""]
+    return "\n".join(parts)
+
+
+def side_panel(d: Discussion) -> str:
+    """Phase, votes, consensus, questions, decisions, TODOs, concerns, mentions, warnings."""
+    lines: list[str] = []
+    info = d.phase_info
+    lines.append(f"[b]Phase[/b] {d.phase}" + (f" — {info.title}" if info else ""))
+    lines.append(f"[b]Status[/b] {d.status}")
+    if info and info.instructions.strip():
+        lines += ["", _esc(info.instructions.strip())]
+    votes = d.votes
+    lines += ["", "[b]Votes[/b]"]
+    lines += [f"  {_esc(who)}: {vote}" for who, vote in votes.items()] or ["  none yet"]
+    c = d.consensus_result
+    lines += ["", f"[b]Consensus[/b] {consensus_text(d)}"]
+    if c.reason:
+        lines.append(f"  {_esc(c.reason)}")
+    if c.waiting_for:
+        lines.append("  waiting for: " + _esc(", ".join(c.waiting_for)))
+    for title, items in (
+        ("Open questions", d.questions),
+        ("Decisions", d.decisions),
+        ("TODOs", d.todos),
+        ("Concerns", d.concerns),
+    ):
+        if items:
+            lines += ["", f"[b]{title}[/b] ({len(items)})"]
+            lines += [f"  • {_esc(i.text)} [dim]({_esc(i.author)})[/dim]" for i in items]
+    mentions = d.pending_mentions
+    if mentions:
+        lines += ["", f"[b]Pending mentions[/b] ({len(mentions)})"]
+        lines += [f"  @{_esc(m.alias)} by {_esc(m.by)}" for m in mentions]
+    warnings = d.warnings
+    if warnings:
+        lines += ["", f"[b]Warnings[/b] ({len(warnings)})"]
+        lines += [f"  line {w.line}: {_esc(w.message)}" for w in warnings]
+    return "\n".join(lines)
+
+
+def _esc(text: str) -> str:
+    return text.replace("[", "\\[")
