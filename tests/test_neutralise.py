@@ -350,3 +350,22 @@ def test_appended_separator_never_renders_as_a_heading(
         # `check` warns about it. Otherwise what we append is seen as written.)
         assert re.search(r"<p[^>]*>VOTE: READY</p>", html)
         assert re.search(r"<em>Phase changed: a → b</em>", html)
+
+
+def test_an_end_tag_line_cannot_make_github_pair_fences_differently() -> None:
+    """Found by hypothesis: cmark-gfm starts an HTML block at `</script>` (markdown-it does
+    not), so the fences after it paired differently and the last one swallowed the rest."""
+    import cmarkgfm
+
+    from discussions import format as fmt
+
+    text = "1. \\---\n</script>\n```\n\n:\n```\n"
+    block = fmt.render_comment("Ann", fmt.neutralise(text), vote="READY")
+    doc = (
+        "<!-- DISCUSSION -->\n\n# T\n\n---\n\n"
+        + block
+        + "\n---\n\nName: Zed\n\nSentinel paragraph.\n\nVOTE: CHANGES\n\n---\n"
+    )
+    html = cmarkgfm.github_flavored_markdown_to_html(doc, options=cmarkgfm.Options.CMARK_OPT_UNSAFE)
+    assert "<p>Sentinel paragraph.</p>" in html
+    assert "<p>VOTE: READY</p>" in html

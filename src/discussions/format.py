@@ -549,7 +549,9 @@ _RULE_CHARS = frozenset("-*_= \t")
 # HTML blocks of CommonMark types 1-5: they run to an end tag, ``-->``, ``?>``, ``>`` or
 # ``]]>`` however many blank lines come first, so they can swallow everything after them.
 _HTML_OPEN = re.compile(
-    r"<(?:(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)", re.I
+    # Also the end tags of those four: cmark-gfm starts a (type 7) HTML block at `</script>`
+    # where markdown-it does not, and the two would then pair the fences after it differently.
+    r"<(?:/?(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)", re.I
 )
 _FENCE_OPEN = re.compile(r"`{3,}|~{3,}")
 # ``Name:``, and the spellings GitHub shows as ``Name:`` too (``Name\:``, ``Name&#58;``).
