@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError
+from .errors import DiscussionExists, DiscussionsError
 from .model import Discussion
-from .workspace import Workspace
+from .workspace import Workspace, display_path, resolve_file
 
 if TYPE_CHECKING:
     from .runner import TurnEvent
@@ -43,35 +43,6 @@ INSTRUCTIONS = (
     "add_comment writes as a participant (with an optional READY/CHANGES/REJECT vote); "
     "start_turn asks AI participants in the background and turn_result collects the outcome."
 )
-
-
-def resolve_discussion(name: str, ws: Workspace) -> Path:
-    """`name` as given, else inside the configured discussions folder. The same rules and
-    messages as the CLI's FILE argument (`cli.common.resolve_file`)."""
-    path = Path(name).expanduser()
-    if path.exists():
-        return path
-    if not path.is_absolute():
-        candidate = ws.config.output_directory / path
-        if candidate.exists():
-            return candidate
-        if not path.suffix:
-            for p in (path.with_suffix(".md"), candidate.with_suffix(".md")):
-                if p.exists():
-                    return p
-        raise DiscussionNotFound(
-            f"no such discussion file: {name} "
-            f"(also looked in {display_path(ws.config.output_directory)})"
-        )
-    raise DiscussionNotFound(f"no such discussion file: {name}")
-
-
-def display_path(path: Path) -> str:
-    """`path` relative to the current folder when it is under it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 @dataclass(slots=True)
@@ -134,7 +105,7 @@ class DiscussionTools:
 
     def _load(self, file: str) -> Discussion:
         ws = self.workspace
-        return Discussion.load(resolve_discussion(file, ws), ws)
+        return Discussion.load(resolve_file(file, ws), ws)
 
     def discussion_files(self) -> list[Path]:
         """The discussion files in the discussions folder (derived files left out)."""
@@ -157,35 +128,9 @@ class DiscussionTools:
         return files
 
     def list_discussions(self, status: str | None = None) -> list[dict[str, Any]]:
-        from .format import has_discussion_header
-        from .storage import is_derived
+        from .catalog import list_discussions
 
-        ws = self.workspace
-        folder = ws.config.output_directory
-        if not folder.is_dir():
-            raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
-        rows: list[dict[str, Any]] = []
-        for path in sorted(folder.glob("*.md")):
-            if is_derived(path):
-                continue
-            try:
-                d = Discussion.load(path, ws)
-                if not has_discussion_header(d.text):
-                    continue
-            except DiscussionsError:
-                continue
-            if status and d.status.upper() != status.upper():
-                continue
-            rows.append(
-                {
-                    "file": display_path(path),
-                    "title": d.title,
-                    "phase": d.phase,
-                    "status": d.status,
-                    "comments": len(d.comments),
-                }
-            )
-        return rows
+        return list_discussions(self.workspace, status=status)[0]
 
     def discussion_status(self, file: str) -> dict[str, Any]:
         return self._load(file).to_dict()

@@ -45,3 +45,34 @@ class Workspace:
         """Persona and template files that could not be used (reads both registries).
         Show each as ``str(problem)``: ``FILE:LINE: message``."""
         return [*self.participants.problems, *self.templates.problems]
+
+
+def display_path(path: Path) -> str:
+    """`path` relative to the current folder when it is under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def resolve_file(name: str, ws: Workspace) -> Path:
+    """A FILE argument: `name` as given, else inside the configured discussions folder (with or
+    without ``.md``). One set of rules and messages for the CLI, the MCP server and the TUI."""
+    from .errors import DiscussionNotFound
+
+    path = Path(name).expanduser()
+    if path.exists():
+        return path
+    if not path.is_absolute():
+        candidate = ws.config.output_directory / path
+        if candidate.exists():
+            return candidate
+        if not path.suffix:
+            for p in (path.with_suffix(".md"), candidate.with_suffix(".md")):
+                if p.exists():
+                    return p
+        raise DiscussionNotFound(
+            f"no such discussion file: {name} "
+            f"(also looked in {display_path(ws.config.output_directory)})"
+        )
+    raise DiscussionNotFound(f"no such discussion file: {name}")

@@ -6,45 +6,18 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-from ..errors import DiscussionNotFound, DiscussionsError
+from ..errors import DiscussionsError
 from ..workspace import Workspace
+from ..workspace import display_path as display_path  # re-exported for the commands
+from ..workspace import resolve_file as resolve_file
 
 
 def workspace() -> Workspace:
     return Workspace.discover()
-
-
-def resolve_file(name: str, ws: Workspace) -> Path:
-    """`name` as given, else inside the configured discussions folder."""
-    path = Path(name).expanduser()
-    if path.exists():
-        return path
-    if not path.is_absolute():
-        candidate = ws.config.output_directory / path
-        if candidate.exists():
-            return candidate
-        if not path.suffix:
-            for p in (path.with_suffix(".md"), candidate.with_suffix(".md")):
-                if p.exists():
-                    return p
-        raise DiscussionNotFound(
-            f"no such discussion file: {name} "
-            f"(also looked in {display_path(ws.config.output_directory)})"
-        )
-    raise DiscussionNotFound(f"no such discussion file: {name}")
-
-
-def display_path(path: Path) -> str:
-    """`path` relative to the current folder when it is under it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def default_author() -> str:

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
-from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
-from ..format import has_discussion_header
+from ..errors import DiscussionExists
 from ..model import Discussion
-from ..storage import is_derived
 from .common import (
     default_author,
     display_path,
@@ -122,33 +119,10 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
       discussions list --status open
       discussions list --dir docs/decisions --json
     """
+    from ..catalog import list_discussions
+
     ws = workspace()
-    folder = directory or ws.config.output_directory
-    if not folder.is_dir():
-        raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
-    rows: list[dict[str, Any]] = []
-    skipped: list[str] = []
-    for path in sorted(folder.glob("*.md")):
-        if is_derived(path):
-            continue
-        try:
-            d = Discussion.load(path, ws)
-            if not has_discussion_header(d.text):
-                continue
-        except DiscussionsError as exc:
-            skipped.append(f"{display_path(path)}: {exc}")
-            continue
-        if status_filter and d.status.upper() != status_filter.upper():
-            continue
-        rows.append(
-            {
-                "file": display_path(path),
-                "title": d.title,
-                "phase": d.phase,
-                "status": d.status,
-                "comments": len(d.comments),
-            }
-        )
+    rows, skipped = list_discussions(ws, directory, status_filter)
     for line in skipped:
         say(f"Skipped {line}", err=True)
     if as_json:
@@ -316,10 +290,16 @@ def render_usage(d: Discussion) -> None:
 @click.option("-v", "--vote", help="READY, CHANGES or REJECT (any case).")
 @click.option("-a", "--author", help="Name to sign with (default: git user.name, else OS user).")
 @click.option("--motion", help="Move a motion (MOTION: text): the discussion pauses to second it.")
-@click.option("--second", type=click.Choice(["yes", "no"], case_sensitive=False), help="Second "
-              "the open motion, or decline to (SECOND: yes|no).")
-@click.option("--ballot", type=click.Choice(["YES", "NO", "ABSTAIN"], case_sensitive=False),
-              help="Your ballot on the seconded motion (BALLOT: YES|NO|ABSTAIN).")
+@click.option(
+    "--second",
+    type=click.Choice(["yes", "no"], case_sensitive=False),
+    help="Second the open motion, or decline to (SECOND: yes|no).",
+)
+@click.option(
+    "--ballot",
+    type=click.Choice(["YES", "NO", "ABSTAIN"], case_sensitive=False),
+    help="Your ballot on the seconded motion (BALLOT: YES|NO|ABSTAIN).",
+)
 def comment_command(
     file: str,
     text: str | None,

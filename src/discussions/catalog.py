@@ -1,0 +1,47 @@
+"""The discussions in a folder, as `discussions list` and the MCP server show them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import DiscussionNotFound, DiscussionsError
+from .format import has_discussion_header
+from .model import Discussion
+from .storage import is_derived
+from .workspace import Workspace, display_path
+
+
+def list_discussions(
+    ws: Workspace, folder: Path | None = None, status: str | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows (file, title, phase, status, comments) for the discussions in `folder` (default:
+    ``output.directory``), optionally of one `status`; and one line per file that could not be
+    read. Derived files and files that are not discussions are left out."""
+    folder = folder or ws.config.output_directory
+    if not folder.is_dir():
+        raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for path in sorted(folder.glob("*.md")):
+        if is_derived(path):
+            continue
+        try:
+            d = Discussion.load(path, ws)
+            if not has_discussion_header(d.text):
+                continue
+        except DiscussionsError as exc:
+            skipped.append(f"{display_path(path)}: {exc}")
+            continue
+        if status and d.status.upper() != status.upper():
+            continue
+        rows.append(
+            {
+                "file": display_path(path),
+                "title": d.title,
+                "phase": d.phase,
+                "status": d.status,
+                "comments": len(d.comments),
+            }
+        )
+    return rows, skipped
