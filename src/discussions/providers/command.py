@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shlex
@@ -41,7 +40,7 @@ from ..errors import (
 )
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
 from .streaming import output_sink
-from .usage import UNKNOWN, claude_json, codex_usage
+from .usage import UNKNOWN, claude_json, codex_usage, json_events
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -486,16 +485,7 @@ def _codex_messages(name: str, text: str) -> str:
     """Join the agent messages of `codex exec --json` output (one JSON event per line)."""
     messages: list[str] = []
     errors: list[str] = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(event, dict):
-            continue
+    for event in json_events(text):
         etype = event.get("type")
         if etype == "item.completed":
             item = event.get("item") or {}

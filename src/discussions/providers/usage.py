@@ -18,6 +18,7 @@ Where the numbers come from:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,19 +103,26 @@ def _last_result(text: str) -> dict[str, Any] | None:
     return found
 
 
-def codex_usage(text: str) -> Usage:
-    """Token counts summed over the ``turn.completed`` events of ``codex exec --json``."""
-    inputs: list[int] = []
-    outputs: list[int] = []
+def json_events(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSON-lines stream (``codex exec --json``); other lines skipped."""
     for line in text.splitlines():
         line = line.strip()
         if not line.startswith("{"):
             continue
         try:
             event = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
-        if not isinstance(event, dict) or event.get("type") != "turn.completed":
+        if isinstance(event, dict):
+            yield event
+
+
+def codex_usage(text: str) -> Usage:
+    """Token counts summed over the ``turn.completed`` events of ``codex exec --json``."""
+    inputs: list[int] = []
+    outputs: list[int] = []
+    for event in json_events(text):
+        if event.get("type") != "turn.completed":
             continue
         usage = event.get("usage")
         if not isinstance(usage, dict):
