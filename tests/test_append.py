@@ -75,7 +75,7 @@ votes = st.sampled_from([None, "READY", "changes", "Reject"])
 
 def _is_discussion(data: bytes) -> bool:
     text = fmt.decode(data)[0]
-    return text.lstrip().startswith("<!-- DISCUSSION -->") or bool(fmt.parse_document(text).comments)
+    return fmt.has_discussion_header(text) or bool(fmt.parse_document(text).comments)
 
 
 def _comments(path: Path) -> list[tuple[str, int, str | None]]:
