@@ -69,3 +69,30 @@ def providers_file(userdir: Path):
 
 
 os.environ.setdefault("PYTHONHASHSEED", "0")
+
+
+# -- the CLI in process: shared by the command tests -----------------------------------------
+
+
+def run(*args: str) -> object:
+    """Invoke the CLI in process (exceptions become the result's exit code)."""
+    from click.testing import CliRunner
+
+    from discussions.cli import cli
+
+    return CliRunner().invoke(cli, list(args))
+
+
+def out(r: object) -> str:
+    return r.output  # type: ignore[attr-defined,no-any-return]
+
+
+def code(r: object) -> int:
+    return r.exit_code  # type: ignore[attr-defined,no-any-return]
+
+
+def result_of(r: object) -> dict[str, object]:
+    """The JSON object a command printed (after any lines before it)."""
+    text = out(r)
+    data: dict[str, object] = json.loads(text[text.index("{") :])
+    return data

@@ -10,34 +10,14 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from discussions import Discussion
-from discussions.cli import cli
 from discussions.diagnosis import Candidate, converge, normalise_key, parse_confidence, similarity
 from discussions.responses import parse_response
 
-from .conftest import script_command, write
+from .conftest import code, out, result_of, run, script_command, write
 
 NAMES = {"architect": "AI-Architect", "security": "AI-Security", "pragmatist": "AI-Pragmatist"}
-
-
-def run(*args: str) -> object:
-    return CliRunner().invoke(cli, list(args))
-
-
-def out(r: object) -> str:
-    return r.output  # type: ignore[attr-defined,no-any-return]
-
-
-def code(r: object) -> int:
-    return r.exit_code  # type: ignore[attr-defined,no-any-return]
-
-
-def result_of(r: object) -> dict[str, object]:
-    text = out(r)
-    data: dict[str, object] = json.loads(text[text.index("{") :])
-    return data
 
 
 @pytest.fixture

@@ -16,25 +16,7 @@ from discussions.config import load_yaml_document
 from discussions.errors import TemplateError
 from discussions.templates import Template
 
-from .conftest import script_command, write
-
-
-def run(*args: str) -> object:
-    return CliRunner().invoke(cli, list(args))
-
-
-def out(r: object) -> str:
-    return r.output  # type: ignore[attr-defined,no-any-return]
-
-
-def code(r: object) -> int:
-    return r.exit_code  # type: ignore[attr-defined,no-any-return]
-
-
-def result_of(r: object) -> dict[str, object]:
-    text = out(r)
-    data: dict[str, object] = json.loads(text[text.index("{") :])
-    return data
+from .conftest import code, out, result_of, run, script_command, write
 
 
 def load(path: Path) -> Template:

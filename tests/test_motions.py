@@ -11,30 +11,16 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from discussions import Discussion
-from discussions.cli import cli
 from discussions.motions import tally
 from discussions.responses import parse_response
 
-from .conftest import script_command, write
+from .conftest import code, out, run, script_command, write
 
 A, S, P = "AI-Architect", "AI-Security", "AI-Pragmatist"
 MOTION = "Adopt JWT with a one-hour expiry"
 CAST = re.compile(r"BALLOT:\s*\**\s*(YES|NO|ABSTAIN)", re.I)
-
-
-def run(*args: str) -> object:
-    return CliRunner().invoke(cli, list(args))
-
-
-def out(r: object) -> str:
-    return r.output  # type: ignore[attr-defined,no-any-return]
-
-
-def code(r: object) -> int:
-    return r.exit_code  # type: ignore[attr-defined,no-any-return]
 
 
 def council_template(isolated: Path, threshold: float = 0.5, as_no: bool = False) -> None:

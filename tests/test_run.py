@@ -6,24 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from discussions import Discussion
-from discussions.cli import cli
 
-from .conftest import script_command, write
-
-
-def run(*args: str) -> object:
-    return CliRunner().invoke(cli, list(args))
-
-
-def out(r: object) -> str:
-    return r.output  # type: ignore[attr-defined,no-any-return]
-
-
-def code(r: object) -> int:
-    return r.exit_code  # type: ignore[attr-defined,no-any-return]
+from .conftest import code, out, result_of, run, script_command, write
 
 
 @pytest.fixture
@@ -33,12 +19,6 @@ def stand_in(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no
         write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
 
     return make
-
-
-def result_of(r: object) -> dict[str, object]:
-    text = out(r)
-    data: dict[str, object] = json.loads(text[text.index("{") :])
-    return data
 
 
 def test_run_reaches_consensus_when_participants_agree_from_round_two(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]

@@ -7,34 +7,15 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from discussions import Discussion
-from discussions.cli import cli
 from discussions.providers.usage import Usage, claude_json, codex_usage
 from discussions.usage import Budget, UsageTotals
 
-from .conftest import SCRIPTS, write
+from .conftest import SCRIPTS, code, out, run, write
+from .conftest import result_of as json_of
 
 STANDINS = SCRIPTS / "standins"
-
-
-def run(*args: str) -> object:
-    return CliRunner().invoke(cli, list(args))
-
-
-def out(r: object) -> str:
-    return r.output  # type: ignore[attr-defined,no-any-return]
-
-
-def code(r: object) -> int:
-    return r.exit_code  # type: ignore[attr-defined,no-any-return]
-
-
-def json_of(r: object) -> dict[str, object]:
-    text = out(r)
-    data: dict[str, object] = json.loads(text[text.index("{") :])
-    return data
 
 
 @pytest.fixture
