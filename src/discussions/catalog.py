@@ -15,9 +15,10 @@ from .workspace import Workspace, display_path
 def list_discussions(
     ws: Workspace, folder: Path | None = None, status: str | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows (file, title, phase, status, comments) for the discussions in `folder` (default:
-    ``output.directory``), optionally of one `status`; and one line per file that could not be
-    read. Derived files and files that are not discussions are left out."""
+    """Rows (file, title, phase, status, comments; consensus: the outcome reached or None;
+    questions: how many; changed: modification time in UTC) for the discussions in `folder`
+    (default: ``output.directory``), optionally of one `status`; and one line per file that
+    could not be read. Derived files and files that are not discussions are left out."""
     folder = folder or ws.config.output_directory
     if not folder.is_dir():
         raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
@@ -35,6 +36,7 @@ def list_discussions(
             continue
         if status and d.status.upper() != status.upper():
             continue
+        consensus = d.consensus_result
         rows.append(
             {
                 "file": display_path(path),
@@ -42,6 +44,19 @@ def list_discussions(
                 "phase": d.phase,
                 "status": d.status,
                 "comments": len(d.comments),
+                "consensus": consensus.outcome if consensus.reached else None,
+                "questions": len(d.questions),
+                "changed": _changed(path),
             }
         )
     return rows, skipped
+
+
+def _changed(path: Path) -> str:
+    from datetime import UTC, datetime
+
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return ""
+    return datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -208,6 +208,15 @@ TURN_ACTIONS = (
     '"one sentence" for a formal vote.'
 )
 
+POST_CALLOUT = (
+    "Write a publishable article, in the style of a blog post, about this discussion for "
+    "readers who were not part of it: the question and why it mattered, the positions each "
+    "participant took and their reasons, where they agreed and disagreed, and how it was "
+    "decided (or what is still open). Start with a title line beginning with '# ', then a few "
+    "sections of markdown prose. Report the discussion faithfully: attribute views to the "
+    "participants who held them, add no new opinions, and do not vote."
+)
+
 
 def build_prompt(
     d: Discussion,

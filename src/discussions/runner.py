@@ -494,11 +494,17 @@ NARRATIVE_CALLOUT = (
 
 
 def narrate(
-    runner: Runner, d: Discussion, alias: str = "moderator", provider: str | None = None
+    runner: Runner,
+    d: Discussion,
+    alias: str = "moderator",
+    provider: str | None = None,
+    callout: str = NARRATIVE_CALLOUT,
 ) -> tuple[str, str]:
-    """A narrative summary written by participant `alias`. Returns (text, who wrote it)."""
+    """A narrative summary (or, with another `callout`, another text about the discussion,
+    such as `prompts.POST_CALLOUT`) written by participant `alias`. Returns (text, who wrote
+    it). Nothing is written to the file."""
     participant = d.workspace.participants.get(alias)
-    prompt, _ = build_prompt(d, participant, NARRATIVE_CALLOUT, memory=False)
+    prompt, _ = build_prompt(d, participant, callout, memory=False)
     outcome = ParticipantOutcome(participant.alias, participant.name)
     text = runner.ask(
         participant, runner.request_for(participant, prompt, False), provider, outcome

@@ -56,12 +56,12 @@ _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 DERIVED_NAMES = ("CHRONICLE.md",)
-DERIVED_SUFFIXES = (".sum.md",)
+DERIVED_SUFFIXES = (".sum.md", ".post.md")
 
 
 def is_derived(path: Path) -> bool:
-    """A file the engine rebuilds from discussions (a ``.sum.md`` summary, ``CHRONICLE.md``):
-    never a discussion, never checked or watched as one."""
+    """A file the engine makes from discussions (a ``.sum.md`` summary, a ``.post.md``
+    exported post, ``CHRONICLE.md``): never a discussion, never checked or watched as one."""
     return path.name in DERIVED_NAMES or path.name.endswith(DERIVED_SUFFIXES)
 
 

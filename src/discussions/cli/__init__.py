@@ -33,6 +33,7 @@ LAZY_COMMANDS = {
     "resolve": "git:resolve_command",
     "review": "git:review_command",
     "summary": "files:summary_command",
+    "export": "exporting:export_command",
     "run": "running:run_command",
     "decisions": "ledger:decisions_command",
     "chronicle": "ledger:chronicle_command",
@@ -45,6 +46,7 @@ LAZY_COMMANDS = {
     "templates": "registry:templates_group",
     "mcp": "mcp:mcp_command",
     "ui": "ui:ui_command",
+    "serve": "web:serve_command",
 }
 
 

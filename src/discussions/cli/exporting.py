@@ -1,0 +1,66 @@
+"""The export command: a discussion as an HTML page, a JSON document or a written post."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..export import default_target, export_html, export_json, save_export, write_post
+from ..model import Discussion
+from .common import display_path, resolve_file, say, workspace
+
+
+@click.command("export")
+@click.argument("file")
+@click.option(
+    "--format",
+    "kind",
+    type=click.Choice(["html", "json", "post"]),
+    default="html",
+    show_default=True,
+    help="html: a page needing no script; json: the state and every comment; "
+    "post: an article written by a participant.",
+)
+@click.option(
+    "-o",
+    "--out",
+    help="File to write (default: next to FILE, as FILE.html, .json or .post.md); '-' prints.",
+)
+@click.option("-p", "--provider", help="Provider for the post (default: the chain).")
+@click.option("--participant", "alias", help="Who writes the post (default: moderator).")
+def export_command(
+    file: str, kind: str, out: str | None, provider: str | None, alias: str | None
+) -> None:
+    """Export FILE as HTML, JSON or a written post; the discussion is not changed.
+
+    \b
+    Examples:
+      discussions export feature-x.md
+      discussions export feature-x.md --format json --out - | jq .consensus
+      discussions export feature-x.md --format post --provider claude
+      discussions export feature-x.md --format html --out site/feature-x.html
+    """
+    if kind != "post" and (provider or alias):
+        raise click.UsageError("--provider and --participant apply to --format post only")
+    ws = workspace()
+    d = Discussion.load(resolve_file(file, ws), ws)
+    author = ""
+    if kind == "html":
+        text = export_html(d)
+    elif kind == "json":
+        text = json.dumps(export_json(d), indent=2, ensure_ascii=False) + "\n"
+    else:
+        from ..runner import Runner
+
+        text, author = write_post(Runner(ws), d, alias or "moderator", provider)
+    if out == "-":
+        if kind == "post":
+            say(text, nl=False)
+        else:
+            click.echo(text, nl=False)
+        return
+    target = Path(out) if out else default_target(d, kind)
+    save_export(d, target, text)
+    say(f"Wrote {display_path(target)}" + (f" (written by {author})" if author else ""))

@@ -1,0 +1,81 @@
+"""The forms under a discussion on its web page: comment and vote, ask participants, run
+rounds, move the phase, export. The page's script sends them to the JSON API."""
+
+from __future__ import annotations
+
+from html import escape
+from urllib.parse import quote
+
+from ..model import Discussion
+from ..workspace import Workspace
+
+CLOSE_STATUSES = ("CLOSED", "DECIDED", "REJECTED", "ABANDONED")
+
+
+def controls_html(d: Discussion, ws: Workspace, name: str, writable: bool) -> str:
+    """The controls section. Without the token the page is read-only and says how to write."""
+    api = "/api/discussions/" + quote(name)
+    exports = (
+        '<p class="exports">Export: '
+        f'<a href="{api}/export?format=html" download>HTML</a> · '
+        f'<a href="{api}/export?format=json" download>JSON</a>'
+        + (' · <button type="button" id="post-button">Write a post</button>' if writable else "")
+        + "</p>"
+    )
+    if not writable:
+        return (
+            '<section id="controls" class="readonly"><p>Read-only: open the address '
+            "<code>discussions serve</code> printed (it carries the server's token) to comment, "
+            f"ask participants or change the phase.</p>{exports}</section>"
+        )
+    registry = ws.participants
+    boxes = []
+    for alias in d.participants:
+        label = registry.get(alias).name if alias in registry else alias
+        boxes.append(
+            f'<label class="check"><input type="checkbox" name="participants" '
+            f'value="{escape(alias, quote=True)}" checked> {escape(label)}</label>'
+        )
+    votes = "".join(
+        f'<label class="check"><input type="radio" name="vote" value="{v}"'
+        f'{" checked" if not v else ""}> {v or "no vote"}</label>'
+        for v in ("", "READY", "CHANGES", "REJECT")
+    )
+    statuses = "".join(f"<option>{s}</option>" for s in CLOSE_STATUSES)
+    return f"""<section id="controls">
+<form id="comment-form" class="card">
+<h2>Comment</h2>
+<label for="author">Your name</label>
+<input id="author" name="author" autocomplete="name" required maxlength="80">
+<label for="comment-text">Comment (markdown; Q:, TODO:, DECISION:, @mentions work)</label>
+<textarea id="comment-text" name="text" rows="5"></textarea>
+<fieldset><legend>Vote</legend>{votes}</fieldset>
+<button type="submit">Post comment</button>
+</form>
+<form id="turn-form" class="card">
+<h2>Ask participants</h2>
+<fieldset><legend>Participants</legend>{"".join(boxes) or "<p>None listed.</p>"}</fieldset>
+<label for="callout">Callout (optional)</label>
+<input id="callout" name="callout" placeholder="A question for this turn">
+<label for="rounds">Rounds for a run</label>
+<input id="rounds" name="rounds" type="number" min="1" max="100" value="3">
+<div class="buttons">
+<button type="submit" name="action" value="turn" id="turn-button">Start a turn</button>
+<button type="submit" name="action" value="run" id="run-button">Run rounds</button>
+</div>
+</form>
+<form id="phase-form" class="card">
+<h2>Phase and status</h2>
+<div class="buttons">
+<button type="button" id="advance-button">Advance to the next phase</button>
+</div>
+<label for="close-status">Close with status</label>
+<select id="close-status" name="status">{statuses}</select>
+<div class="buttons">
+<button type="button" id="close-button">Close</button>
+<button type="button" id="reopen-button">Reopen</button>
+</div>
+</form>
+{exports}
+<p id="notice" role="status" aria-live="polite"></p>
+</section>"""

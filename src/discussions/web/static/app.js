@@ -1,0 +1,260 @@
+// discussions web view: follows the discussion file live and sends the page's forms to the
+// JSON API. No framework, no external resources; comments arrive already rendered (and
+// escaped) by the server.
+"use strict";
+
+(function () {
+  const meta = (name) => {
+    const el = document.querySelector(`meta[name="${name}"]`);
+    return el ? el.getAttribute("content") : null;
+  };
+  const token = meta("discussions-token");
+  const file = meta("discussions-file");
+
+  // ---------------------------------------------------------------- list page: the filter
+  const filter = document.getElementById("filter");
+  if (filter) {
+    filter.addEventListener("input", () => {
+      const needle = filter.value.trim().toLowerCase();
+      document.querySelectorAll("#discussions tbody tr").forEach((row) => {
+        row.hidden = needle !== "" && !row.textContent.toLowerCase().includes(needle);
+      });
+    });
+  }
+  if (!file) return;
+
+  const api = "/api/discussions/" + encodeURIComponent(file);
+  const comments = document.getElementById("comments");
+  const stream = document.getElementById("stream");
+  const panel = document.getElementById("panel");
+  const notice = document.getElementById("notice");
+  let count = Number(meta("discussions-count") || 0);
+  let size = Number(meta("discussions-size") || 0);
+
+  const say = (text, isError) => {
+    if (!notice) return;
+    notice.textContent = text;
+    notice.className = isError ? "error" : "";
+  };
+
+  // ---------------------------------------------------------------- following the file
+  function upsert(items) {
+    const landed = new Set();
+    for (const c of items) {
+      const template = document.createElement("template");
+      template.innerHTML = c.html.trim();
+      const node = template.content.firstElementChild;
+      if (!node) continue;
+      const existing = document.getElementById("L" + c.line);
+      if (existing) existing.replaceWith(node);
+      else comments.appendChild(node);
+      landed.add(c.author);
+    }
+    // A streamed answer is replaced by the comment once it is in the file.
+    stream.querySelectorAll("[data-name]").forEach((box) => {
+      if (landed.has(box.dataset.name) && box.dataset.state !== "streaming") box.remove();
+    });
+  }
+
+  function streamBox(data) {
+    const key = data.ticket + ":" + data.participant;
+    let box = stream.querySelector(`[data-key="${CSS.escape(key)}"]`);
+    if (!box) {
+      box = document.createElement("article");
+      box.className = "comment streaming";
+      box.dataset.key = key;
+      box.dataset.name = data.name || data.participant;
+      box.dataset.state = "streaming";
+      const header = document.createElement("header");
+      const author = document.createElement("span");
+      author.className = "author";
+      author.textContent = data.name || data.participant;
+      const state = document.createElement("span");
+      state.className = "meta";
+      header.append(author, " ", state);
+      const body = document.createElement("pre");
+      body.className = "body streamed";
+      box.append(header, body);
+      stream.appendChild(box);
+    }
+    return box;
+  }
+
+  function setState(box, text) {
+    box.querySelector("header .meta").textContent = text;
+  }
+
+  let source = null;
+  function connect() {
+    const url = `${api}/events?count=${count}&size=${size}`;
+    source = new EventSource(url);
+    const on = (name, handler) =>
+      source.addEventListener(name, (event) => handler(JSON.parse(event.data)));
+    on("comment", (data) => {
+      upsert(data.comments);
+      count = data.count;
+    });
+    on("panel", (data) => {
+      panel.innerHTML = data.html;
+      if (typeof data.size === "number") size = data.size;
+    });
+    on("phase", (data) => {
+      const phase = document.getElementById("phase");
+      const status = document.getElementById("status");
+      if (phase) phase.textContent = data.phase;
+      if (status) status.textContent = data.status;
+    });
+    on("reload", () => location.reload());
+    on("turn-start", (data) => {
+      const who = data.participants.join(", ") || "nobody";
+      say(data.kind === "run" ? `Run started: ${who}` : `Turn started: ${who}`);
+    });
+    on("round", (data) => say(`Round ${data.round} (${data.phase}): ${data.order.join(", ")}`));
+    on("answer-start", (data) => {
+      const box = streamBox(data);
+      box.querySelector(".body").textContent = "";
+      setState(box, `asking ${data.provider || "provider"}…`);
+    });
+    on("chunk", (data) => {
+      const box = streamBox(data);
+      const body = box.querySelector(".body");
+      if (data.offset === 0) body.textContent = "";
+      body.textContent += data.text;
+      setState(box, `writing (${data.provider || "provider"})…`);
+    });
+    on("attempt-failed", (data) => {
+      const box = streamBox(data);
+      setState(box, `${data.provider} failed: ${data.message || ""}; trying the next provider`);
+    });
+    on("answer", (data) => {
+      const box = streamBox(data);
+      const error = data.error;
+      box.dataset.state = error ? "failed" : "done";
+      setState(box, error ? `failed: ${error}` : data.status === "posted" ? "answered" : "passed");
+    });
+    on("turn-end", (data) => {
+      if (data.error) say(`The ${data.kind} failed: ${data.error}`, true);
+      else if (data.kind === "run" && data.result)
+        say(`Run stopped after ${data.result.rounds} round(s): ${data.result.stopped}`);
+      else say("Turn finished");
+      setTimeout(() => {
+        stream.querySelectorAll('[data-state="done"]').forEach((box) => box.remove());
+      }, 3000);
+    });
+    source.addEventListener("error", (event) => {
+      if (event.data) {
+        say(JSON.parse(event.data).message, true);
+        return;
+      }
+      if (source.readyState === EventSource.CLOSED) {
+        // The server went away or refused: try again with what the page shows now.
+        setTimeout(connect, 2000);
+      }
+    });
+  }
+  connect();
+
+  // ---------------------------------------------------------------- forms
+  async function send(path, body) {
+    if (!token) {
+      say("Read-only: open the address `discussions serve` printed to write.", true);
+      return null;
+    }
+    let response;
+    try {
+      response = await fetch(api + path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+        body: JSON.stringify(body || {}),
+      });
+    } catch (err) {
+      say(`The server did not answer: ${err}`, true);
+      return null;
+    }
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      say(data.error || `Error ${response.status}`, true);
+      return null;
+    }
+    return data;
+  }
+
+  const author = document.getElementById("author");
+  if (author) {
+    author.value = localStorage.getItem("discussions.author") || meta("discussions-author") || "";
+    author.addEventListener("change", () =>
+      localStorage.setItem("discussions.author", author.value.trim())
+    );
+  }
+
+  const commentForm = document.getElementById("comment-form");
+  if (commentForm) {
+    commentForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const form = new FormData(commentForm);
+      const name = String(form.get("author") || "").trim();
+      localStorage.setItem("discussions.author", name);
+      const data = await send("/comments", {
+        author: name,
+        text: String(form.get("text") || ""),
+        vote: form.get("vote") || null,
+      });
+      if (data) {
+        commentForm.querySelector("textarea").value = "";
+        const none = commentForm.querySelector('input[name="vote"][value=""]');
+        if (none) none.checked = true;
+        say(data.vote ? `Comment posted with vote ${data.vote}` : "Comment posted");
+        (data.notices || []).forEach((n) => say(n, true));
+      }
+    });
+  }
+
+  const turnForm = document.getElementById("turn-form");
+  if (turnForm) {
+    turnForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const form = new FormData(turnForm);
+      const action = event.submitter ? event.submitter.value : "turn";
+      const body = {
+        participants: form.getAll("participants").map(String),
+        callout: String(form.get("callout") || "") || null,
+      };
+      if (action === "run") body.rounds = Number(form.get("rounds") || 3);
+      const data = await send(action === "run" ? "/runs" : "/turns", body);
+      if (data) say(`${action === "run" ? "Run" : "Turn"} ${data.ticket} started`);
+    });
+  }
+
+  const click = (id, handler) => {
+    const el = document.getElementById(id);
+    if (el) el.addEventListener("click", handler);
+  };
+  click("advance-button", async () => {
+    const data = await send("/advance", {});
+    if (data) say(`Advanced to phase: ${data.phase}`);
+  });
+  click("close-button", async () => {
+    const status = document.getElementById("close-status").value;
+    const data = await send("/close", { status });
+    if (data) say(`Status changed to: ${data.status}`);
+  });
+  click("reopen-button", async () => {
+    const data = await send("/reopen", {});
+    if (data) say(`Status changed to: ${data.status}`);
+  });
+  click("post-button", async (event) => {
+    event.target.disabled = true;
+    say("Writing a post (an AI participant is asked; this can take a while)…");
+    const data = await send("/post", {});
+    event.target.disabled = false;
+    if (!data) return;
+    const blob = new Blob([data.markdown], { type: "text/markdown" });
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = file.replace(/\.md$/, "") + ".post.md";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    say(`Post written by ${data.author}`);
+  });
+})();

@@ -1,0 +1,359 @@
+"""The web server's JSON API and pages, over real HTTP (uvicorn on loopback)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from discussions.model import Discussion
+from discussions.workspace import Workspace
+
+from .conftest import code, run, script_command, write
+from .web_support import TOKEN, LiveServer
+
+NAME = "auth.md"
+
+
+@pytest.fixture
+def project(isolated: Path) -> Path:
+    assert code(run("new", "Auth", "--context", "Log in with passkeys.")) == 0
+    return isolated
+
+
+@pytest.fixture
+def server(project: Path) -> Iterator[LiveServer]:
+    s = LiveServer(Workspace.discover())
+    yield s
+    s.stop()
+
+
+def file_text(project: Path) -> str:
+    return (project / "discussions" / NAME).read_text(encoding="utf-8")
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def test_list_and_status_match_the_cli(server: LiveServer, project: Path) -> None:
+    rows = server.get("/api/discussions").json()
+    assert [r["title"] for r in rows] == ["Auth"]
+    row = rows[0]
+    assert row["phase"] == "initial_feedback" and row["status"] == "OPEN"
+    assert row["questions"] == 0 and row["consensus"] is None and row["changed"].endswith("Z")
+    status = server.get(f"/api/discussions/{NAME}").json()
+    d = Discussion.load(project / "discussions" / NAME, Workspace.discover())
+    assert status == d.to_dict()
+    assert server.get("/api/discussions/auth").json()["title"] == "Auth"  # .md optional
+    text = server.get(f"/api/discussions/{NAME}/text")
+    assert text.text == file_text(project)
+    assert text.headers["content-type"].startswith("text/markdown")
+
+
+def test_list_filters_by_status(server: LiveServer) -> None:
+    assert server.get("/api/discussions?status=open").json()
+    assert server.get("/api/discussions?status=CLOSED").json() == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/discussions/nope.md",
+        "/api/discussions/..%2F..%2Fetc%2Fpasswd",
+        "/api/discussions/.hidden.md",
+        "/api/discussions/%2Fetc%2Fpasswd/text",
+        "/d/nope.md",
+        "/api/turns/turn-99",
+    ],
+)
+def test_unknown_things_are_404_with_a_json_message(server: LiveServer, path: str) -> None:
+    reply = server.get(path)
+    assert reply.status == 404, reply.text
+    assert "error" in reply.json()
+
+
+def test_a_markdown_file_that_is_not_a_discussion_is_409(server: LiveServer, project: Path) -> None:
+    write(project / "discussions" / "notes.md", "# Notes\n\nJust notes.\n")
+    reply = server.get("/api/discussions/notes.md")
+    assert reply.status == 409 and "not a discussion" in reply.json()["error"]
+    reply = server.post("/api/discussions/notes.md/comments", {"author": "Rob", "text": "hi"})
+    assert reply.status == 409
+    assert (project / "discussions" / "notes.md").read_text() == "# Notes\n\nJust notes.\n"
+
+
+def test_a_file_with_conflict_lines_refuses_writes_with_409(
+    server: LiveServer, project: Path
+) -> None:
+    path = project / "discussions" / NAME
+    conflicted = path.read_text() + "\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> other\n"
+    path.write_text(conflicted)
+    reply = server.post(f"/api/discussions/{NAME}/comments", {"author": "Rob", "text": "hi"})
+    assert reply.status == 409
+    assert "merge-conflict" in reply.json()["error"]
+    assert path.read_text() == conflicted
+
+
+# -- the token -------------------------------------------------------------------------------
+
+
+def test_writes_need_the_token_in_the_authorization_header(
+    server: LiveServer, project: Path
+) -> None:
+    before = file_text(project)
+    body = {"author": "Rob", "text": "hello"}
+    path = f"/api/discussions/{NAME}/comments"
+    assert server.post(path, body, token=None).status == 401
+    assert server.post(path, body, token="wrong").status == 403
+    # A cookie or a query token is not enough to write: another site's form could send those.
+    cookie = {"Cookie": f"discussions_token={TOKEN}"}
+    assert server.post(path, body, token=None, headers=cookie).status == 401
+    assert server.post(path + f"?token={TOKEN}", body, token=None).status == 401
+    assert file_text(project) == before
+    assert server.post(path, body).status == 201
+    assert "hello" in file_text(project)
+
+
+def test_loopback_server_refuses_a_foreign_host_name(server: LiveServer) -> None:
+    # A DNS-rebinding page would arrive with its own host name.
+    reply = server.get("/api/discussions", headers={"Host": f"evil.example:{server.port}"})
+    assert reply.status == 403
+    assert server.get("/api/discussions", headers={"Host": f"localhost:{server.port}"}).status == 200
+
+
+def test_public_server_needs_the_token_to_read(project: Path) -> None:
+    s = LiveServer(Workspace.discover(), public=True)
+    try:
+        assert s.get("/api/discussions").status == 401
+        assert s.get("/api/discussions", token="nope").status == 403
+        assert s.get("/api/discussions", token=TOKEN).status == 200
+        assert s.get(f"/api/discussions?token={TOKEN}").status == 200
+        assert s.get("/", headers={"Cookie": f"discussions_token={TOKEN}"}).status == 200
+        assert s.get("/").status == 401
+        assert s.get(f"/api/discussions/{NAME}/events").status == 401
+    finally:
+        s.stop()
+
+
+def test_the_token_in_the_address_becomes_a_strict_cookie(server: LiveServer) -> None:
+    reply = server.get(f"/d/{NAME}?token={TOKEN}")
+    assert reply.status == 303 and reply.headers["location"] == f"/d/{NAME}"
+    cookie = reply.headers["set-cookie"]
+    assert f"discussions_token={TOKEN}" in cookie
+    assert "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
+    page = server.get(f"/d/{NAME}", headers={"Cookie": f"discussions_token={TOKEN}"}).text
+    assert f'name="discussions-token" content="{TOKEN}"' in page
+    assert 'id="comment-form"' in page
+    anonymous = server.get(f"/d/{NAME}").text
+    assert TOKEN not in anonymous and 'id="comment-form"' not in anonymous
+    assert "Read-only" in anonymous
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def test_comment_with_vote_lands_in_the_file(server: LiveServer, project: Path) -> None:
+    reply = server.post(
+        f"/api/discussions/{NAME}/comments",
+        {"author": "Rob", "text": "Looks right.\n\nQ: What about recovery?", "vote": "ready"},
+    )
+    assert reply.status == 201, reply.text
+    assert reply.json()["vote"] == "READY"
+    d = Discussion.load(project / "discussions" / NAME, Workspace.discover())
+    assert d.comments[-1].author == "Rob" and d.comments[-1].vote == "READY"
+    assert [q.text for q in d.questions] == ["What about recovery?"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"author": "Rob", "text": "x", "vote": "MAYBE"}, "MAYBE"),
+        ({"author": "", "text": "x"}, "author"),
+        ({"author": "Rob", "text": " "}, "text"),
+        ({"author": 3, "text": "x"}, "'author' must be a string"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_bad_comments_are_400_with_the_cli_message(
+    server: LiveServer, project: Path, body: object, message: str
+) -> None:
+    before = file_text(project)
+    reply = server.post(f"/api/discussions/{NAME}/comments", body)
+    assert reply.status == 400, reply.text
+    assert message in reply.json()["error"]
+    assert file_text(project) == before
+
+
+def test_a_body_that_is_not_json_is_400(server: LiveServer) -> None:
+    reply = server.request("POST", f"/api/discussions/{NAME}/comments", raw=b"{nope")
+    assert reply.status == 400 and "not JSON" in reply.json()["error"]
+
+
+def test_advance_close_and_reopen(server: LiveServer, project: Path) -> None:
+    api = f"/api/discussions/{NAME}"
+    assert server.post(f"{api}/advance").json()["phase"] == "detailed_review"
+    assert server.post(f"{api}/advance", {"to": "nowhere"}).status == 400
+    assert server.post(f"{api}/close", {"status": "decided"}).json()["status"] == "DECIDED"
+    assert server.post(f"{api}/close", {"status": "OPEN"}).status == 400
+    assert server.post(f"{api}/reopen").json()["status"] == "OPEN"
+    assert "STATUS-CHANGE" in file_text(project)
+
+
+def wait_done(server: LiveServer, ticket: str) -> dict[str, object]:
+    import time
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        job = server.get(f"/api/turns/{ticket}").json()
+        if job["state"] != "running":
+            return job  # type: ignore[no-any-return]
+        time.sleep(0.05)
+    raise AssertionError("the turn did not finish")
+
+
+def test_a_turn_returns_a_ticket_at_once_and_appends(server: LiveServer, project: Path) -> None:
+    reply = server.post(
+        f"/api/discussions/{NAME}/turns", {"participants": ["architect"], "provider": "mock"}
+    )
+    assert reply.status == 202, reply.text
+    job = reply.json()
+    assert job["state"] == "running" and job["participants"] == ["architect"]
+    done = wait_done(server, job["ticket"])
+    assert done["state"] == "done", done
+    assert "Name: AI-Architect" in file_text(project)
+
+
+def test_unknown_participant_is_400(server: LiveServer) -> None:
+    reply = server.post(f"/api/discussions/{NAME}/turns", {"participants": ["nobody"]})
+    assert reply.status == 400 and "nobody" in reply.json()["error"]
+    reply = server.post(f"/api/discussions/{NAME}/turns", {"participants": "architect"})
+    assert reply.status == 400
+
+
+def test_a_run_stops_and_reports(server: LiveServer, project: Path) -> None:
+    reply = server.post(
+        f"/api/discussions/{NAME}/runs",
+        {"participants": ["architect"], "provider": "mock", "rounds": 1},
+    )
+    assert reply.status == 202, reply.text
+    done = wait_done(server, reply.json()["ticket"])
+    assert done["state"] == "done", done
+    assert done["result"]["rounds"] == 1  # type: ignore[index]
+    assert "RUN-STOP" in file_text(project)
+    assert server.post(f"/api/discussions/{NAME}/runs", {"rounds": 0}).status == 400
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+
+def test_pages_escape_comments_and_forbid_inline_scripts(
+    server: LiveServer, project: Path
+) -> None:
+    server.post(
+        f"/api/discussions/{NAME}/comments",
+        {"author": "Mallory", "text": "<script>alert(1)</script> <img src=x onerror=alert(2)>"},
+    )
+    reply = server.get(f"/d/{NAME}")
+    assert reply.status == 200
+    csp = reply.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("style-src")[0]
+    assert "<script>alert(1)" not in reply.text and "&lt;script&gt;alert(1)" in reply.text
+    assert "<img src=x" not in reply.text
+    listing = server.get("/")
+    assert listing.status == 200 and 'href="/d/auth.md"' in listing.text
+    js = server.get("/static/app.js")
+    assert js.status == 200 and js.headers["content-type"].startswith("text/javascript")
+    assert server.get("/static/other.js").status == 404
+
+
+def test_exports_from_the_server(server: LiveServer) -> None:
+    import json
+
+    page = server.get(f"/api/discussions/{NAME}/export?format=html")
+    assert page.status == 200 and "attachment" in page.headers["content-disposition"]
+    assert "<script" not in page.text
+    data = json.loads(server.get(f"/api/discussions/{NAME}/export?format=json").body)
+    assert data["title"] == "Auth"
+    assert server.get(f"/api/discussions/{NAME}/export?format=pdf").status == 400
+    post = server.post(f"/api/discussions/{NAME}/post", {"provider": "mock"})
+    assert post.status == 200, post.text
+    assert "Auth" in post.json()["markdown"]
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+def test_events_bring_appends_from_another_writer(server: LiveServer, project: Path) -> None:
+    stream = server.events(f"/api/discussions/{NAME}/events")
+    try:
+        assert stream.status == 200
+        assert code(run("comment", NAME, "From the terminal.", "--author", "Ann")) == 0
+        event = stream.next("comment")
+        assert [c["author"] for c in event["comments"]] == ["Ann"]
+        assert "From the terminal." in event["comments"][0]["html"]
+        assert event["count"] == 1
+        assert stream.get("panel")["html"]
+        assert code(run("advance", NAME)) == 0
+        assert stream.next("phase")["phase"] == "detailed_review"
+        # Not an append: the page is told to reload.
+        path = project / "discussions" / NAME
+        path.write_text(path.read_text().replace("Log in with passkeys.", "Changed."))
+        stream.next("reload")
+    finally:
+        stream.close()
+
+
+def test_events_catch_a_page_up(server: LiveServer) -> None:
+    """A page rendered before an append, connecting after it, gets the comment at once."""
+    assert code(run("comment", NAME, "Early.", "--author", "Ann")) == 0
+    stream = server.events(f"/api/discussions/{NAME}/events?count=0&size=10")
+    try:
+        assert [c["author"] for c in stream.next("comment")["comments"]] == ["Ann"]
+    finally:
+        stream.close()
+
+
+def test_a_turn_streams_chunks_before_its_answer(
+    server: LiveServer, project: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    gate = tmp_path / "gate"
+    providers_file(
+        {"slow": script_command("slow_print.py", "0", "PARTIAL-LINE here", "VOTE: READY")}
+    )
+    import os
+
+    os.environ["SLOW_PRINT_GATE"] = str(gate)
+    try:
+        stream = server.events(f"/api/discussions/{NAME}/events")
+        reply = server.post(
+            f"/api/discussions/{NAME}/turns", {"participants": ["architect"], "provider": "slow"}
+        )
+        assert reply.status == 202, reply.text
+        assert stream.next("turn-start")["participants"] == ["architect"]
+        assert stream.next("answer-start")["participant"] == "architect"
+        chunk = stream.next("chunk")
+        assert "PARTIAL-LINE here" in chunk["text"]
+        assert "PARTIAL-LINE" not in file_text(project)  # streamed before it was written
+        gate.touch()
+        answer = stream.next("answer")
+        assert answer["status"] == "posted" and answer["error"] is None
+        assert "PARTIAL-LINE here" in "".join(c["html"] for c in stream.get("comment")["comments"])
+        assert stream.get("turn-end")["state"] == "done"
+    finally:
+        os.environ.pop("SLOW_PRINT_GATE", None)
+        gate.touch()
+        stream.close()
+
+
+def test_many_pages_follow_one_file(server: LiveServer) -> None:
+    streams = [server.events(f"/api/discussions/{NAME}/events") for _ in range(5)]
+    try:
+        threading.Thread(
+            target=lambda: run("comment", NAME, "To all.", "--author", "Ann")
+        ).start()
+        for s in streams:
+            assert s.next("comment")["count"] == 1
+    finally:
+        for s in streams:
+            s.close()
