@@ -51,6 +51,7 @@ from ..errors import (
 )
 from ..service import DiscussionTools, TurnJob
 from ..workspace import Workspace
+from .controls import CSS as CONTROLS_CSS
 from .live import Hub
 
 COOKIE = "discussions_token"
@@ -245,7 +246,11 @@ def create_app(
             f'<meta name="{html.escape(k)}" content="{html.escape(v, quote=True)}">'
             for k, v in meta.items()
         )
-        return tags + '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        # An empty icon: no request for /favicon.ico (a 404 on every page load).
+        return (
+            tags + '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<link rel="icon" href="data:,">' + f"<style>{CONTROLS_CSS}</style>"
+        )
 
     script = f'<script src="/static/app.js?v={__version__}" defer></script>'
 

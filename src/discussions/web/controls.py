@@ -11,6 +11,34 @@ from ..workspace import Workspace
 
 CLOSE_STATUSES = ("CLOSED", "DECIDED", "REJECTED", "ABANDONED")
 
+CSS = """\
+#controls { margin-top: 1.5rem; }
+#controls .card { border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem;
+  margin: 0 0 1rem; }
+#controls h2 { font-size: 1.05rem; margin: 0 0 .5rem; }
+#controls label { display: block; margin: .6rem 0 .25rem; font-weight: 600; }
+#controls label.check { display: inline-flex; align-items: center; gap: .35rem;
+  margin: .25rem 1rem .25rem 0; font-weight: normal; }
+#controls input:not([type=checkbox]):not([type=radio]), #controls textarea,
+#controls select { width: 100%; padding: .45rem .6rem; border: 1px solid var(--line);
+  border-radius: 6px; background: var(--bg); }
+#controls input[type=number] { max-width: 7rem; }
+#controls textarea { resize: vertical; min-height: 6rem; }
+#controls fieldset { border: 0; padding: 0; margin: .6rem 0 0; min-width: 0; }
+#controls legend { font-weight: 600; padding: 0; }
+#controls .buttons { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .75rem; }
+#controls button { padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--line);
+  background: var(--card); cursor: pointer; }
+#controls button[type=submit] { background: var(--ready); border-color: var(--ready);
+  color: #fff; }
+#controls button:disabled { opacity: .6; cursor: progress; }
+#controls.readonly { color: var(--muted); }
+#notice { min-height: 1.5em; }
+#notice.error { color: var(--reject); }
+#stream article.streaming { border-style: dashed; }
+#stream pre.body { white-space: pre-wrap; background: none; margin: 0; font-size: .9rem; }
+"""
+
 
 def controls_html(d: Discussion, ws: Workspace, name: str, writable: bool) -> str:
     """The controls section. Without the token the page is read-only and says how to write."""
