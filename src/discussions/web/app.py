@@ -371,69 +371,59 @@ def create_app(
         markdown, author = await call(write_post, Runner(workspace), d, alias, provider)
         return JSONResponse({"markdown": markdown, "author": author})
 
+    async def target(request: Request) -> tuple[str, dict[str, Any]]:
+        """The discussion a write names (checked to be one, 404/409 otherwise) and the JSON
+        object sent."""
+        name = request.path_params["name"]
+        file = file_for(name)
+        data = await body(request)
+        await call(load, name)
+        return file, data
+
+    def asking(data: dict[str, Any]) -> dict[str, Any]:
+        """What a turn and a run both take from the request."""
+        return {
+            "participants": names_field(data, "participants"),
+            "callout": text_field(data, "callout") or None,
+            "provider": text_field(data, "provider") or None,
+            "sequential": bool(data.get("sequential", False)),
+        }
+
     @endpoint(write=True)
     async def api_comment(request: Request) -> Response:
-        file = file_for(request.path_params["name"])
-        data = await body(request)
+        file, data = await target(request)
         author = text_field(data, "author") or ""
         text = text_field(data, "text", "") or ""
         vote = text_field(data, "vote") or None
-        await call(load, request.path_params["name"])
-        result = await call(tools.add_comment, file, author, text, vote)
-        return JSONResponse(result, 201)
+        return JSONResponse(await call(tools.add_comment, file, author, text, vote), 201)
 
     @endpoint(write=True)
     async def api_turn(request: Request) -> Response:
-        file = file_for(request.path_params["name"])
-        data = await body(request)
-        await call(load, request.path_params["name"])
-        job = await call(
-            tools.start_turn,
-            file,
-            names_field(data, "participants"),
-            text_field(data, "callout") or None,
-            text_field(data, "provider") or None,
-            bool(data.get("sequential", False)),
-        )
-        return JSONResponse(job, 202)
+        file, data = await target(request)
+        return JSONResponse(await call(tools.start_turn, file, **asking(data)), 202)
 
     @endpoint(write=True)
     async def api_run(request: Request) -> Response:
-        file = file_for(request.path_params["name"])
-        data = await body(request)
-        await call(load, request.path_params["name"])
-        job = await call(
-            tools.start_run,
-            file,
-            names_field(data, "participants"),
-            int_field(data, "rounds"),
-            text_field(data, "callout") or None,
-            text_field(data, "provider") or None,
-            bool(data.get("sequential", False)),
-        )
-        return JSONResponse(job, 202)
+        file, data = await target(request)
+        rounds = int_field(data, "rounds")
+        return JSONResponse(await call(tools.start_run, file, rounds=rounds, **asking(data)), 202)
 
     @endpoint(write=True)
     async def api_advance(request: Request) -> Response:
-        file = file_for(request.path_params["name"])
-        data = await body(request)
-        await call(load, request.path_params["name"])
+        file, data = await target(request)
         return JSONResponse(await call(tools.advance, file, text_field(data, "to") or None))
 
     @endpoint(write=True)
     async def api_close(request: Request) -> Response:
-        file = file_for(request.path_params["name"])
-        data = await body(request)
+        file, data = await target(request)
         status = (text_field(data, "status", "CLOSED") or "CLOSED").strip().upper()
         if status == "OPEN":
             raise ApiError(400, "use reopen to reopen")
-        await call(load, request.path_params["name"])
         return JSONResponse(await call(tools.set_status, file, status))
 
     @endpoint(write=True)
     async def api_reopen(request: Request) -> Response:
-        file = file_for(request.path_params["name"])
-        await call(load, request.path_params["name"])
+        file, _ = await target(request)
         return JSONResponse(await call(tools.set_status, file, "OPEN"))
 
     @endpoint()
