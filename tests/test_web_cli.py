@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -51,9 +53,16 @@ def test_serve_prints_its_address_with_the_token_first_and_stops_on_sigterm(
         with urllib.request.urlopen(request, timeout=10) as reply:
             assert reply.status == 201
         assert "From the web." in (isolated / "discussions" / "auth.md").read_text()
+        # An open page (an event stream) does not hold the server up when it is stopped.
+        port = int(base.rsplit(":", 1)[1])
+        page = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        page.request("GET", "/api/discussions/auth.md/events")
+        assert page.getresponse().status == 200
     finally:
+        started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=15)
+    assert time.monotonic() - started < 5
     assert proc.returncode in (0, 143), err
     assert "Traceback" not in err
 

@@ -87,7 +87,14 @@ def serve(
         lifespan="on",
         access_log=False,
     )
-    server = uvicorn.Server(config)
+    hub = app.state.hub
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            hub.close()  # end the event streams first: open pages must not hold the exit
+            await super().shutdown(sockets)
+
+    server = Server(config)
     if on_ready is not None:
         on_ready(url_of(host, port, settings.token))
     try:
