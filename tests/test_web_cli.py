@@ -36,6 +36,7 @@ def test_serve_prints_its_address_with_the_token_first_and_stops_on_sigterm(
 ) -> None:
     assert code(run("new", "Auth")) == 0
     proc = serve("--port", "0")
+    page: http.client.HTTPConnection | None = None
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline().strip()
@@ -57,11 +58,14 @@ def test_serve_prints_its_address_with_the_token_first_and_stops_on_sigterm(
         port = int(base.rsplit(":", 1)[1])
         page = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         page.request("GET", "/api/discussions/auth.md/events")
-        assert page.getresponse().status == 200
+        stream = page.getresponse()
+        assert stream.status == 200
     finally:
         started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=15)
+        if page is not None:
+            page.close()
     assert time.monotonic() - started < 5
     assert proc.returncode in (0, 143), err
     assert "Traceback" not in err
