@@ -84,7 +84,8 @@ aside#panel td { padding: .15rem .25rem; border-bottom: 1px solid var(--line); }
 .by, .meta, .muted { color: var(--muted); }
 .meta { font-size: .85rem; }
 section#preamble { border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
-article.comment { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem; }
+article.comment { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem;
+  content-visibility: auto; contain-intrinsic-size: auto 12rem; }
 article.comment > header {
   display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem .6rem;
   padding: .5rem .9rem; background: var(--card); border-bottom: 1px solid var(--line);
@@ -203,7 +204,7 @@ def render_markdown(text: str) -> str:
     return _CONTROL.sub("\ufffd", _markdown().render(visible_markdown(text)))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=16384)
 def _comment_body(body: str) -> str:
     """A comment's rendered body, remembered: a page is rendered again on every load and
     comments do not change once written (an edited one is a new key)."""

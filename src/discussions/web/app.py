@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import json
 import secrets
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -63,6 +64,8 @@ CSP = (
     "frame-ancestors 'none'"
 )
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+WARM_LIMIT = 8 << 20
+"""Discussions larger than this (bytes) are not rendered ahead of a visit."""
 
 
 class ApiError(Exception):
@@ -105,6 +108,7 @@ def create_app(
     settings: Settings,
     tools: DiscussionTools | None = None,
     interval: float | None = None,
+    warm_cache: bool = True,
 ) -> Starlette:
     """The ASGI application serving `workspace`'s discussions folder."""
     tools = tools or DiscussionTools(workspace)
@@ -446,9 +450,25 @@ def create_app(
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
+    def warm() -> None:
+        """Render every discussion once, in the background: comments render once and are
+        remembered (`htmlview`), so the first visit to a long discussion is as fast as the
+        next."""
+        from ..htmlview import discussion_page
+        from ..model import Discussion
+
+        for path in tools.discussion_files():
+            try:
+                if path.stat().st_size <= WARM_LIMIT:
+                    discussion_page(Discussion.load(path, workspace))
+            except (DiscussionsError, OSError):
+                continue
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         hub.start()
+        if warm_cache:
+            threading.Thread(target=warm, name="discussions-warm", daemon=True).start()
         try:
             yield
         finally:

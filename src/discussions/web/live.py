@@ -40,16 +40,27 @@ _CLOSE: tuple[str, dict[str, Any]] = ("", {})
 
 @dataclass(slots=True)
 class Snapshot:
-    """What a channel last saw of its file."""
+    """What a channel last saw of its file. Parsed only when a change needs comparing: a page
+    opening starts following at the cost of reading the file, not of parsing it."""
 
     signature: tuple[int, int, int]
     """(size, mtime_ns, inode): a change of any means a new look."""
-    text: str
-    spans: list[tuple[int, int]]
-    """(line, end_line) of each comment."""
-    phase: str
-    status: str
+    discussion: Discussion | None
+    """The file as read (None when it could not be)."""
     error: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.discussion.text if self.discussion is not None else ""
+
+    def spans(self) -> list[tuple[int, int]]:
+        """(line, end_line) of each comment."""
+        d = self.discussion
+        return [(c.line, c.end_line) for c in d.comments] if d is not None else []
+
+    def state(self) -> tuple[str, str]:
+        d = self.discussion
+        return (d.phase, d.status) if d is not None else ("", "")
 
 
 def _signature(path: Path) -> tuple[int, int, int]:
@@ -104,30 +115,38 @@ class Channel:
     task: asyncio.Task[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
-    def load(self) -> tuple[Snapshot, Discussion | None]:
-        """A fresh look at the file (in a worker thread)."""
+    async def look(self) -> Snapshot:
+        """The snapshot, taken now if there is none yet."""
+        if self.snapshot is None:
+            self.snapshot = await asyncio.to_thread(self.load)
+        return self.snapshot
+
+    def load(self) -> Snapshot:
+        """A fresh look at the file: read, not parsed (in a worker thread)."""
         signature = _signature(self.path)
         try:
             d = Discussion.load(self.path, self.workspace)
+            d.text  # noqa: B018 - read now, while the signature still describes it
         except DiscussionsError as exc:
-            return Snapshot(signature, "", [], "", "", str(exc)), None
-        spans = [(c.line, c.end_line) for c in d.comments]
-        return Snapshot(signature, d.text, spans, d.phase, d.status), d
+            return Snapshot(signature, None, str(exc))
+        return Snapshot(signature, d)
 
-    def changes(self, old: Snapshot, new: Snapshot, d: Discussion | None) -> list[tuple[str, Any]]:
+    def changes(self, old: Snapshot, new: Snapshot) -> list[tuple[str, Any]]:
         """The events taking a page from `old` to `new` (in a worker thread)."""
+        d = new.discussion
         if d is None:
             return [("error", {"message": new.error or "the file cannot be read"})]
-        if old.error is not None or not new.text.startswith(old.text):
+        if old.discussion is None or not new.text.startswith(old.text):
             return [("reload", {})]
         # Appended: the comments from the first that differs (a grown last comment) on.
-        first, shared = 0, min(len(old.spans), len(new.spans))
-        while first < shared and old.spans[first] == new.spans[first]:
+        before, after = old.spans(), new.spans()
+        first, shared = 0, min(len(before), len(after))
+        while first < shared and before[first] == after[first]:
             first += 1
         events: list[tuple[str, Any]] = []
-        if first < len(new.spans):
+        if first < len(after):
             events.append(("comment", comment_event(d, first)))
-        if (old.phase, old.status) != (new.phase, new.status):
+        if old.state() != new.state():
             events.append(("phase", phase_event(d)))
         events.append(("panel", panel_event(d)))
         return events
@@ -191,8 +210,7 @@ class Hub:
         if channel is None:
             channel = self.channels[path] = Channel(path, self.workspace)
         async with channel.lock:
-            snap = channel.snapshot or (await asyncio.to_thread(channel.load))[0]
-            channel.snapshot = snap
+            snap = await channel.look()
             channel.queues.add(queue)
             if channel.task is None or channel.task.done():
                 channel.task = asyncio.create_task(self._follow(channel))
@@ -200,14 +218,12 @@ class Hub:
             yield "retry: 1000\n\n"
             if snap.error is not None:
                 yield _sse("error", {"message": snap.error})
-            elif len(snap.text) != size or len(snap.spans) != count:
-                if len(snap.text) < size:
-                    yield _sse("reload", {})
-                else:
-                    d = await asyncio.to_thread(Discussion.load, path, self.workspace)
-                    yield _sse("comment", await asyncio.to_thread(comment_event, d, count - 1))
-                    yield _sse("phase", phase_event(d))
-                    yield _sse("panel", await asyncio.to_thread(panel_event, d))
+            elif len(snap.text) < size:
+                yield _sse("reload", {})
+            elif len(snap.text) > size:  # appended since the page was made
+                yield _sse("comment", await asyncio.to_thread(catch_up, snap, count))
+                yield _sse("phase", phase_event(_parsed(snap)))
+                yield _sse("panel", await asyncio.to_thread(panel_event, _parsed(snap)))
             while True:
                 try:
                     name, data = await asyncio.wait_for(queue.get(), KEEPALIVE)
@@ -231,11 +247,22 @@ class Hub:
             if old is None or _signature(channel.path) == old.signature:
                 continue
             async with channel.lock:
-                new, d = await asyncio.to_thread(channel.load)
-                events = await asyncio.to_thread(channel.changes, old, new, d)
+                new = await asyncio.to_thread(channel.load)
+                events = await asyncio.to_thread(channel.changes, old, new)
                 channel.snapshot = new
                 for name, data in events:
                     channel.broadcast(name, data)
+
+
+def _parsed(snap: Snapshot) -> Discussion:
+    assert snap.discussion is not None
+    return snap.discussion
+
+
+def catch_up(snap: Snapshot, count: int) -> dict[str, Any]:
+    """The ``comment`` event for a page that shows `count` comments of an older text: its
+    last one (it may have grown) and every one after."""
+    return comment_event(_parsed(snap), count - 1)
 
 
 def _sse(name: str, data: dict[str, Any]) -> str:

@@ -93,6 +93,8 @@
     on("comment", (data) => {
       upsert(data.comments);
       count = data.count;
+      const shown = document.getElementById("comment-count");
+      if (shown) shown.textContent = String(count);
     });
     on("panel", (data) => {
       panel.innerHTML = data.html;
@@ -102,7 +104,14 @@
       const phase = document.getElementById("phase");
       const status = document.getElementById("status");
       if (phase) phase.textContent = data.phase;
-      if (status) status.textContent = data.status;
+      const title = document.getElementById("phase-title");
+      if (title) title.textContent = data.phase_title || "";
+      if (status) {
+        status.textContent = data.status;
+        // The class the page was rendered with (status-open, ...) follows the status.
+        const kind = String(data.status).toLowerCase().replace(/[^a-z0-9_-]+/g, "-");
+        status.className = "status status-" + kind.replace(/^-+|-+$/g, "");
+      }
     });
     on("reload", () => location.reload());
     on("turn-start", (data) => {
@@ -113,6 +122,7 @@
     on("answer-start", (data) => {
       const box = streamBox(data);
       box.querySelector(".body").textContent = "";
+      box.dataset.state = "streaming"; // a run's next round reuses the box of the last one
       setState(box, `asking ${data.provider || "provider"}…`);
     });
     on("chunk", (data) => {
