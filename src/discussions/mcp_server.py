@@ -72,7 +72,8 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
         Args:
             status: only discussions with this status (OPEN, DECIDED, CLOSED, ...).
 
-        Returns one row per file: file, title, phase, status, number of comments.
+        Returns one row per file: file, title, phase, status, number of comments, consensus
+        (the outcome reached, or null), number of questions, last change (UTC).
         """
         return call(t.list_discussions, status)  # type: ignore[no-any-return]
 
