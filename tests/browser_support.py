@@ -2,15 +2,15 @@
 
 Use the module-scoped ``browser`` fixture (one Chromium per test module)::
 
-    from tests.browser_support import browser, console_errors, wait_for  # noqa: F401
+    from .browser_support import console_errors, wait_for   # `browser` comes from conftest
 
-    def test_page(browser):  # noqa: F811 - pyflakes sees the fixture argument as a redefinition
+    def test_page(browser):
         browser.get(url)
         wait_for(lambda: browser.find_element(By.ID, "out").text == "done")
         assert console_errors(browser) == []
 
-(or import the fixture once in tests/conftest.py and no test module needs either noqa), or
-call ``start_browser()`` yourself and ``quit()`` the driver it returns.
+(tests/conftest.py imports the fixture for every test module), or call ``start_browser()``
+yourself and ``quit()`` the driver it returns.
 
 Without Chromium, ChromeDriver or the ``selenium`` package the tests are skipped, unless
 ``DISCUSSIONS_REQUIRE_BROWSER=1`` is set (CI sets it): then they fail, so browser tests can

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .browser_support import browser  # noqa: F401  (the module-scoped Chromium fixture)
+
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPTS = Path(__file__).parent / "scripts"
 

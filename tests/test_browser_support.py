@@ -15,7 +15,6 @@ import pytest
 
 from . import browser_support as bs
 from .browser_support import (
-    browser,  # noqa: F401 - the module-scoped fixture
     browser_or_skip,
     chromium_paths,
     console_errors,
@@ -125,7 +124,7 @@ def test_wait_for_times_out_with_the_last_value() -> None:
 # --- in the browser --------------------------------------------------------------------------
 
 
-def test_click_changes_text(browser, site: str) -> None:  # noqa: F811
+def test_click_changes_text(browser, site: str) -> None:
     browser.get(site)
     assert by_id(browser, "out").text == "waiting"
     started = time.monotonic()
@@ -135,7 +134,7 @@ def test_click_changes_text(browser, site: str) -> None:  # noqa: F811
     assert console_errors(browser) == []
 
 
-def test_script_set_as_text_does_not_run(browser, site: str) -> None:  # noqa: F811
+def test_script_set_as_text_does_not_run(browser, site: str) -> None:
     browser.get(site)
     by_id(browser, "inject").click()
     safe = wait_for(lambda: by_id(browser, "safe").text)
@@ -149,7 +148,7 @@ def test_script_set_as_text_does_not_run(browser, site: str) -> None:  # noqa: F
     assert wait_for(lambda: browser.execute_script("return window.__ran")) == ["img"]
 
 
-def test_console_errors_are_caught(browser, site: str) -> None:  # noqa: F811
+def test_console_errors_are_caught(browser, site: str) -> None:
     browser.get(site)
     console_errors(browser)  # reading empties the log
     by_id(browser, "complain").click()
@@ -162,7 +161,7 @@ def test_console_errors_are_caught(browser, site: str) -> None:  # noqa: F811
     assert "uncaught 7" in errors[0]
 
 
-def test_phone_viewport(browser, site: str) -> None:  # noqa: F811
+def test_phone_viewport(browser, site: str) -> None:
     browser.get(site)
     desktop = viewport_size(browser)
     assert desktop[0] == bs.DESKTOP_SIZE[0]

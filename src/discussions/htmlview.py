@@ -383,7 +383,9 @@ def discussion_page(d: Discussion, *, head: str = "", controls: str = "", script
     inserted as they are; without them the page is static and needs no script (the export)."""
     comments = d.comments
     info = d.phase_info
-    phase_title = f' — <span id="phase-title">{_esc(info.title)}</span>' if info else ""
+    # Always there (the live page fills it in when the phase changes); the dash inside.
+    titled = f" — {info.title}" if info and info.title else ""
+    phase_title = f'<span id="phase-title">{_esc(titled)}</span>'
     parts = [
         '<header class="top">',
         f'<h1 id="title">{_esc(d.title)}</h1>',

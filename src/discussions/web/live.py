@@ -210,6 +210,9 @@ class Hub:
         if channel is None:
             channel = self.channels[path] = Channel(path, self.workspace)
         async with channel.lock:
+            # Up to date before this page joins: its text may be newer than the last look.
+            await channel.look()
+            await self._refresh(channel)
             snap = await channel.look()
             channel.queues.add(queue)
             if channel.task is None or channel.task.done():
@@ -243,15 +246,20 @@ class Hub:
     async def _follow(self, channel: Channel) -> None:
         while channel.queues:
             await asyncio.sleep(self.interval)
-            old = channel.snapshot
-            if old is None or _signature(channel.path) == old.signature:
-                continue
             async with channel.lock:
-                new = await asyncio.to_thread(channel.load)
-                events = await asyncio.to_thread(channel.changes, old, new)
-                channel.snapshot = new
-                for name, data in events:
-                    channel.broadcast(name, data)
+                await self._refresh(channel)
+
+    async def _refresh(self, channel: Channel) -> None:
+        """Take a new look if the file changed since the last, and tell the pages following.
+        Called under the channel's lock."""
+        old = channel.snapshot
+        if old is None or _signature(channel.path) == old.signature:
+            return
+        new = await asyncio.to_thread(channel.load)
+        events = await asyncio.to_thread(channel.changes, old, new)
+        channel.snapshot = new
+        for name, data in events:
+            channel.broadcast(name, data)
 
 
 def _parsed(snap: Snapshot) -> Discussion:

@@ -105,7 +105,7 @@
       const status = document.getElementById("status");
       if (phase) phase.textContent = data.phase;
       const title = document.getElementById("phase-title");
-      if (title) title.textContent = data.phase_title || "";
+      if (title) title.textContent = data.phase_title ? " — " + data.phase_title : "";
       if (status) {
         status.textContent = data.status;
         // The class the page was rendered with (status-open, ...) follows the status.

@@ -1,0 +1,399 @@
+"""The live web view (`discussions serve`) in a real headless Chromium: how fast it follows.
+
+    python benchmarks/web.py                       # 10 appends, 5 turns, 5 loads of 2,000 comments
+    python benchmarks/web.py --appends 20 --turns 10 --comments 5000
+
+* ``append -> page``: a comment appended by another process (`Discussion.add_comment` + `save`,
+  as `discussions comment` does) while the discussion page is open; measured from just after
+  `save` returns in that process (Python's clock) to when the comment is in the page's ``#comments``
+  (a MutationObserver installed in the page notes ``Date.now()``), and to the next animation
+  frame after that. Same machine, same clock. Once on a small discussion and once on the
+  2,000-comment one (every change makes the server parse the whole file again).
+* ``first chunk -> page``: a turn started with the page's own button; the provider
+  (tests/scripts/stamp_print.py, a real subprocess) prints one line holding the time it wrote it
+  and waits; measured until that line is in the page's ``#stream``.
+* ``2,000 comments``: the page of a 2,000-comment discussion: its server-side render alone (an
+  HTTP GET, first with the markdown cache cold, then warm), and in the browser the navigation
+  timing (response end, DOMContentLoaded end, load end, first contentful paint) of `driver.get`.
+
+Targets (issue 14): append to page under 500 ms, first streamed chunk under 200 ms, the
+2,000-comment page under 1 s. The server runs with its real follow interval
+(`web.live.FOLLOW_INTERVAL`). It prints figures; nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import platform
+import random
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = Path(tempfile.mkdtemp(prefix="discussions-web-"))
+os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
+os.environ["NO_COLOR"] = "1"
+os.chdir(WORK)
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
+
+TARGETS = {"append": 500.0, "chunk": 200.0, "page": 1000.0}
+
+OBSERVE_COMMENTS = """
+window.__bench = {seen: {}, frame: {}};
+new MutationObserver((records) => {
+  const now = Date.now();
+  for (const r of records) for (const n of r.addedNodes) {
+    const m = (n.textContent || "").match(/BENCH-(\\d+)-END/);
+    if (m && !(m[1] in window.__bench.seen)) {
+      const key = m[1];
+      window.__bench.seen[key] = now;
+      requestAnimationFrame(() => { window.__bench.frame[key] = Date.now(); });
+    }
+  }
+}).observe(document.getElementById("comments"), {childList: true, subtree: true});
+"""
+
+OBSERVE_STREAM = """
+window.__stamps = {};
+const stream = document.getElementById("stream");
+new MutationObserver(() => {
+  const now = Date.now();
+  for (const m of stream.textContent.matchAll(/STAMP (\\d+\\.\\d+)/g)) {
+    if (!(m[1] in window.__stamps)) window.__stamps[m[1]] = now;
+  }
+}).observe(stream, {childList: true, subtree: true, characterData: true});
+"""
+
+
+def missing() -> str | None:
+    """Why the benchmark cannot run here, or None."""
+    for module, extra in (("starlette", "web"), ("uvicorn", "web"), ("selenium", "test")):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"the {module!r} package is not installed (pip install '.[{extra}]')"
+    from tests.browser_support import unavailable_reason
+
+    return unavailable_reason()
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def setup(hold: float) -> None:
+    """The stamping provider as the default one, a participant using it."""
+    script = ROOT / "tests" / "scripts" / "stamp_print.py"
+    command = " ".join(shlex.quote(x) for x in (sys.executable, str(script), str(hold)))
+    (WORK / "userdir").mkdir(exist_ok=True)
+    (WORK / "userdir" / "providers.yaml").write_text(
+        f'providers:\n  - name: stamp\n    command: "{command}"\n', encoding="utf-8"
+    )
+    (WORK / "discussions.yaml").write_text(
+        "providers:\n  default: stamp\n  fallback: []\n", encoding="utf-8"
+    )
+    (WORK / "participants").mkdir(exist_ok=True)
+    (WORK / "participants" / "bench.yaml").write_text(
+        "name: AI-Bench\nalias: bench\nrole: r\npersonality: p\nprovider_hint: stamp\n",
+        encoding="utf-8",
+    )
+
+
+def new_discussion(title: str) -> Path:
+    from discussions.model import Discussion
+    from discussions.workspace import Workspace
+
+    d = Discussion.create(
+        title, context="Measure.", participants=["bench"], workspace=Workspace.discover()
+    )
+    d.save()
+    return Path(d.path)
+
+
+def generate(path: Path, comments: int, seed: int = 1, tag: str = "") -> None:
+    """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
+    questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
+    comment: a different tag, comments no cache has seen."""
+    rnd = random.Random(seed)
+    names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
+    parts = [
+        "<!-- DISCUSSION -->\n<!-- Title: Big discussion -->\n<!-- Phase: initial_feedback -->\n"
+        "<!-- Status: OPEN -->\n<!-- Template: feature -->\n"
+        "<!-- Participants: architect, security, pragmatist -->\n\n# Big discussion\n\n"
+        "## Context\n\nA long-running design discussion.\n"
+    ]
+    for i in range(comments):
+        body = [
+            f"Comment {i}{tag}: looking at the proposal again, the trade-offs around caching and "
+            "consistency still worry me; we should write down what we expect under load.",
+            "",
+            f"@{rnd.choice(['architect', 'security', 'pragmatist'])} what do you think about "
+            f"`cache_ttl={i % 300}`?",
+            "",
+            "- first point about the interface",
+            "- second point about failure modes",
+        ]
+        if i % 3 == 0:
+            body += ["", f"Q: what happens when node {i % 7} restarts?"]
+        if i % 5 == 0:
+            body += ["", "```python", "VOTE: REJECT  # not a vote", f"retry({i})", "```"]
+        if i % 11 == 0:
+            body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
+        body += ["", f"VOTE: {rnd.choice(['READY', 'CHANGES', 'READY'])}"]
+        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n\n" + "\n".join(body) + "\n")
+    parts.append("\n---\n")
+    path.write_text("".join(parts), encoding="utf-8")
+
+
+# -- measurements ----------------------------------------------------------------------------
+
+
+def wait(condition: Any, timeout: float = 20.0, poll: float = 0.01) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(poll)
+    return None
+
+
+def open_page(driver: Any, server: Any, name: str) -> None:
+    from tests.web_support import TOKEN
+
+    hub = server.app.state.hub
+    driver.get("about:blank")
+    wait(lambda: not hub.channels, 10)  # the last page's event stream has closed
+    driver.get(f"{server.url}/d/{name}?token={TOKEN}")
+    wait(lambda: driver.execute_script("return document.readyState") == "complete")
+    # The page's event stream is connected once the server follows the file.
+    wait(lambda: hub.channels, 10)
+
+
+APPEND = """
+import sys, time
+from discussions.model import Discussion
+from discussions.workspace import Workspace
+d = Discussion.load(sys.argv[1], Workspace.discover())
+d.add_comment("Bench", sys.argv[2])
+d.save()
+print(time.time() * 1000)
+"""
+
+
+def append_latency(driver: Any, server: Any, path: Path, samples: int) -> tuple[list, list]:
+    """(DOM, next frame) latencies in ms of `samples` appends to `path` by another process,
+    with the page open."""
+    open_page(driver, server, path.name)
+    driver.execute_script(OBSERVE_COMMENTS)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    dom, frame = [], []
+    for i in range(samples):
+        # Out of step with the server's polling, as a real writer would be.
+        time.sleep(0.2 + random.random() * 0.2)
+        done = subprocess.run(
+            [sys.executable, "-c", APPEND, str(path), f"Appended at once. BENCH-{i}-END"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        written = float(done.stdout.split()[-1])  # just after `save` returned, in that process
+        key = str(i)
+        got = wait(
+            lambda key=key: driver.execute_script(
+                "const b = window.__bench; return b.frame[arguments[0]] ? "
+                "[b.seen[arguments[0]], b.frame[arguments[0]]] : null",
+                key,
+            ),
+            10,
+        )
+        if got:
+            dom.append(got[0] - written)
+            frame.append(got[1] - written)
+    return dom, frame
+
+
+def chunk_latency(driver: Any, server: Any, path: Path, samples: int) -> list[float]:
+    from selenium.webdriver.common.by import By
+
+    open_page(driver, server, path.name)
+    driver.execute_script(OBSERVE_STREAM)
+    out: list[float] = []
+    used: set[str] = set()
+    for _ in range(samples):
+        driver.find_element(By.ID, "turn-button").click()
+        notice = driver.find_element(By.ID, "notice")
+        if not wait(lambda notice=notice: notice.text == "Turn finished", 30):
+            print("  a turn did not finish:", notice.text)
+            break
+        stamps = driver.execute_script("return window.__stamps")
+        new = sorted((float(s), seen, s) for s, seen in stamps.items() if s not in used)
+        used.update(stamps)
+        if new:
+            stamp, seen, _ = new[-1]
+            out.append(seen - stamp)
+        driver.execute_script("document.getElementById('notice').textContent = ''")
+    return out
+
+
+def get_page(server: Any, name: str) -> tuple[float, int]:
+    """(ms, bytes) of one GET of the writable page (with the token's cookie)."""
+    from tests.web_support import TOKEN
+
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    started = time.perf_counter()
+    conn.request("GET", f"/d/{name}", headers={"Cookie": f"discussions_token={TOKEN}"})
+    response = conn.getresponse()
+    body = response.read()
+    took = (time.perf_counter() - started) * 1000
+    conn.close()
+    if response.status != 200:
+        raise RuntimeError(f"GET /d/{name}: {response.status}")
+    return took, len(body)
+
+
+def warm_up_time(started: float) -> float | None:
+    """Seconds from the server's start until its rendering ahead ("discussions-warm") ended."""
+    import threading
+
+    if not wait(lambda: not any(t.name == "discussions-warm" for t in threading.enumerate()), 120):
+        return None
+    return time.perf_counter() - started
+
+
+NAVIGATION = """
+const n = performance.getEntriesByType("navigation")[0];
+const p = performance.getEntriesByName("first-contentful-paint")[0];
+return [n.responseStart, n.responseEnd, n.domContentLoadedEventEnd, n.loadEventEnd,
+        p ? p.startTime : null, document.querySelectorAll("#comments article").length];
+"""
+
+
+def page_load(driver: Any, server: Any, name: str, repeat: int) -> dict[str, list[float]]:
+    from tests.web_support import TOKEN
+
+    driver.get(f"{server.url}/?token={TOKEN}")  # the token's cookie, for the writable page
+    figures: dict[str, list[float]] = {}
+    for _ in range(repeat):
+        driver.get("about:blank")
+        # The last visit's event stream closed: nothing else runs on the server.
+        wait(lambda: not server.app.state.hub.channels, 10)
+        time.sleep(0.2)
+        started = time.perf_counter()
+        driver.get(f"{server.url}/d/{name}")
+        wall = (time.perf_counter() - started) * 1000
+        start, end, dcl, load, fcp, shown = driver.execute_script(NAVIGATION)
+        for key, value in (
+            ("driver.get", wall),
+            ("first byte", start),
+            ("response end", end),
+            ("DOMContentLoaded end", dcl),
+            ("load end", load),
+            ("first contentful paint", fcp),
+            ("comments shown", shown),
+        ):
+            if value is not None:
+                figures.setdefault(key, []).append(float(value))
+    return figures
+
+
+# -- output ----------------------------------------------------------------------------------
+
+
+def row(name: str, values: list[float], target: float | None = None) -> None:
+    if not values:
+        print(f"  {name:<40} no sample")
+        return
+    median = statistics.median(values)
+    line = f"  {name:<40} median {median:7.1f} ms   max {max(values):7.1f} ms   n={len(values)}"
+    if target:
+        line += f"   target {target:.0f} ms   ratio {median / target:.2f} (max {max(values) / target:.2f})"
+    print(line)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--appends", type=int, default=10)
+    parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--comments", type=int, default=2000)
+    parser.add_argument("--loads", type=int, default=5)
+    args = parser.parse_args()
+
+    reason = missing()
+    if reason:
+        print(f"web benchmark skipped: {reason}")
+        return 0
+
+    from tests.browser_support import start_browser
+    from tests.web_support import LiveServer
+
+    from discussions.web.live import FOLLOW_INTERVAL
+    from discussions.workspace import Workspace
+
+    setup(hold=0.2)
+    small = new_discussion("Latency")
+    streaming = new_discussion("Streaming")
+    big = WORK / "discussions" / "big.md"
+    generate(big, args.comments)
+
+    driver = start_browser()
+    started = time.perf_counter()
+    server = LiveServer(Workspace.discover(), interval=FOLLOW_INTERVAL)
+    try:
+        print(
+            f"python {platform.python_version()}, {os.cpu_count()} CPUs, "
+            f"Chromium {driver.capabilities.get('browserVersion')}, "
+            f"follow interval {FOLLOW_INTERVAL * 1000:.0f} ms, work dir {WORK}"
+        )
+        warmed = warm_up_time(started)
+        print(
+            f"server start to discussions rendered ahead ({args.comments + 6} comments in 3 "
+            f"files): {f'{warmed:.2f} s' if warmed is not None else 'not finished'}"
+        )
+        print("\nappend -> page (an append by another process, page open)")
+        dom, frame = append_latency(driver, server, small, args.appends)
+        row("in the DOM", dom, TARGETS["append"])
+        row("next frame", frame, TARGETS["append"])
+
+        print("\nfirst streamed chunk -> page (turn started from the page)")
+        row("in #stream", chunk_latency(driver, server, streaming, args.turns), TARGETS["chunk"])
+
+        size_kb = big.stat().st_size / 1024
+        print(f"\n{args.comments}-comment discussion ({size_kb:.0f} KB of markdown)")
+        fresh = WORK / "discussions" / "fresh.md"
+        generate(fresh, args.comments, tag=" (new)")  # after the start: not rendered ahead
+        cold, _ = get_page(server, fresh.name)
+        first, page_bytes = get_page(server, big.name)
+        warm = [get_page(server, big.name)[0] for _ in range(args.loads)]
+        print(f"  page: {page_bytes / 1024:.0f} KB of HTML")
+        row("server: GET, never rendered before", [cold], TARGETS["page"])
+        row("server: first GET (rendered ahead)", [first], TARGETS["page"])
+        row("server: later GETs", warm, TARGETS["page"])
+        figures = page_load(driver, server, big.name, args.loads)
+        shown = figures.pop("comments shown", [0])
+        for key, values in figures.items():
+            row(f"browser: {key}", values, TARGETS["page"])
+        print(f"  ({int(min(shown))} comments on the page)")
+
+        print(f"\nappend -> page on the {args.comments}-comment discussion")
+        dom, frame = append_latency(driver, server, big, args.appends)
+        row("in the DOM", dom, TARGETS["append"])
+        row("next frame", frame, TARGETS["append"])
+    finally:
+        driver.get("about:blank")
+        server.stop()
+        driver.quit()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
