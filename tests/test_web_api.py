@@ -11,7 +11,7 @@ import pytest
 from discussions.model import Discussion
 from discussions.workspace import Workspace
 
-from .conftest import code, run, script_command, write
+from .conftest import code, result_of, run, script_command, write
 from .web_support import TOKEN, LiveServer
 
 NAME = "auth.md"
@@ -44,8 +44,10 @@ def test_list_and_status_match_the_cli(server: LiveServer, project: Path) -> Non
     assert row["phase"] == "initial_feedback" and row["status"] == "OPEN"
     assert row["questions"] == 0 and row["consensus"] is None and row["changed"].endswith("Z")
     status = server.get(f"/api/discussions/{NAME}").json()
-    d = Discussion.load(project / "discussions" / NAME, Workspace.discover())
-    assert status == d.to_dict()
+    assert status.pop("file") == "discussions/auth.md"  # relative: no home folder shown
+    cli = result_of(run("status", NAME, "--json"))
+    cli.pop("file")
+    assert status == cli
     assert server.get("/api/discussions/auth").json()["title"] == "Auth"  # .md optional
     text = server.get(f"/api/discussions/{NAME}/text")
     assert text.text == file_text(project)
@@ -107,7 +109,7 @@ def test_writes_need_the_token_in_the_authorization_header(
     assert server.post(path, body, token=None).status == 401
     assert server.post(path, body, token="wrong").status == 403
     # A cookie or a query token is not enough to write: another site's form could send those.
-    cookie = {"Cookie": f"discussions_token={TOKEN}"}
+    cookie = {"Cookie": f"{server.settings.cookie}={TOKEN}"}
     assert server.post(path, body, token=None, headers=cookie).status == 401
     assert server.post(path + f"?token={TOKEN}", body, token=None).status == 401
     assert file_text(project) == before
@@ -129,7 +131,10 @@ def test_public_server_needs_the_token_to_read(project: Path) -> None:
         assert s.get("/api/discussions", token="nope").status == 403
         assert s.get("/api/discussions", token=TOKEN).status == 200
         assert s.get(f"/api/discussions?token={TOKEN}").status == 200
-        assert s.get("/", headers={"Cookie": f"discussions_token={TOKEN}"}).status == 200
+        assert s.get("/", headers={"Cookie": f"{s.settings.cookie}={TOKEN}"}).status == 200
+        # A stale cookie (an earlier server) does not hide the token in the address.
+        stale = {"Cookie": f"{s.settings.cookie}=old-token"}
+        assert s.get(f"/api/discussions?token={TOKEN}", headers=stale).status == 200
         assert s.get("/").status == 401
         assert s.get(f"/api/discussions/{NAME}/events").status == 401
     finally:
@@ -140,9 +145,9 @@ def test_the_token_in_the_address_becomes_a_strict_cookie(server: LiveServer) ->
     reply = server.get(f"/d/{NAME}?token={TOKEN}")
     assert reply.status == 303 and reply.headers["location"] == f"/d/{NAME}"
     cookie = reply.headers["set-cookie"]
-    assert f"discussions_token={TOKEN}" in cookie
+    assert f"discussions_token_{server.port}={TOKEN}" in cookie  # one cookie per server port
     assert "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
-    page = server.get(f"/d/{NAME}", headers={"Cookie": f"discussions_token={TOKEN}"}).text
+    page = server.get(f"/d/{NAME}", headers={"Cookie": f"{server.settings.cookie}={TOKEN}"}).text
     assert f'name="discussions-token" content="{TOKEN}"' in page
     assert 'id="comment-form"' in page
     anonymous = server.get(f"/d/{NAME}").text
@@ -357,3 +362,134 @@ def test_many_pages_follow_one_file(server: LiveServer) -> None:
     finally:
         for s in streams:
             s.close()
+
+
+# -- found in review -------------------------------------------------------------------------
+
+
+def test_a_second_turn_on_the_same_discussion_is_refused_while_one_runs(
+    server: LiveServer, project: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("SLOW_PRINT_GATE", str(gate))
+    providers_file({"slow": script_command("slow_print.py", "0", "Thinking.", "VOTE: READY")})
+    api = f"/api/discussions/{NAME}"
+    first = server.post(f"{api}/turns", {"participants": ["architect"], "provider": "slow"})
+    assert first.status == 202
+    ticket = first.json()["ticket"]
+    try:
+        again = server.post(f"{api}/turns", {"participants": ["architect"], "provider": "slow"})
+        assert again.status == 409 and ticket in again.json()["error"]
+        assert server.post(f"{api}/runs", {"rounds": 1, "provider": "slow"}).status == 409
+    finally:
+        gate.touch()
+    assert wait_done(server, ticket)["state"] == "done"
+    assert file_text(project).count("Name: AI-Architect") == 1
+
+
+@pytest.mark.parametrize(
+    "headers, path",
+    [
+        ({"Authorization": "Bearer \xe9"}, None),
+        ({}, "?token=%C3%A9"),
+        ({"Cookie": "discussions_token_PORT=\xe9"}, None),
+    ],
+)
+def test_a_token_with_any_characters_is_refused_not_a_crash(
+    project: Path, headers: dict[str, str], path: str | None
+) -> None:
+    s = LiveServer(Workspace.discover(), public=True)
+    try:
+        sent = {k: v.replace("PORT", str(s.port)) for k, v in headers.items()}
+        reply = s.request("GET", "/api/discussions" + (path or ""), token=None, headers=sent)
+        assert reply.status == 403, reply.text
+        write = s.request(
+            "POST", f"/api/discussions/{NAME}/comments", {"author": "a", "text": "b"},
+            token=None, headers={"Authorization": "Bearer \xe9"},
+        )
+        assert write.status == 403
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize(
+    ("provider", "message"),
+    [("replay:/etc/passwd", "command line"), ("nope", "nope")],
+)
+def test_providers_named_over_http_are_checked_first(
+    server: LiveServer, project: Path, provider: str, message: str
+) -> None:
+    before = file_text(project)
+    api = f"/api/discussions/{NAME}"
+    for path, body in [
+        ("turns", {"participants": ["architect"], "provider": provider}),
+        ("runs", {"rounds": 1, "provider": provider}),
+        ("post", {"provider": provider}),
+    ]:
+        reply = server.post(f"{api}/{path}", body)
+        assert reply.status == 400, (path, reply.text)
+        assert message in reply.json()["error"]
+    assert file_text(project) == before
+
+
+def test_a_link_out_of_the_project_is_not_served(server: LiveServer, project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((project / "discussions" / NAME).read_text().replace("Auth", "Secret"))
+    (project / "discussions" / "link.md").symlink_to(outside)
+    for path in ("/api/discussions/link.md", "/api/discussions/link.md/text", "/d/link.md"):
+        reply = server.get(path)
+        assert reply.status == 404 and "Secret" not in reply.text
+
+
+def test_a_fifo_in_the_folder_blocks_nothing(server: LiveServer, project: Path) -> None:
+    import os
+
+    from discussions.service import DiscussionTools
+
+    os.mkfifo(project / "discussions" / "pipe.md")
+    found: list[object] = []
+    worker = threading.Thread(target=lambda: found.append(DiscussionTools().discussion_files()))
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive() and [p.name for p in found[0]] == [NAME]  # type: ignore[attr-defined]
+    assert [r["title"] for r in server.get("/api/discussions").json()] == ["Auth"]
+
+
+def test_bad_fields_and_bodies(server: LiveServer) -> None:
+    api = f"/api/discussions/{NAME}"
+    reply = server.post(f"{api}/turns", {"participants": ["architect"], "sequential": "false"})
+    assert reply.status == 400 and "true or false" in reply.json()["error"]
+    big = b'{"author": "a", "text": "' + b"x" * (2 << 20) + b'"}'
+    assert server.request("POST", f"{api}/comments", raw=big).status == 413
+
+
+def test_exports_are_saved_under_their_unicode_name(server: LiveServer, project: Path) -> None:
+    assert code(run("new", "Über", "--file", "über.md")) == 0
+    reply = server.get("/api/discussions/%C3%BCber.md/export?format=json")
+    assert reply.status == 200, reply.text
+    assert "filename*=UTF-8''%C3%BCber.json" in reply.headers["content-disposition"]
+
+
+def test_a_page_whose_text_is_not_the_files_beginning_reloads(server: LiveServer) -> None:
+    stream = server.events(f"/api/discussions/{NAME}/events?count=0&size=10&hash=0000")
+    try:
+        stream.next("reload")
+    finally:
+        stream.close()
+
+
+def test_the_bound_address_is_accepted_as_a_host() -> None:
+    from starlette.requests import Request
+
+    from discussions.web.access import ApiError, Settings, check_host
+
+    def request(host: str) -> Request:
+        return Request({"type": "http", "headers": [(b"host", host.encode())], "query_string": b""})
+
+    settings = Settings("t", port=8765, host="127.0.0.2")
+    check_host(settings, request("127.0.0.2:8765"))
+    check_host(settings, request("localhost:8765"))
+    check_host(Settings("t", port=8765, host="::1"), request("[::1]:8765"))
+    for bad in ("127.0.0.3:8765", "localhost.:8765", "evil.example", "", "127.0.0.2:9999"):
+        with pytest.raises(ApiError):
+            check_host(settings, request(bad))

@@ -12,6 +12,26 @@ from .storage import is_derived
 from .workspace import Workspace, display_path
 
 
+def discussion_paths(folder: Path) -> list[Path]:
+    """The discussion files in `folder`: regular ``*.md`` files (never a FIFO: opening one
+    would block) that are not derived and start with the discussion header. Reads 4 KiB of
+    each."""
+    if not folder.is_dir():
+        return []
+    files = []
+    for path in sorted(folder.glob("*.md")):
+        if is_derived(path) or not path.is_file():
+            continue
+        try:
+            with path.open("rb") as f:
+                head = f.read(4096).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if has_discussion_header(head):
+            files.append(path)
+    return files
+
+
 def list_discussions(
     ws: Workspace, folder: Path | None = None, status: str | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:

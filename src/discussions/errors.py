@@ -5,6 +5,7 @@
     ├── DiscussionExists        `new` would overwrite an existing file
     ├── NotWritable             a write was refused: not a discussion, unresolved merge
     │                           conflict, a link out of the project, read-only, torn
+    ├── Busy                    a turn or run is already going on in that discussion
     ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
     ├── PhaseError              unknown phase, or no next phase to advance to
     ├── ConfigError             a configuration file is unreadable or invalid
@@ -41,6 +42,10 @@ class DiscussionExists(DiscussionsError):
 
 class NotWritable(DiscussionsError):
     """The engine refuses to append to this file; the file is left untouched."""
+
+
+class Busy(DiscussionsError):
+    """A server refuses a second turn or run on a discussion while one is going on."""
 
 
 class InvalidVote(DiscussionsError):

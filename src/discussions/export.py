@@ -42,6 +42,7 @@ def _now() -> datetime:
 def export_json(d: Discussion) -> dict[str, Any]:
     """The ``status --json`` state, with every comment's whole text and metadata."""
     data = d.to_dict()
+    data["file"] = display_path(d.path)  # as `status --json` shows it
     data["comments"] = [{**c.to_dict(), "end_line": c.end_line, "text": c.body} for c in d.comments]
     return {"format": FORMAT, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ"), **data}
 

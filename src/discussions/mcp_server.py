@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from .errors import DiscussionsError
 from .service import DiscussionTools, TurnJob
@@ -198,7 +198,7 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
     )
     def discussion_markdown(name: str) -> str:
         try:
-            return t.markdown(name)
+            return t.markdown(unquote(name))
         except DiscussionsError as exc:
             raise ResourceError(str(exc)) from None
 

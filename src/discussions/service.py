@@ -15,9 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
-from .errors import DiscussionExists, DiscussionsError
+from .errors import Busy, DiscussionExists, DiscussionsError
 from .model import Discussion
 from .workspace import Workspace, display_path, resolve_file
 
@@ -139,6 +138,13 @@ class TurnJob:
         return out
 
 
+def status_of(d: Discussion) -> dict[str, Any]:
+    """The state `status --json` prints: `Discussion.to_dict` and the usage reported so far."""
+    from .usage import discussion_usage
+
+    return {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
+
+
 class DiscussionTools:
     """The operations as plain methods. `workspace` is discovered from the current folder
     unless given."""
@@ -166,23 +172,9 @@ class DiscussionTools:
 
     def discussion_files(self) -> list[Path]:
         """The discussion files in the discussions folder (derived files left out)."""
-        from .format import has_discussion_header
-        from .storage import is_derived
+        from .catalog import discussion_paths
 
-        folder = self.workspace.config.output_directory
-        if not folder.is_dir():
-            return []
-        files = []
-        for path in sorted(folder.glob("*.md")):
-            if is_derived(path):
-                continue
-            try:
-                head = path.read_text(encoding="utf-8", errors="replace")[:4096]
-            except OSError:
-                continue
-            if has_discussion_header(head):
-                files.append(path)
-        return files
+        return discussion_paths(self.workspace.config.output_directory)
 
     def list_discussions(self, status: str | None = None) -> list[dict[str, Any]]:
         from .catalog import list_discussions
@@ -190,7 +182,7 @@ class DiscussionTools:
         return list_discussions(self.workspace, status=status)[0]
 
     def discussion_status(self, file: str) -> dict[str, Any]:
-        return self._load(file).to_dict()
+        return status_of(self._load(file))
 
     def read_discussion(
         self, file: str, comments: int = 10, max_chars: int = 20_000
@@ -353,9 +345,16 @@ class DiscussionTools:
         from .turns import select_participants
 
         expected = [p.alias for p in select_participants(d, aliases)]
+        path = d.path.resolve()
         with self._lock:
+            for other in self._jobs.values():
+                if other.path == path and not other.done.is_set():
+                    raise Busy(
+                        f"{other.kind} {other.ticket} is still going on in {other.file}; "
+                        "wait for it to finish"
+                    )
             ticket = f"{kind}-{next(self._tickets)}"
-            job = TurnJob(ticket, display_path(d.path), expected, kind, d.path.resolve())
+            job = TurnJob(ticket, display_path(d.path), expected, kind, path)
             job.observers = list(self._observers)
             self._jobs[ticket] = job
             self._forget_old()
@@ -394,4 +393,4 @@ class DiscussionTools:
 
     def markdown(self, name: str) -> str:
         """The text of discussion `name` (a file name in the discussions folder)."""
-        return self._load(unquote(name)).text
+        return self._load(name).text

@@ -158,9 +158,9 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
     if as_json:
-        from ..usage import discussion_usage
+        from ..service import status_of
 
-        echo_json({**d.to_dict(), "usage": discussion_usage(d).to_dict()})
+        echo_json(status_of(d))
     else:
         render_status(d, verbose)
         from ..gitops import driver_warning

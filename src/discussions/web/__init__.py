@@ -78,7 +78,9 @@ def serve(
 
     sock = bind(host, port)
     port = sock.getsockname()[1]
-    settings = Settings(new_token(), public=not is_loopback(host), port=port, author=author)
+    settings = Settings(
+        new_token(), public=not is_loopback(host), port=port, author=author, host=host
+    )
     app = create_app(workspace, settings)
     config = uvicorn.Config(
         app,

@@ -17,6 +17,7 @@ Turns and runs started from the web server add their own steps (``turn-start``, 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 from collections.abc import AsyncIterator
@@ -91,12 +92,17 @@ def comment_event(d: Discussion, start: int) -> dict[str, Any]:
     return {"comments": out, "count": len(comments)}
 
 
+def text_hash(text: str) -> str:
+    """A short digest of a discussion's text: a page reconnecting says which text it shows."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def panel_event(d: Discussion) -> dict[str, Any]:
-    """The side panel rendered afresh, with the size of the text it was built from (a page
-    reconnecting says how much it has seen)."""
+    """The side panel rendered afresh, with the size and digest of the text it was built
+    from (a page reconnecting says what it has seen)."""
     from ..htmlview import panel_html
 
-    return {"html": panel_html(d), "size": len(d.text)}
+    return {"html": panel_html(d), "size": len(d.text), "hash": text_hash(d.text)}
 
 
 def phase_event(d: Discussion) -> dict[str, Any]:
@@ -201,32 +207,19 @@ class Hub:
                 channel.task.cancel()
         self.channels.clear()
 
-    async def stream(self, path: Path, count: int, size: int) -> AsyncIterator[str]:
-        """Server-sent events for a page showing `count` comments of a `size`-character text.
-        The first events bring the page up to date with the file as it is now."""
+    async def stream(
+        self, path: Path, count: int, size: int, digest: str | None = None
+    ) -> AsyncIterator[str]:
+        """Server-sent events for a page showing `count` comments of a `size`-character text
+        (`digest`: its `text_hash`). The first events bring the page up to date with the file
+        as it is now."""
         path = path.resolve()
         queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
-        channel = self.channels.get(path)
-        if channel is None:
-            channel = self.channels[path] = Channel(path, self.workspace)
-        async with channel.lock:
-            # Up to date before this page joins: its text may be newer than the last look.
-            await channel.look()
-            await self._refresh(channel)
-            snap = await channel.look()
-            channel.queues.add(queue)
-            if channel.task is None or channel.task.done():
-                channel.task = asyncio.create_task(self._follow(channel))
+        channel, snap = await self._join(path, queue)
         try:
             yield "retry: 1000\n\n"
-            if snap.error is not None:
-                yield _sse("error", {"message": snap.error})
-            elif len(snap.text) < size:
-                yield _sse("reload", {})
-            elif len(snap.text) > size:  # appended since the page was made
-                yield _sse("comment", await asyncio.to_thread(catch_up, snap, count))
-                yield _sse("phase", phase_event(_parsed(snap)))
-                yield _sse("panel", await asyncio.to_thread(panel_event, _parsed(snap)))
+            for name, data in await asyncio.to_thread(catch_up, snap, count, size, digest):
+                yield _sse(name, data)
             while True:
                 try:
                     name, data = await asyncio.wait_for(queue.get(), KEEPALIVE)
@@ -242,6 +235,26 @@ class Hub:
                 if channel.task is not None:
                     channel.task.cancel()
                 del self.channels[path]
+
+    async def _join(
+        self, path: Path, queue: asyncio.Queue[tuple[str, dict[str, Any]]]
+    ) -> tuple[Channel, Snapshot]:
+        """Add `queue` to the channel following `path` (made if there is none), once that
+        channel has looked at the file as it is now."""
+        while True:
+            channel = self.channels.get(path)
+            if channel is None:
+                channel = self.channels[path] = Channel(path, self.workspace)
+            async with channel.lock:
+                if self.channels.get(path) is not channel:
+                    continue  # the last page left while this one waited: that channel is gone
+                await channel.look()
+                await self._refresh(channel)  # the page may show a newer text than the last look
+                snap = await channel.look()
+                channel.queues.add(queue)
+                if channel.task is None or channel.task.done():
+                    channel.task = asyncio.create_task(self._follow(channel))
+                return channel, snap
 
     async def _follow(self, channel: Channel) -> None:
         while channel.queues:
@@ -267,10 +280,25 @@ def _parsed(snap: Snapshot) -> Discussion:
     return snap.discussion
 
 
-def catch_up(snap: Snapshot, count: int) -> dict[str, Any]:
-    """The ``comment`` event for a page that shows `count` comments of an older text: its
-    last one (it may have grown) and every one after."""
-    return comment_event(_parsed(snap), count - 1)
+def catch_up(
+    snap: Snapshot, count: int, size: int, digest: str | None
+) -> list[tuple[str, dict[str, Any]]]:
+    """What a page showing `count` comments of a `size`-character text (digest `digest`)
+    needs to match `snap`: nothing, the comments from its last one on (it may have grown),
+    or a reload when its text is not where the file's begins."""
+    if snap.error is not None:
+        return [("error", {"message": snap.error})]
+    text = snap.text
+    if len(text) < size or (digest and text_hash(text[:size]) != digest):
+        return [("reload", {})]
+    if len(text) == size:
+        return []
+    d = _parsed(snap)
+    return [
+        ("comment", comment_event(d, count - 1)),
+        ("phase", phase_event(d)),
+        ("panel", panel_event(d)),
+    ]
 
 
 def _sse(name: str, data: dict[str, Any]) -> str:

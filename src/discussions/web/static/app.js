@@ -30,6 +30,7 @@
   const notice = document.getElementById("notice");
   let count = Number(meta("discussions-count") || 0);
   let size = Number(meta("discussions-size") || 0);
+  let hash = meta("discussions-hash") || "";
 
   const say = (text, isError) => {
     if (!notice) return;
@@ -84,9 +85,18 @@
     box.querySelector("header .meta").textContent = text;
   }
 
+  // One turn or run at a time per discussion (the server refuses a second): the buttons
+  // that start one wait for the end of the one going on.
+  function busy(on) {
+    ["turn-button", "run-button"].forEach((id) => {
+      const button = document.getElementById(id);
+      if (button) button.disabled = on;
+    });
+  }
+
   let source = null;
   function connect() {
-    const url = `${api}/events?count=${count}&size=${size}`;
+    const url = `${api}/events?count=${count}&size=${size}&hash=${encodeURIComponent(hash)}`;
     source = new EventSource(url);
     const on = (name, handler) =>
       source.addEventListener(name, (event) => handler(JSON.parse(event.data)));
@@ -99,6 +109,7 @@
     on("panel", (data) => {
       panel.innerHTML = data.html;
       if (typeof data.size === "number") size = data.size;
+      if (data.hash) hash = data.hash;
     });
     on("phase", (data) => {
       const phase = document.getElementById("phase");
@@ -115,6 +126,7 @@
     });
     on("reload", () => location.reload());
     on("turn-start", (data) => {
+      busy(true);
       const who = data.participants.join(", ") || "nobody";
       say(data.kind === "run" ? `Run started: ${who}` : `Turn started: ${who}`);
     });
@@ -143,6 +155,7 @@
       setState(box, error ? `failed: ${error}` : data.status === "posted" ? "answered" : "passed");
     });
     on("turn-end", (data) => {
+      busy(false);
       if (data.error) say(`The ${data.kind} failed: ${data.error}`, true);
       else if (data.kind === "run" && data.result)
         say(`Run stopped after ${data.result.rounds} round(s): ${data.result.stopped}`);
@@ -230,8 +243,10 @@
         callout: String(form.get("callout") || "") || null,
       };
       if (action === "run") body.rounds = Number(form.get("rounds") || 3);
+      busy(true);
       const data = await send(action === "run" ? "/runs" : "/turns", body);
       if (data) say(`${action === "run" ? "Run" : "Turn"} ${data.ticket} started`);
+      else busy(false);
     });
   }
 
