@@ -493,3 +493,20 @@ def test_the_bound_address_is_accepted_as_a_host() -> None:
     for bad in ("127.0.0.3:8765", "localhost.:8765", "evil.example", "", "127.0.0.2:9999"):
         with pytest.raises(ApiError):
             check_host(settings, request(bad))
+
+
+def test_a_grown_last_comment_is_sent_again_and_older_ones_are_not(
+    server: LiveServer, project: Path
+) -> None:
+    assert code(run("comment", NAME, "First.", "--author", "Ann")) == 0
+    assert code(run("comment", NAME, "Second.", "--author", "Bob")) == 0
+    stream = server.events(f"/api/discussions/{NAME}/events")
+    try:
+        with (project / "discussions" / NAME).open("a", encoding="utf-8") as f:
+            f.write("\nAn afterthought.\n")  # no separator: Bob's comment grows
+        event = stream.next("comment")
+        assert [c["author"] for c in event["comments"]] == ["Bob"]
+        assert "An afterthought." in event["comments"][0]["html"]
+        assert event["count"] == 2
+    finally:
+        stream.close()

@@ -17,6 +17,7 @@ Turns and runs started from the web server add their own steps (``turn-start``, 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import json
 import os
@@ -41,8 +42,8 @@ _CLOSE: tuple[str, dict[str, Any]] = ("", {})
 
 @dataclass(slots=True)
 class Snapshot:
-    """What a channel last saw of its file. Parsed only when a change needs comparing: a page
-    opening starts following at the cost of reading the file, not of parsing it."""
+    """What a channel last saw of its file: read, not parsed (a page opening starts following
+    at the cost of reading the file; a change parses only the new text)."""
 
     signature: tuple[int, int, int]
     """(size, mtime_ns, inode): a change of any means a new look."""
@@ -53,15 +54,6 @@ class Snapshot:
     @property
     def text(self) -> str:
         return self.discussion.text if self.discussion is not None else ""
-
-    def spans(self) -> list[tuple[int, int]]:
-        """(line, end_line) of each comment."""
-        d = self.discussion
-        return [(c.line, c.end_line) for c in d.comments] if d is not None else []
-
-    def state(self) -> tuple[str, str]:
-        d = self.discussion
-        return (d.phase, d.status) if d is not None else ("", "")
 
 
 def _signature(path: Path) -> tuple[int, int, int]:
@@ -144,18 +136,16 @@ class Channel:
             return [("error", {"message": new.error or "the file cannot be read"})]
         if old.discussion is None or not new.text.startswith(old.text):
             return [("reload", {})]
-        # Appended: the comments from the first that differs (a grown last comment) on.
-        before, after = old.spans(), new.spans()
-        first, shared = 0, min(len(before), len(after))
-        while first < shared and before[first] == after[first]:
-            first += 1
+        # Appended: comments that start after the old text are new, and the last one that
+        # starts inside it may have grown; all before it are as they were. So one parse (of
+        # the new text) is enough.
+        old_lines = old.text.count("\n") + 1
+        starts = [c.line for c in d.comments]
+        first = max(0, bisect.bisect_right(starts, old_lines) - 1)
         events: list[tuple[str, Any]] = []
-        if first < len(after):
+        if starts:
             events.append(("comment", comment_event(d, first)))
-        if old.state() != new.state():
-            events.append(("phase", phase_event(d)))
-        events.append(("panel", panel_event(d)))
-        return events
+        return [*events, ("phase", phase_event(d)), ("panel", panel_event(d))]
 
     def broadcast(self, name: str, data: dict[str, Any]) -> None:
         for queue in list(self.queues):
