@@ -118,6 +118,7 @@ class Site:
         self.tools = tools
         self.hub = hub
         self.folder = workspace.config.output_directory
+        self._warming: threading.Thread | None = None
         tools.observe(self._observe)
 
     def _observe(self, job: TurnJob, step: str, data: dict[str, Any]) -> None:
@@ -212,6 +213,7 @@ class Site:
         rows = await call(self.rows)
         for row in rows:
             row["href"] = "/d/" + quote(Path(row["file"]).name)
+        self.warm_soon()  # the next click is likely one of these (some may be new since)
         return page(list_page(rows, head=self.page_head(request, {}), script=SCRIPT))
 
     def rows(self) -> list[dict[str, Any]]:
@@ -372,6 +374,12 @@ class Site:
 
     # -- the application -------------------------------------------------------------------
 
+    def warm_soon(self) -> None:
+        """`warm` in the background, unless it is running already."""
+        if self._warming is None or not self._warming.is_alive():
+            self._warming = threading.Thread(target=self.warm, name="discussions-warm", daemon=True)
+            self._warming.start()
+
     def warm(self) -> None:
         """Render every discussion once, in the background: comments render once and are
         remembered (`htmlview`), so the first visit to a long discussion is as fast as the
@@ -422,7 +430,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         hub.start()
         if warm_cache:
-            threading.Thread(target=site.warm, name="discussions-warm", daemon=True).start()
+            site.warm_soon()
         try:
             yield
         finally:
