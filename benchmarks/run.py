@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shlex
 import statistics
 import subprocess
@@ -21,6 +20,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from corpus import generate
 
 PY = sys.executable
 HERE = Path(__file__).resolve().parent
@@ -61,39 +62,6 @@ def compare(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tu
             fn()
             times.append(time.perf_counter() - t)
     return statistics.median(ta), statistics.median(tb)
-
-
-def generate(path: Path, comments: int, seed: int = 1) -> None:
-    """A realistic discussion: prose, lists, mentions, inline code, some fenced code, votes."""
-    rnd = random.Random(seed)
-    names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
-    parts = [
-        "<!-- DISCUSSION -->\n<!-- Title: Big discussion -->\n<!-- Phase: initial_feedback -->\n"
-        "<!-- Status: OPEN -->\n<!-- Template: feature -->\n"
-        "<!-- Participants: architect, security, pragmatist -->\n\n# Big discussion\n\n"
-        "## Context\n\nA long-running design discussion.\n"
-    ]
-    for i in range(comments):
-        body = [
-            f"Comment {i}: looking at the proposal again, the trade-offs around caching and "
-            "consistency still worry me; we should write down what we expect under load.",
-            "",
-            f"@{rnd.choice(['architect', 'security', 'pragmatist'])} what do you think about "
-            f"`cache_ttl={i % 300}`?",
-            "",
-            "- first point about the interface",
-            "- second point about failure modes",
-        ]
-        if i % 3 == 0:
-            body += ["", f"Q: what happens when node {i % 7} restarts?"]
-        if i % 5 == 0:
-            body += ["", "```python", "VOTE: REJECT  # not a vote", f"retry({i})", "```"]
-        if i % 11 == 0:
-            body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
-        body += ["", f"VOTE: {rnd.choice(['READY', 'CHANGES', 'READY'])}"]
-        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n\n" + "\n".join(body) + "\n")
-    parts.append("\n---\n")
-    path.write_text("".join(parts), encoding="utf-8")
 
 
 def section(title: str) -> None:

@@ -40,6 +40,8 @@ os.chdir(WORK)
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 sys.path.insert(0, SRC)
 
+from corpus import use_provider  # noqa: E402  (benchmarks/, this script's folder)
+
 from discussions.model import Discussion  # noqa: E402
 from discussions.workspace import Workspace  # noqa: E402
 
@@ -55,19 +57,7 @@ sys.stdout.write("VOTE: READY\\n")
 def setup(hold: float) -> Path:
     script = WORK / "stamp.py"
     script.write_text(PROVIDER.replace("%(hold)s", str(hold)), encoding="utf-8")
-    (WORK / "userdir").mkdir(exist_ok=True)
-    (WORK / "userdir" / "providers.yaml").write_text(
-        f"providers:\n  - name: stamp\n    command: \"{sys.executable} {script}\"\n",
-        encoding="utf-8",
-    )
-    (WORK / "discussions.yaml").write_text(
-        "providers:\n  default: stamp\n  fallback: []\n", encoding="utf-8"
-    )
-    (WORK / "participants").mkdir(exist_ok=True)
-    (WORK / "participants" / "bench.yaml").write_text(
-        "name: AI-Bench\nalias: bench\nrole: r\npersonality: p\nprovider_hint: stamp\n",
-        encoding="utf-8",
-    )
+    use_provider(WORK, script)
     d = Discussion.create("Latency", context="Measure.", participants=["bench"],
                           workspace=Workspace.discover())
     d.save()

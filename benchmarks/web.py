@@ -28,7 +28,6 @@ import http.client
 import os
 import platform
 import random
-import shlex
 import statistics
 import subprocess
 import sys
@@ -44,6 +43,8 @@ os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
+
+from corpus import generate, use_provider  # noqa: E402  (benchmarks/, this script's folder)
 
 TARGETS = {"append": 500.0, "chunk": 200.0, "page": 1000.0}
 
@@ -91,20 +92,7 @@ def missing() -> str | None:
 
 def setup(hold: float) -> None:
     """The stamping provider as the default one, a participant using it."""
-    script = ROOT / "tests" / "scripts" / "stamp_print.py"
-    command = " ".join(shlex.quote(x) for x in (sys.executable, str(script), str(hold)))
-    (WORK / "userdir").mkdir(exist_ok=True)
-    (WORK / "userdir" / "providers.yaml").write_text(
-        f'providers:\n  - name: stamp\n    command: "{command}"\n', encoding="utf-8"
-    )
-    (WORK / "discussions.yaml").write_text(
-        "providers:\n  default: stamp\n  fallback: []\n", encoding="utf-8"
-    )
-    (WORK / "participants").mkdir(exist_ok=True)
-    (WORK / "participants" / "bench.yaml").write_text(
-        "name: AI-Bench\nalias: bench\nrole: r\npersonality: p\nprovider_hint: stamp\n",
-        encoding="utf-8",
-    )
+    use_provider(WORK, ROOT / "tests" / "scripts" / "stamp_print.py", str(hold))
 
 
 def new_discussion(title: str) -> Path:
@@ -116,41 +104,6 @@ def new_discussion(title: str) -> Path:
     )
     d.save()
     return Path(d.path)
-
-
-def generate(path: Path, comments: int, seed: int = 1, tag: str = "") -> None:
-    """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
-    questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
-    comment: a different tag, comments no cache has seen."""
-    rnd = random.Random(seed)
-    names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
-    parts = [
-        "<!-- DISCUSSION -->\n<!-- Title: Big discussion -->\n<!-- Phase: initial_feedback -->\n"
-        "<!-- Status: OPEN -->\n<!-- Template: feature -->\n"
-        "<!-- Participants: architect, security, pragmatist -->\n\n# Big discussion\n\n"
-        "## Context\n\nA long-running design discussion.\n"
-    ]
-    for i in range(comments):
-        body = [
-            f"Comment {i}{tag}: looking at the proposal again, the trade-offs around caching and "
-            "consistency still worry me; we should write down what we expect under load.",
-            "",
-            f"@{rnd.choice(['architect', 'security', 'pragmatist'])} what do you think about "
-            f"`cache_ttl={i % 300}`?",
-            "",
-            "- first point about the interface",
-            "- second point about failure modes",
-        ]
-        if i % 3 == 0:
-            body += ["", f"Q: what happens when node {i % 7} restarts?"]
-        if i % 5 == 0:
-            body += ["", "```python", "VOTE: REJECT  # not a vote", f"retry({i})", "```"]
-        if i % 11 == 0:
-            body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
-        body += ["", f"VOTE: {rnd.choice(['READY', 'CHANGES', 'READY'])}"]
-        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n\n" + "\n".join(body) + "\n")
-    parts.append("\n---\n")
-    path.write_text("".join(parts), encoding="utf-8")
 
 
 # -- measurements ----------------------------------------------------------------------------
