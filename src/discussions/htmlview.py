@@ -22,7 +22,6 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from .derive import Comment, Item
-from .format import normalise_newlines
 from .model import Discussion
 from .voting import VOTES
 
@@ -352,16 +351,10 @@ def panel_html(d: Discussion) -> str:
     return "".join(parts)
 
 
-def _preamble(d: Discussion, comments: Sequence[Comment]) -> str:
+def _preamble(d: Discussion) -> str:
     """The text before the first comment (the header lines are HTML comments and drop out),
     without the title heading the page shows already."""
-    text = normalise_newlines(d.text)
-    if comments:
-        lines = text.split("\n", comments[0].line)[: comments[0].line - 1]
-        while lines and lines[-1].strip() != "---":  # blank lines between `---` and `Name:`
-            lines.pop()
-        text = "\n".join(lines[:-1])
-    text = visible_markdown(text)
+    text = visible_markdown(d.preamble)
     title_line = f"# {d.title}"
     head, _, rest = text.lstrip("\n").partition("\n")
     if head.rstrip() == title_line:
@@ -395,7 +388,7 @@ def discussion_page(d: Discussion, *, head: str = "", controls: str = "", script
         "</header>",
         '<div class="layout">',
         "<main>",
-        f'<section id="preamble">{_preamble(d, comments)}</section>',
+        f'<section id="preamble">{_preamble(d)}</section>',
         '<section id="comments">',
         *(comment_html(c) for c in comments),
         "</section>",

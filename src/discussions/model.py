@@ -228,6 +228,11 @@ class Discussion:
         return dict(self._s.votes)
 
     @property
+    def preamble(self) -> str:
+        """The text between the header and the first comment (title, context, ...)."""
+        return self._s.doc.preamble
+
+    @property
     def questions(self) -> list[Item]:
         return list(self._s.items["Q"])
 

@@ -365,10 +365,10 @@ class Site:
         from ..export import write_post
         from ..runner import Runner
 
-        file, data = await self.target(request)
+        d = await call(self.load, request.path_params["name"])
+        data = await inputs.json_body(request)
         alias = inputs.text(data, "participant", "moderator") or "moderator"
         provider = await call(self.check_provider, inputs.text(data, "provider"))
-        d = await call(self.load, Path(file).name)
         markdown, author = await call(write_post, Runner(self.workspace), d, alias, provider)
         return JSONResponse({"markdown": markdown, "author": author})
 
