@@ -46,15 +46,15 @@ def test_print_config_needs_no_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=False
     )
     assert out.returncode == 0, out.stderr
-    assert "codex mcp add discussions -- discussions mcp" in out.stdout
-    assert out.stdout == "codex mcp add discussions -- discussions mcp\n"
+    assert out.stdout.startswith("codex mcp add discussions -- /")
+    assert out.stdout.endswith(" mcp\n")
     assert "[mcp_servers.discussions]" in out.stderr
 
 
 @pytest.mark.parametrize(
     ("client", "expected"),
     [
-        ("claude", "claude mcp add --scope project discussions -- discussions mcp"),
+        ("claude", "claude mcp add --scope project discussions -- /"),
         ("gemini", '"mcpServers"'),
         ("json", '"args": [\n        "mcp"\n      ]'),
     ],
@@ -64,9 +64,23 @@ def test_print_config(client: str, expected: str) -> None:
     assert r.exit_code == 0, r.output
     assert expected in r.stdout
     if client != "claude":
-        assert json.loads(r.stdout) == {
-            "mcpServers": {"discussions": {"command": "discussions", "args": ["mcp"]}}
-        }
+        entry = json.loads(r.stdout)["mcpServers"]["discussions"]
+        assert Path(entry["command"]).is_absolute()
+        assert entry["args"][-1] == "mcp"
+
+
+def test_print_config_command_runs_without_path(tmp_path: Path) -> None:
+    """An agent started outside the virtual environment has no `discussions` on its PATH: the
+    printed command is absolute and starts this installation by itself."""
+    r = CliRunner().invoke(cli, ["mcp", "--print-config", "json"])
+    entry = json.loads(r.stdout)["mcpServers"]["discussions"]
+    env = {k: v for k, v in _env().items() if k != "PATH"} | {"PATH": str(tmp_path)}
+    out = subprocess.run(
+        [entry["command"], *entry["args"], "--help"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Serve this project's discussions" in out.stdout
 
 
 def test_other_commands_do_not_import_the_server() -> None:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
 
 import click
 
@@ -15,21 +19,33 @@ MISSING_SDK = (
 )
 
 
+def server_command() -> list[str]:
+    """The absolute command that starts this installation's server: the `discussions` script
+    beside this interpreter, else the interpreter with `-m discussions`. An agent started
+    outside the virtual environment finds either, where a bare `discussions` is not on its PATH."""
+    script = shutil.which("discussions", path=str(Path(sys.executable).parent))
+    if script:
+        return [str(Path(script).absolute()), "mcp"]
+    return [str(Path(sys.executable).absolute()), "-m", "discussions", "mcp"]
+
+
 def client_config(client: str) -> tuple[str, str]:
     """The snippet that registers `discussions mcp` with `client`, and where it goes (see
     README, "Use from AI coding agents"). The server works on the folder it starts in."""
+    command = server_command()
     if client == "claude":
         return (
-            "claude mcp add --scope project discussions -- discussions mcp\n",
+            f"claude mcp add --scope project discussions -- {shlex.join(command)}\n",
             "Run it in the project folder: it writes .mcp.json there.",
         )
     if client == "codex":
+        toml_args = json.dumps(command[1:])
         return (
-            "codex mcp add discussions -- discussions mcp\n",
+            f"codex mcp add discussions -- {shlex.join(command)}\n",
             "Or add to ~/.codex/config.toml: [mcp_servers.discussions] with "
-            'command = "discussions" and args = ["mcp"].',
+            f"command = {json.dumps(command[0])} and args = {toml_args}.",
         )
-    entry = {"command": "discussions", "args": ["mcp"]}
+    entry = {"command": command[0], "args": command[1:]}
     snippet = json.dumps({"mcpServers": {"discussions": entry}}, indent=2) + "\n"
     if client == "gemini":
         return snippet, "Merge into .gemini/settings.json (project) or ~/.gemini/settings.json."
