@@ -28,3 +28,36 @@ def test_ci_runs_the_quick_start_verbatim() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     for command in quick_start_commands():
         assert f"( {command} )" in ci
+
+
+def _script(name: str):  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_contents_list_every_heading_with_its_anchor() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert _script("readme_contents").with_contents(readme) == readme, (
+        "the README's contents and headings disagree: run python scripts/readme_contents.py"
+    )
+
+
+def test_contents_anchors_follow_github() -> None:
+    anchor = _script("readme_contents").anchor
+    assert anchor("Use from AI coding agents (MCP)") == "use-from-ai-coding-agents-mcp"
+    assert anchor("Exports: an HTML page, JSON, a written post") == (
+        "exports-an-html-page-json-a-written-post"
+    )
+
+
+def test_pictures_the_readme_shows_exist() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert {"docs/images/tui.svg", "docs/images/web.png"} <= set(pictures)
+    for picture in pictures:
+        assert (ROOT / picture).stat().st_size > 1000, picture
