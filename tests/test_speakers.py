@@ -1,0 +1,234 @@
+"""Who may speak for whom: a person cannot sign as a participant, from any interface."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from discussions import Discussion, ReservedName
+from discussions.speakers import ai_authors, impersonated, name_key
+from discussions.workspace import Workspace
+
+from .conftest import code, out, run, write
+from .web_support import LiveServer
+
+NAME = "auth.md"
+REFUSED = "is the name of participant AI-Security (@security)"
+
+# Each is refused as AI-Security: as written, case, spaces, the alias, the engine's own
+# first-name reading, full-width letters, a Cyrillic S, an accent, dots, a dash look-alike.
+SECURITY_LOOKALIKES = [
+    "AI-Security",
+    "ai-security",
+    "  AI   Security ",
+    "security",
+    "@security",
+    "Security Bob",
+    "ＡＩ－Ｓｅｃｕｒｉｔｙ",
+    "AI-Ѕecurity",
+    "AI-Sécurity",
+    "A.I. Security",
+    "AI–Security",
+    "Al-Securlty",
+    "AI_Secur1ty",
+]
+
+
+@pytest.fixture
+def project(isolated: Path) -> Path:
+    assert code(run("new", "Auth", "--context", "Log in with passkeys.")) == 0
+    return isolated
+
+
+def file_text(project: Path) -> str:
+    return (project / "discussions" / NAME).read_text(encoding="utf-8")
+
+
+def test_name_keys_fold_lookalikes() -> None:
+    assert {name_key(n) for n in SECURITY_LOOKALIKES if n != "Security Bob"} <= {
+        "aisecurity",
+        "security",
+    }
+    assert name_key("Zoë Ångström") == name_key("zoe angstrom")
+    assert name_key("Rob") != name_key("Bob")
+
+
+@pytest.mark.parametrize("author", SECURITY_LOOKALIKES)
+def test_cli_refuses_a_participants_name(project: Path, author: str) -> None:
+    before = file_text(project)
+    r = run("comment", NAME, "--vote", "READY", "--author", author)
+    assert code(r) == 1
+    assert out(r).startswith(f"Error: '{' '.join(author.split())}' {REFUSED}, or looks like it")
+    assert "Sign with your own name" in out(r)
+    assert file_text(project) == before
+
+
+def test_cli_refuses_a_ballot_in_a_participants_name(project: Path) -> None:
+    before = file_text(project)
+    r = run("comment", NAME, "--ballot", "no", "--author", "AI-Security")
+    assert code(r) == 1 and REFUSED in out(r)
+    assert file_text(project) == before
+
+
+def test_people_keep_their_own_names(project: Path) -> None:
+    for author in ("Rob", "Zoë Ångström", "Bob Security", "Archie", "Al"):
+        r = run("comment", NAME, "Fine by me.", "--author", author)
+        assert code(r) == 0, out(r)
+    d = Discussion.load(project / "discussions" / NAME)
+    assert [c.author for c in d.comments] == ["Rob", "Zoë Ångström", "Bob Security", "Archie", "Al"]
+
+
+AI_GHOST = """
+---
+
+Name: AI-Ghost
+
+<!-- provider: claude | duration: 3.1s | digest: 0000000000000000 -->
+
+Written by a persona this project no longer configures.
+
+VOTE: REJECT
+
+---
+
+<!-- PASS: AI-Phantom -->
+
+*AI-Phantom passed.*
+
+---
+"""
+
+
+def test_an_author_who_spoke_as_an_ai_in_the_file_is_reserved(project: Path) -> None:
+    path = project / "discussions" / NAME
+    with path.open("a", encoding="utf-8") as f:
+        f.write(AI_GHOST)
+    assert ai_authors(path.read_text(encoding="utf-8")) == ["AI-Ghost", "AI-Phantom"]
+    for author in ("AI-Ghost", "ai ghost", "AI-Phantom"):
+        r = run("comment", NAME, "--vote", "READY", "--author", author)
+        assert code(r) == 1, out(r)
+        assert "who speaks as an AI in this discussion" in out(r)
+    # A person who only commented is not reserved.
+    assert code(run("comment", NAME, "Hi.", "--author", "Rob")) == 0
+    assert code(run("comment", NAME, "Hi again.", "--author", "Rob")) == 0
+
+
+def test_python_api_refuses_and_writes_nothing(project: Path) -> None:
+    path = project / "discussions" / NAME
+    before = file_text(project)
+    d = Discussion.load(path, Workspace.discover())
+    with pytest.raises(ReservedName, match="AI-Architect"):
+        d.add_comment("AI-Architect", "Signed as the architect.", vote="READY")
+    d.save()
+    assert file_text(project) == before
+    d = Discussion.load(path)  # the workspace found from the working folder
+    with pytest.raises(ReservedName):
+        d.add_comment("architect", "x")
+    registry = Workspace.discover().participants
+    assert impersonated("Rob", registry) == ""
+
+
+def test_a_project_persona_is_reserved_too(project: Path) -> None:
+    write(
+        project / "participants" / "auditor.yaml",
+        """
+        name: Compliance Auditor
+        alias: auditor
+        role: Checks compliance
+        """,
+    )
+    for author in ("Compliance Auditor", "compliance-auditor", "auditor", "AI-Auditor"):
+        r = run("comment", NAME, "x", "--author", author)
+        assert code(r) == 1 and "participant Compliance Auditor (@auditor)" in out(r), out(r)
+
+
+# -- the web form (real HTTP) ----------------------------------------------------------------
+
+
+@pytest.fixture
+def server(project: Path) -> Iterator[LiveServer]:
+    s = LiveServer(Workspace.discover())
+    yield s
+    s.stop()
+
+
+def test_web_refuses_a_participants_name(server: LiveServer, project: Path) -> None:
+    before = file_text(project)
+    api = f"/api/discussions/{NAME}/comments"
+    for author in ("AI-Security", "security", "ＡＩ Ｓｅｃｕｒｉｔｙ"):
+        reply = server.post(api, {"author": author, "text": "Fine.", "vote": "READY"})
+        assert reply.status == 400, reply.text
+        assert REFUSED in reply.json()["error"]
+    assert file_text(project) == before
+    assert server.post(api, {"author": "Rob", "text": "Fine."}).status == 201
+
+
+# -- the MCP tool (a real stdio client) -----------------------------------------------------
+
+
+def test_mcp_add_comment_refuses_a_participants_name(project: Path) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from .test_mcp import _env
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "discussions", "mcp"], env=_env(), cwd=project
+    )
+    before = file_text(project)
+    seen: dict[str, Any] = {}
+
+    async def scenario() -> None:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write_), ClientSession(
+                read, write_
+            ) as session:
+                await session.initialize()
+                for author in ("AI-Security", "Security Bob"):
+                    got = await session.call_tool(
+                        "add_comment",
+                        {"file": NAME, "author": author, "text": "ok", "vote": "ready"},
+                    )
+                    seen[author] = (got.is_error, got.content[0].text)  # type: ignore[union-attr]
+
+    anyio.run(scenario)
+    for author in ("AI-Security", "Security Bob"):
+        is_error, message = seen[author]
+        assert is_error and REFUSED in message, message
+    assert file_text(project) == before
+
+
+# -- the terminal app -------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_tui_composer_refuses_a_participants_name(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from discussions.tui.app import Composer, DiscussionsApp, DiscussionScreen
+
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(project / "gitconfig"))
+    (project / "gitconfig").write_text("[user]\n\tname = AI-Security\n", encoding="utf-8")
+    notes: list[str] = []
+    monkeypatch.setattr(Composer, "notify", lambda self, message, **kw: notes.append(message))
+    before = file_text(project)
+    ws = Workspace.discover()
+    app = DiscussionsApp(ws.config.output_directory, Path("discussions") / NAME, ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        while not isinstance(app.screen, DiscussionScreen):
+            await pilot.pause(0.05)
+        await pilot.press("c")
+        assert isinstance(app.screen, Composer)
+        await pilot.press(*"Signed as the persona")
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, Composer)  # still open: nothing was posted
+    assert any(REFUSED in n for n in notes), notes
+    assert file_text(project) == before
