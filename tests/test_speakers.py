@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -232,3 +233,88 @@ async def test_tui_composer_refuses_a_participants_name(
         assert isinstance(app.screen, Composer)  # still open: nothing was posted
     assert any(REFUSED in n for n in notes), notes
     assert file_text(project) == before
+
+
+# -- who casts counted ballots ----------------------------------------------------------------
+
+
+def test_only_the_council_casts_counted_ballots(isolated: Path) -> None:
+    from .test_motions import council_template
+
+    council_template(isolated)
+    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
+    path = write(
+        isolated / "discussions" / "vote.md",
+        """
+        <!-- DISCUSSION -->
+        <!-- Template: council -->
+        <!-- Participants: -->
+
+        ---
+
+        Name: Rob
+
+        MOTION: Ship it
+
+        ---
+        """,
+    )
+    assert code(run("comment", "vote.md", "--second", "yes", "--author", "Mallory")) == 0
+    assert Discussion.load(path).motions[0].seconded_by == []  # not a council second
+    assert code(run("comment", "vote.md", "--second", "yes", "--author", "ana")) == 0
+    for name in ("Mallory", "Eve", "Trent", "Mallory"):
+        r = run("comment", "vote.md", "--ballot", "yes", "--author", name)
+        assert code(r) == 0
+        assert f"Note: {name} is not on this discussion's council" in out(r)
+        assert "Motion of line" not in out(r)
+    r = run("comment", "vote.md", "--ballot", "no", "--author", "Rob")
+    assert code(r) == 0 and "Note:" not in out(r)
+    r = run("comment", "vote.md", "--ballot", "no", "--author", "ANA")  # Ana, any case
+    assert "Motion of line 9 failed." in out(r)
+    d = Discussion.load(path)
+    [motion] = d.motions
+    assert motion.seconded_by == ["Ana"]
+    assert motion.ballots == {"Rob": "NO", "Ana": "NO"}
+    assert motion.not_counted == {"Eve": "YES", "Trent": "YES", "Mallory": "YES"}
+    assert motion.counts == {"YES": 0, "NO": 2, "ABSTAIN": 0} and motion.result == "failed"
+    assert "<!-- MOTION-RESULT: failed | yes: 0 | no: 2 | abstain: 0 | line: 9 -->" in (
+        path.read_text(encoding="utf-8")
+    )
+    shown = out(run("status", "vote.md"))
+    assert "ballots not counted (not on the council): Eve, Trent, Mallory" in shown
+    assert "ballot from Mallory, who is not on the council" in shown
+    data = json.loads(out(run("status", "vote.md", "--json")))
+    assert data["motions"][0]["not_counted"] == {"Eve": "YES", "Trent": "YES", "Mallory": "YES"}
+    assert data["motions"][0]["ballots"] == {"Rob": "NO", "Ana": "NO"}
+    messages = [w["message"] for w in data["warnings"]]
+    assert sum("who is not on the council" in m for m in messages) == 5  # 1 second, 4 ballots
+    assert code(run("check", "vote.md")) == 1
+
+
+def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+    """With no people named, the council is the voting participants; invented names change
+    nothing, and the AIs are still asked."""
+    from .conftest import script_command
+    from .test_motions import council_template
+
+    council_template(isolated)
+    plan = {"second": {"security": "yes"}, "ballot": {"architect": "NO", "security": "NO", "pragmatist": "NO"}}
+    memory = isolated.parent / "memory"
+    providers_file({"standin": script_command("council.py", json.dumps(plan), str(memory))})
+    write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
+    assert code(run("new", "Plan", "--template", "council")) == 0
+    assert code(run("comment", "plan.md", "--motion", "Ship it", "--author", "Rob")) == 0
+    for name in ("Mallory", "Eve", "Trent", "Oscar"):
+        assert code(run("comment", "plan.md", "--second", "yes", "--ballot", "yes", "--author", name)) == 0
+    d = Discussion.load(isolated / "discussions" / "plan.md")
+    assert d.motions[0].result == "open"
+    assert d.motions[0].seconded_by == [] and d.motions[0].ballots == {}
+    seconds = [w for w in d.warnings if "second from" in w.message and "not on the council" in w.message]
+    assert len(seconds) == 4
+    assert code(run("turn", "plan.md")) == 0
+    assert sorted(p.stem.split("-")[1] for p in (memory / "prompts").glob("*-second.txt")) == [
+        "architect", "pragmatist", "security"
+    ]  # the council was asked to second: the outsiders' seconds did not count
+    [motion] = Discussion.load(isolated / "discussions" / "plan.md").motions
+    assert motion.seconded_by == ["AI-Security"]
+    assert motion.result == "failed" and motion.counts == {"YES": 0, "NO": 3, "ABSTAIN": 0}

@@ -36,6 +36,7 @@ from .motions import Motion, tally
 from .prompts import build_prompt
 from .providers.command import terminate_all
 from .responses import parse_response
+from .speakers import council_seat
 
 if TYPE_CHECKING:
     from .model import Discussion
@@ -205,6 +206,18 @@ def _required_people(d: Discussion) -> list[str]:
 def _required(d: Discussion) -> list[str]:
     names = [p.name for p in _voting_participants(d)] + _required_people(d)
     return list(dict.fromkeys(names))
+
+
+def off_council_note(d: Discussion, author: str) -> str:
+    """What to tell `author`, who seconds or ballots, when they are not on the council
+    (their second or ballot is recorded and not counted); empty when they are on it."""
+    if council_seat(author, _required(d)) is not None:
+        return ""
+    return (
+        f"Note: {author} is not on this discussion's council, so the second or ballot is "
+        "recorded but not counted. The council is the voting participants and the people "
+        "listed in consensus.human_required (discussions.yaml)."
+    )
 
 
 def _find(d: Discussion, line: int) -> Motion:
