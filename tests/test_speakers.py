@@ -16,6 +16,7 @@ from discussions.speakers import ai_authors, impersonated, name_key
 from discussions.workspace import Workspace
 
 from .conftest import code, out, run, write
+from .test_motions import council  # noqa: F401  (the council fixture)
 from .web_support import LiveServer
 
 NAME = "auth.md"
@@ -318,3 +319,55 @@ def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, prov
     [motion] = Discussion.load(isolated / "discussions" / "plan.md").motions
     assert motion.seconded_by == ["AI-Security"]
     assert motion.result == "failed" and motion.counts == {"YES": 0, "NO": 3, "ABSTAIN": 0}
+
+
+# -- sealed ballots ---------------------------------------------------------------------------
+
+REASON = "the rotation key is shared with staging"
+
+
+def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The stand-in records every prompt it gets: no prompt to another voter shows a ballot's
+    comment (reasons included) before the result is recorded; afterwards every prompt does."""
+    from .test_motions import MOTION, prompts
+
+    path = council(
+        {"second": {"security": "yes"}, "ballot": {"architect": "NO", "security": "YES"}},
+        humans=["Rob", "Ana"],
+    )
+    assert code(run("comment", "plan.md", "--motion", MOTION, "--author", "Rob")) == 0
+    assert code(run("comment", "plan.md", "--second", "yes", "--author", "Ana")) == 0
+    ballot = f"I vote NO because {REASON}.\n\nQ: who rotates it?\n\n@security see above"
+    assert code(run("comment", "plan.md", ballot, "--ballot", "no", "--author", "Ana")) == 0
+    r = run("run", "plan.md", "--json")
+    assert code(r) == 0, out(r)  # stops: Rob has not voted
+    ballots = prompts(tmp_path, "ballot")
+    assert sorted(ballots) == ["architect", "pragmatist", "security"]
+    # Another turn while the vote is open: the AIs' own ballots are in the file now.
+    assert code(run("turn", "plan.md")) == 0
+    turns = prompts(tmp_path, "turn")
+    assert sorted(turns) == ["architect", "pragmatist", "security"]
+    for alias, text in {**ballots, **turns}.items():
+        assert REASON not in text and "I vote NO because" not in text, alias
+        assert "who rotates it?" not in text and "Name: Ana" in text
+        assert "*(a sealed ballot)*" in text
+        assert MOTION in text  # the motion itself is not sealed
+    for alias, text in turns.items():
+        others = {"architect", "pragmatist", "security"} - {alias}
+        assert f"My reasons, as {alias}." in text  # one's own ballot stays visible
+        assert not any(f"My reasons, as {o}." in text for o in others), alias
+    d = Discussion.load(path)
+    assert d.motions[0].result == "open"
+    assert REASON in path.read_text(encoding="utf-8")  # sealed from prompts, not from the file
+
+    # Rob's ballot completes the vote: the result is recorded, the ballots are shown.
+    r = run("comment", "plan.md", "--ballot", "yes", "--author", "Rob")
+    assert "Motion of line" in out(r)
+    assert Discussion.load(path).motions[0].recorded
+    for f in (tmp_path / "memory" / "prompts").glob("*.txt"):
+        f.unlink()
+    assert code(run("turn", "plan.md")) == 0
+    after = prompts(tmp_path, "turn")
+    assert after and all(REASON in t and "who rotates it?" in t for t in after.values())
+    assert all("My reasons, as security." in t for t in after.values())
+    assert all("*(a sealed ballot)*" not in t for t in after.values())

@@ -165,6 +165,13 @@ class Discussion:
             self._text, self._decode_warnings = fmt.decode(storage.read_bytes(self.path))
         return self._text
 
+    def seen_as(self, text: str) -> Discussion:
+        """A read-only copy of this discussion whose text is `text` (what a prompt shows, for
+        example); the file is not read or written."""
+        copy = Discussion(self.path, self._workspace)
+        copy._text = text
+        return copy
+
     def reload(self) -> None:
         """Forget what was read; the next access reads the file again."""
         self._text = None

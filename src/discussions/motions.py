@@ -11,7 +11,9 @@ A motion is ``open`` until it is seconded by someone other than its proposer and
 or lapses. Without an engine record the rule decides by itself, so a motion driven entirely by
 hand-written markers ends too: it lapses when every other required voter wrote ``SECOND: no``,
 and it is counted when every required voter has a ballot. Required voters are the discussion's
-voting participants and the people named in ``consensus.human_required`` (a list of names).
+voting participants and the people named in ``consensus.human_required`` (a list of names):
+the council. Only the council seconds and casts ballots that count (names compared ignoring
+case); a ``SECOND:`` or ``BALLOT:`` from anyone else is reported and kept in `Motion.not_counted`.
 A motion made while another is open supersedes it (the earlier one lapses). A passed motion is
 a decision of the discussion. The count (`tally`) is arithmetic in code, never a model's word:
 YES must be strictly more than ``majority_threshold`` (per phase, default 0.5) of the ballots
