@@ -189,9 +189,10 @@ def test_mcp_add_comment_refuses_a_participants_name(project: Path) -> None:
 
     async def scenario() -> None:
         with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write_), ClientSession(
-                read, write_
-            ) as session:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write_),
+                ClientSession(read, write_) as session,
+            ):
                 await session.initialize()
                 for author in ("AI-Security", "Security Bob"):
                     got = await session.call_tool(
@@ -299,22 +300,32 @@ def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, prov
     from .test_motions import council_template
 
     council_template(isolated)
-    plan = {"second": {"security": "yes"}, "ballot": {"architect": "NO", "security": "NO", "pragmatist": "NO"}}
+    plan = {
+        "second": {"security": "yes"},
+        "ballot": {"architect": "NO", "security": "NO", "pragmatist": "NO"},
+    }
     memory = isolated.parent / "memory"
     providers_file({"standin": script_command("council.py", json.dumps(plan), str(memory))})
     write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
     assert code(run("new", "Plan", "--template", "council")) == 0
     assert code(run("comment", "plan.md", "--motion", "Ship it", "--author", "Rob")) == 0
     for name in ("Mallory", "Eve", "Trent", "Oscar"):
-        assert code(run("comment", "plan.md", "--second", "yes", "--ballot", "yes", "--author", name)) == 0
+        assert (
+            code(run("comment", "plan.md", "--second", "yes", "--ballot", "yes", "--author", name))
+            == 0
+        )
     d = Discussion.load(isolated / "discussions" / "plan.md")
     assert d.motions[0].result == "open"
     assert d.motions[0].seconded_by == [] and d.motions[0].ballots == {}
-    seconds = [w for w in d.warnings if "second from" in w.message and "not on the council" in w.message]
+    seconds = [
+        w for w in d.warnings if "second from" in w.message and "not on the council" in w.message
+    ]
     assert len(seconds) == 4
     assert code(run("turn", "plan.md")) == 0
     assert sorted(p.stem.split("-")[1] for p in (memory / "prompts").glob("*-second.txt")) == [
-        "architect", "pragmatist", "security"
+        "architect",
+        "pragmatist",
+        "security",
     ]  # the council was asked to second: the outsiders' seconds did not count
     [motion] = Discussion.load(isolated / "discussions" / "plan.md").motions
     assert motion.seconded_by == ["AI-Security"]
@@ -326,7 +337,7 @@ def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, prov
 REASON = "the rotation key is shared with staging"
 
 
-def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     """The stand-in records every prompt it gets: no prompt to another voter shows a ballot's
     comment (reasons included) before the result is recorded; afterwards every prompt does."""
     from .test_motions import MOTION, prompts

@@ -180,9 +180,13 @@ def rule_motions(s: State) -> None:
         if marker is None:
             _record(s, line, fields, by_line)
             continue
-        if marker.kind == "BALLOT" and current is not None and not current.recorded:
-            if comment_line not in current.ballot_comments:
-                current.ballot_comments.append(comment_line)
+        if (
+            marker.kind == "BALLOT"
+            and current is not None
+            and not current.recorded
+            and comment_line not in current.ballot_comments
+        ):
+            current.ballot_comments.append(comment_line)
         if marker.kind == "MOTION":
             if current is not None and current.result == "open":
                 current.result, current.result_line = "lapsed", line  # superseded
