@@ -84,12 +84,13 @@ def impersonated(author: str, registry: ParticipantRegistry, spoken: Iterable[st
     if p is not None:
         return f"participant {p.name} (@{p.alias})"
     words = _tokens(author)
-    keys = {"".join(words)} | ({words[0]} if len(words) > 1 else set())
+    keys = {"".join(words)} - {""} | ({words[0]} if len(words) > 1 else set())
     for p in registry:
         if keys & _participant_keys(p):
             return f"participant {p.name} (@{p.alias})"
+    key = "".join(words)
     for name in spoken:
-        if "".join(words) == name_key(name):
+        if key and key == name_key(name):
             return f"{name}, who speaks as an AI in this discussion"
     return ""
 
