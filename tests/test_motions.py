@@ -141,6 +141,7 @@ def test_seconded_motion_collects_sealed_ballots_and_passes(council, tmp_path: P
             "phase": "debate",
             "seconded_by": [S],
             "ballots": {A: "YES", S: "YES", P: "NO"},
+            "not_counted": {},
             "result": "passed",
             "counts": {"YES": 2, "NO": 1, "ABSTAIN": 0},
             "result_line": motion.result_line,

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from discussions import Discussion
 from discussions.cli import cli
+from discussions.format import render_comment
 from discussions.watch import Watcher
 from discussions.workspace import Workspace
 
@@ -59,7 +60,10 @@ def test_old_comments_and_ai_comments_do_not_trigger(isolated: Path) -> None:
     logs: list[str] = []
     w = make_watcher(logs)
     w.add(path)
-    comment(path, "@security from an AI", author="AI-Pragmatist")
+    # An AI's comment, as the engine writes it (a person cannot sign as a participant).
+    d = Discussion.load(path)
+    d.add_block(render_comment("AI-Pragmatist", "@security from an AI"))
+    d.save()
     w.process(path)
     assert w.turns_run == 0
     comment(path, "no mentions here")

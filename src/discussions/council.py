@@ -7,9 +7,9 @@
    callout asking for ``SECOND: yes|no``). Nobody seconds: a ``MOTION-RESULT: lapsed`` block is
    recorded and the discussion resumes.
 3. Seconded: every voting participant who has no ballot yet is asked for one, in parallel, each
-   prompt built from one snapshot of the file in which ballots already cast are blanked out (a
-   ballot prompt never shows another ballot). The ballots are appended together, in one locked
-   append, once all are in: sealed until then.
+   prompt built from one snapshot of the file. Until the result is recorded, no prompt shows a
+   comment that carries another's ballot, reasons included (`visibility.sealed_for`). The
+   ballots are appended together, in one locked append, once all are in.
 4. When every required voter has a ballot (people named in ``consensus.human_required`` vote
    with ``BALLOT:`` in the file or ``discussions comment --ballot``), the count is made in code
    (`motions.tally`, with the phase's ``majority_threshold`` and ``abstain_counts_as_no``) and
@@ -36,6 +36,7 @@ from .motions import Motion, tally
 from .prompts import build_prompt
 from .providers.command import terminate_all
 from .responses import parse_response
+from .speakers import council_seat
 
 if TYPE_CHECKING:
     from .model import Discussion
@@ -54,7 +55,6 @@ BALLOT_CALLOUT = (
     'Respond with JSON only: {{"comment": "one or two sentences of reasons", '
     '"ballot": "YES" | "NO" | "ABSTAIN"}}.'
 )
-SEALED_LINE = "*(a sealed ballot)*"
 
 
 @dataclass(slots=True)
@@ -114,7 +114,7 @@ def handle_motion(
     if not motion.seconded_by:
         asked = [p for p in voters if p.name != motion.by and p.name not in motion.declined_by]
         callout = SECOND_CALLOUT.format(by=motion.by, line=motion.line, text=motion.text)
-        outcome.asked += _collect(runner, d, asked, callout, provider, sealed=False)
+        outcome.asked += _collect(runner, d, asked, callout, provider)
         motion = _find(d, motion.line)
         others = [n for n in _required_people(d) if n not in (motion.by, *motion.declined_by)]
         if motion.result == "open" and not motion.seconded_by and (asked or not others):
@@ -128,7 +128,7 @@ def handle_motion(
             text=motion.text,
             seconders=", ".join(motion.seconded_by),
         )
-        outcome.asked += _collect(runner, d, due, callout, provider, sealed=True)
+        outcome.asked += _collect(runner, d, due, callout, provider)
         motion = _find(d, motion.line)
         if motion.result == "open":
             people = _required_people(d)
@@ -207,6 +207,18 @@ def _required(d: Discussion) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def off_council_note(d: Discussion, author: str) -> str:
+    """What to tell `author`, who seconds or ballots, when they are not on the council
+    (their second or ballot is recorded and not counted); empty when they are on it."""
+    if council_seat(author, _required(d)) is not None:
+        return ""
+    return (
+        f"Note: {author} is not on this discussion's council, so the second or ballot is "
+        "recorded but not counted. The council is the voting participants and the people "
+        "listed in consensus.human_required (discussions.yaml)."
+    )
+
+
 def _find(d: Discussion, line: int) -> Motion:
     d.reload()
     for motion in d.motions:
@@ -249,35 +261,19 @@ def _advance(d: Discussion, motion: Motion) -> str | None:
     return info.next
 
 
-def _sealed(d: Discussion) -> Discussion:
-    """A snapshot of `d` in which every ballot line is blanked out."""
-    from .model import Discussion as _Discussion
-
-    lines = {n for m in d.motions for n in m.ballot_lines}
-    text = fmt.normalise_newlines(d.text).split("\n")
-    for n in lines:
-        if 0 < n <= len(text):
-            text[n - 1] = SEALED_LINE
-    snap = _Discussion(d.path, d.workspace)
-    snap._text = "\n".join(text)
-    return snap
-
-
 def _collect(
     runner: Runner,
     d: Discussion,
     asked: Sequence[Participant],
     callout: str,
     provider: str | None,
-    *,
-    sealed: bool,
 ) -> list[ParticipantOutcome]:
-    """Ask `asked` in parallel from one snapshot of `d`; append every answer in one locked
-    append once all are in. With `sealed`, the snapshot shows no ballot."""
+    """Ask `asked` in parallel from one snapshot of `d` (in which the prompts show no other
+    ballot on an undecided motion, see `visibility.sealed_for`); append every answer in one
+    locked append once all are in."""
     if not asked:
         return []
-    snapshot = _sealed(d) if sealed else d
-    prompts = [(p, build_prompt(snapshot, p, callout)[0]) for p in asked]
+    prompts = [(p, build_prompt(d, p, callout)[0]) for p in asked]
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
         futures = [pool.submit(_compose, runner, p, prompt, provider) for p, prompt in prompts]
         try:

@@ -7,6 +7,7 @@
     │                           conflict, a link out of the project, read-only, torn
     ├── Busy                    a turn or run is already going on in that discussion
     ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
+    ├── ReservedName            a person tried to sign with a participant's name
     ├── PhaseError              unknown phase, or no next phase to advance to
     ├── ConfigError             a configuration file is unreadable or invalid
     │   ├── ParticipantError    a persona YAML file is invalid
@@ -50,6 +51,10 @@ class Busy(DiscussionsError):
 
 class InvalidVote(DiscussionsError):
     pass
+
+
+class ReservedName(DiscussionsError):
+    """A person's comment was signed with a participant's name (see `speakers`)."""
 
 
 class PhaseError(DiscussionsError):

@@ -26,7 +26,7 @@ RESOURCE_SCHEME = "discussion"
 INSTRUCTIONS = (
     "Structured discussions between AI personas and humans, one markdown file each. "
     "list_discussions finds them; discussion_status and read_discussion read one; "
-    "add_comment writes as a participant (with an optional READY/CHANGES/REJECT vote); "
+    "add_comment writes a person's comment (with an optional READY/CHANGES/REJECT vote); "
     "start_turn asks AI participants in the background and turn_result collects the outcome."
 )
 
@@ -132,7 +132,7 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
 
         Args:
             file: the discussion file (path or name in the discussions folder).
-            author: the name to sign the comment with.
+            author: the person's name to sign with (a participant's name is refused).
             text: the comment; may contain markers such as Q:, TODO:, DECISION:, @alias.
             vote: READY, CHANGES or REJECT (any case); optional.
         """

@@ -22,6 +22,7 @@ from .diagnosis import Diagnosis
 from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
 from .motions import Motion
+from .speakers import check_human_author
 from .voting import ConsensusResult, calculate_consensus, score_consensus
 
 if TYPE_CHECKING:
@@ -163,6 +164,13 @@ class Discussion:
         if self._text is None:
             self._text, self._decode_warnings = fmt.decode(storage.read_bytes(self.path))
         return self._text
+
+    def seen_as(self, text: str) -> Discussion:
+        """A read-only copy of this discussion whose text is `text` (what a prompt shows, for
+        example); the file is not read or written."""
+        copy = Discussion(self.path, self._workspace)
+        copy._text = text
+        return copy
 
     def reload(self) -> None:
         """Forget what was read; the next access reads the file again."""
@@ -384,7 +392,9 @@ class Discussion:
     # -- changes (appended by save()) --------------------------------------------------
 
     def add_comment(self, author: str, text: str = "", vote: str | None = None) -> None:
-        """Queue a comment by `author`. Raises `InvalidVote` for a bad vote.
+        """Queue a comment by the person `author`. Raises `InvalidVote` for a bad vote, and
+        `ReservedName` when `author` is a participant's name (see `speakers`: a person cannot
+        speak for a participant; the engine writes participants' comments with `add_block`).
 
         `text` is one comment by `author`: it may carry their own markers and votes, but never a
         comment boundary, an engine marker or anything that renders as another comment."""
@@ -393,6 +403,7 @@ class Discussion:
             raise InvalidVote("a comment needs an author name")
         if len(author) > 80 or any(unicodedata.category(ch)[0] == "C" for ch in author):
             raise InvalidVote("an author name is one line of at most 80 printable characters")
+        check_human_author(author, self.workspace.participants, self._full_text())
         norm = None
         if vote is not None:
             norm = normalise_vote(vote)

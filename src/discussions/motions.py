@@ -11,7 +11,9 @@ A motion is ``open`` until it is seconded by someone other than its proposer and
 or lapses. Without an engine record the rule decides by itself, so a motion driven entirely by
 hand-written markers ends too: it lapses when every other required voter wrote ``SECOND: no``,
 and it is counted when every required voter has a ballot. Required voters are the discussion's
-voting participants and the people named in ``consensus.human_required`` (a list of names).
+voting participants and the people named in ``consensus.human_required`` (a list of names):
+the council. Only the council seconds and casts ballots that count (names compared ignoring
+case); a ``SECOND:`` or ``BALLOT:`` from anyone else is reported and kept in `Motion.not_counted`.
 A motion made while another is open supersedes it (the earlier one lapses). A passed motion is
 a decision of the discussion. The count (`tally`) is arithmetic in code, never a model's word:
 YES must be strictly more than ``majority_threshold`` (per phase, default 0.5) of the ballots
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .markers import Marker
+from .speakers import council_seat
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,6 +35,10 @@ if TYPE_CHECKING:
     from .derive import Item, State
 
 BALLOTS = ("YES", "NO", "ABSTAIN")
+_NOT_ON_COUNCIL = (
+    "{what} from {author}, who is not on the council (the discussion's voting participants "
+    "and the people in consensus.human_required); not counted"
+)
 RESULTS = ("open", "lapsed", "passed", "failed")
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -55,7 +62,12 @@ class Motion:
     ballots: dict[str, str] = field(default_factory=dict)
     """Each voter's ballot: YES, NO or ABSTAIN (the latest counts)."""
     ballot_lines: list[int] = field(default_factory=list)
-    """Lines of the ballots (a prompt shows none of them)."""
+    """Lines of the ballots that count."""
+    not_counted: dict[str, str] = field(default_factory=dict)
+    """Ballots from authors who are not on the council: recorded, never counted."""
+    ballot_comments: list[int] = field(default_factory=list)
+    """``Name:`` lines of the comments that carry a ballot on it, counted or not (sealed from
+    other participants' prompts until the result is recorded, see `visibility`)."""
     result: str = "open"
     """``open``, ``lapsed``, ``passed`` or ``failed``."""
     counts: dict[str, int] = field(default_factory=dict)
@@ -73,6 +85,7 @@ class Motion:
             "phase": self.phase,
             "seconded_by": list(self.seconded_by),
             "ballots": dict(self.ballots),
+            "not_counted": dict(self.not_counted),
             "result": self.result,
             "counts": dict(self.counts),
             "result_line": self.result_line,
@@ -112,8 +125,9 @@ def tally(
 
 
 def required_voters(s: State) -> list[str]:
-    """Names whose ballots a motion waits for: the voting participants of the discussion and
-    the people listed in ``consensus.human_required``."""
+    """The council: names whose ballots a motion waits for, and the only ones that second and
+    ballot: the voting participants of the discussion and the people listed in
+    ``consensus.human_required``."""
     registry = s.registry
     names: list[str] = []
     for alias in s.participants:
@@ -145,27 +159,34 @@ def rule_passes(s: State) -> None:
 def rule_motions(s: State) -> None:
     """Motions with their seconds, ballots and results; a passed motion is a decision."""
     registry = s.registry
-    events: list[tuple[int, str, Marker | None, dict[str, str]]] = []
+    events: list[tuple[int, str, Marker | None, dict[str, str], int]] = []
     for c in s.comments:
         participant = registry.for_author(c.author)
         if participant is not None and not participant.votes:
             continue  # background participants neither move, second nor vote
         for m in c.markers:
             if m.kind in ("MOTION", "SECOND", "BALLOT"):
-                events.append((m.line, c.author, m, {}))
+                events.append((m.line, c.author, m, {}, c.line))
     for e in s.doc.engine_markers:
         if e.kind == "motion-result":
-            events.append((e.line, "", None, _fields(e.target)))
+            events.append((e.line, "", None, _fields(e.target), 0))
     events.sort(key=lambda ev: ev[0])
     phase_at = _phase_lines(s)
     required = required_voters(s)
     motions: list[Motion] = []
     by_line: dict[int, Motion] = {}
     current: Motion | None = None
-    for line, author, marker, fields in events:
+    for line, author, marker, fields, comment_line in events:
         if marker is None:
             _record(s, line, fields, by_line)
             continue
+        if (
+            marker.kind == "BALLOT"
+            and current is not None
+            and not current.recorded
+            and comment_line not in current.ballot_comments
+        ):
+            current.ballot_comments.append(comment_line)
         if marker.kind == "MOTION":
             if current is not None and current.result == "open":
                 current.result, current.result_line = "lapsed", line  # superseded
@@ -175,7 +196,7 @@ def rule_motions(s: State) -> None:
         elif current is None or current.result != "open":
             s.warn(line, f"{marker.kind} with no open motion before it; not counted")
         else:
-            (_second if marker.kind == "SECOND" else _ballot)(s, current, author, marker)
+            (_second if marker.kind == "SECOND" else _ballot)(s, current, author, marker, required)
             _settle(s, current, required)  # complete: later markers no longer count
     for motion in motions:
         if motion.result == "passed":
@@ -190,20 +211,24 @@ def _decision(motion: Motion) -> Item:
     return Item("DECISION", motion.text, motion.by, motion.line)
 
 
-def _second(s: State, motion: Motion, author: str, marker: Marker) -> None:
+def _second(s: State, motion: Motion, author: str, marker: Marker, council: list[str]) -> None:
     value = normalise_second(marker.text)
     if value is None:
         s.warn(marker.line, f"invalid second `{marker.text}` (expected yes or no); not counted")
         return
-    if author == motion.by:
+    seat = council_seat(author, council)
+    if seat is None:
+        s.warn(marker.line, _NOT_ON_COUNCIL.format(what="second", author=author))
+        return
+    if seat == (council_seat(motion.by, council) or motion.by):
         return  # the proposer's own second does not count
     for names in (motion.seconded_by, motion.declined_by):
-        if author in names:
-            names.remove(author)
-    (motion.seconded_by if value == "yes" else motion.declined_by).append(author)
+        if seat in names:
+            names.remove(seat)
+    (motion.seconded_by if value == "yes" else motion.declined_by).append(seat)
 
 
-def _ballot(s: State, motion: Motion, author: str, marker: Marker) -> None:
+def _ballot(s: State, motion: Motion, author: str, marker: Marker, council: list[str]) -> None:
     value = normalise_ballot(marker.text)
     if value is None:
         s.warn(
@@ -214,8 +239,14 @@ def _ballot(s: State, motion: Motion, author: str, marker: Marker) -> None:
     if not motion.seconded_by:
         s.warn(marker.line, "ballot on a motion nobody has seconded; not counted")
         return
-    motion.ballots.pop(author, None)
-    motion.ballots[author] = value
+    seat = council_seat(author, council)
+    if seat is None:
+        s.warn(marker.line, _NOT_ON_COUNCIL.format(what="ballot", author=author))
+        motion.not_counted.pop(author, None)
+        motion.not_counted[author] = value
+        return
+    motion.ballots.pop(seat, None)
+    motion.ballots[seat] = value
     motion.ballot_lines.append(marker.line)
 
 
@@ -235,7 +266,8 @@ def _record(s: State, line: int, fields: dict[str, str], by_line: dict[int, Moti
 
 def _settle(s: State, motion: Motion, required: list[str]) -> None:
     """What the markers alone decide about a motion nobody recorded a result for."""
-    others = [n for n in required if n != motion.by]
+    by = council_seat(motion.by, required) or motion.by
+    others = [n for n in required if n != by]
     if not motion.seconded_by:
         if others and all(n in motion.declined_by for n in others):
             motion.result = "lapsed"

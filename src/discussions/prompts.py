@@ -22,7 +22,7 @@ from .format import normalise_newlines
 from .ledger import settled_decisions
 from .model import Comment, Discussion
 from .participants import Participant
-from .visibility import view_for
+from .visibility import sealed_for, view_for
 
 DEFAULT_MAX_CHARS = 60_000
 DEFAULT_MEMORY_CHARS = 4_000
@@ -231,7 +231,9 @@ def build_prompt(
     The whole prompt stays within `max_chars` (default ``context.max_chars``) unless the
     persona and instructions alone are longer than that. With `memory` (and ``memory.enabled``
     in the configuration), the settled decisions of other discussions come before the
-    discussion (see `build_memory`)."""
+    discussion (see `build_memory`). Ballots on motions not yet decided are sealed from
+    everyone but their authors (`visibility.sealed_for`)."""
+    d = sealed_for(d, participant)
     info = d.phase_info
     budget = max_chars or max_chars_for(d)
     wants_vote = bool(info and info.voting_mode and participant.votes)

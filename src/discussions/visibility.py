@@ -11,6 +11,11 @@
 Engine blocks (rounds, stops, escalations, transitions) are left out of the view: they name
 participants and state their positions. Outside such phases there is no view (None) and the
 prompt shows the file as it is.
+
+In every phase, ballots are sealed (`sealed_for`): until a motion's result is recorded, each
+comment that carries a ballot on it is shown to the other participants as its ``Name:`` line
+and `SEALED_BALLOT` only (a ``MOTION:`` line in it stays); its reasons, its vote, everything
+else in it is left out. The participant's own comments are shown as they are.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
     from .model import Discussion
     from .participants import Participant
 
+SEALED_BALLOT = "*(a sealed ballot)*"
 _ENGINE_LINE = re.compile(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
 _PARTICIPANTS_HEADER = re.compile(r"^<!--[ \t]*Participants[ \t]*:.*$", re.M | re.I)
 
@@ -131,3 +137,44 @@ def _replace_names(body: str, labels: dict[str, str], aliases: dict[str, str]) -
     for alias in sorted(aliases, key=len, reverse=True):
         body = re.sub(rf"@{re.escape(alias)}(?![\w-])", aliases[alias], body, flags=re.I)
     return body
+
+
+def sealed_for(d: Discussion, participant: Participant) -> Discussion:
+    """`d` as `participant` may see it: the comments of others that carry a ballot on a motion
+    whose result is not recorded yet are sealed (see the module docstring), with every line
+    number kept. `d` itself when there is nothing to seal."""
+    if "BALLOT" not in d.text:
+        return d  # no ballot anywhere (the common case): no parse needed
+    sealed = {line for m in d.motions if not m.recorded for line in m.ballot_comments}
+    if not sealed:
+        return d
+    registry = d.workspace.participants
+    lines = normalise_newlines(d.text).split("\n")
+    changed = False
+    for c in d.comments:
+        if c.line not in sealed:
+            continue
+        p = registry.for_author(c.author)
+        if p is not None and p.alias == participant.alias:
+            continue  # one's own ballot
+        _seal(lines, c)
+        changed = True
+    return d.seen_as("\n".join(lines)) if changed else d
+
+
+def _seal(lines: list[str], c: Comment) -> None:
+    """Blank the text of comment `c` in `lines` (1-based line numbers), up to the first engine
+    block after it; keep its ``---`` lines and ``MOTION:`` lines; show `SEALED_BALLOT`."""
+    keep = {m.line for m in c.markers if m.kind == "MOTION"}
+    blanked: list[int] = []
+    for n in range(c.line + 1, min(c.end_line, len(lines)) + 1):
+        text = lines[n - 1]
+        if _ENGINE_LINE.match(text):
+            break
+        if n in keep or text.strip() == "---":
+            continue
+        lines[n - 1] = ""
+        blanked.append(n)
+    if blanked:
+        at = blanked[1] if len(blanked) > 1 and blanked[0] == c.line + 1 else blanked[0]
+        lines[at - 1] = SEALED_BALLOT

@@ -336,10 +336,12 @@ def comment_command(
     say(f"Added comment from {name}{suffix}.")
     warn_notices(d)
     if council:
-        from ..council import record_results
+        from ..council import off_council_note, record_results
 
         for m in record_results(d):
             say(f"Motion of line {m.line} {m.result}.")
+        if (second or ballot) and (note := off_council_note(d, name)):
+            say(note, err=True)
     # Only this comment's mentions: no need to parse the whole file.
     from ..derive import mention_typos
     from ..markers import extract
@@ -379,6 +381,8 @@ def render_motions(d: Discussion) -> None:
             say(f"    YES {c.get('YES', 0)}, NO {c.get('NO', 0)}, ABSTAIN {c.get('ABSTAIN', 0)}")
         elif m.result == "open" and m.seconded_by:
             say(f"    ballots in: {len(m.ballots)} (sealed until all are in)")
+        if m.not_counted:
+            say(f"    ballots not counted (not on the council): {', '.join(m.not_counted)}")
 
 
 @click.command("advance")
