@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import Busy, DiscussionExists, DiscussionsError
 from .model import Discussion
-from .workspace import Workspace, display_path, resolve_file
+from .workspace import Workspace, display_path
 
 if TYPE_CHECKING:
     from .deliberation import RoundEvent
@@ -167,14 +167,18 @@ class DiscussionTools:
         self._observers.append(observer)
 
     def _load(self, file: str) -> Discussion:
+        """The discussion `file` names: only one in the discussions folder, never a path
+        elsewhere nor a link out of the project (`catalog.served_path`)."""
+        from .catalog import served_path
+
         ws = self.workspace
-        return Discussion.load(resolve_file(file, ws), ws)
+        return Discussion.load(served_path(file, ws), ws)
 
     def discussion_files(self) -> list[Path]:
-        """The discussion files in the discussions folder (derived files left out)."""
+        """The discussion files in the discussions folder that `_load` opens."""
         from .catalog import discussion_paths
 
-        return discussion_paths(self.workspace.config.output_directory)
+        return discussion_paths(self.workspace)
 
     def list_discussions(self, status: str | None = None) -> list[dict[str, Any]]:
         from .catalog import list_discussions
@@ -371,8 +375,9 @@ class DiscussionTools:
             finally:
                 job.finish()
 
+        started = job.to_dict()  # as it starts: a fast turn may be over before we return
         threading.Thread(target=target, name=f"discussions-{ticket}", daemon=True).start()
-        return job.to_dict()
+        return started
 
     def _forget_old(self) -> None:
         finished = [t for t, j in self._jobs.items() if j.done.is_set()]
