@@ -327,3 +327,34 @@ def test_tools_and_resources_stay_in_the_discussions_folder(
         assert "hunter2" not in outcome
     for file, (is_error, text) in seen["accepted"].items():
         assert not is_error, (file, text)
+
+
+def test_start_turn_refuses_a_replay_provider_like_the_web_api(isolated: Path) -> None:
+    """A replay reads the file it names: no agent may choose one (one rule with the web API)."""
+    pytest.importorskip("mcp")
+    from discussions.errors import DiscussionsError
+    from discussions.service import DiscussionTools
+
+    assert CliRunner().invoke(cli, ["new", "Auth", "--participants", "architect"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["turn", "auth.md", "--provider", "mock"]).exit_code == 0
+    path = isolated / "discussions" / "auth.md"
+    before = path.read_bytes()
+
+    async def calls(session: Any, seen: dict[str, Any]) -> None:
+        got = []
+        for provider in (f"replay:{path}", "replay:discussions/auth.md", "nope"):
+            result = await session.call_tool(
+                "start_turn", {"file": "auth.md", "participants": ["architect"], "provider": provider}
+            )
+            got.append((result.is_error, result.content[0].text))
+        seen["got"] = got
+
+    seen = _mcp_session(isolated, calls)
+    for is_error, message in seen["got"][:2]:
+        assert is_error and "replay" in message and "command line" in message, message
+    assert seen["got"][2][0] and "nope: no provider of that name" in seen["got"][2][1]
+    assert path.read_bytes() == before
+    tools = DiscussionTools()
+    with pytest.raises(DiscussionsError, match="command line"):
+        tools.start_run("auth.md", ["architect"], rounds=1, provider=f"replay:{path}")
+    assert path.read_bytes() == before

@@ -145,25 +145,13 @@ class Site:
         file = await call(self.file_for, request.path_params["name"])
         return file, await inputs.json_body(request)
 
-    def check_provider(self, name: str | None) -> str | None:
-        """A provider named over HTTP: one configured and trusted (400 otherwise). Replays
-        (``replay:PATH``) name a file, so they are for the command line only."""
-        if not name:
-            return None
-        if name.startswith("replay:"):
-            raise ApiError(400, "replay providers are for the command line, not the web API")
-        from ..runner import Runner
-
-        Runner(self.workspace).providers.get(name)
-        return name
-
-    async def asking(self, data: dict[str, Any]) -> dict[str, Any]:
-        """What a turn and a run both take from the request."""
-        provider = await call(self.check_provider, inputs.text(data, "provider"))
+    def asking(self, data: dict[str, Any]) -> dict[str, Any]:
+        """What a turn and a run both take from the request (the provider is checked where
+        they start: `DiscussionTools.check_provider`, the MCP server's rule too)."""
         return {
             "participants": inputs.names(data, "participants"),
             "callout": inputs.text(data, "callout") or None,
-            "provider": provider,
+            "provider": inputs.text(data, "provider") or None,
             "sequential": inputs.flag(data, "sequential"),
         }
 
@@ -318,14 +306,14 @@ class Site:
     @endpoint(write=True)
     async def api_turn(self, request: Request) -> Response:
         file, data = await self.target(request)
-        job = await call(self.tools.start_turn, file, **await self.asking(data))
+        job = await call(self.tools.start_turn, file, **self.asking(data))
         return JSONResponse(job, 202)
 
     @endpoint(write=True)
     async def api_run(self, request: Request) -> Response:
         file, data = await self.target(request)
         rounds = inputs.whole(data, "rounds")
-        job = await call(self.tools.start_run, file, rounds=rounds, **await self.asking(data))
+        job = await call(self.tools.start_run, file, rounds=rounds, **self.asking(data))
         return JSONResponse(job, 202)
 
     @endpoint(write=True)
@@ -357,7 +345,7 @@ class Site:
         d = await call(self.load, request.path_params["name"])
         data = await inputs.json_body(request)
         alias = inputs.text(data, "participant", "moderator") or "moderator"
-        provider = await call(self.check_provider, inputs.text(data, "provider"))
+        provider = await call(self.tools.check_provider, inputs.text(data, "provider"))
         markdown, author = await call(write_post, Runner(self.workspace), d, alias, provider)
         return JSONResponse({"markdown": markdown, "author": author})
 
