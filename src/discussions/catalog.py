@@ -49,8 +49,7 @@ def _in_folder(name: str, ws: Workspace) -> Path:
         if not inside:
             raise DiscussionNotFound(
                 f"{shown} is not in the discussions folder ({display_path(folder)}); "
-                "only the discussions there can be opened: give a file name from "
-                "list_discussions"
+                "only the discussions there can be opened: give the name of one"
             )
     file = given.name
     return folder / (file if file.endswith(".md") else f"{file}.md")
