@@ -170,7 +170,7 @@ def render_pass(name: str, provider: str | None = None) -> str:
     """The block recording that `name` passed (had nothing to add): an engine marker the parser
     reads back (with the provider that answered, as a comment's record has it), and a line a
     reader sees."""
-    clean = " ".join(name.replace("-->", "->").replace("|", "/").split())
+    clean = _clean_field(name)
     fields = f" | provider: {_clean_field(provider)}" if provider else ""
     visible = f"*{fmt.visible_name(clean)} passed: nothing to add.*"
     return f"<!-- PASS: {clean}{fields} -->\n\n{visible}\n"
@@ -182,7 +182,7 @@ def _clean_field(text: str) -> str:
 
 
 def _clean_meta(text: str) -> str:
-    return " ".join(text.replace("-->", "->").replace("|", "/").split())[:160]
+    return _clean_field(text)[:160]
 
 
 class Runner:
