@@ -202,6 +202,14 @@ def test_list_leaves_links_out_of_the_project_out_and_says_so(
     assert "discussions/alias.md  Add user authentication" in r.output  # shown by its own name
     assert "Skipped discussions/away.md: away.md is a symbolic link out of the project" in r.output
     assert "lock" not in r.output
+    # a folder named on the command line is the user's choice: its own files are listed
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "own.md").write_text(outside.read_text())
+    (elsewhere / "away.md").symlink_to(disc)  # into the project: fine too
+    r = run("list", "--dir", str(elsewhere))
+    assert r.exit_code == 0 and r.output.count("Secret") == 1, r.output
+    assert "Add user authentication" in r.output
 
 
 def test_a_name_too_long_for_the_system_is_not_found(disc: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,22 +56,37 @@ def _in_folder(name: str, ws: Workspace) -> Path:
     return folder / (file if file.endswith(".md") else f"{file}.md")
 
 
-def refusal_of(path: Path, ws: Workspace) -> DiscussionsError | None:
+@dataclass(slots=True, frozen=True)
+class Bounds:
+    """Where served files may lie, resolved once for a listing."""
+
+    folder: Path
+    """The folder listed (default: the discussions folder), symbolic links resolved."""
+    roots: tuple[Path, ...]
+    """The project folder, the discussions folder and the folder listed, resolved."""
+
+    @classmethod
+    def of(cls, ws: Workspace, folder: Path | None = None) -> Bounds:
+        output = ws.config.output_directory.resolve()
+        listed = folder.resolve() if folder is not None else output
+        return cls(listed, (ws.config.base_dir.resolve(), output, listed))
+
+
+def refusal_of(path: Path, ws: Workspace, bounds: Bounds | None = None) -> DiscussionsError | None:
     """Why a server must not open `path` (an entry of the discussions folder), or None."""
     shown = shorten(path.name)
     if path.name.startswith(".") or is_derived(path):
         return missing(path.name, ws)
+    bounds = bounds or Bounds.of(ws, path.parent)
     try:
-        resolved = path.resolve(strict=True)
+        linked = stat.S_ISLNK(os.lstat(path).st_mode)
+        real = path.resolve(strict=True) if linked else bounds.folder / path.name
     except (OSError, RuntimeError):
-        if os.path.islink(path):
-            return DiscussionNotFound(f"{shown} is a symbolic link to a file that does not exist")
         return missing(path.name, ws)
-    roots = (ws.config.base_dir.resolve(), ws.config.output_directory.resolve())
-    if not any(resolved.is_relative_to(root) for root in roots):
+    if not any(real.is_relative_to(root) for root in bounds.roots):
         return DiscussionNotFound(f"{shown} is a symbolic link out of the project")
     try:
-        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
         return missing(path.name, ws)
     try:
@@ -93,7 +109,8 @@ def discussion_paths(ws: Workspace, folder: Path | None = None) -> list[Path]:
     folder = folder or ws.config.output_directory
     if not folder.is_dir():
         return []
-    return [p for p in sorted(folder.glob("*.md")) if refusal_of(p, ws) is None]
+    bounds = Bounds.of(ws, folder)
+    return [p for p in sorted(folder.glob("*.md")) if refusal_of(p, ws, bounds) is None]
 
 
 def list_discussions(
@@ -109,10 +126,11 @@ def list_discussions(
         raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
+    bounds = Bounds.of(ws, folder)
     for path in sorted(folder.glob("*.md")):
         if path.name.startswith(".") or is_derived(path):
             continue
-        refusal = refusal_of(path, ws)
+        refusal = refusal_of(path, ws, bounds)
         if isinstance(refusal, NotADiscussion):
             continue
         try:
