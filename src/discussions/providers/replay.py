@@ -111,40 +111,48 @@ class ReplayProvider(Provider):
 
     def replayed(self, file: Path, who: str) -> int:
         """How many of `who`'s answers in `file` came from this recording."""
-        return sum(
-            1
-            for a in file_answers(file)
-            if a.author == who and self.names_this_recording(a.provider)
-        )
+        mine: dict[str, bool] = {}  # each spelling of a provider looked at once
+        count = 0
+        for a in file_answers(file):
+            if a.author == who:
+                if a.provider not in mine:
+                    mine[a.provider] = self.names_this_recording(a.provider)
+                count += mine[a.provider]
+        return count
 
     def complete(self, request: ProviderRequest) -> str:
         return self.complete_with_usage(request).text
 
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
         who = request.participant_name.strip()
-        with self._lock:
-            try:
+        try:
+            with self._lock:
                 answers = self._load().get(who, [])
-                index = self._position(request, who)
-            except OSError as exc:
-                raise ProviderFailed(
-                    self.name, f"cannot read {exc.filename or 'a file'}: {exc.strerror or exc}"
-                ) from None
-            if index >= len(answers):
-                into = request.file
-                where = f"; {index} already replayed into {into.name}" if into else ""
-                raise ReplayMiss(
-                    self.name,
-                    f"no recorded answer #{index + 1} for {who or 'this participant'}",
-                    f"{self.path} holds {len(answers)} answer(s) by {who!r}{where}",
-                )
-            self._next[who] = index + 1
+            # Read outside the lock: participants asked in parallel do not wait for each other.
+            index = self._position(request, who)
+        except OSError as exc:
+            raise ProviderFailed(
+                self.name, f"cannot read {exc.filename or 'a file'}: {exc.strerror or exc}"
+            ) from None
+        if index >= len(answers):
+            into = request.file
+            where = f"; {index} already replayed into {into.name}" if into else ""
+            raise ReplayMiss(
+                self.name,
+                f"no recorded answer #{index + 1} for {who or 'this participant'}",
+                f"{self.path} holds {len(answers)} answer(s) by {who!r}{where}",
+            )
+        if request.file is None:
+            with self._lock:
+                self._next[who] = index + 1
         return Completion(answers[index], Usage(0, 0, 0.0))
 
     def _position(self, request: ProviderRequest, who: str) -> int:
-        """The index of `who`'s next recorded answer (see the module's docstring)."""
+        """The index of `who`'s next recorded answer (see the module's docstring). Without a
+        file, the count of this object's answers to `who`."""
         if request.file is None:
-            return self._next.get(who, 0)
+            with self._lock:
+                return self._next.get(who, 0)
         if _same_file(request.file, self.path):
             raise ProviderFailed(
                 self.name,
