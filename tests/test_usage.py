@@ -288,6 +288,28 @@ def test_a_replayed_answer_is_the_comment_alone(isolated: Path) -> None:
     assert Discussion.load(isolated / "discussions" / "f.md").warnings == []
 
 
+def test_replay_without_a_discussion_counts_its_own_answers(isolated: Path) -> None:
+    """A text not written into a discussion (a narrative, a post) has no file to read the
+    position from: the provider object counts; and no recording replays into itself."""
+    from discussions.errors import ProviderFailed
+    from discussions.providers.base import ProviderRequest
+    from discussions.providers.replay import ReplayMiss, ReplayProvider
+
+    recording = isolated / "src.md"
+    recording.write_text(RECORDING, encoding="utf-8")
+    replay = ReplayProvider(recording, "replay:src.md")
+    ask = ProviderRequest("prompt", participant_name="AI-Architect")
+    assert replay.complete(ask) == "First recorded answer."
+    assert "NO_RESPONSE" in replay.complete(ask)
+    assert replay.complete(ask).startswith("Third recorded answer.")
+    with pytest.raises(ReplayMiss, match="no recorded answer #4"):
+        replay.complete(ask)
+    with pytest.raises(ReplayMiss, match="no recorded answer #4"):
+        replay.complete(ask)
+    with pytest.raises(ProviderFailed, match="the recording is the discussion being answered"):
+        replay.complete(ProviderRequest("p", participant_name="AI-Architect", file=recording))
+
+
 def test_replay_of_a_missing_file_is_refused(isolated: Path) -> None:
     assert code(run("new", "X")) == 0
     r = run("turn", "x.md", "--provider", "replay:nope.md")
