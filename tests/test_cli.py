@@ -188,6 +188,36 @@ def test_list(disc: Path, isolated: Path) -> None:
     assert json.loads(run("list", "--json", "--status", "closed").output) == []
 
 
+def test_list_leaves_links_out_of_the_project_out_and_says_so(
+    disc: Path, isolated: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text(disc.read_text().replace("Add user authentication", "Secret"))
+    (isolated / "discussions" / "away.md").symlink_to(outside)
+    (isolated / "discussions" / "alias.md").symlink_to(disc.name)
+    (isolated / "discussions" / ".#lock.md").symlink_to("user@host.123")  # an editor's lock
+    r = run("list")
+    assert r.exit_code == 0
+    assert "Secret" not in r.output
+    assert "discussions/alias.md  Add user authentication" in r.output  # shown by its own name
+    assert "Skipped discussions/away.md: away.md is a symbolic link out of the project" in r.output
+    assert "lock" not in r.output
+    # a folder named on the command line is the user's choice: its own files are listed
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "own.md").write_text(outside.read_text())
+    (elsewhere / "away.md").symlink_to(disc)  # into the project: fine too
+    r = run("list", "--dir", str(elsewhere))
+    assert r.exit_code == 0 and r.output.count("Secret") == 1, r.output
+    assert "Add user authentication" in r.output
+
+
+def test_a_name_too_long_for_the_system_is_not_found(disc: Path) -> None:
+    r = run("status", "x" * 5000)
+    assert r.exit_code == 1
+    assert r.output.startswith("Error: no such discussion file: xxx") and len(r.output) < 200
+
+
 def test_check(disc: Path, isolated: Path) -> None:
     r = run("check", str(disc))
     assert r.exit_code == 0

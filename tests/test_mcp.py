@@ -236,3 +236,139 @@ def test_tools_without_the_sdk(isolated: Path) -> None:
     assert any(e["kind"] == "done" for e in outcome["progress"])
     assert tools.advance(file)["phase"] != created["phase"]
     assert [r["file"] for r in tools.list_discussions()] == [file]
+
+
+def _mcp_session(isolated: Path, calls: Any) -> dict[str, Any]:
+    """Run `calls(session, seen)` against a real `discussions mcp` over stdio."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "discussions", "mcp"], env=_env(), cwd=isolated
+    )
+    seen: dict[str, Any] = {}
+
+    async def scenario() -> None:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+                read, write
+            ) as session:
+                await session.initialize()
+                await calls(session, seen)
+
+    anyio.run(scenario)
+    return seen
+
+
+def test_tools_and_resources_stay_in_the_discussions_folder(
+    isolated: Path, tmp_path: Path
+) -> None:
+    """Absolute paths elsewhere, `../`, links out of the project and links to files that are
+    not discussions are refused by every tool and resource; the project's discussions work."""
+    pytest.importorskip("mcp")
+    assert CliRunner().invoke(cli, ["new", "Auth"]).exit_code == 0
+    folder = isolated / "discussions"
+    own = folder / "auth.md"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = elsewhere / "other.md"
+    other.write_text(own.read_text().replace("Auth", "Elsewhere"), encoding="utf-8")
+    secret = tmp_path / "home" / "secret.txt"
+    secret.write_text("password=hunter2\n", encoding="utf-8")
+    (folder / "notes.md").symlink_to(Path("..") / ".." / "home" / "secret.txt")
+    (folder / "link.md").symlink_to(other)
+    (folder / "readme.md").write_text("# Not a discussion\n", encoding="utf-8")
+    (folder / "alias.md").symlink_to(secret)  # absolute link to a non-discussion
+    before = {p: p.read_bytes() for p in (own, other, secret)}
+
+    refused_files = [
+        str(other),  # absolute, elsewhere
+        "../elsewhere/other.md",
+        "discussions/../../elsewhere/other.md",
+        "link.md",  # a link out of the project
+        "notes.md",  # a link to a secret file
+        "alias",
+        "readme.md",  # not a discussion
+        "x" * 5000,
+    ]
+
+    async def calls(session: Any, seen: dict[str, Any]) -> None:
+        refusals: dict[str, list[tuple[bool, str]]] = {}
+        for file in refused_files:
+            got = []
+            for tool, args in [
+                ("discussion_status", {}),
+                ("read_discussion", {}),
+                ("add_comment", {"author": "Rob", "text": "written", "vote": "READY"}),
+                ("advance", {}),
+                ("start_turn", {"provider": "mock"}),
+            ]:
+                result = await session.call_tool(tool, {"file": file, **args})
+                got.append((result.is_error, result.content[0].text))
+            refusals[file] = got
+        seen["refusals"] = refusals
+        seen["resources"] = sorted(str(r.uri) for r in (await session.list_resources()).resources)
+        seen["listed"] = _payload(await session.call_tool("list_discussions", {}))
+        reads: dict[str, str] = {}
+        for name in ("notes.md", "link.md", "alias.md", "readme.md", "..%2F..%2Fhome%2Fsecret.txt"):
+            try:
+                res = await session.read_resource(f"discussion://files/{name}")
+                reads[name] = "served: " + res.contents[0].text  # type: ignore[union-attr]
+            except Exception as exc:  # the SDK raises the server's error
+                reads[name] = f"refused: {exc}"
+        seen["reads"] = reads
+        accepted = {}
+        for file in ("auth", "auth.md", "discussions/auth.md", str(own)):
+            result = await session.call_tool("discussion_status", {"file": file})
+            accepted[file] = (result.is_error, result.content[0].text[:200])
+        seen["accepted"] = accepted
+
+    seen = _mcp_session(isolated, calls)
+
+    for file, got in seen["refusals"].items():
+        for is_error, message in got:
+            assert is_error, (file, message)
+            assert "hunter2" not in message and "Elsewhere" not in message
+    assert "symbolic link out of the project" in seen["refusals"]["link.md"][0][1]
+    assert "not a discussion" in seen["refusals"]["readme.md"][0][1]
+    assert "discussions folder" in seen["refusals"][str(other)][0][1]
+    assert {p: p.read_bytes() for p in (own, other, secret)} == before
+    assert seen["resources"] == ["discussion://files/auth.md"]
+    assert [r["file"] for r in seen["listed"]] == ["discussions/auth.md"]
+    for name, outcome in seen["reads"].items():
+        assert outcome.startswith("refused"), (name, outcome)
+        assert "hunter2" not in outcome
+    for file, (is_error, text) in seen["accepted"].items():
+        assert not is_error, (file, text)
+
+
+def test_start_turn_refuses_a_replay_provider_like_the_web_api(isolated: Path) -> None:
+    """A replay reads the file it names: no agent may choose one (one rule with the web API)."""
+    pytest.importorskip("mcp")
+    from discussions.errors import DiscussionsError
+    from discussions.service import DiscussionTools
+
+    assert CliRunner().invoke(cli, ["new", "Auth", "--participants", "architect"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["turn", "auth.md", "--provider", "mock"]).exit_code == 0
+    path = isolated / "discussions" / "auth.md"
+    before = path.read_bytes()
+
+    async def calls(session: Any, seen: dict[str, Any]) -> None:
+        got = []
+        for provider in (f"replay:{path}", "replay:discussions/auth.md", "nope"):
+            result = await session.call_tool(
+                "start_turn", {"file": "auth.md", "participants": ["architect"], "provider": provider}
+            )
+            got.append((result.is_error, result.content[0].text))
+        seen["got"] = got
+
+    seen = _mcp_session(isolated, calls)
+    for is_error, message in seen["got"][:2]:
+        assert is_error and "replay" in message and "command line" in message, message
+    assert seen["got"][2][0] and "nope: no provider of that name" in seen["got"][2][1]
+    assert path.read_bytes() == before
+    tools = DiscussionTools()
+    with pytest.raises(DiscussionsError, match="command line"):
+        tools.start_run("auth.md", ["architect"], rounds=1, provider=f"replay:{path}")
+    assert path.read_bytes() == before

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,12 +170,144 @@ def test_replay_reproduces_a_recording_and_fails_loudly_on_a_miss(
     assert sorted(replayed) == sorted(recorded)  # parallel answers land in any order
     assert all(c.meta["provider"] == f"replay:{recording}" for c in again.comments if c.meta)
 
-    # The next turn in a fresh process starts the recording over; within one run, the second
-    # round has no recorded answers left: a miss is an error, never a live call.
+    # The recording's one answer per participant is in the file already: the next call (in
+    # this run's first round) has none left. A miss is an error, never a live call.
     log_before = clis.read_text()
     r = run("run", "rollout-again.md", "--provider", f"replay:{recording}", "--rounds", "2")
     assert "no recorded answer #2" in out(r) + str(getattr(r, "stderr", ""))
     assert clis.read_text() == log_before  # no stand-in CLI ran
+
+
+RECORDING = """\
+<!-- DISCUSSION -->
+<!-- Title: Source -->
+<!-- Phase: initial_feedback -->
+<!-- Status: OPEN -->
+<!-- Participants: architect -->
+
+# Source
+
+---
+
+Name: AI-Architect
+
+<!-- provider: claude | duration: 3.0s -->
+
+First recorded answer.
+
+---
+
+Name: Rob
+
+A person's comment, never replayed.
+
+---
+
+<!-- PASS: AI-Architect -->
+
+*AI-Architect passed: nothing to add.*
+
+---
+
+Name: AI-Architect
+
+Third recorded answer.
+
+VOTE: READY
+
+---
+"""
+
+
+def _first_line(body: str) -> str:
+    return next(x for x in body.splitlines() if x.strip() and not x.startswith("<!--"))
+
+
+def _cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`discussions ARGS` as a separate process (its own interpreter, nothing shared)."""
+    env = dict(os.environ)
+    src = str(Path(__file__).parent.parent / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "discussions", *args],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def test_replay_takes_its_position_from_the_file_across_processes(isolated: Path) -> None:
+    """Each separate `turn` posts the next recorded answer of that participant (a pass
+    included); answers from other providers do not move the position; past the end fails."""
+    (isolated / "src.md").write_text(RECORDING, encoding="utf-8")
+    assert code(run("new", "F", "--participants", "architect")) == 0
+    target = isolated / "discussions" / "f.md"
+
+    def answers() -> list[tuple[str, str]]:
+        """(provider, first line of text) of each answer in the file, in file order."""
+        d = Discussion.load(target)
+        found = [(c.line, c.meta.get("provider", ""), _first_line(c.body)) for c in d.comments]
+        found += [(line, "(pass)", by) for by, line in d.passes]
+        return [(who, text) for _, who, text in sorted(found)]
+
+    first = _cli(isolated, "turn", "discussions/f.md", "@architect", "--provider", "replay:src.md")
+    assert first.returncode == 0, first.stderr
+    # a live answer in between is not from the recording: it does not move the position
+    assert code(run("turn", "f.md", "@architect", "--provider", "mock")) == 0
+    second = _cli(isolated, "turn", "f.md", "@architect", "--provider", "replay:src.md")
+    assert second.returncode == 0, second.stderr
+    third = _cli(isolated, "turn", "f", "@architect", "--provider", "replay:./src.md")
+    assert third.returncode == 0, third.stderr
+    got = answers()
+    assert [g for g in got if g[0] != "mock"] == [
+        ("replay:src.md", "First recorded answer."),
+        ("(pass)", "AI-Architect"),
+        ("replay:./src.md", "Third recorded answer."),
+    ]
+    assert Discussion.load(target).comments[-1].vote == "READY"
+    assert "<!-- PASS: AI-Architect | provider: replay:src.md -->" in target.read_text()
+    before = target.read_bytes()
+    past = _cli(isolated, "turn", "f.md", "@architect", "--provider", "replay:src.md")
+    assert past.returncode == 1
+    assert "no recorded answer #4 for AI-Architect" in past.stderr + past.stdout
+    assert "3 already replayed" in past.stderr + past.stdout
+    assert target.read_bytes() == before
+
+
+def test_a_replayed_answer_is_the_comment_alone(isolated: Path) -> None:
+    """The engine blocks written after a recorded comment (a phase transition) are not part
+    of the answer: the replayed comment's text and digest are the recorded ones."""
+    assert code(run("new", "Src", "--participants", "architect")) == 0
+    assert code(run("turn", "src.md", "--provider", "mock")) == 0
+    recording = isolated / "discussions" / "src.md"
+    assert "PHASE-TRANSITION" in recording.read_text()
+    assert code(run("new", "F", "--participants", "architect")) == 0
+    assert code(run("turn", "f.md", "--provider", f"replay:{recording}")) == 0
+    [recorded] = Discussion.load(recording).comments
+    [replayed] = Discussion.load(isolated / "discussions" / "f.md").comments
+    assert replayed.meta["digest"] == recorded.meta["digest"]
+    assert "PHASE-TRANSITION" not in replayed.body.split("VOTE:")[0]
+    assert Discussion.load(isolated / "discussions" / "f.md").warnings == []
+
+
+def test_replay_without_a_discussion_counts_its_own_answers(isolated: Path) -> None:
+    """A text not written into a discussion (a narrative, a post) has no file to read the
+    position from: the provider object counts; and no recording replays into itself."""
+    from discussions.errors import ProviderFailed
+    from discussions.providers.base import ProviderRequest
+    from discussions.providers.replay import ReplayMiss, ReplayProvider
+
+    recording = isolated / "src.md"
+    recording.write_text(RECORDING, encoding="utf-8")
+    replay = ReplayProvider(recording, "replay:src.md")
+    ask = ProviderRequest("prompt", participant_name="AI-Architect")
+    assert replay.complete(ask) == "First recorded answer."
+    assert "NO_RESPONSE" in replay.complete(ask)
+    assert replay.complete(ask).startswith("Third recorded answer.")
+    with pytest.raises(ReplayMiss, match="no recorded answer #4"):
+        replay.complete(ask)
+    with pytest.raises(ReplayMiss, match="no recorded answer #4"):
+        replay.complete(ask)
+    with pytest.raises(ProviderFailed, match="the recording is the discussion being answered"):
+        replay.complete(ProviderRequest("p", participant_name="AI-Architect", file=recording))
 
 
 def test_replay_of_a_missing_file_is_refused(isolated: Path) -> None:

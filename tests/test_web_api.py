@@ -441,6 +441,46 @@ def test_a_link_out_of_the_project_is_not_served(server: LiveServer, project: Pa
         assert reply.status == 404 and "Secret" not in reply.text
 
 
+def test_a_link_out_of_the_project_is_never_listed(
+    server: LiveServer, project: Path, tmp_path: Path
+) -> None:
+    """Listing, the list page and the MCP resources show only what the API would serve."""
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((project / "discussions" / NAME).read_text().replace("Auth", "Secret"))
+    (project / "discussions" / "link.md").symlink_to(outside)
+    (project / "discussions" / "inside.md").symlink_to(NAME)  # a link within the project
+    rows = server.get("/api/discussions").json()
+    assert sorted(r["file"] for r in rows) == ["discussions/auth.md", "discussions/inside.md"]
+    assert "Secret" not in server.get("/api/discussions").text
+    assert "Secret" not in server.get("/").text
+    assert server.get("/api/discussions/inside.md").status == 200
+
+
+def test_a_very_long_name_is_404(server: LiveServer, project: Path) -> None:
+    name = "x" * 5000
+    before = file_text(project)
+    replies = [server.get(p) for p in (f"/api/discussions/{name}", f"/d/{name}.md")]
+    replies.append(server.get(f"/api/discussions/{name}/text"))
+    replies.append(server.post(f"/api/discussions/{name}/comments", {"author": "R", "text": "hi"}))
+    for reply in replies:
+        assert reply.status == 404, reply.text
+        assert "no such discussion" in reply.json()["error"] and len(reply.text) < 300
+    assert file_text(project) == before
+
+
+def test_a_deeply_nested_body_is_400(server: LiveServer, project: Path) -> None:
+    before = file_text(project)
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for path in ("comments", "turns", "post", "advance"):
+        reply = server.request("POST", f"/api/discussions/{NAME}/{path}", raw=deep)
+        assert reply.status == 400, (path, reply.text)
+        assert "nested" in reply.json()["error"]
+    obj = b'{"text": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_001
+    reply = server.request("POST", f"/api/discussions/{NAME}/comments", raw=obj)
+    assert reply.status == 400, reply.text
+    assert file_text(project) == before
+
+
 def test_a_fifo_in_the_folder_blocks_nothing(server: LiveServer, project: Path) -> None:
     import os
 

@@ -1,35 +1,116 @@
-"""The discussions in a folder, as `discussions list` and the MCP server show them."""
+"""The discussions in a folder, as `discussions list` and the servers show them, and the one
+rule for which file a server (the MCP server, the web server) may open when asked by name."""
 
 from __future__ import annotations
 
+import os
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import DiscussionNotFound, DiscussionsError
+from .errors import DiscussionNotFound, DiscussionsError, NotADiscussion
 from .format import has_discussion_header
 from .model import Discussion
 from .storage import is_derived
-from .workspace import Workspace, display_path
+from .workspace import Workspace, display_path, missing, shorten
+
+_HEAD = 4096
+"""Bytes read to tell a discussion (its header) from another file."""
 
 
-def discussion_paths(folder: Path) -> list[Path]:
-    """The discussion files in `folder`: regular ``*.md`` files (never a FIFO: opening one
-    would block) that are not derived and start with the discussion header. Reads 4 KiB of
-    each."""
+def served_path(name: str, ws: Workspace) -> Path:
+    """The discussion file a server is asked for by `name`: a file name in the discussions
+    folder (``.md`` may be left out), or a path to such a file, relative to the current folder
+    or absolute. Everything else is refused with the file unread: another folder (``../``, an
+    absolute path elsewhere), hidden and derived files, anything but a regular file, a symbolic
+    link that leads out of the project, a file that is not a discussion (`NotADiscussion`).
+    `discussion_paths` lists exactly the files this accepts."""
+    path = _in_folder(name, ws)
+    refusal = refusal_of(path, ws)
+    if refusal is not None:
+        raise refusal
+    return path
+
+
+def _in_folder(name: str, ws: Workspace) -> Path:
+    """`name` as a ``*.md`` entry of the discussions folder (not checked to exist)."""
+    folder = ws.config.output_directory
+    shown = shorten(name)
+    given = Path(name)
+    if not name.strip() or "\x00" in name or "\\" in name:
+        raise missing(name, ws)
+    if ".." in given.parts or len(given.parts) > 1:
+        try:
+            inside = ".." not in given.parts and (
+                Path(os.path.abspath(given)).parent.resolve() == folder.resolve()
+            )
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside:
+            raise DiscussionNotFound(
+                f"{shown} is not in the discussions folder ({display_path(folder)}); "
+                "only the discussions there can be opened: give the name of one"
+            )
+    file = given.name
+    return folder / (file if file.endswith(".md") else f"{file}.md")
+
+
+@dataclass(slots=True, frozen=True)
+class Bounds:
+    """Where served files may lie, resolved once for a listing."""
+
+    folder: Path
+    """The folder listed (default: the discussions folder), symbolic links resolved."""
+    roots: tuple[Path, ...]
+    """The project folder, the discussions folder and the folder listed, resolved."""
+
+    @classmethod
+    def of(cls, ws: Workspace, folder: Path | None = None) -> Bounds:
+        output = ws.config.output_directory.resolve()
+        listed = folder.resolve() if folder is not None else output
+        return cls(listed, (ws.config.base_dir.resolve(), output, listed))
+
+
+def refusal_of(path: Path, ws: Workspace, bounds: Bounds | None = None) -> DiscussionsError | None:
+    """Why a server must not open `path` (an entry of the discussions folder), or None."""
+    shown = shorten(path.name)
+    if path.name.startswith(".") or is_derived(path):
+        return missing(path.name, ws)
+    bounds = bounds or Bounds.of(ws, path.parent)
+    try:
+        linked = stat.S_ISLNK(os.lstat(path).st_mode)
+        real = path.resolve(strict=True) if linked else bounds.folder / path.name
+    except (OSError, RuntimeError):
+        return missing(path.name, ws)
+    if not any(real.is_relative_to(root) for root in bounds.roots):
+        return DiscussionNotFound(f"{shown} is a symbolic link out of the project")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return missing(path.name, ws)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return DiscussionNotFound(f"{shown} is not a regular file, so not a discussion")
+        head = os.read(fd, _HEAD).decode("utf-8", errors="replace")
+    except OSError:
+        return DiscussionNotFound(f"{shown} cannot be read")
+    finally:
+        os.close(fd)
+    if not has_discussion_header(head):
+        return NotADiscussion(f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header)")
+    return None
+
+
+def discussion_paths(ws: Workspace, folder: Path | None = None) -> list[Path]:
+    """The discussion files in `folder` (default: ``output.directory``) a server may open:
+    exactly the ``*.md`` entries `served_path` accepts (never a FIFO, a link out of the
+    project or a file that is not a discussion). Reads 4 KiB of each."""
+    folder = folder or ws.config.output_directory
     if not folder.is_dir():
         return []
-    files = []
-    for path in sorted(folder.glob("*.md")):
-        if is_derived(path) or not path.is_file():
-            continue
-        try:
-            with path.open("rb") as f:
-                head = f.read(4096).decode("utf-8", errors="replace")
-        except OSError:
-            continue
-        if has_discussion_header(head):
-            files.append(path)
-    return files
+    bounds = Bounds.of(ws, folder)
+    return [p for p in sorted(folder.glob("*.md")) if refusal_of(p, ws, bounds) is None]
 
 
 def list_discussions(
@@ -38,19 +119,24 @@ def list_discussions(
     """Rows (file, title, phase, status, comments; consensus: the outcome reached or None;
     questions: how many; changed: modification time in UTC) for the discussions in `folder`
     (default: ``output.directory``), optionally of one `status`; and one line per file that
-    could not be read. Derived files and files that are not discussions are left out."""
+    could not be read. Derived files and files that are not discussions are left out; what a
+    server may not open (a link out of the project) is listed as not read."""
     folder = folder or ws.config.output_directory
     if not folder.is_dir():
         raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
+    bounds = Bounds.of(ws, folder)
     for path in sorted(folder.glob("*.md")):
-        if is_derived(path):
+        if path.name.startswith(".") or is_derived(path):
+            continue
+        refusal = refusal_of(path, ws, bounds)
+        if isinstance(refusal, NotADiscussion):
             continue
         try:
+            if refusal is not None:
+                raise refusal
             d = Discussion.load(path, ws)
-            if not has_discussion_header(d.text):
-                continue
         except DiscussionsError as exc:
             skipped.append(f"{display_path(path)}: {exc}")
             continue

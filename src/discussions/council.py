@@ -39,6 +39,8 @@ from .responses import parse_response
 from .speakers import council_seat
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .model import Discussion
     from .participants import Participant
     from .runner import ParticipantOutcome, Runner
@@ -275,7 +277,9 @@ def _collect(
         return []
     prompts = [(p, build_prompt(d, p, callout)[0]) for p in asked]
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
-        futures = [pool.submit(_compose, runner, p, prompt, provider) for p, prompt in prompts]
+        futures = [
+            pool.submit(_compose, runner, p, prompt, provider, d.path) for p, prompt in prompts
+        ]
         try:
             left = set(futures)
             while left:  # short waits, so Ctrl-C reaches this thread
@@ -296,15 +300,15 @@ def _collect(
 
 
 def _compose(
-    runner: Runner, participant: Participant, prompt: str, provider: str | None
+    runner: Runner, participant: Participant, prompt: str, provider: str | None, file: Path
 ) -> tuple[ParticipantOutcome, str | None]:
-    """Ask one participant; return the outcome and the comment block to append (None when
-    there is nothing to write)."""
+    """Ask one participant; return the outcome and the comment block to append to `file`
+    (None when there is nothing to write)."""
     from .runner import ParticipantOutcome, _clean_meta
 
     outcome = ParticipantOutcome(participant.alias, participant.name)
     started = time.monotonic()
-    request = runner.request_for(participant, prompt, False)
+    request = runner.request_for(participant, prompt, False, file)
     text = runner.ask(participant, request, provider, outcome)
     outcome.duration = time.monotonic() - started
     if text is None:

@@ -433,7 +433,7 @@ def rule_integrity(s: State) -> None:
     marker_lines = [m.line for m in s.doc.engine_markers]
     for c in s.comments:
         recorded = c.meta.get("digest")
-        if recorded and recorded != body_digest(_own_text(c, marker_lines)):
+        if recorded and recorded != body_digest(own_text(c, marker_lines)):
             s.warn(
                 c.line,
                 f"comment by {c.author} does not match the digest the engine recorded: it was "
@@ -441,7 +441,7 @@ def rule_integrity(s: State) -> None:
             )
 
 
-def _own_text(c: Comment, marker_lines: list[int]) -> str:
+def own_text(c: Comment | fmt.CommentBlock, marker_lines: list[int]) -> str:
     """The comment's text without its metadata line and without engine-marker blocks appended
     after it (a phase transition is its own block, but the parser keeps it in the comment
     before it)."""

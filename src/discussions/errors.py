@@ -2,6 +2,7 @@
 
     DiscussionsError
     ├── DiscussionNotFound      the discussion file does not exist
+    ├── NotADiscussion          a file named as a discussion is something else
     ├── DiscussionExists        `new` would overwrite an existing file
     ├── NotWritable             a write was refused: not a discussion, unresolved merge
     │                           conflict, a link out of the project, read-only, torn
@@ -39,6 +40,11 @@ class DiscussionNotFound(DiscussionsError):
 
 class DiscussionExists(DiscussionsError):
     pass
+
+
+class NotADiscussion(DiscussionsError):
+    """A file named as a discussion exists but is not one (no ``<!-- DISCUSSION -->``
+    header)."""
 
 
 class NotWritable(DiscussionsError):

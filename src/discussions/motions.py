@@ -2,7 +2,8 @@
 
 Two derive rules (see `derive.RULES`), pure like the others:
 
-* `rule_passes`: each ``<!-- PASS: name -->`` engine block (a participant had nothing to add).
+* `rule_passes`: each ``<!-- PASS: name | provider: P -->`` engine block (a participant had
+  nothing to add; the provider field is absent in older files).
 * `rule_motions`: ``MOTION: text`` lines (from anyone who votes), then ``SECOND: yes|no`` and
   ``BALLOT: YES|NO|ABSTAIN`` lines, each belonging to the latest motion before it; and
   ``<!-- MOTION-RESULT: ... | line: n -->`` engine blocks that record how motion ``n`` ended.
@@ -153,7 +154,15 @@ def thresholds(s: State, phase: str) -> tuple[float, bool]:
 
 def rule_passes(s: State) -> None:
     """Each ``PASS`` block: who passed, where."""
-    s.passes = [(m.target.strip(), m.line) for m in s.doc.engine_markers if m.kind == "pass"]
+    markers = s.doc.engine_markers
+    s.passes = [(pass_fields(m.target)[0], m.line) for m in markers if m.kind == "pass"]
+
+
+def pass_fields(args: str) -> tuple[str, str]:
+    """A ``PASS`` marker's text -> (who passed, the provider that answered; "" when not
+    recorded): ``AI-Ada | provider: mock`` -> ("AI-Ada", "mock")."""
+    fields = _fields(args)
+    return fields[""], fields.get("provider", "")
 
 
 def rule_motions(s: State) -> None:

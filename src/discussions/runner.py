@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
@@ -165,15 +166,23 @@ class TurnEvent:
     """For ``chunk``: everything this provider has streamed so far."""
 
 
-def render_pass(name: str) -> str:
+def render_pass(name: str, provider: str | None = None) -> str:
     """The block recording that `name` passed (had nothing to add): an engine marker the parser
-    reads back, and a line a reader sees."""
-    clean = " ".join(name.replace("-->", "->").replace("|", "/").split())
-    return f"<!-- PASS: {clean} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
+    reads back (with the provider that answered, as a comment's record has it), and a line a
+    reader sees."""
+    clean = _clean_field(name)
+    fields = f" | provider: {_clean_field(provider)}" if provider else ""
+    visible = f"*{fmt.visible_name(clean)} passed: nothing to add.*"
+    return f"<!-- PASS: {clean}{fields} -->\n\n{visible}\n"
+
+
+def _clean_field(text: str) -> str:
+    """`text` as a field of an engine marker: one line, no ``|``, no ``-->``."""
+    return " ".join(text.replace("-->", "->").replace("|", "/").split())
 
 
 def _clean_meta(text: str) -> str:
-    return " ".join(text.replace("-->", "->").replace("|", "/").split())[:160]
+    return _clean_field(text)[:160]
 
 
 class Runner:
@@ -229,8 +238,9 @@ class Runner:
     # -- one participant ------------------------------------------------------------------
 
     def request_for(
-        self, participant: Participant, prompt: str, wants_vote: bool
+        self, participant: Participant, prompt: str, wants_vote: bool, file: Path | None = None
     ) -> ProviderRequest:
+        """What `participant` is asked; `file` is the discussion its answer is appended to."""
         return ProviderRequest(
             prompt=prompt,
             timeout=self.timeout or self.workspace.config.provider_timeout,
@@ -240,6 +250,7 @@ class Runner:
             participant_role=participant.role,
             concerns=list(participant.concerns),
             wants_vote=wants_vote,
+            file=file,
         )
 
     def ask(
@@ -312,9 +323,8 @@ class Runner:
     ) -> ParticipantOutcome:
         outcome = ParticipantOutcome(participant.alias, participant.name)
         started = time.monotonic()
-        text = self.ask(
-            participant, self.request_for(participant, prompt, wants_vote), forced, outcome
-        )
+        request = self.request_for(participant, prompt, wants_vote, d.path)
+        text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
         if text is None:
             outcome.status = "failed"
@@ -327,9 +337,8 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            done = storage.append(
-                d.path, [render_pass(participant.name)], root=d.workspace.config.base_dir
-            )
+            block = render_pass(participant.name, outcome.provider)
+            done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
         vote = response.vote

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import Busy, DiscussionExists, DiscussionsError
+from .errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
 from .model import Discussion
-from .workspace import Workspace, display_path, resolve_file
+from .workspace import Workspace, display_path, shorten
 
 if TYPE_CHECKING:
     from .deliberation import RoundEvent
@@ -167,14 +167,39 @@ class DiscussionTools:
         self._observers.append(observer)
 
     def _load(self, file: str) -> Discussion:
+        """The discussion `file` names: only one in the discussions folder, never a path
+        elsewhere nor a link out of the project (`catalog.served_path`)."""
+        from .catalog import served_path
+
         ws = self.workspace
-        return Discussion.load(resolve_file(file, ws), ws)
+        return Discussion.load(served_path(file, ws), ws)
 
     def discussion_files(self) -> list[Path]:
-        """The discussion files in the discussions folder (derived files left out)."""
+        """The discussion files in the discussions folder that `_load` opens."""
         from .catalog import discussion_paths
 
-        return discussion_paths(self.workspace.config.output_directory)
+        return discussion_paths(self.workspace)
+
+    def check_provider(self, name: str | None) -> str | None:
+        """A provider a server's client names (an agent over MCP, a page over HTTP): one
+        configured and trusted, else `UnknownProvider` / `UntrustedProvider`. A replay
+        (``replay:PATH``) reads the file it names, so it is for the command line only. The
+        one rule for every server; None and "" mean the participants' own providers."""
+        from .providers.registry import ProviderRegistry
+        from .providers.replay import PREFIX as REPLAY_PREFIX
+
+        if not name:
+            return None
+        registry = ProviderRegistry.load(self.workspace.config.base_dir)
+        if name.startswith(REPLAY_PREFIX) and name not in registry.specs:
+            raise UntrustedProvider(
+                shorten(name),
+                "a replay reads the file it names, so it is for the command line only, "
+                "not for the MCP server or the web API",
+                "name a configured provider (see `discussions providers list`)",
+            )
+        registry.get(name)
+        return name
 
     def list_discussions(self, status: str | None = None) -> list[dict[str, Any]]:
         from .catalog import list_discussions
@@ -291,6 +316,7 @@ class DiscussionTools:
         timeout: float | None = None,
     ) -> dict[str, Any]:
         """Ask AI participants in the background; returns the ticket's state at once."""
+        provider = self.check_provider(provider)
         d = self._load(file)
         aliases = list(participants or [])
 
@@ -315,6 +341,7 @@ class DiscussionTools:
 
         if rounds is not None and not 1 <= rounds <= 100:
             raise DiscussionsError("rounds must be between 1 and 100")
+        provider = self.check_provider(provider)
         d = self._load(file)
         aliases = list(participants or [])
 
@@ -371,8 +398,9 @@ class DiscussionTools:
             finally:
                 job.finish()
 
+        started = job.to_dict()  # as it starts: a fast turn may be over before we return
         threading.Thread(target=target, name=f"discussions-{ticket}", daemon=True).start()
-        return job.to_dict()
+        return started
 
     def _forget_old(self) -> None:
         finished = [t for t, j in self._jobs.items() if j.done.is_set()]

@@ -6,6 +6,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .config import Config, FileProblem, bundled_dir, user_dir
+from .errors import DiscussionNotFound
 from .participants import ParticipantRegistry
 from .templates import TemplateRegistry
 
@@ -48,31 +49,51 @@ class Workspace:
 
 
 def display_path(path: Path) -> str:
-    """`path` relative to the current folder when it is under it."""
+    """`path` relative to the current folder when it is under it. Only its folder is resolved:
+    a symbolic link is shown by its own name, not by its target's."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+        where = path.parent.resolve() / path.name if path.name else path.resolve()
+        return str(where.relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError, RuntimeError):
         return str(path)
+
+
+def shorten(name: str, limit: int = 80) -> str:
+    """`name` for a message: at most `limit` characters (a name of thousands is cut)."""
+    return name if len(name) <= limit else f"{name[: limit - 3]}..."
 
 
 def resolve_file(name: str, ws: Workspace) -> Path:
     """A FILE argument: `name` as given, else inside the configured discussions folder (with or
-    without ``.md``). One set of rules and messages for the CLI, the MCP server and the TUI."""
-    from .errors import DiscussionNotFound
-
+    without ``.md``). The rules and messages of the CLI and the TUI; servers (MCP, web) open
+    only what `catalog.served_path` accepts."""
     path = Path(name).expanduser()
-    if path.exists():
+    if _exists(path):
         return path
     if not path.is_absolute():
         candidate = ws.config.output_directory / path
-        if candidate.exists():
+        if _exists(candidate):
             return candidate
         if not path.suffix:
             for p in (path.with_suffix(".md"), candidate.with_suffix(".md")):
-                if p.exists():
+                if _exists(p):
                     return p
-        raise DiscussionNotFound(
-            f"no such discussion file: {name} "
-            f"(also looked in {display_path(ws.config.output_directory)})"
-        )
-    raise DiscussionNotFound(f"no such discussion file: {name}")
+        raise missing(name, ws)
+    raise DiscussionNotFound(f"no such discussion file: {shorten(name)}")
+
+
+def missing(name: str, ws: Workspace) -> DiscussionNotFound:
+    """The error for a discussion `name` that is found neither as given nor in the
+    discussions folder."""
+    return DiscussionNotFound(
+        f"no such discussion file: {shorten(name)} "
+        f"(also looked in {display_path(ws.config.output_directory)})"
+    )
+
+
+def _exists(path: Path) -> bool:
+    """Whether `path` exists; a name the system cannot look up (too long) does not."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False

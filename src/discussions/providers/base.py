@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .usage import UNKNOWN, Usage
 
@@ -30,6 +31,9 @@ class ProviderRequest:
     """Whether the phase asks this participant for a vote."""
     on_output: Callable[[str], None] | None = None
     """Called with each decoded piece of the answer as it arrives (streaming); None: not asked."""
+    file: Path | None = None
+    """The discussion the answer is appended to (a replay reads its position there); None
+    when the answer is not written into a discussion."""
 
 
 @dataclass(slots=True)

@@ -38,6 +38,7 @@ from ..errors import (
     Busy,
     DiscussionNotFound,
     DiscussionsError,
+    NotADiscussion,
     NotWritable,
     ProviderError,
     UnknownProvider,
@@ -70,7 +71,7 @@ def status_for(exc: DiscussionsError) -> int:
     """The HTTP status of a library error."""
     if isinstance(exc, DiscussionNotFound):
         return 404
-    if isinstance(exc, NotWritable | Busy):
+    if isinstance(exc, NotWritable | NotADiscussion | Busy):
         return 409
     if isinstance(exc, ProviderError) and not isinstance(exc, UnknownProvider | UntrustedProvider):
         return 502
@@ -128,53 +129,29 @@ class Site:
     # -- the discussion a URL names --------------------------------------------------------
 
     def file_for(self, name: str) -> str:
-        """The discussion file `name` in the folder: never a path elsewhere, nor a link out of
-        the project."""
-        if not name or "/" in name or "\\" in name or name.startswith(".") or "\x00" in name:
-            raise ApiError(404, f"no such discussion: {name}")
-        path = self.folder / (name if name.endswith(".md") else f"{name}.md")
-        if not path.is_file():
-            raise ApiError(404, f"no such discussion: {name}")
-        if not path.resolve().is_relative_to(self.workspace.config.base_dir.resolve()):
-            raise ApiError(404, f"{name} is a symbolic link out of the project")
-        return str(path)
+        """The discussion file `name` in the folder, by the rule the MCP server follows too
+        (`catalog.served_path`): never a path elsewhere, a link out of the project or a file
+        that is not a discussion (404, 409)."""
+        from ..catalog import served_path
+
+        return str(served_path(name, self.workspace))
 
     def load(self, name: str) -> Discussion:
-        from ..format import has_discussion_header
-
-        d = Discussion.load(self.file_for(name), self.workspace)
-        if not has_discussion_header(d.text):
-            raise ApiError(409, f"{name} is not a discussion (no `<!-- DISCUSSION -->` header)")
-        return d
+        return Discussion.load(self.file_for(name), self.workspace)
 
     async def target(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The discussion a write names (checked to be one: 404/409 otherwise) and the JSON
         object sent."""
-        name = request.path_params["name"]
-        file = self.file_for(name)
-        data = await inputs.json_body(request)
-        await call(self.load, name)
-        return file, data
+        file = await call(self.file_for, request.path_params["name"])
+        return file, await inputs.json_body(request)
 
-    def check_provider(self, name: str | None) -> str | None:
-        """A provider named over HTTP: one configured and trusted (400 otherwise). Replays
-        (``replay:PATH``) name a file, so they are for the command line only."""
-        if not name:
-            return None
-        if name.startswith("replay:"):
-            raise ApiError(400, "replay providers are for the command line, not the web API")
-        from ..runner import Runner
-
-        Runner(self.workspace).providers.get(name)
-        return name
-
-    async def asking(self, data: dict[str, Any]) -> dict[str, Any]:
-        """What a turn and a run both take from the request."""
-        provider = await call(self.check_provider, inputs.text(data, "provider"))
+    def asking(self, data: dict[str, Any]) -> dict[str, Any]:
+        """What a turn and a run both take from the request (the provider is checked where
+        they start: `DiscussionTools.check_provider`, the MCP server's rule too)."""
         return {
             "participants": inputs.names(data, "participants"),
             "callout": inputs.text(data, "callout") or None,
-            "provider": provider,
+            "provider": inputs.text(data, "provider") or None,
             "sequential": inputs.flag(data, "sequential"),
         }
 
@@ -329,14 +306,14 @@ class Site:
     @endpoint(write=True)
     async def api_turn(self, request: Request) -> Response:
         file, data = await self.target(request)
-        job = await call(self.tools.start_turn, file, **await self.asking(data))
+        job = await call(self.tools.start_turn, file, **self.asking(data))
         return JSONResponse(job, 202)
 
     @endpoint(write=True)
     async def api_run(self, request: Request) -> Response:
         file, data = await self.target(request)
         rounds = inputs.whole(data, "rounds")
-        job = await call(self.tools.start_run, file, rounds=rounds, **await self.asking(data))
+        job = await call(self.tools.start_run, file, rounds=rounds, **self.asking(data))
         return JSONResponse(job, 202)
 
     @endpoint(write=True)
@@ -368,7 +345,7 @@ class Site:
         d = await call(self.load, request.path_params["name"])
         data = await inputs.json_body(request)
         alias = inputs.text(data, "participant", "moderator") or "moderator"
-        provider = await call(self.check_provider, inputs.text(data, "provider"))
+        provider = await call(self.tools.check_provider, inputs.text(data, "provider"))
         markdown, author = await call(write_post, Runner(self.workspace), d, alias, provider)
         return JSONResponse({"markdown": markdown, "author": author})
 

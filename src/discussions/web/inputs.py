@@ -30,6 +30,8 @@ async def json_body(request: Request) -> dict[str, Any]:
         data = json.loads(raw or b"{}")
     except ValueError as exc:
         raise ApiError(400, f"the body is not JSON: {exc}") from None
+    except RecursionError:
+        raise ApiError(400, "the body is nested too deeply to be read") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object")
     return data
