@@ -198,7 +198,9 @@ def run_discussion(
             if sequential and result.rounds >= 1:
                 random.Random(f"{shuffle_seed}:{result.rounds + 1}").shuffle(order)
             n = result.rounds + 1
-            refusal = runner.budget_refusal(d, 1 if sequential else len(order))
+            first = order[:1] if sequential else order
+            upcoming = [d.workspace.participants.get(a) for a in first]
+            refusal = runner.budget_refusal(d, upcoming, provider)
             if refusal is not None:  # no round that could not make its first call
                 d.add_block(render_budget_stop(refusal, result.rounds))
                 d.save()

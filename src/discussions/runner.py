@@ -35,7 +35,13 @@ from .providers.usage import UNKNOWN, Usage
 from .responses import parse_response
 from .streamevents import stream_reporter
 from .turns import select_participants
-from .usage import Budget, configured_budget, discussion_usage, render_budget_stop
+from .usage import (
+    Budget,
+    configured_budget,
+    discussion_usage,
+    estimate_call,
+    render_budget_stop,
+)
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -366,14 +372,44 @@ class Runner:
 
     # -- a turn ---------------------------------------------------------------------------
 
-    def budget_refusal(self, d: Discussion, upcoming: int) -> str | None:
-        """Why `upcoming` more calls on `d` would go past the budget (`self.budget`, else the
-        configured ``budget:``), or None. Reads the file's totals as they stand."""
+    def budget_refusal(
+        self, d: Discussion, upcoming: Sequence[Participant], forced: str | None = None
+    ) -> str | None:
+        """Why calls for the `upcoming` participants, started together, would go past the
+        budget (`self.budget`, else the configured ``budget:``), or None. Reads the file's
+        totals as they stand; each call is estimated from the providers that may answer it
+        (`usage.estimate_call`)."""
         budget = self.budget if self.budget is not None else configured_budget(d)
         if budget.empty:
             return None
         d.reload()
-        return budget.refusal(discussion_usage(d).total, upcoming)
+        usage = discussion_usage(d)
+        estimates = (
+            [estimate_call(usage, self._may_answer(p, forced)) for p in upcoming]
+            if budget.estimates
+            else []
+        )
+        return budget.refusal(usage.total, len(upcoming), estimates)
+
+    def unestimated(
+        self, d: Discussion, upcoming: Sequence[Participant], forced: str | None
+    ) -> bool:
+        """Whether a cost or token budget applies and some upcoming call has nothing to be
+        estimated from (no provider reported a figure in this discussion yet)."""
+        budget = self.budget if self.budget is not None else configured_budget(d)
+        if not budget.estimates:
+            return False
+        usage = discussion_usage(d)
+        for p in upcoming:
+            e = estimate_call(usage, self._may_answer(p, forced))
+            if (budget.max_cost_usd is not None and not e.cost_basis) or (
+                budget.max_tokens is not None and not e.tokens_basis
+            ):
+                return True
+        return False
+
+    def _may_answer(self, participant: Participant, forced: str | None) -> list[str]:
+        return self.provider_chain(participant, forced)
 
     def run_turn(
         self,
@@ -405,9 +441,10 @@ class Runner:
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
-        def over_budget(upcoming: int) -> bool:
+
+        def over_budget(upcoming: Sequence[Participant]) -> bool:
             """Stop before calls that would go past the budget; record why in the file."""
-            reason = self.budget_refusal(d, upcoming)
+            reason = self.budget_refusal(d, upcoming, provider)
             if reason is None:
                 return False
             result.budget_stop = reason
@@ -423,44 +460,21 @@ class Runner:
         try:
             if sequential or len(chosen) == 1:
                 for p in chosen:
-                    if over_budget(1):
+                    if over_budget([p]):
                         break
                     d.reload()
-                    part, prompt, wants = prepared(p)
-                    outcome = self._answer(d, part, prompt, wants, provider)
-                    result.outcomes.append(outcome)
-                    self._emit(
-                        TurnEvent("done", p.alias, p.name, outcome.provider, outcome=outcome)
-                    )
-            elif over_budget(len(chosen)):
-                pass
+                    self._parallel(d, [prepared(p)], provider, result)
             else:
                 jobs = [prepared(p) for p in chosen]  # one snapshot for everyone
-                with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-                    futures = [
-                        pool.submit(self._answer, d, part, prompt, wants, provider)
-                        for part, prompt, wants in jobs
-                    ]
-                    try:
-                        by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
-                        outcomes: dict[str, ParticipantOutcome] = {}
-                        for fut in _as_completed(futures):
-                            part = by_future[fut]
-                            outcome = fut.result()
-                            outcomes[part.alias] = outcome
-                            self._emit(
-                                TurnEvent(
-                                    "done", part.alias, part.name, outcome.provider, outcome=outcome
-                                )
-                            )
-                        result.outcomes.extend(outcomes[part.alias] for part, _, _ in jobs)
-                    except KeyboardInterrupt:
-                        # Stop the providers before the pool waits for its workers; answers
-                        # already appended stay, nothing half-written is left.
-                        for f in futures:
-                            f.cancel()
-                        terminate_all()
-                        raise
+                # A cost or token budget with nothing yet to estimate a call from: one call
+                # goes first, and what it reports is the evidence for the others.
+                first = 1 if self.unestimated(d, chosen, provider) else 0
+                for group in (jobs[:first], jobs[first:]):
+                    if not group:
+                        continue
+                    if over_budget([part for part, _, _ in group]):
+                        break
+                    self._parallel(d, group, provider, result)
         except KeyboardInterrupt:
             terminate_all()
             raise
@@ -485,6 +499,45 @@ class Runner:
         result.consensus = d.consensus_result.to_dict()
         return result
 
+
+    def _parallel(
+        self,
+        d: Discussion,
+        jobs: Sequence[tuple[Participant, str, bool]],
+        provider: str | None,
+        result: TurnResult,
+    ) -> None:
+        """Ask for `jobs` (participant, prompt, wants a vote) at once; outcomes into `result`
+        in the order of `jobs`, each reported (``done``) as it arrives."""
+        if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
+            part, prompt, wants = jobs[0]
+            outcome = self._answer(d, part, prompt, wants, provider)
+            result.outcomes.append(outcome)
+            self._emit(TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome))
+            return
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            futures = [
+                pool.submit(self._answer, d, part, prompt, wants, provider)
+                for part, prompt, wants in jobs
+            ]
+            try:
+                by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
+                outcomes: dict[str, ParticipantOutcome] = {}
+                for fut in _as_completed(futures):
+                    part = by_future[fut]
+                    outcome = fut.result()
+                    outcomes[part.alias] = outcome
+                    self._emit(
+                        TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome)
+                    )
+                result.outcomes.extend(outcomes[part.alias] for part, _, _ in jobs)
+            except KeyboardInterrupt:
+                # Stop the providers before the pool waits for its workers; answers already
+                # appended stay, nothing half-written is left.
+                for f in futures:
+                    f.cancel()
+                terminate_all()
+                raise
 
 NARRATIVE_CALLOUT = (
     "Write a narrative summary of this discussion for someone who has not read it: what is "
