@@ -122,7 +122,7 @@ def test_max_calls_stops_a_sequential_run_half_way(clis: Path, isolated: Path) -
     assert res["stopped"] == "budget" and res["rounds"] == 1
     d = Discussion.load(isolated / "discussions" / "rollout.md")
     assert len([c for c in d.comments if "provider" in c.meta]) == 1
-    assert "<!-- RUN-STOP: budget | rounds: 1 -->" in d.path.read_text(encoding="utf-8")
+    assert "<!-- RUN-STOP: budget | rounds: 1 | run: 1 | " in d.path.read_text(encoding="utf-8")
     usage = json_of(run("status", "rollout.md", "--json"))["usage"]
     assert isinstance(usage, dict) and usage["calls"] == 1
 

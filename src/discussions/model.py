@@ -22,6 +22,7 @@ from .diagnosis import Diagnosis
 from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
 from .motions import Motion
+from .runlog import RunRecord
 from .voting import ConsensusResult, calculate_consensus, score_consensus
 
 if TYPE_CHECKING:
@@ -323,6 +324,11 @@ class Discussion:
         return list(self._s.rounds)
 
     @property
+    def runs(self) -> list[RunRecord]:
+        """Every run the file records (`runlog`), in the order they started."""
+        return list(self._s.runs)
+
+    @property
     def last_stop(self) -> RunMark | None:
         """Why the latest run stopped."""
         return self._s.stops[-1] if self._s.stops else None
@@ -553,12 +559,7 @@ class Discussion:
             "consensus_mode": self.consensus_mode,
             "scores": dict(s.scores),
             "pending_issues": [i.to_dict() for i in s.pending_issues],
-            "run": {
-                "rounds": len(s.rounds),
-                "round_lines": [r.line for r in s.rounds],
-                "stopped": s.stops[-1].value if s.stops else None,
-                "stop_line": s.stops[-1].line if s.stops else None,
-            },
+            "run": s.runs[-1].to_dict() if s.runs else RunRecord(0).to_dict(),
             "escalation": s.escalation.to_dict() if s.escalation else None,
             "diagnosis": s.diagnosis.to_dict(),
             "motions": [m.to_dict() for m in s.motions],

@@ -421,13 +421,15 @@ class Runner:
         sequential: bool = False,
         council: bool = True,
         budget_rounds: int = 0,
+        run_tag: str = "",
     ) -> TurnResult:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
         `discussion`, append their answers, then apply the phase rules. With `council`, an open
         motion is then handled (`council.handle_motion`: seconds, sealed ballots, result).
         Before each call the budget is checked (`usage.Budget`); a call that would go past it
         is not made, the turn stops and a ``RUN-STOP: budget`` block (saying `budget_rounds`
-        rounds) records why."""
+        rounds, and carrying `run_tag`, the identity of the run the turn belongs to) records
+        why."""
         d = discussion
         if d.unsaved:
             d.save()
@@ -448,7 +450,7 @@ class Runner:
             if reason is None:
                 return False
             result.budget_stop = reason
-            block = render_budget_stop(reason, budget_rounds)
+            block = render_budget_stop(reason, budget_rounds, run_tag)
             storage.append(d.path, [block], root=d.workspace.config.base_dir)
             return True
 

@@ -271,11 +271,13 @@ def configured_budget(d: Discussion) -> Budget:
     return Budget.from_config(d.workspace.config.section("budget"))
 
 
-def render_budget_stop(reason: str, rounds: int) -> str:
-    """The engine block recording a budget stop (read back like any ``RUN-STOP``)."""
+def render_budget_stop(reason: str, rounds: int, run_tag: str = "") -> str:
+    """The engine block recording a budget stop (read back like any ``RUN-STOP``); `run_tag`:
+    the fields naming the run it ends (`runlog.identity`), if a run stopped."""
     clean = " ".join(reason.replace("-->", "->").replace("|", "/").split())
     plural = "s" if rounds != 1 else ""
+    tag = f" | {run_tag}" if run_tag else ""
     return (
-        f"<!-- RUN-STOP: budget | rounds: {rounds} -->\n\n"
+        f"<!-- RUN-STOP: budget | rounds: {rounds}{tag} -->\n\n"
         f"*Run stopped after {rounds} round{plural}: the budget is used up ({clean}).*\n"
     )
