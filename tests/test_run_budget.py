@@ -5,6 +5,7 @@ The provider is a real script answering in Claude Code's JSON shape at a fixed p
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,35 @@ def test_refusal_sums_the_calls_started_together() -> None:
     reason = Budget(max_cost_usd=1.0).refusal(spent, 2, [one, one])
     assert reason is not None and "2 more call(s) estimated at $0.4000" in reason
     assert Budget(max_cost_usd=1.0).refusal(spent, 2) is None  # nothing to estimate from
+
+
+def test_passes_and_council_calls_are_counted_and_checked(
+    isolated: Path, providers_file, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A pass and the council's seconds and ballots cost money too: their usage is recorded,
+    and the council asks nobody the budget cannot cover."""
+    from .test_motions import council_template
+
+    council_template(isolated)
+    plan = {"mover": "architect", "motion": "Ship it", "second": {"security": "yes"}}
+    inner = script_command("council.py", json.dumps(plan), str(tmp_path / "memory"))
+    providers_file(
+        {"priced": script_command("priced.py", "0.10", "300", "--") + " " + inner},
+        priced={"output": "claude-json"},
+    )
+    write(isolated / "discussions.yaml", "providers:\n  default: priced\n  detect: false\n")
+    assert code(run("new", "Plan", "--template", "council")) == 0
+    path = isolated / "discussions" / "plan.md"
+    # Round 1: three calls (the mover's motion, two passes) $0.30; seconding two more, $0.50;
+    # the three ballots would make $0.80.
+    r = run("run", "plan.md", "--max-cost", "0.6", "--json")
+    assert code(r) == 0, out(r)
+    res = result_of(r)
+    assert res["stopped"] == "budget"
+    assert str(res["budget_stop"]).startswith("max_cost_usd 0.6: $0.5000 spent; 3 more call(s)")
+    usage = discussion_usage(Discussion.load(path)).total
+    assert usage.calls == 5 and usage.cost_unknown_calls == 0
+    assert usage.cost_usd == pytest.approx(0.5)
+    assert not list((tmp_path / "memory" / "prompts").glob("*-ballot.txt"))  # nobody was asked
+    text = path.read_text(encoding="utf-8")
+    assert "| provider: priced | tokens: 100 in / 300 out | cost: $0.100000 -->" in text  # a pass

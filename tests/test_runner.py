@@ -190,7 +190,7 @@ def test_no_response_sentinel(disc: Path, isolated: Path, providers_file) -> Non
     assert r.exit_code == 0 and "nothing to add" in r.output  # type: ignore[attr-defined]
     # Recorded as a pass, not a comment: an engine block the parser reads back.
     added = disc.read_bytes()[len(before) :].decode()
-    assert "<!-- PASS: AI-Architect -->" in added and "passed: nothing to add" in added
+    assert "<!-- PASS: AI-Architect | provider: quiet | tokens: unknown | cost: unknown -->" in added and "passed: nothing to add" in added
     d = Discussion.load(disc)
     assert d.comments == [] and d.passes == [("AI-Architect", d.passes[0][1])]
     assert d.warnings == []

@@ -264,6 +264,19 @@ class Discussion:
         return list(self._s.passes)
 
     @property
+    def pass_calls(self) -> list[tuple[str, dict[str, str]]]:
+        """(who, fields) of each ``PASS`` block: the call's ``provider``, ``tokens`` and
+        ``cost`` as the engine recorded them (none in blocks written before it did)."""
+        from .motions import marker_fields
+
+        found = []
+        for m in self._s.doc.engine_markers:
+            if m.kind == "pass":
+                fields = marker_fields(m.target)
+                found.append((fields.pop(""), fields))
+        return found
+
+    @property
     def concerns(self) -> list[Item]:
         return list(self._s.items["CONCERN"])
 

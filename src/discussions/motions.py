@@ -139,7 +139,7 @@ def thresholds(s: State, phase: str) -> tuple[float, bool]:
 
 def rule_passes(s: State) -> None:
     """Each ``PASS`` block: who passed, where."""
-    s.passes = [(m.target.strip(), m.line) for m in s.doc.engine_markers if m.kind == "pass"]
+    s.passes = [(_fields(m.target)[""], m.line) for m in s.doc.engine_markers if m.kind == "pass"]
 
 
 def rule_motions(s: State) -> None:
@@ -261,6 +261,11 @@ def _phase_lines(s: State) -> Callable[[int], str]:
         return phase
 
     return phase_at
+
+
+def marker_fields(args: str) -> dict[str, str]:
+    """The value and ``key: value`` fields of an engine marker's arguments (see `_fields`)."""
+    return _fields(args)
 
 
 def _fields(args: str) -> dict[str, str]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import format as fmt
 from . import phases, storage
 from .derive import body_digest
-from .errors import DiscussionsError, ProviderError
+from .errors import DiscussionsError, OverBudget, ProviderError
 from .markers import extract
 from .model import Discussion
 from .participants import Participant
@@ -171,11 +171,21 @@ class TurnEvent:
     """For ``chunk``: everything this provider has streamed so far."""
 
 
-def render_pass(name: str) -> str:
+def render_pass(name: str, meta: Sequence[str] = ()) -> str:
     """The block recording that `name` passed (had nothing to add): an engine marker the parser
-    reads back, and a line a reader sees."""
+    reads back, with `meta` (``key: value`` parts: the call's provider and usage), and a line
+    a reader sees."""
     clean = " ".join(name.replace("-->", "->").replace("|", "/").split())
-    return f"<!-- PASS: {clean} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
+    args = " | ".join([clean, *(_clean_meta(part) for part in meta)])
+    return f"<!-- PASS: {args} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
+
+
+def _usage_meta(outcome: ParticipantOutcome) -> list[str]:
+    """``provider: ...`` and, but for the mock, the usage it reported (``tokens``, ``cost``)."""
+    parts = [f"provider: {outcome.provider}"]
+    if outcome.provider != "mock":
+        parts.extend(outcome.usage.meta_parts())
+    return parts
 
 
 def _clean_meta(text: str) -> str:
@@ -333,9 +343,8 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            done = storage.append(
-                d.path, [render_pass(participant.name)], root=d.workspace.config.base_dir
-            )
+            block = render_pass(participant.name, _usage_meta(outcome))
+            done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
         vote = response.vote
@@ -354,8 +363,7 @@ class Runner:
             )
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
-        if outcome.provider != "mock":
-            meta.extend(outcome.usage.meta_parts())
+        meta.extend(_usage_meta(outcome)[1:])
         meta.append(f"digest: {digest}")
         block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
         done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
@@ -444,15 +452,17 @@ class Runner:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
 
-        def over_budget(upcoming: Sequence[Participant]) -> bool:
-            """Stop before calls that would go past the budget; record why in the file."""
-            reason = self.budget_refusal(d, upcoming, provider)
-            if reason is None:
-                return False
+        def budget_stop(reason: str) -> None:
             result.budget_stop = reason
             block = render_budget_stop(reason, budget_rounds, run_tag)
             storage.append(d.path, [block], root=d.workspace.config.base_dir)
-            return True
+
+        def over_budget(upcoming: Sequence[Participant]) -> bool:
+            """Stop before calls that would go past the budget; record why in the file."""
+            reason = self.budget_refusal(d, upcoming, provider)
+            if reason is not None:
+                budget_stop(reason)
+            return reason is not None
 
         def prepared(p: Participant) -> tuple[Participant, str, bool]:
             prompt, _ = build_prompt(d, p, callout)
@@ -485,7 +495,11 @@ class Runner:
         if council:
             from .council import handle_motion
 
-            result.motion = handle_motion(self, d, provider=provider)
+            try:
+                result.motion = handle_motion(self, d, provider=provider)
+            except OverBudget as exc:  # seconds or ballots the budget cannot cover
+                if result.budget_stop is None:  # else the turn's stop says it already
+                    budget_stop(str(exc))
             d.reload()
         result.changes.extend(phases.settle(d))
         if self.workspace.config.summary_files:

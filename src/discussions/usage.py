@@ -4,8 +4,9 @@ Every AI answer carries the engine's metadata line; `Runner` writes what the pro
 reported into it (``tokens: 1200 in / 300 out | cost: $0.004100``) or ``unknown``. Totals are
 sums of what was reported: a call whose tokens were not reported counts in ``unknown_calls``
 and adds nothing; a call whose cost was not reported counts in ``cost_unknown_calls``. The
-built-in mock costs nothing and is counted as zero. A pass (``<!-- PASS: name -->``, an AI that
-had nothing to add) records no usage, so it counts as a call of unknown usage.
+built-in mock costs nothing and is counted as zero. A pass (an AI that had nothing to add)
+records its call the same way, ``<!-- PASS: name | provider: ... | tokens: ... | cost: ... -->``;
+a ``PASS`` block without them counts as a call of unknown usage.
 
 A budget (``budget:`` in discussions.yaml; ``run --max-cost/--max-calls``) is checked before
 each call: the turn or run stops before a call that would go past it, and the engine records
@@ -129,14 +130,18 @@ def discussion_usage(d: Discussion) -> DiscussionUsage:
         result.total.add_meta(c.meta)
         result.by_participant.setdefault(c.author, UsageTotals()).add_meta(c.meta)
         result.by_provider.setdefault(c.meta["provider"], UsageTotals()).add_meta(c.meta)
-    for by, _line in d.passes:  # an AI call whose answer was a pass: usage not recorded
-        result.total.add_meta(_PASS)
-        result.by_participant.setdefault(by, UsageTotals()).add_meta(_PASS)
+    for by, fields in d.pass_calls:  # an AI call whose answer was a pass
+        meta = fields if "provider" in fields else _PASS
+        result.total.add_meta(meta)
+        result.by_participant.setdefault(by, UsageTotals()).add_meta(meta)
+        if "provider" in fields:
+            result.by_provider.setdefault(fields["provider"], UsageTotals()).add_meta(fields)
     return result
 
 
 _PASS = {"provider": "(pass)"}
-"""A ``PASS`` block records no provider or usage: it counts as a call of unknown usage."""
+"""A ``PASS`` block without its call's provider and usage (as written before they were
+recorded) counts as a call of unknown usage."""
 
 
 # --------------------------------------------------------------------------- budgets

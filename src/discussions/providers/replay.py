@@ -56,7 +56,8 @@ def recorded_answers(path: Path) -> dict[str, list[str]]:
         )
     for m in doc.engine_markers:
         if m.kind == "pass":
-            found.setdefault(m.target.strip(), []).append(Recorded(m.line, NO_RESPONSE))
+            who = m.target.partition("|")[0].strip()  # the name; the call's usage follows
+            found.setdefault(who, []).append(Recorded(m.line, NO_RESPONSE))
     return {a: [r.text for r in sorted(rs, key=lambda r: r.line)] for a, rs in found.items()}
 
 
