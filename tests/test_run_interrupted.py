@@ -132,6 +132,13 @@ def test_interleaved_runs_keep_their_own_rounds_and_stops(isolated: Path) -> Non
         (2, None),
         (1, "consensus"),
     ]
+    # Two later runs that both noted run `a`'s end: one end, no phantom run.
+    twice = f"<!-- RUN-STOP: interrupted | rounds: 2 | {a} -->\n"
+    d = _blocks(path, twice, twice)
+    assert [(len(r.rounds), r.stop.value if r.stop else None) for r in d.runs] == [
+        (2, "interrupted"),
+        (1, "consensus"),
+    ]
 
 
 def test_an_error_in_a_run_is_recorded_as_its_stop(isolated: Path) -> None:

@@ -233,13 +233,8 @@ def run_discussion(
                 random.Random(f"{shuffle_seed}:{result.rounds + 1}").shuffle(order)
             n = result.rounds + 1
             first = order[:1] if sequential else order
-            upcoming = [d.workspace.participants.get(a) for a in first]
-            refusal = runner.budget_refusal(d, upcoming, provider)
-            if refusal is not None:  # no round that could not make its first call
-                d.add_block(render_budget_stop(refusal, result.rounds, identity(number)))
-                d.save()
-                result.budget_stop = refusal
-                stop = "budget"
+            if _budget_refuses(runner, d, first, provider, result, number):
+                stop = "budget"  # no round that could not make its first calls
                 break
             seed_shown = shuffle_seed if sequential else None
             d.add_block(render_round(n, d.phase, order, seed_shown, number))
@@ -284,6 +279,25 @@ def run_discussion(
     result.consensus = d.consensus_result.to_dict()
     _emit(on_round, RoundEvent("stop", result.rounds, d.phase, reason=stop))
     return result
+
+
+def _budget_refuses(
+    runner: Runner,
+    d: Discussion,
+    first: Sequence[str],
+    provider: str | None,
+    result: RunResult,
+    number: int,
+) -> bool:
+    """Whether the budget refuses a round's first calls (for `first`); the stop is written."""
+    upcoming = [d.workspace.participants.get(a) for a in first]
+    refusal = runner.budget_refusal(d, upcoming, provider)
+    if refusal is None:
+        return False
+    d.add_block(render_budget_stop(refusal, result.rounds, identity(number)))
+    d.save()
+    result.budget_stop = refusal
+    return True
 
 
 def _start(d: Discussion) -> int:

@@ -76,6 +76,8 @@ def group_runs(marks: Sequence[RunMark]) -> list[RunRecord]:
                 current = _new_run(runs, mark, key)
             current.rounds.append(mark)
         elif mark.kind == "run-stop":
+            if current is None and key is not None and any(r.key == key for r in runs):
+                continue  # that run's end, recorded twice (two runs noted the same kill)
             if current is None:
                 current = _new_run(runs, mark, key)
             current.stop = mark
