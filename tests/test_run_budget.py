@@ -128,3 +128,18 @@ def test_passes_and_council_calls_are_counted_and_checked(
     assert not list((tmp_path / "memory" / "prompts").glob("*-ballot.txt"))  # nobody was asked
     text = path.read_text(encoding="utf-8")
     assert "| provider: priced | tokens: 100 in / 300 out | cost: $0.100000 -->" in text  # a pass
+
+
+def test_estimates_come_from_the_providers_that_may_answer(priced: Path) -> None:
+    from discussions.usage import estimate_call
+
+    assert code(run("turn", "spend.md", "@architect", "--provider", "priced")) == 0
+    assert code(run("turn", "spend.md", "@security", "--provider", "mock")) == 0
+    usage = discussion_usage(Discussion.load(priced))
+    mine = estimate_call(usage, ["priced"])
+    assert (mine.cost_usd, mine.tokens, mine.seen) == (0.4, 400, True)
+    assert mine.cost_basis == "the largest call cost seen from priced"
+    assert estimate_call(usage, ["mock"]).cost_usd == 0  # seen: costs nothing
+    unseen = estimate_call(usage, ["claude", "codex"])  # never answered here: any provider's
+    assert (unseen.cost_usd, unseen.seen) == (0.4, False)
+    assert unseen.cost_basis == "the largest call cost seen here"

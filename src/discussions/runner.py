@@ -393,7 +393,7 @@ class Runner:
         d.reload()
         usage = discussion_usage(d)
         estimates = (
-            [estimate_call(usage, self._may_answer(p, forced)) for p in upcoming]
+            [estimate_call(usage, self.provider_chain(p, forced)) for p in upcoming]
             if budget.estimates
             else []
         )
@@ -403,21 +403,20 @@ class Runner:
         self, d: Discussion, upcoming: Sequence[Participant], forced: str | None
     ) -> bool:
         """Whether a cost or token budget applies and some upcoming call has nothing to be
-        estimated from (no provider reported a figure in this discussion yet)."""
+        estimated from yet: no provider that may answer it has answered in this discussion,
+        and no other provider reported a figure."""
         budget = self.budget if self.budget is not None else configured_budget(d)
         if not budget.estimates:
             return False
         usage = discussion_usage(d)
         for p in upcoming:
-            e = estimate_call(usage, self._may_answer(p, forced))
-            if (budget.max_cost_usd is not None and not e.cost_basis) or (
-                budget.max_tokens is not None and not e.tokens_basis
+            e = estimate_call(usage, self.provider_chain(p, forced))
+            if not e.seen and (
+                (budget.max_cost_usd is not None and not e.cost_basis)
+                or (budget.max_tokens is not None and not e.tokens_basis)
             ):
                 return True
         return False
-
-    def _may_answer(self, participant: Participant, forced: str | None) -> list[str]:
-        return self.provider_chain(participant, forced)
 
     def run_turn(
         self,

@@ -227,27 +227,28 @@ class CallEstimate:
     cost_usd: float = 0.0
     tokens: int = 0
     cost_basis: str = ""
-    """Where `cost_usd` comes from ("the largest call seen from claude"); empty: no evidence."""
+    """Where `cost_usd` comes from ("the largest call cost seen from claude"); empty: nothing."""
     tokens_basis: str = ""
+    seen: bool = False
+    """A provider that may answer has answered in this discussion before."""
 
 
 def estimate_call(usage: DiscussionUsage, providers: Sequence[str]) -> CallEstimate:
     """One call that one of `providers` (the chain that may answer it) will make: the largest
-    call seen in this discussion from those providers, or, where none of them reported a
-    figure, from any provider. No reported figure at all estimates nothing (0)."""
-    seen = [usage.by_provider[p] for p in providers if p in usage.by_provider]
+    call seen in this discussion from those providers; where none of them has answered yet,
+    the largest call of any provider. A provider that answered without reporting a figure
+    estimates nothing for it: what it spends is never reported, so never counted."""
     names = [p for p in providers if p in usage.by_provider]
-    costs = [t.largest_cost_usd for t in seen if t.largest_cost_usd is not None]
-    tokens = [t.largest_tokens for t in seen if t.largest_tokens is not None]
-    who = "from " + ", ".join(names) if names else ""
-    cost_basis = f"the largest call cost seen {who}" if costs else ""
-    tokens_basis = f"the largest call seen {who}" if tokens else ""
-    if not costs and usage.total.largest_cost_usd is not None:
-        costs, cost_basis = [usage.total.largest_cost_usd], "the largest call cost seen here"
-    if not tokens and usage.total.largest_tokens is not None:
-        tokens, tokens_basis = [usage.total.largest_tokens], "the largest call seen here"
+    pool = [usage.by_provider[p] for p in names] if names else [usage.total]
+    where = f"from {', '.join(names)}" if names else "here"
+    costs = [t.largest_cost_usd for t in pool if t.largest_cost_usd is not None]
+    tokens = [t.largest_tokens for t in pool if t.largest_tokens is not None]
     return CallEstimate(
-        max(costs, default=0.0), max(tokens, default=0), cost_basis.strip(), tokens_basis.strip()
+        max(costs, default=0.0),
+        max(tokens, default=0),
+        f"the largest call cost seen {where}" if costs else "",
+        f"the largest call seen {where}" if tokens else "",
+        bool(names),
     )
 
 
