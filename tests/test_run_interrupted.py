@@ -100,7 +100,7 @@ def test_runs_without_a_stop_from_elsewhere_or_older_versions(isolated: Path) ->
     assert [len(r.rounds) for r in d.runs] == [2, 1]
     first, latest = run_state(d.runs, 0), run_state(d.runs)
     assert first.state == "interrupted" and "a later run started after it" in first.why
-    assert latest.state == "unknown" and "older version" in latest.why
+    assert latest.state == "unknown" and "does not record its process" in latest.why
     # Another machine's run: its process cannot be checked from here.
     elsewhere = "<!-- ROUND: 1 | phase: initial_feedback | order: architect | run: 3 | host: 0000 | pid: 1 -->\n"
     d = _blocks(path, elsewhere)

@@ -8,10 +8,12 @@ writes no stop, so a run without its ``RUN-STOP`` is one of:
 
 * ``running``      started on this machine and its process is alive;
 * ``interrupted``  started on this machine and its process is gone; or a later run started
-  after it (then it ended, whatever machine it ran on); or a later run recorded its end (the
-  next `discussions run` on the machine that ran it writes ``RUN-STOP: interrupted`` for it);
+  after it (then it ended, whatever machine it ran on);
 * ``unknown``      started on another machine (or written before runs carried their identity)
   and nothing came after it: it may be running there or may have been killed.
+
+The next `discussions run` on the machine that ran an interrupted run writes its stop for it
+(``RUN-STOP: interrupted`` with that run's identity), so the file says so on every machine.
 
 Only the file is read, plus, for a run of this machine, whether its process exists: no lock
 or pid file. A process number reused by another program after the kill makes the run look
@@ -191,19 +193,22 @@ def run_state(runs: Sequence[RunRecord], index: int = -1) -> RunState:
     run = runs[index]
     if run.stop is not None:
         return RunState(run, "stopped")
+    later = [r for r in runs if r.rounds and r.line > run.line]  # runs, not a turn's stop
     if run.host and run.host == host_id() and run.pid is not None:
-        if process_alive(run.pid):
-            if not any(r.line > run.line and (r.host, r.pid) == (run.host, run.pid) for r in runs):
-                return RunState(run, "running", f"process {run.pid} on this machine")
-        else:
+        if not process_alive(run.pid):
             return RunState(
                 run, "interrupted", f"no stop record; process {run.pid} on this machine is gone"
             )
-    if any(r.line > run.line for r in runs):
+        if not any((r.host, r.pid) == (run.host, run.pid) for r in later):
+            return RunState(run, "running", f"process {run.pid} on this machine")
+    if later:
         return RunState(run, "interrupted", "no stop record; a later run started after it")
-    where = "on another machine" if run.host else "by an older version"
+    if run.host:
+        return RunState(
+            run, "unknown", "no stop record; started on another machine: running there or not"
+        )
     return RunState(
-        run, "unknown", f"no stop record; started {where}: running there or interrupted"
+        run, "unknown", "no stop record; written by a version that does not record its process"
     )
 
 
