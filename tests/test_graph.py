@@ -228,7 +228,7 @@ def test_fallback_end_stops_the_run_with_its_resolution(stand_in, isolated: Path
     text = (isolated / "discussions" / "flow.md").read_text()
     assert "<!-- FALLBACK: end | phase: review | rounds: 2 -->" in text
     assert "*Phase 'review' used its 2 rounds; fallback: end. Shelved until the next planning meeting.*" in text
-    assert "<!-- RUN-STOP: ended | rounds: 3 -->" in text
+    assert "<!-- RUN-STOP: ended | rounds: 3 | run: 1 | " in text
     assert json.loads(out(run("status", "flow.md", "--json")))["run"]["stopped"] == "ended"
 
 

@@ -124,7 +124,7 @@ def test_max_calls_stops_a_sequential_run_half_way(clis: Path, isolated: Path) -
     assert res["stopped"] == "budget" and res["rounds"] == 1
     d = Discussion.load(isolated / "discussions" / "rollout.md")
     assert len([c for c in d.comments if "provider" in c.meta]) == 1
-    assert "<!-- RUN-STOP: budget | rounds: 1 -->" in d.path.read_text(encoding="utf-8")
+    assert "<!-- RUN-STOP: budget | rounds: 1 | run: 1 | " in d.path.read_text(encoding="utf-8")
     usage = json_of(run("status", "rollout.md", "--json"))["usage"]
     assert isinstance(usage, dict) and usage["calls"] == 1
 
@@ -263,7 +263,7 @@ def test_replay_takes_its_position_from_the_file_across_processes(isolated: Path
         ("replay:./src.md", "Third recorded answer."),
     ]
     assert Discussion.load(target).comments[-1].vote == "READY"
-    assert "<!-- PASS: AI-Architect | provider: replay:src.md -->" in target.read_text()
+    assert "<!-- PASS: AI-Architect | provider: replay:src.md |" in target.read_text()
     before = target.read_bytes()
     past = _cli(isolated, "turn", "f.md", "@architect", "--provider", "replay:src.md")
     assert past.returncode == 1

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from . import format as fmt
 from . import storage
 from .derive import body_digest
+from .errors import OverBudget
 from .motions import Motion, tally
 from .prompts import build_prompt
 from .providers.command import terminate_all
@@ -275,6 +276,9 @@ def _collect(
     locked append once all are in."""
     if not asked:
         return []
+    refusal = runner.budget_refusal(d, asked, provider)
+    if refusal is not None:
+        raise OverBudget(refusal)  # the turn records the stop
     prompts = [(p, build_prompt(d, p, callout)[0]) for p in asked]
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
         futures = [
@@ -304,7 +308,7 @@ def _compose(
 ) -> tuple[ParticipantOutcome, str | None]:
     """Ask one participant; return the outcome and the comment block to append to `file`
     (None when there is nothing to write)."""
-    from .runner import ParticipantOutcome, _clean_meta
+    from .runner import ParticipantOutcome, _clean_meta, _usage_meta
 
     outcome = ParticipantOutcome(participant.alias, participant.name)
     started = time.monotonic()
@@ -324,6 +328,7 @@ def _compose(
     if outcome.attempts:
         failed = [_clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
         meta.append("failed: " + "; ".join(failed))
+    meta.extend(_usage_meta(outcome)[1:])  # what the call reported: counted by the budget
     meta.append(f"digest: {digest}")
     outcome.status = "posted"
     return outcome, fmt.render_comment(participant.name, comment, meta=" | ".join(meta))

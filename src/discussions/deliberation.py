@@ -13,7 +13,14 @@ transitions, a decided status). The run stops on the first of:
 * ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay);
 * ``ballots``     a motion waits for people (``consensus.human_required``): a second, or ballots.
 * ``budget``      the next call would go past the budget (`usage.Budget`); the turn writes the
-  ``RUN-STOP: budget`` block with the reason.
+  ``RUN-STOP: budget`` block with the reason;
+* ``error``       an unexpected error (the error is raised after the stop is written).
+
+A run is numbered in its file (run 1, 2, ...) and every ``ROUND`` and ``RUN-STOP`` it writes
+carries its identity (`runlog.identity`): rounds are numbered within a run, and a reader sees
+"Run 2, round 1". A run killed outright writes no stop; the next run on the same machine
+records that run's end (``RUN-STOP: interrupted``) before its own first round, and `status`
+tells a run that is still going from one whose process is gone (`runlog.run_state`).
 
 A phase's ``max_rounds`` used up in a phase that is not a voting phase and has a next phase moves
 the discussion on (the way a chair moves from discussion to the vote); anywhere else it ends the
@@ -24,6 +31,7 @@ shows them and nothing lives elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -33,13 +41,14 @@ from typing import Any
 from . import chair, phases
 from . import format as fmt
 from .model import Discussion
+from .runlog import RunRecord, identity, interrupted_runs, next_number
 from .runner import Runner, TurnResult
 from .turns import select_participants
 from .usage import render_budget_stop
 
 STOP_REASONS = (
     "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
-    "budget",
+    "budget", "error",
 )
 GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 DEFAULT_MAX_ROUNDS = 5
@@ -54,6 +63,7 @@ _STOP_TEXT = {
     "max_transitions": "the phase transition limit was reached",
     "ballots": "a motion waits for the humans (a second, or their ballots)",
     "budget": "the budget is used up",
+    "error": "an error ended it",
 }
 
 
@@ -107,18 +117,39 @@ class RunResult:
 # --------------------------------------------------------------------------- what is written
 
 
-def render_round(n: int, phase: str, order: Sequence[str], seed: int | None) -> str:
+def render_round(
+    n: int, phase: str, order: Sequence[str], seed: int | None, run: int | None = None
+) -> str:
     args = f"{n} | phase: {phase} | order: {', '.join(order)}"
     if seed is not None:
         args += f" | seed: {seed}"
-    return f"<!-- ROUND: {args} -->\n\n*Round {n} ({phase}): {', '.join(order)}*\n"
+    label = f"Round {n}"
+    if run is not None:
+        args += f" | {identity(run)}"
+        label = f"Run {run}, round {n}"
+    return f"<!-- ROUND: {args} -->\n\n*{label} ({phase}): {', '.join(order)}*\n"
 
 
-def render_stop(reason: str, rounds: int) -> str:
+def render_stop(reason: str, rounds: int, run: int | None = None) -> str:
     plural = "s" if rounds != 1 else ""
+    tag = f" | {identity(run)}" if run is not None else ""
+    who = f"Run {run}" if run is not None else "Run"
     return (
-        f"<!-- RUN-STOP: {reason} | rounds: {rounds} -->\n\n"
-        f"*Run stopped after {rounds} round{plural}: {_STOP_TEXT[reason]}.*\n"
+        f"<!-- RUN-STOP: {reason} | rounds: {rounds}{tag} -->\n\n"
+        f"*{who} stopped after {rounds} round{plural}: {_STOP_TEXT[reason]}.*\n"
+    )
+
+
+def render_lost_stop(run: RunRecord, by: int) -> str:
+    """The stop a run killed outright could not write, recorded by run `by` of this machine
+    (with the killed run's own identity, so it reads as that run's stop)."""
+    key = run.key or ("", "", "")
+    n = len(run.rounds)
+    return (
+        f"<!-- RUN-STOP: interrupted | rounds: {n} | run: {key[0]} | host: {key[1]} "
+        f"| pid: {key[2]} -->\n\n"
+        f"*Run {run.number} stopped after {n} round{'s' if n != 1 else ''}: interrupted (its "
+        f"process ended without recording a stop; noted by run {by}).*\n"
     )
 
 
@@ -184,11 +215,14 @@ def run_discussion(
     if d._workspace is None:
         d._workspace = runner.workspace
     chosen = [p.alias for p in select_participants(d, participants or ())]
+    if provider:
+        runner.providers.get(provider)  # unknown or untrusted: fail before a round is written
     shuffle_seed = seed if seed is not None else int(time.time() * 1000) % 1_000_000
     result = RunResult(file=str(d.path), seed=shuffle_seed if sequential else 0)
     limit = rounds if rounds is not None else _config_rounds(d)
     in_phase = 0  # rounds finished in the current phase
     stop: str | None = None
+    number = _start(d)
     try:
         while stop is None:
             if result.rounds >= limit:
@@ -198,20 +232,24 @@ def run_discussion(
             if sequential and result.rounds >= 1:
                 random.Random(f"{shuffle_seed}:{result.rounds + 1}").shuffle(order)
             n = result.rounds + 1
-            refusal = runner.budget_refusal(d, 1 if sequential else len(order))
-            if refusal is not None:  # no round that could not make its first call
-                d.add_block(render_budget_stop(refusal, result.rounds))
-                d.save()
-                result.budget_stop = refusal
-                stop = "budget"
+            first = order[:1] if sequential else order
+            if _budget_refuses(runner, d, first, provider, result, number):
+                stop = "budget"  # no round that could not make its first calls
                 break
-            d.add_block(render_round(n, d.phase, order, shuffle_seed if sequential else None))
+            seed_shown = shuffle_seed if sequential else None
+            d.add_block(render_round(n, d.phase, order, seed_shown, number))
             d.save()
+            result.rounds = n  # written: it counts, whatever happens next
             _emit(on_round, RoundEvent("round", n, d.phase, order))
-            result.rounds = n
             before = d.phase
             turn = runner.run_turn(
-                d, order, callout, provider=provider, sequential=sequential, budget_rounds=n
+                d,
+                order,
+                callout,
+                provider=provider,
+                sequential=sequential,
+                budget_rounds=n,
+                run_tag=identity(number),
             )
             result.turns.append(turn)
             if turn.budget_stop is not None:  # the turn wrote the RUN-STOP block
@@ -225,10 +263,13 @@ def run_discussion(
                 in_phase = 0  # the chair moved the discussion on
     except KeyboardInterrupt:
         stop = "interrupted"
+    except BaseException:
+        with contextlib.suppress(Exception):  # the error that ended the run is the one to see
+            _record_stop(d, "error", result.rounds, number)
+        raise
     d.reload()
     if stop != "budget":
-        d.add_block(render_stop(stop, result.rounds))
-        d.save()
+        _record_stop(d, stop, result.rounds, number)
     result.stopped = stop
     result.escalation = (
         positions(d) if stop in ("max_rounds", "escalated", "max_transitions") else []
@@ -238,6 +279,43 @@ def run_discussion(
     result.consensus = d.consensus_result.to_dict()
     _emit(on_round, RoundEvent("stop", result.rounds, d.phase, reason=stop))
     return result
+
+
+def _budget_refuses(
+    runner: Runner,
+    d: Discussion,
+    first: Sequence[str],
+    provider: str | None,
+    result: RunResult,
+    number: int,
+) -> bool:
+    """Whether the budget refuses a round's first calls (for `first`); the stop is written."""
+    upcoming = [d.workspace.participants.get(a) for a in first]
+    refusal = runner.budget_refusal(d, upcoming, provider)
+    if refusal is None:
+        return False
+    d.add_block(render_budget_stop(refusal, result.rounds, identity(number)))
+    d.save()
+    result.budget_stop = refusal
+    return True
+
+
+def _start(d: Discussion) -> int:
+    """This run's number; first the stops of this machine's runs killed without one."""
+    runs = d.runs
+    number = next_number(runs)
+    lost = interrupted_runs(runs)
+    for run in lost:
+        d.add_block(render_lost_stop(run, number))
+    if lost:
+        d.save()
+    return number
+
+
+def _record_stop(d: Discussion, reason: str, rounds: int, number: int) -> None:
+    d.reload()
+    d.add_block(render_stop(reason, rounds, number))
+    d.save()
 
 
 def _stop_after_round(d: Discussion, turn: TurnResult, in_phase: int) -> str | None:

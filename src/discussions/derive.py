@@ -24,6 +24,7 @@ from . import format as fmt
 from .diagnosis import Diagnosis, rule_diagnosis
 from .markers import Marker, extract
 from .motions import Motion, rule_motions, rule_passes
+from .runlog import RunRecord, group_runs
 
 if TYPE_CHECKING:
     from .participants import ParticipantRegistry
@@ -161,6 +162,8 @@ class State:
     """``PENDING:`` issues of each scorer's latest scored comment since the last reset."""
     rounds: list[RunMark] = field(default_factory=list)
     """``ROUND`` markers of the latest run."""
+    runs: list[RunRecord] = field(default_factory=list)
+    """Every run the file records, in the order they started (`runlog.group_runs`)."""
     stops: list[RunMark] = field(default_factory=list)
     """``RUN-STOP`` markers, in order."""
     escalation: RunMark | None = None
@@ -354,6 +357,7 @@ _SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)
 def rule_runs(s: State) -> None:
     """Rounds of the latest run, stops, and an escalation still waiting for a human."""
     registry = s.registry
+    marks: list[RunMark] = []
     for m in s.doc.engine_markers:
         if m.kind not in ("round", "run-stop", "escalation"):
             continue
@@ -365,13 +369,14 @@ def rule_runs(s: State) -> None:
                 fields[key.strip()] = val.strip()
         mark = RunMark(m.kind, m.line, value.strip(), fields)
         if m.kind == "round":
-            if mark.value == "1":
-                s.rounds = []
-            s.rounds.append(mark)
+            marks.append(mark)
         elif m.kind == "run-stop":
+            marks.append(mark)
             s.stops.append(mark)
         else:
             s.escalation = mark
+    s.runs = group_runs(marks)
+    s.rounds = list(s.runs[-1].rounds) if s.runs else []
     if s.escalation is None:
         return
     line = s.escalation.line

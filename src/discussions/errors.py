@@ -7,6 +7,7 @@
     ├── NotWritable             a write was refused: not a discussion, unresolved merge
     │                           conflict, a link out of the project, read-only, torn
     ├── Busy                    a turn or run is already going on in that discussion
+    ├── OverBudget              the next calls would go past the budget (none was made)
     ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
     ├── ReservedName            a person tried to sign with a participant's name
     ├── PhaseError              unknown phase, or no next phase to advance to
@@ -53,6 +54,10 @@ class NotWritable(DiscussionsError):
 
 class Busy(DiscussionsError):
     """A server refuses a second turn or run on a discussion while one is going on."""
+
+
+class OverBudget(DiscussionsError):
+    """The next calls would go past the budget (`usage.Budget`); none of them was made."""
 
 
 class InvalidVote(DiscussionsError):

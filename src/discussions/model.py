@@ -23,6 +23,7 @@ from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
 from .motions import Motion
 from .speakers import check_human_author
+from .runlog import RunRecord
 from .voting import ConsensusResult, calculate_consensus, score_consensus
 
 if TYPE_CHECKING:
@@ -271,6 +272,19 @@ class Discussion:
         return list(self._s.passes)
 
     @property
+    def pass_calls(self) -> list[tuple[str, dict[str, str]]]:
+        """(who, fields) of each ``PASS`` block: the call's ``provider``, ``tokens`` and
+        ``cost`` as the engine recorded them (none in blocks written before it did)."""
+        from .motions import marker_fields
+
+        found = []
+        for m in self._s.doc.engine_markers:
+            if m.kind == "pass":
+                fields = marker_fields(m.target)
+                found.append((fields.pop(""), fields))
+        return found
+
+    @property
     def concerns(self) -> list[Item]:
         return list(self._s.items["CONCERN"])
 
@@ -329,6 +343,11 @@ class Discussion:
     def rounds(self) -> list[RunMark]:
         """Rounds of the latest `discussions run`."""
         return list(self._s.rounds)
+
+    @property
+    def runs(self) -> list[RunRecord]:
+        """Every run the file records (`runlog`), in the order they started."""
+        return list(self._s.runs)
 
     @property
     def last_stop(self) -> RunMark | None:
@@ -564,12 +583,7 @@ class Discussion:
             "consensus_mode": self.consensus_mode,
             "scores": dict(s.scores),
             "pending_issues": [i.to_dict() for i in s.pending_issues],
-            "run": {
-                "rounds": len(s.rounds),
-                "round_lines": [r.line for r in s.rounds],
-                "stopped": s.stops[-1].value if s.stops else None,
-                "stop_line": s.stops[-1].line if s.stops else None,
-            },
+            "run": s.runs[-1].to_dict() if s.runs else RunRecord(0).to_dict(),
             "escalation": s.escalation.to_dict() if s.escalation else None,
             "diagnosis": s.diagnosis.to_dict(),
             "motions": [m.to_dict() for m in s.motions],

@@ -304,6 +304,11 @@ def _phase_lines(s: State) -> Callable[[int], str]:
     return phase_at
 
 
+def marker_fields(args: str) -> dict[str, str]:
+    """The value and ``key: value`` fields of an engine marker's arguments (see `_fields`)."""
+    return _fields(args)
+
+
 def _fields(args: str) -> dict[str, str]:
     """``passed | yes: 2 | line: 12`` -> {"": "passed", "yes": "2", "line": "12"}."""
     value, _, rest = args.partition("|")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from . import format as fmt
 from . import phases, storage
 from .derive import body_digest
-from .errors import DiscussionsError, ProviderError
+from .errors import DiscussionsError, OverBudget, ProviderError
 from .markers import extract
 from .model import Discussion
 from .participants import Participant
@@ -36,7 +36,13 @@ from .providers.usage import UNKNOWN, Usage
 from .responses import parse_response
 from .streamevents import stream_reporter
 from .turns import select_participants
-from .usage import Budget, configured_budget, discussion_usage, render_budget_stop
+from .usage import (
+    Budget,
+    configured_budget,
+    discussion_usage,
+    estimate_call,
+    render_budget_stop,
+)
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -166,14 +172,21 @@ class TurnEvent:
     """For ``chunk``: everything this provider has streamed so far."""
 
 
-def render_pass(name: str, provider: str | None = None) -> str:
+def render_pass(name: str, meta: Sequence[str] = ()) -> str:
     """The block recording that `name` passed (had nothing to add): an engine marker the parser
-    reads back (with the provider that answered, as a comment's record has it), and a line a
-    reader sees."""
+    reads back, with `meta` (``key: value`` parts: the call's provider and usage), and a line
+    a reader sees."""
     clean = _clean_field(name)
-    fields = f" | provider: {_clean_field(provider)}" if provider else ""
-    visible = f"*{fmt.visible_name(clean)} passed: nothing to add.*"
-    return f"<!-- PASS: {clean}{fields} -->\n\n{visible}\n"
+    args = " | ".join([clean, *(_clean_meta(part) for part in meta)])
+    return f"<!-- PASS: {args} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
+
+
+def _usage_meta(outcome: ParticipantOutcome) -> list[str]:
+    """``provider: ...`` and, but for the mock, the usage it reported (``tokens``, ``cost``)."""
+    parts = [f"provider: {outcome.provider}"]
+    if outcome.provider != "mock":
+        parts.extend(outcome.usage.meta_parts())
+    return parts
 
 
 def _clean_field(text: str) -> str:
@@ -337,7 +350,7 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            block = render_pass(participant.name, outcome.provider)
+            block = render_pass(participant.name, _usage_meta(outcome))
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
@@ -357,8 +370,7 @@ class Runner:
             )
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
-        if outcome.provider != "mock":
-            meta.extend(outcome.usage.meta_parts())
+        meta.extend(_usage_meta(outcome)[1:])
         meta.append(f"digest: {digest}")
         block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
         done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
@@ -375,14 +387,43 @@ class Runner:
 
     # -- a turn ---------------------------------------------------------------------------
 
-    def budget_refusal(self, d: Discussion, upcoming: int) -> str | None:
-        """Why `upcoming` more calls on `d` would go past the budget (`self.budget`, else the
-        configured ``budget:``), or None. Reads the file's totals as they stand."""
+    def budget_refusal(
+        self, d: Discussion, upcoming: Sequence[Participant], forced: str | None = None
+    ) -> str | None:
+        """Why calls for the `upcoming` participants, started together, would go past the
+        budget (`self.budget`, else the configured ``budget:``), or None. Reads the file's
+        totals as they stand; each call is estimated from the providers that may answer it
+        (`usage.estimate_call`)."""
         budget = self.budget if self.budget is not None else configured_budget(d)
         if budget.empty:
             return None
         d.reload()
-        return budget.refusal(discussion_usage(d).total, upcoming)
+        usage = discussion_usage(d)
+        estimates = (
+            [estimate_call(usage, self.provider_chain(p, forced)) for p in upcoming]
+            if budget.estimates
+            else []
+        )
+        return budget.refusal(usage.total, len(upcoming), estimates)
+
+    def unestimated(
+        self, d: Discussion, upcoming: Sequence[Participant], forced: str | None
+    ) -> bool:
+        """Whether a cost or token budget applies and some upcoming call has nothing to be
+        estimated from yet: no provider that may answer it has answered in this discussion,
+        and no other provider reported a figure."""
+        budget = self.budget if self.budget is not None else configured_budget(d)
+        if not budget.estimates:
+            return False
+        usage = discussion_usage(d)
+        for p in upcoming:
+            e = estimate_call(usage, self.provider_chain(p, forced))
+            if not e.seen and (
+                (budget.max_cost_usd is not None and not e.cost_basis)
+                or (budget.max_tokens is not None and not e.tokens_basis)
+            ):
+                return True
+        return False
 
     def run_turn(
         self,
@@ -394,13 +435,15 @@ class Runner:
         sequential: bool = False,
         council: bool = True,
         budget_rounds: int = 0,
+        run_tag: str = "",
     ) -> TurnResult:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
         `discussion`, append their answers, then apply the phase rules. With `council`, an open
         motion is then handled (`council.handle_motion`: seconds, sealed ballots, result).
         Before each call the budget is checked (`usage.Budget`); a call that would go past it
         is not made, the turn stops and a ``RUN-STOP: budget`` block (saying `budget_rounds`
-        rounds) records why."""
+        rounds, and carrying `run_tag`, the identity of the run the turn belongs to) records
+        why."""
         d = discussion
         if d.unsaved:
             d.save()
@@ -414,15 +457,18 @@ class Runner:
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
-        def over_budget(upcoming: int) -> bool:
-            """Stop before calls that would go past the budget; record why in the file."""
-            reason = self.budget_refusal(d, upcoming)
-            if reason is None:
-                return False
+
+        def budget_stop(reason: str) -> None:
             result.budget_stop = reason
-            block = render_budget_stop(reason, budget_rounds)
+            block = render_budget_stop(reason, budget_rounds, run_tag)
             storage.append(d.path, [block], root=d.workspace.config.base_dir)
-            return True
+
+        def over_budget(upcoming: Sequence[Participant]) -> bool:
+            """Stop before calls that would go past the budget; record why in the file."""
+            reason = self.budget_refusal(d, upcoming, provider)
+            if reason is not None:
+                budget_stop(reason)
+            return reason is not None
 
         def prepared(p: Participant) -> tuple[Participant, str, bool]:
             prompt, _ = build_prompt(d, p, callout)
@@ -432,44 +478,21 @@ class Runner:
         try:
             if sequential or len(chosen) == 1:
                 for p in chosen:
-                    if over_budget(1):
+                    if over_budget([p]):
                         break
                     d.reload()
-                    part, prompt, wants = prepared(p)
-                    outcome = self._answer(d, part, prompt, wants, provider)
-                    result.outcomes.append(outcome)
-                    self._emit(
-                        TurnEvent("done", p.alias, p.name, outcome.provider, outcome=outcome)
-                    )
-            elif over_budget(len(chosen)):
-                pass
+                    self._parallel(d, [prepared(p)], provider, result)
             else:
                 jobs = [prepared(p) for p in chosen]  # one snapshot for everyone
-                with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-                    futures = [
-                        pool.submit(self._answer, d, part, prompt, wants, provider)
-                        for part, prompt, wants in jobs
-                    ]
-                    try:
-                        by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
-                        outcomes: dict[str, ParticipantOutcome] = {}
-                        for fut in _as_completed(futures):
-                            part = by_future[fut]
-                            outcome = fut.result()
-                            outcomes[part.alias] = outcome
-                            self._emit(
-                                TurnEvent(
-                                    "done", part.alias, part.name, outcome.provider, outcome=outcome
-                                )
-                            )
-                        result.outcomes.extend(outcomes[part.alias] for part, _, _ in jobs)
-                    except KeyboardInterrupt:
-                        # Stop the providers before the pool waits for its workers; answers
-                        # already appended stay, nothing half-written is left.
-                        for f in futures:
-                            f.cancel()
-                        terminate_all()
-                        raise
+                # A cost or token budget with nothing yet to estimate a call from: one call
+                # goes first, and what it reports is the evidence for the others.
+                first = 1 if self.unestimated(d, chosen, provider) else 0
+                for group in (jobs[:first], jobs[first:]):
+                    if not group:
+                        continue
+                    if over_budget([part for part, _, _ in group]):
+                        break
+                    self._parallel(d, group, provider, result)
         except KeyboardInterrupt:
             terminate_all()
             raise
@@ -478,7 +501,11 @@ class Runner:
         if council:
             from .council import handle_motion
 
-            result.motion = handle_motion(self, d, provider=provider)
+            try:
+                result.motion = handle_motion(self, d, provider=provider)
+            except OverBudget as exc:  # seconds or ballots the budget cannot cover
+                if result.budget_stop is None:  # else the turn's stop says it already
+                    budget_stop(str(exc))
             d.reload()
         result.changes.extend(phases.settle(d))
         if self.workspace.config.summary_files:
@@ -494,6 +521,45 @@ class Runner:
         result.consensus = d.consensus_result.to_dict()
         return result
 
+
+    def _parallel(
+        self,
+        d: Discussion,
+        jobs: Sequence[tuple[Participant, str, bool]],
+        provider: str | None,
+        result: TurnResult,
+    ) -> None:
+        """Ask for `jobs` (participant, prompt, wants a vote) at once; outcomes into `result`
+        in the order of `jobs`, each reported (``done``) as it arrives."""
+        if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
+            part, prompt, wants = jobs[0]
+            outcome = self._answer(d, part, prompt, wants, provider)
+            result.outcomes.append(outcome)
+            self._emit(TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome))
+            return
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            futures = [
+                pool.submit(self._answer, d, part, prompt, wants, provider)
+                for part, prompt, wants in jobs
+            ]
+            try:
+                by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
+                outcomes: dict[str, ParticipantOutcome] = {}
+                for fut in _as_completed(futures):
+                    part = by_future[fut]
+                    outcome = fut.result()
+                    outcomes[part.alias] = outcome
+                    self._emit(
+                        TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome)
+                    )
+                result.outcomes.extend(outcomes[part.alias] for part, _, _ in jobs)
+            except KeyboardInterrupt:
+                # Stop the providers before the pool waits for its workers; answers already
+                # appended stay, nothing half-written is left.
+                for f in futures:
+                    f.cancel()
+                terminate_all()
+                raise
 
 NARRATIVE_CALLOUT = (
     "Write a narrative summary of this discussion for someone who has not read it: what is "

@@ -139,10 +139,15 @@ class TurnJob:
 
 
 def status_of(d: Discussion) -> dict[str, Any]:
-    """The state `status --json` prints: `Discussion.to_dict` and the usage reported so far."""
+    """The state `status --json` prints: `Discussion.to_dict`, the usage reported so far, and
+    the latest run with what became of it (`runlog.run_state`: running, interrupted...)."""
+    from .runlog import run_state
     from .usage import discussion_usage
 
-    return {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
+    data = {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
+    if d.runs:
+        data["run"] = run_state(d.runs).to_dict()
+    return data
 
 
 class DiscussionTools:

@@ -8,6 +8,7 @@ import click
 
 from ..errors import DiscussionExists
 from ..model import Discussion
+from ..runlog import run_state
 from .common import (
     default_author,
     display_path,
@@ -215,10 +216,8 @@ def render_status(d: Discussion, verbose: bool) -> None:
     verdict = style("reached", fg="green") if result.reached else "not reached"
     click.echo(f"Consensus: {verdict} ({printable(result.reason)})")
 
-    stop = d.last_stop
-    if d.rounds or stop is not None:
-        ran = f"Last run: {len(d.rounds)} round(s)"
-        say(ran + (f", stopped: {stop.value} (line {stop.line})" if stop else ", running"))
+    if d.runs:
+        say(run_state(d.runs).text())
     render_usage(d)
     from ..diagnosis import describe
 

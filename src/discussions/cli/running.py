@@ -59,7 +59,8 @@ class _RoundDisplay:
 @click.option(
     "--max-cost",
     type=click.FloatRange(min=0),
-    help="Stop before a call once this many dollars (as reported) are spent.",
+    help="Stop before calls the dollars left cannot cover (estimated from the largest call "
+    "reported in this discussion).",
 )
 @click.option(
     "--max-calls",
