@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .derive import Comment, Item
 from .model import Discussion
+from .rendering import comment_parser, preamble_markdown, visible_markdown
 from .voting import VOTES
 
 if TYPE_CHECKING:
@@ -33,10 +34,8 @@ if TYPE_CHECKING:
 
 # Characters HTML does not allow as text (and that could drive a terminal the page is printed on).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _CLASS_UNSAFE = re.compile(r"[^a-z0-9_-]+")
 _LINK_REL = "nofollow noopener noreferrer"
-_MARGINS = ("", " ", "  ", "   ")  # indented less than a code block
 
 CSS = """\
 :root {
@@ -135,11 +134,7 @@ def _markdown() -> MarkdownIt:
     """The one parser every page uses (made on first use: most commands never render HTML)."""
     global _md
     if _md is None:
-        from markdown_it import MarkdownIt
-
-        md = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(
-            ["table", "strikethrough"]
-        )
+        md = comment_parser()
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
         _md = md
@@ -171,31 +166,6 @@ def _esc(text: object) -> str:
 
 def _class(value: str) -> str:
     return _CLASS_UNSAFE.sub("-", value.lower()).strip("-")
-
-
-def visible_markdown(body: str) -> str:
-    """`body` without lines that are a whole HTML comment (``<!-- provider: ... -->``,
-    ``<!-- PHASE-TRANSITION: ... -->``): machine data the reader does not see on GitHub
-    either. Lines in fenced code are kept. One pass over the lines."""
-    if "<!--" not in body:
-        return body
-    kept: list[str] = []
-    fence = ""
-    for line in body.split("\n"):
-        if fence:
-            s = line.strip(" \t")
-            if s and s == fence[0] * len(s) and len(s) >= len(fence):
-                fence = ""
-        elif m := _FENCE.match(line):
-            fence = m.group(1)
-        else:
-            s = line.lstrip(" \t")
-            lead = line[: len(line) - len(s)]
-            s = s.rstrip(" \t")
-            if s.startswith("<!--") and s.endswith("-->") and len(s) >= 7 and lead in _MARGINS:
-                continue
-        kept.append(line)
-    return "\n".join(kept)
 
 
 def render_markdown(text: str) -> str:
@@ -352,14 +322,8 @@ def panel_html(d: Discussion) -> str:
 
 
 def _preamble(d: Discussion) -> str:
-    """The text before the first comment (the header lines are HTML comments and drop out),
-    without the title heading the page shows already."""
-    text = visible_markdown(d.preamble)
-    title_line = f"# {d.title}"
-    head, _, rest = text.lstrip("\n").partition("\n")
-    if head.rstrip() == title_line:
-        text = rest
-    return render_markdown(text)
+    """The text before the first comment, without the header lines and the title heading."""
+    return render_markdown(preamble_markdown(d))
 
 
 def _document(title: str, head: str, body: str, script: str) -> str:

@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
+    Collapsible,
     DataTable,
     Footer,
     Input,
@@ -34,6 +35,7 @@ from textual.widgets import (
 
 from ..errors import DiscussionsError
 from ..model import Discussion
+from ..rendering import comment_parser, preamble_markdown
 from ..workspace import Workspace
 from . import data
 
@@ -46,7 +48,8 @@ HELP = """\
 Browser: type to filter, [b]s[/b] cycles the status filter, [b]Enter[/b] opens,
   [b]n[/b] new discussion (ctrl+s creates), [b]p[/b] participants, [b]r[/b] reload, [b]q[/b] quits.
 Discussion: [b]c[/b] comment (ctrl+s posts), [b]t[/b] turn, [b]a[/b] advance phase,
-  [b]e[/b] edit in $EDITOR, [b]r[/b] reload, [b]Escape[/b] back.
+  [b]x[/b] shows or hides the context, [b]e[/b] edit in $EDITOR, [b]r[/b] reload,
+  [b]Escape[/b] back.
 Participants: [b]Enter[/b] view, [b]n[/b] new, [b]e[/b] edit, [b]d[/b] remove (user/project).
 The discussion view follows its file: changes by others appear within a second.
 """
@@ -281,6 +284,7 @@ class DiscussionScreen(Screen[None]):
         Binding("c", "compose", "Comment"),
         Binding("t", "turn", "Turn"),
         Binding("a", "advance", "Advance"),
+        Binding("x", "toggle_context", "Context"),
         Binding("e", "edit", "Edit"),
         Binding("r", "reload", "Reload"),
         Binding("p", "participants", "Participants"),
@@ -298,7 +302,10 @@ class DiscussionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal():
             with VerticalScroll(id="comments"):
-                yield Markdown("", id="body")
+                yield Markdown("", id="heading", parser_factory=comment_parser)
+                with Collapsible(title="Context", id="context-box", collapsed=False):
+                    yield Markdown("", id="context", parser_factory=comment_parser)
+                yield Markdown("", id="body", parser_factory=comment_parser)
             with VerticalScroll(id="side"):
                 yield Static("", id="panel")
         yield Footer()
@@ -331,9 +338,27 @@ class DiscussionScreen(Screen[None]):
             panel.update(f"[b red]Cannot read this file[/b red]\n\n{data._esc(str(exc))}")
             return
         self.discussion = d
+        self.show_context(d)
         self.query_one("#body", Markdown).update(body)
         panel.update(side)
         self.sub_title = d.title
+
+    def show_context(self, d: Discussion) -> None:
+        """The title, then the context (what is being discussed: the text before the first
+        comment), collapsible, above the comments. Updated only when it changed."""
+        heading = self.query_one("#heading", Markdown)
+        if heading.source != f"# {d.title}":
+            heading.update(f"# {d.title}")
+        text = preamble_markdown(d)
+        box = self.query_one("#context-box", Collapsible)
+        box.display = bool(text.strip())
+        context = self.query_one("#context", Markdown)
+        if context.source != text:
+            context.update(text)
+
+    def action_toggle_context(self) -> None:
+        box = self.query_one("#context-box", Collapsible)
+        box.collapsed = not box.collapsed
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import DiscussionsError
 from ..model import Discussion
+from ..rendering import visible_markdown
 from ..workspace import Workspace
 
 
@@ -88,8 +89,9 @@ def ago(stamp: float, now: float | None = None) -> str:
 
 
 def comments_markdown(d: Discussion) -> str:
-    """The comments as one markdown document: a heading per comment with author, vote, provider."""
-    parts: list[str] = [f"# {d.title}", ""]
+    """The comments as one markdown document: a heading per comment with author, vote, provider.
+    Read with `rendering.comment_parser` (line breaks kept, so every marker line shows)."""
+    parts: list[str] = []
     if not d.comments:
         parts.append("*No comments yet. Press `c` to write one or `t` to run a turn.*")
     for c in d.comments:
@@ -99,7 +101,7 @@ def comments_markdown(d: Discussion) -> str:
         provider = c.meta.get("provider") if c.meta else None
         if provider:
             head += f"  *(via {provider})*"
-        parts += [head, "", c.body.strip(), "", "---", ""]
+        parts += [head, "", visible_markdown(c.body).strip(), "", "---", ""]
     return "\n".join(parts)
 
 
