@@ -335,3 +335,32 @@ async def test_the_context_shows_above_the_comments_and_folds(isolated: Path) ->
             pilot,
             lambda: "Users need to log in." in [x.strip() for x in comments_column(app)],
         )
+
+
+async def test_a_turn_without_any_ai_cli_says_so_once(
+    isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable)]))
+    path = new("Auth flow")
+    app = app_for(path)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, DiscussionScreen))
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TurnScreen))
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        assert isinstance(screen, TurnScreen)
+        await until(pilot, lambda: bool(screen.query("#summary")), timeout=20)
+        panels = [str(p.render()) for p in screen.panels.values()]
+        assert len(panels) == 3 and all("posted via mock in" in p for p in panels), panels
+        assert not any("not installed" in p or "✗" in p for p in panels), panels
+        notes = screen.query("#turn-note")
+        assert len(notes) == 1
+        text = str(notes.first(Static).render())
+        assert "No AI CLI is installed" in text and "install Claude Code" in text
+        box = screen.query_one("#answers")
+        assert box.children[0].id == "turn-note"

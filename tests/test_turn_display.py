@@ -546,3 +546,49 @@ def test_live_frame_on_a_stream_redraws_in_place() -> None:
     assert re.fullmatch(r"discussions turn: 1/1 done in \d+\.\ds", screen.text[0])
     assert screen.text[1:] == ["  ✓ A     1.5s  READY    p", ""]
     assert out.endswith("\x1b[?25h")
+
+
+# -- no AI CLI installed: one note per turn -------------------------------------------------
+
+NO_CLI = "No AI CLI is installed (claude-sonnet needs `claude`)"
+
+
+@pytest.fixture
+def no_ai_cli(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """PATH without any AI CLI (this Python's folder and the system's basics only)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to("/usr/bin/git")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent)]))
+    assert run("new", "Auth", "--context", "Users need to log in.").exit_code == 0  # type: ignore[attr-defined]
+    return isolated
+
+
+def test_no_ai_cli_is_said_once_per_turn_in_plain_lines(no_ai_cli: Path) -> None:
+    r = run("turn", "auth.md", "@architect", "@security", "@pragmatist")
+    out = r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 0, out  # type: ignore[attr-defined]
+    notes = [line for line in out.splitlines() if NO_CLI in line]
+    assert len(notes) == 1, out
+    assert notes[0].startswith("Note: ") and "install Claude Code (`claude`)" in notes[0]
+    assert "providers.default in discussions.yaml" in notes[0]
+    assert "not installed" not in out and "no configured provider left" not in out
+    assert "(claude-sonnet)..." not in out
+    assert out.count("Invoking ") == 3 and out.count("posted via mock in ") == 3
+    # A run says it once, not once per round.
+    r = run("run", "auth.md", "--rounds", "2")
+    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    assert r.output.count(NO_CLI) == 1, r.output  # type: ignore[attr-defined]
+    assert "Round 2" in r.output and "not installed" not in r.output  # type: ignore[attr-defined]
+
+
+def test_no_ai_cli_live_rows_show_the_mock_and_one_note(no_ai_cli: Path) -> None:
+    run_ = run_in_terminal(["turn", "auth.md"], 100, env={"NO_COLOR": "1"})
+    assert run_.code == 0, run_.output
+    lines = final_screen(run_.output, 100).text
+    start = next(i for i, line in enumerate(lines) if line.startswith("discussions turn:"))
+    rows = lines[start + 1 : start + 4]
+    assert all(re.match(r"  ✓ AI-\w+ +\d+\.\ds +\w+ +mock$", row) for row in rows), rows
+    assert "not installed" not in run_.output and "nothing left" not in run_.output
+    notes = [line for line in lines if NO_CLI in line]
+    assert len(notes) == 1 and lines.index(notes[0]) > start + 3, lines

@@ -167,8 +167,13 @@ class Progress:
         *,
         color: bool | None = None,
         forced: str | None = None,
+        said: set[str] | None = None,
     ) -> None:
         self.stream = stream
+        self.said = set() if said is None else said
+        """Notes shown already (shared by the rounds of a run: each is said once)."""
+        self.notes: list[str] = []
+        """Notes to show under the final live frame."""
         self.hint = (
             f"--provider {forced} has no fallback; leave it out to use the provider chain"
             if forced
@@ -240,6 +245,12 @@ class Progress:
             row.started = time.monotonic()
         row.provider = ev.provider
         row.latest, row.heard = "", time.monotonic()
+        if ev.message and ev.message not in self.said:  # no AI CLI installed: said once
+            self.said.add(ev.message)
+            if self.live:
+                self.notes.append(f"Note: {ev.message}")
+            else:
+                self._line(f"Note: {ev.message}")
         if not self.live:
             self._line(f"Invoking {ev.name} ({ev.provider})...")
 
@@ -272,11 +283,12 @@ class Progress:
     def hints(self) -> list[str]:
         """Lines shown under the final frame: what to do about participants left without
         any provider."""
+        lines = [printable(note) for note in self.notes]
         stuck = [r.name for r in self.rows.values() if r.nothing_left and r.done and _failed(r)]
-        if not stuck:
-            return []
-        names = ", ".join(stuck)
-        return [printable(f"No configured provider left to try for {names}: {self.hint}.")]
+        if stuck:
+            names = ", ".join(stuck)
+            lines.append(printable(f"No configured provider left to try for {names}: {self.hint}."))
+        return lines
 
     def frame(self, width: int) -> list[str]:
         """The lines of the live display at `width` columns (styled, each fitting)."""
@@ -396,7 +408,8 @@ def outcome_text(o: ParticipantOutcome) -> str:
     """One line about a participant's outcome (plain output and the error summary)."""
     if o.status == "posted":
         vote = f", VOTE: {o.vote}" if o.vote else ""
-        via = f"{o.provider} after {_failures(o)} failed" if o.attempts else f"{o.provider}"
+        failed = o.attempts and not o.mock_fallback  # the note said why the mock answered
+        via = f"{o.provider} after {_failures(o)} failed" if failed else f"{o.provider}"
         return f"posted via {via} in {o.duration:.1f}s{vote}"
     if o.status == "no_response":
         return f"nothing to add ({o.provider}, {o.duration:.1f}s)"

@@ -26,6 +26,8 @@ class _RoundDisplay:
         self.live = live
         self.forced = forced
         self.current: Progress | None = None
+        self.said: set[str] = set()
+        """Notes shown already: each is said once per run, not once per round."""
 
     def round(self, ev: RoundEvent) -> None:
         self.close()
@@ -34,7 +36,9 @@ class _RoundDisplay:
         registry = self.d.workspace.participants
         expected = [(a, registry.get(a).name) for a in ev.order]
         say(f"Round {ev.round} ({ev.phase})", err=self.stream is sys.stderr)
-        self.current = Progress(self.stream, self.live, expected, forced=self.forced)
+        self.current = Progress(
+            self.stream, self.live, expected, forced=self.forced, said=self.said
+        )
         self.current.__enter__()
 
     def __call__(self, ev: TurnEvent) -> None:

@@ -11,7 +11,7 @@ import click
 from ..model import Discussion
 from ..runner import Runner, TurnResult
 from ..turns import select_participants
-from .common import echo_json, printable, resolve_file, say, style, workspace
+from .common import echo_json, resolve_file, say, workspace
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -128,17 +128,6 @@ def _summary(result: TurnResult) -> None:
     for o in result.outcomes:
         for note in o.notes:
             say(f"Note: {o.name}: {note}")
-    mocked = [o for o in result.outcomes if o.mock_fallback]
-    if mocked:
-        tried = sorted({a.provider for o in mocked for a in o.attempts})
-        click.echo(
-            style("Note:", fg="yellow")
-            + printable(
-                f" no AI CLI from the provider chain is installed ({', '.join(tried)}); the"
-                " built-in mock provider answered. Install one, or set providers.default in"
-                " discussions.yaml (see `discussions providers list`)."
-            )
-        )
     if result.motion is not None:
         say(_motion_line(result.motion))
     for c in result.changes:

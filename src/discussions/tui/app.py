@@ -507,6 +507,8 @@ class TurnScreen(Screen[None]):
         callout = self.query_one("#callout", Input).value.strip() or None
         box = self.query_one("#answers", VerticalScroll)
         box.remove_children()
+        self.panels.clear()
+        self.failures.clear()
         for alias in who:
             panel = Static(f"@{alias}: waiting", classes="answer", id=f"ans-{alias}")
             self.panels[alias] = panel
@@ -540,6 +542,8 @@ class TurnScreen(Screen[None]):
         if ev.kind == "start":
             self.status[ev.alias] = f"asking {ev.provider}…"
             self.texts[ev.alias] = ""
+            if ev.message:
+                self.note(ev.message)
         elif ev.kind == "chunk":
             self.texts[ev.alias] = ev.text
         elif ev.kind == "attempt_failed":
@@ -555,6 +559,14 @@ class TurnScreen(Screen[None]):
         failed = [f"[red]✗ {data._esc(m)}[/red]" for m in self.failures.get(ev.alias, [])]
         body = data._esc(self.texts.get(ev.alias, "")[-3000:])
         panel.update("\n".join([head, *failed, body]))
+
+    def note(self, text: str) -> None:
+        """A note about the whole turn (no AI CLI installed), shown once above the answers."""
+        if self.query("#turn-note"):
+            return
+        box = self.query_one("#answers", VerticalScroll)
+        note = Static(text, id="turn-note", markup=False)
+        box.mount(note, before=0 if box.children else None)
 
     def finished(self, summary: str) -> None:
         self.running = False
@@ -703,6 +715,7 @@ class DiscussionsApp(App[None]):
     #setup { height: auto; max-height: 50%; }
     #who { height: auto; max-height: 10; }
     .answer { border: round $secondary; padding: 0 1; margin-bottom: 1; }
+    #turn-note { color: $warning; padding: 0 1; margin-bottom: 1; }
     """
     BINDINGS = [Binding("question_mark", "help", "Help")]
 
