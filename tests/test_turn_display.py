@@ -289,6 +289,22 @@ def test_term_dumb_gets_plain_lines(isolated: Path, providers_file, tmp_path: Pa
     assert "(model overloaded \\x1b]0;PWNED\\x07\\x1b[2J); trying the next provider" in out
 
 
+@pytest.mark.parametrize("command", ["turn", "run"])
+def test_no_progress_gives_plain_lines_on_a_terminal(
+    command: str, isolated: Path, providers_file, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    gate = setup_turn(isolated, providers_file, tmp_path)
+    gate.touch()
+    args = [command, "auth.md", "@architect", "@security", "--no-progress"]
+    args += ["--rounds", "1"] if command == "run" else []
+    run_ = run_in_terminal(args, 80, env={"NO_COLOR": ""})
+    out, code = run_.output, run_.code
+    assert code == 0, out
+    assert not re.search(r"\x1b\[(\d*[FJK]|\?25)", out), out  # nothing redrawn in place
+    assert "Invoking AI-Architect (quick)..." in out
+    assert "discussions turn:" not in out
+
+
 def test_failed_participant_shows_what_to_do(
     isolated: Path, providers_file, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
