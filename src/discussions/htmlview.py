@@ -62,6 +62,8 @@ a { color: var(--accent); }
 header.top { padding: 1rem 1.5rem; border-bottom: 1px solid var(--line); }
 header.top h1 { margin: 0 0 .25rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
 header.top .state { margin: 0; color: var(--muted); }
+header.top nav { margin: 0 0 .35rem; font-size: .9rem; }
+.consensus-reached { color: var(--ready); font-weight: 600; }
 .layout {
   display: grid; grid-template-columns: minmax(0, 1fr) 20rem; gap: 1.5rem;
   max-width: 80rem; margin: 0 auto; padding: 1rem 1.5rem 3rem;
@@ -335,9 +337,12 @@ def _document(title: str, head: str, body: str, script: str) -> str:
     )
 
 
-def discussion_page(d: Discussion, *, head: str = "", controls: str = "", script: str = "") -> str:
-    """The whole page for `d`. `head`, `controls` and `script` are the caller's own HTML,
-    inserted as they are; without them the page is static and needs no script (the export)."""
+def discussion_page(
+    d: Discussion, *, head: str = "", controls: str = "", script: str = "", nav: str = ""
+) -> str:
+    """The whole page for `d`. `head`, `controls`, `script` and `nav` (links above the title)
+    are the caller's own HTML, inserted as they are; without them the page is static and needs
+    no script (the export)."""
     comments = d.comments
     info = d.phase_info
     # Always there (the live page fills it in when the phase changes); the dash inside.
@@ -345,6 +350,7 @@ def discussion_page(d: Discussion, *, head: str = "", controls: str = "", script
     phase_title = f'<span id="phase-title">{_esc(titled)}</span>'
     parts = [
         '<header class="top">',
+        nav,
         f'<h1 id="title">{_esc(d.title)}</h1>',
         f'<p class="state">Phase <span id="phase">{_esc(d.phase)}</span>{phase_title} · '
         f'Status <span id="status" class="status status-{_class(d.status)}">'
@@ -369,7 +375,7 @@ _LIST_COLUMNS = (
     ("title", "Title"),
     ("phase", "Phase"),
     ("status", "Status"),
-    ("consensus", "Consensus"),
+    ("consensus_summary", "Consensus"),
     ("questions", "Open questions"),
     ("changed", "Last change"),
     ("comments", "Comments"),
@@ -384,6 +390,9 @@ def _list_cell(row: dict[str, Any], key: str) -> str:
         return f'<td><a href="{_esc(row["href"])}">{_esc(value)}</a></td>'
     if key == "status":
         return f'<td><span class="status status-{_class(str(value))}">{_esc(value)}</span></td>'
+    if key == "consensus_summary":
+        reached = " consensus-reached" if str(value).startswith("reached") else ""
+        return f'<td><span class="consensus{reached}">{_esc(value)}</span></td>'
     if key == "changed":
         shown = str(value).replace("T", " ")[:16]
         return f'<td><time datetime="{_esc(value)}">{_esc(shown)}</time></td>'
@@ -391,10 +400,16 @@ def _list_cell(row: dict[str, Any], key: str) -> str:
 
 
 def list_page(
-    rows: list[dict[str, Any]], *, head: str = "", script: str = "", title: str = "Discussions"
+    rows: list[dict[str, Any]],
+    *,
+    head: str = "",
+    script: str = "",
+    title: str = "Discussions",
+    controls: str = "",
 ) -> str:
     """A page listing discussions, one table row per `rows` entry (keys: file, title, phase,
-    status, consensus, questions, changed, comments, href; whichever are present)."""
+    status, consensus_summary, questions, changed, comments, href; whichever are present).
+    `controls` is the caller's HTML (the web view's new-discussion form), above the table."""
     header = "".join(f'<th scope="col">{label}</th>' for _, label in _LIST_COLUMNS)
     body = "".join(
         f'<tr data-file="{_esc(row.get("file", ""))}">'
@@ -405,6 +420,7 @@ def list_page(
     page = (
         f'<header class="top"><h1 id="title">{_esc(title)}</h1></header>\n'
         '<main class="list-page">\n'
+        f"{controls}"
         '<input id="filter" type="search" aria-label="Filter" placeholder="Filter">\n'
         f'<table id="discussions" class="list"><thead><tr>{header}</tr></thead>'
         f"<tbody>{body}</tbody></table>\n"

@@ -36,12 +36,7 @@ class Summary:
 
 
 def consensus_text(d: Discussion) -> str:
-    c = d.consensus_result
-    if c.reached:
-        return f"reached: {c.outcome}"
-    if c.outcome is None:
-        return "no votes"
-    return f"{c.outcome}, not reached"
+    return d.consensus_result.summary
 
 
 def summarise(path: Path, ws: Workspace) -> Summary | None:
