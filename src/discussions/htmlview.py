@@ -125,7 +125,15 @@ input[type=search] { width: 100%; max-width: 28rem; padding: .45rem .6rem; margi
   aside#panel { position: static; max-height: none; }
   header.top { padding: .75rem; }
   .list-page { padding: .75rem; }
-  table.list { display: block; overflow-x: auto; }
+  /* The list as cards: a row per discussion, each value after its column's name. */
+  table.list, table.list tbody { display: block; }
+  table.list thead { display: none; }
+  table.list tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  table.list td { display: inline; border: 0; padding: 0; }
+  table.list td:first-child { display: block; font-weight: 600; margin-bottom: .2rem; }
+  table.list td:not(:first-child)::before { content: attr(data-label) ": ";
+    color: var(--muted); font-size: .85rem; }
+  table.list td:not(:first-child):not(:last-child)::after { content: " · "; color: var(--muted); }
 }
 """
 
@@ -382,21 +390,25 @@ _LIST_COLUMNS = (
 )
 
 
-def _list_cell(row: dict[str, Any], key: str) -> str:
+def _list_cell(row: dict[str, Any], key: str, label: str) -> str:
+    return f'<td data-label="{_esc(label)}">{_list_value(row, key)}</td>'
+
+
+def _list_value(row: dict[str, Any], key: str) -> str:
     value = row.get(key)
     if value is None:
-        return "<td></td>"
+        return ""
     if key == "title" and row.get("href"):
-        return f'<td><a href="{_esc(row["href"])}">{_esc(value)}</a></td>'
+        return f'<a href="{_esc(row["href"])}">{_esc(value)}</a>'
     if key == "status":
-        return f'<td><span class="status status-{_class(str(value))}">{_esc(value)}</span></td>'
+        return f'<span class="status status-{_class(str(value))}">{_esc(value)}</span>'
     if key == "consensus_summary":
         reached = " consensus-reached" if str(value).startswith("reached") else ""
-        return f'<td><span class="consensus{reached}">{_esc(value)}</span></td>'
+        return f'<span class="consensus{reached}">{_esc(value)}</span>'
     if key == "changed":
         shown = str(value).replace("T", " ")[:16]
-        return f'<td><time datetime="{_esc(value)}">{_esc(shown)}</time></td>'
-    return f"<td>{_esc(value)}</td>"
+        return f'<time datetime="{_esc(value)}">{_esc(shown)}</time>'
+    return _esc(value)
 
 
 def list_page(
@@ -413,7 +425,7 @@ def list_page(
     header = "".join(f'<th scope="col">{label}</th>' for _, label in _LIST_COLUMNS)
     body = "".join(
         f'<tr data-file="{_esc(row.get("file", ""))}">'
-        + "".join(_list_cell(row, key) for key, _ in _LIST_COLUMNS)
+        + "".join(_list_cell(row, key, label) for key, label in _LIST_COLUMNS)
         + "</tr>"
         for row in rows
     )

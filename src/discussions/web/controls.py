@@ -49,6 +49,7 @@ CSS = """\
 #new-form button { margin-top: .75rem; padding: .45rem 1rem; border-radius: 6px;
   border: 1px solid var(--ready); background: var(--ready); color: #fff; cursor: pointer; }
 #new-form button:disabled { opacity: .6; cursor: progress; }
+#new-form #notice { margin: .5rem 0 0; }
 """
 
 BACK_LINK = '<nav><a id="to-list" href="/">&larr; All discussions</a></nav>'
