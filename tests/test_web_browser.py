@@ -338,7 +338,7 @@ def test_a_turn_started_from_the_page_streams_before_the_answer_is_complete(
             "return [r.top, r.bottom, window.innerHeight];",
             box,
         )
-        assert 0 <= top and bottom <= height, (top, bottom, height)
+        assert top >= 0 and bottom <= height, (top, bottom, height)
         screenshot(browser, tmp_path / "screenshots", "streaming-desktop", full=False)
         # On the page before it is in the file: the provider is still waiting for the gate.
         assert not gate.exists()
