@@ -314,7 +314,8 @@ async def test_the_context_shows_above_the_comments_and_folds(isolated: Path) ->
     r = CliRunner().invoke(cli, ["new", "Auth flow", "--context", context])
     assert r.exit_code == 0, r.output
     path = Path("discussions") / "auth-flow.md"
-    assert CliRunner().invoke(cli, ["comment", str(path), "First!", "--author", "Rob"]).exit_code == 0
+    posted = CliRunner().invoke(cli, ["comment", str(path), "First!", "--author", "Rob"])
+    assert posted.exit_code == 0
     app = app_for(path)
     async with app.run_test(size=(80, 40)) as pilot:
         await until(pilot, lambda: "Rob" in markdown_text(app))
@@ -358,9 +359,9 @@ async def test_a_turn_without_any_ai_cli_says_so_once(
         panels = [str(p.render()) for p in screen.panels.values()]
         assert len(panels) == 3 and all("posted via mock in" in p for p in panels), panels
         assert not any("not installed" in p or "✗" in p for p in panels), panels
-        notes = screen.query("#turn-note")
+        notes = screen.query(".turn-note")
         assert len(notes) == 1
         text = str(notes.first(Static).render())
         assert "No AI CLI is installed" in text and "install Claude Code" in text
         box = screen.query_one("#answers")
-        assert box.children[0].id == "turn-note"
+        assert "turn-note" in box.children[0].classes  # above the answers

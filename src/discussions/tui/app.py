@@ -471,6 +471,8 @@ class TurnScreen(Screen[None]):
         self.texts: dict[str, str] = {}
         self.status: dict[str, str] = {}
         self.failures: dict[str, list[str]] = {}
+        self.noted = False
+        """This turn's note (no AI CLI installed) is on screen."""
 
     def compose(self) -> ComposeResult:
         d = Discussion.load(self.path, self.ws)
@@ -509,6 +511,7 @@ class TurnScreen(Screen[None]):
         box.remove_children()
         self.panels.clear()
         self.failures.clear()
+        self.noted = False
         for alias in who:
             panel = Static(f"@{alias}: waiting", classes="answer", id=f"ans-{alias}")
             self.panels[alias] = panel
@@ -562,11 +565,12 @@ class TurnScreen(Screen[None]):
 
     def note(self, text: str) -> None:
         """A note about the whole turn (no AI CLI installed), shown once above the answers."""
-        if self.query("#turn-note"):
+        if self.noted:
             return
+        self.noted = True
         box = self.query_one("#answers", VerticalScroll)
-        note = Static(text, id="turn-note", markup=False)
-        box.mount(note, before=0 if box.children else None)
+        first = next((w for w in box.children if "answer" in w.classes), None)
+        box.mount(Static(text, classes="turn-note", markup=False), before=first)
 
     def finished(self, summary: str) -> None:
         self.running = False
@@ -715,7 +719,7 @@ class DiscussionsApp(App[None]):
     #setup { height: auto; max-height: 50%; }
     #who { height: auto; max-height: 10; }
     .answer { border: round $secondary; padding: 0 1; margin-bottom: 1; }
-    #turn-note { color: $warning; padding: 0 1; margin-bottom: 1; }
+    .turn-note { color: $warning; padding: 0 1; margin-bottom: 1; }
     """
     BINDINGS = [Binding("question_mark", "help", "Help")]
 
