@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.htmlview import comment_html, discussion_page, list_page, visible_markdown
+from discussions.htmlview import (
+    comment_html,
+    discussion_page,
+    list_page,
+    render_markdown,
+    visible_markdown,
+)
 from discussions.storage import is_derived
 
 from .conftest import code, out, run, script_command, write
@@ -308,3 +314,17 @@ def test_export_of_a_mock_discussion_made_by_the_cli(isolated: Path) -> None:
     page = Page(_export(isolated / "discussions" / "t.md", "--out", "-"))
     assert page.ids("article") == ["L" + str(Discussion.load("discussions/t.md").comments[0].line)]
     assert page.votes and "mock" in "".join(next(iter(page.article_text.values())))
+
+
+def test_marker_lines_stay_lines_of_their_own_in_every_view() -> None:
+    """One rule (`rendering.comment_parser`) for the web view, the export and the terminal
+    app: a line break inside a paragraph is kept, in the tokens, so no marker line is swallowed
+    by the bullet or sentence before it."""
+    from discussions.rendering import comment_parser
+
+    body = "Some thoughts:\n- point one\nQ: Is it safe?\nCONCERN: Costs too much"
+    html = render_markdown(body)
+    assert "<li>point one<br />\nQ: Is it safe?<br />\nCONCERN: Costs too much</li>" in html
+    inline = [t for t in comment_parser().parse(body) if t.type == "inline"]
+    kinds = [c.type for t in inline for c in t.children or []]
+    assert "softbreak" not in kinds and kinds.count("hardbreak") == 2

@@ -119,7 +119,7 @@ def test_quick_start_shows_votes_a_question_and_the_consensus_state(isolated: Pa
     assert r.exit_code == 0  # type: ignore[attr-defined]
     out = r.output  # type: ignore[attr-defined]
     assert "Votes cast this turn: READY: 1, CHANGES: 2, REJECT: 0" in out
-    assert "the built-in mock provider answered" in out
+    assert "so the built-in mock provider answers" in out
     assert "The phase moved to detailed_review, so votes restart there (none cast yet)." in out
     assert "Consensus in detailed_review: not reached" in out
     d = Discussion.load(isolated / "discussions" / "add-user-authentication.md")

@@ -155,7 +155,7 @@ def test_fallback_chain_and_failure_of_one_participant(
 def test_mock_answers_when_no_cli_is_installed(disc: Path) -> None:
     r = run("turn", "auth.md", "@architect", "@security", "@pragmatist")
     assert r.exit_code == 0  # type: ignore[attr-defined]
-    assert "the built-in mock provider answered" in r.output  # type: ignore[attr-defined]
+    assert "so the built-in mock provider answers" in r.output  # type: ignore[attr-defined]
     d = Discussion.load(disc)
     assert all(c.meta["provider"] == "mock" and MOCK_BANNER in c.body for c in d.comments)
     # Every participant answered in initial_feedback: its auto_trigger advances the phase.

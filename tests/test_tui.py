@@ -50,7 +50,19 @@ async def until(pilot, check: Callable[[], bool], timeout: float = 10.0) -> None
 
 
 def markdown_text(app: DiscussionsApp) -> str:
-    return app.screen.query_one("#body", Markdown).source
+    """The markdown of the title and the comments (not the context)."""
+    heading = app.screen.query_one("#heading", Markdown).source
+    return heading + "\n" + app.screen.query_one("#body", Markdown).source
+
+
+def screen_lines(app: DiscussionsApp) -> list[str]:
+    """The screen as the terminal shows it: one string per row."""
+    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
+def comments_column(app: DiscussionsApp) -> list[str]:
+    """The rows of the left column (comments), without the side panel."""
+    return [line.split("│")[0].rstrip() for line in screen_lines(app)]
 
 
 def panel_text(app: DiscussionsApp) -> str:
@@ -272,3 +284,84 @@ async def test_new_discussion_from_the_browser(isolated: Path) -> None:
     d = Discussion.load(Path("discussions") / "rate-limits.md")
     assert d.title == "Rate limits"
     assert "Clients hammer the API." in d.text
+
+
+MARKED = "Some thoughts:\n- point one\nQ: Is it safe?\nCONCERN: Costs too much\nTODO: Ask ops"
+
+
+async def test_every_marker_line_shows_as_its_own_line(isolated: Path) -> None:
+    path = new("Auth flow")
+    assert CliRunner().invoke(cli, ["comment", str(path), MARKED, "--author", "Rob"]).exit_code == 0
+    app = app_for(path)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await until(pilot, lambda: "Rob" in markdown_text(app))
+        await pilot.press("x")  # the context folds away: the comment is in view
+        await until(pilot, lambda: any(x.strip() == "Rob" for x in comments_column(app)))
+        rows = [x.strip() for x in comments_column(app)]
+        at = rows.index("Rob")
+        shown = [r for r in rows[at + 1 :] if r][:5]
+        assert shown == [
+            "Some thoughts:",
+            "• point one",
+            "Q: Is it safe?",
+            "CONCERN: Costs too much",
+            "TODO: Ask ops",
+        ], rows
+
+
+async def test_the_context_shows_above_the_comments_and_folds(isolated: Path) -> None:
+    context = "Users need to log in.\nWith passkeys, not passwords.\n\nSecond paragraph."
+    r = CliRunner().invoke(cli, ["new", "Auth flow", "--context", context])
+    assert r.exit_code == 0, r.output
+    path = Path("discussions") / "auth-flow.md"
+    posted = CliRunner().invoke(cli, ["comment", str(path), "First!", "--author", "Rob"])
+    assert posted.exit_code == 0
+    app = app_for(path)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await until(pilot, lambda: "Rob" in markdown_text(app))
+        await pilot.pause(0.2)
+        rows = [x.strip() for x in comments_column(app)]
+        assert "Users need to log in." in rows and "With passkeys, not passwords." in rows
+        assert "Second paragraph." in rows
+        title = rows.index("Auth flow")
+        toggle = next(i for i, x in enumerate(rows) if x.endswith("Context") and "▼" in x)
+        assert title < toggle < rows.index("Users need to log in.")
+        await pilot.press("x")
+        await until(pilot, lambda: "Users need to log in." not in comments_column(app)[0:40])
+        rows = [x.strip() for x in comments_column(app)]
+        assert any(x.endswith("Context") and "▶" in x for x in rows)
+        assert "Rob" in rows
+        await pilot.press("x")
+        await until(
+            pilot,
+            lambda: "Users need to log in." in [x.strip() for x in comments_column(app)],
+        )
+
+
+async def test_a_turn_without_any_ai_cli_says_so_once(
+    isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable)]))
+    path = new("Auth flow")
+    app = app_for(path)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, DiscussionScreen))
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TurnScreen))
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        assert isinstance(screen, TurnScreen)
+        await until(pilot, lambda: bool(screen.query("#summary")), timeout=20)
+        panels = [str(p.render()) for p in screen.panels.values()]
+        assert len(panels) == 3 and all("posted via mock in" in p for p in panels), panels
+        assert not any("not installed" in p or "✗" in p for p in panels), panels
+        notes = screen.query(".turn-note")
+        assert len(notes) == 1
+        text = str(notes.first(Static).render())
+        assert "No AI CLI is installed" in text and "install Claude Code" in text
+        box = screen.query_one("#answers")
+        assert "turn-note" in box.children[0].classes  # above the answers

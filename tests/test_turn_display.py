@@ -160,12 +160,13 @@ def run_in_terminal(
     args: list[str],
     width: int,
     env: dict[str, str] | None = None,
-    when: tuple[str, Callable[[], None]] | None = None,
+    when: tuple[str | Callable[[bytes], bool], Callable[[], None]] | None = None,
     when_within: float = 60.0,
 ) -> TerminalRun:
     """Run `discussions ARGS` with a pseudo-terminal of `width` columns as its standard
-    output and error. `when` = (text, action): call action as soon as the output holds text,
-    or after `when_within` seconds if it never does."""
+    output and error. `when` = (text, action): call action as soon as the output holds text
+    (or the output makes `text`, a function, true), or after `when_within` seconds if it
+    never does."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, width, 0, 0))
     import discussions
@@ -197,7 +198,8 @@ def run_in_terminal(
                 if not chunk:
                     break
                 data += chunk
-            if when and when[0].encode() in data:
+            seen = when and (when[0](data) if callable(when[0]) else when[0].encode() in data)
+            if when and seen:
                 triggered = True
                 when[1]()
                 when = None
@@ -285,6 +287,22 @@ def test_term_dumb_gets_plain_lines(isolated: Path, providers_file, tmp_path: Pa
     assert "Invoking AI-Architect (quick)..." in out
     assert "AI-Security: broken: exited with status 2" in out
     assert "(model overloaded \\x1b]0;PWNED\\x07\\x1b[2J); trying the next provider" in out
+
+
+@pytest.mark.parametrize("command", ["turn", "run"])
+def test_no_progress_gives_plain_lines_on_a_terminal(
+    command: str, isolated: Path, providers_file, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    gate = setup_turn(isolated, providers_file, tmp_path)
+    gate.touch()
+    args = [command, "auth.md", "@architect", "@security", "--no-progress"]
+    args += ["--rounds", "1"] if command == "run" else []
+    run_ = run_in_terminal(args, 80, env={"NO_COLOR": ""})
+    out, code = run_.output, run_.code
+    assert code == 0, out
+    assert not re.search(r"\x1b\[(\d*[FJK]|\?25)", out), out  # nothing redrawn in place
+    assert "Invoking AI-Architect (quick)..." in out
+    assert "discussions turn:" not in out
 
 
 def test_failed_participant_shows_what_to_do(
@@ -518,7 +536,10 @@ def test_narrow_rows_drop_failure_details_before_the_answering_provider() -> Non
     assert p.frame(80)[1].endswith("claude-sonnet ✗ not installed → mock")
     assert p.frame(50)[1].endswith("claude-sonnet ✗ → mock")
     assert p.frame(42)[1].endswith("1 failed → mock")
-    assert p.frame(30)[1].endswith("…")
+    # Narrower still, the providers move under the participant (nothing is cut).
+    assert p.frame(30)[1:] == ["  ⠋ A     0.0s  asking", "    claude-sonnet ✗ → mock"]
+    assert p.frame(20)[2] == "    1 failed → mock"
+    assert p.frame(12)[2] == "    mock"  # the provider asked now before the failures
 
 
 def test_every_line_fits_any_width() -> None:
@@ -546,3 +567,121 @@ def test_live_frame_on_a_stream_redraws_in_place() -> None:
     assert re.fullmatch(r"discussions turn: 1/1 done in \d+\.\ds", screen.text[0])
     assert screen.text[1:] == ["  ✓ A     1.5s  READY    p", ""]
     assert out.endswith("\x1b[?25h")
+
+
+# -- no AI CLI installed: one note per turn -------------------------------------------------
+
+NO_CLI = "No AI CLI is installed (claude-sonnet needs `claude`)"
+
+
+@pytest.fixture
+def no_ai_cli(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """PATH without any AI CLI (this Python's folder and the system's basics only)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to("/usr/bin/git")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent)]))
+    assert run("new", "Auth", "--context", "Users need to log in.").exit_code == 0  # type: ignore[attr-defined]
+    return isolated
+
+
+def test_no_ai_cli_is_said_once_per_turn_in_plain_lines(no_ai_cli: Path) -> None:
+    r = run("turn", "auth.md", "@architect", "@security", "@pragmatist")
+    out = r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 0, out  # type: ignore[attr-defined]
+    notes = [line for line in out.splitlines() if NO_CLI in line]
+    assert len(notes) == 1, out
+    assert notes[0].startswith("Note: ") and "install Claude Code (`claude`)" in notes[0]
+    assert "providers.default in discussions.yaml" in notes[0]
+    assert "not installed" not in out and "no configured provider left" not in out
+    assert "(claude-sonnet)..." not in out
+    assert out.count("Invoking ") == 3 and out.count("posted via mock in ") == 3
+    # A run says it once, not once per round.
+    r = run("run", "auth.md", "--rounds", "2")
+    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    assert r.output.count(NO_CLI) == 1, r.output  # type: ignore[attr-defined]
+    assert "Round 2" in r.output and "not installed" not in r.output  # type: ignore[attr-defined]
+
+
+def test_no_ai_cli_live_rows_show_the_mock_and_one_note(no_ai_cli: Path) -> None:
+    run_ = run_in_terminal(["turn", "auth.md"], 100, env={"NO_COLOR": "1"})
+    assert run_.code == 0, run_.output
+    lines = final_screen(run_.output, 100).text
+    start = next(i for i, line in enumerate(lines) if line.startswith("discussions turn:"))
+    rows = lines[start + 1 : start + 4]
+    assert all(re.match(r"  ✓ AI-\w+ +\d+\.\ds +\w+ +mock$", row) for row in rows), rows
+    assert "not installed" not in run_.output and "nothing left" not in run_.output
+    notes = [line for line in lines if NO_CLI in line]
+    assert len(notes) == 1 and lines.index(notes[0]) > start + 3, lines
+
+
+# -- narrow terminals ---------------------------------------------------------------------
+
+FRAME_START = re.compile(r"\x1b\[\d+F\x1b\[J")
+
+
+def streaming_setup(project: Path, providers_file, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """Architect answers at once; security's provider fails, its fallback streams a line and
+    waits; pragmatist's provider streams a line and waits. Both wait for the returned gate."""
+    gate = tmp_path / "gate"
+    slow = "slow_print.py"
+    providers_file(
+        {
+            "quick": script_command("answer.py", answer("READY")),
+            "broken": script_command("fail.py", "2", "model overloaded\n"),
+            "stream-one": script_command(
+                slow, "0", "SEC-TEXT tokens live too long", "VOTE: CHANGES"
+            ),
+            "stream-two": script_command(slow, "0", "PRAG-TEXT ship it in May", "VOTE: READY"),
+        }
+    )
+    write(project / "discussions.yaml", "providers:\n  default: stream-one\n  fallback: []\n")
+    participant(project, "architect", "AI-Architect", "quick")
+    participant(project, "security", "AI-Security", "broken")
+    participant(project, "pragmatist", "AI-Pragmatist", "stream-two")
+    assert run("new", "Auth", "--context", "Users need to log in.").exit_code == 0  # type: ignore[attr-defined]
+    return gate
+
+
+@pytest.mark.parametrize("width", [52, 40])
+def test_narrow_live_display_keeps_participant_state_and_streamed_text(
+    width: int, isolated: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    gate = streaming_setup(isolated, providers_file, tmp_path)
+    monkeypatch.setenv("SLOW_PRINT_GATE", str(gate))
+    run_ = run_in_terminal(
+        ["turn", "auth.md", "@architect", "@security", "@pragmatist"],
+        width,
+        env={"NO_COLOR": "1"},
+        when=(lambda out: b"SEC-TEXT" in out and b"PRAG-TEXT" in out, gate.touch),
+        when_within=30,
+    )
+    out = run_.output
+    assert run_.code == 0 and run_.triggered, out
+    # The screen as it was when both answers were streaming: up to the end of the first frame
+    # that showed both texts.
+    both = max(out.index("SEC-TEXT"), out.index("PRAG-TEXT"))
+    end = m.start() if (m := FRAME_START.search(out, both)) else len(out)
+    screen = final_screen(out[:end], width)
+    lines = [line for line in screen.text if line]
+    start = max(i for i, line in enumerate(lines) if line.startswith("discussions turn:"))
+    frame = lines[start:]
+    assert not screen.wrapped, frame
+    assert all(len(line) < width for line in frame), frame
+    assert "AI-Architect" in frame[1]
+    sec = next(i for i, line in enumerate(frame) if "AI-Security" in line)
+    prag = next(i for i, line in enumerate(frame) if "AI-Pragmatist" in line)
+    assert "writing" in frame[sec] and "writing" in frame[prag]
+    # Each running participant's latest text is in view, right under it.
+    assert "SEC-TEXT" in frame[sec + 1], frame
+    assert "stream-one" in frame[sec] + frame[sec + 1], frame
+    assert "PRAG-TEXT" in frame[prag + 1] or "PRAG-TEXT" in frame[prag], frame
+    if width >= 52:  # narrower, the failed provider gives way to the text (the end shows it)
+        assert "broken ✗" in frame[sec + 1], frame
+    # The final frame: every participant done, one line each where it fits.
+    final = final_screen(out, width).text
+    start = max(i for i, line in enumerate(final) if line.startswith("discussions turn:"))
+    assert re.match(r"discussions turn: 3/3 done in \d+\.\ds$", final[start])
+    end = final.index("", start)
+    assert all(len(line) < width for line in final[start:end]), final[start:end]
+    assert any(line.startswith("  ✓ AI-Security ") for line in final[start:])

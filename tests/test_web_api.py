@@ -121,7 +121,9 @@ def test_loopback_server_refuses_a_foreign_host_name(server: LiveServer) -> None
     # A DNS-rebinding page would arrive with its own host name.
     reply = server.get("/api/discussions", headers={"Host": f"evil.example:{server.port}"})
     assert reply.status == 403
-    assert server.get("/api/discussions", headers={"Host": f"localhost:{server.port}"}).status == 200
+    assert (
+        server.get("/api/discussions", headers={"Host": f"localhost:{server.port}"}).status == 200
+    )
 
 
 def test_public_server_needs_the_token_to_read(project: Path) -> None:
@@ -252,9 +254,7 @@ def test_a_run_stops_and_reports(server: LiveServer, project: Path) -> None:
 # -- pages -----------------------------------------------------------------------------------
 
 
-def test_pages_escape_comments_and_forbid_inline_scripts(
-    server: LiveServer, project: Path
-) -> None:
+def test_pages_escape_comments_and_forbid_inline_scripts(server: LiveServer, project: Path) -> None:
     server.post(
         f"/api/discussions/{NAME}/comments",
         {"author": "Mallory", "text": "<script>alert(1)</script> <img src=x onerror=alert(2)>"},
@@ -320,7 +320,10 @@ def test_events_catch_a_page_up(server: LiveServer) -> None:
 
 
 def test_a_turn_streams_chunks_before_its_answer(
-    server: LiveServer, project: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
+    server: LiveServer,
+    project: Path,
+    providers_file,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     gate = tmp_path / "gate"
     providers_file(
@@ -354,9 +357,7 @@ def test_a_turn_streams_chunks_before_its_answer(
 def test_many_pages_follow_one_file(server: LiveServer) -> None:
     streams = [server.events(f"/api/discussions/{NAME}/events") for _ in range(5)]
     try:
-        threading.Thread(
-            target=lambda: run("comment", NAME, "To all.", "--author", "Ann")
-        ).start()
+        threading.Thread(target=lambda: run("comment", NAME, "To all.", "--author", "Ann")).start()
         for s in streams:
             assert s.next("comment")["count"] == 1
     finally:
@@ -368,7 +369,11 @@ def test_many_pages_follow_one_file(server: LiveServer) -> None:
 
 
 def test_a_second_turn_on_the_same_discussion_is_refused_while_one_runs(
-    server: LiveServer, project: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    server: LiveServer,
+    project: Path,
+    providers_file,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     gate = tmp_path / "gate"
     monkeypatch.setenv("SLOW_PRINT_GATE", str(gate))
@@ -404,8 +409,11 @@ def test_a_token_with_any_characters_is_refused_not_a_crash(
         reply = s.request("GET", "/api/discussions" + (path or ""), token=None, headers=sent)
         assert reply.status == 403, reply.text
         write = s.request(
-            "POST", f"/api/discussions/{NAME}/comments", {"author": "a", "text": "b"},
-            token=None, headers={"Authorization": "Bearer \xe9"},
+            "POST",
+            f"/api/discussions/{NAME}/comments",
+            {"author": "a", "text": "b"},
+            token=None,
+            headers={"Authorization": "Bearer \xe9"},
         )
         assert write.status == 403
     finally:
@@ -432,7 +440,9 @@ def test_providers_named_over_http_are_checked_first(
     assert file_text(project) == before
 
 
-def test_a_link_out_of_the_project_is_not_served(server: LiveServer, project: Path, tmp_path: Path) -> None:
+def test_a_link_out_of_the_project_is_not_served(
+    server: LiveServer, project: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "elsewhere.md"
     outside.write_text((project / "discussions" / NAME).read_text().replace("Auth", "Secret"))
     (project / "discussions" / "link.md").symlink_to(outside)
@@ -550,3 +560,66 @@ def test_a_grown_last_comment_is_sent_again_and_older_ones_are_not(
         assert event["count"] == 2
     finally:
         stream.close()
+
+
+# -- a new discussion ------------------------------------------------------------------------
+
+
+def test_a_new_discussion_is_made_as_the_cli_makes_it(server: LiveServer, project: Path) -> None:
+    made = server.post(
+        "/api/discussions",
+        {"title": "Rate limits", "template": "adr", "context": "Clients hammer the API."},
+    )
+    assert made.status == 201, made.text
+    data = made.json()
+    assert data["file"] == "discussions/rate-limits.md" and data["href"] == "/d/rate-limits.md"
+    d = Discussion.load(project / "discussions" / "rate-limits.md", Workspace.discover())
+    assert d.title == "ADR: Rate limits" and d.template is not None and d.template.name == "adr"
+    assert "Clients hammer the API." in d.preamble
+    # The same as `discussions new` with the same input, byte for byte but the time stamp.
+    assert (
+        code(
+            run(
+                "new",
+                "Rate limits",
+                "-t",
+                "adr",
+                "--context",
+                "Clients hammer the API.",
+                "--file",
+                "cli.md",
+            )
+        )
+        == 0
+    )
+    via_cli = (project / "discussions" / "cli.md").read_text(encoding="utf-8")
+
+    def stamp(text: str) -> str:
+        return "\n".join(x for x in text.splitlines() if not x.startswith("<!-- Created:"))
+
+    assert stamp(d.text) == stamp(via_cli)
+    listed = {r["file"] for r in server.get("/api/discussions").json()}
+    assert "discussions/rate-limits.md" in listed
+    # Refused: no title, an unknown template, a name taken, no token. Nothing is written.
+    before = sorted(p.name for p in (project / "discussions").iterdir())
+    assert server.post("/api/discussions", {"title": "  "}).status == 400
+    unknown = server.post("/api/discussions", {"title": "X", "template": "nope"})
+    assert unknown.status == 400 and "nope" in unknown.json()["error"]
+    taken = server.post("/api/discussions", {"title": "Rate limits"})
+    assert taken.status >= 400 and "already exists" in taken.json()["error"]
+    assert server.post("/api/discussions", {"title": "Y"}, token=None).status in (401, 403)
+    assert sorted(p.name for p in (project / "discussions").iterdir()) == before
+
+
+def test_the_list_page_offers_a_new_discussion_only_with_the_token(
+    server: LiveServer, project: Path
+) -> None:
+    assert code(run("comment", NAME, "Fine.", "--author", "Ann", "--vote", "READY")) == 0
+    page = server.get("/", headers={"Cookie": f"{server.settings.cookie}={TOKEN}"})
+    assert page.status == 200
+    assert 'id="new-form"' in page.text and '<option value="feature" selected>' in page.text
+    # The consensus column says where the vote stands (not blank).
+    assert "READY, not reached" in page.text
+    assert 'id="new-form"' not in server.get("/").text
+    # A discussion's page links back to the list.
+    assert 'id="to-list" href="/"' in server.get(f"/d/{NAME}").text

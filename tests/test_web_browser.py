@@ -312,6 +312,9 @@ def test_a_turn_started_from_the_page_streams_before_the_answer_is_complete(
     gate = tmp_path / "gate"
     monkeypatch.setenv("SLOW_PRINT_GATE", str(gate))
     slow_provider(project, providers_file, "PARTIAL-LINE here", "VOTE: READY")
+    for n in range(8):  # a page taller than the window: the answers stream above the forms
+        long = f"Comment {n}.\n\n" + "A paragraph of earlier discussion. " * 30
+        assert code(run("comment", NAME, long, "--author", f"P{n}")) == 0
     # The gate opens in any case before the server stops (a failed test must not leave the
     # provider waiting).
     with serving(browser) as server, contextlib.ExitStack() as stack:
@@ -328,6 +331,15 @@ def test_a_turn_started_from_the_page_streams_before_the_answer_is_complete(
             15,
             message="the streamed line on the page",
         )
+        # In view: the page scrolled up to the streamed answer from the form below it.
+        box = browser.find_element(By.CSS_SELECTOR, streamed)
+        top, bottom, height = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return [r.top, r.bottom, window.innerHeight];",
+            box,
+        )
+        assert top >= 0 and bottom <= height, (top, bottom, height)
+        screenshot(browser, tmp_path / "screenshots", "streaming-desktop", full=False)
         # On the page before it is in the file: the provider is still waiting for the gate.
         assert not gate.exists()
         assert "PARTIAL-LINE" not in file_text(project)
@@ -348,7 +360,9 @@ def test_a_turn_started_from_the_page_streams_before_the_answer_is_complete(
 
 
 def test_rounds_run_from_the_page_report_how_they_stopped(
-    browser: WebDriver, project: Path, providers_file  # type: ignore[no-untyped-def]
+    browser: WebDriver,
+    project: Path,
+    providers_file,  # type: ignore[no-untyped-def]
 ) -> None:
     slow_provider(project, providers_file, "Round answer.", "VOTE: READY")
     with serving(browser) as server:
@@ -385,9 +399,12 @@ def assert_inert(browser: WebDriver) -> None:
     assert body.find_elements(By.CSS_SELECTOR, "script, img, iframe, [onerror]") == []
     links = [a.get_attribute("href") or "" for a in body.find_elements(By.TAG_NAME, "a")]
     assert not any(h.lower().startswith("javascript:") for h in links)
-    assert browser.execute_script(
-        "return document.querySelectorAll('a[href^=\"javascript:\" i]').length"
-    ) == 0
+    assert (
+        browser.execute_script(
+            "return document.querySelectorAll('a[href^=\"javascript:\" i]').length"
+        )
+        == 0
+    )
 
 
 def test_a_hostile_comment_never_runs_on_load_or_when_it_arrives_live(
@@ -519,4 +536,80 @@ def test_advance_close_and_reopen_from_the_page_update_it_live(
     assert done.returncode == 0, done.stderr
     wait_for(lambda: phase.text != "detailed_review")
     assert not_reloaded(browser)
+    assert console_errors(browser) == []
+
+
+# -- the list: consensus, a new discussion; the way back; screenshots ------------------------
+
+
+def screenshot(browser: WebDriver, folder: Path, name: str, *, full: bool = True) -> Path:
+    """The whole page (`full`) or what the window shows, as a PNG in the test's own output
+    folder (not the repository)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    if not full:
+        assert browser.save_screenshot(str(path))
+        return path
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    width = browser.execute_script("return window.innerWidth")
+    browser.execute_cdp_cmd(  # type: ignore[attr-defined]
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": min(int(height), 4000), "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        assert browser.save_screenshot(str(path))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})  # type: ignore[attr-defined]
+    assert path.stat().st_size > 1000
+    return path
+
+
+def test_the_list_says_where_each_vote_stands_and_makes_new_discussions(
+    browser: WebDriver, server: LiveServer, project: Path, tmp_path: Path
+) -> None:
+    assert code(run("new", "Billing retries", "--context", "Retry failed charges.")) == 0
+    assert code(run("comment", NAME, "Fine.", "--author", "Ann", "--vote", "READY")) == 0
+    open_page(browser, server, "/")
+    cells = {
+        row.find_element(By.CSS_SELECTOR, "td a").text: row.find_elements(By.TAG_NAME, "td")[3].text
+        for row in browser.find_elements(By.CSS_SELECTOR, "#discussions tbody tr")
+    }
+    assert cells == {"Auth": "READY, not reached", "Billing retries": "no votes"}, cells
+    shots = tmp_path / "screenshots"
+    # A new discussion from the list: title, template, context.
+    browser.find_element(By.CSS_SELECTOR, "#new-discussion summary").click()
+    screenshot(browser, shots, "list-desktop")
+    browser.find_element(By.ID, "new-title").send_keys("Rate limits")
+    Select(browser.find_element(By.ID, "new-template")).select_by_value("adr")
+    browser.find_element(By.ID, "new-context").send_keys("Clients hammer the API.\nWe need limits.")
+    browser.find_element(By.ID, "new-button").click()
+    wait_for(lambda: browser.current_url.endswith("/d/rate-limits.md"), 15)
+    wait_for(lambda: browser.find_element(By.ID, "title").text == "ADR: Rate limits")
+    assert "Clients hammer the API." in browser.find_element(By.ID, "preamble").text
+    d = Discussion.load(path_of(project, "rate-limits.md"), Workspace.discover())
+    assert d.template is not None and d.template.name == "adr"
+    screenshot(browser, shots, "discussion-desktop")
+    # Back to the list: the new one is there.
+    browser.find_element(By.ID, "to-list").click()
+    wait_for(lambda: browser.find_element(By.ID, "title").text == "Discussions")
+    assert "ADR: Rate limits" in browser.find_element(By.ID, "discussions").text
+    # A name that is taken: the server's message, nothing written, still on the list.
+    browser.find_element(By.CSS_SELECTOR, "#new-discussion summary").click()
+    browser.find_element(By.ID, "new-title").send_keys("Auth")
+    browser.find_element(By.ID, "new-button").click()
+    notice = browser.find_element(By.ID, "notice")
+    wait_for(lambda: "already exists" in notice.text)
+    assert browser.current_url.rstrip("/") == server.url
+    assert len(console_errors(browser)) == 1  # the refused request
+    with phone_viewport(browser):
+        open_page(browser, server, "/")
+        browser.find_element(By.CSS_SELECTOR, "#new-discussion summary").click()
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 390
+        form = browser.find_element(By.ID, "new-form").rect
+        assert form["x"] >= 0 and form["x"] + form["width"] <= 390
+        screenshot(browser, shots, "list-phone")
+        open_page(browser, server, f"/d/{NAME}")
+        assert browser.find_element(By.ID, "to-list").is_displayed()
+        screenshot(browser, shots, "discussion-phone")
     assert console_errors(browser) == []

@@ -117,6 +117,7 @@ def list_discussions(
     ws: Workspace, folder: Path | None = None, status: str | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows (file, title, phase, status, comments; consensus: the outcome reached or None;
+    consensus_summary: where the vote stands in words, as `ConsensusResult.summary`;
     questions: how many; changed: modification time in UTC) for the discussions in `folder`
     (default: ``output.directory``), optionally of one `status`; and one line per file that
     could not be read. Derived files and files that are not discussions are left out; what a
@@ -151,6 +152,7 @@ def list_discussions(
                 "status": d.status,
                 "comments": len(d.comments),
                 "consensus": consensus.outcome if consensus.reached else None,
+                "consensus_summary": consensus.summary,
                 "questions": len(d.questions),
                 "changed": _changed(path),
             }

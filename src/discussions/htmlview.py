@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .derive import Comment, Item
 from .model import Discussion
+from .rendering import comment_parser, preamble_markdown, visible_markdown
 from .voting import VOTES
 
 if TYPE_CHECKING:
@@ -33,10 +34,8 @@ if TYPE_CHECKING:
 
 # Characters HTML does not allow as text (and that could drive a terminal the page is printed on).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _CLASS_UNSAFE = re.compile(r"[^a-z0-9_-]+")
 _LINK_REL = "nofollow noopener noreferrer"
-_MARGINS = ("", " ", "  ", "   ")  # indented less than a code block
 
 CSS = """\
 :root {
@@ -63,6 +62,8 @@ a { color: var(--accent); }
 header.top { padding: 1rem 1.5rem; border-bottom: 1px solid var(--line); }
 header.top h1 { margin: 0 0 .25rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
 header.top .state { margin: 0; color: var(--muted); }
+header.top nav { margin: 0 0 .35rem; font-size: .9rem; }
+.consensus-reached { color: var(--ready); font-weight: 600; }
 .layout {
   display: grid; grid-template-columns: minmax(0, 1fr) 20rem; gap: 1.5rem;
   max-width: 80rem; margin: 0 auto; padding: 1rem 1.5rem 3rem;
@@ -124,7 +125,15 @@ input[type=search] { width: 100%; max-width: 28rem; padding: .45rem .6rem; margi
   aside#panel { position: static; max-height: none; }
   header.top { padding: .75rem; }
   .list-page { padding: .75rem; }
-  table.list { display: block; overflow-x: auto; }
+  /* The list as cards: a row per discussion, each value after its column's name. */
+  table.list, table.list tbody { display: block; }
+  table.list thead { display: none; }
+  table.list tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  table.list td { display: inline; border: 0; padding: 0; }
+  table.list td:first-child { display: block; font-weight: 600; margin-bottom: .2rem; }
+  table.list td:not(:first-child)::before { content: attr(data-label) ": ";
+    color: var(--muted); font-size: .85rem; }
+  table.list td:not(:first-child):not(:last-child)::after { content: " · "; color: var(--muted); }
 }
 """
 
@@ -135,11 +144,7 @@ def _markdown() -> MarkdownIt:
     """The one parser every page uses (made on first use: most commands never render HTML)."""
     global _md
     if _md is None:
-        from markdown_it import MarkdownIt
-
-        md = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(
-            ["table", "strikethrough"]
-        )
+        md = comment_parser()
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
         _md = md
@@ -171,31 +176,6 @@ def _esc(text: object) -> str:
 
 def _class(value: str) -> str:
     return _CLASS_UNSAFE.sub("-", value.lower()).strip("-")
-
-
-def visible_markdown(body: str) -> str:
-    """`body` without lines that are a whole HTML comment (``<!-- provider: ... -->``,
-    ``<!-- PHASE-TRANSITION: ... -->``): machine data the reader does not see on GitHub
-    either. Lines in fenced code are kept. One pass over the lines."""
-    if "<!--" not in body:
-        return body
-    kept: list[str] = []
-    fence = ""
-    for line in body.split("\n"):
-        if fence:
-            s = line.strip(" \t")
-            if s and s == fence[0] * len(s) and len(s) >= len(fence):
-                fence = ""
-        elif m := _FENCE.match(line):
-            fence = m.group(1)
-        else:
-            s = line.lstrip(" \t")
-            lead = line[: len(line) - len(s)]
-            s = s.rstrip(" \t")
-            if s.startswith("<!--") and s.endswith("-->") and len(s) >= 7 and lead in _MARGINS:
-                continue
-        kept.append(line)
-    return "\n".join(kept)
 
 
 def render_markdown(text: str) -> str:
@@ -352,14 +332,8 @@ def panel_html(d: Discussion) -> str:
 
 
 def _preamble(d: Discussion) -> str:
-    """The text before the first comment (the header lines are HTML comments and drop out),
-    without the title heading the page shows already."""
-    text = visible_markdown(d.preamble)
-    title_line = f"# {d.title}"
-    head, _, rest = text.lstrip("\n").partition("\n")
-    if head.rstrip() == title_line:
-        text = rest
-    return render_markdown(text)
+    """The text before the first comment, without the header lines and the title heading."""
+    return render_markdown(preamble_markdown(d))
 
 
 def _document(title: str, head: str, body: str, script: str) -> str:
@@ -371,9 +345,12 @@ def _document(title: str, head: str, body: str, script: str) -> str:
     )
 
 
-def discussion_page(d: Discussion, *, head: str = "", controls: str = "", script: str = "") -> str:
-    """The whole page for `d`. `head`, `controls` and `script` are the caller's own HTML,
-    inserted as they are; without them the page is static and needs no script (the export)."""
+def discussion_page(
+    d: Discussion, *, head: str = "", controls: str = "", script: str = "", nav: str = ""
+) -> str:
+    """The whole page for `d`. `head`, `controls`, `script` and `nav` (links above the title)
+    are the caller's own HTML, inserted as they are; without them the page is static and needs
+    no script (the export)."""
     comments = d.comments
     info = d.phase_info
     # Always there (the live page fills it in when the phase changes); the dash inside.
@@ -381,6 +358,7 @@ def discussion_page(d: Discussion, *, head: str = "", controls: str = "", script
     phase_title = f'<span id="phase-title">{_esc(titled)}</span>'
     parts = [
         '<header class="top">',
+        nav,
         f'<h1 id="title">{_esc(d.title)}</h1>',
         f'<p class="state">Phase <span id="phase">{_esc(d.phase)}</span>{phase_title} · '
         f'Status <span id="status" class="status status-{_class(d.status)}">'
@@ -405,42 +383,56 @@ _LIST_COLUMNS = (
     ("title", "Title"),
     ("phase", "Phase"),
     ("status", "Status"),
-    ("consensus", "Consensus"),
+    ("consensus_summary", "Consensus"),
     ("questions", "Open questions"),
     ("changed", "Last change"),
     ("comments", "Comments"),
 )
 
 
-def _list_cell(row: dict[str, Any], key: str) -> str:
+def _list_cell(row: dict[str, Any], key: str, label: str) -> str:
+    return f'<td data-label="{_esc(label)}">{_list_value(row, key)}</td>'
+
+
+def _list_value(row: dict[str, Any], key: str) -> str:
     value = row.get(key)
     if value is None:
-        return "<td></td>"
+        return ""
     if key == "title" and row.get("href"):
-        return f'<td><a href="{_esc(row["href"])}">{_esc(value)}</a></td>'
+        return f'<a href="{_esc(row["href"])}">{_esc(value)}</a>'
     if key == "status":
-        return f'<td><span class="status status-{_class(str(value))}">{_esc(value)}</span></td>'
+        return f'<span class="status status-{_class(str(value))}">{_esc(value)}</span>'
+    if key == "consensus_summary":
+        reached = " consensus-reached" if str(value).startswith("reached") else ""
+        return f'<span class="consensus{reached}">{_esc(value)}</span>'
     if key == "changed":
         shown = str(value).replace("T", " ")[:16]
-        return f'<td><time datetime="{_esc(value)}">{_esc(shown)}</time></td>'
-    return f"<td>{_esc(value)}</td>"
+        return f'<time datetime="{_esc(value)}">{_esc(shown)}</time>'
+    return _esc(value)
 
 
 def list_page(
-    rows: list[dict[str, Any]], *, head: str = "", script: str = "", title: str = "Discussions"
+    rows: list[dict[str, Any]],
+    *,
+    head: str = "",
+    script: str = "",
+    title: str = "Discussions",
+    controls: str = "",
 ) -> str:
     """A page listing discussions, one table row per `rows` entry (keys: file, title, phase,
-    status, consensus, questions, changed, comments, href; whichever are present)."""
+    status, consensus_summary, questions, changed, comments, href; whichever are present).
+    `controls` is the caller's HTML (the web view's new-discussion form), above the table."""
     header = "".join(f'<th scope="col">{label}</th>' for _, label in _LIST_COLUMNS)
     body = "".join(
         f'<tr data-file="{_esc(row.get("file", ""))}">'
-        + "".join(_list_cell(row, key) for key, _ in _LIST_COLUMNS)
+        + "".join(_list_cell(row, key, label) for key, label in _LIST_COLUMNS)
         + "</tr>"
         for row in rows
     )
     page = (
         f'<header class="top"><h1 id="title">{_esc(title)}</h1></header>\n'
         '<main class="list-page">\n'
+        f"{controls}"
         '<input id="filter" type="search" aria-label="Filter" placeholder="Filter">\n'
         f'<table id="discussions" class="list"><thead><tr>{header}</tr></thead>'
         f"<tbody>{body}</tbody></table>\n"

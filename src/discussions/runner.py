@@ -31,7 +31,7 @@ from .participants import Participant
 from .prompts import build_prompt
 from .providers.base import ProviderRequest, complete_with_usage
 from .providers.command import terminate_all
-from .providers.registry import ProviderRegistry, provider_chain
+from .providers.registry import ProviderRegistry, missing_cli_note, provider_chain
 from .providers.usage import UNKNOWN, Usage
 from .responses import parse_response
 from .streamevents import stream_reporter
@@ -159,8 +159,10 @@ class TurnEvent:
     """Progress reported while a turn runs."""
 
     kind: str
-    """``start`` (asking a provider), ``chunk`` (streamed text: `message` is the latest line,
-    `text` all streamed so far from this provider), ``attempt_failed``, or ``done``."""
+    """``start`` (asking a provider; for the mock answering because no AI CLI of the chain is
+    installed, `message` is the one-line note saying so), ``chunk`` (streamed text: `message`
+    is the latest line, `text` all streamed so far from this provider), ``attempt_failed``, or
+    ``done``."""
     alias: str
     name: str
     provider: str | None = None
@@ -279,14 +281,21 @@ class Runner:
             "mock_fallback", True
         )
         chain = self.provider_chain(participant, forced)
+        # When nothing in the chain is installed the mock will answer: the chain's instant
+        # "not installed" failures are then held back (the mock's start event carries one note
+        # for them), so no display repeats them for every participant.
+        held: list[TurnEvent] | None = None
+        if mock_allowed and all(self.providers.status(n) in ("missing", "unknown") for n in chain):
+            held = []
+        emit = self._emit if held is None else held.append
         for index, name in enumerate(chain):
-            self._emit(TurnEvent("start", participant.alias, participant.name, name))
+            emit(TurnEvent("start", participant.alias, participant.name, name))
             request.on_output = self._streamer(participant, name)
             try:
                 completion = complete_with_usage(self.providers.get(name), request)
             except ProviderError as exc:
                 outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
-                self._emit(
+                emit(
                     TurnEvent(
                         "attempt_failed",
                         participant.alias,
@@ -297,6 +306,8 @@ class Runner:
                     )
                 )
                 continue
+            for event in held or ():  # installed after all: nothing to hide
+                self._emit(event)
             outcome.provider = name
             outcome.usage = completion.usage
             return completion.text
@@ -304,11 +315,14 @@ class Runner:
             a.reason.startswith("not installed") or a.reason == "no provider of that name"
             for a in outcome.attempts
         ):
-            self._emit(TurnEvent("start", participant.alias, participant.name, "mock"))
+            note = missing_cli_note(self.providers, [a.provider for a in outcome.attempts])
+            self._emit(TurnEvent("start", participant.alias, participant.name, "mock", note))
             request.on_output = self._streamer(participant, "mock")
             outcome.provider = "mock"
             outcome.mock_fallback = True
             return self.providers.get("mock").complete(request)
+        for event in held or ():
+            self._emit(event)
         return None
 
     def _streamer(self, participant: Participant, provider: str) -> Callable[[str], None] | None:

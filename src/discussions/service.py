@@ -33,6 +33,43 @@ MAX_CHARS = 200_000
 MAX_FINISHED_JOBS = 200
 """Finished tickets kept for `turn_result`; older ones are forgotten first."""
 
+def create_discussion(
+    ws: Workspace,
+    title: str,
+    *,
+    template: str | None = None,
+    context: str | None = None,
+    participants: list[str] | None = None,
+    directory: Path | None = None,
+    file_name: str | None = None,
+) -> Discussion:
+    """Create and save a discussion, as `discussions new` does: in `directory` (default:
+    ``output.directory``), named `file_name` (default: made from the title). Never replaces a
+    file: `DiscussionExists` says what to do instead."""
+    path = None
+    if file_name:
+        name = file_name if file_name.endswith(".md") else f"{file_name}.md"
+        if Path(name).name != name:
+            raise DiscussionsError("give a file name, not a path (use --dir for the folder)")
+        path = (directory or ws.config.output_directory) / name
+    d = Discussion.create(
+        title,
+        template=template,
+        context=context,
+        participants=participants,
+        directory=directory,
+        path=path,
+        workspace=ws,
+    )
+    if d.path.exists() or d.path.is_symlink():
+        raise DiscussionExists(
+            f"{display_path(d.path)} already exists; choose another name with --file, "
+            f"or comment on it with `discussions comment {d.path.name}`"
+        )
+    d.save()
+    return d
+
+
 Observer = Callable[["TurnJob", str, dict[str, Any]], None]
 """Called (from the job's thread) with the job, a step name and its data. Steps:
 ``turn-start``, ``answer-start``, ``chunk`` (``text`` is what is new since the last chunk),
@@ -256,27 +293,14 @@ class DiscussionTools:
         participants: list[str] | None = None,
         file_name: str | None = None,
     ) -> dict[str, Any]:
-        ws = self.workspace
-        path = None
-        if file_name:
-            name = file_name if file_name.endswith(".md") else f"{file_name}.md"
-            if Path(name).name != name:
-                raise DiscussionsError("give a file name, not a path")
-            path = ws.config.output_directory / name
-        d = Discussion.create(
+        d = create_discussion(
+            self.workspace,
             title,
             template=template,
             context=context,
             participants=participants or None,
-            path=path,
-            workspace=ws,
+            file_name=file_name,
         )
-        if d.path.exists() or d.path.is_symlink():
-            raise DiscussionExists(
-                f"{display_path(d.path)} already exists; choose another name with --file, "
-                f"or comment on it with `discussions comment {d.path.name}`"
-            )
-        d.save()
         out = d.to_dict()
         out["file"] = display_path(d.path)
         return out

@@ -43,6 +43,16 @@ class ConsensusResult:
     waiting_for: list[str] = field(default_factory=list)
     """Expected voters who have not voted yet (they count as not READY)."""
 
+    @property
+    def summary(self) -> str:
+        """Where the vote stands in a few words: ``reached: READY``, ``CHANGES, not reached``,
+        ``no votes`` (the lists of the terminal app and the web view show it)."""
+        if self.reached:
+            return f"reached: {self.outcome}"
+        if self.outcome is None:
+            return "no votes"
+        return f"{self.outcome}, not reached"
+
     def to_dict(self) -> dict[str, object]:
         return {
             "reached": self.reached,

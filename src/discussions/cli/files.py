@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from ..errors import DiscussionExists
 from ..model import Discussion
 from ..runlog import run_state
 from .common import (
@@ -63,30 +62,20 @@ def new_command(
       git diff | discussions new "Review: retry logic" -t code-review --context -
       discussions new "Überprüfung der Änderungen" --file review-2026-11.md
     """
-    ws = workspace()
+    from ..service import create_discussion
+
     aliases = [a for a in participants.split(",")] if participants else None
-    path = None
-    if file_name:
-        folder = directory or ws.config.output_directory
-        name = file_name if file_name.endswith(".md") else f"{file_name}.md"
-        if Path(name).name != name:
-            raise click.BadParameter("give a file name, not a path (use --dir for the folder)")
-        path = folder / name
-    d = Discussion.create(
+    if file_name and Path(file_name).name != file_name:
+        raise click.BadParameter("give a file name, not a path (use --dir for the folder)")
+    d = create_discussion(
+        workspace(),
         title,
         template=template,
         context=read_text_arg(context),
         participants=aliases,
         directory=directory,
-        path=path,
-        workspace=ws,
+        file_name=file_name,
     )
-    if d.path.exists() or d.path.is_symlink():
-        raise DiscussionExists(
-            f"{display_path(d.path)} already exists; choose another name with --file, "
-            f"or comment on it with `discussions comment {d.path.name}`"
-        )
-    d.save()
     if as_json:
         echo_json(d.to_dict())
         return

@@ -32,6 +32,12 @@ FALLBACK_HINT = (
 )
 _TICK = 0.2
 _NAME_WIDTH = 20
+_HEAD_WIDTH = 20
+"""Columns of a row's head besides the name (mark, elapsed time, state)."""
+NARROW = 72
+"""Terminals narrower than this show each participant on two lines."""
+MIN_TEXT = 16
+"""Columns of streamed text a narrow row keeps in view before provider details."""
 SILENCE = 25.0
 """Seconds without output after which a row says that its provider has been silent."""
 
@@ -141,14 +147,20 @@ def fit(segments: list[Segment], width: int, ellipsis: str) -> list[Segment]:
     return out
 
 
-def terminal_width(stream: IO[str]) -> int:
-    """Columns of the terminal `stream` writes to (``COLUMNS`` wins, as with shutil)."""
+def terminal_size(stream: IO[str]) -> os.terminal_size:
+    """Columns and lines of the terminal `stream` writes to (``COLUMNS`` and ``LINES`` win, as
+    with shutil)."""
     if os.environ.get("COLUMNS", "").strip().isdigit():
-        return shutil.get_terminal_size().columns
+        return shutil.get_terminal_size()
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        return os.get_terminal_size(stream.fileno())
     except (AttributeError, ValueError, OSError):
-        return shutil.get_terminal_size().columns
+        return shutil.get_terminal_size()
+
+
+def terminal_width(stream: IO[str]) -> int:
+    """Columns of the terminal `stream` writes to."""
+    return terminal_size(stream).columns
 
 
 class Progress:
@@ -167,8 +179,13 @@ class Progress:
         *,
         color: bool | None = None,
         forced: str | None = None,
+        said: set[str] | None = None,
     ) -> None:
         self.stream = stream
+        self.said = set() if said is None else said
+        """Notes shown already (shared by the rounds of a run: each is said once)."""
+        self.notes: list[str] = []
+        """Notes to show under the final live frame."""
         self.hint = (
             f"--provider {forced} has no fallback; leave it out to use the provider chain"
             if forced
@@ -240,6 +257,12 @@ class Progress:
             row.started = time.monotonic()
         row.provider = ev.provider
         row.latest, row.heard = "", time.monotonic()
+        if ev.message and ev.message not in self.said:  # no AI CLI installed: said once
+            self.said.add(ev.message)
+            if self.live:
+                self.notes.append(f"Note: {ev.message}")
+            else:
+                self._line(f"Note: {ev.message}")
         if not self.live:
             self._line(f"Invoking {ev.name} ({ev.provider})...")
 
@@ -272,17 +295,25 @@ class Progress:
     def hints(self) -> list[str]:
         """Lines shown under the final frame: what to do about participants left without
         any provider."""
+        lines = [printable(note) for note in self.notes]
         stuck = [r.name for r in self.rows.values() if r.nothing_left and r.done and _failed(r)]
-        if not stuck:
-            return []
-        names = ", ".join(stuck)
-        return [printable(f"No configured provider left to try for {names}: {self.hint}.")]
+        if stuck:
+            names = ", ".join(stuck)
+            lines.append(printable(f"No configured provider left to try for {names}: {self.hint}."))
+        return lines
 
-    def frame(self, width: int) -> list[str]:
-        """The lines of the live display at `width` columns (styled, each fitting)."""
+    def frame(self, width: int, height: int | None = None) -> list[str]:
+        """The lines of the live display at `width` columns (styled, each fitting). Below
+        `NARROW` columns a row takes two lines (participant, time and state; then the
+        providers and the latest streamed text), unless the frame would not fit in `height`
+        lines."""
         now = self.finished or time.monotonic()
         rows = list(self.rows.values())
+        limit = max(width - 1, 1)  # the last column would make some terminals wrap
         name_w = min(max([len(r.name) for r in rows] + [4]), _NAME_WIDTH)
+        narrow = width < NARROW and (height is None or 2 * len(rows) + 2 <= height)
+        if narrow:
+            name_w = max(min(name_w, limit - _HEAD_WIDTH), 4)
         done = sum(r.done for r in rows)
         failed = sum(_failed(r) for r in rows)
         header: list[Segment] = [(f"discussions turn: {done}/{len(rows)} done", {"bold": True})]
@@ -290,21 +321,46 @@ class Progress:
             header.append((f", {failed} failed", {"fg": "red"}))
         took = seconds(now - self.started)
         header.append((f" in {took}" if self.finished else f", {took}", {}))
-        limit = max(width - 1, 1)  # the last column would make some terminals wrap
-        lines = [header] + [self._fitting_row(r, now, name_w, limit) for r in rows]
+        lines = [header]
+        for r in rows:
+            if narrow:
+                lines += self._two_lines(r, now, name_w, limit)
+            else:
+                lines.append(self._fitting_row(r, now, name_w, limit))
         return [self._styled(fit(segments, limit, self.glyphs.ellipsis)) for segments in lines]
 
     def _fitting_row(self, row: Row, now: float, name_w: int, limit: int) -> list[Segment]:
         """The most detailed form of `row` that fits: failure reasons go first, then the
         failed providers' names, so the provider answering now stays in view."""
-        forms = [self._row(row, now, name_w, detail) for detail in (2, 1, 0)]
-        widths = [sum(text_width(text) for text, _ in segments) for segments in forms]
+        head = self._head(row, now, name_w)
+        forms = [_trimmed(head + self._tail(row, now, detail)) for detail in (2, 1, 0)]
+        widths = [_width(segments) for segments in forms]
         for segments, used in zip(forms, widths, strict=True):
             if used <= limit:
                 return segments
         return forms[widths.index(min(widths))]
 
-    def _row(self, row: Row, now: float, name_w: int, detail: int = 2) -> list[Segment]:
+    def _two_lines(self, row: Row, now: float, name_w: int, limit: int) -> list[list[Segment]]:
+        """`row` on a narrow terminal. Participant, time, state and providers on one line when
+        they fit (failure details go first); the latest streamed text on a line of its own
+        under it. When the providers do not fit beside the state, they go on the second line
+        too, as detailed as leaves `MIN_TEXT` columns for the text."""
+        head = self._head(row, now, name_w)
+        fixed = [self._tail(row, now, detail, stream=False) for detail in (2, 1, 0)]
+        stream = self._tail(row, now, 0, stream=True)[len(fixed[2]) :]
+        indent: Segment = ("   ", {})
+        for tail in fixed:
+            if _width(head + tail) <= limit:
+                line = _trimmed(head + tail)
+                return [line, _trimmed([indent, *stream])] if stream else [line]
+        text = " ".join(row.latest.split()) if stream else ""
+        room = limit - min(MIN_TEXT, text_width(text))
+        fixed.append(self._tail(row, now, -1, stream=False))  # the provider asked now alone
+        tail = next((t for t in fixed if _width([indent, *t]) <= room), fixed[-1])
+        return [_trimmed(head), _trimmed([indent, *tail, *stream])]
+
+    def _head(self, row: Row, now: float, name_w: int) -> list[Segment]:
+        """Mark, name, elapsed time and state (the vote when done)."""
         g = self.glyphs
         o = row.outcome
         mark: Segment
@@ -312,8 +368,10 @@ class Progress:
             mark, result, elapsed = (g.waiting, {"dim": True}), "waiting", ""
         elif o is None:
             spin = g.spinner[self._frame % len(g.spinner)]
-            mark, result = (spin, {"fg": "cyan"}), ""
+            mark, result = (spin, {"fg": "cyan"}), "writing" if row.latest else "asking"
             elapsed = seconds(now - (row.started or now))
+            if row.provider is None:  # between a failed provider and the next
+                result = ""
         else:
             elapsed = seconds(o.duration)
             if o.status == "posted":
@@ -323,7 +381,7 @@ class Progress:
             else:
                 mark, result = (g.failed, {"fg": "red"}), "failed"
         name = row.name if len(row.name) <= name_w else row.name[: name_w - 1] + g.ellipsis
-        segments: list[Segment] = [
+        return [
             ("  ", {}),
             mark,
             (" ", {}),
@@ -331,21 +389,25 @@ class Progress:
             (f" {elapsed:>5}  ", {}),
             (f"{result:<8}", _result_style(result)),
         ]
+
+    def _tail(self, row: Row, now: float, detail: int, stream: bool = True) -> list[Segment]:
+        """Failed providers (with their reasons at `detail` 2, names at 1, a count at 0, none
+        at -1), the provider asked now and, while it runs, silence and its latest line."""
+        g = self.glyphs
+        segments: list[Segment] = []
         if row.failures and detail == 0:
             segments.append((f" {len(row.failures)} failed ", {"fg": "red"}))
             segments.append((g.arrow, {"dim": True}))
-        for provider, reason in row.failures if detail else []:
+        for provider, reason in row.failures if detail > 0 else []:
             why = f" {reason}" if detail == 2 else ""
             segments.append((f" {provider} {g.failed}{why} ", {"fg": "red"}))
             segments.append((g.arrow, {"dim": True}))
         if row.provider:
             segments.append((f" {row.provider}", {}))
-            if o is None:
+            if row.outcome is None and stream:
                 segments.extend(self._stream_segments(row, now))
         elif row.nothing_left and row.failures:
             segments.append((" nothing left to try", {"fg": "red"}))
-        text, style = segments[-1]
-        segments[-1] = (text.rstrip(), style)
         return segments
 
     def _stream_segments(self, row: Row, now: float) -> list[Segment]:
@@ -372,11 +434,24 @@ class Progress:
             out.append(f"\x1b[{self._drawn}F\x1b[J")  # back to the frame's first line, clear
         else:
             out.append("\x1b[?25l")  # hide the cursor while the rows redraw
-        lines = self.frame(terminal_width(self.stream))
+        size = terminal_size(self.stream)
+        lines = self.frame(size.columns, size.lines)
         out.extend(f"\x1b[2K{line}\n" for line in lines)
         self.stream.write("".join(out))
         self.stream.flush()
         self._drawn = len(lines)
+
+
+def _width(segments: list[Segment]) -> int:
+    return sum(text_width(text) for text, _ in segments)
+
+
+def _trimmed(segments: list[Segment]) -> list[Segment]:
+    """`segments` without trailing blanks."""
+    if not segments:
+        return segments
+    text, style = segments[-1]
+    return [*segments[:-1], (text.rstrip(), style)]
 
 
 def _failed(row: Row) -> bool:
@@ -396,7 +471,8 @@ def outcome_text(o: ParticipantOutcome) -> str:
     """One line about a participant's outcome (plain output and the error summary)."""
     if o.status == "posted":
         vote = f", VOTE: {o.vote}" if o.vote else ""
-        via = f"{o.provider} after {_failures(o)} failed" if o.attempts else f"{o.provider}"
+        failed = o.attempts and not o.mock_fallback  # the note said why the mock answered
+        via = f"{o.provider} after {_failures(o)} failed" if failed else f"{o.provider}"
         return f"posted via {via} in {o.duration:.1f}s{vote}"
     if o.status == "no_response":
         return f"nothing to add ({o.provider}, {o.duration:.1f}s)"

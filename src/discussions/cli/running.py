@@ -14,7 +14,7 @@ from ..runner import Runner, TurnEvent
 from ..usage import configured_budget
 from .common import echo_json, resolve_file, say, workspace
 from .progress import Progress
-from .turns import live_display
+from .turns import NO_PROGRESS_HELP, live_display
 
 
 class _RoundDisplay:
@@ -26,6 +26,8 @@ class _RoundDisplay:
         self.live = live
         self.forced = forced
         self.current: Progress | None = None
+        self.said: set[str] = set()
+        """Notes shown already: each is said once per run, not once per round."""
 
     def round(self, ev: RoundEvent) -> None:
         self.close()
@@ -34,7 +36,9 @@ class _RoundDisplay:
         registry = self.d.workspace.participants
         expected = [(a, registry.get(a).name) for a in ev.order]
         say(f"Round {ev.round} ({ev.phase})", err=self.stream is sys.stderr)
-        self.current = Progress(self.stream, self.live, expected, forced=self.forced)
+        self.current = Progress(
+            self.stream, self.live, expected, forced=self.forced, said=self.said
+        )
         self.current.__enter__()
 
     def __call__(self, ev: TurnEvent) -> None:
@@ -67,6 +71,7 @@ class _RoundDisplay:
     type=click.IntRange(min=0),
     help="Stop before a call that would make more than N AI calls in this discussion.",
 )
+@click.option("--no-progress", is_flag=True, help=NO_PROGRESS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run's result as JSON.")
 def run_command(
     file: str,
@@ -79,6 +84,7 @@ def run_command(
     timeout: float | None,
     max_cost: float | None,
     max_calls: int | None,
+    no_progress: bool,
     as_json: bool,
 ) -> None:
     """Run rounds until the discussion is decided or a stop condition is met.
@@ -100,7 +106,7 @@ def run_command(
     """
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
-    live = live_display(as_json)
+    live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout
     display = _RoundDisplay(d, stream, live, provider)
     try:

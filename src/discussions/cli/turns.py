@@ -11,17 +11,23 @@ import click
 from ..model import Discussion
 from ..runner import Runner, TurnResult
 from ..turns import select_participants
-from .common import echo_json, printable, resolve_file, say, style, workspace
+from .common import echo_json, resolve_file, say, workspace
 from .progress import Progress
 
 if TYPE_CHECKING:
     from ..council import MotionOutcome
 
 
-def live_display(as_json: bool) -> bool:
+NO_PROGRESS_HELP = "Plain progress lines instead of the live display (as on a pipe)."
+
+
+def live_display(as_json: bool, no_progress: bool = False) -> bool:
     """Whether the turn's progress redraws in place: a terminal that understands cursor
-    movement (``TERM`` is not ``dumb``) on standard error, and no ``--json``."""
-    return not as_json and sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
+    movement (``TERM`` is not ``dumb``) on standard error, no ``--json`` and no
+    ``--no-progress``. ``NO_COLOR`` only turns colours off."""
+    if as_json or no_progress:
+        return False
+    return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
 @click.command("turn")
@@ -31,6 +37,7 @@ def live_display(as_json: bool) -> bool:
 @click.option("-p", "--provider", help="Use this provider for every participant (no fallback).")
 @click.option("-s", "--sequential", is_flag=True, help="One after another; each sees the others.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
+@click.option("--no-progress", is_flag=True, help=NO_PROGRESS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the turn's result as JSON.")
 def turn_command(
     file: str,
@@ -39,6 +46,7 @@ def turn_command(
     provider: str | None,
     sequential: bool,
     timeout: float | None,
+    no_progress: bool,
     as_json: bool,
 ) -> None:
     """Invoke AI participants and append their comments and votes.
@@ -57,7 +65,7 @@ def turn_command(
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
     expected = [(p.alias, p.name) for p in select_participants(d, aliases)]
-    live = live_display(as_json)
+    live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout
     with Progress(stream, live, expected, forced=provider) as progress:
         runner = Runner(ws, timeout=timeout, on_event=progress)
@@ -128,17 +136,6 @@ def _summary(result: TurnResult) -> None:
     for o in result.outcomes:
         for note in o.notes:
             say(f"Note: {o.name}: {note}")
-    mocked = [o for o in result.outcomes if o.mock_fallback]
-    if mocked:
-        tried = sorted({a.provider for o in mocked for a in o.attempts})
-        click.echo(
-            style("Note:", fg="yellow")
-            + printable(
-                f" no AI CLI from the provider chain is installed ({', '.join(tried)}); the"
-                " built-in mock provider answered. Install one, or set providers.default in"
-                " discussions.yaml (see `discussions providers list`)."
-            )
-        )
     if result.motion is not None:
         say(_motion_line(result.motion))
     for c in result.changes:

@@ -477,3 +477,28 @@ def provider_chain(
     if detect and not any(registry.installed(name) for name in chain):
         chain.extend(n for n in DETECT_ORDER if n not in chain and registry.installed(n))
     return chain or ["mock"]
+
+
+INSTALL_HINT = (
+    "install Claude Code (`claude`), Codex (`codex`) or Gemini CLI (`gemini`), or set "
+    "providers.default in discussions.yaml to one you have (`discussions providers list` "
+    "shows them)"
+)
+
+
+def missing_cli_note(registry: ProviderRegistry, tried: Iterable[str]) -> str:
+    """One line for a turn in which no provider of the chain was installed, so the built-in
+    mock answered: what was missing and what to install or configure."""
+    needs: list[str] = []
+    for name in dict.fromkeys(tried):
+        spec = registry.specs.get(name)
+        try:
+            argv = split_command(spec.command) if spec and spec.command else []
+        except DiscussionsError:
+            argv = []
+        needs.append(f"{name} needs `{argv[0]}`" if argv else f"{name} is not defined")
+    missing = f" ({'; '.join(needs)})" if needs else ""
+    return (
+        f"No AI CLI is installed{missing}, so the built-in mock provider answers with "
+        f"placeholder text: {INSTALL_HINT}."
+    )

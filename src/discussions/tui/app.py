@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
+    Collapsible,
     DataTable,
     Footer,
     Input,
@@ -34,6 +35,7 @@ from textual.widgets import (
 
 from ..errors import DiscussionsError
 from ..model import Discussion
+from ..rendering import comment_parser, preamble_markdown
 from ..workspace import Workspace
 from . import data
 
@@ -46,7 +48,8 @@ HELP = """\
 Browser: type to filter, [b]s[/b] cycles the status filter, [b]Enter[/b] opens,
   [b]n[/b] new discussion (ctrl+s creates), [b]p[/b] participants, [b]r[/b] reload, [b]q[/b] quits.
 Discussion: [b]c[/b] comment (ctrl+s posts), [b]t[/b] turn, [b]a[/b] advance phase,
-  [b]e[/b] edit in $EDITOR, [b]r[/b] reload, [b]Escape[/b] back.
+  [b]x[/b] shows or hides the context, [b]e[/b] edit in $EDITOR, [b]r[/b] reload,
+  [b]Escape[/b] back.
 Participants: [b]Enter[/b] view, [b]n[/b] new, [b]e[/b] edit, [b]d[/b] remove (user/project).
 The discussion view follows its file: changes by others appear within a second.
 """
@@ -281,6 +284,7 @@ class DiscussionScreen(Screen[None]):
         Binding("c", "compose", "Comment"),
         Binding("t", "turn", "Turn"),
         Binding("a", "advance", "Advance"),
+        Binding("x", "toggle_context", "Context"),
         Binding("e", "edit", "Edit"),
         Binding("r", "reload", "Reload"),
         Binding("p", "participants", "Participants"),
@@ -298,7 +302,10 @@ class DiscussionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal():
             with VerticalScroll(id="comments"):
-                yield Markdown("", id="body")
+                yield Markdown("", id="heading", parser_factory=comment_parser)
+                with Collapsible(title="Context", id="context-box", collapsed=False):
+                    yield Markdown("", id="context", parser_factory=comment_parser)
+                yield Markdown("", id="body", parser_factory=comment_parser)
             with VerticalScroll(id="side"):
                 yield Static("", id="panel")
         yield Footer()
@@ -331,9 +338,27 @@ class DiscussionScreen(Screen[None]):
             panel.update(f"[b red]Cannot read this file[/b red]\n\n{data._esc(str(exc))}")
             return
         self.discussion = d
+        self.show_context(d)
         self.query_one("#body", Markdown).update(body)
         panel.update(side)
         self.sub_title = d.title
+
+    def show_context(self, d: Discussion) -> None:
+        """The title, then the context (what is being discussed: the text before the first
+        comment), collapsible, above the comments. Updated only when it changed."""
+        heading = self.query_one("#heading", Markdown)
+        if heading.source != f"# {d.title}":
+            heading.update(f"# {d.title}")
+        text = preamble_markdown(d)
+        box = self.query_one("#context-box", Collapsible)
+        box.display = bool(text.strip())
+        context = self.query_one("#context", Markdown)
+        if context.source != text:
+            context.update(text)
+
+    def action_toggle_context(self) -> None:
+        box = self.query_one("#context-box", Collapsible)
+        box.collapsed = not box.collapsed
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -446,6 +471,8 @@ class TurnScreen(Screen[None]):
         self.texts: dict[str, str] = {}
         self.status: dict[str, str] = {}
         self.failures: dict[str, list[str]] = {}
+        self.noted = False
+        """This turn's note (no AI CLI installed) is on screen."""
 
     def compose(self) -> ComposeResult:
         d = Discussion.load(self.path, self.ws)
@@ -482,6 +509,9 @@ class TurnScreen(Screen[None]):
         callout = self.query_one("#callout", Input).value.strip() or None
         box = self.query_one("#answers", VerticalScroll)
         box.remove_children()
+        self.panels.clear()
+        self.failures.clear()
+        self.noted = False
         for alias in who:
             panel = Static(f"@{alias}: waiting", classes="answer", id=f"ans-{alias}")
             self.panels[alias] = panel
@@ -515,6 +545,8 @@ class TurnScreen(Screen[None]):
         if ev.kind == "start":
             self.status[ev.alias] = f"asking {ev.provider}…"
             self.texts[ev.alias] = ""
+            if ev.message:
+                self.note(ev.message)
         elif ev.kind == "chunk":
             self.texts[ev.alias] = ev.text
         elif ev.kind == "attempt_failed":
@@ -530,6 +562,15 @@ class TurnScreen(Screen[None]):
         failed = [f"[red]✗ {data._esc(m)}[/red]" for m in self.failures.get(ev.alias, [])]
         body = data._esc(self.texts.get(ev.alias, "")[-3000:])
         panel.update("\n".join([head, *failed, body]))
+
+    def note(self, text: str) -> None:
+        """A note about the whole turn (no AI CLI installed), shown once above the answers."""
+        if self.noted:
+            return
+        self.noted = True
+        box = self.query_one("#answers", VerticalScroll)
+        first = next((w for w in box.children if "answer" in w.classes), None)
+        box.mount(Static(text, classes="turn-note", markup=False), before=first)
 
     def finished(self, summary: str) -> None:
         self.running = False
@@ -678,6 +719,7 @@ class DiscussionsApp(App[None]):
     #setup { height: auto; max-height: 50%; }
     #who { height: auto; max-height: 10; }
     .answer { border: round $secondary; padding: 0 1; margin-bottom: 1; }
+    .turn-note { color: $warning; padding: 0 1; margin-bottom: 1; }
     """
     BINDINGS = [Binding("question_mark", "help", "Help")]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import DiscussionsError
 from ..model import Discussion
+from ..rendering import visible_markdown
 from ..workspace import Workspace
 
 
@@ -35,12 +36,7 @@ class Summary:
 
 
 def consensus_text(d: Discussion) -> str:
-    c = d.consensus_result
-    if c.reached:
-        return f"reached: {c.outcome}"
-    if c.outcome is None:
-        return "no votes"
-    return f"{c.outcome}, not reached"
+    return d.consensus_result.summary
 
 
 def summarise(path: Path, ws: Workspace) -> Summary | None:
@@ -88,8 +84,9 @@ def ago(stamp: float, now: float | None = None) -> str:
 
 
 def comments_markdown(d: Discussion) -> str:
-    """The comments as one markdown document: a heading per comment with author, vote, provider."""
-    parts: list[str] = [f"# {d.title}", ""]
+    """The comments as one markdown document: a heading per comment with author, vote, provider.
+    Read with `rendering.comment_parser` (line breaks kept, so every marker line shows)."""
+    parts: list[str] = []
     if not d.comments:
         parts.append("*No comments yet. Press `c` to write one or `t` to run a turn.*")
     for c in d.comments:
@@ -99,7 +96,7 @@ def comments_markdown(d: Discussion) -> str:
         provider = c.meta.get("provider") if c.meta else None
         if provider:
             head += f"  *(via {provider})*"
-        parts += [head, "", c.body.strip(), "", "---", ""]
+        parts += [head, "", visible_markdown(c.body).strip(), "", "---", ""]
     return "\n".join(parts)
 
 

@@ -187,11 +187,16 @@ class Site:
         redirect = self.with_cookie(request)
         if redirect is not None:
             return redirect
+        from .controls import new_discussion_html
+
         rows = await call(self.rows)
         for row in rows:
             row["href"] = "/d/" + quote(Path(row["file"]).name)
         self.warm_soon()  # the next click is likely one of these (some may be new since)
-        return page(list_page(rows, head=self.page_head(request, {}), script=SCRIPT))
+        writable = valid(self.settings, presented(self.settings, request))
+        form = await call(new_discussion_html, self.workspace, writable)
+        head = self.page_head(request, {})
+        return page(list_page(rows, head=head, script=SCRIPT, controls=form))
 
     def rows(self) -> list[dict[str, Any]]:
         from ..catalog import list_discussions
@@ -211,7 +216,7 @@ class Site:
 
     def render(self, request: Request, d: Discussion) -> str:
         from ..htmlview import discussion_page
-        from .controls import controls_html
+        from .controls import BACK_LINK, controls_html
 
         name = d.path.name
         head = self.page_head(
@@ -225,7 +230,7 @@ class Site:
         )
         writable = valid(self.settings, presented(self.settings, request))
         controls = controls_html(d, self.workspace, name, writable)
-        return discussion_page(d, head=head, controls=controls, script=SCRIPT)
+        return discussion_page(d, head=head, controls=controls, script=SCRIPT, nav=BACK_LINK)
 
     async def static(self, request: Request) -> Response:
         if request.path_params["name"] != "app.js":
@@ -294,6 +299,20 @@ class Site:
         )
 
     # -- writing ---------------------------------------------------------------------------
+
+    @endpoint(write=True)
+    async def api_new(self, request: Request) -> Response:
+        """A new discussion in the discussions folder, made as `discussions new` makes it
+        (title, optional template and context); answers with it and the address of its page."""
+        data = await inputs.json_body(request)
+        title = (inputs.text(data, "title") or "").strip()
+        if not title:
+            raise ApiError(400, "give the discussion a title")
+        template = (inputs.text(data, "template") or "").strip() or None
+        context = (inputs.text(data, "context") or "").strip() or None
+        made = await call(self.tools.new_discussion, title, template, context)
+        made["href"] = "/d/" + quote(Path(made["file"]).name)
+        return JSONResponse(made, 201)
 
     @endpoint(write=True)
     async def api_comment(self, request: Request) -> Response:
@@ -376,6 +395,7 @@ class Site:
             ("/d/{name}", self.discussion, ()),
             ("/static/{name}", self.static, ()),
             ("/api/discussions", self.api_list, ()),
+            ("/api/discussions", self.api_new, ("POST",)),
             ("/api/discussions/{name}", self.api_status, ()),
             ("/api/discussions/{name}/text", self.api_text, ()),
             ("/api/discussions/{name}/export", self.api_export, ()),

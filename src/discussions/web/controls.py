@@ -37,6 +37,49 @@ CSS = """\
 #notice.error { color: var(--reject); }
 #stream article.streaming { border-style: dashed; }
 #stream pre.body { white-space: pre-wrap; background: none; margin: 0; font-size: .9rem; }
+#stream { scroll-margin-top: 1rem; }
+#new-discussion { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem;
+  background: var(--card); }
+#new-discussion > summary { cursor: pointer; padding: .6rem .9rem; font-weight: 600; }
+#new-form { padding: 0 .9rem .9rem; max-width: 40rem; }
+#new-form label { display: block; margin: .6rem 0 .25rem; font-weight: 600; }
+#new-form input, #new-form select, #new-form textarea { width: 100%; padding: .45rem .6rem;
+  border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+#new-form textarea { resize: vertical; min-height: 5rem; }
+#new-form button { margin-top: .75rem; padding: .45rem 1rem; border-radius: 6px;
+  border: 1px solid var(--ready); background: var(--ready); color: #fff; cursor: pointer; }
+#new-form button:disabled { opacity: .6; cursor: progress; }
+#new-form #notice { margin: .5rem 0 0; }
+"""
+
+BACK_LINK = '<nav><a id="to-list" href="/">&larr; All discussions</a></nav>'
+"""Above a discussion's title on its web page: the way back to the list."""
+
+
+def new_discussion_html(ws: Workspace, writable: bool) -> str:
+    """The list page's form for a new discussion (title, template, optional context), sent to
+    ``POST /api/discussions``. Nothing without the token (the page is read-only then)."""
+    if not writable:
+        return ""
+    default = ws.config.default_template
+    options = "".join(
+        f'<option value="{escape(t.name, quote=True)}"{" selected" if t.name == default else ""}>'
+        f"{escape(t.name)}{' — ' + escape(t.title) if t.title else ''}</option>"
+        for t in ws.templates
+    )
+    return f"""<details id="new-discussion">
+<summary>New discussion</summary>
+<form id="new-form">
+<label for="new-title">Title</label>
+<input id="new-title" name="title" required maxlength="200" autocomplete="off">
+<label for="new-template">Template</label>
+<select id="new-template" name="template">{options}</select>
+<label for="new-context">Context (optional: what is to be decided, and why)</label>
+<textarea id="new-context" name="context" rows="4"></textarea>
+<button type="submit" id="new-button">Create</button>
+<p id="notice" role="status" aria-live="polite"></p>
+</form>
+</details>
 """
 
 

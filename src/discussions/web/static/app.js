@@ -10,6 +10,38 @@
   };
   const token = meta("discussions-token");
   const file = meta("discussions-file");
+  const notice = document.getElementById("notice");
+
+  const say = (text, isError) => {
+    if (!notice) return;
+    notice.textContent = text;
+    notice.className = isError ? "error" : "";
+  };
+
+  // A JSON POST with the token; the answer's data, or null after saying what went wrong.
+  async function post(url, body) {
+    if (!token) {
+      say("Read-only: open the address `discussions serve` printed to write.", true);
+      return null;
+    }
+    let response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+        body: JSON.stringify(body || {}),
+      });
+    } catch (err) {
+      say(`The server did not answer: ${err}`, true);
+      return null;
+    }
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      say(data.error || `Error ${response.status}`, true);
+      return null;
+    }
+    return data;
+  }
 
   // ---------------------------------------------------------------- list page: the filter
   const filter = document.getElementById("filter");
@@ -21,22 +53,36 @@
       });
     });
   }
+
+  // ---------------------------------------------------------------- list page: a new discussion
+  const newForm = document.getElementById("new-form");
+  if (newForm) {
+    newForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const form = new FormData(newForm);
+      const button = document.getElementById("new-button");
+      button.disabled = true;
+      const data = await post("/api/discussions", {
+        title: String(form.get("title") || ""),
+        template: String(form.get("template") || "") || null,
+        context: String(form.get("context") || "") || null,
+      });
+      button.disabled = false;
+      if (data) {
+        say(`Created ${data.file}`);
+        location.assign(data.href);
+      }
+    });
+  }
   if (!file) return;
 
   const api = "/api/discussions/" + encodeURIComponent(file);
   const comments = document.getElementById("comments");
   const stream = document.getElementById("stream");
   const panel = document.getElementById("panel");
-  const notice = document.getElementById("notice");
   let count = Number(meta("discussions-count") || 0);
   let size = Number(meta("discussions-size") || 0);
   let hash = meta("discussions-hash") || "";
-
-  const say = (text, isError) => {
-    if (!notice) return;
-    notice.textContent = text;
-    notice.className = isError ? "error" : "";
-  };
 
   // ---------------------------------------------------------------- following the file
   function upsert(items) {
@@ -77,6 +123,8 @@
       body.className = "body streamed";
       box.append(header, body);
       stream.appendChild(box);
+      // The answers stream above the forms: bring the first one into view.
+      if (stream.children.length === 1) stream.scrollIntoView({ block: "start" });
     }
     return box;
   }
@@ -94,6 +142,7 @@
     });
   }
 
+  const said = new Set();
   let source = null;
   function connect() {
     const url = `${api}/events?count=${count}&size=${size}&hash=${encodeURIComponent(hash)}`;
@@ -132,6 +181,11 @@
     });
     on("round", (data) => say(`Round ${data.round} (${data.phase}): ${data.order.join(", ")}`));
     on("answer-start", (data) => {
+      // A note for the whole turn (no AI CLI installed): once, not per answer.
+      if (data.message && !said.has(data.message)) {
+        said.add(data.message);
+        say(data.message, true);
+      }
       const box = streamBox(data);
       box.querySelector(".body").textContent = "";
       box.dataset.state = "streaming"; // a run's next round reuses the box of the last one
@@ -178,29 +232,7 @@
   connect();
 
   // ---------------------------------------------------------------- forms
-  async function send(path, body) {
-    if (!token) {
-      say("Read-only: open the address `discussions serve` printed to write.", true);
-      return null;
-    }
-    let response;
-    try {
-      response = await fetch(api + path, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
-        body: JSON.stringify(body || {}),
-      });
-    } catch (err) {
-      say(`The server did not answer: ${err}`, true);
-      return null;
-    }
-    const data = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      say(data.error || `Error ${response.status}`, true);
-      return null;
-    }
-    return data;
-  }
+  const send = (path, body) => post(api + path, body);
 
   const author = document.getElementById("author");
   if (author) {
