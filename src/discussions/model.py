@@ -142,7 +142,8 @@ class Discussion:
             folder = Path(directory) if directory else workspace.config.output_directory
             path = folder / f"{slugify(title)}.md"
         d = cls(Path(path), workspace)
-        d._new_text = header + "\n" + body.rstrip("\n") + "\n"
+        # Ends with a separator: a comment typed under it (`Name: ...`) is a comment at once.
+        d._new_text = fmt.end_with_separator(header + "\n" + body.rstrip("\n") + "\n")
         return d
 
     # -- reading -----------------------------------------------------------------------
