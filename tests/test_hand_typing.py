@@ -4,6 +4,7 @@ where the issue was seen with it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -141,3 +142,69 @@ def test_neutralised_text_never_starts_a_comment() -> None:
     doc = fmt.parse_document("<!-- DISCUSSION -->\n\n---\n\n" + block)
     assert [c.author for c in doc.comments] == ["AI-Security"]
     assert not any(line.startswith("Name:") for line in fmt.neutralise(hostile).split("\n"))
+
+
+# -- one rule for "is this a discussion?" -------------------------------------------------
+
+
+def _not_discussions(project: Path) -> dict[str, bytes]:
+    folder = project / "discussions"
+    folder.mkdir(exist_ok=True)
+    files = {
+        "binary.md": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00",
+        "README.md": b"# Read me\n\nName: not a comment header, just prose\n\nVOTE: READY\n",
+        "empty.md": b"",
+    }
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return files
+
+
+def test_every_command_refuses_a_file_that_is_not_a_discussion(isolated: Path) -> None:
+    files = _not_discussions(isolated)
+    assert code(run("new", "Real")) == 0
+    for name in files:
+        path = f"discussions/{name}"
+        for args in (
+            ["status", path],
+            ["status", path, "--json"],
+            ["summary", path],
+            ["export", path, "--out", "-"],
+            ["adr", path],
+            ["ui", path],
+            ["comment", path, "hi"],
+            ["turn", path, "@architect", "--provider", "mock"],
+        ):
+            r = run(*args)
+            assert code(r) != 0, (args, out(r))
+            assert "not a discussion" in out(r), (args, out(r))
+            assert "Traceback" not in out(r)
+        assert (isolated / "discussions" / name).read_bytes() == files[name]
+    made = sorted(p.name for p in (isolated / "discussions").iterdir())
+    assert made == ["README.md", "binary.md", "empty.md", "real.md"]
+
+
+def test_listing_and_checking_use_the_same_rule(isolated: Path) -> None:
+    _not_discussions(isolated)
+    assert code(run("new", "Real")) == 0
+    headerless = isolated / "discussions" / "old.md"
+    headerless.write_text("# Old\n\n---\n\nName: Rob\n\nhi\n", encoding="utf-8")
+    from discussions.catalog import discussion_paths
+    from discussions.storage import discussion_problem
+    from discussions.tui.data import discussion_files
+    from discussions.watch import is_discussion_file
+
+    folder = isolated / "discussions"
+    expected = [folder / "old.md", folder / "real.md"]
+    assert discussion_paths(folder) == expected
+    assert discussion_files(folder) == expected
+    assert [p for p in sorted(folder.glob("*.md")) if is_discussion_file(p)] == expected
+    assert "binary file" in (discussion_problem(folder / "binary.md") or "")
+    r = run("check", "discussions/README.md")
+    assert code(r) == 1 and "README.md is not a discussion" in out(r)
+    r = run("list", "--json")
+    assert code(r) == 0
+    assert sorted(row["file"] for row in json.loads(out(r))) == [
+        "discussions/old.md",
+        "discussions/real.md",
+    ]

@@ -6,28 +6,19 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DiscussionNotFound, DiscussionsError
-from .format import has_discussion_header
 from .model import Discussion
-from .storage import is_derived
+from .storage import is_discussion_file
 from .workspace import Workspace, display_path
 
 
 def discussion_paths(folder: Path) -> list[Path]:
-    """The discussion files in `folder`: regular ``*.md`` files (never a FIFO: opening one
-    would block) that are not derived and start with the discussion header. Reads 4 KiB of
-    each."""
+    """The discussion files in `folder`: the ``*.md`` files `storage.discussion_problem` finds
+    nothing wrong with (never a FIFO: opening one would block)."""
     if not folder.is_dir():
         return []
     files = []
     for path in sorted(folder.glob("*.md")):
-        if is_derived(path) or not path.is_file():
-            continue
-        try:
-            with path.open("rb") as f:
-                head = f.read(4096).decode("utf-8", errors="replace")
-        except OSError:
-            continue
-        if has_discussion_header(head):
+        if is_discussion_file(path):
             files.append(path)
     return files
 
@@ -45,12 +36,10 @@ def list_discussions(
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     for path in sorted(folder.glob("*.md")):
-        if is_derived(path):
+        if not is_discussion_file(path):
             continue
         try:
             d = Discussion.load(path, ws)
-            if not has_discussion_header(d.text):
-                continue
         except DiscussionsError as exc:
             skipped.append(f"{display_path(path)}: {exc}")
             continue

@@ -3,6 +3,7 @@
     DiscussionsError
     ├── DiscussionNotFound      the discussion file does not exist
     ├── DiscussionExists        `new` would overwrite an existing file
+    ├── NotADiscussion          the file is not a discussion (binary, empty, a README...)
     ├── NotWritable             a write was refused: not a discussion, unresolved merge
     │                           conflict, a link out of the project, read-only, torn
     ├── Busy                    a turn or run is already going on in that discussion
@@ -38,6 +39,10 @@ class DiscussionNotFound(DiscussionsError):
 
 class DiscussionExists(DiscussionsError):
     pass
+
+
+class NotADiscussion(DiscussionsError):
+    """A command was given a file that is not a discussion (see `storage.discussion_problem`)."""
 
 
 class NotWritable(DiscussionsError):

@@ -329,6 +329,16 @@ def has_discussion_header(text: str) -> bool:
     return False
 
 
+def is_discussion_text(text: str) -> bool:
+    """The rule of `storage.discussion_problem` for text already read and decoded: no NUL,
+    and the discussion header or at least one comment boundary."""
+    if not text or "\x00" in text:
+        return False
+    if has_discussion_header(text):
+        return True
+    return _BOUNDARY.search(strip_line_start_boms(normalise_newlines(text))[0]) is not None
+
+
 def comment_meta(body: str) -> str | None:
     """What the engine recorded about a comment: the inside of the first line
     ``<!-- provider: ... -->`` at column 0 (``provider: x | duration: 1s``), else None."""

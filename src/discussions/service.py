@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import Busy, DiscussionExists, DiscussionsError
 from .model import Discussion
-from .workspace import Workspace, display_path, resolve_file
+from .workspace import Workspace, display_path, resolve_discussion
 
 if TYPE_CHECKING:
     from .deliberation import RoundEvent
@@ -168,7 +168,7 @@ class DiscussionTools:
 
     def _load(self, file: str) -> Discussion:
         ws = self.workspace
-        return Discussion.load(resolve_file(file, ws), ws)
+        return Discussion.load(resolve_discussion(file, ws), ws)
 
     def discussion_files(self) -> list[Path]:
         """The discussion files in the discussions folder (derived files left out)."""

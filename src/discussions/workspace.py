@@ -76,3 +76,14 @@ def resolve_file(name: str, ws: Workspace) -> Path:
             f"(also looked in {display_path(ws.config.output_directory)})"
         )
     raise DiscussionNotFound(f"no such discussion file: {name}")
+
+
+def resolve_discussion(name: str, ws: Workspace) -> Path:
+    """`resolve_file`, then the one rule for what a discussion is: a file that is not one (a
+    README, a binary, a summary) is refused with the error every command gives
+    (`storage.require_discussion`)."""
+    from .storage import require_discussion
+
+    path = resolve_file(name, ws)
+    require_discussion(path)
+    return path

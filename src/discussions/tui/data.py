@@ -45,13 +45,13 @@ def consensus_text(d: Discussion) -> str:
 
 def summarise(path: Path, ws: Workspace) -> Summary | None:
     """The browser row for `path`; None when it is not a discussion."""
-    from ..format import has_discussion_header
+    from ..storage import is_discussion_file
 
+    if not is_discussion_file(path):
+        return None
     try:
         changed = path.stat().st_mtime
         d = Discussion.load(path, ws)
-        if not has_discussion_header(d.text):
-            return None
         return Summary(
             path,
             d.title,
@@ -67,11 +67,9 @@ def summarise(path: Path, ws: Workspace) -> Summary | None:
 
 
 def discussion_files(folder: Path) -> list[Path]:
-    from ..storage import is_derived
+    from ..catalog import discussion_paths
 
-    if not folder.is_dir():
-        return []
-    return [p for p in sorted(folder.glob("*.md")) if not is_derived(p)]
+    return discussion_paths(folder)
 
 
 def ago(stamp: float, now: float | None = None) -> str:

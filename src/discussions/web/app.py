@@ -140,12 +140,13 @@ class Site:
         return str(path)
 
     def load(self, name: str) -> Discussion:
-        from ..format import has_discussion_header
+        from ..storage import discussion_problem
 
-        d = Discussion.load(self.file_for(name), self.workspace)
-        if not has_discussion_header(d.text):
-            raise ApiError(409, f"{name} is not a discussion (no `<!-- DISCUSSION -->` header)")
-        return d
+        path = self.file_for(name)
+        problem = discussion_problem(Path(path))
+        if problem is not None:
+            raise ApiError(409, problem.replace(str(path), name))
+        return Discussion.load(path, self.workspace)
 
     async def target(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The discussion a write names (checked to be one: 404/409 otherwise) and the JSON
