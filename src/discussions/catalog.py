@@ -7,7 +7,7 @@ from typing import Any
 
 from .errors import DiscussionNotFound, DiscussionsError
 from .model import Discussion
-from .storage import is_discussion_file
+from .storage import check_exists, is_derived, is_discussion_file
 from .workspace import Workspace, display_path
 
 
@@ -36,9 +36,12 @@ def list_discussions(
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     for path in sorted(folder.glob("*.md")):
-        if not is_discussion_file(path):
+        if is_derived(path):
             continue
         try:
+            check_exists(path)  # a pipe, a dangling link: said, not silently left out
+            if not is_discussion_file(path):
+                continue
             d = Discussion.load(path, ws)
         except DiscussionsError as exc:
             skipped.append(f"{display_path(path)}: {exc}")

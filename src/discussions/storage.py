@@ -32,7 +32,6 @@ import os
 import re
 import signal
 import stat
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,7 +49,7 @@ from .errors import (
 from .format import analyse_tail, has_discussion_header, join_blocks
 
 if TYPE_CHECKING:
-    from .journal import Entry
+    from .journal import Lost
 
 _TAIL_CHUNK = 64 * 1024
 _HEAD = 4096
@@ -396,16 +395,36 @@ class Appended:
 
     blocks: list[str] = field(default_factory=list)
     """The blocks written (none: nothing was written)."""
-    lost: list[Entry] = field(default_factory=list)
-    """Earlier appends of ours to this file that are gone from it (an editor saved over them)."""
+    lost: list[Lost] = field(default_factory=list)
+    """Earlier appends of ours to this file that are gone from it (an editor saved over them)
+    or were cut short (the process was killed during the write)."""
 
     def lost_messages(self, path: Path) -> list[str]:
-        return [
-            f"{e.what} that discussions appended to {path.name} at "
-            f"{time.strftime('%H:%M:%S', time.localtime(e.when))} is no longer in the file; an "
-            "editor holding an older copy probably saved over it"
-            for e in self.lost
-        ]
+        return [lost.message(path.name) for lost in self.lost]
+
+
+def lost_appends(path: Path) -> list[str]:
+    """What `discussions check` says about this user's recent appends to `path`: the ones an
+    editor saved over, and the ones cut short by a process killed during the write (see
+    `journal`). Waits for an append under way (a shared lock); each is reported once."""
+    from . import journal
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        target = Path(os.path.abspath(path)).resolve()
+        size = os.fstat(fd).st_size
+        lost = journal.missing(target, lambda: os.pread(fd, size, 0))
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    return [x.message(path.name) for x in lost]
 
 
 def append(path: Path, blocks: Sequence[str], *, root: Path | None = None) -> Appended:
@@ -447,6 +466,9 @@ def locked_append(
             return Appended([], lost)
         tail, whole = _read_tail(fd, size)
         data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
+        # Remembered before the write: a write cut short by SIGKILL (which cannot be held
+        # back) is then reported by the next append or `check`.
+        entry = journal.begin(target, data, _describe(blocks), size)
         try:
             with _signals_held():
                 _write_all(fd, data)
@@ -455,10 +477,11 @@ def locked_append(
             # Leave the file exactly as it was. (A writer that takes no lock, an editor or
             # `>>`, appending in this instant would lose its bytes too: an accepted risk.)
             os.ftruncate(fd, size)
+            journal.abandon(entry)
             raise NotWritable(
                 f"could not append to {path}: {_os_reason(exc)}; file unchanged"
             ) from None
-        journal.record(target, data, _describe(blocks))
+        journal.finish(entry)
         return Appended(blocks, lost)
     finally:
         os.close(fd)  # closing releases the lock
