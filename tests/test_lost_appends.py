@@ -127,20 +127,22 @@ while not os.path.exists(stop):
 
 def test_every_comment_an_editor_saved_over_is_reported(isolated: Path) -> None:
     assert code(run("new", "Busy")) == 0
+    assert code(run("new", "Other")) == 0  # appended to at the same time, by other people
     path = isolated / "discussions" / "busy.md"
     stop = isolated / "stop"
     editor = subprocess.Popen([sys.executable, "-c", EDITOR, str(path), str(stop), "4"])
     said: list[str] = []
     procs = []
     for i in range(24):
-        p = subprocess.Popen(
-            [sys.executable, "-m", "discussions", "comment", str(path), f"comment number {i}",
-             "--author", f"P{i}"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        procs.append(p)
+        for target, author in ((path, f"P{i}"), (path.with_name("other.md"), f"O{i}")):
+            p = subprocess.Popen(
+                [sys.executable, "-m", "discussions", "comment", str(target),
+                 f"comment number {i}", "--author", author],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            procs.append(p)
         time.sleep(0.05)
     for p in procs:
         said.append(p.communicate(timeout=120)[0])
@@ -155,3 +157,30 @@ def test_every_comment_an_editor_saved_over_is_reported(isolated: Path) -> None:
     reported = {int(n) for n in re.findall(r"a comment by P(\d+) that", "".join(said))}
     assert lost <= reported, f"lost {sorted(lost)}, reported {sorted(reported)}"
     assert reported <= lost
+
+
+JOURNAL_WRITER = r"""
+import sys
+from pathlib import Path
+from discussions import journal
+n, rounds = int(sys.argv[1]), int(sys.argv[2])
+for i in range(rounds):
+    data = f"\nName: W{n}\n\nentry {i}\n\n---\n".encode()
+    journal.finish(journal.begin(Path(f"/nowhere/{n}.md"), data, f"entry {n}.{i}", 0))
+"""
+
+
+def test_processes_appending_at_once_never_drop_each_others_journal_entries(
+    isolated: Path,
+) -> None:
+    # Appends to different files (or to an old and a new copy of one file an editor just
+    # renamed into place) run at the same time; each must find its entry in the journal.
+    procs = [
+        subprocess.Popen([sys.executable, "-c", JOURNAL_WRITER, str(n), "20"]) for n in range(6)
+    ]
+    assert all(p.wait(120) == 0 for p in procs)
+    from discussions import journal
+
+    entries = journal._read()
+    assert len(entries) == 120
+    assert all(e.done for e in entries)
