@@ -5,8 +5,13 @@ Pure functions, no I/O. The grammar (DESIGN.md section 4):
 * An optional header block at the top: ``<!-- DISCUSSION -->`` and ``<!-- Key: Value -->`` lines.
 * The preamble: everything up to the first comment boundary.
 * A comment boundary is a line ``---`` at column 0, then optional blank lines, then a line
-  ``Name: <author>`` at column 0. The comment runs to the next boundary. A ``---`` that is not
-  followed by a ``Name:`` line is a horizontal rule inside the comment.
+  ``Name: <author>`` at column 0. The comment runs to the next boundary. Several ``---`` lines
+  with only blank lines between them, before a ``Name:`` line, are one boundary. A ``---``
+  that is not followed by a ``Name:`` line is a horizontal rule inside the comment.
+* A ``Name:`` line at column 0 with no ``---`` before it starts a comment too (with a warning
+  asking for the ``---``), unless the markdown shows it as code or hides it in an HTML block:
+  a vote under it is its author's, never the comment's above. `neutralise` rewrites every
+  ``Name:`` line at column 0, so untrusted text can start neither kind.
 * Boundaries are recognised by lines alone, before any markdown structure: a fenced code block
   is scoped to the comment it opens in, so an unclosed fence can never swallow later comments.
   (An example of the format inside a fence needs its ``Name:`` lines indented by one space;
@@ -479,7 +484,7 @@ def _bare_boundaries(
 ) -> list[_Bound]:
     """``Name:`` lines at column 0 that no ``---`` opens, outside code and hiding HTML."""
     seg_starts = [start] + [min(b.name_end + 1, len(text)) for b in bounds]
-    seg_ends = [b.sep_pos for b in bounds] + [len(text)]
+    seg_ends = [b.sep_pos for b in bounds] + [len(text)]  # a `Name:` line is in one of them
     seg_lines = [text.count("\n", 0, start)] + [b.name_line for b in bounds]  # 0-based
     hidden: dict[int, tuple[list[tuple[int, int]], list[int], int]] = {}
     found: list[_Bound] = []
@@ -491,8 +496,6 @@ def _bare_boundaries(
         line += text.count("\n", pos, m.start())
         pos = m.start()
         seg = bisect_right(seg_starts, m.start()) - 1
-        if m.start() >= seg_ends[seg]:
-            continue  # on a separator run (cannot be: a `Name:` line is no `---` line)
         if seg not in hidden:
             ranges = hidden_line_ranges(text[seg_starts[seg] : seg_ends[seg]])
             hidden[seg] = (ranges, [a for a, _ in ranges], seg_lines[seg])

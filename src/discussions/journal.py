@@ -62,7 +62,8 @@ class Entry:
     raw_digest: str = ""
     """sha256 of the bytes as written (the fast check, when nobody touched them)."""
     anchor: str = ""
-    """The longest of the first lines of the appended text: few places in a file hold it."""
+    """Entries written before `head_raw` was kept: the longest of the first lines of the
+    appended text, to find them again."""
     anchor_at: int = 0
     """Byte offset of `anchor` within the appended bytes."""
     git_head: str = ""
@@ -142,8 +143,6 @@ def _locked() -> Iterator[None]:
 def begin(path: Path, data: bytes, what: str, offset: int) -> Entry:
     """Remember that `data` is about to be written to `path` at `offset` (not yet whole)."""
     norm = normalise(data.decode("utf-8", errors="replace"))
-    lines = data[:4096].split(b"\n")[:12]
-    anchor = max(lines, key=len).rstrip(b"\r") if lines else b""
     entry = Entry(
         str(path),
         norm[:120],
@@ -153,8 +152,8 @@ def begin(path: Path, data: bytes, what: str, offset: int) -> Entry:
         what,
         len(data),
         hashlib.sha256(data).hexdigest(),
-        anchor.decode("utf-8", errors="replace"),
-        data.find(anchor),
+        "",
+        0,
         git_head(path),
         offset,
         False,
@@ -293,20 +292,34 @@ def git_head(path: Path) -> str:
 
 
 def _contains_raw(data: bytes | mmap.mmap, e: Entry, claimed: set[int]) -> bool:
-    """The bytes, untouched, at a place no other entry claimed (C-speed search)."""
-    anchor = e.anchor.encode("utf-8")
-    if not e.raw_digest or not anchor:
+    """The bytes, untouched, at a place no other entry claimed (C-speed search). Looked for
+    by their first bytes, which start with the comment's ``Name:`` line or a marker: few
+    places hold them, even in a file of one repeated character."""
+    key, at = _search_key(e)
+    if not e.raw_digest or not key:
         return False
-    start = data.find(anchor)
+    start = data.find(key)
     while start >= 0:
-        begin = start - e.anchor_at
+        begin = start - at
         if begin >= 0 and begin not in claimed:
             digest = hashlib.sha256(data[begin : begin + e.raw_length]).hexdigest()
             if digest == e.raw_digest:
                 claimed.add(begin)
                 return True
-        start = data.find(anchor, start + 1)
+        start = data.find(key, start + 1)
     return False
+
+
+def _search_key(e: Entry) -> tuple[bytes, int]:
+    """What `_contains_raw` looks for, and its offset in the appended bytes: their first bytes
+    (entries written before those were kept: the longest of their first lines)."""
+    try:
+        head = bytes.fromhex(e.head_raw)
+    except ValueError:
+        head = b""
+    if head:
+        return head, 0
+    return e.anchor.encode("utf-8"), e.anchor_at
 
 
 def _contains(norm: str, e: Entry, claimed: set[int]) -> bool:
