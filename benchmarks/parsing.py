@@ -134,6 +134,16 @@ CASES: dict[str, tuple[int, Callable[[int], Callable[[], object]]]] = {
         lambda n: parse_doc(in_file("```\nx\n```\n<!-- VOTE-RESET: a -->\n" * n)),
     ),
     "file: mid-file BOMs": (16000, lambda n: parse_doc(in_file("\ufeffline\n" * n))),
+    "file: --- lines, no Name:": (16000, lambda n: parse_doc(in_file("---\n\n" * n))),
+    "file: --- runs before Name:": (
+        4000,
+        lambda n: parse_doc(in_file("---\n\n---\n\nName: A\n\nx\n\n" * n)),
+    ),
+    "file: Name: lines, no ---": (4000, lambda n: parse_doc(in_file("Name: A\n\nx\n\n" * n))),
+    "file: Name: lines in fences": (
+        2000,
+        lambda n: parse_doc(in_file("```\nName: A\n```\n\nName: B\n\n" * n)),
+    ),
     "state: <!-- provider: + spaces": (
         1_000_000,
         lambda n: full_state(in_file("<!-- provider: x" + " " * n + "y")),

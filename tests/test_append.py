@@ -74,8 +74,7 @@ votes = st.sampled_from([None, "READY", "changes", "Reject"])
 
 
 def _is_discussion(data: bytes) -> bool:
-    text = fmt.decode(data)[0]
-    return fmt.has_discussion_header(text) or bool(fmt.parse_document(text).comments)
+    return fmt.is_discussion_text(fmt.decode(data)[0])
 
 
 def _comments(path: Path) -> list[tuple[str, int, str | None]]:

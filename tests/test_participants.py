@@ -145,7 +145,7 @@ def test_template_without_body_gets_the_default(isolated: Path) -> None:
     from discussions import Discussion
 
     d = Discussion.create("Tiny", template="mini", context="Some context")
-    assert d.text.endswith("# Tiny\n\n## Context\n\nSome context\n")
+    assert d.text.endswith("# Tiny\n\n## Context\n\nSome context\n\n---\n")
     assert d.phase == "only"
 
 

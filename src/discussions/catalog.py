@@ -10,13 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DiscussionNotFound, DiscussionsError, NotADiscussion
-from .format import has_discussion_header
 from .model import Discussion
-from .storage import is_derived
+from .storage import discussion_problem, is_derived
 from .workspace import Workspace, display_path, missing, shorten
-
-_HEAD = 4096
-"""Bytes read to tell a discussion (its header) from another file."""
 
 
 def served_path(name: str, ws: Workspace) -> Path:
@@ -92,20 +88,18 @@ def refusal_of(path: Path, ws: Workspace, bounds: Bounds | None = None) -> Discu
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return DiscussionNotFound(f"{shown} is not a regular file, so not a discussion")
-        head = os.read(fd, _HEAD).decode("utf-8", errors="replace")
     except OSError:
         return DiscussionNotFound(f"{shown} cannot be read")
     finally:
         os.close(fd)
-    if not has_discussion_header(head):
-        return NotADiscussion(f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header)")
-    return None
+    problem = discussion_problem(real)
+    return None if problem is None else NotADiscussion(problem)
 
 
 def discussion_paths(ws: Workspace, folder: Path | None = None) -> list[Path]:
     """The discussion files in `folder` (default: ``output.directory``) a server may open:
     exactly the ``*.md`` entries `served_path` accepts (never a FIFO, a link out of the
-    project or a file that is not a discussion). Reads 4 KiB of each."""
+    project or a file that is not a discussion)."""
     folder = folder or ws.config.output_directory
     if not folder.is_dir():
         return []

@@ -2,7 +2,7 @@
 
     DiscussionsError
     ├── DiscussionNotFound      the discussion file does not exist
-    ├── NotADiscussion          a file named as a discussion is something else
+    ├── NotADiscussion          the file is not a discussion (binary, empty, a README...)
     ├── DiscussionExists        `new` would overwrite an existing file
     ├── NotWritable             a write was refused: not a discussion, unresolved merge
     │                           conflict, a link out of the project, read-only, torn
@@ -44,8 +44,8 @@ class DiscussionExists(DiscussionsError):
 
 
 class NotADiscussion(DiscussionsError):
-    """A file named as a discussion exists but is not one (no ``<!-- DISCUSSION -->``
-    header)."""
+    """A file named as a discussion exists but is not one: a binary, an empty file, a README
+    (see `storage.discussion_problem`)."""
 
 
 class NotWritable(DiscussionsError):

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from . import storage
 from .errors import DiscussionsError, NotWritable
-from .format import has_discussion_header
 from .htmlview import discussion_page
 from .model import Discussion, Item
 from .workspace import display_path
@@ -127,9 +126,4 @@ def _mode_of(source: Path) -> int:
 
 
 def _is_discussion(path: Path) -> bool:
-    try:
-        with path.open("rb") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    return has_discussion_header(head.decode("utf-8", errors="replace"))
+    return storage.is_discussion_file(path)

@@ -5,8 +5,13 @@ Pure functions, no I/O. The grammar (DESIGN.md section 4):
 * An optional header block at the top: ``<!-- DISCUSSION -->`` and ``<!-- Key: Value -->`` lines.
 * The preamble: everything up to the first comment boundary.
 * A comment boundary is a line ``---`` at column 0, then optional blank lines, then a line
-  ``Name: <author>`` at column 0. The comment runs to the next boundary. A ``---`` that is not
-  followed by a ``Name:`` line is a horizontal rule inside the comment.
+  ``Name: <author>`` at column 0. The comment runs to the next boundary. Several ``---`` lines
+  with only blank lines between them, before a ``Name:`` line, are one boundary. A ``---``
+  that is not followed by a ``Name:`` line is a horizontal rule inside the comment.
+* A ``Name:`` line at column 0 with no ``---`` before it starts a comment too (with a warning
+  asking for the ``---``), unless the markdown shows it as code or hides it in an HTML block:
+  a vote under it is its author's, never the comment's above. `neutralise` rewrites every
+  ``Name:`` line at column 0, so untrusted text can start neither kind.
 * Boundaries are recognised by lines alone, before any markdown structure: a fenced code block
   is scoped to the comment it opens in, so an unclosed fence can never swallow later comments.
   (An example of the format inside a fence needs its ``Name:`` lines indented by one space;
@@ -54,7 +59,9 @@ _ENGINE = re.compile(
     r"[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )
-_CLOSING_SEPARATOR = re.compile(r"\n---[ \t]*(?:\n[ \t]*)*\Z")
+# A ``Name:`` line at column 0: with no ``---`` before it, it still starts a comment where the
+# markdown shows it as text (not in code, not in an HTML block that hides it).
+_NAME_LINE = re.compile(r"^Name:[ \t]*([^\n]*)$", re.M)
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _ARROW = re.compile(r"->|→|=>")
 
@@ -327,6 +334,16 @@ def has_discussion_header(text: str) -> bool:
     return False
 
 
+def is_discussion_text(text: str) -> bool:
+    """The rule of `storage.discussion_problem` for text already read and decoded: no NUL,
+    and the discussion header or at least one comment boundary."""
+    if not text or "\x00" in text:
+        return False
+    if has_discussion_header(text):
+        return True
+    return _BOUNDARY.search(strip_line_start_boms(normalise_newlines(text))[0]) is not None
+
+
 def comment_meta(body: str) -> str | None:
     """What the engine recorded about a comment: the inside of the first line
     ``<!-- provider: ... -->`` at column 0 (``provider: x | duration: 1s``), else None."""
@@ -373,59 +390,182 @@ def parse_document(text: str) -> Document:
 
     header_end = _parse_header(text, doc)
 
-    # Comment boundaries, by lines alone.
-    bounds: list[tuple[int, int, int, int, str]] = []  # (sep_pos, sep_line, name_line, end, author)
-    line = 1
-    pos = 0
-    for m in _BOUNDARY.finditer(text, header_end):
-        line += text.count("\n", pos, m.start())
-        pos = m.start()
-        name_line = line + m.group(0).count("\n")
-        bounds.append((m.start(), line, name_line, m.end(), m.group(1).strip()))
-
-    first = bounds[0][0] if bounds else len(text)
+    bounds = _boundaries(text, header_end, doc)
+    first = bounds[0].sep_pos if bounds else len(text)
     doc.preamble = text[header_end:first]
     doc.preamble_line = text.count("\n", 0, header_end) + 1
     segments: list[tuple[int, int, int]] = [(header_end, first, doc.preamble_line)]
 
-    for i, (sep_pos, sep_line, name_line, name_end, author) in enumerate(bounds):
-        end = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
-        body_start = min(name_end + 1, end)
-        body = text[body_start:end]
-        if i + 1 == len(bounds):
-            # A `---` closing the last comment is a separator, not part of the comment.
-            closing = _CLOSING_SEPARATOR.search(body)
-            if closing:
-                body = body[: closing.start() + 1]
-        end_line = name_line + body.count("\n") - (1 if body.endswith("\n") else 0)
+    for i, b in enumerate(bounds):
+        end = bounds[i + 1].sep_pos if i + 1 < len(bounds) else len(text)
+        body_start = min(b.name_end + 1, end)
+        # `---` lines closing the last comment are separators, not part of the comment.
+        body_end = _separator_run_start(text, body_start, end) if i + 1 == len(bounds) else end
+        body = text[body_start:body_end]
+        end_line = b.name_line + body.count("\n") - (1 if body.endswith("\n") else 0)
+        author = b.author
         if not author:
-            doc.warnings.append(ParseWarning(name_line, "comment has an empty `Name:` line"))
+            doc.warnings.append(ParseWarning(b.name_line, "comment has an empty `Name:` line"))
             author = "(unknown)"
-        if sep_pos > 0 and text[sep_pos - 1] == "\n":
-            prev_start = text.rfind("\n", 0, sep_pos - 1) + 1
-            if text[prev_start : sep_pos - 1].strip():
-                doc.warnings.append(
-                    ParseWarning(
-                        sep_line,
-                        "`---` directly under a text line renders as a heading on GitHub; "
-                        "put a blank line before it",
-                    )
-                )
+        _warn_separator_under_text(text, b, doc)
         doc.comments.append(
             CommentBlock(
                 author=author,
-                separator_line=sep_line,
-                line=name_line,
+                separator_line=b.sep_line,
+                line=b.name_line,
                 body=body,
-                body_line=name_line + 1,
-                end_line=max(end_line, name_line),
+                body_line=b.name_line + 1,
+                end_line=max(end_line, b.name_line),
             )
         )
-        segments.append((body_start, end, name_line + 1))
+        segments.append((body_start, end, b.name_line + 1))
 
     _find_engine_markers(text, header_end, segments, doc)
     _warn_fence_examples(text, segments, doc)
     return doc
+
+
+@dataclass(slots=True)
+class _Bound:
+    """Where a comment starts: its separator run (if any) and its ``Name:`` line."""
+
+    sep_pos: int
+    """Offset of the first ``---`` line before the ``Name:`` line (the ``Name:`` line itself
+    when no ``---`` stands before it)."""
+    sep_line: int
+    name_line: int
+    name_end: int
+    """Offset of the end of the ``Name:`` line."""
+    author: str
+    bare: bool = False
+    """No ``---`` line before the ``Name:`` line."""
+
+
+def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:
+    """The comment boundaries in ``text[start:]``, in order.
+
+    A boundary is a run of ``---`` lines and blank lines, then a ``Name:`` line; the run starts
+    at its first ``---`` (two separators with blank lines between are one boundary, as GitHub
+    shows them: two rules and nothing in between). These are found by lines alone. Then a
+    ``Name:`` line at column 0 with no ``---`` before it is a boundary too, unless the markdown
+    of its segment puts it in code or in an HTML block that hides it; `check` asks for the
+    missing ``---``."""
+    bounds: list[_Bound] = []
+    names: set[int] = set()
+    line = 1
+    pos = 0
+    limit = start
+    for m in _BOUNDARY.finditer(text, start):
+        sep = _separator_run_start(text, limit, m.start())
+        line += text.count("\n", pos, sep)
+        pos = sep
+        name_line = line + text.count("\n", sep, m.end())
+        names.add(m.start(1))
+        bounds.append(_Bound(sep, line, name_line, m.end(), m.group(1).strip()))
+        limit = min(m.end() + 1, len(text))
+    if text.find("\nName:", start) < 0 and not text.startswith("Name:", start):
+        return bounds
+    bare = _bare_boundaries(text, start, bounds, names)
+    if not bare:
+        return bounds
+    for b in bare:
+        doc.warnings.append(
+            ParseWarning(
+                b.name_line,
+                f"`Name: {b.author}` starts a comment but has no `---` line before it; add a "
+                "`---` line above it (with a blank line before and after)",
+            )
+        )
+    return sorted(bounds + bare, key=lambda b: b.sep_pos)
+
+
+def _bare_boundaries(
+    text: str, start: int, bounds: list[_Bound], names: set[int]
+) -> list[_Bound]:
+    """``Name:`` lines at column 0 that no ``---`` opens, outside code and hiding HTML."""
+    seg_starts = [start] + [min(b.name_end + 1, len(text)) for b in bounds]
+    seg_ends = [b.sep_pos for b in bounds] + [len(text)]  # a `Name:` line is in one of them
+    seg_lines = [text.count("\n", 0, start)] + [b.name_line for b in bounds]  # 0-based
+    hidden: dict[int, tuple[list[tuple[int, int]], list[int], int]] = {}
+    found: list[_Bound] = []
+    line = 1
+    pos = 0
+    for m in _NAME_LINE.finditer(text, start):
+        if m.start(1) in names:
+            continue
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        seg = bisect_right(seg_starts, m.start()) - 1
+        if seg not in hidden:
+            ranges = hidden_line_ranges(text[seg_starts[seg] : seg_ends[seg]])
+            hidden[seg] = (ranges, [a for a, _ in ranges], seg_lines[seg])
+        ranges, starts, first = hidden[seg]
+        if in_ranges(line - 1 - first, ranges, starts):
+            continue
+        found.append(_Bound(m.start(), line, line, m.end(), m.group(1).strip(), bare=True))
+    return found
+
+
+def hidden_line_ranges(text: str) -> list[tuple[int, int]]:
+    """0-based inclusive line ranges of `text` (which starts at the top level) whose lines the
+    rendered markdown shows as code or hides: code blocks, and HTML blocks that only an end
+    tag closes (``<!--``, ``<script`` ...). Sorted and disjoint."""
+    if not _NEEDS_MARKDOWN.search(text):
+        return code_line_ranges(text)
+    ranges = []
+    for t in block_parser().parse(text):
+        if t.map is None:
+            continue
+        if t.type in ("fence", "code_block") or (
+            t.type == "html_block" and _HTML_OPEN.match(t.content.lstrip(" \t"))
+        ):
+            ranges.append((t.map[0], t.map[1] - 1))
+    ranges.sort()
+    return ranges
+
+
+def _separator_run_start(text: str, limit: int, pos: int) -> int:
+    """The offset of the first ``---`` line of the run of ``---`` and blank lines that ends at
+    `pos` (a line start, or the end of `text`); `pos` when the run holds no ``---`` line. Never
+    looks before `limit` (a line start). Time: the length of the run."""
+    best = pos
+    cur = pos
+    # The line before `cur` is text[prev:line_end]; at the very end it may lack its newline.
+    line_end = cur - 1 if cur and text[cur - 1] == "\n" else cur
+    while cur > limit:
+        prev = text.rfind("\n", limit, line_end) + 1 or limit
+        kind = _run_line_kind(text[prev:line_end])
+        if kind == 0:
+            break
+        if kind == 2:
+            best = prev
+        cur = prev
+        line_end = cur - 1
+    return best
+
+
+def _run_line_kind(line: str) -> int:
+    """0: text, 1: a blank line, 2: a ``---`` separator line (trailing spaces allowed)."""
+    if not line.strip(" \t"):
+        return 1
+    if line.startswith("---") and not line[3:].strip(" \t"):
+        return 2
+    return 0
+
+
+def _warn_separator_under_text(text: str, b: _Bound, doc: Document) -> None:
+    sep_pos = b.sep_pos
+    if b.bare or sep_pos == 0 or text[sep_pos - 1] != "\n":
+        return
+    prev_start = text.rfind("\n", 0, sep_pos - 1) + 1
+    if text[prev_start : sep_pos - 1].strip():
+        doc.warnings.append(
+            ParseWarning(
+                b.sep_line,
+                "`---` directly under a text line renders as a heading on GitHub; "
+                "put a blank line before it",
+            )
+        )
 
 
 def _parse_header(text: str, doc: Document) -> int:
@@ -785,6 +925,21 @@ def join_for_append(tail: Tail, block: str) -> str:
     if tail.newline != "\n":
         out = out.replace("\n", tail.newline)
     return out
+
+
+def end_with_separator(text: str) -> str:
+    """`text` (a whole file) ending with a ``---`` separator line, added when it has none (a
+    fence left open is closed first), so that what is typed under it is a comment."""
+    tail = analyse_tail(text, at_file_start=True)
+    if tail.empty or (tail.ends_with_separator and not tail.open_fence):
+        return text
+    add = "" if tail.ends_with_newline else "\n"
+    trailing = tail.trailing_blank_lines
+    if tail.open_fence:
+        add += tail.open_fence + "\n"
+        trailing = 0
+    add += ("" if trailing else "\n") + "---\n"
+    return text + add.replace("\n", tail.newline)
 
 
 def join_blocks(tail: Tail, blocks: list[str]) -> str:

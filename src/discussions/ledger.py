@@ -176,9 +176,10 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
     except DiscussionsError as exc:
         return [], Skipped(path, str(exc)), False
     has_decision = "DECISION" in text and _DECISION_LINE.search(text) is not None
-    if not fmt.has_discussion_header(text):
+    if not fmt.is_discussion_text(text):
         reason = (
-            "not a discussion (no `<!-- DISCUSSION -->` header); its DECISION: lines are left out"
+            "not a discussion (no `<!-- DISCUSSION -->` header and no comments); its DECISION: "
+            "lines are left out"
         )
         return [], (Skipped(path, reason) if has_decision else None), False
     if not has_decision and "ROOT-CAUSE" not in text:  # a converged diagnosis is a decision

@@ -22,8 +22,8 @@ from .diagnosis import Diagnosis
 from .errors import InvalidVote, PhaseError
 from .markers import normalise_vote
 from .motions import Motion
-from .speakers import check_human_author
 from .runlog import RunRecord
+from .speakers import check_human_author
 from .voting import ConsensusResult, calculate_consensus, score_consensus
 
 if TYPE_CHECKING:
@@ -144,7 +144,8 @@ class Discussion:
             folder = Path(directory) if directory else workspace.config.output_directory
             path = folder / f"{slugify(title)}.md"
         d = cls(Path(path), workspace)
-        d._new_text = header + "\n" + body.rstrip("\n") + "\n"
+        # Ends with a separator: a comment typed under it (`Name: ...`) is a comment at once.
+        d._new_text = fmt.end_with_separator(header + "\n" + body.rstrip("\n") + "\n")
         return d
 
     # -- reading -----------------------------------------------------------------------

@@ -32,7 +32,6 @@ import os
 import re
 import signal
 import stat
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,11 +39,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import conflicts
-from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError, NotWritable
+from .errors import (
+    DiscussionExists,
+    DiscussionNotFound,
+    DiscussionsError,
+    NotADiscussion,
+    NotWritable,
+)
 from .format import analyse_tail, has_discussion_header, join_blocks
 
 if TYPE_CHECKING:
-    from .journal import Entry
+    from .journal import Lost
 
 _TAIL_CHUNK = 64 * 1024
 _HEAD = 4096
@@ -225,28 +230,12 @@ def _open_for_append(target: Path, shown: Path) -> int:
 
 def _check_content(fd: int, shown: Path) -> None:
     """Refuse a file that is not a discussion or holds unresolved merge-conflict lines."""
+    problem = _content_problem(fd, shown)
+    if problem is not None:
+        what, hint = problem
+        raise NotWritable(f"{what}; nothing was written" + (f". {hint}" if hint else ""))
     size = os.fstat(fd).st_size
-    head = os.pread(fd, _HEAD, 0)
-    if b"\x00" in head:
-        raise NotWritable(f"{shown} is a binary file, not a discussion; nothing was written")
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 3:  # not just a character cut at the end of the sample
-            raise NotWritable(
-                f"{shown} is not UTF-8 text, so not a discussion; nothing was written"
-            ) from None
-    if size == 0:
-        raise NotWritable(f"{shown} is empty, not a discussion; create one with `discussions new`")
     with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
-        if data.find(b"\x00") >= 0:
-            raise NotWritable(f"{shown} is a binary file, not a discussion; nothing was written")
-        header = has_discussion_header(head.decode("utf-8", errors="replace"))
-        if not header and _BOUNDARY_BYTES.search(data) is None:
-            raise NotWritable(
-                f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments); "
-                "nothing was written. Create one with `discussions new`"
-            )
         if conflicts.may_have_conflicts(data):
             lines = conflicts.conflict_lines(bytes(data).decode("utf-8", errors="replace"))
             if lines:
@@ -255,6 +244,80 @@ def _check_content(fd: int, shown: Path) -> None:
                     f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
                     "them first (`discussions resolve`), then try again. Nothing was written"
                 )
+
+
+_NEW_HINT = "Create one with `discussions new`"
+
+
+def _content_problem(fd: int, shown: Path) -> tuple[str, str] | None:
+    """Why the open regular file `fd` is not a discussion, as (what, what to do), else None.
+
+    The one rule: a discussion is non-empty UTF-8 text without NUL bytes that starts with the
+    ``<!-- DISCUSSION -->`` header block or holds at least one comment boundary. Reads 4 KiB,
+    and scans the rest (at C speed) only for a file without the header."""
+    size = os.fstat(fd).st_size
+    head = os.pread(fd, _HEAD, 0)
+    if b"\x00" in head:
+        return f"{shown} is a binary file, not a discussion", ""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not just a character cut at the end of the sample
+            return f"{shown} is not UTF-8 text, so not a discussion", ""
+    if size == 0:
+        return f"{shown} is empty, not a discussion", _NEW_HINT
+    with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
+        if data.find(b"\x00") >= 0:
+            return f"{shown} is a binary file, not a discussion", ""
+        header = has_discussion_header(head.decode("utf-8", errors="replace"))
+        if not header and _BOUNDARY_BYTES.search(data) is None:
+            return (
+                f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments)",
+                _NEW_HINT,
+            )
+    return None
+
+
+def discussion_problem(path: Path) -> str | None:
+    """Why `path` is not a discussion file, or None when it is: the one answer to "is this a
+    discussion?" for every command, reader or writer, and for the folders they list or watch.
+    A discussion is a regular file, not one the engine derives (`is_derived`), whose content
+    passes `_content_problem`."""
+    if is_derived(path):
+        return (
+            f"{path} is made from a discussion (a summary, an export or the chronicle), "
+            "not a discussion"
+        )
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return str(not_found(path))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return str(not_found(path))
+        problem = _content_problem(fd, path)
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror}"
+    finally:
+        os.close(fd)
+    if problem is None:
+        return None
+    what, hint = problem
+    return what + (f". {hint}" if hint else "")
+
+
+def is_discussion_file(path: Path) -> bool:
+    """Whether `path` is a discussion file (see `discussion_problem`)."""
+    return discussion_problem(path) is None
+
+
+def require_discussion(path: Path) -> None:
+    """Raise `DiscussionNotFound` when `path` is missing or no regular file, `NotADiscussion`
+    when it is a file but not a discussion (see `discussion_problem`)."""
+    check_exists(path)
+    problem = discussion_problem(path)
+    if problem is not None:
+        raise NotADiscussion(problem)
 
 
 @contextmanager
@@ -332,16 +395,36 @@ class Appended:
 
     blocks: list[str] = field(default_factory=list)
     """The blocks written (none: nothing was written)."""
-    lost: list[Entry] = field(default_factory=list)
-    """Earlier appends of ours to this file that are gone from it (an editor saved over them)."""
+    lost: list[Lost] = field(default_factory=list)
+    """Earlier appends of ours to this file that are gone from it (an editor saved over them)
+    or were cut short (the process was killed during the write)."""
 
     def lost_messages(self, path: Path) -> list[str]:
-        return [
-            f"{e.what} that discussions appended to {path.name} at "
-            f"{time.strftime('%H:%M:%S', time.localtime(e.when))} is no longer in the file; an "
-            "editor holding an older copy probably saved over it"
-            for e in self.lost
-        ]
+        return [lost.message(path.name) for lost in self.lost]
+
+
+def lost_appends(path: Path) -> list[str]:
+    """What `discussions check` says about this user's recent appends to `path`: the ones an
+    editor saved over, and the ones cut short by a process killed during the write (see
+    `journal`). Waits for an append under way (a shared lock); each is reported once."""
+    from . import journal
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        target = Path(os.path.abspath(path)).resolve()
+        size = os.fstat(fd).st_size
+        lost = journal.missing(target, lambda: os.pread(fd, size, 0))
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    return [x.message(path.name) for x in lost]
 
 
 def append(path: Path, blocks: Sequence[str], *, root: Path | None = None) -> Appended:
@@ -383,6 +466,9 @@ def locked_append(
             return Appended([], lost)
         tail, whole = _read_tail(fd, size)
         data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
+        # Remembered before the write: a write cut short by SIGKILL (which cannot be held
+        # back) is then reported by the next append or `check`.
+        entry = journal.begin(target, data, _describe(blocks), size)
         try:
             with _signals_held():
                 _write_all(fd, data)
@@ -391,10 +477,11 @@ def locked_append(
             # Leave the file exactly as it was. (A writer that takes no lock, an editor or
             # `>>`, appending in this instant would lose its bytes too: an accepted risk.)
             os.ftruncate(fd, size)
+            journal.abandon(entry)
             raise NotWritable(
                 f"could not append to {path}: {_os_reason(exc)}; file unchanged"
             ) from None
-        journal.record(target, data, _describe(blocks))
+        journal.finish(entry)
         return Appended(blocks, lost)
     finally:
         os.close(fd)  # closing releases the lock

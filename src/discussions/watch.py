@@ -29,7 +29,7 @@ from pathlib import Path
 from .errors import DiscussionsError
 from .model import Comment, Discussion
 from .runner import Runner
-from .storage import is_derived
+from .storage import is_discussion_file as storage_is_discussion
 from .workspace import Workspace
 
 DEFAULT_DEBOUNCE = 1.0
@@ -41,7 +41,9 @@ def _key(c: Comment) -> tuple[str, str]:
 
 
 def is_discussion_file(path: Path) -> bool:
-    return path.suffix == ".md" and not path.name.startswith(".") and not is_derived(path)
+    """A ``*.md`` file worth watching: not hidden (an editor's swap file), and a discussion by
+    the one rule (`storage.discussion_problem`)."""
+    return path.suffix == ".md" and not path.name.startswith(".") and storage_is_discussion(path)
 
 
 @dataclass(slots=True)

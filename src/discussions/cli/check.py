@@ -9,7 +9,7 @@ import click
 
 from ..errors import DiscussionsError
 from ..model import Discussion
-from ..storage import is_derived
+from ..storage import is_derived, lost_appends, require_discussion
 from .common import display_path, echo_json, resolve_file, say, workspace
 
 
@@ -53,6 +53,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
             path = given or resolve_file(name, ws)
             if is_derived(path):
                 continue  # a summary or the chronicle, picked up by a glob: rebuilt, not checked
+            require_discussion(path)
             found.append(path)
             d = Discussion.load(path, ws)
             warnings = d.warnings
@@ -73,6 +74,8 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
                 )
         for w in warnings:
             problems.append({"file": name, "line": w.line, "message": w.message})
+        for message in lost_appends(path):
+            problems.append({"file": name, "line": 0, "message": message})
     _warn_driver(found)
     if as_json:
         echo_json(problems)

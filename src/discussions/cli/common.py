@@ -13,6 +13,7 @@ import click
 from ..errors import DiscussionsError
 from ..workspace import Workspace
 from ..workspace import display_path as display_path  # re-exported for the commands
+from ..workspace import resolve_discussion as resolve_discussion
 from ..workspace import resolve_file as resolve_file
 
 

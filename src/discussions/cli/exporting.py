@@ -9,7 +9,7 @@ import click
 
 from ..export import default_target, export_html, export_json, save_export, write_post
 from ..model import Discussion
-from .common import display_path, resolve_file, say, workspace
+from .common import display_path, resolve_discussion, say, workspace
 
 
 @click.command("export")
@@ -45,7 +45,7 @@ def export_command(
     if kind != "post" and (provider or alias):
         raise click.UsageError("--provider and --participant apply to --format post only")
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     author = ""
     if kind == "html":
         text = export_html(d)

@@ -14,7 +14,7 @@ from .common import (
     echo_json,
     printable,
     read_text_arg,
-    resolve_file,
+    resolve_discussion,
     say,
     style,
     workspace,
@@ -146,7 +146,7 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
     from .registry import report_problems
 
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     if as_json:
         from ..service import status_of
 
@@ -311,7 +311,7 @@ def comment_command(
       discussions comment feature-x.md --ballot yes --author Rob
     """
     ws = workspace()
-    path = resolve_file(file, ws)
+    path = resolve_discussion(file, ws)
     body = read_text_arg(text) or ""
     council = _council_lines(motion, second, ballot)
     if not body.strip() and vote is None and not council:
@@ -385,7 +385,7 @@ def advance_command(file: str, target: str | None) -> None:
       discussions advance feature-x.md --to consensus_vote
     """
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     # Decided from the phase as read now, checked again under the lock: two people advancing
     # at once move the discussion one phase, not two.
     to = d.advance(target)
@@ -418,7 +418,7 @@ def close_command(file: str, new_status: str) -> None:
       discussions close feature-x.md --status abandoned
     """
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     if new_status.strip().upper() == "OPEN":
         raise click.BadParameter("use `discussions reopen` to reopen", param_hint="--status")
     status = d.transact(lambda now: now.set_status(new_status))
@@ -435,7 +435,7 @@ def reopen_command(file: str) -> None:
       discussions reopen feature-x.md
     """
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     status = d.transact(lambda now: now.set_status("OPEN"))
     say(f"Status changed to: {status}")
 
@@ -469,7 +469,7 @@ def summary_command(
     from ..summary import render_summary, write_summary
 
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     narrative, narrator = None, ""
     if use_ai:
         from ..runner import Runner, narrate

@@ -10,7 +10,7 @@ import click
 from .. import ledger
 from ..model import Discussion
 from ..workspace import Workspace
-from .common import display_path, echo_json, resolve_file, say, workspace
+from .common import display_path, echo_json, resolve_discussion, say, workspace
 
 _DIR_OPTION = click.option(
     "-d",
@@ -145,7 +145,7 @@ def adr_command(file: str, directory: Path | None, supersedes: int | None, as_js
       discussions adr sessions-to-jwt.md --supersedes 3
     """
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     folder = directory or Path(display_path(ws.config.base_dir / "docs" / "adr"))
     record = ledger.write_adr(d, folder, supersedes)
     if as_json:

@@ -12,7 +12,7 @@ from ..errors import DiscussionsError
 from ..model import Discussion
 from ..runner import Runner, TurnEvent
 from ..usage import configured_budget
-from .common import echo_json, resolve_file, say, workspace
+from .common import echo_json, resolve_discussion, say, workspace
 from .progress import Progress
 from .turns import NO_PROGRESS_HELP, live_display
 
@@ -105,7 +105,7 @@ def run_command(
       discussions run plan.md --max-cost 0.50 --max-calls 20
     """
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout
     display = _RoundDisplay(d, stream, live, provider)

@@ -11,7 +11,7 @@ import click
 from ..model import Discussion
 from ..runner import Runner, TurnResult
 from ..turns import select_participants
-from .common import echo_json, resolve_file, say, workspace
+from .common import echo_json, resolve_discussion, say, workspace
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def turn_command(
       discussions turn feature-x.md @all --sequential --json
     """
     ws = workspace()
-    d = Discussion.load(resolve_file(file, ws), ws)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
     expected = [(p.alias, p.name) for p in select_participants(d, aliases)]
     live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import DiscussionNotFound
-from .common import resolve_file, workspace
+from .common import resolve_discussion, workspace
 
 
 @click.command("ui")
@@ -32,7 +32,7 @@ def ui_command(file: str | None, directory: Path | None) -> None:
       discussions ui --dir docs/decisions
     """
     ws = workspace()
-    path = resolve_file(file, ws) if file else None
+    path = resolve_discussion(file, ws) if file else None
     if path is not None and not path.is_file():
         raise DiscussionNotFound(f"no discussion file {file}")
     folder = directory or (path.parent if path is not None else ws.config.output_directory)

@@ -154,7 +154,7 @@ class BrowserScreen(Screen[None]):
     def load(self) -> None:
         rows: list[data.Summary] = []
         batch: list[data.Summary] = []
-        for path in data.discussion_files(self.folder):
+        for path in data.discussion_files(self.folder, self.ws):
             s = data.summarise(path, self.ws)
             if s is not None:
                 rows.append(s)

@@ -41,13 +41,13 @@ def consensus_text(d: Discussion) -> str:
 
 def summarise(path: Path, ws: Workspace) -> Summary | None:
     """The browser row for `path`; None when it is not a discussion."""
-    from ..format import has_discussion_header
+    from ..storage import is_discussion_file
 
+    if not is_discussion_file(path):
+        return None
     try:
         changed = path.stat().st_mtime
         d = Discussion.load(path, ws)
-        if not has_discussion_header(d.text):
-            return None
         return Summary(
             path,
             d.title,
@@ -62,12 +62,10 @@ def summarise(path: Path, ws: Workspace) -> Summary | None:
         return Summary(path, path.name, "?", "INVALID", "", 0, 0, 0.0, str(exc))
 
 
-def discussion_files(folder: Path) -> list[Path]:
-    from ..storage import is_derived
+def discussion_files(folder: Path, ws: Workspace) -> list[Path]:
+    from ..catalog import discussion_paths
 
-    if not folder.is_dir():
-        return []
-    return [p for p in sorted(folder.glob("*.md")) if not is_derived(p)]
+    return discussion_paths(ws, folder)
 
 
 def ago(stamp: float, now: float | None = None) -> str:
