@@ -192,10 +192,15 @@ def load_yaml_document(path: Path) -> YamlDocument:
 
 def _read_limited(path: Path) -> str:
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise ConfigError(f"{path}: not a regular file")
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError(f"{path}: is a folder, not a YAML file")
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{path}: not a regular file (a pipe, socket or device)")
         with path.open("rb") as f:
             raw = f.read(MAX_YAML_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     if len(raw) > MAX_YAML_BYTES:
@@ -203,10 +208,15 @@ def _read_limited(path: Path) -> str:
             f"{path}: larger than {MAX_YAML_BYTES // 1024 // 1024} MiB; "
             "settings, personas and templates are small files - is this the right file?"
         )
+    if b"\x00" in raw:
+        raise ConfigError(f"{path}: is a binary file, not YAML text")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8") from exc
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise located_error(
+            ConfigError, path, line, "not valid UTF-8 text; save the file as UTF-8"
+        ) from None
 
 
 def _check_events(loader: Any, path: Path) -> None:

@@ -19,7 +19,7 @@ from . import format as fmt
 from . import storage
 from .derive import Comment, Item, PendingMention, RunMark, State, derive
 from .diagnosis import Diagnosis
-from .errors import InvalidVote, PhaseError
+from .errors import DiscussionNotFound, InvalidVote, PhaseError
 from .markers import normalise_vote
 from .motions import Motion
 from .voting import ConsensusResult, calculate_consensus, score_consensus
@@ -33,6 +33,9 @@ __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
 T = TypeVar("T")
 
 _SLUG = re.compile(r"[^\w]+")
+_BINARY_SAMPLE = 8192
+"""Bytes looked at for a NUL, which no discussion holds (the engine never writes one): a file
+with one there is binary (git's test)."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -82,8 +85,18 @@ class Discussion:
 
     @classmethod
     def load(cls, path: str | Path, workspace: Workspace | None = None) -> Discussion:
-        """Open an existing discussion file (read lazily, on first use)."""
+        """Open an existing discussion file (read lazily, on first use).
+
+        `path` is looked up as the command line looks up a FILE argument
+        (`workspace.resolve_file`): as given, else by name in the discussions folder
+        (``output.directory``), with or without ``.md``; so ``Discussion.load("feature-x.md")``
+        finds ``discussions/feature-x.md``."""
         p = Path(path)
+        if not p.exists():
+            from .workspace import Workspace, resolve_file
+
+            workspace = workspace or Workspace.discover()
+            p = resolve_file(str(path), workspace)
         storage.check_exists(p)
         return cls(p, workspace)
 
@@ -161,7 +174,10 @@ class Discussion:
         if self._new_text is not None:
             return self._new_text
         if self._text is None:
-            self._text, self._decode_warnings = fmt.decode(storage.read_bytes(self.path))
+            data = storage.read_bytes(self.path)
+            if b"\x00" in data[:_BINARY_SAMPLE]:
+                raise DiscussionNotFound(f"{self.path} is a binary file, not a discussion")
+            self._text, self._decode_warnings = fmt.decode(data)
         return self._text
 
     def reload(self) -> None:

@@ -313,6 +313,8 @@ def revoke(project_file: Path) -> bool:
 
 def _write_trust(trusted: dict[str, dict[str, str]]) -> None:
     path = _trust_path()
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"{path}: is not a file; move it away so the trust list can be saved")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     text = (
