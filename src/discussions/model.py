@@ -449,10 +449,17 @@ class Discussion:
         return to
 
     def set_status(self, status: str, *, strict: bool = True) -> str:
-        """Queue a status change (``CLOSED``, ``DECIDED``, ``OPEN``...). Returns the status."""
+        """Queue a status change (``CLOSED``, ``DECIDED``, ``OPEN``...). Returns the status.
+        `PhaseError` for a status that is not known (`templates.known_statuses`)."""
         status = status.strip().upper()
-        if not status or not re.fullmatch(r"[A-Z][A-Z0-9_-]{0,39}", status):
-            raise PhaseError(f"invalid status '{status}' (letters, digits, '-' or '_')")
+        from .templates import known_statuses
+
+        known = known_statuses([*self.workspace.templates, *filter(None, [self.template])])
+        if status not in known:
+            raise PhaseError(
+                f"unknown status '{status}'; known statuses: {', '.join(known)} "
+                "(a template adds its status and consensus_status)"
+            )
         if status == self.status:
             raise PhaseError(f"the discussion's status is already {status}")
         self._pending.append(_Change("status", self.status, status, strict))

@@ -37,6 +37,21 @@ from .graph import Fallback, Transition
 from .participants import alias_problem, normalise_alias
 
 AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
+OPEN_STATUSES = ("OPEN", "PROPOSED", "DRAFT")
+"""Built-in statuses of a discussion still going on (with every template's starting
+``status``): what ``list --status open`` shows."""
+FINISHED_STATUSES = (
+    "CLOSED",
+    "DECIDED",
+    "ACCEPTED",
+    "APPROVED",
+    "REJECTED",
+    "RESOLVED",
+    "DONE",
+    "ABANDONED",
+    "WITHDRAWN",
+)
+"""Built-in statuses of a finished discussion (with every template's ``consensus_status``)."""
 DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
 
 
@@ -426,6 +441,22 @@ class TemplateRegistry:
         raise UnknownTemplate(
             f"no template '{name}' (known: {known}); see `discussions templates list`"
         )
+
+
+def known_statuses(templates: Iterable[Template]) -> list[str]:
+    """Every status a discussion may be given: the built-in ones (`OPEN_STATUSES`,
+    `FINISHED_STATUSES`) and those `templates` name (``status``, ``consensus_status``)."""
+    found = dict.fromkeys((*OPEN_STATUSES, *FINISHED_STATUSES))
+    for t in templates:
+        found.update(dict.fromkeys((t.status.upper(), t.consensus_status.upper())))
+    return list(found)
+
+
+def is_open(status: str, template: Template | None = None) -> bool:
+    """Whether a discussion with `status` is still going on: a built-in open status
+    (`OPEN_STATUSES`) or its template's starting one (the adr template starts PROPOSED)."""
+    s = status.strip().upper()
+    return s in OPEN_STATUSES or (template is not None and s == template.status.upper())
 
 
 def _read_template(path: Path) -> Template | BrokenTemplate:

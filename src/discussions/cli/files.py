@@ -101,7 +101,11 @@ def new_command(
 
 
 @click.command("list")
-@click.option("--status", "status_filter", help="Only discussions with this status.")
+@click.option(
+    "--status",
+    "status_filter",
+    help="Only discussions with this status; 'open': every one not finished (OPEN, PROPOSED...).",
+)
 @click.option(
     "-d",
     "--dir",
@@ -427,8 +431,13 @@ def close_command(file: str, new_status: str) -> None:
     """
     ws = workspace()
     d = Discussion.load(resolve_file(file, ws), ws)
-    if new_status.strip().upper() == "OPEN":
-        raise click.BadParameter("use `discussions reopen` to reopen", param_hint="--status")
+    from ..templates import is_open
+
+    if is_open(new_status, d.template):
+        raise click.BadParameter(
+            f"{new_status.strip().upper()} is an open status; use `discussions reopen` to reopen",
+            param_hint="--status",
+        )
     status = d.transact(lambda now: now.set_status(new_status))
     say(f"Status changed to: {status}")
 
