@@ -33,8 +33,9 @@ from typing import Any
 from . import graph
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .errors import ConfigError, TemplateError, UnknownTemplate
-from .graph import Fallback, Transition
+from .graph import FALLBACK_ACTIONS, WHEN, Fallback, Transition
 from .participants import alias_problem, normalise_alias
+from .schema import Fields, Flag, ListOf, Number, Text, key_name, validate
 
 AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
 OPEN_STATUSES = ("OPEN", "PROPOSED", "DRAFT")
@@ -156,13 +157,16 @@ class Template:
 
         def fail(keys: tuple[str | int, ...], problem: str) -> TemplateError:
             line = doc.line(*keys) if doc else 0
-            message = f"key '{_key_name(keys)}' {problem}" if keys else problem
+            message = f"key '{key_name(keys)}' {problem}" if keys else problem
             return located_error(TemplateError, source, line, message, what="template")
 
         if not isinstance(data, dict):
             raise fail((), "expected a mapping with name, phases, body")
-        if not isinstance(data.get("name"), str) or not data["name"].strip():
-            raise fail(("name",), "is required and must be text")
+        for problem in validate(data, TEMPLATE):
+            line = doc.line(*problem.keys) if doc else 0
+            raise located_error(TemplateError, source, line, problem.message, what="template")
+        if not data["name"].strip():
+            raise fail(("name",), "is required and must not be empty")
         for key, check in _TOP_LEVEL_CHECKS:
             problem = _check(data.get(key), check)
             if problem:
@@ -188,29 +192,11 @@ class Template:
                 problem = _check(p.get(key), check, required=key == "id")
                 if problem:
                     raise fail(("phases", i, key), problem)
-            if not isinstance(p.get("voting_mode", False), bool):
-                raise fail(("phases", i, "voting_mode"), "must be true or false")
             rounds = p.get("max_rounds")
-            if rounds is not None and (
-                isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1
-            ):
-                raise fail(("phases", i, "max_rounds"), "must be a whole number (1 or more)")
-            threshold = p.get("score_threshold", 9)
-            if (
-                isinstance(threshold, bool)
-                or not isinstance(threshold, int)
-                or not 0 <= threshold <= 10
-            ):
-                raise fail(("phases", i, "score_threshold"), "must be a whole number from 0 to 10")
-            majority = p.get("majority_threshold", 0.5)
-            if (
-                isinstance(majority, bool)
-                or not isinstance(majority, int | float)
-                or not (0 <= majority < 1)
-            ):
-                raise fail(("phases", i, "majority_threshold"), "must be a number from 0 to 0.99")
-            if not isinstance(p.get("abstain_counts_as_no", False), bool):
-                raise fail(("phases", i, "abstain_counts_as_no"), "must be true or false")
+            threshold = p.get("score_threshold")
+            threshold = 9 if threshold is None else threshold
+            majority = p.get("majority_threshold")
+            majority = 0.5 if majority is None else majority
             if any(p["id"].strip() == q.id for q in phases):
                 raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
             phases.append(
@@ -304,6 +290,56 @@ CONSENSUS_MODES = ("votes", "score")
 CONTEXT_FORMATS = ("diff",)
 
 
+_TEXTS = ListOf(Text(), "a list of text items")
+_ROUNDS = Number(1, whole=True, what="a whole number (1 or more)")
+PHASE = Fields(
+    {
+        "id": Text(),
+        "title": Text(),
+        "instructions": Text(),
+        "voting_mode": Flag(),
+        "auto_trigger": Text(AUTO_TRIGGERS),
+        "next": Text(),
+        "max_rounds": _ROUNDS,
+        "consensus_mode": Text(CONSENSUS_MODES),
+        "score_threshold": Number(0, 10, whole=True),
+        "transitions": ListOf(
+            Fields({"to": Text(), "when": Text(WHEN)}, "transition key", ("to", "when")),
+            "a list of {to, when} mappings",
+        ),
+        "fallback": Fields(
+            {"action": Text(FALLBACK_ACTIONS), "resolution": Text()}, "fallback key", ("action",)
+        ),
+        "blind": Flag(),
+        "anonymous": Flag(),
+        "diagnosis": Flag(),
+        "majority_threshold": Number(0, below=1, what="a number from 0 to 0.99"),
+        "abstain_counts_as_no": Flag(),
+    },
+    noun="phase setting",
+    required=("id",),
+)
+TEMPLATE = Fields(
+    {
+        "name": Text(),
+        "title": Text(),
+        "description": Text(),
+        "aliases": _TEXTS,
+        "participants": _TEXTS,
+        "status": Text(),
+        "title_format": Text(),
+        "consensus_status": Text(),
+        "context_format": Text(CONTEXT_FORMATS),
+        "phases": ListOf(PHASE, "a non-empty list"),
+        "max_phase_transitions": _ROUNDS,
+        "body": Text(),
+    },
+    noun="template setting",
+    required=("name", "phases"),
+)
+"""Every key of a template file (module docstring, and `graph` for the phase graph)."""
+
+
 def consensus_mode_problem(value: str) -> str | None:
     if value not in CONSENSUS_MODES:
         return f"must be one of {', '.join(CONSENSUS_MODES)}, got {value!r}"
@@ -350,14 +386,6 @@ def _check(value: Any, check: Callable[[str], str | None], required: bool = Fals
         )
         return f"must be text, not {kind}"
     return check(value.strip()) if value.strip() or required else None
-
-
-def _key_name(keys: tuple[str | int, ...]) -> str:
-    """``("phases", 1, "next")`` -> ``phases[1].next``."""
-    out = ""
-    for k in keys:
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else k)
-    return out
 
 
 @dataclass(slots=True, frozen=True)

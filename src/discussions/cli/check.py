@@ -26,6 +26,9 @@ from .common import display_path, echo_json, resolve_file, say, workspace
 def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> None:
     """Report problems in discussion files as FILE:LINE: message.
 
+    Settings keys nobody reads (misspelt: "did you mean ...?") and persona or
+    template files that cannot be used are problems too.
+
     Exits 1 when any file has a problem, 0 when all are clean. With --since,
     a discussion file whose existing text was edited (not only appended to)
     since REV is a problem too; a file created after REV is fine.
@@ -37,7 +40,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
       discussions check --since origin/main          # in CI: append-only since the base
       discussions check --since HEAD discussions/feature-x.md
     """
-    ws = workspace()
+    ws = workspace(warn=False)
     if not files and rev is None:
         raise click.UsageError("give FILE(s) to check, or --since REV")
     if files:
@@ -74,6 +77,10 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
         for w in warnings:
             problems.append({"file": name, "line": w.line, "message": w.message})
     _warn_driver(found)
+    problems += [
+        {"file": display_path(p.file), "line": p.line, "message": p.message}
+        for p in ws.problems
+    ]
     if as_json:
         echo_json(problems)
     else:
@@ -81,7 +88,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
             say(f"{p['file']}:{p['line']}: {p['message']}")
         files_with = len({p["file"] for p in problems})
         summary = (
-            f"{len(problems)} problem(s) in {files_with} of {len(paths)} file(s)"
+            f"{len(problems)} problem(s) in {files_with} file(s); {len(paths)} checked"
             if problems
             else f"{len(paths)} file(s) checked, no problems"
         )

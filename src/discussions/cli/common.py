@@ -16,8 +16,17 @@ from ..workspace import display_path as display_path  # re-exported for the comm
 from ..workspace import resolve_file as resolve_file
 
 
-def workspace() -> Workspace:
-    return Workspace.discover()
+def workspace(warn: bool = True) -> Workspace:
+    """The current project's workspace. With `warn`, settings keys that nobody reads
+    (`Config.problems`: misspelt, with the closest known key) are reported on standard error;
+    commands that report every problem themselves (`status`, `check`, `turn`, `run`) pass
+    False."""
+    ws = Workspace.discover()
+    if warn and ws.config.problems:
+        from .registry import report_problems
+
+        report_problems(ws.config.problems)
+    return ws
 
 
 def default_author() -> str:

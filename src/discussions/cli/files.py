@@ -159,7 +159,7 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
     """
     from .registry import report_problems
 
-    ws = workspace()
+    ws = workspace(warn=False)
     d = Discussion.load(resolve_file(file, ws), ws)
     if as_json:
         from ..service import status_of

@@ -21,7 +21,7 @@ def report_problems(problems: Sequence[FileProblem], as_json: bool = False) -> N
         return
     for p in problems:
         where = f"{display_path(p.file)}:{p.line}" if p.line else display_path(p.file)
-        say(f"Warning: {where}: {p.message} (skipped)", err=True)
+        say(f"Warning: {where}: {p.message} ({p.effect})", err=True)
 
 
 @click.group("participants")

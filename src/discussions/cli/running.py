@@ -14,6 +14,7 @@ from ..runner import Runner, TurnEvent
 from ..usage import configured_budget
 from .common import echo_json, resolve_file, say, workspace
 from .progress import Progress
+from .registry import report_problems
 from .turns import live_display
 
 
@@ -97,8 +98,9 @@ def run_command(
       discussions run plan.md --provider mock
       discussions run plan.md --max-cost 0.50 --max-calls 20
     """
-    ws = workspace()
+    ws = workspace(warn=False)
     d = Discussion.load(resolve_file(file, ws), ws)
+    report_problems(ws.problems, as_json)  # a persona file skipped: say so before the run
     live = live_display(as_json)
     stream = sys.stderr if (live or as_json) else sys.stdout
     display = _RoundDisplay(d, stream, live, provider)

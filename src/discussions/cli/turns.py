@@ -13,6 +13,7 @@ from ..runner import Runner, TurnResult
 from ..turns import select_participants
 from .common import echo_json, printable, resolve_file, say, style, workspace
 from .progress import Progress
+from .registry import report_problems
 
 if TYPE_CHECKING:
     from ..council import MotionOutcome
@@ -54,8 +55,9 @@ def turn_command(
       discussions turn feature-x.md @pragmatist --provider mock
       discussions turn feature-x.md @all --sequential --json
     """
-    ws = workspace()
+    ws = workspace(warn=False)
     d = Discussion.load(resolve_file(file, ws), ws)
+    report_problems(ws.problems, as_json)  # a persona file skipped: say so before the turn
     expected = [(p.alias, p.name) for p in select_participants(d, aliases)]
     live = live_display(as_json)
     stream = sys.stderr if (live or as_json) else sys.stdout
