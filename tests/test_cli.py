@@ -180,10 +180,10 @@ def test_list(disc: Path, isolated: Path) -> None:
     write(isolated / "discussions" / "notes.md", "just notes\n")
     r = run("list")
     assert r.exit_code == 0
-    assert (
-        "OPEN  initial_feedback     0  discussions/add-user-authentication.md  Add user authentication"
-        in r.output
-    )
+    assert r.output.splitlines() == [
+        "STATUS  PHASE             COMMENTS  FILE                                    TITLE",
+        "OPEN    initial_feedback         0  discussions/add-user-authentication.md  Add user authentication",
+    ]
     assert "notes.md" not in r.output
     assert json.loads(run("list", "--json", "--status", "closed").output) == []
 

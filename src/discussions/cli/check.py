@@ -11,6 +11,7 @@ from ..errors import DiscussionsError
 from ..model import Discussion
 from ..storage import is_derived
 from .common import display_path, echo_json, resolve_file, say, workspace
+from .options import json_option
 
 
 @click.command("check")
@@ -22,7 +23,7 @@ from .common import display_path, echo_json, resolve_file, say, workspace
     help="Also fail when a file changed bytes it had at git revision REV (not a pure "
     "append). Without FILE: every discussion file changed since REV.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list.")
+@json_option("Print problems as a JSON list.")
 def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> None:
     """Report problems in discussion files as FILE:LINE: message.
 

@@ -91,3 +91,4 @@ def style(text: str, **kwargs: Any) -> str:
 
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+

@@ -65,11 +65,7 @@ def participants_add(
     alias = alias.strip().lstrip("@")
     if bool(from_file) == interactive:
         raise click.UsageError("give --from-file FILE or --interactive")
-    data: dict[str, Any]
-    if from_file is not None:
-        data = personas.read_file(from_file, alias)
-    else:
-        data = _prompt_fields(alias)
+    data = personas.read_file(from_file, alias) if from_file else _prompt_fields(alias)
     p, path = personas.write(data, scope, ws)
     say(f"Added {p.name} (@{p.alias}) to {display_path(path)}.")
 

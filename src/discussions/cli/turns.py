@@ -11,7 +11,15 @@ import click
 from ..model import Discussion
 from ..runner import Runner, TurnResult
 from ..turns import select_participants
-from .common import echo_json, printable, resolve_file, say, style, workspace
+from .common import (
+    echo_json,
+    printable,
+    resolve_file,
+    say,
+    style,
+    workspace,
+)
+from .options import ai_options, json_option
 from .progress import Progress
 from .registry import report_problems
 
@@ -28,11 +36,8 @@ def live_display(as_json: bool) -> bool:
 @click.command("turn")
 @click.argument("file")
 @click.argument("aliases", nargs=-1)
-@click.option("-c", "--callout", help="A specific question or request for this turn.")
-@click.option("-p", "--provider", help="Use this provider for every participant (no fallback).")
-@click.option("-s", "--sequential", is_flag=True, help="One after another; each sees the others.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
-@click.option("--json", "as_json", is_flag=True, help="Print the turn's result as JSON.")
+@ai_options
+@json_option("Print the turn's result as JSON.")
 def turn_command(
     file: str,
     aliases: tuple[str, ...],
