@@ -179,8 +179,8 @@ class Participant:
 
         if not isinstance(data, dict):
             raise fail(None, "expected a mapping with name, alias, personality")
-        for problem in validate(data, PERSONA):
-            raise fail(None, problem.message, problem.keys)
+        for found in validate(data, PERSONA):
+            raise fail(None, found.message, found.keys)
         for key in ("name", "alias"):
             if not data[key].strip():
                 raise fail(key, "is required and must not be empty")

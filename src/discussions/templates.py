@@ -162,9 +162,9 @@ class Template:
 
         if not isinstance(data, dict):
             raise fail((), "expected a mapping with name, phases, body")
-        for problem in validate(data, TEMPLATE):
-            line = doc.line(*problem.keys) if doc else 0
-            raise located_error(TemplateError, source, line, problem.message, what="template")
+        for found in validate(data, TEMPLATE):
+            line = doc.line(*found.keys) if doc else 0
+            raise located_error(TemplateError, source, line, found.message, what="template")
         if not data["name"].strip():
             raise fail(("name",), "is required and must not be empty")
         for key, check in _TOP_LEVEL_CHECKS:
