@@ -161,3 +161,12 @@ def test_turn_says_it_skipped_a_broken_persona_file(isolated: Path, talk: str) -
     ]
     r = invoke("run", talk, "@architect", "--provider", "mock", "--rounds", "1")
     assert [ln for ln in r.output.splitlines() if "broken.yaml" in ln] == lines
+
+
+def test_a_key_given_twice_is_an_error(isolated: Path, talk: str) -> None:
+    write(isolated / "discussions.yaml", "consensus:\n  threshold_ready: 0.5\nconsensus:\n  human_required: true\n")
+    r = invoke("status", talk)
+    assert r.exit_code == 1
+    assert r.output.strip().endswith(
+        "discussions.yaml: line 3: key 'consensus' is given twice (lines 1 and 3); keep one"
+    )

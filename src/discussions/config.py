@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import yaml
 
 from .errors import ConfigError
-from .schema import Fields, Flag, ListOf, Number, OneOf, Text, validate
+from .schema import Fields, Flag, ListOf, Number, OneOf, Text, key_name, validate
 from .voting import VotingConfig
 
 ENV_HOME = "DISCUSSIONS_HOME"
@@ -187,7 +187,7 @@ def load_yaml_document(path: Path) -> YamlDocument:
         lines: dict[tuple[str | int, ...], int] = {}
         if node is not None:
             lines[()] = node.start_mark.line + 1
-            _collect_lines(node, (), lines)
+            _collect_lines(node, (), lines, path)
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, path) from exc
@@ -279,19 +279,33 @@ def _check_events(loader: Any, path: Path) -> None:
 
 
 def _collect_lines(
-    node: yaml.Node, at: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]
+    node: yaml.Node,
+    at: tuple[str | int, ...],
+    lines: dict[tuple[str | int, ...], int],
+    path: Path,
 ) -> None:
+    """Fill `lines`; a key given twice in one mapping (YAML would keep the last one without
+    a word) is refused, naming both lines."""
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
                 here = (*at, str(key.value))
-                lines.setdefault(here, key.start_mark.line + 1)
-                _collect_lines(value, here, lines)
+                line = key.start_mark.line + 1
+                if here in lines:
+                    raise located_error(
+                        ConfigError,
+                        path,
+                        line,
+                        f"key '{key_name(here)}' is given twice (lines {lines[here]} and "
+                        f"{line}); keep one",
+                    )
+                lines[here] = line
+                _collect_lines(value, here, lines, path)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             here = (*at, i)
             lines.setdefault(here, item.start_mark.line + 1)
-            _collect_lines(item, here, lines)
+            _collect_lines(item, here, lines, path)
 
 
 def _yaml_error(exc: yaml.YAMLError, path: Path) -> ConfigError:
