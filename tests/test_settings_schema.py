@@ -31,7 +31,7 @@ def talk(isolated: Path) -> str:
 
 
 def test_the_validator_reports_every_problem_with_its_key() -> None:
-    spec = Fields({"a": Fields({"threshold_ready": Number(0, 1)}, "a setting"), "b": Text()})
+    spec = Fields({"a": Fields({"threshold_ready": Number(0, 1)}, "output setting"), "b": Text()})
     problems = validate({"a": {"threshold": 5, "threshold_ready": 2}, "b": [1], "c": 1}, spec)
     assert [(p.keys, p.unknown) for p in problems] == [
         (("a", "threshold"), True),
@@ -39,7 +39,7 @@ def test_the_validator_reports_every_problem_with_its_key() -> None:
         (("b",), False),
         (("c",), True),
     ]
-    assert problems[0].message == "key 'a.threshold' is not a a setting; did you mean 'threshold_ready'?"
+    assert problems[0].message == "key 'a.threshold' is not an output setting; did you mean 'threshold_ready'?"
     assert problems[1].message == "key 'a.threshold_ready' must be a number from 0 to 1, got 2"
     assert problems[3].message == "key 'c' is not a key (known: a, b)"
 

@@ -184,7 +184,7 @@ def _check_fields(value: Any, spec: Fields, at: Keys, walk: _Walk) -> None:
         if name in spec.keys:
             _check(item, spec.keys[name], (*at, name), walk)
         elif not spec.extra:
-            walk.add((*at, name), f"is not a {spec.noun}{suggest(name, spec.keys)}", True)
+            walk.add((*at, name), f"is not {_a(spec.noun)}{suggest(name, spec.keys)}", True)
     for name in spec.required:
         if value.get(name) is None:
             walk.add((*at, name), "is required")
@@ -220,6 +220,10 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return f"text {value!r}"
     return repr(value)
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
 
 
 def _num(value: float) -> str:
