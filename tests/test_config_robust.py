@@ -42,13 +42,13 @@ def test_a_broken_persona_file_does_not_block_the_others(isolated: Path) -> None
     assert "x" not in reg and "x" not in reg.aliases()
     assert reg.problems == [
         FileProblem(
-            path.resolve(), 3, "key 'type' must be 'voting' or 'background', got 'sometimes'"
+            path.resolve(), 3, "key 'type' must be one of voting, background, got 'sometimes'"
         )
     ]
     with pytest.raises(ParticipantError) as err:
         reg.get("@x")
     assert str(err.value) == (
-        f"{path.resolve()}: line 3: key 'type' must be 'voting' or 'background', got 'sometimes'"
+        f"{path.resolve()}: line 3: key 'type' must be one of voting, background, got 'sometimes'"
     )
     with pytest.raises(UnknownParticipant):
         reg.get("ghost")
@@ -61,7 +61,12 @@ def test_a_yaml_syntax_error_is_a_problem_with_its_line(isolated: Path) -> None:
     assert (problem.file, problem.line) == (path.resolve(), 3)
     assert problem.message.startswith("invalid YAML: ")
     assert str(problem) == f"{path.resolve()}:3: {problem.message}"
-    assert problem.to_dict() == {"file": str(path.resolve()), "line": 3, "message": problem.message}
+    assert problem.to_dict() == {
+        "file": str(path.resolve()),
+        "line": 3,
+        "message": problem.message,
+        "effect": "skipped",
+    }
     with pytest.raises(ConfigError, match=r": line 3: invalid YAML"):
         reg.get("x")  # named after the file: its alias could not be read
 
@@ -113,7 +118,7 @@ def test_participants_list_reports_problems_on_stderr(isolated: Path) -> None:
     assert r.exit_code == 0
     assert "@architect" in r.stdout
     assert r.stderr == (
-        "Warning: participants/x.yaml:3: key 'type' must be 'voting' or 'background', "
+        "Warning: participants/x.yaml:3: key 'type' must be one of voting, background, "
         "got 'sometimes' (skipped)\n"
     )
     r = CliRunner().invoke(cli, ["participants", "list", "--json"], catch_exceptions=False)
@@ -123,7 +128,8 @@ def test_participants_list_reports_problems_on_stderr(isolated: Path) -> None:
         {
             "file": str((isolated / "participants" / "x.yaml").resolve()),
             "line": 3,
-            "message": "key 'type' must be 'voting' or 'background', got 'sometimes'",
+            "message": "key 'type' must be one of voting, background, got 'sometimes'",
+            "effect": "skipped",
         }
     ]
     r = CliRunner().invoke(cli, ["participants", "show", "x"], catch_exceptions=False)
@@ -164,7 +170,7 @@ def test_templates_list_reports_problems(isolated: Path) -> None:
     r = CliRunner().invoke(cli, ["templates", "list"], catch_exceptions=False)
     assert r.exit_code == 0 and r.stdout.startswith("adr")
     assert r.stderr == (
-        "Warning: templates/bad.yaml:2: key 'phases' must be a non-empty list (skipped)\n"
+        "Warning: templates/bad.yaml:2: key 'phases' must be a non-empty list, not 3 (skipped)\n"
     )
     r = CliRunner().invoke(cli, ["templates", "list", "--json"], catch_exceptions=False)
     names = [t["name"] for t in json.loads(r.stdout)]
@@ -198,7 +204,8 @@ def test_phase_fields_are_typed(isolated: Path, phase: str, key: str, problem: s
 @pytest.mark.parametrize(
     "text, key, problem",
     [
-        ("name: [t]\n", "name", "is required and must be text"),
+        ("name: [t]\n", "name", "must be text, not a list"),
+        ("nam: t\n", "nam", "is not a template setting; did you mean 'name'?"),
         ("name: 'a b'\n", "name", "must be a plain name"),
         ("name: t\nstatus: 'OPEN\\n<!-- x -->'\n", "status", "must be one word"),
         ("name: t\ntitle_format: '{title} -->'\n", "title_format", "must not contain"),
@@ -206,7 +213,7 @@ def test_phase_fields_are_typed(isolated: Path, phase: str, key: str, problem: s
         ("name: t\naliases: x\n", "aliases", "must be a list of text items"),
         ("name: t\nphases:\n  - id: 'a b'\n", "phases[0].id", "must be a plain name"),
         ("name: t\nphases:\n  - id: a\n  - id: a\n", "phases[1].id", "repeats phase 'a'"),
-        ("name: t\nphases:\n  - [a]\n", "phases[0]", "must be a mapping with an 'id'"),
+        ("name: t\nphases:\n  - [a]\n", "phases[0]", "must be a mapping of phase settings"),
     ],
 )
 def test_template_fields_are_validated(isolated: Path, text: str, key: str, problem: str) -> None:
@@ -294,7 +301,7 @@ def test_output_directory_must_be_text(isolated: Path) -> None:
         Config.load()
     assert str(err.value) == (
         f"{isolated.resolve() / 'discussions.yaml'}: line 2: "
-        "key 'output.directory' must be the path of a folder (text)"
+        "key 'output.directory' must be the path of a folder (text), not a list"
     )
 
 

@@ -98,12 +98,17 @@ def test_a_valid_graph_loads(isolated: Path) -> None:
         (
             "name: g\nphases:\n  - id: a\n    blind: sometimes\n",
             4,
-            "key 'phases[0].blind' must be true or false",
+            "key 'phases[0].blind' must be true or false, not text 'sometimes'",
         ),
         (
             "name: g\nmax_phase_transitions: 0\nphases:\n  - id: a\n",
             2,
-            "key 'max_phase_transitions' must be a whole number (1 or more)",
+            "key 'max_phase_transitions' must be a whole number (1 or more), got 0",
+        ),
+        (
+            "name: g\nphases:\n  - id: a\n    voting_mod: true\n",
+            4,
+            "key 'phases[0].voting_mod' is not a phase setting; did you mean 'voting_mode'?",
         ),
     ],
 )

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import DiscussionNotFound, DiscussionsError, NotADiscussion
+from .errors import DiscussionNotFound, DiscussionsError, NotADiscussion, PhaseError
 from .model import Discussion
 from .storage import discussion_problem, is_derived
+from .templates import is_open, known_statuses
 from .workspace import Workspace, display_path, missing, shorten
 
 
@@ -115,13 +116,19 @@ def list_discussions(
     questions: how many; changed: modification time in UTC) for the discussions in `folder`
     (default: ``output.directory``), optionally of one `status`; and one line per file that
     could not be read. Derived files and files that are not discussions are left out; what a
-    server may not open (a link out of the project) is listed as not read."""
+    server may not open (a link out of the project) is listed as not read.
+
+    `status` ``open`` (any case) means not finished, whatever the template calls its
+    starting status (`templates.is_open`: OPEN, PROPOSED...); any other is matched exactly
+    and must be a known status (`templates.known_statuses`) or one a listed file has, else
+    `PhaseError` lists the known ones."""
     folder = folder or ws.config.output_directory
     if not folder.is_dir():
         raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     bounds = Bounds.of(ws, folder)
+    seen: set[str] = set()
     for path in sorted(folder.glob("*.md")):
         if path.name.startswith(".") or is_derived(path):
             continue
@@ -135,23 +142,44 @@ def list_discussions(
         except DiscussionsError as exc:
             skipped.append(f"{display_path(path)}: {exc}")
             continue
-        if status and d.status.upper() != status.upper():
+        seen.add(d.status.upper())
+        if status and not _matches(d, status):
             continue
-        consensus = d.consensus_result
-        rows.append(
-            {
-                "file": display_path(path),
-                "title": d.title,
-                "phase": d.phase,
-                "status": d.status,
-                "comments": len(d.comments),
-                "consensus": consensus.outcome if consensus.reached else None,
-                "consensus_summary": consensus.summary,
-                "questions": len(d.questions),
-                "changed": _changed(path),
-            }
-        )
+        rows.append(_row(d, path))
+    if status:
+        _check_status(status, ws, seen)
     return rows, skipped
+
+
+def _matches(d: Discussion, status: str) -> bool:
+    if status.strip().lower() == "open":
+        return is_open(d.status, d.template)
+    return d.status.upper() == status.strip().upper()
+
+
+def _check_status(status: str, ws: Workspace, seen: set[str]) -> None:
+    wanted = status.strip().upper()
+    known = known_statuses(ws.templates)
+    if wanted not in known and wanted not in seen:
+        raise PhaseError(
+            f"unknown status '{status}'; known statuses: {', '.join(known)} "
+            "('open' lists every discussion not finished)"
+        )
+
+
+def _row(d: Discussion, path: Path) -> dict[str, Any]:
+    consensus = d.consensus_result
+    return {
+        "file": display_path(path),
+        "title": d.title,
+        "phase": d.phase,
+        "status": d.status,
+        "comments": len(d.comments),
+        "consensus": consensus.outcome if consensus.reached else None,
+        "consensus_summary": consensus.summary,
+        "questions": len(d.questions),
+        "changed": _changed(path),
+    }
 
 
 def _changed(path: Path) -> str:

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 import yaml
 
 from .errors import ConfigError
+from .schema import Fields, Flag, ListOf, Number, OneOf, Text, key_name, validate
 from .voting import VotingConfig
 
 ENV_HOME = "DISCUSSIONS_HOME"
@@ -94,6 +95,8 @@ class FileProblem:
     """1-based line the problem is on; 0 when unknown."""
     message: str
     """What is wrong, without the file and line."""
+    effect: str = "skipped"
+    """What was done about it: ``skipped`` (the file) or ``ignored`` (a settings key)."""
 
     def __str__(self) -> str:
         return (
@@ -103,7 +106,12 @@ class FileProblem:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": str(self.file), "line": self.line, "message": self.message}
+        return {
+            "file": str(self.file),
+            "line": self.line,
+            "message": self.message,
+            "effect": self.effect,
+        }
 
     @classmethod
     def from_error(cls, error: ConfigError, file: Path) -> FileProblem:
@@ -179,7 +187,7 @@ def load_yaml_document(path: Path) -> YamlDocument:
         lines: dict[tuple[str | int, ...], int] = {}
         if node is not None:
             lines[()] = node.start_mark.line + 1
-            _collect_lines(node, (), lines)
+            _collect_lines(node, (), lines, path)
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, path) from exc
@@ -192,10 +200,15 @@ def load_yaml_document(path: Path) -> YamlDocument:
 
 def _read_limited(path: Path) -> str:
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise ConfigError(f"{path}: not a regular file")
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError(f"{path}: is a folder, not a YAML file")
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{path}: not a regular file (a pipe, socket or device)")
         with path.open("rb") as f:
             raw = f.read(MAX_YAML_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     if len(raw) > MAX_YAML_BYTES:
@@ -203,10 +216,15 @@ def _read_limited(path: Path) -> str:
             f"{path}: larger than {MAX_YAML_BYTES // 1024 // 1024} MiB; "
             "settings, personas and templates are small files - is this the right file?"
         )
+    if b"\x00" in raw:
+        raise ConfigError(f"{path}: is a binary file, not YAML text")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8") from exc
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise located_error(
+            ConfigError, path, line, "not valid UTF-8 text; save the file as UTF-8"
+        ) from None
 
 
 def _check_events(loader: Any, path: Path) -> None:
@@ -261,19 +279,33 @@ def _check_events(loader: Any, path: Path) -> None:
 
 
 def _collect_lines(
-    node: yaml.Node, at: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]
+    node: yaml.Node,
+    at: tuple[str | int, ...],
+    lines: dict[tuple[str | int, ...], int],
+    path: Path,
 ) -> None:
+    """Fill `lines`; a key given twice in one mapping (YAML would keep the last one without
+    a word) is refused, naming both lines."""
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
                 here = (*at, str(key.value))
-                lines.setdefault(here, key.start_mark.line + 1)
-                _collect_lines(value, here, lines)
+                line = key.start_mark.line + 1
+                if here in lines:
+                    raise located_error(
+                        ConfigError,
+                        path,
+                        line,
+                        f"key '{key_name(here)}' is given twice (lines {lines[here]} and "
+                        f"{line}); keep one",
+                    )
+                lines[here] = line
+                _collect_lines(value, here, lines, path)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             here = (*at, i)
             lines.setdefault(here, item.start_mark.line + 1)
-            _collect_lines(item, here, lines)
+            _collect_lines(item, here, lines, path)
 
 
 def _yaml_error(exc: yaml.YAMLError, path: Path) -> ConfigError:
@@ -308,12 +340,16 @@ class Config:
     """Files read, lowest precedence first."""
     settings: dict[Path, dict[str, Any]] = field(default_factory=dict)
     """What each file in `sources` says, as written (before merging with the defaults)."""
+    problems: list[FileProblem] = field(default_factory=list)
+    """Keys in `sources` that no setting has (misspelt, or from another version), each with
+    the closest known key; the commands warn about them, `check` fails on them."""
 
     @classmethod
     def load(cls, start: Path | None = None) -> Config:
         data = dict(DEFAULTS)
         sources: list[Path] = []
         settings: dict[Path, dict[str, Any]] = {}
+        problems: list[FileProblem] = []
         user_file = user_dir() / "config.yaml"
         root = find_project_root(start)
         for path in (user_file, root / PROJECT_FILE if root else None):
@@ -324,12 +360,19 @@ class Config:
                 continue
             if not isinstance(doc.data, dict):
                 raise ConfigError(f"{path}: expected a mapping of settings at the top level")
-            _validate(doc)
+            problems += _validate(doc)
             data = _merge(data, doc.data)
             sources.append(path)
             settings[path] = doc.data
         base = root if root else (start or Path.cwd()).resolve()
-        return cls(data=data, project_root=root, base_dir=base, sources=sources, settings=settings)
+        return cls(
+            data=data,
+            project_root=root,
+            base_dir=base,
+            sources=sources,
+            settings=settings,
+            problems=problems,
+        )
 
     @property
     def project_file(self) -> Path | None:
@@ -441,56 +484,60 @@ class Config:
         return value if isinstance(value, dict) else {}
 
 
-def _validate(doc: YamlDocument) -> None:
-    """Reject settings of the wrong type, naming the file, the line and the key."""
-    data: dict[str, Any] = doc.data
+def _validate(doc: YamlDocument) -> list[FileProblem]:
+    """Check a settings file against `SETTINGS`: a value of the wrong type or out of range
+    raises (naming the file, the line and the key); keys nobody reads are returned, each with
+    the closest known key, for the commands to warn about."""
+    problems = validate(doc.data, SETTINGS)
+    for p in problems:
+        if not p.unknown:
+            raise located_error(ConfigError, doc.path, doc.line(*p.keys), p.message)
+    return [FileProblem(doc.path, doc.line(*p.keys), p.message, "ignored") for p in problems]
 
-    def fail(key: str, expected: str) -> None:
-        line = doc.line(*key.split("."))
-        raise located_error(ConfigError, doc.path, line, f"key '{key}' must be {expected}")
 
-    for section in (
-        "consensus", "providers", "output", "context", "watch", "memory", "run", "budget"
-    ):
-        if section in data and data[section] is not None and not isinstance(data[section], dict):
-            fail(section, "a mapping")
-    consensus = data.get("consensus") or {}
-    for key in ("threshold_ready", "threshold_reject"):
-        if key in consensus:
-            v = consensus[key]
-            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
-                fail(f"consensus.{key}", "a number between 0 and 1")
-    required = consensus.get("human_required", False)
-    if not isinstance(required, bool) and not (
-        isinstance(required, list) and all(isinstance(n, str) for n in required)
-    ):
-        fail("consensus.human_required", "true or false, or a list of names (who ballot)")
-    if "default_participants" in data:
-        v = data["default_participants"]
-        if not isinstance(v, list) or not all(isinstance(a, str) for a in v):
-            fail("default_participants", "a list of aliases")
-    providers = data.get("providers") or {}
-    if "fallback" in providers:
-        v = providers["fallback"]
-        if v is not None and (not isinstance(v, list) or not all(isinstance(a, str) for a in v)):
-            fail("providers.fallback", "a list of provider names")
-    if "timeout" in providers:
-        v = providers["timeout"]
-        if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
-            fail("providers.timeout", "a positive number of seconds")
-    output = data.get("output") or {}
-    if "directory" in output and not isinstance(output["directory"], str | None):
-        fail("output.directory", "the path of a folder (text)")
-    if "summary_files" in output and not isinstance(output["summary_files"], bool):
-        fail("output.summary_files", "true or false")
-    if "default_template" in data and not isinstance(data["default_template"], str | None):
-        fail("default_template", "the name of a template")
-    memory = data.get("memory") or {}
-    if "enabled" in memory and not isinstance(memory["enabled"], bool):
-        fail("memory.enabled", "true or false")
-    for section, key in (("memory", "max_chars"), ("run", "max_rounds")):
-        value = (data.get(section) or {}).get(key)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or value < 0
-        ):
-            fail(f"{section}.{key}", "a whole number (0 or more)")
+_NAMES = ListOf(Text(), "a list of names")
+_COUNT = Number(0, whole=True, what="a whole number (0 or more)")
+_SHARE = Number(0, 1, what="a number between 0 and 1")
+
+SETTINGS = Fields(
+    {
+        "default_participants": _NAMES,
+        "default_template": Text(what="the name of a template"),
+        "consensus": Fields(
+            {
+                "threshold_ready": _SHARE,
+                "threshold_reject": _SHARE,
+                "human_required": OneOf(
+                    (Flag(), _NAMES), "true or false, or a list of names (who ballot)"
+                ),
+            },
+            noun="consensus setting",
+        ),
+        "providers": Fields(
+            {
+                "default": Text(),
+                "fallback": _NAMES,
+                "timeout": Number(above=0, what="a positive number of seconds"),
+                "mock_fallback": Flag(),
+                "detect": Flag(),
+            },
+            noun="providers setting",
+        ),
+        "context": Fields({"max_chars": _COUNT}, noun="context setting"),
+        "output": Fields(
+            {"directory": Text(what="the path of a folder (text)"), "summary_files": Flag()},
+            noun="output setting",
+        ),
+        "watch": Fields(
+            {"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"
+        ),
+        "memory": Fields({"enabled": Flag(), "max_chars": _COUNT}, noun="memory setting"),
+        "run": Fields({"max_rounds": _COUNT}, noun="run setting"),
+        "budget": Fields(
+            {"max_cost_usd": Number(0), "max_tokens": _COUNT, "max_calls": _COUNT},
+            noun="budget setting",
+        ),
+    },
+    noun="setting",
+)
+"""Every key of ``discussions.yaml`` and the user's ``config.yaml`` (README, Configuration)."""

@@ -39,6 +39,7 @@ from . import format as fmt
 from .errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from .markers import extract
 from .model import Discussion, Item, slugify
+from .templates import OPEN_STATUSES
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -63,7 +64,7 @@ CHRONICLE_NAME = "CHRONICLE.md"
 # Statuses under which a discussion has settled nothing (yet). Any other status (DECIDED,
 # ACCEPTED, CLOSED, REJECTED, APPROVED...) means its decisions stand. A template's initial
 # status (the adr template starts PROPOSED) also counts as open.
-_UNSETTLED = frozenset({"OPEN", "PROPOSED", "DRAFT", "ABANDONED", "WITHDRAWN"})
+_UNSETTLED = frozenset({*OPEN_STATUSES, "ABANDONED", "WITHDRAWN"})
 
 # Mirrors the marker rule in `markers` (start of line, optional bullet / task box / bold) for
 # the cheap pre-check; whether the line is really a marker (not in code) is left to the parser.
@@ -495,7 +496,7 @@ def adr_status(status: str) -> str:
     s = status.strip().upper()
     if s in _ACCEPTED:
         return "Accepted"
-    if not s or s in ("OPEN", "PROPOSED", "DRAFT"):
+    if not s or s in OPEN_STATUSES:
         return "Proposed"
     return s.replace("_", " ").capitalize()
 

@@ -19,7 +19,7 @@ from . import format as fmt
 from . import storage
 from .derive import Comment, Item, PendingMention, RunMark, State, derive
 from .diagnosis import Diagnosis
-from .errors import InvalidVote, PhaseError
+from .errors import DiscussionNotFound, InvalidVote, PhaseError
 from .markers import normalise_vote
 from .motions import Motion
 from .runlog import RunRecord
@@ -35,6 +35,9 @@ __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
 T = TypeVar("T")
 
 _SLUG = re.compile(r"[^\w]+")
+_BINARY_SAMPLE = 8192
+"""Bytes looked at for a NUL, which no discussion holds (the engine never writes one): a file
+with one there is binary (git's test)."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -84,8 +87,18 @@ class Discussion:
 
     @classmethod
     def load(cls, path: str | Path, workspace: Workspace | None = None) -> Discussion:
-        """Open an existing discussion file (read lazily, on first use)."""
+        """Open an existing discussion file (read lazily, on first use).
+
+        `path` is looked up as the command line looks up a FILE argument
+        (`workspace.resolve_file`): as given, else by name in the discussions folder
+        (``output.directory``), with or without ``.md``; so ``Discussion.load("feature-x.md")``
+        finds ``discussions/feature-x.md``."""
         p = Path(path)
+        if not p.exists():
+            from .workspace import Workspace, resolve_file
+
+            workspace = workspace or Workspace.discover()
+            p = resolve_file(str(path), workspace)
         storage.check_exists(p)
         return cls(p, workspace)
 
@@ -164,7 +177,10 @@ class Discussion:
         if self._new_text is not None:
             return self._new_text
         if self._text is None:
-            self._text, self._decode_warnings = fmt.decode(storage.read_bytes(self.path))
+            data = storage.read_bytes(self.path)
+            if b"\x00" in data[:_BINARY_SAMPLE]:
+                raise DiscussionNotFound(f"{self.path} is a binary file, not a discussion")
+            self._text, self._decode_warnings = fmt.decode(data)
         return self._text
 
     def seen_as(self, text: str) -> Discussion:
@@ -464,10 +480,17 @@ class Discussion:
         return to
 
     def set_status(self, status: str, *, strict: bool = True) -> str:
-        """Queue a status change (``CLOSED``, ``DECIDED``, ``OPEN``...). Returns the status."""
+        """Queue a status change (``CLOSED``, ``DECIDED``, ``OPEN``...). Returns the status.
+        `PhaseError` for a status that is not known (`templates.known_statuses`)."""
         status = status.strip().upper()
-        if not status or not re.fullmatch(r"[A-Z][A-Z0-9_-]{0,39}", status):
-            raise PhaseError(f"invalid status '{status}' (letters, digits, '-' or '_')")
+        from .templates import known_statuses
+
+        known = known_statuses([*self.workspace.templates, *filter(None, [self.template])])
+        if status not in known:
+            raise PhaseError(
+                f"unknown status '{status}'; known statuses: {', '.join(known)} "
+                "(a template adds its status and consensus_status)"
+            )
         if status == self.status:
             raise PhaseError(f"the discussion's status is already {status}")
         self._pending.append(_Change("status", self.status, status, strict))

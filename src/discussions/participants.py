@@ -33,11 +33,26 @@ from typing import Any
 
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .errors import ConfigError, ParticipantError, UnknownParticipant
+from .schema import Fields, Keys, ListOf, Text, validate
 
 PARTICIPANT_TYPES = ("voting", "background")
-PARTICIPANT_KEYS = frozenset(
-    ("name", "alias", "role", "personality", "expertise", "concerns", "type", "provider_hint")
+_TEXTS = ListOf(Text(), "a list of text items")
+PERSONA = Fields(
+    {
+        "name": Text(),
+        "alias": Text(),
+        "role": Text(),
+        "personality": Text(),
+        "expertise": _TEXTS,
+        "concerns": _TEXTS,
+        "type": Text(PARTICIPANT_TYPES),
+        "provider_hint": Text(),
+    },
+    noun="participant setting",
+    required=("name", "alias"),
 )
+"""Every key of a persona file (module docstring)."""
+PARTICIPANT_KEYS = frozenset(PERSONA.keys)
 
 NAME_MAX = 64
 ALIAS_MAX = 40
@@ -156,37 +171,25 @@ class Participant:
         """Build and validate; errors name the file, the line (when `doc` gives the lines of
         the file `data` was read from, at key path `at`) and the key."""
 
-        def fail(key: str | None, problem: str) -> ParticipantError:
-            line = (doc.line(*at, key) if key else doc.line(*at)) if doc else 0
+        def fail(key: str | None, problem: str, keys: Keys = ()) -> ParticipantError:
+            keys = (key,) if key else keys
+            line = doc.line(*at, *keys) if doc else 0
             message = f"key '{key}' {problem}" if key else problem
             return located_error(ParticipantError, source, line, message, what="participant")
 
         if not isinstance(data, dict):
             raise fail(None, "expected a mapping with name, alias, personality")
-        for key in data:
-            if key not in PARTICIPANT_KEYS:
-                known = ", ".join(sorted(PARTICIPANT_KEYS))
-                raise fail(str(key), f"is not a participant setting (known: {known})")
+        for found in validate(data, PERSONA):
+            raise fail(None, found.message, found.keys)
         for key in ("name", "alias"):
-            if not isinstance(data.get(key), str) or not data[key].strip():
-                raise fail(key, "is required and must be text")
-        for key in ("role", "personality", "provider_hint"):
-            if data.get(key) is not None and not isinstance(data[key], str):
-                raise fail(key, "must be text")
-        for key in ("expertise", "concerns"):
-            value = data.get(key)
-            if value is not None and (
-                not isinstance(value, list) or not all(isinstance(v, str) for v in value)
-            ):
-                raise fail(key, "must be a list of text items")
+            if not data[key].strip():
+                raise fail(key, "is required and must not be empty")
         for key, check in _FIELD_CHECKS:
             value = data.get(key)
             problem = check(value.strip()) if isinstance(value, str) and value.strip() else None
             if problem:
                 raise fail(key, problem)
-        ptype = data.get("type", "voting")
-        if ptype not in PARTICIPANT_TYPES:
-            raise fail("type", f"must be 'voting' or 'background', got {ptype!r}")
+        ptype = (data.get("type") or "voting").strip()
         return cls(
             name=data["name"].strip(),
             alias=normalise_alias(data["alias"]),

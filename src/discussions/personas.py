@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from .config import bundled_dir, user_dir
-from .errors import DiscussionsError
+from .config import bundled_dir, load_yaml_document, located_error, user_dir
+from .errors import DiscussionsError, ParticipantError
 from .participants import Participant
 from .workspace import Workspace
 
@@ -130,6 +130,29 @@ def remove(alias: str, ws: Workspace, scope: str | None = None) -> Path:
     path = removable_path(alias, ws, scope)
     path.unlink()
     return path
+
+
+def read_file(path: Path, alias: str) -> dict[str, Any]:
+    """The persona for `alias` in the YAML file `path`, validated (``alias`` may be left out).
+
+    A missing file, a folder, a binary or non-UTF-8 file and every invalid field raise a
+    `ConfigError` naming the file and the line."""
+    doc = load_yaml_document(path)
+    if not isinstance(doc.data, dict):
+        raise located_error(
+            ParticipantError, path, doc.line(), "expected a mapping with name, alias, personality"
+        )
+    data = {**doc.data, "alias": doc.data.get("alias") or alias}
+    given = str(data["alias"]).strip().lstrip("@").lower()
+    if given != alias.strip().lstrip("@").lower():
+        raise located_error(
+            ParticipantError,
+            path,
+            doc.line("alias"),
+            f"key 'alias' is {data['alias']!r} but the command names {alias!r}",
+        )
+    Participant.from_dict(data, path, doc)
+    return data
 
 
 def parse_yaml(text: str) -> Any:

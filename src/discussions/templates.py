@@ -33,10 +33,26 @@ from typing import Any
 from . import graph
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .errors import ConfigError, TemplateError, UnknownTemplate
-from .graph import Fallback, Transition
+from .graph import FALLBACK_ACTIONS, WHEN, Fallback, Transition
 from .participants import alias_problem, normalise_alias
+from .schema import Fields, Flag, ListOf, Number, Text, key_name, validate
 
 AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
+OPEN_STATUSES = ("OPEN", "PROPOSED", "DRAFT")
+"""Built-in statuses of a discussion still going on (with every template's starting
+``status``): what ``list --status open`` shows."""
+FINISHED_STATUSES = (
+    "CLOSED",
+    "DECIDED",
+    "ACCEPTED",
+    "APPROVED",
+    "REJECTED",
+    "RESOLVED",
+    "DONE",
+    "ABANDONED",
+    "WITHDRAWN",
+)
+"""Built-in statuses of a finished discussion (with every template's ``consensus_status``)."""
 DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
 
 
@@ -141,61 +157,39 @@ class Template:
 
         def fail(keys: tuple[str | int, ...], problem: str) -> TemplateError:
             line = doc.line(*keys) if doc else 0
-            message = f"key '{_key_name(keys)}' {problem}" if keys else problem
+            message = f"key '{key_name(keys)}' {problem}" if keys else problem
             return located_error(TemplateError, source, line, message, what="template")
 
         if not isinstance(data, dict):
             raise fail((), "expected a mapping with name, phases, body")
-        if not isinstance(data.get("name"), str) or not data["name"].strip():
-            raise fail(("name",), "is required and must be text")
+        for found in validate(data, TEMPLATE):
+            line = doc.line(*found.keys) if doc else 0
+            raise located_error(TemplateError, source, line, found.message, what="template")
+        if not data["name"].strip():
+            raise fail(("name",), "is required and must not be empty")
         for key, check in _TOP_LEVEL_CHECKS:
             problem = _check(data.get(key), check)
             if problem:
                 raise fail((key,), problem)
         for key, item_check in (("aliases", plain_name_problem), ("participants", alias_problem)):
-            value = data.get(key)
-            if value is None:
-                continue
-            if not isinstance(value, list):
-                raise fail((key,), "must be a list of text items")
-            for n, item in enumerate(value):
+            for n, item in enumerate(data.get(key) or []):
                 problem = _check(item, item_check, required=True)
                 if problem:
                     raise fail((key, n), problem)
-        raw_phases = data.get("phases")
-        if not isinstance(raw_phases, list) or not raw_phases:
+        raw_phases = data["phases"]
+        if not raw_phases:
             raise fail(("phases",), "must be a non-empty list")
         phases: list[Phase] = []
         for i, p in enumerate(raw_phases):
-            if not isinstance(p, dict) or not isinstance(p.get("id"), str):
-                raise fail(("phases", i), "must be a mapping with an 'id'")
             for key, check in _PHASE_CHECKS:
                 problem = _check(p.get(key), check, required=key == "id")
                 if problem:
                     raise fail(("phases", i, key), problem)
-            if not isinstance(p.get("voting_mode", False), bool):
-                raise fail(("phases", i, "voting_mode"), "must be true or false")
             rounds = p.get("max_rounds")
-            if rounds is not None and (
-                isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1
-            ):
-                raise fail(("phases", i, "max_rounds"), "must be a whole number (1 or more)")
-            threshold = p.get("score_threshold", 9)
-            if (
-                isinstance(threshold, bool)
-                or not isinstance(threshold, int)
-                or not 0 <= threshold <= 10
-            ):
-                raise fail(("phases", i, "score_threshold"), "must be a whole number from 0 to 10")
-            majority = p.get("majority_threshold", 0.5)
-            if (
-                isinstance(majority, bool)
-                or not isinstance(majority, int | float)
-                or not (0 <= majority < 1)
-            ):
-                raise fail(("phases", i, "majority_threshold"), "must be a number from 0 to 0.99")
-            if not isinstance(p.get("abstain_counts_as_no", False), bool):
-                raise fail(("phases", i, "abstain_counts_as_no"), "must be true or false")
+            threshold = p.get("score_threshold")
+            threshold = 9 if threshold is None else threshold
+            majority = p.get("majority_threshold")
+            majority = 0.5 if majority is None else majority
             if any(p["id"].strip() == q.id for q in phases):
                 raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
             phases.append(
@@ -275,49 +269,73 @@ def title_format_problem(text: str) -> str | None:
     return line_problem(text)
 
 
-def any_text(text: str) -> str | None:
-    return None
-
-
-def auto_trigger_problem(value: str) -> str | None:
-    if value not in AUTO_TRIGGERS:
-        return f"must be one of {', '.join(AUTO_TRIGGERS)} or null, got {value!r}"
-    return None
 
 
 CONSENSUS_MODES = ("votes", "score")
 CONTEXT_FORMATS = ("diff",)
 
 
-def consensus_mode_problem(value: str) -> str | None:
-    if value not in CONSENSUS_MODES:
-        return f"must be one of {', '.join(CONSENSUS_MODES)}, got {value!r}"
-    return None
-
-
-def context_format_problem(value: str) -> str | None:
-    if value not in CONTEXT_FORMATS:
-        return f"must be one of {', '.join(CONTEXT_FORMATS)} or null, got {value!r}"
-    return None
+_TEXTS = ListOf(Text(), "a list of text items")
+_ROUNDS = Number(1, whole=True, what="a whole number (1 or more)")
+PHASE = Fields(
+    {
+        "id": Text(),
+        "title": Text(),
+        "instructions": Text(),
+        "voting_mode": Flag(),
+        "auto_trigger": Text(AUTO_TRIGGERS),
+        "next": Text(),
+        "max_rounds": _ROUNDS,
+        "consensus_mode": Text(CONSENSUS_MODES),
+        "score_threshold": Number(0, 10, whole=True),
+        "transitions": ListOf(
+            Fields({"to": Text(), "when": Text(WHEN)}, "transition key", ("to", "when")),
+            "a list of {to, when} mappings",
+        ),
+        "fallback": Fields(
+            {"action": Text(FALLBACK_ACTIONS), "resolution": Text()}, "fallback key", ("action",)
+        ),
+        "blind": Flag(),
+        "anonymous": Flag(),
+        "diagnosis": Flag(),
+        "majority_threshold": Number(0, below=1, what="a number from 0 to 0.99"),
+        "abstain_counts_as_no": Flag(),
+    },
+    noun="phase setting",
+    required=("id",),
+)
+TEMPLATE = Fields(
+    {
+        "name": Text(),
+        "title": Text(),
+        "description": Text(),
+        "aliases": _TEXTS,
+        "participants": _TEXTS,
+        "status": Text(),
+        "title_format": Text(),
+        "consensus_status": Text(),
+        "context_format": Text(CONTEXT_FORMATS),
+        "phases": ListOf(PHASE, "a non-empty list"),
+        "max_phase_transitions": _ROUNDS,
+        "body": Text(),
+    },
+    noun="template setting",
+    required=("name", "phases"),
+)
+"""Every key of a template file (module docstring, and `graph` for the phase graph)."""
 
 
 _TOP_LEVEL_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
     ("name", plain_name_problem),
     ("title", line_problem),
-    ("description", any_text),
     ("status", status_problem),
     ("consensus_status", status_problem),
     ("title_format", title_format_problem),
-    ("body", any_text),
-    ("context_format", context_format_problem),
 )
 _PHASE_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
     ("id", plain_name_problem),
     ("title", line_problem),
-    ("instructions", any_text),
-    ("auto_trigger", auto_trigger_problem),
     ("next", plain_name_problem),
-    ("consensus_mode", consensus_mode_problem),
 )
 
 
@@ -335,14 +353,6 @@ def _check(value: Any, check: Callable[[str], str | None], required: bool = Fals
         )
         return f"must be text, not {kind}"
     return check(value.strip()) if value.strip() or required else None
-
-
-def _key_name(keys: tuple[str | int, ...]) -> str:
-    """``("phases", 1, "next")`` -> ``phases[1].next``."""
-    out = ""
-    for k in keys:
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else k)
-    return out
 
 
 @dataclass(slots=True, frozen=True)
@@ -426,6 +436,22 @@ class TemplateRegistry:
         raise UnknownTemplate(
             f"no template '{name}' (known: {known}); see `discussions templates list`"
         )
+
+
+def known_statuses(templates: Iterable[Template]) -> list[str]:
+    """Every status a discussion may be given: the built-in ones (`OPEN_STATUSES`,
+    `FINISHED_STATUSES`) and those `templates` name (``status``, ``consensus_status``)."""
+    found = dict.fromkeys((*OPEN_STATUSES, *FINISHED_STATUSES))
+    for t in templates:
+        found.update(dict.fromkeys((t.status.upper(), t.consensus_status.upper())))
+    return list(found)
+
+
+def is_open(status: str, template: Template | None = None) -> bool:
+    """Whether a discussion with `status` is still going on: a built-in open status
+    (`OPEN_STATUSES`) or its template's starting one (the adr template starts PROPOSED)."""
+    s = status.strip().upper()
+    return s in OPEN_STATUSES or (template is not None and s == template.status.upper())
 
 
 def _read_template(path: Path) -> Template | BrokenTemplate:

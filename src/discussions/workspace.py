@@ -43,9 +43,10 @@ class Workspace:
 
     @property
     def problems(self) -> list[FileProblem]:
-        """Persona and template files that could not be used (reads both registries).
-        Show each as ``str(problem)``: ``FILE:LINE: message``."""
-        return [*self.participants.problems, *self.templates.problems]
+        """Settings keys ignored (`Config.problems`), then persona and template files that
+        could not be used (reads both registries). Show each as ``str(problem)``:
+        ``FILE:LINE: message``."""
+        return [*self.config.problems, *self.participants.problems, *self.templates.problems]
 
 
 def display_path(path: Path) -> str:

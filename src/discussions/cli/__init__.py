@@ -51,8 +51,8 @@ LAZY_COMMANDS = {
 
 
 class DiscussionsGroup(click.Group):
-    """The root group: loads subcommands lazily and turns `DiscussionsError` into
-    ``Error: <message>`` with exit code 1."""
+    """The root group: loads subcommands lazily and turns `DiscussionsError` (and an
+    `OSError` about a file) into ``Error: <message>`` with exit code 1."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
@@ -71,6 +71,13 @@ class DiscussionsGroup(click.Group):
             from .common import printable
 
             raise click.ClickException(printable(str(exc))) from None
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a file the library did not expect to be missing or unreadable
+            from .common import printable
+
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(printable(f"{where}{exc.strerror or exc}")) from None
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             sys.exit(130)

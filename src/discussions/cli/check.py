@@ -11,6 +11,7 @@ from ..errors import DiscussionsError
 from ..model import Discussion
 from ..storage import is_derived, lost_appends, require_discussion
 from .common import display_path, echo_json, resolve_file, say, workspace
+from .options import json_option
 
 
 @click.command("check")
@@ -22,9 +23,12 @@ from .common import display_path, echo_json, resolve_file, say, workspace
     help="Also fail when a file changed bytes it had at git revision REV (not a pure "
     "append). Without FILE: every discussion file changed since REV.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list.")
+@json_option("Print problems as a JSON list.")
 def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> None:
     """Report problems in discussion files as FILE:LINE: message.
+
+    Settings keys nobody reads (misspelt: "did you mean ...?") and persona or
+    template files that cannot be used are problems too.
 
     Exits 1 when any file has a problem, 0 when all are clean. With --since,
     a discussion file whose existing text was edited (not only appended to)
@@ -37,7 +41,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
       discussions check --since origin/main          # in CI: append-only since the base
       discussions check --since HEAD discussions/feature-x.md
     """
-    ws = workspace()
+    ws = workspace(warn=False)
     if not files and rev is None:
         raise click.UsageError("give FILE(s) to check, or --since REV")
     if files:
@@ -77,6 +81,10 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
         for message in lost_appends(path):
             problems.append({"file": name, "line": 0, "message": message})
     _warn_driver(found)
+    problems += [
+        {"file": display_path(p.file), "line": p.line, "message": p.message}
+        for p in ws.problems
+    ]
     if as_json:
         echo_json(problems)
     else:
@@ -84,7 +92,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
             say(f"{p['file']}:{p['line']}: {p['message']}")
         files_with = len({p["file"] for p in problems})
         summary = (
-            f"{len(problems)} problem(s) in {files_with} of {len(paths)} file(s)"
+            f"{len(problems)} problem(s) in {files_with} file(s); {len(paths)} checked"
             if problems
             else f"{len(paths)} file(s) checked, no problems"
         )

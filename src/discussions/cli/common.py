@@ -17,8 +17,17 @@ from ..workspace import resolve_discussion as resolve_discussion
 from ..workspace import resolve_file as resolve_file
 
 
-def workspace() -> Workspace:
-    return Workspace.discover()
+def workspace(warn: bool = True) -> Workspace:
+    """The current project's workspace. With `warn`, settings keys that nobody reads
+    (`Config.problems`: misspelt, with the closest known key) are reported on standard error;
+    commands that report every problem themselves (`status`, `check`, `turn`, `run`) pass
+    False."""
+    ws = Workspace.discover()
+    if warn and ws.config.problems:
+        from .registry import report_problems
+
+        report_problems(ws.config.problems)
+    return ws
 
 
 def default_author() -> str:
@@ -83,3 +92,4 @@ def style(text: str, **kwargs: Any) -> str:
 
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+

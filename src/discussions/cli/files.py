@@ -19,6 +19,7 @@ from .common import (
     style,
     workspace,
 )
+from .options import json_option
 
 
 @click.command("new")
@@ -43,7 +44,7 @@ from .common import (
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder to create the file in (default: output.directory, ./discussions).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the created discussion as JSON.")
+@json_option("Print the created discussion as JSON.")
 def new_command(
     title: str,
     template: str | None,
@@ -91,7 +92,11 @@ def new_command(
 
 
 @click.command("list")
-@click.option("--status", "status_filter", help="Only discussions with this status.")
+@click.option(
+    "--status",
+    "status_filter",
+    help="Only discussions with this status; 'open': every one not finished (OPEN, PROPOSED...).",
+)
 @click.option(
     "-d",
     "--dir",
@@ -99,7 +104,7 @@ def new_command(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder to list (default: output.directory, ./discussions).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@json_option("Print a JSON list.")
 def list_command(status_filter: str | None, directory: Path | None, as_json: bool) -> None:
     """List the discussions in the discussions folder.
 
@@ -121,19 +126,21 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
     if not rows:
         say("No discussions found." if not status_filter else "No matching discussions.")
         return
-    width = max(len(r["status"]) for r in rows)
-    pwidth = max(len(r["phase"]) for r in rows)
+    width = max(len("STATUS"), *(len(r["status"]) for r in rows))
+    pwidth = max(len("PHASE"), *(len(r["phase"]) for r in rows))
+    fwidth = max(len("FILE"), *(len(r["file"]) for r in rows))
+    say(f"{'STATUS':<{width}}  {'PHASE':<{pwidth}}  COMMENTS  {'FILE':<{fwidth}}  TITLE")
     for r in rows:
         say(
-            f"{r['status']:<{width}}  {r['phase']:<{pwidth}}  {r['comments']:>4}  "
-            f"{r['file']}  {r['title']}"
+            f"{r['status']:<{width}}  {r['phase']:<{pwidth}}  {r['comments']:>8}  "
+            f"{r['file']:<{fwidth}}  {r['title']}"
         )
 
 
 @click.command("status")
 @click.argument("file")
-@click.option("--verbose", is_flag=True, help="Also list every comment and marker.")
-@click.option("--json", "as_json", is_flag=True, help="Print the full state as one JSON object.")
+@click.option("-v", "--verbose", is_flag=True, help="Also list every comment and marker.")
+@json_option("Print the full state as one JSON object.")
 def status_command(file: str, verbose: bool, as_json: bool) -> None:
     """Show a discussion's phase, votes, consensus and open items.
 
@@ -145,7 +152,7 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
     """
     from .registry import report_problems
 
-    ws = workspace()
+    ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
     if as_json:
         from ..service import status_of
@@ -275,7 +282,7 @@ def render_usage(d: Discussion) -> None:
 @click.command("comment")
 @click.argument("file")
 @click.argument("text", required=False)
-@click.option("-v", "--vote", help="READY, CHANGES or REJECT (any case).")
+@click.option("--vote", help="READY, CHANGES or REJECT (any case).")
 @click.option("-a", "--author", help="Name to sign with (default: git user.name, else OS user).")
 @click.option("--motion", help="Move a motion (MOTION: text): the discussion pauses to second it.")
 @click.option(
@@ -288,6 +295,7 @@ def render_usage(d: Discussion) -> None:
     type=click.Choice(["YES", "NO", "ABSTAIN"], case_sensitive=False),
     help="Your ballot on the seconded motion (BALLOT: YES|NO|ABSTAIN).",
 )
+@json_option("Print what was added as JSON.")
 def comment_command(
     file: str,
     text: str | None,
@@ -296,6 +304,7 @@ def comment_command(
     motion: str | None = None,
     second: str | None = None,
     ballot: str | None = None,
+    as_json: bool = False,
 ) -> None:
     """Append a comment (and optionally a vote) as a human participant.
 
@@ -309,6 +318,7 @@ def comment_command(
       cat notes.md | discussions comment feature-x.md -
       discussions comment feature-x.md --motion "Adopt JWT with 1h expiry"
       discussions comment feature-x.md --ballot yes --author Rob
+      discussions comment feature-x.md "Agreed." --json
     """
     ws = workspace()
     path = resolve_discussion(file, ws)
@@ -320,22 +330,37 @@ def comment_command(
     d = Discussion.load(path, ws)
     d.add_comment(name, body.rstrip("\n") + ("\n\n" if body.strip() else "") + council, vote=vote)
     d.save()
-    suffix = f" with VOTE: {vote.upper()}" if vote else ""
-    say(f"Added comment from {name}{suffix}.")
-    warn_notices(d)
+    results = []
     if council:
         from ..council import off_council_note, record_results
 
-        for m in record_results(d):
-            say(f"Motion of line {m.line} {m.result}.")
-        if (second or ballot) and (note := off_council_note(d, name)):
-            say(note, err=True)
+        results = record_results(d)
     # Only this comment's mentions: no need to parse the whole file.
     from ..derive import mention_typos
     from ..markers import extract
 
     mentioned = [m.alias for m in extract(body).mentions]
-    for typo, close in mention_typos(mentioned, set(ws.participants.aliases())):
+    typos = mention_typos(mentioned, set(ws.participants.aliases()))
+    if as_json:
+        echo_json(
+            {
+                "file": display_path(d.path),
+                "author": name,
+                "vote": vote.upper() if vote else None,
+                "motions": [{"line": m.line, "result": m.result} for m in results],
+                "unknown_mentions": [{"alias": t, "did_you_mean": c} for t, c in typos],
+                "notices": list(d.notices),
+            }
+        )
+        return
+    suffix = f" with VOTE: {vote.upper()}" if vote else ""
+    say(f"Added comment from {name}{suffix}.")
+    warn_notices(d)
+    for m in results:
+        say(f"Motion of line {m.line} {m.result}.")
+    if (second or ballot) and (note := off_council_note(d, name)):
+        say(note, err=True)
+    for typo, close in typos:
         say(f"Note: @{typo} matches no participant; did you mean @{close}?", err=True)
 
 
@@ -376,13 +401,15 @@ def render_motions(d: Discussion) -> None:
 @click.command("advance")
 @click.argument("file")
 @click.option("--to", "target", help="Phase to move to (default: the current phase's next).")
-def advance_command(file: str, target: str | None) -> None:
+@json_option("Print the new phase as JSON.")
+def advance_command(file: str, target: str | None, as_json: bool) -> None:
     """Move a discussion to its next phase (votes restart in the new phase).
 
     \b
     Examples:
       discussions advance feature-x.md
       discussions advance feature-x.md --to consensus_vote
+      discussions advance feature-x.md --json
     """
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
@@ -390,6 +417,9 @@ def advance_command(file: str, target: str | None) -> None:
     # at once move the discussion one phase, not two.
     to = d.advance(target)
     d.save()
+    if as_json:
+        echo_json({"file": display_path(d.path), "phase": to, "notices": list(d.notices)})
+        return
     say(f"Advanced to phase: {to}")
     warn_notices(d)
 
@@ -406,38 +436,54 @@ def warn_notices(d: Discussion) -> None:
     "new_status",
     default="CLOSED",
     show_default=True,
-    help="Status to record (e.g. DECIDED, REJECTED, ABANDONED).",
+    help="Status to record (e.g. DECIDED, REJECTED, ABANDONED; an unknown one lists them).",
 )
-def close_command(file: str, new_status: str) -> None:
+@json_option("Print the new status as JSON.")
+def close_command(file: str, new_status: str, as_json: bool) -> None:
     """Close a discussion by hand: record a status change in the file.
 
     
     Examples:
       discussions close feature-x.md
       discussions close feature-x.md --status DECIDED
-      discussions close feature-x.md --status abandoned
+      discussions close feature-x.md --status abandoned --json
     """
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
-    if new_status.strip().upper() == "OPEN":
-        raise click.BadParameter("use `discussions reopen` to reopen", param_hint="--status")
+    from ..templates import is_open
+
+    if is_open(new_status, d.template):
+        raise click.BadParameter(
+            f"{new_status.strip().upper()} is an open status; use `discussions reopen` to reopen",
+            param_hint="--status",
+        )
     status = d.transact(lambda now: now.set_status(new_status))
+    _status_changed(d, status, as_json)
+
+
+def _status_changed(d: Discussion, status: str, as_json: bool) -> None:
+    if as_json:
+        echo_json({"file": display_path(d.path), "status": status, "notices": list(d.notices)})
+        return
     say(f"Status changed to: {status}")
+    warn_notices(d)
 
 
 @click.command("reopen")
 @click.argument("file")
-def reopen_command(file: str) -> None:
+@json_option("Print the new status as JSON.")
+def reopen_command(file: str, as_json: bool) -> None:
     """Reopen a closed or decided discussion (records a status change to OPEN).
 
     
     Examples:
       discussions reopen feature-x.md
+      discussions reopen feature-x.md --json
     """
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
     status = d.transact(lambda now: now.set_status("OPEN"))
-    say(f"Status changed to: {status}")
+    _status_changed(d, status, as_json)
 
 
 @click.command("summary")

@@ -10,6 +10,7 @@ import click
 
 from .. import gitops
 from ..errors import DiscussionExists, DiscussionsError
+from .options import json_option
 
 if TYPE_CHECKING:
     from ..model import Discussion
@@ -22,7 +23,7 @@ DEFAULT_BUDGET = 60_000
 
 @click.command("init")
 @click.option("--no-git", is_flag=True, help="Only the config file and folder; no git setup.")
-@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+@json_option("Print what was done as JSON.")
 def init_command(no_git: bool, as_json: bool) -> None:
     """Set a project up: discussions.yaml, the discussions folder, and for git the
     .gitattributes entries and this clone's merge driver. Safe to run again.
@@ -88,7 +89,7 @@ def merge_file_command(
 
 @click.command("resolve")
 @click.argument("files", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print what was resolved as JSON.")
+@json_option("Print what was resolved as JSON.")
 def resolve_command(files: tuple[str, ...], as_json: bool) -> None:
     """Redo a conflicted merge of discussion files from git's index, block by block.
 
@@ -152,7 +153,7 @@ def resolve_command(files: tuple[str, ...], as_json: bool) -> None:
     show_default=True,
     help="Characters of diff to include; files beyond it are listed, not shown.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the created discussion as JSON.")
+@json_option("Print the created discussion as JSON.")
 def review_command(
     args: tuple[str, ...], staged: bool, title: str | None, budget: int, as_json: bool
 ) -> None:

@@ -11,6 +11,7 @@ from .. import ledger
 from ..model import Discussion
 from ..workspace import Workspace
 from .common import display_path, echo_json, resolve_discussion, say, workspace
+from .options import json_option
 
 _DIR_OPTION = click.option(
     "-d",
@@ -50,7 +51,7 @@ def _notes(found: ledger.Ledger) -> None:
 @click.command("decisions")
 @click.option("--status", "status_filter", help="Only decisions of discussions with this status.")
 @_DIR_OPTION
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@json_option("Print a JSON list.")
 def decisions_command(status_filter: str | None, directory: Path | None, as_json: bool) -> None:
     """List every DECISION: across the project's discussions, oldest first.
 
@@ -128,7 +129,7 @@ def chronicle_command(directory: Path | None, to_stdout: bool) -> None:
     metavar="N",
     help="Number of the record this one replaces; that record gets a 'Superseded by' line.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the record written as JSON.")
+@json_option("Print the record written as JSON.")
 def adr_command(file: str, directory: Path | None, supersedes: int | None, as_json: bool) -> None:
     """Write FILE's decisions as a numbered architecture decision record.
 

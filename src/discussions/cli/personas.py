@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +38,18 @@ def _edit_until_valid(text: str, ws: Any) -> dict[str, Any]:
 
 @click.command("add")
 @click.argument("alias")
-@click.option("--from-file", "from_file", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--from-file", "from_file", type=click.Path(path_type=Path),
               help="Read the persona from this YAML file.")
-@click.option("--interactive", "-i", is_flag=True, help="Ask for each field.")
+@click.option("-i", "--interactive", is_flag=True,
+              help="Ask for each field; the personality is written in $EDITOR.")
 @click.option("--user", is_flag=True, help="Write to the user folder (~/.config/discussions).")
 @click.option("--project", is_flag=True, help="Write to the project's participants/ (default).")
 def participants_add(
     alias: str, from_file: Path | None, interactive: bool, user: bool, project: bool
 ) -> None:
     """Add a persona as a YAML file in the project's (or with --user your) participants/.
+
+    --interactive asks for each field and opens $EDITOR for the personality.
 
     The persona is validated before it is written (errors name the field); an existing
     file is never overwritten (use `participants edit`). A bundled persona with the same
@@ -61,18 +65,7 @@ def participants_add(
     alias = alias.strip().lstrip("@")
     if bool(from_file) == interactive:
         raise click.UsageError("give --from-file FILE or --interactive")
-    data: dict[str, Any]
-    if from_file is not None:
-        raw = personas.parse_yaml(from_file.read_text(encoding="utf-8"))
-        if not isinstance(raw, dict):
-            raise click.ClickException(f"{from_file}: expected a mapping with name, alias, ...")
-        data = {**raw, "alias": raw.get("alias") or alias}
-        if str(data["alias"]).lstrip("@").lower() != alias.lower():
-            raise click.ClickException(
-                f"field 'alias': the file says {data['alias']!r}, the command {alias!r}"
-            )
-    else:
-        data = _prompt_fields(alias)
+    data = personas.read_file(from_file, alias) if from_file else _prompt_fields(alias)
     p, path = personas.write(data, scope, ws)
     say(f"Added {p.name} (@{p.alias}) to {display_path(path)}.")
 
@@ -86,6 +79,9 @@ def _prompt_fields(alias: str) -> dict[str, Any]:
     data: dict[str, Any] = {"alias": alias}
     data["name"] = click.prompt("Name", default=base["name"])
     data["role"] = click.prompt("Role", default="", show_default=False)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "your editor"
+    say(f"Personality: opening {editor} for the system prompt; save and close it to go on.",
+        err=True)
     personality = click.edit("You are ...\n", extension=".md", require_save=False) or ""
     data["personality"] = personality.strip() + "\n"
     data["expertise"] = split(click.prompt("Expertise (comma separated)", default="",

@@ -21,6 +21,7 @@ from ..providers.registry import (
 )
 from ..workspace import Workspace
 from .common import display_path, echo_json, style, workspace
+from .options import json_option
 
 
 @click.group("providers")
@@ -40,7 +41,7 @@ def providers_group() -> None:
 
 
 @providers_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: providers and chains.")
+@json_option("Print JSON: providers and chains.")
 def providers_list(as_json: bool) -> None:
     """List providers, whether each one is installed, and each participant's chain.
 
@@ -177,7 +178,7 @@ def _echo_rows(rows: list[dict[str, object]]) -> None:
     help="Ask for a tiny answer in the discussion format; report latency, whether it parsed "
     "and the usage the CLI reported.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option()
 def providers_test(
     name: str, prompt: str, timeout: float | None, deep: bool, as_json: bool
 ) -> None:

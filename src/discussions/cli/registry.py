@@ -9,6 +9,7 @@ import click
 
 from ..config import FileProblem
 from .common import display_path, echo_json, say, workspace
+from .options import json_option
 
 
 def report_problems(problems: Sequence[FileProblem], as_json: bool = False) -> None:
@@ -21,7 +22,7 @@ def report_problems(problems: Sequence[FileProblem], as_json: bool = False) -> N
         return
     for p in problems:
         where = f"{display_path(p.file)}:{p.line}" if p.line else display_path(p.file)
-        say(f"Warning: {where}: {p.message} (skipped)", err=True)
+        say(f"Warning: {where}: {p.message} ({p.effect})", err=True)
 
 
 @click.group("participants")
@@ -35,7 +36,7 @@ def participants_group() -> None:
 
 
 @participants_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@json_option("Print a JSON list.")
 def participants_list(as_json: bool) -> None:
     """List participants.
 
@@ -69,7 +70,7 @@ def participants_list(as_json: bool) -> None:
 
 @participants_group.command("show")
 @click.argument("alias")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 def participants_show(alias: str, as_json: bool) -> None:
     """Show one participant's full definition.
 
@@ -104,7 +105,7 @@ def templates_group() -> None:
 
 
 @templates_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@json_option("Print a JSON list.")
 def templates_list(as_json: bool) -> None:
     """List templates with their phases.
 

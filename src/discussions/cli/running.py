@@ -13,8 +13,10 @@ from ..model import Discussion
 from ..runner import Runner, TurnEvent
 from ..usage import configured_budget
 from .common import echo_json, resolve_discussion, say, workspace
+from .options import ai_options, json_option
 from .progress import Progress
-from .turns import NO_PROGRESS_HELP, live_display
+from .registry import report_problems
+from .turns import live_display
 
 
 class _RoundDisplay:
@@ -55,11 +57,8 @@ class _RoundDisplay:
 @click.argument("file")
 @click.argument("aliases", nargs=-1)
 @click.option("--rounds", type=click.IntRange(min=1), help="Stop after N rounds (default: 5).")
-@click.option("-s", "--sequential", is_flag=True, help="One after another, order shuffled.")
+@ai_options
 @click.option("--seed", type=int, help="Seed for the speaking order of sequential runs.")
-@click.option("-c", "--callout", help="A specific question or request for every round.")
-@click.option("-p", "--provider", help="Use this provider for every participant (no fallback).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
 @click.option(
     "--max-cost",
     type=click.FloatRange(min=0),
@@ -71,8 +70,7 @@ class _RoundDisplay:
     type=click.IntRange(min=0),
     help="Stop before a call that would make more than N AI calls in this discussion.",
 )
-@click.option("--no-progress", is_flag=True, help=NO_PROGRESS_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print the run's result as JSON.")
+@json_option("Print the run's result as JSON.")
 def run_command(
     file: str,
     aliases: tuple[str, ...],
@@ -104,8 +102,9 @@ def run_command(
       discussions run plan.md --provider mock
       discussions run plan.md --max-cost 0.50 --max-calls 20
     """
-    ws = workspace()
+    ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
+    report_problems(ws.problems, as_json)  # a persona file skipped: say so before the run
     live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout
     display = _RoundDisplay(d, stream, live, provider)

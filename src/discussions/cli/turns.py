@@ -12,13 +12,12 @@ from ..model import Discussion
 from ..runner import Runner, TurnResult
 from ..turns import select_participants
 from .common import echo_json, resolve_discussion, say, workspace
+from .options import ai_options, json_option
 from .progress import Progress
+from .registry import report_problems
 
 if TYPE_CHECKING:
     from ..council import MotionOutcome
-
-
-NO_PROGRESS_HELP = "Plain progress lines instead of the live display (as on a pipe)."
 
 
 def live_display(as_json: bool, no_progress: bool = False) -> bool:
@@ -33,12 +32,8 @@ def live_display(as_json: bool, no_progress: bool = False) -> bool:
 @click.command("turn")
 @click.argument("file")
 @click.argument("aliases", nargs=-1)
-@click.option("-c", "--callout", help="A specific question or request for this turn.")
-@click.option("-p", "--provider", help="Use this provider for every participant (no fallback).")
-@click.option("-s", "--sequential", is_flag=True, help="One after another; each sees the others.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
-@click.option("--no-progress", is_flag=True, help=NO_PROGRESS_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print the turn's result as JSON.")
+@ai_options
+@json_option("Print the turn's result as JSON.")
 def turn_command(
     file: str,
     aliases: tuple[str, ...],
@@ -62,8 +57,9 @@ def turn_command(
       discussions turn feature-x.md @pragmatist --provider mock
       discussions turn feature-x.md @all --sequential --json
     """
-    ws = workspace()
+    ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
+    report_problems(ws.problems, as_json)  # a persona file skipped: say so before the turn
     expected = [(p.alias, p.name) for p in select_participants(d, aliases)]
     live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout

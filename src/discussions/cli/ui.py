@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from ..errors import DiscussionNotFound
 from .common import resolve_discussion, workspace
 
 
 @click.command("ui")
 @click.argument("file", required=False)
 @click.option(
+    "-d",
     "--dir",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
@@ -29,12 +29,10 @@ def ui_command(file: str | None, directory: Path | None) -> None:
     Examples:
       discussions ui
       discussions ui feature-x.md
-      discussions ui --dir docs/decisions
+      discussions ui -d docs/decisions
     """
     ws = workspace()
     path = resolve_discussion(file, ws) if file else None
-    if path is not None and not path.is_file():
-        raise DiscussionNotFound(f"no discussion file {file}")
     folder = directory or (path.parent if path is not None else ws.config.output_directory)
     from ..tui.app import DiscussionsApp
 

@@ -74,10 +74,15 @@ def watch_command(
                 if is_discussion_file(f):
                     watcher.add(f)
         elif target.is_file():
+            from ..model import Discussion
+
+            _ = Discussion.load(target, ws).text  # a binary file fails here, one line
             folders.add(target.resolve().parent)
             watcher.add(target)
         else:
-            raise DiscussionNotFound(f"nothing to watch at {display_path(target)}")
+            raise DiscussionNotFound(
+                f"nothing to watch at {display_path(target)}: no such file or folder"
+            )
     explicit_files = {t.resolve() for t in targets if t.is_file()}
     watched_dirs = {t.resolve() for t in targets if t.is_dir()}
 

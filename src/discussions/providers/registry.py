@@ -38,8 +38,9 @@ from typing import Any
 
 import yaml
 
-from ..config import load_yaml, user_dir
+from ..config import load_yaml, load_yaml_document, located_error, user_dir
 from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
+from ..schema import Fields, Flag, ListOf, Number, Text, validate
 from .base import OUTPUT_FORMATS, Provider, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MockProvider
@@ -140,46 +141,59 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _providers_file(extra: bool) -> Fields:
+    entry = Fields(
+        {
+            "name": Text(what='text (quote names like "yes")'),
+            "command": Text(),
+            "description": Text(),
+            "timeout": Number(above=0, what="a positive number of seconds"),
+            "output": Text(OUTPUT_FORMATS),
+            "env_remove": ListOf(Text(), "a list of environment variable names"),
+            "nonzero_ok": Flag(),
+        },
+        noun="provider setting",
+        required=("name", "command"),
+        extra=extra,
+    )
+    return Fields(
+        {"providers": ListOf(entry, "a list of {name, command} entries")},
+        noun="providers.yaml key",
+        extra=extra,
+    )
+
+
+PROVIDERS = _providers_file(extra=False)
+"""Every key of our ``providers.yaml`` (module docstring)."""
+SMARTTOOLS_PROVIDERS = _providers_file(extra=True)
+"""SmartTools' ``providers.yaml``: the same keys, and others of SmartTools' own left alone."""
+
+
 def read_specs(path: Path, source: str) -> list[ProviderSpec]:
-    """Provider definitions from one ``providers.yaml``; errors name the file and the key."""
-    data = load_yaml(path)
-    if data is None:
+    """Provider definitions from one ``providers.yaml``; errors name the file, the line and
+    the key (an unknown key with the closest known one)."""
+    doc = load_yaml_document(path)
+    schema = SMARTTOOLS_PROVIDERS if source == "smarttools" else PROVIDERS
+    for problem in validate(doc.data, schema):
+        raise located_error(ConfigError, path, doc.line(*problem.keys), problem.message)
+    if not isinstance(doc.data, dict):
         return []
-    if not isinstance(data, dict) or not isinstance(data.get("providers", []), list):
-        raise ConfigError(f"{path}: key 'providers' must be a list of {{name, command}} entries")
     specs: list[ProviderSpec] = []
-    for i, item in enumerate(data.get("providers") or []):
-        key = f"providers[{i}]"
-        if not isinstance(item, dict):
-            raise ConfigError(f"{path}: key '{key}' must be a mapping with name and command")
-        name, command = item.get("name"), item.get("command")
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigError(
-                f"{path}: key '{key}.name' is required and must be text (quote names like \"yes\")"
-            )
-        if not isinstance(command, str) or not command.strip():
-            raise ConfigError(f"{path}: key '{key}.command' is required (provider '{name}')")
+    for i, item in enumerate(doc.data.get("providers") or []):
+        for key in ("name", "command"):
+            if not item[key].strip():
+                line = doc.line("providers", i, key)
+                message = f"key 'providers[{i}].{key}' must not be empty"
+                raise located_error(ConfigError, path, line, message)
         timeout = item.get("timeout")
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-        ):
-            raise ConfigError(f"{path}: key '{key}.timeout' must be a positive number of seconds")
-        output = item.get("output", "text")
-        if output not in OUTPUT_FORMATS:
-            raise ConfigError(
-                f"{path}: key '{key}.output' must be one of {', '.join(OUTPUT_FORMATS)}"
-            )
-        env_remove = item.get("env_remove") or []
-        if not isinstance(env_remove, list):
-            raise ConfigError(f"{path}: key '{key}.env_remove' must be a list")
         specs.append(
             ProviderSpec(
-                name=name.strip(),
-                command=command,
+                name=item["name"].strip(),
+                command=item["command"],
                 description=str(item.get("description") or ""),
                 timeout=float(timeout) if timeout is not None else None,
-                output=output,
-                env_remove=[str(v) for v in env_remove],
+                output=item.get("output") or "text",
+                env_remove=[str(v) for v in item.get("env_remove") or []],
                 nonzero_ok=bool(item.get("nonzero_ok", False)),
                 source=source,
             )
@@ -313,6 +327,8 @@ def revoke(project_file: Path) -> bool:
 
 def _write_trust(trusted: dict[str, dict[str, str]]) -> None:
     path = _trust_path()
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"{path}: is not a file; move it away so the trust list can be saved")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     text = (
