@@ -65,18 +65,30 @@ class MergeResult:
 
 @dataclass(slots=True)
 class _Unit:
-    """A comment or an engine marker block, with the blocks that continue it."""
+    """A comment, or a block the engine wrote (a marker block), with the blocks that continue
+    it."""
 
     text: str
     author: str
-    """Author of a comment (the ``Name:`` line); empty for a marker block."""
+    """Author of a comment (the ``Name:`` line); empty for an engine block."""
     markers: tuple[tuple[str, str | None, str], ...] = ()
-    """(kind, source, target) of each engine marker in it, in order."""
+    """(kind, source, target) of each phase, vote-reset or status marker in it, in order."""
     has_name: bool = False
+    _key: tuple[str, str] | None = None
 
     @property
     def is_marker(self) -> bool:
+        """Whether it changes phase or status (it then ends a phase segment)."""
         return bool(self.markers)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Where it goes among other new units: (author, hash of what it says). It does not
+        depend on the side, the newlines or whether the unit was closed by a separator."""
+        if self._key is None:
+            data = _content(self.text).encode("utf-8", "surrogatepass")
+            self._key = (self.author, hashlib.sha256(data).hexdigest())
+        return self._key
 
 
 @dataclass(slots=True)
@@ -112,7 +124,10 @@ def split_blocks(text: str) -> tuple[list[str], str]:
 
 
 _BOUNDARY = re.compile(r"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
-_ENGINE_WORDS = re.compile(r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE")
+_ENGINE_WORDS = re.compile(
+    r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION|FALLBACK|PASS"
+    r"|MOTION-RESULT"
+)
 _STATE_KINDS = ("phase-transition", "vote-reset", "status-change")
 
 
@@ -181,7 +196,8 @@ def _units(blocks: list[str]) -> list[_Unit]:
 
 def _split_markers(group: list[str]) -> list[_Unit]:
     """One parser segment (a comment, or blocks before the first comment of a run), cut where
-    a block holding an engine marker starts."""
+    a block holding an engine marker starts: every block the engine wrote is a unit of its
+    own, so no merge can take one side's engine block for part of another unit."""
     text = "".join(group)
     marks: dict[int, list[tuple[str, str | None, str]]] = {}
     if _ENGINE_WORDS.search(text):
@@ -193,10 +209,10 @@ def _split_markers(group: list[str]) -> list[_Unit]:
                 starts.append(line)
                 line += block.count("\n")
             for m in doc.engine_markers:
-                if m.kind not in _STATE_KINDS:
-                    continue  # rounds, stops, escalations merge like comments
                 index = max(i for i, s in enumerate(starts) if s <= m.line)
-                marks.setdefault(index, []).append((m.kind, m.source, m.target))
+                found = marks.setdefault(index, [])
+                if m.kind in _STATE_KINDS:
+                    found.append((m.kind, m.source, m.target))
     if not marks:
         return [_unit(group, ())]
     units: list[_Unit] = []
@@ -241,27 +257,37 @@ def _segments(units: list[_Unit]) -> tuple[list[list[_Unit]], list[_Unit]]:
     return segments, markers
 
 
-def _run_key(run: list[_Unit]) -> tuple[str, str]:
-    # Newlines normalised: a CRLF file orders its comments as the same file with LF.
-    data = "".join(u.text for u in run).replace("\r\n", "\n").encode("utf-8", "surrogatepass")
-    return (run[0].author, hashlib.sha256(data).hexdigest())
-
-
 def _content(text: str) -> str:
     """What a unit says, whatever separators and blank lines surround it: a comment closed in
     one version and left open at the end of the file in another is the same comment."""
     return _close(text.replace("\r\n", "\n"), "\n").strip()
 
 
+def _interleave(x: list[_Unit], y: list[_Unit]) -> list[_Unit]:
+    """Two runs of new units as one, each run's order kept, the smaller key first wherever
+    both have one waiting (the merge step of a merge sort). It is associative and symmetric,
+    so any number of branches merged in any order give the same sequence."""
+    out: list[_Unit] = []
+    i = j = 0
+    while i < len(x) and j < len(y):
+        if y[j].key < x[i].key:
+            out.append(y[j])
+            j += 1
+        else:
+            out.append(x[i])
+            i += 1
+    return out + x[i:] + y[j:]
+
+
 def _merge_segment(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]:
-    """Both sides' comments in one phase segment: what both have is written once (in place),
-    and where they differ, each side's run follows the other in (first author, hash) order."""
+    """Both sides' units in one phase segment: what both have is written once (in place),
+    and where they differ, the two runs are interleaved by key (see `_interleave`)."""
     if not a or not b:
         tally.ours += len(a)
         tally.theirs += len(b)
-        return a + b
+        return _interleave(a, b)
     # Compare in an order that does not depend on which side is "ours".
-    swapped = _run_key(b) < _run_key(a)
+    swapped = [u.key for u in b] < [u.key for u in a]
     x, y = (b, a) if swapped else (a, b)
     import difflib  # only when needed: it is slow to import
 
@@ -275,11 +301,9 @@ def _merge_segment(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]
             out += x[i1:i2]
             tally.shared += i2 - i1
             continue
-        runs = [r for r in (x[i1:i2], y[j1:j2]) if r]
         only_x += i2 - i1
         only_y += j2 - j1
-        for run in sorted(runs, key=_run_key):
-            out += run
+        out += _interleave(x[i1:i2], y[j1:j2])
     tally.ours += only_y if swapped else only_x
     tally.theirs += only_x if swapped else only_y
     return out
@@ -322,14 +346,16 @@ def _merge_runs(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]:
 
 
 def _shared_marker(a: _Unit, b: _Unit) -> _Unit:
+    """The phase or status change both sides made, written once; when the two blocks say
+    different things besides, keeping one would drop the other's words: a conflict."""
     if a.text == b.text:
         return a
-    if a.has_name or b.has_name:
+    if _content(a.text) != _content(b.text):
         raise _Unsafe(
-            f"both sides wrote {_describe([a])} inside comments that differ; "
+            f"both sides wrote {_describe([a])} in blocks that differ; "
             "cannot tell whether they are one change"
         )
-    return min(a, b, key=lambda u: u.text)  # the same change, written slightly differently
+    return min(a, b, key=lambda u: u.text)  # the same block, closed or not
 
 
 # --------------------------------------------------------------------------- joining
@@ -411,21 +437,16 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
     side_t = _side_changes(base, base_blocks, prefix_len, theirs)
     if side_o is None or side_t is None:
         return MergeResult(LINE_MERGE, reason="a side changed text that was already in the file")
-    cont: list[str | None] = []
-    for side in (side_o, side_t):
-        run = side.runs.get(END, [])
-        c: str | None = None
-        if tail:
-            if not run or not run[0].startswith(tail):
-                return MergeResult(LINE_MERGE, reason="a side changed the end of the file")
-            rest = run[0][len(tail) :]
-            run = run[1:]
-            if tail.strip():
-                c = rest or None
-            elif rest:
-                run = [rest, *run]
-        side.runs[END] = run
-        cont.append(c)
+    if tail and _tail_moved(tail, side_o, side_t):
+        # A merge already placed the base's unfinished comment among other new ones (closed):
+        # it is a unit both sides hold, and the base ends at its last separator.
+        base, tail = base[:prefix_len], ""
+        cont: list[str | None] = [None, None]
+    else:
+        found = _peel_tail(tail, side_o, side_t)
+        if found is None:
+            return MergeResult(LINE_MERGE, reason="a side changed the end of the file")
+        cont = found
     tally = _Tally()
     try:
         middle = [i for i in sorted({*side_o.runs, *side_t.runs}) if i != END]
@@ -449,6 +470,42 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
             marker_size=marker_size,
         )
     return MergeResult(CLEAN, text, "", tally.ours, tally.theirs, tally.shared)
+
+
+def _peel_tail(tail: str, side_o: _Side, side_t: _Side) -> list[str | None] | None:
+    """Take the base's unterminated end off each side's run; returns what each side added to
+    it (None: nothing), or None when a side's run does not start with it."""
+    cont: list[str | None] = []
+    for side in (side_o, side_t):
+        run = side.runs.get(END, [])
+        c: str | None = None
+        if tail:
+            if not run or not run[0].startswith(tail):
+                return None
+            rest = run[0][len(tail) :]
+            run = run[1:]
+            if tail.strip():
+                c = rest or None
+            elif rest:
+                run = [rest, *run]
+        side.runs[END] = run
+        cont.append(c)
+    return cont
+
+
+def _tail_moved(tail: str, side_o: _Side, side_t: _Side) -> bool:
+    """Whether a side moved the base's unfinished last comment (a merge closed it and placed
+    other comments before it) and both sides still hold it, unchanged, exactly once."""
+    if not tail.strip():
+        return False
+    runs = [side.runs.get(END, []) for side in (side_o, side_t)]
+    if all(run and run[0].startswith(tail) for run in runs):
+        return False
+    said = _content(tail)
+    for run in runs:
+        if sum(_content(u.text) == said for u in _units(run)) != 1:
+            return False
+    return True
 
 
 def _merged_run(run_o: list[str], run_t: list[str], tally: _Tally) -> list[str] | None:
