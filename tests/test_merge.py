@@ -555,3 +555,65 @@ def test_branches_merged_in_any_order_give_the_same_bytes(case: tuple[object, ..
         seen.update(phase_by_token(s))
     assert phase_by_token(text) == seen
     assert not fmt.parse_document(text).warnings
+
+
+TYPO_BASE = append(BASE, human("Rob", "TOKEN-base-3", "We shoud cache it.", vote="READY"))
+
+
+def fix_typo(text: str) -> str:
+    """The base's last comment, corrected by hand in an editor."""
+    return text.replace("We shoud cache it.", "We should cache it.")
+
+
+def test_typo_fixed_in_the_last_comment_then_both_comment() -> None:
+    """One side fixes a typo in the base's last comment and comments; the other comments:
+    the edit and the appends do not overlap, so the merge is clean, whichever side is ours."""
+    from discussions.gitops import merge_versions
+
+    ours = append(fix_typo(TYPO_BASE), human("Ann", "TOKEN-o1"))
+    theirs = append(TYPO_BASE, human("Bob", "TOKEN-t1", vote="CHANGES"))
+    outs = set()
+    for a, b in ((ours, theirs), (theirs, ours)):
+        r, out = merge_versions(TYPO_BASE.encode(), a.encode(), b.encode())
+        assert r.status == CLEAN, r.reason
+        outs.add(out)
+    (out,) = outs
+    text = out.decode()
+    assert "We should cache it." in text and "shoud" not in text
+    assert tokens(text) == tokens(TYPO_BASE) + ["TOKEN-o1", "TOKEN-t1"]
+    assert not fmt.parse_document(text).warnings
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(step, max_size=4), min_size=3, max_size=3),
+    st.lists(st.booleans(), min_size=3, max_size=3),
+    st.lists(st.booleans(), min_size=3, max_size=3),
+)
+def test_three_branches_with_hand_edits_of_the_last_comment(
+    plans: list[list[Step]], typos: list[bool], hands: list[bool]
+) -> None:
+    """Three branches, some fixing the same typo in the base's last comment by hand, some
+    ending with a hand-typed comment: merged through the driver (line merge of the edit,
+    block merge of the appends) in every order, the same bytes, every comment once."""
+    import itertools
+
+    from discussions.gitops import merge_versions
+
+    sides = []
+    for n, plan in enumerate(plans):
+        start = fix_typo(TYPO_BASE) if typos[n] else TYPO_BASE
+        sides.append(play(start, plan, f"s{n}", hands[n]))
+    results = set()
+    for order in itertools.permutations(sides):
+        out = order[0].encode()
+        for other in order[1:]:
+            r, out = merge_versions(TYPO_BASE.encode(), out, other.encode())
+            assert r.status == CLEAN, r.reason
+        results.add(out)
+    assert len(results) == 1
+    text = results.pop().decode()
+    assert sorted(tokens(text)) == sorted({t for s in sides for t in tokens(s)})
+    assert sorted(engine_tokens(text)) == sorted({t for s in sides for t in engine_tokens(s)})
+    assert ("We should cache it." in text) == any(typos)
+    assert not fmt.parse_document(text).warnings

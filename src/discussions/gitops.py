@@ -138,33 +138,32 @@ def merge_versions(
 def _edits_and_appends(
     texts: list[str], marker_size: int, cwd: Path | None
 ) -> tuple[MergeResult, bytes] | None:
-    """A side edited the base and both appended (a typo fixed in the context while comments
-    came in): merge the edited part line by line and the appended comments block by block.
-    None when that does not apply or does not come out clean."""
+    """A side edited the base and both appended (a typo fixed in the context or in the last
+    comment while comments came in): merge each side's version of the base line by line and
+    the appended blocks block by block. None when that does not apply or is not clean."""
     from .merge import CLEAN, check_line_merge, merge_texts, split_appended
 
     base, ours, theirs = texts
-    split = split_appended(base, ours, theirs)
-    if split is None:
+    split_o, split_t = split_appended(base, ours), split_appended(base, theirs)
+    if split_o is None or split_t is None:
         return None
-    anchor, head_o, head_t = split
     heads, head_bytes = _line_merge(
-        base.encode("utf-8"),
-        head_o.encode("utf-8"),
-        head_t.encode("utf-8"),
+        base.encode("utf-8", "surrogateescape"),
+        split_o.head.encode("utf-8", "surrogateescape"),
+        split_t.head.encode("utf-8", "surrogateescape"),
         marker_size,
         cwd,
         None,
     )
     head = head_bytes.decode("utf-8", "surrogateescape")
-    if heads.status != CLEAN or not head.endswith(anchor):
+    if heads.status != CLEAN or not _ends_with_separator(head):
         return None
-    after_o, after_t = ours[len(head_o) :], theirs[len(head_t) :]
-    tail = merge_texts(anchor, anchor + after_o, anchor + after_t, marker_size=marker_size)
+    tail = merge_texts(
+        head, head + split_o.appended, head + split_t.appended, marker_size=marker_size
+    )
     if tail.status != CLEAN:
         return None
-    merged = head[: len(head) - len(anchor)] + tail.text
-    checked = check_line_merge(base, ours, theirs, merged, marker_size=marker_size)
+    checked = check_line_merge(base, ours, theirs, tail.text, marker_size=marker_size)
     if checked.status != CLEAN:
         return None
     checked.reason = "a side changed text that was already in the file; merged line by line"
@@ -173,7 +172,14 @@ def _edits_and_appends(
         tail.added_theirs,
         tail.shared,
     )
-    return checked, merged.encode("utf-8", "surrogateescape")
+    return checked, tail.text.encode("utf-8", "surrogateescape")
+
+
+def _ends_with_separator(text: str) -> bool:
+    from .merge import split_blocks
+
+    blocks, rest = split_blocks(text)
+    return bool(blocks) and not rest
 
 
 def _line_merge(

@@ -627,25 +627,58 @@ def _new_warning(base: str, ours: str, theirs: str, merged: str, start: int = 0)
     return None
 
 
-def split_appended(base: str, ours: str, theirs: str) -> tuple[str, str, str] | None:
-    """For sides that edited the base *and* appended: cut each side after its copy of the
-    base's last block (the anchor), so the heads can be merged line by line and what follows
-    block by block. Returns ``(anchor, ours_head, theirs_head)``, each head ending with the
-    anchor, or None when a side changed the anchor itself."""
-    last = _last_match(_SEPARATOR, base, len(base))
-    if last is None:
+@dataclass(slots=True)
+class Split:
+    """A side that edited the base *and* appended, cut where its copy of the base ends."""
+
+    head: str
+    """The side's version of the base (edits and all), ending with a separator line."""
+    appended: str
+    """The blocks it appended after it."""
+
+
+def split_appended(base: str, side: str) -> Split | None:
+    """Cut `side` after its version of the base's last block, so the base's edits can be
+    merged line by line and what follows block by block. The base's last block may itself be
+    edited (a typo fixed in the last comment): the side's blocks that replace the base's last
+    ones are paired with them one for one, each like the one it replaces. None when the base
+    ends unfinished, or the side deleted or rewrote blocks at its end beyond recognition."""
+    blocks, rest = split_blocks(base)
+    if rest.strip() or not blocks:
         return None
-    before = _last_match(_SEPARATOR, base, last.start())
-    anchor = base[before.end() if before else 0 :]
-    if not anchor.strip() or anchor == base:
-        return None
-    heads = []
-    for side in (ours, theirs):
-        at = side.rfind(anchor)
-        if at < 0:
+    side_blocks, side_rest = split_blocks(side)
+    if side_rest:
+        side_blocks.append(side_rest)
+    import difflib  # only when needed: it is slow to import
+
+    n = len(blocks)
+    matcher = difflib.SequenceMatcher(None, blocks, side_blocks, autojunk=False)
+    cut = None
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 != n or i1 == i2:
+            continue
+        if op == "equal":
+            cut = j2
+        elif op == "replace" and j2 - j1 >= i2 - i1 and all(
+            _alike(blocks[i1 + k], side_blocks[j1 + k]) for k in range(i2 - i1)
+        ):
+            cut = j1 + (i2 - i1)
+        else:
             return None
-        heads.append(side[: at + len(anchor)])
-    return anchor, heads[0], heads[1]
+    if cut is None:
+        return None
+    head = "".join(side_blocks[:cut])
+    return Split(head, side[len(head) :])
+
+
+def _alike(old: str, new: str) -> bool:
+    """Whether `new` is `old` edited (same first line, most lines kept), not another block."""
+    import difflib
+
+    a, b = old.strip().splitlines(), new.strip().splitlines()
+    if not a or not b or a[0].strip() != b[0].strip():
+        return False
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
 
 
 def check_line_merge(
