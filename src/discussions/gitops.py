@@ -595,6 +595,25 @@ def changed_discussion_files(rev: str, start: Path) -> list[Path]:
     return found
 
 
+def deleted_discussion_files(rev: str, start: Path) -> list[Path]:
+    """Discussion files that existed at `rev` and are gone from the work tree (deleted,
+    committed or not, or renamed: a discussion's name is part of what it says)."""
+    root = repo_root(start)
+    _verify_rev(rev, root)
+    out = run_git(
+        ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=D", rev, "--"], root
+    ).stdout
+    found: list[Path] = []
+    for raw in sorted(set(out.split(b"\0"))):
+        if not raw or not raw.endswith(b".md"):
+            continue
+        rel = raw.decode("utf-8", "surrogateescape")
+        head = run_git(["cat-file", "blob", f"{rev}:{rel}"], root, check=False).stdout[:256]
+        if is_discussion_bytes(head) and not (root / rel).exists():
+            found.append(root / rel)
+    return found
+
+
 def _verify_rev(rev: str, root: Path) -> None:
     proc = run_git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root, check=False)
     if proc.returncode != 0:
@@ -602,7 +621,11 @@ def _verify_rev(rev: str, root: Path) -> None:
 
 
 def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
-    """None when `path` is `rev`'s version plus appended bytes (or did not exist at `rev`)."""
+    """None when `path` holds everything it held at `rev`, only added to as appends and the
+    merge driver add (new comments, possibly ordered among others by a merge), or did not
+    exist at `rev`. A file deleted since `rev` is a violation too."""
+    from .merge import appended_only
+
     root = repo_root(path.parent)
     rel = _relative(path, root)
     _verify_rev(rev, root)
@@ -610,22 +633,61 @@ def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
     if proc.returncode != 0:
         return None  # created after rev
     old = proc.stdout
-    new = path.read_bytes()
+    try:
+        new = path.read_bytes()
+    except FileNotFoundError:
+        return AppendViolation(
+            path,
+            0,
+            f"deleted since {rev}, but discussions are append-only "
+            f"(restore it: git checkout {rev} -- {shlex.quote(rel)})",
+        )
     if new.startswith(old):
         return None
-    limit = min(len(old), len(new))
-    i = 0
-    step = 4096
-    while i < limit and old[i : i + step] == new[i : i + step]:
-        i += step
-    while i < limit and old[i] == new[i]:
-        i += 1
-    line = new.count(b"\n", 0, i) + 1
-    if i == len(new):
-        message = f"bytes that existed at {rev} were removed from the end (not a pure append)"
+    found = appended_only(
+        old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape")
+    )
+    if found is None:
+        return None
+    text = new.decode("utf-8", "surrogateescape")
+    line = text.count("\n", 0, found.offset) + 1
+    messages = {
+        "changed": f"changed text that existed at {rev} (not a pure append)",
+        "removed": f"text that existed at {rev} was removed (not a pure append)",
+        "inside": f"text inserted into a comment that existed at {rev} (not a pure append)",
+    }
+    return AppendViolation(path, line, messages[found.kind])
+
+
+@dataclass(slots=True)
+class AppendCheck:
+    """What `check_appends` found: the files it looked at and the violations."""
+
+    files: list[Path] = field(default_factory=list)
+    """Discussion files present in the work tree that it checked."""
+    violations: list[AppendViolation] = field(default_factory=list)
+
+
+def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) -> AppendCheck:
+    """The append-only check since `rev` (for `check --since`, hooks, CI): each of `paths`, or
+    without them every discussion file changed since `rev` and every one deleted since.
+    Raises `DiscussionsError` for an unknown revision or a folder outside a repository."""
+    report = AppendCheck()
+    if paths is None:
+        report.files = changed_discussion_files(rev, start)
+        targets = [*report.files, *deleted_discussion_files(rev, start)]
     else:
-        message = f"changed text that existed at {rev} (not a pure append)"
-    return AppendViolation(path, line, message)
+        _verify_rev(rev, repo_root(start))
+        report.files = [p for p in paths if p.exists()]
+        targets = list(paths)
+    for path in targets:
+        try:
+            violation = append_only_violation(path, rev)
+        except DiscussionsError as exc:  # a file outside the repository
+            violation = AppendViolation(path, 0, str(exc))
+        if violation is not None:
+            report.violations.append(violation)
+    return report
 
 
 # --------------------------------------------------------------------------- review

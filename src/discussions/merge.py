@@ -681,6 +681,71 @@ def _alike(old: str, new: str) -> bool:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
 
 
+_ENGINE_START = re.compile(r"\A(?:[ \t]*\r?\n)*[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:")
+
+
+def _starts_unit(block: str) -> bool:
+    """Whether a block starts a comment or an engine block (the merge driver only ever
+    inserts whole units, so what follows an insertion starts one too)."""
+    return bool(_NAME_HEAD.match(block) or _ENGINE_START.match(block))
+
+
+@dataclass(slots=True)
+class NotAppended:
+    """Where and how a newer version of a file changed what an older one said."""
+
+    offset: int
+    """Offset in the newer text of the first difference."""
+    kind: str
+    """``changed`` (text rewritten), ``removed`` (text deleted, from the end or the middle)
+    or ``inside`` (text inserted into an existing comment)."""
+
+
+def appended_only(old: str, new: str) -> NotAppended | None:
+    """None when `new` is `old` with blocks added only as merges and appends add them: every
+    block of `old` in `new`, unchanged and in order, new comments and engine blocks between
+    them (a merge orders both sides' comments), and an unfinished last comment of `old`
+    closed, moved by a merge or continued. Otherwise where `new` first differs."""
+    if new.startswith(old):
+        return None
+    old_blocks, old_rest = split_blocks(old)
+    blocks, rest = split_blocks(new)
+    if rest:
+        blocks.append(rest)
+    offsets = [0]
+    for b in blocks:
+        offsets.append(offsets[-1] + len(b))
+    j = 0
+    for i, block in enumerate(old_blocks):
+        k = j
+        while k < len(blocks) and blocks[k] != block:
+            k += 1
+        if k == len(blocks):
+            return _first_difference(block, blocks, j, offsets)
+        if k > j and not (_starts_unit(blocks[j]) and _starts_unit(block)):
+            return NotAppended(offsets[j], "inside")
+        j = k + 1
+    if not old_rest.strip():
+        return None
+    if j < len(blocks) and blocks[j].startswith(old_rest):
+        return None  # closed or continued where it was
+    said = _content(old_rest)
+    if any(_content(u.text) == said for u in _units(blocks[j:])):
+        return None  # closed, and a merge placed other comments before it
+    return _first_difference(old_rest, blocks, j, offsets)
+
+
+def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -> NotAppended:
+    if j == len(blocks):
+        return NotAppended(offsets[-1], "removed")
+    current = blocks[j]
+    limit = min(len(old), len(current))
+    p = 0
+    while p < limit and old[p] == current[p]:
+        p += 1
+    return NotAppended(offsets[j] + p, "changed")
+
+
 def check_line_merge(
     base: str, ours: str, theirs: str, merged: str, *, marker_size: int = 7
 ) -> MergeResult:

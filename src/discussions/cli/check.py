@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import DiscussionsError
+from ..gitops import AppendViolation
 from ..model import Discussion
 from ..storage import is_derived
 from .common import display_path, echo_json, resolve_file, say, workspace
@@ -40,39 +41,43 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
     ws = workspace()
     if not files and rev is None:
         raise click.UsageError("give FILE(s) to check, or --since REV")
-    if files:
-        paths: list[tuple[str, Path | None]] = [(name, None) for name in files]
-    else:
-        from ..gitops import changed_discussion_files
-
-        paths = [(display_path(p), p) for p in changed_discussion_files(rev or "", Path.cwd())]
     problems: list[dict[str, object]] = []
-    found: list[Path] = []
-    for name, given in paths:
+    paths: list[tuple[str, Path]] = []
+    for name in files:
         try:
-            path = given or resolve_file(name, ws)
-            if is_derived(path):
-                continue  # a summary or the chronicle, picked up by a glob: rebuilt, not checked
-            found.append(path)
-            d = Discussion.load(path, ws)
-            warnings = d.warnings
+            paths.append((name, resolve_file(name, ws)))
+        except DiscussionsError as exc:
+            problems.append({"file": name, "line": 0, "message": str(exc)})
+    paths = [(name, p) for name, p in paths if not is_derived(p)]  # summaries, the chronicle
+    violations: dict[Path, list[AppendViolation]] = {}
+    if rev is not None:
+        from ..gitops import check_appends
+
+        report = check_appends(rev, Path.cwd(), [p for _, p in paths] if files else None)
+        if not files:
+            paths = [(display_path(p), p) for p in report.files]
+        for v in report.violations:
+            violations.setdefault(v.path, []).append(v)
+    shown = {p: name for name, p in paths}
+    for path, found_here in violations.items():
+        if path not in shown:  # deleted since REV
+            problems += [
+                {"file": display_path(path), "line": 0, "message": v.message} for v in found_here
+            ]
+    found: list[Path] = []
+    for name, path in paths:
+        found.append(path)
+        for v in violations.get(path, []):
+            problems.append({"file": name, "line": v.line, "message": v.message})
+        try:
+            warnings = Discussion.load(path, ws).warnings
         except DiscussionsError as exc:
             problems.append({"file": name, "line": 0, "message": str(exc)})
             continue
-        if rev is not None:
-            from ..gitops import append_only_violation
-
-            try:
-                violation = append_only_violation(path, rev)
-            except DiscussionsError as exc:  # outside the repository, unknown revision
-                problems.append({"file": name, "line": 0, "message": str(exc)})
-                continue
-            if violation is not None:
-                problems.append(
-                    {"file": name, "line": violation.line, "message": violation.message}
-                )
         for w in warnings:
             problems.append({"file": name, "line": w.line, "message": w.message})
+    missing = len(files) - len(shown) if files else 0  # could not be resolved, or derived
+    checked = len(paths) + missing + len([p for p in violations if p not in shown])
     _warn_driver(found)
     if as_json:
         echo_json(problems)
@@ -81,9 +86,9 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
             say(f"{p['file']}:{p['line']}: {p['message']}")
         files_with = len({p["file"] for p in problems})
         summary = (
-            f"{len(problems)} problem(s) in {files_with} of {len(paths)} file(s)"
+            f"{len(problems)} problem(s) in {files_with} of {checked} file(s)"
             if problems
-            else f"{len(paths)} file(s) checked, no problems"
+            else f"{checked} file(s) checked, no problems"
         )
         click.echo(summary, err=True)
     if problems:
