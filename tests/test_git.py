@@ -750,8 +750,7 @@ def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     result = run_cli("check", "--since", "HEAD")
     assert result.exit_code == 1 and "changed text that existed at HEAD" in result.output
     # A comment removed.
-    start = original.index("\n---\n\nName: Zed")
-    path.write_text(original[:start] + "\n")
+    path.write_text(original[: original.index("Name: Zed")])
     result = run_cli("check", "--since", "HEAD")
     assert result.exit_code == 1 and "was removed" in result.output
     # Text slipped into an existing comment as a block of its own.
@@ -760,7 +759,7 @@ def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     result = run_cli("check", "--since", "HEAD")
     assert result.exit_code == 1 and "inserted into a comment" in result.output
     # The file deleted with git rm.
-    git(repo, "rm", "-q", rel)
+    git(repo, "rm", "-q", "-f", rel)
     result = run_cli("check", "--since", "HEAD")
     assert result.exit_code == 1, result.output
     assert f"{rel}:0: deleted since HEAD" in result.output

@@ -736,8 +736,9 @@ def appended_only(old: str, new: str) -> NotAppended | None:
 
 
 def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -> NotAppended:
-    if j == len(blocks):
-        return NotAppended(offsets[-1], "removed")
+    """Where block `old` should be (at block `j`): rewritten there, or gone."""
+    if j == len(blocks) or not _alike(old, blocks[j]):
+        return NotAppended(offsets[j] if j < len(blocks) else offsets[-1], "removed")
     current = blocks[j]
     limit = min(len(old), len(current))
     p = 0
