@@ -289,11 +289,14 @@ def _merge_segment(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]
     # Compare in an order that does not depend on which side is "ours".
     swapped = [u.key for u in b] < [u.key for u in a]
     x, y = (b, a) if swapped else (a, b)
+    said_x, said_y = [_content(u.text) for u in x], [_content(u.text) for u in y]
+    if set(said_x).isdisjoint(said_y):  # the usual case: nothing written on both sides
+        tally.ours += len(a)
+        tally.theirs += len(b)
+        return _interleave(x, y)
     import difflib  # only when needed: it is slow to import
 
-    matcher = difflib.SequenceMatcher(
-        None, [_content(u.text) for u in x], [_content(u.text) for u in y], autojunk=False
-    )
+    matcher = difflib.SequenceMatcher(None, said_x, said_y, autojunk=False)
     out: list[_Unit] = []
     only_x = only_y = 0
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
