@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discussions import format as fmt
+from discussions.chair import render_fallback
 from discussions.council import render_result
 from discussions.deliberation import render_escalation, render_round, render_stop
-from discussions.chair import render_fallback
-from discussions.runner import render_pass
 from discussions.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts, split_blocks
+from discussions.runner import render_pass
 
 PHASES = ["initial_feedback", "detailed_review", "consensus_vote"]
 HEADER = fmt.render_header(
@@ -535,9 +535,7 @@ def test_branches_merged_in_any_order_give_the_same_bytes(case: tuple[object, ..
     pre, plans, hands = case
     assert isinstance(pre, list) and isinstance(plans, list) and isinstance(hands, list)
     base = play(BASE, pre, "pre", False)
-    sides = [
-        play(base, plan, f"s{n}", bool(hands[n])) for n, plan in enumerate(plans)
-    ]
+    sides = [play(base, plan, f"s{n}", bool(hands[n])) for n, plan in enumerate(plans)]
     results = set()
     for order in itertools.permutations(sides):
         text = order[0]

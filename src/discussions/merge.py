@@ -210,9 +210,9 @@ def _split_markers(group: list[str]) -> list[_Unit]:
                 line += block.count("\n")
             for m in doc.engine_markers:
                 index = max(i for i, s in enumerate(starts) if s <= m.line)
-                found = marks.setdefault(index, [])
+                state = marks.setdefault(index, [])
                 if m.kind in _STATE_KINDS:
-                    found.append((m.kind, m.source, m.target))
+                    state.append((m.kind, m.source, m.target))
     if not marks:
         return [_unit(group, ())]
     units: list[_Unit] = []
@@ -505,10 +505,7 @@ def _tail_moved(tail: str, side_o: _Side, side_t: _Side) -> bool:
     if all(run and run[0].startswith(tail) for run in runs):
         return False
     said = _content(tail)
-    for run in runs:
-        if sum(_content(u.text) == said for u in _units(run)) != 1:
-            return False
-    return True
+    return all(sum(_content(u.text) == said for u in _units(run)) == 1 for run in runs)
 
 
 def _merged_run(run_o: list[str], run_t: list[str], tally: _Tally) -> list[str] | None:
@@ -662,8 +659,10 @@ def split_appended(base: str, side: str) -> Split | None:
             continue
         if op == "equal":
             cut = j2
-        elif op == "replace" and j2 - j1 >= i2 - i1 and all(
-            _alike(blocks[i1 + k], side_blocks[j1 + k]) for k in range(i2 - i1)
+        elif (
+            op == "replace"
+            and j2 - j1 >= i2 - i1
+            and all(_alike(blocks[i1 + k], side_blocks[j1 + k]) for k in range(i2 - i1))
         ):
             cut = j1 + (i2 - i1)
         else:
@@ -719,7 +718,7 @@ def appended_only(old: str, new: str) -> NotAppended | None:
     for b in blocks:
         offsets.append(offsets[-1] + len(b))
     j = 0
-    for i, block in enumerate(old_blocks):
+    for block in old_blocks:
         k = j
         while k < len(blocks) and blocks[k] != block:
             k += 1
