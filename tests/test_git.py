@@ -769,3 +769,69 @@ def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     commit_all(repo, "removed")
     result = run_cli("check", "--since", "HEAD~1")
     assert result.exit_code == 1 and "deleted since HEAD~1" in result.output
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_three_branch_cases_with_hand_edits(repo: Path, seed: int) -> None:
+    """Three branches of random work (comments, AI turns, a run round, an advance, a typo
+    fixed by hand in the base's last comment, a comment typed by hand without its closing
+    `---`): merged in two orders, the same bytes; rebased one onto another, no stop; every
+    comment once, no warning, and `check --since main` accepts each result unless it holds
+    the typo fix."""
+    import random
+
+    rnd = random.Random(seed)
+    path = start_discussion(repo)
+    said: list[str] = []
+    names = ["a", "b", "c"]
+    for branch in names:
+        git(repo, "checkout", "-q", "-b", branch, "main")
+        advanced = False
+        for i in range(rnd.randint(1, 4)):
+            kind = rnd.choice(["comment", "ai", "run", "advance", "typo", "hand"])
+            text = f"{branch.upper()}-{seed}-{i} says something."
+            # The mock answers alike in alike states: one persona per branch, and rounds on
+            # one branch, so no two branches write the same comment independently.
+            if kind == "ai":
+                ai_turn(path, {"a": "architect", "b": "security", "c": "pragmatist"}[branch])
+            elif kind == "run" and branch == "a":
+                assert (
+                    run_cli("run", str(path), "--rounds", "1", "--provider", "mock").exit_code == 0
+                )
+            elif kind == "advance" and not advanced:
+                advance(path)
+                advanced = True
+            elif kind == "typo":
+                path.write_text(path.read_text().replace("want accounts", "want user accounts"))
+            elif kind == "hand":
+                closed = path.read_text().rstrip("\n").endswith("\n---")
+                with path.open("a") as f:
+                    f.write(("" if closed else "\n---\n") + f"\nName: Hand\n\n{text}\n")
+                said.append(text)
+            else:
+                said.append(text)
+                comment(path, rnd.choice(["Ann", "Bob", "Zoë"]), text, rnd.choice([None, "READY"]))
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "--allow-empty", "-m", f"{branch} {i}")
+    results = set()
+    for order in (["b", "c"], ["c", "b"]):
+        git(repo, "checkout", "-q", "-b", f"into-a-{''.join(order)}", "a")
+        for other in order:
+            merge = git(repo, "merge", "-q", "--no-edit", other, check=False)
+            assert merge.returncode == 0, merge.stdout + merge.stderr
+        results.add(path.read_text())
+        # A typo fixed by hand is a rewrite; everything else was appended.
+        typo = "want user accounts" in path.read_text()
+        assert run_cli("check", "--since", "main").exit_code == (1 if typo else 0)
+    assert len(results) == 1
+    git(repo, "checkout", "-q", "b")
+    assert git(repo, "rebase", "-q", "a", check=False).returncode == 0
+    git(repo, "checkout", "-q", "c")
+    rebase = git(repo, "rebase", "-q", "b", check=False)
+    assert rebase.returncode == 0, rebase.stdout + rebase.stderr
+    for text in (*results, path.read_text()):
+        assert not markers_present(text)
+        for line in said:
+            assert text.count(line) == 1
+        assert not fmt.parse_document(text).warnings
+    check_clean(path)

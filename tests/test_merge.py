@@ -615,3 +615,24 @@ def test_three_branches_with_hand_edits_of_the_last_comment(
     assert sorted(engine_tokens(text)) == sorted({t for s in sides for t in engine_tokens(s)})
     assert ("We should cache it." in text) == any(typos)
     assert not fmt.parse_document(text).warnings
+
+
+def test_typo_fix_over_an_unfinished_comment_a_merge_moved() -> None:
+    """The base ends with a hand-typed comment left open. Ours fixed a typo above it and holds
+    it closed, after a comment a merge placed first; theirs closed it and added a turn."""
+    from discussions.gitops import merge_versions
+
+    hand = "Name: Hand\n\nTyped TOKEN-hand.\n"
+    base = TYPO_BASE + "\n" + hand
+    ours = append(fix_typo(TYPO_BASE), human("Ann", "TOKEN-o1"), hand)
+    theirs = append(base, ai("AI-Architect", "TOKEN-t1"))
+    outs = set()
+    for a, b in ((ours, theirs), (theirs, ours)):
+        r, out = merge_versions(base.encode(), a.encode(), b.encode())
+        assert r.status == CLEAN, r.reason
+        outs.add(out)
+    (out,) = outs
+    text = out.decode()
+    assert "We should cache it." in text
+    assert sorted(tokens(text)) == sorted({*tokens(ours), *tokens(theirs)})
+    assert not fmt.parse_document(text).warnings

@@ -638,13 +638,15 @@ class Split:
 
 
 def split_appended(base: str, side: str) -> Split | None:
-    """Cut `side` after its version of the base's last block, so the base's edits can be
-    merged line by line and what follows block by block. The base's last block may itself be
-    edited (a typo fixed in the last comment): the side's blocks that replace the base's last
-    ones are paired with them one for one, each like the one it replaces. None when the base
-    ends unfinished, or the side deleted or rewrote blocks at its end beyond recognition."""
+    """Cut `side` after its version of the base's last terminated block, so the base's edits
+    can be merged line by line and what follows block by block. The base's last block may
+    itself be edited (a typo fixed in the last comment): the side's blocks that replace the
+    base's last ones are paired with them one for one, each like the one it replaces. None
+    when the base ends with an unfinished comment the side does not hold exactly once after
+    the cut (closed, maybe moved by a merge), or the side deleted or rewrote blocks at its end
+    beyond recognition."""
     blocks, rest = split_blocks(base)
-    if rest.strip() or not blocks:
+    if not blocks:
         return None
     side_blocks, side_rest = split_blocks(side)
     if side_rest:
@@ -670,6 +672,10 @@ def split_appended(base: str, side: str) -> Split | None:
     if cut is None:
         return None
     head = "".join(side_blocks[:cut])
+    if rest.strip():
+        said = _content(rest)
+        if sum(_content(u.text) == said for u in _units(side_blocks[cut:])) != 1:
+            return None
     return Split(head, side[len(head) :])
 
 
