@@ -744,11 +744,13 @@ def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     original = path.read_text()
     rel = os.path.relpath(path, repo)
     # A comment rewritten, with a new comment ordered before it as a merge would.
-    edited = original.replace("Second comment.", "Second comment, rewritten.")
-    path.write_text(edited)
-    comment(path, "Ann", "New.")
+    at = original.index("Name: Zed")
+    edited = original[:at] + "Name: Ann\n\nNew.\n\n---\n\n" + original[at:]
+    path.write_text(edited.replace("Second comment.", "Second comment, rewritten."))
     result = run_cli("check", "--since", "HEAD")
-    assert result.exit_code == 1 and "changed text that existed at HEAD" in result.output
+    line = edited.splitlines().index("Second comment.") + 1
+    assert f"{rel}:{line}: changed text that existed at HEAD" in result.output
+    assert result.exit_code == 1
     # A comment removed.
     path.write_text(original[: original.index("Name: Zed")])
     result = run_cli("check", "--since", "HEAD")

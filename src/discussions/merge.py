@@ -744,7 +744,9 @@ def appended_only(old: str, new: str) -> NotAppended | None:
 
 
 def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -> NotAppended:
-    """Where block `old` should be (at block `j`): rewritten there, or gone."""
+    """Where block `old`, missing from ``blocks[j:]``, went: rewritten (a block there is like
+    it, maybe after new comments a merge placed first), or removed (at block `j`)."""
+    j = next((k for k in range(j, len(blocks)) if _alike(old, blocks[k])), j)
     if j == len(blocks) or not _alike(old, blocks[j]):
         return NotAppended(offsets[j] if j < len(blocks) else offsets[-1], "removed")
     current = blocks[j]
