@@ -147,10 +147,11 @@ def _edits_and_appends(
     split_o, split_t = split_appended(base, ours), split_appended(base, theirs)
     if split_o is None or split_t is None:
         return None
+    (head_o, after_o), (head_t, after_t) = split_o, split_t
     heads, head_bytes = _line_merge(
         base.encode("utf-8", "surrogateescape"),
-        split_o.head.encode("utf-8", "surrogateescape"),
-        split_t.head.encode("utf-8", "surrogateescape"),
+        head_o.encode("utf-8", "surrogateescape"),
+        head_t.encode("utf-8", "surrogateescape"),
         marker_size,
         cwd,
         None,
@@ -158,9 +159,7 @@ def _edits_and_appends(
     head = head_bytes.decode("utf-8", "surrogateescape")
     if heads.status != CLEAN or not _ends_with_separator(head):
         return None
-    tail = merge_texts(
-        head, head + split_o.appended, head + split_t.appended, marker_size=marker_size
-    )
+    tail = merge_texts(head, head + after_o, head + after_t, marker_size=marker_size)
     if tail.status != CLEAN:
         return None
     checked = check_line_merge(base, ours, theirs, tail.text, marker_size=marker_size)

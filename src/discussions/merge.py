@@ -627,24 +627,15 @@ def _new_warning(base: str, ours: str, theirs: str, merged: str, start: int = 0)
     return None
 
 
-@dataclass(slots=True)
-class Split:
-    """A side that edited the base *and* appended, cut where its copy of the base ends."""
-
-    head: str
-    """The side's version of the base (edits and all), ending with a separator line."""
-    appended: str
-    """The blocks it appended after it."""
-
-
-def split_appended(base: str, side: str) -> Split | None:
+def split_appended(base: str, side: str) -> tuple[str, str] | None:
     """Cut `side` after its version of the base's last terminated block, so the base's edits
     can be merged line by line and what follows block by block. The base's last block may
     itself be edited (a typo fixed in the last comment): the side's blocks that replace the
     base's last ones are paired with them one for one, each like the one it replaces. None
     when the base ends with an unfinished comment the side does not hold exactly once after
     the cut (closed, maybe moved by a merge), or the side deleted or rewrote blocks at its end
-    beyond recognition."""
+    beyond recognition. Returns ``(head, appended)``: the side's version of the base (edits
+    and all, ending with a separator line) and the blocks it appended after it."""
     blocks, rest = split_blocks(base)
     if not blocks:
         return None
@@ -676,7 +667,7 @@ def split_appended(base: str, side: str) -> Split | None:
         said = _content(rest)
         if sum(_content(u.text) == said for u in _units(side_blocks[cut:])) != 1:
             return None
-    return Split(head, side[len(head) :])
+    return head, side[len(head) :]
 
 
 def _alike(old: str, new: str) -> bool:
