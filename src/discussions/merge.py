@@ -7,16 +7,22 @@ safely (a real conflict, written with standard markers).
 The unit of work is the *block*: text up to and including a ``---`` separator line. The engine
 only ever appends whole blocks, so two sides that appended are two runs of new blocks inserted
 into the base. A run is cut into *units*: a comment (a ``Name:`` block and the blocks that
-continue it, such as a horizontal rule inside it) or an engine marker block (phase transition,
-vote reset, status change, found with the project's parser, so an example inside a code block
-is not a marker). Where both sides inserted at the same point:
+continue it, such as a horizontal rule inside it) or a block the engine wrote (a phase
+transition, vote reset or status change, and also a round, stop, escalation, pass, fallback or
+motion result; found with the project's parser, so an example inside a code block is not one).
+Every engine block is a unit of its own, so no block either side wrote can be mistaken for part
+of another and dropped. Where both sides inserted at the same point:
 
-* the sides' marker sequences must agree (one a prefix of the other), else it is a conflict;
-* per phase segment, units both sides share at its start are written once, then each side's
-  remaining run, the two runs ordered by (first author, hash of the bytes) so the result does
-  not depend on which side is "ours" (criss-cross merges agree byte for byte);
-* a shared marker is written once;
-* a hand-typed comment without its closing ``---`` gets one before the next block.
+* the sides' phase and status markers must agree (one sequence a prefix of the other), else it
+  is a conflict; a shared marker is written once, and if the two blocks say different things
+  besides, that is a conflict too;
+* per phase segment, units both sides hold are written once, in place, and the units only one
+  side has are interleaved as in the merge step of a merge sort: each side's order kept, the
+  unit with the smaller (author, hash of its text) key first wherever both have one waiting.
+  That step is symmetric and associative, so the result does not depend on which side is
+  "ours", nor, for three or more branches, on the order they are merged in;
+* a hand-typed comment without its closing ``---`` gets one before the next block, and one an
+  earlier merge already closed and moved is recognised as the same comment.
 
 A result with a parse warning that neither side had is a conflict, never a silent guess.
 """
