@@ -839,3 +839,16 @@ def test_random_three_branch_cases_with_hand_edits(repo: Path, seed: int) -> Non
             assert text.count(line) == 1
         assert not fmt.parse_document(text).warnings
     check_clean(path)
+
+
+def test_append_only_hook_on_the_first_commit_and_on_git_rm(repo: Path) -> None:
+    """The hook runs `check --since HEAD` on every commit: before the first one there is
+    nothing to compare with; after it, a staged `git rm` of a discussion fails."""
+    assert run_cli("init").exit_code == 0
+    assert run_cli("new", "First").exit_code == 0
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 0, result.output
+    commit_all(repo, "first")
+    git(repo, "rm", "-q", "discussions/first.md")
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1 and "deleted since HEAD" in result.output

@@ -670,13 +670,20 @@ class AppendCheck:
 def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) -> AppendCheck:
     """The append-only check since `rev` (for `check --since`, hooks, CI): each of `paths`, or
     without them every discussion file changed since `rev` and every one deleted since.
-    Raises `DiscussionsError` for an unknown revision or a folder outside a repository."""
+    Raises `DiscussionsError` for an unknown revision or a folder outside a repository;
+    ``HEAD`` before the first commit (a hook's first run) has nothing to compare with."""
     report = AppendCheck()
+    root = repo_root(start)
+    if (
+        rev == "HEAD"
+        and run_git(["rev-parse", "--verify", "--quiet", "HEAD"], root, check=False).returncode
+    ):
+        return report  # the first commit: nothing existed before it
     if paths is None:
         report.files = changed_discussion_files(rev, start)
         targets = [*report.files, *deleted_discussion_files(rev, start)]
     else:
-        _verify_rev(rev, repo_root(start))
+        _verify_rev(rev, root)
         report.files = [p for p in paths if p.exists()]
         targets = list(paths)
     for path in targets:
