@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from discussions import format as fmt
 from discussions import gitops
 from discussions.cli import cli
+from discussions.merge import split_blocks
 from discussions.model import Discussion
 from discussions.runner import Runner
 from discussions.workspace import Workspace
@@ -557,3 +558,297 @@ def test_a_repository_cannot_run_its_own_code_through_the_driver(
     assert not pwned.exists()
     text = (repo / "discussions" / "merge-me.md").read_text()
     assert "Name: Sid" in text and "Name: Mia" in text
+
+
+# --------------------------------------------------------------------------- engine blocks, edits
+
+
+def engine_kinds(text: str) -> list[str]:
+    return [m.kind for m in fmt.parse_document(text).engine_markers]
+
+
+def test_run_on_one_branch_advance_on_the_other_keeps_every_engine_block(repo: Path) -> None:
+    """Branch a advances; branch b runs two rounds (ROUND 1, the AIs, its own transition,
+    ROUND 2, ..., RUN-STOP): merged either way, every block either side wrote is there."""
+    assert run_cli("init").exit_code == 0
+    assert run_cli("new", "F").exit_code == 0
+    path = repo / "discussions" / "f.md"
+    commit_all(repo, "start")
+    git(repo, "checkout", "-q", "-b", "a")
+    assert run_cli("advance", str(path)).exit_code == 0
+    commit_all(repo, "a advance")
+    a_text = path.read_text()
+    git(repo, "checkout", "-q", "-b", "b", "main")
+    assert run_cli("run", str(path), "--rounds", "2", "--provider", "mock").exit_code == 0
+    commit_all(repo, "b run")
+    b_text = path.read_text()
+    assert engine_kinds(b_text).count("round") == 2
+    assert "phase-transition" in engine_kinds(b_text)
+    results = set()
+    for into, other in (("a", "b"), ("b", "a")):
+        git(repo, "checkout", "-q", "-b", f"m-{into}", into)
+        git(repo, "merge", "-q", other, "-m", f"merge {other}")
+        merged = path.read_text()
+        blocks = set(split_blocks(merged)[0])
+        for side in (a_text, b_text):
+            assert set(split_blocks(side)[0]) <= blocks
+        assert len(Discussion.load(path, Workspace.discover()).rounds) == 2
+        check_clean(path)
+        results.add(merged)
+    assert len(results) == 1
+
+
+def test_typo_in_the_last_comment_merges_and_rebases(repo: Path) -> None:
+    """One side fixes a typo in the base's last comment, then comments; the other only
+    comments: `git merge` and `git rebase` both succeed, with the fix and both comments."""
+    path = start_discussion(repo)
+    comment(path, "Rob", "Teh cache should expire.", vote="READY")
+    commit_all(repo, "base comment")
+    git(repo, "checkout", "-q", "-b", "a")
+    path.write_text(path.read_text().replace("Teh cache", "The cache"))
+    commit_all(repo, "typo")
+    comment(path, "Ann", "Agreed, an hour.")
+    commit_all(repo, "a comment")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "-b", "b")
+    comment(path, "Bob", "Two hours.", vote="CHANGES")
+    commit_all(repo, "b comment")
+    git(repo, "checkout", "-q", "-b", "b-merge")
+    git(repo, "merge", "-q", "a", "-m", "merge a")
+    merged = path.read_text()
+    git(repo, "checkout", "-q", "b")
+    git(repo, "rebase", "-q", "a")
+    rebased = path.read_text()
+    for text in (merged, rebased):
+        assert "The cache should expire." in text and "Teh" not in text
+        assert text.count("Agreed, an hour.") == 1 and text.count("Two hours.") == 1
+    assert merged == rebased
+    check_clean(path)
+
+
+def test_rebase_over_a_hand_typed_comment_left_open(repo: Path) -> None:
+    """Branch a: a turn, then advance. Branch b: a comment typed by hand without its closing
+    `---`, then a turn (which closes it). Merge and rebase both work, with the same bytes."""
+    path = start_discussion(repo)
+    git(repo, "checkout", "-q", "-b", "a")
+    ai_turn(path, "architect")
+    commit_all(repo, "a turn")
+    advance(path)
+    commit_all(repo, "a advance")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "-b", "b")
+    with path.open("a") as f:
+        f.write("\n---\n\nName: Rob\n\nTyped by hand.\n")
+    commit_all(repo, "b hand")
+    ai_turn(path, "pragmatist")
+    commit_all(repo, "b turn")
+    git(repo, "checkout", "-q", "-b", "b-merge")
+    git(repo, "merge", "-q", "a", "-m", "merge a")
+    merged = path.read_text()
+    git(repo, "checkout", "-q", "b")
+    git(repo, "rebase", "-q", "a")
+    assert path.read_text() == merged
+    assert merged.count("Typed by hand.") == 1
+    assert merged.count("Name: AI-Pragmatist") == 1 and merged.count("Name: AI-Architect") == 1
+    check_clean(path)
+
+
+# --------------------------------------------------------------------------- many branches
+
+
+def branches_commenting(repo: Path, path: Path, names: list[str]) -> None:
+    """One branch per name from main: a comment, some with an AI turn or an advance."""
+    for n, name in enumerate(names):
+        git(repo, "checkout", "-q", "-b", name, "main")
+        comment(path, name.capitalize(), f"Point from {name}.", vote=["READY", None][n % 2])
+        if n % 2:
+            ai_turn(path, "security")
+        if n == 2:
+            advance(path)
+            comment(path, name.capitalize(), f"After the move, {name}.")
+        commit_all(repo, name)
+
+
+@pytest.mark.parametrize("count", [3, 4])
+def test_branches_merged_in_every_order_give_identical_bytes(repo: Path, count: int) -> None:
+    import itertools
+
+    path = start_discussion(repo)
+    names = ["zed", "ann", "mia", "bob"][:count]
+    branches_commenting(repo, path, names)
+    results: dict[bytes, list[str]] = {}
+    for k, order in enumerate(itertools.permutations(names)):
+        git(repo, "checkout", "-q", "-b", f"order{k}", "main")
+        for name in order:
+            git(repo, "merge", "-q", "--no-ff", name, "-m", f"merge {name}")
+        results.setdefault(path.read_bytes(), []).append(" ".join(order))
+    assert len(results) == 1, list(results.values())
+    text = next(iter(results)).decode()
+    for name in names:
+        assert text.count(f"Point from {name}.") == 1
+    check_clean(path)
+
+
+def test_octopus_merge_keeps_the_repository_safe(repo: Path) -> None:
+    """git's octopus strategy never runs merge drivers: it refuses a merge in which both
+    sides appended, leaving the branch as it was; one branch at a time works (README)."""
+    path = start_discussion(repo)
+    branches_commenting(repo, path, ["zed", "ann", "bob"])
+    git(repo, "checkout", "-q", "main")
+    before = path.read_bytes()
+    head = git(repo, "rev-parse", "HEAD").stdout
+    octopus = git(repo, "merge", "zed", "ann", "bob", "-m", "octopus", check=False)
+    if octopus.returncode == 0:  # a git that runs drivers in an octopus merge
+        text = path.read_text()
+    else:
+        assert "octopus" in octopus.stdout + octopus.stderr
+        assert git(repo, "rev-parse", "HEAD").stdout == head
+        assert path.read_bytes() == before
+        assert git(repo, "status", "--porcelain").stdout == ""
+        for name in ("zed", "ann", "bob"):
+            git(repo, "merge", "-q", name, "-m", f"merge {name}")
+        text = path.read_text()
+    for name in ("zed", "ann", "bob"):
+        assert text.count(f"Point from {name}.") == 1
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "octopus" in readme
+
+
+# --------------------------------------------------------------------------- check --since
+
+
+def test_check_since_accepts_what_a_merge_of_appends_produces(repo: Path) -> None:
+    """A pull request that only appended merges main, where someone commented meanwhile; the
+    merge orders the two comments by author, so the PR's comment comes before main's."""
+    path = start_discussion(repo)
+    git(repo, "checkout", "-q", "-b", "pr")
+    comment(path, "Ann", "From the pull request.")
+    commit_all(repo, "pr comment")
+    git(repo, "checkout", "-q", "main")
+    comment(path, "Zed", "Meanwhile on main.")
+    ai_turn(path, "architect")
+    commit_all(repo, "main comment")
+    git(repo, "checkout", "-q", "pr")
+    git(repo, "merge", "-q", "main", "-m", "merge main")
+    text = path.read_text()
+    assert text.index("From the pull request.") < text.index("Meanwhile on main.")
+    result = run_cli("check", "--since", "main")
+    assert result.exit_code == 0, result.output
+    assert run_cli("check", "--since", "main", str(path)).exit_code == 0
+    report = gitops.check_appends("main", repo)
+    assert report.files == [path] and report.violations == []
+
+
+def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
+    path = start_discussion(repo)
+    comment(path, "Zed", "Second comment.")
+    commit_all(repo, "more")
+    original = path.read_text()
+    rel = os.path.relpath(path, repo)
+    # A comment rewritten, with a new comment ordered before it as a merge would.
+    at = original.index("Name: Zed")
+    edited = original[:at] + "Name: Ann\n\nNew.\n\n---\n\n" + original[at:]
+    path.write_text(edited.replace("Second comment.", "Second comment, rewritten."))
+    result = run_cli("check", "--since", "HEAD")
+    line = edited.splitlines().index("Second comment.") + 1
+    assert f"{rel}:{line}: changed text that existed at HEAD" in result.output
+    assert result.exit_code == 1
+    # A comment removed.
+    path.write_text(original[: original.index("Name: Zed")])
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1 and "was removed" in result.output
+    # Text slipped into an existing comment as a block of its own.
+    at = original.index("---\n\nName: Zed")
+    path.write_text(original[:at] + "---\n\nI add this under Rob's name.\n\n" + original[at:])
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1 and "inserted into a comment" in result.output
+    # The file deleted with git rm.
+    git(repo, "rm", "-q", "-f", rel)
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1, result.output
+    assert f"{rel}:0: deleted since HEAD" in result.output
+    assert "1 problem(s) in 1 of 1 file(s)" in result.output
+    report = gitops.check_appends("HEAD", repo)
+    assert [v.path for v in report.violations] == [path]
+    commit_all(repo, "removed")
+    result = run_cli("check", "--since", "HEAD~1")
+    assert result.exit_code == 1 and "deleted since HEAD~1" in result.output
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_three_branch_cases_with_hand_edits(repo: Path, seed: int) -> None:
+    """Three branches of random work (comments, AI turns, a run round, an advance, a typo
+    fixed by hand in the base's last comment, a comment typed by hand without its closing
+    `---`): merged in two orders, the same bytes; rebased one onto another, no stop; every
+    comment once, no warning, and `check --since main` accepts each result unless it holds
+    the typo fix."""
+    import random
+
+    rnd = random.Random(seed)
+    path = start_discussion(repo)
+    said: list[str] = []
+    names = ["a", "b", "c"]
+    for branch in names:
+        git(repo, "checkout", "-q", "-b", branch, "main")
+        advanced = False
+        for i in range(rnd.randint(1, 4)):
+            kind = rnd.choice(["comment", "ai", "run", "advance", "typo", "hand"])
+            text = f"{branch.upper()}-{seed}-{i} says something."
+            # The mock answers alike in alike states: one persona per branch, and rounds on
+            # one branch, so no two branches write the same comment independently.
+            if kind == "ai":
+                ai_turn(path, {"a": "architect", "b": "security", "c": "pragmatist"}[branch])
+            elif kind == "run" and branch == "a":
+                assert (
+                    run_cli("run", str(path), "--rounds", "1", "--provider", "mock").exit_code == 0
+                )
+            elif kind == "advance" and not advanced:
+                advance(path)
+                advanced = True
+            elif kind == "typo":
+                path.write_text(path.read_text().replace("want accounts", "want user accounts"))
+            elif kind == "hand":
+                closed = path.read_text().rstrip("\n").endswith("\n---")
+                with path.open("a") as f:
+                    f.write(("" if closed else "\n---\n") + f"\nName: Hand\n\n{text}\n")
+                said.append(text)
+            else:
+                said.append(text)
+                comment(path, rnd.choice(["Ann", "Bob", "Zoë"]), text, rnd.choice([None, "READY"]))
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "--allow-empty", "-m", f"{branch} {i}")
+    results = set()
+    for order in (["b", "c"], ["c", "b"]):
+        git(repo, "checkout", "-q", "-b", f"into-a-{''.join(order)}", "a")
+        for other in order:
+            merge = git(repo, "merge", "-q", "--no-edit", other, check=False)
+            assert merge.returncode == 0, merge.stdout + merge.stderr
+        results.add(path.read_text())
+        # A typo fixed by hand is a rewrite; everything else was appended.
+        typo = "want user accounts" in path.read_text()
+        assert run_cli("check", "--since", "main").exit_code == (1 if typo else 0)
+    assert len(results) == 1
+    git(repo, "checkout", "-q", "b")
+    assert git(repo, "rebase", "-q", "a", check=False).returncode == 0
+    git(repo, "checkout", "-q", "c")
+    rebase = git(repo, "rebase", "-q", "b", check=False)
+    assert rebase.returncode == 0, rebase.stdout + rebase.stderr
+    for text in (*results, path.read_text()):
+        assert not markers_present(text)
+        for line in said:
+            assert text.count(line) == 1
+        assert not fmt.parse_document(text).warnings
+    check_clean(path)
+
+
+def test_append_only_hook_on_the_first_commit_and_on_git_rm(repo: Path) -> None:
+    """The hook runs `check --since HEAD` on every commit: before the first one there is
+    nothing to compare with; after it, a staged `git rm` of a discussion fails."""
+    assert run_cli("init").exit_code == 0
+    assert run_cli("new", "First").exit_code == 0
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 0, result.output
+    commit_all(repo, "first")
+    git(repo, "rm", "-q", "discussions/first.md")
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1 and "deleted since HEAD" in result.output

@@ -16,7 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discussions import format as fmt
+from discussions.chair import render_fallback
+from discussions.council import render_result
+from discussions.deliberation import render_escalation, render_round, render_stop
 from discussions.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts, split_blocks
+from discussions.runner import render_pass
 
 PHASES = ["initial_feedback", "detailed_review", "consensus_vote"]
 HEADER = fmt.render_header(
@@ -33,6 +37,7 @@ PREAMBLE = (
     "*Discussion begins below. Participants will be @mentioned to provide feedback.*\n"
 )
 TOKEN = re.compile(r"TOKEN-[0-9a-z-]+")
+ENGINE = re.compile(r"ENGINE-[0-9a-z-]+")
 
 
 def append(text: str, *blocks: str) -> str:
@@ -58,6 +63,42 @@ BASE = append(HEADER + PREAMBLE, human("Rob", "TOKEN-base-1"), ai("AI-Architect"
 
 def tokens(text: str) -> list[str]:
     return TOKEN.findall(text)
+
+
+def engine_block(kind: str, token: str) -> str:
+    """A block as `run`, the chair or the council writes it, marked with `token`."""
+    if kind == "round":
+        return render_round(2, "detailed_review", [token, "security"], None)
+    if kind == "stop":
+        return render_stop("max_rounds", 2).replace("*\n", f" {token}*\n")
+    if kind == "escalation":
+        return render_escalation("deadlock", f"stuck {token}", [f"- {token}: no position"])
+    if kind == "pass":
+        return render_pass(token)
+    if kind == "fallback":
+        return render_fallback("detailed_review", "escalate", 2, f"see {token}")
+    return render_result(7, "passed", {"YES": 2}).replace("*\n", f" {token}*\n")
+
+
+def engine_tokens(text: str) -> list[str]:
+    """Tokens of engine blocks, once per block (a round names its token twice)."""
+    blocks, rest = split_blocks(text)
+    return [t for b in [*blocks, rest] for t in dict.fromkeys(ENGINE.findall(b))]
+
+
+def phase_by_line(text: str, pattern: re.Pattern[str]) -> dict[str, str]:
+    """The phase each token of `pattern` is in, by its line and the transitions before it."""
+    doc = fmt.parse_document(text)
+    changes = [(m.line, m.target) for m in doc.engine_markers if m.kind == "phase-transition"]
+    out: dict[str, str] = {}
+    for m in pattern.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        phase = doc.header.get("phase", "")
+        for at, target in changes:
+            if at < line:
+                phase = target
+        out[m.group(0)] = phase
+    return out
 
 
 def phase_by_token(text: str) -> dict[str, str]:
@@ -249,6 +290,36 @@ def test_identical_comment_on_both_sides_written_once() -> None:
     assert tokens(r.text).count("TOKEN-same") == 1
 
 
+def test_engine_blocks_after_a_shared_transition_are_kept() -> None:
+    """One side advanced; the other ran rounds: its transition is the same, and the ROUND,
+    comment and RUN-STOP blocks after it must all survive the merge."""
+    ours = append(BASE, transition(0))
+    theirs = append(
+        BASE,
+        engine_block("round", "ENGINE-r1"),
+        ai("AI-Architect", "TOKEN-t1"),
+        transition(0),
+        engine_block("round", "ENGINE-r2"),
+        ai("AI-Security", "TOKEN-t2"),
+        engine_block("stop", "ENGINE-stop"),
+    )
+    for a, b in ((ours, theirs), (theirs, ours)):
+        r = merge_texts(BASE, a, b)
+        assert r.status == CLEAN, r.reason
+        assert engine_tokens(r.text) == ["ENGINE-r1", "ENGINE-r2", "ENGINE-stop"]
+        assert r.text == theirs  # ours added nothing theirs did not
+
+
+def test_shared_transition_with_different_words_conflicts() -> None:
+    """Both sides wrote the same transition, one with a line of its own under it: keeping
+    one block would lose the other's words."""
+    ours = append(BASE, transition(0))
+    theirs = append(BASE, transition(0) + "\nMoved on after the call TOKEN-x.\n")
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status == CONFLICT
+    assert "TOKEN-x" in r.text
+
+
 # --------------------------------------------------------------------------- properties
 
 EXTRAS = [
@@ -269,7 +340,7 @@ VOTES = [None, "READY", "CHANGES"]
 
 @dataclass
 class Step:
-    kind: str  # "comment", "ai", "advance", "close", "hand"
+    kind: str  # "comment", "ai", "engine", "advance", "close"
     author: str = ""
     extra: str = ""
     vote: str | None = None
@@ -282,6 +353,11 @@ step = st.one_of(
         st.sampled_from(AUTHORS),
         st.sampled_from(EXTRAS),
         st.sampled_from(VOTES),
+    ),
+    st.builds(
+        Step,
+        st.just("engine"),
+        st.sampled_from(["round", "stop", "escalation", "pass", "fallback", "result"]),
     ),
     st.just(Step("advance")),
     st.just(Step("close")),
@@ -302,6 +378,8 @@ def play(base: str, steps: list[Step], side: str, hand_typed_tail: bool) -> str:
             text = append(text, human(s.author, token, s.extra, s.vote))
         elif s.kind == "ai":
             text = append(text, ai(s.author, token, s.extra, s.vote))
+        elif s.kind == "engine":
+            text = append(text, engine_block(s.author, token.replace("TOKEN", "ENGINE")))
         elif s.kind == "advance" and phase + 1 < len(PHASES) and not closed:
             text = append(text, transition(phase))
             phase += 1
@@ -336,9 +414,15 @@ def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
 
     r = merge_texts(base, ours, theirs)
     assert r.status == CLEAN, r.reason
-    # Every comment exactly once.
+    # Every comment and every engine block exactly once.
     expected = set(tokens(ours)) | set(tokens(theirs))
     assert sorted(tokens(r.text)) == sorted(expected)
+    engine = set(engine_tokens(ours)) | set(engine_tokens(theirs))
+    assert sorted(engine_tokens(r.text)) == sorted(engine)
+    assert phase_by_line(r.text, ENGINE) == {
+        **phase_by_line(ours, ENGINE),
+        **phase_by_line(theirs, ENGINE),
+    }
     # Each comment in the phase its author saw.
     seen = {**phase_by_token(ours), **phase_by_token(theirs)}
     assert phase_by_token(r.text) == seen
@@ -379,6 +463,8 @@ def test_rebase_replay_one_commit_at_a_time(
         head, previous = r.text, commit
     expected = set(tokens(upstream)) | set(tokens(previous))
     assert sorted(tokens(head)) == sorted(expected)
+    engine = set(engine_tokens(upstream)) | set(engine_tokens(previous))
+    assert sorted(engine_tokens(head)) == sorted(engine)
     assert not fmt.parse_document(head).warnings
 
 
@@ -389,3 +475,164 @@ def test_divergent_moves_conflict_whatever_the_newline(newline: str) -> None:
     r = merge_texts(*(t.replace("\n", newline) for t in (BASE, ours, theirs)))
     assert r.status == CONFLICT
     assert f"{newline}<<<<<<< ours{newline}" in r.text
+
+
+free_step = st.one_of(
+    step,
+    st.builds(Step, st.just("to"), st.sampled_from(PHASES[1:])),
+)
+
+
+def play_free(base: str, steps: list[Step], side: str) -> str:
+    """Like `play`, but phase moves need not follow a shared plan: sides may diverge."""
+    text = base
+    phase = fmt.parse_document(base).header.get("phase", PHASES[0])
+    for i, s in enumerate(steps):
+        if s.kind == "to":
+            if s.author != phase:
+                text = append(text, fmt.render_phase_transition(phase, s.author))
+                phase = s.author
+        else:
+            text = play(text, [s], f"{side}{i}x", False)
+    return text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(free_step, max_size=8), st.lists(free_step, max_size=8))
+def test_no_block_of_either_side_is_dropped(
+    ours_steps: list[Step], theirs_steps: list[Step]
+) -> None:
+    """Whatever the sides wrote (engine blocks of every kind, diverging phase moves), a clean
+    merge holds every block of either side; anything else is a conflict."""
+    ours = play_free(BASE, ours_steps, "o")
+    theirs = play_free(BASE, theirs_steps, "t")
+    r = merge_texts(BASE, ours, theirs)
+    assert r.status in (CLEAN, CONFLICT), r.reason
+    if r.status == CONFLICT:
+        return
+    merged = set(split_blocks(r.text)[0])
+    for side in (ours, theirs):
+        for block in split_blocks(side)[0]:
+            assert block in merged, block
+    expected = set(engine_tokens(ours)) | set(engine_tokens(theirs))
+    assert sorted(engine_tokens(r.text)) == sorted(expected)
+
+
+three_branches = st.tuples(
+    st.lists(step, max_size=3),
+    st.lists(st.lists(step, max_size=5), min_size=3, max_size=4),
+    st.lists(st.booleans(), min_size=4, max_size=4),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(three_branches)
+def test_branches_merged_in_any_order_give_the_same_bytes(case: tuple[object, ...]) -> None:
+    """Three or four branches from one base, merged one after another into the first in every
+    order: the same bytes each time, every comment and engine block once, in its phase."""
+    import itertools
+
+    pre, plans, hands = case
+    assert isinstance(pre, list) and isinstance(plans, list) and isinstance(hands, list)
+    base = play(BASE, pre, "pre", False)
+    sides = [play(base, plan, f"s{n}", bool(hands[n])) for n, plan in enumerate(plans)]
+    results = set()
+    for order in itertools.permutations(sides):
+        text = order[0]
+        for other in order[1:]:
+            r = merge_texts(base, text, other)
+            assert r.status == CLEAN, r.reason
+            text = r.text
+        results.add(text)
+    assert len(results) == 1
+    (text,) = results
+    assert sorted(tokens(text)) == sorted({t for s in sides for t in tokens(s)})
+    assert sorted(engine_tokens(text)) == sorted({t for s in sides for t in engine_tokens(s)})
+    seen: dict[str, str] = {}
+    for s in sides:
+        seen.update(phase_by_token(s))
+    assert phase_by_token(text) == seen
+    assert not fmt.parse_document(text).warnings
+
+
+TYPO_BASE = append(BASE, human("Rob", "TOKEN-base-3", "We shoud cache it.", vote="READY"))
+
+
+def fix_typo(text: str) -> str:
+    """The base's last comment, corrected by hand in an editor."""
+    return text.replace("We shoud cache it.", "We should cache it.")
+
+
+def test_typo_fixed_in_the_last_comment_then_both_comment() -> None:
+    """One side fixes a typo in the base's last comment and comments; the other comments:
+    the edit and the appends do not overlap, so the merge is clean, whichever side is ours."""
+    from discussions.gitops import merge_versions
+
+    ours = append(fix_typo(TYPO_BASE), human("Ann", "TOKEN-o1"))
+    theirs = append(TYPO_BASE, human("Bob", "TOKEN-t1", vote="CHANGES"))
+    outs = set()
+    for a, b in ((ours, theirs), (theirs, ours)):
+        r, out = merge_versions(TYPO_BASE.encode(), a.encode(), b.encode())
+        assert r.status == CLEAN, r.reason
+        outs.add(out)
+    (out,) = outs
+    text = out.decode()
+    assert "We should cache it." in text and "shoud" not in text
+    assert tokens(text) == tokens(TYPO_BASE) + ["TOKEN-o1", "TOKEN-t1"]
+    assert not fmt.parse_document(text).warnings
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(step, max_size=4), min_size=3, max_size=3),
+    st.lists(st.booleans(), min_size=3, max_size=3),
+    st.lists(st.booleans(), min_size=3, max_size=3),
+)
+def test_three_branches_with_hand_edits_of_the_last_comment(
+    plans: list[list[Step]], typos: list[bool], hands: list[bool]
+) -> None:
+    """Three branches, some fixing the same typo in the base's last comment by hand, some
+    ending with a hand-typed comment: merged through the driver (line merge of the edit,
+    block merge of the appends) in every order, the same bytes, every comment once."""
+    import itertools
+
+    from discussions.gitops import merge_versions
+
+    sides = []
+    for n, plan in enumerate(plans):
+        start = fix_typo(TYPO_BASE) if typos[n] else TYPO_BASE
+        sides.append(play(start, plan, f"s{n}", hands[n]))
+    results = set()
+    for order in itertools.permutations(sides):
+        out = order[0].encode()
+        for other in order[1:]:
+            r, out = merge_versions(TYPO_BASE.encode(), out, other.encode())
+            assert r.status == CLEAN, r.reason
+        results.add(out)
+    assert len(results) == 1
+    text = results.pop().decode()
+    assert sorted(tokens(text)) == sorted({t for s in sides for t in tokens(s)})
+    assert sorted(engine_tokens(text)) == sorted({t for s in sides for t in engine_tokens(s)})
+    assert ("We should cache it." in text) == any(typos)
+    assert not fmt.parse_document(text).warnings
+
+
+def test_typo_fix_over_an_unfinished_comment_a_merge_moved() -> None:
+    """The base ends with a hand-typed comment left open. Ours fixed a typo above it and holds
+    it closed, after a comment a merge placed first; theirs closed it and added a turn."""
+    from discussions.gitops import merge_versions
+
+    hand = "Name: Hand\n\nTyped TOKEN-hand.\n"
+    base = TYPO_BASE + "\n" + hand
+    ours = append(fix_typo(TYPO_BASE), human("Ann", "TOKEN-o1"), hand)
+    theirs = append(base, ai("AI-Architect", "TOKEN-t1"))
+    outs = set()
+    for a, b in ((ours, theirs), (theirs, ours)):
+        r, out = merge_versions(base.encode(), a.encode(), b.encode())
+        assert r.status == CLEAN, r.reason
+        outs.add(out)
+    (out,) = outs
+    text = out.decode()
+    assert "We should cache it." in text
+    assert sorted(tokens(text)) == sorted({*tokens(ours), *tokens(theirs)})
+    assert not fmt.parse_document(text).warnings

@@ -138,33 +138,31 @@ def merge_versions(
 def _edits_and_appends(
     texts: list[str], marker_size: int, cwd: Path | None
 ) -> tuple[MergeResult, bytes] | None:
-    """A side edited the base and both appended (a typo fixed in the context while comments
-    came in): merge the edited part line by line and the appended comments block by block.
-    None when that does not apply or does not come out clean."""
+    """A side edited the base and both appended (a typo fixed in the context or in the last
+    comment while comments came in): merge each side's version of the base line by line and
+    the appended blocks block by block. None when that does not apply or is not clean."""
     from .merge import CLEAN, check_line_merge, merge_texts, split_appended
 
     base, ours, theirs = texts
-    split = split_appended(base, ours, theirs)
-    if split is None:
+    split_o, split_t = split_appended(base, ours), split_appended(base, theirs)
+    if split_o is None or split_t is None:
         return None
-    anchor, head_o, head_t = split
+    (head_o, after_o), (head_t, after_t) = split_o, split_t
     heads, head_bytes = _line_merge(
-        base.encode("utf-8"),
-        head_o.encode("utf-8"),
-        head_t.encode("utf-8"),
+        base.encode("utf-8", "surrogateescape"),
+        head_o.encode("utf-8", "surrogateescape"),
+        head_t.encode("utf-8", "surrogateescape"),
         marker_size,
         cwd,
         None,
     )
     head = head_bytes.decode("utf-8", "surrogateescape")
-    if heads.status != CLEAN or not head.endswith(anchor):
+    if heads.status != CLEAN or not _ends_with_separator(head):
         return None
-    after_o, after_t = ours[len(head_o) :], theirs[len(head_t) :]
-    tail = merge_texts(anchor, anchor + after_o, anchor + after_t, marker_size=marker_size)
+    tail = merge_texts(head, head + after_o, head + after_t, marker_size=marker_size)
     if tail.status != CLEAN:
         return None
-    merged = head[: len(head) - len(anchor)] + tail.text
-    checked = check_line_merge(base, ours, theirs, merged, marker_size=marker_size)
+    checked = check_line_merge(base, ours, theirs, tail.text, marker_size=marker_size)
     if checked.status != CLEAN:
         return None
     checked.reason = "a side changed text that was already in the file; merged line by line"
@@ -173,7 +171,14 @@ def _edits_and_appends(
         tail.added_theirs,
         tail.shared,
     )
-    return checked, merged.encode("utf-8", "surrogateescape")
+    return checked, tail.text.encode("utf-8", "surrogateescape")
+
+
+def _ends_with_separator(text: str) -> bool:
+    from .merge import split_blocks
+
+    blocks, rest = split_blocks(text)
+    return bool(blocks) and not rest
 
 
 def _line_merge(
@@ -589,6 +594,25 @@ def changed_discussion_files(rev: str, start: Path) -> list[Path]:
     return found
 
 
+def deleted_discussion_files(rev: str, start: Path) -> list[Path]:
+    """Discussion files that existed at `rev` and are gone from the work tree (deleted,
+    committed or not, or renamed: a discussion's name is part of what it says)."""
+    root = repo_root(start)
+    _verify_rev(rev, root)
+    out = run_git(
+        ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=D", rev, "--"], root
+    ).stdout
+    found: list[Path] = []
+    for raw in sorted(set(out.split(b"\0"))):
+        if not raw or not raw.endswith(b".md"):
+            continue
+        rel = raw.decode("utf-8", "surrogateescape")
+        head = run_git(["cat-file", "blob", f"{rev}:{rel}"], root, check=False).stdout[:256]
+        if is_discussion_bytes(head) and not (root / rel).exists():
+            found.append(root / rel)
+    return found
+
+
 def _verify_rev(rev: str, root: Path) -> None:
     proc = run_git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root, check=False)
     if proc.returncode != 0:
@@ -596,7 +620,11 @@ def _verify_rev(rev: str, root: Path) -> None:
 
 
 def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
-    """None when `path` is `rev`'s version plus appended bytes (or did not exist at `rev`)."""
+    """None when `path` holds everything it held at `rev`, only added to as appends and the
+    merge driver add (new comments, possibly ordered among others by a merge), or did not
+    exist at `rev`. A file deleted since `rev` is a violation too."""
+    from .merge import appended_only
+
     root = repo_root(path.parent)
     rel = _relative(path, root)
     _verify_rev(rev, root)
@@ -604,22 +632,68 @@ def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
     if proc.returncode != 0:
         return None  # created after rev
     old = proc.stdout
-    new = path.read_bytes()
+    try:
+        new = path.read_bytes()
+    except FileNotFoundError:
+        return AppendViolation(
+            path,
+            0,
+            f"deleted since {rev}, but discussions are append-only "
+            f"(restore it: git checkout {rev} -- {shlex.quote(rel)})",
+        )
     if new.startswith(old):
         return None
-    limit = min(len(old), len(new))
-    i = 0
-    step = 4096
-    while i < limit and old[i : i + step] == new[i : i + step]:
-        i += step
-    while i < limit and old[i] == new[i]:
-        i += 1
-    line = new.count(b"\n", 0, i) + 1
-    if i == len(new):
-        message = f"bytes that existed at {rev} were removed from the end (not a pure append)"
+    found = appended_only(
+        old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape")
+    )
+    if found is None:
+        return None
+    text = new.decode("utf-8", "surrogateescape")
+    line = text.count("\n", 0, found.offset) + 1
+    messages = {
+        "changed": f"changed text that existed at {rev} (not a pure append)",
+        "removed": f"text that existed at {rev} was removed (not a pure append)",
+        "inside": f"text inserted into a comment that existed at {rev} (not a pure append)",
+    }
+    return AppendViolation(path, line, messages[found.kind])
+
+
+@dataclass(slots=True)
+class AppendCheck:
+    """What `check_appends` found: the files it looked at and the violations."""
+
+    files: list[Path] = field(default_factory=list)
+    """Discussion files present in the work tree that it checked."""
+    violations: list[AppendViolation] = field(default_factory=list)
+
+
+def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) -> AppendCheck:
+    """The append-only check since `rev` (for `check --since`, hooks, CI): each of `paths`, or
+    without them every discussion file changed since `rev` and every one deleted since.
+    Raises `DiscussionsError` for an unknown revision or a folder outside a repository;
+    ``HEAD`` before the first commit (a hook's first run) has nothing to compare with."""
+    report = AppendCheck()
+    root = repo_root(start)
+    if (
+        rev == "HEAD"
+        and run_git(["rev-parse", "--verify", "--quiet", "HEAD"], root, check=False).returncode
+    ):
+        return report  # the first commit: nothing existed before it
+    if paths is None:
+        report.files = changed_discussion_files(rev, start)
+        targets = [*report.files, *deleted_discussion_files(rev, start)]
     else:
-        message = f"changed text that existed at {rev} (not a pure append)"
-    return AppendViolation(path, line, message)
+        _verify_rev(rev, root)
+        report.files = [p for p in paths if p.exists()]
+        targets = list(paths)
+    for path in targets:
+        try:
+            violation = append_only_violation(path, rev)
+        except DiscussionsError as exc:  # a file outside the repository
+            violation = AppendViolation(path, 0, str(exc))
+        if violation is not None:
+            report.violations.append(violation)
+    return report
 
 
 # --------------------------------------------------------------------------- review

@@ -7,16 +7,22 @@ safely (a real conflict, written with standard markers).
 The unit of work is the *block*: text up to and including a ``---`` separator line. The engine
 only ever appends whole blocks, so two sides that appended are two runs of new blocks inserted
 into the base. A run is cut into *units*: a comment (a ``Name:`` block and the blocks that
-continue it, such as a horizontal rule inside it) or an engine marker block (phase transition,
-vote reset, status change, found with the project's parser, so an example inside a code block
-is not a marker). Where both sides inserted at the same point:
+continue it, such as a horizontal rule inside it) or a block the engine wrote (a phase
+transition, vote reset or status change, and also a round, stop, escalation, pass, fallback or
+motion result; found with the project's parser, so an example inside a code block is not one).
+Every engine block is a unit of its own, so no block either side wrote can be mistaken for part
+of another and dropped. Where both sides inserted at the same point:
 
-* the sides' marker sequences must agree (one a prefix of the other), else it is a conflict;
-* per phase segment, units both sides share at its start are written once, then each side's
-  remaining run, the two runs ordered by (first author, hash of the bytes) so the result does
-  not depend on which side is "ours" (criss-cross merges agree byte for byte);
-* a shared marker is written once;
-* a hand-typed comment without its closing ``---`` gets one before the next block.
+* the sides' phase and status markers must agree (one sequence a prefix of the other), else it
+  is a conflict; a shared marker is written once, and if the two blocks say different things
+  besides, that is a conflict too;
+* per phase segment, units both sides hold are written once, in place, and the units only one
+  side has are interleaved as in the merge step of a merge sort: each side's order kept, the
+  unit with the smaller (author, hash of its text) key first wherever both have one waiting.
+  That step is symmetric and associative, so the result does not depend on which side is
+  "ours", nor, for three or more branches, on the order they are merged in;
+* a hand-typed comment without its closing ``---`` gets one before the next block, and one an
+  earlier merge already closed and moved is recognised as the same comment.
 
 A result with a parse warning that neither side had is a conflict, never a silent guess.
 """
@@ -65,18 +71,30 @@ class MergeResult:
 
 @dataclass(slots=True)
 class _Unit:
-    """A comment or an engine marker block, with the blocks that continue it."""
+    """A comment, or a block the engine wrote (a marker block), with the blocks that continue
+    it."""
 
     text: str
     author: str
-    """Author of a comment (the ``Name:`` line); empty for a marker block."""
+    """Author of a comment (the ``Name:`` line); empty for an engine block."""
     markers: tuple[tuple[str, str | None, str], ...] = ()
-    """(kind, source, target) of each engine marker in it, in order."""
+    """(kind, source, target) of each phase, vote-reset or status marker in it, in order."""
     has_name: bool = False
+    _key: tuple[str, str] | None = None
 
     @property
     def is_marker(self) -> bool:
+        """Whether it changes phase or status (it then ends a phase segment)."""
         return bool(self.markers)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Where it goes among other new units: (author, hash of what it says). It does not
+        depend on the side, the newlines or whether the unit was closed by a separator."""
+        if self._key is None:
+            data = _content(self.text).encode("utf-8", "surrogatepass")
+            self._key = (self.author, hashlib.sha256(data).hexdigest())
+        return self._key
 
 
 @dataclass(slots=True)
@@ -112,7 +130,10 @@ def split_blocks(text: str) -> tuple[list[str], str]:
 
 
 _BOUNDARY = re.compile(r"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
-_ENGINE_WORDS = re.compile(r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE")
+_ENGINE_WORDS = re.compile(
+    r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION|FALLBACK|PASS"
+    r"|MOTION-RESULT"
+)
 _STATE_KINDS = ("phase-transition", "vote-reset", "status-change")
 
 
@@ -181,7 +202,8 @@ def _units(blocks: list[str]) -> list[_Unit]:
 
 def _split_markers(group: list[str]) -> list[_Unit]:
     """One parser segment (a comment, or blocks before the first comment of a run), cut where
-    a block holding an engine marker starts."""
+    a block holding an engine marker starts: every block the engine wrote is a unit of its
+    own, so no merge can take one side's engine block for part of another unit."""
     text = "".join(group)
     marks: dict[int, list[tuple[str, str | None, str]]] = {}
     if _ENGINE_WORDS.search(text):
@@ -193,10 +215,10 @@ def _split_markers(group: list[str]) -> list[_Unit]:
                 starts.append(line)
                 line += block.count("\n")
             for m in doc.engine_markers:
-                if m.kind not in _STATE_KINDS:
-                    continue  # rounds, stops, escalations merge like comments
                 index = max(i for i, s in enumerate(starts) if s <= m.line)
-                marks.setdefault(index, []).append((m.kind, m.source, m.target))
+                state = marks.setdefault(index, [])
+                if m.kind in _STATE_KINDS:
+                    state.append((m.kind, m.source, m.target))
     if not marks:
         return [_unit(group, ())]
     units: list[_Unit] = []
@@ -241,33 +263,46 @@ def _segments(units: list[_Unit]) -> tuple[list[list[_Unit]], list[_Unit]]:
     return segments, markers
 
 
-def _run_key(run: list[_Unit]) -> tuple[str, str]:
-    # Newlines normalised: a CRLF file orders its comments as the same file with LF.
-    data = "".join(u.text for u in run).replace("\r\n", "\n").encode("utf-8", "surrogatepass")
-    return (run[0].author, hashlib.sha256(data).hexdigest())
-
-
 def _content(text: str) -> str:
     """What a unit says, whatever separators and blank lines surround it: a comment closed in
     one version and left open at the end of the file in another is the same comment."""
     return _close(text.replace("\r\n", "\n"), "\n").strip()
 
 
+def _interleave(x: list[_Unit], y: list[_Unit]) -> list[_Unit]:
+    """Two runs of new units as one, each run's order kept, the smaller key first wherever
+    both have one waiting (the merge step of a merge sort). It is associative and symmetric,
+    so any number of branches merged in any order give the same sequence."""
+    out: list[_Unit] = []
+    i = j = 0
+    while i < len(x) and j < len(y):
+        if y[j].key < x[i].key:
+            out.append(y[j])
+            j += 1
+        else:
+            out.append(x[i])
+            i += 1
+    return out + x[i:] + y[j:]
+
+
 def _merge_segment(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]:
-    """Both sides' comments in one phase segment: what both have is written once (in place),
-    and where they differ, each side's run follows the other in (first author, hash) order."""
+    """Both sides' units in one phase segment: what both have is written once (in place),
+    and where they differ, the two runs are interleaved by key (see `_interleave`)."""
     if not a or not b:
         tally.ours += len(a)
         tally.theirs += len(b)
-        return a + b
+        return _interleave(a, b)
     # Compare in an order that does not depend on which side is "ours".
-    swapped = _run_key(b) < _run_key(a)
+    swapped = [u.key for u in b] < [u.key for u in a]
     x, y = (b, a) if swapped else (a, b)
+    said_x, said_y = [_content(u.text) for u in x], [_content(u.text) for u in y]
+    if set(said_x).isdisjoint(said_y):  # the usual case: nothing written on both sides
+        tally.ours += len(a)
+        tally.theirs += len(b)
+        return _interleave(x, y)
     import difflib  # only when needed: it is slow to import
 
-    matcher = difflib.SequenceMatcher(
-        None, [_content(u.text) for u in x], [_content(u.text) for u in y], autojunk=False
-    )
+    matcher = difflib.SequenceMatcher(None, said_x, said_y, autojunk=False)
     out: list[_Unit] = []
     only_x = only_y = 0
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -275,11 +310,9 @@ def _merge_segment(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]
             out += x[i1:i2]
             tally.shared += i2 - i1
             continue
-        runs = [r for r in (x[i1:i2], y[j1:j2]) if r]
         only_x += i2 - i1
         only_y += j2 - j1
-        for run in sorted(runs, key=_run_key):
-            out += run
+        out += _interleave(x[i1:i2], y[j1:j2])
     tally.ours += only_y if swapped else only_x
     tally.theirs += only_x if swapped else only_y
     return out
@@ -322,14 +355,16 @@ def _merge_runs(a: list[_Unit], b: list[_Unit], tally: _Tally) -> list[_Unit]:
 
 
 def _shared_marker(a: _Unit, b: _Unit) -> _Unit:
+    """The phase or status change both sides made, written once; when the two blocks say
+    different things besides, keeping one would drop the other's words: a conflict."""
     if a.text == b.text:
         return a
-    if a.has_name or b.has_name:
+    if _content(a.text) != _content(b.text):
         raise _Unsafe(
-            f"both sides wrote {_describe([a])} inside comments that differ; "
+            f"both sides wrote {_describe([a])} in blocks that differ; "
             "cannot tell whether they are one change"
         )
-    return min(a, b, key=lambda u: u.text)  # the same change, written slightly differently
+    return min(a, b, key=lambda u: u.text)  # the same block, closed or not
 
 
 # --------------------------------------------------------------------------- joining
@@ -411,21 +446,16 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
     side_t = _side_changes(base, base_blocks, prefix_len, theirs)
     if side_o is None or side_t is None:
         return MergeResult(LINE_MERGE, reason="a side changed text that was already in the file")
-    cont: list[str | None] = []
-    for side in (side_o, side_t):
-        run = side.runs.get(END, [])
-        c: str | None = None
-        if tail:
-            if not run or not run[0].startswith(tail):
-                return MergeResult(LINE_MERGE, reason="a side changed the end of the file")
-            rest = run[0][len(tail) :]
-            run = run[1:]
-            if tail.strip():
-                c = rest or None
-            elif rest:
-                run = [rest, *run]
-        side.runs[END] = run
-        cont.append(c)
+    if tail and _tail_moved(tail, side_o, side_t):
+        # A merge already placed the base's unfinished comment among other new ones (closed):
+        # it is a unit both sides hold, and the base ends at its last separator.
+        base, tail = base[:prefix_len], ""
+        cont: list[str | None] = [None, None]
+    else:
+        found = _peel_tail(tail, side_o, side_t)
+        if found is None:
+            return MergeResult(LINE_MERGE, reason="a side changed the end of the file")
+        cont = found
     tally = _Tally()
     try:
         middle = [i for i in sorted({*side_o.runs, *side_t.runs}) if i != END]
@@ -449,6 +479,39 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
             marker_size=marker_size,
         )
     return MergeResult(CLEAN, text, "", tally.ours, tally.theirs, tally.shared)
+
+
+def _peel_tail(tail: str, side_o: _Side, side_t: _Side) -> list[str | None] | None:
+    """Take the base's unterminated end off each side's run; returns what each side added to
+    it (None: nothing), or None when a side's run does not start with it."""
+    cont: list[str | None] = []
+    for side in (side_o, side_t):
+        run = side.runs.get(END, [])
+        c: str | None = None
+        if tail:
+            if not run or not run[0].startswith(tail):
+                return None
+            rest = run[0][len(tail) :]
+            run = run[1:]
+            if tail.strip():
+                c = rest or None
+            elif rest:
+                run = [rest, *run]
+        side.runs[END] = run
+        cont.append(c)
+    return cont
+
+
+def _tail_moved(tail: str, side_o: _Side, side_t: _Side) -> bool:
+    """Whether a side moved the base's unfinished last comment (a merge closed it and placed
+    other comments before it) and both sides still hold it, unchanged, exactly once."""
+    if not tail.strip():
+        return False
+    runs = [side.runs.get(END, []) for side in (side_o, side_t)]
+    if all(run and run[0].startswith(tail) for run in runs):
+        return False
+    said = _content(tail)
+    return all(sum(_content(u.text) == said for u in _units(run)) == 1 for run in runs)
 
 
 def _merged_run(run_o: list[str], run_t: list[str], tally: _Tally) -> list[str] | None:
@@ -570,25 +633,125 @@ def _new_warning(base: str, ours: str, theirs: str, merged: str, start: int = 0)
     return None
 
 
-def split_appended(base: str, ours: str, theirs: str) -> tuple[str, str, str] | None:
-    """For sides that edited the base *and* appended: cut each side after its copy of the
-    base's last block (the anchor), so the heads can be merged line by line and what follows
-    block by block. Returns ``(anchor, ours_head, theirs_head)``, each head ending with the
-    anchor, or None when a side changed the anchor itself."""
-    last = _last_match(_SEPARATOR, base, len(base))
-    if last is None:
+def split_appended(base: str, side: str) -> tuple[str, str] | None:
+    """Cut `side` after its version of the base's last terminated block, so the base's edits
+    can be merged line by line and what follows block by block. The base's last block may
+    itself be edited (a typo fixed in the last comment): the side's blocks that replace the
+    base's last ones are paired with them one for one, each like the one it replaces. None
+    when the base ends with an unfinished comment the side does not hold exactly once after
+    the cut (closed, maybe moved by a merge), or the side deleted or rewrote blocks at its end
+    beyond recognition. Returns ``(head, appended)``: the side's version of the base (edits
+    and all, ending with a separator line) and the blocks it appended after it."""
+    blocks, rest = split_blocks(base)
+    if not blocks:
         return None
-    before = _last_match(_SEPARATOR, base, last.start())
-    anchor = base[before.end() if before else 0 :]
-    if not anchor.strip() or anchor == base:
-        return None
-    heads = []
-    for side in (ours, theirs):
-        at = side.rfind(anchor)
-        if at < 0:
+    side_blocks, side_rest = split_blocks(side)
+    if side_rest:
+        side_blocks.append(side_rest)
+    import difflib  # only when needed: it is slow to import
+
+    n = len(blocks)
+    matcher = difflib.SequenceMatcher(None, blocks, side_blocks, autojunk=False)
+    cut = None
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 != n or i1 == i2:
+            continue
+        if op == "equal":
+            cut = j2
+        elif (
+            op == "replace"
+            and j2 - j1 >= i2 - i1
+            and all(_alike(blocks[i1 + k], side_blocks[j1 + k]) for k in range(i2 - i1))
+        ):
+            cut = j1 + (i2 - i1)
+        else:
             return None
-        heads.append(side[: at + len(anchor)])
-    return anchor, heads[0], heads[1]
+    if cut is None:
+        return None
+    head = "".join(side_blocks[:cut])
+    if rest.strip():
+        said = _content(rest)
+        if sum(_content(u.text) == said for u in _units(side_blocks[cut:])) != 1:
+            return None
+    return head, side[len(head) :]
+
+
+def _alike(old: str, new: str) -> bool:
+    """Whether `new` is `old` edited (same first line, most lines kept), not another block."""
+    import difflib
+
+    a, b = old.strip().splitlines(), new.strip().splitlines()
+    if not a or not b or a[0].strip() != b[0].strip():
+        return False
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
+
+
+_ENGINE_START = re.compile(r"\A(?:[ \t]*\r?\n)*[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:")
+
+
+def _starts_unit(block: str) -> bool:
+    """Whether a block starts a comment or an engine block (the merge driver only ever
+    inserts whole units, so what follows an insertion starts one too)."""
+    return bool(_NAME_HEAD.match(block) or _ENGINE_START.match(block))
+
+
+@dataclass(slots=True)
+class NotAppended:
+    """Where and how a newer version of a file changed what an older one said."""
+
+    offset: int
+    """Offset in the newer text of the first difference."""
+    kind: str
+    """``changed`` (text rewritten), ``removed`` (text deleted, from the end or the middle)
+    or ``inside`` (text inserted into an existing comment)."""
+
+
+def appended_only(old: str, new: str) -> NotAppended | None:
+    """None when `new` is `old` with blocks added only as merges and appends add them: every
+    block of `old` in `new`, unchanged and in order, new comments and engine blocks between
+    them (a merge orders both sides' comments), and an unfinished last comment of `old`
+    closed, moved by a merge or continued. Otherwise where `new` first differs."""
+    if new.startswith(old):
+        return None
+    old_blocks, old_rest = split_blocks(old)
+    blocks, rest = split_blocks(new)
+    if rest:
+        blocks.append(rest)
+    offsets = [0]
+    for b in blocks:
+        offsets.append(offsets[-1] + len(b))
+    j = 0
+    for block in old_blocks:
+        k = j
+        while k < len(blocks) and blocks[k] != block:
+            k += 1
+        if k == len(blocks):
+            return _first_difference(block, blocks, j, offsets)
+        if k > j and not (_starts_unit(blocks[j]) and _starts_unit(block)):
+            return NotAppended(offsets[j], "inside")
+        j = k + 1
+    if not old_rest.strip():
+        return None
+    if j < len(blocks) and blocks[j].startswith(old_rest):
+        return None  # closed or continued where it was
+    said = _content(old_rest)
+    if any(_content(u.text) == said for u in _units(blocks[j:])):
+        return None  # closed, and a merge placed other comments before it
+    return _first_difference(old_rest, blocks, j, offsets)
+
+
+def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -> NotAppended:
+    """Where block `old`, missing from ``blocks[j:]``, went: rewritten (a block there is like
+    it, maybe after new comments a merge placed first), or removed (at block `j`)."""
+    j = next((k for k in range(j, len(blocks)) if _alike(old, blocks[k])), j)
+    if j == len(blocks) or not _alike(old, blocks[j]):
+        return NotAppended(offsets[j] if j < len(blocks) else offsets[-1], "removed")
+    current = blocks[j]
+    limit = min(len(old), len(current))
+    p = 0
+    while p < limit and old[p] == current[p]:
+        p += 1
+    return NotAppended(offsets[j] + p, "changed")
 
 
 def check_line_merge(

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import click
 
+from ..checking import check_files
 from ..errors import DiscussionsError
-from ..model import Discussion
-from ..storage import is_derived, lost_appends, require_discussion
-from .common import display_path, echo_json, resolve_file, say, workspace
+from .common import echo_json, say, workspace
 from .options import json_option
 
 
@@ -44,60 +43,21 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
     ws = workspace(warn=False)
     if not files and rev is None:
         raise click.UsageError("give FILE(s) to check, or --since REV")
-    if files:
-        paths: list[tuple[str, Path | None]] = [(name, None) for name in files]
-    else:
-        from ..gitops import changed_discussion_files
-
-        paths = [(display_path(p), p) for p in changed_discussion_files(rev or "", Path.cwd())]
-    problems: list[dict[str, object]] = []
-    found: list[Path] = []
-    for name, given in paths:
-        try:
-            path = given or resolve_file(name, ws)
-            if is_derived(path):
-                continue  # a summary or the chronicle, picked up by a glob: rebuilt, not checked
-            require_discussion(path)
-            found.append(path)
-            d = Discussion.load(path, ws)
-            warnings = d.warnings
-        except DiscussionsError as exc:
-            problems.append({"file": name, "line": 0, "message": str(exc)})
-            continue
-        if rev is not None:
-            from ..gitops import append_only_violation
-
-            try:
-                violation = append_only_violation(path, rev)
-            except DiscussionsError as exc:  # outside the repository, unknown revision
-                problems.append({"file": name, "line": 0, "message": str(exc)})
-                continue
-            if violation is not None:
-                problems.append(
-                    {"file": name, "line": violation.line, "message": violation.message}
-                )
-        for w in warnings:
-            problems.append({"file": name, "line": w.line, "message": w.message})
-        for message in lost_appends(path):
-            problems.append({"file": name, "line": 0, "message": message})
-    _warn_driver(found)
-    problems += [
-        {"file": display_path(p.file), "line": p.line, "message": p.message}
-        for p in ws.problems
-    ]
+    report = check_files(ws, files, rev)
+    _warn_driver(report.found)
     if as_json:
-        echo_json(problems)
+        echo_json([p.to_dict() for p in report.problems])
     else:
-        for p in problems:
-            say(f"{p['file']}:{p['line']}: {p['message']}")
-        files_with = len({p["file"] for p in problems})
+        for p in report.problems:
+            say(f"{p.file}:{p.line}: {p.message}")
+        files_with = len({p.file for p in report.problems})
         summary = (
-            f"{len(problems)} problem(s) in {files_with} file(s); {len(paths)} checked"
-            if problems
-            else f"{len(paths)} file(s) checked, no problems"
+            f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"
+            if report.problems
+            else f"{report.checked} file(s) checked, no problems"
         )
         click.echo(summary, err=True)
-    if problems:
+    if report.problems:
         sys.exit(1)
 
 
