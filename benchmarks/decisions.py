@@ -37,8 +37,8 @@ os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
 from discussions import ledger  # noqa: E402
-from discussions.model import Discussion  # noqa: E402
-from discussions.workspace import Workspace  # noqa: E402
+from discussions.model.discussion import Discussion  # noqa: E402
+from discussions.settings.workspace import Workspace  # noqa: E402
 
 NAMES = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë"]
 STATUSES = ["DECIDED", "DECIDED", "CLOSED", "ACCEPTED", "OPEN"]

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from discussions import format as fmt  # noqa: E402
-from discussions.merge import merge_texts  # noqa: E402
+from discussions.git.merge import merge_texts  # noqa: E402
 
 PY = sys.executable
 

@@ -33,9 +33,9 @@ os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
 from discussions import format as fmt  # noqa: E402
-from discussions.markers import extract  # noqa: E402
-from discussions.model import Discussion  # noqa: E402
-from discussions.responses import parse_response  # noqa: E402
+from discussions.engine.responses import parse_response  # noqa: E402
+from discussions.model.discussion import Discussion  # noqa: E402
+from discussions.syntax.markers import extract  # noqa: E402
 
 HEADER = (
     "<!-- DISCUSSION -->\n<!-- Title: Bench -->\n<!-- Phase: initial_feedback -->\n"

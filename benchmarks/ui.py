@@ -42,8 +42,8 @@ sys.path.insert(0, SRC)
 
 from corpus import use_provider  # noqa: E402  (benchmarks/, this script's folder)
 
-from discussions.model import Discussion  # noqa: E402
-from discussions.workspace import Workspace  # noqa: E402
+from discussions.model.discussion import Discussion  # noqa: E402
+from discussions.settings.workspace import Workspace  # noqa: E402
 
 PROVIDER = """
 import sys, time
@@ -86,7 +86,7 @@ class Screen(io.StringIO):
 
 def turn_display(samples: int) -> list[float]:
     from discussions.cli.progress import Progress
-    from discussions.runner import Runner
+    from discussions.engine.runner import Runner
 
     out = []
     for _ in range(samples):

@@ -96,8 +96,8 @@ def setup(hold: float) -> None:
 
 
 def new_discussion(title: str) -> Path:
-    from discussions.model import Discussion
-    from discussions.workspace import Workspace
+    from discussions.model.discussion import Discussion
+    from discussions.settings.workspace import Workspace
 
     d = Discussion.create(
         title, context="Measure.", participants=["bench"], workspace=Workspace.discover()
@@ -133,8 +133,8 @@ def open_page(driver: Any, server: Any, name: str) -> None:
 
 APPEND = """
 import sys, time
-from discussions.model import Discussion
-from discussions.workspace import Workspace
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
 d = Discussion.load(sys.argv[1], Workspace.discover())
 d.add_comment("Bench", sys.argv[2])
 d.save()
@@ -289,8 +289,8 @@ def main() -> int:
     from tests.browser_support import start_browser
     from tests.web_support import LiveServer
 
+    from discussions.settings.workspace import Workspace
     from discussions.web.live import FOLLOW_INTERVAL
-    from discussions.workspace import Workspace
 
     setup(hold=0.2)
     small = new_discussion("Latency")

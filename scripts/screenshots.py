@@ -25,8 +25,8 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from discussions.cli import cli  # noqa: E402
+from discussions.settings.workspace import Workspace  # noqa: E402
 from discussions.tui.app import DiscussionsApp  # noqa: E402
-from discussions.workspace import Workspace  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "images"
 PICTURES = ("tui.svg", "web.png", "web-phone.png")

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from discussions import ledger
 from discussions.errors import DiscussionExists
-from discussions.format import render_comment
-from discussions.model import Discussion
+from discussions.model import ledger
+from discussions.model.discussion import Discussion
+from discussions.syntax.parse import render_comment
 
 
 def run(*args: str):  # type: ignore[no-untyped-def]

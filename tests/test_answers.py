@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discussions import format as fmt
-from discussions.markers import extract
-from discussions.responses import parse_response
+from discussions.engine.responses import parse_response
+from discussions.syntax import parse as fmt
+from discussions.syntax.markers import extract
 
 from .test_neutralise import DANGEROUS_LINES, github
 

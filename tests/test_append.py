@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discussions import Discussion, NotWritable
-from discussions import format as fmt
-from discussions.storage import append
+from discussions.model.storage import append
+from discussions.syntax import parse as fmt
 
 # -- generated files -------------------------------------------------------------------------
 
@@ -202,7 +202,7 @@ def test_editor_replacing_the_file_is_kept(isolated: Path) -> None:
 
 
 def test_failed_write_leaves_file_unchanged(isolated: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import discussions.storage as storage
+    import discussions.model.storage as storage
 
     path = isolated / "d.md"
     original = b"<!-- DISCUSSION -->\n\n# T\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from discussions.checking import check_files
-from discussions.workspace import Workspace
+from discussions.engine.check import check_files
+from discussions.settings.workspace import Workspace
 
 from .conftest import code, run
 

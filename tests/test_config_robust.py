@@ -22,8 +22,8 @@ from discussions import (
     UnknownTemplate,
 )
 from discussions.cli import cli
-from discussions.config import Config, FileProblem
-from discussions.workspace import Workspace
+from discussions.settings.config import Config, FileProblem
+from discussions.settings.workspace import Workspace
 
 from .conftest import write
 
@@ -318,7 +318,7 @@ def discussion(isolated: Path) -> Discussion:
 def test_summary_on_a_read_only_file_system(
     discussion: Discussion, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from discussions import summary
+    from discussions.model import summary
 
     def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS))
@@ -333,7 +333,7 @@ def test_summary_on_a_read_only_file_system(
 
 
 def test_summary_read_only_is_left_alone(discussion: Discussion) -> None:
-    from discussions import summary
+    from discussions.model import summary
 
     target = summary.summary_path(discussion.path)
     target.write_text("mine\n", encoding="utf-8")
@@ -349,7 +349,7 @@ def test_summary_read_only_is_left_alone(discussion: Discussion) -> None:
 def test_summary_on_a_full_disk_leaves_no_partial_file(
     discussion: Discussion, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    from discussions import storage, summary
+    from discussions.model import storage, summary
 
     target = summary.summary_path(discussion.path)
     target.write_text("previous\n", encoding="utf-8")
@@ -393,7 +393,7 @@ def test_summary_on_a_full_disk_leaves_no_partial_file(
 
 
 def test_summary_keeps_the_permissions_of_the_discussion(discussion: Discussion) -> None:
-    from discussions import summary
+    from discussions.model import summary
 
     discussion.path.chmod(0o640)
     target = summary.write_summary(discussion)

@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.diagnosis import Candidate, converge, normalise_key, parse_confidence, similarity
-from discussions.responses import parse_response
+from discussions.derive.diagnosis import (
+    Candidate,
+    converge,
+    normalise_key,
+    parse_confidence,
+    similarity,
+)
+from discussions.engine.responses import parse_response
 
 from .conftest import code, out, result_of, run, script_command, write
 
@@ -212,7 +218,7 @@ def test_diagnostic_run_converges_on_two_matching_keys(stand_in, isolated: Path,
     data = json.loads(out(run("decisions", "--json")))
     texts = [e["text"] for e in data["decisions"]] if isinstance(data, dict) else [e["text"] for e in data]
     assert any(t.startswith("Root cause: session-token-expired") for t in texts)
-    from discussions.summary import render_summary
+    from discussions.model.summary import render_summary
 
     assert "Diagnosis converged on **session-token-expired**" in render_summary(d)
 
@@ -262,7 +268,7 @@ def test_no_convergence_escalates_by_the_fallback(stand_in, isolated: Path, prom
 
 
 def test_anonymous_prompt_hides_people_too_and_the_file_keeps_names(isolated: Path) -> None:
-    from discussions.prompts import build_prompt
+    from discussions.engine.prompts import build_prompt
     text = HAND.replace("<!-- Phase: diagnosis -->", "<!-- Phase: convergence -->").replace(
         "No idea yet.", "No idea yet. @architect, Rob and AI-Security, what do you think?"
     )

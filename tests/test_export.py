@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.htmlview import (
+from discussions.model.storage import is_derived
+from discussions.views.html import (
     comment_html,
     discussion_page,
     list_page,
     render_markdown,
     visible_markdown,
 )
-from discussions.storage import is_derived
 
 from .conftest import code, out, run, script_command, write
 
@@ -320,7 +320,7 @@ def test_marker_lines_stay_lines_of_their_own_in_every_view() -> None:
     """One rule (`rendering.comment_parser`) for the web view, the export and the terminal
     app: a line break inside a paragraph is kept, in the tokens, so no marker line is swallowed
     by the bullet or sentence before it."""
-    from discussions.rendering import comment_parser
+    from discussions.views.rendering import comment_parser
 
     body = "Some thoughts:\n- point one\nQ: Is it safe?\nCONCERN: Costs too much"
     html = render_markdown(body)

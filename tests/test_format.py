@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from discussions import format as fmt
+from discussions.syntax import parse as fmt
 
 
 def parse(text: str) -> fmt.Document:

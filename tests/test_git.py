@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from discussions import format as fmt
-from discussions import gitops
 from discussions.cli import cli
-from discussions.merge import split_blocks
-from discussions.model import Discussion
-from discussions.runner import Runner
-from discussions.workspace import Workspace
+from discussions.engine.runner import Runner
+from discussions.git import ops as gitops
+from discussions.git.merge import split_blocks
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
+from discussions.syntax import parse as fmt
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from discussions import Discussion
 from discussions.cli import cli
-from discussions.config import load_yaml_document
 from discussions.errors import TemplateError
-from discussions.templates import Template
+from discussions.settings.config import load_yaml_document
+from discussions.settings.templates import Template
 
 from .conftest import code, out, result_of, run, script_command, write
 

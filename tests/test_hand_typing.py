@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from discussions import Discussion
-from discussions import format as fmt
-from discussions.watch import Watcher
-from discussions.workspace import Workspace
+from discussions.engine.watch import Watcher
+from discussions.settings.workspace import Workspace
+from discussions.syntax import parse as fmt
 
 from .conftest import code, out, run
 
@@ -189,14 +189,14 @@ def test_listing_and_checking_use_the_same_rule(isolated: Path) -> None:
     assert code(run("new", "Real")) == 0
     headerless = isolated / "discussions" / "old.md"
     headerless.write_text("# Old\n\n---\n\nName: Rob\n\nhi\n", encoding="utf-8")
-    from discussions.catalog import discussion_paths
-    from discussions.storage import discussion_problem
+    from discussions.engine.watch import is_discussion_file
+    from discussions.model.catalog import discussion_paths
+    from discussions.model.storage import discussion_problem
     from discussions.tui.data import discussion_files
-    from discussions.watch import is_discussion_file
 
     folder = isolated / "discussions"
     expected = [folder / "old.md", folder / "real.md"]
-    from discussions.workspace import Workspace
+    from discussions.settings.workspace import Workspace
 
     ws = Workspace.discover()
     assert discussion_paths(ws, folder) == expected

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from discussions import ledger
-from discussions.model import Discussion
-from discussions.prompts import MEMORY_HEADING, build_memory, build_prompt
-from discussions.workspace import Workspace
+from discussions.engine.prompts import MEMORY_HEADING, build_memory, build_prompt
+from discussions.model import ledger
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
 
 from .conftest import FIXTURES, write
 

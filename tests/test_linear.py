@@ -36,9 +36,9 @@ CASES = {
 }
 
 PRELUDE = (
-    "from discussions.format import parse_document, neutralise\n"
-    "from discussions.markers import extract\n"
-    "from discussions.responses import parse_response\n"
+    "from discussions.syntax.parse import parse_document, neutralise\n"
+    "from discussions.syntax.markers import extract\n"
+    "from discussions.engine.responses import parse_response\n"
 )
 
 
@@ -58,8 +58,8 @@ def test_pathological_input_parses(call: str) -> None:
 
 def test_results_of_pathological_inputs() -> None:
     """The linear rewrites find what the old patterns found."""
-    from discussions.format import parse_document
-    from discussions.markers import extract
+    from discussions.syntax.markers import extract
+    from discussions.syntax.parse import parse_document
 
     doc = parse_document("<!-- Title" + " " * 1000 + ": x -->\n<!-- " + " " * 500 + "y\n")
     assert doc.header == {"title": "x"}

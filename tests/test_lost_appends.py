@@ -162,7 +162,7 @@ def test_every_comment_an_editor_saved_over_is_reported(isolated: Path) -> None:
 JOURNAL_WRITER = r"""
 import sys
 from pathlib import Path
-from discussions import journal
+from discussions.model import journal
 n, rounds = int(sys.argv[1]), int(sys.argv[2])
 for i in range(rounds):
     data = f"\nName: W{n}\n\nentry {i}\n\n---\n".encode()
@@ -179,7 +179,7 @@ def test_processes_appending_at_once_never_drop_each_others_journal_entries(
         subprocess.Popen([sys.executable, "-c", JOURNAL_WRITER, str(n), "20"]) for n in range(6)
     ]
     assert all(p.wait(120) == 0 for p in procs)
-    from discussions import journal
+    from discussions.model import journal
 
     entries = journal._read()
     assert len(entries) == 120

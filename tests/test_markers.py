@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from discussions.markers import extract, normalise_vote
+from discussions.syntax.markers import extract, normalise_vote
 
 
 def kinds(body: str) -> list[tuple[str, str, int]]:

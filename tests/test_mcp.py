@@ -40,7 +40,7 @@ def test_print_config_needs_no_sdk() -> None:
         "except SystemExit:\n"
         "    pass\n"
         "assert 'mcp' not in sys.modules, 'the SDK was imported'\n"
-        "assert 'discussions.mcp_server' not in sys.modules\n"
+        "assert 'discussions.mcp.server' not in sys.modules\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=False
@@ -91,7 +91,7 @@ def test_other_commands_do_not_import_the_server() -> None:
         "    cli(['list'], prog_name='discussions')\n"
         "except SystemExit:\n"
         "    pass\n"
-        "assert 'discussions.mcp_server' not in sys.modules\n"
+        "assert 'discussions.mcp.server' not in sys.modules\n"
         "assert 'mcp' not in sys.modules\n"
     )
     out = subprocess.run(
@@ -211,7 +211,7 @@ def test_server_over_stdio(isolated: Path) -> None:
 def test_tools_without_the_sdk(isolated: Path) -> None:
     """The library layer: bounded reads, unknown tickets, the CLI's messages."""
     from discussions.errors import DiscussionsError
-    from discussions.mcp_server import DiscussionTools
+    from discussions.mcp.server import DiscussionTools
 
     tools = DiscussionTools()
     with pytest.raises(DiscussionsError, match="no discussions folder at discussions"):
@@ -346,8 +346,8 @@ def test_tools_and_resources_stay_in_the_discussions_folder(
 def test_start_turn_refuses_a_replay_provider_like_the_web_api(isolated: Path) -> None:
     """A replay reads the file it names: no agent may choose one (one rule with the web API)."""
     pytest.importorskip("mcp")
+    from discussions.engine.service import DiscussionTools
     from discussions.errors import DiscussionsError
-    from discussions.service import DiscussionTools
 
     assert CliRunner().invoke(cli, ["new", "Auth", "--participants", "architect"]).exit_code == 0
     assert CliRunner().invoke(cli, ["turn", "auth.md", "--provider", "mock"]).exit_code == 0

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from discussions import Discussion, Runner
 from discussions.cli import cli
-from discussions.prompts import build_prompt
+from discussions.engine.prompts import build_prompt
+from discussions.engine.runner import NARRATIVE_CALLOUT
 from discussions.providers.mock import MOCK_BANNER, MockProvider, read_prompt
-from discussions.runner import NARRATIVE_CALLOUT
 
 
 def run(*args: str) -> object:

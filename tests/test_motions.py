@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.motions import tally
-from discussions.responses import parse_response
+from discussions.derive.motions import tally
+from discussions.engine.responses import parse_response
 
 from .conftest import code, out, run, script_command, write
 
@@ -495,8 +495,8 @@ def test_a_motion_nobody_can_second_yet_waits(isolated: Path) -> None:
         ---
         """,
     )
-    from discussions.council import handle_motion
-    from discussions.runner import Runner
+    from discussions.engine.council import handle_motion
+    from discussions.engine.runner import Runner
 
     d = Discussion.load(path)
     outcome = handle_motion(Runner(d.workspace), d)

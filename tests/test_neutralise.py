@@ -13,8 +13,8 @@ from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discussions import format as fmt
-from discussions.markers import extract
+from discussions.syntax import parse as fmt
+from discussions.syntax.markers import extract
 
 FILE = (
     "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n# T\n\n"
@@ -357,7 +357,7 @@ def test_an_end_tag_line_cannot_make_github_pair_fences_differently() -> None:
     not), so the fences after it paired differently and the last one swallowed the rest."""
     import cmarkgfm
 
-    from discussions import format as fmt
+    from discussions.syntax import parse as fmt
 
     text = "1. \\---\n</script>\n```\n\n:\n```\n"
     block = fmt.render_comment("Ann", fmt.neutralise(text), vote="READY")

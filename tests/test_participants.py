@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from discussions import ConfigError, ParticipantError
-from discussions.config import bundled_dir
-from discussions.workspace import Workspace
+from discussions.settings.config import bundled_dir
+from discussions.settings.workspace import Workspace
 
 from .conftest import write
 
@@ -131,7 +131,7 @@ def test_project_root_found_from_subfolder(isolated: Path, monkeypatch: pytest.M
 def test_discussions_home_overrides_user_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from discussions.config import user_dir
+    from discussions.settings.config import user_dir
 
     monkeypatch.setenv("DISCUSSIONS_HOME", str(tmp_path / "elsewhere"))
     assert user_dir() == tmp_path / "elsewhere"

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from discussions import Participant, ParticipantError
 from discussions.cli import cli
-from discussions.participants import alias_problem, name_problem
-from discussions.workspace import Workspace
+from discussions.settings.participants import alias_problem, name_problem
+from discussions.settings.workspace import Workspace
 
 from .conftest import write
 

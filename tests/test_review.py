@@ -13,9 +13,9 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from discussions import format as fmt
 from discussions.cli import cli
-from discussions.gitops import fence_block, fence_diff_context, looks_like_diff
+from discussions.git.ops import fence_block, fence_diff_context, looks_like_diff
+from discussions.syntax import parse as fmt
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,

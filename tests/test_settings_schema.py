@@ -12,8 +12,8 @@ import yaml
 from click.testing import CliRunner
 
 from discussions.cli import cli
-from discussions.config import SETTINGS
-from discussions.schema import Fields, Number, Text, validate
+from discussions.settings.config import SETTINGS
+from discussions.settings.schema import Fields, Number, Text, validate
 
 from .conftest import write
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from discussions import Discussion, ReservedName
-from discussions.speakers import ai_authors, impersonated, name_key
-from discussions.workspace import Workspace
+from discussions.derive.speakers import ai_authors, impersonated, name_key
+from discussions.settings.workspace import Workspace
 
 from .conftest import code, out, run, write
 from .test_motions import council  # noqa: F401  (the council fixture)

@@ -11,14 +11,14 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.cli.progress import SILENCE, Progress
-from discussions.model import Discussion
+from discussions.engine.runner import Runner, TurnEvent
+from discussions.engine.streamevents import latest_line, stream_reporter
+from discussions.model.discussion import Discussion
 from discussions.providers.base import ProviderRequest, ProviderSpec
 from discussions.providers.command import CommandProvider
 from discussions.providers.mock import MockProvider
 from discussions.providers.streaming import codex_event_text, output_sink
-from discussions.runner import Runner, TurnEvent
-from discussions.streamevents import latest_line, stream_reporter
-from discussions.workspace import Workspace
+from discussions.settings.workspace import Workspace
 
 from .conftest import script_command, write
 

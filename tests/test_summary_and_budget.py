@@ -7,9 +7,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from discussions import Discussion
-from discussions import format as fmt
-from discussions.prompts import build_prompt
-from discussions.summary import summary_path
+from discussions.engine.prompts import build_prompt
+from discussions.model.summary import summary_path
+from discussions.syntax import parse as fmt
 
 from .conftest import FIXTURES, write
 

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from textual.widgets import DataTable, Markdown, Static
 
 from discussions.cli import cli
-from discussions.model import Discussion
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
 from discussions.tui.app import (
     BrowserScreen,
     Composer,
@@ -22,7 +23,6 @@ from discussions.tui.app import (
     ParticipantsScreen,
     TurnScreen,
 )
-from discussions.workspace import Workspace
 
 from .conftest import script_command, write
 

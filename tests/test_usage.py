@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
+from discussions.model.usage import Budget, UsageTotals
 from discussions.providers.usage import Usage, claude_json, codex_usage
-from discussions.usage import Budget, UsageTotals
 
 from .conftest import SCRIPTS, code, out, run, write
 from .conftest import result_of as json_of

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from discussions.voting import VotingConfig, calculate_consensus
+from discussions.derive.voting import VotingConfig, calculate_consensus
 
 
 def test_consensus_reached_with_threshold() -> None:

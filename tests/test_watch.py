@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from discussions import Discussion
 from discussions.cli import cli
-from discussions.format import render_comment
-from discussions.watch import Watcher
-from discussions.workspace import Workspace
+from discussions.engine.watch import Watcher
+from discussions.settings.workspace import Workspace
+from discussions.syntax.parse import render_comment
 
 from .conftest import script_command, write
 

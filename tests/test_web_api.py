@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from discussions.model import Discussion
-from discussions.workspace import Workspace
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
 
 from .conftest import code, result_of, run, script_command, write
 from .web_support import TOKEN, LiveServer
@@ -494,7 +494,7 @@ def test_a_deeply_nested_body_is_400(server: LiveServer, project: Path) -> None:
 def test_a_fifo_in_the_folder_blocks_nothing(server: LiveServer, project: Path) -> None:
     import os
 
-    from discussions.service import DiscussionTools
+    from discussions.engine.service import DiscussionTools
 
     os.mkfifo(project / "discussions" / "pipe.md")
     found: list[object] = []

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from discussions.model import Discussion
-from discussions.workspace import Workspace
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
 
 from .browser_support import console_errors, phone_viewport, wait_for
 from .conftest import code, run, script_command, write

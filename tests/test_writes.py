@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from discussions import Discussion
-from discussions import format as fmt
 from discussions.cli import cli
-from discussions.model import slugify
+from discussions.model.discussion import slugify
+from discussions.syntax import parse as fmt
 
 from .conftest import script_command, write
 
@@ -262,7 +262,7 @@ def test_a_killed_append_is_detected(isolated: Path) -> None:
     writer = (
         "import sys, time\n"
         "from discussions import Discussion, format as fmt\n"
-        "from discussions.derive import body_digest\n"
+        "from discussions.derive.rules import body_digest\n"
         "body = ('word ' * 20 + '\\n') * 400000\n"
         "block = fmt.render_comment('AI-Architect', body)\n"
         "meta = 'provider: mock | digest: ' + body_digest(block.split('\\n', 1)[1])\n"

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from discussions import ConfigError
-from discussions.config import (
+from discussions.providers.registry import read_specs
+from discussions.settings.config import (
     MAX_YAML_BYTES,
     MAX_YAML_DEPTH,
     MAX_YAML_VALUES,
     load_yaml,
     load_yaml_document,
 )
-from discussions.providers.registry import read_specs
-from discussions.workspace import Workspace
+from discussions.settings.workspace import Workspace
 
 from .conftest import write
 

@@ -20,9 +20,9 @@ pytest.importorskip("uvicorn")
 
 import uvicorn  # noqa: E402
 
+from discussions.settings.workspace import Workspace  # noqa: E402
 from discussions.web import bind  # noqa: E402
 from discussions.web.app import Settings, create_app  # noqa: E402
-from discussions.workspace import Workspace  # noqa: E402
 
 TOKEN = "test-token-0123456789"
 

@@ -29,24 +29,24 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .model import Comment, Discussion, Item, PendingMention
-    from .participants import Participant
-    from .runner import Runner, TurnResult
-    from .voting import ConsensusResult, VotingConfig, calculate_consensus
+    from .derive.voting import ConsensusResult, VotingConfig, calculate_consensus
+    from .engine.runner import Runner, TurnResult
+    from .model.discussion import Comment, Discussion, Item, PendingMention
+    from .settings.participants import Participant
 
 # Public names load their modules on first use, so `import discussions` (and the merge driver
 # git runs once per file) stays cheap.
 _LAZY = {
-    "Comment": "model",
-    "Discussion": "model",
-    "Item": "model",
-    "PendingMention": "model",
-    "Participant": "participants",
-    "ConsensusResult": "voting",
-    "VotingConfig": "voting",
-    "calculate_consensus": "voting",
-    "Runner": "runner",
-    "TurnResult": "runner",
+    "Comment": "model.discussion",
+    "Discussion": "model.discussion",
+    "Item": "model.discussion",
+    "PendingMention": "model.discussion",
+    "Participant": "settings.participants",
+    "ConsensusResult": "derive.voting",
+    "VotingConfig": "derive.voting",
+    "calculate_consensus": "derive.voting",
+    "Runner": "engine.runner",
+    "TurnResult": "engine.runner",
 }
 
 __version__ = "0.1.0"

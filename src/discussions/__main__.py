@@ -7,7 +7,7 @@ machinery when it can (`gitops.driver_main` returns -1 when the arguments need t
 import sys
 
 if sys.argv[1:2] == ["merge-file"]:
-    from .gitops import driver_main
+    from .git.ops import driver_main
 
     status = driver_main(sys.argv[2:])
     if status >= 0:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..checking import check_files
+from ..engine.check import check_files
 from ..errors import DiscussionsError
 from .common import echo_json, say, workspace
 from .options import json_option
@@ -66,7 +66,7 @@ def _warn_driver(paths: list[Path]) -> None:
     (a warning about the clone, not a problem in the files: it does not fail the check)."""
     if not paths:
         return
-    from ..gitops import driver_warning
+    from ..git.ops import driver_warning
 
     try:
         message = driver_warning(paths[0])

@@ -11,10 +11,10 @@ from typing import Any
 import click
 
 from ..errors import DiscussionsError
-from ..workspace import Workspace
-from ..workspace import display_path as display_path  # re-exported for the commands
-from ..workspace import resolve_discussion as resolve_discussion
-from ..workspace import resolve_file as resolve_file
+from ..settings.workspace import Workspace
+from ..settings.workspace import display_path as display_path  # re-exported for the commands
+from ..settings.workspace import resolve_discussion as resolve_discussion
+from ..settings.workspace import resolve_file as resolve_file
 
 
 def workspace(warn: bool = True) -> Workspace:

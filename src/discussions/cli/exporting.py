@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..export import default_target, export_html, export_json, save_export, write_post
-from ..model import Discussion
+from ..engine.export import default_target, export_html, export_json, save_export, write_post
+from ..model.discussion import Discussion
 from .common import display_path, resolve_discussion, say, workspace
 
 
@@ -52,7 +52,7 @@ def export_command(
     elif kind == "json":
         text = json.dumps(export_json(d), indent=2, ensure_ascii=False) + "\n"
     else:
-        from ..runner import Runner
+        from ..engine.runner import Runner
 
         text, author = write_post(Runner(ws), d, alias or "moderator", provider)
     if out == "-":

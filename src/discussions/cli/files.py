@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..model import Discussion
-from ..runlog import run_state
+from ..derive.runlog import run_state
+from ..model.discussion import Discussion
 from .common import (
     default_author,
     display_path,
@@ -63,7 +63,7 @@ def new_command(
       git diff | discussions new "Review: retry logic" -t code-review --context -
       discussions new "Überprüfung der Änderungen" --file review-2026-11.md
     """
-    from ..service import create_discussion
+    from ..engine.service import create_discussion
 
     aliases = [a for a in participants.split(",")] if participants else None
     if file_name and Path(file_name).name != file_name:
@@ -114,7 +114,7 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
       discussions list --status open
       discussions list --dir docs/decisions --json
     """
-    from ..catalog import list_discussions
+    from ..model.catalog import list_discussions
 
     ws = workspace()
     rows, skipped = list_discussions(ws, directory, status_filter)
@@ -155,12 +155,12 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
     if as_json:
-        from ..service import status_of
+        from ..engine.service import status_of
 
         echo_json(status_of(d))
     else:
         render_status(d, verbose)
-        from ..gitops import driver_warning
+        from ..git.ops import driver_warning
 
         warning = driver_warning(d.path)
         if warning:
@@ -215,7 +215,7 @@ def render_status(d: Discussion, verbose: bool) -> None:
     if d.runs:
         say(run_state(d.runs).text())
     render_usage(d)
-    from ..diagnosis import describe
+    from ..derive.diagnosis import describe
 
     diagnosis = describe(d.diagnosis)
     if diagnosis:
@@ -269,7 +269,7 @@ def render_status(d: Discussion, verbose: bool) -> None:
 
 def render_usage(d: Discussion) -> None:
     """Tokens and cost as the AI CLIs reported them, per participant and in total."""
-    from ..usage import discussion_usage
+    from ..model.usage import discussion_usage
 
     usage = discussion_usage(d)
     if not usage.total.calls:
@@ -332,12 +332,12 @@ def comment_command(
     d.save()
     results = []
     if council:
-        from ..council import off_council_note, record_results
+        from ..engine.council import off_council_note, record_results
 
         results = record_results(d)
     # Only this comment's mentions: no need to parse the whole file.
-    from ..derive import mention_typos
-    from ..markers import extract
+    from ..derive.rules import mention_typos
+    from ..syntax.markers import extract
 
     mentioned = [m.alias for m in extract(body).mentions]
     typos = mention_typos(mentioned, set(ws.participants.aliases()))
@@ -450,7 +450,7 @@ def close_command(file: str, new_status: str, as_json: bool) -> None:
     """
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
-    from ..templates import is_open
+    from ..settings.templates import is_open
 
     if is_open(new_status, d.template):
         raise click.BadParameter(
@@ -512,13 +512,13 @@ def summary_command(
       discussions summary feature-x.md --ai
       discussions summary feature-x.md --ai --provider claude-haiku --stdout
     """
-    from ..summary import render_summary, write_summary
+    from ..model.summary import render_summary, write_summary
 
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
     narrative, narrator = None, ""
     if use_ai:
-        from ..runner import Runner, narrate
+        from ..engine.runner import Runner, narrate
 
         narrative, narrator = narrate(Runner(ws), d, alias, provider)
     if to_stdout:

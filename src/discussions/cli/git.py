@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import gitops
 from ..errors import DiscussionExists, DiscussionsError
+from ..git import ops as gitops
 from .options import json_option
 
 if TYPE_CHECKING:
-    from ..model import Discussion
+    from ..model.discussion import Discussion
 
 # The merge driver runs once per conflicted file in a merge: it imports only what it needs
 # (gitops, merge, format); the other commands import the rest when they run.
@@ -169,7 +169,7 @@ def review_command(
       discussions review main..HEAD @architect @security
       discussions review HEAD~3 --title "Retry logic" --budget 20000
     """
-    from ..model import Discussion
+    from ..model.discussion import Discussion
     from .common import display_path, echo_json, say, workspace
 
     aliases = [a for a in args if a.startswith("@")]
@@ -187,7 +187,7 @@ def review_command(
     d.save()
     result = None
     if aliases:
-        from ..runner import Runner
+        from ..engine.runner import Runner
 
         result = Runner(ws).run_turn(d, aliases)
     if as_json:
@@ -213,7 +213,7 @@ def review_command(
 
 def _unused_path(d: Discussion, title: str, context: str) -> Discussion:
     """`d`, or the same discussion at ``<slug>-2.md``, ``-3``... when the file exists."""
-    from ..model import Discussion, slugify
+    from ..model.discussion import Discussion, slugify
     from .common import display_path
 
     if not d.path.exists():

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from .. import ledger
-from ..model import Discussion
-from ..workspace import Workspace
+from ..model import ledger
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace
 from .common import display_path, echo_json, resolve_discussion, say, workspace
 from .options import json_option
 

@@ -82,6 +82,6 @@ def mcp_command(client: str | None) -> None:
         return
     if importlib.util.find_spec("mcp") is None:
         raise click.ClickException(MISSING_SDK)
-    from ..mcp_server import serve
+    from ..mcp.server import serve
 
     serve()

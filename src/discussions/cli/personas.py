@@ -1,4 +1,4 @@
-"""``participants add / edit / remove``: write persona files (see `discussions.personas`)."""
+"""``participants add / edit / remove``: write persona files (see `settings.personas`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from .. import personas
 from ..errors import DiscussionsError
+from ..settings import personas
 from .common import display_path, say, workspace
 
 

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import click
 
-from ..runner import ParticipantOutcome, TurnEvent
+from ..engine.runner import ParticipantOutcome, TurnEvent
 from .common import color_enabled, printable
 
 FALLBACK_HINT = (

@@ -19,7 +19,7 @@ from ..providers.registry import (
     trust_refusal,
     trust_scope,
 )
-from ..workspace import Workspace
+from ..settings.workspace import Workspace
 from .common import display_path, echo_json, style, workspace
 from .options import json_option
 
@@ -211,7 +211,7 @@ def providers_test(
     usage = completion.usage
     report: dict[str, object] = {"provider": name, "seconds": round(elapsed, 3), "answer": answer}
     if deep:
-        from ..responses import parse_response
+        from ..engine.responses import parse_response
 
         parsed = parse_response(answer)
         report["parsed"] = parsed.structured and bool(parsed.comment.strip())

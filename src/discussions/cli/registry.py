@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import click
 
-from ..config import FileProblem
+from ..settings.config import FileProblem
 from .common import display_path, echo_json, say, workspace
 from .options import json_option
 
@@ -48,7 +48,7 @@ def participants_list(as_json: bool) -> None:
       discussions participants list
       discussions participants list --json
     """
-    from ..personas import origin
+    from ..settings.personas import origin
 
     ws = workspace()
     registry = ws.participants

@@ -7,11 +7,11 @@ from typing import IO
 
 import click
 
-from ..deliberation import RoundEvent, run_discussion
+from ..engine.deliberation import RoundEvent, run_discussion
+from ..engine.runner import Runner, TurnEvent
 from ..errors import DiscussionsError
-from ..model import Discussion
-from ..runner import Runner, TurnEvent
-from ..usage import configured_budget
+from ..model.discussion import Discussion
+from ..model.usage import configured_budget
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress

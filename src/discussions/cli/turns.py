@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..model import Discussion
-from ..runner import Runner, TurnResult
-from ..turns import select_participants
+from ..engine.runner import Runner, TurnResult
+from ..engine.turns import select_participants
+from ..model.discussion import Discussion
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
 from .registry import report_problems
 
 if TYPE_CHECKING:
-    from ..council import MotionOutcome
+    from ..engine.council import MotionOutcome
 
 
 def live_display(as_json: bool, no_progress: bool = False) -> bool:

@@ -1,4 +1,4 @@
-"""`discussions watch`: the watchdog glue around `discussions.watch.Watcher`."""
+"""`discussions watch`: the watchdog glue around `discussions.engine.watch.Watcher`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
+from ..engine.watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, is_discussion_file
 from ..errors import DiscussionNotFound
-from ..watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, is_discussion_file
 from .common import display_path, printable, workspace
 
 
@@ -74,7 +74,7 @@ def watch_command(
                 if is_discussion_file(f):
                     watcher.add(f)
         elif target.is_file():
-            from ..model import Discussion
+            from ..model.discussion import Discussion
 
             _ = Discussion.load(target, ws).text  # a binary file fails here, one line
             folders.add(target.resolve().parent)

@@ -1,7 +1,7 @@
 """The built-in mock provider: deterministic, persona-aware, instant, and plainly a mock.
 
 Same request in, same answer out. The mock reads the prompt the runner built (see
-`discussions.prompts`) and answers the way the product works, so a first run shows votes,
+`discussions.engine.prompts`) and answers the way the product works, so a first run shows votes,
 a question and the consensus state:
 
 * it says it is the mock, in a banner and again next to its vote;
@@ -78,7 +78,7 @@ def _marker_lines(text: str, marker: str) -> int:
 
 
 def read_prompt(prompt: str) -> Reading:
-    """The facts the mock reacts to, from a prompt built by `discussions.prompts`."""
+    """The facts the mock reacts to, from a prompt built by `discussions.engine.prompts`."""
     r = Reading()
     title = re.search(r"(?m)^## Discussion: (.*)$", prompt)
     r.title = title.group(1).strip() if title else ""

@@ -38,9 +38,9 @@ from typing import Any
 
 import yaml
 
-from ..config import load_yaml, load_yaml_document, located_error, user_dir
 from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
-from ..schema import Fields, Flag, ListOf, Number, Text, validate
+from ..settings.config import load_yaml, load_yaml_document, located_error, user_dir
+from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
 from .base import OUTPUT_FORMATS, Provider, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MockProvider

@@ -21,10 +21,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..derive import engine_meta, own_text
+from ..derive.motions import pass_fields
+from ..derive.rules import engine_meta, own_text
 from ..errors import ProviderFailed
-from ..format import decode, parse_document
-from ..motions import pass_fields
+from ..syntax.parse import decode, parse_document
 from .base import Completion, Provider, ProviderRequest
 from .usage import Usage
 

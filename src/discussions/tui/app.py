@@ -34,9 +34,9 @@ from textual.widgets import (
 )
 
 from ..errors import DiscussionsError
-from ..model import Discussion
-from ..rendering import comment_parser, preamble_markdown
-from ..workspace import Workspace
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace
+from ..views.rendering import comment_parser, preamble_markdown
 from . import data
 
 STATUSES = ["", "OPEN", "READY_FOR_DESIGN", "READY_FOR_IMPLEMENTATION", "CLOSED", "INVALID"]
@@ -476,7 +476,7 @@ class TurnScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         d = Discussion.load(self.path, self.ws)
-        from ..turns import select_participants
+        from ..engine.turns import select_participants
 
         try:
             default = [p.alias for p in select_participants(d)]
@@ -521,7 +521,7 @@ class TurnScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="turn")
     def run_turn(self, who: list[str], callout: str | None) -> None:
-        from ..runner import Runner, TurnEvent
+        from ..engine.runner import Runner, TurnEvent
 
         def on_event(ev: TurnEvent) -> None:
             self.app.call_from_thread(self.show_event, ev)
@@ -607,7 +607,7 @@ class ParticipantsScreen(Screen[None]):
         table.focus()
 
     def refill(self) -> None:
-        from ..personas import origin
+        from ..settings.personas import origin
 
         self.ws = Workspace(self.ws.config)
         table = self.query_one(DataTable)
@@ -629,19 +629,19 @@ class ParticipantsScreen(Screen[None]):
 
     @on(DataTable.RowSelected)
     def _view(self, event: DataTable.RowSelected) -> None:
-        from ..personas import origin, to_yaml
+        from ..settings.personas import origin, to_yaml
 
         p = self.ws.participants.get(str(event.row_key.value))
         where = origin(p, self.ws)
         self.app.push_screen(Message(f"# from {where}: {p.source}\n\n" + to_yaml(p.to_dict())))
 
     def action_new(self) -> None:
-        from ..personas import template_data, to_yaml
+        from ..settings.personas import template_data, to_yaml
 
         self._edit(to_yaml(template_data("new-persona")), replace=False)
 
     def action_edit(self) -> None:
-        from ..personas import to_yaml
+        from ..settings.personas import to_yaml
 
         alias = self.current()
         if alias:
@@ -652,7 +652,7 @@ class ParticipantsScreen(Screen[None]):
         gets a project override)."""
         import tempfile
 
-        from .. import personas
+        from ..settings import personas
 
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
             f.write(text)
@@ -683,7 +683,7 @@ class ParticipantsScreen(Screen[None]):
         self.refill()
 
     def action_remove(self) -> None:
-        from .. import personas
+        from ..settings import personas
 
         alias = self.current()
         if not alias:

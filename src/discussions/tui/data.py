@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DiscussionsError
-from ..model import Discussion
-from ..rendering import visible_markdown
-from ..workspace import Workspace
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace
+from ..views.rendering import visible_markdown
 
 
 @dataclass(slots=True)
@@ -41,7 +41,7 @@ def consensus_text(d: Discussion) -> str:
 
 def summarise(path: Path, ws: Workspace) -> Summary | None:
     """The browser row for `path`; None when it is not a discussion."""
-    from ..storage import is_discussion_file
+    from ..model.storage import is_discussion_file
 
     if not is_discussion_file(path):
         return None
@@ -63,7 +63,7 @@ def summarise(path: Path, ws: Workspace) -> Summary | None:
 
 
 def discussion_files(folder: Path, ws: Workspace) -> list[Path]:
-    from ..catalog import discussion_paths
+    from ..model.catalog import discussion_paths
 
     return discussion_paths(ws, folder)
 

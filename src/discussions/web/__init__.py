@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 from ..errors import DiscussionsError
-from ..workspace import Workspace
+from ..settings.workspace import Workspace
 
 DEFAULT_PORT = 8765
 MISSING = (

@@ -34,6 +34,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from .. import __version__
+from ..engine.service import DiscussionTools, TurnJob, status_of
 from ..errors import (
     Busy,
     DiscussionNotFound,
@@ -44,9 +45,8 @@ from ..errors import (
     UnknownProvider,
     UntrustedProvider,
 )
-from ..model import Discussion
-from ..service import DiscussionTools, TurnJob, status_of
-from ..workspace import Workspace, display_path
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace, display_path
 from . import inputs
 from .access import ApiError, Settings, check_read, check_write, new_token, presented, valid
 from .controls import CSS as CONTROLS_CSS
@@ -132,7 +132,7 @@ class Site:
         """The discussion file `name` in the folder, by the rule the MCP server follows too
         (`catalog.served_path`): never a path elsewhere, a link out of the project or a file
         that is not a discussion (404, 409)."""
-        from ..catalog import served_path
+        from ..model.catalog import served_path
 
         return str(served_path(name, self.workspace))
 
@@ -182,7 +182,7 @@ class Site:
 
     @endpoint()
     async def index(self, request: Request) -> Response:
-        from ..htmlview import list_page
+        from ..views.html import list_page
 
         redirect = self.with_cookie(request)
         if redirect is not None:
@@ -199,7 +199,7 @@ class Site:
         return page(list_page(rows, head=head, script=SCRIPT, controls=form))
 
     def rows(self) -> list[dict[str, Any]]:
-        from ..catalog import list_discussions
+        from ..model.catalog import list_discussions
 
         try:
             return list_discussions(self.workspace)[0]
@@ -215,7 +215,7 @@ class Site:
         return page(await call(self.render, request, d))
 
     def render(self, request: Request, d: Discussion) -> str:
-        from ..htmlview import discussion_page
+        from ..views.html import discussion_page
         from .controls import BACK_LINK, controls_html
 
         name = d.path.name
@@ -266,7 +266,7 @@ class Site:
 
     @endpoint()
     async def api_export(self, request: Request) -> Response:
-        from ..export import export_html, export_json
+        from ..engine.export import export_html, export_json
 
         d = await call(self.load, request.path_params["name"])
         kind = request.query_params.get("format", "html")
@@ -358,8 +358,8 @@ class Site:
     async def api_post(self, request: Request) -> Response:
         """A post written by a participant, returned (never saved into the discussion). The
         request waits for the provider (its timeout bounds the wait)."""
-        from ..export import write_post
-        from ..runner import Runner
+        from ..engine.export import write_post
+        from ..engine.runner import Runner
 
         d = await call(self.load, request.path_params["name"])
         data = await inputs.json_body(request)
@@ -380,7 +380,7 @@ class Site:
         """Render every discussion once, in the background: comments render once and are
         remembered (`htmlview`), so the first visit to a long discussion is as fast as the
         next."""
-        from ..htmlview import discussion_page
+        from ..views.html import discussion_page
 
         for path in self.tools.discussion_files():
             try:

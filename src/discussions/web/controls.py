@@ -6,8 +6,8 @@ from __future__ import annotations
 from html import escape
 from urllib.parse import quote
 
-from ..model import Discussion
-from ..workspace import Workspace
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace
 
 CLOSE_STATUSES = ("CLOSED", "DECIDED", "REJECTED", "ABANDONED")
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DiscussionsError
-from ..model import Discussion
-from ..workspace import Workspace
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace
 
 FOLLOW_INTERVAL = 0.1
 """Seconds between two looks at a followed file."""
@@ -66,7 +66,7 @@ def _signature(path: Path) -> tuple[int, int, int]:
 
 def comment_event(d: Discussion, start: int) -> dict[str, Any]:
     """The ``comment`` event for `d`'s comments from index `start` on."""
-    from ..htmlview import comment_html
+    from ..views.html import comment_html
 
     comments = d.comments
     out = []
@@ -92,7 +92,7 @@ def text_hash(text: str) -> str:
 def panel_event(d: Discussion) -> dict[str, Any]:
     """The side panel rendered afresh, with the size and digest of the text it was built
     from (a page reconnecting says what it has seen)."""
-    from ..htmlview import panel_html
+    from ..views.html import panel_html
 
     return {"html": panel_html(d), "size": len(d.text), "hash": text_hash(d.text)}
 

@@ -1,0 +1,1 @@
+"""State derived from a parsed file: small named rules over a State."""

@@ -1,0 +1,580 @@
+"""State derivation: an ordered list of small named rules over a parsed file.
+
+Like markdown-it-py's rulers, each rule reads the parse (`fmt.Document`) and what earlier rules
+put on the `State`, and adds its one concern: the header, the engine markers, the comments and
+their markers, votes, mentions, integrity checks, the title. A new capability adds a rule (and
+a field), not a branch in a long function. Rules are pure: the workspace (participants,
+templates, configuration) is read, never changed.
+
+    state = derive(text, path_stem, workspace)
+    state.phase, state.votes, state.items["Q"], state.warnings ...
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..syntax import conflicts
+from ..syntax import parse as fmt
+from ..syntax.markers import Marker, extract
+from .diagnosis import Diagnosis, rule_diagnosis
+from .motions import Motion, rule_motions, rule_passes
+from .runlog import RunRecord, group_runs
+
+if TYPE_CHECKING:
+    from ..settings.participants import ParticipantRegistry
+    from ..settings.templates import Template
+    from ..settings.workspace import Workspace
+
+ITEM_KINDS = ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
+
+_META_PREFIX = "<!--"
+_HEADING_PREFIX = "#"
+
+
+@dataclass(slots=True)
+class Item:
+    """A question, todo, decision, assignment, done item or concern."""
+
+    kind: str
+    """Marker keyword: ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE``, ``CONCERN``."""
+    text: str
+    """Text after the marker."""
+    author: str
+    """Author of the comment it is in."""
+    line: int
+    """1-based line number."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "author": self.author, "line": self.line}
+
+
+@dataclass(slots=True)
+class Comment:
+    """One comment with what was found in it."""
+
+    author: str
+    """Name after ``Name:``."""
+    line: int
+    """Line of the ``Name:`` line."""
+    end_line: int
+    """Last line of the comment."""
+    body: str
+    """Comment text (newlines normalised)."""
+    vote: str | None = None
+    """Last valid ``VOTE:`` in the comment."""
+    markers: list[Marker] = field(default_factory=list)
+    """All markers, in order."""
+    mentions: list[str] = field(default_factory=list)
+    """Aliases mentioned, in order, without duplicates."""
+    meta: dict[str, str] = field(default_factory=dict)
+    """What the engine recorded about the comment (provider, duration, failures, digest)."""
+    mention_lines: dict[str, int] = field(default_factory=dict)
+    """Line of each alias's first mention in the comment."""
+
+    @property
+    def summary(self) -> str:
+        """The first line of prose, shortened, for listings."""
+        for raw in self.body.splitlines():
+            s = raw.strip()
+            if s and not s.startswith(("<!--", "VOTE:", "```", "~~~", "---", "*[mock", "*Phase")):
+                return s if len(s) <= 72 else s[:69].rstrip() + "..."
+        return ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "author": self.author,
+            "line": self.line,
+            "vote": self.vote,
+            "mentions": list(self.mentions),
+            "meta": dict(self.meta),
+        }
+
+
+@dataclass(slots=True)
+class PendingMention:
+    """A participant (or person) mentioned and not heard from since."""
+
+    alias: str
+    """Who was mentioned."""
+    by: str
+    """Who mentioned them."""
+    line: int
+    """Where (the earliest unanswered mention)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alias": self.alias, "by": self.by, "line": self.line}
+
+
+@dataclass(slots=True)
+class RunMark:
+    """A round, a stop or an escalation the engine recorded."""
+
+    kind: str
+    """``round``, ``run-stop`` or ``escalation``."""
+    line: int
+    value: str
+    """The round number, the stop reason or the escalation reason."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """The rest (``phase``, ``order``, ``seed``, ``rounds``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "value": self.value, **self.fields}
+
+
+@dataclass(slots=True)
+class State:
+    """Everything derived from one file. Rules fill it in order."""
+
+    doc: fmt.Document
+    """The parse."""
+    workspace: Workspace
+    """Participants, templates, configuration (read only)."""
+    path_stem: str = ""
+    """File name without suffix: the title of last resort."""
+    warnings: list[fmt.ParseWarning] = field(default_factory=list)
+    title: str = ""
+    template: Template | None = None
+    phase: str = ""
+    phase_line: int = 0
+    """Line of the transition into the current phase (0: the header's phase)."""
+    reset_line: int = 0
+    """Votes before this line do not count."""
+    status: str = "OPEN"
+    status_line: int = 0
+    """Line of the last status change (0: the header's status)."""
+    participants: list[str] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list)
+    votes: dict[str, str] = field(default_factory=dict)
+    items: dict[str, list[Item]] = field(default_factory=lambda: {k: [] for k in ITEM_KINDS})
+    humans: set[str] = field(default_factory=set)
+    pending: list[PendingMention] = field(default_factory=list)
+    mention_typos: list[tuple[str, str, int]] = field(default_factory=list)
+    """(mentioned, closest alias, line) for mentions that look like a mistyped alias."""
+    scores: dict[str, int] = field(default_factory=dict)
+    """Each scorer's latest ``SCORE:`` (0-10) since the last reset."""
+    pending_issues: list[Item] = field(default_factory=list)
+    """``PENDING:`` issues of each scorer's latest scored comment since the last reset."""
+    rounds: list[RunMark] = field(default_factory=list)
+    """``ROUND`` markers of the latest run."""
+    runs: list[RunRecord] = field(default_factory=list)
+    """Every run the file records, in the order they started (`runlog.group_runs`)."""
+    stops: list[RunMark] = field(default_factory=list)
+    """``RUN-STOP`` markers, in order."""
+    escalation: RunMark | None = None
+    """The latest escalation, while no human has answered it."""
+    diagnosis: Diagnosis = field(default_factory=Diagnosis)
+    """Root-cause candidates and whether they converged (see `diagnosis`)."""
+    motions: list[Motion] = field(default_factory=list)
+    """Motions, their seconds, ballots and results (`motions.rule_motions`)."""
+    passes: list[tuple[str, int]] = field(default_factory=list)
+    """(who, line) of each ``PASS`` block: a participant had nothing to add."""
+
+    @property
+    def registry(self) -> ParticipantRegistry:
+        return self.workspace.participants
+
+    def header_line(self, key: str) -> int:
+        for f in self.doc.header_fields:
+            if f.key == key:
+                return f.line
+        return 1
+
+    def warn(self, line: int, message: str) -> None:
+        self.warnings.append(fmt.ParseWarning(line, message))
+
+
+Rule = Callable[[State], None]
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def rule_discussion_header(s: State) -> None:
+    if not s.doc.is_discussion:
+        s.warn(1, "missing `<!-- DISCUSSION -->` header line")
+
+
+def rule_template(s: State) -> None:
+    templates = s.workspace.templates
+    name = s.doc.header.get("template")
+    if not name:
+        s.template = templates.find(s.workspace.config.default_template)
+        return
+    s.template = templates.find(name)
+    if s.template is None:
+        s.warn(s.header_line("template"), f"unknown template '{name}'")
+
+
+def rule_header_phase(s: State) -> None:
+    t = s.template
+    s.phase = s.doc.header.get("phase") or (t.first_phase if t else "initial_feedback")
+    known = t.phase_ids() if t else []
+    if known and s.phase not in known:
+        s.warn(
+            s.header_line("phase"),
+            f"phase '{s.phase}' is not a phase of template '{t.name if t else ''}'"
+            f" ({', '.join(sorted(known))})",
+        )
+    s.status = s.doc.header.get("status") or "OPEN"
+
+
+def rule_engine_markers(s: State) -> None:
+    known = set(s.template.phase_ids()) if s.template else set()
+    for m in s.doc.engine_markers:
+        if m.kind == "phase-transition":
+            if m.source and m.source != s.phase:
+                s.warn(m.line, f"transition from '{m.source}' but the phase was '{s.phase}'")
+            if known and m.target not in known:
+                s.warn(m.line, f"transition to unknown phase '{m.target}'")
+            s.phase = m.target
+            s.reset_line = s.phase_line = m.line
+        elif m.kind == "vote-reset":
+            s.reset_line = m.line
+        elif m.kind == "status-change":
+            s.status = m.target
+            s.status_line = m.line
+
+
+def rule_participants(s: State) -> None:
+    header = s.doc.header
+    if "participants" in header:
+        s.participants = [
+            a.strip().lstrip("@").lower() for a in header["participants"].split(",") if a.strip()
+        ]
+    else:
+        s.participants = list(s.template.participants) if s.template else []
+
+
+def rule_comments(s: State) -> None:
+    """Each comment's markers, mentions and engine metadata; items; who is human."""
+    registry = s.registry
+    for block in s.doc.comments:
+        found = extract(block.body, block.body_line)
+        s.warnings.extend(found.warnings)
+        mention_lines: dict[str, int] = {}
+        for mention in found.mentions:
+            mention_lines.setdefault(mention.alias, mention.line)
+        comment = Comment(
+            author=block.author,
+            line=block.line,
+            end_line=block.end_line,
+            body=block.body,
+            vote=found.vote,
+            markers=found.markers,
+            mentions=list(mention_lines),
+            meta=engine_meta(block.body),
+            mention_lines=mention_lines,
+        )
+        s.comments.append(comment)
+        if registry.for_author(block.author) is None:
+            s.humans.add(block.author)
+        for marker in found.markers:
+            if marker.kind in s.items:
+                s.items[marker.kind].append(
+                    Item(marker.kind, marker.text, block.author, marker.line)
+                )
+
+
+def rule_votes(s: State) -> None:
+    """Each voter's latest vote since the last reset; background participants don't count."""
+    registry = s.registry
+    for c in s.comments:
+        participant = registry.for_author(c.author)
+        if participant is not None and not participant.votes:
+            continue
+        for marker in c.markers:
+            if marker.kind == "VOTE" and marker.line > s.reset_line:
+                s.votes.pop(c.author, None)  # keep dict order = order of latest votes
+                s.votes[c.author] = marker.text
+
+
+_MEANINGLESS = {
+    "",
+    "none",
+    "n/a",
+    "na",
+    "-",
+    "--",
+    "no",
+    "nothing",
+    "no issues",
+    "no issue",
+    "none.",
+    "no pending issues",
+    "null",
+    "nil",
+}
+
+
+def rule_scores(s: State) -> None:
+    """Scores and pending issues (consensus mode ``score``): each scorer's latest ``SCORE:``
+    since the reset, clamped to 0-10, and the ``PENDING:`` lines of that comment. Meaningless
+    entries ("none", "n/a", "-") are dropped; background participants' scores do not count."""
+    registry = s.registry
+    pending: dict[str, list[Item]] = {}
+    for c in s.comments:
+        participant = registry.for_author(c.author)
+        if participant is not None and not participant.votes:
+            continue
+        mine = [m for m in c.markers if m.kind in ("SCORE", "PENDING") and m.line > s.reset_line]
+        if not mine:
+            continue
+        for m in mine:
+            if m.kind == "SCORE":
+                value = parse_score(m.text)
+                if value is None:
+                    s.warn(
+                        m.line, f"invalid score `{m.text}` (expected a number 0-10); not counted"
+                    )
+                    continue
+                s.scores.pop(c.author, None)
+                s.scores[c.author] = value
+        pending[c.author] = [
+            Item("PENDING", m.text, c.author, m.line)
+            for m in mine
+            if m.kind == "PENDING" and m.text.strip().strip(".").lower() not in _MEANINGLESS
+        ]
+    s.pending_issues = [item for items in pending.values() for item in items]
+
+
+def parse_score(text: str) -> int | None:
+    """``8``, ``8/10``, ``8.5`` -> 8 (clamped to 0-10); anything else -> None."""
+    m = _SCORE.match(text)
+    if not m:
+        return None
+    return max(0, min(10, int(float(m.group(1)))))
+
+
+_SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
+
+
+def rule_runs(s: State) -> None:
+    """Rounds of the latest run, stops, and an escalation still waiting for a human."""
+    registry = s.registry
+    marks: list[RunMark] = []
+    for m in s.doc.engine_markers:
+        if m.kind not in ("round", "run-stop", "escalation"):
+            continue
+        value, _, rest = m.target.partition("|")
+        fields: dict[str, str] = {}
+        for part in rest.split("|"):
+            key, sep, val = part.partition(":")
+            if sep:
+                fields[key.strip()] = val.strip()
+        mark = RunMark(m.kind, m.line, value.strip(), fields)
+        if m.kind == "round":
+            marks.append(mark)
+        elif m.kind == "run-stop":
+            marks.append(mark)
+            s.stops.append(mark)
+        else:
+            s.escalation = mark
+    s.runs = group_runs(marks)
+    s.rounds = list(s.runs[-1].rounds) if s.runs else []
+    if s.escalation is None:
+        return
+    line = s.escalation.line
+    answered = any(
+        m.line > line and m.kind in ("phase-transition", "status-change")
+        for m in s.doc.engine_markers
+    ) or any(
+        c.line > line
+        and registry.for_author(c.author) is None
+        and any(mk.kind in ("VOTE", "DECISION", "SCORE") for mk in c.markers)
+        for c in s.comments
+    )
+    if answered:
+        s.escalation = None
+
+
+def rule_mentions(s: State) -> None:
+    """Pending mentions. A participant waits until they comment after the mention; a person
+    (no participant of that name) until they comment or the phase moves on; a mention close to
+    a participant's alias but matching nobody is a typo, reported and never waited for."""
+    registry = s.registry
+    last_by_alias: dict[str, int] = {}
+    for index, c in enumerate(s.comments):
+        for key in registry.author_aliases(c.author):
+            last_by_alias[key] = index
+    known = set(registry.aliases())
+    people: set[str] = set()
+    for c in s.comments:
+        people.update(registry.author_aliases(c.author))
+    pending: dict[str, PendingMention] = {}
+    reported: set[str] = set()
+    for index, c in enumerate(s.comments):
+        own = registry.author_aliases(c.author)
+        for alias in c.mentions:
+            line = c.mention_lines[alias]
+            for target in s.participants if alias == "all" else [alias]:
+                if target in own or target in pending:
+                    continue
+                if target not in known and target not in people:
+                    close = _closest(target, known)
+                    if close is not None:
+                        if target not in reported:
+                            reported.add(target)
+                            s.mention_typos.append((target, close, line))
+                            s.warn(
+                                line, f"@{target} matches no participant; did you mean @{close}?"
+                            )
+                        continue
+                if target not in known and c.line < s.phase_line:
+                    continue  # a person mentioned in an earlier phase is not waited for now
+                if last_by_alias.get(target, -1) <= index:
+                    pending[target] = PendingMention(target, c.author, line)
+    s.pending = list(pending.values())
+
+
+def rule_integrity(s: State) -> None:
+    """Comments the engine wrote carry a digest of their text: a comment cut short by an
+    interrupted write (or changed afterwards) no longer matches it."""
+    marker_lines = [m.line for m in s.doc.engine_markers]
+    for c in s.comments:
+        recorded = c.meta.get("digest")
+        if recorded and recorded != body_digest(own_text(c, marker_lines)):
+            s.warn(
+                c.line,
+                f"comment by {c.author} does not match the digest the engine recorded: it was "
+                "cut short by an interrupted write, or edited after it was written",
+            )
+
+
+def own_text(c: Comment | fmt.CommentBlock, marker_lines: list[int]) -> str:
+    """The comment's text without its metadata line and without engine-marker blocks appended
+    after it (a phase transition is its own block, but the parser keeps it in the comment
+    before it)."""
+    body = strip_meta(c.body)
+    i = bisect.bisect_right(marker_lines, c.line)
+    first = marker_lines[i] if i < len(marker_lines) and marker_lines[i] <= c.end_line else None
+    if first is not None:
+        lines = fmt.normalise_newlines(c.body).split("\n")[: first - c.line - 1]
+        while lines and lines[-1].strip() in ("", "---"):
+            lines.pop()
+        body = strip_meta("\n".join(lines))
+    return body
+
+
+def rule_conflicts(s: State, text: str) -> None:
+    for line in conflicts.conflict_lines(text):
+        s.warn(line, "unresolved merge-conflict line; resolve it (`discussions resolve FILE`)")
+
+
+def rule_title(s: State) -> None:
+    s.title = s.doc.header.get("title") or ""
+    if s.title:
+        return
+    for raw in s.doc.preamble.split("\n"):
+        if raw.startswith(_HEADING_PREFIX):
+            heading = raw.lstrip("#")
+            if heading[:1] in (" ", "\t") and raw[: len(raw) - len(heading)] == "#":
+                s.title = heading.strip().rstrip("#").strip()
+                if s.title:
+                    return
+    s.title = s.path_stem
+
+
+RULES: list[tuple[str, Rule]] = [
+    ("discussion_header", rule_discussion_header),
+    ("template", rule_template),
+    ("header_phase", rule_header_phase),
+    ("engine_markers", rule_engine_markers),
+    ("participants", rule_participants),
+    ("comments", rule_comments),
+    ("votes", rule_votes),
+    ("scores", rule_scores),
+    ("runs", rule_runs),
+    ("diagnosis", rule_diagnosis),
+    ("passes", rule_passes),
+    ("motions", rule_motions),
+    ("mentions", rule_mentions),
+    ("integrity", rule_integrity),
+    ("title", rule_title),
+]
+
+
+def derive(
+    text: str,
+    workspace: Workspace,
+    path_stem: str = "",
+    extra_warnings: list[fmt.ParseWarning] | None = None,
+) -> State:
+    """Parse `text` and run every rule."""
+    doc = fmt.parse_document(text)
+    state = State(doc=doc, workspace=workspace, path_stem=path_stem)
+    state.warnings = list(extra_warnings or []) + list(doc.warnings)
+    for _name, rule in RULES:
+        rule(state)
+    rule_conflicts(state, text)
+    state.warnings.sort(key=lambda w: w.line)
+    return state
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def engine_meta(body: str) -> dict[str, str]:
+    """The ``<!-- provider: ... | key: value -->`` line the engine writes atop a comment."""
+    for raw in body.split("\n", 8)[:8]:
+        line = raw.strip()
+        if line.startswith(_META_PREFIX) and line.endswith("-->"):
+            inner = line[4:-3].strip()
+            if inner.startswith("provider:"):
+                meta: dict[str, str] = {}
+                for part in inner.split(" | "):
+                    key, _, value = part.partition(":")
+                    meta[key.strip()] = value.strip()
+                return meta
+    return {}
+
+
+def strip_meta(body: str) -> str:
+    """`body` without the engine's metadata line."""
+    lines = body.split("\n")
+    for i, raw in enumerate(lines[:8]):
+        line = raw.strip()
+        if (
+            line.startswith("<!--")
+            and line.endswith("-->")
+            and line[4:].lstrip().startswith("provider:")
+        ):
+            return "\n".join(lines[:i] + lines[i + 1 :])
+    return body
+
+
+def body_digest(body: str) -> str:
+    """A short digest of a comment's text, insensitive to line endings, trailing whitespace and
+    surrounding blank lines (what editors change on save)."""
+    lines = fmt.normalise_newlines(body).split("\n")
+    norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
+    return hashlib.sha256(norm.encode("utf-8", errors="replace")).hexdigest()[:16]
+
+
+def mention_typos(
+    mentioned: list[str], known: set[str], people: Collection[str] = ()
+) -> list[tuple[str, str]]:
+    """(mention, closest alias) for mentions that match no participant and no person but are
+    close to a participant's alias (difflib ratio 0.75 or more): ``@securty`` -> ``security``."""
+    found: list[tuple[str, str]] = []
+    for name in dict.fromkeys(mentioned):
+        if name == "all" or name in known or name in people:
+            continue
+        close = _closest(name, known)
+        if close is not None:
+            found.append((name, close))
+    return found
+
+
+def _closest(name: str, known: set[str]) -> str | None:
+    if not known or len(name) < 3:
+        return None
+    import difflib  # only when needed: it is slow to import
+
+    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return matches[0] if matches else None

@@ -1,0 +1,1 @@
+"""Turns, rounds, the council, phase rules, watching and the shared service."""

@@ -1,0 +1,1 @@
+"""Git collaboration: the block merge, the merge driver, init, resolve, checks."""

@@ -1,0 +1,1 @@
+"""The MCP server for AI coding agents (stdio)."""

@@ -1,0 +1,219 @@
+"""`discussions` as a local MCP server (stdio), for AI coding agents.
+
+The tools are `service.DiscussionTools` (plain methods over the library, shared with the web
+server); this module wraps them in the official `mcp` SDK (2.x, ``MCPServer``). The SDK is
+imported only in `build_server`, so ``discussions mcp --print-config`` and every other command
+never pay for it.
+
+Turns run in the background: `start_turn` returns a ticket at once, `turn_result` waits a
+bounded time (at most `service.MAX_WAIT` seconds) and returns progress or the outcome. No call
+blocks past about 50 s, so a client's request timeout is never reached.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+from ..engine.service import DiscussionTools, TurnJob
+from ..errors import DiscussionsError
+
+__all__ = ["DiscussionTools", "TurnJob", "build_server", "resource_uri", "serve"]
+
+RESOURCE_SCHEME = "discussion"
+
+INSTRUCTIONS = (
+    "Structured discussions between AI personas and humans, one markdown file each. "
+    "list_discussions finds them; discussion_status and read_discussion read one; "
+    "add_comment writes a person's comment (with an optional READY/CHANGES/REJECT vote); "
+    "start_turn asks AI participants in the background and turn_result collects the outcome."
+)
+
+
+def resource_uri(path: Path) -> str:
+    return f"{RESOURCE_SCHEME}://files/{quote(path.name)}"
+
+
+def build_server(tools: DiscussionTools | None = None) -> Any:
+    """An ``mcp.server.mcpserver.MCPServer`` serving `tools`. Imports the SDK."""
+    import anyio.to_thread
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+    from mcp_types import Resource as MCPResource
+
+    from .. import __version__
+
+    t = tools or DiscussionTools()
+
+    def call(method: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except DiscussionsError as exc:
+            raise ToolError(str(exc)) from None
+
+    class Server(MCPServer[Any]):
+        async def list_resources(self) -> list[MCPResource]:
+            # One resource per discussion file, listed afresh each time (files come and go);
+            # reading goes through the `discussion://files/{name}` template below.
+            files = await anyio.to_thread.run_sync(t.discussion_files)
+            listed = [
+                MCPResource(uri=resource_uri(p), name=p.name, mime_type="text/markdown")
+                for p in files
+            ]
+            return [*await super().list_resources(), *listed]
+
+    server = Server(name="discussions", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool()
+    def list_discussions(status: str | None = None) -> list[dict[str, Any]]:
+        """List the discussions in the project's discussions folder.
+
+        Args:
+            status: only discussions with this status (OPEN, DECIDED, CLOSED, ...).
+
+        Returns one row per file: file, title, phase, status, number of comments, consensus
+        (the outcome reached, or null), number of questions, last change (UTC).
+        """
+        return call(t.list_discussions, status)  # type: ignore[no-any-return]
+
+    @server.tool()
+    def discussion_status(file: str) -> dict[str, Any]:
+        """A discussion's full state: the object `discussions status FILE --json` prints
+        (phase, status, votes, consensus, questions, decisions, concerns, pending mentions).
+
+        Args:
+            file: the discussion file, as a path or a name in the discussions folder
+                ("api-redesign.md" or "api-redesign").
+        """
+        return call(t.discussion_status, file)  # type: ignore[no-any-return]
+
+    @server.tool()
+    def read_discussion(file: str, comments: int = 10, max_chars: int = 20_000) -> dict[str, Any]:
+        """Read a discussion: title, phase, status, votes and its newest comments.
+
+        Args:
+            file: the discussion file (path or name in the discussions folder).
+            comments: how many of the newest comments to return (0-50, default 10).
+            max_chars: most characters of comment text in all (default 20000); older comments
+                are dropped first, and `truncated` says when something was left out.
+        """
+        return call(t.read_discussion, file, comments, max_chars)  # type: ignore[no-any-return]
+
+    @server.tool()
+    def new_discussion(
+        title: str,
+        template: str | None = None,
+        context: str | None = None,
+        participants: list[str] | None = None,
+        file_name: str | None = None,
+    ) -> dict[str, Any]:
+        """Create a discussion file from a template (like `discussions new`).
+
+        Args:
+            title: the discussion's title; the file name is made from it.
+            template: template name (default: the project's default_template, "feature").
+            context: context text written into the discussion.
+            participants: persona aliases, e.g. ["architect", "security"] (default: the
+                project's default_participants, else the template's).
+            file_name: file name to create in the discussions folder instead.
+
+        Returns the new discussion's state, with its `file`.
+        """
+        return call(  # type: ignore[no-any-return]
+            t.new_discussion, title, template, context, participants, file_name
+        )
+
+    @server.tool()
+    def add_comment(
+        file: str, author: str, text: str = "", vote: str | None = None
+    ) -> dict[str, Any]:
+        """Append a comment (and optionally a vote) to a discussion (like `discussions comment`).
+
+        Args:
+            file: the discussion file (path or name in the discussions folder).
+            author: the person's name to sign with (a participant's name is refused).
+            text: the comment; may contain markers such as Q:, TODO:, DECISION:, @alias.
+            vote: READY, CHANGES or REJECT (any case); optional.
+        """
+        return call(t.add_comment, file, author, text, vote)  # type: ignore[no-any-return]
+
+    @server.tool()
+    def start_turn(
+        file: str,
+        participants: list[str] | None = None,
+        callout: str | None = None,
+        provider: str | None = None,
+        sequential: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Ask AI participants to answer (like `discussions turn`), in the background.
+
+        Returns at once with a `ticket`; the turn appends its comments to the file as usual.
+        Collect the outcome with turn_result.
+
+        Args:
+            file: the discussion file (path or name in the discussions folder).
+            participants: aliases to ask, e.g. ["architect"]; "all" means every participant.
+                Default: those @mentioned and not yet answered, else the discussion's.
+            callout: a specific question or request for this turn.
+            provider: use this provider for every participant (no fallback), e.g. "mock".
+            sequential: one after another, each seeing the previous answers.
+            timeout: seconds per provider call.
+        """
+        return call(  # type: ignore[no-any-return]
+            t.start_turn, file, participants, callout, provider, sequential, timeout
+        )
+
+    @server.tool()
+    def turn_result(ticket: str, wait: float = 20.0) -> dict[str, Any]:
+        """Progress or outcome of a turn started with start_turn.
+
+        Waits up to `wait` seconds (at most 45) for the turn to finish. `state` is "running"
+        (call again), "done" (`result` is the `discussions turn --json` object) or "failed"
+        (`error` says why).
+
+        Args:
+            ticket: the ticket start_turn returned.
+            wait: seconds to wait for the turn to finish (0-45, default 20).
+        """
+        return call(t.turn_result, ticket, wait)  # type: ignore[no-any-return]
+
+    @server.tool()
+    def advance(file: str, to: str | None = None) -> dict[str, Any]:
+        """Move a discussion to its next phase, or to phase `to` (like `discussions advance`).
+        Votes restart in the new phase.
+
+        Args:
+            file: the discussion file (path or name in the discussions folder).
+            to: the phase to move to (default: the current phase's next).
+        """
+        return call(t.advance, file, to)  # type: ignore[no-any-return]
+
+    @server.resource(
+        f"{RESOURCE_SCHEME}://files/{{name}}",
+        name="discussion",
+        description="A discussion file's markdown, by file name in the discussions folder.",
+        mime_type="text/markdown",
+    )
+    def discussion_markdown(name: str) -> str:
+        try:
+            return t.markdown(unquote(name))
+        except DiscussionsError as exc:
+            raise ResourceError(str(exc)) from None
+
+    return server
+
+
+def serve() -> None:
+    """Serve over standard input and output until the client disconnects. Turns still
+    running then stop: their AI CLIs are killed rather than left behind (what they had not
+    written yet is lost, as with Ctrl-C on `discussions turn`)."""
+    import sys
+
+    try:
+        build_server().run("stdio")
+    finally:
+        command = sys.modules.get("discussions.providers.command")
+        if command is not None:
+            command.terminate_all()

@@ -1,0 +1,1 @@
+"""A discussion file and folders of them: reading, appending, records across files."""

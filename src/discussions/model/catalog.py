@@ -1,0 +1,192 @@
+"""The discussions in a folder, as `discussions list` and the servers show them, and the one
+rule for which file a server (the MCP server, the web server) may open when asked by name."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DiscussionNotFound, DiscussionsError, NotADiscussion, PhaseError
+from ..settings.templates import is_open, known_statuses
+from ..settings.workspace import Workspace, display_path, missing, shorten
+from .discussion import Discussion
+from .storage import discussion_problem, is_derived
+
+
+def served_path(name: str, ws: Workspace) -> Path:
+    """The discussion file a server is asked for by `name`: a file name in the discussions
+    folder (``.md`` may be left out), or a path to such a file, relative to the current folder
+    or absolute. Everything else is refused with the file unread: another folder (``../``, an
+    absolute path elsewhere), hidden and derived files, anything but a regular file, a symbolic
+    link that leads out of the project, a file that is not a discussion (`NotADiscussion`).
+    `discussion_paths` lists exactly the files this accepts."""
+    path = _in_folder(name, ws)
+    refusal = refusal_of(path, ws)
+    if refusal is not None:
+        raise refusal
+    return path
+
+
+def _in_folder(name: str, ws: Workspace) -> Path:
+    """`name` as a ``*.md`` entry of the discussions folder (not checked to exist)."""
+    folder = ws.config.output_directory
+    shown = shorten(name)
+    given = Path(name)
+    if not name.strip() or "\x00" in name or "\\" in name:
+        raise missing(name, ws)
+    if ".." in given.parts or len(given.parts) > 1:
+        try:
+            inside = ".." not in given.parts and (
+                Path(os.path.abspath(given)).parent.resolve() == folder.resolve()
+            )
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside:
+            raise DiscussionNotFound(
+                f"{shown} is not in the discussions folder ({display_path(folder)}); "
+                "only the discussions there can be opened: give the name of one"
+            )
+    file = given.name
+    return folder / (file if file.endswith(".md") else f"{file}.md")
+
+
+@dataclass(slots=True, frozen=True)
+class Bounds:
+    """Where served files may lie, resolved once for a listing."""
+
+    folder: Path
+    """The folder listed (default: the discussions folder), symbolic links resolved."""
+    roots: tuple[Path, ...]
+    """The project folder, the discussions folder and the folder listed, resolved."""
+
+    @classmethod
+    def of(cls, ws: Workspace, folder: Path | None = None) -> Bounds:
+        output = ws.config.output_directory.resolve()
+        listed = folder.resolve() if folder is not None else output
+        return cls(listed, (ws.config.base_dir.resolve(), output, listed))
+
+
+def refusal_of(path: Path, ws: Workspace, bounds: Bounds | None = None) -> DiscussionsError | None:
+    """Why a server must not open `path` (an entry of the discussions folder), or None."""
+    shown = shorten(path.name)
+    if path.name.startswith(".") or is_derived(path):
+        return missing(path.name, ws)
+    bounds = bounds or Bounds.of(ws, path.parent)
+    try:
+        linked = stat.S_ISLNK(os.lstat(path).st_mode)
+        real = path.resolve(strict=True) if linked else bounds.folder / path.name
+    except (OSError, RuntimeError):
+        return missing(path.name, ws)
+    if not any(real.is_relative_to(root) for root in bounds.roots):
+        return DiscussionNotFound(f"{shown} is a symbolic link out of the project")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return missing(path.name, ws)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return DiscussionNotFound(f"{shown} is not a regular file, so not a discussion")
+    except OSError:
+        return DiscussionNotFound(f"{shown} cannot be read")
+    finally:
+        os.close(fd)
+    problem = discussion_problem(real)
+    return None if problem is None else NotADiscussion(problem)
+
+
+def discussion_paths(ws: Workspace, folder: Path | None = None) -> list[Path]:
+    """The discussion files in `folder` (default: ``output.directory``) a server may open:
+    exactly the ``*.md`` entries `served_path` accepts (never a FIFO, a link out of the
+    project or a file that is not a discussion)."""
+    folder = folder or ws.config.output_directory
+    if not folder.is_dir():
+        return []
+    bounds = Bounds.of(ws, folder)
+    return [p for p in sorted(folder.glob("*.md")) if refusal_of(p, ws, bounds) is None]
+
+
+def list_discussions(
+    ws: Workspace, folder: Path | None = None, status: str | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows (file, title, phase, status, comments; consensus: the outcome reached or None;
+    consensus_summary: where the vote stands in words, as `ConsensusResult.summary`;
+    questions: how many; changed: modification time in UTC) for the discussions in `folder`
+    (default: ``output.directory``), optionally of one `status`; and one line per file that
+    could not be read. Derived files and files that are not discussions are left out; what a
+    server may not open (a link out of the project) is listed as not read.
+
+    `status` ``open`` (any case) means not finished, whatever the template calls its
+    starting status (`templates.is_open`: OPEN, PROPOSED...); any other is matched exactly
+    and must be a known status (`templates.known_statuses`) or one a listed file has, else
+    `PhaseError` lists the known ones."""
+    folder = folder or ws.config.output_directory
+    if not folder.is_dir():
+        raise DiscussionNotFound(f"no discussions folder at {display_path(folder)}")
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    bounds = Bounds.of(ws, folder)
+    seen: set[str] = set()
+    for path in sorted(folder.glob("*.md")):
+        if path.name.startswith(".") or is_derived(path):
+            continue
+        refusal = refusal_of(path, ws, bounds)
+        if isinstance(refusal, NotADiscussion):
+            continue
+        try:
+            if refusal is not None:
+                raise refusal
+            d = Discussion.load(path, ws)
+        except DiscussionsError as exc:
+            skipped.append(f"{display_path(path)}: {exc}")
+            continue
+        seen.add(d.status.upper())
+        if status and not _matches(d, status):
+            continue
+        rows.append(_row(d, path))
+    if status:
+        _check_status(status, ws, seen)
+    return rows, skipped
+
+
+def _matches(d: Discussion, status: str) -> bool:
+    if status.strip().lower() == "open":
+        return is_open(d.status, d.template)
+    return d.status.upper() == status.strip().upper()
+
+
+def _check_status(status: str, ws: Workspace, seen: set[str]) -> None:
+    wanted = status.strip().upper()
+    known = known_statuses(ws.templates)
+    if wanted not in known and wanted not in seen:
+        raise PhaseError(
+            f"unknown status '{status}'; known statuses: {', '.join(known)} "
+            "('open' lists every discussion not finished)"
+        )
+
+
+def _row(d: Discussion, path: Path) -> dict[str, Any]:
+    consensus = d.consensus_result
+    return {
+        "file": display_path(path),
+        "title": d.title,
+        "phase": d.phase,
+        "status": d.status,
+        "comments": len(d.comments),
+        "consensus": consensus.outcome if consensus.reached else None,
+        "consensus_summary": consensus.summary,
+        "questions": len(d.questions),
+        "changed": _changed(path),
+    }
+
+
+def _changed(path: Path) -> str:
+    from datetime import UTC, datetime
+
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return ""
+    return datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,622 @@
+"""`Discussion`: a discussion file and the state derived from it.
+
+Everything here is reconstructed from the file (plus appends queued but not yet saved). Reading
+is lazy: `Discussion.load` only checks the file exists, so appending a comment never parses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..derive.diagnosis import Diagnosis
+from ..derive.motions import Motion
+from ..derive.rules import Comment, Item, PendingMention, RunMark, State, derive
+from ..derive.runlog import RunRecord
+from ..derive.speakers import check_human_author
+from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
+from ..errors import DiscussionNotFound, InvalidVote, PhaseError
+from ..syntax import parse as fmt
+from ..syntax.markers import normalise_vote
+from . import storage
+
+if TYPE_CHECKING:
+    from ..settings.templates import Phase, Template
+    from ..settings.workspace import Workspace
+
+__all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
+
+T = TypeVar("T")
+
+_SLUG = re.compile(r"[^\w]+")
+_BINARY_SAMPLE = 8192
+"""Bytes looked at for a NUL, which no discussion holds (the engine never writes one): a file
+with one there is binary (git's test)."""
+
+
+@dataclass(slots=True, frozen=True)
+class _Change:
+    """A phase or status change queued by `advance` / `set_status`, decided again under the
+    file lock when saved: if someone else made the same change meanwhile it is not written
+    twice, and a change from a state the file is no longer in is refused."""
+
+    kind: str
+    """``phase`` or ``status``."""
+    source: str
+    target: str
+    strict: bool
+    """Refuse (True) or silently drop (False) when the file has moved elsewhere meanwhile."""
+
+
+def slugify(title: str) -> str:
+    """A file name for `title`: letters of every script are kept (accents folded where that
+    is lossless), everything else becomes ``-``. A title with no letters or digits at all
+    (emoji, punctuation) gets ``discussion-`` and a short hash, so distinct titles stay
+    distinct."""
+    folded = unicodedata.normalize("NFKD", title.lower())
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = unicodedata.normalize("NFC", folded)
+    slug = _SLUG.sub("-", folded).strip("-_")[:60].strip("-_")
+    if slug:
+        return slug
+    digest = hashlib.sha256(title.strip().encode("utf-8")).hexdigest()[:8]
+    return f"discussion-{digest}"
+
+
+class Discussion:
+    """A discussion file. Use `Discussion.load` or `Discussion.create`."""
+
+    def __init__(self, path: str | Path, workspace: Workspace | None = None) -> None:
+        self.path = Path(path)
+        self._workspace = workspace
+        self._text: str | None = None
+        self._decode_warnings: list[fmt.ParseWarning] = []
+        self._new_text: str | None = None  # a created discussion not yet saved
+        self._pending: list[str | _Change] = []
+        self._state: State | None = None
+        self.notices: list[str] = []
+        """What the last `save` or `transact` noticed (an earlier append gone from the file)."""
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path, workspace: Workspace | None = None) -> Discussion:
+        """Open an existing discussion file (read lazily, on first use).
+
+        `path` is looked up as the command line looks up a FILE argument
+        (`workspace.resolve_file`): as given, else by name in the discussions folder
+        (``output.directory``), with or without ``.md``; so ``Discussion.load("feature-x.md")``
+        finds ``discussions/feature-x.md``."""
+        p = Path(path)
+        if not p.exists():
+            from ..settings.workspace import Workspace, resolve_file
+
+            workspace = workspace or Workspace.discover()
+            p = resolve_file(str(path), workspace)
+        storage.check_exists(p)
+        return cls(p, workspace)
+
+    @classmethod
+    def create(
+        cls,
+        title: str,
+        template: str | None = None,
+        context: str | None = None,
+        participants: list[str] | None = None,
+        directory: str | Path | None = None,
+        path: str | Path | None = None,
+        workspace: Workspace | None = None,
+        now: datetime | None = None,
+    ) -> Discussion:
+        """A new discussion from a template; written by `save()` (never over an existing file)."""
+        if workspace is None:
+            from ..settings.workspace import Workspace
+
+            workspace = Workspace.discover()
+        title = " ".join(title.split())
+        if not title:
+            raise PhaseError("a discussion needs a title")
+        tpl = workspace.templates.get(template or workspace.config.default_template)
+        aliases = [a.strip().lstrip("@").lower() for a in (participants or []) if a.strip()]
+        if not aliases:
+            # --participants, then discussions.yaml's default_participants, then the template's.
+            aliases = (
+                workspace.config.configured_participants
+                or list(tpl.participants)
+                or workspace.config.default_participants
+            )
+        for alias in aliases:
+            workspace.participants.get(alias)  # unknown aliases fail now, not at the first turn
+        shown_title = tpl.title_format.replace("{title}", title)
+        stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        header = fmt.render_header(
+            [
+                ("Title", shown_title),
+                ("Phase", tpl.first_phase),
+                ("Status", tpl.status),
+                ("Created", stamp),
+                ("Template", tpl.name),
+                ("Participants", ", ".join(aliases)),
+            ]
+        )
+        if context and tpl.context_format == "diff":
+            from ..git.ops import fence_diff_context
+
+            context = fence_diff_context(fmt.normalise_newlines(context))
+        ctx = fmt.neutralise(context).strip() if context else ""
+        body = tpl.body.replace("{title}", shown_title).replace(
+            "{context}", ctx or "[Describe what is being discussed and why]"
+        )
+        if path is None:
+            folder = Path(directory) if directory else workspace.config.output_directory
+            path = folder / f"{slugify(title)}.md"
+        d = cls(Path(path), workspace)
+        # Ends with a separator: a comment typed under it (`Name: ...`) is a comment at once.
+        d._new_text = fmt.end_with_separator(header + "\n" + body.rstrip("\n") + "\n")
+        return d
+
+    # -- reading -----------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> Workspace:
+        if self._workspace is None:
+            from ..settings.workspace import Workspace
+
+            self._workspace = Workspace.discover()
+        return self._workspace
+
+    @property
+    def text(self) -> str:
+        """The file's text as saved (BOM removed, newlines as in the file)."""
+        if self._new_text is not None:
+            return self._new_text
+        if self._text is None:
+            data = storage.read_bytes(self.path)
+            if b"\x00" in data[:_BINARY_SAMPLE]:
+                raise DiscussionNotFound(f"{self.path} is a binary file, not a discussion")
+            self._text, self._decode_warnings = fmt.decode(data)
+        return self._text
+
+    def seen_as(self, text: str) -> Discussion:
+        """A read-only copy of this discussion whose text is `text` (what a prompt shows, for
+        example); the file is not read or written."""
+        copy = Discussion(self.path, self._workspace)
+        copy._text = text
+        return copy
+
+    def reload(self) -> None:
+        """Forget what was read; the next access reads the file again."""
+        self._text = None
+        self._state = None
+
+    @property
+    def _s(self) -> State:
+        if self._state is None:
+            self._state = derive(
+                self._full_text(), self.workspace, self.path.stem, self._decode_warnings
+            )
+        return self._state
+
+    def _full_text(self) -> str:
+        text = self.text
+        if not self._pending:
+            return text
+        blocks = [b if isinstance(b, str) else _render_change(b) for b in self._pending]
+        return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), blocks)
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def title(self) -> str:
+        return self._s.title
+
+    @property
+    def phase(self) -> str:
+        """The current phase id: the header's, then the last transition's."""
+        return self._s.phase
+
+    @property
+    def phase_info(self) -> Phase | None:
+        """The current phase's definition from the template, if known."""
+        t = self._s.template
+        return t.phase(self._s.phase) if t else None
+
+    @property
+    def status(self) -> str:
+        return self._s.status
+
+    @property
+    def template(self) -> Template | None:
+        return self._s.template
+
+    @property
+    def header(self) -> dict[str, str]:
+        return dict(self._s.doc.header)
+
+    @property
+    def participants(self) -> list[str]:
+        """Aliases named in the header (or the template's defaults)."""
+        return list(self._s.participants)
+
+    @property
+    def comments(self) -> list[Comment]:
+        return list(self._s.comments)
+
+    @property
+    def votes(self) -> dict[str, str]:
+        """Current votes: each voter's latest since the last reset or transition."""
+        return dict(self._s.votes)
+
+    @property
+    def preamble(self) -> str:
+        """The text between the header and the first comment (title, context, ...)."""
+        return self._s.doc.preamble
+
+    @property
+    def questions(self) -> list[Item]:
+        return list(self._s.items["Q"])
+
+    @property
+    def todos(self) -> list[Item]:
+        return list(self._s.items["TODO"])
+
+    @property
+    def assigned(self) -> list[Item]:
+        return list(self._s.items["ASSIGNED"])
+
+    @property
+    def done(self) -> list[Item]:
+        return list(self._s.items["DONE"])
+
+    @property
+    def decisions(self) -> list[Item]:
+        return list(self._s.items["DECISION"])
+
+    @property
+    def motions(self) -> list[Motion]:
+        """Motions in file order, each with its seconds, ballots and result."""
+        return list(self._s.motions)
+
+    @property
+    def passes(self) -> list[tuple[str, int]]:
+        """(who, line) of each recorded pass (a participant had nothing to add)."""
+        return list(self._s.passes)
+
+    @property
+    def pass_calls(self) -> list[tuple[str, dict[str, str]]]:
+        """(who, fields) of each ``PASS`` block: the call's ``provider``, ``tokens`` and
+        ``cost`` as the engine recorded them (none in blocks written before it did)."""
+        from ..derive.motions import marker_fields
+
+        found = []
+        for m in self._s.doc.engine_markers:
+            if m.kind == "pass":
+                fields = marker_fields(m.target)
+                found.append((fields.pop(""), fields))
+        return found
+
+    @property
+    def concerns(self) -> list[Item]:
+        return list(self._s.items["CONCERN"])
+
+    @property
+    def pending_mentions(self) -> list[PendingMention]:
+        return list(self._s.pending)
+
+    @property
+    def mention_typos(self) -> list[tuple[str, str, int]]:
+        """(mentioned name, closest participant alias, line) for mentions that match nobody
+        but look like a participant's alias mistyped."""
+        return list(self._s.mention_typos)
+
+    @property
+    def warnings(self) -> list[fmt.ParseWarning]:
+        return list(self._s.warnings)
+
+    @property
+    def phase_started_line(self) -> int:
+        """Line of the transition into the current phase (0: the header's phase)."""
+        return self._s.phase_line
+
+    @property
+    def status_changed_line(self) -> int:
+        """Line of the last status change (0: the header's status)."""
+        return self._s.status_line
+
+    @property
+    def humans(self) -> set[str]:
+        """Authors who are not registered participants."""
+        return set(self._s.humans)
+
+    @property
+    def expected_voters(self) -> list[str]:
+        """Display names of the discussion's participants whose votes count."""
+        registry = self.workspace.participants
+        names = []
+        for alias in self._s.participants:
+            if alias in registry:
+                p = registry.get(alias)
+                if p.votes:
+                    names.append(p.name)
+        return names
+
+    @property
+    def scores(self) -> dict[str, int]:
+        """Current scores (0-10): each scorer's latest since the last reset or transition."""
+        return dict(self._s.scores)
+
+    @property
+    def pending_issues(self) -> list[Item]:
+        """Open ``PENDING:`` issues of each scorer's latest scored comment."""
+        return list(self._s.pending_issues)
+
+    @property
+    def rounds(self) -> list[RunMark]:
+        """Rounds of the latest `discussions run`."""
+        return list(self._s.rounds)
+
+    @property
+    def runs(self) -> list[RunRecord]:
+        """Every run the file records (`runlog`), in the order they started."""
+        return list(self._s.runs)
+
+    @property
+    def last_stop(self) -> RunMark | None:
+        """Why the latest run stopped."""
+        return self._s.stops[-1] if self._s.stops else None
+
+    @property
+    def escalation(self) -> RunMark | None:
+        """An escalation to the humans that no human has answered yet."""
+        return self._s.escalation
+
+    @property
+    def phase_transitions(self) -> int:
+        """How many phase transitions the file records."""
+        return sum(1 for m in self._s.doc.engine_markers if m.kind == "phase-transition")
+
+    @property
+    def diagnosis(self) -> Diagnosis:
+        """Root-cause candidates and their convergence (diagnostic mode)."""
+        return self._s.diagnosis
+
+    @property
+    def consensus_mode(self) -> str:
+        """``votes`` or ``score``: how the current phase decides."""
+        info = self.phase_info
+        return info.consensus_mode if info else "votes"
+
+    @property
+    def consensus_result(self) -> ConsensusResult:
+        return self._consensus(self.workspace.config.voting.human_required)
+
+    def consensus_without_humans(self) -> ConsensusResult:
+        """Consensus as if no human vote were required."""
+        return self._consensus(False)
+
+    def _consensus(self, human_required: bool) -> ConsensusResult:
+        voting = self.workspace.config.voting
+        if self.consensus_mode == "score":
+            info = self.phase_info
+            pending: dict[str, list[str]] = {}
+            for item in self._s.pending_issues:
+                pending.setdefault(item.author, []).append(item.text)
+            return score_consensus(
+                self._s.scores,
+                pending,
+                expected=self.expected_voters,
+                threshold=info.score_threshold if info else 9,
+                humans=self._s.humans,
+                human_required=human_required,
+            )
+        return calculate_consensus(
+            self._s.votes,
+            replace(voting, human_required=human_required),
+            humans=self._s.humans,
+            expected=self.expected_voters,
+        )
+
+    def has_consensus(self) -> bool:
+        return self.consensus_result.reached
+
+    # -- changes (appended by save()) --------------------------------------------------
+
+    def add_comment(self, author: str, text: str = "", vote: str | None = None) -> None:
+        """Queue a comment by the person `author`. Raises `InvalidVote` for a bad vote, and
+        `ReservedName` when `author` is a participant's name (see `speakers`: a person cannot
+        speak for a participant; the engine writes participants' comments with `add_block`).
+
+        `text` is one comment by `author`: it may carry their own markers and votes, but never a
+        comment boundary, an engine marker or anything that renders as another comment."""
+        author = " ".join(author.split())
+        if not author:
+            raise InvalidVote("a comment needs an author name")
+        if len(author) > 80 or any(unicodedata.category(ch)[0] == "C" for ch in author):
+            raise InvalidVote("an author name is one line of at most 80 printable characters")
+        check_human_author(author, self.workspace.participants, self._full_text())
+        norm = None
+        if vote is not None:
+            norm = normalise_vote(vote)
+            if norm is None:
+                raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
+        if not text.strip() and norm is None:
+            raise InvalidVote("nothing to add: give comment text, a vote, or both")
+        self._pending.append(fmt.render_comment(author, fmt.neutralise(text), vote=norm))
+        self._state = None
+
+    def add_block(self, block: str) -> None:
+        """Queue an already-rendered block (see `format.render_comment`)."""
+        self._pending.append(block)
+        self._state = None
+
+    def advance(self, to: str | None = None, *, strict: bool = True) -> str:
+        """Queue a transition to `to` (default: the current phase's next). Returns the target.
+        When saved, the transition is written only if the file is still in this phase."""
+        current = self.phase
+        template = self.template
+        known = template.phase_ids() if template else []
+        if to is None:
+            info = self.phase_info
+            if template is None or info is None:
+                raise PhaseError(
+                    f"cannot tell which phase follows '{current}' (template unknown); "
+                    "name one with --to"
+                )
+            if info.next is None:
+                raise PhaseError(f"'{current}' is the last phase of template '{template.name}'")
+            to = info.next
+        elif known and to not in known:
+            raise PhaseError(f"unknown phase '{to}' (phases: {', '.join(known)})")
+        if to == current:
+            raise PhaseError(f"the discussion is already in phase '{to}'")
+        self._pending.append(_Change("phase", current, to, strict))
+        self._state = None
+        return to
+
+    def set_status(self, status: str, *, strict: bool = True) -> str:
+        """Queue a status change (``CLOSED``, ``DECIDED``, ``OPEN``...). Returns the status.
+        `PhaseError` for a status that is not known (`templates.known_statuses`)."""
+        status = status.strip().upper()
+        from ..settings.templates import known_statuses
+
+        known = known_statuses([*self.workspace.templates, *filter(None, [self.template])])
+        if status not in known:
+            raise PhaseError(
+                f"unknown status '{status}'; known statuses: {', '.join(known)} "
+                "(a template adds its status and consensus_status)"
+            )
+        if status == self.status:
+            raise PhaseError(f"the discussion's status is already {status}")
+        self._pending.append(_Change("status", self.status, status, strict))
+        self._state = None
+        return status
+
+    def reset_votes(self) -> None:
+        """Queue a vote reset: votes cast so far in this phase stop counting."""
+        self._pending.append(f"<!-- VOTE-RESET: {self.phase} -->\n")
+        self._state = None
+
+    @property
+    def unsaved(self) -> bool:
+        return self._new_text is not None or bool(self._pending)
+
+    @property
+    def _root(self) -> Path:
+        return self.workspace.config.base_dir
+
+    def save(self) -> None:
+        """Write: create the file if new, then append queued blocks under the file lock.
+        Queued phase and status changes are checked against the file as it is then."""
+        if self._new_text is not None:
+            storage.create(self.path, self._new_text, root=self._root)
+            self._new_text = None
+        if self._pending:
+            queued = self._pending
+            if all(isinstance(b, str) for b in queued):
+                blocks = [b for b in queued if isinstance(b, str)]
+                done = storage.append(self.path, blocks, root=self._root)
+            else:
+                done = storage.locked_append(
+                    self.path, lambda text: self._settle(queued, text), root=self._root
+                )
+            self.notices = done.lost_messages(self.path)
+            self._pending = []
+        self.reload()
+
+    def _settle(self, queued: list[str | _Change], text: str) -> list[str]:
+        """The blocks to write for `queued`, given the file's `text` under the lock."""
+        now = Discussion(self.path, self._workspace)
+        now._text = text.removeprefix(fmt.BOM)
+        blocks: list[str] = []
+        for item in queued:
+            if isinstance(item, str):
+                blocks.append(item)
+                now._pending.append(item)
+                continue
+            current = now.phase if item.kind == "phase" else now.status
+            if current == item.target:
+                continue  # made meanwhile (another turn, another person): not twice
+            if current != item.source:
+                if not item.strict:
+                    continue
+                what = "phase" if item.kind == "phase" else "status"
+                raise PhaseError(
+                    f"the discussion's {what} changed to '{current}' meanwhile; "
+                    "nothing was written, check `discussions status` and try again"
+                )
+            blocks.append(_render_change(item))
+            now._pending.append(blocks[-1])
+            now._state = None
+        return blocks
+
+    def transact(self, change: Callable[[Discussion], T]) -> T:
+        """Decide and write in one step under the file lock: `change` gets the discussion as
+        the file is now, queues what it decides (`advance`, `set_status`, `add_comment`) and
+        returns a result; what it queued is appended before the lock is released."""
+        if self.unsaved:
+            self.save()
+        results: list[T] = []
+        seen: list[Discussion] = []
+
+        def build(text: str) -> list[str]:
+            now = Discussion(self.path, self._workspace)
+            now._text = text.removeprefix(fmt.BOM)
+            seen.append(now)
+            results.append(change(now))
+            queued, now._pending = now._pending, []
+            return now._settle(queued, text)
+
+        done = storage.locked_append(self.path, build, root=self._root)
+        self.notices = done.lost_messages(self.path)
+        self.reload()
+        if not done.blocks:
+            # Nothing was written: what was read under the lock is the file; keep its parse.
+            self._text, self._state = seen[0]._text, seen[0]._state
+        return results[0]
+
+    # -- export ------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self._s
+        phase_info = self.phase_info
+        return {
+            "file": str(self.path),
+            "title": s.title,
+            "phase": s.phase,
+            "phase_title": phase_info.title if phase_info else None,
+            "voting_mode": phase_info.voting_mode if phase_info else None,
+            "status": s.status,
+            "template": s.template.name if s.template else s.doc.header.get("template"),
+            "participants": list(s.participants),
+            "comments": [c.to_dict() for c in s.comments],
+            "votes": dict(s.votes),
+            "consensus": self.consensus_result.to_dict(),
+            "questions": [i.to_dict() for i in s.items["Q"]],
+            "todos": [i.to_dict() for i in s.items["TODO"]],
+            "assigned": [i.to_dict() for i in s.items["ASSIGNED"]],
+            "done": [i.to_dict() for i in s.items["DONE"]],
+            "decisions": [i.to_dict() for i in s.items["DECISION"]],
+            "concerns": [i.to_dict() for i in s.items["CONCERN"]],
+            "pending_mentions": [p.to_dict() for p in s.pending],
+            "consensus_mode": self.consensus_mode,
+            "scores": dict(s.scores),
+            "pending_issues": [i.to_dict() for i in s.pending_issues],
+            "run": s.runs[-1].to_dict() if s.runs else RunRecord(0).to_dict(),
+            "escalation": s.escalation.to_dict() if s.escalation else None,
+            "diagnosis": s.diagnosis.to_dict(),
+            "motions": [m.to_dict() for m in s.motions],
+            "passes": [{"by": by, "line": line} for by, line in s.passes],
+            "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
+        }
+
+
+def _render_change(change: _Change) -> str:
+    if change.kind == "phase":
+        return fmt.render_phase_transition(change.source, change.target)
+    return fmt.render_status_change(change.source, change.target)

@@ -1,0 +1,1 @@
+"""Where things live and what the configuration, personas and templates say."""

@@ -1,0 +1,543 @@
+"""Where things live and what the configuration says.
+
+Precedence everywhere: project > user > bundled.
+
+* The user dir is ``$DISCUSSIONS_HOME`` if set, else ``$XDG_CONFIG_HOME/discussions``, else
+  ``~/.config/discussions``. It holds ``config.yaml``, ``providers.yaml``, ``participants/``,
+  ``templates/`` and ``trust.yaml``.
+* The project root is the nearest folder, from the start folder upwards, holding a
+  ``discussions.yaml``; without one, the start folder itself.
+* Bundled personas and templates ship inside the package (``discussions/_bundled``); in a
+  source checkout they are read from the repository's top-level folders.
+
+Every YAML file goes through `load_yaml` (safe loader only). A cloned repository's files are
+someone else's input, so before any Python object is built a file is refused (`ConfigError`
+naming the file and line) when it is over 1 MiB, nested deeper than 64 levels, or would hold
+more than 100,000 values once its aliases are expanded (an alias bomb). A project's
+``output.directory`` must stay inside the project (see `Config.output_directory`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from ..derive.voting import VotingConfig
+from ..errors import ConfigError
+from .schema import Fields, Flag, ListOf, Number, OneOf, Text, key_name, validate
+
+ENV_HOME = "DISCUSSIONS_HOME"
+PROJECT_FILE = "discussions.yaml"
+
+try:  # libyaml is several times faster than the pure-Python loader
+    _SafeLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _SafeLoader = yaml.SafeLoader
+
+DEFAULTS: dict[str, Any] = {
+    "default_participants": ["architect", "security", "pragmatist"],
+    "default_template": "feature",
+    "consensus": {"threshold_ready": 0.67, "threshold_reject": 0.01, "human_required": False},
+    "providers": {"default": None, "fallback": [], "timeout": 300},
+    "output": {"directory": "./discussions", "summary_files": False},
+}
+
+
+def user_dir() -> Path:
+    """The user's configuration folder (see module docstring). Not created here."""
+    env = os.environ.get(ENV_HOME)
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "discussions"
+
+
+def bundled_dir(kind: str) -> Path:
+    """The folder of bundled ``participants`` or ``templates``."""
+    here = Path(__file__).resolve().parent.parent  # the package: src/discussions
+    packaged = here / "_bundled" / kind
+    if packaged.is_dir():
+        return packaged
+    return here.parent.parent / kind  # source checkout: src/discussions -> repository root
+
+
+def find_project_root(start: Path | None = None) -> Path | None:
+    """The nearest folder from `start` upwards that holds a ``discussions.yaml``."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / PROJECT_FILE).is_file():
+            return folder
+    return None
+
+
+MAX_YAML_BYTES = 1024 * 1024
+"""Largest YAML file read (personas, templates and settings are a few KiB)."""
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of lists and mappings (the bundled files use 4)."""
+MAX_YAML_VALUES = 100_000
+"""Most values (scalars, lists, mappings) in one file, counting each use of an alias as the
+values it stands for: this is what stops an alias bomb ("billion laughs")."""
+
+
+@dataclass(slots=True, frozen=True)
+class FileProblem:
+    """A configuration file that could not be used; the files around it still were."""
+
+    file: Path
+    """The file."""
+    line: int
+    """1-based line the problem is on; 0 when unknown."""
+    message: str
+    """What is wrong, without the file and line."""
+    effect: str = "skipped"
+    """What was done about it: ``skipped`` (the file) or ``ignored`` (a settings key)."""
+
+    def __str__(self) -> str:
+        return (
+            f"{self.file}:{self.line}: {self.message}"
+            if self.line
+            else f"{self.file}: {self.message}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": str(self.file),
+            "line": self.line,
+            "message": self.message,
+            "effect": self.effect,
+        }
+
+    @classmethod
+    def from_error(cls, error: ConfigError, file: Path) -> FileProblem:
+        """The problem `error` (raised while reading `file`) describes."""
+        located = getattr(error, "location", None)
+        if isinstance(located, FileProblem):
+            return located
+        message = str(error)
+        prefix = f"{file}: "
+        return cls(file, 0, message[len(prefix) :] if message.startswith(prefix) else message)
+
+
+_E = TypeVar("_E", bound=ConfigError)
+
+
+def located_error(
+    kind: type[_E], path: Path | None, line: int | None, message: str, *, what: str = "file"
+) -> _E:
+    """`kind` with the message ``FILE: line N: MESSAGE``; the parts are kept (as a
+    `FileProblem`) for `FileProblem.from_error`."""
+    where = str(path) if path is not None else what
+    error = kind(f"{where}: line {line}: {message}" if line else f"{where}: {message}")
+    if path is not None:
+        setattr(error, "location", FileProblem(path, line or 0, message))  # noqa: B010
+    return error
+
+
+@dataclass(slots=True)
+class YamlDocument:
+    """A YAML file's data and the lines its keys and items are on."""
+
+    data: Any
+    """The loaded data (plain dicts, lists, scalars)."""
+    path: Path
+    """The file."""
+    lines: dict[tuple[str | int, ...], int] = field(default_factory=dict)
+    """1-based line of each mapping key / list item, by key path (``("phases", 0, "next")``;
+    ``()`` is the document); mapping keys are given as text."""
+
+    def line(self, *keys: str | int) -> int:
+        """The line of the key path `keys`, else of its nearest listed parent (a missing key:
+        the mapping that lacks it); 0 for an empty document."""
+        path = tuple(keys)
+        while path not in self.lines:
+            if not path:
+                return 0
+            path = path[:-1]
+        return self.lines[path]
+
+
+def load_yaml(path: Path) -> Any:
+    """Read a YAML file with the safe loader; errors name the file and the line.
+
+    Size, nesting and alias expansion are bounded (`MAX_YAML_BYTES`, `MAX_YAML_DEPTH`,
+    `MAX_YAML_VALUES`) before any Python object is built, so a hostile file in a cloned
+    repository fails with a `ConfigError` instead of exhausting memory or the stack."""
+    return load_yaml_document(path).data
+
+
+def load_yaml_document(path: Path) -> YamlDocument:
+    """Like `load_yaml`, with the line of every key and list item."""
+    text = _read_limited(path)
+    loader = _SafeLoader(text)
+    try:
+        _check_events(loader, path)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, path) from exc
+    finally:
+        loader.dispose()
+    loader = _SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        lines: dict[tuple[str | int, ...], int] = {}
+        if node is not None:
+            lines[()] = node.start_mark.line + 1
+            _collect_lines(node, (), lines, path)
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, path) from exc
+    except (ValueError, TypeError, OverflowError) as exc:  # a bad date, a 5000-digit number
+        raise ConfigError(f"{path}: invalid YAML value: {exc}") from exc
+    finally:
+        loader.dispose()
+    return YamlDocument(data, path, lines)
+
+
+def _read_limited(path: Path) -> str:
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError(f"{path}: is a folder, not a YAML file")
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{path}: not a regular file (a pipe, socket or device)")
+        with path.open("rb") as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if len(raw) > MAX_YAML_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {MAX_YAML_BYTES // 1024 // 1024} MiB; "
+            "settings, personas and templates are small files - is this the right file?"
+        )
+    if b"\x00" in raw:
+        raise ConfigError(f"{path}: is a binary file, not YAML text")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise located_error(
+            ConfigError, path, line, "not valid UTF-8 text; save the file as UTF-8"
+        ) from None
+
+
+def _check_events(loader: Any, path: Path) -> None:
+    """Walk the parser's events (streaming: aliases are not expanded here) and refuse deep
+    nesting, aliases that refer to their own enclosing collection, and documents that would
+    hold more than `MAX_YAML_VALUES` values once aliases are expanded."""
+    open_frames: list[list[Any]] = []  # [anchor, values so far]
+    anchored: dict[str, int] = {}  # anchor -> values it stands for
+    total = 0
+
+    def fail(event: Any, message: str) -> ConfigError:
+        return located_error(ConfigError, path, event.start_mark.line + 1, message)
+
+    def add(count: int, event: Any) -> None:
+        nonlocal total
+        total += count
+        if total > MAX_YAML_VALUES:
+            raise fail(
+                event,
+                f"holds more than {MAX_YAML_VALUES} values once aliases are expanded "
+                "(an alias bomb?); refusing to load it",
+            )
+
+    while loader.check_event():
+        event = loader.get_event()
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_frames) >= MAX_YAML_DEPTH:
+                raise fail(event, f"nested more than {MAX_YAML_DEPTH} levels deep")
+            if event.anchor is not None:
+                anchored.pop(event.anchor, None)
+            add(1, event)
+            open_frames.append([event.anchor, 1])
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            anchor, count = open_frames.pop()
+            if anchor is not None:
+                anchored[anchor] = count
+        elif isinstance(event, yaml.ScalarEvent):
+            count = 1
+            add(count, event)
+            if event.anchor is not None:
+                anchored[event.anchor] = count
+        elif isinstance(event, yaml.AliasEvent):
+            if any(frame[0] == event.anchor for frame in open_frames):
+                raise fail(event, f"alias '*{event.anchor}' refers to a collection it is inside of")
+            count = anchored.get(str(event.anchor), 1)  # undefined: the composer reports it
+            add(count, event)
+        else:
+            continue
+        if open_frames:  # a finished value counts in the collection around it
+            open_frames[-1][1] += count
+
+
+def _collect_lines(
+    node: yaml.Node,
+    at: tuple[str | int, ...],
+    lines: dict[tuple[str | int, ...], int],
+    path: Path,
+) -> None:
+    """Fill `lines`; a key given twice in one mapping (YAML would keep the last one without
+    a word) is refused, naming both lines."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                here = (*at, str(key.value))
+                line = key.start_mark.line + 1
+                if here in lines:
+                    raise located_error(
+                        ConfigError,
+                        path,
+                        line,
+                        f"key '{key_name(here)}' is given twice (lines {lines[here]} and "
+                        f"{line}); keep one",
+                    )
+                lines[here] = line
+                _collect_lines(value, here, lines, path)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            here = (*at, i)
+            lines.setdefault(here, item.start_mark.line + 1)
+            _collect_lines(item, here, lines, path)
+
+
+def _yaml_error(exc: yaml.YAMLError, path: Path) -> ConfigError:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return located_error(
+        ConfigError, path, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}"
+    )
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+@dataclass(slots=True)
+class Config:
+    """The merged configuration: defaults < user ``config.yaml`` < project ``discussions.yaml``."""
+
+    data: dict[str, Any]
+    """The merged mapping."""
+    project_root: Path | None = None
+    """Folder of the project's ``discussions.yaml``, if there is one."""
+    base_dir: Path = field(default_factory=Path.cwd)
+    """Folder relative paths in the configuration are resolved against."""
+    sources: list[Path] = field(default_factory=list)
+    """Files read, lowest precedence first."""
+    settings: dict[Path, dict[str, Any]] = field(default_factory=dict)
+    """What each file in `sources` says, as written (before merging with the defaults)."""
+    problems: list[FileProblem] = field(default_factory=list)
+    """Keys in `sources` that no setting has (misspelt, or from another version), each with
+    the closest known key; the commands warn about them, `check` fails on them."""
+
+    @classmethod
+    def load(cls, start: Path | None = None) -> Config:
+        data = dict(DEFAULTS)
+        sources: list[Path] = []
+        settings: dict[Path, dict[str, Any]] = {}
+        problems: list[FileProblem] = []
+        user_file = user_dir() / "config.yaml"
+        root = find_project_root(start)
+        for path in (user_file, root / PROJECT_FILE if root else None):
+            if path is None or not path.is_file():
+                continue
+            doc = load_yaml_document(path)
+            if doc.data is None:
+                continue
+            if not isinstance(doc.data, dict):
+                raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+            problems += _validate(doc)
+            data = _merge(data, doc.data)
+            sources.append(path)
+            settings[path] = doc.data
+        base = root if root else (start or Path.cwd()).resolve()
+        return cls(
+            data=data,
+            project_root=root,
+            base_dir=base,
+            sources=sources,
+            settings=settings,
+            problems=problems,
+        )
+
+    @property
+    def project_file(self) -> Path | None:
+        """The project's ``discussions.yaml``, if there is a project."""
+        return self.project_root / PROJECT_FILE if self.project_root else None
+
+    def _set_by(self, *keys: str) -> tuple[Path, Any] | None:
+        """The file with the highest precedence that sets `keys`, and the value it gives."""
+        for path in reversed(self.sources):
+            value: Any = self.settings.get(path, {})
+            for key in keys:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None:
+                return path, value
+        return None
+
+    # -- typed views -------------------------------------------------------------------
+
+    @property
+    def voting(self) -> VotingConfig:
+        c = self.data.get("consensus") or {}
+        return VotingConfig(
+            threshold_ready=float(c.get("threshold_ready", 0.67)),
+            threshold_reject=float(c.get("threshold_reject", 0.01)),
+            human_required=bool(c.get("human_required", False)),
+        )
+
+    @property
+    def default_participants(self) -> list[str]:
+        return [str(a) for a in self.data.get("default_participants") or []]
+
+    @property
+    def configured_participants(self) -> list[str] | None:
+        """``default_participants`` when the user's ``config.yaml`` or the project's
+        ``discussions.yaml`` sets it to a non-empty list (the project's wins); else None, so a
+        template's own participants apply. Aliases lower-cased, without ``@``."""
+        found = self._set_by("default_participants")
+        if found is None:
+            return None
+        aliases = [str(a).strip().lstrip("@").lower() for a in found[1] if str(a).strip()]
+        return aliases or None
+
+    @property
+    def default_template(self) -> str:
+        return str(self.data.get("default_template") or "feature")
+
+    @property
+    def output_directory(self) -> Path:
+        """Where new discussions go (``output.directory``), relative to the project.
+
+        A project's ``discussions.yaml`` is someone else's file when the repository was
+        cloned, so the folder it names (and the default ``./discussions``) must lie inside the
+        project, links resolved, and ``$VARS`` / ``~`` in it are not expanded. The user's own
+        ``config.yaml`` may name any folder. `ConfigError` names the file that set it."""
+        found = self._set_by("output", "directory")
+        project_file = self.project_file
+        confined = False
+        if found is not None and found[0] != project_file:  # the user's own configuration
+            path = Path(os.path.expandvars(str(found[1]))).expanduser()
+        else:
+            raw = found[1] if found else (self.data.get("output") or {}).get("directory")
+            raw = str(raw or "./discussions")
+            if project_file is None:
+                path = Path(os.path.expandvars(raw)).expanduser()
+            else:
+                path, confined = Path(raw), True
+        where = f"{found[0]}: key 'output.directory'" if found else "output.directory"
+        if not path.is_absolute():
+            path = self.base_dir / path
+        if confined and self.project_root is not None:
+            root = self.project_root.resolve()
+            try:
+                inside = path.resolve().is_relative_to(root)
+            except (OSError, RuntimeError):  # a symlink loop
+                inside = False
+            if not inside:
+                raise ConfigError(
+                    f"{where if found else project_file}: the discussions folder {path} is "
+                    f"outside the project folder {root}; a project's settings may only write "
+                    "inside the project - to write elsewhere, set output.directory in your own "
+                    f"{user_dir() / 'config.yaml'}"
+                )
+        if path.exists() and not path.is_dir():
+            raise ConfigError(
+                f"{where} is {path}, which is a file, not a folder; "
+                "point it at a folder (it is created when needed)"
+            )
+        return path
+
+    @property
+    def summary_files(self) -> bool:
+        return bool((self.data.get("output") or {}).get("summary_files", False))
+
+    @property
+    def default_provider(self) -> str | None:
+        value = (self.data.get("providers") or {}).get("default")
+        return str(value) if value else None
+
+    @property
+    def fallback_providers(self) -> list[str]:
+        return [str(p) for p in (self.data.get("providers") or {}).get("fallback") or []]
+
+    @property
+    def provider_timeout(self) -> float:
+        return float((self.data.get("providers") or {}).get("timeout") or 300)
+
+    def section(self, name: str) -> dict[str, Any]:
+        value = self.data.get(name) or {}
+        return value if isinstance(value, dict) else {}
+
+
+def _validate(doc: YamlDocument) -> list[FileProblem]:
+    """Check a settings file against `SETTINGS`: a value of the wrong type or out of range
+    raises (naming the file, the line and the key); keys nobody reads are returned, each with
+    the closest known key, for the commands to warn about."""
+    problems = validate(doc.data, SETTINGS)
+    for p in problems:
+        if not p.unknown:
+            raise located_error(ConfigError, doc.path, doc.line(*p.keys), p.message)
+    return [FileProblem(doc.path, doc.line(*p.keys), p.message, "ignored") for p in problems]
+
+
+_NAMES = ListOf(Text(), "a list of names")
+_COUNT = Number(0, whole=True, what="a whole number (0 or more)")
+_SHARE = Number(0, 1, what="a number between 0 and 1")
+
+SETTINGS = Fields(
+    {
+        "default_participants": _NAMES,
+        "default_template": Text(what="the name of a template"),
+        "consensus": Fields(
+            {
+                "threshold_ready": _SHARE,
+                "threshold_reject": _SHARE,
+                "human_required": OneOf(
+                    (Flag(), _NAMES), "true or false, or a list of names (who ballot)"
+                ),
+            },
+            noun="consensus setting",
+        ),
+        "providers": Fields(
+            {
+                "default": Text(),
+                "fallback": _NAMES,
+                "timeout": Number(above=0, what="a positive number of seconds"),
+                "mock_fallback": Flag(),
+                "detect": Flag(),
+            },
+            noun="providers setting",
+        ),
+        "context": Fields({"max_chars": _COUNT}, noun="context setting"),
+        "output": Fields(
+            {"directory": Text(what="the path of a folder (text)"), "summary_files": Flag()},
+            noun="output setting",
+        ),
+        "watch": Fields(
+            {"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"
+        ),
+        "memory": Fields({"enabled": Flag(), "max_chars": _COUNT}, noun="memory setting"),
+        "run": Fields({"max_rounds": _COUNT}, noun="run setting"),
+        "budget": Fields(
+            {"max_cost_usd": Number(0), "max_tokens": _COUNT, "max_calls": _COUNT},
+            noun="budget setting",
+        ),
+    },
+    noun="setting",
+)
+"""Every key of ``discussions.yaml`` and the user's ``config.yaml`` (README, Configuration)."""

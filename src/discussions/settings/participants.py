@@ -1,0 +1,367 @@
+"""Participants: AI personas defined in YAML (seed 004, "Participant").
+
+A persona file holds one mapping::
+
+    name: AI-Architect          # display name, written after `Name:`
+    alias: architect            # @mention name
+    role: Systems Architect
+    personality: |              # the system prompt
+      You are ...
+    expertise: [System design, ...]
+    concerns: ["Will this scale?", ...]
+    type: voting                # voting | background (background participants never vote)
+    provider_hint: claude-sonnet
+
+A ``participants.yaml`` with a ``participants:`` list (the seed's registry form) is read too.
+Folders are read bundled first, then the user dir, then the project, so later ones win.
+
+``name``, ``alias``, ``role`` and ``provider_hint`` reach discussion files or the terminal, so
+each must be one line of plain text (`name_problem`, `alias_problem`, `role_problem`,
+`provider_name_problem`); ``personality``, ``expertise`` and ``concerns`` only go into prompts.
+A file that breaks these rules is reported in `ParticipantRegistry.problems` and skipped; the
+other personas still load.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, ParticipantError, UnknownParticipant
+from .config import FileProblem, YamlDocument, load_yaml_document, located_error
+from .schema import Fields, Keys, ListOf, Text, validate
+
+PARTICIPANT_TYPES = ("voting", "background")
+_TEXTS = ListOf(Text(), "a list of text items")
+PERSONA = Fields(
+    {
+        "name": Text(),
+        "alias": Text(),
+        "role": Text(),
+        "personality": Text(),
+        "expertise": _TEXTS,
+        "concerns": _TEXTS,
+        "type": Text(PARTICIPANT_TYPES),
+        "provider_hint": Text(),
+    },
+    noun="participant setting",
+    required=("name", "alias"),
+)
+"""Every key of a persona file (module docstring)."""
+PARTICIPANT_KEYS = frozenset(PERSONA.keys)
+
+NAME_MAX = 64
+ALIAS_MAX = 40
+ROLE_MAX = 120
+NAME_PUNCTUATION = frozenset(" -_.'’(),&+/")
+"""Characters other than letters, marks and digits allowed in a display name."""
+_ALIAS = re.compile(r"[^\W\d_][\w-]*")  # what a mention `@alias` can match (markers.py)
+_PROVIDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be a display name, or None. The name is written into discussion
+    files after ``Name:``, so it must stay one harmless line of text:
+
+    * 1 to 64 characters (surrounding spaces are dropped);
+    * only letters, combining marks and digits (any script), spaces and ``- _ . ' ’ ( ) , & + /``
+      (so no control or invisible characters, no line breaks, no ``<``, ``>``, ``#``, ``*``,
+      ``@``, ``:`` or backticks);
+    * starts with a letter or digit, holds at least one letter, and has no ``---``.
+    """
+    for ch in name:
+        if ch not in NAME_PUNCTUATION and unicodedata.category(ch)[0] not in "LMN":
+            return (
+                f"must be one line of letters, digits, spaces and - _ . ' ( ) , & + /; found {ch!r}"
+            )
+    if len(name) > NAME_MAX:
+        return f"must be at most {NAME_MAX} characters, got {len(name)}"
+    if unicodedata.category(name[0])[0] not in "LN":
+        return f"must start with a letter or digit, got {name[0]!r}"
+    if not any(unicodedata.category(ch)[0] == "L" for ch in name):
+        return "must contain a letter"
+    if "---" in name:
+        return "must not contain '---'"
+    return None
+
+
+def normalise_alias(alias: str) -> str:
+    """``@Architect`` -> ``architect``."""
+    return alias.strip().lstrip("@").lower()
+
+
+def alias_problem(alias: str) -> str | None:
+    """Why `alias` cannot be an alias, or None: a letter, then letters, digits, ``-`` or
+    ``_``; at most 40 characters (what an ``@mention`` matches)."""
+    key = normalise_alias(alias)
+    if not _ALIAS.fullmatch(key):
+        return f"must be letters, digits, '-' or '_', starting with a letter, got {alias!r}"
+    if len(key) > ALIAS_MAX:
+        return f"must be at most {ALIAS_MAX} characters, got {len(key)}"
+    return None
+
+
+def role_problem(role: str) -> str | None:
+    """Why `role` cannot be a role, or None: one line of printable text, at most 120
+    characters."""
+    if not role.isprintable():
+        bad = next(ch for ch in role if not ch.isprintable())
+        return f"must be one line of printable text, found {bad!r}"
+    if len(role) > ROLE_MAX:
+        return f"must be at most {ROLE_MAX} characters, got {len(role)}"
+    return None
+
+
+def provider_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a provider, or None: ASCII letters, digits, ``. _ : -``,
+    starting with a letter or digit, at most 64 characters."""
+    if not _PROVIDER_NAME.fullmatch(name) or len(name) > 64:
+        return f"must be a provider name (letters, digits, '.', '_', ':', '-'), got {name!r}"
+    return None
+
+
+_FIELD_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
+    ("name", name_problem),
+    ("alias", alias_problem),
+    ("role", role_problem),
+    ("provider_hint", provider_name_problem),
+)
+
+
+@dataclass(slots=True)
+class Participant:
+    """One AI persona."""
+
+    name: str
+    """Display name, e.g. ``AI-Architect``."""
+    alias: str
+    """Mention name, e.g. ``architect`` (lower case, no ``@``)."""
+    role: str = ""
+    """Short role description."""
+    personality: str = ""
+    """The system prompt that defines the persona."""
+    expertise: list[str] = field(default_factory=list)
+    """Areas of expertise."""
+    concerns: list[str] = field(default_factory=list)
+    """Questions this persona always asks."""
+    type: str = "voting"
+    """``voting`` or ``background``."""
+    provider_hint: str | None = None
+    """Preferred provider name."""
+    source: Path | None = None
+    """File the persona was read from (None when built in code)."""
+
+    @property
+    def votes(self) -> bool:
+        """Whether this participant's votes count."""
+        return self.type == "voting"
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: Any,
+        source: Path | None = None,
+        doc: YamlDocument | None = None,
+        at: tuple[str | int, ...] = (),
+    ) -> Participant:
+        """Build and validate; errors name the file, the line (when `doc` gives the lines of
+        the file `data` was read from, at key path `at`) and the key."""
+
+        def fail(key: str | None, problem: str, keys: Keys = ()) -> ParticipantError:
+            keys = (key,) if key else keys
+            line = doc.line(*at, *keys) if doc else 0
+            message = f"key '{key}' {problem}" if key else problem
+            return located_error(ParticipantError, source, line, message, what="participant")
+
+        if not isinstance(data, dict):
+            raise fail(None, "expected a mapping with name, alias, personality")
+        for found in validate(data, PERSONA):
+            raise fail(None, found.message, found.keys)
+        for key in ("name", "alias"):
+            if not data[key].strip():
+                raise fail(key, "is required and must not be empty")
+        for key, check in _FIELD_CHECKS:
+            value = data.get(key)
+            problem = check(value.strip()) if isinstance(value, str) and value.strip() else None
+            if problem:
+                raise fail(key, problem)
+        ptype = (data.get("type") or "voting").strip()
+        return cls(
+            name=data["name"].strip(),
+            alias=normalise_alias(data["alias"]),
+            role=(data.get("role") or "").strip(),
+            personality=data.get("personality") or "",
+            expertise=list(data.get("expertise") or []),
+            concerns=list(data.get("concerns") or []),
+            type=ptype,
+            provider_hint=(data.get("provider_hint") or "").strip() or None,
+            source=source,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "alias": self.alias,
+            "role": self.role,
+            "type": self.type,
+            "provider_hint": self.provider_hint,
+            "expertise": list(self.expertise),
+            "concerns": list(self.concerns),
+            "personality": self.personality,
+            "source": str(self.source) if self.source else None,
+        }
+
+
+def _author_keys(author: str) -> tuple[str, ...]:
+    """Names an author answers to: ``AI-Architect`` -> ``ai-architect``, ``architect``;
+    ``Zoë Ångström`` -> ``zoë ångström``, ``zoë-ångström``, ``zoë``."""
+    a = " ".join(author.split()).lower()
+    keys = [a]
+    if a.startswith("ai-"):
+        keys.append(a[3:])
+    if " " in a:
+        keys += [a.replace(" ", "-"), a.replace(" ", "_"), a.split(" ", 1)[0]]
+    return tuple(keys)
+
+
+class ParticipantRegistry:
+    """Participants by alias, with lookups by alias or display name."""
+
+    def __init__(
+        self,
+        participants: Iterable[Participant | BrokenPersona] = (),
+        problems: Iterable[FileProblem] = (),
+    ) -> None:
+        self._by_alias: dict[str, Participant] = {}
+        self._broken: dict[str, BrokenPersona] = {}
+        self.problems: list[FileProblem] = list(problems)
+        """Persona files (or entries) that could not be used, in reading order. The rest
+        were read; `get` of an alias one of them defines raises its error."""
+        for p in participants:  # later ones win: a broken override hides what it overrides
+            if isinstance(p, BrokenPersona):
+                self._by_alias.pop(p.alias, None)
+                self._broken[p.alias] = p
+            else:
+                self._broken.pop(p.alias, None)
+                self._by_alias[p.alias] = p
+        self._by_name = {p.name.lower(): p for p in self._by_alias.values()}
+
+    @classmethod
+    def load(cls, folders: Iterable[Path]) -> ParticipantRegistry:
+        """Read persona files from `folders`, lowest precedence first. A file that cannot
+        be used becomes an entry of `problems`; it does not stop the others from loading."""
+        found: list[Participant | BrokenPersona] = []
+        for folder in folders:
+            found.extend(_read_folder(folder))
+        problems = [p.problem for p in found if isinstance(p, BrokenPersona)]
+        return cls(found, problems)
+
+    def __iter__(self) -> Iterator[Participant]:
+        return iter(sorted(self._by_alias.values(), key=lambda p: p.alias))
+
+    def __len__(self) -> int:
+        return len(self._by_alias)
+
+    def __contains__(self, alias: object) -> bool:
+        return isinstance(alias, str) and alias.lower().lstrip("@") in self._by_alias
+
+    def aliases(self) -> list[str]:
+        return sorted(self._by_alias)
+
+    def get(self, alias: str) -> Participant:
+        """The participant with `alias` (``@`` optional); `UnknownParticipant` lists the known."""
+        key = normalise_alias(alias)
+        if key in self._by_alias:
+            return self._by_alias[key]
+        if key in self._broken:
+            raise ParticipantError(self._broken[key].error)
+        known = ", ".join(self.aliases()) or "none"
+        raise UnknownParticipant(
+            f"no participant '{key}' (known: {known}); add participants/{key}.yaml "
+            "or run `discussions participants list`"
+        )
+
+    def for_author(self, author: str) -> Participant | None:
+        """The participant who writes as `author` (display name or alias, any case)."""
+        for key in _author_keys(author):
+            p = self._by_name.get(key) or self._by_alias.get(key)
+            if p is not None:
+                return p
+        return None
+
+    def author_alias(self, author: str) -> str:
+        """The mention name of `author`: a participant's alias, else the author lower-cased
+        without an ``AI-`` prefix (so ``@rob`` is answered by a comment from ``Rob``)."""
+        return self.author_aliases(author)[0]
+
+    def author_aliases(self, author: str) -> tuple[str, ...]:
+        """Every mention name that `author` answers: the participant's alias, or for a person
+        their name lower-cased, hyphenated, and their first name."""
+        p = self.for_author(author)
+        if p is not None:
+            return (p.alias,)
+        keys = _author_keys(author)
+        return keys[1:] if keys[0].startswith("ai-") else keys
+
+
+@dataclass(slots=True, frozen=True)
+class BrokenPersona:
+    """A persona file (or an entry of a ``participants.yaml``) that could not be used."""
+
+    alias: str
+    """The alias it would define: its ``alias`` if that is valid, else the file name's stem."""
+    problem: FileProblem
+    """Where and what."""
+    error: str
+    """The error's message, raised again by `ParticipantRegistry.get`."""
+
+
+def _broken(error: ConfigError, path: Path, data: Any) -> BrokenPersona:
+    alias = data.get("alias") if isinstance(data, dict) else None
+    readable = isinstance(alias, str) and alias_problem(alias) is None
+    key = normalise_alias(alias) if readable and isinstance(alias, str) else path.stem.lower()
+    return BrokenPersona(key, FileProblem.from_error(error, path), str(error))
+
+
+def _read_folder(folder: Path) -> list[Participant | BrokenPersona]:
+    if not folder.is_dir():
+        return []
+    out: list[Participant | BrokenPersona] = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix not in (".yaml", ".yml") or not path.is_file():
+            continue
+        try:
+            doc = load_yaml_document(path)
+        except ConfigError as exc:
+            out.append(_broken(exc, path, None))
+            continue
+        data = doc.data
+        if path.stem == "participants" and isinstance(data, dict) and "participants" in data:
+            items = data["participants"]
+            if not isinstance(items, list):
+                error = located_error(
+                    ParticipantError,
+                    path,
+                    doc.line("participants"),
+                    "key 'participants' must be a list",
+                )
+                out.append(BrokenPersona("", FileProblem.from_error(error, path), str(error)))
+                continue
+            for i, item in enumerate(items):
+                out.append(_read_one(item, path, doc, ("participants", i)))
+        else:
+            out.append(_read_one(data, path, doc, ()))
+    return out
+
+
+def _read_one(
+    data: Any, path: Path, doc: YamlDocument, at: tuple[str | int, ...]
+) -> Participant | BrokenPersona:
+    try:
+        return Participant.from_dict(data, path, doc, at)
+    except ParticipantError as exc:
+        return _broken(exc, path, data)

@@ -1,0 +1,466 @@
+"""Discussion templates and the phases they define (seed 004, "Phases" and "Templates").
+
+A template is one YAML file::
+
+    name: feature
+    title: Feature Discussion
+    description: ...
+    aliases: [feature-discussion]
+    participants: [architect, security, pragmatist]
+    status: OPEN
+    title_format: "{title}"          # how the discussion title is written
+    consensus_status: ACCEPTED       # status once the last phase reaches consensus
+    phases:
+      - id: initial_feedback
+        title: Initial Feedback
+        instructions: ...
+        voting_mode: false
+        auto_trigger: all_mentioned_responded   # or consensus, or null
+        next: detailed_review
+    body: |                           # markdown after the header; {title}, {context}
+      # {title}
+      ...
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, TemplateError, UnknownTemplate
+from . import graph
+from .config import FileProblem, YamlDocument, load_yaml_document, located_error
+from .graph import FALLBACK_ACTIONS, WHEN, Fallback, Transition
+from .participants import alias_problem, normalise_alias
+from .schema import Fields, Flag, ListOf, Number, Text, key_name, validate
+
+AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
+OPEN_STATUSES = ("OPEN", "PROPOSED", "DRAFT")
+"""Built-in statuses of a discussion still going on (with every template's starting
+``status``): what ``list --status open`` shows."""
+FINISHED_STATUSES = (
+    "CLOSED",
+    "DECIDED",
+    "ACCEPTED",
+    "APPROVED",
+    "REJECTED",
+    "RESOLVED",
+    "DONE",
+    "ABANDONED",
+    "WITHDRAWN",
+)
+"""Built-in statuses of a finished discussion (with every template's ``consensus_status``)."""
+DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
+
+
+@dataclass(slots=True)
+class Phase:
+    """One stage of a discussion."""
+
+    id: str
+    """Identifier written in the file."""
+    title: str
+    """Human-readable name."""
+    instructions: str = ""
+    """What participants should focus on."""
+    voting_mode: bool = False
+    """Whether votes are asked for in this phase."""
+    auto_trigger: str | None = None
+    """Condition for automatic advancement: ``all_mentioned_responded``, ``consensus`` or None."""
+    next: str | None = None
+    """The phase that follows (None: terminal)."""
+    max_rounds: int | None = None
+    """Rounds `discussions run` spends in this phase before it moves on or escalates."""
+    consensus_mode: str = "votes"
+    """How consensus is reached here: ``votes`` (READY/CHANGES/REJECT) or ``score``."""
+    score_threshold: int = 9
+    """In ``score`` mode, the score (0-10) every expected participant must give."""
+    transitions: list[Transition] = field(default_factory=list)
+    """Where `discussions run` goes from here, and when (see `graph`)."""
+    fallback: Fallback | None = None
+    """What `discussions run` does when ``max_rounds`` are used up and no transition fired."""
+    blind: bool = False
+    """Participants see the context and their own answers, none of the other participants'."""
+    anonymous: bool = False
+    """Other authors reach the prompt as "Participant A/B/C", never by name."""
+    diagnosis: bool = False
+    """Participants give ``ROOT-CAUSE:`` and ``CONFIDENCE:`` (see `diagnosis`)."""
+    majority_threshold: float = 0.5
+    """A motion passes when its YES ballots are strictly more than this share (`council`)."""
+    abstain_counts_as_no: bool = False
+    """Whether an ABSTAIN ballot counts against a motion (else it is left out of the count)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "instructions": self.instructions,
+            "voting_mode": self.voting_mode,
+            "auto_trigger": self.auto_trigger,
+            "next": self.next,
+            "max_rounds": self.max_rounds,
+            "consensus_mode": self.consensus_mode,
+            "score_threshold": self.score_threshold,
+            "transitions": [t.to_dict() for t in self.transitions],
+            "fallback": self.fallback.to_dict() if self.fallback else None,
+            "blind": self.blind,
+            "anonymous": self.anonymous,
+            "diagnosis": self.diagnosis,
+            "majority_threshold": self.majority_threshold,
+            "abstain_counts_as_no": self.abstain_counts_as_no,
+        }
+
+
+@dataclass(slots=True)
+class Template:
+    """A kind of discussion: its phases, default participants and starting text."""
+
+    name: str
+    title: str = ""
+    description: str = ""
+    aliases: list[str] = field(default_factory=list)
+    participants: list[str] = field(default_factory=list)
+    status: str = "OPEN"
+    title_format: str = "{title}"
+    phases: list[Phase] = field(default_factory=list)
+    body: str = DEFAULT_BODY
+    consensus_status: str = "CLOSED"
+    """Status written when the last phase reaches consensus (auto_trigger: consensus)."""
+    context_format: str | None = None
+    """How ``--context`` is written: None as given, ``diff`` a raw diff fenced as code."""
+    source: Path | None = None
+    max_phase_transitions: int | None = None
+    """How many phase transitions a discussion may make (needed when the phases form a cycle)."""
+
+    @property
+    def first_phase(self) -> str:
+        return self.phases[0].id if self.phases else "initial_feedback"
+
+    def phase(self, phase_id: str) -> Phase | None:
+        for p in self.phases:
+            if p.id == phase_id:
+                return p
+        return None
+
+    def phase_ids(self) -> list[str]:
+        return [p.id for p in self.phases]
+
+    @classmethod
+    def from_dict(
+        cls, data: Any, source: Path | None = None, doc: YamlDocument | None = None
+    ) -> Template:
+        """Build and validate; errors name the file, the line (when `doc` gives the lines of
+        the file `data` was read from) and the key (``phases[1].next``)."""
+
+        def fail(keys: tuple[str | int, ...], problem: str) -> TemplateError:
+            line = doc.line(*keys) if doc else 0
+            message = f"key '{key_name(keys)}' {problem}" if keys else problem
+            return located_error(TemplateError, source, line, message, what="template")
+
+        if not isinstance(data, dict):
+            raise fail((), "expected a mapping with name, phases, body")
+        for found in validate(data, TEMPLATE):
+            line = doc.line(*found.keys) if doc else 0
+            raise located_error(TemplateError, source, line, found.message, what="template")
+        if not data["name"].strip():
+            raise fail(("name",), "is required and must not be empty")
+        for key, check in _TOP_LEVEL_CHECKS:
+            problem = _check(data.get(key), check)
+            if problem:
+                raise fail((key,), problem)
+        for key, item_check in (("aliases", plain_name_problem), ("participants", alias_problem)):
+            for n, item in enumerate(data.get(key) or []):
+                problem = _check(item, item_check, required=True)
+                if problem:
+                    raise fail((key, n), problem)
+        raw_phases = data["phases"]
+        if not raw_phases:
+            raise fail(("phases",), "must be a non-empty list")
+        phases: list[Phase] = []
+        for i, p in enumerate(raw_phases):
+            for key, check in _PHASE_CHECKS:
+                problem = _check(p.get(key), check, required=key == "id")
+                if problem:
+                    raise fail(("phases", i, key), problem)
+            rounds = p.get("max_rounds")
+            threshold = p.get("score_threshold")
+            threshold = 9 if threshold is None else threshold
+            majority = p.get("majority_threshold")
+            majority = 0.5 if majority is None else majority
+            if any(p["id"].strip() == q.id for q in phases):
+                raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
+            phases.append(
+                Phase(
+                    id=p["id"].strip(),
+                    title=(p.get("title") or "").strip() or p["id"].replace("_", " ").title(),
+                    instructions=p.get("instructions") or "",
+                    voting_mode=bool(p.get("voting_mode", False)),
+                    auto_trigger=p.get("auto_trigger"),
+                    next=(p.get("next") or "").strip() or None,
+                    max_rounds=rounds,
+                    consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
+                    score_threshold=threshold,
+                    **graph.phase_options(p, ("phases", i), fail),
+                    majority_threshold=float(majority),
+                    abstain_counts_as_no=bool(p.get("abstain_counts_as_no", False)),
+                )
+            )
+        ids = [p.id for p in phases]
+        for i, ph in enumerate(phases):
+            if ph.next is not None and ph.next not in ids:
+                known = ", ".join(ids)
+                raise fail(("phases", i, "next"), f"names unknown phase '{ph.next}' ({known})")
+        cap = graph.check_graph(phases, data.get("max_phase_transitions"), fail)
+        body = data.get("body")
+        return cls(
+            name=data["name"].strip(),
+            title=(data.get("title") or "").strip() or data["name"].strip(),
+            description=(data.get("description") or "").strip(),
+            aliases=[a.strip() for a in data.get("aliases") or []],
+            participants=[normalise_alias(a) for a in data.get("participants") or []],
+            status=(data.get("status") or "").strip() or "OPEN",
+            title_format=(data.get("title_format") or "").strip() or "{title}",
+            phases=phases,
+            body=body if body is not None else DEFAULT_BODY,
+            consensus_status=((data.get("consensus_status") or "").strip() or "CLOSED").upper(),
+            context_format=(data.get("context_format") or "").strip() or None,
+            source=source,
+            max_phase_transitions=cap,
+        )
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_STATUS = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def plain_name_problem(name: str) -> str | None:
+    """Names written into a discussion's header (template names, phase ids): ASCII letters,
+    digits, ``_ . -``, starting with a letter or digit, at most 64 characters."""
+    if not _PLAIN_NAME.fullmatch(name) or len(name) > 64:
+        return f"must be a plain name (letters, digits, '_', '.', '-'), got {name!r}"
+    return None
+
+
+def status_problem(status: str) -> str | None:
+    """A status word (``OPEN``, ``ACCEPTED``): a letter, then letters, digits, ``_ -``; at
+    most 32 characters."""
+    if not _STATUS.fullmatch(status) or len(status) > 32:
+        return f"must be one word such as OPEN or ACCEPTED, got {status!r}"
+    return None
+
+
+def line_problem(text: str) -> str | None:
+    """Text shown on one line (titles): printable, no line breaks, at most 200 characters."""
+    if not text.isprintable():
+        bad = next(ch for ch in text if not ch.isprintable())
+        return f"must be one line of printable text, found {bad!r}"
+    if len(text) > 200:
+        return f"must be at most 200 characters, got {len(text)}"
+    return None
+
+
+def title_format_problem(text: str) -> str | None:
+    """``title_format``: one line, without ``<`` or ``>`` (it is written into the header)."""
+    if "<" in text or ">" in text:
+        return "must not contain '<' or '>'"
+    return line_problem(text)
+
+
+
+
+CONSENSUS_MODES = ("votes", "score")
+CONTEXT_FORMATS = ("diff",)
+
+
+_TEXTS = ListOf(Text(), "a list of text items")
+_ROUNDS = Number(1, whole=True, what="a whole number (1 or more)")
+PHASE = Fields(
+    {
+        "id": Text(),
+        "title": Text(),
+        "instructions": Text(),
+        "voting_mode": Flag(),
+        "auto_trigger": Text(AUTO_TRIGGERS),
+        "next": Text(),
+        "max_rounds": _ROUNDS,
+        "consensus_mode": Text(CONSENSUS_MODES),
+        "score_threshold": Number(0, 10, whole=True),
+        "transitions": ListOf(
+            Fields({"to": Text(), "when": Text(WHEN)}, "transition key", ("to", "when")),
+            "a list of {to, when} mappings",
+        ),
+        "fallback": Fields(
+            {"action": Text(FALLBACK_ACTIONS), "resolution": Text()}, "fallback key", ("action",)
+        ),
+        "blind": Flag(),
+        "anonymous": Flag(),
+        "diagnosis": Flag(),
+        "majority_threshold": Number(0, below=1, what="a number from 0 to 0.99"),
+        "abstain_counts_as_no": Flag(),
+    },
+    noun="phase setting",
+    required=("id",),
+)
+TEMPLATE = Fields(
+    {
+        "name": Text(),
+        "title": Text(),
+        "description": Text(),
+        "aliases": _TEXTS,
+        "participants": _TEXTS,
+        "status": Text(),
+        "title_format": Text(),
+        "consensus_status": Text(),
+        "context_format": Text(CONTEXT_FORMATS),
+        "phases": ListOf(PHASE, "a non-empty list"),
+        "max_phase_transitions": _ROUNDS,
+        "body": Text(),
+    },
+    noun="template setting",
+    required=("name", "phases"),
+)
+"""Every key of a template file (module docstring, and `graph` for the phase graph)."""
+
+
+_TOP_LEVEL_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
+    ("name", plain_name_problem),
+    ("title", line_problem),
+    ("status", status_problem),
+    ("consensus_status", status_problem),
+    ("title_format", title_format_problem),
+)
+_PHASE_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
+    ("id", plain_name_problem),
+    ("title", line_problem),
+    ("next", plain_name_problem),
+)
+
+
+def _check(value: Any, check: Callable[[str], str | None], required: bool = False) -> str | None:
+    """None when `value` is absent (null) or text that `check` accepts, else the problem."""
+    if value is None:
+        return "is required" if required else None
+    if not isinstance(value, str):
+        kind = (
+            "a list"
+            if isinstance(value, list)
+            else "a mapping"
+            if isinstance(value, dict)
+            else repr(value)
+        )
+        return f"must be text, not {kind}"
+    return check(value.strip()) if value.strip() or required else None
+
+
+@dataclass(slots=True, frozen=True)
+class BrokenTemplate:
+    """A template file that could not be used."""
+
+    name: str
+    """The name it would define: its ``name`` if readable, else the file name's stem."""
+    problem: FileProblem
+    """Where and what."""
+    error: str
+    """The error's message, raised again by `TemplateRegistry.get`."""
+
+
+class TemplateRegistry:
+    """Templates by name and alias."""
+
+    def __init__(
+        self,
+        templates: Iterable[Template | BrokenTemplate] = (),
+        problems: Iterable[FileProblem] = (),
+    ) -> None:
+        self._by_name: dict[str, Template] = {}
+        self._broken: dict[str, BrokenTemplate] = {}
+        self.problems: list[FileProblem] = list(problems)
+        """Template files that could not be used, in reading order. The rest were read;
+        `get` of a name one of them defines raises its error."""
+        for t in templates:  # later ones win: a broken override hides what it overrides
+            if isinstance(t, BrokenTemplate):
+                self._by_name.pop(t.name, None)
+                self._broken[t.name] = t
+            else:
+                self._broken.pop(t.name.lower(), None)
+                self._by_name[t.name.lower()] = t
+
+    @classmethod
+    def load(cls, folders: Iterable[Path]) -> TemplateRegistry:
+        """Read template files from `folders`, lowest precedence first. A file that cannot
+        be used becomes an entry of `problems`; it does not stop the others from loading."""
+        found: list[Template | BrokenTemplate] = []
+        for folder in folders:
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.iterdir()):
+                if path.suffix in (".yaml", ".yml") and path.is_file():
+                    found.append(_read_template(path))
+        return cls(found, [t.problem for t in found if isinstance(t, BrokenTemplate)])
+
+    def __iter__(self) -> Iterator[Template]:
+        return iter(sorted(self._by_name.values(), key=lambda t: t.name))
+
+    def find(self, name: str) -> Template | None:
+        """The template called `name` (or with `name` among its aliases); None when there is
+        none or its file is broken (see `problem_for`)."""
+        key = name.strip().lower()
+        if key in self._by_name:
+            return self._by_name[key]
+        if key in self._broken:
+            return None
+        for t in self._by_name.values():
+            if key in (a.lower() for a in t.aliases):
+                return t
+        return None
+
+    def problem_for(self, name: str) -> FileProblem | None:
+        """The problem of the broken file that defines template `name`, if that is why it is
+        missing."""
+        broken = self._broken.get(name.strip().lower())
+        return broken.problem if broken else None
+
+    def get(self, name: str) -> Template:
+        """The template `name`; `TemplateError` (the file's) when its file is broken,
+        `UnknownTemplate` when nobody defines it."""
+        t = self.find(name)
+        if t is not None:
+            return t
+        broken = self._broken.get(name.strip().lower())
+        if broken is not None:
+            raise TemplateError(broken.error)
+        known = ", ".join(sorted(self._by_name)) or "none"
+        raise UnknownTemplate(
+            f"no template '{name}' (known: {known}); see `discussions templates list`"
+        )
+
+
+def known_statuses(templates: Iterable[Template]) -> list[str]:
+    """Every status a discussion may be given: the built-in ones (`OPEN_STATUSES`,
+    `FINISHED_STATUSES`) and those `templates` name (``status``, ``consensus_status``)."""
+    found = dict.fromkeys((*OPEN_STATUSES, *FINISHED_STATUSES))
+    for t in templates:
+        found.update(dict.fromkeys((t.status.upper(), t.consensus_status.upper())))
+    return list(found)
+
+
+def is_open(status: str, template: Template | None = None) -> bool:
+    """Whether a discussion with `status` is still going on: a built-in open status
+    (`OPEN_STATUSES`) or its template's starting one (the adr template starts PROPOSED)."""
+    s = status.strip().upper()
+    return s in OPEN_STATUSES or (template is not None and s == template.status.upper())
+
+
+def _read_template(path: Path) -> Template | BrokenTemplate:
+    data: Any = None
+    try:
+        doc = load_yaml_document(path)
+        data = doc.data
+        return Template.from_dict(data, path, doc)
+    except ConfigError as exc:
+        raw = data.get("name") if isinstance(data, dict) else None
+        name = raw.strip().lower() if isinstance(raw, str) and raw.strip() else path.stem.lower()
+        return BrokenTemplate(name, FileProblem.from_error(exc, path), str(exc))

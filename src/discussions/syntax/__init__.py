@@ -1,0 +1,1 @@
+"""The file format: text in, a syntax tree with line numbers out; appends out. Pure."""

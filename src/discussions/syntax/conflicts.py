@@ -1,0 +1,66 @@
+"""Unresolved merge-conflict lines (``<<<<<<<``, ``=======``, ``>>>>>>>``, ``|||||||``).
+
+A file left in the middle of a merge is not a discussion anybody agreed on: `check` reports
+the lines, `status` warns, and every writer refuses it. Lines inside fenced code (an example of
+a conflict in a comment) are not conflicts. Pure functions; linear in the input.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+
+from .parse import fenced_line_ranges, normalise_newlines, parse_document
+
+# Git writes exactly seven characters (conflict-marker-size defaults to 7), then a space and a
+# label, or nothing; `=======` stands alone.
+_CANDIDATE = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: [^\n]*)?$|^={7}[ \t]*$", re.M)
+_CANDIDATE_BYTES = re.compile(rb"^(?:<{7}|>{7}|\|{7})(?: [^\n]*)?\r?$|^={7}[ \t]*\r?$", re.M)
+
+
+_RUNS = (b"<<<<<<<", b">>>>>>>", b"=======", b"|||||||")
+
+
+def may_have_conflicts(data: bytes | mmap.mmap) -> bool:
+    """A fast test on raw bytes: False means there is certainly no conflict line. A plain
+    substring search (memchr speed) first; the line pattern only when a run is there."""
+    if not any(data.find(run) >= 0 for run in _RUNS):
+        return False
+    return _CANDIDATE_BYTES.search(data) is not None
+
+
+def conflict_lines(text: str) -> list[int]:
+    """1-based numbers of conflict-marker lines outside fenced code, in order."""
+    text = normalise_newlines(text).removeprefix("\ufeff")
+    hits: list[int] = []
+    sides = False  # a `<<<<<<<` or `>>>>>>>` line: git always writes one with `=======`
+    line = 1
+    pos = 0
+    for m in _CANDIDATE.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        hits.append(line)
+        sides = sides or text[m.start()] in "<>"
+    if not hits or not sides:
+        return []  # a lone `=======` is a heading underline, not a conflict
+    if "```" not in text and "~~~" not in text:
+        return hits
+    code = _code_lines(text)
+    return [n for n in hits if n not in code]
+
+
+def _code_lines(text: str) -> set[int]:
+    """1-based lines inside fenced code, each fence scoped to its comment (or the preamble)."""
+    doc = parse_document(text)
+    lines = text.split("\n")
+    first_comment = doc.comments[0].separator_line if doc.comments else len(lines) + 1
+    segments = [(doc.preamble_line, first_comment - 1)]
+    segments += [(c.body_line, c.end_line) for c in doc.comments]
+    code: set[int] = set()
+    for start, end in segments:
+        if end < start:
+            continue
+        chunk = "\n".join(lines[start - 1 : end])
+        for a, b in fenced_line_ranges(chunk):
+            code.update(range(start + a, start + b + 1))
+    return code

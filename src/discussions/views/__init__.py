@@ -1,0 +1,1 @@
+"""Presentation of a discussion shared by the interfaces and the exports."""

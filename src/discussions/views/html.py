@@ -1,0 +1,442 @@
+"""A discussion as HTML: the page `discussions export --format html` writes and the live web
+page serves (with its own controls and script added).
+
+Pure functions over a `Discussion`. Comment text is untrusted (an AI's answer, anyone's edit),
+so markdown is rendered with raw HTML turned off: ``<script>`` in a comment is shown as text,
+never run. Link URLs go through markdown-it's own check, which refuses ``javascript:``,
+``vbscript:``, ``file:`` and ``data:`` (except images); links get ``rel="nofollow noopener
+noreferrer"``, and images from the network become links (an AI-written image URL must not
+report to a server that someone opened the page). The engine's HTML comments (comment
+metadata, phase transitions) are machine data: they are left out, as GitHub leaves them out.
+
+    page = discussion_page(Discussion.load("discussions/feature-x.md"))
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from ..derive.rules import Comment, Item
+from ..derive.voting import VOTES
+from ..model.discussion import Discussion
+from .rendering import comment_parser, preamble_markdown, visible_markdown
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
+
+# Characters HTML does not allow as text (and that could drive a terminal the page is printed on).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CLASS_UNSAFE = re.compile(r"[^a-z0-9_-]+")
+_LINK_REL = "nofollow noopener noreferrer"
+
+CSS = """\
+:root {
+  color-scheme: light dark;
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --card: #f6f8fa;
+  --accent: #0969da; --ready: #1a7f37; --changes: #9a6700; --reject: #cf222e;
+  --code: #eff2f5;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --card: #151b23;
+    --accent: #4493f8; --ready: #3fb950; --changes: #d29922; --reject: #f85149;
+    --code: #1f2630;
+  }
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; background: var(--bg); color: var(--fg); line-height: 1.55;
+  font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif;
+}
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; border-radius: 3px; }
+header.top { padding: 1rem 1.5rem; border-bottom: 1px solid var(--line); }
+header.top h1 { margin: 0 0 .25rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
+header.top .state { margin: 0; color: var(--muted); }
+header.top nav { margin: 0 0 .35rem; font-size: .9rem; }
+.consensus-reached { color: var(--ready); font-weight: 600; }
+.layout {
+  display: grid; grid-template-columns: minmax(0, 1fr) 20rem; gap: 1.5rem;
+  max-width: 80rem; margin: 0 auto; padding: 1rem 1.5rem 3rem;
+}
+main { min-width: 0; }
+aside#panel { position: sticky; top: 1rem; align-self: start; max-height: calc(100vh - 2rem);
+  overflow: auto; font-size: .9rem; }
+aside#panel section { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem;
+  margin-bottom: .75rem; background: var(--card); }
+aside#panel h2 { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em;
+  color: var(--muted); margin: .25rem 0 .5rem; }
+aside#panel h3 { font-size: .85rem; margin: .5rem 0 .25rem; }
+aside#panel ul { margin: 0; padding-left: 1.1rem; }
+aside#panel li { margin: .2rem 0; overflow-wrap: anywhere; }
+aside#panel p { margin: .25rem 0; }
+aside#panel table { width: 100%; border-collapse: collapse; }
+aside#panel td { padding: .15rem .25rem; border-bottom: 1px solid var(--line); }
+.by, .meta, .muted { color: var(--muted); }
+.meta { font-size: .85rem; }
+section#preamble { border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
+article.comment { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem;
+  content-visibility: auto; contain-intrinsic-size: auto 12rem; }
+article.comment > header {
+  display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem .6rem;
+  padding: .5rem .9rem; background: var(--card); border-bottom: 1px solid var(--line);
+  border-radius: 6px 6px 0 0;
+}
+article.comment .author { font-weight: 600; overflow-wrap: anywhere; }
+article.comment a.line { margin-left: auto; color: var(--muted); font-size: .85rem;
+  text-decoration: none; }
+article.comment:target { border-color: var(--accent); box-shadow: 0 0 0 1px var(--accent); }
+.body { padding: .25rem .9rem; overflow-wrap: anywhere; }
+.body img { max-width: 100%; }
+.vote { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .75rem;
+  font-weight: 600; line-height: 1.6; border: 1px solid currentColor; }
+.vote-ready { color: var(--ready); }
+.vote-changes { color: var(--changes); }
+.vote-reject { color: var(--reject); }
+.status { font-weight: 600; }
+pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: .875em; background: var(--code); border-radius: 4px; }
+code { padding: .1em .3em; }
+pre { padding: .75rem; overflow-x: auto; }
+pre code { padding: 0; background: none; }
+hr { border: 0; border-top: 1px solid var(--line); }
+blockquote { margin: 0; padding: 0 1rem; color: var(--muted); border-left: 4px solid var(--line); }
+.body table, table.list { border-collapse: collapse; display: block; overflow-x: auto; }
+.body th, .body td { border: 1px solid var(--line); padding: .3rem .6rem; }
+table.list { width: 100%; display: table; }
+table.list th, table.list td { text-align: left; padding: .45rem .6rem;
+  border-bottom: 1px solid var(--line); vertical-align: top; }
+table.list th { color: var(--muted); font-weight: 600; font-size: .85rem; }
+input, textarea, select, button { font: inherit; color: inherit; }
+input[type=search] { width: 100%; max-width: 28rem; padding: .45rem .6rem; margin: 0 0 1rem;
+  border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+.list-page { max-width: 80rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+@media (max-width: 700px) {
+  .layout { grid-template-columns: minmax(0, 1fr); padding: .75rem; }
+  aside#panel { position: static; max-height: none; }
+  header.top { padding: .75rem; }
+  .list-page { padding: .75rem; }
+  /* The list as cards: a row per discussion, each value after its column's name. */
+  table.list, table.list tbody { display: block; }
+  table.list thead { display: none; }
+  table.list tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  table.list td { display: inline; border: 0; padding: 0; }
+  table.list td:first-child { display: block; font-weight: 600; margin-bottom: .2rem; }
+  table.list td:not(:first-child)::before { content: attr(data-label) ": ";
+    color: var(--muted); font-size: .85rem; }
+  table.list td:not(:first-child):not(:last-child)::after { content: " · "; color: var(--muted); }
+}
+"""
+
+_md: MarkdownIt | None = None
+
+
+def _markdown() -> MarkdownIt:
+    """The one parser every page uses (made on first use: most commands never render HTML)."""
+    global _md
+    if _md is None:
+        md = comment_parser()
+        md.add_render_rule("link_open", _render_link_open)
+        md.add_render_rule("image", _render_image)
+        _md = md
+    return _md
+
+
+def _render_link_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    tokens[idx].attrSet("rel", _LINK_REL)
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _render_image(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """An inline ``data:`` image is shown; any other becomes a link to it."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = self.renderInlineAsText(token.children, options, env)
+    if src.lower().startswith("data:image/"):
+        return f'<img src="{_esc(src)}" alt="{_esc(alt)}">'
+    return f'<a class="image" href="{_esc(src)}" rel="{_LINK_REL}">{_esc(alt or src)}</a>'
+
+
+def _esc(text: object) -> str:
+    return escape(_CONTROL.sub("\ufffd", str(text)), quote=True)
+
+
+def _class(value: str) -> str:
+    return _CLASS_UNSAFE.sub("-", value.lower()).strip("-")
+
+
+def render_markdown(text: str) -> str:
+    """Untrusted markdown as safe HTML (raw HTML escaped, unsafe links refused)."""
+    return _CONTROL.sub("\ufffd", _markdown().render(visible_markdown(text)))
+
+
+@functools.lru_cache(maxsize=16384)
+def _comment_body(body: str) -> str:
+    """A comment's rendered body, remembered: a page is rendered again on every load and
+    comments do not change once written (an edited one is a new key)."""
+    return render_markdown(body)
+
+
+def vote_badge(vote: str) -> str:
+    kind = f" vote-{vote.lower()}" if vote in VOTES else ""
+    return f'<span class="vote{kind}">{_esc(vote)}</span>'
+
+
+def _meta_line(meta: dict[str, str]) -> str:
+    tokens = meta.get("tokens")
+    shown = [
+        s
+        for s in (
+            meta.get("provider"),
+            meta.get("duration"),
+            tokens and f"{tokens} tokens",
+            meta.get("cost"),
+        )
+        if s
+    ]
+    if not shown:
+        return ""
+    notes = "; ".join(f"{k}: {meta[k]}" for k in ("failed", "note") if meta.get(k))
+    title = f' title="{_esc(notes)}"' if notes else ""
+    return f'<span class="meta"{title}>{_esc(" · ".join(shown))}</span>'
+
+
+def comment_html(c: Comment) -> str:
+    author = _esc(c.author)
+    parts = [
+        f'<article class="comment" id="L{c.line}" data-line="{c.line}" data-author="{author}">',
+        f'<header><span class="author">{author}</span>',
+    ]
+    if c.vote:
+        parts.append(vote_badge(c.vote))
+    parts.append(_meta_line(c.meta))
+    parts.append(f'<a class="line" href="#L{c.line}">line {c.line}</a></header>')
+    parts.append(f'<div class="body">{_comment_body(c.body)}</div></article>')
+    return "".join(parts)
+
+
+class _Anchors:
+    """The comment a line belongs to, as a fragment: items link to their comment."""
+
+    def __init__(self, comments: Sequence[Comment]) -> None:
+        self._lines = [c.line for c in comments]
+
+    def __call__(self, line: int) -> str:
+        i = bisect.bisect_right(self._lines, line) - 1
+        return f"#L{self._lines[i]}" if i >= 0 else "#preamble"
+
+
+def _section(key: str, title: str, body: Iterable[str]) -> str:
+    return f'<section id="panel-{key}"><h2>{_esc(title)}</h2>{"".join(body)}</section>'
+
+
+def _item_list(items: Sequence[Item], anchor: _Anchors) -> str:
+    rows = (
+        f'<li data-line="{i.line}"><a href="{anchor(i.line)}">{_esc(i.text)}</a> '
+        f'<span class="by">— {_esc(i.author)}</span></li>'
+        for i in items
+    )
+    return f"<ul>{''.join(rows)}</ul>"
+
+
+def _votes_section(d: Discussion, anchor: _Anchors) -> str:
+    result = d.consensus_result
+    out: list[str] = []
+    scored = d.consensus_mode == "score"
+    values: dict[str, Any] = dict(d.scores) if scored else dict(d.votes)
+    if values:
+        latest = {c.author: c.line for c in d.comments if scored or c.vote}
+        rows = (
+            f'<tr><td><a href="{anchor(latest.get(who, 0))}">{_esc(who)}</a></td>'
+            f"<td>{vote_badge(v) if isinstance(v, str) else _esc(v)}</td></tr>"
+            for who, v in values.items()
+        )
+        out.append(f'<table class="votes">{"".join(rows)}</table>')
+    else:
+        out.append('<p class="muted">No votes yet.</p>')
+    reached = "reached" if result.reached else "not reached"
+    out.append(
+        f'<p id="consensus" class="consensus consensus-{reached.replace(" ", "-")}">'
+        f"Consensus {reached}: {_esc(result.reason)}</p>"
+    )
+    for label, names in (("Blocking", result.blocked_by), ("Waiting for", result.waiting_for)):
+        if names:
+            out.append(f'<p class="muted">{label}: {_esc(", ".join(names))}</p>')
+    return _section("votes", "Votes", out)
+
+
+def panel_html(d: Discussion) -> str:
+    """The side panel's inner HTML: phase, status, votes and consensus, then whichever of
+    questions, decisions, TODOs, concerns, pending mentions and warnings the file has."""
+    anchor = _Anchors(d.comments)
+    info = d.phase_info
+    phase = f"<strong>{_esc(d.phase)}</strong>" + (f" — {_esc(info.title)}" if info else "")
+    status = f'<span class="status status-{_class(d.status)}">{_esc(d.status)}</span>'
+    parts = [
+        _section("phase", "Phase", [f"<p>{phase}</p>"]),
+        _section("status", "Status", [f"<p>{status}</p>"]),
+        _votes_section(d, anchor),
+    ]
+    for key, title, items in (
+        ("questions", "Open questions", d.questions),
+        ("decisions", "Decisions", d.decisions),
+    ):
+        if items:
+            parts.append(_section(key, f"{title} ({len(items)})", [_item_list(items, anchor)]))
+    todo_groups = [("TODO", d.todos), ("Assigned", d.assigned), ("Done", d.done)]
+    if any(items for _, items in todo_groups):
+        parts.append(
+            _section(
+                "todos",
+                "TODOs",
+                (f"<h3>{t} ({len(i)})</h3>{_item_list(i, anchor)}" for t, i in todo_groups if i),
+            )
+        )
+    if d.concerns:
+        parts.append(
+            _section("concerns", f"Concerns ({len(d.concerns)})", [_item_list(d.concerns, anchor)])
+        )
+    pending = d.pending_mentions
+    if pending:
+        rows = (
+            f'<li><a href="{anchor(p.line)}">@{_esc(p.alias)}</a> '
+            f'<span class="by">mentioned by {_esc(p.by)}</span></li>'
+            for p in pending
+        )
+        parts.append(_section("mentions", "Waiting for", [f"<ul>{''.join(rows)}</ul>"]))
+    warnings = d.warnings
+    if warnings:
+        rows = (
+            f'<li><a href="{anchor(w.line)}">line {w.line}</a>: {_esc(w.message)}</li>'
+            if w.line
+            else f"<li>{_esc(w.message)}</li>"
+            for w in warnings
+        )
+        parts.append(
+            _section("warnings", f"Warnings ({len(warnings)})", [f"<ul>{''.join(rows)}</ul>"])
+        )
+    return "".join(parts)
+
+
+def _preamble(d: Discussion) -> str:
+    """The text before the first comment, without the header lines and the title heading."""
+    return render_markdown(preamble_markdown(d))
+
+
+def _document(title: str, head: str, body: str, script: str) -> str:
+    return (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_esc(title)}</title>\n<style>\n{CSS}</style>\n{head}\n</head>\n"
+        f"<body>\n{body}\n{script}\n</body>\n</html>\n"
+    )
+
+
+def discussion_page(
+    d: Discussion, *, head: str = "", controls: str = "", script: str = "", nav: str = ""
+) -> str:
+    """The whole page for `d`. `head`, `controls`, `script` and `nav` (links above the title)
+    are the caller's own HTML, inserted as they are; without them the page is static and needs
+    no script (the export)."""
+    comments = d.comments
+    info = d.phase_info
+    # Always there (the live page fills it in when the phase changes); the dash inside.
+    titled = f" — {info.title}" if info and info.title else ""
+    phase_title = f'<span id="phase-title">{_esc(titled)}</span>'
+    parts = [
+        '<header class="top">',
+        nav,
+        f'<h1 id="title">{_esc(d.title)}</h1>',
+        f'<p class="state">Phase <span id="phase">{_esc(d.phase)}</span>{phase_title} · '
+        f'Status <span id="status" class="status status-{_class(d.status)}">'
+        f'{_esc(d.status)}</span> · <span id="comment-count">{len(comments)}</span> comments</p>',
+        "</header>",
+        '<div class="layout">',
+        "<main>",
+        f'<section id="preamble">{_preamble(d)}</section>',
+        '<section id="comments">',
+        *(comment_html(c) for c in comments),
+        "</section>",
+        '<section id="stream" aria-live="polite"></section>',
+        controls,
+        "</main>",
+        f'<aside id="panel" aria-label="State of the discussion">{panel_html(d)}</aside>',
+        "</div>",
+    ]
+    return _document(d.title, head, "\n".join(parts), script)
+
+
+_LIST_COLUMNS = (
+    ("title", "Title"),
+    ("phase", "Phase"),
+    ("status", "Status"),
+    ("consensus_summary", "Consensus"),
+    ("questions", "Open questions"),
+    ("changed", "Last change"),
+    ("comments", "Comments"),
+)
+
+
+def _list_cell(row: dict[str, Any], key: str, label: str) -> str:
+    return f'<td data-label="{_esc(label)}">{_list_value(row, key)}</td>'
+
+
+def _list_value(row: dict[str, Any], key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return ""
+    if key == "title" and row.get("href"):
+        return f'<a href="{_esc(row["href"])}">{_esc(value)}</a>'
+    if key == "status":
+        return f'<span class="status status-{_class(str(value))}">{_esc(value)}</span>'
+    if key == "consensus_summary":
+        reached = " consensus-reached" if str(value).startswith("reached") else ""
+        return f'<span class="consensus{reached}">{_esc(value)}</span>'
+    if key == "changed":
+        shown = str(value).replace("T", " ")[:16]
+        return f'<time datetime="{_esc(value)}">{_esc(shown)}</time>'
+    return _esc(value)
+
+
+def list_page(
+    rows: list[dict[str, Any]],
+    *,
+    head: str = "",
+    script: str = "",
+    title: str = "Discussions",
+    controls: str = "",
+) -> str:
+    """A page listing discussions, one table row per `rows` entry (keys: file, title, phase,
+    status, consensus_summary, questions, changed, comments, href; whichever are present).
+    `controls` is the caller's HTML (the web view's new-discussion form), above the table."""
+    header = "".join(f'<th scope="col">{label}</th>' for _, label in _LIST_COLUMNS)
+    body = "".join(
+        f'<tr data-file="{_esc(row.get("file", ""))}">'
+        + "".join(_list_cell(row, key, label) for key, label in _LIST_COLUMNS)
+        + "</tr>"
+        for row in rows
+    )
+    page = (
+        f'<header class="top"><h1 id="title">{_esc(title)}</h1></header>\n'
+        '<main class="list-page">\n'
+        f"{controls}"
+        '<input id="filter" type="search" aria-label="Filter" placeholder="Filter">\n'
+        f'<table id="discussions" class="list"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{body}</tbody></table>\n"
+        + ("" if rows else '<p class="muted">No discussions found.</p>\n')
+        + "</main>"
+    )
+    return _document(title, head, page, script)
