@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from discussions.cli import cli
-from discussions.git.ops import fence_block, fence_diff_context, looks_like_diff
 from discussions.syntax import parse as fmt
+from discussions.syntax.fences import fence_block, fence_diff_context, looks_like_diff
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,

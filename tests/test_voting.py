@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from discussions.derive.voting import VotingConfig, calculate_consensus
+from discussions.derive.voting import calculate_consensus
+from discussions.settings.config import VotingConfig
 
 
 def test_consensus_reached_with_threshold() -> None:

@@ -29,9 +29,11 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .derive.voting import ConsensusResult, VotingConfig, calculate_consensus
-    from .engine.runner import Runner, TurnResult
+    from .derive.voting import ConsensusResult, calculate_consensus
+    from .engine.outcomes import TurnResult
+    from .engine.runner import Runner
     from .model.discussion import Comment, Discussion, Item, PendingMention
+    from .settings.config import VotingConfig
     from .settings.participants import Participant
 
 # Public names load their modules on first use, so `import discussions` (and the merge driver
@@ -43,10 +45,10 @@ _LAZY = {
     "PendingMention": "model.discussion",
     "Participant": "settings.participants",
     "ConsensusResult": "derive.voting",
-    "VotingConfig": "derive.voting",
+    "VotingConfig": "settings.config",
     "calculate_consensus": "derive.voting",
     "Runner": "engine.runner",
-    "TurnResult": "engine.runner",
+    "TurnResult": "engine.outcomes",
 }
 
 __version__ = "0.1.0"

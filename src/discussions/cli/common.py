@@ -6,14 +6,17 @@ import json
 import os
 import re
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from ..errors import DiscussionsError
+from ..model.catalog import resolve_discussion as resolve_discussion
+from ..settings.config import FileProblem
+from ..settings.config import default_author as default_author  # re-exported for the commands
 from ..settings.workspace import Workspace
 from ..settings.workspace import display_path as display_path  # re-exported for the commands
-from ..settings.workspace import resolve_discussion as resolve_discussion
 from ..settings.workspace import resolve_file as resolve_file
 
 
@@ -24,34 +27,21 @@ def workspace(warn: bool = True) -> Workspace:
     False."""
     ws = Workspace.discover()
     if warn and ws.config.problems:
-        from .registry import report_problems
-
         report_problems(ws.config.problems)
     return ws
 
 
-def default_author() -> str:
-    """git's user.name, else the OS user name."""
-    import getpass
-    import subprocess
-
-    try:
-        out = subprocess.run(
-            ["git", "config", "user.name"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-        name = out.stdout.strip()
-        if out.returncode == 0 and name:
-            return name
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "Human"
+def report_problems(problems: Sequence[FileProblem], as_json: bool = False) -> None:
+    """Files that could not be used, on standard error: ``Warning: FILE:LINE: message``
+    lines, or with `as_json` one JSON object ``{"problems": [{file, line, message}]}``."""
+    if not problems:
+        return
+    if as_json:
+        click.echo(json.dumps({"problems": [p.to_dict() for p in problems]}), err=True)
+        return
+    for p in problems:
+        where = f"{display_path(p.file)}:{p.line}" if p.line else display_path(p.file)
+        say(f"Warning: {where}: {p.message} ({p.effect})", err=True)
 
 
 def read_text_arg(text: str | None) -> str | None:

@@ -150,7 +150,7 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
       discussions status discussions/api.md --verbose
       discussions status api.md --json | jq .consensus
     """
-    from .registry import report_problems
+    from .common import report_problems
 
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)

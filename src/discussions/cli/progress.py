@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import click
 
-from ..engine.runner import ParticipantOutcome, TurnEvent
+from ..engine.outcomes import ParticipantOutcome, TurnEvent, outcome_text
 from .common import color_enabled, printable
 
 FALLBACK_HINT = (
@@ -465,19 +465,3 @@ def _result_style(result: str) -> dict[str, Any]:
         "REJECT": {"fg": "red"},
         "failed": {"fg": "red"},
     }.get(result, {"dim": True} if result else {})
-
-
-def outcome_text(o: ParticipantOutcome) -> str:
-    """One line about a participant's outcome (plain output and the error summary)."""
-    if o.status == "posted":
-        vote = f", VOTE: {o.vote}" if o.vote else ""
-        failed = o.attempts and not o.mock_fallback  # the note said why the mock answered
-        via = f"{o.provider} after {_failures(o)} failed" if failed else f"{o.provider}"
-        return f"posted via {via} in {o.duration:.1f}s{vote}"
-    if o.status == "no_response":
-        return f"nothing to add ({o.provider}, {o.duration:.1f}s)"
-    return "failed: " + o.error
-
-
-def _failures(o: ParticipantOutcome) -> str:
-    return ", ".join(a.provider for a in o.attempts)

@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-
 import click
 
-from ..settings.config import FileProblem
-from .common import display_path, echo_json, say, workspace
+from .common import display_path, echo_json, report_problems, workspace
 from .options import json_option
-
-
-def report_problems(problems: Sequence[FileProblem], as_json: bool = False) -> None:
-    """Files that could not be used, on standard error: ``Warning: FILE:LINE: message``
-    lines, or with `as_json` one JSON object ``{"problems": [{file, line, message}]}``."""
-    if not problems:
-        return
-    if as_json:
-        click.echo(json.dumps({"problems": [p.to_dict() for p in problems]}), err=True)
-        return
-    for p in problems:
-        where = f"{display_path(p.file)}:{p.line}" if p.line else display_path(p.file)
-        say(f"Warning: {where}: {p.message} ({p.effect})", err=True)
 
 
 @click.group("participants")

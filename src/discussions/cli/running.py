@@ -8,14 +8,14 @@ from typing import IO
 import click
 
 from ..engine.deliberation import RoundEvent, run_discussion
-from ..engine.runner import Runner, TurnEvent
+from ..engine.outcomes import TurnEvent
+from ..engine.runner import Runner
 from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..model.usage import configured_budget
-from .common import echo_json, resolve_discussion, say, workspace
+from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
-from .registry import report_problems
 from .turns import live_display
 
 

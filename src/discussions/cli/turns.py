@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..engine.runner import Runner, TurnResult
+from ..engine.outcomes import TurnResult
+from ..engine.runner import Runner
 from ..engine.turns import select_participants
 from ..model.discussion import Discussion
-from .common import echo_json, resolve_discussion, say, workspace
+from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
-from .registry import report_problems
 
 if TYPE_CHECKING:
     from ..engine.council import MotionOutcome

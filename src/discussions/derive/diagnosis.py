@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .rules import State
+    from .state import State
 
 MAX_KEY_CHARS = 60
 MIN_CONFIDENCE = 8

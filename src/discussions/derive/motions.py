@@ -33,7 +33,7 @@ from .speakers import council_seat
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .rules import Item, State
+    from .state import Item, State
 
 BALLOTS = ("YES", "NO", "ABSTAIN")
 _NOT_ON_COUNCIL = (
@@ -215,7 +215,7 @@ def rule_motions(s: State) -> None:
 
 
 def _decision(motion: Motion) -> Item:
-    from .rules import Item
+    from .state import Item
 
     return Item("DECISION", motion.text, motion.by, motion.line)
 

@@ -16,178 +16,21 @@ import bisect
 import hashlib
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
 from ..syntax import parse as fmt
-from ..syntax.markers import Marker, extract
-from .diagnosis import Diagnosis, rule_diagnosis
-from .motions import Motion, rule_motions, rule_passes
-from .runlog import RunRecord, group_runs
+from ..syntax.markers import extract
+from .diagnosis import rule_diagnosis
+from .motions import rule_motions, rule_passes
+from .runlog import group_runs
+from .state import Comment, Item, PendingMention, RunMark, State
 
 if TYPE_CHECKING:
-    from ..settings.participants import ParticipantRegistry
-    from ..settings.templates import Template
     from ..settings.workspace import Workspace
-
-ITEM_KINDS = ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
 
 _META_PREFIX = "<!--"
 _HEADING_PREFIX = "#"
-
-
-@dataclass(slots=True)
-class Item:
-    """A question, todo, decision, assignment, done item or concern."""
-
-    kind: str
-    """Marker keyword: ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE``, ``CONCERN``."""
-    text: str
-    """Text after the marker."""
-    author: str
-    """Author of the comment it is in."""
-    line: int
-    """1-based line number."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "author": self.author, "line": self.line}
-
-
-@dataclass(slots=True)
-class Comment:
-    """One comment with what was found in it."""
-
-    author: str
-    """Name after ``Name:``."""
-    line: int
-    """Line of the ``Name:`` line."""
-    end_line: int
-    """Last line of the comment."""
-    body: str
-    """Comment text (newlines normalised)."""
-    vote: str | None = None
-    """Last valid ``VOTE:`` in the comment."""
-    markers: list[Marker] = field(default_factory=list)
-    """All markers, in order."""
-    mentions: list[str] = field(default_factory=list)
-    """Aliases mentioned, in order, without duplicates."""
-    meta: dict[str, str] = field(default_factory=dict)
-    """What the engine recorded about the comment (provider, duration, failures, digest)."""
-    mention_lines: dict[str, int] = field(default_factory=dict)
-    """Line of each alias's first mention in the comment."""
-
-    @property
-    def summary(self) -> str:
-        """The first line of prose, shortened, for listings."""
-        for raw in self.body.splitlines():
-            s = raw.strip()
-            if s and not s.startswith(("<!--", "VOTE:", "```", "~~~", "---", "*[mock", "*Phase")):
-                return s if len(s) <= 72 else s[:69].rstrip() + "..."
-        return ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "author": self.author,
-            "line": self.line,
-            "vote": self.vote,
-            "mentions": list(self.mentions),
-            "meta": dict(self.meta),
-        }
-
-
-@dataclass(slots=True)
-class PendingMention:
-    """A participant (or person) mentioned and not heard from since."""
-
-    alias: str
-    """Who was mentioned."""
-    by: str
-    """Who mentioned them."""
-    line: int
-    """Where (the earliest unanswered mention)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"alias": self.alias, "by": self.by, "line": self.line}
-
-
-@dataclass(slots=True)
-class RunMark:
-    """A round, a stop or an escalation the engine recorded."""
-
-    kind: str
-    """``round``, ``run-stop`` or ``escalation``."""
-    line: int
-    value: str
-    """The round number, the stop reason or the escalation reason."""
-    fields: dict[str, str] = field(default_factory=dict)
-    """The rest (``phase``, ``order``, ``seed``, ``rounds``)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "value": self.value, **self.fields}
-
-
-@dataclass(slots=True)
-class State:
-    """Everything derived from one file. Rules fill it in order."""
-
-    doc: fmt.Document
-    """The parse."""
-    workspace: Workspace
-    """Participants, templates, configuration (read only)."""
-    path_stem: str = ""
-    """File name without suffix: the title of last resort."""
-    warnings: list[fmt.ParseWarning] = field(default_factory=list)
-    title: str = ""
-    template: Template | None = None
-    phase: str = ""
-    phase_line: int = 0
-    """Line of the transition into the current phase (0: the header's phase)."""
-    reset_line: int = 0
-    """Votes before this line do not count."""
-    status: str = "OPEN"
-    status_line: int = 0
-    """Line of the last status change (0: the header's status)."""
-    participants: list[str] = field(default_factory=list)
-    comments: list[Comment] = field(default_factory=list)
-    votes: dict[str, str] = field(default_factory=dict)
-    items: dict[str, list[Item]] = field(default_factory=lambda: {k: [] for k in ITEM_KINDS})
-    humans: set[str] = field(default_factory=set)
-    pending: list[PendingMention] = field(default_factory=list)
-    mention_typos: list[tuple[str, str, int]] = field(default_factory=list)
-    """(mentioned, closest alias, line) for mentions that look like a mistyped alias."""
-    scores: dict[str, int] = field(default_factory=dict)
-    """Each scorer's latest ``SCORE:`` (0-10) since the last reset."""
-    pending_issues: list[Item] = field(default_factory=list)
-    """``PENDING:`` issues of each scorer's latest scored comment since the last reset."""
-    rounds: list[RunMark] = field(default_factory=list)
-    """``ROUND`` markers of the latest run."""
-    runs: list[RunRecord] = field(default_factory=list)
-    """Every run the file records, in the order they started (`runlog.group_runs`)."""
-    stops: list[RunMark] = field(default_factory=list)
-    """``RUN-STOP`` markers, in order."""
-    escalation: RunMark | None = None
-    """The latest escalation, while no human has answered it."""
-    diagnosis: Diagnosis = field(default_factory=Diagnosis)
-    """Root-cause candidates and whether they converged (see `diagnosis`)."""
-    motions: list[Motion] = field(default_factory=list)
-    """Motions, their seconds, ballots and results (`motions.rule_motions`)."""
-    passes: list[tuple[str, int]] = field(default_factory=list)
-    """(who, line) of each ``PASS`` block: a participant had nothing to add."""
-
-    @property
-    def registry(self) -> ParticipantRegistry:
-        return self.workspace.participants
-
-    def header_line(self, key: str) -> int:
-        for f in self.doc.header_fields:
-            if f.key == key:
-                return f.line
-        return 1
-
-    def warn(self, line: int, message: str) -> None:
-        self.warnings.append(fmt.ParseWarning(line, message))
-
 
 Rule = Callable[[State], None]
 

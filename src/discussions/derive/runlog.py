@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .rules import RunMark
+    from .state import RunMark
 
 RUN_STATES = ("stopped", "running", "interrupted", "unknown")
 

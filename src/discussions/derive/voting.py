@@ -10,20 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from ..settings.config import VotingConfig
+
 VOTES = ("READY", "CHANGES", "REJECT")
 _HALF_POINT = 0.005  # thresholds are compared at two-decimal precision
-
-
-@dataclass(slots=True)
-class VotingConfig:
-    """Consensus rules."""
-
-    threshold_ready: float = 0.67
-    """Fraction of READY votes needed for consensus."""
-    threshold_reject: float = 0.01
-    """Fraction of REJECT votes that blocks consensus."""
-    human_required: bool = False
-    """Whether consensus needs a READY vote from at least one human."""
 
 
 @dataclass(slots=True)

@@ -36,6 +36,7 @@ from ..errors import OverBudget
 from ..model import storage
 from ..providers.command import terminate_all
 from ..syntax import parse as fmt
+from .outcomes import ParticipantOutcome, clean_meta, usage_meta
 from .prompts import build_prompt
 from .responses import parse_response
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 
     from ..model.discussion import Discussion
     from ..settings.participants import Participant
-    from .runner import ParticipantOutcome, Runner
+    from .runner import Runner
 
 SECOND_CALLOUT = (
     "{by} moved a motion (line {line}): \"{text}\"\n\n"
@@ -308,8 +309,6 @@ def _compose(
 ) -> tuple[ParticipantOutcome, str | None]:
     """Ask one participant; return the outcome and the comment block to append to `file`
     (None when there is nothing to write)."""
-    from .runner import ParticipantOutcome, _clean_meta, _usage_meta
-
     outcome = ParticipantOutcome(participant.alias, participant.name)
     started = time.monotonic()
     request = runner.request_for(participant, prompt, False, file)
@@ -326,9 +325,9 @@ def _compose(
     digest = body_digest(fmt.render_comment(participant.name, comment).split("\n", 1)[1])
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
     if outcome.attempts:
-        failed = [_clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
+        failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
         meta.append("failed: " + "; ".join(failed))
-    meta.extend(_usage_meta(outcome)[1:])  # what the call reported: counted by the budget
+    meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
     meta.append(f"digest: {digest}")
     outcome.status = "posted"
     return outcome, fmt.render_comment(participant.name, comment, meta=" | ".join(meta))

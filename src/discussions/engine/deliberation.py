@@ -43,7 +43,8 @@ from ..model.discussion import Discussion
 from ..model.usage import render_budget_stop
 from ..syntax import parse as fmt
 from . import chair, phases
-from .runner import Runner, TurnResult
+from .outcomes import TurnResult
+from .runner import Runner
 from .turns import select_participants
 
 STOP_REASONS = (

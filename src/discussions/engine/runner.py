@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,170 +34,27 @@ from ..model.usage import (
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
-from ..providers.usage import UNKNOWN, Usage
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax import parse as fmt
 from ..syntax.markers import extract
 from . import phases
+from .outcomes import (
+    Attempt,
+    ParticipantOutcome,
+    TurnEvent,
+    TurnResult,
+    clean_meta,
+    render_pass,
+    usage_meta,
+)
 from .prompts import build_prompt
 from .responses import parse_response
 from .streamevents import stream_reporter
 from .turns import select_participants
 
 if TYPE_CHECKING:
-    from .council import MotionOutcome
-
-
-@dataclass(slots=True)
-class Attempt:
-    """A provider that failed for a participant."""
-
-    provider: str
-    reason: str
-    detail: str = ""
-
-    def to_dict(self) -> dict[str, str]:
-        return {"provider": self.provider, "reason": self.reason, "detail": self.detail}
-
-
-@dataclass(slots=True)
-class ParticipantOutcome:
-    """What happened to one participant in a turn."""
-
-    alias: str
-    name: str
-    status: str = "failed"
-    """``posted``, ``no_response`` or ``failed``."""
-    provider: str | None = None
-    """The provider that answered."""
-    attempts: list[Attempt] = field(default_factory=list)
-    """Providers that failed before (or instead of) an answer."""
-    duration: float = 0.0
-    """Seconds from the first provider call to the answer."""
-    vote: str | None = None
-    notes: list[str] = field(default_factory=list)
-    mock_fallback: bool = False
-    """No configured provider was installed, so the mock answered."""
-    usage: Usage = UNKNOWN
-    """Tokens and cost the answering provider reported (all None when it did not)."""
-
-    @property
-    def error(self) -> str:
-        return "; ".join(
-            f"{a.provider}: {a.reason}" + (f" ({a.detail})" if a.detail else "")
-            for a in self.attempts
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "alias": self.alias,
-            "name": self.name,
-            "status": self.status,
-            "provider": self.provider,
-            "vote": self.vote,
-            "duration": round(self.duration, 3),
-            "attempts": [a.to_dict() for a in self.attempts],
-            "notes": list(self.notes),
-            "mock_fallback": self.mock_fallback,
-            "usage": {
-                "input_tokens": self.usage.input_tokens,
-                "output_tokens": self.usage.output_tokens,
-                "cost_usd": self.usage.cost_usd,
-            },
-        }
-
-
-@dataclass(slots=True)
-class TurnResult:
-    """The result of `Runner.run_turn`."""
-
-    file: str
-    outcomes: list[ParticipantOutcome] = field(default_factory=list)
-    changes: list[phases.AutoAdvance] = field(default_factory=list)
-    """Phase or status changes applied after the turn."""
-    phase: str = ""
-    status: str = ""
-    votes: dict[str, str] = field(default_factory=dict)
-    consensus: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    """Problems after the answers were written (a summary that could not be rebuilt)."""
-    motion: MotionOutcome | None = None
-    """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
-    budget_stop: str | None = None
-    """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
-
-    @property
-    def posted(self) -> list[ParticipantOutcome]:
-        return [o for o in self.outcomes if o.status == "posted"]
-
-    @property
-    def failed(self) -> list[ParticipantOutcome]:
-        return [o for o in self.outcomes if o.status == "failed"]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "participants": [o.to_dict() for o in self.outcomes],
-            "posted": len(self.posted),
-            "failed": len(self.failed),
-            "changes": [
-                {"kind": c.kind, "target": c.target, "reason": c.reason} for c in self.changes
-            ],
-            "phase": self.phase,
-            "status": self.status,
-            "votes": dict(self.votes),
-            "consensus": dict(self.consensus),
-            "warnings": list(self.warnings),
-            "motion": self.motion.to_dict() if self.motion is not None else None,
-            "budget_stop": self.budget_stop,
-        }
-
-
-@dataclass(slots=True)
-class TurnEvent:
-    """Progress reported while a turn runs."""
-
-    kind: str
-    """``start`` (asking a provider; for the mock answering because no AI CLI of the chain is
-    installed, `message` is the one-line note saying so), ``chunk`` (streamed text: `message`
-    is the latest line, `text` all streamed so far from this provider), ``attempt_failed``, or
-    ``done``."""
-    alias: str
-    name: str
-    provider: str | None = None
-    message: str = ""
-    outcome: ParticipantOutcome | None = None
-    remaining: int = 0
-    """For ``attempt_failed``: how many providers are left to try in the chain."""
-    text: str = ""
-    """For ``chunk``: everything this provider has streamed so far."""
-
-
-def render_pass(name: str, meta: Sequence[str] = ()) -> str:
-    """The block recording that `name` passed (had nothing to add): an engine marker the parser
-    reads back, with `meta` (``key: value`` parts: the call's provider and usage), and a line
-    a reader sees."""
-    clean = _clean_field(name)
-    args = " | ".join([clean, *(_clean_meta(part) for part in meta)])
-    return f"<!-- PASS: {args} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
-
-
-def _usage_meta(outcome: ParticipantOutcome) -> list[str]:
-    """``provider: ...`` and, but for the mock, the usage it reported (``tokens``, ``cost``)."""
-    parts = [f"provider: {outcome.provider}"]
-    if outcome.provider != "mock":
-        parts.extend(outcome.usage.meta_parts())
-    return parts
-
-
-def _clean_field(text: str) -> str:
-    """`text` as a field of an engine marker: one line, no ``|``, no ``-->``."""
-    return " ".join(text.replace("-->", "->").replace("|", "/").split())
-
-
-def _clean_meta(text: str) -> str:
-    return _clean_field(text)[:160]
+    pass
 
 
 class Runner:
@@ -365,7 +221,7 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            block = render_pass(participant.name, _usage_meta(outcome))
+            block = render_pass(participant.name, usage_meta(outcome))
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
@@ -381,11 +237,11 @@ class Runner:
         if outcome.attempts:
             meta.append(
                 "failed: "
-                + "; ".join(_clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts)
+                + "; ".join(clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts)
             )
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
-        meta.extend(_usage_meta(outcome)[1:])
+        meta.extend(usage_meta(outcome)[1:])
         meta.append(f"digest: {digest}")
         block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
         done = storage.append(d.path, [block], root=d.workspace.config.base_dir)

@@ -22,7 +22,8 @@ from ..settings.workspace import Workspace, display_path, shorten
 
 if TYPE_CHECKING:
     from .deliberation import RoundEvent
-    from .runner import Runner, TurnEvent
+    from .outcomes import TurnEvent
+    from .runner import Runner
 
 MAX_WAIT = 45.0
 """Longest `turn_result` waits, in seconds."""

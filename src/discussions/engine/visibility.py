@@ -25,7 +25,8 @@ import string
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..derive.rules import Comment, strip_meta
+from ..derive.rules import strip_meta
+from ..derive.state import Comment
 from ..syntax.markers import extract
 from ..syntax.parse import normalise_newlines
 

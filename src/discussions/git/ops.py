@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import DiscussionsError
+from ..syntax.fences import fence_block
 from ..syntax.parse import decode
 
 if TYPE_CHECKING:
@@ -697,37 +698,6 @@ def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) ->
 
 
 # --------------------------------------------------------------------------- review
-
-
-_BACKTICKS = re.compile(r"`{3,}")
-_TILDES = re.compile(r"~{3,}")
-
-
-def fence_block(text: str, info: str = "") -> str:
-    """`text` as a fenced code block whose fence its own content cannot close: a backtick
-    run longer than any in `text` (at least three)."""
-    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{fence}{info}\n{body}{fence}\n"
-
-
-def looks_like_diff(text: str) -> bool:
-    """Whether `text` is a raw diff or patch (what `git diff` / `git format-patch` print)."""
-    for line in text.lstrip("\n").splitlines()[:5]:
-        if line.startswith(_DIFF_STARTS) or _PATCH_START.match(line):
-            return True
-    return False
-
-
-_DIFF_STARTS = ("diff --git ", "--- ", "Index: ", "diff -")
-_PATCH_START = re.compile(r"(?:From|commit) [0-9a-f]{7,64}\b")
-
-
-def fence_diff_context(text: str) -> str:
-    """A raw diff fenced as ``diff`` code, so it renders as code on GitHub; anything else
-    unchanged (for templates with ``context_format: diff``)."""
-    return fence_block(text.strip("\n"), "diff").rstrip("\n") if looks_like_diff(text) else text
 
 
 @dataclass(slots=True)

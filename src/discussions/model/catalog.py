@@ -11,9 +11,9 @@ from typing import Any
 
 from ..errors import DiscussionNotFound, DiscussionsError, NotADiscussion, PhaseError
 from ..settings.templates import is_open, known_statuses
-from ..settings.workspace import Workspace, display_path, missing, shorten
+from ..settings.workspace import Workspace, display_path, missing, resolve_file, shorten
 from .discussion import Discussion
-from .storage import discussion_problem, is_derived
+from .storage import discussion_problem, is_derived, require_discussion
 
 
 def served_path(name: str, ws: Workspace) -> Path:
@@ -190,3 +190,12 @@ def _changed(path: Path) -> str:
     except OSError:
         return ""
     return datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def resolve_discussion(name: str, ws: Workspace) -> Path:
+    """`resolve_file`, then the one rule for what a discussion is: a file that is not one (a
+    README, a binary, a summary) is refused with the error every command gives
+    (`storage.require_discussion`)."""
+    path = resolve_file(name, ws)
+    require_discussion(path)
+    return path

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..derive.diagnosis import Diagnosis
 from ..derive.motions import Motion
-from ..derive.rules import Comment, Item, PendingMention, RunMark, State, derive
+from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
+from ..derive.state import Comment, Item, PendingMention, RunMark, State
 from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
 from ..errors import DiscussionNotFound, InvalidVote, PhaseError
 from ..syntax import parse as fmt
@@ -146,7 +147,7 @@ class Discussion:
             ]
         )
         if context and tpl.context_format == "diff":
-            from ..git.ops import fence_diff_context
+            from ..syntax.fences import fence_diff_context
 
             context = fence_diff_context(fmt.normalise_newlines(context))
         ctx = fmt.neutralise(context).strip() if context else ""

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..derive import rules as derive
+from ..derive.state import State
 from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax import parse as fmt
@@ -203,7 +204,7 @@ def _decisions_of(
     text: what `Discussion` derives, by the same parser and rules, without extracting the
     markers of comments that cannot hold a decision."""
     doc = fmt.parse_document(text)
-    state = derive.State(doc=doc, workspace=workspace, path_stem=path.stem)
+    state = State(doc=doc, workspace=workspace, path_stem=path.stem)
     rules = dict(derive.RULES)
     for name in _HEAD_RULES:
         rules[name](state)

@@ -27,7 +27,6 @@ from typing import Any, TypeVar
 
 import yaml
 
-from ..derive.voting import VotingConfig
 from ..errors import ConfigError
 from .schema import Fields, Flag, ListOf, Number, OneOf, Text, key_name, validate
 
@@ -46,6 +45,19 @@ DEFAULTS: dict[str, Any] = {
     "providers": {"default": None, "fallback": [], "timeout": 300},
     "output": {"directory": "./discussions", "summary_files": False},
 }
+
+
+@dataclass(slots=True)
+class VotingConfig:
+    """Consensus rules."""
+
+    threshold_ready: float = 0.67
+    """Fraction of READY votes needed for consensus."""
+    threshold_reject: float = 0.01
+    """Fraction of REJECT votes that blocks consensus."""
+    human_required: bool = False
+    """Whether consensus needs a READY vote from at least one human."""
+
 
 
 def user_dir() -> Path:
@@ -541,3 +553,27 @@ SETTINGS = Fields(
     noun="setting",
 )
 """Every key of ``discussions.yaml`` and the user's ``config.yaml`` (README, Configuration)."""
+
+
+def default_author() -> str:
+    """git's user.name, else the OS user name."""
+    import getpass
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "config", "user.name"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+        name = out.stdout.strip()
+        if out.returncode == 0 and name:
+            return name
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "Human"

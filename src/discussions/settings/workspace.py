@@ -98,14 +98,3 @@ def _exists(path: Path) -> bool:
         return path.exists()
     except (OSError, ValueError):
         return False
-
-
-def resolve_discussion(name: str, ws: Workspace) -> Path:
-    """`resolve_file`, then the one rule for what a discussion is: a file that is not one (a
-    README, a binary, a summary) is refused with the error every command gives
-    (`storage.require_discussion`)."""
-    from ..model.storage import require_discussion
-
-    path = resolve_file(name, ws)
-    require_discussion(path)
-    return path

@@ -431,7 +431,7 @@ class Composer(ModalScreen[bool]):
         self.dismiss(False)
 
     def action_post(self) -> None:
-        from ..cli.common import default_author
+        from ..settings.config import default_author
 
         text = self.query_one(TextArea).text
         vote = str(self.query_one(Select).value or "") or None
@@ -521,7 +521,8 @@ class TurnScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="turn")
     def run_turn(self, who: list[str], callout: str | None) -> None:
-        from ..engine.runner import Runner, TurnEvent
+        from ..engine.outcomes import TurnEvent
+        from ..engine.runner import Runner
 
         def on_event(ev: TurnEvent) -> None:
             self.app.call_from_thread(self.show_event, ev)
@@ -555,7 +556,7 @@ class TurnScreen(Screen[None]):
                 "trying the next provider" if ev.remaining else "nothing left to try"
             )
         elif ev.kind == "done" and ev.outcome is not None:
-            from ..cli.progress import outcome_text
+            from ..engine.outcomes import outcome_text
 
             self.status[ev.alias] = outcome_text(ev.outcome)
         head = f"[b]{data._esc(ev.name)}[/b] — {data._esc(self.status.get(ev.alias, ''))}"

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from ..derive.rules import Comment, Item
+from ..derive.state import Comment, Item
 from ..derive.voting import VOTES
 from ..model.discussion import Discussion
 from .rendering import comment_parser, preamble_markdown, visible_markdown
