@@ -1,4 +1,4 @@
-"""Commands on discussion files: new, list, status, comment, advance, check."""
+"""Commands on discussion files: new, list, status, comment, advance, close, reopen, summary."""
 
 from __future__ import annotations
 

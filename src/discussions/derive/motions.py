@@ -1,4 +1,4 @@
-"""Motions, seconds, ballots and passes, read back from the file (the council, issue 11).
+"""Motions, seconds, ballots and passes, read back from the file (the council).
 
 Two derive rules (see `derive.RULES`), pure like the others:
 

@@ -1,4 +1,4 @@
-"""Consensus: pure arithmetic over the current votes (seed 004, "Voting").
+"""Consensus: pure arithmetic over the current votes.
 
 Thresholds are fractions written to two decimal places, and compared that way: 0.67 is met by
 two thirds (0.666... rounds to 0.67). ``threshold_reject`` defaults to 0.01, so one REJECT among

@@ -1,4 +1,4 @@
-"""Phase rules: when a phase advances or a discussion is decided by itself (seed 004, "Phases").
+"""Phase rules: when a phase advances or a discussion is decided by itself.
 
 * ``all_mentioned_responded``: every participant of the discussion has commented in this phase
   and no registered participant has an unanswered @mention. Then the phase moves to its next.

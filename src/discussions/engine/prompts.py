@@ -1,7 +1,7 @@
 """The prompt a participant receives, kept within a character budget.
 
 A prompt is: the persona, the phase and its instructions, the discussion, the task (callout and
-mentions), and the response format of seed 004 Appendix B.
+mentions), and the response format (JSON with a comment and a vote).
 
 The discussion part fits ``context.max_chars`` however long the file grows: when the whole file
 is too long, it keeps the header and preamble, the comments that mention this participant, and

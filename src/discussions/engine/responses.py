@@ -1,4 +1,4 @@
-"""Reading what a model answered (seed 004, Appendix B), as forgivingly as is safe.
+"""Reading what a model answered (the JSON answer format the prompt asks for), as forgivingly as is safe.
 
 Accepted, in order of preference:
 

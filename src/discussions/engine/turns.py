@@ -1,4 +1,4 @@
-"""Who responds in a turn (seed 004, "Turns" and @mention routing)."""
+"""Who responds in a turn (@mention routing)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Three-way merge of a discussion file at the level of appended blocks (DESIGN.md section 11).
+"""Three-way merge of a discussion file at the level of appended blocks (README, "Working in git").
 
 Pure functions, no I/O: `merge_texts(base, ours, theirs)` says what the merged file is, or that
 a line merge is needed (a side edited bytes of the base), or that the sides cannot be merged

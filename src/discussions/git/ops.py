@@ -8,7 +8,7 @@ Git runs a merge driver from the clone's configuration, never from the repositor
 driver is registered with an absolute command (this Python, ``-m discussions``): it keeps
 working from a GUI git client with a minimal PATH. A clone whose ``.gitattributes`` names the
 driver but whose configuration lacks it merges with git's default (a safe conflict);
-`driver_warning` says so, and `resolve_conflicts` redoes the merge from the index stages.
+`driver_warning` says so, and `resolve_conflict` redoes the merge from the index stages.
 """
 
 from __future__ import annotations
@@ -278,7 +278,7 @@ def driver_main(argv: Sequence[str]) -> int:
 
 @dataclass(slots=True)
 class Resolved:
-    """One file `resolve_conflicts` repaired."""
+    """One file `resolve_conflict` repaired."""
 
     path: Path
     result: MergeResult

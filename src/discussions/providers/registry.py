@@ -16,7 +16,7 @@ Which providers a participant tries (`provider_chain`): its ``provider_hint``,
 ``providers.default``, ``providers.fallback``; when none of those is installed, the AI CLIs found
 on PATH in `DETECT_ORDER` (unless ``providers.detect: false``).
 
-Security (DESIGN.md section 8): a project's ``providers.yaml`` comes with the repository, so a
+Security (README, "Security and limits"): a project's ``providers.yaml`` comes with the repository, so a
 clone could use it to run any command. Its definitions are used only after the user runs
 ``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
 SHA-256 of ``providers.yaml`` and of every file inside the project that a command names (a

@@ -1,4 +1,4 @@
-"""Participants: AI personas defined in YAML (seed 004, "Participant").
+"""Participants: AI personas defined in YAML.
 
 A persona file holds one mapping::
 

@@ -1,4 +1,4 @@
-"""Discussion templates and the phases they define (seed 004, "Phases" and "Templates").
+"""Discussion templates and the phases they define.
 
 A template is one YAML file::
 

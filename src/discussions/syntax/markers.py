@@ -1,7 +1,7 @@
 """Markers in a comment body: ``VOTE:``, ``Q:``, ``TODO:``, ``DECISION:``, ``ASSIGNED:``,
 ``DONE:``, ``CONCERN:`` and ``@alias`` mentions.
 
-Rules (DESIGN.md section 4):
+Rules (README, "The file format"):
 
 * A marker keyword (upper case) stands at the start of a line, after optional whitespace, an
   optional list bullet or task box, and optional bold (``**VOTE:** READY``).

@@ -1,6 +1,6 @@
 """The discussion file format: text in, syntax tree with line numbers out; appends out.
 
-Pure functions, no I/O. The grammar (DESIGN.md section 4):
+Pure functions, no I/O. The grammar (README, "The file format"):
 
 * An optional header block at the top: ``<!-- DISCUSSION -->`` and ``<!-- Key: Value -->`` lines.
 * The preamble: everything up to the first comment boundary.
