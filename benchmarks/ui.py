@@ -102,7 +102,9 @@ def turn_display(samples: int) -> list[float]:
 
 
 async def _tui_once() -> float | None:
-    from discussions.tui.app import DiscussionsApp, DiscussionScreen, TurnScreen
+    from discussions.tui.app import DiscussionsApp
+    from discussions.tui.discussion import DiscussionScreen
+    from discussions.tui.turn import TurnScreen
 
     path = setup(0.5)
     ws = Workspace.discover()

@@ -215,7 +215,8 @@ def test_mcp_add_comment_refuses_a_participants_name(project: Path) -> None:
 async def test_tui_composer_refuses_a_participants_name(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from discussions.tui.app import Composer, DiscussionsApp, DiscussionScreen
+    from discussions.tui.app import DiscussionsApp
+    from discussions.tui.discussion import Composer, DiscussionScreen
 
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(project / "gitconfig"))
     (project / "gitconfig").write_text("[user]\n\tname = AI-Security\n", encoding="utf-8")

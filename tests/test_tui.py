@@ -14,15 +14,12 @@ from textual.widgets import DataTable, Markdown, Static
 from discussions.cli import cli
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
-from discussions.tui.app import (
-    BrowserScreen,
-    Composer,
-    DiscussionsApp,
-    DiscussionScreen,
-    HelpScreen,
-    ParticipantsScreen,
-    TurnScreen,
-)
+from discussions.tui.app import DiscussionsApp
+from discussions.tui.browser import BrowserScreen
+from discussions.tui.common import HelpScreen
+from discussions.tui.discussion import Composer, DiscussionScreen
+from discussions.tui.personas import ParticipantsScreen
+from discussions.tui.turn import TurnScreen
 
 from .conftest import script_command, write
 

@@ -1,0 +1,190 @@
+"""The terminal app's list of discussions, and the dialog that starts a new one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Input,
+    Label,
+    Select,
+    Static,
+    TextArea,
+)
+
+from ..errors import DiscussionsError
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace
+from . import data
+from .common import STATUSES
+from .discussion import DiscussionScreen
+from .personas import ParticipantsScreen
+
+
+class BrowserScreen(Screen[None]):
+    BINDINGS = [
+        Binding("q", "app.quit", "Quit"),
+        Binding("s", "cycle_status", "Status filter"),
+        Binding("n", "new", "New"),
+        Binding("p", "participants", "Participants"),
+        Binding("r", "reload", "Reload"),
+        Binding("question_mark", "app.help", "Help"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def __init__(self, folder: Path, ws: Workspace) -> None:
+        super().__init__()
+        self.folder = folder
+        self.ws = ws
+        self.rows: list[data.Summary] = []
+        self.status_filter = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Discussions in {self.folder}", id="title")
+        yield Input(placeholder="filter (type, then Enter or ↓)", id="filter")
+        table: DataTable[str] = DataTable(id="table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Title", "Phase", "Status", "Consensus", "Q", "@", "Changed")
+        table.focus()
+        self.load()
+
+    def action_reload(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="browser")
+    def load(self) -> None:
+        rows: list[data.Summary] = []
+        batch: list[data.Summary] = []
+        for path in data.discussion_files(self.folder, self.ws):
+            s = data.summarise(path, self.ws)
+            if s is not None:
+                rows.append(s)
+                batch.append(s)
+            if len(batch) >= 50:
+                self.app.call_from_thread(self._show, list(rows))
+                batch = []
+        self.app.call_from_thread(self._show, rows)
+
+    def _show(self, rows: list[data.Summary]) -> None:
+        self.rows = rows
+        self.refill()
+
+    def refill(self) -> None:
+        table = self.query_one(DataTable)
+        text = self.query_one("#filter", Input).value
+        selected = table.cursor_row
+        table.clear()
+        for s in self.rows:
+            if s.matches(text, self.status_filter):
+                table.add_row(
+                    s.title[:40],
+                    s.phase,
+                    s.status,
+                    s.consensus or s.problem[:30],
+                    str(s.questions),
+                    str(s.mentions),
+                    data.ago(s.changed),
+                    key=str(s.path),
+                )
+        if table.row_count:
+            table.move_cursor(row=min(selected, table.row_count - 1))
+        label = f" status={self.status_filter}" if self.status_filter else ""
+        self.query_one("#title", Static).update(
+            f"Discussions in {self.folder} — {table.row_count} shown{label}"
+        )
+
+    @on(Input.Changed, "#filter")
+    def _filter(self) -> None:
+        self.refill()
+
+    @on(Input.Submitted, "#filter")
+    def _to_table(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#filter", Input).value = ""
+        self.query_one(DataTable).focus()
+
+    def action_cycle_status(self) -> None:
+        i = STATUSES.index(self.status_filter) if self.status_filter in STATUSES else 0
+        self.status_filter = STATUSES[(i + 1) % len(STATUSES)]
+        self.refill()
+
+    def action_participants(self) -> None:
+        self.app.push_screen(ParticipantsScreen(self.ws))
+
+    def action_new(self) -> None:
+        def opened(path: Path | None) -> None:
+            if path is not None:
+                self.app.push_screen(DiscussionScreen(path, self.ws))
+
+        self.app.push_screen(NewDiscussion(self.folder, self.ws), opened)
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.app.push_screen(DiscussionScreen(Path(event.row_key.value), self.ws))
+
+    def on_screen_resume(self) -> None:
+        self.load()
+
+
+class NewDiscussion(ModalScreen[Path | None]):
+    """Title, template and context for a new discussion; ctrl+s creates it."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "create", "Create", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, folder: Path, ws: Workspace) -> None:
+        super().__init__()
+        self.folder = folder
+        self.ws = ws
+
+    def compose(self) -> ComposeResult:
+        names = [t.name for t in self.ws.templates]
+        with Vertical(id="dialog"):
+            yield Input(placeholder="title", id="new-title")
+            yield Select([(n, n) for n in names], prompt="template (default)", id="template")
+            yield Label("Context (what is being discussed and why)")
+            yield TextArea(id="context")
+        yield Footer()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_create(self) -> None:
+        title = self.query_one("#new-title", Input).value.strip()
+        if not title:
+            self.notify("A discussion needs a title.", severity="warning")
+            return
+        template = self.query_one("#template", Select).value
+        context = self.query_one("#context", TextArea).text.strip() or None
+        try:
+            d = Discussion.create(
+                title,
+                template=str(template) if isinstance(template, str) else None,
+                context=context,
+                directory=self.folder,
+                workspace=self.ws,
+            )
+            d.save()
+        except DiscussionsError as exc:
+            self.notify(str(exc), severity="error", timeout=8)
+            return
+        self.dismiss(d.path)
+
+
+# --------------------------------------------------------------------------- discussion
