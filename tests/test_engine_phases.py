@@ -169,8 +169,6 @@ def test_a_passed_motion_moves_on_and_the_transition_cap_escalates(isolated: Pat
     assert chair.phase_consensus(d)
     # The consensus transition would be the second; the template allows one.
     assert chair.after_round(d, 1, escalate) == chair.Step(True, "escalated")
-    assert escalate.calls == [
-        ("max_transitions", "the limit of 1 phase transitions is reached")
-    ]
+    assert escalate.calls == [("max_transitions", "the limit of 1 phase transitions is reached")]
     d.reload()
     assert d.phase == "b"
