@@ -60,7 +60,8 @@ def test_a_clean_file_derives_its_header_and_comments(ws: Workspace) -> None:
 
 def test_votes_count_from_the_last_reset_and_background_voices_do_not(ws: Workspace) -> None:
     text = file_of(
-        render_comment("AI-Architect", "Early.", vote="CHANGES"),
+        render_comment("AI-Pragmatist", "Early.", vote="REJECT"),
+        render_comment("AI-Architect", "Early too.", vote="CHANGES"),
         render_phase_transition("initial_feedback", "detailed_review").rstrip("\n"),
         render_comment("AI-Security", "Fine now.", vote="READY"),
         render_comment("AI-Researcher", "For the record.", vote="REJECT"),
@@ -69,8 +70,8 @@ def test_votes_count_from_the_last_reset_and_background_voices_do_not(ws: Worksp
     )
     s = derive(text, ws)
     assert s.phase == "detailed_review"
-    # architect's vote before the reset is gone, the researcher does not vote, and the dict
-    # is in the order of the latest votes.
+    # The votes before the reset are gone, the researcher does not vote, and the dict is in
+    # the order of the latest votes.
     assert list(s.votes.items()) == [("AI-Security", "READY"), ("AI-Architect", "READY")]
 
 
