@@ -221,56 +221,97 @@ def run_discussion(
     shuffle_seed = seed if seed is not None else int(time.time() * 1000) % 1_000_000
     result = RunResult(file=str(d.path), seed=shuffle_seed if sequential else 0)
     limit = rounds if rounds is not None else _config_rounds(d)
-    in_phase = 0  # rounds finished in the current phase
-    stop: str | None = None
-    number = _start(d)
+    run = _Rounds(
+        runner, d, chosen, sequential, provider, callout, shuffle_seed, on_round, _start(d), result
+    )
     try:
-        while stop is None:
-            if result.rounds >= limit:
-                stop = _escalate(d, "max_rounds", f"no consensus after {result.rounds} rounds")
-                break
-            order = list(chosen)
-            if sequential and result.rounds >= 1:
-                random.Random(f"{shuffle_seed}:{result.rounds + 1}").shuffle(order)
-            n = result.rounds + 1
-            first = order[:1] if sequential else order
-            if _budget_refuses(runner, d, first, provider, result, number):
-                stop = "budget"  # no round that could not make its first calls
-                break
-            seed_shown = shuffle_seed if sequential else None
-            d.add_block(render_round(n, d.phase, order, seed_shown, number))
-            d.save()
-            result.rounds = n  # written: it counts, whatever happens next
-            _emit(on_round, RoundEvent("round", n, d.phase, order))
-            before = d.phase
-            turn = runner.run_turn(
-                d,
-                order,
-                callout,
-                provider=provider,
-                sequential=sequential,
-                budget_rounds=n,
-                run_tag=identity(number),
-            )
-            result.turns.append(turn)
-            if turn.budget_stop is not None:  # the turn wrote the RUN-STOP block
-                result.budget_stop = turn.budget_stop  # a round stopped half-way counts
-                stop = "budget"
-                break
-            d.reload()
-            in_phase = in_phase + 1 if d.phase == before else 0
-            stop = _stop_after_round(d, turn, in_phase)
-            if d.phase != before:
-                in_phase = 0  # the chair moved the discussion on
+        stop = _run_rounds(run, limit)
     except KeyboardInterrupt:
         stop = "interrupted"
     except BaseException:
         with contextlib.suppress(Exception):  # the error that ended the run is the one to see
-            _record_stop(d, "error", result.rounds, number)
+            _record_stop(d, "error", result.rounds, run.number)
         raise
+    _finish(run, stop)
+    return result
+
+
+@dataclass(slots=True)
+class _Rounds:
+    """What the rounds of one run share: its settings, its number and its progress so far."""
+
+    runner: Runner
+    d: Discussion
+    chosen: list[str]
+    sequential: bool
+    provider: str | None
+    callout: str | None
+    shuffle_seed: int
+    on_round: Callable[[RoundEvent], None] | None
+    number: int
+    result: RunResult
+    in_phase: int = 0  # rounds finished in the current phase
+
+
+def _run_rounds(run: _Rounds, limit: int) -> str:
+    """Play rounds until one says to stop or `limit` rounds are done; the reason to stop."""
+    while True:
+        if run.result.rounds >= limit:
+            return _escalate(run.d, "max_rounds", f"no consensus after {run.result.rounds} rounds")
+        stop = _play_round(run)
+        if stop is not None:
+            return stop
+
+
+def _round_order(run: _Rounds) -> list[str]:
+    """Who speaks in the next round: sequential rounds after the first are shuffled by seed."""
+    order = list(run.chosen)
+    if run.sequential and run.result.rounds >= 1:
+        random.Random(f"{run.shuffle_seed}:{run.result.rounds + 1}").shuffle(order)
+    return order
+
+
+def _play_round(run: _Rounds) -> str | None:
+    """Write the next ROUND block and run its turn; the reason to stop after it, if any."""
+    d, result = run.d, run.result
+    order = _round_order(run)
+    n = result.rounds + 1
+    first = order[:1] if run.sequential else order
+    if _budget_refuses(run.runner, d, first, run.provider, result, run.number):
+        return "budget"  # no round that could not make its first calls
+    seed_shown = run.shuffle_seed if run.sequential else None
+    d.add_block(render_round(n, d.phase, order, seed_shown, run.number))
+    d.save()
+    result.rounds = n  # written: it counts, whatever happens next
+    _emit(run.on_round, RoundEvent("round", n, d.phase, order))
+    before = d.phase
+    turn = run.runner.run_turn(
+        d,
+        order,
+        run.callout,
+        provider=run.provider,
+        sequential=run.sequential,
+        budget_rounds=n,
+        run_tag=identity(run.number),
+    )
+    result.turns.append(turn)
+    if turn.budget_stop is not None:  # the turn wrote the RUN-STOP block
+        result.budget_stop = turn.budget_stop  # a round stopped half-way counts
+        return "budget"
+    d.reload()
+    run.in_phase = run.in_phase + 1 if d.phase == before else 0
+    stop = _stop_after_round(d, turn, run.in_phase)
+    if d.phase != before:
+        run.in_phase = 0  # the chair moved the discussion on
+    return stop
+
+
+def _finish(run: _Rounds, stop: str) -> None:
+    """Record why the run stopped (a budget stop is already written) and fill in its result."""
+    d, result = run.d, run.result
     d.reload()
     if stop != "budget":
-        _record_stop(d, stop, result.rounds, number)
+        _record_stop(d, stop, result.rounds, run.number)
     result.stopped = stop
     result.escalation = (
         positions(d) if stop in ("max_rounds", "escalated", "max_transitions") else []
@@ -278,8 +319,7 @@ def run_discussion(
     result.phase = d.phase
     result.status = d.status
     result.consensus = d.consensus_result.to_dict()
-    _emit(on_round, RoundEvent("stop", result.rounds, d.phase, reason=stop))
-    return result
+    _emit(run.on_round, RoundEvent("stop", result.rounds, d.phase, reason=stop))
 
 
 def _budget_refuses(

@@ -17,12 +17,16 @@ quarter of what the prompt's frame leaves, so the whole prompt stays within its 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..model.discussion import Comment, Discussion
 from ..model.ledger import settled_decisions
 from ..settings.participants import Participant
 from ..syntax.parse import normalise_newlines
 from .visibility import sealed_for, view_for
+
+if TYPE_CHECKING:
+    from ..settings.templates import Phase
 
 DEFAULT_MAX_CHARS = 60_000
 DEFAULT_MEMORY_CHARS = 4_000
@@ -236,7 +240,30 @@ def build_prompt(
     d = sealed_for(d, participant)
     info = d.phase_info
     budget = max_chars or max_chars_for(d)
-    wants_vote = bool(info and info.voting_mode and participant.votes)
+    head = _prompt_head(d, participant, info)
+    memory_at = len(head)
+    head += ["## The discussion so far", "", "<discussion>"]
+    tail = [
+        "</discussion>",
+        *_prompt_task(d, participant, info, callout),
+        *_response_format(participant, info),
+    ]
+    frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
+    if memory:
+        share = min(memory_chars_for(d), int(max(0, budget - frame) * _MEMORY_SHARE))
+        known = build_memory(d, share)
+        if known:
+            head.insert(memory_at, known)  # ends with a newline: a blank line follows it
+            frame += len(known) + 1
+    # The whole prompt stays within the budget: the discussion gets what the frame leaves.
+    ctx = build_context(d, participant, max(2_000, budget - frame))
+    lines = [*head, ctx.text.rstrip(), *tail]
+    return "\n".join(lines) + "\n", ctx
+
+
+def _prompt_head(d: Discussion, participant: Participant, info: Phase | None) -> list[str]:
+    """The persona, who it is in this discussion, and the current phase with its instructions;
+    ends with a blank line (project memory, when any, goes right after it)."""
     head: list[str] = [participant.personality.strip(), ""]
     head.append(
         f"You are {participant.name} (@{participant.alias}), "
@@ -253,11 +280,16 @@ def build_prompt(
     if info and info.instructions.strip():
         head += ["Phase instructions:", info.instructions.strip()]
     head.append("")
-    memory_at = len(head)
-    head += ["## The discussion so far", "", "<discussion>"]
+    return head
 
-    tail: list[str] = ["</discussion>", "", "## Your task"]
-    tail.append(
+
+def _prompt_task(
+    d: Discussion, participant: Participant, info: Phase | None, callout: str | None
+) -> list[str]:
+    """The task: the callout (or the default one), and the mentions still waiting for an
+    answer from `participant` (without who wrote them in a blind or anonymous phase)."""
+    task: list[str] = ["", "## Your task"]
+    task.append(
         callout.strip()
         if callout and callout.strip()
         else "Give your perspective on the discussion so far, from your area of expertise. "
@@ -265,38 +297,35 @@ def build_prompt(
     )
     asked = [p for p in d.pending_mentions if p.alias == participant.alias]
     if asked and info is not None and (info.blind or info.anonymous):
-        tail.append("You were mentioned and have not answered yet; answer that first.")
+        task.append("You were mentioned and have not answered yet; answer that first.")
     elif asked:
         where = ", ".join(f"line {p.line} by {p.by}" for p in asked)
-        tail.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
-    tail += ["", "## Response format", RESPONSE_FORMAT, TURN_ACTIONS]
+        task.append(f"You were mentioned and have not answered yet ({where}); answer that first.")
+    return task
+
+
+def _response_format(participant: Participant, info: Phase | None) -> list[str]:
+    """The response format, and what this phase asks of `participant`'s answer: a vote or
+    none, a score and pending issues, a diagnosis, blindness."""
+    lines: list[str] = ["", "## Response format", RESPONSE_FORMAT, TURN_ACTIONS]
+    wants_vote = bool(info and info.voting_mode and participant.votes)
     if not participant.votes:
-        tail.append('You are a background participant and do not vote: set "vote" to null.')
+        lines.append('You are a background participant and do not vote: set "vote" to null.')
     elif wants_vote:
-        tail.append('This phase collects votes: set "vote" to READY, CHANGES or REJECT.')
+        lines.append('This phase collects votes: set "vote" to READY, CHANGES or REJECT.')
     else:
-        tail.append(
+        lines.append(
             'This phase does not collect votes yet: set "vote" to null unless you must block.'
         )
     if participant.votes and info is not None and info.consensus_mode == "score":
-        tail.append(
+        lines.append(
             'This phase decides by scores. Also give "consensus_score": 0-10, how ready the '
             f"proposal is ({info.score_threshold} or more: ready as it is), and "
             '"pending_issues": a list with one short line per issue that still stands in your '
             "way (empty when none). In markdown, write SCORE: n and one PENDING: line per issue."
         )
     if info is not None and info.diagnosis:
-        tail.append(DIAGNOSIS_FORMAT)
+        lines.append(DIAGNOSIS_FORMAT)
     if info is not None and info.blind:
-        tail.append("This round is blind: you see none of the other participants' answers.")
-    frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
-    if memory:
-        share = min(memory_chars_for(d), int(max(0, budget - frame) * _MEMORY_SHARE))
-        known = build_memory(d, share)
-        if known:
-            head.insert(memory_at, known)  # ends with a newline: a blank line follows it
-            frame += len(known) + 1
-    # The whole prompt stays within the budget: the discussion gets what the frame leaves.
-    ctx = build_context(d, participant, max(2_000, budget - frame))
-    lines = [*head, ctx.text.rstrip(), *tail]
-    return "\n".join(lines) + "\n", ctx
+        lines.append("This round is blind: you see none of the other participants' answers.")
+    return lines

@@ -330,54 +330,99 @@ class Runner:
         result = TurnResult(file=str(d.path))
 
         def budget_stop(reason: str) -> None:
-            result.budget_stop = reason
-            block = render_budget_stop(reason, budget_rounds, run_tag)
-            storage.append(d.path, [block], root=d.workspace.config.base_dir)
-
-        def over_budget(upcoming: Sequence[Participant]) -> bool:
-            """Stop before calls that would go past the budget; record why in the file."""
-            reason = self.budget_refusal(d, upcoming, provider)
-            if reason is not None:
-                budget_stop(reason)
-            return reason is not None
-
-        def prepared(p: Participant) -> tuple[Participant, str, bool]:
-            prompt, _ = build_prompt(d, p, callout)
-            info = d.phase_info
-            return p, prompt, bool(info and info.voting_mode and p.votes)
+            self._record_budget_stop(d, result, reason, budget_rounds, run_tag)
 
         try:
-            if sequential or len(chosen) == 1:
-                for p in chosen:
-                    if over_budget([p]):
-                        break
-                    d.reload()
-                    self._parallel(d, [prepared(p)], provider, result)
-            else:
-                jobs = [prepared(p) for p in chosen]  # one snapshot for everyone
-                # A cost or token budget with nothing yet to estimate a call from: one call
-                # goes first, and what it reports is the evidence for the others.
-                first = 1 if self.unestimated(d, chosen, provider) else 0
-                for group in (jobs[:first], jobs[first:]):
-                    if not group:
-                        continue
-                    if over_budget([part for part, _, _ in group]):
-                        break
-                    self._parallel(d, group, provider, result)
+            self._call_participants(d, chosen, callout, provider, sequential, result, budget_stop)
         except KeyboardInterrupt:
             terminate_all()
             raise
 
         d.reload()
         if council:
-            from .council import handle_motion
+            self._council(d, provider, result, budget_stop)
+        self._conclude(d, result)
+        return result
 
-            try:
-                result.motion = handle_motion(self, d, provider=provider)
-            except OverBudget as exc:  # seconds or ballots the budget cannot cover
-                if result.budget_stop is None:  # else the turn's stop says it already
-                    budget_stop(str(exc))
-            d.reload()
+    def _record_budget_stop(
+        self, d: Discussion, result: TurnResult, reason: str, budget_rounds: int, run_tag: str
+    ) -> None:
+        """Stop the turn for `reason`: note it in `result` and append the RUN-STOP block."""
+        result.budget_stop = reason
+        block = render_budget_stop(reason, budget_rounds, run_tag)
+        storage.append(d.path, [block], root=d.workspace.config.base_dir)
+
+    def _over_budget(
+        self,
+        d: Discussion,
+        upcoming: Sequence[Participant],
+        provider: str | None,
+        budget_stop: Callable[[str], None],
+    ) -> bool:
+        """Stop before calls that would go past the budget; record why in the file."""
+        reason = self.budget_refusal(d, upcoming, provider)
+        if reason is not None:
+            budget_stop(reason)
+        return reason is not None
+
+    @staticmethod
+    def _prepared(
+        d: Discussion, p: Participant, callout: str | None
+    ) -> tuple[Participant, str, bool]:
+        """`p`, its prompt, and whether the current phase asks it for a vote."""
+        prompt, _ = build_prompt(d, p, callout)
+        info = d.phase_info
+        return p, prompt, bool(info and info.voting_mode and p.votes)
+
+    def _call_participants(
+        self,
+        d: Discussion,
+        chosen: Sequence[Participant],
+        callout: str | None,
+        provider: str | None,
+        sequential: bool,
+        result: TurnResult,
+        budget_stop: Callable[[str], None],
+    ) -> None:
+        """Call `chosen` one after another, each seeing the answers before it, or in parallel
+        on one snapshot; stop before any call the budget cannot cover."""
+        if sequential or len(chosen) == 1:
+            for p in chosen:
+                if self._over_budget(d, [p], provider, budget_stop):
+                    break
+                d.reload()
+                self._parallel(d, [self._prepared(d, p, callout)], provider, result)
+            return
+        jobs = [self._prepared(d, p, callout) for p in chosen]  # one snapshot for everyone
+        # A cost or token budget with nothing yet to estimate a call from: one call
+        # goes first, and what it reports is the evidence for the others.
+        first = 1 if self.unestimated(d, chosen, provider) else 0
+        for group in (jobs[:first], jobs[first:]):
+            if not group:
+                continue
+            if self._over_budget(d, [part for part, _, _ in group], provider, budget_stop):
+                break
+            self._parallel(d, group, provider, result)
+
+    def _council(
+        self,
+        d: Discussion,
+        provider: str | None,
+        result: TurnResult,
+        budget_stop: Callable[[str], None],
+    ) -> None:
+        """Handle an open motion (seconds, sealed ballots, result) after the answers."""
+        from .council import handle_motion
+
+        try:
+            result.motion = handle_motion(self, d, provider=provider)
+        except OverBudget as exc:  # seconds or ballots the budget cannot cover
+            if result.budget_stop is None:  # else the turn's stop says it already
+                budget_stop(str(exc))
+        d.reload()
+
+    def _conclude(self, d: Discussion, result: TurnResult) -> None:
+        """Apply the phase rules, refresh the summary file, and copy the state into `result`."""
         result.changes.extend(phases.settle(d))
         if self.workspace.config.summary_files:
             from ..model.summary import write_summary
@@ -390,8 +435,6 @@ class Runner:
         result.status = d.status
         result.votes = d.votes
         result.consensus = d.consensus_result.to_dict()
-        return result
-
 
     def _parallel(
         self,

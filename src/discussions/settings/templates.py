@@ -165,54 +165,8 @@ class Template:
         for found in validate(data, TEMPLATE):
             line = doc.line(*found.keys) if doc else 0
             raise located_error(TemplateError, source, line, found.message, what="template")
-        if not data["name"].strip():
-            raise fail(("name",), "is required and must not be empty")
-        for key, check in _TOP_LEVEL_CHECKS:
-            problem = _check(data.get(key), check)
-            if problem:
-                raise fail((key,), problem)
-        for key, item_check in (("aliases", plain_name_problem), ("participants", alias_problem)):
-            for n, item in enumerate(data.get(key) or []):
-                problem = _check(item, item_check, required=True)
-                if problem:
-                    raise fail((key, n), problem)
-        raw_phases = data["phases"]
-        if not raw_phases:
-            raise fail(("phases",), "must be a non-empty list")
-        phases: list[Phase] = []
-        for i, p in enumerate(raw_phases):
-            for key, check in _PHASE_CHECKS:
-                problem = _check(p.get(key), check, required=key == "id")
-                if problem:
-                    raise fail(("phases", i, key), problem)
-            rounds = p.get("max_rounds")
-            threshold = p.get("score_threshold")
-            threshold = 9 if threshold is None else threshold
-            majority = p.get("majority_threshold")
-            majority = 0.5 if majority is None else majority
-            if any(p["id"].strip() == q.id for q in phases):
-                raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
-            phases.append(
-                Phase(
-                    id=p["id"].strip(),
-                    title=(p.get("title") or "").strip() or p["id"].replace("_", " ").title(),
-                    instructions=p.get("instructions") or "",
-                    voting_mode=bool(p.get("voting_mode", False)),
-                    auto_trigger=p.get("auto_trigger"),
-                    next=(p.get("next") or "").strip() or None,
-                    max_rounds=rounds,
-                    consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
-                    score_threshold=threshold,
-                    **graph.phase_options(p, ("phases", i), fail),
-                    majority_threshold=float(majority),
-                    abstain_counts_as_no=bool(p.get("abstain_counts_as_no", False)),
-                )
-            )
-        ids = [p.id for p in phases]
-        for i, ph in enumerate(phases):
-            if ph.next is not None and ph.next not in ids:
-                known = ", ".join(ids)
-                raise fail(("phases", i, "next"), f"names unknown phase '{ph.next}' ({known})")
+        _check_top_level(data, fail)
+        phases = _read_phases(data["phases"], fail)
         cap = graph.check_graph(phases, data.get("max_phase_transitions"), fail)
         body = data.get("body")
         return cls(
@@ -353,6 +307,62 @@ def _check(value: Any, check: Callable[[str], str | None], required: bool = Fals
         )
         return f"must be text, not {kind}"
     return check(value.strip()) if value.strip() or required else None
+
+
+def _check_top_level(data: dict[str, Any], fail: graph.Fail) -> None:
+    """The template's own keys: a name, text keys each check accepts, aliases and participants."""
+    if not data["name"].strip():
+        raise fail(("name",), "is required and must not be empty")
+    for key, check in _TOP_LEVEL_CHECKS:
+        problem = _check(data.get(key), check)
+        if problem:
+            raise fail((key,), problem)
+    for key, item_check in (("aliases", plain_name_problem), ("participants", alias_problem)):
+        for n, item in enumerate(data.get(key) or []):
+            problem = _check(item, item_check, required=True)
+            if problem:
+                raise fail((key, n), problem)
+
+
+def _read_phases(raw_phases: list[Any], fail: graph.Fail) -> list[Phase]:
+    """The phases, in order: each checked, ids unique, every ``next`` naming one of them."""
+    if not raw_phases:
+        raise fail(("phases",), "must be a non-empty list")
+    phases: list[Phase] = []
+    for i, p in enumerate(raw_phases):
+        for key, check in _PHASE_CHECKS:
+            problem = _check(p.get(key), check, required=key == "id")
+            if problem:
+                raise fail(("phases", i, key), problem)
+        if any(p["id"].strip() == q.id for q in phases):
+            raise fail(("phases", i, "id"), f"repeats phase '{p['id'].strip()}'")
+        phases.append(_read_phase(p, i, fail))
+    ids = [p.id for p in phases]
+    for i, ph in enumerate(phases):
+        if ph.next is not None and ph.next not in ids:
+            known = ", ".join(ids)
+            raise fail(("phases", i, "next"), f"names unknown phase '{ph.next}' ({known})")
+    return phases
+
+
+def _read_phase(p: dict[str, Any], i: int, fail: graph.Fail) -> Phase:
+    """Phase `i` of the template, its keys checked, defaults filled in."""
+    threshold = p.get("score_threshold")
+    majority = p.get("majority_threshold")
+    return Phase(
+        id=p["id"].strip(),
+        title=(p.get("title") or "").strip() or p["id"].replace("_", " ").title(),
+        instructions=p.get("instructions") or "",
+        voting_mode=bool(p.get("voting_mode", False)),
+        auto_trigger=p.get("auto_trigger"),
+        next=(p.get("next") or "").strip() or None,
+        max_rounds=p.get("max_rounds"),
+        consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
+        score_threshold=9 if threshold is None else threshold,
+        **graph.phase_options(p, ("phases", i), fail),
+        majority_threshold=float(0.5 if majority is None else majority),
+        abstain_counts_as_no=bool(p.get("abstain_counts_as_no", False)),
+    )
 
 
 @dataclass(slots=True, frozen=True)

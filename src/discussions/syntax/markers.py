@@ -110,61 +110,82 @@ def extract(body: str, first_line: int = 1) -> BodyMarkers:
     mention_hits = list(_MENTION.finditer(body)) if "@" in body else []
     if not marker_hits and not mention_hits:
         return result
-
-    code_lines = code_line_ranges(body)
-    code_starts = [a for a, _ in code_lines]
-    spans = _code_spans(body, code_lines) if "`" in body else []
-    span_starts = [a for a, _ in spans]
-    line_starts = [0]
-    line_starts += [m.end() for m in re.finditer("\n", body)]
-
-    def line_of(pos: int) -> int:
-        return bisect_right(line_starts, pos) - 1
-
-    def in_code(pos: int, rel_line: int) -> bool:
-        if code_lines and in_ranges(rel_line, code_lines, code_starts):
-            return True
-        i = bisect_right(span_starts, pos) - 1
-        return i >= 0 and pos < spans[i][1]
-
+    layout = _Layout.of(body)
     for m in marker_hits:
-        rel = line_of(m.start())
-        kw_pos = m.start(2)
-        if in_code(kw_pos, rel):
-            continue
-        kind, value = m.group(2), m.group(3).rstrip(" \t")
-        if m.group(1):  # bold keyword: drop the closing ** of "**VOTE: READY**"
-            value = value.rstrip("*_ \t")
-        line = first_line + rel
-        if kind == "VOTE":
-            vote = normalise_vote(value)
-            if vote is None:
-                shown = value or "(empty)"
-                result.warnings.append(
-                    ParseWarning(
-                        line,
-                        f"invalid vote `{shown}` (expected READY, CHANGES or REJECT); not counted",
-                    )
-                )
-                continue
-            value = vote
-        elif not value:
-            continue
-        result.markers.append(Marker(kind, value, line))
-
+        _add_marker(result, m, layout, first_line)
     skip_line: dict[int, bool] = {}
     for m in mention_hits:
         end = m.end()
         if end + 1 < len(body) and body[end] == "." and body[end + 1].isalnum():
             continue  # a domain or file name: @example.com, @types.ts
-        rel = line_of(m.start())
+        rel = layout.line_of(m.start())
         if rel not in skip_line:
-            skip_line[rel] = _SKIP_LINE.match(body, line_starts[rel]) is not None
-        if skip_line[rel] or in_code(m.start(), rel):
+            skip_line[rel] = _SKIP_LINE.match(body, layout.line_starts[rel]) is not None
+        if skip_line[rel] or layout.in_code(m.start(), rel):
             continue
         alias = m.group(1).rstrip("-_").lower()
         result.mentions.append(Mention(alias, first_line + rel))
     return result
+
+
+@dataclass(slots=True)
+class _Layout:
+    """Where a body's lines start and which of its lines and spans are code, for lookups by
+    binary search."""
+
+    line_starts: list[int]
+    code_lines: list[tuple[int, int]]
+    code_starts: list[int]
+    spans: list[tuple[int, int]]
+    span_starts: list[int]
+
+    @classmethod
+    def of(cls, body: str) -> _Layout:
+        code_lines = code_line_ranges(body)
+        spans = _code_spans(body, code_lines) if "`" in body else []
+        line_starts = [0]
+        line_starts += [m.end() for m in re.finditer("\n", body)]
+        return cls(
+            line_starts, code_lines, [a for a, _ in code_lines], spans, [a for a, _ in spans]
+        )
+
+    def line_of(self, pos: int) -> int:
+        """The 0-based line of offset `pos`."""
+        return bisect_right(self.line_starts, pos) - 1
+
+    def in_code(self, pos: int, rel_line: int) -> bool:
+        """Whether offset `pos`, on 0-based line `rel_line`, is in a code block or span."""
+        if self.code_lines and in_ranges(rel_line, self.code_lines, self.code_starts):
+            return True
+        i = bisect_right(self.span_starts, pos) - 1
+        return i >= 0 and pos < self.spans[i][1]
+
+
+def _add_marker(result: BodyMarkers, m: re.Match[str], layout: _Layout, first_line: int) -> None:
+    """Add the marker `m` matched to `result`, unless it is in code or empty; an invalid vote
+    adds a warning instead."""
+    rel = layout.line_of(m.start())
+    if layout.in_code(m.start(2), rel):
+        return
+    kind, value = m.group(2), m.group(3).rstrip(" \t")
+    if m.group(1):  # bold keyword: drop the closing ** of "**VOTE: READY**"
+        value = value.rstrip("*_ \t")
+    line = first_line + rel
+    if kind == "VOTE":
+        vote = normalise_vote(value)
+        if vote is None:
+            shown = value or "(empty)"
+            result.warnings.append(
+                ParseWarning(
+                    line,
+                    f"invalid vote `{shown}` (expected READY, CHANGES or REJECT); not counted",
+                )
+            )
+            return
+        value = vote
+    elif not value:
+        return
+    result.markers.append(Marker(kind, value, line))
 
 
 def vote_line_numbers(body: str) -> list[int]:

@@ -1,0 +1,149 @@
+"""The state of a file (`derive.rules` over a `derive.state.State`): `derive()` called directly on
+discussion text, with the workspace of a temporary project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from discussions.derive.rules import body_digest, derive, engine_meta, parse_score, strip_meta
+from discussions.derive.state import State
+from discussions.settings.workspace import Workspace
+from discussions.syntax.parse import render_comment, render_phase_transition
+
+HEADER = """\
+<!-- DISCUSSION -->
+<!-- Title: Search -->
+<!-- Template: feature -->
+<!-- Phase: initial_feedback -->
+<!-- Status: OPEN -->
+<!-- Participants: architect, security, pragmatist -->
+
+# Search
+
+---
+
+"""
+
+
+def file_of(*blocks: str, header: str = HEADER) -> str:
+    return header + "\n---\n\n".join(blocks) + "\n---\n"
+
+
+@pytest.fixture
+def ws(isolated: Path) -> Workspace:
+    return Workspace.discover()
+
+
+def messages(s: State) -> list[tuple[int, str]]:
+    return [(w.line, w.message) for w in s.warnings]
+
+
+def test_a_clean_file_derives_its_header_and_comments(ws: Workspace) -> None:
+    text = file_of(
+        render_comment("AI-Architect", "Q: one index or many?\n\n@security, your view?"),
+        render_comment("Rob", "TODO: measure the index size", vote="READY"),
+    )
+    s = derive(text, ws, "search")
+    assert (s.title, s.phase, s.status) == ("Search", "initial_feedback", "OPEN")
+    assert s.template is not None and s.template.name == "feature"
+    assert s.participants == ["architect", "security", "pragmatist"]
+    assert [c.author for c in s.comments] == ["AI-Architect", "Rob"]
+    assert s.humans == {"Rob"}
+    assert [i.text for i in s.items["Q"]] == ["one index or many?"]
+    assert [(i.text, i.author) for i in s.items["TODO"]] == [("measure the index size", "Rob")]
+    assert s.votes == {"Rob": "READY"}
+    assert [(p.alias, p.by) for p in s.pending] == [("security", "AI-Architect")]
+    assert s.warnings == []
+
+
+def test_votes_count_from_the_last_reset_and_background_voices_do_not(ws: Workspace) -> None:
+    text = file_of(
+        render_comment("AI-Pragmatist", "Early.", vote="REJECT"),
+        render_comment("AI-Architect", "Early too.", vote="CHANGES"),
+        render_phase_transition("initial_feedback", "detailed_review").rstrip("\n"),
+        render_comment("AI-Security", "Fine now.", vote="READY"),
+        render_comment("AI-Researcher", "For the record.", vote="REJECT"),
+        render_comment("AI-Architect", "Changed my mind.", vote="CHANGES"),
+        render_comment("AI-Architect", "And again.", vote="READY"),
+    )
+    s = derive(text, ws)
+    assert s.phase == "detailed_review"
+    # The votes before the reset are gone, the researcher does not vote, and the dict is in
+    # the order of the latest votes.
+    assert list(s.votes.items()) == [("AI-Security", "READY"), ("AI-Architect", "READY")]
+
+
+def test_scores_are_clamped_and_empty_pending_issues_dropped(ws: Workspace) -> None:
+    text = file_of(
+        render_comment("AI-Architect", "SCORE: 12\nPENDING: none"),
+        render_comment("AI-Security", "SCORE: 7/10\nPENDING: rate limits\nPENDING: n/a."),
+        render_comment("AI-Pragmatist", "SCORE: soon"),
+    )
+    s = derive(text, ws)
+    assert s.scores == {"AI-Architect": 10, "AI-Security": 7}
+    assert [(i.author, i.text) for i in s.pending_issues] == [("AI-Security", "rate limits")]
+    [(line, message)] = messages(s)
+    assert message == "invalid score `soon` (expected a number 0-10); not counted"
+    assert text.split("\n")[line - 1] == "SCORE: soon"
+
+
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [("8", 8), ("8/10", 8), ("8.5", 8), ("**9**", 9), ("-3", 0), ("11", 10), ("eight", None)],
+)
+def test_parse_score(text: str, score: int | None) -> None:
+    assert parse_score(text) == score
+
+
+def test_a_mistyped_mention_is_reported_not_waited_for(ws: Workspace) -> None:
+    text = file_of(render_comment("Rob", "@securty please check.\n\n@securty again."))
+    s = derive(text, ws)
+    assert s.pending == []
+    assert [(m, close) for m, close, _ in s.mention_typos] == [("securty", "security")]
+    assert [m for _, m in messages(s)] == [
+        "@securty matches no participant; did you mean @security?"
+    ]
+
+
+def test_an_engine_comment_cut_short_no_longer_matches_its_digest(ws: Workspace) -> None:
+    body = "The whole answer, in two paragraphs.\n\nThe second one."
+    meta = f"provider: mock | digest: {body_digest(body)}"
+    whole = file_of(render_comment("AI-Architect", body, meta=meta))
+    assert derive(whole, ws).warnings == []
+    cut = whole.replace("\n\nThe second one.", "")
+    [(line, message)] = messages(derive(cut, ws))
+    assert message.startswith("comment by AI-Architect does not match the digest")
+    assert cut.split("\n")[line - 1] == "Name: AI-Architect"
+
+
+def test_header_problems_and_conflict_lines_are_warnings_in_line_order(ws: Workspace) -> None:
+    header = HEADER.replace("Template: feature", "Template: nope").replace(
+        "<!-- DISCUSSION -->\n", ""
+    )
+    text = file_of(
+        render_comment("Rob", "<<<<<<< ours\nyes\n=======\nno\n>>>>>>> theirs"), header=header
+    )
+    s = derive(text, ws)
+    found = messages(s)
+    assert found[0] == (1, "missing `<!-- DISCUSSION -->` header line")
+    assert (2, "unknown template 'nope'") in found
+    assert sum("merge-conflict" in m for _, m in found) == 3
+    assert [line for line, _ in found] == sorted(line for line, _ in found)
+
+
+def test_the_title_falls_back_to_a_heading_then_the_file_name(ws: Workspace) -> None:
+    no_title = HEADER.replace("<!-- Title: Search -->\n", "")
+    assert derive(file_of("Name: Rob\n\nHi.", header=no_title), ws, "stem").title == "Search"
+    not_a_heading = no_title.replace("# Search", "#Search")
+    assert derive(file_of("Name: Rob\n\nHi.", header=not_a_heading), ws, "stem").title == "stem"
+
+
+def test_engine_meta_and_the_digest_ignore_what_editors_change(ws: Workspace) -> None:
+    body = "<!-- provider: mock | duration: 1.2s -->\n\nAn answer.  \r\nSecond line.\n\n"
+    assert engine_meta(body) == {"provider": "mock", "duration": "1.2s"}
+    assert engine_meta("No metadata.\n<!-- a comment -->") == {}
+    assert strip_meta(body).strip() == "An answer.  \r\nSecond line."
+    assert body_digest(strip_meta(body)) == body_digest("An answer.\nSecond line.")
+    assert body_digest("An answer.") != body_digest("An answer!")

@@ -1,0 +1,64 @@
+"""Merge-conflict lines (`syntax.conflicts`): found outside fenced code, in any line ending,
+and never a heading underline."""
+
+from __future__ import annotations
+
+import pytest
+
+from discussions.syntax.conflicts import conflict_lines, may_have_conflicts
+
+CONFLICT = """\
+<!-- DISCUSSION -->
+<!-- Title: T -->
+
+---
+
+Name: Rob
+
+<<<<<<< ours
+I agree.
+||||||| base
+I think so.
+=======
+I disagree.
+>>>>>>> theirs
+
+---
+"""
+
+
+def test_the_lines_of_a_conflict_in_order() -> None:
+    assert conflict_lines(CONFLICT) == [8, 10, 12, 14]
+    assert may_have_conflicts(CONFLICT.encode())
+
+
+def test_windows_line_endings_and_a_bom_count_the_same_lines() -> None:
+    crlf = "\ufeff" + CONFLICT.replace("\n", "\r\n")
+    assert conflict_lines(crlf) == [8, 10, 12, 14]
+    assert may_have_conflicts(crlf.encode("utf-8"))
+
+
+def test_a_conflict_shown_in_fenced_code_is_an_example() -> None:
+    fenced = CONFLICT.replace("<<<<<<< ours", "```text\n<<<<<<< ours").replace(
+        ">>>>>>> theirs", ">>>>>>> theirs\n```"
+    )
+    assert conflict_lines(fenced) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Heading\n=======\n\nText.\n",  # a setext heading underline alone
+        "<<<<<<<< eight is not git's marker\n=======\n",
+        "x <<<<<<< not at the start of the line\n",
+        "",
+    ],
+)
+def test_what_is_not_a_conflict(text: str) -> None:
+    assert conflict_lines(text) == []
+
+
+def test_the_byte_test_is_false_only_when_there_is_certainly_none() -> None:
+    assert not may_have_conflicts(b"No markers here.\n")
+    assert not may_have_conflicts(b"a ======= b\n")  # a run, but not a line of its own
+    assert may_have_conflicts(b"=======\n")  # a candidate: the text test decides
