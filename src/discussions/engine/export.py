@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import atomic
 from ..errors import DiscussionsError, NotWritable
 from ..model import storage
 from ..model.discussion import Discussion, Item
@@ -115,7 +116,7 @@ def save_export(d: Discussion, target: Path, text: str) -> None:
         )
     else:
         mode = stat.S_IMODE(st.st_mode)
-    storage.replace_file(target, text, mode=mode)
+    atomic.replace_file(target, text, mode=mode)
 
 
 def _mode_of(source: Path) -> int:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from .. import atomic
 from ..derive import rules as derive
 from ..derive.state import State
 from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
@@ -426,25 +427,9 @@ def write_chronicle(workspace: Workspace, folder: Path | None = None) -> tuple[P
     as it was. Returns its path and the ledger it was built from."""
     ledger = scan(workspace, folder)
     target = ledger.folder / CHRONICLE_NAME
-    replace_atomically(target, render_chronicle(ledger), root=workspace.config.base_dir)
+    storage.target_of(target, workspace.config.base_dir)
+    atomic.replace_file(target, render_chronicle(ledger), new_mode=0o644)
     return target, ledger
-
-
-def replace_atomically(target: Path, text: str, *, root: Path | None = None) -> None:
-    """Write `text` to `target` through a temporary file and `os.replace`. Keeps the mode of
-    the file it replaces (0644 for a new one); a failure raises `DiscussionsError` and leaves
-    no temporary file behind. With `root`, a path that leads out of the project through a link
-    is refused."""
-    storage.target_of(target, root)
-    try:
-        mode = target.stat().st_mode & 0o777
-        if target.is_dir():
-            raise DiscussionsError(f"cannot write {target}: it is a folder")
-    except FileNotFoundError:
-        mode = 0o644
-    except OSError as exc:
-        raise DiscussionsError(f"cannot write {target}: {exc.strerror or exc}") from None
-    storage.replace_file(target, text, mode=mode)
 
 
 # --------------------------------------------------------------------------- ADR
@@ -680,7 +665,7 @@ def _mark_superseded(path: Path, line: str) -> None:
             last -= 1
         lines[last + 1 : last + 1] = ["", line]
         new = "\n".join(lines)
-    replace_atomically(path, new)
+    atomic.replace_file(path, new, new_mode=0o644)
 
 
 def entries_by_file(entries: Iterable[LedgerEntry]) -> dict[Path, list[LedgerEntry]]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+from .. import atomic
 from ..errors import DiscussionsError
-from . import storage
 from .discussion import Discussion, Item
 
 
@@ -119,7 +119,7 @@ def write_summary(d: Discussion, narrative: str | None = None, narrator: str = "
     left alone. Failures raise `DiscussionsError` naming the file and the reason."""
     target = summary_path(d.path)
     text = render_summary(d, narrative, narrator)
-    storage.replace_file(target, text, mode=_summary_mode(target, d.path), what="the summary")
+    atomic.replace_file(target, text, mode=_summary_mode(target, d.path), what="the summary")
     return target
 
 
