@@ -8,6 +8,7 @@ import click
 
 from ..derive.runlog import run_state
 from ..model.discussion import Discussion
+from ..model.sections import SECTIONS, pick
 from .common import (
     default_author,
     display_path,
@@ -228,24 +229,15 @@ def render_status(d: Discussion, verbose: bool) -> None:
         who = ", ".join(dict.fromkeys(by for by, _ in passes))
         say(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")
     render_motions(d)
-    sections = [("Open Questions", d.questions, "Q")]
-    if verbose:
-        sections += [
-            ("Decisions", d.decisions, "DECISION"),
-            ("TODOs", d.todos, "TODO"),
-            ("Assigned", d.assigned, "ASSIGNED"),
-            ("Done", d.done, "DONE"),
-            ("Concerns", d.concerns, "CONCERN"),
-        ]
-    else:
-        sections += [("Decisions", d.decisions, "DECISION"), ("Concerns", d.concerns, "CONCERN")]
-    for heading, items, kw in sections:
+    listed = SECTIONS if verbose else pick("questions", "decisions", "concerns")
+    for section in listed:
+        items = d.items_of(section)
         if not items:
             continue
         say("")
-        say(f"{heading} ({len(items)}):")
+        say(f"{section.heading} ({len(items)}):")
         for item in items:
-            say(f"  {kw}: {item.text} ({item.author}, line {item.line})")
+            say(f"  {section.marker}: {item.text} ({item.author}, line {item.line})")
     pending = d.pending_mentions
     if pending:
         say("")

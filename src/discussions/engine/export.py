@@ -24,6 +24,7 @@ from .. import atomic
 from ..errors import DiscussionsError, NotWritable
 from ..model import storage
 from ..model.discussion import Discussion, Item
+from ..model.sections import BY_KEY
 from ..settings.workspace import display_path
 from ..views.html import discussion_page
 
@@ -81,8 +82,8 @@ def write_post(
         "",
         article,
         "",
-        *_items("Decisions", d.decisions, "No decisions recorded."),
-        *_items("Open questions", d.questions, "No open questions."),
+        *_items(BY_KEY["decisions"].heading, d.decisions, "No decisions recorded."),
+        *_items(BY_KEY["questions"].heading, d.questions, "No open questions."),
     ]
     return "\n".join(lines).rstrip("\n") + "\n", author
 

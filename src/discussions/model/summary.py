@@ -14,6 +14,7 @@ from pathlib import Path
 from .. import atomic
 from ..errors import DiscussionsError
 from .discussion import Discussion, Item
+from .sections import SECTIONS
 
 
 def summary_path(path: Path) -> Path:
@@ -86,12 +87,8 @@ def render_summary(d: Discussion, narrative: str | None = None, narrator: str = 
         lines.append(f"Blocking: {', '.join(result.blocked_by)}.")
     lines.append("")
     lines += _diagnosis(d)
-    lines += _items(d, "Open questions", d.questions)
-    lines += _items(d, "Decisions", d.decisions)
-    lines += _items(d, "TODOs", d.todos)
-    lines += _items(d, "Assigned", d.assigned)
-    lines += _items(d, "Done", d.done)
-    lines += _items(d, "Concerns", d.concerns)
+    for section in SECTIONS:
+        lines += _items(d, section.heading, d.items_of(section))
     pending = d.pending_mentions
     if pending:
         lines += [f"## Waiting for ({len(pending)})", ""]

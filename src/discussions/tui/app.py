@@ -335,7 +335,7 @@ class DiscussionScreen(Screen[None]):
             d = Discussion.load(self.path, self.ws)
             body, side = data.comments_markdown(d), data.side_panel(d)
         except (DiscussionsError, OSError, ValueError) as exc:
-            panel.update(f"[b red]Cannot read this file[/b red]\n\n{data._esc(str(exc))}")
+            panel.update(f"[b red]Cannot read this file[/b red]\n\n{data.escape(str(exc))}")
             return
         self.discussion = d
         self.show_context(d)
@@ -559,9 +559,9 @@ class TurnScreen(Screen[None]):
             from ..engine.outcomes import outcome_text
 
             self.status[ev.alias] = outcome_text(ev.outcome)
-        head = f"[b]{data._esc(ev.name)}[/b] — {data._esc(self.status.get(ev.alias, ''))}"
-        failed = [f"[red]✗ {data._esc(m)}[/red]" for m in self.failures.get(ev.alias, [])]
-        body = data._esc(self.texts.get(ev.alias, "")[-3000:])
+        head = f"[b]{data.escape(ev.name)}[/b] — {data.escape(self.status.get(ev.alias, ''))}"
+        failed = [f"[red]✗ {data.escape(m)}[/red]" for m in self.failures.get(ev.alias, [])]
+        body = data.escape(self.texts.get(ev.alias, "")[-3000:])
         panel.update("\n".join([head, *failed, body]))
 
     def note(self, text: str) -> None:
