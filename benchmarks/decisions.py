@@ -36,7 +36,7 @@ os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
-from discussions import ledger  # noqa: E402
+from discussions.model import ledger  # noqa: E402
 from discussions.model.discussion import Discussion  # noqa: E402
 from discussions.settings.workspace import Workspace  # noqa: E402
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from discussions.errors import DiscussionExists
-from discussions.model import ledger
+from discussions.model import adr
 from discussions.model.discussion import Discussion
 from discussions.syntax.parse import render_comment
 
@@ -138,9 +138,9 @@ def test_adr_never_overwrites(isolated: Path, monkeypatch: pytest.MonkeyPatch) -
     run("adr", str(path))
     target = isolated / "docs/adr/0001-add-user-authentication.md"
     before = target.read_bytes()
-    monkeypatch.setattr(ledger, "_records", lambda folder: {})  # as if another writer raced us
+    monkeypatch.setattr(adr, "_records", lambda folder: {})  # as if another writer raced us
     with pytest.raises(DiscussionExists, match="already exists; it was not overwritten"):
-        ledger.write_adr(Discussion.load(path), isolated / "docs" / "adr")
+        adr.write_adr(Discussion.load(path), isolated / "docs" / "adr")
     assert target.read_bytes() == before
 
 
@@ -148,7 +148,7 @@ def test_adr_from_the_adr_template(isolated: Path) -> None:
     path = decided("Use PostgreSQL", template="adr")
     text = path.read_text()
     assert "<!-- Title: ADR: Use PostgreSQL -->" in text
-    record = ledger.write_adr(
+    record = adr.write_adr(
         Discussion.load(path), isolated / "records", now=datetime(2026, 1, 2, tzinfo=UTC)
     )
     assert record.path.name == "0001-use-postgresql.md"
@@ -168,7 +168,7 @@ def test_context_text_keeps_what_people_wrote() -> None:
         "- [x] Logins survive restarts\n\n## Notes\n```\n[not a placeholder in code?]\n```\n\n"
         "---\n\n*Discussion begins below.*\n"
     )
-    out = ledger.context_text(preamble)
+    out = adr.context_text(preamble)
     assert out.startswith("We ship weekly.\n\n### Requirements\n\n- [x] Logins survive restarts")
     assert "Discussion begins" not in out and "# Title" not in out
 
@@ -186,4 +186,4 @@ def test_context_text_keeps_what_people_wrote() -> None:
     ],
 )
 def test_adr_status(status: str, shown: str) -> None:
-    assert ledger.adr_status(status) == shown
+    assert adr.adr_status(status) == shown

@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -320,10 +319,14 @@ def test_summary_on_a_read_only_file_system(
 ) -> None:
     from discussions.model import summary
 
-    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
-        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+    real_open = os.open
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    def refuse(path: str, flags: int, *args: int, **kwargs: object) -> int:
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(DiscussionsError) as err:
         summary.write_summary(discussion)
     assert str(err.value) == (
@@ -349,7 +352,7 @@ def test_summary_read_only_is_left_alone(discussion: Discussion) -> None:
 def test_summary_on_a_full_disk_leaves_no_partial_file(
     discussion: Discussion, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    from discussions.model import storage, summary
+    from discussions.model import summary
 
     target = summary.summary_path(discussion.path)
     target.write_text("previous\n", encoding="utf-8")
@@ -358,30 +361,7 @@ def test_summary_on_a_full_disk_leaves_no_partial_file(
     def full(*args: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    if where == "fsync":
-        monkeypatch.setattr(storage.os, "fsync", full)
-    else:
-        real_fdopen = os.fdopen
-
-        class Full:
-            def __init__(self, f: object) -> None:
-                self.f = f
-
-            def __enter__(self) -> Full:
-                return self
-
-            def __exit__(self, *exc: object) -> None:
-                self.f.close()  # type: ignore[attr-defined]
-
-            def __getattr__(self, name: str) -> object:
-                return getattr(self.f, name)
-
-            def write(self, text: str) -> int:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        monkeypatch.setattr(
-            storage.os, "fdopen", lambda fd, *a, **k: Full(real_fdopen(fd, *a, **k))
-        )
+    monkeypatch.setattr(os, where, full)
     with pytest.raises(DiscussionsError) as err:
         summary.write_summary(discussion)
     assert str(err.value) == (

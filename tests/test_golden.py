@@ -48,7 +48,7 @@ def test_seed_session_status_output(isolated: Path) -> None:
     assert "AI-Architect: CHANGES - I'm concerned about session management" in out
     assert "AI-Security: CHANGES - This needs a threat model" in out
     assert "AI-Pragmatist: READY - MVP approach is fine" in out
-    assert "Open Questions (2):" in out
+    assert "Open questions (2):" in out
     assert "Q: Should we use JWT or session cookies? (AI-Architect, line 20)" in out
     assert "Q: What's our token expiry policy? (AI-Security, line 31)" in out
     assert "Votes: READY: 1, CHANGES: 2, REJECT: 0" in out

@@ -131,4 +131,4 @@ def test_quick_start_shows_votes_a_question_and_the_consensus_state(isolated: Pa
     assert len(d.questions) == 3 and len(d.concerns) == 1
     assert all(MOCK_BANNER in c.body for c in d.comments)
     status = run("status", "add-user-authentication.md").output  # type: ignore[attr-defined]
-    assert "Open Questions (3):" in status and "Consensus: not reached" in status
+    assert "Open questions (3):" in status and "Consensus: not reached" in status

@@ -8,6 +8,7 @@ import click
 
 from ..derive.runlog import run_state
 from ..model.discussion import Discussion
+from ..model.sections import SECTIONS, pick
 from .common import (
     default_author,
     display_path,
@@ -169,6 +170,44 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
 
 
 def render_status(d: Discussion, verbose: bool) -> None:
+    """Print `d`'s status: header, votes and consensus, runs, items, comments, warnings."""
+    _render_heading(d)
+    _render_votes(d)
+    if d.runs:
+        say(run_state(d.runs).text())
+    render_usage(d)
+    from ..derive.diagnosis import describe
+
+    diagnosis = describe(d.diagnosis)
+    if diagnosis:
+        say("")
+        for line in diagnosis:
+            say(line)
+
+    passes = d.passes
+    if passes:
+        who = ", ".join(dict.fromkeys(by for by, _ in passes))
+        say(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")
+    render_motions(d)
+    _render_items(d, verbose)
+    comments = d.comments
+    if verbose and comments:
+        say("")
+        say("All comments:")
+        for c in comments:
+            vote = f" VOTE: {c.vote}" if c.vote else ""
+            via = f" [{c.meta['provider']}]" if "provider" in c.meta else ""
+            say(f"  line {c.line}: {c.author}{via}{vote}")
+    warnings = d.warnings
+    if warnings:
+        say("")
+        click.echo(style(f"Warnings ({len(warnings)}):", fg="yellow"))
+        for w in warnings:
+            say(f"  line {w.line}: {w.message}")
+
+
+def _render_heading(d: Discussion) -> None:
+    """An unanswered escalation, then the title, file, phase, status and participants."""
     escalation = d.escalation
     if escalation is not None:
         click.echo(
@@ -190,6 +229,9 @@ def render_status(d: Discussion, verbose: bool) -> None:
     if d.participants:
         say(f"Participants: {', '.join(d.participants)}")
 
+
+def _render_votes(d: Discussion) -> None:
+    """Each author's latest vote and comment summary, the vote counts and the consensus."""
     comments = d.comments
     votes = d.votes
     latest: dict[str, tuple[str | None, str]] = {}
@@ -212,59 +254,25 @@ def render_status(d: Discussion, verbose: bool) -> None:
     verdict = style("reached", fg="green") if result.reached else "not reached"
     click.echo(f"Consensus: {verdict} ({printable(result.reason)})")
 
-    if d.runs:
-        say(run_state(d.runs).text())
-    render_usage(d)
-    from ..derive.diagnosis import describe
 
-    diagnosis = describe(d.diagnosis)
-    if diagnosis:
-        say("")
-        for line in diagnosis:
-            say(line)
-
-    passes = d.passes
-    if passes:
-        who = ", ".join(dict.fromkeys(by for by, _ in passes))
-        say(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")
-    render_motions(d)
-    sections = [("Open Questions", d.questions, "Q")]
-    if verbose:
-        sections += [
-            ("Decisions", d.decisions, "DECISION"),
-            ("TODOs", d.todos, "TODO"),
-            ("Assigned", d.assigned, "ASSIGNED"),
-            ("Done", d.done, "DONE"),
-            ("Concerns", d.concerns, "CONCERN"),
-        ]
-    else:
-        sections += [("Decisions", d.decisions, "DECISION"), ("Concerns", d.concerns, "CONCERN")]
-    for heading, items, kw in sections:
+def _render_items(d: Discussion, verbose: bool) -> None:
+    """The item sections (`sections.SECTIONS`; open questions, decisions and concerns unless
+    `verbose`) and the mentions still waiting for an answer."""
+    listed = SECTIONS if verbose else pick("questions", "decisions", "concerns")
+    for section in listed:
+        items = d.items_of(section)
         if not items:
             continue
         say("")
-        say(f"{heading} ({len(items)}):")
+        say(f"{section.heading} ({len(items)}):")
         for item in items:
-            say(f"  {kw}: {item.text} ({item.author}, line {item.line})")
+            say(f"  {section.marker}: {item.text} ({item.author}, line {item.line})")
     pending = d.pending_mentions
     if pending:
         say("")
         say(f"Waiting for ({len(pending)}):")
         for p in pending:
             say(f"  @{p.alias} (mentioned by {p.by}, line {p.line})")
-    if verbose and comments:
-        say("")
-        say("All comments:")
-        for c in comments:
-            vote = f" VOTE: {c.vote}" if c.vote else ""
-            via = f" [{c.meta['provider']}]" if "provider" in c.meta else ""
-            say(f"  line {c.line}: {c.author}{via}{vote}")
-    warnings = d.warnings
-    if warnings:
-        say("")
-        click.echo(style(f"Warnings ({len(warnings)}):", fg="yellow"))
-        for w in warnings:
-            say(f"  line {w.line}: {w.message}")
 
 
 def render_usage(d: Discussion) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..model import ledger
+from ..model import adr, chronicle, ledger
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
 from .common import display_path, echo_json, resolve_discussion, say, workspace
@@ -20,10 +20,6 @@ _DIR_OPTION = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder of discussions (default: output.directory, ./discussions).",
 )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _shown(path: Path) -> str:
@@ -107,11 +103,11 @@ def chronicle_command(directory: Path | None, to_stdout: bool) -> None:
     if to_stdout:
         found = ledger.scan(ws, _folder(directory, ws))
         _notes(found)
-        say(ledger.render_chronicle(found), nl=False)
+        say(chronicle.render_chronicle(found), nl=False)
         return
-    path, found = ledger.write_chronicle(ws, _folder(directory, ws))
+    path, found = chronicle.write_chronicle(ws, _folder(directory, ws))
     _notes(found)
-    say(f"Wrote {display_path(path)} ({_count(len(found.entries), 'decision')}).")
+    say(f"Wrote {display_path(path)} ({ledger.counted(len(found.entries), 'decision')}).")
 
 
 @click.command("adr")
@@ -148,7 +144,7 @@ def adr_command(file: str, directory: Path | None, supersedes: int | None, as_js
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
     folder = directory or Path(display_path(ws.config.base_dir / "docs" / "adr"))
-    record = ledger.write_adr(d, folder, supersedes)
+    record = adr.write_adr(d, folder, supersedes)
     if as_json:
         data = record.to_dict()
         data["file"] = display_path(record.path)
@@ -158,7 +154,7 @@ def adr_command(file: str, directory: Path | None, supersedes: int | None, as_js
         return
     say(
         f"Wrote {display_path(record.path)} "
-        f"({record.status}, {_count(record.decisions, 'decision')})."
+        f"({record.status}, {ledger.counted(record.decisions, 'decision')})."
     )
     if record.supersedes:
         say(f"Marked {display_path(record.supersedes)} as superseded by it.")

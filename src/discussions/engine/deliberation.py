@@ -213,8 +213,7 @@ def run_discussion(
     """Run rounds on `d` until a stop condition (see the module docstring)."""
     if d.unsaved:
         d.save()
-    if d._workspace is None:
-        d._workspace = runner.workspace
+    d.adopt_workspace(runner.workspace)
     chosen = [p.alias for p in select_participants(d, participants or ())]
     if provider:
         runner.providers.get(provider)  # unknown or untrusted: fail before a round is written

@@ -20,9 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import atomic
 from ..errors import DiscussionsError, NotWritable
 from ..model import storage
 from ..model.discussion import Discussion, Item
+from ..model.sections import BY_KEY
 from ..settings.workspace import display_path
 from ..views.html import discussion_page
 
@@ -80,8 +82,8 @@ def write_post(
         "",
         article,
         "",
-        *_items("Decisions", d.decisions, "No decisions recorded."),
-        *_items("Open questions", d.questions, "No open questions."),
+        *_items(BY_KEY["decisions"].heading, d.decisions, "No decisions recorded."),
+        *_items(BY_KEY["questions"].heading, d.questions, "No open questions."),
     ]
     return "\n".join(lines).rstrip("\n") + "\n", author
 
@@ -115,7 +117,7 @@ def save_export(d: Discussion, target: Path, text: str) -> None:
         )
     else:
         mode = stat.S_IMODE(st.st_mode)
-    storage.replace_file(target, text, mode=mode)
+    atomic.replace_file(target, text, mode=mode)
 
 
 def _mode_of(source: Path) -> int:

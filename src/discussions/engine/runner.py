@@ -318,8 +318,7 @@ class Runner:
         d = discussion
         if d.unsaved:
             d.save()
-        if d._workspace is None:
-            d._workspace = self.workspace
+        d.adopt_workspace(self.workspace)
         chosen = select_participants(d, participants or ())
         # A file we may not write (not a discussion, conflict lines, read-only, a link out of
         # the project) fails now, before any provider is called.

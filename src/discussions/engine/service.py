@@ -143,6 +143,11 @@ class TurnJob:
         self.events.append(entry)
         self._tell("round", entry)
 
+    def start(self) -> None:
+        """Tell the observers the turn (or run) has started."""
+        data = {"kind": self.kind, "participants": self.expected, "file": self.file}
+        self._tell("turn-start", data)
+
     def finish(self) -> None:
         self.done.set()
         self._tell("turn-end", self.to_dict())
@@ -415,7 +420,7 @@ class DiscussionTools:
             job.observers = list(self._observers)
             self._jobs[ticket] = job
             self._forget_old()
-        job._tell("turn-start", {"kind": kind, "participants": expected, "file": job.file})
+        job.start()
 
         def target() -> None:
             try:

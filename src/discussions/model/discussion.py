@@ -13,22 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from ..derive.diagnosis import Diagnosis
-from ..derive.motions import Motion
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
-from ..derive.state import Comment, Item, PendingMention, RunMark, State
+from ..derive.state import Comment, Item, PendingMention, State
 from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
 from ..errors import DiscussionNotFound, InvalidVote, PhaseError
 from ..syntax import parse as fmt
 from ..syntax.markers import normalise_vote
 from . import storage
+from .sections import BY_KEY, SECTIONS, Section
 
 if TYPE_CHECKING:
-    from ..settings.templates import Phase, Template
+    from ..settings.templates import Phase
     from ..settings.workspace import Workspace
 
 __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
@@ -68,6 +67,28 @@ def slugify(title: str) -> str:
         return slug
     digest = hashlib.sha256(title.strip().encode("utf-8")).hexdigest()[:8]
     return f"discussion-{digest}"
+
+
+class _Derived(Generic[T]):
+    """A read-only attribute of `Discussion`: what `read` takes from its derived `State` (a
+    copy, so a caller cannot change the state through it). Behaves as a ``@property``."""
+
+    def __init__(self, read: Callable[[State], T], doc: str | None = None) -> None:
+        self.read = read
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> _Derived[T]: ...
+    @overload
+    def __get__(self, obj: Discussion, owner: type[Any]) -> T: ...
+    def __get__(self, obj: Discussion | None, owner: type[Any]) -> T | _Derived[T]:
+        return self if obj is None else self.read(obj._s)
+
+
+def _section(key: str) -> _Derived[list[Item]]:
+    """The items of the section `key` of `sections.SECTIONS`."""
+    section = BY_KEY[key]
+    return _Derived(lambda s: list(s.items[section.marker]), f"{section.heading}, in file order.")
 
 
 class Discussion:
@@ -164,6 +185,12 @@ class Discussion:
 
     # -- reading -----------------------------------------------------------------------
 
+    def adopt_workspace(self, workspace: Workspace) -> None:
+        """Use `workspace` unless this discussion was given one already (a runner lends its
+        own to a discussion loaded without one, so it is not discovered again)."""
+        if self._workspace is None:
+            self._workspace = workspace
+
     @property
     def workspace(self) -> Workspace:
         if self._workspace is None:
@@ -212,82 +239,84 @@ class Discussion:
         return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), blocks)
 
     # -- state -------------------------------------------------------------------------
+    # Each of these is one field of the derived `State`, copied (`_Derived`).
 
-    @property
-    def title(self) -> str:
-        return self._s.title
+    title = _Derived(lambda s: s.title)
+    phase = _Derived(
+        lambda s: s.phase, "The current phase id: the header's, then the last transition's."
+    )
+    status = _Derived(lambda s: s.status)
+    template = _Derived(lambda s: s.template)
+    header = _Derived(lambda s: dict(s.doc.header))
+    participants = _Derived(
+        lambda s: list(s.participants), "Aliases named in the header (or the template's defaults)."
+    )
+    comments = _Derived(lambda s: list(s.comments))
+    votes = _Derived(
+        lambda s: dict(s.votes),
+        "Current votes: each voter's latest since the last reset or transition.",
+    )
+    preamble = _Derived(
+        lambda s: s.doc.preamble,
+        "The text between the header and the first comment (title, context, ...).",
+    )
+    questions = _section("questions")
+    todos = _section("todos")
+    assigned = _section("assigned")
+    done = _section("done")
+    decisions = _section("decisions")
+    concerns = _section("concerns")
+    motions = _Derived(
+        lambda s: list(s.motions),
+        "Motions in file order, each with its seconds, ballots and result.",
+    )
+    passes = _Derived(
+        lambda s: list(s.passes),
+        "(who, line) of each recorded pass (a participant had nothing to add).",
+    )
+    pending_mentions = _Derived(lambda s: list(s.pending))
+    mention_typos = _Derived(
+        lambda s: list(s.mention_typos),
+        "(mentioned name, closest participant alias, line) for mentions that match nobody but "
+        "look like a participant's alias mistyped.",
+    )
+    warnings = _Derived(lambda s: list(s.warnings))
+    phase_started_line = _Derived(
+        lambda s: s.phase_line, "Line of the transition into the current phase (0: the header's)."
+    )
+    status_changed_line = _Derived(
+        lambda s: s.status_line, "Line of the last status change (0: the header's status)."
+    )
+    humans = _Derived(lambda s: set(s.humans), "Authors who are not registered participants.")
+    scores = _Derived(
+        lambda s: dict(s.scores),
+        "Current scores (0-10): each scorer's latest since the last reset or transition.",
+    )
+    pending_issues = _Derived(
+        lambda s: list(s.pending_issues),
+        "Open ``PENDING:`` issues of each scorer's latest scored comment.",
+    )
+    rounds = _Derived(lambda s: list(s.rounds), "Rounds of the latest `discussions run`.")
+    runs = _Derived(
+        lambda s: list(s.runs), "Every run the file records (`runlog`), in the order they started."
+    )
+    last_stop = _Derived(lambda s: s.stops[-1] if s.stops else None, "Why the latest run stopped.")
+    escalation = _Derived(
+        lambda s: s.escalation, "An escalation to the humans that no human has answered yet."
+    )
+    diagnosis = _Derived(
+        lambda s: s.diagnosis, "Root-cause candidates and their convergence (diagnostic mode)."
+    )
 
-    @property
-    def phase(self) -> str:
-        """The current phase id: the header's, then the last transition's."""
-        return self._s.phase
+    def items_of(self, section: Section) -> list[Item]:
+        """The items of one of the `sections.SECTIONS` (``d.items_of(BY_KEY["questions"])``)."""
+        return list(self._s.items[section.marker])
 
     @property
     def phase_info(self) -> Phase | None:
         """The current phase's definition from the template, if known."""
         t = self._s.template
         return t.phase(self._s.phase) if t else None
-
-    @property
-    def status(self) -> str:
-        return self._s.status
-
-    @property
-    def template(self) -> Template | None:
-        return self._s.template
-
-    @property
-    def header(self) -> dict[str, str]:
-        return dict(self._s.doc.header)
-
-    @property
-    def participants(self) -> list[str]:
-        """Aliases named in the header (or the template's defaults)."""
-        return list(self._s.participants)
-
-    @property
-    def comments(self) -> list[Comment]:
-        return list(self._s.comments)
-
-    @property
-    def votes(self) -> dict[str, str]:
-        """Current votes: each voter's latest since the last reset or transition."""
-        return dict(self._s.votes)
-
-    @property
-    def preamble(self) -> str:
-        """The text between the header and the first comment (title, context, ...)."""
-        return self._s.doc.preamble
-
-    @property
-    def questions(self) -> list[Item]:
-        return list(self._s.items["Q"])
-
-    @property
-    def todos(self) -> list[Item]:
-        return list(self._s.items["TODO"])
-
-    @property
-    def assigned(self) -> list[Item]:
-        return list(self._s.items["ASSIGNED"])
-
-    @property
-    def done(self) -> list[Item]:
-        return list(self._s.items["DONE"])
-
-    @property
-    def decisions(self) -> list[Item]:
-        return list(self._s.items["DECISION"])
-
-    @property
-    def motions(self) -> list[Motion]:
-        """Motions in file order, each with its seconds, ballots and result."""
-        return list(self._s.motions)
-
-    @property
-    def passes(self) -> list[tuple[str, int]]:
-        """(who, line) of each recorded pass (a participant had nothing to add)."""
-        return list(self._s.passes)
 
     @property
     def pass_calls(self) -> list[tuple[str, dict[str, str]]]:
@@ -303,39 +332,6 @@ class Discussion:
         return found
 
     @property
-    def concerns(self) -> list[Item]:
-        return list(self._s.items["CONCERN"])
-
-    @property
-    def pending_mentions(self) -> list[PendingMention]:
-        return list(self._s.pending)
-
-    @property
-    def mention_typos(self) -> list[tuple[str, str, int]]:
-        """(mentioned name, closest participant alias, line) for mentions that match nobody
-        but look like a participant's alias mistyped."""
-        return list(self._s.mention_typos)
-
-    @property
-    def warnings(self) -> list[fmt.ParseWarning]:
-        return list(self._s.warnings)
-
-    @property
-    def phase_started_line(self) -> int:
-        """Line of the transition into the current phase (0: the header's phase)."""
-        return self._s.phase_line
-
-    @property
-    def status_changed_line(self) -> int:
-        """Line of the last status change (0: the header's status)."""
-        return self._s.status_line
-
-    @property
-    def humans(self) -> set[str]:
-        """Authors who are not registered participants."""
-        return set(self._s.humans)
-
-    @property
     def expected_voters(self) -> list[str]:
         """Display names of the discussion's participants whose votes count."""
         registry = self.workspace.participants
@@ -348,44 +344,9 @@ class Discussion:
         return names
 
     @property
-    def scores(self) -> dict[str, int]:
-        """Current scores (0-10): each scorer's latest since the last reset or transition."""
-        return dict(self._s.scores)
-
-    @property
-    def pending_issues(self) -> list[Item]:
-        """Open ``PENDING:`` issues of each scorer's latest scored comment."""
-        return list(self._s.pending_issues)
-
-    @property
-    def rounds(self) -> list[RunMark]:
-        """Rounds of the latest `discussions run`."""
-        return list(self._s.rounds)
-
-    @property
-    def runs(self) -> list[RunRecord]:
-        """Every run the file records (`runlog`), in the order they started."""
-        return list(self._s.runs)
-
-    @property
-    def last_stop(self) -> RunMark | None:
-        """Why the latest run stopped."""
-        return self._s.stops[-1] if self._s.stops else None
-
-    @property
-    def escalation(self) -> RunMark | None:
-        """An escalation to the humans that no human has answered yet."""
-        return self._s.escalation
-
-    @property
     def phase_transitions(self) -> int:
         """How many phase transitions the file records."""
         return sum(1 for m in self._s.doc.engine_markers if m.kind == "phase-transition")
-
-    @property
-    def diagnosis(self) -> Diagnosis:
-        """Root-cause candidates and their convergence (diagnostic mode)."""
-        return self._s.diagnosis
 
     @property
     def consensus_mode(self) -> str:
@@ -598,12 +559,7 @@ class Discussion:
             "comments": [c.to_dict() for c in s.comments],
             "votes": dict(s.votes),
             "consensus": self.consensus_result.to_dict(),
-            "questions": [i.to_dict() for i in s.items["Q"]],
-            "todos": [i.to_dict() for i in s.items["TODO"]],
-            "assigned": [i.to_dict() for i in s.items["ASSIGNED"]],
-            "done": [i.to_dict() for i in s.items["DONE"]],
-            "decisions": [i.to_dict() for i in s.items["DECISION"]],
-            "concerns": [i.to_dict() for i in s.items["CONCERN"]],
+            **{sec.key: [i.to_dict() for i in s.items[sec.marker]] for sec in SECTIONS},
             "pending_mentions": [p.to_dict() for p in s.pending],
             "consensus_mode": self.consensus_mode,
             "scores": dict(s.scores),

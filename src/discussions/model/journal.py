@@ -27,12 +27,13 @@ import hashlib
 import json
 import mmap
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import atomic
+from ..errors import DiscussionsError
 from ..settings.config import user_dir
 
 KEEP = 200
@@ -112,14 +113,14 @@ def _read() -> list[Entry]:
 
 
 def _write(entries: list[Entry]) -> None:
+    """Rewrite the journal. Not synced to disk (`durable=False`): it is a memory, written twice
+    per append, and a journal lost to a power cut only means nothing is checked."""
     target = _file()
+    text = "".join(json.dumps(e.to_dict()) + "\n" for e in entries)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{_NAME}.", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("".join(json.dumps(e.to_dict()) + "\n" for e in entries))
-        os.replace(tmp, target)
-    except OSError:
+        atomic.replace_file(target, text, mode=0o600, durable=False)
+    except (OSError, DiscussionsError):
         pass  # no journal, no check: never a reason to fail a write
 
 

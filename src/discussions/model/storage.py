@@ -24,7 +24,6 @@ can never both write the same transition.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import mmap
@@ -38,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..atomic import os_reason
 from ..errors import (
     DiscussionExists,
     DiscussionNotFound,
@@ -105,16 +105,6 @@ def read_bytes(path: Path) -> bytes:
         os.close(fd)
 
 
-def _os_reason(exc: OSError) -> str:
-    if exc.errno == errno.ENOSPC:
-        return "disk full"
-    if exc.errno == errno.EROFS:
-        return "read-only file system"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return exc.strerror or str(exc)
-
-
 def create(path: Path, text: str, *, root: Path | None = None) -> None:
     """Write a new file; never overwrites. Parent folders are created. On any failure nothing
     is left behind. With `root`, a path that leads out of the project through a link is
@@ -127,7 +117,7 @@ def create(path: Path, text: str, *, root: Path | None = None) -> None:
             f"cannot create {path}: {path.parent} exists and is not a folder"
         ) from None
     except OSError as exc:
-        raise DiscussionsError(f"cannot create folder {path.parent}: {_os_reason(exc)}") from None
+        raise DiscussionsError(f"cannot create folder {path.parent}: {os_reason(exc)}") from None
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     except FileExistsError:
@@ -135,7 +125,7 @@ def create(path: Path, text: str, *, root: Path | None = None) -> None:
             f"{path} already exists; choose another title, --file or --dir, or comment on it"
         ) from None
     except OSError as exc:
-        raise DiscussionsError(f"cannot create {path}: {_os_reason(exc)}") from None
+        raise DiscussionsError(f"cannot create {path}: {os_reason(exc)}") from None
     try:
         with _signals_held():
             _write_all(fd, text.encode("utf-8"))
@@ -144,42 +134,13 @@ def create(path: Path, text: str, *, root: Path | None = None) -> None:
         os.close(fd)
         os.unlink(path)
         raise DiscussionsError(
-            f"cannot write {path}: {_os_reason(exc)}; nothing was created"
+            f"cannot write {path}: {os_reason(exc)}; nothing was created"
         ) from None
     except BaseException:
         os.close(fd)
         os.unlink(path)
         raise
     os.close(fd)
-
-
-def replace_file(target: Path, text: str, *, mode: int, what: str = "") -> None:
-    """Write a derived file (a summary, the chronicle): a temporary file in the same folder,
-    synced, then renamed over `target`, so a failure (read-only file system, full disk) leaves
-    the previous version as it was and no partial file behind. `what` names it in errors."""
-    import tempfile  # only commands that rebuild a derived file pay for it
-
-    shown = f"{what} {target}" if what else str(target)
-    tmp: str | None = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        reason = _os_reason(exc)
-        raise DiscussionsError(
-            f"cannot write {shown}: {reason}; "
-            + ("the previous version is unchanged" if target.exists() else "nothing was written")
-        ) from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
 
 
 # --------------------------------------------------------------------------- write safety
@@ -220,7 +181,7 @@ def _open_for_append(target: Path, shown: Path) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise NotWritable(f"{shown} changed into a symbolic link; try again") from None
-        raise NotWritable(f"cannot write to {shown}: {_os_reason(exc)}") from None
+        raise NotWritable(f"cannot write to {shown}: {os_reason(exc)}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise not_found(shown)
@@ -479,7 +440,7 @@ def locked_append(
             os.ftruncate(fd, size)
             journal.abandon(entry)
             raise NotWritable(
-                f"could not append to {path}: {_os_reason(exc)}; file unchanged"
+                f"could not append to {path}: {os_reason(exc)}; file unchanged"
             ) from None
         journal.finish(entry)
         return Appended(blocks, lost)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+from .. import atomic
 from ..errors import DiscussionsError
-from . import storage
 from .discussion import Discussion, Item
+from .sections import SECTIONS
 
 
 def summary_path(path: Path) -> Path:
@@ -86,12 +87,8 @@ def render_summary(d: Discussion, narrative: str | None = None, narrator: str = 
         lines.append(f"Blocking: {', '.join(result.blocked_by)}.")
     lines.append("")
     lines += _diagnosis(d)
-    lines += _items(d, "Open questions", d.questions)
-    lines += _items(d, "Decisions", d.decisions)
-    lines += _items(d, "TODOs", d.todos)
-    lines += _items(d, "Assigned", d.assigned)
-    lines += _items(d, "Done", d.done)
-    lines += _items(d, "Concerns", d.concerns)
+    for section in SECTIONS:
+        lines += _items(d, section.heading, d.items_of(section))
     pending = d.pending_mentions
     if pending:
         lines += [f"## Waiting for ({len(pending)})", ""]
@@ -119,7 +116,7 @@ def write_summary(d: Discussion, narrative: str | None = None, narrator: str = "
     left alone. Failures raise `DiscussionsError` naming the file and the reason."""
     target = summary_path(d.path)
     text = render_summary(d, narrative, narrator)
-    storage.replace_file(target, text, mode=_summary_mode(target, d.path), what="the summary")
+    atomic.replace_file(target, text, mode=_summary_mode(target, d.path), what="the summary")
     return target
 
 

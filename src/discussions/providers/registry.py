@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from .. import atomic
 from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
 from ..settings.config import load_yaml, load_yaml_document, located_error, user_dir
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
@@ -330,14 +331,12 @@ def _write_trust(trusted: dict[str, dict[str, str]]) -> None:
     if path.exists() and not path.is_file():
         raise ConfigError(f"{path}: is not a file; move it away so the trust list can be saved")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
     text = (
         "# Projects whose providers.yaml you allowed `discussions` to run: for each project,\n"
         "# the sha256 of providers.yaml and of the project files its commands name.\n"
     )
     text += yaml.safe_dump({"projects": trusted}, sort_keys=True)
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic.replace_file(path, text, what="the trust list")
 
 
 # --------------------------------------------------------------------------- detection

@@ -7,12 +7,12 @@ through ``yaml.safe_dump`` and never replaces an existing file unless asked to (
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .. import atomic
 from ..errors import DiscussionsError, ParticipantError
 from .config import bundled_dir, load_yaml_document, located_error, user_dir
 from .participants import Participant
@@ -96,9 +96,7 @@ def write(
     if path.exists() and not replace:
         raise PersonaError(f"{path} already exists (use `participants edit {participant.alias}`)")
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(to_yaml(data), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic.replace_file(path, to_yaml(data))
     return participant, path
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import DiscussionsError
 from ..model.discussion import Discussion
+from ..model.sections import pick
 from ..settings.workspace import Workspace
 from ..views.rendering import visible_markdown
 
@@ -105,35 +106,32 @@ def side_panel(d: Discussion) -> str:
     lines.append(f"[b]Phase[/b] {d.phase}" + (f" — {info.title}" if info else ""))
     lines.append(f"[b]Status[/b] {d.status}")
     if info and info.instructions.strip():
-        lines += ["", _esc(info.instructions.strip())]
+        lines += ["", escape(info.instructions.strip())]
     votes = d.votes
     lines += ["", "[b]Votes[/b]"]
-    lines += [f"  {_esc(who)}: {vote}" for who, vote in votes.items()] or ["  none yet"]
+    lines += [f"  {escape(who)}: {vote}" for who, vote in votes.items()] or ["  none yet"]
     c = d.consensus_result
     lines += ["", f"[b]Consensus[/b] {consensus_text(d)}"]
     if c.reason:
-        lines.append(f"  {_esc(c.reason)}")
+        lines.append(f"  {escape(c.reason)}")
     if c.waiting_for:
-        lines.append("  waiting for: " + _esc(", ".join(c.waiting_for)))
-    for title, items in (
-        ("Open questions", d.questions),
-        ("Decisions", d.decisions),
-        ("TODOs", d.todos),
-        ("Concerns", d.concerns),
-    ):
+        lines.append("  waiting for: " + escape(", ".join(c.waiting_for)))
+    for section in pick("questions", "decisions", "todos", "concerns"):
+        items = d.items_of(section)
         if items:
-            lines += ["", f"[b]{title}[/b] ({len(items)})"]
-            lines += [f"  • {_esc(i.text)} [dim]({_esc(i.author)})[/dim]" for i in items]
+            lines += ["", f"[b]{section.heading}[/b] ({len(items)})"]
+            lines += [f"  • {escape(i.text)} [dim]({escape(i.author)})[/dim]" for i in items]
     mentions = d.pending_mentions
     if mentions:
         lines += ["", f"[b]Pending mentions[/b] ({len(mentions)})"]
-        lines += [f"  @{_esc(m.alias)} by {_esc(m.by)}" for m in mentions]
+        lines += [f"  @{escape(m.alias)} by {escape(m.by)}" for m in mentions]
     warnings = d.warnings
     if warnings:
         lines += ["", f"[b]Warnings[/b] ({len(warnings)})"]
-        lines += [f"  line {w.line}: {_esc(w.message)}" for w in warnings]
+        lines += [f"  line {w.line}: {escape(w.message)}" for w in warnings]
     return "\n".join(lines)
 
 
-def _esc(text: str) -> str:
+def escape(text: str) -> str:
+    """`text` shown as it is in Textual markup: an opening bracket is not a style tag."""
     return text.replace("[", "\\[")

@@ -85,7 +85,7 @@ class DiscussionScreen(Screen[None]):
             d = Discussion.load(self.path, self.ws)
             body, side = data.comments_markdown(d), data.side_panel(d)
         except (DiscussionsError, OSError, ValueError) as exc:
-            panel.update(f"[b red]Cannot read this file[/b red]\n\n{data._esc(str(exc))}")
+            panel.update(f"[b red]Cannot read this file[/b red]\n\n{data.escape(str(exc))}")
             return
         self.discussion = d
         self.show_context(d)

@@ -130,9 +130,9 @@ class TurnScreen(Screen[None]):
             from ..engine.outcomes import outcome_text
 
             self.status[ev.alias] = outcome_text(ev.outcome)
-        head = f"[b]{data._esc(ev.name)}[/b] — {data._esc(self.status.get(ev.alias, ''))}"
-        failed = [f"[red]✗ {data._esc(m)}[/red]" for m in self.failures.get(ev.alias, [])]
-        body = data._esc(self.texts.get(ev.alias, "")[-3000:])
+        head = f"[b]{data.escape(ev.name)}[/b] — {data.escape(self.status.get(ev.alias, ''))}"
+        failed = [f"[red]✗ {data.escape(m)}[/red]" for m in self.failures.get(ev.alias, [])]
+        body = data.escape(self.texts.get(ev.alias, "")[-3000:])
         panel.update("\n".join([head, *failed, body]))
 
     def note(self, text: str) -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..derive.state import Comment, Item
 from ..derive.voting import VOTES
 from ..model.discussion import Discussion
+from ..model.sections import BY_KEY, SECTIONS
 from .rendering import comment_parser, preamble_markdown, visible_markdown
 
 if TYPE_CHECKING:
@@ -243,6 +244,31 @@ def _section(key: str, title: str, body: Iterable[str]) -> str:
     return f'<section id="panel-{key}"><h2>{_esc(title)}</h2>{"".join(body)}</section>'
 
 
+_TODO_GROUP = ("todos", "assigned", "done")
+"""Sections the panel shows together, under the TODOs heading."""
+
+
+def _item_sections(d: Discussion, anchor: _Anchors) -> list[str]:
+    """The panel's item sections (`sections.SECTIONS`): each one that has items, with the
+    TODOs, assigned and done items as groups of one section."""
+    parts: list[str] = []
+    groups: list[str] = []
+    for s in SECTIONS:
+        items = d.items_of(s)
+        if s.key in _TODO_GROUP:
+            if items:
+                groups.append(
+                    f"<h3>{_esc(s.heading)} ({len(items)})</h3>{_item_list(items, anchor)}"
+                )
+            if s.key == _TODO_GROUP[-1] and groups:
+                parts.append(_section("todos", BY_KEY["todos"].heading, groups))
+        elif items:
+            parts.append(
+                _section(s.key, f"{s.heading} ({len(items)})", [_item_list(items, anchor)])
+            )
+    return parts
+
+
 def _item_list(items: Sequence[Item], anchor: _Anchors) -> str:
     rows = (
         f'<li data-line="{i.line}"><a href="{anchor(i.line)}">{_esc(i.text)}</a> '
@@ -290,25 +316,7 @@ def panel_html(d: Discussion) -> str:
         _section("status", "Status", [f"<p>{status}</p>"]),
         _votes_section(d, anchor),
     ]
-    for key, title, items in (
-        ("questions", "Open questions", d.questions),
-        ("decisions", "Decisions", d.decisions),
-    ):
-        if items:
-            parts.append(_section(key, f"{title} ({len(items)})", [_item_list(items, anchor)]))
-    todo_groups = [("TODO", d.todos), ("Assigned", d.assigned), ("Done", d.done)]
-    if any(items for _, items in todo_groups):
-        parts.append(
-            _section(
-                "todos",
-                "TODOs",
-                (f"<h3>{t} ({len(i)})</h3>{_item_list(i, anchor)}" for t, i in todo_groups if i),
-            )
-        )
-    if d.concerns:
-        parts.append(
-            _section("concerns", f"Concerns ({len(d.concerns)})", [_item_list(d.concerns, anchor)])
-        )
+    parts += _item_sections(d, anchor)
     pending = d.pending_mentions
     if pending:
         rows = (
@@ -384,7 +392,7 @@ _LIST_COLUMNS = (
     ("phase", "Phase"),
     ("status", "Status"),
     ("consensus_summary", "Consensus"),
-    ("questions", "Open questions"),
+    ("questions", BY_KEY["questions"].heading),
     ("changed", "Last change"),
     ("comments", "Comments"),
 )

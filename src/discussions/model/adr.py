@@ -1,0 +1,254 @@
+"""Architecture decision records: a numbered record (Michael Nygard's form, numbered
+``NNNN-slug.md`` like adr-tools) written from one discussion's decisions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import atomic
+from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
+from ..settings.templates import OPEN_STATUSES
+from ..syntax import parse as fmt
+from . import storage
+from .discussion import Discussion, slugify
+from .ledger import counted, link_target, link_text, one_line, relative_path
+
+__all__ = ["AdrRecord", "adr_status", "context_text", "render_adr", "write_adr"]
+
+_ADR_NAME = re.compile(r"^(\d{4})-.*\.md$")
+# A line that is only a template placeholder: ``[Requirement 1]``, ``- [ ] [Question 1]``,
+# ``- Pros: ...``, ``[To be determined]``.
+_PLACEHOLDER = re.compile(
+    r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?"
+    r"(?:\[[^\]\n]*\]|[^\s:]+:[ \t]*(?:\.\.\.|…)|\.\.\.|…)[ \t]*$"
+)
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_RULE = re.compile(r"^[ \t]*(?:-[ \t]*){3,}$|^[ \t]*(?:\*[ \t]*){3,}$|^[ \t]*(?:_[ \t]*){3,}$")
+_ITALIC_NOTE = re.compile(r"^[ \t]*\*[^*\n].*\*[ \t]*$")
+_TITLE_PREFIX = re.compile(r"^(?:ADR|Architecture Decision(?: Record)?)\s*:\s*", re.I)
+_GENERATED_SECTIONS = {"status", "decision", "consequences"}
+_ACCEPTED = frozenset({"DECIDED", "ACCEPTED", "CLOSED", "APPROVED", "DONE", "RESOLVED"})
+
+
+@dataclass(slots=True)
+class AdrRecord:
+    """An architecture decision record written by `write_adr`."""
+
+    number: int
+    """Its number (``0007-...`` is 7)."""
+    path: Path
+    """The record file."""
+    title: str
+    """Its title (the discussion's, without an ``ADR:`` prefix)."""
+    status: str
+    """``Accepted``, ``Proposed``, ``Rejected``... (from the discussion's status)."""
+    decisions: int
+    """How many decisions it records."""
+    supersedes: Path | None = None
+    """The record it supersedes (which now says so), if any."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "file": str(self.path),
+            "title": self.title,
+            "status": self.status,
+            "decisions": self.decisions,
+            "supersedes": str(self.supersedes) if self.supersedes else None,
+        }
+
+
+def adr_status(status: str) -> str:
+    """The record's status for a discussion status: Accepted once decided (``DECIDED``,
+    ``ACCEPTED``, ``CLOSED``...), Proposed while open, else the status in words."""
+    s = status.strip().upper()
+    if s in _ACCEPTED:
+        return "Accepted"
+    if not s or s in OPEN_STATUSES:
+        return "Proposed"
+    return s.replace("_", " ").capitalize()
+
+
+def _records(folder: Path) -> dict[int, Path]:
+    found: dict[int, Path] = {}
+    if not folder.is_dir():
+        return found
+    for p in sorted(folder.iterdir()):
+        m = _ADR_NAME.match(p.name)
+        if m:
+            found.setdefault(int(m.group(1)), p)
+    return found
+
+
+def _record_title(path: Path, number: int) -> str:
+    """``3. Use JWT`` from a record's first heading (else its number)."""
+    try:
+        heading = fmt.first_heading(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        heading = None
+    return heading or str(number)
+
+
+def context_text(preamble: str) -> str:
+    """The discussion's preamble as an ADR context: without the title heading, the template's
+    placeholder lines (``[Requirement 1]``), its closing note (``*Discussion begins below*``),
+    sections left empty, and the sections the record writes itself (Status, Decision,
+    Consequences). Other headings move one level down, under ``## Context``."""
+    lines = fmt.normalise_newlines(preamble).split("\n")
+    kept: list[str] = []
+    title_seen = False
+    for raw in lines:
+        h = _HEADING.match(raw)
+        if h and len(h.group(1)) == 1 and not title_seen:
+            title_seen = True
+            continue
+        if _PLACEHOLDER.match(raw) or _RULE.match(raw) or _ITALIC_NOTE.match(raw):
+            continue
+        kept.append(raw.rstrip())
+    # Split into sections by headings; drop the empty ones and the generated ones.
+    sections: list[tuple[str | None, list[str]]] = [(None, [])]
+    for raw in kept:
+        h = _HEADING.match(raw)
+        if h:
+            sections.append((raw, []))
+        else:
+            sections[-1][1].append(raw)
+    out: list[str] = []
+    for heading, body in sections:
+        text = "\n".join(body).strip("\n")
+        if not text.strip():
+            continue
+        if heading is not None:
+            h = _HEADING.match(heading)
+            assert h is not None
+            name = h.group(2).strip()
+            if name.lower() in _GENERATED_SECTIONS:
+                continue
+            if name.lower() != "context":
+                level = min(len(h.group(1)) + 1, 6)
+                out += ["#" * level + " " + name, ""]
+        out += [text, ""]
+    return "\n".join(out).strip("\n")
+
+
+def render_adr(
+    d: Discussion,
+    number: int,
+    record_folder: Path,
+    today: str,
+    supersedes: tuple[int, Path] | None = None,
+) -> str:
+    """The record's markdown (Nygard's form: title, date, status, context, decision,
+    consequences) for discussion `d`."""
+    title = _TITLE_PREFIX.sub("", one_line(d.title)) or d.path.stem
+    source = relative_path(d.path, record_folder)
+    lines = [f"# {number}. {title}", "", f"Date: {today}", "", "## Status", ""]
+    lines.append(adr_status(d.status))
+    if supersedes is not None:
+        old_number, old_path = supersedes
+        lines += [
+            "",
+            f"Supersedes [{link_text(_record_title(old_path, old_number))}]"
+            f"({link_target(old_path.name)})",
+        ]
+    lines += ["", "## Context", ""]
+    context = context_text(fmt.parse_document(d.text).preamble)
+    lines.append(context or "The discussion gives no context beyond its title.")
+    lines += ["", "## Decision", ""]
+    for item in d.decisions:
+        lines.append(f"- {one_line(item.text)} ({one_line(item.author)})")
+    lines += ["", "## Consequences", ""]
+    concerns, todos = d.concerns, d.todos
+    if not concerns and not todos:
+        lines.append("None recorded in the discussion.")
+    if concerns:
+        lines += ["Risks and concerns raised:", ""]
+        lines += [f"- {one_line(i.text)} ({one_line(i.author)})" for i in concerns]
+        lines.append("")
+    if todos:
+        lines += ["Follow-up work:", ""]
+        lines += [f"- {one_line(i.text)} ({one_line(i.author)})" for i in todos]
+        lines.append("")
+    lines += [
+        "",
+        f"Discussed in [{link_text(one_line(d.title))}]({link_target(source)}) "
+        f"(status {d.status}, {counted(len(d.comments), 'comment')}).",
+    ]
+    return "\n".join(lines).replace("\n\n\n", "\n\n").rstrip("\n") + "\n"
+
+
+def write_adr(
+    d: Discussion,
+    folder: Path,
+    supersedes: int | None = None,
+    *,
+    now: datetime | None = None,
+) -> AdrRecord:
+    """Write the next numbered record (``NNNN-slug.md``, one more than the highest in `folder`)
+    for `d`, never over an existing file. With `supersedes`, record ``N`` must exist; it gets a
+    ``Superseded by`` line in its Status section.
+
+    Raises `DiscussionsError` when `d` has no decisions, `DiscussionNotFound` when record
+    `supersedes` does not exist, `DiscussionExists` when the file appeared meanwhile."""
+    decisions = d.decisions
+    if not decisions:
+        raise DiscussionsError(
+            f"{d.path.name} has no decisions to record; add a `DECISION:` line to a comment "
+            f'(`discussions comment {d.path.name} "DECISION: ..."`), then run adr again'
+        )
+    records = _records(folder)
+    old: tuple[int, Path] | None = None
+    if supersedes is not None:
+        if supersedes not in records:
+            raise DiscussionNotFound(
+                f"no record {supersedes:04d} to supersede in {folder} "
+                f"(records there: {', '.join(f'{n:04d}' for n in sorted(records)) or 'none'})"
+            )
+        old = (supersedes, records[supersedes])
+    number = max(records, default=0) + 1
+    today = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
+    title = _TITLE_PREFIX.sub("", one_line(d.title)) or d.path.stem
+    path = folder / f"{number:04d}-{slugify(title)[:50].strip('-')}.md"
+    text = render_adr(d, number, folder, today, old)
+    if path.exists() or path.is_symlink():
+        raise DiscussionExists(f"{path} already exists; it was not overwritten")
+    try:
+        storage.create(path, text, root=d.workspace.config.base_dir)
+    except DiscussionExists:
+        raise DiscussionExists(f"{path} already exists; it was not overwritten") from None
+    if old is not None:
+        _mark_superseded(
+            old[1], f"Superseded by [{number}. {link_text(title)}]({link_target(path.name)})"
+        )
+    return AdrRecord(
+        number, path, title, adr_status(d.status), len(decisions), old[1] if old else None
+    )
+
+
+def _mark_superseded(path: Path, line: str) -> None:
+    """Add `line` at the end of `path`'s Status section (else at the end of the file)."""
+    try:
+        text = fmt.normalise_newlines(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DiscussionsError(f"cannot update the superseded record {path}: {exc}") from None
+    lines = text.split("\n")
+    start = next(
+        (i for i, raw in enumerate(lines) if re.match(r"^##[ \t]+Status\b", raw, re.I)), None
+    )
+    if start is None:
+        new = text.rstrip("\n") + "\n\n" + line + "\n"
+    else:
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines)
+        )
+        last = end - 1
+        while last > start and not lines[last].strip():
+            last -= 1
+        lines[last + 1 : last + 1] = ["", line]
+        new = "\n".join(lines)
+    atomic.replace_file(path, new, new_mode=0o644)
