@@ -14,7 +14,11 @@ from click.testing import CliRunner, Result
 
 from discussions.cli import cli
 from discussions.engine.runner import Runner
-from discussions.git.appends import check_appends
+from discussions.git.appends import (
+    changed_discussion_files,
+    check_appends,
+    deleted_discussion_files,
+)
 from discussions.git.driver import driver_main, merge_versions
 from discussions.git.merge import split_blocks
 from discussions.git.setup import driver_warning
@@ -775,6 +779,53 @@ def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     commit_all(repo, "removed")
     result = run_cli("check", "--since", "HEAD~1")
     assert result.exit_code == 1 and "deleted since HEAD~1" in result.output
+
+
+
+HEADERLESS = "# Notes\n\nWhat we said.\n\n---\n\nName: Rob\n\nFirst point.\n\n---\n"
+
+
+def test_check_since_checks_discussions_without_the_header(repo: Path) -> None:
+    """A discussion is what `storage.discussion_problem` says (the header or a comment
+    boundary, no NUL), not only a file with the header: a headerless one rewritten or deleted
+    since the revision is caught, a derived file and a binary one are not checked."""
+    folder = repo / "discussions"
+    folder.mkdir()
+    path = folder / "notes.md"
+    path.write_text(HEADERLESS)
+    late = folder / "late.md"  # the first boundary far beyond the first 256 bytes
+    late.write_text("# Late\n\n" + "Context line.\n" * 100 + "\n---\n\nName: Ann\n\nHi.\n\n---\n")
+    post = folder / "notes.post.md"  # an export that quotes a comment: derived, not checked
+    post.write_text(HEADERLESS)
+    binary = folder / "blob.md"  # the header, but a NUL byte: a binary file
+    binary.write_bytes(fmt.render_header([("Title", "B")]).encode() + b"\x00\n")
+    commit_all(repo, "headerless")
+    path.write_text(HEADERLESS.replace("First point.", "First point, rewritten."))
+    late.write_text(late.read_text().replace("Hi.", "Hello."))
+    post.write_text(HEADERLESS.replace("First point.", "Summed up again."))
+    binary.write_bytes(binary.read_bytes() + b"more\n")
+    assert changed_discussion_files("HEAD", repo) == [late, path]
+    report = check_appends("HEAD", repo)
+    assert sorted(v.path.name for v in report.violations) == ["late.md", "notes.md"]
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1
+    assert "notes.md:9: changed text that existed at HEAD" in result.output
+    git(repo, "checkout", "-q", "--", ".")
+    git(repo, "rm", "-q", "discussions/notes.md")
+    assert deleted_discussion_files("HEAD", repo) == [path]
+    report = check_appends("HEAD", repo)
+    assert [(v.path, v.line) for v in report.violations] == [(path, 0)]
+
+
+def test_headerless_discussions_merge_block_by_block(tmp_path: Path) -> None:
+    """Both sides appended to a discussion without the header: the block merge, as for any
+    discussion, not a line merge that conflicts."""
+    base = HEADERLESS.encode()
+    ours = base + b"\nName: Ann\n\nOne.\n\n---\n"
+    theirs = base + b"\nName: Bob\n\nTwo.\n\n---\n"
+    result, data = merge_versions(base, ours, theirs, cwd=tmp_path)
+    assert result.clean, result.reason
+    assert data == ours + b"\nName: Bob\n\nTwo.\n\n---\n"
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -23,8 +23,10 @@ class AppendViolation:
 
 
 def changed_discussion_files(rev: str, start: Path) -> list[Path]:
-    """Discussion files (``<!-- DISCUSSION -->`` header) in the work tree that differ from
-    `rev`, committed or not, and new ones git does not track yet."""
+    """Discussion files (`is_discussion_bytes`; not a file the engine derives) in the work
+    tree that differ from `rev`, committed or not, and new ones git does not track yet."""
+    from ..model.storage import is_derived
+
     root = repo_root(start)
     verify_rev(rev, root)
     out = run_git(["diff", "--name-only", "-z", "--no-renames", rev, "--"], root).stdout
@@ -34,11 +36,9 @@ def changed_discussion_files(rev: str, start: Path) -> list[Path]:
         if not raw:
             continue
         path = root / raw.decode("utf-8", "surrogateescape")
-        if path.suffix != ".md" or not path.is_file():
+        if path.suffix != ".md" or is_derived(path) or not path.is_file():
             continue
-        with path.open("rb") as f:
-            head = f.read(256)
-        if is_discussion_bytes(head):
+        if is_discussion_bytes(path.read_bytes()):
             found.append(path)
     return found
 
@@ -46,6 +46,8 @@ def changed_discussion_files(rev: str, start: Path) -> list[Path]:
 def deleted_discussion_files(rev: str, start: Path) -> list[Path]:
     """Discussion files that existed at `rev` and are gone from the work tree (deleted,
     committed or not, or renamed: a discussion's name is part of what it says)."""
+    from ..model.storage import is_derived
+
     root = repo_root(start)
     verify_rev(rev, root)
     out = run_git(
@@ -56,8 +58,10 @@ def deleted_discussion_files(rev: str, start: Path) -> list[Path]:
         if not raw or not raw.endswith(b".md"):
             continue
         rel = raw.decode("utf-8", "surrogateescape")
-        head = run_git(["cat-file", "blob", f"{rev}:{rel}"], root, check=False).stdout[:256]
-        if is_discussion_bytes(head) and not (root / rel).exists():
+        if is_derived(root / rel) or (root / rel).exists():
+            continue
+        old = run_git(["cat-file", "blob", f"{rev}:{rel}"], root, check=False).stdout
+        if is_discussion_bytes(old):
             found.append(root / rel)
     return found
 

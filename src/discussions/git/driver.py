@@ -33,7 +33,7 @@ def merge_versions(
     merge (``git merge-file``), accepted only if it brings no new parse warning."""
     from .merge import LINE_MERGE, merge_texts
 
-    if not any(is_discussion_bytes(data[:4096]) for data in (base, ours, theirs)):
+    if not any(is_discussion_bytes(data) for data in (base, ours, theirs)):
         # Another markdown file in the discussions folder: git's own line merge.
         return _line_merge(base, ours, theirs, marker_size, cwd, None)
     texts: list[str] = []

@@ -85,7 +85,9 @@ def verify_rev(rev: str, root: Path) -> None:
 
 
 def is_discussion_bytes(data: bytes) -> bool:
-    """Whether a file's bytes (from the work tree or a revision) are a discussion."""
-    from ..syntax.parse import has_discussion_header
+    """Whether a file's whole content (from the work tree or a revision) is a discussion's: the
+    rule of `syntax.parse.is_discussion_text` (the discussion header or a comment boundary, no
+    NUL byte), the text form of `model.storage.discussion_problem`."""
+    from ..syntax.parse import is_discussion_text
 
-    return has_discussion_header(data.decode("utf-8", errors="replace"))
+    return is_discussion_text(data.decode("utf-8", errors="replace"))
