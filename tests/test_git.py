@@ -781,7 +781,6 @@ def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     assert result.exit_code == 1 and "deleted since HEAD~1" in result.output
 
 
-
 HEADERLESS = "# Notes\n\nWhat we said.\n\n---\n\nName: Rob\n\nFirst point.\n\n---\n"
 
 
