@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from discussions import format as fmt  # noqa: E402
 from discussions.git.merge import merge_texts  # noqa: E402
+from discussions.syntax import parse as fmt  # noqa: E402
 
 PY = sys.executable
 

@@ -14,8 +14,14 @@ from click.testing import CliRunner, Result
 
 from discussions.cli import cli
 from discussions.engine.runner import Runner
-from discussions.git import ops as gitops
+from discussions.git.appends import (
+    changed_discussion_files,
+    check_appends,
+    deleted_discussion_files,
+)
+from discussions.git.driver import driver_main, merge_versions
 from discussions.git.merge import split_blocks
+from discussions.git.setup import driver_warning
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax import parse as fmt
@@ -190,17 +196,17 @@ def test_driver_warning(repo: Path) -> None:
     path = repo / "discussions" / "x.md"
     path.parent.mkdir()
     path.write_text("<!-- DISCUSSION -->\n")
-    assert gitops.driver_warning(path) is None  # no .gitattributes: no git run at all
+    assert driver_warning(path) is None  # no .gitattributes: no git run at all
     (repo / ".gitattributes").write_text("discussions/*.md merge=discussions\n")
-    warning = gitops.driver_warning(path)
+    warning = driver_warning(path)
     assert warning == "this clone has no merge driver for discussions: run `discussions init`"
     result = run_cli("check", str(path))
     assert "Warning: this clone has no merge driver" in result.output
     assert result.exit_code == 0
     run_cli("init")
-    assert gitops.driver_warning(path) is None
+    assert driver_warning(path) is None
     git(repo, "config", "merge.discussions.driver", "/nonexistent/python -m discussions merge-file")
-    assert "no longer exists" in (gitops.driver_warning(path) or "")
+    assert "no longer exists" in (driver_warning(path) or "")
 
 
 # --------------------------------------------------------------------------- merge, rebase
@@ -449,17 +455,17 @@ def test_driver_main_without_the_command_line(tmp_path: Path) -> None:
     for name, text in (("O", base), ("A", base + "\nName: Ann\n\nOne.\n\n---\n"), ("B", base)):
         (tmp_path / name).write_text(text)
         paths.append(str(tmp_path / name))
-    assert gitops.driver_main(["--marker-size", "7", *paths, "x.md"]) == 0
-    assert gitops.driver_main(["--marker-size=9", *paths]) == 0
+    assert driver_main(["--marker-size", "7", *paths, "x.md"]) == 0
+    assert driver_main(["--marker-size=9", *paths]) == 0
     assert "Name: Ann" in (tmp_path / "A").read_text()
-    assert gitops.driver_main(["--help"]) == -1  # not the driver's shape: click explains
-    assert gitops.driver_main([*paths[:2]]) == -1
-    assert gitops.driver_main([paths[0], str(tmp_path / "missing"), paths[2]]) == 2
+    assert driver_main(["--help"]) == -1  # not the driver's shape: click explains
+    assert driver_main([*paths[:2]]) == -1
+    assert driver_main([paths[0], str(tmp_path / "missing"), paths[2]]) == 2
 
 
 def test_other_markdown_files_merge_line_by_line(tmp_path: Path) -> None:
     base = b"# Index\n\n- one\n"
-    result, data = gitops.merge_versions(base, base + b"- two\n", base + b"- three\n", cwd=tmp_path)
+    result, data = merge_versions(base, base + b"- two\n", base + b"- three\n", cwd=tmp_path)
     assert result.status == "conflict"  # as git would: not a discussion, no block merge
     assert b"<<<<<<< ours\n- two\n=======\n- three\n>>>>>>> theirs\n" in data
 
@@ -473,7 +479,7 @@ def test_edits_and_appends_on_both_sides_merge(tmp_path: Path) -> None:
     )
     ours = base.replace("Teh", "The") + "\nName: Ann\n\nOne.\n\n---\n"
     theirs = base + "\nName: Bob\n\nTwo.\n\n---\n"
-    result, data = gitops.merge_versions(
+    result, data = merge_versions(
         base.encode(), ours.encode(), theirs.encode(), cwd=tmp_path
     )
     assert result.clean, result.reason
@@ -481,7 +487,7 @@ def test_edits_and_appends_on_both_sides_merge(tmp_path: Path) -> None:
     assert (result.added_ours, result.added_theirs) == (1, 1)
     # The same edit-and-append with the edit overlapping on both sides: a real conflict.
     theirs2 = base.replace("Teh", "Thee") + "\nName: Bob\n\nTwo.\n\n---\n"
-    result, data = gitops.merge_versions(
+    result, data = merge_versions(
         base.encode(), ours.encode(), theirs2.encode(), cwd=tmp_path
     )
     assert result.status == "conflict"
@@ -735,7 +741,7 @@ def test_check_since_accepts_what_a_merge_of_appends_produces(repo: Path) -> Non
     result = run_cli("check", "--since", "main")
     assert result.exit_code == 0, result.output
     assert run_cli("check", "--since", "main", str(path)).exit_code == 0
-    report = gitops.check_appends("main", repo)
+    report = check_appends("main", repo)
     assert report.files == [path] and report.violations == []
 
 
@@ -768,11 +774,57 @@ def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     assert result.exit_code == 1, result.output
     assert f"{rel}:0: deleted since HEAD" in result.output
     assert "1 problem(s) in 1 of 1 file(s)" in result.output
-    report = gitops.check_appends("HEAD", repo)
+    report = check_appends("HEAD", repo)
     assert [v.path for v in report.violations] == [path]
     commit_all(repo, "removed")
     result = run_cli("check", "--since", "HEAD~1")
     assert result.exit_code == 1 and "deleted since HEAD~1" in result.output
+
+
+HEADERLESS = "# Notes\n\nWhat we said.\n\n---\n\nName: Rob\n\nFirst point.\n\n---\n"
+
+
+def test_check_since_checks_discussions_without_the_header(repo: Path) -> None:
+    """A discussion is what `storage.discussion_problem` says (the header or a comment
+    boundary, no NUL), not only a file with the header: a headerless one rewritten or deleted
+    since the revision is caught, a derived file and a binary one are not checked."""
+    folder = repo / "discussions"
+    folder.mkdir()
+    path = folder / "notes.md"
+    path.write_text(HEADERLESS)
+    late = folder / "late.md"  # the first boundary far beyond the first 256 bytes
+    late.write_text("# Late\n\n" + "Context line.\n" * 100 + "\n---\n\nName: Ann\n\nHi.\n\n---\n")
+    post = folder / "notes.post.md"  # an export that quotes a comment: derived, not checked
+    post.write_text(HEADERLESS)
+    binary = folder / "blob.md"  # the header, but a NUL byte: a binary file
+    binary.write_bytes(fmt.render_header([("Title", "B")]).encode() + b"\x00\n")
+    commit_all(repo, "headerless")
+    path.write_text(HEADERLESS.replace("First point.", "First point, rewritten."))
+    late.write_text(late.read_text().replace("Hi.", "Hello."))
+    post.write_text(HEADERLESS.replace("First point.", "Summed up again."))
+    binary.write_bytes(binary.read_bytes() + b"more\n")
+    assert changed_discussion_files("HEAD", repo) == [late, path]
+    report = check_appends("HEAD", repo)
+    assert sorted(v.path.name for v in report.violations) == ["late.md", "notes.md"]
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1
+    assert "notes.md:9: changed text that existed at HEAD" in result.output
+    git(repo, "checkout", "-q", "--", ".")
+    git(repo, "rm", "-q", "discussions/notes.md")
+    assert deleted_discussion_files("HEAD", repo) == [path]
+    report = check_appends("HEAD", repo)
+    assert [(v.path, v.line) for v in report.violations] == [(path, 0)]
+
+
+def test_headerless_discussions_merge_block_by_block(tmp_path: Path) -> None:
+    """Both sides appended to a discussion without the header: the block merge, as for any
+    discussion, not a line merge that conflicts."""
+    base = HEADERLESS.encode()
+    ours = base + b"\nName: Ann\n\nOne.\n\n---\n"
+    theirs = base + b"\nName: Bob\n\nTwo.\n\n---\n"
+    result, data = merge_versions(base, ours, theirs, cwd=tmp_path)
+    assert result.clean, result.reason
+    assert data == ours + b"\nName: Bob\n\nTwo.\n\n---\n"
 
 
 @pytest.mark.parametrize("seed", range(6))

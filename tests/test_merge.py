@@ -566,7 +566,7 @@ def fix_typo(text: str) -> str:
 def test_typo_fixed_in_the_last_comment_then_both_comment() -> None:
     """One side fixes a typo in the base's last comment and comments; the other comments:
     the edit and the appends do not overlap, so the merge is clean, whichever side is ours."""
-    from discussions.git.ops import merge_versions
+    from discussions.git.driver import merge_versions
 
     ours = append(fix_typo(TYPO_BASE), human("Ann", "TOKEN-o1"))
     theirs = append(TYPO_BASE, human("Bob", "TOKEN-t1", vote="CHANGES"))
@@ -596,7 +596,7 @@ def test_three_branches_with_hand_edits_of_the_last_comment(
     block merge of the appends) in every order, the same bytes, every comment once."""
     import itertools
 
-    from discussions.git.ops import merge_versions
+    from discussions.git.driver import merge_versions
 
     sides = []
     for n, plan in enumerate(plans):
@@ -620,7 +620,7 @@ def test_three_branches_with_hand_edits_of_the_last_comment(
 def test_typo_fix_over_an_unfinished_comment_a_merge_moved() -> None:
     """The base ends with a hand-typed comment left open. Ours fixed a typo above it and holds
     it closed, after a comment a merge placed first; theirs closed it and added a turn."""
-    from discussions.git.ops import merge_versions
+    from discussions.git.driver import merge_versions
 
     hand = "Name: Hand\n\nTyped TOKEN-hand.\n"
     base = TYPO_BASE + "\n" + hand

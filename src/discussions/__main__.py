@@ -1,13 +1,13 @@
 """`python -m discussions` runs the command line.
 
 git runs the merge driver once per merged file, so `merge-file` skips click and the command
-machinery when it can (`gitops.driver_main` returns -1 when the arguments need the full CLI).
+machinery when it can (`git.driver.driver_main` returns -1 when the arguments need the full CLI).
 """
 
 import sys
 
 if sys.argv[1:2] == ["merge-file"]:
-    from .git.ops import driver_main
+    from .git.driver import driver_main
 
     status = driver_main(sys.argv[2:])
     if status >= 0:

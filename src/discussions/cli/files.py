@@ -161,7 +161,7 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
         echo_json(status_of(d))
     else:
         render_status(d, verbose)
-        from ..git.ops import driver_warning
+        from ..git.setup import driver_warning
 
         warning = driver_warning(d.path)
         if warning:

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import DiscussionExists, DiscussionsError
-from ..git import ops as gitops
+from ..git.driver import merge_file, resolve_conflict
 from .options import json_option
 
 if TYPE_CHECKING:
     from ..model.discussion import Discussion
 
 # The merge driver runs once per conflicted file in a merge: it imports only what it needs
-# (gitops, merge, format); the other commands import the rest when they run.
+# (git.driver, git.merge, syntax.parse); the other commands import the rest when they run.
 
 DEFAULT_BUDGET = 60_000
 
@@ -37,9 +37,10 @@ def init_command(no_git: bool, as_json: bool) -> None:
       discussions init --no-git        # outside a git repository
       discussions init --json
     """
+    from ..git.setup import init_project
     from .common import echo_json, say
 
-    report = gitops.init_project(Path.cwd(), use_git=not no_git)
+    report = init_project(Path.cwd(), use_git=not no_git)
     if as_json:
         echo_json(report.to_dict())
         return
@@ -81,7 +82,7 @@ def merge_file_command(
       git config merge.discussions.driver "discussions merge-file --marker-size %L %O %A %B %P"
       discussions merge-file base.md ours.md theirs.md discussions/feature-x.md
     """
-    result = gitops.merge_file(base, ours, theirs, marker_size=marker_size)
+    result = merge_file(base, ours, theirs, marker_size=marker_size)
     if not result.clean:
         click.echo(f"discussions: conflict in {path or ours}: {result.reason}", err=True)
         sys.exit(1)
@@ -111,7 +112,7 @@ def resolve_command(files: tuple[str, ...], as_json: bool) -> None:
     for name in files:
         path = resolve_file(name, ws)
         try:
-            r = gitops.resolve_conflict(path)
+            r = resolve_conflict(path)
         except DiscussionsError as exc:
             failed += 1
             done.append({"file": display_path(path), "resolved": False, "error": str(exc)})
@@ -169,6 +170,7 @@ def review_command(
       discussions review main..HEAD @architect @security
       discussions review HEAD~3 --title "Retry logic" --budget 20000
     """
+    from ..git.review import collect_changes, render_review_context
     from ..model.discussion import Discussion
     from .common import display_path, echo_json, say, workspace
 
@@ -177,10 +179,10 @@ def review_command(
     if len(revs) > 1:
         raise click.UsageError(f"give at most one REV-RANGE (got: {' '.join(revs)})")
     ws = workspace()
-    changes = gitops.collect_changes(Path.cwd(), revs[0] if revs else None, staged=staged)
+    changes = collect_changes(Path.cwd(), revs[0] if revs else None, staged=staged)
     if not changes.files:
         raise DiscussionsError(f"nothing to review: no changes ({changes.description})")
-    context, omitted = gitops.render_review_context(changes, budget)
+    context, omitted = render_review_context(changes, budget)
     shown = title or f"{changes.branch}: {changes.description}"
     d = Discussion.create(shown, template="code-review", context=context, workspace=ws)
     d = _unused_path(d, shown, context)

@@ -3,7 +3,7 @@ CLI, the MCP server, the web view and a pre-commit hook can all make.
 
 A problem is a parse warning, a file that is not a discussion, an append lost or cut short
 (the journal), a settings or persona file that cannot be used, and with a revision, text that
-existed at that revision and was changed or removed (the append-only check of `gitops`)."""
+existed at that revision and was changed or removed (the append-only check of `git.appends`)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def _since(
     violations: dict[Path, list[tuple[int, str]]] = {}
     if rev is None:
         return violations, paths
-    from ..git.ops import check_appends
+    from ..git.appends import check_appends
 
     found = check_appends(rev, Path.cwd(), [p for _, p in paths] if files else None)
     if not files:

@@ -1,0 +1,245 @@
+"""The merge driver: merge three versions of a discussion file, git's ``merge-file`` entry
+point, and `resolve` (the same merge redone from the index stages of a conflicted file).
+
+The merge itself is `discussions.git.merge` (pure); this module reads and writes the files git hands
+over, and falls back to ``git merge-file`` (a normal three-way line merge) when a side edited text
+that was already in the file. `python -m discussions merge-file` imports it before anything else,
+so it imports little: the merge machinery is imported by the functions that merge, subprocess and
+tempfile where used.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import DiscussionsError
+from ..syntax.parse import decode
+from .run import is_discussion_bytes, relative_path, repo_root, run_git
+
+if TYPE_CHECKING:
+    from .merge import MergeResult
+
+
+def merge_versions(
+    base: bytes, ours: bytes, theirs: bytes, *, marker_size: int = 7, cwd: Path | None = None
+) -> tuple[MergeResult, bytes]:
+    """Merge three versions of a discussion file; returns the decision and the bytes to write.
+
+    Block-level merge first; where a side edited text of the base, a normal three-way line
+    merge (``git merge-file``), accepted only if it brings no new parse warning."""
+    from .merge import LINE_MERGE, merge_texts
+
+    if not any(is_discussion_bytes(data) for data in (base, ours, theirs)):
+        # Another markdown file in the discussions folder: git's own line merge.
+        return _line_merge(base, ours, theirs, marker_size, cwd, None)
+    texts: list[str] = []
+    for data in (base, ours, theirs):
+        text, problems = decode(data)
+        if problems:  # not UTF-8: only a line merge can be trusted with it
+            return _line_merge(base, ours, theirs, marker_size, cwd, None)
+        if data.startswith(b"\xef\xbb\xbf"):
+            text = "\ufeff" + text
+        texts.append(text)
+    try:
+        result = merge_texts(*texts, marker_size=marker_size)
+    except Exception:  # noqa: BLE001 - a driver bug must not cost a merge: merge by lines
+        return _line_merge(base, ours, theirs, marker_size, cwd, None)
+    if result.status == LINE_MERGE:
+        both = _edits_and_appends(texts, marker_size, cwd)
+        if both is not None:
+            return both
+        return _line_merge(base, ours, theirs, marker_size, cwd, texts)
+    return result, result.text.encode("utf-8")
+
+
+def _edits_and_appends(
+    texts: list[str], marker_size: int, cwd: Path | None
+) -> tuple[MergeResult, bytes] | None:
+    """A side edited the base and both appended (a typo fixed in the context or in the last
+    comment while comments came in): merge each side's version of the base line by line and
+    the appended blocks block by block. None when that does not apply or is not clean."""
+    from .merge import CLEAN, check_line_merge, merge_texts, split_appended
+
+    base, ours, theirs = texts
+    split_o, split_t = split_appended(base, ours), split_appended(base, theirs)
+    if split_o is None or split_t is None:
+        return None
+    (head_o, after_o), (head_t, after_t) = split_o, split_t
+    heads, head_bytes = _line_merge(
+        base.encode("utf-8", "surrogateescape"),
+        head_o.encode("utf-8", "surrogateescape"),
+        head_t.encode("utf-8", "surrogateescape"),
+        marker_size,
+        cwd,
+        None,
+    )
+    head = head_bytes.decode("utf-8", "surrogateescape")
+    if heads.status != CLEAN or not _ends_with_separator(head):
+        return None
+    tail = merge_texts(head, head + after_o, head + after_t, marker_size=marker_size)
+    if tail.status != CLEAN:
+        return None
+    checked = check_line_merge(base, ours, theirs, tail.text, marker_size=marker_size)
+    if checked.status != CLEAN:
+        return None
+    checked.reason = "a side changed text that was already in the file; merged line by line"
+    checked.added_ours, checked.added_theirs, checked.shared = (
+        tail.added_ours,
+        tail.added_theirs,
+        tail.shared,
+    )
+    return checked, tail.text.encode("utf-8", "surrogateescape")
+
+
+def _ends_with_separator(text: str) -> bool:
+    from .merge import split_blocks
+
+    blocks, rest = split_blocks(text)
+    return bool(blocks) and not rest
+
+
+def _line_merge(
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    marker_size: int,
+    cwd: Path | None,
+    texts: list[str] | None,
+) -> tuple[MergeResult, bytes]:
+    import tempfile
+
+    from .merge import CLEAN, CONFLICT, MergeResult, check_line_merge
+
+    with tempfile.TemporaryDirectory(prefix="discussions-merge-") as tmp:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = Path(tmp) / name
+            p.write_bytes(data)
+            paths.append(str(p))
+        proc = run_git(
+            [
+                "merge-file",
+                "-p",
+                f"--marker-size={marker_size}",
+                "-L",
+                "ours",
+                "-L",
+                "base",
+                "-L",
+                "theirs",
+                *paths,
+            ],
+            cwd,
+            check=False,
+        )
+    if proc.returncode < 0 or proc.returncode > 127:
+        raise DiscussionsError(
+            "git merge-file failed: " + proc.stderr.decode("utf-8", "replace").strip()
+        )
+    reason = "a side changed text that was already in the file"
+    if proc.returncode > 0:
+        return MergeResult(CONFLICT, reason=f"{reason}, and the changes overlap"), proc.stdout
+    if texts is None:
+        return MergeResult(CLEAN, reason=reason), proc.stdout
+    merged, _ = decode(proc.stdout)
+    if proc.stdout.startswith(b"\xef\xbb\xbf"):
+        merged = "\ufeff" + merged
+    checked = check_line_merge(texts[0], texts[1], texts[2], merged, marker_size=marker_size)
+    if checked.status == CLEAN:
+        return MergeResult(CLEAN, merged, reason), proc.stdout
+    return checked, checked.text.encode("utf-8")
+
+
+def merge_file(base: Path, ours: Path, theirs: Path, *, marker_size: int = 7) -> MergeResult:
+    """The merge driver: merge `base`/`ours`/`theirs` and write the result over `ours`
+    (git's ``%O %A %B`` contract)."""
+    data = [p.read_bytes() for p in (base, ours, theirs)]
+    result, out = merge_versions(*data, marker_size=marker_size, cwd=ours.parent)
+    if out != data[1]:
+        ours.write_bytes(out)
+    return result
+
+
+def driver_main(argv: Sequence[str]) -> int:
+    """``merge-file [--marker-size N] BASE OURS THEIRS [PATH]`` without the command-line
+    framework: git starts the driver once per conflicted file, so `python -m discussions` can
+    take this path before importing click. Returns the exit status (0 clean, 1 conflict,
+    2 usage error)."""
+    args = list(argv)
+    marker_size = 7
+    if len(args) >= 2 and args[0] == "--marker-size":
+        marker_size = int(args[1]) if args[1].isdigit() and int(args[1]) > 0 else 7
+        args = args[2:]
+    elif args and args[0].startswith("--marker-size="):
+        value = args[0].partition("=")[2]
+        marker_size = int(value) if value.isdigit() and int(value) > 0 else 7
+        args = args[1:]
+    if len(args) not in (3, 4) or any(a.startswith("-") for a in args[:3]):
+        return -1  # not the driver's shape: let the full command line parse and explain
+    base, ours, theirs = (Path(a) for a in args[:3])
+    label = args[3] if len(args) == 4 else str(ours)
+    try:
+        result = merge_file(base, ours, theirs, marker_size=marker_size)
+    except (OSError, DiscussionsError) as exc:
+        sys.stderr.write(f"discussions: cannot merge {label}: {exc}\n")
+        return 2
+    if not result.clean:
+        sys.stderr.write(f"discussions: conflict in {label}: {result.reason}\n")
+        return 1
+    return 0
+
+
+# --------------------------------------------------------------------------- resolve
+
+
+@dataclass(slots=True)
+class Resolved:
+    """One file `resolve_conflict` repaired."""
+
+    path: Path
+    result: MergeResult
+
+
+def index_stages(path: Path) -> tuple[bytes, bytes, bytes]:
+    """The base, ours and theirs versions of a conflicted file from git's index
+    (stages 1, 2, 3; a missing base, when both sides created the file, is empty)."""
+    root = repo_root(path.parent)
+    rel = relative_path(path, root)
+    listing = run_git(["ls-files", "-u", "-z", "--", rel], root).stdout
+    stages = {
+        entry.split(b"\t", 1)[0].split()[2].decode()
+        for entry in listing.split(b"\0")
+        if entry.strip()
+    }
+    if not {"2", "3"} <= stages:
+        raise DiscussionsError(
+            f"{path} has no merge conflict to resolve (git has no 'ours' and 'theirs' "
+            "versions of it); nothing changed"
+        )
+    versions = []
+    for stage in ("1", "2", "3"):
+        if stage not in stages:
+            versions.append(b"")
+            continue
+        versions.append(run_git(["show", f":{stage}:{rel}"], root).stdout)
+    return versions[0], versions[1], versions[2]
+
+
+def resolve_conflict(path: Path) -> Resolved:
+    """Redo the block-level merge of a conflicted discussion file from the index stages and
+    write the clean result; refuse (file unchanged) when it cannot be merged safely."""
+    from .merge import CLEAN
+
+    base, ours, theirs = index_stages(path)
+    result, out = merge_versions(base, ours, theirs, cwd=path.parent)
+    if result.status != CLEAN:
+        raise DiscussionsError(
+            f"{path} cannot be merged safely: {result.reason}; file left as it was — "
+            "resolve it by hand"
+        )
+    path.write_bytes(out)
+    return Resolved(path, result)

@@ -1,0 +1,249 @@
+"""Setting a project up for discussions: `init_project` (``discussions.yaml``, the folder,
+``.gitattributes``, the merge driver in the clone's configuration) and `driver_warning`.
+
+Git runs a merge driver from the clone's configuration, never from the repository, so the
+driver is registered with an absolute command (this Python, ``-m discussions``): it keeps
+working from a GUI git client with a minimal PATH. A clone whose ``.gitattributes`` names the
+driver but whose configuration lacks it merges with git's default (a safe conflict);
+`driver_warning` says so, and `driver.resolve_conflict` redoes the merge from the index stages.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DiscussionsError
+from .run import find_git_root, repo_root, run_git
+
+DRIVER = "discussions"
+DRIVER_NAME = "discussions append-only merge"
+SUMMARY_DRIVER = "discussions-summary"
+SUMMARY_DRIVER_NAME = "discussions summaries: keep ours (rebuild with `discussions summary`)"
+
+
+@dataclass(slots=True)
+class InitStep:
+    """One thing `init_project` looked at."""
+
+    what: str
+    """What it is about (a file, a folder, a git setting)."""
+    action: str
+    """``created``, ``updated``, ``unchanged`` or ``skipped``."""
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class InitReport:
+    root: Path
+    steps: list[InitStep] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(s.action in ("created", "updated") for s in self.steps)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "root": str(self.root),
+            "changed": self.changed,
+            "steps": [{"what": s.what, "action": s.action, "detail": s.detail} for s in self.steps],
+        }
+
+
+DEFAULT_CONFIG = """\
+# discussions.yaml — project settings for `discussions` (every key is optional;
+# the values shown commented out are the defaults).
+
+# Who takes part when a template names nobody:
+# default_participants: [architect, security, pragmatist]
+# default_template: feature
+
+consensus:
+  # Share of READY votes needed to reach consensus.
+  threshold_ready: 0.67
+  # Share of REJECT votes that blocks consensus.
+  threshold_reject: 0.01
+  # Whether at least one human must vote READY.
+  human_required: false
+
+providers:
+  # Provider to try first (see `discussions providers list`); null: each persona's hint.
+  default: null
+  # Providers to try, in order, when the first one fails.
+  fallback: []
+  # timeout: 300
+
+output:
+  # Where discussion files are created and looked up.
+  directory: ./discussions
+  # summary_files: false
+"""
+
+
+def driver_command() -> str:
+    """The command git runs for the merge driver: this installation's Python, by absolute path,
+    so it works from any git client whatever its PATH. ``-P``: git runs the driver from the
+    work tree's root, and ``python -m`` would otherwise put that folder first on ``sys.path``,
+    so a repository shipping ``discussions/__init__.py`` would get its own code run."""
+    return (
+        f"{shlex.quote(sys.executable)} -P -m discussions merge-file --marker-size %L %O %A %B %P"
+    )
+
+
+def attribute_lines(folder: str) -> list[str]:
+    """The ``.gitattributes`` lines routing discussion files in `folder` (relative to the
+    repository root, posix) to the driver; generated summaries keep our side."""
+    prefix = "" if folder in ("", ".") else folder.rstrip("/") + "/"
+    pattern = f"{prefix}*.md".replace(" ", "[[:space:]]")
+    summary = f"{prefix}*.sum.md".replace(" ", "[[:space:]]")
+    return [
+        f"{pattern} merge={DRIVER}",
+        f"{summary} merge={SUMMARY_DRIVER} linguist-generated=true",
+    ]
+
+
+def init_project(start: Path, *, use_git: bool = True) -> InitReport:
+    """Set a project up for discussions (idempotent): ``discussions.yaml`` with commented
+    defaults, the discussions folder, and with git, ``.gitattributes`` and the merge driver in
+    this clone's configuration."""
+    from ..settings.config import PROJECT_FILE, Config, find_project_root
+
+    start = start.resolve()
+    git_root = repo_root(start) if use_git else None
+    root = find_project_root(start) or start
+    report = InitReport(root)
+
+    config_path = root / PROJECT_FILE
+    if config_path.exists():
+        report.steps.append(InitStep(PROJECT_FILE, "unchanged", "already there; left as it is"))
+    else:
+        config_path.write_text(DEFAULT_CONFIG, encoding="utf-8")
+        report.steps.append(InitStep(PROJECT_FILE, "created", "defaults, commented"))
+
+    folder = Config.load(root).output_directory.resolve()
+    shown = _shown(folder, root)
+    if folder.is_dir():
+        report.steps.append(InitStep(shown + "/", "unchanged", "folder exists"))
+    else:
+        folder.mkdir(parents=True)
+        report.steps.append(InitStep(shown + "/", "created", "discussions folder"))
+
+    if git_root is None:
+        report.steps.append(InitStep(".gitattributes", "skipped", "--no-git"))
+        report.steps.append(InitStep("merge driver", "skipped", "--no-git"))
+        return report
+    try:
+        rel_folder = folder.relative_to(git_root).as_posix()
+    except ValueError:
+        raise DiscussionsError(
+            f"the discussions folder {folder} is outside the repository at {git_root}"
+        ) from None
+    report.steps.append(_ensure_attributes(git_root, rel_folder))
+    for key, value in (
+        (f"merge.{DRIVER}.name", DRIVER_NAME),
+        (f"merge.{DRIVER}.driver", driver_command()),
+        (f"merge.{SUMMARY_DRIVER}.name", SUMMARY_DRIVER_NAME),
+        (f"merge.{SUMMARY_DRIVER}.driver", "true"),
+    ):
+        report.steps.append(_ensure_config(git_root, key, value))
+    return report
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def _ensure_attributes(git_root: Path, rel_folder: str) -> InitStep:
+    """Add our lines to ``.gitattributes``; a line for the same pattern that routes it to
+    another merge (``merge=union`` damages discussions) has its ``merge`` replaced."""
+    path = git_root / ".gitattributes"
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    lines = existing.splitlines()
+    changes: list[str] = []
+    for wanted in attribute_lines(rel_folder):
+        pattern, *attrs = wanted.split()
+        same = [i for i, line in enumerate(lines) if line.split()[:1] == [pattern]]
+        if same and _has_attrs(lines[same[-1]], attrs):
+            continue
+        if same:
+            i = same[-1]  # the last line for a pattern is the one git uses
+            kept = [a for a in lines[i].split()[1:] if a.lstrip("-!").split("=")[0] != "merge"]
+            merged = [pattern, *kept, *(a for a in attrs if a not in kept)]
+            changes.append(f"{lines[i].strip()} -> {' '.join(merged)}")
+            lines[i] = " ".join(merged)
+        else:
+            if not changes and not any("discussions" in ln and ln.startswith("#") for ln in lines):
+                lines.append("# discussions: merge appended comments block by block")
+            lines.append(wanted)
+            changes.append(wanted)
+    if not changes:
+        return InitStep(".gitattributes", "unchanged", "routes discussion files to the driver")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return InitStep(".gitattributes", "updated" if existing else "created", "; ".join(changes))
+
+
+def _has_attrs(line: str, attrs: list[str]) -> bool:
+    """Whether a ``.gitattributes`` line sets `attrs` and no other merge."""
+    tokens = line.split()[1:]
+    merges = [t for t in tokens if t.lstrip("-!").split("=")[0] == "merge"]
+    return set(attrs) <= set(tokens) and len(merges) == 1
+
+
+def _ensure_config(git_root: Path, key: str, value: str) -> InitStep:
+    proc = run_git(["config", "--local", "--get", key], git_root, check=False)
+    current = proc.stdout.decode("utf-8", "replace").rstrip("\n") if proc.returncode == 0 else None
+    if current == value:
+        return InitStep(f"git config {key}", "unchanged", value)
+    run_git(["config", "--local", key, value], git_root)
+    return InitStep(f"git config {key}", "created" if current is None else "updated", value)
+
+
+def driver_warning(path: Path) -> str | None:
+    """A one-line warning when `path`'s ``merge`` attribute names the discussions driver but
+    this clone has no such driver configured (git would then merge it line by line and
+    conflict). Runs git only when the repository's root ``.gitattributes`` mentions
+    ``discussions``, so it costs nothing elsewhere."""
+    root = find_git_root(path)
+    if root is None:
+        return None
+    attributes = root / ".gitattributes"
+    try:
+        if b"discussions" not in attributes.read_bytes():
+            return None
+    except OSError:
+        return None
+    try:
+        rel = path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+    proc = run_git(["check-attr", "merge", "--", rel], root, check=False)
+    if proc.returncode != 0:
+        return None
+    value = proc.stdout.decode("utf-8", "replace").rsplit(": ", 1)[-1].strip()
+    if value != DRIVER:
+        return None
+    cfg = run_git(["config", "--get", f"merge.{DRIVER}.driver"], root, check=False)
+    command = cfg.stdout.decode("utf-8", "replace").strip()
+    if cfg.returncode != 0 or not command:
+        return "this clone has no merge driver for discussions: run `discussions init`"
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        program = ""
+    if os.path.isabs(program) and not os.path.exists(program):
+        return (
+            f"the discussions merge driver points at {program}, which no longer exists: "
+            "run `discussions init`"
+        )
+    if " -m discussions " in command and " -P " not in command:
+        return (
+            "the discussions merge driver runs without -P, so a repository's own "
+            "`discussions` folder could be imported in its place: run `discussions init`"
+        )
+    return None
