@@ -261,7 +261,8 @@ def test_a_killed_append_is_detected(isolated: Path) -> None:
     path = isolated / "discussions" / "big.md"
     writer = (
         "import sys, time\n"
-        "from discussions import Discussion, format as fmt\n"
+        "from discussions import Discussion\n"
+        "from discussions.syntax import parse as fmt\n"
         "from discussions.derive.rules import body_digest\n"
         "body = ('word ' * 20 + '\\n') * 400000\n"
         "block = fmt.render_comment('AI-Architect', body)\n"
