@@ -208,63 +208,31 @@ def comment_command(
       discussions comment feature-x.md --ballot yes --author Rob
       discussions comment feature-x.md "Agreed." --json
     """
+    from ..engine.comments import post_comment
+
     ws = workspace()
     path = resolve_discussion(file, ws)
     body = read_text_arg(text) or ""
-    council = _council_lines(motion, second, ballot)
-    if not body.strip() and vote is None and not council:
+    if motion is not None and not motion.split():
+        raise click.BadParameter("a motion needs text", param_hint="--motion")
+    if not body.strip() and vote is None and motion is None and not second and not ballot:
         raise click.UsageError("give comment TEXT ('-' reads standard input), --vote, or both")
-    name = author or default_author()
     d = Discussion.load(path, ws)
-    d.add_comment(name, body.rstrip("\n") + ("\n\n" if body.strip() else "") + council, vote=vote)
-    d.save()
-    results = []
-    if council:
-        from ..engine.council import off_council_note, record_results
-
-        results = record_results(d)
-    # Only this comment's mentions: no need to parse the whole file.
-    from ..derive.rules import mention_typos
-    from ..syntax.markers import extract
-
-    mentioned = [m.alias for m in extract(body).mentions]
-    typos = mention_typos(mentioned, set(ws.participants.aliases()))
+    posted = post_comment(
+        d, author or default_author(), body, vote=vote, motion=motion, second=second, ballot=ballot
+    )
     if as_json:
-        echo_json(
-            {
-                "file": display_path(d.path),
-                "author": name,
-                "vote": vote.upper() if vote else None,
-                "motions": [{"line": m.line, "result": m.result} for m in results],
-                "unknown_mentions": [{"alias": t, "did_you_mean": c} for t, c in typos],
-                "notices": list(d.notices),
-            }
-        )
+        echo_json(posted.to_dict())
         return
-    suffix = f" with VOTE: {vote.upper()}" if vote else ""
-    say(f"Added comment from {name}{suffix}.")
+    suffix = f" with VOTE: {posted.vote}" if posted.vote else ""
+    say(f"Added comment from {posted.author}{suffix}.")
     warn_notices(d)
-    for m in results:
+    for m in posted.motions:
         say(f"Motion of line {m.line} {m.result}.")
-    if (second or ballot) and (note := off_council_note(d, name)):
-        say(note, err=True)
-    for typo, close in typos:
+    if posted.council_note:
+        say(posted.council_note, err=True)
+    for typo, close in posted.typos:
         say(f"Note: @{typo} matches no participant; did you mean @{close}?", err=True)
-
-
-def _council_lines(motion: str | None, second: str | None, ballot: str | None) -> str:
-    """The MOTION / SECOND / BALLOT lines `comment` writes for its options."""
-    lines = []
-    if motion is not None:
-        text = " ".join(motion.split())
-        if not text:
-            raise click.BadParameter("a motion needs text", param_hint="--motion")
-        lines.append(f"MOTION: {text}")
-    if second:
-        lines.append(f"SECOND: {second.lower()}")
-    if ballot:
-        lines.append(f"BALLOT: {ballot.upper()}")
-    return "\n".join(lines)
 
 
 @click.command("advance")
