@@ -10,9 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from discussions import Discussion
+from discussions import Discussion, DiscussionNotFound
 from discussions.cli import cli
 from discussions.engine.watch import Watcher
 from discussions.settings.workspace import Workspace
@@ -129,6 +130,39 @@ def test_debounce_collapses_bursts(isolated: Path) -> None:
     assert w.turns_run == 0  # still inside the quiet period after the last save
     w.run_due(now=101.7)
     assert w.turns_run == 1
+
+
+def test_watch_takes_folders_and_files(isolated: Path) -> None:
+    """A folder: its discussion files, and a change of any file right in it; a file: that
+    file only, observed through its folder."""
+    path = new("One")
+    folder = isolated / "discussions"
+    write(folder / "notes.md", "Not a discussion.\n")
+    w = make_watcher([])
+    targets = w.watch([folder])
+    assert set(w.files) == {path.resolve()}
+    assert targets.folders == targets.dirs == {folder.resolve()}
+    assert targets.wants(folder.resolve() / "later.md")
+    assert not targets.wants(isolated.resolve() / "later.md")
+    single = isolated / "elsewhere" / "two.md"
+    single.parent.mkdir()
+    single.write_bytes(path.read_bytes())
+    w = make_watcher([])
+    targets = w.watch([single])
+    assert set(w.files) == {single.resolve()}
+    assert (targets.folders, targets.dirs) == ({single.parent.resolve()}, set())
+    assert targets.wants(single.resolve())
+    assert not targets.wants(single.parent.resolve() / "other.md")
+    with pytest.raises(DiscussionNotFound, match="nothing to watch at missing: no such file"):
+        make_watcher([]).watch([Path("missing")])
+
+
+def test_configured_reads_the_watch_settings(isolated: Path) -> None:
+    write(isolated / "discussions.yaml", "watch:\n  debounce: 2.5\n  max_chain: 1\n")
+    w = Watcher.configured(Workspace.discover(), log=print)
+    assert (w.debounce, w.max_chain) == (2.5, 1)
+    w = Watcher.configured(Workspace.discover(), log=print, debounce=0, max_chain=5)
+    assert (w.debounce, w.max_chain) == (0, 5)
 
 
 def _wait_for(predicate, seconds: float = 30) -> bool:  # type: ignore[no-untyped-def]

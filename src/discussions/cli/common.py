@@ -6,8 +6,8 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,9 @@ from ..settings.config import default_author as default_author  # re-exported fo
 from ..settings.workspace import Workspace
 from ..settings.workspace import display_path as display_path  # re-exported for the commands
 from ..settings.workspace import resolve_file as resolve_file
+
+if TYPE_CHECKING:
+    from ..views.status import StatusLine
 
 
 def workspace(warn: bool = True) -> Workspace:
@@ -83,3 +86,24 @@ def style(text: str, **kwargs: Any) -> str:
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
+
+
+TONE_STYLES: dict[str, dict[str, Any]] = {
+    "strong": {"bold": True},
+    "good": {"fg": "green"},
+    "alert": {"fg": "red", "bold": True},
+    "warning": {"fg": "yellow"},
+}
+"""How the terminal shows each tone of `views.status.TONES`."""
+
+
+def echo_lines(lines: Iterable[StatusLine]) -> None:
+    """Print lines of spans (`views.status`): each span made printable, then coloured by its
+    tone (unless ``NO_COLOR``)."""
+    for line in lines:
+        click.echo(
+            "".join(
+                style(printable(s.text), **TONE_STYLES[s.tone]) if s.tone else printable(s.text)
+                for s in line.spans
+            )
+        )

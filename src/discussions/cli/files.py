@@ -6,15 +6,15 @@ from pathlib import Path
 
 import click
 
-from ..derive.runlog import run_state
 from ..model.discussion import Discussion
-from ..model.sections import SECTIONS, pick
 from .common import (
     default_author,
     display_path,
     echo_json,
+    echo_lines,
     printable,
     read_text_arg,
+    report_problems,
     resolve_discussion,
     say,
     style,
@@ -151,140 +151,20 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
       discussions status discussions/api.md --verbose
       discussions status api.md --json | jq .consensus
     """
-    from .common import report_problems
+    from ..views.status import status_lines, status_of
 
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
     if as_json:
-        from ..engine.service import status_of
-
         echo_json(status_of(d))
     else:
-        render_status(d, verbose)
+        echo_lines(status_lines(d, verbose=verbose))
         from ..git.setup import driver_warning
 
         warning = driver_warning(d.path)
         if warning:
             click.echo(style(f"Warning: {printable(warning)}", fg="yellow"), err=True)
     report_problems(ws.problems, as_json)
-
-
-def render_status(d: Discussion, verbose: bool) -> None:
-    """Print `d`'s status: header, votes and consensus, runs, items, comments, warnings."""
-    _render_heading(d)
-    _render_votes(d)
-    if d.runs:
-        say(run_state(d.runs).text())
-    render_usage(d)
-    from ..derive.diagnosis import describe
-
-    diagnosis = describe(d.diagnosis)
-    if diagnosis:
-        say("")
-        for line in diagnosis:
-            say(line)
-
-    passes = d.passes
-    if passes:
-        who = ", ".join(dict.fromkeys(by for by, _ in passes))
-        say(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")
-    render_motions(d)
-    _render_items(d, verbose)
-    comments = d.comments
-    if verbose and comments:
-        say("")
-        say("All comments:")
-        for c in comments:
-            vote = f" VOTE: {c.vote}" if c.vote else ""
-            via = f" [{c.meta['provider']}]" if "provider" in c.meta else ""
-            say(f"  line {c.line}: {c.author}{via}{vote}")
-    warnings = d.warnings
-    if warnings:
-        say("")
-        click.echo(style(f"Warnings ({len(warnings)}):", fg="yellow"))
-        for w in warnings:
-            say(f"  line {w.line}: {w.message}")
-
-
-def _render_heading(d: Discussion) -> None:
-    """An unanswered escalation, then the title, file, phase, status and participants."""
-    escalation = d.escalation
-    if escalation is not None:
-        click.echo(
-            style("Escalation", fg="red", bold=True)
-            + printable(
-                f" (line {escalation.line}): the participants did not agree "
-                f"({escalation.value}); a human has to decide: vote, write DECISION:, "
-                "advance or close."
-            )
-        )
-    info = d.phase_info
-    click.echo(f"Discussion: {style(printable(d.title), bold=True)}")
-    say(f"File: {display_path(d.path)}")
-    phase = f"{d.phase} ({info.title})" if info else d.phase
-    if info and info.voting_mode:
-        phase += " - voting"
-    say(f"Phase: {phase}")
-    say(f"Status: {d.status}")
-    if d.participants:
-        say(f"Participants: {', '.join(d.participants)}")
-
-
-def _render_votes(d: Discussion) -> None:
-    """Each author's latest vote and comment summary, the vote counts and the consensus."""
-    comments = d.comments
-    votes = d.votes
-    latest: dict[str, tuple[str | None, str]] = {}
-    for c in comments:
-        before = f"no vote in {d.phase} (voted {c.vote} before)" if c.vote else None
-        latest[c.author] = (votes.get(c.author) or before, c.summary)
-    say("")
-    say(f"Comments: {len(comments)} from {len(latest)} author(s)")
-    for author, (vote, summary) in latest.items():
-        shown = vote or "no vote"
-        say(f"  {author}: {shown}" + (f" - {summary}" if summary else ""))
-
-    result = d.consensus_result
-    counts = result.counts
-    say("")
-    say(
-        f"Votes: READY: {counts.get('READY', 0)}, CHANGES: {counts.get('CHANGES', 0)}, "
-        f"REJECT: {counts.get('REJECT', 0)}"
-    )
-    verdict = style("reached", fg="green") if result.reached else "not reached"
-    click.echo(f"Consensus: {verdict} ({printable(result.reason)})")
-
-
-def _render_items(d: Discussion, verbose: bool) -> None:
-    """The item sections (`sections.SECTIONS`; open questions, decisions and concerns unless
-    `verbose`) and the mentions still waiting for an answer."""
-    listed = SECTIONS if verbose else pick("questions", "decisions", "concerns")
-    for section in listed:
-        items = d.items_of(section)
-        if not items:
-            continue
-        say("")
-        say(f"{section.heading} ({len(items)}):")
-        for item in items:
-            say(f"  {section.marker}: {item.text} ({item.author}, line {item.line})")
-    pending = d.pending_mentions
-    if pending:
-        say("")
-        say(f"Waiting for ({len(pending)}):")
-        for p in pending:
-            say(f"  @{p.alias} (mentioned by {p.by}, line {p.line})")
-
-
-def render_usage(d: Discussion) -> None:
-    """Tokens and cost as the AI CLIs reported them, per participant and in total."""
-    from ..model.usage import discussion_usage
-
-    usage = discussion_usage(d)
-    if not usage.total.calls:
-        return
-    say(f"Usage: {usage.total.text()}")
-    for name, totals in usage.by_participant.items():
-        say(f"  {name}: {totals.text()}")
 
 
 @click.command("comment")
@@ -328,82 +208,31 @@ def comment_command(
       discussions comment feature-x.md --ballot yes --author Rob
       discussions comment feature-x.md "Agreed." --json
     """
+    from ..engine.comments import post_comment
+
     ws = workspace()
     path = resolve_discussion(file, ws)
     body = read_text_arg(text) or ""
-    council = _council_lines(motion, second, ballot)
-    if not body.strip() and vote is None and not council:
+    if motion is not None and not motion.split():
+        raise click.BadParameter("a motion needs text", param_hint="--motion")
+    if not body.strip() and vote is None and motion is None and not second and not ballot:
         raise click.UsageError("give comment TEXT ('-' reads standard input), --vote, or both")
-    name = author or default_author()
     d = Discussion.load(path, ws)
-    d.add_comment(name, body.rstrip("\n") + ("\n\n" if body.strip() else "") + council, vote=vote)
-    d.save()
-    results = []
-    if council:
-        from ..engine.council import off_council_note, record_results
-
-        results = record_results(d)
-    # Only this comment's mentions: no need to parse the whole file.
-    from ..derive.rules import mention_typos
-    from ..syntax.markers import extract
-
-    mentioned = [m.alias for m in extract(body).mentions]
-    typos = mention_typos(mentioned, set(ws.participants.aliases()))
+    posted = post_comment(
+        d, author or default_author(), body, vote=vote, motion=motion, second=second, ballot=ballot
+    )
     if as_json:
-        echo_json(
-            {
-                "file": display_path(d.path),
-                "author": name,
-                "vote": vote.upper() if vote else None,
-                "motions": [{"line": m.line, "result": m.result} for m in results],
-                "unknown_mentions": [{"alias": t, "did_you_mean": c} for t, c in typos],
-                "notices": list(d.notices),
-            }
-        )
+        echo_json(posted.to_dict())
         return
-    suffix = f" with VOTE: {vote.upper()}" if vote else ""
-    say(f"Added comment from {name}{suffix}.")
+    suffix = f" with VOTE: {posted.vote}" if posted.vote else ""
+    say(f"Added comment from {posted.author}{suffix}.")
     warn_notices(d)
-    for m in results:
+    for m in posted.motions:
         say(f"Motion of line {m.line} {m.result}.")
-    if (second or ballot) and (note := off_council_note(d, name)):
-        say(note, err=True)
-    for typo, close in typos:
+    if posted.council_note:
+        say(posted.council_note, err=True)
+    for typo, close in posted.typos:
         say(f"Note: @{typo} matches no participant; did you mean @{close}?", err=True)
-
-
-def _council_lines(motion: str | None, second: str | None, ballot: str | None) -> str:
-    """The MOTION / SECOND / BALLOT lines `comment` writes for its options."""
-    lines = []
-    if motion is not None:
-        text = " ".join(motion.split())
-        if not text:
-            raise click.BadParameter("a motion needs text", param_hint="--motion")
-        lines.append(f"MOTION: {text}")
-    if second:
-        lines.append(f"SECOND: {second.lower()}")
-    if ballot:
-        lines.append(f"BALLOT: {ballot.upper()}")
-    return "\n".join(lines)
-
-
-def render_motions(d: Discussion) -> None:
-    motions = d.motions
-    if not motions:
-        return
-    say("")
-    say(f"Motions ({len(motions)}):")
-    for m in motions:
-        say(f"  line {m.line}, {m.by}: {m.text} - {m.result}")
-        if m.seconded_by:
-            say(f"    seconded by: {', '.join(m.seconded_by)}")
-        if m.counts:
-            c = m.counts
-            say(f"    YES {c.get('YES', 0)}, NO {c.get('NO', 0)}, ABSTAIN {c.get('ABSTAIN', 0)}")
-        elif m.result == "open" and m.seconded_by:
-            say(f"    ballots in: {len(m.ballots)} (sealed until all are in)")
-        if m.not_counted:
-            say(f"    ballots not counted (not on the council): {', '.join(m.not_counted)}")
 
 
 @click.command("advance")

@@ -7,10 +7,9 @@ from typing import IO
 
 import click
 
-from ..engine.deliberation import RoundEvent, run_discussion
+from ..engine.deliberation import RoundEvent, RunResult, run_discussion
 from ..engine.outcomes import TurnEvent
 from ..engine.runner import Runner
-from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..model.usage import configured_budget
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
@@ -105,13 +104,9 @@ def run_command(
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
     report_problems(ws.problems, as_json)  # a persona file skipped: say so before the run
+    budget = configured_budget(d).merged(max_cost, max_calls)
     live = live_display(as_json, no_progress)
-    stream = sys.stderr if (live or as_json) else sys.stdout
-    display = _RoundDisplay(d, stream, live, provider)
-    try:
-        budget = configured_budget(d).merged(max_cost, max_calls)
-    except DiscussionsError as exc:
-        raise click.ClickException(str(exc)) from None
+    display = _RoundDisplay(d, sys.stderr if (live or as_json) else sys.stdout, live, provider)
     runner = Runner(ws, timeout=timeout, on_event=display, budget=budget)
     try:
         result = run_discussion(
@@ -127,29 +122,22 @@ def run_command(
         )
     finally:
         display.close()
-    if as_json:
-        echo_json(
-            {
-                "rounds": result.rounds,
-                "stopped": result.stopped,
-                "phase": result.phase,
-                "status": result.status,
-                "consensus": result.consensus,
-                "seed": result.seed,
-                "escalation": result.escalation,
-                "budget_stop": result.budget_stop,
-            }
-        )
-    else:
-        say("")
-        say(f"Stopped after {result.rounds} round(s): {result.stopped}.")
-        say(f"Phase: {result.phase}; status: {result.status}")
-        say(f"Consensus: {result.consensus.get('reason', '')}")
-        if result.budget_stop:
-            say(f"Budget: {result.budget_stop}")
-        if result.escalation:
-            say("Escalated to the humans. Positions:")
-            for line in result.escalation:
-                say(f"  {line}")
+    _print_result(result, as_json)
     if result.stopped == "interrupted":
         sys.exit(130)
+
+
+def _print_result(result: RunResult, as_json: bool) -> None:
+    if as_json:
+        echo_json({k: v for k, v in result.to_dict().items() if k not in ("file", "turns")})
+        return
+    say("")
+    say(f"Stopped after {result.rounds} round(s): {result.stopped}.")
+    say(f"Phase: {result.phase}; status: {result.status}")
+    say(f"Consensus: {result.consensus.get('reason', '')}")
+    if result.budget_stop:
+        say(f"Budget: {result.budget_stop}")
+    if result.escalation:
+        say("Escalated to the humans. Positions:")
+        for line in result.escalation:
+            say(f"  {line}")

@@ -1,17 +1,14 @@
-"""`discussions watch`: the watchdog glue around `discussions.engine.watch.Watcher`."""
+"""`discussions watch`: the command around `discussions.engine.watch` (`Watcher`, `observe`)."""
 
 from __future__ import annotations
 
-import os
 import queue
-import time
 from datetime import datetime
 from pathlib import Path
 
 import click
 
-from ..engine.watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, is_discussion_file
-from ..errors import DiscussionNotFound
+from ..engine.watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, observe
 from .common import display_path, printable, workspace
 
 
@@ -49,81 +46,21 @@ def watch_command(
       discussions watch discussions/feature-x.md --debounce 2
       discussions watch docs/decisions --max-chain 1 --provider claude-haiku
     """
-    from watchdog.events import FileSystemEvent, FileSystemEventHandler
-    from watchdog.observers import Observer
-
     ws = workspace()
-    settings = ws.config.section("watch")
-    watcher = Watcher(
-        ws,
-        log=_log,
-        provider=provider,
-        debounce=debounce
-        if debounce is not None
-        else float(settings.get("debounce", DEFAULT_DEBOUNCE)),
-        max_chain=max_chain
-        if max_chain is not None
-        else int(settings.get("max_chain", DEFAULT_MAX_CHAIN)),
+    watcher = Watcher.configured(
+        ws, log=_log, provider=provider, debounce=debounce, max_chain=max_chain
     )
-    targets = list(paths) or [ws.config.output_directory]
-    folders: set[Path] = set()
-    for target in targets:
-        if target.is_dir():
-            folders.add(target.resolve())
-            for f in sorted(target.glob("*.md")):
-                if is_discussion_file(f):
-                    watcher.add(f)
-        elif target.is_file():
-            from ..model.discussion import Discussion
-
-            _ = Discussion.load(target, ws).text  # a binary file fails here, one line
-            folders.add(target.resolve().parent)
-            watcher.add(target)
-        else:
-            raise DiscussionNotFound(
-                f"nothing to watch at {display_path(target)}: no such file or folder"
-            )
-    explicit_files = {t.resolve() for t in targets if t.is_file()}
-    watched_dirs = {t.resolve() for t in targets if t.is_dir()}
-
-    events: queue.Queue[Path] = queue.Queue()
-
-    class Handler(FileSystemEventHandler):
-        def on_any_event(self, event: FileSystemEvent) -> None:
-            if event.is_directory or event.event_type not in (
-                "modified",
-                "created",
-                "moved",
-                "closed",
-            ):
-                return
-            raw = getattr(event, "dest_path", "") or event.src_path
-            path = Path(os.fsdecode(raw)).resolve()
-            if path in explicit_files or path.parent in watched_dirs:
-                events.put(path)
-
-    observer = Observer()
-    handler = Handler()
-    for folder in sorted(folders):
-        observer.schedule(handler, str(folder), recursive=False)
-    observer.start()
+    targets = watcher.watch(list(paths) or [ws.config.output_directory])
+    changes: queue.Queue[Path] = queue.Queue()
+    observer = observe(targets, changes)
     _log(
         f"watching {len(watcher.files)} discussion file(s) in "
-        + ", ".join(display_path(f) for f in sorted(folders))
+        + ", ".join(display_path(f) for f in sorted(targets.folders))
         + f" (debounce {watcher.debounce:g}s, loop guard {watcher.max_chain} turn(s));"
         " Ctrl-C to stop"
     )
     try:
-        while True:
-            due = watcher.next_due()
-            wait = 0.5 if due is None else max(0.0, min(0.5, due - time.monotonic()))
-            try:
-                path = events.get(timeout=wait)
-                watcher.notify(path)
-                continue
-            except queue.Empty:
-                pass
-            watcher.run_due()
+        watcher.serve(changes)
     except KeyboardInterrupt:
         _log("stopped")
     finally:

@@ -1,4 +1,5 @@
-"""Reading what a model answered (the JSON answer format the prompt asks for), as forgivingly as is safe.
+"""Reading what a model answered (the JSON answer format the prompt asks for), as forgivingly
+as is safe.
 
 Accepted, in order of preference:
 

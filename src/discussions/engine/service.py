@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path, shorten
+from ..views.status import status_of
 
 if TYPE_CHECKING:
     from .deliberation import RoundEvent
@@ -179,18 +180,6 @@ class TurnJob:
         if self.error is not None:
             out["error"] = self.error
         return out
-
-
-def status_of(d: Discussion) -> dict[str, Any]:
-    """The state `status --json` prints: `Discussion.to_dict`, the usage reported so far, and
-    the latest run with what became of it (`runlog.run_state`: running, interrupted...)."""
-    from ..derive.runlog import run_state
-    from ..model.usage import discussion_usage
-
-    data = {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
-    if d.runs:
-        data["run"] = run_state(d.runs).to_dict()
-    return data
 
 
 class DiscussionTools:

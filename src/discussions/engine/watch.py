@@ -1,7 +1,7 @@
 """Answer @mentions when a person saves a discussion file (``discussions watch``).
 
-The `Watcher` holds the rules and is driven by file-change notifications (watchdog in the
-CLI, direct calls in tests):
+The `Watcher` holds the rules and is driven by file-change notifications (watchdog through
+`observe` and `Watcher.serve`, direct calls in tests):
 
 * It remembers the comments it has seen in each file, keyed by author and text (not by line,
   so editing an earlier comment does not make later ones look new).
@@ -20,20 +20,30 @@ CLI, direct calls in tests):
 from __future__ import annotations
 
 import hashlib
+import os
+import queue
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import DiscussionsError
+from ..errors import DiscussionNotFound, DiscussionsError
 from ..model.discussion import Comment, Discussion
 from ..model.storage import is_discussion_file as storage_is_discussion
-from ..settings.workspace import Workspace
+from ..settings.workspace import Workspace, display_path
 from .runner import Runner
+
+if TYPE_CHECKING:
+    from watchdog.observers.api import BaseObserver
 
 DEFAULT_DEBOUNCE = 1.0
 DEFAULT_MAX_CHAIN = 3
+POLL = 0.5
+"""Longest `Watcher.serve` waits for a change before looking at what is due, in seconds."""
+CHANGES = ("modified", "created", "moved", "closed")
+"""The watchdog events that may bring a new comment."""
 
 
 def _key(c: Comment) -> tuple[str, str]:
@@ -78,6 +88,68 @@ class Watcher:
         self.files: dict[Path, _FileState] = {}
         self._due: dict[Path, float] = {}
         self.turns_run = 0
+
+    @classmethod
+    def configured(
+        cls,
+        workspace: Workspace,
+        *,
+        log: Callable[[str], None],
+        provider: str | None = None,
+        debounce: float | None = None,
+        max_chain: int | None = None,
+    ) -> Watcher:
+        """A watcher with `debounce` and `max_chain` as given, else as the ``watch`` section
+        of discussions.yaml says, else the defaults."""
+        settings = workspace.config.section("watch")
+        return cls(
+            workspace,
+            log=log,
+            provider=provider,
+            debounce=debounce
+            if debounce is not None
+            else float(settings.get("debounce", DEFAULT_DEBOUNCE)),
+            max_chain=max_chain
+            if max_chain is not None
+            else int(settings.get("max_chain", DEFAULT_MAX_CHAIN)),
+        )
+
+    def watch(self, targets: Sequence[Path]) -> WatchTargets:
+        """Start watching `targets`: each folder's discussion files (and the new ones later),
+        each file named. Raises `DiscussionNotFound` for a target that is neither."""
+        folders: set[Path] = set()
+        for target in targets:
+            if target.is_dir():
+                folders.add(target.resolve())
+                for f in sorted(target.glob("*.md")):
+                    if is_discussion_file(f):
+                        self.add(f)
+            elif target.is_file():
+                _ = Discussion.load(target, self.workspace).text  # a binary file fails here
+                folders.add(target.resolve().parent)
+                self.add(target)
+            else:
+                raise DiscussionNotFound(
+                    f"nothing to watch at {display_path(target)}: no such file or folder"
+                )
+        return WatchTargets(
+            folders,
+            files={t.resolve() for t in targets if t.is_file()},
+            dirs={t.resolve() for t in targets if t.is_dir()},
+        )
+
+    def serve(self, changes: queue.Queue[Path]) -> None:
+        """Take the changed paths from `changes` (`observe` puts them there) and process each
+        file once it is quiet, until interrupted (KeyboardInterrupt)."""
+        while True:
+            due = self.next_due()
+            wait = POLL if due is None else max(0.0, min(POLL, due - time.monotonic()))
+            try:
+                path = changes.get(timeout=wait)
+            except queue.Empty:
+                self.run_due()
+                continue
+            self.notify(path)
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -251,6 +323,46 @@ class Watcher:
             if c.author in ours:
                 state.seen[_key(c)] += 1
                 state.posted[_key(c)] = ours[c.author]
+
+
+@dataclass(slots=True)
+class WatchTargets:
+    """What `Watcher.watch` watches: the folders to observe and the changes that matter."""
+
+    folders: set[Path]
+    """Every folder to observe (a file's folder, for a file named)."""
+    files: set[Path]
+    """The files named."""
+    dirs: set[Path]
+    """The folders named: each change of a file right in them matters."""
+
+    def wants(self, path: Path) -> bool:
+        """Whether a change of `path` (resolved) matters."""
+        return path in self.files or path.parent in self.dirs
+
+
+def observe(targets: WatchTargets, changes: queue.Queue[Path]) -> BaseObserver:
+    """A started watchdog observer that puts on `changes` each file of `targets` created,
+    modified, moved there or closed. Imports watchdog. Stop it with ``stop()`` and
+    ``join()``."""
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            if event.is_directory or event.event_type not in CHANGES:
+                return
+            raw = getattr(event, "dest_path", "") or event.src_path
+            path = Path(os.fsdecode(raw)).resolve()
+            if targets.wants(path):
+                changes.put(path)
+
+    observer = Observer()
+    handler = Handler()
+    for folder in sorted(targets.folders):
+        observer.schedule(handler, str(folder), recursive=False)
+    observer.start()
+    return observer
 
 
 def _new_comments(comments: list[Comment], seen: Counter[tuple[str, str]]) -> list[Comment]:

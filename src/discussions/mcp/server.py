@@ -2,8 +2,8 @@
 
 The tools are `service.DiscussionTools` (plain methods over the library, shared with the web
 server); this module wraps them in the official `mcp` SDK (2.x, ``MCPServer``). The SDK is
-imported only in `build_server`, so ``discussions mcp --print-config`` and every other command
-never pay for it.
+imported only when `build_server` runs, so ``discussions mcp --print-config`` and every other
+command never pay for it.
 
 Turns run in the background: `start_turn` returns a ticket at once, `turn_result` waits a
 bounded time (at most `service.MAX_WAIT` seconds) and returns progress or the outcome. No call
@@ -12,16 +12,23 @@ blocks past about 50 s, so a client's request timeout is never reached.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from ..engine.service import DiscussionTools, TurnJob
 from ..errors import DiscussionsError
 
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
 __all__ = ["DiscussionTools", "TurnJob", "build_server", "resource_uri", "serve"]
 
 RESOURCE_SCHEME = "discussion"
+
+Call = Callable[..., Any]
+"""A tool's body: calls a `DiscussionTools` method, a library error becoming the tool's error."""
 
 INSTRUCTIONS = (
     "Structured discussions between AI personas and humans, one markdown file each. "
@@ -35,12 +42,9 @@ def resource_uri(path: Path) -> str:
     return f"{RESOURCE_SCHEME}://files/{quote(path.name)}"
 
 
-def build_server(tools: DiscussionTools | None = None) -> Any:
+def build_server(tools: DiscussionTools | None = None) -> MCPServer[Any]:
     """An ``mcp.server.mcpserver.MCPServer`` serving `tools`. Imports the SDK."""
-    import anyio.to_thread
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-    from mcp_types import Resource as MCPResource
+    from mcp.server.mcpserver.exceptions import ToolError
 
     from .. import __version__
 
@@ -51,6 +55,20 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
             return method(*args, **kwargs)
         except DiscussionsError as exc:
             raise ToolError(str(exc)) from None
+
+    server = _server_class(t)(name="discussions", version=__version__, instructions=INSTRUCTIONS)
+    _reading_tools(server, t, call)
+    _writing_tools(server, t, call)
+    _moving_tools(server, t, call)
+    _file_resource(server, t)
+    return server
+
+
+def _server_class(t: DiscussionTools) -> type[MCPServer[Any]]:
+    """``MCPServer`` listing one resource per discussion file besides its own."""
+    import anyio.to_thread
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import Resource as MCPResource
 
     class Server(MCPServer[Any]):
         async def list_resources(self) -> list[MCPResource]:
@@ -63,7 +81,11 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
             ]
             return [*await super().list_resources(), *listed]
 
-    server = Server(name="discussions", version=__version__, instructions=INSTRUCTIONS)
+    return Server
+
+
+def _reading_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tools that read: list_discussions, discussion_status, read_discussion."""
 
     @server.tool()
     def list_discussions(status: str | None = None) -> list[dict[str, Any]]:
@@ -99,6 +121,10 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
                 are dropped first, and `truncated` says when something was left out.
         """
         return call(t.read_discussion, file, comments, max_chars)  # type: ignore[no-any-return]
+
+
+def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tools that write what a person would: new_discussion, add_comment."""
 
     @server.tool()
     def new_discussion(
@@ -137,6 +163,11 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
             vote: READY, CHANGES or REJECT (any case); optional.
         """
         return call(t.add_comment, file, author, text, vote)  # type: ignore[no-any-return]
+
+
+def _moving_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tools that move a discussion on: start_turn and turn_result (a turn in the
+    background), advance (the next phase)."""
 
     @server.tool()
     def start_turn(
@@ -190,6 +221,11 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
         """
         return call(t.advance, file, to)  # type: ignore[no-any-return]
 
+
+def _file_resource(server: MCPServer[Any], t: DiscussionTools) -> None:
+    """The resource template ``discussion://files/{name}``: a discussion file's markdown."""
+    from mcp.server.mcpserver.exceptions import ResourceError
+
     @server.resource(
         f"{RESOURCE_SCHEME}://files/{{name}}",
         name="discussion",
@@ -201,8 +237,6 @@ def build_server(tools: DiscussionTools | None = None) -> Any:
             return t.markdown(unquote(name))
         except DiscussionsError as exc:
             raise ResourceError(str(exc)) from None
-
-    return server
 
 
 def serve() -> None:

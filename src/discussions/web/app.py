@@ -34,7 +34,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from .. import __version__
-from ..engine.service import DiscussionTools, TurnJob, status_of
+from ..engine.service import DiscussionTools, TurnJob
 from ..errors import (
     Busy,
     DiscussionNotFound,
@@ -47,6 +47,7 @@ from ..errors import (
 )
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path
+from ..views.status import status_of
 from . import inputs
 from .access import ApiError, Settings, check_read, check_write, new_token, presented, valid
 from .controls import CSS as CONTROLS_CSS

@@ -85,20 +85,53 @@ def new_discussion_html(ws: Workspace, writable: bool) -> str:
 
 def controls_html(d: Discussion, ws: Workspace, name: str, writable: bool) -> str:
     """The controls section. Without the token the page is read-only and says how to write."""
-    api = "/api/discussions/" + quote(name)
-    exports = (
-        '<p class="exports">Export: '
-        f'<a href="{api}/export?format=html" download>HTML</a> · '
-        f'<a href="{api}/export?format=json" download>JSON</a>'
-        + (' · <button type="button" id="post-button">Write a post</button>' if writable else "")
-        + "</p>"
-    )
+    exports = _exports_html(name, writable)
     if not writable:
         return (
             '<section id="controls" class="readonly"><p>Read-only: open the address '
             "<code>discussions serve</code> printed (it carries the server's token) to comment, "
             f"ask participants or change the phase.</p>{exports}</section>"
         )
+    return f"""<section id="controls">
+{_comment_form()}
+{_turn_form(d, ws)}
+{_phase_form()}
+{exports}
+<p id="notice" role="status" aria-live="polite"></p>
+</section>"""
+
+
+def _exports_html(name: str, writable: bool) -> str:
+    """The export links (and, with the token, the button that writes a post)."""
+    api = "/api/discussions/" + quote(name)
+    return (
+        '<p class="exports">Export: '
+        f'<a href="{api}/export?format=html" download>HTML</a> · '
+        f'<a href="{api}/export?format=json" download>JSON</a>'
+        + (' · <button type="button" id="post-button">Write a post</button>' if writable else "")
+        + "</p>"
+    )
+
+
+def _comment_form() -> str:
+    votes = "".join(
+        f'<label class="check"><input type="radio" name="vote" value="{v}"'
+        f'{" checked" if not v else ""}> {v or "no vote"}</label>'
+        for v in ("", "READY", "CHANGES", "REJECT")
+    )
+    return f"""<form id="comment-form" class="card">
+<h2>Comment</h2>
+<label for="author">Your name</label>
+<input id="author" name="author" autocomplete="name" required maxlength="80">
+<label for="comment-text">Comment (markdown; Q:, TODO:, DECISION:, @mentions work)</label>
+<textarea id="comment-text" name="text" rows="5"></textarea>
+<fieldset><legend>Vote</legend>{votes}</fieldset>
+<button type="submit">Post comment</button>
+</form>"""
+
+
+def _turn_form(d: Discussion, ws: Workspace) -> str:
+    """Ask participants: a box for each of the discussion's, checked; a turn or a run."""
     registry = ws.participants
     boxes = []
     for alias in d.participants:
@@ -107,23 +140,7 @@ def controls_html(d: Discussion, ws: Workspace, name: str, writable: bool) -> st
             f'<label class="check"><input type="checkbox" name="participants" '
             f'value="{escape(alias, quote=True)}" checked> {escape(label)}</label>'
         )
-    votes = "".join(
-        f'<label class="check"><input type="radio" name="vote" value="{v}"'
-        f'{" checked" if not v else ""}> {v or "no vote"}</label>'
-        for v in ("", "READY", "CHANGES", "REJECT")
-    )
-    statuses = "".join(f"<option>{s}</option>" for s in CLOSE_STATUSES)
-    return f"""<section id="controls">
-<form id="comment-form" class="card">
-<h2>Comment</h2>
-<label for="author">Your name</label>
-<input id="author" name="author" autocomplete="name" required maxlength="80">
-<label for="comment-text">Comment (markdown; Q:, TODO:, DECISION:, @mentions work)</label>
-<textarea id="comment-text" name="text" rows="5"></textarea>
-<fieldset><legend>Vote</legend>{votes}</fieldset>
-<button type="submit">Post comment</button>
-</form>
-<form id="turn-form" class="card">
+    return f"""<form id="turn-form" class="card">
 <h2>Ask participants</h2>
 <fieldset><legend>Participants</legend>{"".join(boxes) or "<p>None listed.</p>"}</fieldset>
 <label for="callout">Callout (optional)</label>
@@ -134,8 +151,12 @@ def controls_html(d: Discussion, ws: Workspace, name: str, writable: bool) -> st
 <button type="submit" name="action" value="turn" id="turn-button">Start a turn</button>
 <button type="submit" name="action" value="run" id="run-button">Run rounds</button>
 </div>
-</form>
-<form id="phase-form" class="card">
+</form>"""
+
+
+def _phase_form() -> str:
+    statuses = "".join(f"<option>{s}</option>" for s in CLOSE_STATUSES)
+    return f"""<form id="phase-form" class="card">
 <h2>Phase and status</h2>
 <div class="buttons">
 <button type="button" id="advance-button">Advance to the next phase</button>
@@ -146,7 +167,4 @@ def controls_html(d: Discussion, ws: Workspace, name: str, writable: bool) -> st
 <button type="button" id="close-button">Close</button>
 <button type="button" id="reopen-button">Reopen</button>
 </div>
-</form>
-{exports}
-<p id="notice" role="status" aria-live="polite"></p>
-</section>"""
+</form>"""

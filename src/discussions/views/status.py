@@ -1,0 +1,230 @@
+"""What `discussions status` shows: a discussion's state as lines of text, each made of spans
+with a tone an interface may colour, and as the one JSON-ready object; pure functions over a
+`Discussion`, so the command line, the terminal app, the web view and the MCP server show
+the same thing.
+
+    for line in status_lines(Discussion.load("discussions/feature-x.md"), verbose=True):
+        print(line.text)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..derive.diagnosis import describe
+from ..derive.runlog import run_state
+from ..model.discussion import Discussion
+from ..model.sections import SECTIONS, pick
+from ..model.usage import discussion_usage
+from ..settings.workspace import display_path
+
+TONES = ("strong", "good", "alert", "warning")
+"""What a span's tone may be besides plain (""): bold, success, a human must act, a warning."""
+
+
+@dataclass(slots=True, frozen=True)
+class Span:
+    """A piece of a line, in one tone."""
+
+    text: str
+    """The words; may hold someone else's text (an interface escapes it for its medium)."""
+    tone: str = ""
+    """"" (plain) or one of `TONES`."""
+
+
+@dataclass(slots=True)
+class StatusLine:
+    """One line of the status; no spans for an empty line."""
+
+    spans: list[Span] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The line without tones."""
+        return "".join(s.text for s in self.spans)
+
+
+def _line(text: str = "", tone: str = "") -> StatusLine:
+    return StatusLine([Span(text, tone)] if text else [])
+
+
+def status_of(d: Discussion) -> dict[str, Any]:
+    """The state `status --json` prints: `Discussion.to_dict`, the usage reported so far, and
+    the latest run with what became of it (`runlog.run_state`: running, interrupted...)."""
+    data = {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
+    if d.runs:
+        data["run"] = run_state(d.runs).to_dict()
+    return data
+
+
+def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
+    """The lines `status` prints: phase, who said and voted what, consensus, the latest run,
+    usage, diagnosis, passes, motions, items, pending mentions, warnings. `verbose` adds the
+    TODOs, assignments and done items, and every comment."""
+    lines = [*_escalation(d), *_heading(d), *_authors(d), *_consensus(d)]
+    if d.runs:
+        lines.append(_line(run_state(d.runs).text()))
+    lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_items(d, verbose)]
+    lines += _pending(d)
+    if verbose:
+        lines += _comments(d)
+    return lines + _warnings(d)
+
+
+def _escalation(d: Discussion) -> list[StatusLine]:
+    escalation = d.escalation
+    if escalation is None:
+        return []
+    rest = (
+        f" (line {escalation.line}): the participants did not agree "
+        f"({escalation.value}); a human has to decide: vote, write DECISION:, advance or close."
+    )
+    return [StatusLine([Span("Escalation", "alert"), Span(rest)])]
+
+
+def _heading(d: Discussion) -> list[StatusLine]:
+    info = d.phase_info
+    phase = f"{d.phase} ({info.title})" if info else d.phase
+    if info and info.voting_mode:
+        phase += " - voting"
+    lines = [
+        StatusLine([Span("Discussion: "), Span(d.title, "strong")]),
+        _line(f"File: {display_path(d.path)}"),
+        _line(f"Phase: {phase}"),
+        _line(f"Status: {d.status}"),
+    ]
+    if d.participants:
+        lines.append(_line(f"Participants: {', '.join(d.participants)}"))
+    return lines
+
+
+def author_votes(d: Discussion) -> dict[str, tuple[str | None, str]]:
+    """Each author, in the order they first wrote, with what to show as their vote and the
+    summary of their latest comment. The vote is the one they hold in this phase (the derived
+    `Discussion.votes`); without one, when their latest comment voted, ``no vote in PHASE
+    (voted X before)`` (a vote cast before the votes restarted, or one that does not count,
+    as a background participant's); else None."""
+    votes = d.votes
+    latest: dict[str, tuple[str | None, str]] = {}
+    for c in d.comments:
+        before = f"no vote in {d.phase} (voted {c.vote} before)" if c.vote else None
+        latest[c.author] = (votes.get(c.author) or before, c.summary)
+    return latest
+
+
+def _authors(d: Discussion) -> list[StatusLine]:
+    latest = author_votes(d)
+    lines = [_line(), _line(f"Comments: {len(d.comments)} from {len(latest)} author(s)")]
+    for author, (vote, summary) in latest.items():
+        shown = vote or "no vote"
+        lines.append(_line(f"  {author}: {shown}" + (f" - {summary}" if summary else "")))
+    return lines
+
+
+def _consensus(d: Discussion) -> list[StatusLine]:
+    result = d.consensus_result
+    counts = result.counts
+    verdict = Span("reached", "good") if result.reached else Span("not reached")
+    return [
+        _line(),
+        _line(
+            f"Votes: READY: {counts.get('READY', 0)}, CHANGES: {counts.get('CHANGES', 0)}, "
+            f"REJECT: {counts.get('REJECT', 0)}"
+        ),
+        StatusLine([Span("Consensus: "), verdict, Span(f" ({result.reason})")]),
+    ]
+
+
+def _usage(d: Discussion) -> list[StatusLine]:
+    """Tokens and cost as the AI CLIs reported them, in total and per participant."""
+    usage = discussion_usage(d)
+    if not usage.total.calls:
+        return []
+    lines = [_line(f"Usage: {usage.total.text()}")]
+    lines += [_line(f"  {name}: {t.text()}") for name, t in usage.by_participant.items()]
+    return lines
+
+
+def _diagnosis(d: Discussion) -> list[StatusLine]:
+    diagnosis = describe(d.diagnosis)
+    if not diagnosis:
+        return []
+    return [_line(), *(_line(text) for text in diagnosis)]
+
+
+def _passes(d: Discussion) -> list[StatusLine]:
+    passes = d.passes
+    if not passes:
+        return []
+    who = ", ".join(dict.fromkeys(by for by, _ in passes))
+    return [_line(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")]
+
+
+def _motions(d: Discussion) -> list[StatusLine]:
+    motions = d.motions
+    if not motions:
+        return []
+    texts = ["", f"Motions ({len(motions)}):"]
+    for m in motions:
+        texts.append(f"  line {m.line}, {m.by}: {m.text} - {m.result}")
+        if m.seconded_by:
+            texts.append(f"    seconded by: {', '.join(m.seconded_by)}")
+        if m.counts:
+            c = m.counts
+            texts.append(
+                f"    YES {c.get('YES', 0)}, NO {c.get('NO', 0)}, ABSTAIN {c.get('ABSTAIN', 0)}"
+            )
+        elif m.result == "open" and m.seconded_by:
+            texts.append(f"    ballots in: {len(m.ballots)} (sealed until all are in)")
+        if m.not_counted:
+            texts.append(
+                f"    ballots not counted (not on the council): {', '.join(m.not_counted)}"
+            )
+    return [_line(t) for t in texts]
+
+
+def _items(d: Discussion, verbose: bool) -> list[StatusLine]:
+    """The item sections (`sections.SECTIONS`; open questions, decisions and concerns unless
+    `verbose`)."""
+    listed = SECTIONS if verbose else pick("questions", "decisions", "concerns")
+    lines = []
+    for section in listed:
+        items = d.items_of(section)
+        if not items:
+            continue
+        lines += [_line(), _line(f"{section.heading} ({len(items)}):")]
+        lines += [
+            _line(f"  {section.marker}: {i.text} ({i.author}, line {i.line})") for i in items
+        ]
+    return lines
+
+
+def _pending(d: Discussion) -> list[StatusLine]:
+    pending = d.pending_mentions
+    if not pending:
+        return []
+    lines = [_line(), _line(f"Waiting for ({len(pending)}):")]
+    lines += [_line(f"  @{p.alias} (mentioned by {p.by}, line {p.line})") for p in pending]
+    return lines
+
+
+def _comments(d: Discussion) -> list[StatusLine]:
+    comments = d.comments
+    if not comments:
+        return []
+    lines = [_line(), _line("All comments:")]
+    for c in comments:
+        vote = f" VOTE: {c.vote}" if c.vote else ""
+        via = f" [{c.meta['provider']}]" if "provider" in c.meta else ""
+        lines.append(_line(f"  line {c.line}: {c.author}{via}{vote}"))
+    return lines
+
+
+def _warnings(d: Discussion) -> list[StatusLine]:
+    warnings = d.warnings
+    if not warnings:
+        return []
+    lines = [_line(), _line(f"Warnings ({len(warnings)}):", "warning")]
+    lines += [_line(f"  line {w.line}: {w.message}") for w in warnings]
+    return lines
