@@ -32,9 +32,9 @@ os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
-from discussions.syntax import parse as fmt  # noqa: E402
 from discussions.engine.responses import parse_response  # noqa: E402
 from discussions.model.discussion import Discussion  # noqa: E402
+from discussions.syntax import parse as fmt  # noqa: E402
 from discussions.syntax.markers import extract  # noqa: E402
 
 HEADER = (

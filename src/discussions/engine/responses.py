@@ -1,5 +1,5 @@
-"""Reading what a model answered (the JSON answer format the prompt asks for), as forgivingly
-as is safe.
+"""Reading what a model answered, as forgivingly as is safe (the JSON answer format the
+prompt asks for, and what real models write instead).
 
 Accepted, in order of preference:
 

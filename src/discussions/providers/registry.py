@@ -17,8 +17,8 @@ Which providers a participant tries (`provider_chain`): its ``provider_hint``,
 on PATH in `DETECT_ORDER` (unless ``providers.detect: false``).
 
 Security (README, "Security and limits"): a project's ``providers.yaml`` comes with the
-repository, so a clone could use it to run any command. Its definitions are used only after the user runs
-``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
+repository, so a clone could use it to run any command. Its definitions are used only after the
+user runs ``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
 SHA-256 of ``providers.yaml`` and of every file inside the project that a command names (a
 script argument, or the executable itself), recorded in the user dir's ``trust.yaml`` under the
 project's resolved path. Any change to any of them needs trusting again. A ``providers.yaml``
