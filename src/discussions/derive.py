@@ -17,6 +17,7 @@ import hashlib
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from . import conflicts
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 ITEM_KINDS = ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
 
-_META_PREFIX = "<!--"
 _HEADING_PREFIX = "#"
 
 
@@ -76,6 +76,9 @@ class Comment:
     """What the engine recorded about the comment (provider, duration, failures, digest)."""
     mention_lines: dict[str, int] = field(default_factory=dict)
     """Line of each alias's first mention in the comment."""
+    at: datetime | None = None
+    """When it was written (UTC, to the second), as the tool recorded it in the metadata line;
+    None for a comment that does not say (typed by hand, or written before times were kept)."""
 
     @property
     def summary(self) -> str:
@@ -93,6 +96,7 @@ class Comment:
             "vote": self.vote,
             "mentions": list(self.mentions),
             "meta": dict(self.meta),
+            "at": fmt.utc_stamp(self.at) if self.at else None,
         }
 
 
@@ -260,6 +264,7 @@ def rule_comments(s: State) -> None:
         mention_lines: dict[str, int] = {}
         for mention in found.mentions:
             mention_lines.setdefault(mention.alias, mention.line)
+        meta = engine_meta(block.body)
         comment = Comment(
             author=block.author,
             line=block.line,
@@ -268,8 +273,9 @@ def rule_comments(s: State) -> None:
             vote=found.vote,
             markers=found.markers,
             mentions=list(mention_lines),
-            meta=engine_meta(block.body),
+            meta=meta,
             mention_lines=mention_lines,
+            at=fmt.parse_stamp(meta["at"]) if "at" in meta else None,
         )
         s.comments.append(comment)
         if registry.for_author(block.author) is None:
@@ -520,32 +526,18 @@ def derive(
 
 
 def engine_meta(body: str) -> dict[str, str]:
-    """The ``<!-- provider: ... | key: value -->`` line the engine writes atop a comment."""
-    for raw in body.split("\n", 8)[:8]:
-        line = raw.strip()
-        if line.startswith(_META_PREFIX) and line.endswith("-->"):
-            inner = line[4:-3].strip()
-            if inner.startswith("provider:"):
-                meta: dict[str, str] = {}
-                for part in inner.split(" | "):
-                    key, _, value = part.partition(":")
-                    meta[key.strip()] = value.strip()
-                return meta
-    return {}
+    """The fields of the metadata line the tool writes atop a comment
+    (``<!-- provider: ... | key: value -->``, or ``<!-- at: T -->`` for a person's comment;
+    see `format.comment_meta`)."""
+    inner = fmt.comment_meta(body)
+    return fmt.meta_fields(inner) if inner is not None else {}
 
 
 def strip_meta(body: str) -> str:
-    """`body` without the engine's metadata line."""
+    """`body` without the tool's metadata line."""
     lines = body.split("\n")
-    for i, raw in enumerate(lines[:8]):
-        line = raw.strip()
-        if (
-            line.startswith("<!--")
-            and line.endswith("-->")
-            and line[4:].lstrip().startswith("provider:")
-        ):
-            return "\n".join(lines[:i] + lines[i + 1 :])
-    return body
+    i = fmt.comment_meta_line(lines)
+    return body if i is None else "\n".join(lines[:i] + lines[i + 1 :])
 
 
 def body_digest(body: str) -> str:

@@ -447,7 +447,8 @@ class Discussion:
                 raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
-        self._pending.append(fmt.render_comment(author, fmt.neutralise(text), vote=norm))
+        meta = f"at: {fmt.now_stamp()}"  # when it was said: read back as `Comment.at`
+        self._pending.append(fmt.render_comment(author, fmt.neutralise(text), vote=norm, meta=meta))
         self._state = None
 
     def add_block(self, block: str) -> None:

@@ -271,7 +271,10 @@ class DiscussionTools:
                     break
                 body = body[:budget]
             budget -= len(body)
-            shown.append({"author": c.author, "line": c.line, "vote": c.vote, "text": body})
+            at = c.to_dict()["at"]
+            shown.append(
+                {"author": c.author, "line": c.line, "vote": c.vote, "at": at, "text": body}
+            )
         shown.reverse()
         return {
             "file": display_path(d.path),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import DiscussionsError
 from ..model import Discussion
-from ..rendering import visible_markdown
+from ..rendering import shown_time, visible_markdown
 from ..workspace import Workspace
 
 
@@ -82,8 +82,9 @@ def ago(stamp: float, now: float | None = None) -> str:
 
 
 def comments_markdown(d: Discussion) -> str:
-    """The comments as one markdown document: a heading per comment with author, vote, provider.
-    Read with `rendering.comment_parser` (line breaks kept, so every marker line shows)."""
+    """The comments as one markdown document: a heading per comment with author, vote,
+    provider and when it was written. Read with `rendering.comment_parser` (line breaks kept,
+    so every marker line shows)."""
     parts: list[str] = []
     if not d.comments:
         parts.append("*No comments yet. Press `c` to write one or `t` to run a turn.*")
@@ -92,8 +93,11 @@ def comments_markdown(d: Discussion) -> str:
         if c.vote:
             head += f" — VOTE: {c.vote}"
         provider = c.meta.get("provider") if c.meta else None
-        if provider:
-            head += f"  *(via {provider})*"
+        notes = [f"via {provider}"] if provider else []
+        if c.at is not None:
+            notes.append(shown_time(c.at))
+        if notes:
+            head += f"  *({' · '.join(notes)})*"
         parts += [head, "", visible_markdown(c.body).strip(), "", "---", ""]
     return "\n".join(parts)
 
