@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions import format as fmt
 from discussions.workspace import Workspace
 
 from .conftest import code, out, result_of, run, script_command, write

@@ -134,7 +134,7 @@ class Discussion:
         for alias in aliases:
             workspace.participants.get(alias)  # unknown aliases fail now, not at the first turn
         shown_title = tpl.title_format.replace("{title}", title)
-        stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = fmt.utc_stamp(now or datetime.now(UTC))
         header = fmt.render_header(
             [
                 ("Title", shown_title),

@@ -176,8 +176,8 @@ class TurnEvent:
 
 def render_pass(name: str, meta: Sequence[str] = ()) -> str:
     """The block recording that `name` passed (had nothing to add): an engine marker the parser
-    reads back, with `meta` (``key: value`` parts: the call's provider and usage), and a line
-    a reader sees."""
+    reads back, with `meta` (``key: value`` parts: the call's provider and usage, and ``at``,
+    when it was written: the merge driver orders by it), and a line a reader sees."""
     clean = _clean_field(name)
     args = " | ".join([clean, *(_clean_meta(part) for part in meta)])
     return f"<!-- PASS: {args} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
@@ -364,7 +364,8 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            block = render_pass(participant.name, [*_usage_meta(outcome), f"at: {fmt.now_stamp()}"])
+            meta = [*_usage_meta(outcome), f"at: {fmt.now_stamp()}"]
+            block = render_pass(participant.name, meta)
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
