@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from discussions import Discussion, NotWritable
 from discussions import format as fmt
+from discussions.derive import strip_meta
 from discussions.storage import append
 
 # -- generated files -------------------------------------------------------------------------
@@ -179,7 +180,7 @@ def test_processes_running_comment_at_once_lose_nothing(isolated: Path) -> None:
     for p in procs:
         assert p.wait(timeout=120) == 0
     d = Discussion.load(path)
-    assert sorted(c.body.strip() for c in d.comments) == sorted(
+    assert sorted(strip_meta(c.body).strip() for c in d.comments) == sorted(
         f"from P{k} #{i}" for k in range(6) for i in range(10)
     )
 

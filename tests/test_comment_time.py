@@ -115,7 +115,8 @@ def test_an_ai_turn_records_when_each_answer_was_written(disc: Path) -> None:
     assert len(d.comments) == 2
     for c in d.comments:
         stamp = written_between(c, before, after)
-        assert c.meta["provider"] == "mock" and c.meta["at"] == stamp
+        assert c.meta["provider"] == "mock" and "at" not in c.meta
+        assert f"| at: {stamp} -->" in disc.read_text(encoding="utf-8")
     # The digest still covers the text alone: no integrity warning.
     assert d.warnings == []
     assert code(run("check", "auth.md")) == 0
@@ -149,6 +150,7 @@ def test_mcp_add_comment_records_and_reads_back_the_time(disc: Path) -> None:
     stamp = written_between(Discussion.load(disc).comments[-1], before, after)
     read = tools.read_discussion(str(FILE))
     assert read["comments"][-1]["at"] == stamp
+    assert read["comments"][-1]["text"] == "Through MCP."  # what was said, without machine data
 
 
 # --------------------------------------------------------------------------- readers

@@ -73,7 +73,8 @@ class Comment:
     mentions: list[str] = field(default_factory=list)
     """Aliases mentioned, in order, without duplicates."""
     meta: dict[str, str] = field(default_factory=dict)
-    """What the engine recorded about the comment (provider, duration, failures, digest)."""
+    """What the engine recorded about the comment (provider, duration, failures, digest); the
+    time it was written is `at`."""
     mention_lines: dict[str, int] = field(default_factory=dict)
     """Line of each alias's first mention in the comment."""
     at: datetime | None = None
@@ -265,6 +266,7 @@ def rule_comments(s: State) -> None:
         for mention in found.mentions:
             mention_lines.setdefault(mention.alias, mention.line)
         meta = engine_meta(block.body)
+        stamp = meta.pop("at", None)  # a field of its own: `at`
         comment = Comment(
             author=block.author,
             line=block.line,
@@ -275,7 +277,7 @@ def rule_comments(s: State) -> None:
             mentions=list(mention_lines),
             meta=meta,
             mention_lines=mention_lines,
-            at=fmt.parse_stamp(meta["at"]) if "at" in meta else None,
+            at=fmt.parse_stamp(stamp) if stamp is not None else None,
         )
         s.comments.append(comment)
         if registry.for_author(block.author) is None:

@@ -23,6 +23,10 @@ Pure functions, no I/O. The grammar (DESIGN.md section 4):
   ``<!-- ESCALATION: reason -->``; and for the council (`council`): ``<!-- PASS: name -->``,
   ``<!-- MOTION-RESULT: lapsed|passed|failed | yes: a | no: b | abstain: c | line: n -->``.
 
+* A comment the tool writes carries one metadata line under its ``Name:`` line, an HTML
+  comment: ``<!-- provider: x | duration: 1s | ... | at: T -->`` for an AI's answer,
+  ``<!-- at: T -->`` for a person's (`comment_meta`); ``at`` is when it was written, UTC to
+  the second (`utc_stamp`). A pass records ``at`` in its ``PASS`` marker.
 * A byte-order mark at the start of a line (files concatenated) is ignored, with a warning.
 * What the engine writes is readable as rendered markdown too: a phase transition or status
   change is followed by a visible line (``*Phase changed: a → b*``) that is prose, not

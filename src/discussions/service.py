@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .derive import strip_meta
 from .errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
 from .model import Discussion
 from .workspace import Workspace, display_path, shorten
@@ -264,7 +265,7 @@ class DiscussionTools:
         # Newest first: an older comment that does not fit is left out whole; only the newest
         # one is ever cut short.
         for c in reversed(newest):
-            body = c.body.strip("\n")
+            body = strip_meta(c.body).strip("\n")  # what was said; `at` says when
             if len(body) > budget:
                 truncated = True
                 if shown:
