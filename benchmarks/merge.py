@@ -62,11 +62,11 @@ def comment(i: int, side: str) -> str:
     )
     if i % 5 == 0:
         body += "\n```python\nVOTE: REJECT  # not a vote\n---\nretry()\n```\n"
+    at = f"at: 2026-11-{1 + i // 1440 % 28:02d}T{i // 60 % 24:02d}:{i % 60:02d}:00Z"  # as written
     if i % 2:
-        return fmt.render_comment(
-            "AI-Architect", body, vote="CHANGES", meta=f"provider: mock | duration: {i % 9}.1s"
-        )
-    return fmt.render_comment(["Rob", "Zoë", "Ann"][i % 3], body, vote="READY")
+        meta = f"provider: mock | duration: {i % 9}.1s | {at}"
+        return fmt.render_comment("AI-Architect", body, vote="CHANGES", meta=meta)
+    return fmt.render_comment(["Rob", "Zoë", "Ann"][i % 3], body, vote="READY", meta=at)
 
 
 def appended(base: str, n: int, side: str) -> str:

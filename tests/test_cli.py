@@ -98,8 +98,10 @@ def test_status_json_shape(disc: Path) -> None:
             "vote": "READY",
             "mentions": ["security"],
             "meta": {},
+            "at": data["comments"][0]["at"],
         }
     ]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["comments"][0]["at"])
     assert data["votes"] == {"Rob": "READY"}
     assert set(data["consensus"]) >= {"reached", "outcome", "blocked_by"}
     assert data["questions"][0]["text"] == "JWT? @security"

@@ -745,6 +745,39 @@ def test_check_since_accepts_what_a_merge_of_appends_produces(repo: Path) -> Non
     assert report.files == [path] and report.violations == []
 
 
+def test_comments_of_two_branches_merge_in_the_order_they_were_written(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written on two branches at known times (the clock set per comment), the comments are
+    merged in time order, not by author, with the same bytes whichever branch merges which,
+    and `check --since` accepts the merge against either branch."""
+    path = start_discussion(repo)
+
+    def written(stamp: str, author: str, text: str) -> None:
+        monkeypatch.setattr(fmt, "now_stamp", lambda: stamp)
+        comment(path, author, text)
+
+    git(repo, "checkout", "-q", "-b", "a")
+    written("2026-11-23T10:00:00Z", "Zed", "Zed wrote first.")
+    written("2026-11-23T10:02:00Z", "Zed", "Zed wrote third.")
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "-b", "b", "main")
+    written("2026-11-23T10:01:00Z", "Ann", "Ann wrote second.")
+    commit_all(repo, "b")
+    results = set()
+    for ours, theirs in (("a", "b"), ("b", "a")):
+        git(repo, "checkout", "-q", "-b", f"merge-{ours}", ours)
+        git(repo, "merge", "-q", "--no-edit", theirs)
+        text = path.read_text(encoding="utf-8")
+        said = [text.index(s) for s in ("wrote first", "wrote second", "wrote third")]
+        assert said == sorted(said), text
+        results.add(text)
+        for since in (ours, theirs):
+            result = run_cli("check", "--since", since, str(path))
+            assert result.exit_code == 0, result.output
+    assert len(results) == 1
+
+
 def test_check_since_fails_on_rewrites_and_deletions(repo: Path) -> None:
     path = start_discussion(repo)
     comment(path, "Zed", "Second comment.")

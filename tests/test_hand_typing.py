@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,7 +130,7 @@ def test_engine_appends_to_a_new_file_as_before(isolated: Path) -> None:
     path = isolated / "discussions" / "same.md"
     assert code(run("comment", str(path), "--author", "Rob", "hello")) == 0
     text = path.read_text(encoding="utf-8")
-    assert "*\n\n---\n\nName: Rob\n\nhello\n\n---\n" in text
+    assert re.search(r"\*\n\n---\n\nName: Rob\n\n<!-- at: [0-9TZ:-]+ -->\n\nhello\n\n---\n", text)
     assert "---\n\n---" not in text
 
 

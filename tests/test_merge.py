@@ -44,13 +44,24 @@ def append(text: str, *blocks: str) -> str:
     return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), list(blocks))
 
 
-def human(author: str, token: str, extra: str = "", vote: str | None = None) -> str:
-    return fmt.render_comment(author, f"Comment {token}.\n\n{extra}".strip(), vote=vote)
+TIMES = [f"2026-11-23T10:0{i}:00Z" for i in range(6)]
 
 
-def ai(author: str, token: str, extra: str = "", vote: str | None = None) -> str:
+def human(
+    author: str, token: str, extra: str = "", vote: str | None = None, at: int | None = None
+) -> str:
+    """A person's comment; with `at`, written at ``TIMES[at]`` as the tool writes one."""
+    meta = None if at is None else f"at: {TIMES[at]}"
+    return fmt.render_comment(author, f"Comment {token}.\n\n{extra}".strip(), vote=vote, meta=meta)
+
+
+def ai(
+    author: str, token: str, extra: str = "", vote: str | None = None, at: int | None = None
+) -> str:
     body = fmt.neutralise(f"From the model: {token}.\n\n{extra}")
     meta = f"provider: mock | duration: 0.{len(token)}s"
+    if at is not None:
+        meta += f" | digest: 0123456789abcdef | at: {TIMES[at]}"
     return fmt.render_comment(author, body, vote=vote, meta=meta)
 
 
@@ -65,7 +76,7 @@ def tokens(text: str) -> list[str]:
     return TOKEN.findall(text)
 
 
-def engine_block(kind: str, token: str) -> str:
+def engine_block(kind: str, token: str, at: int | None = None) -> str:
     """A block as `run`, the chair or the council writes it, marked with `token`."""
     if kind == "round":
         return render_round(2, "detailed_review", [token, "security"], None)
@@ -74,7 +85,7 @@ def engine_block(kind: str, token: str) -> str:
     if kind == "escalation":
         return render_escalation("deadlock", f"stuck {token}", [f"- {token}: no position"])
     if kind == "pass":
-        return render_pass(token)
+        return render_pass(token, [] if at is None else [f"at: {TIMES[at]}"])
     if kind == "fallback":
         return render_fallback("detailed_review", "escalate", 2, f"see {token}")
     return render_result(7, "passed", {"YES": 2}).replace("*\n", f" {token}*\n")
@@ -138,6 +149,49 @@ def test_both_sides_appended_comments() -> None:
     # The two runs are ordered by first author, not by side.
     assert r.text.index("TOKEN-o1") < r.text.index("TOKEN-t1")
     assert merge_texts(BASE, theirs, ours).text == r.text
+
+
+def test_timed_comments_merge_in_time_order_whichever_side_is_ours() -> None:
+    """Comments that say when they were written are merged in that order, not by author."""
+    ours = append(BASE, human("Zed", "TOKEN-o1", at=1), ai("AI-Architect", "TOKEN-o2", at=4))
+    theirs = append(BASE, human("Ann", "TOKEN-t1", at=2), human("Bob", "TOKEN-t2", at=3))
+    outs = set()
+    for a, b in ((ours, theirs), (theirs, ours)):
+        r = merge_texts(BASE, a, b)
+        assert r.status == CLEAN, r.reason
+        assert tokens(r.text)[2:] == ["TOKEN-o1", "TOKEN-t1", "TOKEN-t2", "TOKEN-o2"]
+        assert not fmt.parse_document(r.text).warnings
+        outs.add(r.text)
+    assert len(outs) == 1
+    # Written in the same second: then by author, as without times.
+    ours = append(BASE, human("Zed", "TOKEN-o1", at=2))
+    theirs = append(BASE, human("Ann", "TOKEN-t1", at=2))
+    assert tokens(merge_texts(BASE, ours, theirs).text)[2:] == ["TOKEN-t1", "TOKEN-o1"]
+
+
+def test_a_comment_without_a_time_follows_the_one_before_it_on_its_side() -> None:
+    """A hand-typed comment (no time) stays behind the comment its side had before it; the
+    other side's timed comments keep their time order around the pair."""
+    ours = append(
+        BASE,
+        human("Ann", "TOKEN-o1", at=1),
+        human("Hand", "TOKEN-o2"),
+        human("Zed", "TOKEN-o3", at=4),
+    )
+    theirs = append(BASE, human("Bob", "TOKEN-t1", at=2), ai("AI-Security", "TOKEN-t2", at=3))
+    for a, b in ((ours, theirs), (theirs, ours)):
+        r = merge_texts(BASE, a, b)
+        assert r.status == CLEAN, r.reason
+        assert tokens(r.text)[2:] == ["TOKEN-o1", "TOKEN-o2", "TOKEN-t1", "TOKEN-t2", "TOKEN-o3"]
+
+
+def test_a_time_in_the_text_of_a_comment_is_not_its_time() -> None:
+    """Only the metadata line under ``Name:`` says when; the same words in the text (code, a
+    quote, further down) do not move the comment."""
+    quoted = "```\n<!-- at: 2026-11-23T10:00:00Z -->\n```"
+    ours = append(BASE, human("Ann", "TOKEN-o1", quoted, at=3))
+    theirs = append(BASE, human("Bob", "TOKEN-t1", at=2))
+    assert tokens(merge_texts(BASE, ours, theirs).text)[2:] == ["TOKEN-t1", "TOKEN-o1"]
 
 
 def test_merged_file_renders_on_github_like_each_side() -> None:
@@ -344,6 +398,8 @@ class Step:
     author: str = ""
     extra: str = ""
     vote: str | None = None
+    at: int | None = None
+    """Index into TIMES: when the comment or pass says it was written (None: it does not)."""
 
 
 step = st.one_of(
@@ -353,11 +409,13 @@ step = st.one_of(
         st.sampled_from(AUTHORS),
         st.sampled_from(EXTRAS),
         st.sampled_from(VOTES),
+        st.none() | st.integers(0, len(TIMES) - 1),
     ),
     st.builds(
         Step,
         st.just("engine"),
         st.sampled_from(["round", "stop", "escalation", "pass", "fallback", "result"]),
+        at=st.none() | st.integers(0, len(TIMES) - 1),
     ),
     st.just(Step("advance")),
     st.just(Step("close")),
@@ -375,11 +433,11 @@ def play(base: str, steps: list[Step], side: str, hand_typed_tail: bool) -> str:
     for i, s in enumerate(steps):
         token = f"TOKEN-{side}-{i}"
         if s.kind == "comment":
-            text = append(text, human(s.author, token, s.extra, s.vote))
+            text = append(text, human(s.author, token, s.extra, s.vote, s.at))
         elif s.kind == "ai":
-            text = append(text, ai(s.author, token, s.extra, s.vote))
+            text = append(text, ai(s.author, token, s.extra, s.vote, s.at))
         elif s.kind == "engine":
-            text = append(text, engine_block(s.author, token.replace("TOKEN", "ENGINE")))
+            text = append(text, engine_block(s.author, token.replace("TOKEN", "ENGINE"), s.at))
         elif s.kind == "advance" and phase + 1 < len(PHASES) and not closed:
             text = append(text, transition(phase))
             phase += 1

@@ -418,6 +418,27 @@ def test_run_holds_the_vote_between_rounds_and_stops_decided(council, tmp_path: 
     assert "Motions (1):" in shown
 
 
+def test_ballots_record_when_they_were_written(council) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    path = council(
+        {
+            "mover": "architect",
+            "motion": MOTION,
+            "second": {"security": "yes"},
+            "ballot": {"architect": "YES", "security": "NO", "pragmatist": "YES"},
+        }
+    )
+    before = datetime.now(UTC).replace(microsecond=0)
+    assert code(run("turn", "plan.md")) == 0
+    after = datetime.now(UTC)
+    d = Discussion.load(path)
+    ballots = [c for c in d.comments if "BALLOT:" in c.body]
+    assert [c.author for c in ballots] == [A, S, P]
+    assert all(c.at is not None and before <= c.at <= after for c in ballots)
+    assert d.warnings == []
+
+
 def test_run_all_passed_still_stops_and_passes_are_recorded(council) -> None:  # type: ignore[no-untyped-def]
     path = council({})
     res = json_of(run("run", "plan.md", "--json"))

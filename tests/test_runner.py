@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -191,7 +192,12 @@ def test_no_response_sentinel(disc: Path, isolated: Path, providers_file) -> Non
     # Recorded as a pass, not a comment: an engine block the parser reads back, with the
     # provider that answered (as a comment's record has it).
     added = disc.read_bytes()[len(before) :].decode()
-    assert "<!-- PASS: AI-Architect | provider: quiet | tokens: unknown | cost: unknown -->" in added and "passed: nothing to add" in added
+    assert re.search(
+        r"<!-- PASS: AI-Architect \| provider: quiet \| tokens: unknown \| cost: unknown"
+        r" \| at: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ -->",
+        added,
+    )
+    assert "passed: nothing to add" in added
     d = Discussion.load(disc)
     assert d.comments == [] and d.passes == [("AI-Architect", d.passes[0][1])]
     assert d.warnings == []

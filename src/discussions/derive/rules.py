@@ -29,7 +29,6 @@ from .state import Comment, Item, PendingMention, RunMark, State
 if TYPE_CHECKING:
     from ..settings.workspace import Workspace
 
-_META_PREFIX = "<!--"
 _HEADING_PREFIX = "#"
 
 Rule = Callable[[State], None]
@@ -103,6 +102,8 @@ def rule_comments(s: State) -> None:
         mention_lines: dict[str, int] = {}
         for mention in found.mentions:
             mention_lines.setdefault(mention.alias, mention.line)
+        meta = engine_meta(block.body)
+        stamp = meta.pop("at", None)  # a field of its own: `at`
         comment = Comment(
             author=block.author,
             line=block.line,
@@ -111,8 +112,9 @@ def rule_comments(s: State) -> None:
             vote=found.vote,
             markers=found.markers,
             mentions=list(mention_lines),
-            meta=engine_meta(block.body),
+            meta=meta,
             mention_lines=mention_lines,
+            at=fmt.parse_stamp(stamp) if stamp is not None else None,
         )
         s.comments.append(comment)
         if registry.for_author(block.author) is None:
@@ -363,32 +365,18 @@ def derive(
 
 
 def engine_meta(body: str) -> dict[str, str]:
-    """The ``<!-- provider: ... | key: value -->`` line the engine writes atop a comment."""
-    for raw in body.split("\n", 8)[:8]:
-        line = raw.strip()
-        if line.startswith(_META_PREFIX) and line.endswith("-->"):
-            inner = line[4:-3].strip()
-            if inner.startswith("provider:"):
-                meta: dict[str, str] = {}
-                for part in inner.split(" | "):
-                    key, _, value = part.partition(":")
-                    meta[key.strip()] = value.strip()
-                return meta
-    return {}
+    """The fields of the metadata line the tool writes atop a comment
+    (``<!-- provider: ... | key: value -->``, or ``<!-- at: T -->`` for a person's comment;
+    see `format.comment_meta`)."""
+    inner = fmt.comment_meta(body)
+    return fmt.meta_fields(inner) if inner is not None else {}
 
 
 def strip_meta(body: str) -> str:
-    """`body` without the engine's metadata line."""
+    """`body` without the tool's metadata line."""
     lines = body.split("\n")
-    for i, raw in enumerate(lines[:8]):
-        line = raw.strip()
-        if (
-            line.startswith("<!--")
-            and line.endswith("-->")
-            and line[4:].lstrip().startswith("provider:")
-        ):
-            return "\n".join(lines[:i] + lines[i + 1 :])
-    return body
+    i = fmt.comment_meta_line(lines)
+    return body if i is None else "\n".join(lines[:i] + lines[i + 1 :])
 
 
 def body_digest(body: str) -> str:

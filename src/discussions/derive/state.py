@@ -5,6 +5,7 @@ so that every rule module imports them without importing the ruler."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..syntax import parse as fmt
@@ -58,9 +59,13 @@ class Comment:
     mentions: list[str] = field(default_factory=list)
     """Aliases mentioned, in order, without duplicates."""
     meta: dict[str, str] = field(default_factory=dict)
-    """What the engine recorded about the comment (provider, duration, failures, digest)."""
+    """What the engine recorded about the comment (provider, duration, failures, digest); the
+    time it was written is `at`."""
     mention_lines: dict[str, int] = field(default_factory=dict)
     """Line of each alias's first mention in the comment."""
+    at: datetime | None = None
+    """When it was written (UTC, to the second), as the tool recorded it in the metadata line;
+    None for a comment that does not say (typed by hand, or written before times were kept)."""
 
     @property
     def summary(self) -> str:
@@ -78,6 +83,7 @@ class Comment:
             "vote": self.vote,
             "mentions": list(self.mentions),
             "meta": dict(self.meta),
+            "at": fmt.utc_stamp(self.at) if self.at else None,
         }
 
 

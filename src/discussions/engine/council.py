@@ -328,6 +328,6 @@ def _compose(
         failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
         meta.append("failed: " + "; ".join(failed))
     meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
-    meta.append(f"digest: {digest}")
+    meta += [f"digest: {digest}", f"at: {fmt.now_stamp()}"]
     outcome.status = "posted"
     return outcome, fmt.render_comment(participant.name, comment, meta=" | ".join(meta))

@@ -143,8 +143,8 @@ class TurnEvent:
 
 def render_pass(name: str, meta: Sequence[str] = ()) -> str:
     """The block recording that `name` passed (had nothing to add): an engine marker the parser
-    reads back, with `meta` (``key: value`` parts: the call's provider and usage), and a line
-    a reader sees."""
+    reads back, with `meta` (``key: value`` parts: the call's provider and usage, and ``at``,
+    when it was written: the merge driver orders by it), and a line a reader sees."""
     clean = clean_field(name)
     args = " | ".join([clean, *(clean_meta(part) for part in meta)])
     return f"<!-- PASS: {args} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"

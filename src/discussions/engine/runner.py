@@ -221,7 +221,8 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            block = render_pass(participant.name, usage_meta(outcome))
+            meta = [*usage_meta(outcome), f"at: {fmt.now_stamp()}"]
+            block = render_pass(participant.name, meta)
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
@@ -242,7 +243,7 @@ class Runner:
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
         meta.extend(usage_meta(outcome)[1:])
-        meta.append(f"digest: {digest}")
+        meta += [f"digest: {digest}", f"at: {fmt.now_stamp()}"]
         block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
         done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
         outcome.notes.extend(done.lost_messages(d.path))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..derive.rules import strip_meta
 from ..errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path, shorten
@@ -259,14 +260,17 @@ class DiscussionTools:
         # Newest first: an older comment that does not fit is left out whole; only the newest
         # one is ever cut short.
         for c in reversed(newest):
-            body = c.body.strip("\n")
+            body = strip_meta(c.body).strip("\n")  # what was said; `at` says when
             if len(body) > budget:
                 truncated = True
                 if shown:
                     break
                 body = body[:budget]
             budget -= len(body)
-            shown.append({"author": c.author, "line": c.line, "vote": c.vote, "text": body})
+            at = c.to_dict()["at"]
+            shown.append(
+                {"author": c.author, "line": c.line, "vote": c.vote, "at": at, "text": body}
+            )
         shown.reverse()
         return {
             "file": display_path(d.path),

@@ -18,9 +18,19 @@ of another and dropped. Where both sides inserted at the same point:
   besides, that is a conflict too;
 * per phase segment, units both sides hold are written once, in place, and the units only one
   side has are interleaved as in the merge step of a merge sort: each side's order kept, the
-  unit with the smaller (author, hash of its text) key first wherever both have one waiting.
-  That step is symmetric and associative, so the result does not depend on which side is
-  "ours", nor, for three or more branches, on the order they are merged in;
+  unit with the smaller key first wherever both have one waiting. The key is (when the unit
+  was written, its author, a hash of its text): the time the tool records in a comment's
+  metadata line or a pass's marker (``at: 2026-11-23T20:10:00Z``, compared as text, which
+  sorts as the times do). A unit that records no time (typed by hand, written before times
+  were kept, an engine block such as a round) has the empty time, which sorts before every
+  time: one total order on keys, so the step stays symmetric and associative, and the result
+  depends neither on which side is "ours" nor, for three or more branches, on the order they
+  are merged in. What this means for an untimed unit: the merge step places each unit by the
+  largest key of its side up to it, and the empty time never raises that, so an untimed
+  comment stays right behind the unit its side had before it (at the head of a run, it goes
+  first), unless an untimed unit of the other side waits at the same place (then author and
+  hash decide). Timed comments of both sides come in time order where each side's own order
+  allows; comments of one second, or both untimed, go by author and hash, as before times;
 * a hand-typed comment without its closing ``---`` gets one before the next block, and one an
   earlier merge already closed and moved is recognised as the same comment.
 
@@ -35,7 +45,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..syntax.parse import detect_newline, open_fence_at_end, parse_document
+from ..syntax.parse import detect_newline, open_fence_at_end, parse_document, written_at
 
 _SEPARATOR = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.M)
 _NAME_HEAD = re.compile(r"\A(?:[ \t]*\r?\n)*Name:[ \t]*([^\r\n]*)")
@@ -80,7 +90,7 @@ class _Unit:
     markers: tuple[tuple[str, str | None, str], ...] = ()
     """(kind, source, target) of each phase, vote-reset or status marker in it, in order."""
     has_name: bool = False
-    _key: tuple[str, str] | None = None
+    _key: tuple[str, str, str] | None = None
 
     @property
     def is_marker(self) -> bool:
@@ -88,12 +98,14 @@ class _Unit:
         return bool(self.markers)
 
     @property
-    def key(self) -> tuple[str, str]:
-        """Where it goes among other new units: (author, hash of what it says). It does not
-        depend on the side, the newlines or whether the unit was closed by a separator."""
+    def key(self) -> tuple[str, str, str]:
+        """Where it goes among other new units: (when it was written, author, hash of what it
+        says), the time as `format.written_at` reads it (``""`` when the unit does not say,
+        which sorts before every time). It does not depend on the side, the newlines or
+        whether the unit was closed by a separator."""
         if self._key is None:
             data = _content(self.text).encode("utf-8", "surrogatepass")
-            self._key = (self.author, hashlib.sha256(data).hexdigest())
+            self._key = (written_at(self.text), self.author, hashlib.sha256(data).hexdigest())
         return self._key
 
 
@@ -271,8 +283,9 @@ def _content(text: str) -> str:
 
 def _interleave(x: list[_Unit], y: list[_Unit]) -> list[_Unit]:
     """Two runs of new units as one, each run's order kept, the smaller key first wherever
-    both have one waiting (the merge step of a merge sort). It is associative and symmetric,
-    so any number of branches merged in any order give the same sequence."""
+    both have one waiting (the merge step of a merge sort). Keys are totally ordered (see
+    `_Unit.key`), so it is associative and symmetric: any number of branches merged in any
+    order give the same sequence."""
     out: list[_Unit] = []
     i = j = 0
     while i < len(x) and j < len(y):

@@ -112,7 +112,8 @@ def _reading_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
 
     @server.tool()
     def read_discussion(file: str, comments: int = 10, max_chars: int = 20_000) -> dict[str, Any]:
-        """Read a discussion: title, phase, status, votes and its newest comments.
+        """Read a discussion: title, phase, status, votes and its newest comments (author,
+        line, vote, when it was written as `at` in UTC or null, and the text).
 
         Args:
             file: the discussion file (path or name in the discussions folder).

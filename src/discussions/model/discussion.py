@@ -156,7 +156,7 @@ class Discussion:
         for alias in aliases:
             workspace.participants.get(alias)  # unknown aliases fail now, not at the first turn
         shown_title = tpl.title_format.replace("{title}", title)
-        stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = fmt.utc_stamp(now or datetime.now(UTC))
         header = fmt.render_header(
             [
                 ("Title", shown_title),
@@ -409,7 +409,8 @@ class Discussion:
                 raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
-        self._pending.append(fmt.render_comment(author, fmt.neutralise(text), vote=norm))
+        meta = f"at: {fmt.now_stamp()}"  # when it was said: read back as `Comment.at`
+        self._pending.append(fmt.render_comment(author, fmt.neutralise(text), vote=norm, meta=meta))
         self._state = None
 
     def add_block(self, block: str) -> None:

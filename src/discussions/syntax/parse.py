@@ -23,6 +23,10 @@ Pure functions, no I/O. The grammar (README, "The file format"):
   ``<!-- ESCALATION: reason -->``; and for the council (`council`): ``<!-- PASS: name -->``,
   ``<!-- MOTION-RESULT: lapsed|passed|failed | yes: a | no: b | abstain: c | line: n -->``.
 
+* A comment the tool writes carries one metadata line under its ``Name:`` line, an HTML
+  comment: ``<!-- provider: x | duration: 1s | ... | at: T -->`` for an AI's answer,
+  ``<!-- at: T -->`` for a person's (`comment_meta`); ``at`` is when it was written, UTC to
+  the second (`utc_stamp`). A pass records ``at`` in its ``PASS`` marker.
 * A byte-order mark at the start of a line (files concatenated) is ignored, with a warning.
 * What the engine writes is readable as rendered markdown too: a phase transition or status
   change is followed by a visible line (``*Phase changed: a → b*``) that is prose, not
@@ -37,6 +41,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -345,13 +350,93 @@ def is_discussion_text(text: str) -> bool:
 
 
 def comment_meta(body: str) -> str | None:
-    """What the engine recorded about a comment: the inside of the first line
-    ``<!-- provider: ... -->`` at column 0 (``provider: x | duration: 1s``), else None."""
-    for m in _META_LINE.finditer(body):
-        inner = header_comment(m.group(0))
-        if inner is not None and m.group(0).startswith("<!--"):
-            return inner
+    """What the tool recorded about a comment: the inside of its metadata line, else None.
+
+    The metadata line is an HTML comment on a line of its own among the comment's first
+    `META_LINES` lines, indented at most three spaces, whose inside starts with ``provider:``
+    (an AI's answer: ``provider: x | duration: 1s | ... | at: T``) or ``at:`` (a person's
+    comment written by the tool: ``at: T``). `neutralise` leaves no such line in untrusted
+    text (outside code it starts with ``&lt;``, inside code it is indented four spaces), and
+    the tool writes its own line first, so the first one found is always the tool's."""
+    i = comment_meta_line(body.split("\n", META_LINES)[:META_LINES])
+    return None if i is None else _meta_inner(body.split("\n", i + 1)[i])
+
+
+def comment_meta_line(lines: list[str]) -> int | None:
+    """The index of the metadata line (see `comment_meta`) in a comment's `lines`, else None."""
+    for i, line in enumerate(lines[:META_LINES]):
+        if _meta_inner(line) is not None:
+            return i
     return None
+
+
+def meta_fields(inner: str) -> dict[str, str]:
+    """``provider: x | at: T`` -> {"provider": "x", "at": "T"} (keys as written)."""
+    fields: dict[str, str] = {}
+    for part in inner.split(" | "):
+        key, _, value = part.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+def _meta_inner(line: str) -> str | None:
+    line = line.rstrip("\r")
+    rest = line.lstrip(" ")
+    if len(line) - len(rest) > 3 or not rest.startswith("<!--"):
+        return None
+    inner = header_comment(rest)
+    return inner if inner is not None and _META_KEY.match(inner) else None
+
+
+def utc_stamp(when: datetime) -> str:
+    """`when` as the tool records times: UTC to the second, ``2026-11-23T20:10:00Z``. The text
+    sorts as the times do (four-digit years), which the merge driver relies on."""
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return f"{when.year:04d}-{when:%m-%dT%H:%M:%S}Z"
+
+
+def now_stamp() -> str:
+    """The time now, as `utc_stamp` writes it: what every writer records a comment with."""
+    return utc_stamp(datetime.now(UTC))
+
+
+def parse_stamp(text: str) -> datetime | None:
+    """A recorded time (``2026-11-23T20:10:00Z``; any ISO 8601 time, one without an offset
+    taken as UTC) as an aware UTC datetime to the second; None when `text` is not one."""
+    text = text.strip()
+    if not text or len(text) > 40:
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).replace(microsecond=0)
+
+
+def written_at(unit: str) -> str:
+    """When a comment or an engine block says it was written, as `utc_stamp` writes it; ``""``
+    when it does not say. `unit` is what the merge driver cuts a file into: optional blank
+    lines, then a ``Name:`` line and the comment's body (the ``at:`` field of its metadata
+    line), or an engine marker line (the ``at:`` field of its arguments, as a ``PASS`` has)."""
+    head = normalise_newlines("\n".join(unit.split("\n", META_LINES + 8)[: META_LINES + 7]))
+    lines = head.lstrip(" \t\n").split("\n")
+    if not lines:
+        return ""
+    inner: str | None = None
+    if _NAME_LINE.match(lines[0]):
+        i = comment_meta_line(lines[1:])
+        inner = None if i is None else _meta_inner(lines[1 + i])
+    else:
+        m = _ENGINE.match(lines[0])
+        if m is not None:
+            inner = m.group(2).partition("|")[2]
+    if not inner:
+        return ""
+    when = parse_stamp(meta_fields(inner).get("at", ""))
+    return utc_stamp(when) if when else ""
 
 
 def first_heading(text: str) -> str | None:
@@ -364,7 +449,10 @@ def first_heading(text: str) -> str | None:
     return None
 
 
-_META_LINE = re.compile(r"^<!--[ \t]*provider:[^\n]*", re.M)
+META_LINES = 8
+"""How far down a comment its metadata line may stand (the tool writes it right under
+``Name:``; a few lines leave room for blank lines added by hand)."""
+_META_KEY = re.compile(r"(?:provider|at)[ \t]*:")
 _HEADING_LINE = re.compile(r"^#([ \t][^\n]*)", re.M)
 
 

@@ -10,7 +10,7 @@ from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..model.sections import pick
 from ..settings.workspace import Workspace
-from ..views.rendering import visible_markdown
+from ..views.rendering import shown_time, visible_markdown
 
 
 @dataclass(slots=True)
@@ -83,8 +83,9 @@ def ago(stamp: float, now: float | None = None) -> str:
 
 
 def comments_markdown(d: Discussion) -> str:
-    """The comments as one markdown document: a heading per comment with author, vote, provider.
-    Read with `rendering.comment_parser` (line breaks kept, so every marker line shows)."""
+    """The comments as one markdown document: a heading per comment with author, vote,
+    provider and when it was written. Read with `rendering.comment_parser` (line breaks kept,
+    so every marker line shows)."""
     parts: list[str] = []
     if not d.comments:
         parts.append("*No comments yet. Press `c` to write one or `t` to run a turn.*")
@@ -93,8 +94,11 @@ def comments_markdown(d: Discussion) -> str:
         if c.vote:
             head += f" — VOTE: {c.vote}"
         provider = c.meta.get("provider") if c.meta else None
-        if provider:
-            head += f"  *(via {provider})*"
+        notes = [f"via {provider}"] if provider else []
+        if c.at is not None:
+            notes.append(shown_time(c.at))
+        if notes:
+            head += f"  *({' · '.join(notes)})*"
         parts += [head, "", visible_markdown(c.body).strip(), "", "---", ""]
     return "\n".join(parts)
 

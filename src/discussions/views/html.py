@@ -25,7 +25,7 @@ from ..derive.state import Comment, Item
 from ..derive.voting import VOTES
 from ..model.discussion import Discussion
 from ..model.sections import BY_KEY, SECTIONS
-from .rendering import comment_parser, preamble_markdown, visible_markdown
+from .rendering import comment_parser, preamble_markdown, shown_time, visible_markdown
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -82,8 +82,8 @@ aside#panel li { margin: .2rem 0; overflow-wrap: anywhere; }
 aside#panel p { margin: .25rem 0; }
 aside#panel table { width: 100%; border-collapse: collapse; }
 aside#panel td { padding: .15rem .25rem; border-bottom: 1px solid var(--line); }
-.by, .meta, .muted { color: var(--muted); }
-.meta { font-size: .85rem; }
+.by, .meta, .muted, article.comment time { color: var(--muted); }
+.meta, article.comment time { font-size: .85rem; }
 section#preamble { border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
 article.comment { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem;
   content-visibility: auto; contain-intrinsic-size: auto 12rem; }
@@ -223,6 +223,9 @@ def comment_html(c: Comment) -> str:
     ]
     if c.vote:
         parts.append(vote_badge(c.vote))
+    if c.at is not None:
+        stamp = c.to_dict()["at"]
+        parts.append(f'<time datetime="{_esc(stamp)}">{_esc(shown_time(c.at))}</time>')
     parts.append(_meta_line(c.meta))
     parts.append(f'<a class="line" href="#L{c.line}">line {c.line}</a></header>')
     parts.append(f'<div class="body">{_comment_body(c.body)}</div></article>')

@@ -9,6 +9,7 @@ and the HTML export (`htmlview`).
   comment (``<!-- provider: ... -->``, ``<!-- PHASE-TRANSITION: ... -->``) are machine data
   the reader does not see, as on GitHub.
 * Tables and strikethrough work as on GitHub.
+* When a comment was written shows as ``2026-11-23 20:10 UTC`` (`shown_time`) in every view.
 
     parser = comment_parser()          # a fresh markdown-it parser with these settings
     text = visible_markdown(body)      # what of `body` is shown
@@ -20,6 +21,8 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from markdown_it import MarkdownIt
     from markdown_it.rules_core import StateCore
 
@@ -83,3 +86,9 @@ def preamble_markdown(d: Discussion) -> str:
     if head.rstrip() == f"# {d.title}":
         text = rest
     return text.strip("\n")
+
+
+def shown_time(at: datetime) -> str:
+    """When a comment was written, for a reader: ``2026-11-23 20:10 UTC`` (the file records
+    the second; the views show the minute, in UTC, so every reader sees the same words)."""
+    return f"{at:%Y-%m-%d %H:%M} UTC"
