@@ -29,13 +29,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from discussions.git.merge import merge_texts  # noqa: E402
-from discussions.syntax import parse as fmt  # noqa: E402
+from discussions.syntax.render import (  # noqa: E402
+    analyse_tail,
+    join_blocks,
+    render_comment,
+    render_header,
+)
 
 PY = sys.executable
 
 
 def discussion(size_mb: float) -> str:
-    text = fmt.render_header(
+    text = render_header(
         [
             ("Title", "Big"),
             ("Phase", "initial_feedback"),
@@ -51,7 +56,7 @@ def discussion(size_mb: float) -> str:
         blocks.append(comment(i, "base"))
         size += len(blocks[-1]) + 8
         i += 1
-    return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), blocks)
+    return text + join_blocks(analyse_tail(text, at_file_start=True), blocks)
 
 
 def comment(i: int, side: str) -> str:
@@ -65,13 +70,13 @@ def comment(i: int, side: str) -> str:
     at = f"at: 2026-11-{1 + i // 1440 % 28:02d}T{i // 60 % 24:02d}:{i % 60:02d}:00Z"  # as written
     if i % 2:
         meta = f"provider: mock | duration: {i % 9}.1s | {at}"
-        return fmt.render_comment("AI-Architect", body, vote="CHANGES", meta=meta)
-    return fmt.render_comment(["Rob", "Zoë", "Ann"][i % 3], body, vote="READY", meta=at)
+        return render_comment("AI-Architect", body, vote="CHANGES", meta=meta)
+    return render_comment(["Rob", "Zoë", "Ann"][i % 3], body, vote="READY", meta=at)
 
 
 def appended(base: str, n: int, side: str) -> str:
     blocks = [comment(i, side) for i in range(n)]
-    return base + fmt.join_blocks(fmt.analyse_tail(base, at_file_start=True), blocks)
+    return base + join_blocks(analyse_tail(base, at_file_start=True), blocks)
 
 
 def compare(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:

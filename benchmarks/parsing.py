@@ -34,8 +34,9 @@ os.chdir(WORK)
 
 from discussions.engine.responses import parse_response  # noqa: E402
 from discussions.model.discussion import Discussion  # noqa: E402
-from discussions.syntax import parse as fmt  # noqa: E402
 from discussions.syntax.markers import extract  # noqa: E402
+from discussions.syntax.parse import parse_document  # noqa: E402
+from discussions.syntax.render import neutralise  # noqa: E402
 
 HEADER = (
     "<!-- DISCUSSION -->\n<!-- Title: Bench -->\n<!-- Phase: initial_feedback -->\n"
@@ -73,7 +74,7 @@ def full_state(text: str) -> Callable[[], object]:
 
 
 def parse_doc(text: str) -> Callable[[], object]:
-    return lambda: fmt.parse_document(text)
+    return lambda: parse_document(text)
 
 
 def markers(text: str) -> Callable[[], object]:
@@ -85,7 +86,7 @@ def answer(text: str) -> Callable[[], object]:
 
 
 def neutral(text: str) -> Callable[[], object]:
-    return lambda: fmt.neutralise(text)
+    return lambda: neutralise(text)
 
 
 # name -> (base size, builds the timed call for size n)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from discussions.errors import DiscussionExists
 from discussions.model import adr
 from discussions.model.discussion import Discussion
-from discussions.syntax.parse import render_comment
+from discussions.syntax.render import render_comment
 
 
 def run(*args: str):  # type: ignore[no-untyped-def]

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from discussions import Discussion, NotWritable
 from discussions.derive.rules import strip_meta
 from discussions.model.storage import append
-from discussions.syntax import parse as fmt
+from discussions.syntax.parse import is_discussion_text, parse_document
+from discussions.syntax.render import neutralise, render_comment
+from discussions.syntax.text import decode
 
 # -- generated files -------------------------------------------------------------------------
 
@@ -75,7 +77,7 @@ votes = st.sampled_from([None, "READY", "changes", "Reject"])
 
 
 def _is_discussion(data: bytes) -> bool:
-    return fmt.is_discussion_text(fmt.decode(data)[0])
+    return is_discussion_text(decode(data)[0])
 
 
 def _comments(path: Path) -> list[tuple[str, int, str | None]]:
@@ -98,8 +100,8 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
             text = "something"
         # What a provider says is untrusted: neutralise it, as the runner does.
         d.add_block(
-            fmt.render_comment(
-                " ".join(author.split()), fmt.neutralise(text), vote=vote.upper() if vote else None
+            render_comment(
+                " ".join(author.split()), neutralise(text), vote=vote.upper() if vote else None
             )
         )
         if not _is_discussion(original):
@@ -118,7 +120,7 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
         if vote:
             assert after[-1][2] == vote.upper()
         new_markers = Discussion.load(path)._s.doc.engine_markers
-        old = fmt.parse_document(fmt.decode(original)[0]).engine_markers
+        old = parse_document(decode(original)[0]).engine_markers
         assert len(new_markers) == len(old)
 
 
@@ -144,7 +146,7 @@ def test_threads_appending_at_once_lose_nothing(isolated: Path) -> None:
 
     def worker(k: int) -> None:
         for i in range(per_thread):
-            append(path, [fmt.render_comment(f"W{k}", f"message {k}-{i}\n" * 20)])
+            append(path, [render_comment(f"W{k}", f"message {k}-{i}\n" * 20)])
 
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
     for t in threads:
@@ -223,6 +225,6 @@ def test_failed_write_leaves_file_unchanged(isolated: Path, monkeypatch) -> None
     from discussions import DiscussionsError
 
     with pytest.raises(DiscussionsError, match="disk full; file unchanged"):
-        append(path, [fmt.render_comment("Rob", "x" * 1000)])
+        append(path, [render_comment("Rob", "x" * 1000)])
     monkeypatch.undo()
     assert path.read_bytes() == original

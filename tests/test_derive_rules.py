@@ -10,7 +10,7 @@ import pytest
 from discussions.derive.rules import body_digest, derive, engine_meta, parse_score, strip_meta
 from discussions.derive.state import State
 from discussions.settings.workspace import Workspace
-from discussions.syntax.parse import render_comment, render_phase_transition
+from discussions.syntax.render import render_comment, render_phase_transition
 
 HEADER = """\
 <!-- DISCUSSION -->

@@ -8,7 +8,7 @@ from pathlib import Path
 from discussions import Discussion
 from discussions.engine import chair, phases
 from discussions.engine.council import render_result
-from discussions.syntax.parse import render_comment
+from discussions.syntax.render import render_comment
 
 from .conftest import write
 

@@ -11,7 +11,7 @@ from discussions import Discussion
 from discussions.engine.turns import select_participants
 from discussions.engine.visibility import label, view_for
 from discussions.errors import UnknownParticipant
-from discussions.syntax.parse import render_comment
+from discussions.syntax.render import render_comment
 
 from .conftest import write
 

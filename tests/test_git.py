@@ -24,7 +24,9 @@ from discussions.git.merge import split_blocks
 from discussions.git.setup import driver_warning
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
-from discussions.syntax import parse as fmt
+from discussions.syntax import clock
+from discussions.syntax.parse import parse_document
+from discussions.syntax.render import render_header
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -228,7 +230,7 @@ def test_merge_two_branches_with_the_driver(repo: Path) -> None:
         set(expected_comments(theirs_text))
         | set(expected_comments(git(repo, "show", f"a:{FILE}").stdout))
     )
-    doc = fmt.parse_document(text)
+    doc = parse_document(text)
     assert [m.target for m in doc.engine_markers if m.kind == "phase-transition"] == [
         "detailed_review"
     ]
@@ -275,7 +277,7 @@ def test_random_two_branch_cases_merge_and_rebase(repo: Path, seed: int) -> None
         assert not markers_present(text)
         for line in said:
             assert text.count(line) == 1
-        doc = fmt.parse_document(text)
+        doc = parse_document(text)
         assert not doc.warnings
         sources = [m.source for m in doc.engine_markers if m.kind == "phase-transition"]
         assert len(sources) == len(set(sources))
@@ -419,7 +421,7 @@ def test_resolve_refuses_without_conflict(repo: Path) -> None:
 
 
 def test_merge_file_command_contract(tmp_path: Path) -> None:
-    base = fmt.render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
+    base = render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
     assert base.startswith("<!-- DISCUSSION -->")
     ours = base + "\nName: Ann\n\nOne.\n\n---\n"
     theirs = base + "\nName: Bob\n\nTwo.\n\n---\n"
@@ -450,7 +452,7 @@ def test_merge_file_command_contract(tmp_path: Path) -> None:
 
 def test_driver_main_without_the_command_line(tmp_path: Path) -> None:
     """The fast path `python -m discussions merge-file` can take before importing click."""
-    base = fmt.render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
+    base = render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
     paths = []
     for name, text in (("O", base), ("A", base + "\nName: Ann\n\nOne.\n\n---\n"), ("B", base)):
         (tmp_path / name).write_text(text)
@@ -474,7 +476,7 @@ def test_edits_and_appends_on_both_sides_merge(tmp_path: Path) -> None:
     """A typo fixed in the context on one side while both sides appended comments: the edit
     merges line by line, the comments block by block, no conflict."""
     base = (
-        fmt.render_header([("Title", "T")])
+        render_header([("Title", "T")])
         + "\n# T\n\nTeh context.\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
     )
     ours = base.replace("Teh", "The") + "\nName: Ann\n\nOne.\n\n---\n"
@@ -570,7 +572,7 @@ def test_a_repository_cannot_run_its_own_code_through_the_driver(
 
 
 def engine_kinds(text: str) -> list[str]:
-    return [m.kind for m in fmt.parse_document(text).engine_markers]
+    return [m.kind for m in parse_document(text).engine_markers]
 
 
 def test_run_on_one_branch_advance_on_the_other_keeps_every_engine_block(repo: Path) -> None:
@@ -754,7 +756,7 @@ def test_comments_of_two_branches_merge_in_the_order_they_were_written(
     path = start_discussion(repo)
 
     def written(stamp: str, author: str, text: str) -> None:
-        monkeypatch.setattr(fmt, "now_stamp", lambda: stamp)
+        monkeypatch.setattr(clock, "now_stamp", lambda: stamp)
         comment(path, author, text)
 
     git(repo, "checkout", "-q", "-b", "a")
@@ -830,7 +832,7 @@ def test_check_since_checks_discussions_without_the_header(repo: Path) -> None:
     post = folder / "notes.post.md"  # an export that quotes a comment: derived, not checked
     post.write_text(HEADERLESS)
     binary = folder / "blob.md"  # the header, but a NUL byte: a binary file
-    binary.write_bytes(fmt.render_header([("Title", "B")]).encode() + b"\x00\n")
+    binary.write_bytes(render_header([("Title", "B")]).encode() + b"\x00\n")
     commit_all(repo, "headerless")
     path.write_text(HEADERLESS.replace("First point.", "First point, rewritten."))
     late.write_text(late.read_text().replace("Hi.", "Hello."))
@@ -922,7 +924,7 @@ def test_random_three_branch_cases_with_hand_edits(repo: Path, seed: int) -> Non
         assert not markers_present(text)
         for line in said:
             assert text.count(line) == 1
-        assert not fmt.parse_document(text).warnings
+        assert not parse_document(text).warnings
     check_clean(path)
 
 

@@ -20,10 +20,20 @@ from discussions.engine.council import render_result
 from discussions.engine.deliberation import render_escalation, render_round, render_stop
 from discussions.engine.runner import render_pass
 from discussions.git.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts, split_blocks
-from discussions.syntax import parse as fmt
+from discussions.syntax.parse import parse_document
+from discussions.syntax.render import (
+    analyse_tail,
+    join_blocks,
+    join_for_append,
+    neutralise,
+    render_comment,
+    render_header,
+    render_phase_transition,
+    render_status_change,
+)
 
 PHASES = ["initial_feedback", "detailed_review", "consensus_vote"]
-HEADER = fmt.render_header(
+HEADER = render_header(
     [
         ("Title", "Merge me"),
         ("Phase", "initial_feedback"),
@@ -41,7 +51,7 @@ ENGINE = re.compile(r"ENGINE-[0-9a-z-]+")
 
 
 def append(text: str, *blocks: str) -> str:
-    return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), list(blocks))
+    return text + join_blocks(analyse_tail(text, at_file_start=True), list(blocks))
 
 
 TIMES = [f"2026-11-23T10:0{i}:00Z" for i in range(6)]
@@ -52,21 +62,21 @@ def human(
 ) -> str:
     """A person's comment; with `at`, written at ``TIMES[at]`` as the tool writes one."""
     meta = None if at is None else f"at: {TIMES[at]}"
-    return fmt.render_comment(author, f"Comment {token}.\n\n{extra}".strip(), vote=vote, meta=meta)
+    return render_comment(author, f"Comment {token}.\n\n{extra}".strip(), vote=vote, meta=meta)
 
 
 def ai(
     author: str, token: str, extra: str = "", vote: str | None = None, at: int | None = None
 ) -> str:
-    body = fmt.neutralise(f"From the model: {token}.\n\n{extra}")
+    body = neutralise(f"From the model: {token}.\n\n{extra}")
     meta = f"provider: mock | duration: 0.{len(token)}s"
     if at is not None:
         meta += f" | digest: 0123456789abcdef | at: {TIMES[at]}"
-    return fmt.render_comment(author, body, vote=vote, meta=meta)
+    return render_comment(author, body, vote=vote, meta=meta)
 
 
 def transition(i: int) -> str:
-    return fmt.render_phase_transition(PHASES[i], PHASES[i + 1])
+    return render_phase_transition(PHASES[i], PHASES[i + 1])
 
 
 BASE = append(HEADER + PREAMBLE, human("Rob", "TOKEN-base-1"), ai("AI-Architect", "TOKEN-base-2"))
@@ -99,7 +109,7 @@ def engine_tokens(text: str) -> list[str]:
 
 def phase_by_line(text: str, pattern: re.Pattern[str]) -> dict[str, str]:
     """The phase each token of `pattern` is in, by its line and the transitions before it."""
-    doc = fmt.parse_document(text)
+    doc = parse_document(text)
     changes = [(m.line, m.target) for m in doc.engine_markers if m.kind == "phase-transition"]
     out: dict[str, str] = {}
     for m in pattern.finditer(text):
@@ -114,7 +124,7 @@ def phase_by_line(text: str, pattern: re.Pattern[str]) -> dict[str, str]:
 
 def phase_by_token(text: str) -> dict[str, str]:
     """The phase each comment (by its token) was written in, read with the project's parser."""
-    doc = fmt.parse_document(text)
+    doc = parse_document(text)
     changes = [(m.line, m.target) for m in doc.engine_markers if m.kind == "phase-transition"]
     out: dict[str, str] = {}
     for c in doc.comments:
@@ -144,7 +154,7 @@ def test_both_sides_appended_comments() -> None:
     assert r.status == CLEAN
     assert r.text.startswith(BASE)
     assert sorted(tokens(r.text)) == sorted(set(tokens(ours)) | set(tokens(theirs)))
-    assert not fmt.parse_document(r.text).warnings
+    assert not parse_document(r.text).warnings
     assert (r.added_ours, r.added_theirs, r.shared) == (2, 1, 0)
     # The two runs are ordered by first author, not by side.
     assert r.text.index("TOKEN-o1") < r.text.index("TOKEN-t1")
@@ -160,7 +170,7 @@ def test_timed_comments_merge_in_time_order_whichever_side_is_ours() -> None:
         r = merge_texts(BASE, a, b)
         assert r.status == CLEAN, r.reason
         assert tokens(r.text)[2:] == ["TOKEN-o1", "TOKEN-t1", "TOKEN-t2", "TOKEN-o2"]
-        assert not fmt.parse_document(r.text).warnings
+        assert not parse_document(r.text).warnings
         outs.add(r.text)
     assert len(outs) == 1
     # Written in the same second: then by author, as without times.
@@ -221,7 +231,7 @@ def test_same_transition_on_both_sides_written_once() -> None:
 
 def test_divergent_phase_moves_conflict() -> None:
     ours = append(BASE, transition(0))
-    theirs = append(BASE, fmt.render_phase_transition("initial_feedback", "consensus_vote"))
+    theirs = append(BASE, render_phase_transition("initial_feedback", "consensus_vote"))
     r = merge_texts(BASE, ours, theirs)
     assert r.status == CONFLICT
     assert "phase or status" in r.reason
@@ -231,14 +241,14 @@ def test_divergent_phase_moves_conflict() -> None:
 
 
 def test_divergent_status_changes_conflict() -> None:
-    ours = append(BASE, fmt.render_status_change("OPEN", "CLOSED"))
-    theirs = append(BASE, fmt.render_status_change("OPEN", "ACCEPTED"))
+    ours = append(BASE, render_status_change("OPEN", "CLOSED"))
+    theirs = append(BASE, render_status_change("OPEN", "ACCEPTED"))
     assert merge_texts(BASE, ours, theirs).status == CONFLICT
 
 
 def test_marker_size_is_honoured() -> None:
     ours = append(BASE, transition(0))
-    theirs = append(BASE, fmt.render_status_change("OPEN", "CLOSED"))
+    theirs = append(BASE, render_status_change("OPEN", "CLOSED"))
     r = merge_texts(BASE, ours, theirs, marker_size=10)
     assert "\n<<<<<<<<<< ours\n" in r.text and "\n==========\n" in r.text
 
@@ -274,7 +284,7 @@ def test_hand_typed_comment_without_separator_gets_one() -> None:
     theirs = append(BASE, ai("AI-Architect", "TOKEN-t1"))
     r = merge_texts(BASE, ours, theirs)
     assert r.status == CLEAN
-    doc = fmt.parse_document(r.text)
+    doc = parse_document(r.text)
     assert not doc.warnings
     authors = [c.author for c in doc.comments]
     assert authors.count("Zed") == 1 and authors.count("AI-Architect") == 2
@@ -289,8 +299,8 @@ def test_fresh_file_from_template_both_append() -> None:
     r = merge_texts(base, ours, theirs)
     assert r.status == CLEAN
     assert r.text.count("*Discussion begins below") == 1
-    assert not fmt.parse_document(r.text).warnings
-    assert len(fmt.parse_document(r.text).comments) == 2
+    assert not parse_document(r.text).warnings
+    assert len(parse_document(r.text).comments) == 2
 
 
 def test_edit_of_existing_text_needs_a_line_merge() -> None:
@@ -311,7 +321,7 @@ def test_unfinished_comment_gets_its_code_block_closed_too() -> None:
     r = merge_texts(BASE, ours, theirs)
     assert r.status == CLEAN
     assert "```python\nprint(1)\n```\n\n---\n\nName: Bob\n" in r.text
-    assert not fmt.parse_document(r.text).warnings
+    assert not parse_document(r.text).warnings
 
 
 def test_new_parse_warning_is_a_conflict() -> None:
@@ -426,7 +436,7 @@ def play(base: str, steps: list[Step], side: str, hand_typed_tail: bool) -> str:
     """Apply `steps` to `base` as the engine would; phase and status moves follow one shared
     plan (the template's phase order, then OPEN -> CLOSED), so the sides agree."""
     text = base
-    doc = fmt.parse_document(base)
+    doc = parse_document(base)
     moves = [m.target for m in doc.engine_markers if m.kind == "phase-transition"]
     phase = PHASES.index(moves[-1]) if moves else 0
     closed = any(m.kind == "status-change" for m in doc.engine_markers)
@@ -442,11 +452,11 @@ def play(base: str, steps: list[Step], side: str, hand_typed_tail: bool) -> str:
             text = append(text, transition(phase))
             phase += 1
         elif s.kind == "close" and not closed and phase + 1 == len(PHASES):
-            text = append(text, fmt.render_status_change("OPEN", "CLOSED"))
+            text = append(text, render_status_change("OPEN", "CLOSED"))
             closed = True
     if hand_typed_tail:  # typed in an editor: a separator before it, none after it
         block = f"Name: Hand\n\nTyped in an editor TOKEN-{side}-hand.\n"
-        joined = fmt.join_for_append(fmt.analyse_tail(text, at_file_start=True), block)
+        joined = join_for_append(analyse_tail(text, at_file_start=True), block)
         text += joined.removesuffix("\n---\n")
     return text
 
@@ -485,7 +495,7 @@ def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
     seen = {**phase_by_token(ours), **phase_by_token(theirs)}
     assert phase_by_token(r.text) == seen
     # Shared markers written once, no parse warning, no comment swallowing another.
-    doc = fmt.parse_document(r.text)
+    doc = parse_document(r.text)
     assert not doc.warnings
     moves = [m for m in doc.engine_markers if m.kind != "vote-reset"]
     sources = [m.source for m in moves if m.kind == "phase-transition"]
@@ -523,13 +533,13 @@ def test_rebase_replay_one_commit_at_a_time(
     assert sorted(tokens(head)) == sorted(expected)
     engine = set(engine_tokens(upstream)) | set(engine_tokens(previous))
     assert sorted(engine_tokens(head)) == sorted(engine)
-    assert not fmt.parse_document(head).warnings
+    assert not parse_document(head).warnings
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_divergent_moves_conflict_whatever_the_newline(newline: str) -> None:
     ours = append(BASE, human("Ann", "TOKEN-o1"), transition(0))
-    theirs = append(BASE, fmt.render_status_change("OPEN", "CLOSED"))
+    theirs = append(BASE, render_status_change("OPEN", "CLOSED"))
     r = merge_texts(*(t.replace("\n", newline) for t in (BASE, ours, theirs)))
     assert r.status == CONFLICT
     assert f"{newline}<<<<<<< ours{newline}" in r.text
@@ -544,11 +554,11 @@ free_step = st.one_of(
 def play_free(base: str, steps: list[Step], side: str) -> str:
     """Like `play`, but phase moves need not follow a shared plan: sides may diverge."""
     text = base
-    phase = fmt.parse_document(base).header.get("phase", PHASES[0])
+    phase = parse_document(base).header.get("phase", PHASES[0])
     for i, s in enumerate(steps):
         if s.kind == "to":
             if s.author != phase:
-                text = append(text, fmt.render_phase_transition(phase, s.author))
+                text = append(text, render_phase_transition(phase, s.author))
                 phase = s.author
         else:
             text = play(text, [s], f"{side}{i}x", False)
@@ -610,7 +620,7 @@ def test_branches_merged_in_any_order_give_the_same_bytes(case: tuple[object, ..
     for s in sides:
         seen.update(phase_by_token(s))
     assert phase_by_token(text) == seen
-    assert not fmt.parse_document(text).warnings
+    assert not parse_document(text).warnings
 
 
 TYPO_BASE = append(BASE, human("Rob", "TOKEN-base-3", "We shoud cache it.", vote="READY"))
@@ -637,7 +647,7 @@ def test_typo_fixed_in_the_last_comment_then_both_comment() -> None:
     text = out.decode()
     assert "We should cache it." in text and "shoud" not in text
     assert tokens(text) == tokens(TYPO_BASE) + ["TOKEN-o1", "TOKEN-t1"]
-    assert not fmt.parse_document(text).warnings
+    assert not parse_document(text).warnings
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -672,7 +682,7 @@ def test_three_branches_with_hand_edits_of_the_last_comment(
     assert sorted(tokens(text)) == sorted({t for s in sides for t in tokens(s)})
     assert sorted(engine_tokens(text)) == sorted({t for s in sides for t in engine_tokens(s)})
     assert ("We should cache it." in text) == any(typos)
-    assert not fmt.parse_document(text).warnings
+    assert not parse_document(text).warnings
 
 
 def test_typo_fix_over_an_unfinished_comment_a_merge_moved() -> None:
@@ -693,4 +703,4 @@ def test_typo_fix_over_an_unfinished_comment_a_merge_moved() -> None:
     text = out.decode()
     assert "We should cache it." in text
     assert sorted(tokens(text)) == sorted({*tokens(ours), *tokens(theirs)})
-    assert not fmt.parse_document(text).warnings
+    assert not parse_document(text).warnings

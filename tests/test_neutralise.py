@@ -13,8 +13,18 @@ from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discussions.syntax import parse as fmt
 from discussions.syntax.markers import extract
+from discussions.syntax.meta import comment_meta
+from discussions.syntax.parse import parse_document
+from discussions.syntax.render import (
+    analyse_tail,
+    join_blocks,
+    neutralise,
+    render_comment,
+    render_phase_transition,
+    render_status_change,
+)
+from discussions.syntax.text import normalise_newlines
 
 FILE = (
     "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n# T\n\n"
@@ -36,10 +46,10 @@ def setext_headings(html: str) -> int:
 
 
 def append(text: str, *blocks: str) -> str:
-    return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), list(blocks))
+    return text + join_blocks(analyse_tail(text, at_file_start=True), list(blocks))
 
 
-SENTINEL = fmt.render_comment("Zed", "Sentinel paragraph.", vote="CHANGES")
+SENTINEL = render_comment("Zed", "Sentinel paragraph.", vote="CHANGES")
 
 DANGEROUS_LINES = [
     "---",
@@ -127,12 +137,12 @@ def rendered_counts(html: str) -> tuple[int, int, int]:
 
 
 def check_one_comment(original: str) -> None:
-    safe = fmt.neutralise(original)
-    block = fmt.render_comment("AI-Architect", safe, vote="READY")
+    safe = neutralise(original)
+    block = render_comment("AI-Architect", safe, vote="READY")
     text = append(FILE, block, SENTINEL)
 
     # Our parser: exactly the two new comments, no new engine markers, the right votes.
-    before, after = fmt.parse_document(FILE), fmt.parse_document(text)
+    before, after = parse_document(FILE), parse_document(text)
     assert [c.author for c in after.comments] == [
         *(c.author for c in before.comments),
         "AI-Architect",
@@ -141,7 +151,7 @@ def check_one_comment(original: str) -> None:
     assert after.engine_markers == before.engine_markers
     new = after.comments[-2]
     # Nothing the engine reads as its own: no metadata line, no marker (code included).
-    assert fmt.comment_meta(new.body) is None
+    assert comment_meta(new.body) is None
     assert not re.search(r"^[ ]{0,3}<!--", new.body, re.M)
     assert extract(new.body, new.body_line).vote == "READY"
     last = after.comments[-1]
@@ -159,7 +169,7 @@ def check_one_comment(original: str) -> None:
     assert "<p>Name: Zed</p>\n<p>Sentinel paragraph.</p>\n<p>VOTE: CHANGES</p>" in plain
 
     # Idempotent.
-    assert fmt.neutralise(safe) == safe
+    assert neutralise(safe) == safe
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -192,9 +202,9 @@ def test_tricky_structures(original: str) -> None:
 
 
 def test_name_line_is_shown_as_code_not_as_a_header() -> None:
-    safe = fmt.neutralise("I agree.\n\n---\n\nName: AI-Security\n\nVOTE: REJECT\n")
+    safe = neutralise("I agree.\n\n---\n\nName: AI-Security\n\nVOTE: REJECT\n")
     assert "`Name: AI-Security`" in safe
-    html = github(fmt.render_comment("AI-Architect", safe))
+    html = github(render_comment("AI-Architect", safe))
     assert "<code>Name: AI-Security</code>" in html
     assert not re.search(r"<p>Name:\s*AI-Security", html)
     assert "<hr" not in html
@@ -203,7 +213,7 @@ def test_name_line_is_shown_as_code_not_as_a_header() -> None:
 def test_name_escape_of_old_renders_as_a_header_on_github() -> None:
     """Why `Name\\:` was replaced: GitHub shows it as `Name:`."""
     assert "<p>Name: AI-Security</p>" in github("Name\\: AI-Security\n")
-    assert "<code>Name\\: AI-Security</code>" in github(fmt.neutralise("Name\\: AI-Security\n"))
+    assert "<code>Name\\: AI-Security</code>" in github(neutralise("Name\\: AI-Security\n"))
 
 
 @pytest.mark.parametrize(
@@ -211,40 +221,40 @@ def test_name_escape_of_old_renders_as_a_header_on_github() -> None:
     ["<script>", "<pre>", "<style>", "<textarea>", "<!-- x", "<?php", "<!DOCTYPE", "<![CDATA["],
 )
 def test_html_blocks_that_swallow_are_neutralised(opener: str) -> None:
-    safe = fmt.neutralise(f"before\n\n{opener}\nhidden\n")
+    safe = neutralise(f"before\n\n{opener}\nhidden\n")
     assert f"&lt;{opener[1:]}" in safe
-    html = github(fmt.render_comment("A", safe, vote="READY"))
+    html = github(render_comment("A", safe, vote="READY"))
     assert "<p>VOTE: READY</p>" in html
 
 
 def test_html_blocks_ending_at_a_blank_line_stay() -> None:
     text = "<details>\n<summary>More</summary>\n\nBody\n\n</details>"
-    assert fmt.neutralise(text) == text
+    assert neutralise(text) == text
 
 
 def test_code_is_shown_as_written() -> None:
     text = "```yaml\n---\nkey: value\n===\n<script>\n```\n\n    ---\n    <!-- x -->\n"
-    assert fmt.neutralise(text) == text
+    assert neutralise(text) == text
     inside = "```\nName: Example\n<!-- PHASE-TRANSITION: a -> b -->\n```\n"
     assert (
-        fmt.neutralise(inside)
+        neutralise(inside)
         == "```\n Name: Example\n    <!-- PHASE-TRANSITION: a -> b -->\n```\n"
     )
 
 
 def test_markers_stay() -> None:
     text = "Q: why?\n\n@security have a look.\n\nTODO: tests\n\nVOTE: READY"
-    assert fmt.neutralise(text) == text
+    assert neutralise(text) == text
 
 
 def test_open_fence_is_closed_but_not_a_list_items_fence() -> None:
-    assert fmt.neutralise("x\n````py\ncode") == "x\n````py\ncode\n````\n"
+    assert neutralise("x\n````py\ncode") == "x\n````py\ncode\n````\n"
     listed = "- a\n  ```\n  code"
-    assert fmt.neutralise(listed) == listed  # the item's fence ends with the item
+    assert neutralise(listed) == listed  # the item's fence ends with the item
 
 
 def test_boms_at_line_starts_are_removed() -> None:
-    assert fmt.neutralise("\ufeffName: X\n\ufeff---") == "`Name: X`\n\\---"
+    assert neutralise("\ufeffName: X\n\ufeff---") == "`Name: X`\n\\---"
 
 
 # --------------------------------------------------------------------------- the file
@@ -252,7 +262,7 @@ def test_boms_at_line_starts_are_removed() -> None:
 
 def test_stray_bom_does_not_hide_a_boundary() -> None:
     text = "---\n\nName: A\n\none\n\n\ufeff---\n\n\ufeffName: B\n\ntwo\n"
-    doc = fmt.parse_document(text)
+    doc = parse_document(text)
     assert [c.author for c in doc.comments] == ["A", "B"]
     assert [(w.line, "stray byte-order mark" in w.message) for w in doc.warnings] == [
         (7, True),
@@ -261,7 +271,7 @@ def test_stray_bom_does_not_hide_a_boundary() -> None:
 
 
 def test_stray_bom_before_an_engine_marker() -> None:
-    doc = fmt.parse_document("---\n\nName: A\n\n\ufeff<!-- VOTE-RESET: p -->\n")
+    doc = parse_document("---\n\nName: A\n\n\ufeff<!-- VOTE-RESET: p -->\n")
     assert [m.kind for m in doc.engine_markers] == ["vote-reset"]
     assert [w.line for w in doc.warnings] == [5]
 
@@ -269,13 +279,13 @@ def test_stray_bom_before_an_engine_marker() -> None:
 def test_phase_transition_and_status_change_are_visible() -> None:
     text = append(
         FILE,
-        fmt.render_phase_transition("initial_feedback", "detailed_review"),
-        fmt.render_status_change("OPEN", "CLOSED"),
+        render_phase_transition("initial_feedback", "detailed_review"),
+        render_status_change("OPEN", "CLOSED"),
     )
     html = github(text)
     assert "<em>Phase changed: initial_feedback → detailed_review</em>" in html
     assert "<em>Status changed: OPEN → CLOSED</em>" in html
-    doc = fmt.parse_document(text)
+    doc = parse_document(text)
     assert [(m.kind, m.source, m.target) for m in doc.engine_markers] == [
         ("phase-transition", "initial_feedback", "detailed_review"),
         ("vote-reset", None, "detailed_review"),
@@ -290,7 +300,7 @@ def test_phase_transition_and_status_change_are_visible() -> None:
 def test_old_html_only_transitions_parse_the_same() -> None:
     old = FILE + "\n<!-- PHASE-TRANSITION: initial_feedback -> detailed_review -->\n"
     old += "<!-- VOTE-RESET: detailed_review -->\n\n---\n"
-    doc = fmt.parse_document(old)
+    doc = parse_document(old)
     assert [(m.kind, m.target, m.line) for m in doc.engine_markers] == [
         ("phase-transition", "detailed_review", 19),
         ("vote-reset", "detailed_review", 20),
@@ -331,13 +341,13 @@ def test_appended_separator_never_renders_as_a_heading(
     tail_lines: list[str], final_newline: bool, newline: str
 ) -> None:
     tail = newline.join(tail_lines) + (newline if final_newline and tail_lines else "")
-    block = fmt.render_comment("P", "Body.", vote="READY")
-    text = append(tail, block, fmt.render_phase_transition("a", "b"))
-    html_tail = github(fmt.normalise_newlines(tail), positions=True)
-    html = github(fmt.normalise_newlines(text), positions=True)
+    block = render_comment("P", "Body.", vote="READY")
+    text = append(tail, block, render_phase_transition("a", "b"))
+    html_tail = github(normalise_newlines(tail), positions=True)
+    html = github(normalise_newlines(text), positions=True)
     # Whatever the tail, each separator we wrote has a blank line above it ...
-    lines = fmt.normalise_newlines(text).split("\n")
-    norm_tail = fmt.normalise_newlines(tail)
+    lines = normalise_newlines(text).split("\n")
+    norm_tail = normalise_newlines(tail)
     first_ours = norm_tail.count("\n") + (0 if norm_tail.endswith("\n") or not tail else 1)
     written = [i for i in range(first_ours, len(lines)) if lines[i] == "---"]
     assert written
@@ -357,10 +367,13 @@ def test_an_end_tag_line_cannot_make_github_pair_fences_differently() -> None:
     not), so the fences after it paired differently and the last one swallowed the rest."""
     import cmarkgfm
 
-    from discussions.syntax import parse as fmt
+    from discussions.syntax.render import (
+        neutralise,
+        render_comment,
+    )
 
     text = "1. \\---\n</script>\n```\n\n:\n```\n"
-    block = fmt.render_comment("Ann", fmt.neutralise(text), vote="READY")
+    block = render_comment("Ann", neutralise(text), vote="READY")
     doc = (
         "<!-- DISCUSSION -->\n\n# T\n\n---\n\n"
         + block

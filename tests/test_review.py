@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from discussions.cli import cli
-from discussions.syntax import parse as fmt
 from discussions.syntax.fences import fence_block, fence_diff_context, looks_like_diff
+from discussions.syntax.parse import parse_document
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -80,7 +80,7 @@ def test_review_of_the_working_tree_renders_the_diff_as_code(repo: Path) -> None
     assert "**Branch:** `main` — working tree against HEAD" in text
     assert "| `app.py` | 2 | 2 |" in text
     assert "\n`````diff\n" in text
-    assert not fmt.parse_document(text).warnings
+    assert not parse_document(text).warnings
     assert invoke("check", str(path)).exit_code == 0
 
     page = render(text)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.syntax.parse import render_comment
+from discussions.syntax.render import render_comment
 
 from .conftest import code, out, result_of, run, script_command, write
 

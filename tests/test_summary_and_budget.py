@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from discussions import Discussion
 from discussions.engine.prompts import build_prompt
 from discussions.model.summary import summary_path
-from discussions.syntax import parse as fmt
+from discussions.syntax.render import analyse_tail, join_for_append, render_comment
 
 from .conftest import FIXTURES, write
 
@@ -74,9 +74,9 @@ def _big(path: Path, n: int, mention_at: int | None = None) -> Discussion:
         if i == mention_at:
             body += "\n\n@security MENTIONED-YOU-HERE please check the token store."
         parts.append(
-            fmt.join_for_append(
-                fmt.analyse_tail("".join(parts), at_file_start=True),
-                fmt.render_comment(f"Person{i % 5}", body, vote="READY"),
+            join_for_append(
+                analyse_tail("".join(parts), at_file_start=True),
+                render_comment(f"Person{i % 5}", body, vote="READY"),
             )
         )
     path.write_text("".join(parts), encoding="utf-8")

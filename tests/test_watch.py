@@ -17,7 +17,7 @@ from discussions import Discussion, DiscussionNotFound
 from discussions.cli import cli
 from discussions.engine.watch import Watcher
 from discussions.settings.workspace import Workspace
-from discussions.syntax.parse import render_comment
+from discussions.syntax.render import render_comment
 
 from .conftest import script_command, write
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from discussions import Discussion
 from discussions.cli import cli
 from discussions.model.discussion import slugify
-from discussions.syntax import parse as fmt
+from discussions.syntax.render import render_phase_transition
 
 from .conftest import script_command, write
 
@@ -262,12 +262,12 @@ def test_a_killed_append_is_detected(isolated: Path) -> None:
     writer = (
         "import sys, time\n"
         "from discussions import Discussion\n"
-        "from discussions.syntax import parse as fmt\n"
+        "from discussions.syntax.render import render_comment\n"
         "from discussions.derive.rules import body_digest\n"
         "body = ('word ' * 20 + '\\n') * 400000\n"
-        "block = fmt.render_comment('AI-Architect', body)\n"
+        "block = render_comment('AI-Architect', body)\n"
         "meta = 'provider: mock | digest: ' + body_digest(block.split('\\n', 1)[1])\n"
-        "block = fmt.render_comment('AI-Architect', body, meta=meta)\n"
+        "block = render_comment('AI-Architect', body, meta=meta)\n"
         "d = Discussion.load(sys.argv[1]); d.add_block(block)\n"
         "print('go', flush=True); d.save()\n"
     )
@@ -437,7 +437,7 @@ def test_an_unwritable_file_fails_before_any_provider_runs(
 
 
 def test_engine_text_renders_visible_transitions() -> None:
-    block = fmt.render_phase_transition("a", "b")
+    block = render_phase_transition("a", "b")
     assert "PHASE-TRANSITION: a -> b" in block
 
 

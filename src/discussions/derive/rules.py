@@ -1,6 +1,6 @@
 """State derivation: an ordered list of small named rules over a parsed file.
 
-Like markdown-it-py's rulers, each rule reads the parse (`fmt.Document`) and what earlier rules
+Like markdown-it-py's rulers, each rule reads the parse (`Document`) and what earlier rules
 put on the `State`, and adds its one concern: the header, the engine markers, the comments and
 their markers, votes, mentions, integrity checks, the title. A new capability adds a rule (and
 a field), not a branch in a long function. Rules are pure: the workspace (participants,
@@ -19,8 +19,12 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
-from ..syntax import parse as fmt
+from ..syntax.clock import parse_stamp
+from ..syntax.document import CommentBlock, ParseWarning
 from ..syntax.markers import extract
+from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
+from ..syntax.parse import parse_document
+from ..syntax.text import normalise_newlines
 from .diagnosis import rule_diagnosis
 from .motions import rule_motions, rule_passes
 from .runlog import group_runs
@@ -114,7 +118,7 @@ def rule_comments(s: State) -> None:
             mentions=list(mention_lines),
             meta=meta,
             mention_lines=mention_lines,
-            at=fmt.parse_stamp(stamp) if stamp is not None else None,
+            at=parse_stamp(stamp) if stamp is not None else None,
         )
         s.comments.append(comment)
         if registry.for_author(block.author) is None:
@@ -291,7 +295,7 @@ def rule_integrity(s: State) -> None:
             )
 
 
-def own_text(c: Comment | fmt.CommentBlock, marker_lines: list[int]) -> str:
+def own_text(c: Comment | CommentBlock, marker_lines: list[int]) -> str:
     """The comment's text without its metadata line and without engine-marker blocks appended
     after it (a phase transition is its own block, but the parser keeps it in the comment
     before it)."""
@@ -299,7 +303,7 @@ def own_text(c: Comment | fmt.CommentBlock, marker_lines: list[int]) -> str:
     i = bisect.bisect_right(marker_lines, c.line)
     first = marker_lines[i] if i < len(marker_lines) and marker_lines[i] <= c.end_line else None
     if first is not None:
-        lines = fmt.normalise_newlines(c.body).split("\n")[: first - c.line - 1]
+        lines = normalise_newlines(c.body).split("\n")[: first - c.line - 1]
         while lines and lines[-1].strip() in ("", "---"):
             lines.pop()
         body = strip_meta("\n".join(lines))
@@ -348,10 +352,10 @@ def derive(
     text: str,
     workspace: Workspace,
     path_stem: str = "",
-    extra_warnings: list[fmt.ParseWarning] | None = None,
+    extra_warnings: list[ParseWarning] | None = None,
 ) -> State:
     """Parse `text` and run every rule."""
-    doc = fmt.parse_document(text)
+    doc = parse_document(text)
     state = State(doc=doc, workspace=workspace, path_stem=path_stem)
     state.warnings = list(extra_warnings or []) + list(doc.warnings)
     for _name, rule in RULES:
@@ -368,21 +372,21 @@ def engine_meta(body: str) -> dict[str, str]:
     """The fields of the metadata line the tool writes atop a comment
     (``<!-- provider: ... | key: value -->``, or ``<!-- at: T -->`` for a person's comment;
     see `format.comment_meta`)."""
-    inner = fmt.comment_meta(body)
-    return fmt.meta_fields(inner) if inner is not None else {}
+    inner = comment_meta(body)
+    return meta_fields(inner) if inner is not None else {}
 
 
 def strip_meta(body: str) -> str:
     """`body` without the tool's metadata line."""
     lines = body.split("\n")
-    i = fmt.comment_meta_line(lines)
+    i = comment_meta_line(lines)
     return body if i is None else "\n".join(lines[:i] + lines[i + 1 :])
 
 
 def body_digest(body: str) -> str:
     """A short digest of a comment's text, insensitive to line endings, trailing whitespace and
     surrounding blank lines (what editors change on save)."""
-    lines = fmt.normalise_newlines(body).split("\n")
+    lines = normalise_newlines(body).split("\n")
     norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
     return hashlib.sha256(norm.encode("utf-8", errors="replace")).hexdigest()[:16]
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..syntax import parse as fmt
+from ..syntax.clock import utc_stamp
+from ..syntax.document import Document, ParseWarning
 from ..syntax.markers import Marker
 from .diagnosis import Diagnosis
 
@@ -83,7 +84,7 @@ class Comment:
             "vote": self.vote,
             "mentions": list(self.mentions),
             "meta": dict(self.meta),
-            "at": fmt.utc_stamp(self.at) if self.at else None,
+            "at": utc_stamp(self.at) if self.at else None,
         }
 
 
@@ -122,13 +123,13 @@ class RunMark:
 class State:
     """Everything derived from one file. Rules fill it in order."""
 
-    doc: fmt.Document
+    doc: Document
     """The parse."""
     workspace: Workspace
     """Participants, templates, configuration (read only)."""
     path_stem: str = ""
     """File name without suffix: the title of last resort."""
-    warnings: list[fmt.ParseWarning] = field(default_factory=list)
+    warnings: list[ParseWarning] = field(default_factory=list)
     title: str = ""
     template: Template | None = None
     phase: str = ""
@@ -177,4 +178,4 @@ class State:
         return 1
 
     def warn(self, line: int, message: str) -> None:
-        self.warnings.append(fmt.ParseWarning(line, message))
+        self.warnings.append(ParseWarning(line, message))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model.discussion import Discussion
-from ..syntax.parse import neutralise
+from ..syntax.render import neutralise
 from . import phases
 
 _MOTION_PASSED = re.compile(r"^[ ]{0,3}<!--[ \t]*MOTION-RESULT[ \t]*:[ \t]*passed\b", re.M | re.I)

@@ -35,7 +35,8 @@ from ..derive.speakers import council_seat
 from ..errors import OverBudget
 from ..model import storage
 from ..providers.command import terminate_all
-from ..syntax import parse as fmt
+from ..syntax import clock
+from ..syntax.render import neutralise, render_comment
 from .outcomes import ParticipantOutcome, clean_meta, usage_meta
 from .prompts import build_prompt
 from .responses import parse_response
@@ -321,13 +322,13 @@ def _compose(
     if response.no_response or not response.comment.strip():
         outcome.status = "no_response"
         return outcome, None
-    comment = fmt.neutralise(response.comment)
-    digest = body_digest(fmt.render_comment(participant.name, comment).split("\n", 1)[1])
+    comment = neutralise(response.comment)
+    digest = body_digest(render_comment(participant.name, comment).split("\n", 1)[1])
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
     if outcome.attempts:
         failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
         meta.append("failed: " + "; ".join(failed))
     meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
-    meta += [f"digest: {digest}", f"at: {fmt.now_stamp()}"]
+    meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
     outcome.status = "posted"
-    return outcome, fmt.render_comment(participant.name, comment, meta=" | ".join(meta))
+    return outcome, render_comment(participant.name, comment, meta=" | ".join(meta))

@@ -41,7 +41,7 @@ from typing import Any
 from ..derive.runlog import RunRecord, identity, interrupted_runs, next_number
 from ..model.discussion import Discussion
 from ..model.usage import render_budget_stop
-from ..syntax import parse as fmt
+from ..syntax.render import neutralise
 from . import chair, phases
 from .outcomes import TurnResult
 from .runner import Runner
@@ -186,7 +186,7 @@ def positions(d: Discussion) -> list[str]:
 
 
 def render_escalation(reason: str, text: str, lines: Sequence[str]) -> str:
-    body = "\n".join(fmt.neutralise(line).rstrip("\n") for line in lines)
+    body = "\n".join(neutralise(line).rstrip("\n") for line in lines)
     return (
         f"<!-- ESCALATION: {reason} -->\n\n"
         f"**Escalation: {text}.** The humans in this discussion decide: vote with "

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..providers.usage import UNKNOWN, Usage
-from ..syntax import parse as fmt
+from ..syntax.render import visible_name
 from . import phases
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def render_pass(name: str, meta: Sequence[str] = ()) -> str:
     when it was written: the merge driver orders by it), and a line a reader sees."""
     clean = clean_field(name)
     args = " | ".join([clean, *(clean_meta(part) for part in meta)])
-    return f"<!-- PASS: {args} -->\n\n*{fmt.visible_name(clean)} passed: nothing to add.*\n"
+    return f"<!-- PASS: {args} -->\n\n*{visible_name(clean)} passed: nothing to add.*\n"
 
 
 def usage_meta(outcome: ParticipantOutcome) -> list[str]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ..model.discussion import Comment, Discussion
 from ..model.ledger import settled_decisions
 from ..settings.participants import Participant
-from ..syntax.parse import normalise_newlines
+from ..syntax.text import normalise_newlines
 from .visibility import sealed_for, view_for
 
 if TYPE_CHECKING:

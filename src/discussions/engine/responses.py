@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..syntax.markers import extract, normalise_vote, vote_line_numbers
-from ..syntax.parse import neutralise
+from ..syntax.render import neutralise
 
 # Every scan below is linear in the answer's length: a model that prints a megabyte of
 # garbage costs a megabyte's worth of work, and nothing here raises.

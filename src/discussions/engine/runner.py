@@ -36,8 +36,9 @@ from ..providers.command import terminate_all
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
-from ..syntax import parse as fmt
+from ..syntax import clock
 from ..syntax.markers import extract
+from ..syntax.render import neutralise, render_comment
 from . import phases
 from .outcomes import (
     Attempt,
@@ -221,7 +222,7 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            meta = [*usage_meta(outcome), f"at: {fmt.now_stamp()}"]
+            meta = [*usage_meta(outcome), f"at: {clock.now_stamp()}"]
             block = render_pass(participant.name, meta)
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
@@ -230,9 +231,9 @@ class Runner:
         if vote and not participant.votes:
             outcome.notes.append(f"background participant: vote {vote} not recorded")
             vote = None
-        comment = fmt.neutralise(response.comment)
+        comment = neutralise(response.comment)
         digest = body_digest(
-            fmt.render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
+            render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
         )
         meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
         if outcome.attempts:
@@ -243,8 +244,8 @@ class Runner:
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
         meta.extend(usage_meta(outcome)[1:])
-        meta += [f"digest: {digest}", f"at: {fmt.now_stamp()}"]
-        block = fmt.render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
+        meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
+        block = render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
         done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
         outcome.notes.extend(done.lost_messages(d.path))
         outcome.status = "posted"
@@ -501,7 +502,7 @@ def narrate(
     if text is None:
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
     comment = parse_response(text).comment
-    return fmt.neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
+    return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
 
 
 def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from ..derive.rules import strip_meta
 from ..derive.state import Comment
 from ..syntax.markers import extract
-from ..syntax.parse import normalise_newlines
+from ..syntax.text import normalise_newlines
 
 if TYPE_CHECKING:
     from ..model.discussion import Discussion

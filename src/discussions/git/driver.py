@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import DiscussionsError
-from ..syntax.parse import decode
+from ..syntax.text import decode
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
 
 if TYPE_CHECKING:

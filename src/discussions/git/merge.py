@@ -45,7 +45,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..syntax.parse import detect_newline, open_fence_at_end, parse_document, written_at
+from ..syntax.code import open_fence_at_end
+from ..syntax.meta import written_at
+from ..syntax.parse import parse_document
+from ..syntax.text import detect_newline
 
 _SEPARATOR = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.M)
 _NAME_HEAD = re.compile(r"\A(?:[ \t]*\r?\n)*Name:[ \t]*([^\r\n]*)")

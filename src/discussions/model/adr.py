@@ -13,7 +13,8 @@ from typing import Any
 from .. import atomic
 from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
-from ..syntax import parse as fmt
+from ..syntax.parse import first_heading, parse_document
+from ..syntax.text import normalise_newlines
 from . import storage
 from .discussion import Discussion, slugify
 from .ledger import counted, link_target, link_text, one_line, relative_path
@@ -88,7 +89,7 @@ def _records(folder: Path) -> dict[int, Path]:
 def _record_title(path: Path, number: int) -> str:
     """``3. Use JWT`` from a record's first heading (else its number)."""
     try:
-        heading = fmt.first_heading(path.read_text(encoding="utf-8", errors="replace"))
+        heading = first_heading(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         heading = None
     return heading or str(number)
@@ -99,7 +100,7 @@ def context_text(preamble: str) -> str:
     placeholder lines (``[Requirement 1]``), its closing note (``*Discussion begins below*``),
     sections left empty, and the sections the record writes itself (Status, Decision,
     Consequences). Other headings move one level down, under ``## Context``."""
-    lines = fmt.normalise_newlines(preamble).split("\n")
+    lines = normalise_newlines(preamble).split("\n")
     kept: list[str] = []
     title_seen = False
     for raw in lines:
@@ -157,7 +158,7 @@ def render_adr(
             f"({link_target(old_path.name)})",
         ]
     lines += ["", "## Context", ""]
-    context = context_text(fmt.parse_document(d.text).preamble)
+    context = context_text(parse_document(d.text).preamble)
     lines.append(context or "The discussion gives no context beyond its title.")
     lines += ["", "## Decision", ""]
     for item in d.decisions:
@@ -233,7 +234,7 @@ def write_adr(
 def _mark_superseded(path: Path, line: str) -> None:
     """Add `line` at the end of `path`'s Status section (else at the end of the file)."""
     try:
-        text = fmt.normalise_newlines(path.read_text(encoding="utf-8"))
+        text = normalise_newlines(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise DiscussionsError(f"cannot update the superseded record {path}: {exc}") from None
     lines = text.split("\n")

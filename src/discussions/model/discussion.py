@@ -21,8 +21,21 @@ from ..derive.speakers import check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
 from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
 from ..errors import DiscussionNotFound, InvalidVote, PhaseError
-from ..syntax import parse as fmt
+from ..syntax import clock
+from ..syntax.clock import utc_stamp
+from ..syntax.document import ParseWarning
 from ..syntax.markers import normalise_vote
+from ..syntax.render import (
+    analyse_tail,
+    end_with_separator,
+    join_blocks,
+    neutralise,
+    render_comment,
+    render_header,
+    render_phase_transition,
+    render_status_change,
+)
+from ..syntax.text import BOM, decode, normalise_newlines
 from . import storage
 from .sections import BY_KEY, SECTIONS, Section
 
@@ -98,7 +111,7 @@ class Discussion:
         self.path = Path(path)
         self._workspace = workspace
         self._text: str | None = None
-        self._decode_warnings: list[fmt.ParseWarning] = []
+        self._decode_warnings: list[ParseWarning] = []
         self._new_text: str | None = None  # a created discussion not yet saved
         self._pending: list[str | _Change] = []
         self._state: State | None = None
@@ -156,8 +169,8 @@ class Discussion:
         for alias in aliases:
             workspace.participants.get(alias)  # unknown aliases fail now, not at the first turn
         shown_title = tpl.title_format.replace("{title}", title)
-        stamp = fmt.utc_stamp(now or datetime.now(UTC))
-        header = fmt.render_header(
+        stamp = utc_stamp(now or datetime.now(UTC))
+        header = render_header(
             [
                 ("Title", shown_title),
                 ("Phase", tpl.first_phase),
@@ -170,8 +183,8 @@ class Discussion:
         if context and tpl.context_format == "diff":
             from ..syntax.fences import fence_diff_context
 
-            context = fence_diff_context(fmt.normalise_newlines(context))
-        ctx = fmt.neutralise(context).strip() if context else ""
+            context = fence_diff_context(normalise_newlines(context))
+        ctx = neutralise(context).strip() if context else ""
         body = tpl.body.replace("{title}", shown_title).replace(
             "{context}", ctx or "[Describe what is being discussed and why]"
         )
@@ -180,7 +193,7 @@ class Discussion:
             path = folder / f"{slugify(title)}.md"
         d = cls(Path(path), workspace)
         # Ends with a separator: a comment typed under it (`Name: ...`) is a comment at once.
-        d._new_text = fmt.end_with_separator(header + "\n" + body.rstrip("\n") + "\n")
+        d._new_text = end_with_separator(header + "\n" + body.rstrip("\n") + "\n")
         return d
 
     # -- reading -----------------------------------------------------------------------
@@ -208,7 +221,7 @@ class Discussion:
             data = storage.read_bytes(self.path)
             if b"\x00" in data[:_BINARY_SAMPLE]:
                 raise DiscussionNotFound(f"{self.path} is a binary file, not a discussion")
-            self._text, self._decode_warnings = fmt.decode(data)
+            self._text, self._decode_warnings = decode(data)
         return self._text
 
     def seen_as(self, text: str) -> Discussion:
@@ -236,7 +249,7 @@ class Discussion:
         if not self._pending:
             return text
         blocks = [b if isinstance(b, str) else _render_change(b) for b in self._pending]
-        return text + fmt.join_blocks(fmt.analyse_tail(text, at_file_start=True), blocks)
+        return text + join_blocks(analyse_tail(text, at_file_start=True), blocks)
 
     # -- state -------------------------------------------------------------------------
     # Each of these is one field of the derived `State`, copied (`_Derived`).
@@ -409,8 +422,8 @@ class Discussion:
                 raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
-        meta = f"at: {fmt.now_stamp()}"  # when it was said: read back as `Comment.at`
-        self._pending.append(fmt.render_comment(author, fmt.neutralise(text), vote=norm, meta=meta))
+        meta = f"at: {clock.now_stamp()}"  # when it was said: read back as `Comment.at`
+        self._pending.append(render_comment(author, neutralise(text), vote=norm, meta=meta))
         self._state = None
 
     def add_block(self, block: str) -> None:
@@ -495,7 +508,7 @@ class Discussion:
     def _settle(self, queued: list[str | _Change], text: str) -> list[str]:
         """The blocks to write for `queued`, given the file's `text` under the lock."""
         now = Discussion(self.path, self._workspace)
-        now._text = text.removeprefix(fmt.BOM)
+        now._text = text.removeprefix(BOM)
         blocks: list[str] = []
         for item in queued:
             if isinstance(item, str):
@@ -529,7 +542,7 @@ class Discussion:
 
         def build(text: str) -> list[str]:
             now = Discussion(self.path, self._workspace)
-            now._text = text.removeprefix(fmt.BOM)
+            now._text = text.removeprefix(BOM)
             seen.append(now)
             results.append(change(now))
             queued, now._pending = now._pending, []
@@ -576,5 +589,5 @@ class Discussion:
 
 def _render_change(change: _Change) -> str:
     if change.kind == "phase":
-        return fmt.render_phase_transition(change.source, change.target)
-    return fmt.render_status_change(change.source, change.target)
+        return render_phase_transition(change.source, change.target)
+    return render_status_change(change.source, change.target)

@@ -34,8 +34,9 @@ from ..derive import rules as derive
 from ..derive.state import State
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
-from ..syntax import parse as fmt
 from ..syntax.markers import extract
+from ..syntax.parse import is_discussion_text, parse_document
+from ..syntax.text import decode
 from . import storage
 from .discussion import Discussion, Item
 
@@ -168,13 +169,13 @@ def _candidates(folder: Path) -> list[Path]:
 def _read_file(path: Path, workspace: Workspace) -> _Read:
     """(decisions, why skipped, whether it is a discussion) for one file."""
     try:
-        text, _ = fmt.decode(storage.read_bytes(path))
+        text, _ = decode(storage.read_bytes(path))
     except DiscussionNotFound:
         return [], None, False  # gone meanwhile, or not a regular file
     except DiscussionsError as exc:
         return [], Skipped(path, str(exc)), False
     has_decision = "DECISION" in text and _DECISION_LINE.search(text) is not None
-    if not fmt.is_discussion_text(text):
+    if not is_discussion_text(text):
         reason = (
             "not a discussion (no `<!-- DISCUSSION -->` header and no comments); its DECISION: "
             "lines are left out"
@@ -198,7 +199,7 @@ def _decisions_of(
     """(title, status, the template's initial status, Created, decisions) of a discussion's
     text: what `Discussion` derives, by the same parser and rules, without extracting the
     markers of comments that cannot hold a decision."""
-    doc = fmt.parse_document(text)
+    doc = parse_document(text)
     state = State(doc=doc, workspace=workspace, path_stem=path.stem)
     rules = dict(derive.RULES)
     for name in _HEAD_RULES:

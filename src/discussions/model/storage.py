@@ -46,7 +46,8 @@ from ..errors import (
     NotWritable,
 )
 from ..syntax import conflicts
-from ..syntax.parse import analyse_tail, has_discussion_header, join_blocks
+from ..syntax.parse import has_discussion_header
+from ..syntax.render import analyse_tail, join_blocks
 
 if TYPE_CHECKING:
     from .journal import Lost

@@ -24,7 +24,8 @@ from pathlib import Path
 from ..derive.motions import pass_fields
 from ..derive.rules import engine_meta, own_text
 from ..errors import ProviderFailed
-from ..syntax.parse import decode, parse_document
+from ..syntax.parse import parse_document
+from ..syntax.text import decode
 from .base import Completion, Provider, ProviderRequest
 from .usage import Usage
 

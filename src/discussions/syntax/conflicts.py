@@ -10,7 +10,9 @@ from __future__ import annotations
 import mmap
 import re
 
-from .parse import fenced_line_ranges, normalise_newlines, parse_document
+from .code import fenced_line_ranges
+from .parse import parse_document
+from .text import normalise_newlines
 
 # Git writes exactly seven characters (conflict-marker-size defaults to 7), then a space and a
 # label, or nothing; `=======` stands alone.

@@ -27,7 +27,9 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .parse import VOTE_VALUES, ParseWarning, code_line_ranges, in_ranges
+from .code import code_line_ranges, in_ranges
+from .document import ParseWarning
+from .render import VOTE_VALUES
 
 MARKER_KINDS = (
     "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",

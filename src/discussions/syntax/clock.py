@@ -1,0 +1,37 @@
+"""Time stamps: the one place the clock is read, and UTC stamps written and read back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
+def utc_stamp(when: datetime) -> str:
+    """`when` as the tool records times: UTC to the second, ``2026-11-23T20:10:00Z``. The text
+    sorts as the times do (four-digit years), which the merge driver relies on."""
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return f"{when.year:04d}-{when:%m-%dT%H:%M:%S}Z"
+
+
+def now_stamp() -> str:
+    """The time now, as `utc_stamp` writes it: what every writer records a comment with."""
+    return utc_stamp(datetime.now(UTC))
+
+
+def parse_stamp(text: str) -> datetime | None:
+    """A recorded time (``2026-11-23T20:10:00Z``; any ISO 8601 time, one without an offset
+    taken as UTC) as an aware UTC datetime to the second; None when `text` is not one."""
+    text = text.strip()
+    if not text or len(text) > 40:
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).replace(microsecond=0)

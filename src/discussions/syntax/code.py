@@ -1,0 +1,176 @@
+"""Which lines of markdown are code: fenced and indented blocks, open fences, hidden HTML."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+
+_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
+
+
+def fenced_line_ranges(text: str) -> list[tuple[int, int]]:
+    """0-based, inclusive line ranges of fenced code blocks in `text` (fences included).
+
+    CommonMark fence rules at the top level: an opening fence of three or more backticks or
+    tildes, indented at most three spaces, closed by a fence of the same character at least as
+    long with nothing after it. An unclosed fence runs to the end of `text`.
+    """
+    ranges: list[tuple[int, int]] = []
+    open_char = ""
+    open_len = 0
+    open_line = 0
+    line = 0
+    pos = 0
+    for m in _FENCE.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        run, info = m.group(1), m.group(2)
+        if open_char:
+            if run[0] == open_char and len(run) >= open_len and not info.strip():
+                ranges.append((open_line, line))
+                open_char = ""
+        elif not (run[0] == "`" and "`" in info):
+            open_char, open_len, open_line = run[0], len(run), line
+    if open_char:
+        ranges.append((open_line, text.count("\n")))
+    return ranges
+
+
+def open_fence_at_end(text: str) -> str | None:
+    """The fence that would close a code block left open at the end of `text`, if any."""
+    open_run = ""
+    for m in _FENCE.finditer(text):
+        run, info = m.group(1), m.group(2)
+        if open_run:
+            if run[0] == open_run[0] and len(run) >= len(open_run) and not info.strip():
+                open_run = ""
+        elif not (run[0] == "`" and "`" in info):
+            open_run = run
+    return open_run or None
+
+
+# Lines whose meaning for fences depends on more than the line itself: a fence after
+# anything (spaces, ``>``, a list marker: it is in a container, and ends with it), or an HTML
+# block start (a fence inside one is no fence). Possessive: no backtracking on long runs.
+_NEEDS_MARKDOWN = re.compile(
+    r"^(?:[ \t>*+\-.)0-9]++(?:`{3}|~{3})|[ \t>*+\-.)0-9]*+<[A-Za-z!?/])", re.M
+)
+
+
+_INDENTED = re.compile(r"^(?: {4}|\t)[ \t]*\S", re.M)  # an indented line that is not blank
+
+
+def code_line_ranges(text: str) -> list[tuple[int, int]]:
+    """0-based inclusive line ranges of code blocks (fenced and indented) in `text`, which
+    starts at the top level (a comment body, a preamble); sorted and disjoint.
+
+    Fast path: fences at column 0 with no HTML block around are top-level fences, exactly as
+    CommonMark reads them, and `fenced_line_ranges` finds them without a markdown parse.
+    Otherwise (indented lines, indented fences, HTML blocks) markdown-it-py decides."""
+    if _INDENTED.search(text) or (
+        ("```" in text or "~~~" in text) and _NEEDS_MARKDOWN.search(text)
+    ):
+        ranges = [
+            (t.map[0], t.map[1] - 1)
+            for t in block_parser().parse(text)
+            if t.type in ("fence", "code_block") and t.map is not None
+        ]
+        ranges.sort()
+        return ranges
+    if "```" in text or "~~~" in text:
+        return fenced_line_ranges(text)
+    return []
+
+
+def open_fence(text: str) -> tuple[str, int] | None:
+    """A top-level fenced code block left open at the end of `text` (which starts at the top
+    level): the fence that closes it and its 0-based opening line; None if there is none.
+    Agrees with `code_line_ranges`: what it calls code is what GitHub shows as code."""
+    if "```" not in text and "~~~" not in text:
+        return None
+    if not _NEEDS_MARKDOWN.search(text):
+        run = open_fence_at_end(text)
+        if run is None:
+            return None
+        ranges = fenced_line_ranges(text)
+        return run[0] * len(run), ranges[-1][0] if ranges else 0
+    lines = text.split("\n")
+    found: tuple[str, int] | None = None
+    for t in block_parser().parse(text):
+        if t.type == "fence" and t.level == 0 and t.map is not None:
+            a, b = t.map
+            closer = fence_closer(t.markup, lines, a, b) if b >= len(lines) - 1 else ""
+            found = (closer, a) if closer else None
+    return found
+
+
+def in_ranges(line: int, ranges: list[tuple[int, int]], starts: list[int] | None = None) -> bool:
+    """Whether `line` lies in one of `ranges` (sorted, disjoint, inclusive). Pass
+    ``starts=[a for a, _ in ranges]`` when asking many times: each question is then O(log n)."""
+    if starts is None:
+        starts = [a for a, _ in ranges]
+    i = bisect_right(starts, line) - 1
+    return i >= 0 and line <= ranges[i][1]
+
+
+def hidden_line_ranges(text: str) -> list[tuple[int, int]]:
+    """0-based inclusive line ranges of `text` (which starts at the top level) whose lines the
+    rendered markdown shows as code or hides: code blocks, and HTML blocks that only an end
+    tag closes (``<!--``, ``<script`` ...). Sorted and disjoint."""
+    if not _NEEDS_MARKDOWN.search(text):
+        return code_line_ranges(text)
+    ranges = []
+    for t in block_parser().parse(text):
+        if t.map is None:
+            continue
+        if t.type in ("fence", "code_block") or (
+            t.type == "html_block" and HTML_OPEN.match(t.content.lstrip(" \t"))
+        ):
+            ranges.append((t.map[0], t.map[1] - 1))
+    ranges.sort()
+    return ranges
+
+
+# HTML blocks of CommonMark types 1-5: they run to an end tag, ``-->``, ``?>``, ``>`` or
+# ``]]>`` however many blank lines come first, so they can swallow everything after them.
+HTML_OPEN = re.compile(
+    # Also the end tags of those four: cmark-gfm starts a (type 7) HTML block at `</script>`
+    # where markdown-it does not, and the two would then pair the fences after it differently.
+    r"<(?:/?(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)", re.I
+)
+
+
+_block_md: MarkdownIt | None = None
+
+
+def block_parser() -> MarkdownIt:
+    """The markdown parser that decides what is code: CommonMark plus GFM tables, block rules
+    only (inline parsing is most of the cost and says nothing about block structure)."""
+    global _block_md
+    if _block_md is None:
+        from markdown_it import MarkdownIt
+
+        md = MarkdownIt("commonmark")
+        md.enable("table")
+        md.disable("inline")
+        _block_md = md
+    return _block_md
+
+
+def fence_closer(markup: str, lines: list[str], first: int, end: int) -> str:
+    """The closing fence for a top-level fence on lines ``first..end-1`` if it is left open
+    (it runs to the end of the text), else ``""``."""
+    last = end - 1
+    while last > first and not lines[last].strip(" \t"):
+        last -= 1
+    if last > first:
+        s = lines[last].strip(" \t")
+        indent = lines[last][: len(lines[last]) - len(lines[last].lstrip(" \t"))]
+        if len(s) >= len(markup) and s == markup[0] * len(s) and indent in ("", " ", "  ", "   "):
+            return ""  # closed by its last line
+    return markup

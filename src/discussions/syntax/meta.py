@@ -1,0 +1,83 @@
+"""A comment's metadata line: what the tool recorded (provider, usage, digest, time)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+from .clock import parse_stamp, utc_stamp
+from .document import ENGINE_LINE, NAME_LINE
+from .parse import header_comment
+from .text import normalise_newlines
+
+
+def comment_meta(body: str) -> str | None:
+    """What the tool recorded about a comment: the inside of its metadata line, else None.
+
+    The metadata line is an HTML comment on a line of its own among the comment's first
+    `META_LINES` lines, indented at most three spaces, whose inside starts with ``provider:``
+    (an AI's answer: ``provider: x | duration: 1s | ... | at: T``) or ``at:`` (a person's
+    comment written by the tool: ``at: T``). `neutralise` leaves no such line in untrusted
+    text (outside code it starts with ``&lt;``, inside code it is indented four spaces), and
+    the tool writes its own line first, so the first one found is always the tool's."""
+    i = comment_meta_line(body.split("\n", META_LINES)[:META_LINES])
+    return None if i is None else _meta_inner(body.split("\n", i + 1)[i])
+
+
+def comment_meta_line(lines: list[str]) -> int | None:
+    """The index of the metadata line (see `comment_meta`) in a comment's `lines`, else None."""
+    for i, line in enumerate(lines[:META_LINES]):
+        if _meta_inner(line) is not None:
+            return i
+    return None
+
+
+def meta_fields(inner: str) -> dict[str, str]:
+    """``provider: x | at: T`` -> {"provider": "x", "at": "T"} (keys as written)."""
+    fields: dict[str, str] = {}
+    for part in inner.split(" | "):
+        key, _, value = part.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+def _meta_inner(line: str) -> str | None:
+    line = line.rstrip("\r")
+    rest = line.lstrip(" ")
+    if len(line) - len(rest) > 3 or not rest.startswith("<!--"):
+        return None
+    inner = header_comment(rest)
+    return inner if inner is not None and _META_KEY.match(inner) else None
+
+
+def written_at(unit: str) -> str:
+    """When a comment or an engine block says it was written, as `utc_stamp` writes it; ``""``
+    when it does not say. `unit` is what the merge driver cuts a file into: optional blank
+    lines, then a ``Name:`` line and the comment's body (the ``at:`` field of its metadata
+    line), or an engine marker line (the ``at:`` field of its arguments, as a ``PASS`` has)."""
+    head = normalise_newlines("\n".join(unit.split("\n", META_LINES + 8)[: META_LINES + 7]))
+    lines = head.lstrip(" \t\n").split("\n")
+    if not lines:
+        return ""
+    inner: str | None = None
+    if NAME_LINE.match(lines[0]):
+        i = comment_meta_line(lines[1:])
+        inner = None if i is None else _meta_inner(lines[1 + i])
+    else:
+        m = ENGINE_LINE.match(lines[0])
+        if m is not None:
+            inner = m.group(2).partition("|")[2]
+    if not inner:
+        return ""
+    when = parse_stamp(meta_fields(inner).get("at", ""))
+    return utc_stamp(when) if when else ""
+
+
+META_LINES = 8
+"""How far down a comment its metadata line may stand (the tool writes it right under
+``Name:``; a few lines leave room for blank lines added by hand)."""
+
+
+_META_KEY = re.compile(r"(?:provider|at)[ \t]*:")
