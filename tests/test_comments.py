@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion, DiscussionsError
+from discussions.derive.rules import strip_meta
 from discussions.engine.comments import council_lines, post_comment
 
 from .conftest import write
@@ -45,7 +46,7 @@ def test_a_comment_with_a_vote_and_a_mistyped_mention(isolated: Path) -> None:
     )
     posted = post_comment(Discussion.load(path), "Rob", "Is @securty happy?\n\n", vote="ready")
     d = Discussion.load(path)
-    assert d.comments[-1].body.strip() == "Is @securty happy?\n\nVOTE: READY"
+    assert strip_meta(d.comments[-1].body).strip() == "Is @securty happy?\n\nVOTE: READY"
     assert d.votes == {"Rob": "READY"}
     assert (posted.author, posted.vote, posted.motions) == ("Rob", "READY", [])
     assert posted.typos == [("securty", "security")]
