@@ -19,7 +19,8 @@ from discussions.engine.chair import render_fallback
 from discussions.engine.council import render_result
 from discussions.engine.deliberation import render_escalation, render_round, render_stop
 from discussions.engine.runner import render_pass
-from discussions.git.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts, split_blocks
+from discussions.git.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts
+from discussions.git.units import split_blocks
 from discussions.syntax.parse import parse_document
 from discussions.syntax.render import (
     analyse_tail,

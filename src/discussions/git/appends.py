@@ -70,7 +70,7 @@ def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
     """None when `path` holds everything it held at `rev`, only added to as appends and the
     merge driver add (new comments, possibly ordered among others by a merge), or did not
     exist at `rev`. A file deleted since `rev` is a violation too."""
-    from .merge import appended_only
+    from .additions import appended_only
 
     root = repo_root(path.parent)
     rel = relative_path(path, root)

@@ -62,7 +62,8 @@ def _edits_and_appends(
     """A side edited the base and both appended (a typo fixed in the context or in the last
     comment while comments came in): merge each side's version of the base line by line and
     the appended blocks block by block. None when that does not apply or is not clean."""
-    from .merge import CLEAN, check_line_merge, merge_texts, split_appended
+    from .additions import split_appended
+    from .merge import CLEAN, check_line_merge, merge_texts
 
     base, ours, theirs = texts
     split_o, split_t = split_appended(base, ours), split_appended(base, theirs)
@@ -96,7 +97,7 @@ def _edits_and_appends(
 
 
 def _ends_with_separator(text: str) -> bool:
-    from .merge import split_blocks
+    from .units import split_blocks
 
     blocks, rest = split_blocks(text)
     return bool(blocks) and not rest

@@ -1,0 +1,130 @@
+"""Whether one version of a discussion only adds to another (pure): what the merge driver
+and `check --since` accept as appends."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .units import NAME_HEAD, content_of, split_blocks, units_of
+
+
+def split_appended(base: str, side: str) -> tuple[str, str] | None:
+    """Cut `side` after its version of the base's last terminated block, so the base's edits
+    can be merged line by line and what follows block by block. The base's last block may
+    itself be edited (a typo fixed in the last comment): the side's blocks that replace the
+    base's last ones are paired with them one for one, each like the one it replaces. None
+    when the base ends with an unfinished comment the side does not hold exactly once after
+    the cut (closed, maybe moved by a merge), or the side deleted or rewrote blocks at its end
+    beyond recognition. Returns ``(head, appended)``: the side's version of the base (edits
+    and all, ending with a separator line) and the blocks it appended after it."""
+    blocks, rest = split_blocks(base)
+    if not blocks:
+        return None
+    side_blocks, side_rest = split_blocks(side)
+    if side_rest:
+        side_blocks.append(side_rest)
+    import difflib  # only when needed: it is slow to import
+
+    n = len(blocks)
+    matcher = difflib.SequenceMatcher(None, blocks, side_blocks, autojunk=False)
+    cut = None
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 != n or i1 == i2:
+            continue
+        if op == "equal":
+            cut = j2
+        elif (
+            op == "replace"
+            and j2 - j1 >= i2 - i1
+            and all(_alike(blocks[i1 + k], side_blocks[j1 + k]) for k in range(i2 - i1))
+        ):
+            cut = j1 + (i2 - i1)
+        else:
+            return None
+    if cut is None:
+        return None
+    head = "".join(side_blocks[:cut])
+    if rest.strip():
+        said = content_of(rest)
+        if sum(content_of(u.text) == said for u in units_of(side_blocks[cut:])) != 1:
+            return None
+    return head, side[len(head) :]
+
+
+def _alike(old: str, new: str) -> bool:
+    """Whether `new` is `old` edited (same first line, most lines kept), not another block."""
+    import difflib
+
+    a, b = old.strip().splitlines(), new.strip().splitlines()
+    if not a or not b or a[0].strip() != b[0].strip():
+        return False
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
+
+
+_ENGINE_START = re.compile(r"\A(?:[ \t]*\r?\n)*[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:")
+
+
+def _starts_unit(block: str) -> bool:
+    """Whether a block starts a comment or an engine block (the merge driver only ever
+    inserts whole units, so what follows an insertion starts one too)."""
+    return bool(NAME_HEAD.match(block) or _ENGINE_START.match(block))
+
+
+@dataclass(slots=True)
+class NotAppended:
+    """Where and how a newer version of a file changed what an older one said."""
+
+    offset: int
+    """Offset in the newer text of the first difference."""
+    kind: str
+    """``changed`` (text rewritten), ``removed`` (text deleted, from the end or the middle)
+    or ``inside`` (text inserted into an existing comment)."""
+
+
+def appended_only(old: str, new: str) -> NotAppended | None:
+    """None when `new` is `old` with blocks added only as merges and appends add them: every
+    block of `old` in `new`, unchanged and in order, new comments and engine blocks between
+    them (a merge orders both sides' comments), and an unfinished last comment of `old`
+    closed, moved by a merge or continued. Otherwise where `new` first differs."""
+    if new.startswith(old):
+        return None
+    old_blocks, old_rest = split_blocks(old)
+    blocks, rest = split_blocks(new)
+    if rest:
+        blocks.append(rest)
+    offsets = [0]
+    for b in blocks:
+        offsets.append(offsets[-1] + len(b))
+    j = 0
+    for block in old_blocks:
+        k = j
+        while k < len(blocks) and blocks[k] != block:
+            k += 1
+        if k == len(blocks):
+            return _first_difference(block, blocks, j, offsets)
+        if k > j and not (_starts_unit(blocks[j]) and _starts_unit(block)):
+            return NotAppended(offsets[j], "inside")
+        j = k + 1
+    if not old_rest.strip():
+        return None
+    if j < len(blocks) and blocks[j].startswith(old_rest):
+        return None  # closed or continued where it was
+    said = content_of(old_rest)
+    if any(content_of(u.text) == said for u in units_of(blocks[j:])):
+        return None  # closed, and a merge placed other comments before it
+    return _first_difference(old_rest, blocks, j, offsets)
+
+
+def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -> NotAppended:
+    """Where block `old`, missing from ``blocks[j:]``, went: rewritten (a block there is like
+    it, maybe after new comments a merge placed first), or removed (at block `j`)."""
+    j = next((k for k in range(j, len(blocks)) if _alike(old, blocks[k])), j)
+    if j == len(blocks) or not _alike(old, blocks[j]):
+        return NotAppended(offsets[j] if j < len(blocks) else offsets[-1], "removed")
+    current = blocks[j]
+    limit = min(len(old), len(current))
+    p = 0
+    while p < limit and old[p] == current[p]:
+        p += 1
+    return NotAppended(offsets[j] + p, "changed")

@@ -1,0 +1,218 @@
+"""A discussion cut for merging: blocks, units (a comment, a hand-typed piece, an engine
+block) and the phase segments they fall in."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..syntax.code import open_fence_at_end
+from ..syntax.meta import written_at
+from ..syntax.parse import parse_document
+
+SEPARATOR = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.M)
+
+
+NAME_HEAD = re.compile(r"\A(?:[ \t]*\r?\n)*Name:[ \t]*([^\r\n]*)")
+
+
+BLANK_START = re.compile(r"\A[ \t]*\r?\n")
+
+
+@dataclass(slots=True)
+class Unit:
+    """A comment, or a block the engine wrote (a marker block), with the blocks that continue
+    it."""
+
+    text: str
+    author: str
+    """Author of a comment (the ``Name:`` line); empty for an engine block."""
+    markers: tuple[tuple[str, str | None, str], ...] = ()
+    """(kind, source, target) of each phase, vote-reset or status marker in it, in order."""
+    has_name: bool = False
+    _key: tuple[str, str, str] | None = None
+
+    @property
+    def is_marker(self) -> bool:
+        """Whether it changes phase or status (it then ends a phase segment)."""
+        return bool(self.markers)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Where it goes among other new units: (when it was written, author, hash of what it
+        says), the time as `format.written_at` reads it (``""`` when the unit does not say,
+        which sorts before every time). It does not depend on the side, the newlines or
+        whether the unit was closed by a separator."""
+        if self._key is None:
+            data = content_of(self.text).encode("utf-8", "surrogatepass")
+            self._key = (written_at(self.text), self.author, hashlib.sha256(data).hexdigest())
+        return self._key
+
+
+@dataclass(slots=True)
+class Side:
+    """One side's changes against the base: runs of new blocks by insertion point."""
+
+    runs: dict[int, list[str]] = field(default_factory=dict)
+    """Index of the base block they come before (`END`: after the last one) -> blocks."""
+
+
+END = -1
+"""Insertion point after the base's last terminated block."""
+
+
+class Unsafe(Exception):
+    """The sides cannot be merged at block level without guessing."""
+
+
+def split_blocks(text: str) -> tuple[list[str], str]:
+    """`text` as blocks, each ending with a ``---`` line, and the unterminated rest."""
+    blocks: list[str] = []
+    pos = 0
+    for m in SEPARATOR.finditer(text):
+        end = m.end()
+        if end == pos:
+            continue
+        blocks.append(text[pos:end])
+        pos = end
+    return blocks, text[pos:]
+
+
+BOUNDARY = re.compile(r"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
+
+
+_ENGINE_WORDS = re.compile(
+    r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION|FALLBACK|PASS"
+    r"|MOTION-RESULT"
+)
+
+
+_STATE_KINDS = ("phase-transition", "vote-reset", "status-change")
+
+
+def last_match(pattern: re.Pattern[str], text: str, end: int) -> re.Match[str] | None:
+    """The last match of `pattern` (a line-anchored pattern) in ``text[:end]``, looking at
+    the end first, so a large file is not scanned whole."""
+    window = 1 << 15
+    while True:
+        start = max(0, end - window)
+        if start:
+            start = text.find("\n", start, end) + 1 or start  # from a line start
+        found = None
+        for m in pattern.finditer(text, start, end):
+            found = m
+        if found is not None or start == 0:
+            return found
+        window *= 4
+
+
+def side_changes(
+    base_text: str, base_blocks: Callable[[], list[str]], prefix_len: int, side: str
+) -> Side | None:
+    """Insertions `side` made into the base's terminated blocks (END: after the last one);
+    None when it edited or deleted some."""
+    if side.startswith(base_text[:prefix_len]):  # appended only: the usual case
+        new_blocks, rest = split_blocks(side[prefix_len:])
+        run = new_blocks + ([rest] if rest else [])
+        return Side({END: run} if run else {})
+    blocks = base_blocks()
+    n = len(blocks)
+    side_blocks, rest = split_blocks(side)
+    if rest:
+        side_blocks.append(rest)
+    # Trim the common prefix, then diff what is left.
+    k = 0
+    limit = min(n, len(side_blocks))
+    while k < limit and blocks[k] == side_blocks[k]:
+        k += 1
+    import difflib  # only when needed: it is slow to import
+
+    matcher = difflib.SequenceMatcher(None, blocks[k:], side_blocks[k:], autojunk=False)
+    runs: dict[int, list[str]] = {}
+    for op, i1, _i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if op != "insert":
+            return None
+        at = k + i1
+        runs.setdefault(END if at == n else at, []).extend(side_blocks[k + j1 : k + j2])
+    return Side(runs)
+
+
+def units_of(blocks: list[str]) -> list[Unit]:
+    """Cut a run of new blocks into comments and marker blocks (markers found by the parser)."""
+    groups: list[list[str]] = []
+    for block in blocks:
+        if not groups or NAME_HEAD.match(block):
+            groups.append([block])
+        else:
+            groups[-1].append(block)
+    units: list[Unit] = []
+    for group in groups:
+        units.extend(_split_markers(group))
+    return units
+
+
+def _split_markers(group: list[str]) -> list[Unit]:
+    """One parser segment (a comment, or blocks before the first comment of a run), cut where
+    a block holding an engine marker starts: every block the engine wrote is a unit of its
+    own, so no merge can take one side's engine block for part of another unit."""
+    text = "".join(group)
+    marks: dict[int, list[tuple[str, str | None, str]]] = {}
+    if _ENGINE_WORDS.search(text):
+        doc = parse_document("---\n" + text)
+        if doc.engine_markers:
+            starts: list[int] = []  # 1-based line where each block starts, in the parsed text
+            line = 2
+            for block in group:
+                starts.append(line)
+                line += block.count("\n")
+            for m in doc.engine_markers:
+                index = max(i for i, s in enumerate(starts) if s <= m.line)
+                state = marks.setdefault(index, [])
+                if m.kind in _STATE_KINDS:
+                    state.append((m.kind, m.source, m.target))
+    if not marks:
+        return [_unit(group, ())]
+    units: list[Unit] = []
+    current: list[str] = []
+    found: list[tuple[str, str | None, str]] = []
+    for i, block in enumerate(group):
+        if i in marks and current:
+            units.append(_unit(current, tuple(found)))
+            current, found = [], []
+        current.append(block)
+        found.extend(marks.get(i, ()))
+    units.append(_unit(current, tuple(found)))
+    return units
+
+
+def _unit(blocks: list[str], markers: tuple[tuple[str, str | None, str], ...]) -> Unit:
+    head = NAME_HEAD.match(blocks[0])
+    author = head.group(1).strip() if head else ""
+    return Unit("".join(blocks), author, markers, head is not None)
+
+
+def content_of(text: str) -> str:
+    """What a unit says, whatever separators and blank lines surround it: a comment closed in
+    one version and left open at the end of the file in another is the same comment."""
+    return closed_block(text.replace("\r\n", "\n"), "\n").strip()
+
+
+def closed_block(text: str, nl: str) -> str:
+    """`text` ending with a ``---`` separator line (blank trailing lines dropped instead)."""
+    _, rest = split_blocks(text)
+    if not rest:
+        return text
+    if not rest.strip():
+        return text[: len(text) - len(rest)]
+    body = text if text.endswith("\n") else text + nl
+    fence = open_fence_at_end(body.replace("\r\n", "\n"))
+    if fence:  # as the engine does before appending: close the code block first
+        body += fence + nl
+    last = body.rstrip("\n").rsplit("\n", 1)[-1]  # lines end at "\n" only, as in the format
+    if last.strip(" \t\r"):
+        body += nl
+    return body + "---" + nl
