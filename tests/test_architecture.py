@@ -1,5 +1,5 @@
-"""The layout holds: the layers contract (import-linter, declared in pyproject.toml) and a first
-line that says what each module holds (docs/architecture.md)."""
+"""The layout holds: the layers contract (import-linter, declared in pyproject.toml), module and
+function sizes, and a first line that says what each module holds (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "discussions"
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 60
+LAYER_PACKAGES = (
+    "syntax", "settings", "derive", "model", "providers", "views", "engine", "git",
+    "cli", "tui", "web", "mcp",
+)
 
 
 def modules() -> list[Path]:
@@ -31,6 +37,33 @@ def test_the_layers_contract_holds() -> None:
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "0 broken" in out.stdout
+
+
+def test_the_root_holds_packages_by_layer() -> None:
+    root_modules = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert root_modules == ["__init__.py", "__main__.py", "atomic.py", "errors.py"]
+    for name in LAYER_PACKAGES:
+        assert (PACKAGE / name / "__init__.py").is_file(), name
+
+
+def test_no_module_is_too_long() -> None:
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in modules()
+        if (n := p.read_text(encoding="utf-8").count("\n")) > MAX_MODULE_LINES
+    }
+    assert long == {}
+
+
+def test_no_function_is_too_long() -> None:
+    long = {}
+    for p in modules():
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long[f"{p.relative_to(PACKAGE)}:{node.lineno} {node.name}"] = lines
+    assert long == {}
 
 
 def test_every_module_says_what_it_holds() -> None:
