@@ -20,7 +20,7 @@ from .common import (
     style,
     workspace,
 )
-from .options import json_option
+from .options import dir_option, json_option
 
 
 @click.command("new")
@@ -38,13 +38,7 @@ from .options import json_option
     "file_name",
     help="File name to create (default: made from the title), in the discussions folder.",
 )
-@click.option(
-    "-d",
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder to create the file in (default: output.directory, ./discussions).",
-)
+@dir_option("Folder to create the file in (default: output.directory, ./discussions).")
 @json_option("Print the created discussion as JSON.")
 def new_command(
     title: str,
@@ -98,13 +92,7 @@ def new_command(
     "status_filter",
     help="Only discussions with this status; 'open': every one not finished (OPEN, PROPOSED...).",
 )
-@click.option(
-    "-d",
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder to list (default: output.directory, ./discussions).",
-)
+@dir_option("Folder to list (default: output.directory, ./discussions).")
 @json_option("Print a JSON list.")
 def list_command(status_filter: str | None, directory: Path | None, as_json: bool) -> None:
     """List the discussions in the discussions folder.

@@ -11,15 +11,9 @@ from ..model import adr, chronicle, ledger
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
 from .common import display_path, echo_json, resolve_discussion, say, workspace
-from .options import json_option
+from .options import dir_option, json_option
 
-_DIR_OPTION = click.option(
-    "-d",
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of discussions (default: output.directory, ./discussions).",
-)
+_DIR_OPTION = dir_option("Folder of discussions (default: output.directory, ./discussions).")
 
 
 def _shown(path: Path) -> str:
@@ -112,13 +106,7 @@ def chronicle_command(directory: Path | None, to_stdout: bool) -> None:
 
 @click.command("adr")
 @click.argument("file")
-@click.option(
-    "-d",
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of the records (default: docs/adr in the project).",
-)
+@dir_option("Folder of the records (default: docs/adr in the project).")
 @click.option(
     "--supersedes",
     type=click.IntRange(min=1),

@@ -4,6 +4,7 @@ flag means the same in every command. Imports only click: the merge driver loads
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -14,6 +15,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
     """``--json`` (to the ``as_json`` parameter), the same in every command that has it."""
     return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def dir_option(help: str) -> Callable[[F], F]:
+    """``-d/--dir DIR`` (to the ``directory`` parameter): a folder that must not be a file."""
+    return click.option(
+        "-d",
+        "--dir",
+        "directory",
+        type=click.Path(file_okay=False, path_type=Path),
+        help=help,
+    )
 
 
 def ai_options(f: F) -> F:

@@ -7,17 +7,12 @@ from pathlib import Path
 import click
 
 from .common import resolve_discussion, workspace
+from .options import dir_option
 
 
 @click.command("ui")
 @click.argument("file", required=False)
-@click.option(
-    "-d",
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder to browse (default: output.directory, ./discussions).",
-)
+@dir_option("Folder to browse (default: output.directory, ./discussions).")
 def ui_command(file: str | None, directory: Path | None) -> None:
     """Browse, follow and take part in discussions in a terminal app.
 

@@ -296,12 +296,7 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
         start = _region_start(base, prefix_len, base_blocks if middle else None, middle)
         problem = _new_warning(base, ours, theirs, text, start)
     if problem:
-        return conflict(
-            ours,
-            theirs,
-            f"the merged file would have a problem neither side had: {problem}",
-            marker_size=marker_size,
-        )
+        return _new_problem(ours, theirs, problem, marker_size)
     return MergeResult(CLEAN, text, "", tally.ours, tally.theirs, tally.shared)
 
 
@@ -463,13 +458,18 @@ def check_line_merge(
     """Accept a clean line merge (of edits) only when it brings no new parse warning."""
     problem = _new_warning(base, ours, theirs, merged)
     if problem:
-        return conflict(
-            ours,
-            theirs,
-            f"the merged file would have a problem neither side had: {problem}",
-            marker_size=marker_size,
-        )
+        return _new_problem(ours, theirs, problem, marker_size)
     return MergeResult(CLEAN, merged)
+
+
+def _new_problem(ours: str, theirs: str, problem: str, marker_size: int) -> MergeResult:
+    """The conflict for a merge whose result would have a problem neither side had."""
+    return conflict(
+        ours,
+        theirs,
+        f"the merged file would have a problem neither side had: {problem}",
+        marker_size=marker_size,
+    )
 
 
 def conflict(
