@@ -164,7 +164,7 @@ def main() -> None:
             subprocess.run([PY, "-c", "import discussions"], env=env, check=True)
 
         def import_command() -> None:
-            subprocess.run([PY, "-c", "import discussions.cli.git"], env=env, check=True)
+            subprocess.run([PY, "-c", "import discussions.git.driver"], env=env, check=True)
 
         result = merge_texts(base, ours, theirs)
         assert result.clean, result.reason
@@ -183,7 +183,7 @@ def main() -> None:
         print(f"  of which `python -c pass`:  {t_py * 1000:7.1f} ms")
         print(f"  `import discussions`:       {t_package * 1000:7.1f} ms  (package __init__)")
         print(
-            f"  `import discussions.cli.git`:{t_imports * 1000:6.1f} ms  (all the driver imports)"
+            f"  `import discussions.git.driver`:{t_imports * 1000:6.1f} ms  (all the driver imports)"
         )
         print(f"ratio driver/git merge-file = {t_driver / t_git:.2f}  (target <= 3)")
 

@@ -36,7 +36,8 @@ CASES = {
 }
 
 PRELUDE = (
-    "from discussions.syntax.parse import parse_document, neutralise\n"
+    "from discussions.syntax.parse import parse_document\n"
+    "from discussions.syntax.render import neutralise\n"
     "from discussions.syntax.markers import extract\n"
     "from discussions.engine.responses import parse_response\n"
 )
