@@ -1,0 +1,42 @@
+"""The commands that change a discussion print JSON with --json; list has a header row."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..conftest import code, out, run
+
+
+def test_comment_advance_close_and_reopen_print_json(isolated: Path) -> None:
+    run("new", "Feature X")
+    r = run("comment", "feature-x.md", "Ship it, @architec.", "--vote", "ready", "--author", "Rob", "--json")
+    assert code(r) == 0
+    data = json.loads(out(r))
+    assert data["file"] == "discussions/feature-x.md" and data["author"] == "Rob"
+    assert data["vote"] == "READY" and data["motions"] == [] and data["notices"] == []
+    assert data["unknown_mentions"] == [{"alias": "architec", "did_you_mean": "architect"}]
+    assert json.loads(out(run("advance", "feature-x.md", "--json"))) == {
+        "file": "discussions/feature-x.md", "phase": "detailed_review", "notices": []
+    }
+    assert json.loads(out(run("close", "feature-x.md", "--status", "decided", "--json"))) == {
+        "file": "discussions/feature-x.md", "status": "DECIDED", "notices": []
+    }
+    assert json.loads(out(run("reopen", "feature-x.md", "--json")))["status"] == "OPEN"
+
+
+def test_status_v_is_verbose_and_comment_vote_has_no_short_form(isolated: Path) -> None:
+    run("new", "Feature X")
+    run("comment", "feature-x.md", "TODO: write it", "--author", "Rob")
+    assert "All comments:" in out(run("status", "feature-x.md", "-v"))
+    r = run("comment", "feature-x.md", "-v", "READY")
+    assert code(r) == 2 and "No such option '-v'" in out(r)
+
+
+def test_list_prints_a_header_row(isolated: Path) -> None:
+    run("new", "Feature X")
+    lines = out(run("list")).splitlines()
+    assert lines[0].split() == ["STATUS", "PHASE", "COMMENTS", "FILE", "TITLE"]
+    assert lines[1].split()[:4] == ["OPEN", "initial_feedback", "0", "discussions/feature-x.md"]
+    # the columns line up under their headings
+    assert lines[1].index("discussions/") == lines[0].index("FILE")

@@ -1,0 +1,1 @@
+"""Tests of state derived from a file (the `derive` package)."""

@@ -1,0 +1,1 @@
+"""Tests of turns, runs, the council, watch, check (the `engine` package)."""

@@ -1,0 +1,78 @@
+"""`engine.comments`: a person's comment as `discussions comment` posts it, called directly
+(the command parses its options and prints what `post_comment` returns)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from discussions import Discussion, DiscussionsError
+from discussions.derive.rules import strip_meta
+from discussions.engine.comments import council_lines, post_comment
+
+from ..conftest import write
+from ..derive.test_motions import council_template
+
+TWO = """
+<!-- DISCUSSION -->
+<!-- Template: council -->
+<!-- Participants: -->
+
+---
+
+Name: Rob
+
+MOTION: Ship it
+BALLOT: YES
+
+---
+"""
+
+
+def test_council_lines() -> None:
+    assert council_lines() == ""
+    assert council_lines("  Adopt\n JWT  ", "YES", "abstain") == (
+        "MOTION: Adopt JWT\nSECOND: yes\nBALLOT: ABSTAIN"
+    )
+    with pytest.raises(DiscussionsError, match="a motion needs text"):
+        council_lines(" \n ")
+
+
+def test_a_comment_with_a_vote_and_a_mistyped_mention(isolated: Path) -> None:
+    path = write(
+        isolated / "discussions" / "d.md",
+        "<!-- DISCUSSION -->\n<!-- Participants: architect, security -->\n\n# D\n",
+    )
+    posted = post_comment(Discussion.load(path), "Rob", "Is @securty happy?\n\n", vote="ready")
+    d = Discussion.load(path)
+    assert strip_meta(d.comments[-1].body).strip() == "Is @securty happy?\n\nVOTE: READY"
+    assert d.votes == {"Rob": "READY"}
+    assert (posted.author, posted.vote, posted.motions) == ("Rob", "READY", [])
+    assert posted.typos == [("securty", "security")]
+    assert posted.council_note == ""
+    assert posted.to_dict() == {
+        "file": "discussions/d.md",
+        "author": "Rob",
+        "vote": "READY",
+        "motions": [],
+        "unknown_mentions": [{"alias": "securty", "did_you_mean": "security"}],
+        "notices": [],
+    }
+
+
+def test_the_last_ballot_records_the_result(isolated: Path) -> None:
+    council_template(isolated)
+    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
+    path = write(isolated / "discussions" / "two.md", TWO)
+    post_comment(Discussion.load(path), "Ana", second="yes")
+    assert post_comment(Discussion.load(path), "Rob", ballot="yes").motions == []  # Ana to vote
+    posted = post_comment(Discussion.load(path), "Ana", "I am not convinced.", ballot="no")
+    assert [(m.line, m.result) for m in posted.motions] == [(9, "failed")]
+    assert posted.council_note == ""
+    text = path.read_text()
+    assert "I am not convinced.\n\nBALLOT: NO" in text
+    assert "<!-- MOTION-RESULT: failed | yes: 1 | no: 1 | abstain: 0 | line: 9 -->" in text
+    # Someone not on the council is told their ballot is not counted.
+    posted = post_comment(Discussion.load(path), "Lee", ballot="yes")
+    assert posted.council_note.startswith("Note: Lee is not on this discussion's council")

@@ -1,0 +1,1 @@
+"""Tests of merges, the driver, append-only checks, review (the `git` package)."""

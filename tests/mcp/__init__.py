@@ -1,0 +1,1 @@
+"""Tests of the MCP server (the `mcp` package)."""

@@ -1,0 +1,1 @@
+"""Tests of discussion files and folders of them (the `model` package)."""

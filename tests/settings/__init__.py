@@ -1,0 +1,1 @@
+"""Tests of configuration, personas, templates (the `settings` package)."""

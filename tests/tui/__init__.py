@@ -1,0 +1,1 @@
+"""Tests of the terminal app (the `tui` package)."""

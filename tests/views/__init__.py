@@ -1,0 +1,1 @@
+"""Tests of presentation shared by interfaces and exports (the `views` package)."""

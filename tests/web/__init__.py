@@ -1,0 +1,1 @@
+"""Tests of the web view (the `web` package)."""
