@@ -623,3 +623,17 @@ def test_the_list_page_offers_a_new_discussion_only_with_the_token(
     assert 'id="new-form"' not in server.get("/").text
     # A discussion's page links back to the list.
     assert 'id="to-list" href="/"' in server.get(f"/d/{NAME}").text
+
+
+def test_the_close_statuses_are_the_known_finished_ones(isolated: Path) -> None:
+    """The page's "Close with status" offers every status a discussion can finish with, from
+    the one set `close` accepts, and no status that would leave it open."""
+    from discussions.settings.templates import OPEN_STATUSES
+    from discussions.settings.workspace import Workspace
+    from discussions.web.controls import close_statuses
+
+    ws = Workspace.discover()
+    statuses = close_statuses(ws)
+    assert statuses[0] == "CLOSED"
+    assert {"DECIDED", "REJECTED", "APPROVED"} <= set(statuses)
+    assert not set(statuses) & {*OPEN_STATUSES, *(t.status.upper() for t in ws.templates)}

@@ -23,7 +23,6 @@ from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
 from . import data
-from .common import STATUSES
 from .discussion import DiscussionScreen
 from .personas import ParticipantsScreen
 
@@ -117,8 +116,10 @@ class BrowserScreen(Screen[None]):
         self.query_one(DataTable).focus()
 
     def action_cycle_status(self) -> None:
-        i = STATUSES.index(self.status_filter) if self.status_filter in STATUSES else 0
-        self.status_filter = STATUSES[(i + 1) % len(STATUSES)]
+        """All, then each status the listed discussions have (never one that matches none)."""
+        statuses = ["", *sorted({s.status for s in self.rows if s.status})]
+        i = statuses.index(self.status_filter) if self.status_filter in statuses else 0
+        self.status_filter = statuses[(i + 1) % len(statuses)]
         self.refill()
 
     def action_participants(self) -> None:

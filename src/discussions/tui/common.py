@@ -17,7 +17,6 @@ from textual.widgets import (
     Static,
 )
 
-STATUSES = ["", "OPEN", "READY_FOR_DESIGN", "READY_FOR_IMPLEMENTATION", "CLOSED", "INVALID"]
 POLL = 0.5
 
 HELP = """\

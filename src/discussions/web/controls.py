@@ -7,9 +7,8 @@ from html import escape
 from urllib.parse import quote
 
 from ..model.discussion import Discussion
+from ..settings.templates import OPEN_STATUSES, known_statuses
 from ..settings.workspace import Workspace
-
-CLOSE_STATUSES = ("CLOSED", "DECIDED", "REJECTED", "ABANDONED")
 
 CSS = """\
 #controls { margin-top: 1.5rem; }
@@ -95,7 +94,7 @@ def controls_html(d: Discussion, ws: Workspace, name: str, writable: bool) -> st
     return f"""<section id="controls">
 {_comment_form()}
 {_turn_form(d, ws)}
-{_phase_form()}
+{_phase_form(close_statuses(ws))}
 {exports}
 <p id="notice" role="status" aria-live="polite"></p>
 </section>"""
@@ -154,15 +153,23 @@ def _turn_form(d: Discussion, ws: Workspace) -> str:
 </form>"""
 
 
-def _phase_form() -> str:
-    statuses = "".join(f"<option>{s}</option>" for s in CLOSE_STATUSES)
+def close_statuses(ws: Workspace) -> list[str]:
+    """The statuses a discussion can be closed with: every known status that is not an open
+    one (`templates.known_statuses`), CLOSED first."""
+    starting = {*OPEN_STATUSES, *(t.status.upper() for t in ws.templates)}
+    finished = [s for s in known_statuses(ws.templates) if s not in starting]
+    return sorted(finished, key=lambda s: (s != "CLOSED", s))
+
+
+def _phase_form(statuses: list[str]) -> str:
+    options = "".join(f"<option>{escape(s)}</option>" for s in statuses)
     return f"""<form id="phase-form" class="card">
 <h2>Phase and status</h2>
 <div class="buttons">
 <button type="button" id="advance-button">Advance to the next phase</button>
 </div>
 <label for="close-status">Close with status</label>
-<select id="close-status" name="status">{statuses}</select>
+<select id="close-status" name="status">{options}</select>
 <div class="buttons">
 <button type="button" id="close-button">Close</button>
 <button type="button" id="reopen-button">Reopen</button>
