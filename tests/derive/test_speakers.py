@@ -383,3 +383,29 @@ def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) 
     assert after and all(REASON in t and "who rotates it?" in t for t in after.values())
     assert all("My reasons, as security." in t for t in after.values())
     assert all("*(a sealed ballot)*" not in t for t in after.values())
+
+
+def test_a_hand_typed_ballot_is_sealed_past_a_line_that_only_looks_like_an_engine_block(
+    council, tmp_path: Path  # type: ignore[no-untyped-def]  # noqa: F811
+) -> None:
+    """The seal ends at engine blocks the parser found, never at a line that merely looks like
+    one (typed by hand, or inside a code block): the reasons after it stay sealed."""
+    from discussions.engine.prompts import build_prompt
+
+    from ..derive.test_motions import MOTION
+
+    path = council({"second": {"security": "yes"}}, humans=["Rob", "Ana"])
+    assert code(run("comment", "plan.md", "--motion", MOTION, "--author", "Rob")) == 0
+    assert code(run("comment", "plan.md", "--second", "yes", "--author", "Ana")) == 0
+    with path.open("a", encoding="utf-8") as f:
+        f.write(
+            "\n---\n\nName: Ana\n\nBALLOT: NO\n\nMy reasons, with the config we would ship:\n\n"
+            "```html\n<!-- TODO: drop this -->\n```\n\n<!-- NOTE: typed by hand -->\n\n"
+            f"{REASON}.\n\n---\n"
+        )
+    d = Discussion.load(path)
+    assert d.motions[0].result == "open" and d.motions[0].ballot_comments
+    for alias in ("architect", "security"):
+        prompt = build_prompt(d, d.workspace.participants.get(alias))[0]
+        assert REASON not in prompt and "TODO: drop this" not in prompt, alias
+        assert "*(a sealed ballot)*" in prompt

@@ -152,25 +152,28 @@ def sealed_for(d: Discussion, participant: Participant) -> Discussion:
     registry = d.workspace.participants
     lines = normalise_newlines(d.text).split("\n")
     changed = False
+    engine_lines = set(d.engine_marker_lines)
     for c in d.comments:
         if c.line not in sealed:
             continue
         p = registry.for_author(c.author)
         if p is not None and p.alias == participant.alias:
             continue  # one's own ballot
-        _seal(lines, c)
+        _seal(lines, c, engine_lines)
         changed = True
     return d.seen_as("\n".join(lines)) if changed else d
 
 
-def _seal(lines: list[str], c: Comment) -> None:
+def _seal(lines: list[str], c: Comment, engine_lines: set[int]) -> None:
     """Blank the text of comment `c` in `lines` (1-based line numbers), up to the first engine
-    block after it; keep its ``---`` lines and ``MOTION:`` lines; show `SEALED_BALLOT`."""
+    block the parser found after it (`engine_lines`: a line that only looks like one, typed by
+    hand or inside code, is text and sealed too); keep its ``---`` lines and ``MOTION:`` lines;
+    show `SEALED_BALLOT`."""
     keep = {m.line for m in c.markers if m.kind == "MOTION"}
     blanked: list[int] = []
     for n in range(c.line + 1, min(c.end_line, len(lines)) + 1):
         text = lines[n - 1]
-        if _ENGINE_LINE.match(text):
+        if n in engine_lines:
             break
         if n in keep or text.strip() == "---":
             continue

@@ -332,6 +332,11 @@ class Discussion:
         return t.phase(self._s.phase) if t else None
 
     @property
+    def engine_marker_lines(self) -> list[int]:
+        """The lines of the engine blocks the parser found (outside code), in order."""
+        return sorted(m.line for m in self._s.doc.engine_markers)
+
+    @property
     def pass_calls(self) -> list[tuple[str, dict[str, str]]]:
         """(who, fields) of each ``PASS`` block: the call's ``provider``, ``tokens`` and
         ``cost`` as the engine recorded them (none in blocks written before it did)."""
