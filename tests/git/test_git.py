@@ -939,3 +939,26 @@ def test_append_only_hook_on_the_first_commit_and_on_git_rm(repo: Path) -> None:
     git(repo, "rm", "-q", "discussions/first.md")
     result = run_cli("check", "--since", "HEAD")
     assert result.exit_code == 1 and "deleted since HEAD" in result.output
+
+
+def test_check_since_accepts_a_hand_typed_comment_a_merge_placed_first(repo: Path) -> None:
+    """A comment typed in the documented form (its own `---` before `Name:`, after the
+    engine's) has no time, so the merge places it before the other side's timed answer: the
+    doubled separator it brings is part of that comment, not text slipped into another."""
+    path = start_discussion(repo)
+    ai_turn(path, "architect")
+    commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "b")
+    with path.open("a", encoding="utf-8") as f:
+        f.write("\n---\n\nName: Rob\n\nhi\n\n---\n")
+    commit_all(repo, "hand-typed")
+    git(repo, "checkout", "-q", "main")
+    ai_turn(path, "security")
+    commit_all(repo, "answer")
+    git(repo, "checkout", "-q", "b")
+    git(repo, "merge", "-q", "main", "-m", "merge main")
+    text = path.read_text()
+    assert text.index("Name: Rob") < text.index("Name: AI-Security")
+    result = run_cli("check", "--since", "main")
+    assert result.exit_code == 0, result.output
+    assert run_cli("check", "--since", "b~1").exit_code == 0

@@ -332,3 +332,38 @@ def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
     assert PRESETS["qwen"].command == "qwen --approval-mode plan"
     assert "qwen" in DETECT_ORDER
     assert "copilot" not in PRESETS and "cursor-agent" not in PRESETS  # argv-only prompts
+
+
+@pytest.mark.parametrize("setting", ["default", "fallback", "persona"])
+def test_a_replay_named_by_settings_is_never_used(isolated: Path, tmp_path: Path, setting: str) -> None:
+    """`replay:PATH` reads a file anywhere on disk into the discussion, so only `--provider`
+    (the person at the terminal) may name it: from `discussions.yaml` or a project persona,
+    files a repository brings without any trust, it is left out of the chain."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    write(
+        outside / "secret.md",
+        "<!-- DISCUSSION -->\n<!-- Title: S -->\n\n# S\n\n---\n\nName: AI-Architect\n\n"
+        "<!-- provider: mock -->\n\nTOPSECRET words.\n\nVOTE: READY\n\n---\n",
+    )
+    replay = f"replay:{outside / 'secret.md'}"
+    if setting == "persona":  # a persona's hint is a plain name: a recording beside the project
+        (isolated / "secret.md").write_bytes((outside / "secret.md").read_bytes())
+        write(
+            isolated / "participants" / "architect.yaml",
+            "name: AI-Architect\nalias: architect\nrole: Architect\n"
+            "provider_hint: 'replay:secret.md'\n",
+        )
+    else:
+        value = f"'{replay}'" if setting == "default" else f"['{replay}']"
+        write(isolated / "discussions.yaml", f"providers:\n  {setting}: {value}\n")
+    assert code(run("new", "Mine")) == 0
+    r = run("turn", "mine.md", "@architect")
+    assert code(r) == 0, out(r)
+    assert "TOPSECRET" not in (isolated / "discussions" / "mine.md").read_text(encoding="utf-8")
+    from discussions.engine.service import DiscussionTools
+
+    tools = DiscussionTools()
+    ticket = tools.start_turn("mine", ["architect"])["ticket"]
+    tools.turn_result(ticket, wait=30)
+    assert "TOPSECRET" not in (isolated / "discussions" / "mine.md").read_text(encoding="utf-8")

@@ -71,6 +71,20 @@ def _starts_unit(block: str) -> bool:
     return bool(NAME_HEAD.match(block) or _ENGINE_START.match(block))
 
 
+def _inserts_units(blocks: list[str], j: int) -> bool:
+    """Whether the blocks inserted at `j` start a unit. A block of only a ``---`` line (a
+    hand-typed comment's own separator after the engine's) belongs to the comment after it:
+    several ``---`` lines before ``Name:`` are one boundary."""
+    if _starts_unit(blocks[j]):
+        return True
+    return _SEPARATOR_ONLY.match(blocks[j]) is not None and (
+        j + 1 < len(blocks) and NAME_HEAD.match(blocks[j + 1]) is not None
+    )
+
+
+_SEPARATOR_ONLY = re.compile(r"\A(?:[ \t]*\r?\n)*---[ \t]*(?:\r?\n)?\Z")
+
+
 @dataclass(slots=True)
 class NotAppended:
     """Where and how a newer version of a file changed what an older one said."""
@@ -103,7 +117,7 @@ def appended_only(old: str, new: str) -> NotAppended | None:
             k += 1
         if k == len(blocks):
             return _first_difference(block, blocks, j, offsets)
-        if k > j and not (_starts_unit(blocks[j]) and _starts_unit(block)):
+        if k > j and not (_inserts_units(blocks, j) and _starts_unit(block)):
             return NotAppended(offsets[j], "inside")
         j = k + 1
     if not old_rest.strip():

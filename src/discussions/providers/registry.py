@@ -482,12 +482,14 @@ def provider_chain(
     `detect` is on (``providers.detect``, default true), the AI CLIs installed on PATH follow in
     `DETECT_ORDER`. No name twice. An empty result becomes ``["mock"]``. The runner's own rule
     still applies after the chain: the mock answers when every provider tried was not installed.
+    A ``replay:PATH`` name is taken only as `forced`: from settings or a persona (files a
+    repository brings) it would read any file on disk into the discussion, so it is left out.
     """
     if forced:
         return [forced]
     chain: list[str] = []
     for name in (hint, default, *fallbacks):
-        if name and name not in chain:
+        if name and name not in chain and not name.startswith(REPLAY_PREFIX):
             chain.append(name)
     if detect and not any(registry.installed(name) for name in chain):
         chain.extend(n for n in DETECT_ORDER if n not in chain and registry.installed(n))
