@@ -111,7 +111,7 @@ def test_an_author_who_spoke_as_an_ai_in_the_file_is_reserved(project: Path) -> 
     with path.open("a", encoding="utf-8") as f:
         f.write(AI_GHOST)
     assert ai_authors(path.read_text(encoding="utf-8")) == ["AI-Ghost", "AI-Phantom"]
-    for author in ("AI-Ghost", "ai ghost", "AI-Phantom"):
+    for author in ("AI-Ghost", "ai ghost", "AI-Phantom", "Ghost", "Phantom Bot", "gh0st"):
         r = run("comment", NAME, "--vote", "READY", "--author", author)
         assert code(r) == 1, out(r)
         assert "who speaks as an AI in this discussion" in out(r)

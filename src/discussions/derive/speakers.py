@@ -88,11 +88,17 @@ def impersonated(author: str, registry: ParticipantRegistry, spoken: Iterable[st
     for p in registry:
         if keys & _participant_keys(p):
             return f"participant {p.name} (@{p.alias})"
-    key = "".join(words)
     for name in spoken:
-        if key and key == name_key(name):
+        if keys & _spoken_keys(name):
             return f"{name}, who speaks as an AI in this discussion"
     return ""
+
+
+def _spoken_keys(name: str) -> set[str]:
+    """The keys of an AI author of the discussion, as for a configured participant: the whole
+    name, and the name without its ``AI`` prefix (``AI-Oracle``: ``aioracle``, ``oracle``)."""
+    key = name_key(name)
+    return {key, key[2:]} - {""} if key.startswith("ai") else {key} - {""}
 
 
 def check_human_author(author: str, registry: ParticipantRegistry, text: str = "") -> None:
