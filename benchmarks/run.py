@@ -94,8 +94,8 @@ def bench_status() -> None:
     small = WORK / "small.md"
     generate(small, 10)
     t_big, t_small = compare(
-        lambda: cli("comment", str(big), "benchmark comment", "--author", "Bench"),
-        lambda: cli("comment", str(small), "benchmark comment", "--author", "Bench"),
+        lambda: cli("comment", str(big), "benchmark comment", "--author", "Robin"),
+        lambda: cli("comment", str(small), "benchmark comment", "--author", "Robin"),
         9,
     )
     print(f"small: {t_small * 1000:.0f} ms   big: {t_big * 1000:.0f} ms")

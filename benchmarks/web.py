@@ -136,7 +136,7 @@ import sys, time
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 d = Discussion.load(sys.argv[1], Workspace.discover())
-d.add_comment("Bench", sys.argv[2])
+d.add_comment("Robin", sys.argv[2])
 d.save()
 print(time.time() * 1000)
 """
