@@ -67,6 +67,19 @@ def council(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no-
     return make
 
 
+def people_motion(isolated: Path, name: str, *, ballot: bool = False) -> Path:
+    """A council of two people, Rob and Ana (no AI member), and Rob's motion "Ship it" (with
+    his YES ballot when `ballot`), in ``discussions/NAME``."""
+    council_template(isolated)
+    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
+    text = (
+        "<!-- DISCUSSION -->\n<!-- Template: council -->\n<!-- Participants: -->\n\n---\n\n"
+        "Name: Rob\n\nMOTION: Ship it\n" + ("BALLOT: YES\n" if ballot else "") + "\n---\n"
+    )
+    return write(isolated / "discussions" / name, text)
+
+
+
 def prompts(tmp_path: Path, kind: str) -> dict[str, str]:
     """alias -> prompt text, for the prompts of `kind` the stand-in received."""
     found = {}
@@ -467,25 +480,7 @@ def test_a_ballot_that_never_comes_closes_the_vote_with_those_in(council) -> Non
 
 
 def test_the_last_ballot_by_command_records_the_result_and_moves_the_phase(isolated: Path) -> None:
-    council_template(isolated)
-    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
-    path = write(
-        isolated / "discussions" / "two.md",
-        """
-        <!-- DISCUSSION -->
-        <!-- Template: council -->
-        <!-- Participants: -->
-
-        ---
-
-        Name: Rob
-
-        MOTION: Ship it
-        BALLOT: YES
-
-        ---
-        """,
-    )
+    path = people_motion(isolated, "two.md", ballot=True)
     assert "ballot on a motion nobody has seconded" in out(run("check", "two.md"))
     assert code(run("comment", "two.md", "--second", "yes", "--author", "Ana")) == 0
     assert code(run("comment", "two.md", "--ballot", "yes", "--author", "Rob")) == 0
@@ -498,24 +493,7 @@ def test_the_last_ballot_by_command_records_the_result_and_moves_the_phase(isola
 
 
 def test_a_motion_nobody_can_second_yet_waits(isolated: Path) -> None:
-    council_template(isolated)
-    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
-    path = write(
-        isolated / "discussions" / "wait.md",
-        """
-        <!-- DISCUSSION -->
-        <!-- Template: council -->
-        <!-- Participants: -->
-
-        ---
-
-        Name: Rob
-
-        MOTION: Ship it
-
-        ---
-        """,
-    )
+    path = people_motion(isolated, "wait.md")
     from discussions.engine.council import handle_motion
     from discussions.engine.runner import Runner
 

@@ -242,26 +242,9 @@ async def test_tui_composer_refuses_a_participants_name(
 
 
 def test_only_the_council_casts_counted_ballots(isolated: Path) -> None:
-    from ..derive.test_motions import council_template
+    from ..derive.test_motions import people_motion
 
-    council_template(isolated)
-    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
-    path = write(
-        isolated / "discussions" / "vote.md",
-        """
-        <!-- DISCUSSION -->
-        <!-- Template: council -->
-        <!-- Participants: -->
-
-        ---
-
-        Name: Rob
-
-        MOTION: Ship it
-
-        ---
-        """,
-    )
+    path = people_motion(isolated, "vote.md")
     assert code(run("comment", "vote.md", "--second", "yes", "--author", "Mallory")) == 0
     assert Discussion.load(path).motions[0].seconded_by == []  # not a council second
     assert code(run("comment", "vote.md", "--second", "yes", "--author", "ana")) == 0

@@ -12,22 +12,7 @@ from discussions.derive.rules import strip_meta
 from discussions.engine.comments import council_lines, post_comment
 
 from ..conftest import write
-from ..derive.test_motions import council_template
-
-TWO = """
-<!-- DISCUSSION -->
-<!-- Template: council -->
-<!-- Participants: -->
-
----
-
-Name: Rob
-
-MOTION: Ship it
-BALLOT: YES
-
----
-"""
+from ..derive.test_motions import people_motion
 
 
 def test_council_lines() -> None:
@@ -62,9 +47,7 @@ def test_a_comment_with_a_vote_and_a_mistyped_mention(isolated: Path) -> None:
 
 
 def test_the_last_ballot_records_the_result(isolated: Path) -> None:
-    council_template(isolated)
-    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
-    path = write(isolated / "discussions" / "two.md", TWO)
+    path = people_motion(isolated, "two.md", ballot=True)
     post_comment(Discussion.load(path), "Ana", second="yes")
     assert post_comment(Discussion.load(path), "Rob", ballot="yes").motions == []  # Ana to vote
     posted = post_comment(Discussion.load(path), "Ana", "I am not convinced.", ballot="no")
