@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,7 +122,10 @@ def next_number(runs: Sequence[RunRecord]) -> int:
 def host_id() -> str:
     """A digest of this machine's name (and machine id where the system has one): equal on
     the same machine, and it does not put the machine's name into a shared file."""
-    parts = [socket.gethostname()]
+    # os.uname is what socket.gethostname reads on POSIX, without importing socket on every
+    # command's start-up path (this module is part of deriving state).
+    name = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
+    parts = [name]
     for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
         try:
             parts.append(Path(path).read_text(encoding="utf-8").strip())
