@@ -8,6 +8,7 @@ from typing import IO
 import click
 
 from ..engine.deliberation import RoundEvent, RunResult, run_discussion
+from ..engine.failures import answered_summary, failure_lines
 from ..engine.outcomes import TurnEvent
 from ..engine.runner import Runner
 from ..model.discussion import Discussion
@@ -125,6 +126,11 @@ def run_command(
     _print_result(result, as_json)
     if result.stopped == "interrupted":
         sys.exit(130)
+    if result.stopped == "no_answers":
+        last = result.turns[-1].outcomes if result.turns else []
+        for line in failure_lines(last):
+            say(f"Error: {line}", err=True)
+        sys.exit(1)
 
 
 def _print_result(result: RunResult, as_json: bool) -> None:
@@ -137,6 +143,11 @@ def _print_result(result: RunResult, as_json: bool) -> None:
     say(f"Consensus: {result.consensus.get('reason', '')}")
     if result.budget_stop:
         say(f"Budget: {result.budget_stop}")
+    answered = answered_summary([o for t in result.turns for o in t.outcomes])
+    if answered:
+        say("Who answered (provider, times):")
+        for line in answered:
+            say(f"  {line}")
     if result.escalation:
         say("Escalated to the humans. Positions:")
         for line in result.escalation:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..engine.failures import answered_line
 from ..engine.outcomes import TurnResult
 from ..engine.runner import Runner
 from ..engine.turns import select_participants
@@ -129,6 +130,9 @@ def _summary(result: TurnResult) -> None:
         say(f"Votes cast this turn: {_counts(cast)}")
     else:
         say(f"Votes: {_counts(counts)}")
+    say("Who answered:")
+    for o in result.outcomes:
+        say(f"  {answered_line(o)}")
     for o in result.outcomes:
         for note in o.notes:
             say(f"Note: {o.name}: {note}")

@@ -12,6 +12,9 @@ transitions, a decided status). The run stops on the first of:
   position and asks the humans to decide;
 * ``interrupted`` Ctrl-C (the run stops between writes; finished answers stay);
 * ``ballots``     a motion waits for people (``consensus.human_required``): a second, or ballots.
+* ``no_answers``  every call of a round failed (each participant's ``FAILED`` block says from
+  which providers and why): the round moved nothing, so nothing moves (no phase, no
+  escalation) and the command exits non-zero;
 * ``budget``      the next call would go past the budget (`usage.Budget`); the turn writes the
   ``RUN-STOP: budget`` block with the reason;
 * ``error``       an unexpected error (the error is raised after the stop is written).
@@ -49,7 +52,7 @@ from .turns import select_participants
 
 STOP_REASONS = (
     "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
-    "budget", "error",
+    "budget", "error", "no_answers",
 )
 GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 DEFAULT_MAX_ROUNDS = 5
@@ -65,6 +68,7 @@ _STOP_TEXT = {
     "ballots": "a motion waits for the humans (a second, or their ballots)",
     "budget": "the budget is used up",
     "error": "an error ended it",
+    "no_answers": "no participant got an answer, every call failed",
 }
 
 
@@ -297,6 +301,8 @@ def _play_round(run: _Rounds) -> str | None:
     if turn.budget_stop is not None:  # the turn wrote the RUN-STOP block
         result.budget_stop = turn.budget_stop  # a round stopped half-way counts
         return "budget"
+    if turn.no_answer:  # a round without an answer moves nothing: no phase, no escalation
+        return "no_answers"
     d.reload()
     run.in_phase = run.in_phase + 1 if d.phase == before else 0
     stop = _stop_after_round(d, turn, run.in_phase)

@@ -48,6 +48,13 @@ class ParticipantOutcome:
     """No configured provider was installed, so the mock answered."""
     usage: Usage = UNKNOWN
     """Tokens and cost the answering provider reported (all None when it did not)."""
+    stand_in: bool = False
+    """The mock answered after a provider of the chain that could run failed: its vote is not
+    counted (`failures.answered_line`)."""
+    vote_from_follow_up: bool = False
+    """The vote (or score) came from the one-line follow-up (`followup`)."""
+    truncated: bool = False
+    """The answer was cut to the length limit (`followup.cap_answer`)."""
 
     @property
     def error(self) -> str:
@@ -67,6 +74,9 @@ class ParticipantOutcome:
             "attempts": [a.to_dict() for a in self.attempts],
             "notes": list(self.notes),
             "mock_fallback": self.mock_fallback,
+            "stand_in": self.stand_in,
+            "vote_from_follow_up": self.vote_from_follow_up,
+            "truncated": self.truncated,
             "usage": {
                 "input_tokens": self.usage.input_tokens,
                 "output_tokens": self.usage.output_tokens,
@@ -93,6 +103,11 @@ class TurnResult:
     """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
     budget_stop: str | None = None
     """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
+
+    @property
+    def no_answer(self) -> bool:
+        """Every participant of the turn was asked and none got an answer."""
+        return bool(self.outcomes) and all(o.status == "failed" for o in self.outcomes)
 
     @property
     def posted(self) -> list[ParticipantOutcome]:

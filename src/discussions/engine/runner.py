@@ -34,12 +34,14 @@ from ..model.usage import (
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
+from ..providers.usage import UNKNOWN
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax import clock
 from ..syntax.markers import extract
 from ..syntax.render import neutralise, render_comment
-from . import phases
+from . import followup, phases
+from .failures import failed_meta, ran, record_failure
 from .outcomes import (
     Attempt,
     ParticipantOutcome,
@@ -50,7 +52,7 @@ from .outcomes import (
     usage_meta,
 )
 from .prompts import build_prompt
-from .responses import parse_response
+from .responses import Response, parse_response
 from .streamevents import stream_reporter
 from .turns import select_participants
 
@@ -167,6 +169,7 @@ class Runner:
             for event in held or ():  # installed after all: nothing to hide
                 self._emit(event)
             outcome.provider = name
+            outcome.stand_in = name == "mock" and any(ran(a) for a in outcome.attempts)
             outcome.usage = completion.usage
             return completion.text
         if mock_allowed and all(
@@ -213,8 +216,10 @@ class Runner:
         outcome.duration = time.monotonic() - started
         if text is None:
             outcome.status = "failed"
+            record_failure(d, outcome)  # the file says who got no answer, from whom, why
             return outcome
-
+        limit = followup.max_answer_chars(d)
+        text, original = followup.cap_answer(text, limit)
         response = parse_response(text)
         outcome.notes.extend(response.notes)
         if response.no_response or (not response.comment.strip() and response.vote is None):
@@ -222,27 +227,73 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            meta = [*usage_meta(outcome), f"at: {clock.now_stamp()}"]
-            block = render_pass(participant.name, meta)
+            meta = [*usage_meta(outcome), *failed_meta(outcome.attempts)]
+            block = render_pass(participant.name, [*meta, f"at: {clock.now_stamp()}"])
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
-        vote = response.vote
+        extra, comment, vote = self._weak_answer(d, participant, request, response, outcome)
+        if original is not None:
+            outcome.truncated = True
+            comment += "\n\n" + followup.truncation_note(original, limit)
+            extra.append(f"truncated: {original} chars")
+        self._post(d, participant, outcome, neutralise(comment), vote, extra)
+        return outcome
+
+    def _weak_answer(
+        self,
+        d: Discussion,
+        participant: Participant,
+        request: ProviderRequest,
+        response: Response,
+        outcome: ParticipantOutcome,
+    ) -> tuple[list[str], str, str | None]:
+        """(metadata parts, comment, vote) once a stand-in's vote is set aside and a missing
+        vote or score has been asked for once (`followup`)."""
+        extra: list[str] = []
+        comment, vote = response.comment, response.vote
+        if outcome.stand_in and vote:
+            outcome.notes.append(f"the mock stood in: its vote {vote} is not counted")
+            comment += f"\n\n*[Mock standing in for a failed provider: vote {vote} not counted.]*"
+            extra.append(f"stand-in: mock, vote {vote} not counted")
+            vote = None
         if vote and not participant.votes:
             outcome.notes.append(f"background participant: vote {vote} not recorded")
             vote = None
-        comment = neutralise(response.comment)
+        kind = followup.missing(d, outcome, request.wants_vote, comment, vote)
+        if kind is None or outcome.provider is None:
+            return extra, comment, vote
+        prompt = followup.follow_up_prompt(d, kind, comment)
+        got = followup.ask_follow_up(self.providers, request, outcome.provider, prompt, kind)
+        outcome.usage = followup.add_usage(outcome.usage, got.usage or UNKNOWN)
+        extra.append(got.meta())
+        if not got.found:
+            outcome.notes.append(f"no {kind} in the answer, nor in the one follow-up")
+            return extra, comment, vote
+        outcome.vote_from_follow_up = True
+        comment += "\n\n" + got.note()
+        if got.score is not None:
+            comment += f"\n\nSCORE: {got.score}"
+        return extra, comment, got.vote or vote
+
+    def _post(
+        self,
+        d: Discussion,
+        participant: Participant,
+        outcome: ParticipantOutcome,
+        comment: str,
+        vote: str | None,
+        extra: list[str],
+    ) -> None:
+        """Append the answer as a comment with its metadata line; read its vote back."""
         digest = body_digest(
             render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
         )
         meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
-        if outcome.attempts:
-            meta.append(
-                "failed: "
-                + "; ".join(clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts)
-            )
+        meta.extend(failed_meta(outcome.attempts))
         if outcome.mock_fallback:
             meta.append("note: no configured AI CLI is installed")
+        meta.extend(clean_meta(part) for part in extra)
         meta.extend(usage_meta(outcome)[1:])
         meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
         block = render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
@@ -256,7 +307,6 @@ class Runner:
             outcome.notes.append(
                 f"the answer's vote {vote or 'none'} reads as {outcome.vote or 'none'} in the file"
             )
-        return outcome
 
     # -- a turn ---------------------------------------------------------------------------
 
@@ -340,6 +390,9 @@ class Runner:
             raise
 
         d.reload()
+        if result.no_answer:  # nothing was said: no motion is handled, no phase moves
+            self._copy_state(d, result)
+            return result
         if council:
             self._council(d, provider, result, budget_stop)
         self._conclude(d, result)
@@ -432,6 +485,11 @@ class Runner:
                 write_summary(d)
             except DiscussionsError as exc:  # the answers are in; the summary can be rebuilt
                 result.warnings.append(f"summary not updated: {exc}")
+        self._copy_state(d, result)
+
+    @staticmethod
+    def _copy_state(d: Discussion, result: TurnResult) -> None:
+        """The discussion's phase, status, votes and consensus into `result`."""
         result.phase = d.phase
         result.status = d.status
         result.votes = d.votes

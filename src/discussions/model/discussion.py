@@ -350,6 +350,19 @@ class Discussion:
         return found
 
     @property
+    def failed_calls(self) -> list[tuple[str, dict[str, str]]]:
+        """(who, fields) of each ``FAILED`` block: a participant none of whose providers
+        answered (``providers``, ``why``, ``calls``: how many of them ran)."""
+        from ..derive.motions import marker_fields
+
+        found = []
+        for m in self._s.doc.engine_markers:
+            if m.kind == "failed":
+                fields = marker_fields(m.target)
+                found.append((fields.pop(""), fields))
+        return found
+
+    @property
     def expected_voters(self) -> list[str]:
         """Display names of the discussion's participants whose votes count."""
         registry = self.workspace.participants

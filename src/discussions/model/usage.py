@@ -49,14 +49,20 @@ class UsageTotals:
     """The largest cost one call reported (None: no call reported a cost)."""
     largest_tokens: int | None = None
     """The most tokens (in + out) one call reported (None: no call reported tokens)."""
+    failed_calls: int = 0
+    """Calls that gave no answer (``FAILED`` blocks, and the ``failed:`` entries of answers
+    that came after a failure); they add nothing to the other figures."""
 
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
     def add_meta(self, meta: dict[str, str]) -> None:
-        """Count one AI call from its comment's metadata."""
-        self.calls += 1
+        """Count one AI call from its comment's metadata (two with a ``follow-up``: the
+        reported figures cover both), and the failed calls before it."""
+        n = 2 if "follow-up" in meta else 1
+        self.calls += n
+        self.failed_calls += failed_entries(meta.get("failed", ""))
         if meta.get("provider") == "mock":  # the built-in mock: no tokens, no cost
             self._largest(0.0, 0)
             return
@@ -67,13 +73,13 @@ class UsageTotals:
             self.output_tokens += n_out
             self._largest(None, n_in + n_out)
         else:
-            self.unknown_calls += 1
+            self.unknown_calls += n
         cost = _COST.match(meta.get("cost", ""))
         if cost:
             self.cost_usd += float(cost.group(1))
             self._largest(float(cost.group(1)), None)
         else:
-            self.cost_unknown_calls += 1
+            self.cost_unknown_calls += n
 
     def _largest(self, cost: float | None, tokens: int | None) -> None:
         if cost is not None:
@@ -89,20 +95,48 @@ class UsageTotals:
             "unknown_calls": self.unknown_calls,
             "calls": self.calls,
             "cost_unknown_calls": self.cost_unknown_calls,
+            "failed_calls": self.failed_calls,
+            "tokens_known": _known(self.calls, self.unknown_calls),
+            "cost_known": _known(self.calls, self.cost_unknown_calls),
         }
 
     def text(self) -> str:
-        parts = [
-            f"{self.calls} call(s)",
-            f"{self.input_tokens} tokens in / {self.output_tokens} out",
-            f"${self.cost_usd:.4f}",
-        ]
-        unknown = []
-        if self.unknown_calls:
-            unknown.append(f"{self.unknown_calls} without token counts")
-        if self.cost_unknown_calls:
-            unknown.append(f"{self.cost_unknown_calls} without cost")
-        return ", ".join(parts) + (f" (unknown: {'; '.join(unknown)})" if unknown else "")
+        """``3 call(s), tokens unknown, cost unknown``; figures only some calls reported are
+        said to be partial, never shown as if they were the whole."""
+        if not self.calls:
+            return f"no answers, {self.failed_calls} failed call(s)"
+        parts = [f"{self.calls} call(s)"]
+        tokens = f"{self.input_tokens} tokens in / {self.output_tokens} out"
+        cost = f"${self.cost_usd:.4f}"
+        parts.append(_figure(tokens, "tokens", self.calls, self.unknown_calls, "token counts"))
+        parts.append(_figure(cost, "cost", self.calls, self.cost_unknown_calls, "cost"))
+        if self.failed_calls:
+            parts.append(f"{self.failed_calls} failed call(s) without an answer")
+        return ", ".join(parts)
+
+
+def _figure(value: str, what: str, calls: int, unknown: int, missing: str) -> str:
+    """A total as far as it is known: all, partial (at least), or unknown."""
+    if unknown and unknown >= calls:
+        return f"{what} unknown"
+    if unknown:
+        return f"at least {value} (partial: {unknown} call(s) without {missing})"
+    return value
+
+
+def _known(calls: int, unknown: int) -> str:
+    return "none" if calls and unknown >= calls else "partial" if unknown else "all"
+
+
+NOT_A_CALL = ("not installed", "no provider of that name", "cannot run")
+"""How the reason of a provider that never ran starts (a missing executable is no call)."""
+
+
+def failed_entries(value: str) -> int:
+    """How many calls a ``failed:`` metadata field records (providers not installed left
+    out): ``a (exited with status 1); b (not installed: ...)`` -> 1."""
+    entries = [e.strip() for e in value.split("; ") if e.strip()]
+    return sum(1 for e in entries if not e.partition("(")[2].startswith(NOT_A_CALL))
 
 
 @dataclass(slots=True)
@@ -136,6 +170,10 @@ def discussion_usage(d: Discussion) -> DiscussionUsage:
         result.by_participant.setdefault(by, UsageTotals()).add_meta(meta)
         if "provider" in fields:
             result.by_provider.setdefault(fields["provider"], UsageTotals()).add_meta(fields)
+    for by, fields in d.failed_calls:  # a participant none of whose providers answered
+        n = int(fields["calls"]) if fields.get("calls", "").isdigit() else 1
+        result.total.failed_calls += n
+        result.by_participant.setdefault(by, UsageTotals()).failed_calls += n
     return result
 
 

@@ -532,6 +532,8 @@ SETTINGS = Fields(
                 "timeout": Number(above=0, what="a positive number of seconds"),
                 "mock_fallback": Flag(),
                 "detect": Flag(),
+                "max_answer_chars": _COUNT,
+                "follow_up": Flag(),
             },
             noun="providers setting",
         ),

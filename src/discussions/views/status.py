@@ -139,7 +139,7 @@ def _consensus(d: Discussion) -> list[StatusLine]:
 def _usage(d: Discussion) -> list[StatusLine]:
     """Tokens and cost as the AI CLIs reported them, in total and per participant."""
     usage = discussion_usage(d)
-    if not usage.total.calls:
+    if not usage.total.calls and not usage.total.failed_calls:
         return []
     lines = [_line(f"Usage: {usage.total.text()}")]
     lines += [_line(f"  {name}: {t.text()}") for name, t in usage.by_participant.items()]

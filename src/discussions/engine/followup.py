@@ -1,0 +1,156 @@
+"""Weak answers: the length cap on an answer, and the one follow-up call that asks for a
+missing vote or score.
+
+* **The cap.** An answer longer than ``providers.max_answer_chars`` (default
+  `DEFAULT_MAX_ANSWER_CHARS`) is cut at the last line break before the limit; the comment says
+  so in a visible line and its metadata records ``truncated: N chars`` (what the model wrote).
+* **The follow-up.** In a voting phase, an answer of a voting participant that holds no vote
+  (in a score phase: no ``SCORE:``) gets exactly one more call to the provider that answered,
+  with a minimal prompt: the discussion's title, the start of the answer, and "Answer with
+  one line: VOTE: READY, CHANGES or REJECT". A vote (score) in that answer is written into the
+  comment with a visible line saying it came from the follow-up, and the metadata records
+  ``follow-up: vote READY`` (counted as a call by `model.usage`). Nothing more is asked
+  whatever the follow-up says. ``providers.follow_up: false`` turns it off. The mock is never
+  followed up: it votes when a vote is asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from ..errors import ProviderError
+from ..model.discussion import Discussion
+from ..providers.base import ProviderRequest, complete_with_usage
+from ..providers.registry import ProviderRegistry
+from ..providers.usage import Usage
+from ..syntax.markers import extract, normalise_vote
+from .outcomes import ParticipantOutcome
+
+DEFAULT_MAX_ANSWER_CHARS = 16_000
+"""Characters of an answer kept; the rest is cut and the cut recorded."""
+EXCERPT_CHARS = 600
+"""Characters of the first answer the follow-up prompt repeats, for context."""
+VOTE_QUESTION = "Answer with one line: VOTE: READY, CHANGES or REJECT"
+SCORE_QUESTION = (
+    "Answer with one line: SCORE: n, where n is 0-10 (how ready the proposal is to decide)"
+)
+_SCORE_LINE = re.compile(r"(?im)^\W*(?:score\W*)?(\d{1,2})(?:\s*/\s*10)?\W*$")
+
+
+def max_answer_chars(d: Discussion) -> int:
+    """The configured cap (``providers.max_answer_chars``; 0 turns it off)."""
+    value = d.workspace.config.section("providers").get("max_answer_chars")
+    return value if isinstance(value, int) and value >= 0 else DEFAULT_MAX_ANSWER_CHARS
+
+
+def cap_answer(text: str, limit: int) -> tuple[str, int | None]:
+    """`text` cut to at most `limit` characters at a line break where one is near the end
+    (else at the limit), and the original length; (text, None) when it fits or `limit` is 0."""
+    if limit <= 0 or len(text) <= limit:
+        return text, None
+    cut = text[:limit]
+    newline = cut.rfind("\n")
+    if newline >= limit * 3 // 4:
+        cut = cut[:newline]
+    return cut.rstrip(), len(text)
+
+
+def truncation_note(original: int, limit: int) -> str:
+    """The visible line under a cut answer."""
+    return f"*[Answer cut at {limit:,} characters: the model wrote {original:,}.]*"
+
+
+@dataclass(slots=True)
+class FollowUp:
+    """What the follow-up call gave."""
+
+    kind: str
+    """``vote`` or ``score``."""
+    vote: str | None = None
+    score: int | None = None
+    usage: Usage | None = None
+    error: str = ""
+
+    @property
+    def found(self) -> bool:
+        return self.vote is not None or self.score is not None
+
+    def meta(self) -> str:
+        """The ``follow-up:`` metadata field."""
+        if self.found:
+            return f"follow-up: {self.kind} {self.vote or self.score}"
+        return f"follow-up: {self.kind} none" + (" (failed)" if self.error else "")
+
+    def note(self) -> str:
+        """The visible line in the comment."""
+        if self.vote is not None:
+            return "*[The vote below came from a one-line follow-up: the answer had none.]*"
+        return f"*[SCORE {self.score} came from a one-line follow-up: the answer had none.]*"
+
+
+def missing(d: Discussion, outcome: ParticipantOutcome, wants_vote: bool, comment: str,
+            vote: str | None) -> str | None:
+    """What a voting participant's answer lacks: ``vote``, ``score`` or None."""
+    info = d.phase_info
+    if not wants_vote or outcome.provider in (None, "mock") or outcome.stand_in:
+        return None
+    if not d.workspace.config.section("providers").get("follow_up", True):
+        return None
+    if info is not None and info.consensus_mode == "score":
+        has_score = any(m.kind == "SCORE" for m in extract(comment, 1).markers)
+        return None if has_score else "score"
+    return "vote" if vote is None else None
+
+
+def follow_up_prompt(d: Discussion, kind: str, answer: str) -> str:
+    """The minimal follow-up: what was discussed, the start of the answer, one question."""
+    excerpt = " ".join(answer.split())[:EXCERPT_CHARS]
+    return (
+        f'You were asked for your position on "{d.title}" and answered:\n\n'
+        f"{excerpt}\n\n{VOTE_QUESTION if kind == 'vote' else SCORE_QUESTION}\n"
+    )
+
+
+def ask_follow_up(
+    providers: ProviderRegistry, request: ProviderRequest, provider: str, prompt: str, kind: str
+) -> FollowUp:
+    """One call to `provider` with `prompt`; the vote or score its answer holds."""
+    result = FollowUp(kind)
+    try:
+        completion = complete_with_usage(
+            providers.get(provider), replace(request, prompt=prompt, on_output=None)
+        )
+    except ProviderError as exc:
+        result.error = str(exc)
+        return result
+    result.usage = completion.usage
+    text = completion.text.strip()
+    if kind == "vote":
+        from .responses import parse_response
+
+        result.vote = parse_response(text).vote or normalise_vote(text.splitlines()[0] if text
+                                                                  else "")
+    else:
+        scores = [m.text for m in extract(text, 1).markers if m.kind == "SCORE"]
+        found = _SCORE_LINE.search(scores[-1] if scores else text)
+        if found and 0 <= int(found.group(1)) <= 10:
+            result.score = int(found.group(1))
+    return result
+
+
+def add_usage(a: Usage, b: Usage | None) -> Usage:
+    """Two calls' usage together; a figure one of them did not report stays unknown."""
+    if b is None:
+        return a
+
+    def total(x: float | None, y: float | None) -> float | None:
+        return None if x is None or y is None else x + y
+
+    tokens_in = total(a.input_tokens, b.input_tokens)
+    tokens_out = total(a.output_tokens, b.output_tokens)
+    return Usage(
+        int(tokens_in) if tokens_in is not None else None,
+        int(tokens_out) if tokens_out is not None else None,
+        total(a.cost_usd, b.cost_usd),
+    )
