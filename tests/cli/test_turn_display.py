@@ -461,6 +461,10 @@ def test_summary_explains_votes_reset_by_an_automatic_phase_change(
     at = out.index("Discussion updated with 3 new comments.")
     assert out[at + 1 :] == [
         "Votes cast this turn: READY: 3, CHANGES: 0, REJECT: 0",
+        "Who answered:",
+        "  AI-Architect: approve",
+        "  AI-Security: approve",
+        "  AI-Pragmatist: approve",
         f"Advanced to phase: second_vote (consensus reached ({REASON}))",
         "The phase moved to second_vote, so votes restart there (none cast yet).",
         "Consensus in second_vote: not reached (no votes yet)",

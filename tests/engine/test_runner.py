@@ -94,7 +94,7 @@ def test_sequential_participants_see_earlier_answers(
 
 def test_prompt_contents(disc: Path, isolated: Path, providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     answer = tmp_path / "answer.json"
-    answer.write_text('{"comment": "ok", "vote": null}')
+    answer.write_text('{"comment": "ok", "vote": "CHANGES"}')
     providers_file({"rec": script_command("from_file.py", str(answer), str(tmp_path / "prompt"))})
     use(isolated, "rec")
     run("advance", "auth.md", "--to", "consensus_vote")
@@ -134,7 +134,8 @@ def test_fallback_chain_and_failure_of_one_participant(
     assert meta["provider"] == "good"
     assert (
         meta["failed"]
-        == "claude-sonnet (not installed: `claude` not found on PATH); broken (exited with status 2)"
+        == "claude-sonnet (not installed: `claude` not found on PATH); "
+        "broken (exited with status 2: model overloaded)"
     )
     # Now make security fail everywhere: others still post, exit 1, who and why.
     write(isolated / "discussions.yaml", "providers:\n  default: broken\n  fallback: []\n")

@@ -269,7 +269,11 @@ def test_replay_takes_its_position_from_the_file_across_processes(isolated: Path
     assert past.returncode == 1
     assert "no recorded answer #4 for AI-Architect" in past.stderr + past.stdout
     assert "3 already replayed" in past.stderr + past.stdout
-    assert target.read_bytes() == before
+    # nothing is answered; the file records only who got no answer, and why
+    added = target.read_bytes()[len(before) :].decode("utf-8")
+    assert target.read_bytes().startswith(before)
+    assert added.startswith("\n<!-- FAILED: AI-Architect | providers: replay:src.md | why: ")
+    assert "no recorded answer #4" in added and "Name:" not in added
 
 
 def test_a_replayed_answer_is_the_comment_alone(isolated: Path) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..errors import ProviderError
 from ..model.discussion import Discussion
@@ -38,9 +39,9 @@ SCORE_QUESTION = (
 _SCORE_LINE = re.compile(r"(?im)^\W*(?:score\W*)?(\d{1,2})(?:\s*/\s*10)?\W*$")
 
 
-def max_answer_chars(d: Discussion) -> int:
-    """The configured cap (``providers.max_answer_chars``; 0 turns it off)."""
-    value = d.workspace.config.section("providers").get("max_answer_chars")
+def max_answer_chars(providers: dict[str, Any]) -> int:
+    """The cap the ``providers:`` settings configure (``max_answer_chars``; 0: no cap)."""
+    value = providers.get("max_answer_chars")
     return value if isinstance(value, int) and value >= 0 else DEFAULT_MAX_ANSWER_CHARS
 
 
@@ -56,8 +57,14 @@ def cap_answer(text: str, limit: int) -> tuple[str, int | None]:
     return cut.rstrip(), len(text)
 
 
-def truncation_note(original: int, limit: int) -> str:
-    """The visible line under a cut answer."""
+def truncation_note(original: int, limit: int, stopped: bool = False) -> str:
+    """The visible line under a cut answer (`stopped`: the command was stopped while it
+    was still writing, so it wrote more than was read)."""
+    if stopped:
+        return (
+            f"*[Answer cut at {limit:,} characters: the model was stopped while still "
+            f"writing, after {original:,}.]*"
+        )
     return f"*[Answer cut at {limit:,} characters: the model wrote {original:,}.]*"
 
 

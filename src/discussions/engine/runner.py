@@ -126,6 +126,9 @@ class Runner:
             concerns=list(participant.concerns),
             wants_vote=wants_vote,
             file=file,
+            max_answer_chars=followup.max_answer_chars(
+                self.workspace.config.section("providers")
+            ),
         )
 
     def ask(
@@ -171,6 +174,7 @@ class Runner:
             outcome.provider = name
             outcome.stand_in = name == "mock" and any(ran(a) for a in outcome.attempts)
             outcome.usage = completion.usage
+            outcome.truncated = completion.stopped
             return completion.text
         if mock_allowed and all(
             a.reason.startswith("not installed") or a.reason == "no provider of that name"
@@ -218,7 +222,7 @@ class Runner:
             outcome.status = "failed"
             record_failure(d, outcome)  # the file says who got no answer, from whom, why
             return outcome
-        limit = followup.max_answer_chars(d)
+        limit = request.max_answer_chars
         text, original = followup.cap_answer(text, limit)
         response = parse_response(text)
         outcome.notes.extend(response.notes)
@@ -227,16 +231,18 @@ class Runner:
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
             # A pass is recorded, not a comment: the file shows who had nothing to add.
-            meta = [*usage_meta(outcome), *failed_meta(outcome.attempts)]
+            ran_first = [a for a in outcome.attempts if ran(a)]  # calls, not missing CLIs
+            meta = [*usage_meta(outcome), *failed_meta(ran_first)]
             block = render_pass(participant.name, [*meta, f"at: {clock.now_stamp()}"])
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
         extra, comment, vote = self._weak_answer(d, participant, request, response, outcome)
         if original is not None:
+            stopped = outcome.truncated  # the command was stopped while still writing
             outcome.truncated = True
-            comment += "\n\n" + followup.truncation_note(original, limit)
-            extra.append(f"truncated: {original} chars")
+            comment += "\n\n" + followup.truncation_note(original, limit, stopped)
+            extra.append(f"truncated: {original} chars" + (" (stopped)" if stopped else ""))
         self._post(d, participant, outcome, neutralise(comment), vote, extra)
         return outcome
 

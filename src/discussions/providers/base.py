@@ -34,6 +34,9 @@ class ProviderRequest:
     file: Path | None = None
     """The discussion the answer is appended to (a replay reads its position there); None
     when the answer is not written into a discussion."""
+    max_answer_chars: int = 0
+    """Characters of answer the engine keeps (0: no cap): a command provider stops reading
+    (and stops the command) well past it, and passes its ``output_limit`` where it has one."""
 
 
 @dataclass(slots=True)
@@ -55,6 +58,9 @@ class ProviderSpec:
     """Accept a non-empty answer even when the command exits non-zero (gemini does this)."""
     source: str = "builtin"
     """Where it was defined: ``builtin``, ``smarttools``, ``user``, ``project``."""
+    output_limit: str = ""
+    """Words appended to the command to limit the answer's length, ``{tokens}`` standing for
+    the limit (``-o max_tokens {tokens}`` for `llm` models that take it); empty: none."""
 
 
 class Provider(ABC):
@@ -75,6 +81,8 @@ class Completion:
     text: str
     usage: Usage = UNKNOWN
     """Reported usage; `UNKNOWN` (all ``None``) when the provider did not say."""
+    stopped: bool = False
+    """The command was stopped because its answer ran past the cap (`max_answer_chars`)."""
 
 
 def complete_with_usage(provider: Provider, request: ProviderRequest) -> Completion:

@@ -226,6 +226,9 @@ class _Run:
     err: bytearray = field(default_factory=bytearray)
     timed_out: bool = False
     flooded: bool = False
+    cap: int = 0
+    """Bytes of answer after which the command is stopped and what it wrote kept (0: none)."""
+    capped: bool = False
     started: float = field(default_factory=time.monotonic)
     on_out: Callable[[bytes], None] | None = None
     """Streaming: called with each stdout chunk as it is read (see `streaming.output_sink`)."""
@@ -317,6 +320,11 @@ class _Run:
 
     def _keep_out(self, chunk: bytes) -> bool:
         self.out.extend(chunk)
+        if self.cap and len(self.out) > self.cap:  # long enough: the engine cuts the answer
+            del self.out[self.cap :]
+            self.capped = True
+            _kill_group(self.proc.pid, signal.SIGKILL)
+            return False
         if self.on_out is not None and len(self.out) <= self.max_output:
             self.on_out(chunk)
         if len(self.out) > self.max_output:
@@ -416,7 +424,9 @@ class CommandProvider(Provider):
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
         """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
         timeout = self.timeout_for(request)
-        run = _Run.spawn(self.name, self._resolved_argv(), self._env(), self.max_output)
+        run = _Run.spawn(self.name, self._argv_for(request), self._env(), self.max_output)
+        if request.max_answer_chars and self.spec.output == "text":
+            run.cap = 4 * request.max_answer_chars + 4  # past the cap in any UTF-8 text
         if request.on_output is not None:
             run.on_out = output_sink(self.spec.output, request.on_output)
         try:
@@ -424,6 +434,14 @@ class CommandProvider(Provider):
         finally:
             run.finish()
         return self._classify(run, timeout)
+
+    def _argv_for(self, request: ProviderRequest) -> list[str]:
+        """The command line, with the ``output_limit`` words where the engine caps answers."""
+        argv = self._resolved_argv()
+        if self.spec.output_limit and request.max_answer_chars:
+            tokens = str(max(1, request.max_answer_chars // 4))
+            argv += [w.replace("{tokens}", tokens) for w in split_command(self.spec.output_limit)]
+        return argv
 
     def _resolved_argv(self) -> list[str]:
         argv = self.argv()
@@ -451,6 +469,9 @@ class CommandProvider(Provider):
             )
         stderr_text = run.stderr_text()
         rc = run.proc.returncode
+        if run.capped:  # stopped by us, past the cap: what it wrote is the answer
+            text = bytes(run.out).decode("utf-8", errors="ignore")
+            return Completion(text, UNKNOWN, stopped=True)
         if rc is not None and rc < 0:
             raise ProviderFailed(
                 self.name, f"killed by signal {signal.Signals(-rc).name}", _last_lines(stderr_text)

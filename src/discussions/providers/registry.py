@@ -152,6 +152,7 @@ def _providers_file(extra: bool) -> Fields:
             "output": Text(OUTPUT_FORMATS),
             "env_remove": ListOf(Text(), "a list of environment variable names"),
             "nonzero_ok": Flag(),
+            "output_limit": Text(),
         },
         noun="provider setting",
         required=("name", "command"),
@@ -196,6 +197,7 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
                 output=item.get("output") or "text",
                 env_remove=[str(v) for v in item.get("env_remove") or []],
                 nonzero_ok=bool(item.get("nonzero_ok", False)),
+                output_limit=str(item.get("output_limit") or ""),
                 source=source,
             )
         )
