@@ -62,8 +62,8 @@ def truncation_note(original: int, limit: int, stopped: bool = False) -> str:
     was still writing, so it wrote more than was read)."""
     if stopped:
         return (
-            f"*[Answer cut at {limit:,} characters: the model was stopped while still "
-            f"writing, after {original:,}.]*"
+            f"*[Answer cut at {limit:,} characters: its command was stopped after "
+            f"{original:,}.]*"
         )
     return f"*[Answer cut at {limit:,} characters: the model wrote {original:,}.]*"
 

@@ -1,0 +1,164 @@
+"""Calls that got no answer: recorded in the file (who, which provider, why), counted by
+`status`; a run stops at a round without an answer; the mock standing in for a failed provider
+does not vote; usage nobody reported is said to be unknown. Providers are real subprocesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from discussions import Discussion
+from discussions.model.usage import discussion_usage
+
+from ..conftest import code, out, run, script_command, write
+
+# What `llm` printed when a prompt did not fit SmolLM2's window (llama-cpp-python's error,
+# under a traceback), then exit status 1.
+WINDOW_ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3/site-packages/llama_cpp/llama.py", line 1102, in _create\n'
+    "    raise ValueError(\n"
+    "ValueError: Requested tokens (1203) exceed context window of 512\n"
+)
+CAUSE = "ValueError: Requested tokens (1203) exceed context window of 512"
+
+
+@pytest.fixture
+def feature(isolated: Path, providers_file) -> Path:  # type: ignore[no-untyped-def]
+    """A feature discussion whose every provider fails the way a too-small model does."""
+    providers_file({"smol": script_command("fail.py", "1", WINDOW_ERROR)})
+    write(isolated / "discussions.yaml", "providers:\n  default: smol\n  detect: false\n")
+    assert code(run("new", "Auth", "--context", "Tokens in cookies.")) == 0
+    return isolated / "discussions" / "auth.md"
+
+
+def test_run_stops_at_a_round_without_an_answer(feature: Path) -> None:
+    phase = Discussion.load(feature).phase
+    r = run("run", "auth.md", "--rounds", "4", "--json")
+    assert code(r) == 1, out(r)
+    text = out(r)  # the JSON, then the errors on standard error
+    res = json.JSONDecoder().raw_decode(text[text.index("{") :])[0]
+    assert "Error: AI-Security got no answer: claude-sonnet (not installed" in text
+    assert res["stopped"] == "no_answers" and res["rounds"] == 1
+    assert res["escalation"] == []
+    d = Discussion.load(feature)
+    assert d.phase == phase  # nothing moved: no phase change, no escalation
+    assert d.escalation is None
+    assert [len(r.rounds) for r in d.runs] == [1]
+    assert d.last_stop is not None and d.last_stop.value == "no_answers"
+    assert "no participant got an answer, every call failed" in feature.read_text()
+    failed = d.failed_calls
+    assert sorted(who for who, _ in failed) == ["AI-Architect", "AI-Pragmatist", "AI-Security"]
+    for _, fields in failed:
+        assert "smol" in fields["providers"]
+        assert f"smol: exited with status 1: {CAUSE}" in fields["why"]
+        assert fields["calls"] == "1"  # claude-sonnet is not installed: no call
+    assert not d.comments and not d.votes
+    usage = discussion_usage(d).total
+    assert (usage.calls, usage.failed_calls) == (0, 3)
+    status = run("status", "auth.md")
+    assert "Usage: no answers, 3 failed call(s)" in out(status)
+
+
+def test_a_turn_records_failures_the_way_a_run_does(feature: Path) -> None:
+    before = feature.read_text()
+    r = run("turn", "auth.md", "@architect")
+    assert code(r) == 1
+    added = feature.read_text()[len(before) :]
+    assert added.startswith("\n<!-- FAILED: AI-Architect | providers: claude-sonnet, smol | why: ")
+    assert "*AI-Architect got no answer: claude-sonnet not installed" in added
+    assert f"smol exited with status 1 ({CAUSE}).*" in added
+    assert "Name:" not in added and "@" not in added.split("-->", 1)[1]
+    d = Discussion.load(feature)
+    assert d.phase == "initial_feedback" and not d.comments
+    assert "AI-Architect: no answer (smol failed)" in out(r)
+
+
+def test_the_failure_cause_is_recorded_with_the_fallback_that_answered(
+    isolated: Path, providers_file
+) -> None:  # type: ignore[no-untyped-def]
+    providers_file(
+        {
+            "smol": script_command("fail.py", "1", WINDOW_ERROR),
+            "good": script_command("answer.py", '{"comment": "Fine.", "vote": "READY"}'),
+        }
+    )
+    write(
+        isolated / "discussions.yaml",
+        "providers:\n  default: smol\n  fallback: [good]\n  detect: false\n",
+    )
+    assert code(run("new", "Auth")) == 0
+    r = run("turn", "auth.md", "@architect")
+    assert code(r) == 0, out(r)
+    meta = Discussion.load(isolated / "discussions" / "auth.md").comments[-1].meta
+    assert meta["failed"].endswith(f"smol (exited with status 1: {CAUSE})")
+    assert "AI-Architect: good (fallback after smol failed)" in out(r)
+    usage = run("status", "auth.md", "--json")
+    data = json.loads(out(usage))["usage"]
+    assert data["failed_calls"] == 1 and data["calls"] == 1
+
+
+def test_the_mock_standing_in_for_a_failed_provider_does_not_vote(
+    isolated: Path, providers_file
+) -> None:  # type: ignore[no-untyped-def]
+    providers_file({"smol": script_command("fail.py", "1", WINDOW_ERROR)})
+    write(
+        isolated / "discussions.yaml",
+        "providers:\n  default: smol\n  fallback: [mock]\n  detect: false\n",
+    )
+    assert code(run("new", "Auth", "--context", "Tokens in cookies.")) == 0
+    assert code(run("advance", "auth.md", "--to", "consensus_vote")) == 0
+    r = run("turn", "auth.md", "@all")
+    assert code(r) == 0, out(r)
+    d = Discussion.load(isolated / "discussions" / "auth.md")
+    assert len(d.comments) == 3
+    assert d.votes == {} and not d.has_consensus()
+    assert d.status == "OPEN"
+    for c in d.comments:
+        assert c.meta["provider"] == "mock" and c.vote is None
+        assert c.meta["stand-in"].startswith("mock, vote ")
+        assert "Mock standing in for a failed provider" in c.body
+    assert "AI-Architect: mock, standing in after smol failed (its vote is not counted)" in out(r)
+
+
+def test_the_mock_votes_where_nothing_could_run(isolated: Path) -> None:
+    """No AI CLI installed (the first-run demo) or `--provider mock`: the mock is the whole
+    discussion, and its votes count."""
+    write(isolated / "discussions.yaml", "providers:\n  detect: false\n")
+    assert code(run("new", "Auth", "--context", "Tokens in cookies.")) == 0
+    assert code(run("advance", "auth.md", "--to", "consensus_vote")) == 0
+    r = run("turn", "auth.md", "@architect")
+    assert code(r) == 0, out(r)
+    d = Discussion.load(isolated / "discussions" / "auth.md")
+    assert d.comments[-1].meta["provider"] == "mock" and "stand-in" not in d.comments[-1].meta
+    assert d.votes.get("AI-Architect") is not None
+    assert "AI-Architect: mock (built-in mock: no AI CLI of the chain is installed)" in out(r)
+
+
+def test_status_says_unknown_where_no_usage_was_reported(
+    isolated: Path, providers_file
+) -> None:  # type: ignore[no-untyped-def]
+    providers_file(
+        {
+            "plain": script_command("answer.py", '{"comment": "Fine.", "vote": "READY"}'),
+            "priced": script_command("priced.py", "0.10", "300", "--")
+            + " "
+            + script_command("answer.py", '{"comment": "Ok.", "vote": "READY"}'),
+        },
+        priced={"output": "claude-json"},
+    )
+    write(isolated / "discussions.yaml", "providers:\n  default: plain\n  detect: false\n")
+    assert code(run("new", "Auth")) == 0
+    assert code(run("turn", "auth.md", "@architect", "@security")) == 0
+    text = out(run("status", "auth.md"))
+    assert "Usage: 2 call(s), tokens unknown, cost unknown" in text
+    assert "0 tokens" not in text and "$0.0000" not in text
+    data = json.loads(out(run("status", "auth.md", "--json")))["usage"]
+    assert (data["tokens_known"], data["cost_known"]) == ("none", "none")
+    # one call that reports usage: the totals are partial, and say so
+    assert code(run("turn", "auth.md", "@architect", "--provider", "priced")) == 0
+    text = out(run("status", "auth.md"))
+    assert "Usage: 3 call(s), at least 100 tokens in / 300 out (partial: 2 call(s) without" in text
+    assert "at least $0.1000 (partial: 2 call(s) without cost)" in text
