@@ -49,7 +49,7 @@ def test_run_stops_at_a_round_without_an_answer(feature: Path) -> None:
     assert [len(r.rounds) for r in d.runs] == [1]
     assert d.last_stop is not None and d.last_stop.value == "no_answers"
     assert "no participant got an answer, every call failed" in feature.read_text()
-    failed = d.failed_calls
+    failed = d.engine_blocks("failed")
     assert sorted(who for who, _ in failed) == ["AI-Architect", "AI-Pragmatist", "AI-Security"]
     for _, fields in failed:
         assert "smol" in fields["providers"]

@@ -145,3 +145,6 @@ def test_a_real_small_model_answer_is_cut_and_says_so(
     assert c.meta["truncated"] == f"{wrote} chars"
     assert f"the model wrote {wrote:,}.]*" in c.body
     assert len(c.body) < 5600
+    assert f"Answers cut to the length limit: 1 (AI-Architect line {c.line})" in out(
+        run("status", "auth.md")
+    )

@@ -336,28 +336,16 @@ class Discussion:
         """The lines of the engine blocks the parser found (outside code), in order."""
         return sorted(m.line for m in self._s.doc.engine_markers)
 
-    @property
-    def pass_calls(self) -> list[tuple[str, dict[str, str]]]:
-        """(who, fields) of each ``PASS`` block: the call's ``provider``, ``tokens`` and
-        ``cost`` as the engine recorded them (none in blocks written before it did)."""
+    def engine_blocks(self, kind: str) -> list[tuple[str, dict[str, str]]]:
+        """(who, fields) of each engine block of `kind`: ``pass`` (the call's ``provider``,
+        ``tokens`` and ``cost``, none in blocks written before they were recorded) or
+        ``failed`` (a participant none of whose providers answered: ``providers``, ``why``,
+        ``calls``)."""
         from ..derive.motions import marker_fields
 
         found = []
         for m in self._s.doc.engine_markers:
-            if m.kind == "pass":
-                fields = marker_fields(m.target)
-                found.append((fields.pop(""), fields))
-        return found
-
-    @property
-    def failed_calls(self) -> list[tuple[str, dict[str, str]]]:
-        """(who, fields) of each ``FAILED`` block: a participant none of whose providers
-        answered (``providers``, ``why``, ``calls``: how many of them ran)."""
-        from ..derive.motions import marker_fields
-
-        found = []
-        for m in self._s.doc.engine_markers:
-            if m.kind == "failed":
+            if m.kind == kind:
                 fields = marker_fields(m.target)
                 found.append((fields.pop(""), fields))
         return found

@@ -164,13 +164,13 @@ def discussion_usage(d: Discussion) -> DiscussionUsage:
         result.total.add_meta(c.meta)
         result.by_participant.setdefault(c.author, UsageTotals()).add_meta(c.meta)
         result.by_provider.setdefault(c.meta["provider"], UsageTotals()).add_meta(c.meta)
-    for by, fields in d.pass_calls:  # an AI call whose answer was a pass
+    for by, fields in d.engine_blocks("pass"):  # an AI call whose answer was a pass
         meta = fields if "provider" in fields else _PASS
         result.total.add_meta(meta)
         result.by_participant.setdefault(by, UsageTotals()).add_meta(meta)
         if "provider" in fields:
             result.by_provider.setdefault(fields["provider"], UsageTotals()).add_meta(fields)
-    for by, fields in d.failed_calls:  # a participant none of whose providers answered
+    for by, fields in d.engine_blocks("failed"):  # no provider answered a participant
         n = int(fields["calls"]) if fields.get("calls", "").isdigit() else 1
         result.total.failed_calls += n
         result.by_participant.setdefault(by, UsageTotals()).failed_calls += n

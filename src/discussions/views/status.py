@@ -143,6 +143,10 @@ def _usage(d: Discussion) -> list[StatusLine]:
         return []
     lines = [_line(f"Usage: {usage.total.text()}")]
     lines += [_line(f"  {name}: {t.text()}") for name, t in usage.by_participant.items()]
+    cut = [c for c in d.comments if "truncated" in c.meta]
+    if cut:
+        where = ", ".join(f"{c.author} line {c.line}" for c in cut[-3:])
+        lines.append(_line(f"Answers cut to the length limit: {len(cut)} ({where})", "warning"))
     return lines
 
 
