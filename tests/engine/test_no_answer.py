@@ -40,7 +40,7 @@ def test_run_stops_at_a_round_without_an_answer(feature: Path) -> None:
     assert code(r) == 1, out(r)
     text = out(r)  # the JSON, then the errors on standard error
     res = json.JSONDecoder().raw_decode(text[text.index("{") :])[0]
-    assert "Error: AI-Security got no answer: claude-sonnet (not installed" in text
+    assert "Error: AI-Security got no answer: claude-sonnet: not installed" in text
     assert res["stopped"] == "no_answers" and res["rounds"] == 1
     assert res["escalation"] == []
     d = Discussion.load(feature)

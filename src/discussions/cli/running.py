@@ -8,7 +8,7 @@ from typing import IO
 import click
 
 from ..engine.deliberation import RoundEvent, RunResult, run_discussion
-from ..engine.failures import answered_summary, failure_lines
+from ..engine.failures import answered_summary
 from ..engine.outcomes import TurnEvent
 from ..engine.runner import Runner
 from ..model.discussion import Discussion
@@ -128,8 +128,8 @@ def run_command(
         sys.exit(130)
     if result.stopped == "no_answers":
         last = result.turns[-1].outcomes if result.turns else []
-        for line in failure_lines(last):
-            say(f"Error: {line}", err=True)
+        for o in last:  # as `turn` says it
+            say(f"Error: {o.name} got no answer: {o.error}", err=True)
         sys.exit(1)
 
 

@@ -135,11 +135,3 @@ def answered_summary(outcomes: Sequence[ParticipantOutcome]) -> list[str]:
         for name, tally in tallies.items()
     ]
 
-
-def failure_lines(outcomes: Sequence[ParticipantOutcome]) -> list[str]:
-    """``AI-Ada got no answer: llm exited with status 1 (cause)`` for each failed outcome."""
-    return [
-        f"{o.name} got no answer: " + "; ".join(attempt_text(a) for a in o.attempts)
-        for o in outcomes
-        if o.status == "failed"
-    ]

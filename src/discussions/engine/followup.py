@@ -11,7 +11,7 @@ missing vote or score.
   comment with a visible line saying it came from the follow-up, and the metadata records
   ``follow-up: vote READY`` (counted as a call by `model.usage`). Nothing more is asked
   whatever the follow-up says. ``providers.follow_up: false`` turns it off. The mock is never
-  followed up: it votes when a vote is asked for.
+  followed up (it votes when a vote is asked for), nor is a replay (it answers as recorded).
 """
 
 from __future__ import annotations
@@ -101,6 +101,8 @@ def missing(d: Discussion, outcome: ParticipantOutcome, wants_vote: bool, commen
     """What a voting participant's answer lacks: ``vote``, ``score`` or None."""
     info = d.phase_info
     if not wants_vote or outcome.provider in (None, "mock") or outcome.stand_in:
+        return None
+    if outcome.provider.startswith("replay:"):  # a recording answers as it did, once
         return None
     if not d.workspace.config.section("providers").get("follow_up", True):
         return None
