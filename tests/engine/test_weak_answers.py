@@ -12,6 +12,8 @@ import pytest
 from discussions import Discussion
 from discussions.engine.followup import VOTE_QUESTION
 from discussions.model.usage import discussion_usage
+from discussions.providers.base import ProviderRequest, ProviderSpec
+from discussions.providers.command import CommandProvider
 
 from ..conftest import code, out, run, script_command, write
 
@@ -148,3 +150,11 @@ def test_a_real_small_model_answer_is_cut_and_says_so(
     assert f"Answers cut to the length limit: 1 (AI-Architect line {c.line})" in out(
         run("status", "auth.md")
     )
+
+
+def test_reading_stops_at_the_cap_without_splitting_a_character() -> None:
+    spec = ProviderSpec("euro", script_command("answer.py", "€" * 3000))  # 3 bytes each
+    got = CommandProvider(spec).complete_with_usage(ProviderRequest("p", max_answer_chars=100))
+    assert got.stopped and got.text == "€" * (404 // 3)  # 404 bytes read; the cut one dropped
+    whole = CommandProvider(spec).complete_with_usage(ProviderRequest("p"))
+    assert not whole.stopped and whole.text == "€" * 3000

@@ -238,6 +238,7 @@ class Runner:
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
         extra, comment, vote = self._weak_answer(d, participant, request, response, outcome)
+        outcome.duration = time.monotonic() - started  # a follow-up call included
         if original is not None:
             stopped = outcome.truncated  # the command was stopped while still writing
             outcome.truncated = True

@@ -320,13 +320,13 @@ class _Run:
 
     def _keep_out(self, chunk: bytes) -> bool:
         self.out.extend(chunk)
+        if self.on_out is not None and len(self.out) <= self.max_output:
+            self.on_out(chunk)
         if self.cap and len(self.out) > self.cap:  # long enough: the engine cuts the answer
             del self.out[self.cap :]
             self.capped = True
             _kill_group(self.proc.pid, signal.SIGKILL)
             return False
-        if self.on_out is not None and len(self.out) <= self.max_output:
-            self.on_out(chunk)
         if len(self.out) > self.max_output:
             self.flooded = True
             _kill_group(self.proc.pid, signal.SIGKILL)
@@ -443,6 +443,18 @@ class CommandProvider(Provider):
             argv += [w.replace("{tokens}", tokens) for w in split_command(self.spec.output_limit)]
         return argv
 
+    def _decode(self, out: bytes, cut: bool = False) -> str:
+        """`out` as UTF-8 text; with `cut` (reading stopped at the cap), a character cut in
+        two at the end is dropped."""
+        try:
+            return out.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if cut and exc.start >= len(out) - 3:
+                return out[: exc.start].decode("utf-8")
+            raise ProviderOutputError(
+                self.name, f"output is not UTF-8 (bad byte at offset {exc.start})"
+            ) from None
+
     def _resolved_argv(self) -> list[str]:
         argv = self.argv()
         if not argv:
@@ -470,20 +482,14 @@ class CommandProvider(Provider):
         stderr_text = run.stderr_text()
         rc = run.proc.returncode
         if run.capped:  # stopped by us, past the cap: what it wrote is the answer
-            text = bytes(run.out).decode("utf-8", errors="ignore")
-            return Completion(text, UNKNOWN, stopped=True)
+            return Completion(self._decode(bytes(run.out), cut=True), UNKNOWN, stopped=True)
         if rc is not None and rc < 0:
             raise ProviderFailed(
                 self.name, f"killed by signal {signal.Signals(-rc).name}", _last_lines(stderr_text)
             )
         if rc != 0 and not (self.spec.nonzero_ok and run.out.strip()):
             raise ProviderFailed(self.name, f"exited with status {rc}", _last_lines(stderr_text))
-        try:
-            text = bytes(run.out).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ProviderOutputError(
-                self.name, f"output is not UTF-8 (bad byte at offset {exc.start})"
-            ) from None
+        text = self._decode(bytes(run.out))
         usage = UNKNOWN
         if self.spec.output == "codex-jsonl":
             usage = codex_usage(text)
