@@ -51,7 +51,7 @@ from ..views.status import status_of
 from . import inputs
 from .access import ApiError, Settings, check_read, check_write, new_token, presented, valid
 from .controls import CSS as CONTROLS_CSS
-from .live import Hub, text_hash
+from .live import Hub, older_comments, text_hash
 
 __all__ = ["ApiError", "Settings", "create_app", "new_token"]
 
@@ -63,6 +63,11 @@ CSP = (
 WARM_LIMIT = 8 << 20
 """Discussions larger than this (bytes) are not rendered ahead of a visit."""
 SCRIPT = f'<script src="/static/app.js?v={__version__}" defer></script>'
+FIRST_VIEW = 50
+"""Comments a discussion's page is served with: the newest; the page's script fetches the
+older ones (`api_older`), and without scripts a link in their place opens `ALL_COMMENTS`."""
+ALL_COMMENTS = "?comments=all"
+"""The query of the page with every comment rendered at once."""
 log = logging.getLogger("discussions.web")
 
 Handler = Callable[["Site", Request], Awaitable[Response]]
@@ -231,7 +236,16 @@ class Site:
         )
         writable = valid(self.settings, presented(self.settings, request))
         controls = controls_html(d, self.workspace, name, writable)
-        return discussion_page(d, head=head, controls=controls, script=SCRIPT, nav=BACK_LINK)
+        every = request.query_params.get("comments") == "all"
+        return discussion_page(
+            d,
+            head=head,
+            controls=controls,
+            script=SCRIPT,
+            nav=BACK_LINK,
+            newest=None if every else FIRST_VIEW,
+            all_href=ALL_COMMENTS,
+        )
 
     async def static(self, request: Request) -> Response:
         if request.path_params["name"] != "app.js":
@@ -278,6 +292,14 @@ class Site:
             data = await call(export_json, d)
             return JSONResponse(data, headers=download(f"{d.path.stem}.json"))
         raise ApiError(400, f"unknown export format {kind!r} (html or json; a post is a POST)")
+
+    @endpoint()
+    async def api_older(self, request: Request) -> Response:
+        """The comments before line ``before``, rendered: those a discussion's page was
+        served without (`FIRST_VIEW`)."""
+        d = await call(self.load, request.path_params["name"])
+        before = int_param(request, "before", 0)
+        return JSONResponse(await call(older_comments, d, before))
 
     @endpoint()
     async def api_job(self, request: Request) -> Response:
@@ -401,6 +423,7 @@ class Site:
             ("/api/discussions/{name}/text", self.api_text, ()),
             ("/api/discussions/{name}/export", self.api_export, ()),
             ("/api/discussions/{name}/events", self.api_events, ()),
+            ("/api/discussions/{name}/comments", self.api_older, ()),
             ("/api/discussions/{name}/comments", self.api_comment, ("POST",)),
             ("/api/discussions/{name}/turns", self.api_turn, ("POST",)),
             ("/api/discussions/{name}/runs", self.api_run, ("POST",)),

@@ -64,24 +64,22 @@ def _signature(path: Path) -> tuple[int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def comment_event(d: Discussion, start: int) -> dict[str, Any]:
-    """The ``comment`` event for `d`'s comments from index `start` on."""
+def comment_event(d: Discussion, start: int, end: int | None = None) -> dict[str, Any]:
+    """The ``comment`` event for `d`'s comments from index `start` on (to `end`)."""
     from ..views.html import comment_html
 
     comments = d.comments
-    out = []
-    for index in range(max(0, start), len(comments)):
-        c = comments[index]
-        out.append(
-            {
-                "index": index,
-                "line": c.line,
-                "author": c.author,
-                "vote": c.vote,
-                "html": comment_html(c),
-            }
-        )
+    out = [
+        {"index": i, "line": c.line, "author": c.author, "vote": c.vote, "html": comment_html(c)}
+        for i, c in enumerate(comments[max(0, start) : end], max(0, start))
+    ]
     return {"comments": out, "count": len(comments)}
+
+
+def older_comments(d: Discussion, before: int) -> dict[str, Any]:
+    """`d`'s comments that start before line `before` (those the first view of a long
+    discussion left off), as the ``comment`` event gives them."""
+    return comment_event(d, 0, bisect.bisect_left([c.line for c in d.comments], before))
 
 
 def text_hash(text: str) -> str:
