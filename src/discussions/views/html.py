@@ -377,7 +377,7 @@ def _older(count: int, before: int, href: str) -> str:
     return (
         f'<p id="older" data-before="{before}" data-count="{count}">'
         f'<a id="older-link" href="{_esc(href)}">Show the {count} older comment'
-        f'{"" if count == 1 else "s"}</a></p>'
+        f"{'' if count == 1 else 's'}</a></p>"
     )
 
 
