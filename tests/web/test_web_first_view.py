@@ -137,3 +137,16 @@ def test_in_the_browser_the_older_comments_arrive_inert_and_the_links_stay(
         assert console_errors(browser) == []
     finally:
         browser.get("about:blank")
+
+
+def test_the_older_comments_are_read_afresh_after_the_file_changed(
+    server: LiveServer, project: Path
+) -> None:
+    path = project / "discussions" / NAME
+    d = Discussion.load(path)
+    first = d.comments[OLDER].line
+    assert "Comment number 0." in server.get(f"/d/{NAME}{ALL_COMMENTS}").text
+    server.get(f"/d/{NAME}")  # the page, parsed: kept for the older comments' request
+    path.write_text(path.read_text().replace("Comment number 0.", "Edited zero."))
+    got = server.get(f"/api/discussions/{NAME}/comments?before={first}").json()["comments"]
+    assert "Edited zero." in got[0]["html"]

@@ -51,7 +51,7 @@ from ..views.status import status_of
 from . import inputs
 from .access import ApiError, Settings, check_read, check_write, new_token, presented, valid
 from .controls import CSS as CONTROLS_CSS
-from .live import Hub, older_comments, text_hash
+from .live import Hub, file_signature, older_comments, text_hash
 
 __all__ = ["ApiError", "Settings", "create_app", "new_token"]
 
@@ -126,6 +126,7 @@ class Site:
         self.hub = hub
         self.folder = workspace.config.output_directory
         self._warming: threading.Thread | None = None
+        self._recent: tuple[tuple[Path, tuple[int, int, int]], Discussion] | None = None
         tools.observe(self._observe)
 
     def _observe(self, job: TurnJob, step: str, data: dict[str, Any]) -> None:
@@ -144,6 +145,19 @@ class Site:
 
     def load(self, name: str) -> Discussion:
         return Discussion.load(self.file_for(name), self.workspace)
+
+    def load_shown(self, name: str) -> Discussion:
+        """`load`, reusing the discussion the last page was rendered from while its file has
+        not changed: a page's script asks for the comments it was served without at once."""
+        path = Path(self.file_for(name))
+        seen = (path, file_signature(path))  # before reading: a change after it means a new look
+        recent = self._recent
+        if recent is not None and recent[0] == seen:
+            return recent[1]
+        d = Discussion.load(path, self.workspace)
+        d.comments  # noqa: B018 - parsed now, once, for whoever asks next
+        self._recent = (seen, d)
+        return d
 
     async def target(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The discussion a write names (checked to be one: 404/409 otherwise) and the JSON
@@ -217,7 +231,7 @@ class Site:
         redirect = self.with_cookie(request)
         if redirect is not None:
             return redirect
-        d = await call(self.load, request.path_params["name"])
+        d = await call(self.load_shown, request.path_params["name"])
         return page(await call(self.render, request, d))
 
     def render(self, request: Request, d: Discussion) -> str:
@@ -297,7 +311,7 @@ class Site:
     async def api_older(self, request: Request) -> Response:
         """The comments before line ``before``, rendered: those a discussion's page was
         served without (`FIRST_VIEW`)."""
-        d = await call(self.load, request.path_params["name"])
+        d = await call(self.load_shown, request.path_params["name"])
         before = int_param(request, "before", 0)
         return JSONResponse(await call(older_comments, d, before))
 

@@ -56,7 +56,9 @@ class Snapshot:
         return self.discussion.text if self.discussion is not None else ""
 
 
-def _signature(path: Path) -> tuple[int, int, int]:
+def file_signature(path: Path) -> tuple[int, int, int]:
+    """(size, mtime_ns, inode) of `path`; (-1, 0, 0) when it cannot be read: a change of
+    any means the file changed."""
     try:
         st = os.stat(path)
     except OSError:
@@ -119,7 +121,7 @@ class Channel:
 
     def load(self) -> Snapshot:
         """A fresh look at the file: read, not parsed (in a worker thread)."""
-        signature = _signature(self.path)
+        signature = file_signature(self.path)
         try:
             d = Discussion.load(self.path, self.workspace)
             d.text  # noqa: B018 - read now, while the signature still describes it
@@ -254,7 +256,7 @@ class Hub:
         """Take a new look if the file changed since the last, and tell the pages following.
         Called under the channel's lock."""
         old = channel.snapshot
-        if old is None or _signature(channel.path) == old.signature:
+        if old is None or file_signature(channel.path) == old.signature:
             return
         new = await asyncio.to_thread(channel.load)
         events = await asyncio.to_thread(channel.changes, old, new)
