@@ -140,6 +140,20 @@ def test_a_first_line_that_is_not_json_is_the_sdks_to_answer(isolated: Path) -> 
     assert "tools" in answers[1]["result"]
 
 
+def test_a_first_request_other_than_initialize_is_the_sdks_to_answer(isolated: Path) -> None:
+    pytest.importorskip("mcp")
+    sent = (
+        _line({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+        + _line(_initialize(ident=6))
+        + _line({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
+    )
+    answers, errors = _exchange(isolated, sent, 3)
+    assert [a.get("id") for a in answers] == [5, 6, 7], errors
+    assert answers[0] == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    assert answers[1] == initialize_answer(_line(_initialize(ident=6)), __version__)
+    assert "tools" in answers[2]["result"]
+
+
 def test_the_sdks_own_answer_is_what_the_early_answer_says() -> None:
     """The constants here are the SDK's: its handshake versions and, for these tools and
     resources, its capabilities and server info (an in-memory session of the real server)."""
