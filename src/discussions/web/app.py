@@ -127,6 +127,7 @@ class Site:
         self.folder = workspace.config.output_directory
         self._warming: threading.Thread | None = None
         self._recent: tuple[tuple[Path, tuple[int, int, int]], Discussion] | None = None
+        self._older: dict[Path, threading.Thread] = {}
         tools.observe(self._observe)
 
     def _observe(self, job: TurnJob, step: str, data: dict[str, Any]) -> None:
@@ -232,7 +233,24 @@ class Site:
         if redirect is not None:
             return redirect
         d = await call(self.load_shown, request.path_params["name"])
-        return page(await call(self.render, request, d))
+        shown = page(await call(self.render, request, d))
+        if request.query_params.get("comments") != "all":
+            self.render_older_soon(d)
+        return shown
+
+    def render_older_soon(self, d: Discussion) -> None:
+        """Render in the background the comments `d`'s page was served without (its script
+        asks for them next: `api_older` waits for this rather than render them twice)."""
+        from ..views.html import comment_html
+
+        older = d.comments[: max(0, len(d.comments) - FIRST_VIEW)]
+        if older:
+            work = threading.Thread(
+                target=lambda: [comment_html(c) for c in older], name="discussions-older"
+            )
+            work.daemon = True
+            self._older[d.path] = work
+            work.start()
 
     def render(self, request: Request, d: Discussion) -> str:
         from ..views.html import discussion_page
@@ -313,6 +331,9 @@ class Site:
         served without (`FIRST_VIEW`)."""
         d = await call(self.load_shown, request.path_params["name"])
         before = int_param(request, "before", 0)
+        rendering = self._older.pop(d.path, None)
+        if rendering is not None:
+            await call(rendering.join)
         return JSONResponse(await call(older_comments, d, before))
 
     @endpoint()
