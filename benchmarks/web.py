@@ -282,6 +282,18 @@ def first_shown(path: Path) -> int:
     return comments[max(0, len(comments) - FIRST_VIEW)].line
 
 
+def render_cpu(path: Path, newest: int | None) -> tuple[float, float]:
+    """(wall ms, CPU ms of this process) to load, parse and render `path`'s page in this
+    process: the newest `newest` comments, or all. The CPU time is what the page costs on a
+    machine nobody else is using."""
+    from discussions.model.discussion import Discussion
+    from discussions.views.html import discussion_page
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    discussion_page(Discussion.load(path), newest=newest)
+    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+
+
 # -- output ----------------------------------------------------------------------------------
 
 
@@ -359,6 +371,14 @@ def main() -> int:
             older.append(took)
         whole = WORK / "discussions" / "whole.md"
         generate(whole, args.comments, tag=" (whole)")
+        from discussions.web.app import FIRST_VIEW
+
+        costs: dict[str, list[tuple[float, float]]] = {"first view": [], "every comment": []}
+        for n in range(args.loads):
+            for kind, newest in (("first view", FIRST_VIEW), ("every comment", None)):
+                alone = WORK / f"alone-{n}.md"  # outside the served folder, never rendered
+                generate(alone, args.comments, tag=f" (alone {kind} {n})")
+                costs[kind].append(render_cpu(alone, newest))
         cold_all, all_bytes = get_page(server, whole.name, "/d/{name}?comments=all")
         first, _ = get_page(server, big.name)
         warm = [get_page(server, big.name)[0] for _ in range(args.loads)]
@@ -367,6 +387,9 @@ def main() -> int:
             f"{older_bytes / 1024:.0f} KB of JSON, the page with all {all_bytes / 1024:.0f} KB"
         )
         row("web: first render (GET, never rendered)", cold, TARGETS["first"])
+        for kind, pairs in costs.items():
+            row(f"in-process {kind}: wall", [w for w, _ in pairs], TARGETS["first"])
+            row(f"in-process {kind}: CPU", [c for _, c in pairs], TARGETS["first"])
         row("server: then the older comments (GET)", older)
         row("server: ?comments=all, never rendered", [cold_all])
         row("server: first GET (rendered ahead)", [first], TARGETS["first"])

@@ -191,6 +191,13 @@ def _comment_body(body: str) -> str:
     return render_markdown(body)
 
 
+def render_bodies(comments: Iterable[Comment]) -> None:
+    """Render the bodies of `comments` ahead, into what `comment_html` remembers (cheap for
+    those rendered before)."""
+    for c in comments:
+        _comment_body(c.body)
+
+
 def vote_badge(vote: str) -> str:
     kind = f" vote-{vote.lower()}" if vote in VOTES else ""
     return f'<span class="vote{kind}">{_esc(vote)}</span>'

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import (
@@ -235,19 +236,18 @@ class Site:
         d = await call(self.load_shown, request.path_params["name"])
         shown = page(await call(self.render, request, d))
         if request.query_params.get("comments") != "all":
-            self.render_older_soon(d)
+            # Once the page is sent: not to slow its sending down.
+            shown.background = BackgroundTask(self.render_older_soon, d)
         return shown
 
     def render_older_soon(self, d: Discussion) -> None:
         """Render in the background the comments `d`'s page was served without (its script
         asks for them next: `api_older` waits for this rather than render them twice)."""
-        from ..views.html import comment_html
+        from ..views.html import render_bodies
 
         older = d.comments[: max(0, len(d.comments) - FIRST_VIEW)]
         if older:
-            work = threading.Thread(
-                target=lambda: [comment_html(c) for c in older], name="discussions-older"
-            )
+            work = threading.Thread(target=render_bodies, args=(older,), name="discussions-older")
             work.daemon = True
             self._older[d.path] = work
             work.start()
