@@ -239,11 +239,6 @@ def comment_html(c: Comment) -> str:
     return "".join(parts)
 
 
-def comments_html(comments: Iterable[Comment]) -> str:
-    """`comments` as HTML articles, in order."""
-    return "\n".join(comment_html(c) for c in comments)
-
-
 class _Anchors:
     """The comment a line belongs to, as a fragment: items link to their comment. A comment
     before line `shown_from` is not on the page: its link goes to `elsewhere` (the page with
