@@ -3,8 +3,9 @@
     PYTHONPATH=src python benchmarks/mcp.py [--repeat N]
 
 * start-up: spawning ``python -m discussions mcp`` until its answer to ``initialize`` arrives
-  (the SDK's own stdio client), beside bare ``python -c pass``, ``discussions --version`` and
-  ``python -c "import mcp.server.mcpserver"`` measured back to back (target: under 1 s).
+  (the SDK's own stdio client; target: under 0.6 s), and on until its first ``tools/list``
+  is answered (the SDK loaded), beside bare ``python -c pass``, ``discussions --version`` and
+  ``python -c "import mcp.server.mcpserver"`` measured back to back.
 * ``start_turn``: the time until the ticket comes back, mock provider (target: under 100 ms),
   and until ``turn_result`` reports the turn done.
 
@@ -37,6 +38,8 @@ ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
 # This checkout's package, whatever the folder the server starts in.
 ENV["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+TARGET = 0.6
+"""Seconds from spawning ``discussions mcp`` to its answer to ``initialize``."""
 PARAMS = StdioServerParameters(command=PY, args=["-m", "discussions", "mcp"], env=ENV, cwd=WORK)
 
 
@@ -46,14 +49,17 @@ def wall(*args: str) -> float:
     return time.perf_counter() - t
 
 
-async def to_initialize() -> float:
+async def to_initialize() -> tuple[float, float]:
+    """Seconds from the spawn to the answer to ``initialize``, and to the first tool list."""
     with open(os.devnull, "w") as errlog:
         t = time.perf_counter()
         async with stdio_client(PARAMS, errlog=errlog) as (read, write), ClientSession(
             read, write
         ) as session:
             await session.initialize()
-            return time.perf_counter() - t
+            initialized = time.perf_counter() - t
+            await session.list_tools()
+            return initialized, time.perf_counter() - t
 
 
 async def turns(repeat: int) -> tuple[list[float], list[float]]:
@@ -104,12 +110,18 @@ def main() -> None:
     python = [wall("-c", "pass") for _ in range(n)]
     version = [wall("-m", "discussions", "--version") for _ in range(n)]
     sdk = [wall("-c", "import mcp.server.mcpserver") for _ in range(n)]
-    init = [anyio.run(to_initialize) for _ in range(n)]
+    both = [anyio.run(to_initialize) for _ in range(n)]
+    init, listed = [b[0] for b in both], [b[1] for b in both]
     print(f"python -c pass:                         {median_ms(python)}")
     print(f"discussions --version:                  {median_ms(version)}")
     print(f"python -c 'import mcp.server.mcpserver': {median_ms(sdk)}")
-    print(f"discussions mcp, spawn to initialize:   {median_ms(init)}  (target < 1000 ms)")
-    print(f"  of which the SDK import, about:       {statistics.median(sdk) / statistics.median(init):.0%}")
+    ratio = statistics.median(init) / TARGET
+    print(
+        f"discussions mcp, spawn to initialize:   {median_ms(init)}  (target < "
+        f"{TARGET * 1000:.0f} ms: {'met' if ratio < 1 else 'NOT met'}, {ratio:.2f}x; "
+        f"max of {n}: {max(init) * 1000:.0f} ms)"
+    )
+    print(f"  spawn to the first tools/list answer: {median_ms(listed)}  (the SDK loaded)")
     started, whole = anyio.run(turns, n)
     print(f"start_turn answered (mock):             {median_ms(started)}  (target < 100 ms)")
     print(f"  max of {n}:                            {max(started) * 1000:.0f} ms")

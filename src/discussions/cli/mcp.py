@@ -82,6 +82,11 @@ def mcp_command(client: str | None) -> None:
         return
     if importlib.util.find_spec("mcp") is None:
         raise click.ClickException(MISSING_SDK)
+    from .. import __version__
+    from ..mcp.handshake import open_connection
+
+    # The client's `initialize` is answered before the SDK (most of a second) is imported.
+    opening = open_connection(__version__)
     from ..mcp.server import serve
 
-    serve()
+    serve(opening)

@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 
 from ..engine.service import DiscussionTools, TurnJob
 from ..errors import DiscussionsError
+from .handshake import INSTRUCTIONS, NAME, Opening
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -30,20 +31,17 @@ RESOURCE_SCHEME = "discussion"
 Call = Callable[..., Any]
 """A tool's body: calls a `DiscussionTools` method, a library error becoming the tool's error."""
 
-INSTRUCTIONS = (
-    "Structured discussions between AI personas and humans, one markdown file each. "
-    "list_discussions finds them; discussion_status and read_discussion read one; "
-    "add_comment writes a person's comment (with an optional READY/CHANGES/REJECT vote); "
-    "start_turn asks AI participants in the background and turn_result collects the outcome."
-)
-
 
 def resource_uri(path: Path) -> str:
     return f"{RESOURCE_SCHEME}://files/{quote(path.name)}"
 
 
-def build_server(tools: DiscussionTools | None = None) -> MCPServer[Any]:
-    """An ``mcp.server.mcpserver.MCPServer`` serving `tools`. Imports the SDK."""
+def build_server(
+    tools: DiscussionTools | None = None, opening: Opening | None = None
+) -> MCPServer[Any]:
+    """An ``mcp.server.mcpserver.MCPServer`` serving `tools`. Imports the SDK. `opening`: the
+    first line read from standard input before, and the answer already sent for it
+    (`handshake.open_connection`), for `run("stdio")` to take over from."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     from .. import __version__
@@ -56,7 +54,7 @@ def build_server(tools: DiscussionTools | None = None) -> MCPServer[Any]:
         except DiscussionsError as exc:
             raise ToolError(str(exc)) from None
 
-    server = _server_class(t)(name="discussions", version=__version__, instructions=INSTRUCTIONS)
+    server = _server_class(t, opening)(name=NAME, version=__version__, instructions=INSTRUCTIONS)
     _reading_tools(server, t, call)
     _writing_tools(server, t, call)
     _moving_tools(server, t, call)
@@ -64,8 +62,9 @@ def build_server(tools: DiscussionTools | None = None) -> MCPServer[Any]:
     return server
 
 
-def _server_class(t: DiscussionTools) -> type[MCPServer[Any]]:
-    """``MCPServer`` listing one resource per discussion file besides its own."""
+def _server_class(t: DiscussionTools, opening: Opening | None) -> type[MCPServer[Any]]:
+    """``MCPServer`` listing one resource per discussion file besides its own, and taking
+    over from `opening` on stdio."""
     import anyio.to_thread
     from mcp.server.mcpserver import MCPServer
     from mcp_types import Resource as MCPResource
@@ -80,6 +79,14 @@ def _server_class(t: DiscussionTools) -> type[MCPServer[Any]]:
                 for p in files
             ]
             return [*await super().list_resources(), *listed]
+
+        async def run_stdio_async(self) -> None:
+            if opening is None:
+                return await super().run_stdio_async()
+            from .takeover import run_stdio
+
+            # The low-level server, as the SDK's own in-memory transport reaches it.
+            await run_stdio(self._lowlevel_server, opening)
 
     return Server
 
@@ -240,14 +247,24 @@ def _file_resource(server: MCPServer[Any], t: DiscussionTools) -> None:
             raise ResourceError(str(exc)) from None
 
 
-def serve() -> None:
-    """Serve over standard input and output until the client disconnects. Turns still
+def serve(opening: Opening | None = None) -> None:
+    """Serve over standard input and output until the client disconnects, from `opening` on
+    (the first line read and answered before the SDK was loaded) when given. Turns still
     running then stop: their AI CLIs are killed rather than left behind (what they had not
     written yet is lost, as with Ctrl-C on `discussions turn`)."""
+    import gc
     import sys
 
+    # Importing the SDK makes a great many objects that all live on: collecting garbage
+    # while it runs takes a fifth of its time and finds none.
+    gc.disable()
     try:
-        build_server().run("stdio")
+        server = build_server(opening=opening)
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        server.run("stdio")
     finally:
         command = sys.modules.get("discussions.providers.command")
         if command is not None:

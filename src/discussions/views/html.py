@@ -191,6 +191,13 @@ def _comment_body(body: str) -> str:
     return render_markdown(body)
 
 
+def render_bodies(comments: Iterable[Comment]) -> None:
+    """Render the bodies of `comments` ahead, into what `comment_html` remembers (cheap for
+    those rendered before)."""
+    for c in comments:
+        _comment_body(c.body)
+
+
 def vote_badge(vote: str) -> str:
     kind = f" vote-{vote.lower()}" if vote in VOTES else ""
     return f'<span class="vote{kind}">{_esc(vote)}</span>'
@@ -233,14 +240,23 @@ def comment_html(c: Comment) -> str:
 
 
 class _Anchors:
-    """The comment a line belongs to, as a fragment: items link to their comment."""
+    """The comment a line belongs to, as a fragment: items link to their comment. A comment
+    before line `shown_from` is not on the page: its link goes to `elsewhere` (the page with
+    every comment) and the fragment."""
 
-    def __init__(self, comments: Sequence[Comment]) -> None:
+    def __init__(
+        self, comments: Sequence[Comment], shown_from: int = 0, elsewhere: str = ""
+    ) -> None:
         self._lines = [c.line for c in comments]
+        self._shown_from = shown_from
+        self._elsewhere = elsewhere
 
     def __call__(self, line: int) -> str:
         i = bisect.bisect_right(self._lines, line) - 1
-        return f"#L{self._lines[i]}" if i >= 0 else "#preamble"
+        if i < 0:
+            return "#preamble"
+        target = self._lines[i]
+        return f"{self._elsewhere if target < self._shown_from else ''}#L{target}"
 
 
 def _section(key: str, title: str, body: Iterable[str]) -> str:
@@ -307,10 +323,11 @@ def _votes_section(d: Discussion, anchor: _Anchors) -> str:
     return _section("votes", "Votes", out)
 
 
-def panel_html(d: Discussion) -> str:
+def panel_html(d: Discussion, shown_from: int = 0, elsewhere: str = "") -> str:
     """The side panel's inner HTML: phase, status, votes and consensus, then whichever of
-    questions, decisions, TODOs, concerns, pending mentions and warnings the file has."""
-    anchor = _Anchors(d.comments)
+    questions, decisions, TODOs, concerns, pending mentions and warnings the file has. Links
+    to comments before line `shown_from` (not on the page) go to the page `elsewhere`."""
+    anchor = _Anchors(d.comments, shown_from, elsewhere)
     info = d.phase_info
     phase = f"<strong>{_esc(d.phase)}</strong>" + (f" — {_esc(info.title)}" if info else "")
     status = f'<span class="status status-{_class(d.status)}">{_esc(d.status)}</span>'
@@ -356,13 +373,34 @@ def _document(title: str, head: str, body: str, script: str) -> str:
     )
 
 
+def _older(count: int, before: int, href: str) -> str:
+    """What stands for the `count` comments before line `before` left off a page: a link to
+    the page `href` that has them all (the live page's script fetches them in its place)."""
+    return (
+        f'<p id="older" data-before="{before}" data-count="{count}">'
+        f'<a id="older-link" href="{_esc(href)}">Show the {count} older comment'
+        f"{'' if count == 1 else 's'}</a></p>"
+    )
+
+
 def discussion_page(
-    d: Discussion, *, head: str = "", controls: str = "", script: str = "", nav: str = ""
+    d: Discussion,
+    *,
+    head: str = "",
+    controls: str = "",
+    script: str = "",
+    nav: str = "",
+    newest: int | None = None,
+    all_href: str = "",
 ) -> str:
     """The whole page for `d`. `head`, `controls`, `script` and `nav` (links above the title)
     are the caller's own HTML, inserted as they are; without them the page is static and needs
-    no script (the export)."""
+    no script (the export). With `newest`, only that many of the newest comments are rendered
+    (a long discussion's first view): the older ones are a link to `all_href`, the page with
+    every comment, and the panel's links to them go there."""
     comments = d.comments
+    left = max(0, len(comments) - newest) if newest is not None else 0
+    shown_from = comments[left].line if left else 0
     info = d.phase_info
     # Always there (the live page fills it in when the phase changes); the dash inside.
     titled = f" — {info.title}" if info and info.title else ""
@@ -379,12 +417,14 @@ def discussion_page(
         "<main>",
         f'<section id="preamble">{_preamble(d)}</section>',
         '<section id="comments">',
-        *(comment_html(c) for c in comments),
+        *([_older(left, shown_from, all_href)] if left else []),
+        *(comment_html(c) for c in comments[left:]),
         "</section>",
         '<section id="stream" aria-live="polite"></section>',
         controls,
         "</main>",
-        f'<aside id="panel" aria-label="State of the discussion">{panel_html(d)}</aside>',
+        '<aside id="panel" aria-label="State of the discussion">'
+        f"{panel_html(d, shown_from, all_href)}</aside>",
         "</div>",
     ]
     return _document(d.title, head, "\n".join(parts), script)

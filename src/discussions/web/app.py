@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import (
@@ -51,7 +52,7 @@ from ..views.status import status_of
 from . import inputs
 from .access import ApiError, Settings, check_read, check_write, new_token, presented, valid
 from .controls import CSS as CONTROLS_CSS
-from .live import Hub, text_hash
+from .live import Hub, file_signature, older_comments, text_hash
 
 __all__ = ["ApiError", "Settings", "create_app", "new_token"]
 
@@ -63,6 +64,11 @@ CSP = (
 WARM_LIMIT = 8 << 20
 """Discussions larger than this (bytes) are not rendered ahead of a visit."""
 SCRIPT = f'<script src="/static/app.js?v={__version__}" defer></script>'
+FIRST_VIEW = 50
+"""Comments a discussion's page is served with: the newest; the page's script fetches the
+older ones (`api_older`), and without scripts a link in their place opens `ALL_COMMENTS`."""
+ALL_COMMENTS = "?comments=all"
+"""The query of the page with every comment rendered at once."""
 log = logging.getLogger("discussions.web")
 
 Handler = Callable[["Site", Request], Awaitable[Response]]
@@ -121,6 +127,8 @@ class Site:
         self.hub = hub
         self.folder = workspace.config.output_directory
         self._warming: threading.Thread | None = None
+        self._recent: tuple[tuple[Path, tuple[int, int, int]], Discussion] | None = None
+        self._older: dict[Path, threading.Thread] = {}
         tools.observe(self._observe)
 
     def _observe(self, job: TurnJob, step: str, data: dict[str, Any]) -> None:
@@ -139,6 +147,19 @@ class Site:
 
     def load(self, name: str) -> Discussion:
         return Discussion.load(self.file_for(name), self.workspace)
+
+    def load_shown(self, name: str) -> Discussion:
+        """`load`, reusing the discussion the last page was rendered from while its file has
+        not changed: a page's script asks for the comments it was served without at once."""
+        path = Path(self.file_for(name))
+        seen = (path, file_signature(path))  # before reading: a change after it means a new look
+        recent = self._recent
+        if recent is not None and recent[0] == seen:
+            return recent[1]
+        d = Discussion.load(path, self.workspace)
+        d.comments  # noqa: B018 - parsed now, once, for whoever asks next
+        self._recent = (seen, d)
+        return d
 
     async def target(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The discussion a write names (checked to be one: 404/409 otherwise) and the JSON
@@ -212,8 +233,24 @@ class Site:
         redirect = self.with_cookie(request)
         if redirect is not None:
             return redirect
-        d = await call(self.load, request.path_params["name"])
-        return page(await call(self.render, request, d))
+        d = await call(self.load_shown, request.path_params["name"])
+        shown = page(await call(self.render, request, d))
+        if request.query_params.get("comments") != "all":
+            # Once the page is sent: not to slow its sending down.
+            shown.background = BackgroundTask(self.render_older_soon, d)
+        return shown
+
+    def render_older_soon(self, d: Discussion) -> None:
+        """Render in the background the comments `d`'s page was served without (its script
+        asks for them next: `api_older` waits for this rather than render them twice)."""
+        from ..views.html import render_bodies
+
+        older = d.comments[: max(0, len(d.comments) - FIRST_VIEW)]
+        if older:
+            work = threading.Thread(target=render_bodies, args=(older,), name="discussions-older")
+            work.daemon = True
+            self._older[d.path] = work
+            work.start()
 
     def render(self, request: Request, d: Discussion) -> str:
         from ..views.html import discussion_page
@@ -231,7 +268,16 @@ class Site:
         )
         writable = valid(self.settings, presented(self.settings, request))
         controls = controls_html(d, self.workspace, name, writable)
-        return discussion_page(d, head=head, controls=controls, script=SCRIPT, nav=BACK_LINK)
+        every = request.query_params.get("comments") == "all"
+        return discussion_page(
+            d,
+            head=head,
+            controls=controls,
+            script=SCRIPT,
+            nav=BACK_LINK,
+            newest=None if every else FIRST_VIEW,
+            all_href=ALL_COMMENTS,
+        )
 
     async def static(self, request: Request) -> Response:
         if request.path_params["name"] != "app.js":
@@ -278,6 +324,17 @@ class Site:
             data = await call(export_json, d)
             return JSONResponse(data, headers=download(f"{d.path.stem}.json"))
         raise ApiError(400, f"unknown export format {kind!r} (html or json; a post is a POST)")
+
+    @endpoint()
+    async def api_older(self, request: Request) -> Response:
+        """The comments before line ``before``, rendered: those a discussion's page was
+        served without (`FIRST_VIEW`)."""
+        d = await call(self.load_shown, request.path_params["name"])
+        before = int_param(request, "before", 0)
+        rendering = self._older.pop(d.path, None)
+        if rendering is not None:
+            await call(rendering.join)
+        return JSONResponse(await call(older_comments, d, before))
 
     @endpoint()
     async def api_job(self, request: Request) -> Response:
@@ -401,6 +458,7 @@ class Site:
             ("/api/discussions/{name}/text", self.api_text, ()),
             ("/api/discussions/{name}/export", self.api_export, ()),
             ("/api/discussions/{name}/events", self.api_events, ()),
+            ("/api/discussions/{name}/comments", self.api_older, ()),
             ("/api/discussions/{name}/comments", self.api_comment, ("POST",)),
             ("/api/discussions/{name}/turns", self.api_turn, ("POST",)),
             ("/api/discussions/{name}/runs", self.api_run, ("POST",)),
@@ -465,4 +523,3 @@ def int_param(request: Request, key: str, default: int) -> int:
         return max(0, int(request.query_params.get(key, default)))
     except ValueError:
         raise ApiError(400, f"{key!r} must be a whole number") from None
-

@@ -56,7 +56,9 @@ class Snapshot:
         return self.discussion.text if self.discussion is not None else ""
 
 
-def _signature(path: Path) -> tuple[int, int, int]:
+def file_signature(path: Path) -> tuple[int, int, int]:
+    """(size, mtime_ns, inode) of `path`; (-1, 0, 0) when it cannot be read: a change of
+    any means the file changed."""
     try:
         st = os.stat(path)
     except OSError:
@@ -64,24 +66,22 @@ def _signature(path: Path) -> tuple[int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def comment_event(d: Discussion, start: int) -> dict[str, Any]:
-    """The ``comment`` event for `d`'s comments from index `start` on."""
+def comment_event(d: Discussion, start: int, end: int | None = None) -> dict[str, Any]:
+    """The ``comment`` event for `d`'s comments from index `start` on (to `end`)."""
     from ..views.html import comment_html
 
     comments = d.comments
-    out = []
-    for index in range(max(0, start), len(comments)):
-        c = comments[index]
-        out.append(
-            {
-                "index": index,
-                "line": c.line,
-                "author": c.author,
-                "vote": c.vote,
-                "html": comment_html(c),
-            }
-        )
+    out = [
+        {"index": i, "line": c.line, "author": c.author, "vote": c.vote, "html": comment_html(c)}
+        for i, c in enumerate(comments[max(0, start) : end], max(0, start))
+    ]
     return {"comments": out, "count": len(comments)}
+
+
+def older_comments(d: Discussion, before: int) -> dict[str, Any]:
+    """`d`'s comments that start before line `before` (those the first view of a long
+    discussion left off), as the ``comment`` event gives them."""
+    return comment_event(d, 0, bisect.bisect_left([c.line for c in d.comments], before))
 
 
 def text_hash(text: str) -> str:
@@ -121,7 +121,7 @@ class Channel:
 
     def load(self) -> Snapshot:
         """A fresh look at the file: read, not parsed (in a worker thread)."""
-        signature = _signature(self.path)
+        signature = file_signature(self.path)
         try:
             d = Discussion.load(self.path, self.workspace)
             d.text  # noqa: B018 - read now, while the signature still describes it
@@ -256,7 +256,7 @@ class Hub:
         """Take a new look if the file changed since the last, and tell the pages following.
         Called under the channel's lock."""
         old = channel.snapshot
-        if old is None or _signature(channel.path) == old.signature:
+        if old is None or file_signature(channel.path) == old.signature:
             return
         new = await asyncio.to_thread(channel.load)
         events = await asyncio.to_thread(channel.changes, old, new)

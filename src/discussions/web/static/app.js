@@ -231,6 +231,43 @@
   }
   connect();
 
+  // ---------------------------------------------------------------- older comments
+  // A long discussion's page comes with its newest comments; the older ones are fetched
+  // here, already rendered, in place of the link that stands for them (without scripts,
+  // that link opens the page with every comment).
+  async function loadOlder(older) {
+    let data;
+    try {
+      const response = await fetch(`${api}/comments?before=${older.dataset.before}`);
+      if (!response.ok) return;
+      data = await response.json();
+    } catch (err) {
+      return;
+    }
+    const fragment = document.createDocumentFragment();
+    for (const c of data.comments) {
+      if (document.getElementById("L" + c.line)) continue;
+      const template = document.createElement("template");
+      template.innerHTML = c.html.trim();
+      const node = template.content.firstElementChild;
+      if (node) fragment.appendChild(node);
+    }
+    older.replaceWith(fragment);
+    // The panel's links to them now stay on this page.
+    document.querySelectorAll('a[href^="?comments=all#"]').forEach((link) => {
+      link.setAttribute("href", link.getAttribute("href").replace(/^[^#]*/, ""));
+    });
+    // Opened at one of them: go there, and again once the comments around it are laid out
+    // (they take their real height only when near the screen: `content-visibility`).
+    const target = location.hash && document.getElementById(location.hash.slice(1));
+    if (target && target.matches("#comments article")) {
+      target.scrollIntoView();
+      requestAnimationFrame(() => requestAnimationFrame(() => target.scrollIntoView()));
+    }
+  }
+  const older = document.getElementById("older");
+  if (older) loadOlder(older);
+
   // ---------------------------------------------------------------- forms
   const send = (path, body) => post(api + path, body);
 
