@@ -114,7 +114,9 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for name in reg.names():
         spec = reg.specs[name]
-        if spec.command is None:
+        if spec.type == "openai-compatible":
+            found, where = True, spec.base_url
+        elif spec.command is None:
             found, where = True, "built in"
         else:
             exe = CommandProvider(spec).executable()
@@ -123,6 +125,7 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
             {
                 "name": name,
                 "command": spec.command,
+                "target": spec.target,
                 "description": spec.description,
                 "source": spec.source,
                 "installed": found,
@@ -135,6 +138,7 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
             {
                 "name": name,
                 "command": spec.command,
+                "target": spec.target,
                 "description": spec.description,
                 "source": "project",
                 "installed": None,
@@ -155,7 +159,7 @@ def _echo_rows(rows: list[dict[str, object]]) -> None:
         else:
             mark = "missing  "
         click.echo(
-            f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['command'] or '(built in)'}"
+            f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['target']}"
         )
 
 
@@ -278,7 +282,7 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
         return
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
-        click.echo(f"  {s.name}: {s.command}")
+        click.echo(f"  {s.name}: {s.target}")
     scope = trust_scope(path, specs)
     _echo_scope(scope)
     if not yes and not click.confirm("Allow `discussions` to run them?", default=False):

@@ -42,9 +42,11 @@ from .. import atomic
 from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
 from ..settings.config import load_yaml, load_yaml_document, located_error, user_dir
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
-from .base import OUTPUT_FORMATS, Provider, ProviderSpec
+from .base import OUTPUT_FORMATS, PROMPT_VIA, PROVIDER_TYPES, Provider, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MockProvider
+from .openai_compat import TYPE as HTTP_TYPE
+from .openai_compat import OpenAICompatibleProvider, url_problem
 from .replay import PREFIX as REPLAY_PREFIX
 from .replay import ReplayProvider
 
@@ -152,9 +154,17 @@ def _providers_file(extra: bool) -> Fields:
             "output": Text(OUTPUT_FORMATS),
             "env_remove": ListOf(Text(), "a list of environment variable names"),
             "nonzero_ok": Flag(),
+            "type": Text(PROVIDER_TYPES),
+            "prompt_via": Text(PROMPT_VIA),
+            "base_url": Text(),
+            "model": Text(),
+            "api_key_env": Text(what="the name of an environment variable"),
+            "allow_plain_http": Flag(),
+            "max_tokens": Number(minimum=1, whole=True),
+            "context_window": Number(minimum=1, whole=True),
         },
         noun="provider setting",
-        required=("name", "command"),
+        required=("name",),
         extra=extra,
     )
     return Fields(
@@ -181,25 +191,48 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
         return []
     specs: list[ProviderSpec] = []
     for i, item in enumerate(doc.data.get("providers") or []):
-        for key in ("name", "command"):
-            if not item[key].strip():
-                line = doc.line("providers", i, key)
-                message = f"key 'providers[{i}].{key}' must not be empty"
-                raise located_error(ConfigError, path, line, message)
-        timeout = item.get("timeout")
-        specs.append(
-            ProviderSpec(
-                name=item["name"].strip(),
-                command=item["command"],
-                description=str(item.get("description") or ""),
-                timeout=float(timeout) if timeout is not None else None,
-                output=item.get("output") or "text",
-                env_remove=[str(v) for v in item.get("env_remove") or []],
-                nonzero_ok=bool(item.get("nonzero_ok", False)),
-                source=source,
-            )
-        )
+        unusable = _entry_problem(item)
+        if unusable is not None:
+            key, message = unusable
+            line = doc.line("providers", i, key) if key in item else doc.line("providers", i)
+            raise located_error(ConfigError, path, line, f"providers[{i}]: {message}")
+        specs.append(_spec(item, source))
     return specs
+
+
+def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
+    """(key, why) for an entry its type cannot use, or None."""
+    kind = (item.get("type") or "command").strip()
+    needed = ("name", "base_url", "model") if kind == HTTP_TYPE else ("name", "command")
+    for key in needed:
+        if not str(item.get(key) or "").strip():
+            return key, f"key '{key}' must not be empty" if key in item else f"needs '{key}'"
+    if kind == HTTP_TYPE:
+        problem = url_problem(item["base_url"].strip(), bool(item.get("allow_plain_http")))
+        return None if problem is None else ("base_url", problem)
+    return None
+
+
+def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
+    timeout, window, limit = (item.get(k) for k in ("timeout", "context_window", "max_tokens"))
+    return ProviderSpec(
+        name=item["name"].strip(),
+        command=item.get("command"),
+        description=str(item.get("description") or ""),
+        timeout=float(timeout) if timeout is not None else None,
+        output=item.get("output") or "text",
+        env_remove=[str(v) for v in item.get("env_remove") or []],
+        nonzero_ok=bool(item.get("nonzero_ok", False)),
+        source=source,
+        type=(item.get("type") or "command").strip(),
+        prompt_via=(item.get("prompt_via") or "stdin").strip(),
+        base_url=str(item.get("base_url") or "").strip(),
+        model=str(item.get("model") or "").strip(),
+        api_key_env=str(item.get("api_key_env") or "").strip(),
+        allow_plain_http=bool(item.get("allow_plain_http", False)),
+        max_tokens=int(limit) if limit is not None else None,
+        context_window=int(window) if window is not None else None,
+    )
 
 
 # --------------------------------------------------------------------------- trust
@@ -429,6 +462,8 @@ class ProviderRegistry:
                 "no provider of that name",
                 "add it to providers.yaml or see `discussions providers list`",
             )
+        if spec.type == HTTP_TYPE:
+            return OpenAICompatibleProvider(spec)
         if spec.command is None:
             return MockProvider()
         return CommandProvider(spec)
@@ -453,6 +488,8 @@ class ProviderRegistry:
             return "built in" if path.is_file() else "missing"
         if spec is None:
             return "untrusted" if name in self.untrusted else "unknown"
+        if spec.type == HTTP_TYPE:
+            return "installed"  # configured; whether its server is up shows at the call
         if spec.command is None:
             return "built in"
         try:
