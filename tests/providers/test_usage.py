@@ -331,7 +331,9 @@ def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
 
     assert PRESETS["qwen"].command == "qwen --approval-mode plan"
     assert "qwen" in DETECT_ORDER
-    assert "copilot" not in PRESETS and "cursor-agent" not in PRESETS  # argv-only prompts
+    # CLIs that take the prompt only as an argument say so, and are never picked unasked.
+    for name in ("copilot", "cursor-agent"):
+        assert PRESETS[name].prompt_via == "argument" and name not in DETECT_ORDER
 
 
 @pytest.mark.parametrize("setting", ["default", "fallback", "persona"])

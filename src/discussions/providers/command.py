@@ -1,4 +1,4 @@
-"""A provider that runs a command: prompt on stdin, answer on stdout.
+"""A provider that runs a command: prompt on stdin (or as its last argument), answer on stdout.
 
 * The command string is split with `shlex` (never a shell); ``$VARS`` and ``~`` are expanded in
   each word.
@@ -38,6 +38,7 @@ from ..errors import (
     ProviderOutputError,
     ProviderTimeout,
 )
+from .argv_prompt import with_prompt_argument
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
 from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage, json_events
@@ -416,11 +417,14 @@ class CommandProvider(Provider):
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
         """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
         timeout = self.timeout_for(request)
-        run = _Run.spawn(self.name, self._resolved_argv(), self._env(), self.max_output)
+        argv, env, stdin = self._resolved_argv(), self._env(), request.prompt.encode("utf-8")
+        if self.spec.prompt_via == "argument":  # opted in: see `argv_prompt`
+            argv, stdin = with_prompt_argument(self.name, argv, request.prompt, env), b""
+        run = _Run.spawn(self.name, argv, env, self.max_output)
         if request.on_output is not None:
             run.on_out = output_sink(self.spec.output, request.on_output)
         try:
-            run.collect(request.prompt.encode("utf-8"), timeout)
+            run.collect(stdin, timeout)
         finally:
             run.finish()
         return self._classify(run, timeout)

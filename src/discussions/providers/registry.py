@@ -64,10 +64,22 @@ _CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_TOOLS_OFF
 _CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
-# non-terminal stdin, `agy` runs one headless turn on the prompt read from stdin (agy >= 1.1.1;
-# `-p` takes the prompt in argv, which we never do). `--mode plan` keeps the edit tools gated,
-# `--sandbox` confines terminal commands; headless runs cannot grant permissions anyway.
+# non-terminal stdin, `agy` runs one headless turn on the plain prompt read from stdin (agy >=
+# 1.1.1, which stopped reading stdin when `-p ""` is given). The JSON-lines input some report is
+# a different, opt-in mode (`--input-format stream-json`, one NDJSON message per line, with
+# `--output-format stream-json`), not what a bare stdin does. `-p` takes the prompt in argv,
+# which this preset does not need. `--mode plan` keeps the edit tools gated, `--sandbox`
+# confines terminal commands; headless runs cannot grant permissions anyway.
 _AGY = "agy --mode plan --sandbox"
+# GitHub Copilot CLI: `-p PROMPT` runs one prompt non-interactively; the prompt is its value,
+# so `-p` comes last and the prompt is appended as one argument (`prompt_via: argument`). `-s`
+# prints only the answer; `--no-ask-user` never waits for input; `--deny-tool` wins over any
+# allow rule, so no shell command and no file write runs.
+_COPILOT = "copilot -s --no-color --no-ask-user --deny-tool=shell --deny-tool=write -p"
+# Cursor's agent: `-p`/`--print` runs headless, the prompt is the positional argument; `--mode
+# ask` is its read-only mode (no edits, no commands); `--trust` accepts the workspace without
+# the interactive question a headless run cannot answer; plain text output.
+_CURSOR = "cursor-agent -p --output-format text --mode ask --trust"
 # Qwen Code reads the prompt from stdin when it is not a terminal (headless mode); plan mode
 # is its read-only approval mode (no edits, no shell commands).
 _QWEN = "qwen --approval-mode plan"
@@ -124,6 +136,20 @@ PRESETS: dict[str, ProviderSpec] = {
             "opencode, DeepSeek chat",
         ),
         _preset("qwen", _QWEN, "Qwen Code, plan (read-only) mode (prompt on stdin)"),
+        _preset(
+            "copilot",
+            _COPILOT,
+            "GitHub Copilot CLI, no shell or writes (prompt as an argument: other local "
+            "users can see it in the process list)",
+            prompt_via="argument",
+        ),
+        _preset(
+            "cursor-agent",
+            _CURSOR,
+            "Cursor agent, ask (read-only) mode (prompt as an argument: other local users "
+            "can see it in the process list)",
+            prompt_via="argument",
+        ),
         _preset("llm", "llm", "Simon Willison's llm, default model"),
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
