@@ -31,6 +31,8 @@ class StubServer:
     """What ``GET /v1/models`` answers (None: 404)."""
     routes: dict[str, Any] = field(default_factory=dict)
     """Other ``GET``/``POST`` paths and their JSON answers."""
+    window: int | None = None
+    """Refuse (HTTP 400, as llama.cpp does) a prompt over this many tokens (4 bytes a token)."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     port: int = 0
@@ -77,12 +79,16 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 self._json(200, found)
 
         def do_POST(self) -> None:  # noqa: N802
-            self._record()
+            sent = self._record()
             if self.path in stub.routes:
                 self._json(200, stub.routes[self.path])
                 return
             if self.path != "/v1/chat/completions":
                 self._json(404, {"error": {"message": "not found"}})
+                return
+            prompt = sent["body"]["messages"][-1]["content"]
+            if stub.window and len(prompt.encode()) / 4 > stub.window:
+                self._mode_error()
                 return
             getattr(self, f"_mode_{stub.mode.replace('-', '_')}")()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -267,3 +268,45 @@ def test_a_failed_server_falls_back_along_the_chain(userdir: Path, isolated: Pat
     d = Discussion.load(isolated / "discussions" / "rollout.md")
     fell = [c for c in d.comments if c.meta.get("provider") == "mock"]
     assert fell and "local (the server answered HTTP 400 Bad Request" in fell[0].meta["failed"]
+
+
+def small_window_server(stub: StubServer, userdir: Path) -> None:
+    write(userdir / "providers.yaml", "providers:\n" + entry("local", stub.base_url))
+
+
+def test_deep_test_sends_a_real_size_prompt_and_fails_a_model_too_small(
+    userdir: Path,
+) -> None:
+    small = StubServer(window=512, props={"default_generation_settings": {"n_ctx": 512}})
+    with serve(small) as stub:
+        small_window_server(stub, userdir)
+        started = time.monotonic()
+        r = run("providers", "test", "local", "--deep", "--json")
+        elapsed = time.monotonic() - started
+    assert code(r) == 1, out(r)
+    data = json.loads(out(r))
+    posts = [q for q in stub.requests if q["method"] == "POST"]
+    sent = posts[-1]["body"]["messages"][0]["content"]
+    assert data["prompt"]["chars"] == len(sent) > 20_000  # a real prompt, not 30 tokens
+    assert "## Response format" in sent and "<discussion>" in sent
+    assert data["context_window"] == 512 and data["fits"] is False
+    assert data["prompt_tokens_counted"] is False and data["prompt_tokens"] > 5_000
+    assert "HTTP 400" in data["error"] and data["answer"] == ""
+    assert 0 < data["seconds"] <= elapsed
+
+
+def test_deep_test_passes_a_model_whose_window_holds_the_prompt(userdir: Path) -> None:
+    answer = '{"comment": "Ready from here.", "vote": "READY"}'
+    big = StubServer(
+        answer=answer,
+        usage={"prompt_tokens": 11_000, "completion_tokens": 12},
+        props={"default_generation_settings": {"n_ctx": 32_768}},
+    )
+    with serve(big) as stub:
+        small_window_server(stub, userdir)
+        r = run("providers", "test", "local", "--deep")
+    assert code(r) == 0, out(r)
+    text = out(r)
+    assert "11,000 prompt tokens (counted by the provider) fit the context window of 32,768" in text
+    assert "Parsed as a discussion answer: yes" in text
+    assert "tokens: 11000 in / 12 out" in text
