@@ -30,9 +30,10 @@ def providers_group() -> None:
     """Show and try the AI command-line tools that answer for participants.
 
     Providers come from built-in presets (claude, codex, agy, gemini, opencode,
-    llm, ollama, mock), ~/.smarttools/providers.yaml, the user dir's
-    providers.yaml, and - once you run `discussions trust` - the project's
-    providers.yaml.
+    qwen, llm, ollama, copilot, cursor-agent, mock), ~/.smarttools/providers.yaml,
+    the user dir's providers.yaml, and - once you run `discussions trust` - the
+    project's providers.yaml. An entry with `type: openai-compatible` is a local
+    server (llama.cpp, LM Studio, vLLM, Ollama) rather than a command.
 
     Each participant tries its provider_hint, then providers.default, then
     providers.fallback; when none of those is installed, the AI CLIs found on
