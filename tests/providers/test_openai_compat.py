@@ -18,11 +18,27 @@ from discussions.errors import (
 from discussions.model.discussion import Discussion
 from discussions.providers import ProviderRegistry, ProviderRequest, ProviderSpec
 from discussions.providers.base import complete_with_usage
-from discussions.providers.openai_compat import OpenAICompatibleProvider, is_loopback_host
+from discussions.providers.openai_compat import (
+    OpenAICompatibleProvider,
+    forget_windows,
+    is_loopback_host,
+)
 from discussions.providers.usage import Usage
 
 from ..conftest import code, out, run, write
 from ..openai_stub import StubServer, serve
+
+
+@pytest.fixture(autouse=True)
+def fresh_windows() -> None:
+    """Each stub is a new server, though the system may hand out a port again."""
+    forget_windows()
+
+
+def test_a_servers_window_is_asked_once_per_process() -> None:
+    with serve(StubServer(props={"default_generation_settings": {"n_ctx": 2048}})) as stub:
+        assert [provider(stub).context_window for _ in range(3)] == [2048] * 3
+    assert len([q for q in stub.requests if q["path"] == "/props"]) == 1
 
 
 def provider(stub: StubServer, **spec: object) -> OpenAICompatibleProvider:

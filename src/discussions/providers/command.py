@@ -396,6 +396,7 @@ class CommandProvider(Provider):
         self.spec = spec
         self.name = spec.name
         self.max_output = max_output
+        self.context_window = spec.context_window
 
     def argv(self) -> list[str]:
         return split_command(self.spec.command or "")

@@ -26,7 +26,7 @@ In ``providers.yaml``::
 * The API key is read from the named environment variable at call time and sent only as the
   ``Authorization`` header; it is never written into a discussion, an error or a listing.
 * The context window: ``context_window:`` when configured, else what the server says (see
-  `server_window`), else None (unknown).
+  `server_window`; asked once per process), else None (unknown).
 """
 
 from __future__ import annotations
@@ -47,8 +47,16 @@ from .server_window import ServerAddress, server_context_window
 from .usage import UNKNOWN, Usage
 
 TYPE = "openai-compatible"
+_WINDOWS: dict[tuple[str, str], int | None] = {}
+"""What each server said of each model's window, asked once per process (a provider object is
+made for every call)."""
 _CHUNK = 65536
 _ERROR_CHARS = 400
+
+
+def forget_windows() -> None:
+    """Ask servers again for their windows (after a server restarted with another one)."""
+    _WINDOWS.clear()
 
 
 def is_loopback_host(host: str) -> bool:
@@ -110,11 +118,14 @@ class OpenAICompatibleProvider(Provider):
         """The configured window, else the server's (asked once), else None."""
         if not self._window_asked:
             self._window_asked = True
-            try:
-                headers = self._headers()
-            except ProviderFailed:
-                return None  # no key: the call itself will say so
-            self._window = server_context_window(self.address, self.spec.model, headers)
+            key = (self.address.display, self.spec.model)
+            if key not in _WINDOWS:
+                try:
+                    headers = self._headers()
+                except ProviderFailed:
+                    return None  # no key: the call itself will say so
+                _WINDOWS[key] = server_context_window(self.address, self.spec.model, headers)
+            self._window = _WINDOWS[key]
         return self._window
 
     @context_window.setter
