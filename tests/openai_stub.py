@@ -145,6 +145,9 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             except OSError:
                 pass
 
+        def _mode_silent(self) -> None:
+            self._events()
+
         def _mode_stream_error(self) -> None:
             self._events()
             self._send({"choices": [{"index": 0, "delta": {"content": "Partial"}}]})

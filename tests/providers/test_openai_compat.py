@@ -77,6 +77,13 @@ def test_one_json_object_is_read_too_and_max_tokens_is_sent() -> None:
     assert stub.requests[-1]["body"]["max_tokens"] == 300
 
 
+def test_stream_false_asks_for_one_object() -> None:
+    with serve(StubServer(mode="json")) as stub:
+        assert ask(provider(stub, stream=False)).usage == Usage(42, 7, None)
+    sent = stub.requests[-1]["body"]
+    assert sent["stream"] is False and "stream_options" not in sent
+
+
 def test_usage_unknown_when_the_server_does_not_say() -> None:
     with serve(StubServer(usage=None)) as stub:
         assert ask(provider(stub)).usage == Usage()
@@ -94,6 +101,13 @@ def test_error_event_in_the_stream_fails_the_call() -> None:
         ask(provider(stub))
     assert err.value.reason == "the server reported an error"
     assert err.value.detail == "model crashed"
+
+
+def test_a_stream_without_events_says_what_may_have_happened() -> None:
+    with serve(StubServer(mode="silent")) as stub, pytest.raises(ProviderOutputError) as err:
+        ask(provider(stub))
+    assert err.value.reason == "the server's answer was empty"
+    assert "stream: false shows their reason" in err.value.detail
 
 
 def test_no_server_is_a_failure_not_a_missing_cli() -> None:

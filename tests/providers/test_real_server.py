@@ -50,6 +50,12 @@ def test_a_real_model_streams_an_answer_and_counts_its_tokens() -> None:
     done = complete_with_usage(provider(max_tokens=60), request)
     assert done.text.strip()
     assert "".join(pieces) == done.text
+
+
+def test_a_real_model_unstreamed_reports_its_tokens() -> None:
+    request = ProviderRequest(prompt="Name one risk of feature flags.", timeout=300)
+    done = complete_with_usage(provider(max_tokens=60, stream=False), request)
+    assert done.text.strip()
     assert done.usage.input_tokens and done.usage.input_tokens > 5
     assert done.usage.output_tokens and done.usage.output_tokens <= 60
 
@@ -59,7 +65,8 @@ def test_a_prompt_over_the_window_fails_with_the_servers_reason() -> None:
     assert WINDOW is not None
     prompt = "The rollout plan needs a baseline. " * (WINDOW // 4)  # ~2 windows of tokens
     with pytest.raises(ProviderFailed) as err:
-        complete_with_usage(provider(max_tokens=16), ProviderRequest(prompt=prompt, timeout=600))
+        request = ProviderRequest(prompt=prompt, timeout=600)
+        complete_with_usage(provider(max_tokens=16, stream=False), request)
     assert "HTTP 4" in err.value.reason or "error" in err.value.reason
     assert err.value.detail  # the server's own words, recorded
 

@@ -72,6 +72,8 @@ class ProviderSpec:
     """``openai-compatible``: allow ``http://`` to a host that is not loopback."""
     max_tokens: int | None = None
     """``openai-compatible``: the answer's token limit sent with each request (None: none)."""
+    stream: bool = True
+    """``openai-compatible``: ask for a streamed answer (some servers then report no usage)."""
     context_window: int | None = None
     """The model's context window in tokens, as configured (None: unknown, or asked of the
     server where it says)."""

@@ -11,11 +11,13 @@ In ``providers.yaml``::
         api_key_env: LOCAL_LLM_KEY   # optional: the variable's name, never the key
         context_window: 2048         # optional: tokens (else asked of the server)
         max_tokens: 400              # optional: the answer's limit, sent with each request
+        stream: true                 # optional: false asks for one JSON object
         timeout: 120                 # optional: seconds for the whole call
 
 * The prompt is one user message; the request asks for a stream (server-sent events) with
   ``stream_options.include_usage``, so the answer streams to the display and the token counts
-  come in the last event. A server that answers with one JSON object instead is read as well.
+  come in the last event. A server that answers with one JSON object instead is read as well;
+  ``stream: false`` asks for that (llama-cpp-python's server reports usage only then).
 * The whole call has one deadline (``timeout``): connecting, waiting for the first byte and
   every read after it. A server that never answers, or drips, is abandoned at the deadline.
 * The response is capped (`DEFAULT_MAX_OUTPUT` bytes, as for commands): past it the call
@@ -164,16 +166,23 @@ class OpenAICompatibleProvider(Provider):
             conn.close()
         text = "".join(answer.pieces)
         if not text.strip():
-            raise ProviderOutputError(self.name, "the server's answer was empty")
+            detail = (
+                "no event came at all; some servers end a stream silently when they refuse a "
+                "prompt (over the context window): stream: false shows their reason"
+                if answer.received == 0
+                else ""
+            )
+            raise ProviderOutputError(self.name, "the server's answer was empty", detail)
         return Completion(text, answer.usage)
 
     def _body(self, prompt: str) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.spec.model,
             "messages": [{"role": "user", "content": prompt}],
-            "stream": True,
-            "stream_options": {"include_usage": True},
+            "stream": self.spec.stream,
         }
+        if self.spec.stream:
+            body["stream_options"] = {"include_usage": True}
         if self.spec.max_tokens:
             body["max_tokens"] = self.spec.max_tokens
         return body

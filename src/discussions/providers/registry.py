@@ -186,6 +186,7 @@ def _providers_file(extra: bool) -> Fields:
             "model": Text(),
             "api_key_env": Text(what="the name of an environment variable"),
             "allow_plain_http": Flag(),
+            "stream": Flag(),
             "max_tokens": Number(minimum=1, whole=True),
             "context_window": Number(minimum=1, whole=True),
         },
@@ -256,6 +257,7 @@ def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
         model=str(item.get("model") or "").strip(),
         api_key_env=str(item.get("api_key_env") or "").strip(),
         allow_plain_http=bool(item.get("allow_plain_http", False)),
+        stream=bool(item.get("stream", True)),
         max_tokens=int(limit) if limit is not None else None,
         context_window=int(window) if window is not None else None,
     )
