@@ -8,7 +8,7 @@ Needs a model, so it is not part of the test run. Two ways in:
     # an OpenAI-compatible server, e.g. llama-cpp-python's:
     #   python -m llama_cpp.server --model <gguf> --n_ctx 2048 --port 8012
     python benchmarks/real_model.py server --url http://127.0.0.1:8012/v1 --model smollm2 \
-        --window 2048 --rounds 2
+        --window 2048 --max-tokens 300 --no-stream --rounds 2
 
 It makes a temporary project, starts a discussion, runs ``discussions run FILE --rounds N`` with
 that provider for every participant (``--provider real``; the real command line, as a person would), and prints
@@ -34,7 +34,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from real_model_record import RecordingProxy  # noqa: E402
+from real_model_record import RecordingProxy, next_number  # noqa: E402
 
 CONTEXT = (
     "We want to roll out feature flags for the checkout service. Proposal: a flag per change, "
@@ -65,6 +65,8 @@ def provider_entry(args: argparse.Namespace, keep: Path | None, url: str | None)
         ]
         if args.max_tokens:
             lines.append(f"    max_tokens: {args.max_tokens}")
+        if args.no_stream:
+            lines.append("    stream: false")
     if args.window:
         lines.append(f"    context_window: {args.window}")
     lines.append(f"    timeout: {args.timeout}")
@@ -88,17 +90,26 @@ def summarise(path: Path, window: int | None) -> dict[str, Any]:
     }
 
 
+def calls_kept(keep: Path, first: int) -> dict[str, Any]:
+    """What the recorder saw from call number `first` on: every call, failed or not."""
+    metas = [json.loads(p.read_text()) for p in sorted(keep.glob("[0-9][0-9].json"))][first - 1 :]
+    failed = [m for m in metas if m.get("exit", 0) != 0 or m.get("status", 200) >= 400]
+    reasons = [str(m.get("error") or m.get("stderr"))[:160] for m in failed]
+    return {"calls_made": len(metas), "calls_failed": len(failed), "failure_reasons": reasons[:3]}
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     keep = Path(args.keep).resolve() if args.keep else None
+    first = next_number(keep) if keep else 0
     with tempfile.TemporaryDirectory(prefix="discussions-real-") as tmp:
         project, home = Path(tmp) / "project", Path(tmp) / "home"
         project.mkdir()
         home.mkdir()
         env = {**os.environ, "DISCUSSIONS_HOME": str(home), "NO_COLOR": "1"}
-        (project / "discussions.yaml").write_text(
-            "providers:\n  default: real\n  detect: false\n  mock_fallback: false\n",
-            encoding="utf-8",
-        )
+        settings = "providers:\n  default: real\n  detect: false\n  mock_fallback: false\n"
+        if args.max_chars:
+            settings += f"context:\n  max_chars: {args.max_chars}\n"
+        (project / "discussions.yaml").write_text(settings, encoding="utf-8")
         proxy = RecordingProxy(args.url, keep) if args.kind == "server" and keep else None
         url = args.url.removesuffix("/v1") if args.kind == "server" else None
         with proxy or _Null():
@@ -122,6 +133,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             seconds = time.monotonic() - started
         result = summarise(project / "discussions" / "feature-flags.md", args.window)
         result.update({"run_exit": done.returncode, "seconds": round(seconds, 1)})
+        if keep is not None:
+            result.update(calls_kept(keep, first))
         result["run_output_tail"] = (done.stdout + done.stderr).strip().splitlines()[-6:]
         if args.copy_to:
             (project / "discussions" / "feature-flags.md").replace(args.copy_to)
@@ -145,7 +158,9 @@ def main() -> None:
     parser.add_argument("--model", default="SmolLM2")
     parser.add_argument("--window", type=int, default=None, help="context window, tokens")
     parser.add_argument("--max-tokens", type=int, default=None)
+    parser.add_argument("--no-stream", action="store_true", help="server: stream: false")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--max-chars", type=int, help="context.max_chars, the prompt budget")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--keep", help="folder for prompts and raw answers")
     parser.add_argument("--copy-to", help="keep the discussion file here")

@@ -245,7 +245,7 @@ def _deep_test(
         "provider": name,
         "seconds": round(elapsed, 3),
         "answer": answer,
-        "error": str(error) if error else None,
+        "error": (error.reason + (f" ({error.detail})" if error.detail else "")) if error else None,
         "parsed": bool(parsed and parsed.structured and parsed.comment.strip()),
         "vote": parsed.vote if parsed else None,
         "notes": list(parsed.notes) if parsed else [],
