@@ -55,8 +55,8 @@ def providers_list(as_json: bool) -> None:
       discussions providers list --json
 
     \b
-    JSON: {"providers": [{name, command, description, source, installed,
-    executable, trusted}], "chains": {alias: [{name, status}]},
+    JSON: {"providers": [{name, command, target, description, source,
+    installed, executable, trusted}], "chains": {alias: [{name, status}]},
     "mock_fallback": bool}
     """
     ws = workspace()
