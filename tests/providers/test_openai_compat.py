@@ -18,11 +18,8 @@ from discussions.errors import (
 from discussions.model.discussion import Discussion
 from discussions.providers import ProviderRegistry, ProviderRequest, ProviderSpec
 from discussions.providers.base import complete_with_usage
-from discussions.providers.openai_compat import (
-    OpenAICompatibleProvider,
-    forget_windows,
-    is_loopback_host,
-)
+from discussions.providers.openai_compat import OpenAICompatibleProvider, forget_windows
+from discussions.providers.server_window import is_loopback_host
 from discussions.providers.usage import Usage
 
 from ..conftest import code, out, run, write

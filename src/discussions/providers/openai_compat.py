@@ -40,15 +40,15 @@ import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..errors import ProviderFailed, ProviderOutputError, ProviderTimeout
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
 from .command import DEFAULT_MAX_OUTPUT
-from .server_window import ServerAddress, server_context_window
+from .server_window import TYPE, ServerAddress, server_context_window, url_problem
 from .usage import UNKNOWN, Usage
 
-TYPE = "openai-compatible"
+__all__ = ["TYPE", "OpenAICompatibleProvider", "forget_windows"]
+
 _WINDOWS: dict[tuple[str, str], int | None] = {}
 """What each server said of each model's window, asked once per process (a provider object is
 made for every call)."""
@@ -59,34 +59,6 @@ _ERROR_CHARS = 400
 def forget_windows() -> None:
     """Ask servers again for their windows (after a server restarted with another one)."""
     _WINDOWS.clear()
-
-
-def is_loopback_host(host: str) -> bool:
-    """Whether `host` names this machine without leaving it (no name lookup but localhost)."""
-    import ipaddress
-
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def url_problem(base_url: str, allow_plain_http: bool) -> str | None:
-    """Why `base_url` cannot be used, or None."""
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"base_url {base_url!r} is not an http:// or https:// URL"
-    if parts.username or parts.password:
-        return "base_url must not hold a user name or password; use api_key_env"
-    if parts.scheme == "http" and not allow_plain_http and not is_loopback_host(parts.hostname):
-        return (
-            f"base_url {base_url!r} is plain http to a host that is not loopback; use https, "
-            "or set allow_plain_http: true if that network is yours"
-        )
-    return None
 
 
 @dataclass(slots=True)

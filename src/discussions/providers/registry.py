@@ -45,10 +45,10 @@ from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
 from .base import OUTPUT_FORMATS, PROMPT_VIA, PROVIDER_TYPES, Provider, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MockProvider
-from .openai_compat import TYPE as HTTP_TYPE
-from .openai_compat import OpenAICompatibleProvider, url_problem
 from .replay import PREFIX as REPLAY_PREFIX
 from .replay import ReplayProvider
+from .server_window import TYPE as HTTP_TYPE
+from .server_window import url_problem
 
 PROVIDERS_FILE = "providers.yaml"
 TRUST_FILE = "trust.yaml"
@@ -491,6 +491,8 @@ class ProviderRegistry:
                 "add it to providers.yaml or see `discussions providers list`",
             )
         if spec.type == HTTP_TYPE:
+            from .openai_compat import OpenAICompatibleProvider  # http.client: only when used
+
             return OpenAICompatibleProvider(spec)
         if spec.command is None:
             return MockProvider()

@@ -1,4 +1,8 @@
-"""Where a chat-completions server is, and the context window it says it serves.
+"""Where a chat-completions server is, whether it may be used, and the window it says it serves.
+
+`url_problem` says whether a ``base_url`` may be used: plain ``http://`` only to a loopback
+address unless the entry allows it. `http.client` is imported only when a server is asked
+something, so reading ``providers.yaml`` stays cheap.
 
 Each server says it in its own place; only a figure that is the window the server will really
 use is taken (a model's trained maximum is not: a server may load it with less):
@@ -19,14 +23,18 @@ Anything else (an error, another shape, no answer within a few seconds) means un
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import http.client
+
+TYPE = "openai-compatible"
 
 _PROBE_TIMEOUT = 3.0
 """Seconds for each question asked of the server."""
@@ -66,8 +74,38 @@ class ServerAddress:
         return f"{self.base_path}/{endpoint}"
 
     def connection(self, timeout: float) -> http.client.HTTPConnection:
+        import http.client
+
         kind = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
         return kind(self.host, self.port, timeout=timeout)
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether `host` names this machine without leaving it (no name lookup but localhost)."""
+    import ipaddress
+
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def url_problem(base_url: str, allow_plain_http: bool) -> str | None:
+    """Why `base_url` cannot be used, or None."""
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"base_url {base_url!r} is not an http:// or https:// URL"
+    if parts.username or parts.password:
+        return "base_url must not hold a user name or password; use api_key_env"
+    if parts.scheme == "http" and not allow_plain_http and not is_loopback_host(parts.hostname):
+        return (
+            f"base_url {base_url!r} is plain http to a host that is not loopback; use https, "
+            "or set allow_plain_http: true if that network is yours"
+        )
+    return None
 
 
 def ask_json(
@@ -79,6 +117,8 @@ def ask_json(
     timeout: float = _PROBE_TIMEOUT,
 ) -> Any:
     """The JSON a server answers at `path`, or None (error status, not JSON, unreachable)."""
+    import http.client
+
     conn = address.connection(timeout)
     try:
         payload = json.dumps(body).encode() if body is not None else None
