@@ -337,3 +337,28 @@ def test_deep_test_passes_a_model_whose_window_holds_the_prompt(userdir: Path) -
     assert "11,000 prompt tokens (counted by the provider) fit the context window of 32,768" in text
     assert "Parsed as a discussion answer: yes" in text
     assert "tokens: 11000 in / 12 out" in text
+
+
+def test_ctrl_c_ends_a_call_in_progress_at_once() -> None:
+    import threading
+
+    from discussions.providers.command import terminate_all
+
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            ask(p, timeout=30)
+        except Exception as exc:  # noqa: BLE001 - the test looks at it
+            outcome.append(exc)
+
+    with serve(StubServer(mode="hang")) as stub:
+        p = provider(stub)
+        worker = threading.Thread(target=call)
+        worker.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        assert terminate_all() == 1
+        worker.join(5)
+        assert not worker.is_alive() and time.monotonic() - started < 3
+    assert outcome and not isinstance(outcome[0], ProviderTimeout)

@@ -73,13 +73,24 @@ _active: set[_Run] = set()
 _active_lock = threading.Lock()
 
 
+_also_stopped: list[Callable[[], int]] = []
+
+
+def also_on_terminate(stop: Callable[[], int]) -> None:
+    """Have `terminate_all` also call `stop` (for calls that are not processes: a server's);
+    `stop` returns how many calls it ended."""
+    if stop not in _also_stopped:
+        _also_stopped.append(stop)
+
+
 def terminate_all() -> int:
-    """Kill every running command with all its descendants (Ctrl-C, SIGTERM). Returns how many."""
+    """Kill every running command with all its descendants, and end every other running call
+    registered with `also_on_terminate` (Ctrl-C, SIGTERM). Returns how many."""
     with _active_lock:
         running = list(_active)
     for run in running:
         run.kill()
-    return len(running)
+    return len(running) + sum(stop() for stop in list(_also_stopped))
 
 
 def install_signal_handlers() -> None:

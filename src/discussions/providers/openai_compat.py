@@ -37,13 +37,14 @@ import http.client
 import json
 import os
 import socket
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ProviderFailed, ProviderOutputError, ProviderTimeout
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
-from .command import DEFAULT_MAX_OUTPUT
+from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
 from .server_window import TYPE, ServerAddress, server_context_window, url_problem
 from .usage import UNKNOWN, Usage
 
@@ -54,6 +55,26 @@ _WINDOWS: dict[tuple[str, str], int | None] = {}
 made for every call)."""
 _CHUNK = 65536
 _ERROR_CHARS = 400
+
+
+_open: set[socket.socket] = set()
+_open_lock = threading.Lock()
+
+
+def abort_all() -> int:
+    """End every call in progress by shutting its connection (Ctrl-C, SIGTERM: see
+    `command.terminate_all`). Returns how many."""
+    with _open_lock:
+        socks = list(_open)
+    for sock in socks:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    return len(socks)
+
+
+also_on_terminate(abort_all)
 
 
 def forget_windows() -> None:
@@ -181,14 +202,17 @@ class OpenAICompatibleProvider(Provider):
         headers = self._headers()
         conn.connect()
         sock = conn.sock
+        with _open_lock:
+            _open.add(sock)
         try:
             conn.request("POST", self.address.path("chat/completions"), body, headers)
             _arm(sock, deadline)
             with conn.getresponse() as response:
                 return self._answer(_Reader(response, sock, deadline), request)
         finally:
-            if sock is not None:
-                sock.close()
+            with _open_lock:
+                _open.discard(sock)
+            sock.close()
 
     def _answer(self, reader: _Reader, request: ProviderRequest) -> _Answer:
         response = reader.response
