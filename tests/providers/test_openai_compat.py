@@ -362,3 +362,19 @@ def test_ctrl_c_ends_a_call_in_progress_at_once() -> None:
         worker.join(5)
         assert not worker.is_alive() and time.monotonic() - started < 3
     assert outcome and not isinstance(outcome[0], ProviderTimeout)
+
+
+def test_deep_test_counts_the_answers_room_against_the_window(userdir: Path) -> None:
+    answer = '{"comment": "Ready.", "vote": "READY"}'
+    tight = StubServer(answer=answer, usage={"prompt_tokens": 1_900, "completion_tokens": 3})
+    with serve(tight) as stub:
+        write(
+            userdir / "providers.yaml",
+            "providers:\n"
+            + entry("local", stub.base_url, "    context_window: 2048", "    max_tokens: 300"),
+        )
+        r = run("providers", "test", "local", "--deep", "--json")
+    assert code(r) == 1, out(r)
+    data = json.loads(out(r))
+    assert data["prompt_tokens"] == 1_900 and data["answer_tokens_reserved"] == 300
+    assert data["fits"] is False and data["error"] is None

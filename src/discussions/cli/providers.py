@@ -238,7 +238,9 @@ def _deep_test(
         error = exc
     elapsed = time.monotonic() - started
     usage = completion.usage if completion else UNKNOWN
-    fit = window_fit(probe, getattr(provider, "context_window", None), usage.input_tokens)
+    spec = getattr(provider, "spec", None)
+    room = getattr(spec, "max_tokens", None) or 0
+    fit = window_fit(probe, getattr(provider, "context_window", None), usage.input_tokens, room)
     answer = completion.text if completion else ""
     parsed = parse_response(answer) if completion else None
     report: dict[str, object] = {
@@ -263,6 +265,7 @@ def _deep_test(
         "context_window": fit.window,
         "prompt_tokens": fit.tokens,
         "prompt_tokens_counted": fit.counted,
+        "answer_tokens_reserved": fit.answer_room,
         "fits": fit.fits,
     }
     if as_json:

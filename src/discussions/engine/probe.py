@@ -62,14 +62,18 @@ class WindowFit:
     """`tokens` is the provider's own count (else an estimate)."""
     window: int | None
     """The provider's context window; None when unknown."""
+    answer_room: int = 0
+    """Tokens the answer may take (the provider's ``max_tokens``); servers count them too."""
 
     @property
     def fits(self) -> bool | None:
-        return None if self.window is None else self.tokens <= self.window
+        return None if self.window is None else self.tokens + self.answer_room <= self.window
 
     def describe(self) -> str:
         how = "counted by the provider" if self.counted else "estimated"
         head = f"{self.tokens:,} prompt tokens ({how})"
+        if self.answer_room:
+            head += f" and {self.answer_room:,} for the answer"
         if self.window is None:
             return f"{head}; context window unknown (set context_window: in providers.yaml)"
         if self.fits:
@@ -82,11 +86,14 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / _BYTES_PER_TOKEN)
 
 
-def window_fit(probe: ProbePrompt, window: int | None, counted: int | None) -> WindowFit:
-    """How `probe` fits `window`, by the provider's `counted` input tokens when known."""
+def window_fit(
+    probe: ProbePrompt, window: int | None, counted: int | None, answer_room: int = 0
+) -> WindowFit:
+    """How `probe` (and `answer_room` tokens for the answer) fits `window`, by the provider's
+    `counted` input tokens when known."""
     if counted is not None:
-        return WindowFit(counted, True, window)
-    return WindowFit(probe.estimated_tokens, False, window)
+        return WindowFit(counted, True, window, answer_room)
+    return WindowFit(probe.estimated_tokens, False, window, answer_room)
 
 
 def _participant(ws: Workspace, d: Discussion) -> Participant:
@@ -100,16 +107,17 @@ def _participant(ws: Workspace, d: Discussion) -> Participant:
     raise DiscussionsError("no AI participant is configured; add one to build a test prompt")
 
 
-def probe_prompt(ws: Workspace) -> ProbePrompt:
-    """The prompt of a long sample discussion, cut to the configured budget."""
+def probe_prompt(ws: Workspace, max_chars: int | None = None) -> ProbePrompt:
+    """The prompt of a long sample discussion, cut to `max_chars` (default: the configured
+    budget)."""
     with tempfile.TemporaryDirectory(prefix="discussions-probe-") as tmp:
         path = Path(tmp) / "provider-check.md"
         d = Discussion.create("Provider check", workspace=ws, path=path)
-        budget = max_chars_for(d)
+        budget = max_chars or max_chars_for(d)
         for n in range(budget // len(_SAMPLE) + 8):
             d.add_comment("Alice" if n % 2 else "Bob", _SAMPLE.format(n=n + 1))
         d.save()
         d = Discussion.load(path, ws)
         participant = _participant(ws, d)
-        text, _ctx = build_prompt(d, participant)
+        text, _ctx = build_prompt(d, participant, max_chars=budget)
     return ProbePrompt(text, participant.alias, budget)
