@@ -89,7 +89,6 @@ class _Answer:
     pieces: list[str] = field(default_factory=list)
     usage: Usage = UNKNOWN
     received: int = 0
-    finish: str | None = None
 
 
 class OpenAICompatibleProvider(Provider):
@@ -181,7 +180,8 @@ class OpenAICompatibleProvider(Provider):
         return body
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        accept = "text/event-stream" if self.spec.stream else "application/json"
+        headers = {"Content-Type": "application/json", "Accept": accept}
         if self.spec.api_key_env:
             key = os.environ.get(self.spec.api_key_env, "")
             if not key:
