@@ -335,7 +335,9 @@ def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
 
     assert PRESETS["qwen"].command == "qwen --approval-mode plan"
     assert "qwen" in DETECT_ORDER
-    assert "copilot" not in PRESETS and "cursor-agent" not in PRESETS  # argv-only prompts
+    # CLIs that take the prompt only as an argument say so, and are never picked unasked.
+    for name in ("copilot", "cursor-agent"):
+        assert PRESETS[name].prompt_via == "argument" and name not in DETECT_ORDER
 
 
 @pytest.mark.parametrize("setting", ["default", "fallback", "persona"])
@@ -371,3 +373,19 @@ def test_a_replay_named_by_settings_is_never_used(isolated: Path, tmp_path: Path
     ticket = tools.start_turn("mine", ["architect"])["ticket"]
     tools.turn_result(ticket, wait=30)
     assert "TOPSECRET" not in (isolated / "discussions" / "mine.md").read_text(encoding="utf-8")
+
+
+def test_deep_test_fails_a_command_model_that_fails_every_real_prompt(
+    providers_file,  # type: ignore[no-untyped-def]
+) -> None:
+    from ..conftest import script_command
+
+    providers_file({"tiny": script_command("small_window.py", "512")})
+    quick = run("providers", "test", "tiny", "--prompt", "Say READY.")
+    assert code(quick) == 0  # a short prompt fits: the old check passed here
+    r = run("providers", "test", "tiny", "--deep", "--json")
+    assert code(r) == 1, out(r)
+    data = json_of(r)
+    assert data["prompt"]["chars"] > 20_000
+    assert "exceeds the context window (512)" in data["error"]
+    assert data["context_window"] is None and data["fits"] is None

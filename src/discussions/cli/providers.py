@@ -6,8 +6,8 @@ import time
 
 import click
 
-from ..errors import DiscussionsError
-from ..providers.base import ProviderRequest, complete_with_usage
+from ..errors import DiscussionsError, ProviderError
+from ..providers.base import Provider, ProviderRequest, complete_with_usage
 from ..providers.command import CommandProvider
 from ..providers.registry import (
     ProviderRegistry,
@@ -19,6 +19,7 @@ from ..providers.registry import (
     trust_refusal,
     trust_scope,
 )
+from ..providers.usage import UNKNOWN, Usage
 from ..settings.workspace import Workspace
 from .common import display_path, echo_json, style, workspace
 from .options import json_option
@@ -29,9 +30,10 @@ def providers_group() -> None:
     """Show and try the AI command-line tools that answer for participants.
 
     Providers come from built-in presets (claude, codex, agy, gemini, opencode,
-    llm, ollama, mock), ~/.smarttools/providers.yaml, the user dir's
-    providers.yaml, and - once you run `discussions trust` - the project's
-    providers.yaml.
+    qwen, llm, ollama, copilot, cursor-agent, mock), ~/.smarttools/providers.yaml,
+    the user dir's providers.yaml, and - once you run `discussions trust` - the
+    project's providers.yaml. An entry with `type: openai-compatible` is a local
+    server (llama.cpp, LM Studio, vLLM, Ollama) rather than a command.
 
     Each participant tries its provider_hint, then providers.default, then
     providers.fallback; when none of those is installed, the AI CLIs found on
@@ -53,8 +55,8 @@ def providers_list(as_json: bool) -> None:
       discussions providers list --json
 
     \b
-    JSON: {"providers": [{name, command, description, source, installed,
-    executable, trusted}], "chains": {alias: [{name, status}]},
+    JSON: {"providers": [{name, command, target, description, source,
+    installed, executable, trusted}], "chains": {alias: [{name, status}]},
     "mock_fallback": bool}
     """
     ws = workspace()
@@ -114,7 +116,9 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for name in reg.names():
         spec = reg.specs[name]
-        if spec.command is None:
+        if spec.type == "openai-compatible":
+            found, where = True, spec.base_url
+        elif spec.command is None:
             found, where = True, "built in"
         else:
             exe = CommandProvider(spec).executable()
@@ -123,6 +127,7 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
             {
                 "name": name,
                 "command": spec.command,
+                "target": spec.target,
                 "description": spec.description,
                 "source": spec.source,
                 "installed": found,
@@ -135,6 +140,7 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
             {
                 "name": name,
                 "command": spec.command,
+                "target": spec.target,
                 "description": spec.description,
                 "source": "project",
                 "installed": None,
@@ -154,9 +160,7 @@ def _echo_rows(rows: list[dict[str, object]]) -> None:
             mark = style("installed", fg="green")
         else:
             mark = "missing  "
-        click.echo(
-            f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['command'] or '(built in)'}"
-        )
+        click.echo(f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['target']}")
 
 
 @providers_group.command("test")
@@ -175,8 +179,10 @@ def _echo_rows(rows: list[dict[str, object]]) -> None:
 @click.option(
     "--deep",
     is_flag=True,
-    help="Ask for a tiny answer in the discussion format; report latency, whether it parsed "
-    "and the usage the CLI reported.",
+    help="Send a real prompt as large as the configuration sends (a long sample discussion cut "
+    "to the context budget); report the time, whether it fits the context window, whether the "
+    "answer parsed and the usage the provider reported. Exits 1 when the call fails or the "
+    "prompt does not fit.",
 )
 @json_option()
 def providers_test(
@@ -194,48 +200,103 @@ def providers_test(
     reg = ProviderRegistry.load(ws.config.base_dir)
     provider = reg.get(name)
     if deep:
-        prompt = DEEP_PROMPT
+        _deep_test(name, provider, ws, timeout, as_json)
+        return
     started = time.monotonic()
-    completion = complete_with_usage(
-        provider,
-        ProviderRequest(
-            prompt=prompt,
-            timeout=timeout or 120,
-            timeout_explicit=timeout is not None,
-            participant_name="Tester",
-            participant_alias="tester",
-        ),
-    )
+    completion = complete_with_usage(provider, _test_request(prompt, timeout))
     elapsed = time.monotonic() - started
-    answer = completion.text
-    usage = completion.usage
-    report: dict[str, object] = {"provider": name, "seconds": round(elapsed, 3), "answer": answer}
-    if deep:
-        from ..engine.responses import parse_response
+    if as_json:
+        echo_json({"provider": name, "seconds": round(elapsed, 3), "answer": completion.text})
+        return
+    click.echo(completion.text.rstrip())
+    click.echo(f"\n{name} answered in {elapsed:.1f}s", err=True)
 
-        parsed = parse_response(answer)
-        report["parsed"] = parsed.structured and bool(parsed.comment.strip())
-        report["vote"] = parsed.vote
-        report["notes"] = list(parsed.notes)
-        report["usage"] = {
+
+def _test_request(prompt: str, timeout: float | None) -> ProviderRequest:
+    return ProviderRequest(
+        prompt=prompt,
+        timeout=timeout or 120,
+        timeout_explicit=timeout is not None,
+        participant_name="Tester",
+        participant_alias="tester",
+    )
+
+
+def _deep_test(
+    name: str, provider: Provider, ws: Workspace, timeout: float | None, as_json: bool
+) -> None:
+    """`providers test --deep`: a real-size prompt, its fit and the answer (see engine.probe)."""
+    from ..engine.probe import probe_prompt, window_fit
+    from ..engine.responses import parse_response
+
+    probe = probe_prompt(ws)
+    started = time.monotonic()
+    completion, error = None, None
+    try:
+        completion = complete_with_usage(provider, _test_request(probe.text, timeout))
+    except ProviderError as exc:
+        error = exc
+    elapsed = time.monotonic() - started
+    usage = completion.usage if completion else UNKNOWN
+    spec = getattr(provider, "spec", None)
+    room = getattr(spec, "max_tokens", None) or 0
+    fit = window_fit(probe, getattr(provider, "context_window", None), usage.input_tokens, room)
+    answer = completion.text if completion else ""
+    parsed = parse_response(answer) if completion else None
+    report: dict[str, object] = {
+        "provider": name,
+        "seconds": round(elapsed, 3),
+        "answer": answer,
+        "error": (error.reason + (f" ({error.detail})" if error.detail else "")) if error else None,
+        "parsed": bool(parsed and parsed.structured and parsed.comment.strip()),
+        "vote": parsed.vote if parsed else None,
+        "notes": list(parsed.notes) if parsed else [],
+        "usage": {
             "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens,
             "cost_usd": usage.cost_usd,
-        }
+        },
+        "prompt": {
+            "chars": probe.chars,
+            "estimated_tokens": probe.estimated_tokens,
+            "budget_chars": probe.budget_chars,
+            "participant": probe.participant,
+        },
+        "context_window": fit.window,
+        "prompt_tokens": fit.tokens,
+        "prompt_tokens_counted": fit.counted,
+        "answer_tokens_reserved": fit.answer_room,
+        "fits": fit.fits,
+    }
     if as_json:
         echo_json(report)
+    else:
+        _echo_deep(name, report, fit.describe(), elapsed)
+    if error is not None or fit.fits is False:
+        raise SystemExit(1)
+
+
+def _echo_deep(name: str, report: dict[str, object], fit: str, elapsed: float) -> None:
+    prompt = report["prompt"]
+    assert isinstance(prompt, dict)
+    if report["answer"]:
+        click.echo(str(report["answer"]).rstrip())
+    click.echo(
+        f"\nPrompt: {prompt['chars']:,} characters, a sample discussion cut to the "
+        f"{prompt['budget_chars']:,}-character budget, for @{prompt['participant']}",
+        err=True,
+    )
+    click.echo(f"Window: {fit}", err=True)
+    if report["error"]:
+        click.echo(f"{name} failed after {elapsed:.1f}s: {report['error']}", err=True)
         return
-    click.echo(answer.rstrip())
-    click.echo(f"\n{name} answered in {elapsed:.1f}s", err=True)
-    if deep:
-        parsed_text = "yes" if report["parsed"] else "no (not the JSON answer format)"
-        click.echo(f"Parsed as a discussion answer: {parsed_text}", err=True)
-        click.echo("Usage: " + ", ".join(usage.meta_parts()), err=True)
-
-
-DEEP_PROMPT = (
-    'Reply with exactly this JSON and nothing else: {"comment": "Ready.", "vote": "READY"}'
-)
+    click.echo(f"{name} answered in {elapsed:.1f}s", err=True)
+    parsed_text = "yes" if report["parsed"] else "no (not the JSON answer format)"
+    click.echo(f"Parsed as a discussion answer: {parsed_text}", err=True)
+    usage = report["usage"]
+    assert isinstance(usage, dict)
+    known = Usage(usage["input_tokens"], usage["output_tokens"], usage["cost_usd"])
+    click.echo("Usage: " + ", ".join(known.meta_parts()), err=True)
 
 
 @click.command("trust")
@@ -278,7 +339,7 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
         return
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
-        click.echo(f"  {s.name}: {s.command}")
+        click.echo(f"  {s.name}: {s.target}")
     scope = trust_scope(path, specs)
     _echo_scope(scope)
     if not yes and not click.confirm("Allow `discussions` to run them?", default=False):

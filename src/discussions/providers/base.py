@@ -10,6 +10,8 @@ from pathlib import Path
 from .usage import UNKNOWN, Usage
 
 OUTPUT_FORMATS = ("text", "codex-jsonl", "claude-json")
+PROVIDER_TYPES = ("command", "openai-compatible")
+PROMPT_VIA = ("stdin", "argument")
 
 
 @dataclass(slots=True)
@@ -61,6 +63,33 @@ class ProviderSpec:
     output_limit: str = ""
     """Words appended to the command to limit the answer's length, ``{tokens}`` standing for
     the limit (``-o max_tokens {tokens}`` for `llm` models that take it); empty: none."""
+    type: str = "command"
+    """``command`` (a subprocess) or ``openai-compatible`` (a chat-completions server)."""
+    prompt_via: str = "stdin"
+    """``stdin``, or ``argument``: the prompt as the command's last argument (for CLIs that
+    take it no other way; visible to other local users in the process list)."""
+    base_url: str = ""
+    """``openai-compatible``: the API root, e.g. ``http://127.0.0.1:8080/v1``."""
+    model: str = ""
+    """``openai-compatible``: the model name sent with each request."""
+    api_key_env: str = ""
+    """``openai-compatible``: the environment variable holding the API key (never the key)."""
+    allow_plain_http: bool = False
+    """``openai-compatible``: allow ``http://`` to a host that is not loopback."""
+    max_tokens: int | None = None
+    """``openai-compatible``: the answer's token limit sent with each request (None: none)."""
+    stream: bool = True
+    """``openai-compatible``: ask for a streamed answer (some servers then report no usage)."""
+    context_window: int | None = None
+    """The model's context window in tokens, as configured (None: unknown, or asked of the
+    server where it says)."""
+
+    @property
+    def target(self) -> str:
+        """What a call reaches, for listings: the command line, or the server and model."""
+        if self.type == "openai-compatible":
+            return f"{self.base_url} (model {self.model})"
+        return self.command or "(built in)"
 
 
 class Provider(ABC):
@@ -68,6 +97,8 @@ class Provider(ABC):
 
     name: str
     is_mock: bool = False
+    context_window: int | None = None
+    """The model's context window in tokens; None when unknown."""
 
     @abstractmethod
     def complete(self, request: ProviderRequest) -> str:

@@ -1,4 +1,4 @@
-"""A provider that runs a command: prompt on stdin, answer on stdout.
+"""A provider that runs a command: prompt on stdin (or as its last argument), answer on stdout.
 
 * The command string is split with `shlex` (never a shell); ``$VARS`` and ``~`` are expanded in
   each word.
@@ -38,6 +38,7 @@ from ..errors import (
     ProviderOutputError,
     ProviderTimeout,
 )
+from .argv_prompt import with_prompt_argument
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
 from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage, json_events
@@ -72,13 +73,24 @@ _active: set[_Run] = set()
 _active_lock = threading.Lock()
 
 
+_also_stopped: list[Callable[[], int]] = []
+
+
+def also_on_terminate(stop: Callable[[], int]) -> None:
+    """Have `terminate_all` also call `stop` (for calls that are not processes: a server's);
+    `stop` returns how many calls it ended."""
+    if stop not in _also_stopped:
+        _also_stopped.append(stop)
+
+
 def terminate_all() -> int:
-    """Kill every running command with all its descendants (Ctrl-C, SIGTERM). Returns how many."""
+    """Kill every running command with all its descendants, and end every other running call
+    registered with `also_on_terminate` (Ctrl-C, SIGTERM). Returns how many."""
     with _active_lock:
         running = list(_active)
     for run in running:
         run.kill()
-    return len(running)
+    return len(running) + sum(stop() for stop in list(_also_stopped))
 
 
 def install_signal_handlers() -> None:
@@ -403,6 +415,7 @@ class CommandProvider(Provider):
         self.spec = spec
         self.name = spec.name
         self.max_output = max_output
+        self.context_window = spec.context_window
 
     def argv(self) -> list[str]:
         return split_command(self.spec.command or "")
@@ -424,13 +437,16 @@ class CommandProvider(Provider):
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
         """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
         timeout = self.timeout_for(request)
-        run = _Run.spawn(self.name, self._argv_for(request), self._env(), self.max_output)
+        argv, env, stdin = self._argv_for(request), self._env(), request.prompt.encode("utf-8")
+        if self.spec.prompt_via == "argument":  # opted in: see `argv_prompt`
+            argv, stdin = with_prompt_argument(self.name, argv, request.prompt, env), b""
+        run = _Run.spawn(self.name, argv, env, self.max_output)
         if request.max_answer_chars and self.spec.output == "text":
             run.cap = 4 * request.max_answer_chars + 4  # past the cap in any UTF-8 text
         if request.on_output is not None:
             run.on_out = output_sink(self.spec.output, request.on_output)
         try:
-            run.collect(request.prompt.encode("utf-8"), timeout)
+            run.collect(stdin, timeout)
         finally:
             run.finish()
         return self._classify(run, timeout)

@@ -42,11 +42,13 @@ from .. import atomic
 from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
 from ..settings.config import load_yaml, load_yaml_document, located_error, user_dir
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
-from .base import OUTPUT_FORMATS, Provider, ProviderSpec
+from .base import OUTPUT_FORMATS, PROMPT_VIA, PROVIDER_TYPES, Provider, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MockProvider
 from .replay import PREFIX as REPLAY_PREFIX
 from .replay import ReplayProvider
+from .server_window import TYPE as HTTP_TYPE
+from .server_window import url_problem
 
 PROVIDERS_FILE = "providers.yaml"
 TRUST_FILE = "trust.yaml"
@@ -62,10 +64,22 @@ _CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_TOOLS_OFF
 _CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
-# non-terminal stdin, `agy` runs one headless turn on the prompt read from stdin (agy >= 1.1.1;
-# `-p` takes the prompt in argv, which we never do). `--mode plan` keeps the edit tools gated,
-# `--sandbox` confines terminal commands; headless runs cannot grant permissions anyway.
+# non-terminal stdin, `agy` runs one headless turn on the plain prompt read from stdin (agy >=
+# 1.1.1, which stopped reading stdin when `-p ""` is given). The JSON-lines input some report is
+# a different, opt-in mode (`--input-format stream-json`, one NDJSON message per line, with
+# `--output-format stream-json`), not what a bare stdin does. `-p` takes the prompt in argv,
+# which this preset does not need. `--mode plan` keeps the edit tools gated, `--sandbox`
+# confines terminal commands; headless runs cannot grant permissions anyway.
 _AGY = "agy --mode plan --sandbox"
+# GitHub Copilot CLI: `-p PROMPT` runs one prompt non-interactively; the prompt is its value,
+# so `-p` comes last and the prompt is appended as one argument (`prompt_via: argument`). `-s`
+# prints only the answer; `--no-ask-user` never waits for input; `--deny-tool` wins over any
+# allow rule, so no shell command and no file write runs.
+_COPILOT = "copilot -s --no-color --no-ask-user --deny-tool=shell --deny-tool=write -p"
+# Cursor's agent: `-p`/`--print` runs headless, the prompt is the positional argument; `--mode
+# ask` is its read-only mode (no edits, no commands); `--trust` accepts the workspace without
+# the interactive question a headless run cannot answer; plain text output.
+_CURSOR = "cursor-agent -p --output-format text --mode ask --trust"
 # Qwen Code reads the prompt from stdin when it is not a terminal (headless mode); plan mode
 # is its read-only approval mode (no edits, no shell commands).
 _QWEN = "qwen --approval-mode plan"
@@ -122,6 +136,20 @@ PRESETS: dict[str, ProviderSpec] = {
             "opencode, DeepSeek chat",
         ),
         _preset("qwen", _QWEN, "Qwen Code, plan (read-only) mode (prompt on stdin)"),
+        _preset(
+            "copilot",
+            _COPILOT,
+            "GitHub Copilot CLI, no shell or writes (prompt as an argument: other local "
+            "users can see it in the process list)",
+            prompt_via="argument",
+        ),
+        _preset(
+            "cursor-agent",
+            _CURSOR,
+            "Cursor agent, ask (read-only) mode (prompt as an argument: other local users "
+            "can see it in the process list)",
+            prompt_via="argument",
+        ),
         _preset("llm", "llm", "Simon Willison's llm, default model"),
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
@@ -153,9 +181,18 @@ def _providers_file(extra: bool) -> Fields:
             "env_remove": ListOf(Text(), "a list of environment variable names"),
             "nonzero_ok": Flag(),
             "output_limit": Text(),
+            "type": Text(PROVIDER_TYPES),
+            "prompt_via": Text(PROMPT_VIA),
+            "base_url": Text(),
+            "model": Text(),
+            "api_key_env": Text(what="the name of an environment variable"),
+            "allow_plain_http": Flag(),
+            "stream": Flag(),
+            "max_tokens": Number(minimum=1, whole=True),
+            "context_window": Number(minimum=1, whole=True),
         },
         noun="provider setting",
-        required=("name", "command"),
+        required=("name",),
         extra=extra,
     )
     return Fields(
@@ -182,26 +219,50 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
         return []
     specs: list[ProviderSpec] = []
     for i, item in enumerate(doc.data.get("providers") or []):
-        for key in ("name", "command"):
-            if not item[key].strip():
-                line = doc.line("providers", i, key)
-                message = f"key 'providers[{i}].{key}' must not be empty"
-                raise located_error(ConfigError, path, line, message)
-        timeout = item.get("timeout")
-        specs.append(
-            ProviderSpec(
-                name=item["name"].strip(),
-                command=item["command"],
-                description=str(item.get("description") or ""),
-                timeout=float(timeout) if timeout is not None else None,
-                output=item.get("output") or "text",
-                env_remove=[str(v) for v in item.get("env_remove") or []],
-                nonzero_ok=bool(item.get("nonzero_ok", False)),
-                output_limit=str(item.get("output_limit") or ""),
-                source=source,
-            )
-        )
+        unusable = _entry_problem(item)
+        if unusable is not None:
+            key, message = unusable
+            line = doc.line("providers", i, key) if key in item else doc.line("providers", i)
+            raise located_error(ConfigError, path, line, f"providers[{i}]: {message}")
+        specs.append(_spec(item, source))
     return specs
+
+
+def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
+    """(key, why) for an entry its type cannot use, or None."""
+    kind = (item.get("type") or "command").strip()
+    needed = ("name", "base_url", "model") if kind == HTTP_TYPE else ("name", "command")
+    for key in needed:
+        if not str(item.get(key) or "").strip():
+            return key, f"key '{key}' must not be empty" if key in item else f"needs '{key}'"
+    if kind == HTTP_TYPE:
+        problem = url_problem(item["base_url"].strip(), bool(item.get("allow_plain_http")))
+        return None if problem is None else ("base_url", problem)
+    return None
+
+
+def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
+    timeout, window, limit = (item.get(k) for k in ("timeout", "context_window", "max_tokens"))
+    return ProviderSpec(
+        name=item["name"].strip(),
+        command=item.get("command"),
+        description=str(item.get("description") or ""),
+        timeout=float(timeout) if timeout is not None else None,
+        output=item.get("output") or "text",
+        env_remove=[str(v) for v in item.get("env_remove") or []],
+        nonzero_ok=bool(item.get("nonzero_ok", False)),
+        output_limit=str(item.get("output_limit") or ""),
+        source=source,
+        type=(item.get("type") or "command").strip(),
+        prompt_via=(item.get("prompt_via") or "stdin").strip(),
+        base_url=str(item.get("base_url") or "").strip(),
+        model=str(item.get("model") or "").strip(),
+        api_key_env=str(item.get("api_key_env") or "").strip(),
+        allow_plain_http=bool(item.get("allow_plain_http", False)),
+        stream=bool(item.get("stream", True)),
+        max_tokens=int(limit) if limit is not None else None,
+        context_window=int(window) if window is not None else None,
+    )
 
 
 # --------------------------------------------------------------------------- trust
@@ -431,6 +492,10 @@ class ProviderRegistry:
                 "no provider of that name",
                 "add it to providers.yaml or see `discussions providers list`",
             )
+        if spec.type == HTTP_TYPE:
+            from .openai_compat import OpenAICompatibleProvider  # http.client: only when used
+
+            return OpenAICompatibleProvider(spec)
         if spec.command is None:
             return MockProvider()
         return CommandProvider(spec)
@@ -455,6 +520,8 @@ class ProviderRegistry:
             return "built in" if path.is_file() else "missing"
         if spec is None:
             return "untrusted" if name in self.untrusted else "unknown"
+        if spec.type == HTTP_TYPE:
+            return "installed"  # configured; whether its server is up shows at the call
         if spec.command is None:
             return "built in"
         try:

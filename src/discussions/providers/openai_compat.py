@@ -1,0 +1,379 @@
+"""A provider for a local server that speaks the OpenAI chat-completions API.
+
+llama.cpp's server, LM Studio, vLLM and Ollama all serve ``POST {base_url}/chat/completions``.
+In ``providers.yaml``::
+
+    providers:
+      - name: local
+        type: openai-compatible
+        base_url: http://127.0.0.1:8080/v1
+        model: smollm2
+        api_key_env: LOCAL_LLM_KEY   # optional: the variable's name, never the key
+        context_window: 2048         # optional: tokens (else asked of the server)
+        max_tokens: 400              # optional: the answer's limit, sent with each request
+        stream: true                 # optional: false asks for one JSON object
+        timeout: 120                 # optional: seconds for the whole call
+
+* The prompt is one user message; the request asks for a stream (server-sent events) with
+  ``stream_options.include_usage``, so the answer streams to the display and the token counts
+  come in the last event. A server that answers with one JSON object instead is read as well;
+  ``stream: false`` asks for that (llama-cpp-python's server reports usage only then).
+* The whole call has one deadline (``timeout``): connecting, waiting for the first byte and
+  every read after it. A server that never answers, or drips, is abandoned at the deadline.
+* The response is capped (`DEFAULT_MAX_OUTPUT` bytes, as for commands): past it the call
+  stops and fails, as a flooding command does.
+* Plain ``http://`` goes only to a loopback address (127.0.0.0/8, ::1, ``localhost``) unless
+  the entry says ``allow_plain_http: true``: a prompt holds the whole discussion, and an API
+  key would travel in the clear. ``https://`` may go anywhere. Redirects are not followed.
+* The API key is read from the named environment variable at call time and sent only as the
+  ``Authorization`` header; it is never written into a discussion, an error or a listing.
+* The context window: ``context_window:`` when configured, else what the server says (see
+  `server_window`; asked once per process), else None (unknown).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ProviderFailed, ProviderOutputError, ProviderTimeout
+from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
+from .server_window import TYPE, ServerAddress, server_context_window, url_problem
+from .usage import UNKNOWN, Usage
+
+__all__ = ["TYPE", "OpenAICompatibleProvider", "forget_windows"]
+
+_WINDOWS: dict[tuple[str, str], int | None] = {}
+"""What each server said of each model's window, asked once per process (a provider object is
+made for every call)."""
+_CHUNK = 65536
+_ERROR_CHARS = 400
+
+
+_open: set[socket.socket] = set()
+_open_lock = threading.Lock()
+
+
+def abort_all() -> int:
+    """End every call in progress by shutting its connection (Ctrl-C, SIGTERM: see
+    `command.terminate_all`). Returns how many."""
+    with _open_lock:
+        socks = list(_open)
+    for sock in socks:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    return len(socks)
+
+
+also_on_terminate(abort_all)
+
+
+def forget_windows() -> None:
+    """Ask servers again for their windows (after a server restarted with another one)."""
+    _WINDOWS.clear()
+
+
+@dataclass(slots=True)
+class _Answer:
+    """What one call read: the text pieces, the usage, how many bytes came."""
+
+    pieces: list[str] = field(default_factory=list)
+    usage: Usage = UNKNOWN
+    received: int = 0
+
+
+class OpenAICompatibleProvider(Provider):
+    """Sends each request to ``{base_url}/chat/completions``."""
+
+    def __init__(self, spec: ProviderSpec, *, max_output: int = DEFAULT_MAX_OUTPUT) -> None:
+        problem = url_problem(spec.base_url, spec.allow_plain_http)
+        if problem is not None:
+            raise ProviderFailed(spec.name, problem)
+        if not spec.model:
+            raise ProviderFailed(spec.name, "no model configured (model: in providers.yaml)")
+        self.spec = spec
+        self.name = spec.name
+        self.max_output = max_output
+        self.address = ServerAddress.of(spec.base_url)
+        self._window: int | None = spec.context_window
+        self._window_asked = spec.context_window is not None
+
+    @property
+    def context_window(self) -> int | None:
+        """The configured window, else the server's (asked once), else None."""
+        if not self._window_asked:
+            self._window_asked = True
+            key = (self.address.display, self.spec.model)
+            if key not in _WINDOWS:
+                try:
+                    headers = self._headers()
+                except ProviderFailed:
+                    return None  # no key: the call itself will say so
+                _WINDOWS[key] = server_context_window(self.address, self.spec.model, headers)
+            self._window = _WINDOWS[key]
+        return self._window
+
+    @context_window.setter
+    def context_window(self, value: int | None) -> None:
+        self._window, self._window_asked = value, True
+
+    def timeout_for(self, request: ProviderRequest) -> float:
+        """The command line's ``--timeout`` wins; else the provider's own, else the default."""
+        if request.timeout_explicit:
+            return request.timeout
+        return self.spec.timeout or request.timeout
+
+    def complete(self, request: ProviderRequest) -> str:
+        return self.complete_with_usage(request).text
+
+    def complete_with_usage(self, request: ProviderRequest) -> Completion:
+        timeout = self.timeout_for(request)
+        deadline = time.monotonic() + timeout
+        body = json.dumps(self._body(request.prompt)).encode("utf-8")
+        conn = self.address.connection(timeout)
+        try:
+            answer = self._exchange(conn, body, deadline, request)
+        except TimeoutError:
+            raise ProviderTimeout(
+                self.name, f"timed out after {timeout:g}s; connection closed"
+            ) from None
+        except OSError as exc:
+            raise ProviderFailed(
+                self.name, f"cannot reach {self.address.display}: {_os_reason(exc)}"
+            ) from None
+        except http.client.HTTPException as exc:
+            raise ProviderOutputError(
+                self.name, f"the server broke off the answer ({type(exc).__name__})"
+            ) from None
+        finally:
+            conn.close()
+        text = "".join(answer.pieces)
+        if not text.strip():
+            detail = (
+                "no event came at all; some servers end a stream silently when they refuse a "
+                "prompt (over the context window): stream: false shows their reason"
+                if answer.received == 0
+                else ""
+            )
+            raise ProviderOutputError(self.name, "the server's answer was empty", detail)
+        return Completion(text, answer.usage)
+
+    def _body(self, prompt: str) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "stream": self.spec.stream,
+        }
+        if self.spec.stream:
+            body["stream_options"] = {"include_usage": True}
+        if self.spec.max_tokens:
+            body["max_tokens"] = self.spec.max_tokens
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        accept = "text/event-stream" if self.spec.stream else "application/json"
+        headers = {"Content-Type": "application/json", "Accept": accept}
+        if self.spec.api_key_env:
+            key = os.environ.get(self.spec.api_key_env, "")
+            if not key:
+                raise ProviderFailed(
+                    self.name,
+                    f"environment variable {self.spec.api_key_env} (api_key_env) is not set",
+                )
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _exchange(
+        self,
+        conn: http.client.HTTPConnection,
+        body: bytes,
+        deadline: float,
+        request: ProviderRequest,
+    ) -> _Answer:
+        headers = self._headers()
+        conn.connect()
+        sock = conn.sock
+        with _open_lock:
+            _open.add(sock)
+        try:
+            conn.request("POST", self.address.path("chat/completions"), body, headers)
+            _arm(sock, deadline)
+            with conn.getresponse() as response:
+                return self._answer(_Reader(response, sock, deadline), request)
+        finally:
+            with _open_lock:
+                _open.discard(sock)
+            sock.close()
+
+    def _answer(self, reader: _Reader, request: ProviderRequest) -> _Answer:
+        response = reader.response
+        if response.status >= 400:
+            raise ProviderFailed(
+                self.name,
+                f"the server answered HTTP {response.status} {response.reason}".rstrip(),
+                self._error_detail(reader.read_capped(64 * 1024)),
+            )
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if kind == "text/event-stream":
+            return self._read_stream(reader, request)
+        raw = reader.read_capped(self.max_output + 1)
+        if len(raw) > self.max_output:
+            raise self._flooded()
+        return _one_object(self.name, raw)
+
+    def _read_stream(self, reader: _Reader, request: ProviderRequest) -> _Answer:
+        answer = _Answer()
+        pending = b""
+        while True:
+            chunk = reader.read()
+            if not chunk:
+                break
+            answer.received += len(chunk)
+            if answer.received > self.max_output:
+                raise self._flooded()
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                if _take_event(self.name, line, answer, request) == "done":
+                    return answer
+        _take_event(self.name, pending, answer, request)
+        return answer
+
+    def _flooded(self) -> ProviderOutputError:
+        return ProviderOutputError(
+            self.name,
+            f"output exceeded {self.max_output // (1024 * 1024)} MiB; stopped and discarded",
+        )
+
+    def _error_detail(self, raw: bytes) -> str:
+        """The server's own error message (JSON ``error.message`` or the text), shortened;
+        the API key, should a server echo it, is blanked."""
+        text = raw.decode("utf-8", errors="replace").strip()
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            err = data.get("error", data)
+            message = err.get("message") if isinstance(err, dict) else err
+            text = str(message if message is not None else text)
+        key = os.environ.get(self.spec.api_key_env, "") if self.spec.api_key_env else ""
+        if key:
+            text = text.replace(key, "***")
+        text = " ".join(text.split())
+        return text if len(text) <= _ERROR_CHARS else text[:_ERROR_CHARS] + "..."
+
+
+def _os_reason(exc: OSError) -> str:
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is the server running?)"
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _arm(sock: socket.socket | None, deadline: float) -> None:
+    """Let the next blocking socket operation wait only until the deadline."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError
+    if sock is not None:
+        sock.settimeout(remaining)
+
+
+@dataclass(slots=True)
+class _Reader:
+    """Reads a response body piece by piece, each read bounded by the call's deadline."""
+
+    response: http.client.HTTPResponse
+    sock: socket.socket | None
+    deadline: float
+
+    def read(self, size: int = _CHUNK) -> bytes:
+        _arm(self.sock, self.deadline)
+        return self.response.read1(size)
+
+    def read_capped(self, cap: int) -> bytes:
+        """At most `cap` bytes of the body."""
+        data = bytearray()
+        while len(data) < cap:
+            chunk = self.read(min(_CHUNK, cap - len(data)))
+            if not chunk:
+                break
+            data.extend(chunk)
+        return bytes(data)
+
+
+def _take_event(name: str, line: bytes, answer: _Answer, request: ProviderRequest) -> str:
+    """Read one server-sent-events line into `answer`; ``done`` at ``data: [DONE]``."""
+    text = line.decode("utf-8", errors="replace").strip()
+    if not text.startswith("data:"):
+        return ""  # comments (": ping"), event names, blank separators
+    data = text[5:].strip()
+    if data == "[DONE]":
+        return "done"
+    try:
+        event = json.loads(data)
+    except ValueError:
+        raise ProviderOutputError(name, "the server sent an event that is not JSON") from None
+    if not isinstance(event, dict):
+        return ""
+    if "error" in event:
+        err = event["error"]
+        message = err.get("message") if isinstance(err, dict) else err
+        raise ProviderFailed(name, "the server reported an error", str(message)[:_ERROR_CHARS])
+    piece = _choice_text(event, "delta")
+    if piece:
+        answer.pieces.append(piece)
+        _report(request, piece)
+    answer.usage = _usage(event.get("usage")) or answer.usage
+    return ""
+
+
+def _report(request: ProviderRequest, piece: str) -> None:
+    if request.on_output is None:
+        return
+    try:
+        request.on_output(piece)
+    except Exception:  # noqa: BLE001 - a display callback must not break the call
+        pass
+
+
+def _one_object(name: str, raw: bytes) -> _Answer:
+    """A non-streamed answer: one ``chat.completion`` object."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ProviderOutputError(name, "the server's answer is not JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
+        raise ProviderOutputError(name, "the server's answer has no choices")
+    answer = _Answer(received=len(raw))
+    piece = _choice_text(data, "message")
+    if piece:
+        answer.pieces.append(piece)
+    answer.usage = _usage(data.get("usage")) or UNKNOWN
+    return answer
+
+
+def _choice_text(event: dict[str, Any], key: str) -> str:
+    choices = event.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return ""
+    part = choices[0].get(key)
+    content = part.get("content") if isinstance(part, dict) else None
+    return content if isinstance(content, str) else ""
+
+
+def _usage(raw: object) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+    prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (prompt, completion)):
+        return None
+    return Usage(prompt, completion, None)

@@ -1,0 +1,174 @@
+"""A chat-completions server on loopback for the HTTP provider's tests.
+
+A real HTTP server (the standard library's) in a thread, bound to 127.0.0.1 on a free port.
+What it does is set per test (`StubServer.mode`): stream an answer as server-sent events,
+answer with one JSON object, fail with an HTTP error, hang, drip, or flood. It records each
+request it got (path, headers, body) so tests can check what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class StubServer:
+    mode: str = "stream"
+    answer: str = "Hello from the stub.\nVOTE: READY"
+    usage: dict[str, int] | None = field(
+        default_factory=lambda: {"prompt_tokens": 42, "completion_tokens": 7}
+    )
+    props: dict[str, Any] | None = None
+    """What ``GET /props`` answers (None: 404)."""
+    models: dict[str, Any] | None = None
+    """What ``GET /v1/models`` answers (None: 404)."""
+    routes: dict[str, Any] = field(default_factory=dict)
+    """Other ``GET``/``POST`` paths and their JSON answers."""
+    window: int | None = None
+    """Refuse (HTTP 400, as llama.cpp does) a prompt over this many tokens (4 bytes a token)."""
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    port: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+        def _json(self, status: int, data: Any) -> None:
+            raw = json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def _record(self) -> dict[str, Any]:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            entry = {
+                "method": self.command,
+                "path": self.path,
+                "headers": dict(self.headers.items()),
+                "body": json.loads(body) if body else None,
+            }
+            stub.requests.append(entry)
+            return entry
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._record()
+            known = {"/props": stub.props, "/v1/models": stub.models, **stub.routes}
+            found = known.get(self.path)
+            if found is None:
+                self._json(404, {"error": {"message": "not found"}})
+            else:
+                self._json(200, found)
+
+        def do_POST(self) -> None:  # noqa: N802
+            sent = self._record()
+            if self.path in stub.routes:
+                self._json(200, stub.routes[self.path])
+                return
+            if self.path != "/v1/chat/completions":
+                self._json(404, {"error": {"message": "not found"}})
+                return
+            prompt = sent["body"]["messages"][-1]["content"]
+            if stub.window and len(prompt.encode()) / 4 > stub.window:
+                self._mode_error()
+                return
+            getattr(self, f"_mode_{stub.mode.replace('-', '_')}")()
+
+        def _mode_json(self) -> None:
+            data: dict[str, Any] = {
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": stub.answer}}],
+            }
+            if stub.usage:
+                data["usage"] = stub.usage
+            self._json(200, data)
+
+        def _events(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+
+        def _send(self, data: Any) -> None:
+            text = data if isinstance(data, str) else json.dumps(data)
+            self.wfile.write(f"data: {text}\n\n".encode())
+            self.wfile.flush()
+
+        def _mode_stream(self) -> None:
+            self._events()
+            self.wfile.write(b": keep-alive comment\n\n")
+            for i in range(0, len(stub.answer), 5):
+                piece = stub.answer[i : i + 5]
+                self._send({"choices": [{"index": 0, "delta": {"content": piece}}]})
+            self._send({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            if stub.usage:
+                self._send({"choices": [], "usage": stub.usage})
+            self._send("[DONE]")
+
+        def _mode_error(self) -> None:
+            message = "the request exceeds the available context size, try increasing it"
+            self._json(400, {"error": {"code": 400, "message": message}})
+
+        def _mode_hang(self) -> None:
+            stub.stop.wait(30)
+
+        def _mode_drip(self) -> None:
+            self._events()
+            while not stub.stop.is_set():
+                self._send({"choices": [{"index": 0, "delta": {"content": "."}}]})
+                time.sleep(0.1)
+
+        def _mode_flood(self) -> None:
+            self._events()
+            piece = {"choices": [{"index": 0, "delta": {"content": "x" * 8000}}]}
+            try:
+                while not stub.stop.is_set():
+                    self._send(piece)
+            except OSError:
+                pass
+
+        def _mode_silent(self) -> None:
+            self._events()
+
+        def _mode_stream_error(self) -> None:
+            self._events()
+            self._send({"choices": [{"index": 0, "delta": {"content": "Partial"}}]})
+            self._send({"error": {"message": "model crashed"}})
+
+    return Handler
+
+
+@contextmanager
+def serve(stub: StubServer | None = None) -> Iterator[StubServer]:
+    """Run `stub` on 127.0.0.1 (a free port) for the duration of the block."""
+    stub = stub or StubServer()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(stub))
+    server.daemon_threads = True
+    stub.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield stub
+    finally:
+        stub.stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
