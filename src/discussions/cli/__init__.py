@@ -117,4 +117,12 @@ def main() -> None:
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), on_signal)
-    cli(prog_name="discussions")
+    try:
+        cli(prog_name="discussions")
+    except SystemExit as exc:
+        code: object = exc.code
+    else:  # pragma: no cover - click in standalone mode always exits
+        code = 0
+    from .exiting import finish
+
+    finish(code)
