@@ -11,12 +11,14 @@
   and that we can find: processes carrying this call's tag in their environment (inherited across
   fork, exec and ``setsid``) and processes whose parent chain leads to the command.
 * On Linux the command also gets ``PR_SET_PDEATHSIG``: if `discussions` dies without a chance to
-  clean up (SIGKILL), the kernel kills the command.
+  clean up (SIGKILL), the kernel kills the command (armed by ``setpriv`` where it is installed,
+  so that the spawn needs no ``preexec_fn`` and Python can use vfork; see `_with_pdeathsig`).
 * stdout is capped (`max_output`); stderr keeps its last 64 KiB for error messages.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import selectors
 import shlex
@@ -188,17 +190,56 @@ def _stop_escaped(leader: int | None, tag: str) -> set[int]:
 # --------------------------------------------------------------------------- one call
 
 
-def _pdeathsig() -> Callable[[], None] | None:
+_GUARD = '[ "$PPID" = "$1" ] || exit 137; shift; exec "$@"'
+"""Run by ``/bin/sh`` after ``setpriv --pdeathsig``: if the parent died before the death
+signal was armed the shell has been handed to another parent already, and stops there."""
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    """``setpriv`` (util-linux) if it can arm the parent-death signal, else None. Its help
+    text lists ``--pdeathsig``; looking for the option in the binary costs no process."""
+    if not sys.platform.startswith("linux") or not os.path.exists("/bin/sh"):
+        return None
+    path = shutil.which("setpriv")
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            found = b"pdeathsig" in f.read()
+    except OSError:
+        return None
+    return path if found else None
+
+
+def _with_pdeathsig(argv: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """`argv` made to die with us, and the preexec function that needs (if any).
+
+    Linux's PR_SET_PDEATHSIG makes the kernel SIGKILL the command when the thread that
+    started it dies, even by SIGKILL. Preferably ``setpriv --pdeathsig KILL`` arms it and a
+    shell checks the parent is still us before exec'ing the command, so Python can spawn
+    with vfork (a ``preexec_fn`` forces a full fork of this large process: ~3 ms each, with
+    the interpreter lock held). Without setpriv the preexec function does the same.
+    PR_SET_PDEATHSIG fires when the *thread* that forked the child exits; our calls spawn
+    and wait on the same thread, so the thread outlives the child.
+    """
+    if not sys.platform.startswith("linux"):
+        return argv, None
+    setpriv = _setpriv()
+    if setpriv is not None:
+        guard = [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _GUARD, "sh"]
+        return [*guard, str(os.getpid()), *argv], None
+    return argv, _pdeathsig_preexec()
+
+
+def _pdeathsig_preexec() -> Callable[[], None] | None:
     """A preexec function asking Linux to SIGKILL the child when its parent thread dies.
 
     Caveats: ``preexec_fn`` runs between fork and exec and is not safe in the presence of
     threads if it takes locks another thread held at fork time; the ctypes function is looked
-    up here, in the parent, so the child only makes one foreign call. PR_SET_PDEATHSIG fires
-    when the *thread* that forked the child exits; our calls spawn and wait on the same thread,
-    so the thread outlives the child. Returns None where prctl is unavailable.
+    up here, in the parent, so the child only makes one foreign call. Returns None where
+    prctl is unavailable.
     """
-    if not sys.platform.startswith("linux"):
-        return None
     try:
         import ctypes
 
@@ -233,15 +274,16 @@ class _Run:
     @classmethod
     def spawn(cls, name: str, argv: list[str], env: dict[str, str], max_output: int) -> _Run:
         tag = uuid.uuid4().hex
+        guarded, preexec = _with_pdeathsig(argv)
         try:
             proc = subprocess.Popen(
-                argv,
+                guarded,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env={**env, RUN_TAG_VAR: tag},
                 start_new_session=True,
-                preexec_fn=_pdeathsig(),
+                preexec_fn=preexec,
             )
         except OSError as exc:
             raise ProviderNotFound(name, f"cannot run `{argv[0]}`: {exc.strerror}") from None
