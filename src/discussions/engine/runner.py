@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextvars import copy_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from ..model.usage import (
 )
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
+from ..providers.escapes import one_sweep
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
@@ -232,9 +234,7 @@ class Runner:
             outcome.notes.append(f"background participant: vote {vote} not recorded")
             vote = None
         comment = neutralise(response.comment)
-        digest = body_digest(
-            render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
-        )
+        digest = body_digest(render_comment(participant.name, comment, vote=vote).split("\n", 1)[1])
         meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
         if outcome.attempts:
             meta.append(
@@ -333,15 +333,17 @@ class Runner:
         def budget_stop(reason: str) -> None:
             self._record_budget_stop(d, result, reason, budget_rounds, run_tag)
 
-        try:
-            self._call_participants(d, chosen, callout, provider, sequential, result, budget_stop)
-        except KeyboardInterrupt:
-            terminate_all()
-            raise
-
-        d.reload()
-        if council:
-            self._council(d, provider, result, budget_stop)
+        with one_sweep():  # one search for escaped descendants of the turn's calls
+            try:
+                self._call_participants(
+                    d, chosen, callout, provider, sequential, result, budget_stop
+                )
+            except KeyboardInterrupt:
+                terminate_all()
+                raise
+            d.reload()
+            if council:
+                self._council(d, provider, result, budget_stop)
         self._conclude(d, result)
         return result
 
@@ -453,8 +455,8 @@ class Runner:
             self._emit(TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome))
             return
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = [
-                pool.submit(self._answer, d, part, prompt, wants, provider)
+            futures = [  # each worker in a copy of this context: the turn's `one_sweep`
+                pool.submit(copy_context().run, self._answer, d, part, prompt, wants, provider)
                 for part, prompt, wants in jobs
             ]
             try:
@@ -475,6 +477,7 @@ class Runner:
                     f.cancel()
                 terminate_all()
                 raise
+
 
 NARRATIVE_CALLOUT = (
     "Write a narrative summary of this discussion for someone who has not read it: what is "

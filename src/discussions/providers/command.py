@@ -9,7 +9,8 @@
 * The command runs in its own process group. When the call ends (answer, timeout, flood, Ctrl-C,
   SIGTERM) the group is killed, and so is every descendant that escaped into a session of its own
   and that we can find: processes carrying this call's tag in their environment (inherited across
-  fork, exec and ``setsid``) and processes whose parent chain leads to the command.
+  fork, exec and ``setsid``) and processes whose parent chain leads to the command (`escapes`).
+  Inside a turn, calls that ended cleanly are searched for together when the turn ends.
 * On Linux the command also gets ``PR_SET_PDEATHSIG``: if `discussions` dies without a chance to
   clean up (SIGKILL), the kernel kills the command (armed by ``setpriv`` where it is installed,
   so that the spawn needs no ``preexec_fn`` and Python can use vfork; see `_with_pdeathsig`).
@@ -29,9 +30,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import FrameType
 
 from ..errors import (
@@ -40,7 +40,9 @@ from ..errors import (
     ProviderOutputError,
     ProviderTimeout,
 )
+from . import escapes
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage, json_events
 
@@ -55,8 +57,6 @@ _KILL_GRACE = 2.0
 """After a timeout, how long the command may take to exit on SIGTERM before SIGKILL."""
 _REAP_WAIT = 5.0
 """How long to wait for a SIGKILLed command to be reaped."""
-RUN_TAG_VAR = "DISCUSSIONS_PROVIDER_RUN"
-"""Environment variable holding a per-call tag, used to find escaped descendants."""
 
 
 def split_command(command: str) -> list[str]:
@@ -109,82 +109,6 @@ def _kill_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _signal_pid(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-# --------------------------------------------------------------------------- descendants
-
-_PROC = Path("/proc")
-
-
-def _process_table() -> dict[int, int]:
-    """``{pid: parent pid}`` of every process we can see (empty where there is no /proc)."""
-    table: dict[int, int] = {}
-    try:
-        entries = list(os.scandir(_PROC))
-    except OSError:
-        return table
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (_PROC / entry.name / "stat").read_bytes()
-        except OSError:
-            continue
-        fields = stat.rsplit(b")", 1)[-1].split()
-        if len(fields) > 1 and fields[0] not in (b"Z", b"X"):
-            table[int(entry.name)] = int(fields[1])
-    return table
-
-
-def _carries_tag(pid: int, marker: bytes) -> bool:
-    try:
-        environ = (_PROC / str(pid) / "environ").read_bytes()
-    except OSError:  # gone, or another user's process
-        return False
-    return marker in environ.split(b"\0")
-
-
-def _descendants(roots: Iterable[int], table: dict[int, int]) -> set[int]:
-    found = set(roots)
-    children: dict[int, list[int]] = {}
-    for pid, ppid in table.items():
-        children.setdefault(ppid, []).append(pid)
-    stack = list(found)
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            if child not in found:
-                found.add(child)
-                stack.append(child)
-    return found
-
-
-def _stop_escaped(leader: int | None, tag: str) -> set[int]:
-    """Freeze (SIGSTOP) every process of this call outside its group, until no new one appears.
-
-    A process is ours if it carries the call's tag in its environment or descends from the
-    leader or from a tagged process. Freezing first means nothing can fork away while we look.
-    """
-    marker = f"{RUN_TAG_VAR}={tag}".encode()
-    me = os.getpid()
-    stopped: set[int] = set()
-    for _ in range(8):
-        table = _process_table()
-        tagged = {pid for pid in table if pid != me and _carries_tag(pid, marker)}
-        roots = tagged if leader is None else {leader, *tagged}
-        targets = _descendants(roots & table.keys(), table) - {me} - stopped
-        if not targets:
-            break
-        for pid in targets:
-            _signal_pid(pid, signal.SIGSTOP)
-        stopped |= targets
-    return stopped
 
 
 # --------------------------------------------------------------------------- one call
@@ -267,6 +191,10 @@ class _Run:
     err: bytearray = field(default_factory=bytearray)
     timed_out: bool = False
     flooded: bool = False
+    clean: bool = False
+    """The command exited by itself and closed its output: nothing holds our pipes."""
+    since: int = 0
+    """The command's start in clock ticks since boot (see `escapes.Call`)."""
     started: float = field(default_factory=time.monotonic)
     on_out: Callable[[bytes], None] | None = None
     """Streaming: called with each stdout chunk as it is read (see `streaming.output_sink`)."""
@@ -287,7 +215,7 @@ class _Run:
             )
         except OSError as exc:
             raise ProviderNotFound(name, f"cannot run `{argv[0]}`: {exc.strerror}") from None
-        run = cls(proc, tag, max_output)
+        run = cls(proc, tag, max_output, since=escapes.start_tick(proc.pid))
         with _active_lock:
             _active.add(run)
         return run
@@ -313,6 +241,7 @@ class _Run:
                         exit_grace = time.monotonic() + _EXIT_GRACE
             if self.proc.poll() is None:  # pipes closed, command still running
                 self._wait_exit(deadline)
+            self.clean = not self.timed_out
 
     def _register(self, sel: selectors.BaseSelector, prompt: bytes) -> None:
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
@@ -384,20 +313,27 @@ class _Run:
         # Once the leader is reaped its pid may belong to an unrelated process: look only for
         # tagged processes then (the leader's children carry the tag anyway).
         leader = self.proc.pid if self.proc.returncode is None else None
-        escaped = _stop_escaped(leader, self.tag)
+        escaped = escapes.stop_escaped([Call(self.tag, leader, self.since)])
         _kill_group(self.proc.pid, signal.SIGKILL)
         for pid in escaped:
-            _signal_pid(pid, signal.SIGKILL)
+            signal_pid(pid, signal.SIGKILL)
 
     def finish(self) -> None:
-        """Kill what is left, reap the command, close our ends of the pipes."""
+        """Kill what is left, reap the command, close our ends of the pipes. A call that
+        ended cleanly inside a turn leaves the search for escaped descendants to the turn's
+        one pass (`escapes.one_sweep`); any other searches now."""
         if self.timed_out:  # give the command a moment to clean up after itself
             _kill_group(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(timeout=_KILL_GRACE)
             except subprocess.TimeoutExpired:
                 pass
-        self.kill()
+        sweep = escapes.current()
+        if sweep is not None and self.clean and self.proc.poll() is not None:
+            _kill_group(self.proc.pid, signal.SIGKILL)  # what stayed in the group
+            sweep.add(Call(self.tag, None, self.since))
+        else:
+            self.kill()
         try:
             self.proc.wait(timeout=_REAP_WAIT)
         except subprocess.TimeoutExpired:  # pragma: no cover - stuck in the kernel
