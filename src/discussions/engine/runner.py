@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -39,6 +40,7 @@ from ..providers.registry import ProviderRegistry, missing_cli_note, provider_ch
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax import clock
+from ..syntax.code import block_parser
 from ..syntax.markers import extract
 from ..syntax.render import neutralise, render_comment
 from . import phases
@@ -449,6 +451,7 @@ class Runner:
         """Ask for `jobs` (participant, prompt, wants a vote) at once; outcomes into `result`
         in the order of `jobs`, each reported (``done``) as it arrives."""
         if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
+            _warm_up()
             part, prompt, wants = jobs[0]
             outcome = self._answer(d, part, prompt, wants, provider)
             result.outcomes.append(outcome)
@@ -459,6 +462,7 @@ class Runner:
                 pool.submit(copy_context().run, self._answer, d, part, prompt, wants, provider)
                 for part, prompt, wants in jobs
             ]
+            _warm_up()
             try:
                 by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
                 outcomes: dict[str, ParticipantOutcome] = {}
@@ -506,6 +510,14 @@ def narrate(
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
     comment = parse_response(text).comment
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
+
+
+def _warm_up() -> None:
+    """Load the markdown parser that every answer goes through (`neutralise`) while the
+    providers think: importing markdown-it takes 15-50 ms, which would otherwise come after
+    the first answer arrives."""
+    if "markdown_it" not in sys.modules:
+        threading.Thread(target=block_parser, name="discussions-warm-up", daemon=True).start()
 
 
 def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:
