@@ -512,12 +512,19 @@ def narrate(
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
 
 
+_WARM_UP_DELAY = 0.05
+"""Seconds before `_warm_up` loads: the commands are started by then (a few ms each), and
+the import does not hold the interpreter lock while they start."""
+
+
 def _warm_up() -> None:
     """Load the markdown parser that every answer goes through (`neutralise`) while the
     providers think: importing markdown-it takes 15-50 ms, which would otherwise come after
     the first answer arrives."""
     if "markdown_it" not in sys.modules:
-        threading.Thread(target=block_parser, name="discussions-warm-up", daemon=True).start()
+        timer = threading.Timer(_WARM_UP_DELAY, block_parser)
+        timer.daemon = True
+        timer.start()
 
 
 def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:
