@@ -26,6 +26,7 @@ from ..derive.rules import body_digest
 from ..errors import DiscussionsError, OverBudget, ProviderError
 from ..model import storage
 from ..model.discussion import Discussion
+from ..model.storage import Appended
 from ..model.usage import (
     Budget,
     configured_budget,
@@ -44,6 +45,7 @@ from ..syntax.code import block_parser
 from ..syntax.markers import extract
 from ..syntax.render import neutralise, render_comment
 from . import phases
+from .appending import GroupAppend
 from .outcomes import (
     Attempt,
     ParticipantOutcome,
@@ -209,7 +211,9 @@ class Runner:
         prompt: str,
         wants_vote: bool,
         forced: str | None,
+        write: Callable[[str], Appended],
     ) -> ParticipantOutcome:
+        """Ask `participant`, and append its answer (or its pass) with `write`."""
         outcome = ParticipantOutcome(participant.alias, participant.name)
         started = time.monotonic()
         request = self.request_for(participant, prompt, wants_vote, d.path)
@@ -228,8 +232,7 @@ class Runner:
             # A pass is recorded, not a comment: the file shows who had nothing to add.
             meta = [*usage_meta(outcome), f"at: {clock.now_stamp()}"]
             block = render_pass(participant.name, meta)
-            done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
-            outcome.notes.extend(done.lost_messages(d.path))
+            outcome.notes.extend(write(block).lost_messages(d.path))
             return outcome
         vote = response.vote
         if vote and not participant.votes:
@@ -248,8 +251,7 @@ class Runner:
         meta.extend(usage_meta(outcome)[1:])
         meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
         block = render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
-        done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
-        outcome.notes.extend(done.lost_messages(d.path))
+        outcome.notes.extend(write(block).lost_messages(d.path))
         outcome.status = "posted"
         # What is reported is what the file says: the vote read back from the bytes written.
         written = extract(block.split("\n", 1)[1], 2)
@@ -450,16 +452,19 @@ class Runner:
     ) -> None:
         """Ask for `jobs` (participant, prompt, wants a vote) at once; outcomes into `result`
         in the order of `jobs`, each reported (``done``) as it arrives."""
+        write = GroupAppend(d.path, d.workspace.config.base_dir).append
         if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
             _warm_up()
             part, prompt, wants = jobs[0]
-            outcome = self._answer(d, part, prompt, wants, provider)
+            outcome = self._answer(d, part, prompt, wants, provider, write)
             result.outcomes.append(outcome)
             self._emit(TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome))
             return
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
             futures = [  # each worker in a copy of this context: the turn's `one_sweep`
-                pool.submit(copy_context().run, self._answer, d, part, prompt, wants, provider)
+                pool.submit(
+                    copy_context().run, self._answer, d, part, prompt, wants, provider, write
+                )
                 for part, prompt, wants in jobs
             ]
             _warm_up()
