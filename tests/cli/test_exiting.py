@@ -117,3 +117,22 @@ def test_every_file_the_package_opens_is_closed_by_a_with_block() -> None:
     with bytes not yet written (descriptors from `os.open` are closed by their callers)."""
     found = [hit for p in sorted(SRC.rglob("*.py")) for hit in _opens_outside_with(p)]
     assert found == []
+
+
+def test_the_collector_is_on_again_once_the_command_is_loaded() -> None:
+    """`main` turns the garbage collector off while the modules load; a command never runs
+    without it (a long `watch` or `serve` would grow without bound)."""
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import gc, click\nfrom discussions.cli import cli\ngc.disable()\n"
+            "ctx = click.Context(cli)\ncommand = cli.get_command(ctx, 'status')\n"
+            "print(command.name, gc.isenabled(), gc.get_freeze_count() > 0)",
+        ],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.stdout.split() == ["status", "True", "True"], r.stderr
