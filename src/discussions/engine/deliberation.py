@@ -318,6 +318,8 @@ def _finish(run: _Rounds, stop: str) -> None:
     d.reload()
     if stop != "budget":
         _record_stop(d, stop, result.rounds, run.number)
+    elif d.unsaved:
+        d.save()
     result.stopped = stop
     result.escalation = (
         positions(d) if stop in ("max_rounds", "escalated", "max_transitions") else []
@@ -425,8 +427,9 @@ def _needs_human(d: Discussion) -> bool:
 
 
 def _escalate(d: Discussion, reason: str, text: str) -> str:
+    """Queue the escalation block; it is written with the run's stop block, in one append
+    (`_record_stop`: every stop is recorded, the error's too)."""
     d.add_block(render_escalation(reason, text, positions(d)))
-    d.save()
     return reason
 
 
