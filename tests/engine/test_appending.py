@@ -96,3 +96,37 @@ def test_a_failed_write_raises_in_every_call_it_held(
     text = disc.read_text()
     assert "Answer number 0." in text and "Answer number 9." in text
     assert "Answer number 1." not in text
+
+
+def test_held_blocks_go_first_and_answers_wait_for_them(disc: Path) -> None:
+    """A round's block, held while the providers think: an answer that comes back before it
+    is written waits, and goes into the file after it."""
+    group = GroupAppend(disc, disc.parent.parent)
+    group.hold(["<!-- ROUND: 1 -->\n"])
+    answered = threading.Event()
+
+    def answer() -> None:
+        group.append(comment(1))
+        answered.set()
+
+    t = threading.Thread(target=answer)
+    t.start()
+    assert not answered.wait(0.3)  # held: nothing written yet
+    assert "ROUND: 1" not in disc.read_text()
+    group.release()
+    group.release()  # once only
+    t.join(timeout=30)
+    text = disc.read_text()
+    assert text.count("<!-- ROUND: 1 -->") == 1
+    assert text.index("<!-- ROUND: 1 -->") < text.index("Answer number 1.")
+
+
+def test_a_run_writes_each_round_block_before_its_answers(isolated: Path) -> None:
+    assert CliRunner().invoke(cli, ["new", "Auth"]).exit_code == 0
+    r = CliRunner().invoke(cli, ["run", "auth.md", "--rounds", "2", "--provider", "mock"])
+    assert r.exit_code == 0, r.output
+    text = (isolated / "discussions" / "auth.md").read_text()
+    first, second = text.index("<!-- ROUND: 1"), text.index("<!-- ROUND: 2")
+    names = ("Name: AI-Architect", "Name: AI-Security", "Name: AI-Pragmatist")
+    for name in names:
+        assert first < text.index(name, first) < second < text.index(name, second)

@@ -13,7 +13,7 @@ from ..model.storage import Appended
 
 @dataclass(slots=True, eq=False)
 class _Slot:
-    block: str
+    blocks: list[str]
     wake: threading.Event = field(default_factory=threading.Event)
     finished: bool = False
     result: Appended | None = None
@@ -32,9 +32,30 @@ class GroupAppend:
         self._lock = threading.Lock()
         self._queue: list[_Slot] = []
         self._writing = False
+        self._held: _Slot | None = None
+
+    def hold(self, blocks: list[str]) -> None:
+        """Queue `blocks` first, to be written by `release`; appends queued meanwhile wait
+        behind them (a round's ``ROUND`` block, written while its providers think)."""
+        slot = _Slot(list(blocks))
+        with self._lock:
+            self._queue.append(slot)
+            self._writing = True
+            self._held = slot
+
+    def release(self) -> None:
+        """Write what `hold` queued, with whatever queued behind it; does nothing the second
+        time. Raises what the write raised."""
+        slot, self._held = self._held, None
+        if slot is None:
+            return
+        if not slot.finished:
+            self._write_queued()
+        if slot.error is not None:
+            raise slot.error
 
     def append(self, block: str) -> Appended:
-        slot = _Slot(block)
+        slot = _Slot([block])
         with self._lock:
             self._queue.append(slot)
             lead = not self._writing
@@ -53,13 +74,13 @@ class GroupAppend:
         with self._lock:
             batch, self._queue = self._queue, []
         try:
-            done = storage.append(self.path, [s.block for s in batch], root=self.root)
+            done = storage.append(self.path, [b for s in batch for b in s.blocks], root=self.root)
         except BaseException as exc:  # every caller whose block this held gets the error
             for s in batch:
                 s.error = exc
         else:
             for i, s in enumerate(batch):  # earlier lost appends are reported once
-                s.result = Appended([s.block], done.lost if i == 0 else [])
+                s.result = Appended(s.blocks, done.lost if i == 0 else [])
         with self._lock:
             for s in batch:
                 s.finished = True

@@ -43,7 +43,7 @@ from ..settings.workspace import Workspace
 from ..syntax import clock
 from ..syntax.code import block_parser
 from ..syntax.markers import extract
-from ..syntax.render import neutralise, render_comment
+from ..syntax.render import analyse_tail, join_blocks, neutralise, render_comment
 from . import phases
 from .appending import GroupAppend
 from .outcomes import (
@@ -313,6 +313,7 @@ class Runner:
         council: bool = True,
         budget_rounds: int = 0,
         run_tag: str = "",
+        preamble: Sequence[str] = (),
     ) -> TurnResult:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
         `discussion`, append their answers, then apply the phase rules. With `council`, an open
@@ -320,7 +321,8 @@ class Runner:
         Before each call the budget is checked (`usage.Budget`); a call that would go past it
         is not made, the turn stops and a ``RUN-STOP: budget`` block (saying `budget_rounds`
         rounds, and carrying `run_tag`, the identity of the run the turn belongs to) records
-        why."""
+        why. `preamble` (a round's ``ROUND`` block) goes into the file before the answers,
+        written while the providers think; the prompts see it."""
         d = discussion
         if d.unsaved:
             d.save()
@@ -333,18 +335,23 @@ class Runner:
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
+        write = GroupAppend(d.path, d.workspace.config.base_dir)
+        view = _with_preamble(d, write, preamble)
 
         def budget_stop(reason: str) -> None:
+            write.release()  # the preamble goes first
             self._record_budget_stop(d, result, reason, budget_rounds, run_tag)
 
         with one_sweep():  # one search for escaped descendants of the turn's calls
             try:
                 self._call_participants(
-                    d, chosen, callout, provider, sequential, result, budget_stop
+                    view, chosen, callout, provider, sequential, result, budget_stop, write
                 )
             except KeyboardInterrupt:
                 terminate_all()
                 raise
+            finally:
+                write.release()  # held for the providers' thinking time, written whatever happens
             d.reload()
             if council:
                 self._council(d, provider, result, budget_stop)
@@ -390,15 +397,17 @@ class Runner:
         sequential: bool,
         result: TurnResult,
         budget_stop: Callable[[str], None],
+        write: GroupAppend,
     ) -> None:
         """Call `chosen` one after another, each seeing the answers before it, or in parallel
         on one snapshot; stop before any call the budget cannot cover."""
         if sequential or len(chosen) == 1:
+            write.release()  # each call reads the file as it is
             for p in chosen:
                 if self._over_budget(d, [p], provider, budget_stop):
                     break
                 d.reload()
-                self._parallel(d, [self._prepared(d, p, callout)], provider, result)
+                self._parallel(d, [self._prepared(d, p, callout)], provider, result, write)
             return
         jobs = [self._prepared(d, p, callout) for p in chosen]  # one snapshot for everyone
         # A cost or token budget with nothing yet to estimate a call from: one call
@@ -409,7 +418,7 @@ class Runner:
                 continue
             if self._over_budget(d, [part for part, _, _ in group], provider, budget_stop):
                 break
-            self._parallel(d, group, provider, result)
+            self._parallel(d, group, provider, result, write)
 
     def _council(
         self,
@@ -449,12 +458,15 @@ class Runner:
         jobs: Sequence[tuple[Participant, str, bool]],
         provider: str | None,
         result: TurnResult,
+        group: GroupAppend,
     ) -> None:
         """Ask for `jobs` (participant, prompt, wants a vote) at once; outcomes into `result`
-        in the order of `jobs`, each reported (``done``) as it arrives."""
-        write = GroupAppend(d.path, d.workspace.config.base_dir).append
+        in the order of `jobs`, each reported (``done``) as it arrives. What `group` holds is
+        written once the calls are under way."""
+        write = group.append
         if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
             _warm_up()
+            group.release()
             part, prompt, wants = jobs[0]
             outcome = self._answer(d, part, prompt, wants, provider, write)
             result.outcomes.append(outcome)
@@ -469,6 +481,7 @@ class Runner:
             ]
             _warm_up()
             try:
+                _release(group)
                 by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
                 outcomes: dict[str, ParticipantOutcome] = {}
                 for fut in _as_completed(futures):
@@ -515,6 +528,26 @@ def narrate(
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
     comment = parse_response(text).comment
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
+
+
+def _with_preamble(d: Discussion, write: GroupAppend, preamble: Sequence[str]) -> Discussion:
+    """`d` as the turn's prompts see it: with `preamble` appended, which `write` holds to
+    write first."""
+    if not preamble:
+        return d
+    write.hold(list(preamble))
+    text = d.text
+    return d.seen_as(text + join_blocks(analyse_tail(text, at_file_start=True), list(preamble)))
+
+
+def _release(group: GroupAppend) -> None:
+    """Write what `group` holds while the calls run; if it cannot be written, neither can
+    their answers: stop them."""
+    try:
+        group.release()
+    except BaseException:
+        terminate_all()
+        raise
 
 
 _WARM_UP_DELAY = 0.05

@@ -350,4 +350,4 @@ def _cut_line(e: Entry, data: bytes | mmap.mmap) -> int:
         return 0
     line = data[: e.offset].count(b"\n") + 1
     name = head.find(b"Name:")
-    return line + (head[: name].count(b"\n") if name >= 0 else 0)
+    return line + (head[:name].count(b"\n") if name >= 0 else 0)
