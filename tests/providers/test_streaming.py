@@ -93,15 +93,12 @@ def _discussion(project: Path, providers_file, command: str) -> Discussion:  # t
 
 
 def test_runner_reports_chunks_and_appends_the_answer_once(
-    isolated: Path,
-    providers_file,  # type: ignore[no-untyped-def]
+    isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:
     d = _discussion(
         isolated,
         providers_file,
-        script_command(
-            "slow_print.py", "0.1", "Thinking about it.", "STREAMED-ONCE", "VOTE: READY"
-        ),
+        script_command("slow_print.py", "0.1", "Thinking about it.", "STREAMED-ONCE", "VOTE: READY"),
     )
     events: list[TurnEvent] = []
     lock = threading.Lock()
@@ -157,9 +154,7 @@ def test_plain_output_ignores_chunks() -> None:
 
 
 def test_live_turn_shows_the_streamed_line_while_the_provider_runs(
-    isolated: Path,
-    providers_file,
-    tmp_path: Path,  # type: ignore[no-untyped-def]
+    isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
     from ..cli.test_turn_display import run_in_terminal
 

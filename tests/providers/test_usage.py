@@ -230,12 +230,7 @@ def _cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, "-m", "discussions", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
     )
 
 
@@ -340,9 +335,7 @@ def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
 
 
 @pytest.mark.parametrize("setting", ["default", "fallback", "persona"])
-def test_a_replay_named_by_settings_is_never_used(
-    isolated: Path, tmp_path: Path, setting: str
-) -> None:
+def test_a_replay_named_by_settings_is_never_used(isolated: Path, tmp_path: Path, setting: str) -> None:
     """`replay:PATH` reads a file anywhere on disk into the discussion, so only `--provider`
     (the person at the terminal) may name it: from `discussions.yaml` or a project persona,
     files a repository brings without any trust, it is left out of the chain."""

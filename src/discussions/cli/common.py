@@ -87,6 +87,7 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+
 TONE_STYLES: dict[str, dict[str, Any]] = {
     "strong": {"bold": True},
     "good": {"fg": "green"},

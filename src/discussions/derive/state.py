@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 ITEM_KINDS = ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
 
 
+
 @dataclass(slots=True)
 class Item:
     """A question, todo, decision, assignment, done item or concern."""

@@ -59,6 +59,7 @@ class VotingConfig:
     """Whether consensus needs a READY vote from at least one human."""
 
 
+
 def user_dir() -> Path:
     """The user's configuration folder (see module docstring). Not created here."""
     env = os.environ.get(ENV_HOME)
@@ -539,7 +540,9 @@ SETTINGS = Fields(
             {"directory": Text(what="the path of a folder (text)"), "summary_files": Flag()},
             noun="output setting",
         ),
-        "watch": Fields({"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"),
+        "watch": Fields(
+            {"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"
+        ),
         "memory": Fields({"enabled": Flag(), "max_chars": _COUNT}, noun="memory setting"),
         "run": Fields({"max_rounds": _COUNT}, noun="run setting"),
         "budget": Fields(

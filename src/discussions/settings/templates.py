@@ -223,6 +223,8 @@ def title_format_problem(text: str) -> str | None:
     return line_problem(text)
 
 
+
+
 CONSENSUS_MODES = ("votes", "score")
 CONTEXT_FORMATS = ("diff",)
 

@@ -141,8 +141,7 @@ def hidden_line_ranges(text: str) -> list[tuple[int, int]]:
 HTML_OPEN = re.compile(
     # Also the end tags of those four: cmark-gfm starts a (type 7) HTML block at `</script>`
     # where markdown-it does not, and the two would then pair the fences after it differently.
-    r"<(?:/?(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)",
-    re.I,
+    r"<(?:/?(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)", re.I
 )
 
 

@@ -32,20 +32,8 @@ from .document import ParseWarning
 from .render import VOTE_VALUES
 
 MARKER_KINDS = (
-    "VOTE",
-    "Q",
-    "TODO",
-    "DECISION",
-    "ASSIGNED",
-    "DONE",
-    "CONCERN",
-    "SCORE",
-    "PENDING",
-    "MOTION",
-    "SECOND",
-    "BALLOT",
-    "ROOT-CAUSE",
-    "CONFIDENCE",
+    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
+    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE",
 )
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack

@@ -465,3 +465,4 @@ def int_param(request: Request, key: str, default: int) -> int:
         return max(0, int(request.query_params.get(key, default)))
     except ValueError:
         raise ApiError(400, f"{key!r} must be a whole number") from None
+
