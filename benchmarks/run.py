@@ -361,7 +361,87 @@ def bench_run() -> None:
     )
 
 
+# --------------------------------------------------------------------------- the round
+
+
+FAKE_CLI = """#!/bin/sh
+# A fake AI CLI: reads the prompt, thinks for $1 seconds, answers.
+cat >/dev/null
+sleep "$1"
+printf '%s\\n' '{"comment": "I thought about it and I agree.", "vote": null}'
+"""
+FAKES = ("fake-a", "fake-b", "fake-c")
+
+
+def fake_clis(folder: Path) -> Path:
+    """Three fake AI CLIs (shell scripts that sleep for their first argument) in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in FAKES:
+        script = folder / name
+        script.write_text(FAKE_CLI, encoding="utf-8")
+        script.chmod(0o755)
+    return folder
+
+
+def round_project(project: Path, bin_dir: Path, sleep: float) -> list[str]:
+    """A project whose participants a, b, c each use their own fake CLI of `sleep` seconds;
+    returns the @aliases."""
+    user = WORK / "userdir"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "providers.yaml").write_text(
+        "providers:\n"
+        + "".join(f"  - name: {n}\n    command: {bin_dir / n} {sleep:g}\n" for n in FAKES),
+        encoding="utf-8",
+    )
+    (project / "participants").mkdir(parents=True, exist_ok=True)
+    for name in FAKES:
+        alias = name[-1]
+        (project / "participants" / f"{alias}.yaml").write_text(
+            f"name: AI-{alias.upper()}\nalias: {alias}\nrole: Reviewer {alias}\n"
+            f"personality: You review.\nprovider_hint: {name}\n",
+            encoding="utf-8",
+        )
+    (project / "discussions.yaml").write_text("providers:\n  detect: false\n", encoding="utf-8")
+    return [f"@{n[-1]}" for n in FAKES]
+
+
+def time_round(project: Path, who: list[str], command: str, repeat: int) -> float:
+    """Median wall time of `discussions turn` (or `run --rounds 1`) on a fresh discussion."""
+    times = []
+    for i in range(repeat):
+        name = f"{command}-{i}"
+        cli("new", f"Round {name}", "--file", name, "--participants", "a,b,c", cwd=project)
+        f = project / "discussions" / f"{name}.md"
+        extra = ["--rounds", "1"] if command == "run" else []
+        t = time.perf_counter()
+        out = cli(command, str(f), *who, *extra, cwd=project, check=False)
+        times.append(time.perf_counter() - t)
+        if out.returncode not in (0, 1) or "posted via" not in out.stdout + out.stderr:
+            raise SystemExit(f"{command} failed: {out.stdout}{out.stderr}")
+    return statistics.median(times)
+
+
+def bench_round() -> None:
+    """One round with 3 providers of 2 s, and a turn with 3 providers of 1 s, as a CLI."""
+    bin_dir = fake_clis(WORK / "fakebin")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    section(f"one round, 3 fake CLIs of 2 s each, as a CLI (load {load:.2f})")
+    project = WORK / "round2"
+    who = round_project(project, bin_dir, 2.0)
+    for command in ("turn", "run"):
+        t = time_round(project, who, command, 3)
+        label = "turn" if command == "turn" else "run --rounds 1"
+        print(f"`discussions {label}`: {t:.2f}s  (target <= 2.15s)")
+    section("turn, 3 fake CLIs of 1 s each, as a CLI")
+    project = WORK / "round1"
+    who = round_project(project, bin_dir, 1.0)
+    t = time_round(project, who, "turn", 5)
+    print(f"`discussions turn`: {t:.2f}s = {t / 1.0:.2f}x the sleep  (target <= 1.25x)")
+    print(f"load after: {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "")
+
+
 BENCHES = {
+    "round": bench_round,
     "status": bench_status,
     "turn": bench_turn,
     "watch": bench_watch,

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from discussions.cli import cli
 from discussions.errors import ProviderFailed, ProviderTimeout
 from discussions.providers import CommandProvider, ProviderRequest, ProviderSpec
-from discussions.providers.command import terminate_all
+from discussions.providers.command import _GUARD, _setpriv, _with_pdeathsig, terminate_all
 
 from ..conftest import script_command, write
 from ..providers.test_providers import alive, wait_dead
@@ -138,15 +138,21 @@ def test_providers_test_timeout_option_wins(providers_file, tmp_path: Path) -> N
 # -- signals ------------------------------------------------------------------------------------
 
 
-def test_provider_dies_with_a_killed_parent(tmp_path: Path) -> None:
-    """SIGKILL leaves no chance to clean up; PR_SET_PDEATHSIG makes the kernel do it."""
+@pytest.mark.parametrize("armed_by", ["setpriv", "preexec"])
+def test_provider_dies_with_a_killed_parent(tmp_path: Path, armed_by: str) -> None:
+    """SIGKILL leaves no chance to clean up; PR_SET_PDEATHSIG makes the kernel do it, armed
+    by ``setpriv`` or, where it is not on PATH, by a preexec function."""
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_PDEATHSIG is Linux only")
+    if armed_by == "setpriv" and _setpriv() is None:
+        pytest.skip("setpriv with --pdeathsig is not installed")
+    env = {**os.environ, "PATH": str(tmp_path)} if armed_by == "preexec" else None
     pidfile = tmp_path / "pid"
     child_cmd = [sys.executable, str(Path(__file__).parent.parent / "scripts" / "pf_hang_self.py")]
     parent = subprocess.Popen(
         [sys.executable, str(Path(__file__).parent.parent / "scripts" / "pf_parent.py"), *child_cmd]
         + [str(pidfile)],
+        env=env,
     )
     try:
         pid = wait_pid(pidfile)
@@ -159,6 +165,34 @@ def test_provider_dies_with_a_killed_parent(tmp_path: Path) -> None:
         parent.wait(timeout=30)
         if pidfile.exists():
             kill_quietly(int(pidfile.read_text()))
+
+
+def test_a_command_whose_parent_died_before_the_signal_was_armed_does_not_run(
+    tmp_path: Path,
+) -> None:
+    """The window between fork and ``setpriv`` arming the death signal: a command whose
+    parent is no longer the process that started it stops before it runs."""
+    setpriv = _setpriv()
+    if setpriv is None:
+        pytest.skip("setpriv with --pdeathsig is not installed")
+    ran = tmp_path / "ran"
+    not_our_parent = "1"
+    argv = [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _GUARD, "sh", not_our_parent]
+    r = subprocess.run([*argv, "/bin/sh", "-c", f"touch {ran}"], timeout=30)
+    assert r.returncode == 137 and not ran.exists()
+    mine = subprocess.run(
+        [*argv[:-1], str(os.getpid()), "/bin/sh", "-c", f"touch {ran}"], timeout=30
+    )
+    assert mine.returncode == 0 and ran.exists()
+
+
+def test_the_spawn_needs_no_preexec_function_where_setpriv_arms_the_signal() -> None:
+    """A ``preexec_fn`` forces Python's slow fork path (the whole process copied, the
+    interpreter lock held): with setpriv the spawn goes without one."""
+    if not sys.platform.startswith("linux") or _setpriv() is None:
+        pytest.skip("setpriv with --pdeathsig is not installed")
+    argv, preexec = _with_pdeathsig(["/bin/true", "x"])
+    assert preexec is None and argv[-2:] == ["/bin/true", "x"] and argv[0] == _setpriv()
 
 
 def test_install_signal_handlers_for_library_hosts(tmp_path: Path) -> None:

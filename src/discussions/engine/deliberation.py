@@ -283,10 +283,14 @@ def _play_round(run: _Rounds) -> str | None:
     if _budget_refuses(run.runner, d, first, run.provider, result, run.number):
         return "budget"  # no round that could not make its first calls
     seed_shown = run.shuffle_seed if run.sequential else None
-    d.add_block(render_round(n, d.phase, order, seed_shown, run.number))
-    d.save()
-    result.rounds = n  # written: it counts, whatever happens next
-    _emit(run.on_round, RoundEvent("round", n, d.phase, order))
+    block = render_round(n, d.phase, order, seed_shown, run.number)
+    result.rounds = n  # its block is written whatever happens next (here or by the turn)
+    try:
+        _emit(run.on_round, RoundEvent("round", n, d.phase, order))
+    except BaseException:
+        d.add_block(block)
+        d.save()
+        raise
     before = d.phase
     turn = run.runner.run_turn(
         d,
@@ -296,6 +300,7 @@ def _play_round(run: _Rounds) -> str | None:
         sequential=run.sequential,
         budget_rounds=n,
         run_tag=identity(run.number),
+        preamble=[block],  # written while the providers think
     )
     result.turns.append(turn)
     if turn.budget_stop is not None:  # the turn wrote the RUN-STOP block
@@ -317,6 +322,8 @@ def _finish(run: _Rounds, stop: str) -> None:
     d.reload()
     if stop != "budget":
         _record_stop(d, stop, result.rounds, run.number)
+    elif d.unsaved:
+        d.save()
     result.stopped = stop
     result.escalation = (
         positions(d) if stop in ("max_rounds", "escalated", "max_transitions") else []
@@ -424,8 +431,9 @@ def _needs_human(d: Discussion) -> bool:
 
 
 def _escalate(d: Discussion, reason: str, text: str) -> str:
+    """Queue the escalation block; it is written with the run's stop block, in one append
+    (`_record_stop`: every stop is recorded, the error's too)."""
     d.add_block(render_escalation(reason, text, positions(d)))
-    d.save()
     return reason
 
 

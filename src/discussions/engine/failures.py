@@ -17,10 +17,10 @@ of answers that came after a failure, so `status` shows them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ..model import storage
 from ..model.discussion import Discussion
+from ..model.storage import Appended
 from ..model.usage import NOT_A_CALL
 from ..syntax import clock
 from ..syntax.render import visible_name
@@ -88,10 +88,12 @@ def _shown(attempt: Attempt) -> str:
     return visible_name(clean_field(text))
 
 
-def record_failure(d: Discussion, outcome: ParticipantOutcome) -> None:
-    """Append the ``FAILED`` block for `outcome` (a participant without an answer)."""
-    done = storage.append(d.path, [render_failed(outcome)], root=d.workspace.config.base_dir)
-    outcome.notes.extend(done.lost_messages(d.path))
+def record_failure(
+    d: Discussion, outcome: ParticipantOutcome, write: Callable[[str], Appended]
+) -> None:
+    """Append the ``FAILED`` block for `outcome` (a participant without an answer) with the
+    turn's `write`, so it follows the round's own block like the answers do."""
+    outcome.notes.extend(write(render_failed(outcome)).lost_messages(d.path))
 
 
 def answered_line(o: ParticipantOutcome) -> str:

@@ -99,7 +99,11 @@ def apply(d: Discussion, change: AutoAdvance) -> None:
 
 def settle(d: Discussion, limit: int = 3) -> list[AutoAdvance]:
     """Apply what the rules call for, each change decided and written under the file lock
-    against the file as it is then. Returns the changes written."""
+    against the file as it is then. Returns the changes written.
+
+    The file is read first without the lock: when the rules call for nothing there, no lock
+    is taken (a process appending after this read settles its own append; whoever appends
+    last reads everything). A change is only ever decided and written under the lock."""
     changes: list[AutoAdvance] = []
 
     def step(now: Discussion) -> AutoAdvance | None:
@@ -108,7 +112,12 @@ def settle(d: Discussion, limit: int = 3) -> list[AutoAdvance]:
             apply(now, change)
         return change
 
+    if d.unsaved:
+        d.save()
     for _ in range(limit):
+        d.reload()
+        if auto_advance(d) is None:
+            break
         change = d.transact(step)
         if change is None:
             break

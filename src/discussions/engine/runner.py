@@ -13,10 +13,12 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextvars import copy_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,7 @@ from ..derive.rules import body_digest
 from ..errors import DiscussionsError, OverBudget, ProviderError
 from ..model import storage
 from ..model.discussion import Discussion
+from ..model.storage import Appended
 from ..model.usage import (
     Budget,
     configured_budget,
@@ -33,14 +36,17 @@ from ..model.usage import (
 )
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
+from ..providers.escapes import one_sweep
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
 from ..providers.usage import UNKNOWN
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax import clock
+from ..syntax.code import block_parser
 from ..syntax.markers import extract
-from ..syntax.render import neutralise, render_comment
+from ..syntax.render import analyse_tail, join_blocks, neutralise, render_comment
 from . import followup, phases
+from .appending import GroupAppend
 from .failures import failed_meta, ran, record_failure
 from .outcomes import (
     Attempt,
@@ -212,7 +218,9 @@ class Runner:
         prompt: str,
         wants_vote: bool,
         forced: str | None,
+        write: Callable[[str], Appended],
     ) -> ParticipantOutcome:
+        """Ask `participant`, and append its answer (or its pass) with `write`."""
         outcome = ParticipantOutcome(participant.alias, participant.name)
         started = time.monotonic()
         request = self.request_for(participant, prompt, wants_vote, d.path)
@@ -220,7 +228,7 @@ class Runner:
         outcome.duration = time.monotonic() - started
         if text is None:
             outcome.status = "failed"
-            record_failure(d, outcome)  # the file says who got no answer, from whom, why
+            record_failure(d, outcome, write)  # the file says who got no answer, from whom, why
             return outcome
         limit = request.max_answer_chars
         text, original = followup.cap_answer(text, limit)
@@ -234,8 +242,7 @@ class Runner:
             ran_first = [a for a in outcome.attempts if ran(a)]  # calls, not missing CLIs
             meta = [*usage_meta(outcome), *failed_meta(ran_first)]
             block = render_pass(participant.name, [*meta, f"at: {clock.now_stamp()}"])
-            done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
-            outcome.notes.extend(done.lost_messages(d.path))
+            outcome.notes.extend(write(block).lost_messages(d.path))
             return outcome
         extra, comment, vote = self._weak_answer(d, participant, request, response, outcome)
         outcome.duration = time.monotonic() - started  # a follow-up call included
@@ -244,7 +251,7 @@ class Runner:
             outcome.truncated = True
             comment += "\n\n" + followup.truncation_note(original, limit, stopped)
             extra.append(f"truncated: {original} chars" + (" (stopped)" if stopped else ""))
-        self._post(d, participant, outcome, neutralise(comment), vote, extra)
+        self._post(d, participant, outcome, neutralise(comment), vote, extra, write)
         return outcome
 
     def _weak_answer(
@@ -291,8 +298,10 @@ class Runner:
         comment: str,
         vote: str | None,
         extra: list[str],
+        write: Callable[[str], Appended],
     ) -> None:
-        """Append the answer as a comment with its metadata line; read its vote back."""
+        """Append the answer as a comment with its metadata line (with `write`); read its vote
+        back."""
         digest = body_digest(
             render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
         )
@@ -304,8 +313,7 @@ class Runner:
         meta.extend(usage_meta(outcome)[1:])
         meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
         block = render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
-        done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
-        outcome.notes.extend(done.lost_messages(d.path))
+        outcome.notes.extend(write(block).lost_messages(d.path))
         outcome.status = "posted"
         # What is reported is what the file says: the vote read back from the bytes written.
         written = extract(block.split("\n", 1)[1], 2)
@@ -366,6 +374,7 @@ class Runner:
         council: bool = True,
         budget_rounds: int = 0,
         run_tag: str = "",
+        preamble: Sequence[str] = (),
     ) -> TurnResult:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
         `discussion`, append their answers, then apply the phase rules. With `council`, an open
@@ -373,7 +382,8 @@ class Runner:
         Before each call the budget is checked (`usage.Budget`); a call that would go past it
         is not made, the turn stops and a ``RUN-STOP: budget`` block (saying `budget_rounds`
         rounds, and carrying `run_tag`, the identity of the run the turn belongs to) records
-        why."""
+        why. `preamble` (a round's ``ROUND`` block) goes into the file before the answers,
+        written while the providers think; the prompts see it."""
         d = discussion
         if d.unsaved:
             d.save()
@@ -386,22 +396,29 @@ class Runner:
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
         result = TurnResult(file=str(d.path))
+        write = GroupAppend(d.path, d.workspace.config.base_dir)
+        view = _with_preamble(d, write, preamble)
 
         def budget_stop(reason: str) -> None:
+            write.release()  # the preamble goes first
             self._record_budget_stop(d, result, reason, budget_rounds, run_tag)
 
-        try:
-            self._call_participants(d, chosen, callout, provider, sequential, result, budget_stop)
-        except KeyboardInterrupt:
-            terminate_all()
-            raise
-
-        d.reload()
-        if result.no_answer:  # nothing was said: no motion is handled, no phase moves
-            self._copy_state(d, result)
-            return result
-        if council:
-            self._council(d, provider, result, budget_stop)
+        with one_sweep():  # one search for escaped descendants of the turn's calls
+            try:
+                self._call_participants(
+                    view, chosen, callout, provider, sequential, result, budget_stop, write
+                )
+            except KeyboardInterrupt:
+                terminate_all()
+                raise
+            finally:
+                write.release()  # held for the providers' thinking time, written whatever happens
+            d.reload()
+            if result.no_answer:  # nothing was said: no motion is handled, no phase moves
+                self._copy_state(d, result)
+                return result
+            if council:
+                self._council(d, provider, result, budget_stop)
         self._conclude(d, result)
         return result
 
@@ -444,15 +461,17 @@ class Runner:
         sequential: bool,
         result: TurnResult,
         budget_stop: Callable[[str], None],
+        write: GroupAppend,
     ) -> None:
         """Call `chosen` one after another, each seeing the answers before it, or in parallel
         on one snapshot; stop before any call the budget cannot cover."""
         if sequential or len(chosen) == 1:
+            write.release()  # each call reads the file as it is
             for p in chosen:
                 if self._over_budget(d, [p], provider, budget_stop):
                     break
                 d.reload()
-                self._parallel(d, [self._prepared(d, p, callout)], provider, result)
+                self._parallel(d, [self._prepared(d, p, callout)], provider, result, write)
             return
         jobs = [self._prepared(d, p, callout) for p in chosen]  # one snapshot for everyone
         # A cost or token budget with nothing yet to estimate a call from: one call
@@ -463,7 +482,7 @@ class Runner:
                 continue
             if self._over_budget(d, [part for part, _, _ in group], provider, budget_stop):
                 break
-            self._parallel(d, group, provider, result)
+            self._parallel(d, group, provider, result, write)
 
     def _council(
         self,
@@ -508,21 +527,30 @@ class Runner:
         jobs: Sequence[tuple[Participant, str, bool]],
         provider: str | None,
         result: TurnResult,
+        group: GroupAppend,
     ) -> None:
         """Ask for `jobs` (participant, prompt, wants a vote) at once; outcomes into `result`
-        in the order of `jobs`, each reported (``done``) as it arrives."""
+        in the order of `jobs`, each reported (``done``) as it arrives. What `group` holds is
+        written once the calls are under way."""
+        write = group.append
         if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
+            _warm_up()
+            group.release()
             part, prompt, wants = jobs[0]
-            outcome = self._answer(d, part, prompt, wants, provider)
+            outcome = self._answer(d, part, prompt, wants, provider, write)
             result.outcomes.append(outcome)
             self._emit(TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome))
             return
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = [
-                pool.submit(self._answer, d, part, prompt, wants, provider)
+            futures = [  # each worker in a copy of this context: the turn's `one_sweep`
+                pool.submit(
+                    copy_context().run, self._answer, d, part, prompt, wants, provider, write
+                )
                 for part, prompt, wants in jobs
             ]
+            _warm_up()
             try:
+                _release(group)
                 by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
                 outcomes: dict[str, ParticipantOutcome] = {}
                 for fut in _as_completed(futures):
@@ -540,6 +568,7 @@ class Runner:
                     f.cancel()
                 terminate_all()
                 raise
+
 
 NARRATIVE_CALLOUT = (
     "Write a narrative summary of this discussion for someone who has not read it: what is "
@@ -568,6 +597,41 @@ def narrate(
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
     comment = parse_response(text).comment
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
+
+
+def _with_preamble(d: Discussion, write: GroupAppend, preamble: Sequence[str]) -> Discussion:
+    """`d` as the turn's prompts see it: with `preamble` appended, which `write` holds to
+    write first."""
+    if not preamble:
+        return d
+    write.hold(list(preamble))
+    text = d.text
+    return d.seen_as(text + join_blocks(analyse_tail(text, at_file_start=True), list(preamble)))
+
+
+def _release(group: GroupAppend) -> None:
+    """Write what `group` holds while the calls run; if it cannot be written, neither can
+    their answers: stop them."""
+    try:
+        group.release()
+    except BaseException:
+        terminate_all()
+        raise
+
+
+_WARM_UP_DELAY = 0.05
+"""Seconds before `_warm_up` loads: the commands are started by then (a few ms each), and
+the import does not hold the interpreter lock while they start."""
+
+
+def _warm_up() -> None:
+    """Load the markdown parser that every answer goes through (`neutralise`) while the
+    providers think: importing markdown-it takes 15-50 ms, which would otherwise come after
+    the first answer arrives."""
+    if "markdown_it" not in sys.modules:
+        timer = threading.Timer(_WARM_UP_DELAY, block_parser)
+        timer.daemon = True
+        timer.start()
 
 
 def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:

@@ -112,6 +112,60 @@ def _read() -> list[Entry]:
     return entries
 
 
+_PRUNE_BYTES = 256 * 1024
+"""Past this size `begin` rewrites the journal with its last `KEEP` entries instead of adding
+a line (`_read` looks at the last `KEEP` lines only, so nothing else depends on it)."""
+_DONE = b'"done": false, "key": "'
+
+
+def _open_journal(flags: int) -> int:
+    """A descriptor on the journal itself (never through a symbolic link); -1 if none."""
+    try:
+        return os.open(_file(), flags | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return -1
+
+
+def _add_line(entry: Entry) -> bool:
+    """Append `entry` as one line, without rewriting the rest; False when the journal must be
+    rewritten instead (too large, or not a plain file of ours). Caller holds the lock."""
+    fd = _open_journal(os.O_RDWR | os.O_CREAT | os.O_APPEND)
+    if fd < 0:
+        return False
+    try:
+        size = os.fstat(fd).st_size
+        if size > _PRUNE_BYTES:
+            return False
+        line = json.dumps(entry.to_dict()) + "\n"
+        if size and os.pread(fd, 1, size - 1) != b"\n":  # a line cut short stays apart
+            line = "\n" + line
+        data = line.encode("utf-8")
+        return os.write(fd, data) == len(data)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _mark_done(entry: Entry) -> bool:
+    """Mark `entry` done in its line, in place (``false`` becomes ``true `` of the same
+    length): no rewrite. False when its line is not found as written. Caller holds the lock."""
+    fd = _open_journal(os.O_RDWR)
+    if fd < 0:
+        return False
+    try:
+        data = os.pread(fd, os.fstat(fd).st_size, 0)
+        needle = _DONE + entry.key.encode("ascii") + b'"'
+        at = data.find(needle)
+        if not entry.key or at < 0 or data.find(needle, at + 1) >= 0:
+            return False
+        return os.pwrite(fd, b"true ", at + len(b'"done": ')) == 5
+    except (OSError, UnicodeEncodeError):
+        return False
+    finally:
+        os.close(fd)
+
+
 def _write(entries: list[Entry]) -> None:
     """Rewrite the journal. Not synced to disk (`durable=False`): it is a memory, written twice
     per append, and a journal lost to a power cut only means nothing is checked."""
@@ -162,14 +216,18 @@ def begin(path: Path, data: bytes, what: str, offset: int) -> Entry:
         data[:64].hex(),
     )
     with _locked():
-        now = entry.when
-        entries = [e for e in _read() if now - e.when < MAX_AGE][-(KEEP - 1) :]
-        _write([*entries, entry])
+        if not _add_line(entry):
+            now = entry.when
+            entries = [e for e in _read() if now - e.when < MAX_AGE][-(KEEP - 1) :]
+            _write([*entries, entry])
     return entry
 
 
 def finish(entry: Entry) -> None:
-    """The bytes of `entry` are written whole."""
+    """The bytes of `entry` are written whole (marked in place where its line is found)."""
+    with _locked():
+        if _mark_done(entry):
+            return
     _update(entry, done=True)
 
 
@@ -350,4 +408,4 @@ def _cut_line(e: Entry, data: bytes | mmap.mmap) -> int:
         return 0
     line = data[: e.offset].count(b"\n") + 1
     name = head.find(b"Name:")
-    return line + (head[: name].count(b"\n") if name >= 0 else 0)
+    return line + (head[:name].count(b"\n") if name >= 0 else 0)

@@ -9,14 +9,17 @@
 * The command runs in its own process group. When the call ends (answer, timeout, flood, Ctrl-C,
   SIGTERM) the group is killed, and so is every descendant that escaped into a session of its own
   and that we can find: processes carrying this call's tag in their environment (inherited across
-  fork, exec and ``setsid``) and processes whose parent chain leads to the command.
+  fork, exec and ``setsid``) and processes whose parent chain leads to the command (`escapes`).
+  Inside a turn, calls that ended cleanly are searched for together when the turn ends.
 * On Linux the command also gets ``PR_SET_PDEATHSIG``: if `discussions` dies without a chance to
-  clean up (SIGKILL), the kernel kills the command.
+  clean up (SIGKILL), the kernel kills the command (armed by ``setpriv`` where it is installed,
+  so that the spawn needs no ``preexec_fn`` and Python can use vfork; see `_with_pdeathsig`).
 * stdout is capped (`max_output`); stderr keeps its last 64 KiB for error messages.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import selectors
 import shlex
@@ -27,9 +30,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import FrameType
 
 from ..errors import (
@@ -38,8 +40,10 @@ from ..errors import (
     ProviderOutputError,
     ProviderTimeout,
 )
+from . import escapes
 from .argv_prompt import with_prompt_argument
 from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage, json_events
 
@@ -54,8 +58,6 @@ _KILL_GRACE = 2.0
 """After a timeout, how long the command may take to exit on SIGTERM before SIGKILL."""
 _REAP_WAIT = 5.0
 """How long to wait for a SIGKILLed command to be reaped."""
-RUN_TAG_VAR = "DISCUSSIONS_PROVIDER_RUN"
-"""Environment variable holding a per-call tag, used to find escaped descendants."""
 
 
 def split_command(command: str) -> list[str]:
@@ -121,96 +123,59 @@ def _kill_group(pid: int, sig: int) -> None:
         pass
 
 
-def _signal_pid(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-# --------------------------------------------------------------------------- descendants
-
-_PROC = Path("/proc")
-
-
-def _process_table() -> dict[int, int]:
-    """``{pid: parent pid}`` of every process we can see (empty where there is no /proc)."""
-    table: dict[int, int] = {}
-    try:
-        entries = list(os.scandir(_PROC))
-    except OSError:
-        return table
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (_PROC / entry.name / "stat").read_bytes()
-        except OSError:
-            continue
-        fields = stat.rsplit(b")", 1)[-1].split()
-        if len(fields) > 1 and fields[0] not in (b"Z", b"X"):
-            table[int(entry.name)] = int(fields[1])
-    return table
-
-
-def _carries_tag(pid: int, marker: bytes) -> bool:
-    try:
-        environ = (_PROC / str(pid) / "environ").read_bytes()
-    except OSError:  # gone, or another user's process
-        return False
-    return marker in environ.split(b"\0")
-
-
-def _descendants(roots: Iterable[int], table: dict[int, int]) -> set[int]:
-    found = set(roots)
-    children: dict[int, list[int]] = {}
-    for pid, ppid in table.items():
-        children.setdefault(ppid, []).append(pid)
-    stack = list(found)
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            if child not in found:
-                found.add(child)
-                stack.append(child)
-    return found
-
-
-def _stop_escaped(leader: int | None, tag: str) -> set[int]:
-    """Freeze (SIGSTOP) every process of this call outside its group, until no new one appears.
-
-    A process is ours if it carries the call's tag in its environment or descends from the
-    leader or from a tagged process. Freezing first means nothing can fork away while we look.
-    """
-    marker = f"{RUN_TAG_VAR}={tag}".encode()
-    me = os.getpid()
-    stopped: set[int] = set()
-    for _ in range(8):
-        table = _process_table()
-        tagged = {pid for pid in table if pid != me and _carries_tag(pid, marker)}
-        roots = tagged if leader is None else {leader, *tagged}
-        targets = _descendants(roots & table.keys(), table) - {me} - stopped
-        if not targets:
-            break
-        for pid in targets:
-            _signal_pid(pid, signal.SIGSTOP)
-        stopped |= targets
-    return stopped
-
-
 # --------------------------------------------------------------------------- one call
 
 
-def _pdeathsig() -> Callable[[], None] | None:
+_GUARD = '[ "$PPID" = "$1" ] || exit 137; shift; exec "$@"'
+"""Run by ``/bin/sh`` after ``setpriv --pdeathsig``: if the parent died before the death
+signal was armed the shell has been handed to another parent already, and stops there."""
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    """``setpriv`` (util-linux) if it can arm the parent-death signal, else None. Its help
+    text lists ``--pdeathsig``; looking for the option in the binary costs no process."""
+    if not sys.platform.startswith("linux") or not os.path.exists("/bin/sh"):
+        return None
+    path = shutil.which("setpriv")
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            found = b"pdeathsig" in f.read()
+    except OSError:
+        return None
+    return path if found else None
+
+
+def _with_pdeathsig(argv: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """`argv` made to die with us, and the preexec function that needs (if any).
+
+    Linux's PR_SET_PDEATHSIG makes the kernel SIGKILL the command when the thread that
+    started it dies, even by SIGKILL. Preferably ``setpriv --pdeathsig KILL`` arms it and a
+    shell checks the parent is still us before exec'ing the command, so Python can spawn
+    with vfork (a ``preexec_fn`` forces a full fork of this large process: ~3 ms each, with
+    the interpreter lock held). Without setpriv the preexec function does the same.
+    PR_SET_PDEATHSIG fires when the *thread* that forked the child exits; our calls spawn
+    and wait on the same thread, so the thread outlives the child.
+    """
+    if not sys.platform.startswith("linux"):
+        return argv, None
+    setpriv = _setpriv()
+    if setpriv is not None:
+        guard = [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _GUARD, "sh"]
+        return [*guard, str(os.getpid()), *argv], None
+    return argv, _pdeathsig_preexec()
+
+
+def _pdeathsig_preexec() -> Callable[[], None] | None:
     """A preexec function asking Linux to SIGKILL the child when its parent thread dies.
 
     Caveats: ``preexec_fn`` runs between fork and exec and is not safe in the presence of
     threads if it takes locks another thread held at fork time; the ctypes function is looked
-    up here, in the parent, so the child only makes one foreign call. PR_SET_PDEATHSIG fires
-    when the *thread* that forked the child exits; our calls spawn and wait on the same thread,
-    so the thread outlives the child. Returns None where prctl is unavailable.
+    up here, in the parent, so the child only makes one foreign call. Returns None where
+    prctl is unavailable.
     """
-    if not sys.platform.startswith("linux"):
-        return None
     try:
         import ctypes
 
@@ -241,6 +206,10 @@ class _Run:
     cap: int = 0
     """Bytes of answer after which the command is stopped and what it wrote kept (0: none)."""
     capped: bool = False
+    clean: bool = False
+    """The command exited by itself and closed its output: nothing holds our pipes."""
+    since: int = 0
+    """The command's start in clock ticks since boot (see `escapes.Call`)."""
     started: float = field(default_factory=time.monotonic)
     on_out: Callable[[bytes], None] | None = None
     """Streaming: called with each stdout chunk as it is read (see `streaming.output_sink`)."""
@@ -248,19 +217,20 @@ class _Run:
     @classmethod
     def spawn(cls, name: str, argv: list[str], env: dict[str, str], max_output: int) -> _Run:
         tag = uuid.uuid4().hex
+        guarded, preexec = _with_pdeathsig(argv)
         try:
             proc = subprocess.Popen(
-                argv,
+                guarded,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env={**env, RUN_TAG_VAR: tag},
                 start_new_session=True,
-                preexec_fn=_pdeathsig(),
+                preexec_fn=preexec,
             )
         except OSError as exc:
             raise ProviderNotFound(name, f"cannot run `{argv[0]}`: {exc.strerror}") from None
-        run = cls(proc, tag, max_output)
+        run = cls(proc, tag, max_output, since=escapes.start_tick(proc.pid))
         with _active_lock:
             _active.add(run)
         return run
@@ -286,6 +256,7 @@ class _Run:
                         exit_grace = time.monotonic() + _EXIT_GRACE
             if self.proc.poll() is None:  # pipes closed, command still running
                 self._wait_exit(deadline)
+            self.clean = not self.timed_out
 
     def _register(self, sel: selectors.BaseSelector, prompt: bytes) -> None:
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
@@ -362,20 +333,27 @@ class _Run:
         # Once the leader is reaped its pid may belong to an unrelated process: look only for
         # tagged processes then (the leader's children carry the tag anyway).
         leader = self.proc.pid if self.proc.returncode is None else None
-        escaped = _stop_escaped(leader, self.tag)
+        escaped = escapes.stop_escaped([Call(self.tag, leader, self.since)])
         _kill_group(self.proc.pid, signal.SIGKILL)
         for pid in escaped:
-            _signal_pid(pid, signal.SIGKILL)
+            signal_pid(pid, signal.SIGKILL)
 
     def finish(self) -> None:
-        """Kill what is left, reap the command, close our ends of the pipes."""
+        """Kill what is left, reap the command, close our ends of the pipes. A call that
+        ended cleanly inside a turn leaves the search for escaped descendants to the turn's
+        one pass (`escapes.one_sweep`); any other searches now."""
         if self.timed_out:  # give the command a moment to clean up after itself
             _kill_group(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(timeout=_KILL_GRACE)
             except subprocess.TimeoutExpired:
                 pass
-        self.kill()
+        sweep = escapes.current()
+        if sweep is not None and self.clean and self.proc.poll() is not None:
+            _kill_group(self.proc.pid, signal.SIGKILL)  # what stayed in the group
+            sweep.add(Call(self.tag, None, self.since))
+        else:
+            self.kill()
         try:
             self.proc.wait(timeout=_REAP_WAIT)
         except subprocess.TimeoutExpired:  # pragma: no cover - stuck in the kernel
