@@ -38,6 +38,7 @@ from ..providers.command import terminate_all
 from ..syntax import clock
 from ..syntax.render import neutralise, render_comment
 from .outcomes import ParticipantOutcome, clean_meta, usage_meta
+from .echoes import prompt_echo
 from .prompts import build_prompt
 from .responses import parse_response
 
@@ -317,7 +318,7 @@ def _compose(
     outcome.duration = time.monotonic() - started
     if text is None:
         return outcome, None
-    response = parse_response(text)
+    response = parse_response(text, prompt_echo(prompt, file.read_text("utf-8").split("\n")))
     outcome.notes.extend(response.notes)
     if response.no_response or not response.comment.strip():
         outcome.status = "no_response"

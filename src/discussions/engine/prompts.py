@@ -184,19 +184,18 @@ def build_context(d: Discussion, participant: Participant, max_chars: int) -> Co
     return Context("".join(parts), len(keep), len(digest_lines), omitted, truncated)
 
 
+# The format is described, never shown as a sample answer: no line of it is a marker, a vote
+# or a JSON object, so a model that repeats it (small models do) adds nothing to the record,
+# and the answer path drops such lines anyway (`echoes`).
 RESPONSE_FORMAT = """\
-Respond with JSON only, in this shape:
-{"comment": "your markdown comment", "vote": "READY" | "CHANGES" | "REJECT" | null}
-
-In the comment, put markers at the start of a line where they apply:
-Q: a question you want answered
-TODO: an action item
-DECISION: a decision you propose or record
-CONCERN: a risk or problem
-ASSIGNED: a task someone has taken on
-DONE: a task that is finished
-Mention another participant with @alias to ask them something.
-If you have nothing to add, respond with exactly: {"sentinel": "NO_RESPONSE"}"""
+Answer with one JSON object and nothing else, with these fields:
+"comment" is your comment in markdown, in your own words; do not copy this prompt.
+"vote" is one of the strings READY, CHANGES or REJECT, or null.
+Markers in the comment go at the start of their own line: Q: then a question you want \
+answered, TODO: then an action item, DECISION: then a decision you propose or record, \
+CONCERN: then a risk or problem, ASSIGNED: then a task someone has taken on, DONE: then a \
+finished task.
+Mention another participant with @ and their alias to ask them something."""
 
 
 DIAGNOSIS_FORMAT = (
@@ -208,8 +207,8 @@ DIAGNOSIS_FORMAT = (
 )
 
 TURN_ACTIONS = (
-    'Or "action": "PASS" (nothing to add), or "action": "CALL_VOTE" with "motion": '
-    '"one sentence" for a formal vote.'
+    '"action" is optional: "PASS" when you have nothing to add, or "CALL_VOTE" with '
+    '"motion" set to one sentence, for a formal vote.'
 )
 
 POST_CALLOUT = (

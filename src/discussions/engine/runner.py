@@ -49,6 +49,7 @@ from .outcomes import (
     render_pass,
     usage_meta,
 )
+from .echoes import prompt_echo
 from .prompts import build_prompt
 from .responses import parse_response
 from .streamevents import stream_reporter
@@ -215,7 +216,7 @@ class Runner:
             outcome.status = "failed"
             return outcome
 
-        response = parse_response(text)
+        response = parse_response(text, prompt_echo(prompt, d.text.split("\n")))
         outcome.notes.extend(response.notes)
         if response.no_response or (not response.comment.strip() and response.vote is None):
             outcome.status = "no_response"
@@ -501,7 +502,7 @@ def narrate(
     )
     if text is None:
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
-    comment = parse_response(text).comment
+    comment = parse_response(text, prompt_echo(prompt, d.text.split("\n"))).comment
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
 
 
