@@ -95,18 +95,27 @@ def _fresh(isolated: Path, template: str) -> Discussion:
     return Discussion.load(next((isolated / "discussions").glob("echo-*.md")))
 
 
-@pytest.mark.parametrize("template", ["feature", "diagnostic", "deliberation"])
+@pytest.mark.parametrize(
+    "template", ["feature", "diagnostic", "deliberation", "adr", "code-review"]
+)
 def test_a_prompt_read_as_an_answer_holds_no_marker_vote_or_pass(
     isolated: Path, template: str
 ) -> None:
-    """The format section describes markers without showing one: a model repeating the whole
-    prompt adds nothing, even where the answer path is not told the prompt."""
+    """The format section and the phase instructions describe markers without showing one: a
+    model repeating the whole prompt adds nothing, even where the answer path is not told the
+    prompt. Every phase of the template, every participant."""
     d = _fresh(isolated, template)
-    for alias in d.participants:
-        prompt, _ = build_prompt(d, d.workspace.participants.get(alias))
-        r = parse_response(prompt)
-        assert not r.no_response and r.vote is None and r.action == "CONTRIBUTE"
-        assert recorded(r) == [], alias
+    assert d.template is not None
+    header = f"<!-- Phase: {d.phase} -->"
+    for phase in d.template.phases:
+        d.path.write_text(d.text.replace(header, f"<!-- Phase: {phase.id} -->"), "utf-8")
+        d = Discussion.load(d.path)
+        header = f"<!-- Phase: {phase.id} -->"
+        for alias in d.participants:
+            prompt, _ = build_prompt(d, d.workspace.participants.get(alias))
+            r = parse_response(prompt)
+            assert not r.no_response and r.vote is None and r.action == "CONTRIBUTE"
+            assert recorded(r) == [], (phase.id, alias)
     assert not extract(RESPONSE_FORMAT).markers
 
 

@@ -37,8 +37,8 @@ from ..model import storage
 from ..providers.command import terminate_all
 from ..syntax import clock
 from ..syntax.render import neutralise, render_comment
-from .outcomes import ParticipantOutcome, clean_meta, usage_meta
 from .echoes import prompt_echo
+from .outcomes import ParticipantOutcome, clean_meta, usage_meta
 from .prompts import build_prompt
 from .responses import parse_response
 

@@ -58,9 +58,7 @@ class Echo:
         if text in self.examples:
             return True
         return (
-            last
-            and len(text) >= _MIN_CUT_CHARS
-            and any(e.startswith(text) for e in self.examples)
+            last and len(text) >= _MIN_CUT_CHARS and any(e.startswith(text) for e in self.examples)
         )
 
     def drop(self, text: str) -> tuple[str, int]:
@@ -83,9 +81,7 @@ def prompt_echo(prompt: str, quoted: Iterable[str] = ()) -> Echo:
     lines of the discussion file the prompt shows, which stay an answer's own words)."""
     quoted_lines = {q.strip() for q in quoted}
     shown = {x.strip() for x in prompt.split("\n")}
-    lines = {
-        s for s in shown if s not in quoted_lines and len(_WORD.findall(s)) >= _MIN_WORDS
-    }
+    lines = {s for s in shown if s not in quoted_lines and len(_WORD.findall(s)) >= _MIN_WORDS}
     examples = set()
     for s in lines:
         m = _MARKER_SHAPED.match(s)

@@ -40,6 +40,7 @@ from ..syntax import clock
 from ..syntax.markers import extract
 from ..syntax.render import neutralise, render_comment
 from . import phases
+from .echoes import prompt_echo
 from .outcomes import (
     Attempt,
     ParticipantOutcome,
@@ -49,7 +50,6 @@ from .outcomes import (
     render_pass,
     usage_meta,
 )
-from .echoes import prompt_echo
 from .prompts import build_prompt
 from .responses import parse_response
 from .streamevents import stream_reporter

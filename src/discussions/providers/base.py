@@ -55,6 +55,8 @@ class ProviderSpec:
     """Accept a non-empty answer even when the command exits non-zero (gemini does this)."""
     source: str = "builtin"
     """Where it was defined: ``builtin``, ``smarttools``, ``user``, ``project``."""
+    context_window: int | None = None
+    """The model's context window in tokens, as declared (None: see `window.window_of`)."""
 
 
 class Provider(ABC):

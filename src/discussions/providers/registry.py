@@ -8,6 +8,7 @@
         description: "Balanced quality/speed"
         timeout: 600            # seconds (optional)
         output: text            # or codex-jsonl, claude-json (optional)
+        context_window: 8192    # the model's context window in tokens (optional; see window)
 
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
 ``/providers.yaml``, the user dir's ``providers.yaml``, the project's ``providers.yaml``.
@@ -152,6 +153,7 @@ def _providers_file(extra: bool) -> Fields:
             "output": Text(OUTPUT_FORMATS),
             "env_remove": ListOf(Text(), "a list of environment variable names"),
             "nonzero_ok": Flag(),
+            "context_window": Number(minimum=1, whole=True, what="a whole number of tokens"),
         },
         noun="provider setting",
         required=("name", "command"),
@@ -187,6 +189,7 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
                 message = f"key 'providers[{i}].{key}' must not be empty"
                 raise located_error(ConfigError, path, line, message)
         timeout = item.get("timeout")
+        window = item.get("context_window")
         specs.append(
             ProviderSpec(
                 name=item["name"].strip(),
@@ -197,6 +200,7 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
                 env_remove=[str(v) for v in item.get("env_remove") or []],
                 nonzero_ok=bool(item.get("nonzero_ok", False)),
                 source=source,
+                context_window=int(window) if window is not None else None,
             )
         )
     return specs
