@@ -8,7 +8,8 @@ the prompt without them. The budget goes in this order of priority:
 1. the proposal: the header and the text before the first comment (the introduction);
 2. the state of the discussion, derived from every comment the participant may see: the
    mentions of this participant since its latest comment, where each participant stands (its
-   current vote and latest comment), the decisions, the open questions and the concerns; all
+   current vote, score and pending issues, and latest comment), the open motions, the
+   decisions, the open questions, the concerns and the root causes named; all
    of it, whatever the growth allowance (only the character budget can shorten it);
 3. the newest comments in full (at most `recent_for`; first those that mention this
    participant since its latest comment), one that is too long for what is left cut to fit;
@@ -31,10 +32,17 @@ from .visibility import view_for
 
 STATE_HEADING = "## State of the discussion (derived from every comment; line numbers of the file)"
 POSITIONS = "Where each participant stands (current vote, latest comment):"
+MOTIONS = "Motions waiting for a result:"
 DECISIONS = "Decisions:"
 QUESTIONS = "Open questions:"
 CONCERNS = "Concerns:"
 DEFAULT_GROWTH = 0.45
+STATE_ITEMS = (
+    (DECISIONS, "DECISION"),
+    (QUESTIONS, "Q"),
+    (CONCERNS, "CONCERN"),
+    ("Root causes named:", "ROOT-CAUSE"),
+)
 _PROPOSAL_SHARE = 0.7
 _ITEM_CHARS = 200
 _NOTE_ROOM = 200
@@ -136,7 +144,15 @@ def state_lines(d: Discussion, p: Participant, comments: list[Comment], viewed: 
             score = f", score {scores[author]}" if author in scores else ""
             who = f"{author} (you)" if author == p.name else author
             lines.append(f"- {who}: {vote}{score}, latest comment at line {c.line}")
-    for heading, kind in ((DECISIONS, "DECISION"), (QUESTIONS, "Q"), (CONCERNS, "CONCERN")):
+            pending = [m.text for m in c.markers if m.kind == "PENDING"]
+            lines += [f"  - pending issue: {_short(text)}" for text in pending]
+    motions = [] if viewed else [m for m in d.motions if m.result == "open"]
+    if motions:
+        lines.append(MOTIONS)
+        for m in motions:
+            second = f"; seconded by {', '.join(m.seconded_by)}" if m.seconded_by else ""
+            lines.append(f"- {_short(m.text)} (moved by {m.by}, line {m.line}{second})")
+    for heading, kind in STATE_ITEMS:
         items: dict[str, list[str]] = {}  # the same text raised again is listed once
         for c in comments:
             for m in c.markers:
@@ -213,10 +229,11 @@ def build_context(
     head, truncated = _shorten(head, share, "the introduction")
     avail -= len(head)
     every = state_lines(d, participant, comments, view is not None)
-    state = _fit_lines(every, avail - len(STATE_HEADING) - 1)
+    least = min(int(allowance * _MIN_ROOM), avail // 3)  # kept for comments, whatever the state
+    state = _fit_lines(every, avail - least - len(STATE_HEADING) - 1)
     state_text = "\n".join([STATE_HEADING, *state]) + "\n" if state else ""
     avail -= len(state_text)
-    room = max(allowance - len(state_text) - _NOTE_ROOM, int(allowance * _MIN_ROOM))
+    room = max(allowance - len(state_text) - _NOTE_ROOM, least)
     shown = _choose(comments, participant, min(avail, room), recent_for(d), digest_for(d))
     out = [head, "\n" + _note(shown, len(comments), truncated, len(every) - len(state)) + "\n"]
     if state_text:
