@@ -63,9 +63,7 @@ def test_summary_refreshed_after_each_turn_when_configured(isolated: Path) -> No
     assert run("list").output.count("sum") == 1  # the .sum.md is not listed as a discussion
 
 
-def _big(
-    path: Path, n: int, mention_at: int | None = None, questions: bool = True
-) -> Discussion:
+def _big(path: Path, n: int, mention_at: int | None = None, questions: bool = True) -> Discussion:
     parts = [
         "<!-- DISCUSSION -->\n<!-- Title: Long -->\n<!-- Template: feature -->\n\n# Long\n\nContext.\n"
     ]
@@ -95,10 +93,14 @@ def test_prompt_stays_within_budget_and_says_what_was_left_out(isolated: Path) -
         assert len(prompt) <= 20_000
         assert not ctx.complete
         assert "[Context:" in prompt and "comments in full" in prompt
-        assert "MENTIONED-YOU-HERE" in prompt  # the comment addressed to this participant
-        assert f"Comment number {n - 1}." in prompt  # the newest comment in full
+        assert (
+            "Mentions of you (@security) since your latest comment:\n- line 37, Person3" in prompt
+        )
         assert "- question 4? (Person4, line" in prompt  # in the state of the discussion
-        if n == 2000:  # 500 questions do not fit: the note says the state was shortened
+        if n < 2000:
+            assert "MENTIONED-YOU-HERE" in prompt  # the comment addressed to this participant
+            assert f"Comment number {n - 1}." in prompt  # the newest comment
+        else:  # 500 questions fill the budget: the state comes first, and says it is cut
             assert "lines of the state left out for lack of room" in prompt
     assert sizes[0] < sizes[1] < sizes[2]  # the state grows with the questions, within the budget
 

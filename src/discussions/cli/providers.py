@@ -195,6 +195,12 @@ def providers_test(
     provider = reg.get(name)
     if deep:
         prompt = DEEP_PROMPT
+    from ..engine.fitting import window_lines
+
+    window = window_lines(reg, name, ws)  # a model too small is named before it is called
+    if not as_json:
+        for line in window:
+            click.echo(line, err=True)
     started = time.monotonic()
     completion = complete_with_usage(
         provider,
@@ -210,6 +216,7 @@ def providers_test(
     answer = completion.text
     usage = completion.usage
     report: dict[str, object] = {"provider": name, "seconds": round(elapsed, 3), "answer": answer}
+    report["context_window"] = window
     if deep:
         from ..engine.responses import parse_response
 

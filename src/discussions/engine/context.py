@@ -43,11 +43,12 @@ STATE_ITEMS = (
     (CONCERNS, "CONCERN"),
     ("Root causes named:", "ROOT-CAUSE"),
 )
-_PROPOSAL_SHARE = 0.7
+_PROPOSAL_SHARE = 0.85
 _ITEM_CHARS = 200
 _NOTE_ROOM = 200
 _MIN_ROOM = 0.5
-"""However long the state, the comments keep this share of their allowance."""
+"""However long the state, the comments keep this share of their allowance (when the
+character budget leaves it: the state comes first)."""
 _CUT_MIN = 400
 """The least room in which the newest comment is shown cut rather than as one line."""
 
@@ -229,11 +230,10 @@ def build_context(
     head, truncated = _shorten(head, share, "the introduction")
     avail -= len(head)
     every = state_lines(d, participant, comments, view is not None)
-    least = min(int(allowance * _MIN_ROOM), avail // 3)  # kept for comments, whatever the state
-    state = _fit_lines(every, avail - least - len(STATE_HEADING) - 1)
+    state = _fit_lines(every, avail - len(STATE_HEADING) - 1)
     state_text = "\n".join([STATE_HEADING, *state]) + "\n" if state else ""
     avail -= len(state_text)
-    room = max(allowance - len(state_text) - _NOTE_ROOM, least)
+    room = max(allowance - len(state_text) - _NOTE_ROOM, int(allowance * _MIN_ROOM))
     shown = _choose(comments, participant, min(avail, room), recent_for(d), digest_for(d))
     out = [head, "\n" + _note(shown, len(comments), truncated, len(every) - len(state)) + "\n"]
     if state_text:

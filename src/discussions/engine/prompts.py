@@ -151,16 +151,14 @@ def build_prompt(
     everyone but their authors (`visibility.sealed_for`)."""
     d = sealed_for(d, participant)
     budget = max_chars or max_chars_for(d)
-    if window is None:
-        return _assemble(d, participant, callout, budget, memory)
-    limit = prompt_tokens(window)
-    budget = min(budget, chars_for_tokens(limit))
+    limit = prompt_tokens(window) if window is not None else None
+    size = budget if limit is None else min(budget, chars_for_tokens(limit))
     for _ in range(_FIT_TRIES):
-        prompt, ctx = _assemble(d, participant, callout, budget, memory)
-        used = estimate_tokens(prompt)
-        if used <= limit or budget <= 0:
+        prompt, ctx = _assemble(d, participant, callout, size, memory)
+        over = max(len(prompt) / budget, estimate_tokens(prompt) / limit if limit else 0.0)
+        if over <= 1 or size <= 0:
             break
-        budget = min(budget - 1, int(budget * limit / used * 0.95))
+        size = min(size - 1, int(size / over * 0.97))  # the parts' sums are estimates
     return prompt, ctx
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import body_digest
-from ..errors import DiscussionsError, OverBudget, ProviderError
+from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
 from ..model import storage
 from ..model.discussion import Discussion
 from ..model.usage import (
@@ -34,6 +34,7 @@ from ..model.usage import (
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
+from ..providers.window import chain_window
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax import clock
@@ -233,9 +234,7 @@ class Runner:
             outcome.notes.append(f"background participant: vote {vote} not recorded")
             vote = None
         comment = neutralise(response.comment)
-        digest = body_digest(
-            render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
-        )
+        digest = body_digest(render_comment(participant.name, comment, vote=vote).split("\n", 1)[1])
         meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
         if outcome.attempts:
             meta.append(
@@ -329,6 +328,7 @@ class Runner:
         providers = self.providers  # configuration errors surface before anything runs
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
+        self.check_windows(d, chosen, provider)  # a model too small for any prompt: now
         result = TurnResult(file=str(d.path))
 
         def budget_stop(reason: str) -> None:
@@ -367,12 +367,28 @@ class Runner:
             budget_stop(reason)
         return reason is not None
 
-    @staticmethod
+    def window_for(self, participant: Participant, forced: str | None = None) -> int | None:
+        """The context window (tokens) `participant`'s prompt is sized for: the smallest
+        known among the providers that may answer it; None when none is known."""
+        return chain_window(self.providers, self.provider_chain(participant, forced)).tokens
+
+    def check_windows(
+        self, d: Discussion, chosen: Sequence[Participant], forced: str | None = None
+    ) -> None:
+        """Refuse, before any call, participants whose model cannot take their smallest
+        prompt (`fitting.misfits`)."""
+        from .fitting import misfits
+
+        found = misfits(d, chosen, self.providers, lambda p: self.provider_chain(p, forced))
+        if found:
+            raise WindowTooSmall("; ".join(m.message for m in found))
+
     def _prepared(
-        d: Discussion, p: Participant, callout: str | None
+        self, d: Discussion, p: Participant, callout: str | None, forced: str | None
     ) -> tuple[Participant, str, bool]:
-        """`p`, its prompt, and whether the current phase asks it for a vote."""
-        prompt, _ = build_prompt(d, p, callout)
+        """`p`, its prompt (sized for its providers' window), and whether the current phase
+        asks it for a vote."""
+        prompt, _ = build_prompt(d, p, callout, window=self.window_for(p, forced))
         info = d.phase_info
         return p, prompt, bool(info and info.voting_mode and p.votes)
 
@@ -393,9 +409,9 @@ class Runner:
                 if self._over_budget(d, [p], provider, budget_stop):
                     break
                 d.reload()
-                self._parallel(d, [self._prepared(d, p, callout)], provider, result)
+                self._parallel(d, [self._prepared(d, p, callout, provider)], provider, result)
             return
-        jobs = [self._prepared(d, p, callout) for p in chosen]  # one snapshot for everyone
+        jobs = [self._prepared(d, p, callout, provider) for p in chosen]  # one snapshot for all
         # A cost or token budget with nothing yet to estimate a call from: one call
         # goes first, and what it reports is the evidence for the others.
         first = 1 if self.unestimated(d, chosen, provider) else 0
@@ -477,6 +493,7 @@ class Runner:
                 terminate_all()
                 raise
 
+
 NARRATIVE_CALLOUT = (
     "Write a narrative summary of this discussion for someone who has not read it: what is "
     "proposed, where people agree, where they disagree and why, what is decided, and what is "
@@ -495,7 +512,8 @@ def narrate(
     such as `prompts.POST_CALLOUT`) written by participant `alias`. Returns (text, who wrote
     it). Nothing is written to the file."""
     participant = d.workspace.participants.get(alias)
-    prompt, _ = build_prompt(d, participant, callout, memory=False)
+    window = runner.window_for(participant, provider)
+    prompt, _ = build_prompt(d, participant, callout, memory=False, window=window)
     outcome = ParticipantOutcome(participant.alias, participant.name)
     text = runner.ask(
         participant, runner.request_for(participant, prompt, False), provider, outcome
