@@ -63,8 +63,9 @@ def estimate(text: str) -> int:
     return estimate_tokens(text)
 
 
-def setup(work: Path, log: Path) -> Path:
-    """A project whose default provider is the `ordinary` answerer; the discussion's path."""
+def setup(work: Path, log: Path, window: int | None = None) -> Path:
+    """A project whose default provider is the `ordinary` answerer (with a context `window`
+    when given); the discussion's path."""
     from discussions import Discussion
 
     script = work / "answer.py"
@@ -72,8 +73,9 @@ def setup(work: Path, log: Path) -> Path:
     home = Path(os.environ["DISCUSSIONS_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     command = f"{sys.executable} {script} {log}"
+    declared = f"    context_window: {window}\n" if window else ""
     (home / "providers.yaml").write_text(
-        f"providers:\n  - name: ordinary\n    command: {json.dumps(command)}\n", "utf-8"
+        f"providers:\n  - name: ordinary\n    command: {json.dumps(command)}\n{declared}", "utf-8"
     )
     (work / "discussions.yaml").write_text("providers:\n  default: ordinary\n", "utf-8")
     d = Discussion.create(
@@ -86,7 +88,9 @@ def setup(work: Path, log: Path) -> Path:
     return d.path
 
 
-def prompt_sizes(rounds: int, provider: str | None) -> dict[int, list[str]]:
+def prompt_sizes(
+    rounds: int, provider: str | None, window: int | None = None
+) -> dict[int, list[str]]:
     """{round: prompts sent in it}, from a discussion of `rounds` rounds."""
     from discussions import Discussion, Runner
 
@@ -94,7 +98,7 @@ def prompt_sizes(rounds: int, provider: str | None) -> dict[int, list[str]]:
     os.environ["DISCUSSIONS_HOME"] = str(work / "userdir")
     os.chdir(work)
     log = work / "prompts.log"
-    path = setup(work, log)
+    path = setup(work, log, window)
     runner = Runner()
     seen: dict[int, list[str]] = {}
     for n in range(1, rounds + 1):
@@ -117,8 +121,12 @@ def growth(rounds: int) -> None:
     print(
         f"Prompt size per call, 3 participants, {rounds} rounds (target: round 10 <= 1.5x round 1)"
     )
-    for provider in ("ordinary", "mock"):
-        seen = prompt_sizes(rounds, None if provider == "ordinary" else "mock")
+    for label, provider, window in (
+        ("ordinary", None, None),
+        ("mock", "mock", None),
+        ("2k window", None, 2048),
+    ):
+        seen = prompt_sizes(rounds, provider, window)
         row = []
         first = statistics.mean(estimate(p) for p in seen[1])
         for n in (1, 10, 40):
@@ -128,7 +136,18 @@ def growth(rounds: int) -> None:
                 row.append(
                     f"round {n}: {chars:,.0f} chars, {tokens:,.0f} tokens ({tokens / first:.2f}x)"
                 )
-        print(f"  {provider:9} " + " | ".join(row))
+        print(f"  {label:9} " + " | ".join(row))
+        if window:
+            most = max(estimate(p) for prompts in seen.values() for p in prompts)
+            print(f"  {'':9} largest prompt {most:,} tokens; the window leaves {_room(window):,}")
+
+
+def _room(window: int) -> int:
+    try:
+        from discussions.providers.window import prompt_tokens
+    except ImportError:
+        return window
+    return prompt_tokens(window)
 
 
 def answers() -> None:

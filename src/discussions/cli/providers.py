@@ -218,9 +218,10 @@ def providers_test(
     report: dict[str, object] = {"provider": name, "seconds": round(elapsed, 3), "answer": answer}
     report["context_window"] = window
     if deep:
+        from ..engine.echoes import prompt_echo
         from ..engine.responses import parse_response
 
-        parsed = parse_response(answer)
+        parsed = parse_response(answer, prompt_echo(prompt))
         report["parsed"] = parsed.structured and bool(parsed.comment.strip())
         report["vote"] = parsed.vote
         report["notes"] = list(parsed.notes)

@@ -127,32 +127,22 @@ def _mentioning(comments: list[Comment], p: Participant) -> list[int]:
 
 def state_lines(d: Discussion, p: Participant, comments: list[Comment], viewed: bool) -> list[str]:
     """The state of the discussion for `p`, from `comments` (what `p` may see); `viewed`:
-    `comments` is a blind or anonymous view, so the file's own votes are not used."""
+    `comments` is a blind or anonymous view, so the file's own votes and motions are not
+    used."""
     lines: list[str] = []
     asked = _mentioning(comments, p)
     if asked:
         lines.append(f"Mentions of you (@{p.alias}) since your latest comment:")
         lines += [f"- line {comments[i].line}, {comments[i].author}" for i in asked]
-    latest: dict[str, Comment] = {}
-    for c in comments:
-        latest[c.author] = c
-    if latest:
-        lines.append(POSITIONS)
-        votes = {} if viewed else d.votes
-        scores = {} if viewed else d.scores
-        for author, c in latest.items():
-            vote = votes.get(author) or (c.vote if viewed else None) or "no vote"
-            score = f", score {scores[author]}" if author in scores else ""
-            who = f"{author} (you)" if author == p.name else author
-            lines.append(f"- {who}: {vote}{score}, latest comment at line {c.line}")
-            pending = [m.text for m in c.markers if m.kind == "PENDING"]
-            lines += [f"  - pending issue: {_short(text)}" for text in pending]
+    lines += _positions(d, p, comments, viewed)
     motions = [] if viewed else [m for m in d.motions if m.result == "open"]
     if motions:
         lines.append(MOTIONS)
-        for m in motions:
-            second = f"; seconded by {', '.join(m.seconded_by)}" if m.seconded_by else ""
-            lines.append(f"- {_short(m.text)} (moved by {m.by}, line {m.line}{second})")
+        for motion in motions:
+            by = f"moved by {motion.by}, line {motion.line}"
+            if motion.seconded_by:
+                by += f"; seconded by {', '.join(motion.seconded_by)}"
+            lines.append(f"- {_short(motion.text)} ({by})")
     for heading, kind in STATE_ITEMS:
         items: dict[str, list[str]] = {}  # the same text raised again is listed once
         for c in comments:
@@ -162,6 +152,27 @@ def state_lines(d: Discussion, p: Participant, comments: list[Comment], viewed: 
         if items:
             lines.append(heading)
             lines += [f"- {text} ({_places(where)})" for text, where in items.items()]
+    return lines
+
+
+def _positions(d: Discussion, p: Participant, comments: list[Comment], viewed: bool) -> list[str]:
+    """Where each author stands: current vote and score, the pending issues of its latest
+    comment, and where that comment is."""
+    latest: dict[str, Comment] = {}
+    for c in comments:
+        latest[c.author] = c
+    if not latest:
+        return []
+    lines = [POSITIONS]
+    votes = {} if viewed else d.votes
+    scores = {} if viewed else d.scores
+    for author, c in latest.items():
+        vote = votes.get(author) or (c.vote if viewed else None) or "no vote"
+        score = f", score {scores[author]}" if author in scores else ""
+        who = f"{author} (you)" if author == p.name else author
+        lines.append(f"- {who}: {vote}{score}, latest comment at line {c.line}")
+        pending = [m.text for m in c.markers if m.kind == "PENDING"]
+        lines += [f"  - pending issue: {_short(text)}" for text in pending]
     return lines
 
 
