@@ -83,10 +83,16 @@ def test_an_answer_that_only_repeats_the_prompt_is_no_comment() -> None:
 
 
 def test_a_vote_quoted_from_the_discussion_still_counts() -> None:
-    """Lines of the discussion file shown in the prompt are an answer's own words."""
-    prompt = "## Response format\nSay VOTE: READY when ready.\n<discussion>\nVOTE: READY\n"
-    echo = prompt_echo(prompt, quoted=["VOTE: READY"])
-    assert parse_response("I agree.\nVOTE: READY", echo).vote == "READY"
+    """A line of the discussion repeated alone is an answer's own words; a passage of it
+    copied whole (three lines or more) is not, nor the vote inside it."""
+    discussion = ["Name: AI-Architect", "", "The pool is too small.", "", "VOTE: READY"]
+    prompt = "\n".join(["## Response format", "Say VOTE: READY when ready.", *discussion])
+    echo = prompt_echo(prompt, quoted=discussion)
+    own = "## Response format\nSay VOTE: READY when ready.\nI agree.\nVOTE: READY"
+    assert parse_response(own, echo).vote == "READY"
+    assert parse_response("Say VOTE: READY when ready.\nVOTE: READY", echo).vote == "READY"
+    copied = parse_response("\n".join(discussion), echo)
+    assert copied.vote is None and copied.comment == "" and copied.echoed == 5
 
 
 def _fresh(isolated: Path, template: str) -> Discussion:

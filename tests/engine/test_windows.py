@@ -67,7 +67,7 @@ def test_a_declared_window_is_read_and_checked(isolated: Path, providers_file) -
     reg = ProviderRegistry.load(isolated)
     assert reg.specs["small"].context_window == 2048
     window = provider_window(reg, "small")
-    assert window.tokens == 2048 and "small" in window.source
+    assert window.tokens == 2048 and window.source == "providers.yaml"
     providers_file({"small": "python3 -c pass"}, small={"context_window": '"big"'})
     r = run("providers", "list")
     assert code(r) != 0 and "context_window" in out(r) and "whole number of tokens" in out(r)
@@ -101,12 +101,12 @@ def test_a_model_too_small_is_named_before_any_call(
     assert code(run("new", "Auth")) == 0
     r = run("turn", "auth.md")
     assert code(r) != 0
-    assert "context window of context_window of tiny is 512 tokens" in out(r)
+    assert "tiny has a context window of 512 tokens (from providers.yaml)" in out(r)
     assert "AI-Security" in out(r) and "larger window" in out(r)
     assert not (tmp_path / "prompt.txt").exists()  # no call was made
     assert "Name:" not in (isolated / "discussions" / "auth.md").read_text("utf-8")
     r = run("check", "discussions/auth.md")
-    assert code(r) != 0 and "is 512 tokens" in out(r)
+    assert code(r) != 0 and "context window of 512 tokens" in out(r)
     r = run("providers", "test", "tiny")
     assert "Context window: 512 tokens" in out(r) and "Too small: AI-Architect" in out(r)
 
@@ -152,6 +152,7 @@ def test_an_ollama_model_says_its_window(
     )
     window = provider_window(ProviderRegistry.load(isolated), "local")
     assert window.tokens == expected and window.source == "ollama show tiny"
+    assert window.provider == "local"
 
 
 # -- the order of priority under a small budget -----------------------------------------------

@@ -50,6 +50,7 @@ _MIN_ROOM = 0.5
 """However long the state, the comments keep this share of their allowance (when the
 character budget leaves it: the state comes first)."""
 _CUT_MIN = 400
+_LINE_MIN = 40
 """The least room in which the newest comment is shown cut rather than as one line."""
 
 
@@ -268,8 +269,11 @@ def _choose(
     order += [i for i in range(len(comments) - 1, -1, -1) if i not in order]
     shown = _Shown()
     used = 0
-    for i in order:
+    for n, i in enumerate(order):
         left = budget - used
+        if left < _LINE_MIN:  # nothing more fits: the rest is counted, not rendered
+            shown.omitted += len(order) - n
+            break
         full = _render(comments[i])
         if len(shown.full) < recent and len(full) + 1 <= left:
             shown.full[i] = full

@@ -14,8 +14,10 @@ What counts as an echo of the prompt:
   with another keyword (``DONE: a task someone has taken on`` from two example lines);
 * the answer's last line, cut off where the model stopped, when its marker text is the start
   of such a text;
-* an answer with such lines whose every other line is a line of the prompt (a heading, a
-  single word): it repeated the prompt and said nothing of its own.
+* three lines or more in a row that are lines of the prompt, the discussion's included (a
+  passage copied from the prompt; a single line, such as someone's ``VOTE: READY``, stays);
+* an answer with such lines whose other lines are all short lines of the prompt (a heading,
+  a tag): it repeated the prompt and said nothing of its own.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _WORD = re.compile(r"\w+")
 _MARKER_SHAPED = re.compile(r"^[\W_]*?(?:\*\*|__)?([A-Z][A-Z-]*)(?:\*\*|__)?[ \t]*:[ \t]*(.+)$")
 _MIN_WORDS = 2
 _MIN_CUT_CHARS = 8
+_MIN_PASSAGE = 3
 
 
 @dataclass(slots=True, frozen=True)
@@ -67,10 +70,32 @@ class Echo:
             return text, 0
         lines = text.split("\n")
         last = max((i for i, x in enumerate(lines) if x.strip()), default=-1)
-        kept = [x for i, x in enumerate(lines) if not self.is_echo(x, i == last)]
-        if len(kept) < len(lines) and all(x.strip() in self.shown for x in kept):
-            return "", len(lines)
-        return "\n".join(kept), len(lines) - len(kept)
+        echoed = {i for i, x in enumerate(lines) if self.is_echo(x, i == last)}
+        echoed |= self._passages(lines, echoed)
+        kept = [x for i, x in enumerate(lines) if i not in echoed]
+        if echoed and all(
+            x.strip() in self.shown and len(_WORD.findall(x)) < _MIN_WORDS for x in kept
+        ):
+            return "", len(lines)  # what is left is the prompt's headings and tags
+        return "\n".join(kept), len(echoed)
+
+    def _passages(self, lines: list[str], echoed: set[int]) -> set[int]:
+        """Lines of passages copied from the prompt's discussion: `_MIN_PASSAGE` or more lines
+        in a row found in the prompt (blank lines and lines of the engine's own between
+        them do not break a passage). A single line, such as someone's ``VOTE: READY``
+        repeated, stays the answer's own."""
+        found: set[int] = set()
+        run: list[int] = []
+        for i, line in enumerate([*lines, "\0"]):
+            if not line.strip() or i in echoed:
+                continue
+            if line.strip() in self.shown:
+                run.append(i)
+                continue
+            if len(run) >= _MIN_PASSAGE:
+                found.update(run)
+            run = []
+        return found
 
 
 NO_ECHO = Echo()

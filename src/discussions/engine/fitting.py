@@ -34,13 +34,20 @@ class Misfit:
     @property
     def message(self) -> str:
         tokens = self.window.tokens or 0
+        name = self.participant.name
         return (
-            f"{self.participant.name}: the context window of {self.window.source} is "
-            f"{tokens:,} tokens, and the smallest prompt for {self.participant.name} takes "
-            f"about {self.need:,} tokens with {answer_tokens(tokens):,} kept for the answer; "
-            "give this participant a model with a larger window (or correct context_window: "
-            "in providers.yaml)"
+            f"{name}: {self.window.provider} has a context window of {tokens:,} tokens (from "
+            f"{self.window.source}); the smallest prompt for {name} takes about "
+            f"{self.need:,} tokens and {answer_tokens(tokens):,} are kept for the answer. "
+            f"Give {name} a model with a larger window, or correct context_window: in "
+            "providers.yaml if it is wrong"
         )
+
+
+def refusal(found: list[Misfit]) -> str:
+    """Why a turn cannot ask the participants of `found`, one line each."""
+    lines = [f"- {m.message}" for m in found]
+    return "models too small for the prompt, nothing was sent:\n" + "\n".join(lines)
 
 
 def misfits(
@@ -77,7 +84,7 @@ def window_lines(
         ]
     tokens = window.tokens
     lines = [
-        f"Context window: {tokens:,} tokens ({window.source}); prompts up to "
+        f"Context window: {tokens:,} tokens (from {window.source}); prompts up to "
         f"{prompt_tokens(tokens):,} tokens, {answer_tokens(tokens):,} kept for the answer"
     ]
     if d is None:

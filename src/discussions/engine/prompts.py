@@ -144,10 +144,10 @@ def build_prompt(
 
     The whole prompt stays within `max_chars` (default ``context.max_chars``) and, with a
     `window` (the model's context window in tokens), within `window.prompt_tokens` of it by
-    the estimate, unless the persona, task and format alone are longer (`fits` says whether a
-    model can take a participant's prompt at all). With `memory` (and ``memory.enabled`` in
-    the configuration), the settled decisions of other discussions come before the
-    discussion (see `build_memory`). Ballots on motions not yet decided are sealed from
+    the estimate, unless the persona, task and format alone are longer (`fitting.misfits`
+    names the models that cannot take a participant's prompt at all). With `memory` (and
+    ``memory.enabled`` in the configuration), the settled decisions of other discussions
+    come before the discussion (see `build_memory`). Ballots on motions not yet decided are sealed from
     everyone but their authors (`visibility.sealed_for`)."""
     d = sealed_for(d, participant)
     budget = max_chars or max_chars_for(d)
@@ -166,13 +166,6 @@ def minimal_prompt(d: Discussion, participant: Participant) -> str:
     """The smallest prompt `participant` can get in `d`: persona, phase, task and format, with
     no room left for the discussion."""
     return build_prompt(d, participant, max_chars=1, memory=False)[0]
-
-
-def fits(d: Discussion, participant: Participant, window: int) -> tuple[bool, int]:
-    """Whether a model with a `window` of tokens can take `participant`'s prompt in `d` at
-    all, and the tokens the smallest such prompt takes by the estimate."""
-    need = estimate_tokens(minimal_prompt(d, participant))
-    return need <= prompt_tokens(window), need
 
 
 def _assemble(

@@ -377,11 +377,11 @@ class Runner:
     ) -> None:
         """Refuse, before any call, participants whose model cannot take their smallest
         prompt (`fitting.misfits`)."""
-        from .fitting import misfits
+        from .fitting import misfits, refusal
 
         found = misfits(d, chosen, self.providers, lambda p: self.provider_chain(p, forced))
         if found:
-            raise WindowTooSmall("; ".join(m.message for m in found))
+            raise WindowTooSmall(refusal(found))
 
     def _prepared(
         self, d: Discussion, p: Participant, callout: str | None, forced: str | None

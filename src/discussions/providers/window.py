@@ -72,6 +72,8 @@ class Window:
     """The window in tokens; None when unknown."""
     source: str
     """Where it comes from: ``providers.yaml``, ``ollama show MODEL``, ``unknown``..."""
+    provider: str = ""
+    """The provider it is the window of."""
 
 
 UNKNOWN_WINDOW = Window(None, "unknown")
@@ -80,11 +82,12 @@ UNKNOWN_WINDOW = Window(None, "unknown")
 def window_of(spec: ProviderSpec) -> Window:
     """The context window of the provider `spec` defines (module docstring)."""
     if spec.context_window:
-        return Window(int(spec.context_window), f"context_window of {spec.name}")
+        return Window(int(spec.context_window), "providers.yaml", spec.name)
     model = _ollama_model(spec.command or "")
     if model is not None:
         env = os.environ.get("OLLAMA_CONTEXT_LENGTH", "")
-        return _ollama_window(model, env, os.environ.get("PATH", ""))
+        told = _ollama_window(model, env, os.environ.get("PATH", ""))
+        return Window(told.tokens, told.source, spec.name)
     return UNKNOWN_WINDOW
 
 
@@ -98,7 +101,7 @@ def provider_window(registry: ProviderRegistry, name: str) -> Window:
         told = getattr(registry.get(name), "context_window", None)
         tokens = told() if callable(told) else None
         if isinstance(tokens, int) and tokens > 0:
-            return Window(tokens, f"{name} (reported)")
+            return Window(tokens, "reported by the provider", name)
     return window_of(spec)
 
 
