@@ -147,8 +147,8 @@ def build_prompt(
     the estimate, unless the persona, task and format alone are longer (`fitting.misfits`
     names the models that cannot take a participant's prompt at all). With `memory` (and
     ``memory.enabled`` in the configuration), the settled decisions of other discussions
-    come before the discussion (see `build_memory`). Ballots on motions not yet decided are sealed from
-    everyone but their authors (`visibility.sealed_for`)."""
+    come before the discussion (see `build_memory`). Ballots on motions not yet decided are
+    sealed from everyone but their authors (`visibility.sealed_for`)."""
     d = sealed_for(d, participant)
     budget = max_chars or max_chars_for(d)
     limit = prompt_tokens(window) if window is not None else None
