@@ -75,13 +75,10 @@ def window_lines(
 ) -> list[str]:
     """What `providers test` says of provider `name`'s window: its size and where it comes
     from, and whether the smallest prompt of each participant of `d` (default: of a new
-    discussion in `ws`) fits."""
+    discussion in `ws`) fits; nothing when the window is unknown."""
     window = provider_window(registry, name)
     if window.tokens is None:
-        return [
-            f"Context window: unknown (set context_window: for {name} in providers.yaml); "
-            "prompts keep to context.max_chars"
-        ]
+        return []  # unknown: prompts keep to context.max_chars
     tokens = window.tokens
     lines = [
         f"Context window: {tokens:,} tokens (from {window.source}); prompts up to "
