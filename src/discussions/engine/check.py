@@ -63,7 +63,9 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     for name, path in paths:
         report.problems += [Problem(name, line, m) for line, m in violations.get(path, [])]
         report.problems += _file_problems(name, path, ws, report)
-    report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
+    report.problems += [
+        Problem(display_path(p.file), p.line, p.message) for p in ws.problems
+    ]
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
     return report

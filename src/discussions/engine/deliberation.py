@@ -48,15 +48,8 @@ from .runner import Runner
 from .turns import select_participants
 
 STOP_REASONS = (
-    "consensus",
-    "max_rounds",
-    "escalated",
-    "all_passed",
-    "rejected",
-    "interrupted",
-    "ballots",
-    "budget",
-    "error",
+    "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
+    "budget", "error",
 )
 GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 DEFAULT_MAX_ROUNDS = 5

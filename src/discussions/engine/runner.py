@@ -234,7 +234,9 @@ class Runner:
             outcome.notes.append(f"background participant: vote {vote} not recorded")
             vote = None
         comment = neutralise(response.comment)
-        digest = body_digest(render_comment(participant.name, comment, vote=vote).split("\n", 1)[1])
+        digest = body_digest(
+            render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
+        )
         meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
         if outcome.attempts:
             meta.append(

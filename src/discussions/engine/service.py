@@ -36,7 +36,6 @@ MAX_CHARS = 200_000
 MAX_FINISHED_JOBS = 200
 """Finished tickets kept for `turn_result`; older ones are forgotten first."""
 
-
 def create_discussion(
     ws: Workspace,
     title: str,
