@@ -82,8 +82,12 @@ def parse_response(text: str, echo: Echo = NO_ECHO) -> Response:
         body = neutralise(text)
         return Response(_strip_blank_ends(body), None, notes=["answer too deeply nested"])
     if response.echoed:
-        what = "the answer only repeated" if not response.comment.strip() else "lines repeating"
-        response.notes.append(f"{what} the prompt ({response.echoed} lines left out)")
+        n = response.echoed
+        lines = f"{n} line{'s' if n != 1 else ''}"
+        if response.comment.strip() or response.vote:
+            response.notes.append(f"{lines} repeating the prompt left out")
+        else:
+            response.notes.append(f"the answer only repeated the prompt ({lines} left out)")
     return response
 
 
