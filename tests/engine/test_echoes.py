@@ -23,6 +23,8 @@ from ..conftest import FIXTURES, run
 
 REAL = FIXTURES / "real-model"
 ANSWERS = sorted(REAL.glob("*.answer.txt"))
+COMPACT = sorted((FIXTURES / "real-model-2k").glob("*.answer.txt"))
+"""Answers to the compact prompts, whose format section shows no example line."""
 EXAMPLE_LINES = (
     "Q: a question you want answered",
     "TODO: an action item",
@@ -53,7 +55,9 @@ def test_the_fixtures_hold_echoed_examples() -> None:
     assert '{"sentinel": "NO_RESPONSE"}' in text
 
 
-@pytest.mark.parametrize("answer", ANSWERS, ids=lambda p: p.name[:2])
+@pytest.mark.parametrize(
+    "answer", ANSWERS + COMPACT, ids=lambda p: f"{p.parent.name[-2:]}-{p.name[:2]}"
+)
 def test_real_answers_give_no_example_marker_and_no_pass(answer: Path) -> None:
     prompt = prompt_of(answer)
     r = parse_response(answer.read_text("utf-8"), prompt_echo(prompt))
