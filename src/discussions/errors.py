@@ -72,6 +72,10 @@ class PhaseError(DiscussionsError):
     pass
 
 
+class WindowTooSmall(DiscussionsError):
+    """A participant's model cannot take even the smallest prompt it would be sent."""
+
+
 class ConfigError(DiscussionsError):
     pass
 

@@ -275,10 +275,14 @@ def test_anonymous_prompt_hides_people_too_and_the_file_keeps_names(isolated: Pa
     path = write(isolated / "discussions" / "hand.md", text)
     d = Discussion.load(path)
     me = d.workspace.participants.get("security")
+    compact = build_prompt(d, me)[0].split("<discussion>", 1)[1]  # the state and a few comments
+    write(isolated / "discussions.yaml", "context:\n  recent_comments: 50\n  growth: 10\n")
+    d = Discussion.load(path)
     prompt, _ = build_prompt(d, me)
     context = prompt.split("<discussion>", 1)[1]
+    assert "## State of the discussion" in compact and "## State of the discussion" not in context
     for name in ("Rob", "Ann", "AI-Pragmatist", "AI-Architect", "@architect", "@pragmatist"):
-        assert name not in context, name
+        assert name not in context and name not in compact, name
     assert "Name: Participant A" in context and "Name: Participant C" in context
     # Labels by first appearance: Rob A, AI-Pragmatist B, Ann C, then AI-Architect D.
     assert "Participant D, Participant A and AI-Security" in context  # own name stays

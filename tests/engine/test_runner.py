@@ -106,10 +106,7 @@ def test_prompt_contents(disc: Path, isolated: Path, providers_file, tmp_path: P
     assert "Cast your final vote based on the discussion." in prompt
     assert "<!-- Title: Auth -->" in prompt
     assert "Is the token storage safe?" in prompt
-    assert (
-        '{"comment": "your markdown comment", "vote": "READY" | "CHANGES" | "REJECT" | null}'
-        in prompt
-    )
+    assert '"vote" is one of the strings READY, CHANGES or REJECT, or null.' in prompt
     assert 'This phase collects votes: set "vote" to READY, CHANGES or REJECT.' in prompt
 
 

@@ -63,13 +63,13 @@ def test_summary_refreshed_after_each_turn_when_configured(isolated: Path) -> No
     assert run("list").output.count("sum") == 1  # the .sum.md is not listed as a discussion
 
 
-def _big(path: Path, n: int, mention_at: int | None = None) -> Discussion:
+def _big(path: Path, n: int, mention_at: int | None = None, questions: bool = True) -> Discussion:
     parts = [
         "<!-- DISCUSSION -->\n<!-- Title: Long -->\n<!-- Template: feature -->\n\n# Long\n\nContext.\n"
     ]
     for i in range(n):
         body = f"Comment number {i}. " + "Some reasoning about the design. " * 8
-        if i % 4 == 0:
+        if i % 4 == 0 and questions:
             body += f"\n\nQ: question {i}?"
         if i == mention_at:
             body += "\n\n@security MENTIONED-YOU-HERE please check the token store."
@@ -89,19 +89,37 @@ def test_prompt_stays_within_budget_and_says_what_was_left_out(isolated: Path) -
         d = _big(isolated / f"d{n}.md", n, mention_at=3)
         security = d.workspace.participants.get("security")
         prompt, ctx = build_prompt(d, security, max_chars=20_000)
-        sizes.append(len(ctx.text))
+        sizes.append(len(prompt))
         assert len(prompt) <= 20_000
-        if n >= 200:
-            assert not ctx.complete
-            assert "[Context budget:" in prompt and "comments shown in full" in prompt
+        assert not ctx.complete
+        assert "[Context:" in prompt and "comments in full" in prompt
+        assert (
+            "Mentions of you (@security) since your latest comment:\n- line 37, Person3" in prompt
+        )
+        assert "- question 4? (Person4, line" in prompt  # in the state of the discussion
+        if n < 2000:
             assert "MENTIONED-YOU-HERE" in prompt  # the comment addressed to this participant
-            assert f"Comment number {n - 1}." in prompt  # the newest comment in full
-            assert "question 4?" in prompt or "oldest comments left out entirely" in prompt
-    assert sizes[0] < 20_000 and abs(sizes[2] - sizes[1]) < 2_000  # flat once the budget is hit
+            assert f"Comment number {n - 1}." in prompt  # the newest comment
+        else:  # 500 questions fill the budget: the state comes first, and says it is cut
+            assert "lines of the state left out for lack of room" in prompt
+    assert sizes[0] < sizes[1] < sizes[2]  # the state grows with the questions, within the budget
+
+
+def test_a_discussion_of_ordinary_comments_stays_a_rounds_size(isolated: Path) -> None:
+    """Comments without markers: the prompt at 40 comments is the size of the one at 4, and
+    still names every participant's position and the mention of this participant."""
+    sizes = []
+    for n in (4, 40, 400):
+        d = _big(isolated / f"o{n}.md", n, mention_at=1, questions=False)
+        prompt, _ = build_prompt(d, d.workspace.participants.get("security"))
+        sizes.append(len(prompt))
+        assert "MENTIONED-YOU-HERE" in prompt
+        assert all(f"- Person{i}: READY" in prompt for i in range(min(n, 5)))
+    assert max(sizes) < 1.5 * min(sizes), sizes
 
 
 def test_short_discussion_is_sent_whole(isolated: Path) -> None:
-    d = _big(isolated / "short.md", 5)
+    d = _big(isolated / "short.md", 3)
     prompt, ctx = build_prompt(d, d.workspace.participants.get("architect"))
     assert ctx.complete and "[Context budget" not in prompt
     assert d.text.strip() in prompt.replace("\r\n", "\n")

@@ -29,9 +29,9 @@ def test_markdown_it_is_loaded_before_the_first_answer_arrives(
     loaded: list[bool] = []
     parse = runner_module.parse_response
 
-    def parse_response(text: str):  # type: ignore[no-untyped-def]
+    def parse_response(text: str, echo=None):  # type: ignore[no-untyped-def]
         loaded.append("markdown_it" in sys.modules and code._block_md is not None)
-        return parse(text)
+        return parse(text, echo)
 
     monkeypatch.setattr(runner_module, "parse_response", parse_response)
     d = Discussion.load(isolated / "discussions" / "auth.md")

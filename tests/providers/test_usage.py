@@ -386,6 +386,6 @@ def test_deep_test_fails_a_command_model_that_fails_every_real_prompt(
     r = run("providers", "test", "tiny", "--deep", "--json")
     assert code(r) == 1, out(r)
     data = json_of(r)
-    assert data["prompt"]["chars"] > 20_000
+    assert data["prompt"]["chars"] > 3_000  # a long discussion as the engine sends it
     assert "exceeds the context window (512)" in data["error"]
     assert data["context_window"] is None and data["fits"] is None

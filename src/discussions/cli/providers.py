@@ -7,7 +7,7 @@ import time
 import click
 
 from ..errors import DiscussionsError, ProviderError
-from ..providers.base import Provider, ProviderRequest, complete_with_usage
+from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import CommandProvider
 from ..providers.registry import (
     ProviderRegistry,
@@ -199,14 +199,21 @@ def providers_test(
     ws = workspace()
     reg = ProviderRegistry.load(ws.config.base_dir)
     provider = reg.get(name)
+    from ..engine.fitting import window_lines  # the engine only when a test is run
+
     if deep:
-        _deep_test(name, provider, ws, timeout, as_json)
+        _deep_test(name, reg, ws, timeout, as_json, window_lines(reg, name, ws))
         return
+    window = window_lines(reg, name, ws)  # a model too small is named before it is called
+    if not as_json:
+        for line in window:
+            click.echo(line, err=True)
     started = time.monotonic()
     completion = complete_with_usage(provider, _test_request(prompt, timeout))
     elapsed = time.monotonic() - started
     if as_json:
-        echo_json({"provider": name, "seconds": round(elapsed, 3), "answer": completion.text})
+        report = {"provider": name, "seconds": round(elapsed, 3), "answer": completion.text}
+        echo_json({**report, "window": window})
         return
     click.echo(completion.text.rstrip())
     click.echo(f"\n{name} answered in {elapsed:.1f}s", err=True)
@@ -223,12 +230,24 @@ def _test_request(prompt: str, timeout: float | None) -> ProviderRequest:
 
 
 def _deep_test(
-    name: str, provider: Provider, ws: Workspace, timeout: float | None, as_json: bool
+    name: str,
+    reg: ProviderRegistry,
+    ws: Workspace,
+    timeout: float | None,
+    as_json: bool,
+    window: list[str],
 ) -> None:
-    """`providers test --deep`: a real-size prompt, its fit and the answer (see engine.probe)."""
+    """`providers test --deep`: a real-size prompt, its fit and the answer (see engine.probe);
+    `window` is what `window_lines` says of the provider's window."""
+    from ..engine.echoes import prompt_echo
     from ..engine.probe import probe_prompt, window_fit
     from ..engine.responses import parse_response
+    from ..providers.window import provider_window
 
+    provider = reg.get(name)
+    if not as_json:
+        for line in window:
+            click.echo(line, err=True)
     probe = probe_prompt(ws)
     started = time.monotonic()
     completion, error = None, None
@@ -240,9 +259,9 @@ def _deep_test(
     usage = completion.usage if completion else UNKNOWN
     spec = getattr(provider, "spec", None)
     room = getattr(spec, "max_tokens", None) or 0
-    fit = window_fit(probe, getattr(provider, "context_window", None), usage.input_tokens, room)
+    fit = window_fit(probe, provider_window(reg, name).tokens, usage.input_tokens, room)
     answer = completion.text if completion else ""
-    parsed = parse_response(answer) if completion else None
+    parsed = parse_response(answer, prompt_echo(probe.text)) if completion else None
     report: dict[str, object] = {
         "provider": name,
         "seconds": round(elapsed, 3),
@@ -251,6 +270,7 @@ def _deep_test(
         "parsed": bool(parsed and parsed.structured and parsed.comment.strip()),
         "vote": parsed.vote if parsed else None,
         "notes": list(parsed.notes) if parsed else [],
+        "window": window,
         "usage": {
             "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens,

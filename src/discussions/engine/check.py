@@ -2,7 +2,8 @@
 CLI, the MCP server, the web view and a pre-commit hook can all make.
 
 A problem is a parse warning, a file that is not a discussion, an append lost or cut short
-(the journal), a settings or persona file that cannot be used, and with a revision, text that
+(the journal), a settings or persona file that cannot be used, a participant whose model's
+context window cannot take even its smallest prompt, and with a revision, text that
 existed at that revision and was changed or removed (the append-only check of `git.appends`)."""
 
 from __future__ import annotations
@@ -98,4 +99,21 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
         return [Problem(name, 0, str(exc))]
     problems = [Problem(name, w.line, w.message) for w in warnings]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
+    problems += [Problem(name, 0, message) for message in _window_problems(path, ws)]
     return problems
+
+
+def _window_problems(path: Path, ws: Workspace) -> list[str]:
+    """Participants of the discussion at `path` whose model is too small for their smallest
+    prompt (`fitting.misfits`); nothing when the providers cannot be read (reported apart)."""
+    from .fitting import misfits
+    from .runner import Runner
+
+    try:
+        d = Discussion.load(path, ws)
+        runner = Runner(ws)
+        chosen = [ws.participants.get(a) for a in d.participants if a in ws.participants]
+        found = misfits(d, chosen, runner.providers, runner.provider_chain)
+    except DiscussionsError:
+        return []
+    return [m.message for m in found]

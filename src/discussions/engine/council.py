@@ -37,6 +37,7 @@ from ..model import storage
 from ..providers.command import terminate_all
 from ..syntax import clock
 from ..syntax.render import neutralise, render_comment
+from .echoes import prompt_echo
 from .outcomes import ParticipantOutcome, clean_meta, usage_meta
 from .prompts import build_prompt
 from .responses import parse_response
@@ -281,7 +282,9 @@ def _collect(
     refusal = runner.budget_refusal(d, asked, provider)
     if refusal is not None:
         raise OverBudget(refusal)  # the turn records the stop
-    prompts = [(p, build_prompt(d, p, callout)[0]) for p in asked]
+    prompts = [
+        (p, build_prompt(d, p, callout, window=runner.window_for(p, provider))[0]) for p in asked
+    ]
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
         futures = [
             pool.submit(_compose, runner, p, prompt, provider, d.path) for p, prompt in prompts
@@ -317,7 +320,7 @@ def _compose(
     outcome.duration = time.monotonic() - started
     if text is None:
         return outcome, None
-    response = parse_response(text)
+    response = parse_response(text, prompt_echo(prompt, file.read_text("utf-8").split("\n")))
     outcome.notes.extend(response.notes)
     if response.no_response or not response.comment.strip():
         outcome.status = "no_response"

@@ -11,13 +11,13 @@ the high side (`estimate_tokens`).
 
 from __future__ import annotations
 
-import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DiscussionsError
 from ..model.discussion import Discussion
+from ..providers.window import estimate_tokens
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from .prompts import build_prompt, max_chars_for
@@ -29,9 +29,6 @@ _SAMPLE = (
     "region, widen it when the numbers hold for two days, and write down what makes us stop. "
     "The migration script should be idempotent so a retry cannot double-apply anything.\n"
 )
-_BYTES_PER_TOKEN = 3
-"""An estimate that errs on the high side: English runs near 4 bytes a token in common
-tokenizers, code and other scripts fewer."""
 
 
 @dataclass(slots=True)
@@ -79,11 +76,6 @@ class WindowFit:
         if self.fits:
             return f"{head} fit the context window of {self.window:,}"
         return f"{head} do not fit the context window of {self.window:,}"
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens in `text`, estimated from its UTF-8 size (high rather than low)."""
-    return math.ceil(len(text.encode("utf-8")) / _BYTES_PER_TOKEN)
 
 
 def window_fit(

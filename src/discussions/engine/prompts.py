@@ -3,10 +3,12 @@
 A prompt is: the persona, the phase and its instructions, the discussion, the task (callout and
 mentions), and the response format (JSON with a comment and a vote).
 
-The discussion part fits ``context.max_chars`` however long the file grows: when the whole file
-is too long, it keeps the header and preamble, the comments that mention this participant, and
-the newest comments in full, and replaces the rest with a digest of their markers (one line per
-comment, oldest dropped first), saying what was left out.
+The prompt fits its budget by design: ``context.max_chars`` characters, and when the model's
+context window is known (`providers.window`), the tokens the window leaves once the answer has
+its room, by the conservative estimate of `window.estimate_tokens`. The discussion part takes
+what the rest leaves, in the order of priority of `context` (the proposal, the state of the
+discussion, the newest comments, older ones as a digest), and stays about a round's size
+however long the file grows.
 
 Project memory: the decisions of the project's other discussions that are settled (no longer
 open) are listed before the discussion, newest first, so settled questions are not argued again.
@@ -16,14 +18,14 @@ quarter of what the prompt's frame leaves, so the whole prompt stays within its 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..model.discussion import Comment, Discussion
+from ..model.discussion import Discussion
 from ..model.ledger import settled_decisions
+from ..providers.window import chars_for_tokens, estimate_tokens, prompt_tokens
 from ..settings.participants import Participant
-from ..syntax.text import normalise_newlines
-from .visibility import sealed_for, view_for
+from .context import Context, build_context
+from .visibility import sealed_for
 
 if TYPE_CHECKING:
     from ..settings.templates import Phase
@@ -33,29 +35,14 @@ DEFAULT_MEMORY_CHARS = 4_000
 MEMORY_HEADING = "## Settled decisions in this project (do not reopen unless asked)"
 _MEMORY_SHARE = 0.25
 _MEMORY_ITEM_CHARS = 300
-_PREAMBLE_SHARE = 0.25
-_DIGEST_SHARE = 0.25
-
-
-@dataclass(slots=True)
-class Context:
-    """The discussion as shown to one participant."""
-
-    text: str
-    full_comments: int
-    digested_comments: int
-    omitted_comments: int
-    truncated_preamble: bool
-
-    @property
-    def complete(self) -> bool:
-        return not (self.digested_comments or self.omitted_comments or self.truncated_preamble)
+_MIN_MAX_CHARS = 1_000
+_FIT_TRIES = 4
 
 
 def max_chars_for(d: Discussion) -> int:
     value = d.workspace.config.section("context").get("max_chars", DEFAULT_MAX_CHARS)
     try:
-        return max(2_000, int(value))
+        return max(_MIN_MAX_CHARS, int(value))
     except (TypeError, ValueError):
         return DEFAULT_MAX_CHARS
 
@@ -107,96 +94,18 @@ def _left_out(count: int) -> str:
     return f"[... {count} older settled decision{'s' if count != 1 else ''} left out]\n"
 
 
-def _render(c: Comment) -> str:
-    return f"---\n\nName: {c.author}\n\n{c.body.strip()}\n"
-
-
-def _digest_line(c: Comment) -> str:
-    parts = [f"- line {c.line}, {c.author}:"]
-    for m in c.markers:
-        text = m.text if len(m.text) <= 100 else m.text[:97] + "..."
-        parts.append(f"{m.kind}: {text};")
-    if c.mentions:
-        parts.append("mentions " + ", ".join("@" + a for a in c.mentions) + ";")
-    if len(parts) == 1:
-        summary = c.summary
-        parts.append(summary if summary else "(no markers)")
-    return " ".join(parts).rstrip(";")
-
-
-def build_context(d: Discussion, participant: Participant, max_chars: int) -> Context:
-    view = view_for(d, participant)  # blind or anonymous phases: what this participant sees
-    text = view.text if view else normalise_newlines(d.text)
-    comments = view.comments if view else d.comments
-    if len(text) <= max_chars:
-        return Context(text, len(comments), 0, 0, False)
-
-    first_comment_line = comments[0].line - 2 if comments else text.count("\n") + 1
-    head_lines = text.split("\n")[: max(first_comment_line - 1, 0)]
-    head = "\n".join(head_lines).rstrip() + "\n"
-    truncated = False
-    head_budget = int(max_chars * _PREAMBLE_SHARE)
-    if len(head) > head_budget:
-        head = (
-            head[:head_budget].rsplit("\n", 1)[0]
-            + "\n[... rest of the introduction left out ...]\n"
-        )
-        truncated = True
-
-    budget = max_chars - len(head) - int(max_chars * _DIGEST_SHARE) - 400
-    keep: set[int] = set()
-    used = 0
-    mentioning = [i for i, c in enumerate(comments) if participant.alias in c.mentions]
-    # Comments addressed to this participant first (newest first), then the newest overall.
-    for i in [*reversed(mentioning), *range(len(comments) - 1, -1, -1)]:
-        if i in keep:
-            continue
-        size = len(_render(comments[i]))
-        if used + size > budget:
-            if i in mentioning:
-                continue
-            break
-        keep.add(i)
-        used += size
-
-    rest = [i for i in range(len(comments)) if i not in keep]
-    digest_budget = max_chars - len(head) - used - 400
-    digest_lines = [_digest_line(comments[i]) for i in rest]
-    total = sum(len(x) + 1 for x in digest_lines)
-    omitted = 0
-    while omitted < len(digest_lines) and total > digest_budget:
-        total -= len(digest_lines[omitted]) + 1
-        omitted += 1
-    digest_lines = digest_lines[omitted:]
-    parts = [head]
-    note = (
-        f"[Context budget: {len(keep)} of {len(comments)} comments shown in full; "
-        f"{len(digest_lines)} older comments summarised by their markers"
-        + (f"; {omitted} oldest comments left out entirely" if omitted else "")
-        + (", and the introduction was shortened" if truncated else "")
-        + ".]"
-    )
-    parts.append("\n" + note + "\n")
-    if digest_lines:
-        parts.append("\nDigest of older comments:\n" + "\n".join(digest_lines) + "\n")
-    for i in sorted(keep):
-        parts.append("\n" + _render(comments[i]))
-    return Context("".join(parts), len(keep), len(digest_lines), omitted, truncated)
-
-
+# The format is described, never shown as a sample answer: no line of it is a marker, a vote
+# or a JSON object, so a model that repeats it (small models do) adds nothing to the record,
+# and the answer path drops such lines anyway (`echoes`).
 RESPONSE_FORMAT = """\
-Respond with JSON only, in this shape:
-{"comment": "your markdown comment", "vote": "READY" | "CHANGES" | "REJECT" | null}
-
-In the comment, put markers at the start of a line where they apply:
-Q: a question you want answered
-TODO: an action item
-DECISION: a decision you propose or record
-CONCERN: a risk or problem
-ASSIGNED: a task someone has taken on
-DONE: a task that is finished
-Mention another participant with @alias to ask them something.
-If you have nothing to add, respond with exactly: {"sentinel": "NO_RESPONSE"}"""
+Answer with one JSON object and nothing else, with these fields:
+"comment" is your comment in markdown, in your own words; do not copy this prompt.
+"vote" is one of the strings READY, CHANGES or REJECT, or null.
+Markers in the comment go at the start of their own line: Q: then a question you want \
+answered, TODO: then an action item, DECISION: then a decision you propose or record, \
+CONCERN: then a risk or problem, ASSIGNED: then a task someone has taken on, DONE: then a \
+finished task.
+Mention another participant with @ and their alias to ask them something."""
 
 
 DIAGNOSIS_FORMAT = (
@@ -208,8 +117,8 @@ DIAGNOSIS_FORMAT = (
 )
 
 TURN_ACTIONS = (
-    'Or "action": "PASS" (nothing to add), or "action": "CALL_VOTE" with "motion": '
-    '"one sentence" for a formal vote.'
+    '"action" is optional: "PASS" when you have nothing to add, or "CALL_VOTE" with '
+    '"motion" set to one sentence, for a formal vote.'
 )
 
 POST_CALLOUT = (
@@ -229,17 +138,41 @@ def build_prompt(
     *,
     max_chars: int | None = None,
     memory: bool = True,
+    window: int | None = None,
 ) -> tuple[str, Context]:
     """The prompt for `participant` in `d`'s current state, and what its context holds.
 
-    The whole prompt stays within `max_chars` (default ``context.max_chars``) unless the
-    persona and instructions alone are longer than that. With `memory` (and ``memory.enabled``
-    in the configuration), the settled decisions of other discussions come before the
-    discussion (see `build_memory`). Ballots on motions not yet decided are sealed from
-    everyone but their authors (`visibility.sealed_for`)."""
+    The whole prompt stays within `max_chars` (default ``context.max_chars``) and, with a
+    `window` (the model's context window in tokens), within `window.prompt_tokens` of it by
+    the estimate, unless the persona, task and format alone are longer (`fitting.misfits`
+    names the models that cannot take a participant's prompt at all). With `memory` (and
+    ``memory.enabled`` in the configuration), the settled decisions of other discussions
+    come before the discussion (see `build_memory`). Ballots on motions not yet decided are
+    sealed from everyone but their authors (`visibility.sealed_for`)."""
     d = sealed_for(d, participant)
-    info = d.phase_info
     budget = max_chars or max_chars_for(d)
+    limit = prompt_tokens(window) if window is not None else None
+    size = budget if limit is None else min(budget, chars_for_tokens(limit))
+    for _ in range(_FIT_TRIES):
+        prompt, ctx = _assemble(d, participant, callout, size, memory)
+        over = max(len(prompt) / budget, estimate_tokens(prompt) / limit if limit else 0.0)
+        if over <= 1 or size <= 0:
+            break
+        size = min(size - 1, int(size / over * 0.97))  # the parts' sums are estimates
+    return prompt, ctx
+
+
+def minimal_prompt(d: Discussion, participant: Participant) -> str:
+    """The smallest prompt `participant` can get in `d`: persona, phase, task and format, with
+    no room left for the discussion."""
+    return build_prompt(d, participant, max_chars=1, memory=False)[0]
+
+
+def _assemble(
+    d: Discussion, participant: Participant, callout: str | None, budget: int, memory: bool
+) -> tuple[str, Context]:
+    """The prompt within `budget` characters: the frame, the project memory, the discussion."""
+    info = d.phase_info
     head = _prompt_head(d, participant, info)
     memory_at = len(head)
     head += ["## The discussion so far", "", "<discussion>"]
@@ -255,8 +188,8 @@ def build_prompt(
         if known:
             head.insert(memory_at, known)  # ends with a newline: a blank line follows it
             frame += len(known) + 1
-    # The whole prompt stays within the budget: the discussion gets what the frame leaves.
-    ctx = build_context(d, participant, max(2_000, budget - frame))
+    # The discussion gets what the frame leaves.
+    ctx = build_context(d, participant, max(0, budget - frame), frame)
     lines = [*head, ctx.text.rstrip(), *tail]
     return "\n".join(lines) + "\n", ctx
 

@@ -8,6 +8,9 @@ Accepted, in order of preference:
 * ``{"sentinel": "NO_RESPONSE"}`` (or a bare ``NO_RESPONSE``): nothing to add;
 * anything else: the whole text is the comment, and its last valid ``VOTE:`` line the vote.
 
+Lines that repeat the prompt the answer was asked with (`echoes.Echo`) are taken out first, of
+the text and of the JSON comment: an echoed example is never a marker, a vote or a pass.
+
 ``VOTE:`` lines are taken out of the comment text and the vote is written once, by the engine,
 at the end. An invalid vote value is not a vote; it is reported in `Response.notes`.
 """
@@ -23,6 +26,7 @@ from typing import Any
 
 from ..syntax.markers import extract, normalise_vote, vote_line_numbers
 from ..syntax.render import neutralise
+from .echoes import NO_ECHO, Echo
 
 # Every scan below is linear in the answer's length: a model that prints a megabyte of
 # garbage costs a megabyte's worth of work, and nothing here raises.
@@ -63,21 +67,33 @@ class Response:
     """``yes`` or ``no``; written once at the end of `comment` as ``SECOND:``."""
     ballot: str | None = None
     """``YES``, ``NO`` or ``ABSTAIN``; written once at the end of `comment` as ``BALLOT:``."""
+    echoed: int = 0
+    """How many lines of the answer repeated the prompt and were left out."""
 
 
-def parse_response(text: str) -> Response:
-    """Parse a provider's answer. Never raises; never loses the text; what it returns always
-    encodes as UTF-8 (lone surrogates become U+FFFD)."""
+def parse_response(text: str, echo: Echo = NO_ECHO) -> Response:
+    """Parse a provider's answer. Never raises; never loses the text but for the lines that
+    repeat the prompt (`echo`, see `echoes.prompt_echo`); what it returns always encodes as
+    UTF-8 (lone surrogates become U+FFFD)."""
     text = _SURROGATE.sub("\ufffd", text)
     try:
-        return _parse(text)
+        response = _parse(text, echo)
     except RecursionError:  # pragma: no cover - a guard; json and markdown-it are bounded
         body = neutralise(text)
         return Response(_strip_blank_ends(body), None, notes=["answer too deeply nested"])
+    if response.echoed:
+        n = response.echoed
+        lines = f"{n} line{'s' if n != 1 else ''}"
+        if response.comment.strip() or response.vote:
+            response.notes.append(f"{lines} repeating the prompt left out")
+        else:
+            response.notes.append(f"the answer only repeated the prompt ({lines} left out)")
+    return response
 
 
-def _parse(text: str) -> Response:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+def _parse(text: str, echo: Echo) -> Response:
+    text, echoed = echo.drop(text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = text.strip()
     if _SENTINEL_ONLY.match(text):
         return Response("", no_response=True, structured=False)
     obj = _find_object(text)
@@ -85,7 +101,8 @@ def _parse(text: str) -> Response:
     if obj is not None:
         if _clean(str(obj.get("sentinel", ""))).upper() == "NO_RESPONSE":
             return Response("", no_response=True, structured=True)
-        comment = _clean(_comment_field(obj))
+        comment, inner = echo.drop(_clean(_comment_field(obj)))
+        echoed += inner
         raw_vote = obj.get("vote")
         json_vote: str | None = None
         if isinstance(raw_vote, str) and raw_vote.strip().lower() not in ("", "null", "none"):
@@ -98,10 +115,12 @@ def _parse(text: str) -> Response:
         comment += _diagnosis_lines(obj, notes)
         body, line_vote, line_notes = _take_vote_lines(comment)
         notes += line_notes
-        response = Response(body, json_vote or line_vote, structured=True, notes=notes)
+        response = Response(
+            body, json_vote or line_vote, structured=True, notes=notes, echoed=echoed
+        )
         return _council(response, obj)
     body, vote, notes = _take_vote_lines(text)
-    return _council(Response(body, vote, structured=False, notes=notes), {})
+    return _council(Response(body, vote, structured=False, notes=notes, echoed=echoed), {})
 
 
 _ANSWER_KEYS = ("comment", "sentinel", "action", "second", "ballot")
@@ -131,7 +150,9 @@ def _council(response: Response, obj: dict[str, Any]) -> Response:
         elif isinstance(value, bool) and key == "second":
             values["SECOND"] = "yes" if value else "no"
     if response.action == "PASS" and not values:
-        return Response("", no_response=True, structured=True, notes=response.notes)
+        return Response(
+            "", no_response=True, structured=True, notes=response.notes, echoed=response.echoed
+        )
     motion = " ".join(values.get("MOTION", "").split())[:300]
     if motion:
         response.motion = motion

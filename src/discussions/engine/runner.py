@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import body_digest
-from ..errors import DiscussionsError, OverBudget, ProviderError
+from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
 from ..model import storage
 from ..model.discussion import Discussion
 from ..model.storage import Appended
@@ -39,6 +39,7 @@ from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
 from ..providers.usage import UNKNOWN
+from ..providers.window import chain_window
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax import clock
@@ -47,6 +48,7 @@ from ..syntax.markers import extract
 from ..syntax.render import analyse_tail, join_blocks, neutralise, render_comment
 from . import followup, phases
 from .appending import GroupAppend
+from .echoes import prompt_echo
 from .failures import failed_meta, ran, record_failure
 from .outcomes import (
     Attempt,
@@ -232,7 +234,7 @@ class Runner:
             return outcome
         limit = request.max_answer_chars
         text, original = followup.cap_answer(text, limit)
-        response = parse_response(text)
+        response = parse_response(text, prompt_echo(prompt, d.text.split("\n")))
         outcome.notes.extend(response.notes)
         if response.no_response or (not response.comment.strip() and response.vote is None):
             outcome.status = "no_response"
@@ -395,6 +397,7 @@ class Runner:
         providers = self.providers  # configuration errors surface before anything runs
         if provider:
             providers.get(provider)  # unknown or untrusted: fail before anything runs
+        self.check_windows(d, chosen, provider)  # a model too small for any prompt: now
         result = TurnResult(file=str(d.path))
         write = GroupAppend(d.path, d.workspace.config.base_dir)
         view = _with_preamble(d, write, preamble)
@@ -443,12 +446,28 @@ class Runner:
             budget_stop(reason)
         return reason is not None
 
-    @staticmethod
+    def window_for(self, participant: Participant, forced: str | None = None) -> int | None:
+        """The context window (tokens) `participant`'s prompt is sized for: the smallest
+        known among the providers that may answer it; None when none is known."""
+        return chain_window(self.providers, self.provider_chain(participant, forced)).tokens
+
+    def check_windows(
+        self, d: Discussion, chosen: Sequence[Participant], forced: str | None = None
+    ) -> None:
+        """Refuse, before any call, participants whose model cannot take their smallest
+        prompt (`fitting.misfits`)."""
+        from .fitting import misfits, refusal
+
+        found = misfits(d, chosen, self.providers, lambda p: self.provider_chain(p, forced))
+        if found:
+            raise WindowTooSmall(refusal(found))
+
     def _prepared(
-        d: Discussion, p: Participant, callout: str | None
+        self, d: Discussion, p: Participant, callout: str | None, forced: str | None
     ) -> tuple[Participant, str, bool]:
-        """`p`, its prompt, and whether the current phase asks it for a vote."""
-        prompt, _ = build_prompt(d, p, callout)
+        """`p`, its prompt (sized for its providers' window), and whether the current phase
+        asks it for a vote."""
+        prompt, _ = build_prompt(d, p, callout, window=self.window_for(p, forced))
         info = d.phase_info
         return p, prompt, bool(info and info.voting_mode and p.votes)
 
@@ -471,9 +490,10 @@ class Runner:
                 if self._over_budget(d, [p], provider, budget_stop):
                     break
                 d.reload()
-                self._parallel(d, [self._prepared(d, p, callout)], provider, result, write)
+                job = self._prepared(d, p, callout, provider)
+                self._parallel(d, [job], provider, result, write)
             return
-        jobs = [self._prepared(d, p, callout) for p in chosen]  # one snapshot for everyone
+        jobs = [self._prepared(d, p, callout, provider) for p in chosen]  # one snapshot for all
         # A cost or token budget with nothing yet to estimate a call from: one call
         # goes first, and what it reports is the evidence for the others.
         first = 1 if self.unestimated(d, chosen, provider) else 0
@@ -588,14 +608,15 @@ def narrate(
     such as `prompts.POST_CALLOUT`) written by participant `alias`. Returns (text, who wrote
     it). Nothing is written to the file."""
     participant = d.workspace.participants.get(alias)
-    prompt, _ = build_prompt(d, participant, callout, memory=False)
+    window = runner.window_for(participant, provider)
+    prompt, _ = build_prompt(d, participant, callout, memory=False, window=window)
     outcome = ParticipantOutcome(participant.alias, participant.name)
     text = runner.ask(
         participant, runner.request_for(participant, prompt, False), provider, outcome
     )
     if text is None:
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
-    comment = parse_response(text).comment
+    comment = parse_response(text, prompt_echo(prompt, d.text.split("\n"))).comment
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
 
 

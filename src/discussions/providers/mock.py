@@ -77,6 +77,17 @@ def _marker_lines(text: str, marker: str) -> int:
     return len(re.findall(rf"(?im)^[ \t]*(?:[-*+][ \t]+)?{marker}:", text))
 
 
+def _state_items(text: str, heading: str) -> int:
+    """Items listed under `heading` (``Decisions:``) in the prompt's state of the discussion,
+    which covers comments the prompt does not show in full."""
+    count = 0
+    for line in _section(text, f"\n{heading}\n", "\n\n").split("\n"):
+        if not line.startswith("- "):
+            break
+        count += 1
+    return count
+
+
 def read_prompt(prompt: str) -> Reading:
     """The facts the mock reacts to, from a prompt built by `discussions.engine.prompts`."""
     r = Reading()
@@ -91,8 +102,10 @@ def read_prompt(prompt: str) -> Reading:
         "## Context" in discussion and not context.strip()
     )
     r.comments = len(re.findall(r"(?m)^Name: ", discussion))
-    r.concerns = _marker_lines(discussion, "CONCERN")
-    r.decisions = _marker_lines(discussion, "DECISION")
+    r.concerns = max(_marker_lines(discussion, "CONCERN"), _state_items(discussion, "Concerns:"))
+    r.decisions = max(
+        _marker_lines(discussion, "DECISION"), _state_items(discussion, "Decisions:")
+    )
     mentioned = re.search(r"You were mentioned and have not answered yet \(([^)]*)\)", prompt)
     r.mentioned_by = mentioned.group(1) if mentioned else ""
     task = _section(prompt, "\n## Your task\n", "\n## Response format").strip()

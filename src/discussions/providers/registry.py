@@ -8,6 +8,7 @@
         description: "Balanced quality/speed"
         timeout: 600            # seconds (optional)
         output: text            # or codex-jsonl, claude-json (optional)
+        context_window: 8192    # the model's context window in tokens (optional; see window)
 
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
 ``/providers.yaml``, the user dir's ``providers.yaml``, the project's ``providers.yaml``.
@@ -189,7 +190,7 @@ def _providers_file(extra: bool) -> Fields:
             "allow_plain_http": Flag(),
             "stream": Flag(),
             "max_tokens": Number(minimum=1, whole=True),
-            "context_window": Number(minimum=1, whole=True),
+            "context_window": Number(minimum=1, whole=True, what="a whole number of tokens"),
         },
         noun="provider setting",
         required=("name",),

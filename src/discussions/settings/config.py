@@ -537,7 +537,15 @@ SETTINGS = Fields(
             },
             noun="providers setting",
         ),
-        "context": Fields({"max_chars": _COUNT}, noun="context setting"),
+        "context": Fields(
+            {
+                "max_chars": _COUNT,
+                "growth": Number(0),
+                "recent_comments": _COUNT,
+                "digest_comments": _COUNT,
+            },
+            noun="context setting",
+        ),
         "output": Fields(
             {"directory": Text(what="the path of a folder (text)"), "summary_files": Flag()},
             noun="output setting",

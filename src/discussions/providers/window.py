@@ -1,0 +1,155 @@
+"""A model's context window and the prompt that fits in it: the estimate of tokens, the room
+kept for the answer, and what a provider says of its window.
+
+* A provider declares its window in ``providers.yaml`` (``context_window:``, in tokens). A
+  provider object may also say it (a ``context_window()`` method returning tokens or None,
+  for a server that reports its own). A
+  command ``ollama run MODEL`` that declares none asks ``ollama show MODEL``: the window is the
+  model's ``num_ctx`` parameter when its Modelfile sets one, else ``OLLAMA_CONTEXT_LENGTH``,
+  else 2,048 (the smallest default Ollama has shipped), never more than the model's
+  ``context length``. Anything else is unknown, and the prompt keeps to ``context.max_chars``.
+* Tokens are estimated, never under-counted for ordinary text: one token per three characters
+  of ASCII, one per non-ASCII character (tokenisers spend at least that on accents and CJK).
+  Real English text runs at about four characters per token, so the estimate leaves a margin.
+* Of a window, a quarter (at most 2,048 tokens, at least 64) is kept for the answer; the
+  prompt gets the rest (`prompt_tokens`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .base import ProviderSpec
+
+if TYPE_CHECKING:
+    from .registry import ProviderRegistry
+
+CHARS_PER_TOKEN = 3
+"""ASCII characters per token in the estimate (conservative: English averages about 4)."""
+ANSWER_SHARE = 4
+"""One part in this many of a window is kept for the answer."""
+ANSWER_MAX = 2_048
+ANSWER_MIN = 64
+OLLAMA_DEFAULT_WINDOW = 2_048
+_PROBE_TIMEOUT = 10.0
+_SHOW_LENGTH = re.compile(r"^\s*context length\s+(\d+)\s*$", re.M | re.I)
+_SHOW_NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.M)
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens `text` takes at most, for a tokeniser we do not know (module docstring)."""
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    other = len(text) - ascii_chars
+    return -(-ascii_chars // CHARS_PER_TOKEN) + other
+
+
+def chars_for_tokens(tokens: int) -> int:
+    """About how many characters of ASCII text fit in `tokens` (the estimate's inverse)."""
+    return max(0, tokens) * CHARS_PER_TOKEN
+
+
+def answer_tokens(window: int) -> int:
+    """Tokens of a `window` kept for the answer (an output limit can use the same figure)."""
+    return max(ANSWER_MIN, min(ANSWER_MAX, window // ANSWER_SHARE))
+
+
+def prompt_tokens(window: int) -> int:
+    """Tokens of a `window` the prompt may take: what the answer leaves."""
+    return max(0, window - answer_tokens(window))
+
+
+@dataclass(slots=True, frozen=True)
+class Window:
+    """What is known of one provider's context window."""
+
+    tokens: int | None
+    """The window in tokens; None when unknown."""
+    source: str
+    """Where it comes from: ``providers.yaml``, ``ollama show MODEL``, ``unknown``..."""
+    provider: str = ""
+    """The provider it is the window of."""
+
+
+UNKNOWN_WINDOW = Window(None, "unknown")
+
+
+def window_of(spec: ProviderSpec) -> Window:
+    """The context window of the provider `spec` defines (module docstring)."""
+    if spec.context_window:
+        return Window(int(spec.context_window), "providers.yaml", spec.name)
+    model = _ollama_model(spec.command or "")
+    if model is not None:
+        env = os.environ.get("OLLAMA_CONTEXT_LENGTH", "")
+        told = _ollama_window(model, env, os.environ.get("PATH", ""))
+        return Window(told.tokens, told.source, spec.name)
+    return UNKNOWN_WINDOW
+
+
+def provider_window(registry: ProviderRegistry, name: str) -> Window:
+    """The window of provider `name`: unknown for one that cannot run here (it will not be
+    called), the built-in mock and replays."""
+    spec = registry.specs.get(name)
+    built_in = spec is not None and spec.command is None and spec.type == "command"
+    if spec is None or built_in or not registry.installed(name):
+        return UNKNOWN_WINDOW
+    if not spec.context_window:
+        told = getattr(registry.get(name), "context_window", None)  # a server asked once
+        tokens = told() if callable(told) else told
+        if isinstance(tokens, int) and tokens > 0:
+            return Window(tokens, "reported by the provider", name)
+    return window_of(spec)
+
+
+def chain_window(registry: ProviderRegistry, chain: Iterable[str]) -> Window:
+    """The smallest known window among the providers of a fallback `chain` that can run."""
+    return smallest(provider_window(registry, n) for n in chain)
+
+
+def smallest(windows: Iterable[Window]) -> Window:
+    """The smallest known window of `windows` (a prompt that fits it fits them all)."""
+    known = [w for w in windows if w.tokens is not None]
+    return min(known, key=lambda w: w.tokens or 0) if known else UNKNOWN_WINDOW
+
+
+def _ollama_model(command: str) -> str | None:
+    """MODEL of a command ``ollama run MODEL ...``; None for any other command."""
+    words = command.split()
+    if len(words) >= 3 and os.path.basename(words[0]) == "ollama" and words[1] == "run":
+        return None if words[2].startswith("-") else words[2]
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _ollama_window(model: str, env_length: str, path: str) -> Window:
+    """Ask ``ollama show MODEL`` (once per process for each model, setting and PATH)."""
+    source = f"ollama show {model}"
+    try:
+        done = subprocess.run(
+            ["ollama", "show", model],
+            capture_output=True,
+            text=True,
+            timeout=_PROBE_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return UNKNOWN_WINDOW
+    if done.returncode != 0:
+        return UNKNOWN_WINDOW
+    length = _SHOW_LENGTH.search(done.stdout)
+    num_ctx = _SHOW_NUM_CTX.search(done.stdout)
+    if num_ctx:
+        window = int(num_ctx.group(1))
+    elif env_length.strip().isdigit():
+        window = int(env_length)
+    else:
+        window = OLLAMA_DEFAULT_WINDOW
+    if length:
+        window = min(window, int(length.group(1)))
+    return Window(window, source)
