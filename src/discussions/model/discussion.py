@@ -287,6 +287,7 @@ class Discussion:
         lambda s: list(s.passes),
         "(who, line) of each recorded pass (a participant had nothing to add).",
     )
+    evidence = _Derived(lambda s: list(s.evidence), "Evidence blocks, then pending requests.")
     pending_mentions = _Derived(lambda s: list(s.pending))
     mention_typos = _Derived(
         lambda s: list(s.mention_typos),
@@ -588,6 +589,7 @@ class Discussion:
             "diagnosis": s.diagnosis.to_dict(),
             "motions": [m.to_dict() for m in s.motions],
             "passes": [{"by": by, "line": line} for by, line in s.passes],
+            "evidence": [e.to_dict() for e in s.evidence],
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

@@ -326,6 +326,42 @@ def revoke(project_file: Path) -> bool:
     return removed
 
 
+_EVIDENCE_KEY = "#evidence"
+
+
+def evidence_scope(root: Path, commands: dict[str, str]) -> dict[str, str]:
+    """What trusting a project's ``evidence.commands`` covers: the commands themselves and
+    every file inside the project they name (``{name: sha256}``)."""
+    import json
+
+    text = json.dumps(commands, sort_keys=True).encode("utf-8")
+    scope = {"evidence.commands": hashlib.sha256(text).hexdigest()}
+    root = root.resolve()
+    for command in commands.values():
+        for path in _named_files(command, root):
+            scope[Path(os.path.relpath(path, root)).as_posix()] = file_digest(path)
+    return dict(sorted(scope.items()))
+
+
+def evidence_trusted(root: Path, commands: dict[str, str]) -> bool:
+    """Whether the user trusted `commands` for the project at `root`, as they stand now."""
+    recorded = _read_trust().get(str(root.resolve()) + _EVIDENCE_KEY)
+    return bool(commands) and recorded == evidence_scope(root, commands)
+
+
+def trust_evidence(root: Path, commands: dict[str, str] | None) -> dict[str, str]:
+    """Record (or with None, withdraw) the user's opt-in for the project's evidence commands."""
+    trusted = _read_trust()
+    key = str(root.resolve()) + _EVIDENCE_KEY
+    scope = evidence_scope(root, commands) if commands else {}
+    if commands:
+        trusted[key] = scope
+    elif trusted.pop(key, None) is None:
+        return scope
+    _write_trust(trusted)
+    return scope
+
+
 def _write_trust(trusted: dict[str, dict[str, str]]) -> None:
     path = _trust_path()
     if path.exists() and not path.is_file():

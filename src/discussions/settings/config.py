@@ -545,6 +545,18 @@ SETTINGS = Fields(
         ),
         "memory": Fields({"enabled": Flag(), "max_chars": _COUNT}, noun="memory setting"),
         "run": Fields({"max_rounds": _COUNT}, noun="run setting"),
+        "evidence": Fields(
+            {
+                "commands": Fields({}, noun="command", extra=True),
+                "exclude": ListOf(Text(), "a list of globs"),
+                "follow_up": Flag(),
+                "max_requests": _COUNT,
+                "max_chars": _COUNT,
+                "max_turn_chars": _COUNT,
+                "timeout": Number(above=0, what="a positive number of seconds"),
+            },
+            noun="evidence setting",
+        ),
         "budget": Fields(
             {"max_cost_usd": Number(0), "max_tokens": _COUNT, "max_calls": _COUNT},
             noun="budget setting",

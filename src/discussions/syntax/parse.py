@@ -22,7 +22,9 @@ The grammar (README, "The file format"):
   ``<!-- STATUS-CHANGE: OLD -> NEW -->``, and what `discussions run` records:
   ``<!-- ROUND: n | phase: p | order: a, b -->``, ``<!-- RUN-STOP: reason | rounds: n -->``,
   ``<!-- ESCALATION: reason -->``; and for the council (`council`): ``<!-- PASS: name -->``,
-  ``<!-- MOTION-RESULT: lapsed|passed|failed | yes: a | no: b | abstain: c | line: n -->``.
+  ``<!-- MOTION-RESULT: lapsed|passed|failed | yes: a | no: b | abstain: c | line: n -->``;
+  and what a participant was shown from the repository (`evidence`):
+  ``<!-- EVIDENCE: n | request: r | by: a | ... -->``.
 
 * A comment the tool writes carries one metadata line under its ``Name:`` line, an HTML
   comment: ``<!-- provider: x | duration: 1s | ... | at: T -->`` for an AI's answer,
@@ -371,7 +373,8 @@ def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     if not args:
         return None
     if kind in (
-        "vote-reset", "round", "run-stop", "escalation", "fallback", "pass", "motion-result"
+        "vote-reset", "round", "run-stop", "escalation", "fallback", "pass", "motion-result",
+        "evidence",
     ):
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)
