@@ -23,6 +23,7 @@ from ..model.discussion import Comment, Discussion
 from ..model.ledger import settled_decisions
 from ..settings.participants import Participant
 from ..syntax.text import normalise_newlines
+from .evidence_prompt import evidence_section, folded, how_to_ask
 from .visibility import sealed_for, view_for
 
 if TYPE_CHECKING:
@@ -245,8 +246,10 @@ def build_prompt(
     head += ["## The discussion so far", "", "<discussion>"]
     tail = [
         "</discussion>",
+        *evidence_section(d, participant, budget),
         *_prompt_task(d, participant, info, callout),
         *_response_format(participant, info),
+        how_to_ask(d),
     ]
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
     if memory:
@@ -256,7 +259,7 @@ def build_prompt(
             head.insert(memory_at, known)  # ends with a newline: a blank line follows it
             frame += len(known) + 1
     # The whole prompt stays within the budget: the discussion gets what the frame leaves.
-    ctx = build_context(d, participant, max(2_000, budget - frame))
+    ctx = build_context(folded(d), participant, max(2_000, budget - frame))
     lines = [*head, ctx.text.rstrip(), *tail]
     return "\n".join(lines) + "\n", ctx
 

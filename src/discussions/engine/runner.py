@@ -40,6 +40,7 @@ from ..syntax import clock
 from ..syntax.markers import extract
 from ..syntax.render import neutralise, render_comment
 from . import phases
+from .evidence_turn import after_answers, fulfil_quietly
 from .outcomes import (
     Attempt,
     ParticipantOutcome,
@@ -333,8 +334,13 @@ class Runner:
         def budget_stop(reason: str) -> None:
             self._record_budget_stop(d, result, reason, budget_rounds, run_tag)
 
+        def call(group: Sequence[Participant]) -> None:
+            self._call_participants(d, group, callout, provider, sequential, result, budget_stop)
+
         try:
-            self._call_participants(d, chosen, callout, provider, sequential, result, budget_stop)
+            fulfil_quietly(d, result)  # requests made since the last turn, seen by everyone
+            call(chosen)
+            after_answers(d, chosen, result, call)
         except KeyboardInterrupt:
             terminate_all()
             raise

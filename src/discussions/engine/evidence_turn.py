@@ -1,0 +1,77 @@
+"""Evidence around a turn: what to say before any token is spent (no real AI CLI, an attached
+path gone), requests fulfilled before and after the answers, and the one follow-up call for a
+participant whose request was fulfilled during the turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import DiscussionsError
+from ..settings.evidence import evidence_settings
+from .evidence import Fulfilled, confinement_for, fulfil_pending
+
+if TYPE_CHECKING:
+    from ..model.discussion import Discussion
+    from ..providers.registry import ProviderRegistry
+    from ..settings.participants import Participant
+    from .outcomes import TurnResult
+
+
+def preflight_notes(
+    d: Discussion,
+    providers: ProviderRegistry,
+    chains: Sequence[list[str]],
+    forced: str | None = None,
+) -> list[str]:
+    """What a turn or run says before calling anyone: no provider in any participant's chain
+    is installed (the mock would answer), and attached files that no longer exist."""
+    notes: list[str] = []
+    names = [forced] if forced else [n for chain in chains for n in chain]
+    if names and all(providers.status(n) in ("missing", "unknown") for n in names):
+        notes.append(
+            "no real AI CLI is installed for these participants (tried "
+            + ", ".join(dict.fromkeys(names))
+            + "); the built-in mock will answer. See `discussions providers list`."
+        )
+    attached = [e for e in d.evidence if e.asked_line == 0 and e.request.startswith("read ")]
+    if attached:
+        where = confinement_for(d, evidence_settings(d.workspace.config))
+        for e in attached:
+            path = e.request[5:].rsplit(":", 1)[0] if ":" in e.request[5:] else e.request[5:]
+            if e.status == "fulfilled" and not (where.root / path).exists():
+                notes.append(f"attached {path} (evidence {e.number}) no longer exists")
+    return notes
+
+
+def fulfil_quietly(d: Discussion, result: TurnResult) -> Fulfilled:
+    """`fulfil_pending`, its blocks recorded in `result`; a failure is a warning, not an
+    error (the answers are in)."""
+    try:
+        done = fulfil_pending(d)
+    except DiscussionsError as exc:
+        result.warnings.append(f"evidence not fulfilled: {exc}")
+        return Fulfilled()
+    result.evidence.extend(done.to_dict()["blocks"])
+    return done
+
+
+def after_answers(
+    d: Discussion,
+    chosen: Sequence[Participant],
+    result: TurnResult,
+    ask_again: Callable[[list[Participant]], None],
+) -> None:
+    """Fulfil the requests the answers made; ask each participant whose request was fulfilled
+    once more, with the evidence in its prompt (``evidence.follow_up``); fulfil what the
+    follow-ups ask, without another round."""
+    done = fulfil_quietly(d, result)
+    if not done.blocks or not evidence_settings(d.workspace.config).follow_up:
+        return
+    again = [p for p in chosen if p.name in done.answered]
+    if not again:
+        return
+    for p in again:
+        result.follow_ups.append(p.alias)
+    ask_again(again)
+    fulfil_quietly(d, result)
