@@ -154,9 +154,19 @@ def resolve_command(files: tuple[str, ...], as_json: bool) -> None:
     show_default=True,
     help="Characters of diff to include; files beyond it are listed, not shown.",
 )
+@click.option(
+    "--with-files",
+    is_flag=True,
+    help="Attach the current text of the changed files as evidence.",
+)
 @json_option("Print the created discussion as JSON.")
 def review_command(
-    args: tuple[str, ...], staged: bool, title: str | None, budget: int, as_json: bool
+    args: tuple[str, ...],
+    staged: bool,
+    title: str | None,
+    budget: int,
+    as_json: bool,
+    with_files: bool = False,
 ) -> None:
     """Open a code-review discussion from a git diff, and with @aliases run their turn.
 
@@ -169,6 +179,7 @@ def review_command(
       discussions review --staged @security
       discussions review main..HEAD @architect @security
       discussions review HEAD~3 --title "Retry logic" --budget 20000
+      discussions review --with-files @security
     """
     from ..git.review import collect_changes, render_review_context
     from ..model.discussion import Discussion
@@ -187,6 +198,15 @@ def review_command(
     d = Discussion.create(shown, template="code-review", context=context, workspace=ws)
     d = _unused_path(d, shown, context)
     d.save()
+    attached: list[str] = []
+    if with_files:
+        from ..engine.evidence import attach
+        from ..git.run import repo_root
+        from .common import default_author
+
+        root = repo_root(Path.cwd())
+        present = [f.path for f in changes.files if (root / f.path).is_file()]
+        attached = attach(d, default_author(), present).lines() if present else []
     result = None
     if aliases:
         from ..engine.runner import Runner
@@ -202,6 +222,8 @@ def review_command(
     click.echo(f"Created: {display_path(d.path)} ({len(changes.files)} file(s) changed)")
     if omitted:
         click.echo(f"Diff of {len(omitted)} file(s) left out (--budget {budget}).")
+    for line in attached:
+        click.echo(line)
     if result is not None:
         for o in result.outcomes:
             vote = f", VOTE: {o.vote}" if o.vote else ""

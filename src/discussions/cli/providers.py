@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
@@ -12,10 +13,13 @@ from ..providers.command import CommandProvider
 from ..providers.registry import (
     ProviderRegistry,
     changed_since_trust,
+    evidence_trusted,
     provider_chain,
     read_specs,
     revoke,
+    revoke_evidence,
     trust,
+    trust_evidence,
     trust_refusal,
     trust_scope,
 )
@@ -242,7 +246,7 @@ DEEP_PROMPT = (
 @click.option("--revoke", "do_revoke", is_flag=True, help="Withdraw trust for this project.")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 def trust_command(do_revoke: bool, yes: bool) -> None:
-    """Allow this project's providers.yaml to define commands that run.
+    """Allow this project's providers.yaml (and evidence.commands) to run commands.
 
     A repository you clone could otherwise make `discussions turn` run any
     command. Trust covers what will run: the SHA-256 of providers.yaml and of
@@ -250,24 +254,42 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     or the executable itself), recorded in the user dir's trust.yaml. If any
     of them changes, the project must be trusted again. A providers.yaml that
     is a symbolic link, or resolves outside the project, is never trusted.
+    The commands participants may ask to run as evidence (`evidence.commands`
+    in discussions.yaml) are trusted the same way, separately.
 
     \b
     Examples:
       discussions trust
       discussions trust --revoke
     """
+    from ..settings.evidence import evidence_settings
+
     ws = workspace()
     path = ws.config.base_dir / "providers.yaml"
-    if not path.is_file():
+    commands = evidence_settings(ws.config).commands
+    if not path.is_file() and not commands:
         raise DiscussionsError(
-            f"no providers.yaml in {display_path(ws.config.base_dir)}; nothing to trust"
+            f"no providers.yaml and no evidence.commands in {display_path(ws.config.base_dir)}; "
+            "nothing to trust"
         )
     if do_revoke:
-        removed = revoke(path)
-        click.echo(
-            f"Trust withdrawn for {display_path(path)}." if removed else "It was not trusted."
-        )
+        if path.is_file():
+            removed = revoke(path)
+            click.echo(
+                f"Trust withdrawn for {display_path(path)}." if removed else "It was not trusted."
+            )
+        if commands:
+            gone = revoke_evidence(ws.config.base_dir)
+            said = "Trust withdrawn for" if gone else "It was not trusted:"
+            click.echo(f"{said} evidence.commands.")
         return
+    if path.is_file():
+        _trust_providers(path, yes)
+    if commands:
+        _trust_evidence(ws.config.base_dir, commands, yes)
+
+
+def _trust_providers(path: Path, yes: bool) -> None:
     refusal = trust_refusal(path)
     if refusal is not None:
         raise DiscussionsError(f"{refusal}; copy the file into the project to review and trust it")
@@ -285,6 +307,20 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
         raise click.Abort()
     trust(path)
     click.echo(f"Trusted {display_path(path)} ({len(scope)} file(s) covered).")
+
+
+def _trust_evidence(root: Path, commands: dict[str, str], yes: bool) -> None:
+    """Ask for, and record, trust in the evidence commands of `discussions.yaml`."""
+    if evidence_trusted(root, commands):
+        click.echo("evidence.commands in discussions.yaml is already trusted as it stands.")
+        return
+    click.echo("discussions.yaml lets participants run (EVIDENCE: run NAME):")
+    for name, command in sorted(commands.items()):
+        click.echo(f"  {name}: {command}")
+    if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
+        raise click.Abort()
+    scope = trust_evidence(root, commands)
+    click.echo(f"Trusted evidence.commands ({len(scope)} item(s) covered).")
 
 
 def _echo_scope(scope: dict[str, str]) -> None:

@@ -15,7 +15,7 @@ from ..model.usage import configured_budget
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
-from .turns import live_display
+from .turns import live_display, say_preflight
 
 
 class _RoundDisplay:
@@ -107,6 +107,7 @@ def run_command(
     budget = configured_budget(d).merged(max_cost, max_calls)
     live = live_display(as_json, no_progress)
     display = _RoundDisplay(d, sys.stderr if (live or as_json) else sys.stdout, live, provider)
+    say_preflight(d, err=live or as_json)
     runner = Runner(ws, timeout=timeout, on_event=display, budget=budget)
     try:
         result = run_discussion(

@@ -63,6 +63,7 @@ def turn_command(
     expected = [(p.alias, p.name) for p in select_participants(d, aliases)]
     live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout
+    say_preflight(d, err=stream is sys.stderr)
     with Progress(stream, live, expected, forced=provider) as progress:
         runner = Runner(ws, timeout=timeout, on_event=progress)
         result = runner.run_turn(
@@ -82,6 +83,14 @@ def turn_command(
             for o in result.failed:
                 say(f"Error: {o.name} got no answer: {o.error}", err=True)
         sys.exit(1)
+
+
+def say_preflight(d: Discussion, *, err: bool) -> None:
+    """Say, before any call, what the evidence of `d` lacks (an attached file gone)."""
+    from ..engine.evidence_turn import preflight_notes
+
+    for note in preflight_notes(d):
+        say(f"Note: {note}", err=err)
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -43,6 +43,15 @@ class Fulfilled:
         """Who had a request fulfilled (not refused)."""
         return {b.by for b in self.blocks if b.status in ("fulfilled", "same")}
 
+    def lines(self) -> list[str]:
+        """One line per block: ``Evidence 3 for AI-Architect: read a.py (fulfilled)``."""
+        out = []
+        for b in self.blocks:
+            why = f": {b.reason}" if b.reason else ""
+            same = f" as evidence {b.see}" if b.see else ""
+            out.append(f"Evidence {b.number} for {b.by}: {b.request} ({b.status}{same}{why})")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "blocks": [
@@ -99,10 +108,14 @@ def attach(d: Discussion, by: str, patterns: list[str]) -> Fulfilled:
     settings = evidence_settings(d.workspace.config)
     where = confinement_for(d, settings)
     requests: list[tuple[str, str]] = []
+    files = where.files()
     for pattern in patterns:
-        matched = sorted(f for f in where.files() if fnmatch.fnmatchcase(f, pattern))
+        pattern = pattern.removeprefix("./")
+        matched = [pattern] if pattern in files else []
+        matched = matched or sorted(f for f in files if fnmatch.fnmatchcase(f, pattern))
         requests += [(by, f"read {f}") for f in matched] or [(by, f"read {pattern}")]
     settings.max_requests = max(settings.max_requests, len(requests))
+    settings.max_turn_chars = max(settings.max_turn_chars, 10 * settings.max_chars)
     return _append(d, _blocks_for(d, requests, settings, where), only_pending=False)
 
 

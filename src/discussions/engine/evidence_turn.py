@@ -13,34 +13,22 @@ from .evidence import Fulfilled, confinement_for, fulfil_pending
 
 if TYPE_CHECKING:
     from ..model.discussion import Discussion
-    from ..providers.registry import ProviderRegistry
     from ..settings.participants import Participant
     from .outcomes import TurnResult
 
 
-def preflight_notes(
-    d: Discussion,
-    providers: ProviderRegistry,
-    chains: Sequence[list[str]],
-    forced: str | None = None,
-) -> list[str]:
-    """What a turn or run says before calling anyone: no provider in any participant's chain
-    is installed (the mock would answer), and attached files that no longer exist."""
+def preflight_notes(d: Discussion) -> list[str]:
+    """What a turn or run says before calling anyone: attached files that no longer exist.
+    (That no AI CLI is installed, the runner says before the mock answers.)"""
+    attached = [e for e in d.evidence if e.asked_line == 0 and e.status == "fulfilled"]
+    if not attached:
+        return []
+    where = confinement_for(d, evidence_settings(d.workspace.config))
     notes: list[str] = []
-    names = [forced] if forced else [n for chain in chains for n in chain]
-    if names and all(providers.status(n) in ("missing", "unknown") for n in names):
-        notes.append(
-            "no real AI CLI is installed for these participants (tried "
-            + ", ".join(dict.fromkeys(names))
-            + "); the built-in mock will answer. See `discussions providers list`."
-        )
-    attached = [e for e in d.evidence if e.asked_line == 0 and e.request.startswith("read ")]
-    if attached:
-        where = confinement_for(d, evidence_settings(d.workspace.config))
-        for e in attached:
-            path = e.request[5:].rsplit(":", 1)[0] if ":" in e.request[5:] else e.request[5:]
-            if e.status == "fulfilled" and not (where.root / path).exists():
-                notes.append(f"attached {path} (evidence {e.number}) no longer exists")
+    for e in attached:
+        path = e.request.removeprefix("read ")
+        if e.request.startswith("read ") and not (where.root / path).exists():
+            notes.append(f"attached {path} (evidence {e.number}) no longer exists")
     return notes
 
 

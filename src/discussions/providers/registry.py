@@ -349,17 +349,22 @@ def evidence_trusted(root: Path, commands: dict[str, str]) -> bool:
     return bool(commands) and recorded == evidence_scope(root, commands)
 
 
-def trust_evidence(root: Path, commands: dict[str, str] | None) -> dict[str, str]:
-    """Record (or with None, withdraw) the user's opt-in for the project's evidence commands."""
+def trust_evidence(root: Path, commands: dict[str, str]) -> dict[str, str]:
+    """Record the user's opt-in for the project's evidence commands; returns what it covers."""
     trusted = _read_trust()
-    key = str(root.resolve()) + _EVIDENCE_KEY
-    scope = evidence_scope(root, commands) if commands else {}
-    if commands:
-        trusted[key] = scope
-    elif trusted.pop(key, None) is None:
-        return scope
+    scope = evidence_scope(root, commands)
+    trusted[str(root.resolve()) + _EVIDENCE_KEY] = scope
     _write_trust(trusted)
     return scope
+
+
+def revoke_evidence(root: Path) -> bool:
+    """Withdraw the opt-in for the project's evidence commands; whether there was one."""
+    trusted = _read_trust()
+    removed = trusted.pop(str(root.resolve()) + _EVIDENCE_KEY, None) is not None
+    if removed:
+        _write_trust(trusted)
+    return removed
 
 
 def _write_trust(trusted: dict[str, dict[str, str]]) -> None:
