@@ -80,3 +80,22 @@ def test_trust_covers_evidence_commands(project: Path) -> None:
     assert "Trust withdrawn for evidence.commands." in r.output  # type: ignore[attr-defined]
     assert not evidence_trusted(project, commands)
     git(project, "status")
+
+
+def test_watch_fulfils_a_saved_request(project: Path) -> None:
+    from discussions.engine.watch import Watcher
+    from discussions.settings.workspace import Workspace
+
+    run("new", "Watched")
+    path = project / "discussions" / "watched.md"
+    logs: list[str] = []
+    w = Watcher(Workspace.discover(), log=logs.append, provider="mock", debounce=0)
+    w.add(path)
+    r = run("comment", str(path), "Before we decide:\n\nEVIDENCE: read src/app.py:7", "--author", "Rob")
+    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    w.process(path)
+    (e,) = Discussion.load(path).evidence
+    assert e.status == "fulfilled" and "TOKEN_APP_7" in e.content
+    assert any("Evidence 1 for Rob: read src/app.py:7 (fulfilled" in line for line in logs)
+    w.process(path)  # our own append: nothing more
+    assert len(Discussion.load(path).evidence) == 1
