@@ -141,6 +141,11 @@ def _summary(result: TurnResult) -> None:
     for o in result.outcomes:
         for note in o.notes:
             say(f"Note: {o.name}: {note}")
+    for b in result.evidence:
+        why = f": {b['reason']}" if b.get("reason") else ""
+        say(f"Evidence {b['number']} for {b['by']}: {b['request']} ({b['status']}{why})")
+    if result.follow_ups:
+        say("Asked again with the evidence: " + ", ".join("@" + a for a in result.follow_ups))
     if result.motion is not None:
         say(_motion_line(result.motion))
     for c in result.changes:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..derive.evidence import Evidence
 from ..settings.evidence import evidence_settings
-from ..syntax.evidence import REQUEST_FORMS
+from ..syntax.evidence import REQUEST_FORMS, fence_span
 from ..syntax.text import normalise_newlines
 
 if TYPE_CHECKING:
@@ -46,17 +46,11 @@ def folded(d: Discussion) -> Discussion:
 
 def _block_end(lines: list[str], marker_line: int) -> int:
     """The index after the last line of the block whose marker is on `marker_line`."""
+    span = fence_span(lines, marker_line)
+    if span is not None:
+        return span[1] + 1
     i = marker_line
-    fence = ""
-    while i < len(lines):
-        line = lines[i]
-        if fence:
-            if line.startswith(fence) and not line.strip("`").strip():
-                return i + 1
-        elif line.startswith("```"):
-            fence = line[: len(line) - len(line.lstrip("`"))]
-        elif line.strip() and not line.startswith("*") or i > marker_line + 4:
-            return i
+    while i < len(lines) and i < marker_line + 4 and (not lines[i].strip() or lines[i][0] == "*"):
         i += 1
     return i
 

@@ -183,9 +183,10 @@ def marker_fields(args: str) -> dict[str, str]:
 _FENCE_OPEN = re.compile(r"^(`{3,})[^`]*$")
 
 
-def fenced_content(lines: list[str], start: int = 0, limit: int = 6) -> str | None:
-    """The content of the first fenced block in ``lines[start:]`` that opens within `limit`
-    lines of `start` (blank and ``*...*`` lines may stand before it), else None."""
+def fence_span(lines: list[str], start: int = 0, limit: int = 6) -> tuple[int, int] | None:
+    """(index of the opening fence, index of the closing fence) of the first fenced block in
+    ``lines[start:]`` that opens within `limit` lines of `start` (only blank and ``*...*``
+    lines may stand before it), else None (also when it is never closed)."""
     i = start
     while i < len(lines) and i < start + limit:
         m = _FENCE_OPEN.match(lines[i])
@@ -193,9 +194,22 @@ def fenced_content(lines: list[str], start: int = 0, limit: int = 6) -> str | No
             fence = m.group(1)
             for j in range(i + 1, len(lines)):
                 if lines[j].startswith(fence) and not lines[j].strip("`").strip(" \t"):
-                    return "\n".join(lines[i + 1 : j])
+                    return i, j
             return None
         if lines[i].strip() and not lines[i].startswith("*"):
             return None
         i += 1
     return None
+
+
+def fenced_content(lines: list[str], start: int = 0, limit: int = 6) -> str | None:
+    """The content of the block `fence_span` finds, else None."""
+    span = fence_span(lines, start, limit)
+    return None if span is None else "\n".join(lines[span[0] + 1 : span[1]])
+
+
+def is_marker_line(line: str) -> bool:
+    """Whether `line` is an ``EVIDENCE`` marker as the engine writes it (indented at most
+    three spaces; `neutralise` indents one in code by four)."""
+    rest = line.lstrip(" ")
+    return len(line) - len(rest) <= 3 and rest.startswith("<!-- EVIDENCE:")
