@@ -73,6 +73,16 @@ def test_symlink_out_and_to_a_secret(project: Path) -> None:
     assert "TOKEN_OUTSIDE" not in text and "TOKEN_SECRET_ENV" not in text
 
 
+def test_grep_never_shows_what_a_link_leads_to(project: Path) -> None:
+    (project.parent / "outside.txt").write_text("TOKEN_OUTSIDE\n")
+    os.symlink(project.parent / "outside.txt", project / "src" / "untracked_link.txt")
+    os.symlink(project / ".env", project / "src" / "env_link.txt")
+    e, d = one(project, "grep TOKEN_")
+    assert e.status == "fulfilled" and "TOKEN_APP_7" in e.content
+    assert "TOKEN_OUTSIDE" not in d.path.read_text()
+    assert "TOKEN_SECRET_ENV" not in d.path.read_text()
+
+
 def test_huge_file_refused_and_long_file_cut(project: Path) -> None:
     (project / "big.txt").write_text("x" * (5 << 20))
     e, _ = one(project, "read big.txt")

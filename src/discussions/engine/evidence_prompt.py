@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 EVIDENCE_SHARE = 0.4
 """Of the prompt's budget, what the evidence section may take (own requests may take more,
 up to `OWN_SHARE`)."""
-OWN_SHARE = 0.6
+OWN_SHARE = 0.75
 
 HEADING = "## Evidence from the repository"
 PREFACE = (
@@ -72,7 +72,8 @@ def evidence_section(d: Discussion, participant: Participant, budget: int) -> li
     if not blocks and not other:
         return []
     own = {participant.name}
-    order = sorted(blocks, key=lambda e: (e.by not in own, -e.line))
+    newest = blocks[-1:] if blocks else []
+    order = newest + sorted(blocks[:-1], key=lambda e: (e.by not in own, -e.line))
     full: set[int] = set()
     used = 0
     for e in order:

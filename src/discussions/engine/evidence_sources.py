@@ -96,8 +96,21 @@ def grep(args: str, where: Confinement) -> Found:
         hits = run.out.decode("utf-8", "replace").splitlines()
     else:
         hits = _grep_files(text, where, files, glob)
-    hits = [h for h in hits if h.split(":", 1)[0] in files]
+    readable: dict[str, bool] = {}
+    hits = [h for h in hits if _readable(h.split(":", 1)[0], where, readable)]
     return capped(hits, GREP_RESULTS, "matching lines", f"grep {text!r}")
+
+
+def _readable(rel: str, where: Confinement, seen: dict[str, bool]) -> bool:
+    """Whether a file a search found may be shown: `Confinement.resolve` accepts it (a link
+    that leads out, or to a secret, is not)."""
+    if rel not in seen:
+        try:
+            where.resolve(rel)
+            seen[rel] = True
+        except Refused:
+            seen[rel] = False
+    return seen[rel]
 
 
 def _grep_files(text: str, where: Confinement, files: set[str], glob: str) -> list[str]:

@@ -122,6 +122,7 @@ class Confinement:
 
     def _raw_git(self, args: list[str], max_output: int = 4 << 20) -> ContainedRun:
         base = ["git", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"]
+        base += ["-c", "core.untrackedCache=false", "-c", "core.hooksPath=" + os.devnull]
         return run_contained(
             "git",
             [*base, *args],
@@ -138,7 +139,10 @@ class Confinement:
         git does not ignore, or every file under `root` outside git; secrets left out."""
         if self._files is None:
             if self.in_git:
-                run = self.git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+                # ls-files runs no filter or diff driver: the fixed options of `_raw_git` do.
+                run = self._raw_git(
+                    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+                )
                 names = run.out.decode("utf-8", "replace").split("\0")
             else:
                 names = _walk(self.root)
