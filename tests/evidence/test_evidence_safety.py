@@ -221,3 +221,9 @@ def test_outside_git_the_project_folder(isolated: Path) -> None:
     assert "TOKEN_NOTES" in e.content and "TOKEN_SECRET" not in e.content
     e, _ = one(isolated, "git log")
     assert e.status == "refused"
+    (isolated.parent / "outside.txt").write_text("TOKEN_OUTSIDE\n")
+    os.symlink(isolated.parent / "outside.txt", isolated / "link.txt")
+    e, d = one(isolated, "grep TOKEN_")
+    assert "TOKEN_NOTES" in e.content and "TOKEN_OUTSIDE" not in d.path.read_text()
+    e, _ = one(isolated, "read link.txt")
+    assert e.status == "refused" and "outside the project" in e.reason

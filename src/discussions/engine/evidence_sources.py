@@ -96,21 +96,10 @@ def grep(args: str, where: Confinement) -> Found:
         hits = run.out.decode("utf-8", "replace").splitlines()
     else:
         hits = _grep_files(text, where, files, glob)
-    readable: dict[str, bool] = {}
-    hits = [h for h in hits if _readable(h.split(":", 1)[0], where, readable)]
+    # git grep reads a symbolic link as the path it holds, never what it leads to, so a hit
+    # in a readable file (no secret, nothing ignored) is shown.
+    hits = [h for h in hits if h.split(":", 1)[0] in files]
     return capped(hits, GREP_RESULTS, "matching lines", f"grep {text!r}")
-
-
-def _readable(rel: str, where: Confinement, seen: dict[str, bool]) -> bool:
-    """Whether a file a search found may be shown: `Confinement.resolve` accepts it (a link
-    that leads out, or to a secret, is not)."""
-    if rel not in seen:
-        try:
-            where.resolve(rel)
-            seen[rel] = True
-        except Refused:
-            seen[rel] = False
-    return seen[rel]
 
 
 def _grep_files(text: str, where: Confinement, files: set[str], glob: str) -> list[str]:
@@ -119,8 +108,8 @@ def _grep_files(text: str, where: Confinement, files: set[str], glob: str) -> li
         if glob and not PurePosixPath(rel).match(glob):
             continue
         try:
-            data = (where.root / rel).read_bytes()
-        except OSError:
+            data = where.resolve(rel).read_bytes()  # a link out of the project is refused
+        except (Refused, OSError):
             continue
         if len(data) > MAX_FILE_BYTES or b"\0" in data[:8192]:
             continue
