@@ -90,9 +90,13 @@ def confinement_for(d: Discussion, settings: EvidenceSettings) -> Confinement:
     return where
 
 
-def fulfil_pending(d: Discussion) -> Fulfilled:
-    """Fulfil every pending request of `d` and append the blocks. Returns what was written."""
-    d.reload()
+def fulfil_pending(d: Discussion, *, reload: bool = True) -> Fulfilled:
+    """Fulfil every pending request of `d` (read again first, unless `reload` is False) and
+    append the blocks. Returns what was written."""
+    if reload:
+        d.reload()
+    if "EVIDENCE:" not in d.text:  # no request and no block: nothing to derive
+        return Fulfilled()
     pending = [e for e in d.evidence if e.status == "pending"]
     if not pending:
         return Fulfilled()

@@ -32,11 +32,11 @@ def preflight_notes(d: Discussion) -> list[str]:
     return notes
 
 
-def fulfil_quietly(d: Discussion, result: TurnResult) -> Fulfilled:
+def fulfil_quietly(d: Discussion, result: TurnResult, *, reload: bool = True) -> Fulfilled:
     """`fulfil_pending`, its blocks recorded in `result`; a failure is a warning, not an
     error (the answers are in)."""
     try:
-        done = fulfil_pending(d)
+        done = fulfil_pending(d, reload=reload)
     except DiscussionsError as exc:
         result.warnings.append(f"evidence not fulfilled: {exc}")
         return Fulfilled()

@@ -338,7 +338,7 @@ class Runner:
             self._call_participants(d, group, callout, provider, sequential, result, budget_stop)
 
         try:
-            fulfil_quietly(d, result)  # requests made since the last turn, seen by everyone
+            fulfil_quietly(d, result, reload=False)  # requests since the last turn, for all
             call(chosen)
             after_answers(d, chosen, result, call)
         except KeyboardInterrupt:

@@ -47,6 +47,9 @@ STATUSES = ("fulfilled", "refused", "same", "pending")
 
 NL = "\n"
 
+MAX_REQUEST = 500
+"""Characters a request's arguments may have."""
+
 
 @dataclass(slots=True, frozen=True)
 class Request:
@@ -79,7 +82,10 @@ def parse_request(text: str) -> Request:
         )
     if len(words) == 1 and kind != "list":
         raise RequestError(f"`{kind}` needs an argument: " + _form(kind))
-    return Request(kind, " ".join(words[1:]))
+    args = " ".join(words[1:])
+    if len(args) > MAX_REQUEST:
+        raise RequestError(f"a request of more than {MAX_REQUEST} characters")
+    return Request(kind, args)
 
 
 def _form(kind: str) -> str:
