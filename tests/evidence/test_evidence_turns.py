@@ -92,3 +92,19 @@ def test_grep_list_git_run_end_to_end(isolated: Path, providers_file, userdir: P
         e = d.evidence[0]
         assert e.status == "fulfilled" and expect in e.content, (request, e.reason, e.content)
         assert run("check", str(path)).exit_code == 0  # type: ignore[attr-defined]
+
+
+def test_the_limit_is_per_turn_follow_up_included(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+    path = setup_project(isolated, providers_file, "unused")
+    providers_file({"asker": script_command("evidence_reader.py", "greedy")})
+    r = run("turn", str(path), "@architect", "--json")
+    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    result = json.loads(r.output[r.output.index("{"):])  # type: ignore[attr-defined]
+    assert [(b["request"], b["status"]) for b in result["evidence"]] == [
+        ("read src/app.py:1", "fulfilled"),
+        ("read src/app.py:2", "fulfilled"),
+        ("list src", "fulfilled"),
+        ("list .", "refused"),
+    ]
+    assert "limit of 3" in result["evidence"][-1]["reason"]
+    assert result["follow_ups"] == ["architect"]

@@ -2,7 +2,8 @@
 for argv[2] (in the JSON "evidence" field, or with argv[3] == "line" as an EVIDENCE: line);
 with evidence in its prompt, it quotes the first TOKEN_... found inside an <evidence> element
 (never elsewhere in the prompt); otherwise it says it saw none. Each prompt is appended to
-the file named by $EVIDENCE_PROMPTS when set."""
+the file named by $EVIDENCE_PROMPTS when set. With argv[1] == "greedy" it asks for three
+things, then (with evidence in its prompt) for a fourth."""
 
 import json
 import os
@@ -16,7 +17,10 @@ if log:
         f.write(prompt + "\n=====\n")
 inside = "".join(re.findall(r"<evidence [^>]*>\n(.*?)\n</evidence>", prompt, re.S))
 token = re.search(r"TOKEN_[A-Z0-9_]+", inside)
-if token:
+if len(sys.argv) > 1 and sys.argv[1] == "greedy":
+    first = ["read src/app.py:1", "read src/app.py:2", "list src"]
+    answer = {"comment": "More.", "evidence": first if "<evidence " not in prompt else ["list ."]}
+elif token:
     answer = {"comment": f"I read the evidence: {token.group(0)}", "vote": None}
 elif len(sys.argv) > 2 and sys.argv[1] == "ask":
     if len(sys.argv) > 3 and sys.argv[3] == "line":

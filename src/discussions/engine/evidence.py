@@ -38,6 +38,10 @@ class Fulfilled:
 
     blocks: list[Block] = field(default_factory=list)
 
+    def spent(self) -> Counter[str]:
+        """Requests made, by author (refused ones too)."""
+        return Counter(b.by for b in self.blocks)
+
     @property
     def answered(self) -> set[str]:
         """Who had a request fulfilled (not refused)."""
@@ -90,9 +94,12 @@ def confinement_for(d: Discussion, settings: EvidenceSettings) -> Confinement:
     return where
 
 
-def fulfil_pending(d: Discussion, *, reload: bool = True) -> Fulfilled:
+def fulfil_pending(
+    d: Discussion, *, reload: bool = True, spent: Counter[str] | None = None
+) -> Fulfilled:
     """Fulfil every pending request of `d` (read again first, unless `reload` is False) and
-    append the blocks. Returns what was written."""
+    append the blocks. `spent`: requests each author already made this turn (they count
+    against ``evidence.max_requests``). Returns what was written."""
     if reload:
         d.reload()
     if "EVIDENCE:" not in d.text:  # no request and no block: nothing to derive
@@ -102,8 +109,8 @@ def fulfil_pending(d: Discussion, *, reload: bool = True) -> Fulfilled:
         return Fulfilled()
     settings = evidence_settings(d.workspace.config)
     where = confinement_for(d, settings)
-    blocks = _blocks_for(d, [(e.by, e.request) for e in pending], settings, where)
-    return _append(d, blocks, only_pending=True)
+    requests = [(e.by, e.request) for e in pending]
+    return _append(d, _blocks_for(d, requests, settings, where, spent), only_pending=True)
 
 
 def attach(d: Discussion, by: str, patterns: list[str]) -> Fulfilled:
@@ -128,6 +135,7 @@ def _blocks_for(
     requests: list[tuple[str, str]],
     settings: EvidenceSettings,
     where: Confinement,
+    spent: Counter[str] | None = None,
 ) -> list[Block]:
     """A block for each (by, request), numbered from 0 (`_append` numbers them)."""
     root = where.root
@@ -135,7 +143,7 @@ def _blocks_for(
         settings.commands, evidence_trusted(root, settings.commands), settings.timeout
     )
     earlier = {(e.request, e.ref): e.number for e in d.evidence if e.status == "fulfilled"}
-    asked: Counter[str] = Counter()
+    asked: Counter[str] = Counter(spent or ())
     budget = settings.max_turn_chars
     blocks: list[Block] = []
     for by, text in requests:

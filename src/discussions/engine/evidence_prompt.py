@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..derive.evidence import Evidence
 from ..settings.evidence import evidence_settings
-from ..syntax.evidence import REQUEST_FORMS, fence_span
+from ..syntax.evidence import fence_span
 from ..syntax.text import normalise_newlines
 
 if TYPE_CHECKING:
@@ -96,19 +96,24 @@ def evidence_section(d: Discussion, participant: Participant, budget: int) -> li
     return out
 
 
-def how_to_ask(d: Discussion) -> str:
-    """The response-format line saying how to ask for evidence, and the limit."""
+ASK_MIN_BUDGET = 8_000
+"""Below this prompt budget the prompt does not teach how to ask (the discussion needs the
+room)."""
+
+
+def how_to_ask(d: Discussion, budget: int) -> list[str]:
+    """The response-format line saying how to ask for evidence, and the limit (none when the
+    budget is below `ASK_MIN_BUDGET`)."""
+    if budget < ASK_MIN_BUDGET:
+        return []
     settings = evidence_settings(d.workspace.config)
-    forms = "; ".join(f for f in REQUEST_FORMS if settings.commands or not f.startswith("run"))
     names = ", ".join(sorted(settings.commands))
-    run = f" (run NAME: one of {names})" if names else ""
-    return (
-        "To look at the code instead of guessing, ask for evidence: a line "
-        f"`EVIDENCE: read src/app.py:1-40` in the comment (forms: {forms}){run}, or "
-        '"evidence": ["read src/app.py:1-40"] in the JSON. At most '
-        f"{settings.max_requests} per turn; what is read is added to the discussion for "
-        "everyone, and you are asked once more with it."
-    )
+    run = f"; run NAME with NAME one of {names}" if names else ""
+    return [
+        "To read the project's code, add a line EVIDENCE: read PATH[:START-END] to your comment "
+        f"(also: grep TEXT [in GLOB]; list DIR; git log|show|diff|blame ARGS{run}), at most "
+        f"{settings.max_requests} per turn; you are shown the result."
+    ]
 
 
 def evidence_lines(obj: dict[str, Any], notes: list[str]) -> str:

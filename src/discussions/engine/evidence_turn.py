@@ -4,6 +4,7 @@ participant whose request was fulfilled during the turn."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -32,11 +33,13 @@ def preflight_notes(d: Discussion) -> list[str]:
     return notes
 
 
-def fulfil_quietly(d: Discussion, result: TurnResult, *, reload: bool = True) -> Fulfilled:
+def fulfil_quietly(
+    d: Discussion, result: TurnResult, *, reload: bool = True, spent: Counter[str] | None = None
+) -> Fulfilled:
     """`fulfil_pending`, its blocks recorded in `result`; a failure is a warning, not an
     error (the answers are in)."""
     try:
-        done = fulfil_pending(d, reload=reload)
+        done = fulfil_pending(d, reload=reload, spent=spent)
     except DiscussionsError as exc:
         result.warnings.append(f"evidence not fulfilled: {exc}")
         return Fulfilled()
@@ -62,4 +65,4 @@ def after_answers(
     for p in again:
         result.follow_ups.append(p.alias)
     ask_again(again)
-    fulfil_quietly(d, result)
+    fulfil_quietly(d, result, spent=done.spent())  # the limit is per turn

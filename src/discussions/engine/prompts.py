@@ -249,7 +249,7 @@ def build_prompt(
         *evidence_section(d, participant, budget),
         *_prompt_task(d, participant, info, callout),
         *_response_format(participant, info),
-        how_to_ask(d),
+        *how_to_ask(d, budget),
     ]
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
     if memory:
