@@ -99,3 +99,13 @@ def test_watch_fulfils_a_saved_request(project: Path) -> None:
     assert any("Evidence 1 for Rob: read src/app.py:7 (fulfilled" in line for line in logs)
     w.process(path)  # our own append: nothing more
     assert len(Discussion.load(path).evidence) == 1
+
+
+def test_check_fails_on_an_edited_evidence_block(project: Path) -> None:
+    d = ask(project, "Rob", "read src/app.py:7")
+    run("evidence", str(d.path))
+    assert run("check", str(d.path)).exit_code == 0  # type: ignore[attr-defined]
+    d.path.write_text(d.path.read_text().replace("only-here", "forged"))
+    r = run("check", str(d.path))
+    assert r.exit_code == 1  # type: ignore[attr-defined]
+    assert "evidence block 1 does not match the digest" in r.output  # type: ignore[attr-defined]

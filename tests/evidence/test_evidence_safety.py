@@ -101,6 +101,8 @@ def test_grep_is_a_fixed_string_and_fast(project: Path) -> None:
     e, _ = one(project, "grep TOKEN_")
     assert "src/app.py:7:TOKEN_APP_7" in e.content
     assert "TOKEN_SECRET_ENV" not in e.content and "TOKEN_IGNORED" not in e.content
+    e, _ = one(project, "grep Let me look")  # the discussions folder is not searched
+    assert e.content == "(no matching lines)"
     (project / "many.txt").write_text("hit\n" * 1000)
     e, _ = one(project, "grep hit")
     assert "first 200 matching lines" in e.reason and e.content.count("\n") == 199
@@ -224,6 +226,12 @@ def test_outside_git_the_project_folder(isolated: Path) -> None:
     (isolated.parent / "outside.txt").write_text("TOKEN_OUTSIDE\n")
     os.symlink(isolated.parent / "outside.txt", isolated / "link.txt")
     e, d = one(isolated, "grep TOKEN_")
-    assert "TOKEN_NOTES" in e.content and "TOKEN_OUTSIDE" not in d.path.read_text()
+    assert e.status == "same"  # the link adds nothing: the same output as before
+    assert "TOKEN_OUTSIDE" not in d.path.read_text()
     e, _ = one(isolated, "read link.txt")
     assert e.status == "refused" and "outside the project" in e.reason
+    os.mkfifo(isolated / "pipe")  # reading it would wait forever
+    e, _ = one(isolated, "read pipe")
+    assert e.status == "refused" and "not a regular file" in e.reason
+    e, _ = one(isolated, "grep TOKEN_NOTES")
+    assert "TOKEN_NOTES" in e.content

@@ -91,6 +91,9 @@ def confinement_for(d: Discussion, settings: EvidenceSettings) -> Confinement:
     where = Confinement.of(d.path.parent, settings.exclude)
     if not where.in_git:
         where = Confinement.of(d.workspace.config.base_dir, settings.exclude)
+    folder = d.path.parent.resolve()
+    if folder != where.root and where.root in folder.parents:
+        where.unsearched = (folder.relative_to(where.root).as_posix() + "/",)
     return where
 
 

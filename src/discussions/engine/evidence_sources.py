@@ -50,6 +50,8 @@ def read(args: str, where: Confinement) -> Found:
     m = _RANGE.match(args.strip())
     rel, start, end = (m.group(1), int(m.group(2)), m.group(3)) if m else (args.strip(), 1, None)
     path = where.resolve(rel)
+    if not path.is_file():
+        raise Refused(f"`{rel}` is not a regular file")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise Refused(f"`{rel}` is {size} bytes, over the {MAX_FILE_BYTES} byte limit")
@@ -76,7 +78,8 @@ _IN = re.compile(r"^(.*?)\s+in\s+(\S+)$")
 
 def grep(args: str, where: Confinement) -> Found:
     """``grep TEXT [in GLOB]``: lines holding TEXT, a fixed string (no regular expression,
-    so no pattern can make it slow), in the readable files (those matching GLOB)."""
+    so no pattern can make it slow), in the readable files (those matching GLOB) outside the
+    discussions folder."""
     m = _IN.match(args.strip())
     text, glob = (m.group(1), m.group(2)) if m else (args.strip(), "")
     text = text.strip().strip("\"'") or text.strip()
@@ -98,8 +101,12 @@ def grep(args: str, where: Confinement) -> Found:
         hits = _grep_files(text, where, files, glob)
     # git grep reads a symbolic link as the path it holds, never what it leads to, so a hit
     # in a readable file (no secret, nothing ignored) is shown.
-    hits = [h for h in hits if h.split(":", 1)[0] in files]
+    hits = [h for h in hits if h.split(":", 1)[0] in files and not _unsearched(h, where)]
     return capped(hits, GREP_RESULTS, "matching lines", f"grep {text!r}")
+
+
+def _unsearched(hit: str, where: Confinement) -> bool:
+    return hit.startswith(where.unsearched) if where.unsearched else False
 
 
 def _grep_files(text: str, where: Confinement, files: set[str], glob: str) -> list[str]:
@@ -108,7 +115,8 @@ def _grep_files(text: str, where: Confinement, files: set[str], glob: str) -> li
         if glob and not PurePosixPath(rel).match(glob):
             continue
         try:
-            data = where.resolve(rel).read_bytes()  # a link out of the project is refused
+            path = where.resolve(rel)  # a link out of the project is refused
+            data = path.read_bytes() if path.is_file() else b""
         except (Refused, OSError):
             continue
         if len(data) > MAX_FILE_BYTES or b"\0" in data[:8192]:

@@ -84,6 +84,9 @@ class Confinement:
     """Whether `root` is a git work tree (else reads are confined to the folder)."""
     exclude: tuple[str, ...] = ()
     """``evidence.exclude`` globs (matched against the path and each of its names)."""
+    unsearched: tuple[str, ...] = ()
+    """Folders (relative, ending in ``/``) that ``grep`` leaves out: the discussions, which
+    would otherwise find the evidence itself."""
     _files: set[str] | None = None
     _options: list[str] | None = None
     _dirs: set[str] = field(default_factory=set)
