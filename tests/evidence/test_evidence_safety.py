@@ -155,6 +155,21 @@ def test_git_escapes_are_refused(project: Path, request_text: str, reason: str) 
     assert not Path("/tmp/evidence-x").exists()
 
 
+def test_git_never_shows_a_secret_by_its_blob_id(project: Path) -> None:
+    git(project, "add", "-f", ".env")
+    git(project, "commit", "-qm", "oops, a secret")
+    blob = git(project, "rev-parse", "HEAD:.env").strip()
+    for request in (f"git show {blob}", f"git diff {blob} HEAD:src/app.py", "git show HEAD",
+                    "git log -p", "git show HEAD^{tree}", "grep x in :(top).env"):
+        e, d = one(project, request)
+        assert "TOKEN_SECRET_ENV" not in d.path.read_text(), request
+    git(project, "-c", "user.name=T", "-c", "user.email=t@e", "tag", "-a", "sec", blob, "-m", "x")
+    for request in (f"git show {blob[:10]}", "git show sec", "git log sec"):
+        e, d = one(project, request)
+        assert e.status == "refused" and "by its id" in e.reason, (request, e.reason)
+    assert "TOKEN_SECRET_ENV" not in d.path.read_text()
+
+
 def test_git_runs_nothing_the_repository_chose(project: Path, tmp_path: Path) -> None:
     mark = tmp_path / "ran"
     hook = tmp_path / "hook.sh"

@@ -57,6 +57,7 @@ def git_request(args: str, where: Confinement) -> Found:
         raise Refused(f"only `git {'|'.join(SUBCOMMANDS)}` are run (read only)")
     sub, rest = words[0], words[1:]
     options, revs, paths = _split(rest, where)
+    _no_blobs(revs, where)
     argv = [sub, "--no-color", "--no-ext-diff", "--no-textconv", *options]
     if sub == "blame":
         argv = [sub, "--no-textconv", *options]
@@ -108,6 +109,21 @@ def _split(words: list[str], where: Confinement) -> tuple[list[str], list[str], 
         else:
             paths.append(_path(word, where))
     return options, revs, paths
+
+
+def _no_blobs(revs: list[str], where: Confinement) -> None:
+    """Refuse a revision that names a file's content by its id (``git show 3b18e5``): the
+    path of such content is never checked; ``REV:PATH`` is."""
+    for rev in revs:
+        if ":" in rev:
+            continue
+        for part in rev.replace("...", "..").split(".."):
+            if not part:
+                continue
+            peeled = where.git(["cat-file", "-t", part + "^{}"])  # a tag: what it points to
+            kind = peeled.out.decode("utf-8", "replace").strip()
+            if kind == "blob":
+                raise Refused(f"`{part}` names a file's content by its id; ask for REV:PATH")
 
 
 def _option(word: str, following: str | None) -> int:

@@ -86,7 +86,8 @@ def grep(args: str, where: Confinement) -> Found:
     if not text:
         raise Refused("`grep` needs the text to look for")
     if glob:
-        why = where.problem(glob.replace("*", "x").replace("?", "x"))
+        why = "pathspec magic is not allowed" if glob.startswith(":") else None
+        why = why or where.problem(glob.replace("*", "x").replace("?", "x"))
         if why:
             raise Refused(f"glob `{glob}`: {why}")
     files = where.files()
