@@ -55,45 +55,57 @@ def _block_end(lines: list[str], marker_line: int) -> int:
     return i
 
 
-def _reference(e: Evidence) -> str:
+def _reference(e: Evidence, by: str | None = None) -> str:
+    who = e.by if by is None else by
     if e.status == "refused":
-        return f"evidence {e.number} for {e.by}: {e.request}, refused ({e.reason})"
+        return f"evidence {e.number} for {who}: {e.request}, refused ({e.reason})"
     if e.status == "same":
-        return f"evidence {e.number} for {e.by}: {e.request}, same as evidence {e.see}"
-    return f"evidence {e.number} for {e.by}: {e.request}"
+        return f"evidence {e.number} for {who}: {e.request}, same as evidence {e.see}"
+    return f"evidence {e.number} for {who}: {e.request}"
 
 
 def evidence_section(d: Discussion, participant: Participant, budget: int) -> list[str]:
-    """The prompt lines showing the evidence (none when there is none): blocks are chosen
-    own requests first, then newest first, in full while they fit; the rest are one-line
-    references."""
-    blocks = [e for e in d.evidence if e.status == "fulfilled"]
-    other = [e for e in d.evidence if e.status in ("refused", "same", "pending")]
+    """The prompt lines showing the evidence (none when there is none): the newest block,
+    then own requests, then the others newest first, in full while they fit; the rest are
+    one-line references. In a blind phase only one's own and attached evidence is shown; in
+    an anonymous one, who asked for another's is not said."""
+    info = d.phase_info
+    me = participant.name
+    seen = [e for e in d.evidence if not (info and info.blind) or e.by == me or not e.asked_line]
+
+    def who(e: Evidence) -> str:
+        return e.by if e.by == me or not (info and info.anonymous) else "another participant"
+
+    blocks = [e for e in seen if e.status == "fulfilled"]
+    other = [e for e in seen if e.status != "fulfilled" and e.by == me]
     if not blocks and not other:
         return []
-    own = {participant.name}
-    newest = blocks[-1:] if blocks else []
-    order = newest + sorted(blocks[:-1], key=lambda e: (e.by not in own, -e.line))
-    full: set[int] = set()
-    used = 0
-    for e in order:
-        size = len(e.content) + len(e.request) + 120
-        limit = OWN_SHARE if e.by in own else EVIDENCE_SHARE
-        if used + size <= budget * limit:
-            full.add(e.line)
-            used += size
+    full = _in_full(blocks, me, budget)
     out = ["", HEADING, PREFACE, ""]
     for e in blocks:
         if e.line in full:
             ref = f' ref="{e.ref}"' if e.ref else ""
-            head = f'<evidence number="{e.number}" request="{e.request}" for="{e.by}"{ref}>'
-            body = e.content.replace("</evidence", "<\\/evidence")
-            out += [head, body, "</evidence>", ""]
-    rest = [e for e in blocks if e.line not in full] + [e for e in other if e.by in own]
+            head = f'<evidence number="{e.number}" request="{e.request}" for="{who(e)}"{ref}>'
+            out += [head, e.content.replace("</evidence", "<\\/evidence"), "</evidence>", ""]
+    rest = sorted([e for e in blocks if e.line not in full] + other, key=lambda e: e.line)
     if rest:
         out.append("Not shown in full (ask again with an EVIDENCE: line to read one):")
-        out += [f"- {_reference(e)}" for e in sorted(rest, key=lambda e: e.line)]
+        out += [f"- {_reference(e, who(e))}" for e in rest]
     return out
+
+
+def _in_full(blocks: list[Evidence], me: str, budget: int) -> set[int]:
+    """The lines of the blocks shown in full: the newest, then `me`'s, then the others newest
+    first, while they fit their share of `budget`."""
+    order = blocks[-1:] + sorted(blocks[:-1], key=lambda e: (e.by != me, -e.line))
+    full: set[int] = set()
+    used = 0
+    for e in order:
+        size = len(e.content) + len(e.request) + 120
+        if used + size <= budget * (OWN_SHARE if e.by == me else EVIDENCE_SHARE):
+            full.add(e.line)
+            used += size
+    return full
 
 
 ASK_MIN_BUDGET = 8_000
