@@ -13,7 +13,7 @@ import pytest
 from discussions.errors import ConfigError, ProviderFailed
 from discussions.providers import CommandProvider, ProviderRegistry, ProviderRequest, ProviderSpec
 from discussions.providers.argv_prompt import MAX_ARG_STRLEN
-from discussions.providers.registry import DETECT_ORDER, PRESETS
+from discussions.providers.presets import DETECT_ORDER, PRESETS
 
 from ..conftest import script_command, write
 

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.providers import ProviderRegistry
-from discussions.providers.registry import DETECT_ORDER, find_executable, provider_chain
+from discussions.providers.presets import DETECT_ORDER
+from discussions.providers.registry import find_executable, provider_chain
 
 from ..conftest import script_command, write
 

@@ -331,7 +331,7 @@ def test_providers_test_deep_reports_latency_parse_and_usage(clis: Path) -> None
 
 
 def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
-    from discussions.providers.registry import DETECT_ORDER, PRESETS
+    from discussions.providers.presets import DETECT_ORDER, PRESETS
 
     assert PRESETS["qwen"].command == "qwen --approval-mode plan"
     assert "qwen" in DETECT_ORDER

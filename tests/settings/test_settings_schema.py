@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from discussions.cli import cli
-from discussions.settings.config import SETTINGS
+from discussions.settings.keys import SETTINGS
 from discussions.settings.schema import Fields, Number, Text, validate
 
 from ..conftest import write

@@ -28,6 +28,7 @@ LAZY_COMMANDS = {
     "close": "files:close_command",
     "reopen": "files:reopen_command",
     "check": "check:check_command",
+    "evidence": "evidence:evidence_command",
     "init": "git:init_command",
     "merge-file": "git:merge_file_command",
     "resolve": "git:resolve_command",

@@ -38,6 +38,13 @@ from .options import dir_option, json_option
     "file_name",
     help="File name to create (default: made from the title), in the discussions folder.",
 )
+@click.option(
+    "--files",
+    "attach_files",
+    multiple=True,
+    help="Attach files as evidence (a glob from the project root, '**' crosses folders); "
+    "repeatable.",
+)
 @dir_option("Folder to create the file in (default: output.directory, ./discussions).")
 @json_option("Print the created discussion as JSON.")
 def new_command(
@@ -48,6 +55,7 @@ def new_command(
     directory: Path | None,
     file_name: str | None,
     as_json: bool,
+    attach_files: tuple[str, ...] = (),
 ) -> None:
     """Create a discussion file from a template.
 
@@ -57,6 +65,7 @@ def new_command(
       discussions new "API redesign" --template adr --participants architect,pragmatist
       git diff | discussions new "Review: retry logic" -t code-review --context -
       discussions new "Überprüfung der Änderungen" --file review-2026-11.md
+      discussions new "Auth review" --files 'src/auth/**' --files README.md
     """
     from ..engine.service import create_discussion
 
@@ -72,10 +81,13 @@ def new_command(
         directory=directory,
         file_name=file_name,
     )
+    attached = _attach(d, attach_files)
     if as_json:
         echo_json(d.to_dict())
         return
     say(f"Created: {display_path(d.path)}")
+    for line in attached:
+        say(line)
     info = d.phase_info
     say(
         f"Template: {d.template.name if d.template else '?'}; phase: {d.phase}"
@@ -84,6 +96,15 @@ def new_command(
     if d.participants:
         say(f"Participants: {', '.join('@' + a for a in d.participants)}")
         say(f"Next: discussions turn {display_path(d.path)}  (asks every participant)")
+
+
+def _attach(d: Discussion, patterns: tuple[str, ...]) -> list[str]:
+    """Attach the files matching `patterns` as evidence; the lines saying what was attached."""
+    if not patterns:
+        return []
+    from ..engine.evidence import attach
+
+    return attach(d, default_author(), list(patterns)).lines()
 
 
 @click.command("list")

@@ -13,6 +13,7 @@ from ..git.driver import merge_file, resolve_conflict
 from .options import json_option
 
 if TYPE_CHECKING:
+    from ..engine.outcomes import TurnResult
     from ..model.discussion import Discussion
 
 # The merge driver runs once per conflicted file in a merge: it imports only what it needs
@@ -154,9 +155,19 @@ def resolve_command(files: tuple[str, ...], as_json: bool) -> None:
     show_default=True,
     help="Characters of diff to include; files beyond it are listed, not shown.",
 )
+@click.option(
+    "--with-files",
+    is_flag=True,
+    help="Attach the current text of the changed files as evidence.",
+)
 @json_option("Print the created discussion as JSON.")
 def review_command(
-    args: tuple[str, ...], staged: bool, title: str | None, budget: int, as_json: bool
+    args: tuple[str, ...],
+    staged: bool,
+    title: str | None,
+    budget: int,
+    as_json: bool,
+    with_files: bool = False,
 ) -> None:
     """Open a code-review discussion from a git diff, and with @aliases run their turn.
 
@@ -169,10 +180,11 @@ def review_command(
       discussions review --staged @security
       discussions review main..HEAD @architect @security
       discussions review HEAD~3 --title "Retry logic" --budget 20000
+      discussions review --with-files @security
     """
     from ..git.review import collect_changes, render_review_context
     from ..model.discussion import Discussion
-    from .common import display_path, echo_json, say, workspace
+    from .common import display_path, echo_json, workspace
 
     aliases = [a for a in args if a.startswith("@")]
     revs = [a for a in args if not a.startswith("@")]
@@ -187,6 +199,7 @@ def review_command(
     d = Discussion.create(shown, template="code-review", context=context, workspace=ws)
     d = _unused_path(d, shown, context)
     d.save()
+    attached = _attach_changed(d, [f.path for f in changes.files]) if with_files else []
     result = None
     if aliases:
         from ..engine.runner import Runner
@@ -202,15 +215,35 @@ def review_command(
     click.echo(f"Created: {display_path(d.path)} ({len(changes.files)} file(s) changed)")
     if omitted:
         click.echo(f"Diff of {len(omitted)} file(s) left out (--budget {budget}).")
-    if result is not None:
-        for o in result.outcomes:
-            vote = f", VOTE: {o.vote}" if o.vote else ""
-            state = f"posted via {o.provider}{vote}" if o.status == "posted" else o.status
-            if o.status == "failed":
-                state += f": {o.error}"
-            say(f"  {o.name}: {state}")
-    else:
+    for line in attached:
+        click.echo(line)
+    _say_outcomes(result, d)
+
+
+def _say_outcomes(result: TurnResult | None, d: Discussion) -> None:
+    """What the review's turn did, or how to ask for one."""
+    from .common import say
+
+    if result is None:
         click.echo(f"Ask for a review: discussions turn {d.path.name} @all")
+        return
+    for o in result.outcomes:
+        vote = f", VOTE: {o.vote}" if o.vote else ""
+        state = f"posted via {o.provider}{vote}" if o.status == "posted" else o.status
+        if o.status == "failed":
+            state += f": {o.error}"
+        say(f"  {o.name}: {state}")
+
+
+def _attach_changed(d: Discussion, paths: list[str]) -> list[str]:
+    """Attach the current text of the changed files that still exist, as evidence."""
+    from ..engine.evidence import attach
+    from ..git.run import repo_root
+    from .common import default_author
+
+    root = repo_root(Path.cwd())
+    present = [p for p in paths if (root / p).is_file()]
+    return attach(d, default_author(), present).lines() if present else []
 
 
 def _unused_path(d: Discussion, title: str, context: str) -> Discussion:

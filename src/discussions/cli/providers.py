@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,10 +14,13 @@ from ..providers.command import CommandProvider
 from ..providers.registry import (
     ProviderRegistry,
     changed_since_trust,
+    evidence_trusted,
     provider_chain,
     read_specs,
     revoke,
+    revoke_evidence,
     trust,
+    trust_evidence,
     trust_refusal,
     trust_scope,
 )
@@ -23,6 +28,9 @@ from ..providers.usage import UNKNOWN, Usage
 from ..settings.workspace import Workspace
 from .common import display_path, echo_json, style, workspace
 from .options import json_option
+
+if TYPE_CHECKING:
+    from ..engine.probe import ProbePrompt, WindowFit
 
 
 @click.group("providers")
@@ -276,6 +284,19 @@ def _deep_test(
             "output_tokens": usage.output_tokens,
             "cost_usd": usage.cost_usd,
         },
+        **_fit_report(probe, fit),
+    }
+    if as_json:
+        echo_json(report)
+    else:
+        _echo_deep(name, report, fit.describe(), elapsed)
+    if error is not None or fit.fits is False:
+        raise SystemExit(1)
+
+
+def _fit_report(probe: ProbePrompt, fit: WindowFit) -> dict[str, object]:
+    """The deep test's prompt and how it fits the window, for its report."""
+    return {
         "prompt": {
             "chars": probe.chars,
             "estimated_tokens": probe.estimated_tokens,
@@ -288,12 +309,6 @@ def _deep_test(
         "answer_tokens_reserved": fit.answer_room,
         "fits": fit.fits,
     }
-    if as_json:
-        echo_json(report)
-    else:
-        _echo_deep(name, report, fit.describe(), elapsed)
-    if error is not None or fit.fits is False:
-        raise SystemExit(1)
 
 
 def _echo_deep(name: str, report: dict[str, object], fit: str, elapsed: float) -> None:
@@ -323,7 +338,7 @@ def _echo_deep(name: str, report: dict[str, object], fit: str, elapsed: float) -
 @click.option("--revoke", "do_revoke", is_flag=True, help="Withdraw trust for this project.")
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 def trust_command(do_revoke: bool, yes: bool) -> None:
-    """Allow this project's providers.yaml to define commands that run.
+    """Allow this project's providers.yaml (and evidence.commands) to run commands.
 
     A repository you clone could otherwise make `discussions turn` run any
     command. Trust covers what will run: the SHA-256 of providers.yaml and of
@@ -331,24 +346,42 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     or the executable itself), recorded in the user dir's trust.yaml. If any
     of them changes, the project must be trusted again. A providers.yaml that
     is a symbolic link, or resolves outside the project, is never trusted.
+    The commands participants may ask to run as evidence (`evidence.commands`
+    in discussions.yaml) are trusted the same way, separately.
 
     \b
     Examples:
       discussions trust
       discussions trust --revoke
     """
+    from ..settings.evidence import evidence_settings
+
     ws = workspace()
     path = ws.config.base_dir / "providers.yaml"
-    if not path.is_file():
+    commands = evidence_settings(ws.config).commands
+    if not path.is_file() and not commands:
         raise DiscussionsError(
-            f"no providers.yaml in {display_path(ws.config.base_dir)}; nothing to trust"
+            f"no providers.yaml and no evidence.commands in {display_path(ws.config.base_dir)}; "
+            "nothing to trust"
         )
     if do_revoke:
-        removed = revoke(path)
-        click.echo(
-            f"Trust withdrawn for {display_path(path)}." if removed else "It was not trusted."
-        )
+        if path.is_file():
+            removed = revoke(path)
+            click.echo(
+                f"Trust withdrawn for {display_path(path)}." if removed else "It was not trusted."
+            )
+        if commands:
+            gone = revoke_evidence(ws.config.base_dir)
+            said = "Trust withdrawn for" if gone else "It was not trusted:"
+            click.echo(f"{said} evidence.commands.")
         return
+    if path.is_file():
+        _trust_providers(path, yes)
+    if commands:
+        _trust_evidence(ws.config.base_dir, commands, yes)
+
+
+def _trust_providers(path: Path, yes: bool) -> None:
     refusal = trust_refusal(path)
     if refusal is not None:
         raise DiscussionsError(f"{refusal}; copy the file into the project to review and trust it")
@@ -366,6 +399,20 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
         raise click.Abort()
     trust(path)
     click.echo(f"Trusted {display_path(path)} ({len(scope)} file(s) covered).")
+
+
+def _trust_evidence(root: Path, commands: dict[str, str], yes: bool) -> None:
+    """Ask for, and record, trust in the evidence commands of `discussions.yaml`."""
+    if evidence_trusted(root, commands):
+        click.echo("evidence.commands in discussions.yaml is already trusted as it stands.")
+        return
+    click.echo("discussions.yaml lets participants run (EVIDENCE: run NAME):")
+    for name, command in sorted(commands.items()):
+        click.echo(f"  {name}: {command}")
+    if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
+        raise click.Abort()
+    scope = trust_evidence(root, commands)
+    click.echo(f"Trusted evidence.commands ({len(scope)} item(s) covered).")
 
 
 def _echo_scope(scope: dict[str, str]) -> None:

@@ -16,7 +16,7 @@ from ..model.usage import configured_budget
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
-from .turns import live_display
+from .turns import live_display, say_preflight
 
 
 class _RoundDisplay:
@@ -108,6 +108,7 @@ def run_command(
     budget = configured_budget(d).merged(max_cost, max_calls)
     live = live_display(as_json, no_progress)
     display = _RoundDisplay(d, sys.stderr if (live or as_json) else sys.stdout, live, provider)
+    say_preflight(d, err=live or as_json)
     runner = Runner(ws, timeout=timeout, on_event=display, budget=budget)
     try:
         result = run_discussion(
@@ -124,11 +125,17 @@ def run_command(
     finally:
         display.close()
     _print_result(result, as_json)
+    _exit_for(result)
+
+
+def _exit_for(result: RunResult) -> None:
+    """Exit 130 for an interrupted run, 1 for a round without an answer (saying who got none,
+    as `turn` does); return otherwise."""
     if result.stopped == "interrupted":
         sys.exit(130)
     if result.stopped == "no_answers":
         last = result.turns[-1].outcomes if result.turns else []
-        for o in last:  # as `turn` says it
+        for o in last:
             say(f"Error: {o.name} got no answer: {o.error}", err=True)
         sys.exit(1)
 

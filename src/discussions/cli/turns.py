@@ -64,6 +64,7 @@ def turn_command(
     expected = [(p.alias, p.name) for p in select_participants(d, aliases)]
     live = live_display(as_json, no_progress)
     stream = sys.stderr if (live or as_json) else sys.stdout
+    say_preflight(d, err=stream is sys.stderr)
     with Progress(stream, live, expected, forced=provider) as progress:
         runner = Runner(ws, timeout=timeout, on_event=progress)
         result = runner.run_turn(
@@ -83,6 +84,14 @@ def turn_command(
             for o in result.failed:
                 say(f"Error: {o.name} got no answer: {o.error}", err=True)
         sys.exit(1)
+
+
+def say_preflight(d: Discussion, *, err: bool) -> None:
+    """Say, before any call, what the evidence of `d` lacks (an attached file gone)."""
+    from ..engine.evidence_turn import preflight_notes
+
+    for note in preflight_notes(d):
+        say(f"Note: {note}", err=err)
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -136,6 +145,11 @@ def _summary(result: TurnResult) -> None:
     for o in result.outcomes:
         for note in o.notes:
             say(f"Note: {o.name}: {note}")
+    for b in result.evidence:
+        why = f": {b['reason']}" if b.get("reason") else ""
+        say(f"Evidence {b['number']} for {b['by']}: {b['request']} ({b['status']}{why})")
+    if result.follow_ups:
+        say("Asked again with the evidence: " + ", ".join("@" + a for a in result.follow_ups))
     if result.motion is not None:
         say(_motion_line(result.motion))
     for c in result.changes:

@@ -26,6 +26,7 @@ from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
 from ..syntax.parse import parse_document
 from ..syntax.text import normalise_newlines
 from .diagnosis import rule_diagnosis
+from .evidence import rule_evidence
 from .motions import rule_motions, rule_passes
 from .runlog import group_runs
 from .state import Comment, Item, PendingMention, RunMark, State
@@ -361,6 +362,7 @@ def derive(
     for _name, rule in RULES:
         rule(state)
     rule_conflicts(state, text)
+    rule_evidence(state, text)
     state.warnings.sort(key=lambda w: w.line)
     return state
 

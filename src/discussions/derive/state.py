@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..settings.participants import ParticipantRegistry
     from ..settings.templates import Template
     from ..settings.workspace import Workspace
+    from .evidence import Evidence
     from .motions import Motion
     from .runlog import RunRecord
 
@@ -166,6 +167,8 @@ class State:
     """Motions, their seconds, ballots and results (`motions.rule_motions`)."""
     passes: list[tuple[str, int]] = field(default_factory=list)
     """(who, line) of each ``PASS`` block: a participant had nothing to add."""
+    evidence: list[Evidence] = field(default_factory=list)
+    """Evidence blocks in file order, then requests still pending (`evidence.rule_evidence`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

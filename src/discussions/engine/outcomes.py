@@ -103,6 +103,10 @@ class TurnResult:
     """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
     budget_stop: str | None = None
     """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    """The evidence blocks the turn appended (`evidence.Fulfilled.to_dict`)."""
+    follow_ups: list[str] = field(default_factory=list)
+    """Aliases asked once more because a request of theirs was fulfilled during the turn."""
 
     @property
     def no_answer(self) -> bool:
@@ -133,6 +137,8 @@ class TurnResult:
             "warnings": list(self.warnings),
             "motion": self.motion.to_dict() if self.motion is not None else None,
             "budget_stop": self.budget_stop,
+            "evidence": list(self.evidence),
+            "follow_ups": list(self.follow_ups),
         }
 
 

@@ -25,6 +25,7 @@ from ..model.ledger import settled_decisions
 from ..providers.window import chars_for_tokens, estimate_tokens, prompt_tokens
 from ..settings.participants import Participant
 from .context import Context, build_context
+from .evidence_prompt import evidence_section, folded, how_to_ask
 from .visibility import sealed_for
 
 if TYPE_CHECKING:
@@ -178,8 +179,10 @@ def _assemble(
     head += ["## The discussion so far", "", "<discussion>"]
     tail = [
         "</discussion>",
+        *evidence_section(d, participant, budget),
         *_prompt_task(d, participant, info, callout),
         *_response_format(participant, info),
+        *how_to_ask(d, budget),
     ]
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
     if memory:
@@ -188,8 +191,8 @@ def _assemble(
         if known:
             head.insert(memory_at, known)  # ends with a newline: a blank line follows it
             frame += len(known) + 1
-    # The discussion gets what the frame leaves.
-    ctx = build_context(d, participant, max(0, budget - frame), frame)
+    # The discussion gets what the frame leaves (evidence blocks folded to one line each).
+    ctx = build_context(folded(d), participant, max(0, budget - frame), frame)
     lines = [*head, ctx.text.rstrip(), *tail]
     return "\n".join(lines) + "\n", ctx
 

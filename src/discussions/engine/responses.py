@@ -27,6 +27,7 @@ from typing import Any
 from ..syntax.markers import extract, normalise_vote, vote_line_numbers
 from ..syntax.render import neutralise
 from .echoes import NO_ECHO, Echo
+from .evidence_prompt import evidence_lines
 
 # Every scan below is linear in the answer's length: a model that prints a megabyte of
 # garbage costs a megabyte's worth of work, and nothing here raises.
@@ -113,6 +114,7 @@ def _parse(text: str, echo: Echo) -> Response:
             notes.append(f"invalid vote {_clean(repr(raw_vote)[:80])} ignored")
         comment += _score_lines(obj, notes)
         comment += _diagnosis_lines(obj, notes)
+        comment += evidence_lines(obj, notes)
         body, line_vote, line_notes = _take_vote_lines(comment)
         notes += line_notes
         response = Response(

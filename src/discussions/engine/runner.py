@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextvars import copy_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..derive.rules import body_digest
 from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
 from ..model import storage
 from ..model.discussion import Discussion
@@ -38,34 +37,27 @@ from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
-from ..providers.usage import UNKNOWN
 from ..providers.window import chain_window
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
-from ..syntax import clock
 from ..syntax.code import block_parser
-from ..syntax.markers import extract
-from ..syntax.render import analyse_tail, join_blocks, neutralise, render_comment
+from ..syntax.render import analyse_tail, join_blocks, neutralise
 from . import followup, phases
 from .appending import GroupAppend
 from .echoes import prompt_echo
-from .failures import failed_meta, ran, record_failure
+from .evidence_turn import after_answers, fulfil_quietly
+from .failures import ran, record_failure
 from .outcomes import (
     Attempt,
     ParticipantOutcome,
     TurnEvent,
     TurnResult,
-    clean_meta,
-    render_pass,
-    usage_meta,
 )
+from .posting import post_answer, post_pass, weak_answer
 from .prompts import build_prompt
-from .responses import Response, parse_response
+from .responses import parse_response
 from .streamevents import stream_reporter
 from .turns import select_participants
-
-if TYPE_CHECKING:
-    pass
 
 
 class Runner:
@@ -240,90 +232,19 @@ class Runner:
             outcome.status = "no_response"
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
-            # A pass is recorded, not a comment: the file shows who had nothing to add.
-            ran_first = [a for a in outcome.attempts if ran(a)]  # calls, not missing CLIs
-            meta = [*usage_meta(outcome), *failed_meta(ran_first)]
-            block = render_pass(participant.name, [*meta, f"at: {clock.now_stamp()}"])
-            outcome.notes.extend(write(block).lost_messages(d.path))
+            post_pass(d, participant, outcome, write)
             return outcome
-        extra, comment, vote = self._weak_answer(d, participant, request, response, outcome)
+        extra, comment, vote = weak_answer(
+            self.providers, d, participant, request, response, outcome
+        )
         outcome.duration = time.monotonic() - started  # a follow-up call included
         if original is not None:
             stopped = outcome.truncated  # the command was stopped while still writing
             outcome.truncated = True
             comment += "\n\n" + followup.truncation_note(original, limit, stopped)
             extra.append(f"truncated: {original} chars" + (" (stopped)" if stopped else ""))
-        self._post(d, participant, outcome, neutralise(comment), vote, extra, write)
+        post_answer(d, participant, outcome, neutralise(comment), vote, extra, write)
         return outcome
-
-    def _weak_answer(
-        self,
-        d: Discussion,
-        participant: Participant,
-        request: ProviderRequest,
-        response: Response,
-        outcome: ParticipantOutcome,
-    ) -> tuple[list[str], str, str | None]:
-        """(metadata parts, comment, vote) once a stand-in's vote is set aside and a missing
-        vote or score has been asked for once (`followup`)."""
-        extra: list[str] = []
-        comment, vote = response.comment, response.vote
-        if outcome.stand_in and vote:
-            outcome.notes.append(f"the mock stood in: its vote {vote} is not counted")
-            comment += f"\n\n*[Mock standing in for a failed provider: vote {vote} not counted.]*"
-            extra.append(f"stand-in: mock, vote {vote} not counted")
-            vote = None
-        if vote and not participant.votes:
-            outcome.notes.append(f"background participant: vote {vote} not recorded")
-            vote = None
-        kind = followup.missing(d, outcome, request.wants_vote, comment, vote)
-        if kind is None or outcome.provider is None:
-            return extra, comment, vote
-        prompt = followup.follow_up_prompt(d, kind, comment)
-        got = followup.ask_follow_up(self.providers, request, outcome.provider, prompt, kind)
-        outcome.usage = followup.add_usage(outcome.usage, got.usage or UNKNOWN)
-        extra.append(got.meta())
-        if not got.found:
-            outcome.notes.append(f"no {kind} in the answer, nor in the one follow-up")
-            return extra, comment, vote
-        outcome.vote_from_follow_up = True
-        comment += "\n\n" + got.note()
-        if got.score is not None:
-            comment += f"\n\nSCORE: {got.score}"
-        return extra, comment, got.vote or vote
-
-    def _post(
-        self,
-        d: Discussion,
-        participant: Participant,
-        outcome: ParticipantOutcome,
-        comment: str,
-        vote: str | None,
-        extra: list[str],
-        write: Callable[[str], Appended],
-    ) -> None:
-        """Append the answer as a comment with its metadata line (with `write`); read its vote
-        back."""
-        digest = body_digest(
-            render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
-        )
-        meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
-        meta.extend(failed_meta(outcome.attempts))
-        if outcome.mock_fallback:
-            meta.append("note: no configured AI CLI is installed")
-        meta.extend(clean_meta(part) for part in extra)
-        meta.extend(usage_meta(outcome)[1:])
-        meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
-        block = render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
-        outcome.notes.extend(write(block).lost_messages(d.path))
-        outcome.status = "posted"
-        # What is reported is what the file says: the vote read back from the bytes written.
-        written = extract(block.split("\n", 1)[1], 2)
-        outcome.vote = written.vote if participant.votes else None
-        if outcome.vote != vote:
-            outcome.notes.append(
-                f"the answer's vote {vote or 'none'} reads as {outcome.vote or 'none'} in the file"
-            )
 
     # -- a turn ---------------------------------------------------------------------------
 
@@ -391,14 +312,9 @@ class Runner:
             d.save()
         d.adopt_workspace(self.workspace)
         chosen = select_participants(d, participants or ())
-        # A file we may not write (not a discussion, conflict lines, read-only, a link out of
-        # the project) fails now, before any provider is called.
-        storage.check_appendable(d.path, d.workspace.config.base_dir)
-        providers = self.providers  # configuration errors surface before anything runs
-        if provider:
-            providers.get(provider)  # unknown or untrusted: fail before anything runs
-        self.check_windows(d, chosen, provider)  # a model too small for any prompt: now
+        self._preflight(d, chosen, provider)
         result = TurnResult(file=str(d.path))
+        fulfil_quietly(d, result, reload=False)  # requests since the last turn, for all
         write = GroupAppend(d.path, d.workspace.config.base_dir)
         view = _with_preamble(d, write, preamble)
 
@@ -406,16 +322,22 @@ class Runner:
             write.release()  # the preamble goes first
             self._record_budget_stop(d, result, reason, budget_rounds, run_tag)
 
+        def call(on: Discussion, group: Sequence[Participant]) -> None:
+            self._call_participants(
+                on, group, callout, provider, sequential, result, budget_stop, write
+            )
+
         with one_sweep():  # one search for escaped descendants of the turn's calls
             try:
-                self._call_participants(
-                    view, chosen, callout, provider, sequential, result, budget_stop, write
-                )
+                try:
+                    call(view, chosen)
+                finally:
+                    write.release()  # held while the providers think, written whatever happens
+                # Evidence the answers asked for, and one call again for those who asked.
+                after_answers(d, chosen, result, lambda again: call(d, again))
             except KeyboardInterrupt:
                 terminate_all()
                 raise
-            finally:
-                write.release()  # held for the providers' thinking time, written whatever happens
             d.reload()
             if result.no_answer:  # nothing was said: no motion is handled, no phase moves
                 self._copy_state(d, result)
@@ -424,6 +346,18 @@ class Runner:
                 self._council(d, provider, result, budget_stop)
         self._conclude(d, result)
         return result
+
+    def _preflight(
+        self, d: Discussion, chosen: Sequence[Participant], provider: str | None
+    ) -> None:
+        """Fail before any provider is called: a file we may not write (not a discussion,
+        conflict lines, read-only, a link out of the project), a configuration error, an
+        unknown or untrusted `provider`, a model too small for any prompt."""
+        storage.check_appendable(d.path, d.workspace.config.base_dir)
+        providers = self.providers
+        if provider:
+            providers.get(provider)
+        self.check_windows(d, chosen, provider)
 
     def _record_budget_stop(
         self, d: Discussion, result: TurnResult, reason: str, budget_rounds: int, run_tag: str

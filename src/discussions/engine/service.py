@@ -20,6 +20,7 @@ from ..derive.rules import strip_meta
 from ..errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path, shorten
+from ..views.evidence import evidence_for_reader, fold_evidence
 from ..views.status import status_of
 
 if TYPE_CHECKING:
@@ -260,7 +261,7 @@ class DiscussionTools:
         # Newest first: an older comment that does not fit is left out whole; only the newest
         # one is ever cut short.
         for c in reversed(newest):
-            body = strip_meta(c.body).strip("\n")  # what was said; `at` says when
+            body = fold_evidence(strip_meta(c.body)).strip("\n")  # `at` says when
             if len(body) > budget:
                 truncated = True
                 if shown:
@@ -282,6 +283,7 @@ class DiscussionTools:
             "total_comments": len(all_comments),
             "comments": shown,
             "truncated": truncated,
+            "evidence": evidence_for_reader(d, budget),
         }
 
     def new_discussion(

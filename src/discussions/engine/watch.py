@@ -12,6 +12,7 @@ The `Watcher` holds the rules and is driven by file-change notifications (watchd
   mentions for at most ``max_chain`` turns per human comment (the loop guard).
 * Bursts of saves are debounced: a file is processed once it has been quiet for ``debounce``
   seconds.
+* A person's new comment that asks for evidence (``EVIDENCE:``) has it fulfilled at once.
 * It remembers the answers it posted. An editor that saves a stale buffer over the file wipes
   them out; the watcher notices the answer is gone, says so, and asks again if the mention is
   still unanswered (counted against the same loop guard).
@@ -215,9 +216,23 @@ class Watcher:
         for c in fresh:
             if registry.for_author(c.author) is not None:
                 state.seen[_key(c)] += 1  # AI comments never start a turn by themselves
+        if humans and any(e.status == "pending" for e in d.evidence):
+            self._fulfil(path, d)
         for human in humans:
             state.seen[_key(human)] += 1
             self._answer(path, human)
+
+    def _fulfil(self, path: Path, d: Discussion) -> None:
+        """Fulfil the evidence requests a person saved (`evidence.fulfil_pending`)."""
+        from .evidence import fulfil_pending
+
+        try:
+            done = fulfil_pending(d)
+        except DiscussionsError as exc:
+            self.log(f"{path.name}: evidence not fulfilled: {exc}")
+            return
+        for line in done.lines():
+            self.log(f"{path.name}: {line}")
 
     def _check_posted(self, path: Path, d: Discussion, state: _FileState) -> None:
         """Say so when an answer we posted is no longer in the file, and ask again."""

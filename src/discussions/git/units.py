@@ -85,7 +85,7 @@ BOUNDARY = re.compile(r"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
 
 _ENGINE_WORDS = re.compile(
     r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION|FALLBACK|PASS"
-    r"|MOTION-RESULT|FAILED"
+    r"|MOTION-RESULT|FAILED|EVIDENCE"
 )
 
 

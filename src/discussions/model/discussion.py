@@ -287,6 +287,7 @@ class Discussion:
         lambda s: list(s.passes),
         "(who, line) of each recorded pass (a participant had nothing to add).",
     )
+    evidence = _Derived(lambda s: list(s.evidence), "Evidence blocks, then pending requests.")
     pending_mentions = _Derived(lambda s: list(s.pending))
     mention_typos = _Derived(
         lambda s: list(s.mention_typos),
@@ -338,9 +339,7 @@ class Discussion:
 
     def engine_blocks(self, kind: str) -> list[tuple[str, dict[str, str]]]:
         """(who, fields) of each engine block of `kind`: ``pass`` (the call's ``provider``,
-        ``tokens`` and ``cost``, none in blocks written before they were recorded) or
-        ``failed`` (a participant none of whose providers answered: ``providers``, ``why``,
-        ``calls``)."""
+        ``tokens``, ``cost``) or ``failed`` (no provider answered: ``providers``, ``why``)."""
         from ..derive.motions import marker_fields
 
         found = []
@@ -589,6 +588,7 @@ class Discussion:
             "diagnosis": s.diagnosis.to_dict(),
             "motions": [m.to_dict() for m in s.motions],
             "passes": [{"by": by, "line": line} for by, line in s.passes],
+            "evidence": [e.to_dict() for e in s.evidence],
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

@@ -339,6 +339,8 @@ def _describe(blocks: Sequence[str]) -> str:
     if first.startswith("Name:"):
         author = first[5:].split("\n", 1)[0].strip()
         what = f"a comment by {author}"
+    elif first.startswith("<!-- EVIDENCE:"):
+        what = "an evidence block"
     else:
         what = "a phase or status change"
     return what if len(blocks) == 1 else f"{what} (and {len(blocks) - 1} more)"

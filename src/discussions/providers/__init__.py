@@ -3,7 +3,8 @@
 from .base import Provider, ProviderRequest, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MOCK_BANNER, MockProvider
-from .registry import DETECT_ORDER, PRESETS, ProviderRegistry, provider_chain
+from .presets import DETECT_ORDER, PRESETS
+from .registry import ProviderRegistry, provider_chain
 
 __all__ = [
     "DETECT_ORDER",

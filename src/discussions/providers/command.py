@@ -32,6 +32,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
 
 from ..errors import (
@@ -215,12 +216,20 @@ class _Run:
     """Streaming: called with each stdout chunk as it is read (see `streaming.output_sink`)."""
 
     @classmethod
-    def spawn(cls, name: str, argv: list[str], env: dict[str, str], max_output: int) -> _Run:
+    def spawn(
+        cls,
+        name: str,
+        argv: list[str],
+        env: dict[str, str],
+        max_output: int,
+        cwd: Path | None = None,
+    ) -> _Run:
         tag = uuid.uuid4().hex
         guarded, preexec = _with_pdeathsig(argv)
         try:
             proc = subprocess.Popen(
                 guarded,
+                cwd=cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -494,6 +503,40 @@ class CommandProvider(Provider):
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)
         return Completion(text, usage)
+
+
+@dataclass(slots=True)
+class ContainedRun:
+    """How a command run by `run_contained` ended."""
+
+    out: bytes
+    """stdout, at most `max_output` bytes (cut when `flooded`)."""
+    err: str
+    """The end of stderr."""
+    returncode: int | None
+    timed_out: bool
+    flooded: bool
+
+
+def run_contained(
+    name: str,
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    max_output: int,
+) -> ContainedRun:
+    """Run `argv` (no shell, nothing on stdin) in `cwd` with the containment of a provider
+    call: its own process group, killed with every escaped descendant when it ends, times out
+    or writes more than `max_output` bytes. `ProviderNotFound` when it cannot start."""
+    run = _Run.spawn(name, argv, env, max_output, cwd)
+    try:
+        run.collect(b"", timeout)
+    finally:
+        run.finish()
+    out = bytes(run.out[:max_output])
+    return ContainedRun(out, run.stderr_text(), run.proc.returncode, run.timed_out, run.flooded)
 
 
 def _last_lines(text: str, n: int = 3, limit: int = 400) -> str:

@@ -46,6 +46,7 @@ from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
 from .base import OUTPUT_FORMATS, PROMPT_VIA, PROVIDER_TYPES, Provider, ProviderSpec
 from .command import CommandProvider, split_command
 from .mock import MockProvider
+from .presets import DETECT_ORDER, MOCK_SPEC, PRESETS
 from .replay import PREFIX as REPLAY_PREFIX
 from .replay import ReplayProvider
 from .server_window import TYPE as HTTP_TYPE
@@ -54,112 +55,6 @@ from .server_window import url_problem
 PROVIDERS_FILE = "providers.yaml"
 TRUST_FILE = "trust.yaml"
 
-_CLAUDE_TOOLS_OFF = (
-    "--disallowedTools Bash,Edit,Write,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task"
-)
-# `--output-format json`: one object with the answer, token usage and cost (read as
-# `claude-json`). No MCP servers but those given on the command line (none), settings from the
-# user only (not the project's .claude/ files, which come with a clone), no session saved.
-_CLAUDE_ISOLATED = "--strict-mcp-config --setting-sources user --no-session-persistence"
-_CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_TOOLS_OFF}"
-_CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
-_GEMINI = 'gemini -p "" --approval-mode plan -o text'
-# Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
-# non-terminal stdin, `agy` runs one headless turn on the plain prompt read from stdin (agy >=
-# 1.1.1, which stopped reading stdin when `-p ""` is given). The JSON-lines input some report is
-# a different, opt-in mode (`--input-format stream-json`, one NDJSON message per line, with
-# `--output-format stream-json`), not what a bare stdin does. `-p` takes the prompt in argv,
-# which this preset does not need. `--mode plan` keeps the edit tools gated, `--sandbox`
-# confines terminal commands; headless runs cannot grant permissions anyway.
-_AGY = "agy --mode plan --sandbox"
-# GitHub Copilot CLI: `-p PROMPT` runs one prompt non-interactively; the prompt is its value,
-# so `-p` comes last and the prompt is appended as one argument (`prompt_via: argument`). `-s`
-# prints only the answer; `--no-ask-user` never waits for input; `--deny-tool` wins over any
-# allow rule, so no shell command and no file write runs.
-_COPILOT = "copilot -s --no-color --no-ask-user --deny-tool=shell --deny-tool=write -p"
-# Cursor's agent: `-p`/`--print` runs headless, the prompt is the positional argument; `--mode
-# ask` is its read-only mode (no edits, no commands); `--trust` accepts the workspace without
-# the interactive question a headless run cannot answer; plain text output.
-_CURSOR = "cursor-agent -p --output-format text --mode ask --trust"
-# Qwen Code reads the prompt from stdin when it is not a terminal (headless mode); plan mode
-# is its read-only approval mode (no edits, no shell commands).
-_QWEN = "qwen --approval-mode plan"
-
-
-def _preset(name: str, command: str, description: str, **kw: Any) -> ProviderSpec:
-    return ProviderSpec(name=name, command=command, description=description, **kw)
-
-
-PRESETS: dict[str, ProviderSpec] = {
-    p.name: p
-    for p in [
-        _preset(
-            "claude",
-            _CLAUDE,
-            "Claude Code, default model",
-            env_remove=["CLAUDECODE"],
-            output="claude-json",
-        ),
-        _preset(
-            "claude-sonnet",
-            f"{_CLAUDE} --model sonnet",
-            "Claude Code, Sonnet",
-            env_remove=["CLAUDECODE"],
-            output="claude-json",
-        ),
-        _preset(
-            "claude-haiku",
-            f"{_CLAUDE} --model haiku",
-            "Claude Code, Haiku (fast)",
-            env_remove=["CLAUDECODE"],
-            output="claude-json",
-        ),
-        _preset(
-            "claude-opus",
-            f"{_CLAUDE} --model opus",
-            "Claude Code, Opus",
-            env_remove=["CLAUDECODE"],
-            output="claude-json",
-        ),
-        _preset("codex", _CODEX, "OpenAI Codex CLI, read-only sandbox", output="codex-jsonl"),
-        _preset("agy", _AGY, "Antigravity CLI, plan mode, sandboxed (prompt on stdin)"),
-        _preset(
-            "gemini", _GEMINI, "Gemini CLI, plan mode (enterprise / API-key users)", nonzero_ok=True
-        ),
-        _preset(
-            "gemini-flash", f"{_GEMINI} -m gemini-2.5-flash", "Gemini CLI, Flash", nonzero_ok=True
-        ),
-        _preset("gemini-pro", f"{_GEMINI} -m gemini-2.5-pro", "Gemini CLI, Pro", nonzero_ok=True),
-        _preset("opencode", "opencode run", "opencode, default model"),
-        _preset(
-            "opencode-deepseek",
-            "opencode run --model deepseek/deepseek-chat",
-            "opencode, DeepSeek chat",
-        ),
-        _preset("qwen", _QWEN, "Qwen Code, plan (read-only) mode (prompt on stdin)"),
-        _preset(
-            "copilot",
-            _COPILOT,
-            "GitHub Copilot CLI, no shell or writes (prompt as an argument: other local "
-            "users can see it in the process list)",
-            prompt_via="argument",
-        ),
-        _preset(
-            "cursor-agent",
-            _CURSOR,
-            "Cursor agent, ask (read-only) mode (prompt as an argument: other local users "
-            "can see it in the process list)",
-            prompt_via="argument",
-        ),
-        _preset("llm", "llm", "Simon Willison's llm, default model"),
-        _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
-    ]
-}
-MOCK_SPEC = ProviderSpec(name="mock", command=None, description="Built-in mock (testing only)")
-
-DETECT_ORDER = ("claude", "codex", "agy", "gemini", "opencode", "qwen", "llm", "ollama")
-"""Presets tried, in this order, when none of a participant's configured providers is installed
-(one per AI CLI family: its default preset)."""
 
 
 def smarttools_file() -> Path:
@@ -385,6 +280,47 @@ def trust(project_file: Path) -> dict[str, str]:
 def revoke(project_file: Path) -> bool:
     trusted = _read_trust()
     removed = trusted.pop(str(project_file.parent.resolve()), None) is not None
+    if removed:
+        _write_trust(trusted)
+    return removed
+
+
+_EVIDENCE_KEY = "#evidence"
+
+
+def evidence_scope(root: Path, commands: dict[str, str]) -> dict[str, str]:
+    """What trusting a project's ``evidence.commands`` covers: the commands themselves and
+    every file inside the project they name (``{name: sha256}``)."""
+    import json
+
+    text = json.dumps(commands, sort_keys=True).encode("utf-8")
+    scope = {"evidence.commands": hashlib.sha256(text).hexdigest()}
+    root = root.resolve()
+    for command in commands.values():
+        for path in _named_files(command, root):
+            scope[Path(os.path.relpath(path, root)).as_posix()] = file_digest(path)
+    return dict(sorted(scope.items()))
+
+
+def evidence_trusted(root: Path, commands: dict[str, str]) -> bool:
+    """Whether the user trusted `commands` for the project at `root`, as they stand now."""
+    recorded = _read_trust().get(str(root.resolve()) + _EVIDENCE_KEY)
+    return bool(commands) and recorded == evidence_scope(root, commands)
+
+
+def trust_evidence(root: Path, commands: dict[str, str]) -> dict[str, str]:
+    """Record the user's opt-in for the project's evidence commands; returns what it covers."""
+    trusted = _read_trust()
+    scope = evidence_scope(root, commands)
+    trusted[str(root.resolve()) + _EVIDENCE_KEY] = scope
+    _write_trust(trusted)
+    return scope
+
+
+def revoke_evidence(root: Path) -> bool:
+    """Withdraw the opt-in for the project's evidence commands; whether there was one."""
+    trusted = _read_trust()
+    removed = trusted.pop(str(root.resolve()) + _EVIDENCE_KEY, None) is not None
     if removed:
         _write_trust(trusted)
     return removed

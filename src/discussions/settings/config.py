@@ -28,7 +28,8 @@ from typing import Any, TypeVar
 import yaml
 
 from ..errors import ConfigError
-from .schema import Fields, Flag, ListOf, Number, OneOf, Text, key_name, validate
+from .keys import SETTINGS
+from .schema import key_name, validate
 
 ENV_HOME = "DISCUSSIONS_HOME"
 PROJECT_FILE = "discussions.yaml"
@@ -505,64 +506,6 @@ def _validate(doc: YamlDocument) -> list[FileProblem]:
         if not p.unknown:
             raise located_error(ConfigError, doc.path, doc.line(*p.keys), p.message)
     return [FileProblem(doc.path, doc.line(*p.keys), p.message, "ignored") for p in problems]
-
-
-_NAMES = ListOf(Text(), "a list of names")
-_COUNT = Number(0, whole=True, what="a whole number (0 or more)")
-_SHARE = Number(0, 1, what="a number between 0 and 1")
-
-SETTINGS = Fields(
-    {
-        "default_participants": _NAMES,
-        "default_template": Text(what="the name of a template"),
-        "consensus": Fields(
-            {
-                "threshold_ready": _SHARE,
-                "threshold_reject": _SHARE,
-                "human_required": OneOf(
-                    (Flag(), _NAMES), "true or false, or a list of names (who ballot)"
-                ),
-            },
-            noun="consensus setting",
-        ),
-        "providers": Fields(
-            {
-                "default": Text(),
-                "fallback": _NAMES,
-                "timeout": Number(above=0, what="a positive number of seconds"),
-                "mock_fallback": Flag(),
-                "detect": Flag(),
-                "max_answer_chars": _COUNT,
-                "follow_up": Flag(),
-            },
-            noun="providers setting",
-        ),
-        "context": Fields(
-            {
-                "max_chars": _COUNT,
-                "growth": Number(0),
-                "recent_comments": _COUNT,
-                "digest_comments": _COUNT,
-            },
-            noun="context setting",
-        ),
-        "output": Fields(
-            {"directory": Text(what="the path of a folder (text)"), "summary_files": Flag()},
-            noun="output setting",
-        ),
-        "watch": Fields(
-            {"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"
-        ),
-        "memory": Fields({"enabled": Flag(), "max_chars": _COUNT}, noun="memory setting"),
-        "run": Fields({"max_rounds": _COUNT}, noun="run setting"),
-        "budget": Fields(
-            {"max_cost_usd": Number(0), "max_tokens": _COUNT, "max_calls": _COUNT},
-            noun="budget setting",
-        ),
-    },
-    noun="setting",
-)
-"""Every key of ``discussions.yaml`` and the user's ``config.yaml`` (README, Configuration)."""
 
 
 def default_author() -> str:

@@ -1,7 +1,7 @@
 """What a YAML file may hold, described once, and the one validator that checks it.
 
 Each kind of file describes its keys with these pieces (the descriptions sit next to their
-loaders: `config.SETTINGS`, `participants.PERSONA`, `templates.TEMPLATE`,
+loaders: `keys.SETTINGS`, `participants.PERSONA`, `templates.TEMPLATE`,
 ``providers.registry.PROVIDERS``)::
 
     Fields({"consensus": Fields({"threshold_ready": Number(0, 1)})}, noun="setting")

@@ -16,7 +16,7 @@ BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
 
 ENGINE_LINE = re.compile(
     r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION"
-    r"|FALLBACK|PASS|MOTION-RESULT|FAILED)"
+    r"|FALLBACK|PASS|MOTION-RESULT|FAILED|EVIDENCE)"
     r"[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )

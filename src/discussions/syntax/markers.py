@@ -1,5 +1,6 @@
 """Markers in a comment body: ``VOTE:``, ``Q:``, ``TODO:``, ``DECISION:``, ``ASSIGNED:``,
-``DONE:``, ``CONCERN:`` and ``@alias`` mentions.
+``DONE:``, ``CONCERN:``, ``EVIDENCE:`` (a request to read the repository, `evidence`) and
+``@alias`` mentions.
 
 Rules (README, "The file format"):
 
@@ -33,7 +34,7 @@ from .render import VOTE_VALUES
 
 MARKER_KINDS = (
     "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
-    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE",
+    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE", "EVIDENCE",
 )
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
@@ -43,7 +44,7 @@ MARKER_KINDS = (
 _MARKER = re.compile(
     r"^[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
     r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT"
-    r"|ROOT-CAUSE|CONFIDENCE)"
+    r"|ROOT-CAUSE|CONFIDENCE|EVIDENCE)"
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
     r"[ \t]*+([^\n]*)",
     re.M,

@@ -24,7 +24,9 @@ The grammar (README, "The file format"):
   ``<!-- ESCALATION: reason -->``; and for the council (`council`): ``<!-- PASS: name -->``,
   ``<!-- MOTION-RESULT: lapsed|passed|failed | yes: a | no: b | abstain: c | line: n -->``;
   and a participant none of whose providers answered: ``<!-- FAILED: name | providers: p |
-  why: ... | calls: n -->``.
+  why: ... | calls: n -->``;
+  and what a participant was shown from the repository (`evidence`):
+  ``<!-- EVIDENCE: n | request: r | by: a | ... -->``.
 
 * A comment the tool writes carries one metadata line under its ``Name:`` line, an HTML
   comment: ``<!-- provider: x | duration: 1s | ... | at: T -->`` for an AI's answer,
@@ -375,6 +377,7 @@ def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     if kind in (
         "vote-reset", "round", "run-stop", "escalation", "fallback", "pass", "motion-result",
         "failed",
+        "evidence",
     ):
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)

@@ -10,6 +10,7 @@ from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..model.sections import pick
 from ..settings.workspace import Workspace
+from ..views.evidence import fold_evidence
 from ..views.rendering import shown_time, visible_markdown
 
 
@@ -99,7 +100,7 @@ def comments_markdown(d: Discussion) -> str:
             notes.append(shown_time(c.at))
         if notes:
             head += f"  *({' · '.join(notes)})*"
-        parts += [head, "", visible_markdown(c.body).strip(), "", "---", ""]
+        parts += [head, "", visible_markdown(fold_evidence(c.body)).strip(), "", "---", ""]
     return "\n".join(parts)
 
 
@@ -125,6 +126,13 @@ def side_panel(d: Discussion) -> str:
         if items:
             lines += ["", f"[b]{section.heading}[/b] ({len(items)})"]
             lines += [f"  • {escape(i.text)} [dim]({escape(i.author)})[/dim]" for i in items]
+    evidence = d.evidence
+    if evidence:
+        lines += ["", f"[b]Evidence[/b] ({len(evidence)}; [dim]v shows it[/dim])"]
+        lines += [
+            f"  {e.number or '-'} {escape(e.request)} [dim]({escape(e.by)}, {e.status})[/dim]"
+            for e in evidence
+        ]
     mentions = d.pending_mentions
     if mentions:
         lines += ["", f"[b]Pending mentions[/b] ({len(mentions)})"]

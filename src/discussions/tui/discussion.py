@@ -21,6 +21,7 @@ from textual.widgets import (
 from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
+from ..views.evidence import evidence_markdown
 from ..views.rendering import comment_parser, preamble_markdown
 from . import data
 from .common import POLL, Confirm, run_editor
@@ -35,6 +36,7 @@ class DiscussionScreen(Screen[None]):
         Binding("t", "turn", "Turn"),
         Binding("a", "advance", "Advance"),
         Binding("x", "toggle_context", "Context"),
+        Binding("v", "toggle_evidence", "Evidence"),
         Binding("e", "edit", "Edit"),
         Binding("r", "reload", "Reload"),
         Binding("p", "participants", "Participants"),
@@ -56,6 +58,8 @@ class DiscussionScreen(Screen[None]):
                 with Collapsible(title="Context", id="context-box", collapsed=False):
                     yield Markdown("", id="context", parser_factory=comment_parser)
                 yield Markdown("", id="body", parser_factory=comment_parser)
+                with Collapsible(title="Evidence", id="evidence-box", collapsed=True):
+                    yield Markdown("", id="evidence", parser_factory=comment_parser)
             with VerticalScroll(id="side"):
                 yield Static("", id="panel")
         yield Footer()
@@ -90,6 +94,7 @@ class DiscussionScreen(Screen[None]):
         self.discussion = d
         self.show_context(d)
         self.query_one("#body", Markdown).update(body)
+        self.show_evidence(d)
         panel.update(side)
         self.sub_title = d.title
 
@@ -105,6 +110,20 @@ class DiscussionScreen(Screen[None]):
         context = self.query_one("#context", Markdown)
         if context.source != text:
             context.update(text)
+
+    def show_evidence(self, d: Discussion) -> None:
+        """The evidence read from the repository, in a box collapsed until `v` opens it."""
+        text = evidence_markdown(d)
+        box = self.query_one("#evidence-box", Collapsible)
+        box.display = bool(text)
+        box.title = f"Evidence ({len(d.evidence)})"
+        shown = self.query_one("#evidence", Markdown)
+        if shown.source != text:
+            shown.update(text)
+
+    def action_toggle_evidence(self) -> None:
+        box = self.query_one("#evidence-box", Collapsible)
+        box.collapsed = not box.collapsed
 
     def action_toggle_context(self) -> None:
         box = self.query_one("#context-box", Collapsible)

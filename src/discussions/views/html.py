@@ -25,6 +25,7 @@ from ..derive.state import Comment, Item
 from ..derive.voting import VOTES
 from ..model.discussion import Discussion
 from ..model.sections import BY_KEY, SECTIONS
+from .evidence import Shown, evidence_blocks, fold_evidence
 from .rendering import comment_parser, preamble_markdown, shown_time, visible_markdown
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ article.comment a.line { margin-left: auto; color: var(--muted); font-size: .85r
   text-decoration: none; }
 article.comment:target { border-color: var(--accent); box-shadow: 0 0 0 1px var(--accent); }
 .body { padding: .25rem .9rem; overflow-wrap: anywhere; }
+details.evidence { margin: 0 .9rem .6rem; color: var(--muted); }
+details.evidence pre { overflow-x: auto; }
 .body img { max-width: 100%; }
 .vote { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .75rem;
   font-weight: 600; line-height: 1.6; border: 1px solid currentColor; }
@@ -235,8 +238,16 @@ def comment_html(c: Comment) -> str:
         parts.append(f'<time datetime="{_esc(stamp)}">{_esc(shown_time(c.at))}</time>')
     parts.append(_meta_line(c.meta))
     parts.append(f'<a class="line" href="#L{c.line}">line {c.line}</a></header>')
-    parts.append(f'<div class="body">{_comment_body(c.body)}</div></article>')
+    parts.append(f'<div class="body">{_comment_body(fold_evidence(c.body))}</div>')
+    parts += [_evidence_html(e) for e in evidence_blocks(c.body)]
+    parts.append("</article>")
     return "".join(parts)
+
+
+def _evidence_html(e: Shown) -> str:
+    """An evidence block, collapsed: its summary, and its content when opened."""
+    content = f"<pre><code>{_esc(e.content)}</code></pre>" if e.content else ""
+    return f'<details class="evidence"><summary>{_esc(e.summary)}</summary>{content}</details>'
 
 
 class _Anchors:

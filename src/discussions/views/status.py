@@ -65,7 +65,8 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
     lines = [*_escalation(d), *_heading(d), *_authors(d), *_consensus(d)]
     if d.runs:
         lines.append(_line(run_state(d.runs).text()))
-    lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_items(d, verbose)]
+    lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_evidence(d)]
+    lines += _items(d, verbose)
     lines += _pending(d)
     if verbose:
         lines += _comments(d)
@@ -163,6 +164,22 @@ def _passes(d: Discussion) -> list[StatusLine]:
         return []
     who = ", ".join(dict.fromkeys(by for by, _ in passes))
     return [_line(f"Passes: {len(passes)} ({who}; latest line {passes[-1][1]})")]
+
+
+def _evidence(d: Discussion) -> list[StatusLine]:
+    found = d.evidence
+    if not found:
+        return []
+    counts: dict[str, int] = {}
+    for e in found:
+        counts[e.status] = counts.get(e.status, 0) + 1
+    said = ", ".join(f"{n} {status}" for status, n in counts.items())
+    lines = [_line(f"Evidence: {said}")]
+    for e in found:
+        if e.status in ("pending", "refused"):
+            why = f" ({e.reason})" if e.reason else ""
+            lines.append(_line(f"  {e.status}: {e.request} by {e.by}, line {e.line}{why}"))
+    return lines
 
 
 def _motions(d: Discussion) -> list[StatusLine]:

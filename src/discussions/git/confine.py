@@ -1,0 +1,221 @@
+"""Reading the repository for evidence, confined: which paths may be read, and git run so that
+it runs nothing the repository chose.
+
+* A path is relative, inside the project (the git work tree, or the project folder outside
+  git), has no ``..``, is not under ``.git``, is not ignored by git, does not match the secret
+  patterns (`SECRET_PATTERNS`, plus ``evidence.exclude``) in any of its parts, and does not
+  resolve (symbolic links followed) to a place outside the project or to such a path.
+* git runs with the environment of `safe_git_env` (no system or global configuration, no
+  pager, no prompt, no lazy fetch) and the ``-c`` options of `Confinement.git_options`: no
+  fsmonitor, no hooks, no pager, no external diff, no signature program, and every filter
+  driver the repository configures emptied; the commands add ``--no-ext-diff`` and
+  ``--no-textconv``. It runs through `providers.command.run_contained` (timeout, output cap,
+  process group).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ..providers.command import ContainedRun, run_contained
+
+SECRET_PATTERNS = (
+    ".env*", "*.pem", "*.key", "id_*", "*secret*", ".netrc", "*.p12", "*.pfx",
+)
+"""File and folder names never read, compared without regard to case."""
+
+GIT_TIMEOUT = 20.0
+"""Seconds a git command may take."""
+
+
+class Refused(Exception):
+    """A request that may not be fulfilled; the message says why, for the record."""
+
+
+def safe_git_env() -> dict[str, str]:
+    """The environment git runs in: ours without any ``GIT_*`` variable, no system or global
+    configuration, no pager, no prompt, no optional locks, no replace objects."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_ATTR_NOSYSTEM="1",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_NO_LAZY_FETCH="1",
+        LC_ALL="C",
+    )
+    env.pop("GIT_EXTERNAL_DIFF", None)
+    return env
+
+
+_FIXED_OPTIONS = (
+    "core.fsmonitor=false",
+    "core.hooksPath=" + os.devnull,
+    "core.pager=cat",
+    "core.untrackedCache=false",
+    "diff.external=",
+    "log.showSignature=false",
+    "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
+    "protocol.allow=never",
+    "log.mailmap=false",
+    "mailmap.file=",
+    "mailmap.blob=",
+    "blame.ignoreRevsFile=",
+    "core.sshCommand=false",
+)
+
+
+@dataclass(slots=True)
+class Confinement:
+    """What may be read in one project, worked out once per fulfilment."""
+
+    root: Path
+    """The project's top folder (resolved)."""
+    in_git: bool
+    """Whether `root` is a git work tree (else reads are confined to the folder)."""
+    exclude: tuple[str, ...] = ()
+    """``evidence.exclude`` globs (matched against the path and each of its names)."""
+    unsearched: tuple[str, ...] = ()
+    """Folders (relative, ending in ``/``) that ``grep`` leaves out: the discussions, which
+    would otherwise find the evidence itself."""
+    _files: set[str] | None = None
+    _options: list[str] | None = None
+    _dirs: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, start: Path, exclude: tuple[str, ...] = ()) -> Confinement:
+        """The confinement of the project holding `start`: its git work tree, else `start`."""
+        here = start.resolve()
+        for folder in (here, *here.parents):
+            if (folder / ".git").exists():
+                return cls(folder, True, exclude)
+        return cls(here, False, exclude)
+
+    # -- git ------------------------------------------------------------------------------
+
+    def git_options(self) -> list[str]:
+        """``-c`` options for every git command: `_FIXED_OPTIONS`, and every filter driver the
+        repository's configuration names emptied (so no clean, smudge or process runs)."""
+        if self._options is None:
+            opts = [o for option in _FIXED_OPTIONS for o in ("-c", option)]
+            found = self._raw_git(["config", "--name-only", "--get-regexp", r"^filter\."])
+            names = {
+                line.rsplit(".", 1)[0]
+                for line in found.out.decode("utf-8", "replace").splitlines()
+                if line.count(".") >= 2
+            }
+            for name in sorted(names):
+                opts += ["-c", f"{name}.clean=", "-c", f"{name}.smudge=", "-c", f"{name}.process="]
+                opts += ["-c", f"{name}.required=false"]
+            self._options = opts
+        return self._options
+
+    def git(self, args: list[str], max_output: int = 4 << 20) -> ContainedRun:
+        """Run ``git ARGS`` confined (see the module docstring)."""
+        return self._raw_git([*self.git_options(), "--no-pager", *args], max_output)
+
+    def _raw_git(self, args: list[str], max_output: int = 4 << 20) -> ContainedRun:
+        base = ["git", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"]
+        base += ["-c", "core.untrackedCache=false", "-c", "core.hooksPath=" + os.devnull]
+        return run_contained(
+            "git",
+            [*base, *args],
+            cwd=self.root,
+            env=safe_git_env(),
+            timeout=GIT_TIMEOUT,
+            max_output=max_output,
+        )
+
+    # -- paths ----------------------------------------------------------------------------
+
+    def files(self) -> set[str]:
+        """Every readable file (posix paths relative to `root`): tracked and untracked files
+        git does not ignore, or every file under `root` outside git; secrets left out."""
+        if self._files is None:
+            if self.in_git:
+                # ls-files runs no filter or diff driver: the fixed options of `_raw_git` do.
+                run = self._raw_git(
+                    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+                )
+                names = run.out.decode("utf-8", "replace").split("\0")
+            else:
+                names = _walk(self.root)
+            self._files = {n for n in names if n and self.problem(n) is None}
+            self._dirs = {str(p) for n in self._files for p in PurePosixPath(n).parents}
+        return self._files
+
+    def dirs(self) -> set[str]:
+        self.files()
+        return self._dirs
+
+    def problem(self, rel: str) -> str | None:
+        """Why the relative path `rel` may never be read (its words alone), else None."""
+        if not rel or "\0" in rel:
+            return "an empty path"
+        if rel.startswith(("/", "\\", "~")) or (len(rel) > 1 and rel[1] == ":"):
+            return "only paths relative to the project are read"
+        if "\\" in rel:
+            return "write paths with `/`"
+        parts = PurePosixPath(rel).parts
+        if ".." in parts:
+            return "`..` is not allowed: only files inside the project are read"
+        if ".git" in parts:
+            return "nothing under .git is read"
+        for name in parts:
+            low = name.lower()
+            for pattern in SECRET_PATTERNS:
+                if fnmatch.fnmatchcase(low, pattern):
+                    return f"`{name}` looks like a secret ({pattern}); secrets are never read"
+            for pattern in self.exclude:
+                if fnmatch.fnmatchcase(name, pattern):
+                    return f"`{name}` is excluded by evidence.exclude ({pattern})"
+        for pattern in self.exclude:
+            if fnmatch.fnmatchcase(rel, pattern):
+                return f"`{rel}` is excluded by evidence.exclude ({pattern})"
+        return None
+
+    def resolve(self, rel: str, *, folder: bool = False) -> Path:
+        """The file (or with `folder`, the folder) `rel` names, or `Refused` saying why not."""
+        rel = rel.strip().rstrip("/") if folder else rel.strip()
+        if folder and rel in ("", "."):
+            return self.root
+        why = self.problem(rel)
+        if why:
+            raise Refused(why)
+        path = self.root / rel
+        real = path.resolve()
+        if real != self.root and self.root not in real.parents:
+            raise Refused(f"`{rel}` leads outside the project (a symbolic link)")
+        real_rel = real.relative_to(self.root).as_posix() if real != self.root else "."
+        if real_rel != "." and self.problem(real_rel):
+            raise Refused(f"`{rel}` leads to `{real_rel}`: {self.problem(real_rel)}")
+        known = self.dirs() if folder else self.files()
+        if real_rel not in known and (folder or rel not in known):
+            kind = "folder" if folder else "file"
+            if not path.exists():
+                raise Refused(f"no {kind} `{rel}` in the project")
+            raise Refused(f"`{rel}` is ignored by git (or not a readable {kind})")
+        if real_rel != "." and real_rel not in known:
+            raise Refused(f"`{rel}` leads to `{real_rel}`, which git ignores")
+        return real
+
+
+def _walk(root: Path) -> list[str]:
+    """Every file under `root` (outside git), not following links to folders, without .git."""
+    found: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        base = Path(folder).relative_to(root)
+        found += [(base / n).as_posix() for n in names]
+        if len(found) > 100_000:
+            break
+    return found
