@@ -48,9 +48,14 @@ _MARKER = re.compile(
     r"[ \t]*+([^\n]*)",
     re.M,
 )
-_MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
+# The ``@`` first, then the character before it checked: a literal start lets the regex
+# engine skip ahead to each ``@`` instead of trying the look-behind at every position.
+_MENTION = re.compile(r"@(?<![\w@./\\:`-]@)([^\W\d_][\w-]*)")
 _SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--)")  # used with .match(body, line_start)
 _BACKTICKS = re.compile(r"`+")
+# The newline before a blank line (blank as CommonMark means it: spaces and tabs at most).
+_BLANK_LINE = re.compile(r"\n[ \t]*+(?=\n|\Z)")
+_NEWLINE = re.compile("\n")
 _VOTE_WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -144,9 +149,9 @@ class _Layout:
     @classmethod
     def of(cls, body: str) -> _Layout:
         code_lines = code_line_ranges(body)
-        spans = _code_spans(body, code_lines) if "`" in body else []
         line_starts = [0]
-        line_starts += [m.end() for m in re.finditer("\n", body)]
+        line_starts += [m.end() for m in _NEWLINE.finditer(body)]
+        spans = _code_spans(body, code_lines, line_starts) if "`" in body else []
         return cls(
             line_starts, code_lines, [a for a, _ in code_lines], spans, [a for a, _ in spans]
         )
@@ -203,68 +208,56 @@ def vote_line_numbers(body: str) -> list[int]:
     return out
 
 
-def _paragraph_chunks(body: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of runs of non-blank lines (a blank line ends an inline span)."""
-    chunks: list[tuple[int, int]] = []
-    start = -1
-    pos = 0
-    n = len(body)
-    while pos <= n:
-        nl = body.find("\n", pos)
-        end = n if nl < 0 else nl
-        if not body[pos:end].strip(" \t"):  # blank, as CommonMark means it
-            if start >= 0:
-                chunks.append((start, pos))
-                start = -1
-        elif start < 0:
-            start = pos
-        if nl < 0:
-            break
-        pos = nl + 1
-    if start >= 0:
-        chunks.append((start, n))
-    return chunks
+def _code_spans(
+    body: str, code_lines: list[tuple[int, int]], line_starts: list[int]
+) -> list[tuple[int, int]]:
+    """Character ranges of inline code spans (CommonMark backtick runs: an opening run closes
+    at the next run of the same length in the same paragraph). Sorted, disjoint.
 
-
-def _code_spans(body: str, code_lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Character ranges of inline code spans, paragraph by paragraph (CommonMark backtick
-    runs: an opening run closes at the next run of the same length). Sorted, disjoint."""
+    A paragraph ends at a blank line and at a code block (whose backticks open no spans). One
+    pass over the backtick runs gives each the number of its paragraph (the paragraph breaks
+    before it, by binary search); `_pair_runs` pairs them."""
+    runs = [(r.start(), r.end()) for r in _BACKTICKS.finditer(body)]
+    if len(runs) < 2:
+        return []  # a span needs two runs
+    # Only the breaks between the first run and the last can part two runs (the search ends
+    # just after the last run's first backtick, so no blank line is seen at its end).
+    breaks = [m.start() for m in _BLANK_LINE.finditer(body, runs[0][1], runs[-1][0] + 1)]
     if code_lines:
-        # Backticks inside code blocks open no spans: blank those lines out (same offsets).
-        lines = body.split("\n")
-        for a, b in code_lines:
-            for k in range(a, min(b, len(lines) - 1) + 1):
-                lines[k] = " " * len(lines[k])
-        body = "\n".join(lines)
-    spans: list[tuple[int, int]] = []
-    for base, chunk_end in _paragraph_chunks(body):
-        text = body[base:chunk_end]
-        if "`" not in text:
+        breaks = sorted(breaks + [line_starts[a] for a, _ in code_lines])
+        code_starts = [a for a, _ in code_lines]
+    opening: list[tuple[int, int, int]] = []  # (start, end, paragraph)
+    for s, e in runs:
+        if code_lines and in_ranges(bisect_right(line_starts, s) - 1, code_lines, code_starts):
             continue
-        runs: list[tuple[int, int]] = []
-        for r in _BACKTICKS.finditer(text):
-            s, e = r.start(), r.end()
-            backslashes = 0
-            while s - backslashes - 1 >= 0 and text[s - backslashes - 1] == "\\":
+        if s and body[s - 1] == "\\":
+            backslashes = 1
+            while s - backslashes - 1 >= 0 and body[s - backslashes - 1] == "\\":
                 backslashes += 1
             if backslashes % 2:
                 s += 1  # the first backtick is escaped
-            if s < e:
-                runs.append((s, e))
-        # next_same[i]: the next run after i with the same length (one pass from the right),
-        # so an opening run finds its closer without scanning the runs in between.
-        next_same = [-1] * len(runs)
-        last_of_length: dict[int, int] = {}
-        for k in range(len(runs) - 1, -1, -1):
-            n = runs[k][1] - runs[k][0]
-            next_same[k] = last_of_length.get(n, -1)
-            last_of_length[n] = k
-        i = 0
-        while i < len(runs):
-            j = next_same[i]
-            if j >= 0:
-                spans.append((base + runs[i][0], base + runs[j][1]))
-                i = j + 1
-            else:
-                i += 1
+        if s < e:
+            opening.append((s, e, bisect_right(breaks, s) if breaks else 0))
+    return _pair_runs(opening)
+
+
+def _pair_runs(runs: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """Spans from backtick runs ``(start, end, paragraph)``: each run opens a span that the
+    next run of the same length in the same paragraph closes (found through `next_same`,
+    filled in one pass from the right, so no run scans the runs between)."""
+    next_same = [-1] * len(runs)
+    last_of: dict[tuple[int, int], int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        s, e, para = runs[k]
+        next_same[k] = last_of.get((para, e - s), -1)
+        last_of[para, e - s] = k
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        j = next_same[i]
+        if j >= 0:
+            spans.append((runs[i][0], runs[j][1]))
+            i = j + 1
+        else:
+            i += 1
     return spans

@@ -22,6 +22,8 @@ def comment_meta(body: str) -> str | None:
     comment written by the tool: ``at: T``). `neutralise` leaves no such line in untrusted
     text (outside code it starts with ``&lt;``, inside code it is indented four spaces), and
     the tool writes its own line first, so the first one found is always the tool's."""
+    if "<!--" not in body:
+        return None
     i = comment_meta_line(body.split("\n", META_LINES)[:META_LINES])
     return None if i is None else _meta_inner(body.split("\n", i + 1)[i])
 
