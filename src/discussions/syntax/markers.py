@@ -40,14 +40,17 @@ MARKER_KINDS = (
 # quadratically on a marker line ending in a long run of spaces. Every scan here is linear.
 # Runs of blanks are possessive (``*+``): what follows one is never a blank, so giving
 # characters back cannot help a match, only cost time on a long run of spaces.
-_MARKER = re.compile(
-    r"^[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
+_MARKER_LINE = (
+    r"[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
     r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT"
     r"|ROOT-CAUSE|CONFIDENCE)"
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
-    r"[ \t]*+([^\n]*)",
-    re.M,
+    r"[ \t]*+([^\n]*)"
 )
+# A marker line: `_MARKER_AT` at the start of a body, `_MARKER` after a newline (a search
+# for a literal newline skips from line to line; ``^`` with re.M is tried at every character).
+_MARKER_AT = re.compile(_MARKER_LINE)
+_MARKER = re.compile("\n" + _MARKER_LINE)
 # The ``@`` first, then the character before it checked: a literal start lets the regex
 # engine skip ahead to each ``@`` instead of trying the look-behind at every position.
 _MENTION = re.compile(r"@(?<![\w@./\\:`-]@)([^\W\d_][\w-]*)")
@@ -110,25 +113,32 @@ def normalise_vote(value: str) -> str | None:
 def extract(body: str, first_line: int = 1) -> BodyMarkers:
     """Find markers and mentions in `body`, whose first line is line `first_line` of the file.
 
-    Linear in the length of `body`: line numbers come from one table of line starts, and
+    Linear in the length of `body`: line numbers are counted on from one hit to the next, and
     "is this in code?" is a binary search in sorted, disjoint ranges."""
     result = BodyMarkers()
-    marker_hits = list(_MARKER.finditer(body))
+    marker_hits = _marker_lines(body)
     mention_hits = list(_MENTION.finditer(body)) if "@" in body else []
     if not marker_hits and not mention_hits:
         return result
     layout = _Layout.of(body)
+    rel, last = 0, 0
     for m in marker_hits:
-        _add_marker(result, m, layout, first_line)
+        pos = m.start(2)
+        rel += body.count("\n", last, pos)
+        last = pos
+        if not layout.in_code(pos, rel):
+            _add_marker(result, m, first_line + rel)
+    rel, last = 0, 0
     skip_line: dict[int, bool] = {}
     for m in mention_hits:
-        end = m.end()
+        pos, end = m.start(), m.end()
         if end + 1 < len(body) and body[end] == "." and body[end + 1].isalnum():
             continue  # a domain or file name: @example.com, @types.ts
-        rel = layout.line_of(m.start())
-        if rel not in skip_line:
-            skip_line[rel] = _SKIP_LINE.match(body, layout.line_starts[rel]) is not None
-        if skip_line[rel] or layout.in_code(m.start(), rel):
+        rel += body.count("\n", last, pos)
+        last = pos
+        if rel not in skip_line:  # read back to the line's start once a line
+            skip_line[rel] = _SKIP_LINE.match(body, body.rfind("\n", 0, pos) + 1) is not None
+        if skip_line[rel] or layout.in_code(pos, rel):
             continue
         alias = m.group(1).rstrip("-_").lower()
         result.mentions.append(Mention(alias, first_line + rel))
@@ -137,47 +147,61 @@ def extract(body: str, first_line: int = 1) -> BodyMarkers:
 
 @dataclass(slots=True)
 class _Layout:
-    """Where a body's lines start and which of its lines and spans are code, for lookups by
-    binary search."""
+    """Which of a body's lines and spans are code, for lookups by binary search."""
 
-    line_starts: list[int]
+    body: str
     code_lines: list[tuple[int, int]]
     code_starts: list[int]
-    spans: list[tuple[int, int]]
-    span_starts: list[int]
+    spans: list[tuple[int, int]] | None = None
+    """Inline code spans, found when a position first needs them (`in_code`)."""
+    span_starts: list[int] = field(default_factory=list)
+    seen: int = 0
+    """How far `_may_be_in_span` has read, and the last empty line and backtick before it."""
+    last_empty: int = -1
+    last_tick: int = -1
 
     @classmethod
     def of(cls, body: str) -> _Layout:
         code_lines = code_line_ranges(body)
-        line_starts = [0]
-        line_starts += [m.end() for m in _NEWLINE.finditer(body)]
-        spans = _code_spans(body, code_lines, line_starts) if "`" in body else []
-        return cls(
-            line_starts, code_lines, [a for a, _ in code_lines], spans, [a for a, _ in spans]
-        )
-
-    def line_of(self, pos: int) -> int:
-        """The 0-based line of offset `pos`."""
-        return bisect_right(self.line_starts, pos) - 1
+        return cls(body, code_lines, [a for a, _ in code_lines] if code_lines else [])
 
     def in_code(self, pos: int, rel_line: int) -> bool:
         """Whether offset `pos`, on 0-based line `rel_line`, is in a code block or span."""
         if self.code_lines and in_ranges(rel_line, self.code_lines, self.code_starts):
             return True
+        if self.spans is None:
+            if not self._may_be_in_span(pos):
+                return False
+            self.spans = _code_spans(self.body, self.code_lines)
+            self.span_starts = [a for a, _ in self.spans]
         i = bisect_right(self.span_starts, pos) - 1
         return i >= 0 and pos < self.spans[i][1]
 
+    def _may_be_in_span(self, pos: int) -> bool:
+        """False when no backtick stands between `pos` and the empty line before it: no span
+        of its paragraph opens before it (the paragraph starts at that line or later).
 
-def _add_marker(result: BodyMarkers, m: re.Match[str], layout: _Layout, first_line: int) -> None:
-    """Add the marker `m` matched to `result`, unless it is in code or empty; an invalid vote
-    adds a warning instead."""
-    rel = layout.line_of(m.start())
-    if layout.in_code(m.start(2), rel):
-        return
+        Reads the body once for a sequence of increasing positions (the markers, then the
+        mentions): each question reads only what lies past the last one."""
+        if pos < self.seen:
+            self.seen, self.last_empty, self.last_tick = 0, -1, -1
+        body, start = self.body, self.seen
+        empty = body.rfind("\n\n", start - 1 if start else 0, pos)
+        if empty > self.last_empty:
+            self.last_empty = empty
+        tick = body.rfind("`", start, pos)
+        if tick > self.last_tick:
+            self.last_tick = tick
+        self.seen = pos
+        return self.last_tick > self.last_empty
+
+
+def _add_marker(result: BodyMarkers, m: re.Match[str], line: int) -> None:
+    """Add the marker `m` matched (not in code) to `result`, unless it is empty; an invalid
+    vote adds a warning instead."""
     kind, value = m.group(2), m.group(3).rstrip(" \t")
     if m.group(1):  # bold keyword: drop the closing ** of "**VOTE: READY**"
         value = value.rstrip("*_ \t")
-    line = first_line + rel
     if kind == "VOTE":
         vote = normalise_vote(value)
         if vote is None:
@@ -195,22 +219,27 @@ def _add_marker(result: BodyMarkers, m: re.Match[str], layout: _Layout, first_li
     result.markers.append(Marker(kind, value, line))
 
 
+def _marker_lines(body: str) -> list[re.Match[str]]:
+    """The lines of `body` that look like marker lines, code or not (group 2 is the keyword,
+    group 3 the rest of the line)."""
+    first = _MARKER_AT.match(body)
+    return ([first] if first else []) + list(_MARKER.finditer(body))
+
+
 def vote_line_numbers(body: str) -> list[int]:
     """1-based numbers of the lines that look like ``VOTE:`` lines, code or not."""
     line = 1
     pos = 0
     out: list[int] = []
-    for m in _MARKER.finditer(body):
+    for m in _marker_lines(body):
         if m.group(2) == "VOTE":
-            line += body.count("\n", pos, m.start())
-            pos = m.start()
+            line += body.count("\n", pos, m.start(2))
+            pos = m.start(2)
             out.append(line)
     return out
 
 
-def _code_spans(
-    body: str, code_lines: list[tuple[int, int]], line_starts: list[int]
-) -> list[tuple[int, int]]:
+def _code_spans(body: str, code_lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Character ranges of inline code spans (CommonMark backtick runs: an opening run closes
     at the next run of the same length in the same paragraph). Sorted, disjoint.
 
@@ -224,6 +253,7 @@ def _code_spans(
     # just after the last run's first backtick, so no blank line is seen at its end).
     breaks = [m.start() for m in _BLANK_LINE.finditer(body, runs[0][1], runs[-1][0] + 1)]
     if code_lines:
+        line_starts = [0, *(m.end() for m in _NEWLINE.finditer(body))]
         breaks = sorted(breaks + [line_starts[a] for a, _ in code_lines])
         code_starts = [a for a, _ in code_lines]
     opening: list[tuple[int, int, int]] = []  # (start, end, paragraph)
