@@ -114,7 +114,6 @@ def json_text(data: Any, spread: int = 2) -> str:
     return write(data, 0)
 
 
-
 TONE_STYLES: dict[str, dict[str, Any]] = {
     "strong": {"bold": True},
     "good": {"fg": "green"},

@@ -103,6 +103,8 @@ class BodyMarkers:
 
 def normalise_vote(value: str) -> str | None:
     """``ready``, ``**READY**``, ``Ready.`` -> ``READY``; anything else -> None."""
+    if value in VOTE_VALUES:  # as the tool writes it
+        return value
     m = _VOTE_WORD.search(value)
     if not m or value[: m.start()].strip("*_ \t"):
         return None

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    pass
 from .clock import parse_stamp, utc_stamp
 from .document import ENGINE_LINE, NAME_LINE
 from .parse import header_comment
