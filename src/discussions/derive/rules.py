@@ -15,7 +15,6 @@ from __future__ import annotations
 import _thread
 import bisect
 import gc
-import hashlib
 import re
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
@@ -422,6 +421,8 @@ def body_digest(body: str) -> str:
     surrounding blank lines (what editors change on save)."""
     lines = normalise_newlines(body).split("\n")
     norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
+    import hashlib  # only for comments the engine wrote: not on every command's start-up
+
     return hashlib.sha256(norm.encode("utf-8", errors="replace")).hexdigest()[:16]
 
 
