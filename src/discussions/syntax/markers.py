@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
 
 from .code import code_line_ranges, in_ranges
 from .document import ParseWarning
+from .record import Record
 from .render import VOTE_VALUES
 
 MARKER_KINDS = (
@@ -62,10 +62,10 @@ _NEWLINE = re.compile("\n")
 _VOTE_WORD = re.compile(r"[A-Za-z]+")
 
 
-@dataclass(slots=True)
-class Marker:
+class Marker(Record):
     """One marker line in a comment."""
 
+    __slots__ = ("kind", "text", "line")
     kind: str
     """``VOTE``, ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE`` or ``CONCERN``."""
     text: str
@@ -73,24 +73,38 @@ class Marker:
     line: int
     """1-based line number in the file."""
 
+    def __init__(self, kind: str, text: str, line: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.line = line
 
-@dataclass(slots=True)
-class Mention:
+
+class Mention(Record):
     """One ``@alias`` in a comment."""
 
+    __slots__ = ("alias", "line")
     alias: str
     """The alias, lower-cased, without ``@``."""
     line: int
     """1-based line number in the file."""
 
+    def __init__(self, alias: str, line: int) -> None:
+        self.alias = alias
+        self.line = line
 
-@dataclass(slots=True)
-class BodyMarkers:
+
+class BodyMarkers(Record):
     """What `extract` found in one body."""
 
-    markers: list[Marker] = field(default_factory=list)
-    mentions: list[Mention] = field(default_factory=list)
-    warnings: list[ParseWarning] = field(default_factory=list)
+    __slots__ = ("markers", "mentions", "warnings")
+    markers: list[Marker]
+    mentions: list[Mention]
+    warnings: list[ParseWarning]
+
+    def __init__(self) -> None:
+        self.markers = []
+        self.mentions = []
+        self.warnings = []
 
     @property
     def vote(self) -> str | None:
@@ -147,25 +161,30 @@ def extract(body: str, first_line: int = 1) -> BodyMarkers:
     return result
 
 
-@dataclass(slots=True)
 class _Layout:
     """Which of a body's lines and spans are code, for lookups by binary search."""
 
-    body: str
-    code_lines: list[tuple[int, int]]
-    code_starts: list[int]
-    spans: list[tuple[int, int]] | None = None
-    """Inline code spans, found when a position first needs them (`in_code`)."""
-    span_starts: list[int] = field(default_factory=list)
-    seen: int = 0
-    """How far `_may_be_in_span` has read, and the last empty line and backtick before it."""
-    last_empty: int = -1
-    last_tick: int = -1
+    __slots__ = (
+        "body", "code_lines", "code_starts", "spans", "span_starts", "seen", "last_empty",
+        "last_tick",
+    )
+
+    def __init__(self, body: str, code_lines: list[tuple[int, int]]) -> None:
+        self.body = body
+        self.code_lines = code_lines
+        self.code_starts = [a for a, _ in code_lines] if code_lines else []
+        self.spans: list[tuple[int, int]] | None = None
+        """Inline code spans, found when a position first needs them (`in_code`)."""
+        self.span_starts: list[int] = []
+        self.seen = 0
+        """How far `_may_be_in_span` has read, and the last empty line and backtick before
+        it."""
+        self.last_empty = -1
+        self.last_tick = -1
 
     @classmethod
     def of(cls, body: str) -> _Layout:
-        code_lines = code_line_ranges(body)
-        return cls(body, code_lines, [a for a, _ in code_lines] if code_lines else [])
+        return cls(body, code_line_ranges(body))
 
     def in_code(self, pos: int, rel_line: int) -> bool:
         """Whether offset `pos`, on 0-based line `rel_line`, is in a code block or span."""
