@@ -55,3 +55,6 @@ def test_json_spreads_two_levels_and_keeps_deeper_values_on_one_line(isolated: P
     rows = [line.strip().rstrip(",") for line in lines if line.startswith('    {"author"')]
     assert [json.loads(r) for r in rows] == data["comments"] and len(rows) == 3
     assert all('"author": "Rob", "line": ' in r for r in rows)
+    import gc
+
+    assert gc.isenabled()  # status pauses the collector while it works, and resumes it
