@@ -14,7 +14,7 @@ from __future__ import annotations
 class Record:
     """Fields are the ``__slots__`` of the subclass, in order."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
     __hash__ = None  # type: ignore[assignment]  # mutable and compared by value
 
     def __eq__(self, other: object) -> bool:
