@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from ..derive.rules import COLLECTOR_PAUSE, derive
+from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
@@ -566,10 +566,6 @@ class Discussion:
 
     def to_dict(self) -> dict[str, Any]:
         s = self._s
-        with COLLECTOR_PAUSE:  # a dict for each comment of a long file: see `derive`
-            return self._dict(s)
-
-    def _dict(self, s: State) -> dict[str, Any]:
         phase_info = self.phase_info
         return {
             "file": str(self.path),
