@@ -10,8 +10,6 @@ One append-only markdown file per discussion is the single source of truth.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .errors import (
     ConfigError,
     DiscussionExists,
@@ -28,7 +26,10 @@ from .errors import (
     UnknownTemplate,
 )
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .derive.voting import ConsensusResult, calculate_consensus
     from .engine.outcomes import TurnResult
     from .engine.runner import Runner

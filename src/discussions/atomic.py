@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -99,7 +98,7 @@ def _write_and_rename(target: Path, payload: bytes, mode: int | None, durable: b
 def _temporary(target: Path, perms: int) -> tuple[int, str]:
     """Create and open a new, uniquely named hidden file in `target`'s folder."""
     for _ in range(_TRIES):
-        tmp = os.path.join(target.parent, f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = os.path.join(target.parent, f".{target.name}.{os.urandom(4).hex()}.tmp")
         try:
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
             return os.open(tmp, flags, perms), tmp

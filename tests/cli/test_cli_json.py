@@ -40,3 +40,21 @@ def test_list_prints_a_header_row(isolated: Path) -> None:
     assert lines[1].split()[:4] == ["OPEN", "initial_feedback", "0", "discussions/feature-x.md"]
     # the columns line up under their headings
     assert lines[1].index("discussions/") == lines[0].index("FILE")
+
+
+def test_json_spreads_two_levels_and_keeps_deeper_values_on_one_line(isolated: Path) -> None:
+    run("new", "Feature X")
+    for n in range(3):
+        run("comment", "feature-x.md", f"Point {n}, @architect.", "--author", "Rob")
+    text = out(run("status", "feature-x.md", "--json"))
+    data = json.loads(text)
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert '  "phase": "initial_feedback",' in lines and '  "comments": [' in lines
+    # One comment a line, written as json writes it without indent (", " and ": ").
+    rows = [line.strip().rstrip(",") for line in lines if line.startswith('    {"author"')]
+    assert [json.loads(r) for r in rows] == data["comments"] and len(rows) == 3
+    assert all('"author": "Rob", "line": ' in r for r in rows)
+    import gc
+
+    assert gc.isenabled()  # status pauses the collector while it works, and resumes it

@@ -147,3 +147,40 @@ def test_engine_meta_and_the_digest_ignore_what_editors_change(ws: Workspace) ->
     assert strip_meta(body).strip() == "An answer.  \r\nSecond line."
     assert body_digest(strip_meta(body)) == body_digest("An answer.\nSecond line.")
     assert body_digest("An answer.") != body_digest("An answer!")
+
+
+def test_the_collector_pauses_while_deriving_and_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules run with the cyclic collector off (a long file makes many small objects);
+    it is on again afterwards, also when derivations overlap in threads, and stays off for a
+    caller that had turned it off."""
+    import gc
+    import threading
+
+    from discussions.derive import rules
+
+    seen: list[bool] = []
+    started, release = threading.Event(), threading.Event()
+
+    def probe(s: rules.State) -> None:
+        seen.append(gc.isenabled())
+        if threading.current_thread() is not threading.main_thread():
+            started.set()
+            release.wait(10)
+
+    monkeypatch.setattr(rules, "RULES", [*rules.RULES, ("probe", probe)])
+    ws = Workspace.discover()
+    assert gc.isenabled()
+    other = threading.Thread(target=rules.derive, args=("Name: A\n", ws))
+    other.start()
+    assert started.wait(10)
+    rules.derive("Name: B\n", ws)  # ends while the other thread is still deriving
+    assert not gc.isenabled()
+    release.set()
+    other.join(10)
+    assert gc.isenabled() and seen == [False, False]
+    gc.disable()
+    try:
+        rules.derive("Name: C\n", ws)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -450,6 +450,31 @@ def test_merge_file_command_contract(tmp_path: Path) -> None:
     assert Path(files[1]).read_text() == ours.replace("# T", "# Title").replace("Hi.", "Hey.")
 
 
+def test_the_driver_as_git_runs_it_imports_little(tmp_path: Path) -> None:
+    """git starts ``python -P -m discussions merge-file`` once per merged file: a merge where
+    both sides appended imports neither click nor the modules that cost more to import than
+    the merge takes (dataclasses with inspect, typing, pathlib)."""
+    base = render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
+    paths = []
+    for name, extra in (("O", ""), ("A", "\nName: Ann\n\nOne.\n\n---\n"), ("B", "\nName: Bo\n\nTwo.\n\n---\n")):
+        (tmp_path / name).write_text(base + extra)
+        paths.append(str(tmp_path / name))
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['discussions', 'merge-file', '--marker-size', '7', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_module('discussions', run_name='__main__')\n"
+        "except SystemExit as exc:\n    status = exc.code\n"
+        "heavy = ('click', 'dataclasses', 'inspect', 'typing', 'pathlib')\n"
+        "print(status, sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", probe, *paths, "d.md"], capture_output=True, text=True
+    )
+    assert done.stdout.split(None, 1) == ["0", "[]\n"], done.stdout + done.stderr
+    merged = (tmp_path / "A").read_text()
+    assert "Name: Ann" in merged and "Name: Bo" in merged
+
+
 def test_driver_main_without_the_command_line(tmp_path: Path) -> None:
     """The fast path `python -m discussions merge-file` can take before importing click."""
     base = render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from discussions.engine.chair import render_fallback
 from discussions.engine.council import render_result
 from discussions.engine.deliberation import render_escalation, render_round, render_stop
-from discussions.engine.runner import render_pass
+from discussions.engine.outcomes import render_pass
 from discussions.git.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts
 from discussions.git.units import split_blocks
 from discussions.syntax.parse import parse_document

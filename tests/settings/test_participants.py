@@ -160,3 +160,28 @@ def test_invalid_template_names_key(isolated: Path) -> None:
     assert str(err.value) == (
         f"{path.resolve()}: line 4: key 'phases[0].next' names unknown phase 'nowhere' (a)"
     )
+
+
+def test_author_lookups_are_remembered_per_author(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each rule asks who wrote each comment: a registry works out each author string once."""
+    from discussions.model.discussion import Discussion
+    from discussions.settings import participants
+
+    asked: list[str] = []
+    keys = participants._author_keys
+    monkeypatch.setattr(participants, "_author_keys", lambda a: asked.append(a) or keys(a))
+    body = "".join(
+        f"\n---\n\nName: {author}\n\n@rob VOTE: READY\n"
+        for author in ["AI-Architect", "Rob", "Zoë Ångström"] * 20
+    )
+    path = tmp_path / "d.md"
+    path.write_text("<!-- DISCUSSION -->\n<!-- Title: T -->\n\n# T\n" + body, encoding="utf-8")
+    d = Discussion(path, Workspace.discover(tmp_path))
+    assert len(d.to_dict()["comments"]) == 60
+    assert sorted(set(asked)) == ["AI-Architect", "Rob", "Zoë Ångström"]
+    assert len(asked) <= 6  # for_author, then author_aliases for a person: once each
+    reg = d.workspace.participants
+    assert reg.for_author("ai-architect") is reg.get("architect")
+    assert reg.author_aliases("Zoë Ångström") == ("zoë ångström", "zoë-ångström", "zoë_ångström", "zoë")

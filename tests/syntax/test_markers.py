@@ -133,3 +133,25 @@ def test_normalise_vote() -> None:
     assert normalise_vote("changes") == "CHANGES"
     assert normalise_vote("not READY") is None
     assert normalise_vote("") is None
+
+
+@pytest.mark.parametrize(
+    "body, mentions",
+    [
+        # A span runs across lines of one paragraph...
+        ("see `a\n@rob\nb` and @ann\n", ["ann"]),
+        # ...but a blank line (spaces and tabs count as blank) ends the paragraph first.
+        ("see `a\n \t\n@rob `\n", ["rob"]),
+        # A code block ends the paragraph too, and its backticks open no span.
+        ("`a\n```\n`\n```\n@rob `\n", ["rob"]),
+        # The last run starting a line: the line before it is not blank.
+        ("x `y\n@rob z\n`w\n", []),
+        # A run closes only at a run of the same length; escaped backticks open nothing.
+        ("``a ` @rob``\n", []),
+        ("\\`a @rob `\n", ["rob"]),
+        ("\\\\`a @rob `\n", []),
+        ("`one` @rob\n", ["rob"]),
+    ],
+)
+def test_code_spans_by_paragraph(body: str, mentions: list[str]) -> None:
+    assert [m.alias for m in extract(body).mentions] == mentions

@@ -84,8 +84,34 @@ def style(text: str, **kwargs: Any) -> str:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(json_text(data))
 
+
+def json_text(data: Any, spread: int = 2) -> str:
+    """`data` as JSON for people and for tools: containers down to `spread` levels deep are
+    spread one entry per line, indented two spaces a level as ``json.dumps(indent=2)`` does;
+    deeper ones stand on one line each (one comment of ``status --json`` per line).
+
+    Every one-line value is written by json's C encoder: with ``indent`` json falls back to
+    its pure-Python encoder, several times slower on a large discussion."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+
+    def write(value: Any, level: int) -> str:
+        if level >= spread or not value or not isinstance(value, (dict, list)):
+            return encode(value)
+        if isinstance(value, dict):
+            entries = [
+                encode(k if isinstance(k, str) else json.dumps(k)) + ": " + write(v, level + 1)
+                for k, v in value.items()
+            ]
+            opening, closing = "{", "}"
+        else:
+            entries = [write(v, level + 1) for v in value]
+            opening, closing = "[", "]"
+        pad = "\n" + "  " * (level + 1)
+        return opening + pad + ("," + pad).join(entries) + "\n" + "  " * level + closing
+
+    return write(data, 0)
 
 
 TONE_STYLES: dict[str, dict[str, Any]] = {

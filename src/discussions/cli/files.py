@@ -160,17 +160,24 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
       discussions status discussions/api.md --verbose
       discussions status api.md --json | jq .consensus
     """
+    from ..derive.rules import COLLECTOR_PAUSE
     from ..views.status import status_lines, status_of
 
     ws = workspace(warn=False)
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    if as_json:
-        echo_json(status_of(d))
-    else:
-        echo_lines(status_lines(d, verbose=verbose))
+    # The collector would only walk a long file's state, freed (`del`) before it resumes: the
+    # few cycles in it (a handful, however long the file) wait for its next pass.
+    with COLLECTOR_PAUSE:
+        d = Discussion.load(resolve_discussion(file, ws), ws)
+        path = d.path
+        if as_json:
+            echo_json(status_of(d))
+        else:
+            echo_lines(status_lines(d, verbose=verbose))
+        del d
+    if not as_json:
         from ..git.setup import driver_warning
 
-        warning = driver_warning(d.path)
+        warning = driver_warning(path)
         if warning:
             click.echo(style(f"Warning: {printable(warning)}", fg="yellow"), err=True)
     report_problems(ws.problems, as_json)

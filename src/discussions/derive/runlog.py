@@ -22,7 +22,6 @@ or pid file. A process number reused by another program after the kill makes the
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -132,6 +131,8 @@ def host_id() -> str:
             break
         except OSError:
             continue
+    import hashlib  # only when a run is asked about: not on every command's start-up
+
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
 
 

@@ -10,22 +10,26 @@ tempfile where used.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import DiscussionsError
+from ..syntax.record import Record
 from ..syntax.text import decode
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .merge import MergeResult
+
+    StrPath = str | os.PathLike[str]
 
 
 def merge_versions(
-    base: bytes, ours: bytes, theirs: bytes, *, marker_size: int = 7, cwd: Path | None = None
+    base: bytes, ours: bytes, theirs: bytes, *, marker_size: int = 7, cwd: StrPath | None = None
 ) -> tuple[MergeResult, bytes]:
     """Merge three versions of a discussion file; returns the decision and the bytes to write.
 
@@ -57,7 +61,7 @@ def merge_versions(
 
 
 def _edits_and_appends(
-    texts: list[str], marker_size: int, cwd: Path | None
+    texts: list[str], marker_size: int, cwd: StrPath | None
 ) -> tuple[MergeResult, bytes] | None:
     """A side edited the base and both appended (a typo fixed in the context or in the last
     comment while comments came in): merge each side's version of the base line by line and
@@ -108,7 +112,7 @@ def _line_merge(
     ours: bytes,
     theirs: bytes,
     marker_size: int,
-    cwd: Path | None,
+    cwd: StrPath | None,
     texts: list[str] | None,
 ) -> tuple[MergeResult, bytes]:
     import tempfile
@@ -118,9 +122,10 @@ def _line_merge(
     with tempfile.TemporaryDirectory(prefix="discussions-merge-") as tmp:
         paths = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            p = Path(tmp) / name
-            p.write_bytes(data)
-            paths.append(str(p))
+            path = os.path.join(tmp, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            paths.append(path)
         proc = run_git(
             [
                 "merge-file",
@@ -155,13 +160,20 @@ def _line_merge(
     return checked, checked.text.encode("utf-8")
 
 
-def merge_file(base: Path, ours: Path, theirs: Path, *, marker_size: int = 7) -> MergeResult:
+def merge_file(
+    base: StrPath, ours: StrPath, theirs: StrPath, *, marker_size: int = 7
+) -> MergeResult:
     """The merge driver: merge `base`/`ours`/`theirs` and write the result over `ours`
     (git's ``%O %A %B`` contract)."""
-    data = [p.read_bytes() for p in (base, ours, theirs)]
-    result, out = merge_versions(*data, marker_size=marker_size, cwd=ours.parent)
+    data = []
+    for path in (base, ours, theirs):
+        with open(path, "rb") as f:
+            data.append(f.read())
+    folder = os.path.dirname(os.fspath(ours)) or "."
+    result, out = merge_versions(*data, marker_size=marker_size, cwd=folder)
     if out != data[1]:
-        ours.write_bytes(out)
+        with open(ours, "wb") as f:
+            f.write(out)
     return result
 
 
@@ -181,8 +193,8 @@ def driver_main(argv: Sequence[str]) -> int:
         args = args[1:]
     if len(args) not in (3, 4) or any(a.startswith("-") for a in args[:3]):
         return -1  # not the driver's shape: let the full command line parse and explain
-    base, ours, theirs = (Path(a) for a in args[:3])
-    label = args[3] if len(args) == 4 else str(ours)
+    base, ours, theirs = args[:3]
+    label = args[3] if len(args) == 4 else ours
     try:
         result = merge_file(base, ours, theirs, marker_size=marker_size)
     except (OSError, DiscussionsError) as exc:
@@ -197,12 +209,16 @@ def driver_main(argv: Sequence[str]) -> int:
 # --------------------------------------------------------------------------- resolve
 
 
-@dataclass(slots=True)
-class Resolved:
+class Resolved(Record):
     """One file `resolve_conflict` repaired."""
 
+    __slots__ = ("path", "result")
     path: Path
     result: MergeResult
+
+    def __init__(self, path: Path, result: MergeResult) -> None:
+        self.path = path
+        self.result = result
 
 
 def index_stages(path: Path) -> tuple[bytes, bytes, bytes]:

@@ -41,10 +41,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..syntax.code import open_fence_at_end
 from ..syntax.parse import parse_document
+from ..syntax.record import Record
 from ..syntax.text import detect_newline
 from .units import (
     BLANK_START,
@@ -72,34 +72,52 @@ LINE_MERGE = "line-merge"
 CONFLICT = "conflict"
 
 
-@dataclass(slots=True)
-class MergeResult:
+class MergeResult(Record):
     """What `merge_texts` decided."""
 
+    __slots__ = ("status", "text", "reason", "added_ours", "added_theirs", "shared")
     status: str
     """``clean`` (`text` is the merged file), ``line-merge`` (a side edited the base: run a
     normal three-way line merge), or ``conflict`` (`text` holds standard conflict markers)."""
-    text: str = ""
+    text: str
     """The merged file (clean), or the file with conflict markers (conflict)."""
-    reason: str = ""
+    reason: str
     """One line: why the merge is not clean."""
-    added_ours: int = 0
+    added_ours: int
     """Comments and markers only our side added that are in the result."""
-    added_theirs: int = 0
+    added_theirs: int
     """Comments and markers only their side added that are in the result."""
-    shared: int = 0
+    shared: int
     """Comments and markers both sides added, written once."""
+
+    def __init__(
+        self,
+        status: str,
+        text: str = "",
+        reason: str = "",
+        added_ours: int = 0,
+        added_theirs: int = 0,
+        shared: int = 0,
+    ) -> None:
+        self.status = status
+        self.text = text
+        self.reason = reason
+        self.added_ours = added_ours
+        self.added_theirs = added_theirs
+        self.shared = shared
 
     @property
     def clean(self) -> bool:
         return self.status == CLEAN
 
 
-@dataclass(slots=True)
 class _Tally:
-    ours: int = 0
-    theirs: int = 0
-    shared: int = 0
+    __slots__ = ("ours", "theirs", "shared")
+
+    def __init__(self) -> None:
+        self.ours = 0
+        self.theirs = 0
+        self.shared = 0
 
 
 def _segments(units: list[Unit]) -> tuple[list[list[Unit]], list[Unit]]:

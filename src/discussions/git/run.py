@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import DiscussionsError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
     import subprocess
+    from pathlib import Path
+
+    StrPath = str | os.PathLike[str]
 
 
 def run_git(
-    args: Sequence[str], cwd: Path | None = None, *, check: bool = True, stdin: bytes | None = None
+    args: Sequence[str],
+    cwd: StrPath | None = None,
+    *,
+    check: bool = True,
+    stdin: bytes | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git ARGS``; with `check`, a non-zero exit raises `DiscussionsError` with git's
     own message."""
@@ -66,6 +72,8 @@ def repo_root(start: Path) -> Path:
         raise DiscussionsError(
             f"{start} is not inside a git repository (run `git init`, or use --no-git)"
         )
+    from pathlib import Path
+
     return Path(proc.stdout.decode().strip()).resolve()
 
 

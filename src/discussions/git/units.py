@@ -3,14 +3,13 @@ block) and the phase segments they fall in."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..syntax.code import open_fence_at_end
 from ..syntax.meta import written_at
 from ..syntax.parse import parse_document
+from ..syntax.record import Record
 
 SEPARATOR = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.M)
 
@@ -21,18 +20,30 @@ NAME_HEAD = re.compile(r"\A(?:[ \t]*\r?\n)*Name:[ \t]*([^\r\n]*)")
 BLANK_START = re.compile(r"\A[ \t]*\r?\n")
 
 
-@dataclass(slots=True)
-class Unit:
+class Unit(Record):
     """A comment, or a block the engine wrote (a marker block), with the blocks that continue
     it."""
 
+    __slots__ = ("text", "author", "markers", "has_name", "_key")
     text: str
     author: str
     """Author of a comment (the ``Name:`` line); empty for an engine block."""
-    markers: tuple[tuple[str, str | None, str], ...] = ()
+    markers: tuple[tuple[str, str | None, str], ...]
     """(kind, source, target) of each phase, vote-reset or status marker in it, in order."""
-    has_name: bool = False
-    _key: tuple[str, str, str] | None = None
+    has_name: bool
+
+    def __init__(
+        self,
+        text: str,
+        author: str,
+        markers: tuple[tuple[str, str | None, str], ...] = (),
+        has_name: bool = False,
+    ) -> None:
+        self.text = text
+        self.author = author
+        self.markers = markers
+        self.has_name = has_name
+        self._key: tuple[str, str, str] | None = None
 
     @property
     def is_marker(self) -> bool:
@@ -46,17 +57,22 @@ class Unit:
         which sorts before every time). It does not depend on the side, the newlines or
         whether the unit was closed by a separator."""
         if self._key is None:
+            import hashlib  # here: only a merge where both sides added at one place needs it
+
             data = content_of(self.text).encode("utf-8", "surrogatepass")
             self._key = (written_at(self.text), self.author, hashlib.sha256(data).hexdigest())
         return self._key
 
 
-@dataclass(slots=True)
-class Side:
+class Side(Record):
     """One side's changes against the base: runs of new blocks by insertion point."""
 
-    runs: dict[int, list[str]] = field(default_factory=dict)
+    __slots__ = ("runs",)
+    runs: dict[int, list[str]]
     """Index of the base block they come before (`END`: after the last one) -> blocks."""
+
+    def __init__(self, runs: dict[int, list[str]] | None = None) -> None:
+        self.runs = {} if runs is None else runs
 
 
 END = -1

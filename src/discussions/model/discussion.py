@@ -6,7 +6,6 @@ is lazy: `Discussion.load` only checks the file exists, so appending a comment n
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable
@@ -78,6 +77,8 @@ def slugify(title: str) -> str:
     slug = _SLUG.sub("-", folded).strip("-_")[:60].strip("-_")
     if slug:
         return slug
+    import hashlib  # only for a title with no letters to make a name of
+
     digest = hashlib.sha256(title.strip().encode("utf-8")).hexdigest()[:8]
     return f"discussion-{digest}"
 

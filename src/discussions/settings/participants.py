@@ -249,6 +249,10 @@ class ParticipantRegistry:
                 self._broken.pop(p.alias, None)
                 self._by_alias[p.alias] = p
         self._by_name = {p.name.lower(): p for p in self._by_alias.values()}
+        # Answers by author string: a parse asks about every comment's author several times,
+        # and a registry does not change once built.
+        self._for_author: dict[str, Participant | None] = {}
+        self._author_aliases: dict[str, tuple[str, ...]] = {}
 
     @classmethod
     def load(cls, folders: Iterable[Path]) -> ParticipantRegistry:
@@ -287,11 +291,15 @@ class ParticipantRegistry:
 
     def for_author(self, author: str) -> Participant | None:
         """The participant who writes as `author` (display name or alias, any case)."""
+        if author in self._for_author:
+            return self._for_author[author]
+        found = None
         for key in _author_keys(author):
-            p = self._by_name.get(key) or self._by_alias.get(key)
-            if p is not None:
-                return p
-        return None
+            found = self._by_name.get(key) or self._by_alias.get(key)
+            if found is not None:
+                break
+        self._for_author[author] = found
+        return found
 
     def author_alias(self, author: str) -> str:
         """The mention name of `author`: a participant's alias, else the author lower-cased
@@ -301,11 +309,17 @@ class ParticipantRegistry:
     def author_aliases(self, author: str) -> tuple[str, ...]:
         """Every mention name that `author` answers: the participant's alias, or for a person
         their name lower-cased, hyphenated, and their first name."""
+        known = self._author_aliases.get(author)
+        if known is not None:
+            return known
         p = self.for_author(author)
         if p is not None:
-            return (p.alias,)
-        keys = _author_keys(author)
-        return keys[1:] if keys[0].startswith("ai-") else keys
+            known = (p.alias,)
+        else:
+            keys = _author_keys(author)
+            known = keys[1:] if keys[0].startswith("ai-") else keys
+        self._author_aliases[author] = known
+        return known
 
 
 @dataclass(slots=True, frozen=True)

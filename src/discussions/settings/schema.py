@@ -16,7 +16,6 @@ unknown keys and refuses bad values; a persona, template or provider file is ref
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -193,6 +192,8 @@ def _check_fields(value: Any, spec: Fields, at: Keys, walk: _Walk) -> None:
 def suggest(name: str, known: AnyMapping[str, Any] | tuple[str, ...]) -> str:
     """``; did you mean 'threshold_ready'?`` for the known name closest to `name`, else the
     list of known names."""
+    import difflib  # only when needed: it is slow to import
+
     names = sorted(known)
     close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
     if not close:  # a prefix is closer than it looks to difflib ("threshold")

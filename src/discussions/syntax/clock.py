@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
 
 
 def utc_stamp(when: datetime) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
@@ -62,7 +62,15 @@ _NEEDS_MARKDOWN = re.compile(
 )
 
 
-_INDENTED = re.compile(r"^(?: {4}|\t)[ \t]*\S", re.M)  # an indented line that is not blank
+# An indented line that is not blank: `_INDENTED` from a newline (the search skips from newline
+# to newline, where ``^`` with re.M is tried at every character), `_INDENTED_AT` at the start.
+_INDENTED_AT = re.compile(r"(?: {4}|\t)[ \t]*+\S")
+_INDENTED = re.compile(r"\n(?: {4}|\t)[ \t]*+\S")
+
+
+def _indented(text: str) -> bool:
+    """Whether a line of `text` that is not blank is indented four spaces or a tab."""
+    return _INDENTED_AT.match(text) is not None or _INDENTED.search(text) is not None
 
 
 def code_line_ranges(text: str) -> list[tuple[int, int]]:
@@ -72,7 +80,7 @@ def code_line_ranges(text: str) -> list[tuple[int, int]]:
     Fast path: fences at column 0 with no HTML block around are top-level fences, exactly as
     CommonMark reads them, and `fenced_line_ranges` finds them without a markdown parse.
     Otherwise (indented lines, indented fences, HTML blocks) markdown-it-py decides."""
-    if _INDENTED.search(text) or (
+    if _indented(text) or (
         ("```" in text or "~~~" in text) and _NEEDS_MARKDOWN.search(text)
     ):
         ranges = [

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    pass
-
+from .record import Record
 
 # A separator, then blank lines, then the Name: line. Column 0 only (see module docstring).
 BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
@@ -27,20 +23,24 @@ ENGINE_LINE = re.compile(
 NAME_LINE = re.compile(r"^Name:[ \t]*([^\n]*)$", re.M)
 
 
-@dataclass(slots=True)
-class ParseWarning:
+class ParseWarning(Record):
     """A problem found in a file. Never fatal."""
 
+    __slots__ = ("line", "message")
     line: int
     """1-based line number the problem is on (0 when it concerns the whole file)."""
     message: str
     """One line, saying what is wrong and, where possible, how to fix it."""
 
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        self.message = message
 
-@dataclass(slots=True)
-class HeaderField:
+
+class HeaderField(Record):
     """One ``<!-- Key: Value -->`` line of the header block."""
 
+    __slots__ = ("key", "value", "line")
     key: str
     """Key as written, lower-cased (``title``, ``phase``, ...)."""
     value: str
@@ -48,11 +48,16 @@ class HeaderField:
     line: int
     """1-based line number."""
 
+    def __init__(self, key: str, value: str, line: int) -> None:
+        self.key = key
+        self.value = value
+        self.line = line
 
-@dataclass(slots=True)
-class CommentBlock:
+
+class CommentBlock(Record):
     """One comment: from its ``---`` separator to the next boundary."""
 
+    __slots__ = ("author", "separator_line", "line", "body", "body_line", "end_line")
     author: str
     """The text after ``Name:``."""
     separator_line: int
@@ -66,11 +71,21 @@ class CommentBlock:
     end_line: int
     """Last line that belongs to the comment."""
 
+    def __init__(
+        self, author: str, separator_line: int, line: int, body: str, body_line: int, end_line: int
+    ) -> None:
+        self.author = author
+        self.separator_line = separator_line
+        self.line = line
+        self.body = body
+        self.body_line = body_line
+        self.end_line = end_line
 
-@dataclass(slots=True)
-class EngineMarker:
+
+class EngineMarker(Record):
     """A state change the engine (or a person, by hand) wrote as an HTML comment."""
 
+    __slots__ = ("kind", "line", "source", "target")
     kind: str
     """``phase-transition``, ``vote-reset``, ``status-change``, ``round``, ``run-stop`` or
     ``escalation``."""
@@ -82,28 +97,69 @@ class EngineMarker:
     """Phase or status changed to; for a vote reset, the phase whose votes restart; for a
     round, a stop or an escalation, everything after the colon."""
 
+    def __init__(self, kind: str, line: int, source: str | None, target: str) -> None:
+        self.kind = kind
+        self.line = line
+        self.source = source
+        self.target = target
 
-@dataclass(slots=True)
-class Document:
+
+class Document(Record):
     """The syntax tree of a discussion file."""
 
-    header: dict[str, str] = field(default_factory=dict)
+    __slots__ = (
+        "header",
+        "header_fields",
+        "is_discussion",
+        "preamble",
+        "preamble_line",
+        "comments",
+        "engine_markers",
+        "warnings",
+        "newline",
+        "line_count",
+    )
+    header: dict[str, str]
     """Header values by lower-cased key; the last of duplicate keys wins."""
-    header_fields: list[HeaderField] = field(default_factory=list)
+    header_fields: list[HeaderField]
     """Header lines in file order."""
-    is_discussion: bool = False
+    is_discussion: bool
     """Whether the file starts with ``<!-- DISCUSSION -->``."""
-    preamble: str = ""
+    preamble: str
     """Text between the header block and the first comment."""
-    preamble_line: int = 1
+    preamble_line: int
     """Line number of the first preamble line."""
-    comments: list[CommentBlock] = field(default_factory=list)
+    comments: list[CommentBlock]
     """Comments in file order."""
-    engine_markers: list[EngineMarker] = field(default_factory=list)
+    engine_markers: list[EngineMarker]
     """Engine markers in file order."""
-    warnings: list[ParseWarning] = field(default_factory=list)
+    warnings: list[ParseWarning]
     """Problems found while parsing."""
-    newline: str = "\n"
+    newline: str
     """The file's line ending, used for what is appended to it."""
-    line_count: int = 0
+    line_count: int
     """Number of lines in the file."""
+
+    def __init__(
+        self,
+        header: dict[str, str] | None = None,
+        header_fields: list[HeaderField] | None = None,
+        is_discussion: bool = False,
+        preamble: str = "",
+        preamble_line: int = 1,
+        comments: list[CommentBlock] | None = None,
+        engine_markers: list[EngineMarker] | None = None,
+        warnings: list[ParseWarning] | None = None,
+        newline: str = "\n",
+        line_count: int = 0,
+    ) -> None:
+        self.header = {} if header is None else header
+        self.header_fields = [] if header_fields is None else header_fields
+        self.is_discussion = is_discussion
+        self.preamble = preamble
+        self.preamble_line = preamble_line
+        self.comments = [] if comments is None else comments
+        self.engine_markers = [] if engine_markers is None else engine_markers
+        self.warnings = [] if warnings is None else warnings
+        self.newline = newline
+        self.line_count = line_count

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
 
 from .code import code_line_ranges, in_ranges
 from .document import ParseWarning
+from .record import Record
 from .render import VOTE_VALUES
 
 MARKER_KINDS = (
@@ -41,24 +41,32 @@ MARKER_KINDS = (
 # quadratically on a marker line ending in a long run of spaces. Every scan here is linear.
 # Runs of blanks are possessive (``*+``): what follows one is never a blank, so giving
 # characters back cannot help a match, only cost time on a long run of spaces.
-_MARKER = re.compile(
-    r"^[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
+_MARKER_LINE = (
+    r"[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
     r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT"
     r"|ROOT-CAUSE|CONFIDENCE|EVIDENCE)"
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
-    r"[ \t]*+([^\n]*)",
-    re.M,
+    r"[ \t]*+([^\n]*)"
 )
-_MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
+# A marker line: `_MARKER_AT` at the start of a body, `_MARKER` after a newline (a search
+# for a literal newline skips from line to line; ``^`` with re.M is tried at every character).
+_MARKER_AT = re.compile(_MARKER_LINE)
+_MARKER = re.compile("\n" + _MARKER_LINE)
+# The ``@`` first, then the character before it checked: a literal start lets the regex
+# engine skip ahead to each ``@`` instead of trying the look-behind at every position.
+_MENTION = re.compile(r"@(?<![\w@./\\:`-]@)([^\W\d_][\w-]*)")
 _SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--)")  # used with .match(body, line_start)
 _BACKTICKS = re.compile(r"`+")
+# The newline before a blank line (blank as CommonMark means it: spaces and tabs at most).
+_BLANK_LINE = re.compile(r"\n[ \t]*+(?=\n|\Z)")
+_NEWLINE = re.compile("\n")
 _VOTE_WORD = re.compile(r"[A-Za-z]+")
 
 
-@dataclass(slots=True)
-class Marker:
+class Marker(Record):
     """One marker line in a comment."""
 
+    __slots__ = ("kind", "text", "line")
     kind: str
     """``VOTE``, ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE`` or ``CONCERN``."""
     text: str
@@ -66,24 +74,38 @@ class Marker:
     line: int
     """1-based line number in the file."""
 
+    def __init__(self, kind: str, text: str, line: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.line = line
 
-@dataclass(slots=True)
-class Mention:
+
+class Mention(Record):
     """One ``@alias`` in a comment."""
 
+    __slots__ = ("alias", "line")
     alias: str
     """The alias, lower-cased, without ``@``."""
     line: int
     """1-based line number in the file."""
 
+    def __init__(self, alias: str, line: int) -> None:
+        self.alias = alias
+        self.line = line
 
-@dataclass(slots=True)
-class BodyMarkers:
+
+class BodyMarkers(Record):
     """What `extract` found in one body."""
 
-    markers: list[Marker] = field(default_factory=list)
-    mentions: list[Mention] = field(default_factory=list)
-    warnings: list[ParseWarning] = field(default_factory=list)
+    __slots__ = ("markers", "mentions", "warnings")
+    markers: list[Marker]
+    mentions: list[Mention]
+    warnings: list[ParseWarning]
+
+    def __init__(self) -> None:
+        self.markers = []
+        self.mentions = []
+        self.warnings = []
 
     @property
     def vote(self) -> str | None:
@@ -96,6 +118,8 @@ class BodyMarkers:
 
 def normalise_vote(value: str) -> str | None:
     """``ready``, ``**READY**``, ``Ready.`` -> ``READY``; anything else -> None."""
+    if value in VOTE_VALUES:  # as the tool writes it
+        return value
     m = _VOTE_WORD.search(value)
     if not m or value[: m.start()].strip("*_ \t"):
         return None
@@ -106,74 +130,100 @@ def normalise_vote(value: str) -> str | None:
 def extract(body: str, first_line: int = 1) -> BodyMarkers:
     """Find markers and mentions in `body`, whose first line is line `first_line` of the file.
 
-    Linear in the length of `body`: line numbers come from one table of line starts, and
+    Linear in the length of `body`: line numbers are counted on from one hit to the next, and
     "is this in code?" is a binary search in sorted, disjoint ranges."""
     result = BodyMarkers()
-    marker_hits = list(_MARKER.finditer(body))
+    marker_hits = _marker_lines(body)
     mention_hits = list(_MENTION.finditer(body)) if "@" in body else []
     if not marker_hits and not mention_hits:
         return result
     layout = _Layout.of(body)
+    rel, last = 0, 0
     for m in marker_hits:
-        _add_marker(result, m, layout, first_line)
+        pos = m.start(2)
+        rel += body.count("\n", last, pos)
+        last = pos
+        if not layout.in_code(pos, rel):
+            _add_marker(result, m, first_line + rel)
+    rel, last = 0, 0
     skip_line: dict[int, bool] = {}
     for m in mention_hits:
-        end = m.end()
+        pos, end = m.start(), m.end()
         if end + 1 < len(body) and body[end] == "." and body[end + 1].isalnum():
             continue  # a domain or file name: @example.com, @types.ts
-        rel = layout.line_of(m.start())
-        if rel not in skip_line:
-            skip_line[rel] = _SKIP_LINE.match(body, layout.line_starts[rel]) is not None
-        if skip_line[rel] or layout.in_code(m.start(), rel):
+        rel += body.count("\n", last, pos)
+        last = pos
+        if rel not in skip_line:  # read back to the line's start once a line
+            skip_line[rel] = _SKIP_LINE.match(body, body.rfind("\n", 0, pos) + 1) is not None
+        if skip_line[rel] or layout.in_code(pos, rel):
             continue
         alias = m.group(1).rstrip("-_").lower()
         result.mentions.append(Mention(alias, first_line + rel))
     return result
 
 
-@dataclass(slots=True)
 class _Layout:
-    """Where a body's lines start and which of its lines and spans are code, for lookups by
-    binary search."""
+    """Which of a body's lines and spans are code, for lookups by binary search."""
 
-    line_starts: list[int]
-    code_lines: list[tuple[int, int]]
-    code_starts: list[int]
-    spans: list[tuple[int, int]]
-    span_starts: list[int]
+    __slots__ = (
+        "body", "code_lines", "code_starts", "spans", "span_starts", "seen", "last_empty",
+        "last_tick",
+    )
+
+    def __init__(self, body: str, code_lines: list[tuple[int, int]]) -> None:
+        self.body = body
+        self.code_lines = code_lines
+        self.code_starts = [a for a, _ in code_lines] if code_lines else []
+        self.spans: list[tuple[int, int]] | None = None
+        """Inline code spans, found when a position first needs them (`in_code`)."""
+        self.span_starts: list[int] = []
+        self.seen = 0
+        """How far `_may_be_in_span` has read, and the last empty line and backtick before
+        it."""
+        self.last_empty = -1
+        self.last_tick = -1
 
     @classmethod
     def of(cls, body: str) -> _Layout:
-        code_lines = code_line_ranges(body)
-        spans = _code_spans(body, code_lines) if "`" in body else []
-        line_starts = [0]
-        line_starts += [m.end() for m in re.finditer("\n", body)]
-        return cls(
-            line_starts, code_lines, [a for a, _ in code_lines], spans, [a for a, _ in spans]
-        )
-
-    def line_of(self, pos: int) -> int:
-        """The 0-based line of offset `pos`."""
-        return bisect_right(self.line_starts, pos) - 1
+        return cls(body, code_line_ranges(body))
 
     def in_code(self, pos: int, rel_line: int) -> bool:
         """Whether offset `pos`, on 0-based line `rel_line`, is in a code block or span."""
         if self.code_lines and in_ranges(rel_line, self.code_lines, self.code_starts):
             return True
+        if self.spans is None:
+            if not self._may_be_in_span(pos):
+                return False
+            self.spans = _code_spans(self.body, self.code_lines)
+            self.span_starts = [a for a, _ in self.spans]
         i = bisect_right(self.span_starts, pos) - 1
         return i >= 0 and pos < self.spans[i][1]
 
+    def _may_be_in_span(self, pos: int) -> bool:
+        """False when no backtick stands between `pos` and the empty line before it: no span
+        of its paragraph opens before it (the paragraph starts at that line or later).
 
-def _add_marker(result: BodyMarkers, m: re.Match[str], layout: _Layout, first_line: int) -> None:
-    """Add the marker `m` matched to `result`, unless it is in code or empty; an invalid vote
-    adds a warning instead."""
-    rel = layout.line_of(m.start())
-    if layout.in_code(m.start(2), rel):
-        return
+        Reads the body once for a sequence of increasing positions (the markers, then the
+        mentions): each question reads only what lies past the last one."""
+        if pos < self.seen:
+            self.seen, self.last_empty, self.last_tick = 0, -1, -1
+        body, start = self.body, self.seen
+        empty = body.rfind("\n\n", start - 1 if start else 0, pos)
+        if empty > self.last_empty:
+            self.last_empty = empty
+        tick = body.rfind("`", start, pos)
+        if tick > self.last_tick:
+            self.last_tick = tick
+        self.seen = pos
+        return self.last_tick > self.last_empty
+
+
+def _add_marker(result: BodyMarkers, m: re.Match[str], line: int) -> None:
+    """Add the marker `m` matched (not in code) to `result`, unless it is empty; an invalid
+    vote adds a warning instead."""
     kind, value = m.group(2), m.group(3).rstrip(" \t")
     if m.group(1):  # bold keyword: drop the closing ** of "**VOTE: READY**"
         value = value.rstrip("*_ \t")
-    line = first_line + rel
     if kind == "VOTE":
         vote = normalise_vote(value)
         if vote is None:
@@ -191,81 +241,75 @@ def _add_marker(result: BodyMarkers, m: re.Match[str], layout: _Layout, first_li
     result.markers.append(Marker(kind, value, line))
 
 
+def _marker_lines(body: str) -> list[re.Match[str]]:
+    """The lines of `body` that look like marker lines, code or not (group 2 is the keyword,
+    group 3 the rest of the line)."""
+    first = _MARKER_AT.match(body)
+    return ([first] if first else []) + list(_MARKER.finditer(body))
+
+
 def vote_line_numbers(body: str) -> list[int]:
     """1-based numbers of the lines that look like ``VOTE:`` lines, code or not."""
     line = 1
     pos = 0
     out: list[int] = []
-    for m in _MARKER.finditer(body):
+    for m in _marker_lines(body):
         if m.group(2) == "VOTE":
-            line += body.count("\n", pos, m.start())
-            pos = m.start()
+            line += body.count("\n", pos, m.start(2))
+            pos = m.start(2)
             out.append(line)
     return out
 
 
-def _paragraph_chunks(body: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of runs of non-blank lines (a blank line ends an inline span)."""
-    chunks: list[tuple[int, int]] = []
-    start = -1
-    pos = 0
-    n = len(body)
-    while pos <= n:
-        nl = body.find("\n", pos)
-        end = n if nl < 0 else nl
-        if not body[pos:end].strip(" \t"):  # blank, as CommonMark means it
-            if start >= 0:
-                chunks.append((start, pos))
-                start = -1
-        elif start < 0:
-            start = pos
-        if nl < 0:
-            break
-        pos = nl + 1
-    if start >= 0:
-        chunks.append((start, n))
-    return chunks
-
-
 def _code_spans(body: str, code_lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Character ranges of inline code spans, paragraph by paragraph (CommonMark backtick
-    runs: an opening run closes at the next run of the same length). Sorted, disjoint."""
+    """Character ranges of inline code spans (CommonMark backtick runs: an opening run closes
+    at the next run of the same length in the same paragraph). Sorted, disjoint.
+
+    A paragraph ends at a blank line and at a code block (whose backticks open no spans). One
+    pass over the backtick runs gives each the number of its paragraph (the paragraph breaks
+    before it, by binary search); `_pair_runs` pairs them."""
+    runs = [(r.start(), r.end()) for r in _BACKTICKS.finditer(body)]
+    if len(runs) < 2:
+        return []  # a span needs two runs
+    # Only the breaks between the first run and the last can part two runs (the search ends
+    # just after the last run's first backtick, so no blank line is seen at its end).
+    breaks = [m.start() for m in _BLANK_LINE.finditer(body, runs[0][1], runs[-1][0] + 1)]
     if code_lines:
-        # Backticks inside code blocks open no spans: blank those lines out (same offsets).
-        lines = body.split("\n")
-        for a, b in code_lines:
-            for k in range(a, min(b, len(lines) - 1) + 1):
-                lines[k] = " " * len(lines[k])
-        body = "\n".join(lines)
-    spans: list[tuple[int, int]] = []
-    for base, chunk_end in _paragraph_chunks(body):
-        text = body[base:chunk_end]
-        if "`" not in text:
+        line_starts = [0, *(m.end() for m in _NEWLINE.finditer(body))]
+        breaks = sorted(breaks + [line_starts[a] for a, _ in code_lines])
+        code_starts = [a for a, _ in code_lines]
+    opening: list[tuple[int, int, int]] = []  # (start, end, paragraph)
+    for s, e in runs:
+        if code_lines and in_ranges(bisect_right(line_starts, s) - 1, code_lines, code_starts):
             continue
-        runs: list[tuple[int, int]] = []
-        for r in _BACKTICKS.finditer(text):
-            s, e = r.start(), r.end()
-            backslashes = 0
-            while s - backslashes - 1 >= 0 and text[s - backslashes - 1] == "\\":
+        if s and body[s - 1] == "\\":
+            backslashes = 1
+            while s - backslashes - 1 >= 0 and body[s - backslashes - 1] == "\\":
                 backslashes += 1
             if backslashes % 2:
                 s += 1  # the first backtick is escaped
-            if s < e:
-                runs.append((s, e))
-        # next_same[i]: the next run after i with the same length (one pass from the right),
-        # so an opening run finds its closer without scanning the runs in between.
-        next_same = [-1] * len(runs)
-        last_of_length: dict[int, int] = {}
-        for k in range(len(runs) - 1, -1, -1):
-            n = runs[k][1] - runs[k][0]
-            next_same[k] = last_of_length.get(n, -1)
-            last_of_length[n] = k
-        i = 0
-        while i < len(runs):
-            j = next_same[i]
-            if j >= 0:
-                spans.append((base + runs[i][0], base + runs[j][1]))
-                i = j + 1
-            else:
-                i += 1
+        if s < e:
+            opening.append((s, e, bisect_right(breaks, s) if breaks else 0))
+    return _pair_runs(opening)
+
+
+def _pair_runs(runs: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """Spans from backtick runs ``(start, end, paragraph)``: each run opens a span that the
+    next run of the same length in the same paragraph closes (found through `next_same`,
+    filled in one pass from the right, so no run scans the runs between)."""
+    next_same = [-1] * len(runs)
+    last_of: dict[tuple[int, int], int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        s, e, para = runs[k]
+        next_same[k] = last_of.get((para, e - s), -1)
+        last_of[para, e - s] = k
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        j = next_same[i]
+        if j >= 0:
+            spans.append((runs[i][0], runs[j][1]))
+            i = j + 1
+        else:
+            i += 1
     return spans

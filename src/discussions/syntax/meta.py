@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    pass
 from .clock import parse_stamp, utc_stamp
 from .document import ENGINE_LINE, NAME_LINE
 from .parse import header_comment
@@ -22,6 +19,8 @@ def comment_meta(body: str) -> str | None:
     comment written by the tool: ``at: T``). `neutralise` leaves no such line in untrusted
     text (outside code it starts with ``&lt;``, inside code it is indented four spaces), and
     the tool writes its own line first, so the first one found is always the tool's."""
+    if "<!--" not in body:
+        return None
     i = comment_meta_line(body.split("\n", META_LINES)[:META_LINES])
     return None if i is None else _meta_inner(body.split("\n", i + 1)[i])
 

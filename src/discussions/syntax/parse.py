@@ -45,11 +45,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    pass
 from .code import code_line_ranges, hidden_line_ranges, in_ranges, open_fence
 from .document import (
     BOUNDARY,
@@ -61,6 +57,7 @@ from .document import (
     HeaderField,
     ParseWarning,
 )
+from .record import Record
 from .text import BOM, detect_newline, normalise_newlines, strip_line_start_boms
 
 # Every pattern here runs in time linear in its input: no lazy quantifier followed by an
@@ -178,10 +175,10 @@ def parse_document(text: str) -> Document:
     return doc
 
 
-@dataclass(slots=True)
-class _Bound:
+class _Bound(Record):
     """Where a comment starts: its separator run (if any) and its ``Name:`` line."""
 
+    __slots__ = ("sep_pos", "sep_line", "name_line", "name_end", "author", "bare")
     sep_pos: int
     """Offset of the first ``---`` line before the ``Name:`` line (the ``Name:`` line itself
     when no ``---`` stands before it)."""
@@ -190,8 +187,24 @@ class _Bound:
     name_end: int
     """Offset of the end of the ``Name:`` line."""
     author: str
-    bare: bool = False
+    bare: bool
     """No ``---`` line before the ``Name:`` line."""
+
+    def __init__(
+        self,
+        sep_pos: int,
+        sep_line: int,
+        name_line: int,
+        name_end: int,
+        author: str,
+        bare: bool = False,
+    ) -> None:
+        self.sep_pos = sep_pos
+        self.sep_line = sep_line
+        self.name_line = name_line
+        self.name_end = name_end
+        self.author = author
+        self.bare = bare
 
 
 def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:

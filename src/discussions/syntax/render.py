@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     pass
 from .code import HTML_OPEN, block_parser, fence_closer, open_fence
 from .document import BOUNDARY
+from .record import Record
 from .text import detect_newline, normalise_newlines, strip_line_start_boms
 
 VOTE_VALUES = ("READY", "CHANGES", "REJECT")
@@ -145,10 +145,13 @@ def _inline_code(s: str) -> str:
     return f"{ticks}{pad}{s}{pad}{ticks}"
 
 
-@dataclass(slots=True)
-class Tail:
+class Tail(Record):
     """What an append needs to know about the end of a file (read without a full parse)."""
 
+    __slots__ = (
+        "empty", "ends_with_newline", "trailing_blank_lines", "ends_with_separator",
+        "open_fence", "newline",
+    )
     empty: bool
     """The file has no content at all."""
     ends_with_newline: bool
@@ -161,6 +164,22 @@ class Tail:
     """A fence left open in the last comment (or preamble), to be closed before appending."""
     newline: str
     """The file's line ending."""
+
+    def __init__(
+        self,
+        empty: bool,
+        ends_with_newline: bool,
+        trailing_blank_lines: int,
+        ends_with_separator: bool,
+        open_fence: str | None,
+        newline: str,
+    ) -> None:
+        self.empty = empty
+        self.ends_with_newline = ends_with_newline
+        self.trailing_blank_lines = trailing_blank_lines
+        self.ends_with_separator = ends_with_separator
+        self.open_fence = open_fence
+        self.newline = newline
 
 
 def analyse_tail(tail_text: str, *, at_file_start: bool) -> Tail:
