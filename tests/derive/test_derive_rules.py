@@ -147,3 +147,26 @@ def test_engine_meta_and_the_digest_ignore_what_editors_change(ws: Workspace) ->
     assert strip_meta(body).strip() == "An answer.  \r\nSecond line."
     assert body_digest(strip_meta(body)) == body_digest("An answer.\nSecond line.")
     assert body_digest("An answer.") != body_digest("An answer!")
+
+
+def test_deriving_again_reuses_unchanged_comments_without_sharing_what_callers_change(
+    ws: Workspace,
+) -> None:
+    """Comment bodies seen before are not read again (an editor derives on every key), and
+    what one derived state holds cannot be changed through another."""
+    from discussions.derive.rules import _comment_parts
+
+    text = (
+        "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n"
+        "---\n\nName: Rob\n\n<!-- at: 2026-01-01T00:00:00Z -->\nQ: why?\n\nVOTE: READY\n\n"
+        "---\n\nName: Ines\n\n"
+    )
+    first = derive(text, ws)
+    hits = _comment_parts.cache_info().hits
+    first.comments[0].markers.clear()
+    first.comments[0].meta["x"] = "y"
+    again = derive(text + "VOTE: CHANGES\n", ws)
+    assert _comment_parts.cache_info().hits > hits
+    assert [m.kind for m in again.comments[0].markers] == ["Q", "VOTE"]
+    assert again.comments[0].at is not None and "x" not in again.comments[0].meta
+    assert again.votes == first.votes | {"Ines": "CHANGES"}

@@ -16,12 +16,13 @@ import bisect
 import hashlib
 import re
 from collections.abc import Callable, Collection
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.document import CommentBlock, ParseWarning
-from ..syntax.markers import extract
+from ..syntax.markers import BodyMarkers, extract
 from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
 from ..syntax.parse import parse_document
 from ..syntax.text import normalise_newlines
@@ -101,12 +102,11 @@ def rule_comments(s: State) -> None:
     """Each comment's markers, mentions and engine metadata; items; who is human."""
     registry = s.registry
     for block in s.doc.comments:
-        found = extract(block.body, block.body_line)
+        found, meta = comment_parts(block.body, block.body_line)
         s.warnings.extend(found.warnings)
         mention_lines: dict[str, int] = {}
         for mention in found.mentions:
             mention_lines.setdefault(mention.alias, mention.line)
-        meta = engine_meta(block.body)
         stamp = meta.pop("at", None)  # a field of its own: `at`
         comment = Comment(
             author=block.author,
@@ -114,7 +114,7 @@ def rule_comments(s: State) -> None:
             end_line=block.end_line,
             body=block.body,
             vote=found.vote,
-            markers=found.markers,
+            markers=list(found.markers),
             mentions=list(mention_lines),
             meta=meta,
             mention_lines=mention_lines,
@@ -128,6 +128,20 @@ def rule_comments(s: State) -> None:
                 s.items[marker.kind].append(
                     Item(marker.kind, marker.text, block.author, marker.line)
                 )
+
+
+def comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
+    """The markers and mentions of a comment body whose first line is `first_line`, and its
+    engine metadata (a copy the caller may change). Remembered for the bodies seen last, so a
+    long-lived process (an editor's language server, watch) re-reads only the comments that
+    changed when a file is derived again."""
+    found, meta = _comment_parts(body, first_line)
+    return found, dict(meta)
+
+
+@lru_cache(maxsize=8192)
+def _comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
+    return extract(body, first_line), engine_meta(body)
 
 
 def rule_votes(s: State) -> None:
