@@ -44,7 +44,7 @@ Rule = Callable[[State], None]
 
 def rule_discussion_header(s: State) -> None:
     if not s.doc.is_discussion:
-        s.warn(1, "missing `<!-- DISCUSSION -->` header line")
+        s.warn(1, "missing `<!-- DISCUSSION -->` header line", "error")
 
 
 def rule_template(s: State) -> None:
@@ -55,7 +55,7 @@ def rule_template(s: State) -> None:
         return
     s.template = templates.find(name)
     if s.template is None:
-        s.warn(s.header_line("template"), f"unknown template '{name}'")
+        s.warn(s.header_line("template"), f"unknown template '{name}'", "error")
 
 
 def rule_header_phase(s: State) -> None:
@@ -67,6 +67,7 @@ def rule_header_phase(s: State) -> None:
             s.header_line("phase"),
             f"phase '{s.phase}' is not a phase of template '{t.name if t else ''}'"
             f" ({', '.join(sorted(known))})",
+            "error",
         )
     s.status = s.doc.header.get("status") or "OPEN"
 
@@ -78,7 +79,7 @@ def rule_engine_markers(s: State) -> None:
             if m.source and m.source != s.phase:
                 s.warn(m.line, f"transition from '{m.source}' but the phase was '{s.phase}'")
             if known and m.target not in known:
-                s.warn(m.line, f"transition to unknown phase '{m.target}'")
+                s.warn(m.line, f"transition to unknown phase '{m.target}'", "error")
             s.phase = m.target
             s.reset_line = s.phase_line = m.line
         elif m.kind == "vote-reset":
@@ -285,7 +286,11 @@ def rule_mentions(s: State) -> None:
                             reported.add(target)
                             s.mention_typos.append((target, close, line))
                             s.warn(
-                                line, f"@{target} matches no participant; did you mean @{close}?"
+                                line,
+                                f"@{target} matches no participant; did you mean @{close}?",
+                                code="mention-typo",
+                                subject=f"@{target}",
+                                fix=f"@{close}",
                             )
                         continue
                 if target not in known and c.line < s.phase_line:
@@ -306,6 +311,7 @@ def rule_integrity(s: State) -> None:
                 c.line,
                 f"comment by {c.author} does not match the digest the engine recorded: it was "
                 "cut short by an interrupted write, or edited after it was written",
+                "error",
             )
 
 
@@ -326,7 +332,12 @@ def own_text(c: Comment | CommentBlock, marker_lines: list[int]) -> str:
 
 def rule_conflicts(s: State, text: str) -> None:
     for line in conflicts.conflict_lines(text):
-        s.warn(line, "unresolved merge-conflict line; resolve it (`discussions resolve FILE`)")
+        s.warn(
+            line,
+            "unresolved merge-conflict line; resolve it (`discussions resolve FILE`)",
+            "error",
+            code="merge-conflict",
+        )
 
 
 def rule_title(s: State) -> None:

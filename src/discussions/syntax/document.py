@@ -35,6 +35,16 @@ class ParseWarning:
     """1-based line number the problem is on (0 when it concerns the whole file)."""
     message: str
     """One line, saying what is wrong and, where possible, how to fix it."""
+    severity: str = "warning"
+    """``error`` when it breaks the state read back (a comment or a state change lost or
+    misread), ``warning`` when it is probably a mistake (not counted), ``hint`` for style."""
+    code: str = ""
+    """A stable name for the kinds a tool can fix (``mention-typo``, ``missing-separator``,
+    ``merge-conflict``); empty for the rest."""
+    subject: str = ""
+    """The text on the line the problem is about, when it is only part of the line."""
+    fix: str = ""
+    """What to write in place of `subject` to fix it, when that is known."""
 
 
 @dataclass(slots=True)
