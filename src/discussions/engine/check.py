@@ -111,7 +111,7 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
     try:
         require_discussion(path)
         report.found.append(path)
-        problems = _problems_of(name, Discussion.load(path, ws))
+        problems = problems_in(Discussion.load(path, ws), name)
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
@@ -124,12 +124,13 @@ def check_text(ws: Workspace, path: Path, text: str, name: str | None = None) ->
     (appends lost from the journal, bytes that are not UTF-8). `name` names the file in the
     problems (default: as `check` shows it)."""
     shown = name if name is not None else display_path(path)
-    return _problems_of(shown, Discussion(path, ws).seen_as(text))
+    return problems_in(Discussion(path, ws).seen_as(text), shown)
 
 
-def _problems_of(name: str, d: Discussion) -> list[Problem]:
-    """The parse and state warnings of `d`, each at its line and, where it is about part of
-    the line, its columns."""
+def problems_in(d: Discussion, name: str) -> list[Problem]:
+    """The parse and state warnings of the discussion `d` (as loaded, or as `seen_as` a text)
+    as problems of the file `name`, each at its line and, where it is about part of the line,
+    its columns."""
     warnings = d.warnings
     lines = d.text.split("\n") if warnings else []
     problems: list[Problem] = []

@@ -1,0 +1,122 @@
+"""The protocol's requests and notifications, each answered by one small function; `build`
+makes a server with all of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from .completion import complete
+from .diagnostics import quick_fixes
+from .hover import hover
+from .server import DiscussionsServer
+from .symbols import answers, document_symbols, workspace_symbols
+from .workflow import register_commands, session_actions
+
+
+def build(provider: str | None = None, debounce: float | None = None) -> DiscussionsServer:
+    """A server with every feature; `provider` answers "Ask the mentioned participants now"
+    (default: each participant's own), `debounce` the seconds of quiet before checking."""
+    server = DiscussionsServer(provider) if debounce is None else DiscussionsServer(
+        provider, debounce
+    )
+    _documents(server)
+    _language(server)
+    register_commands(server)
+    return server
+
+
+def _documents(server: DiscussionsServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: DiscussionsServer, params: types.InitializeParams) -> None:
+        options = params.initialization_options or {}
+        if isinstance(options, dict):
+            ls.provider = options.get("provider") or ls.provider
+            if isinstance(options.get("debounce"), int | float):
+                ls.debounce = float(options["debounce"])
+        folders = params.workspace_folders or []
+        root = Path(str(params.root_path)) if params.root_path else None
+        if folders:
+            from pygls.uris import to_fs_path
+
+            root = Path(to_fs_path(folders[0].uri) or ".")
+        ls.start_in(str(root) if root else None)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: DiscussionsServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.refresh(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: DiscussionsServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.later(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: DiscussionsServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.refresh(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: DiscussionsServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.forget(params.text_document.uri)
+
+
+def _language(server: DiscussionsServer) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=["@", ":", " "]),
+    )
+    def completion(
+        ls: DiscussionsServer, params: types.CompletionParams
+    ) -> types.CompletionList | None:
+        uri = params.text_document.uri
+        b = ls.buffer(uri)
+        if not b.is_discussion:
+            return None
+        at = ls.workspace.get_text_document(uri).position_from_client_units(params.position)
+        items = complete(b, at.line, at.character, ls.author)
+        return types.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: DiscussionsServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        b = ls.buffer(uri)
+        at = ls.workspace.get_text_document(uri).position_from_client_units(params.position)
+        return hover(b, at.line, at.character) if b.is_discussion else None
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(
+        ls: DiscussionsServer, params: types.DocumentSymbolParams
+    ) -> list[types.DocumentSymbol]:
+        b = ls.buffer(params.text_document.uri)
+        return document_symbols(b) if b.is_discussion else []
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def references(
+        ls: DiscussionsServer, params: types.ReferenceParams
+    ) -> list[types.Location]:
+        uri = params.text_document.uri
+        return answers(ls.buffer(uri), uri, params.position.line)
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def folder_symbols(
+        ls: DiscussionsServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.WorkspaceSymbol]:
+        return workspace_symbols(ls.ws, params.query)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
+        ),
+    )
+    def code_actions(
+        ls: DiscussionsServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        b = ls.buffer(uri)
+        if not b.is_discussion:
+            return []
+        version = ls.workspace.get_text_document(uri).version
+        actions = quick_fixes(uri, version, b, params.range)
+        return actions + session_actions(uri, version, b, ls.author)
+
