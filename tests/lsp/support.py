@@ -137,8 +137,11 @@ async def editor(project: Path, *args: str) -> AsyncIterator[Editor]:
         await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
 
 
-def _plain(params: Any) -> dict[str, Any]:
-    """A notification's parameters as a dict (pygls hands unknown ones over as objects)."""
-    if isinstance(params, dict):
-        return params
-    return {k: _plain(v) if hasattr(v, "_asdict") else v for k, v in params._asdict().items()}
+def _plain(value: Any) -> Any:
+    """A notification's parameters as dicts and lists (pygls hands the parameters of one it
+    does not know over as named tuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value

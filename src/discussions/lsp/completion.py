@@ -38,8 +38,11 @@ MARKER_HELP = {
 }
 
 
-def complete(b: Buffer, line: int, character: int, author: str) -> list[types.CompletionItem]:
-    """What may be typed at 0-based (`line`, `character`) of the buffer."""
+def complete(
+    b: Buffer, line: int, character: int, author: str, snippets: bool = False
+) -> list[types.CompletionItem]:
+    """What may be typed at 0-based (`line`, `character`) of the buffer (`snippets`: whether
+    the client takes snippets, with a place for the cursor)."""
     before = b.line(line + 1)[:character]
     value = _VALUE_AT.match(before)
     if value:
@@ -52,7 +55,7 @@ def complete(b: Buffer, line: int, character: int, author: str) -> list[types.Co
         return _mentions(b)
     start = _LINE_START.match(before)
     if start:
-        return _markers() + [_comment_snippet(author)]
+        return _markers() + [_comment_snippet(author, snippets)]
     return []
 
 
@@ -67,7 +70,7 @@ def _mentions(b: Buffer) -> list[types.CompletionItem]:
         items.append(
             types.CompletionItem(
                 p.alias,
-                kind=types.CompletionItemKind.User,
+                kind=types.CompletionItemKind.Reference,
                 detail=f"{p.name} · {p.role}" if p.role else p.name,
                 sort_text=("0" if p.alias in in_discussion else "1") + p.alias,
                 filter_text=f"{p.alias} {p.name}",
@@ -83,7 +86,7 @@ def _mentions(b: Buffer) -> list[types.CompletionItem]:
             items.append(
                 types.CompletionItem(
                     alias,
-                    kind=types.CompletionItemKind.User,
+                    kind=types.CompletionItemKind.Reference,
                     detail=f"{c.author} (commented)",
                     sort_text="2" + alias,
                 )
@@ -103,11 +106,14 @@ def _markers() -> list[types.CompletionItem]:
     ]
 
 
-def _comment_snippet(author: str) -> types.CompletionItem:
+def _comment_snippet(author: str, snippets: bool) -> types.CompletionItem:
+    text = f"---\n\nName: {author}\n\n"
     return types.CompletionItem(
         "--- Name:",
         kind=types.CompletionItemKind.Snippet,
         detail=f"a new comment by {author}",
-        insert_text=f"---\n\nName: {author}\n\n$0",
-        insert_text_format=types.InsertTextFormat.Snippet,
+        insert_text=text + "$0" if snippets else text,
+        insert_text_format=(
+            types.InsertTextFormat.Snippet if snippets else types.InsertTextFormat.PlainText
+        ),
     )

@@ -60,6 +60,14 @@ def _documents(server: DiscussionsServer) -> None:
         ls.forget(params.text_document.uri)
 
 
+def _snippets(ls: DiscussionsServer) -> bool:
+    """Whether the client takes snippets in completions."""
+    document = ls.client_capabilities.text_document
+    completion = document.completion if document else None
+    item = completion.completion_item if completion else None
+    return bool(item and item.snippet_support)
+
+
 def _language(server: DiscussionsServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
@@ -73,7 +81,7 @@ def _language(server: DiscussionsServer) -> None:
         if not b.is_discussion:
             return None
         at = ls.workspace.get_text_document(uri).position_from_client_units(params.position)
-        items = complete(b, at.line, at.character, ls.author)
+        items = complete(b, at.line, at.character, ls.author, _snippets(ls))
         return types.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
