@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..derive.motions import BALLOTS
 from ..syntax.markers import MARKER_KINDS
 from ..syntax.render import VOTE_VALUES
-from .buffer import Buffer
+
+if TYPE_CHECKING:
+    from .buffer import Buffer
 
 VALUES: dict[str, tuple[str, ...]] = {
     "VOTE": VOTE_VALUES,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
-from ..engine.check import Problem
-from .buffer import Buffer
+if TYPE_CHECKING:
+    from ..engine.check import Problem
+    from .buffer import Buffer
+
 
 SOURCE = "discussions"
 SEVERITY = {

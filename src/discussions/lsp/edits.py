@@ -3,11 +3,15 @@ engine appended to the file, brought into a clean buffer."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
 from ..syntax.render import analyse_tail, join_blocks, render_comment
-from .buffer import Buffer
 from .diagnostics import document_edit
+
+if TYPE_CHECKING:
+    from .buffer import Buffer
 
 
 def end_of(text: str) -> types.Position:

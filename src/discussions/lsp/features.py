@@ -1,5 +1,5 @@
 """The protocol's requests and notifications, each answered by one small function; `build`
-makes a server with all of them."""
+makes a server with all of them. Each answer's module is imported when first asked for."""
 
 from __future__ import annotations
 
@@ -7,11 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from .completion import complete
-from .diagnostics import quick_fixes
-from .hover import hover
 from .server import DiscussionsServer
-from .symbols import answers, document_symbols, workspace_symbols
 from .workflow import register_commands, session_actions
 
 
@@ -81,6 +77,8 @@ def _language(server: DiscussionsServer) -> None:
         if not b.is_discussion:
             return None
         at = ls.workspace.get_text_document(uri).position_from_client_units(params.position)
+        from .completion import complete
+
         items = complete(b, at.line, at.character, ls.author, _snippets(ls))
         return types.CompletionList(is_incomplete=False, items=items)
 
@@ -89,12 +87,16 @@ def _language(server: DiscussionsServer) -> None:
         uri = params.text_document.uri
         b = ls.buffer(uri)
         at = ls.workspace.get_text_document(uri).position_from_client_units(params.position)
+        from .hover import hover
+
         return hover(b, at.line, at.character) if b.is_discussion else None
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(
         ls: DiscussionsServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol]:
+        from .symbols import document_symbols
+
         b = ls.buffer(params.text_document.uri)
         return document_symbols(b) if b.is_discussion else []
 
@@ -102,6 +104,8 @@ def _language(server: DiscussionsServer) -> None:
     def references(
         ls: DiscussionsServer, params: types.ReferenceParams
     ) -> list[types.Location]:
+        from .symbols import answers
+
         uri = params.text_document.uri
         return answers(ls.buffer(uri), uri, params.position.line)
 
@@ -109,6 +113,8 @@ def _language(server: DiscussionsServer) -> None:
     def folder_symbols(
         ls: DiscussionsServer, params: types.WorkspaceSymbolParams
     ) -> list[types.WorkspaceSymbol]:
+        from .symbols import workspace_symbols
+
         return workspace_symbols(ls.ws, params.query)
 
     @server.feature(
@@ -125,6 +131,8 @@ def _language(server: DiscussionsServer) -> None:
         if not b.is_discussion:
             return []
         version = ls.workspace.get_text_document(uri).version
+        from .diagnostics import quick_fixes
+
         actions = quick_fixes(uri, version, b, params.range)
         return actions + session_actions(uri, version, b, ls.author)
 

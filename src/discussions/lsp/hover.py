@@ -4,11 +4,14 @@ records."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..syntax.document import ENGINE_LINE
-from .buffer import Buffer
+
+if TYPE_CHECKING:
+    from .buffer import Buffer
 
 ENGINE_WORDS = {
     "PHASE-TRANSITION": "The phase changed here ({args}); votes cast before it no longer count.",

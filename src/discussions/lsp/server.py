@@ -4,26 +4,29 @@ Documents are checked on open and save at once, and after a pause in typing (`de
 change. Commands that make the engine write (ask the mentioned participants, advance the
 phase) refuse while the buffer differs from the saved file, so an editor's unsaved text is never
 lost; what the engine appended is then brought into the buffer as an edit valid only at the
-version it was made for."""
+version it was made for. What answers a request is imported when first asked for, so the
+server is ready (`initialized`) before the discussion machinery has loaded."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from .. import __version__
-from ..engine.service import DiscussionTools, TurnJob
-from ..settings.workspace import Workspace
-from .buffer import Buffer, analyse, is_dirty
 from .diagnostics import diagnostics
 from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
+
+if TYPE_CHECKING:
+    from ..engine.service import DiscussionTools, TurnJob
+    from ..settings.workspace import Workspace
+    from .buffer import Buffer
 
 DEBOUNCE = 0.15
 """Seconds of quiet after a change before the document is checked again."""
@@ -57,12 +60,16 @@ class DiscussionsServer(LanguageServer):
     @property
     def ws(self) -> Workspace:
         if self._ws is None:
+            from ..settings.workspace import Workspace
+
             self._ws = Workspace.discover()
         return self._ws
 
     @property
     def tools(self) -> DiscussionTools:
         if self._tools is None:
+            from ..engine.service import DiscussionTools
+
             self._tools = DiscussionTools(self.ws)
             self._tools.observe(self._heard)
         return self._tools
@@ -77,6 +84,8 @@ class DiscussionsServer(LanguageServer):
 
     def buffer(self, uri: str) -> Buffer:
         """The analysis of the document's current text (made again when the text changed)."""
+        from .buffer import analyse
+
         doc = self.workspace.get_text_document(uri)
         b = self.buffers.get(uri)
         if b is None or b.text != doc.source:
@@ -123,6 +132,8 @@ class DiscussionsServer(LanguageServer):
 
     def refusal(self, uri: str) -> str | None:
         """Why the engine may not write to the document's file now, or None."""
+        from .buffer import is_dirty
+
         doc = self.workspace.get_text_document(uri)
         if not self.buffer(uri).is_discussion:
             return f"{Path(doc.path).name} is not a discussion"

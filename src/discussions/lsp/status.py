@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .buffer import Buffer
+if TYPE_CHECKING:
+    from .buffer import Buffer
+
 
 STATUS_METHOD = "discussions/status"
 """The custom notification the server sends after each look at an open discussion."""

@@ -6,16 +6,18 @@ from __future__ import annotations
 import asyncio
 import itertools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..errors import DiscussionsError
 from ..syntax.render import VOTE_VALUES
-from .buffer import Buffer
 from .edits import vote_edit
 from .server import DiscussionsServer
 from .status import status_params
+
+if TYPE_CHECKING:
+    from .buffer import Buffer
 
 ASK = "discussions.ask"
 ADVANCE = "discussions.advance"
