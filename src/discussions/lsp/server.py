@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.workspace import TextDocument
+from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
 
 from .. import __version__
 from .diagnostics import diagnostics
@@ -94,16 +94,17 @@ class DiscussionsServer(LanguageServer):
         return b
 
     def refresh(self, uri: str) -> None:
-        """Check the document now: diagnostics, then the status notification."""
+        """Check the document now: the status notification, then the diagnostics (so a
+        client that has the diagnostics of a version has its status too)."""
         self._timers.pop(uri, None)
         doc = self.workspace.get_text_document(uri)
         b = self.buffer(uri)
-        found = [_to_client(doc, d) for d in diagnostics(b)] if b.is_discussion else []
+        found = [_to_client(doc, b, d) for d in diagnostics(b)] if b.is_discussion else []
+        if b.is_discussion:
+            self.protocol.notify(STATUS_METHOD, status_params(uri, b))
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=doc.version)
         )
-        if b.is_discussion:
-            self.protocol.notify(STATUS_METHOD, status_params(uri, b))
 
     def later(self, uri: str) -> None:
         """Check the document after `debounce` seconds without another change."""
@@ -193,8 +194,14 @@ def progress_message(step: str, data: dict[str, Any]) -> str:
     return ""
 
 
-def _to_client(doc: TextDocument, d: types.Diagnostic) -> types.Diagnostic:
-    """`d` with its range counted as the client counts (UTF-16 code units by default)."""
-    d.range = doc.range_to_client_units(d.range)
+def _to_client(doc: TextDocument, b: Buffer, d: types.Diagnostic) -> types.Diagnostic:
+    """`d` with its range counted as the client counts (UTF-16 code units by default), by
+    the lines of `b` (the document's text, split once)."""
+    r = d.range
+    server = ServerTextRange(
+        ServerTextPosition(r.start.line, r.start.character),
+        ServerTextPosition(r.end.line, r.end.character),
+    )
+    d.range = doc.position_codec.range_to_client_units(b.lines, server)
     return d
 

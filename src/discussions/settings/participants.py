@@ -251,6 +251,7 @@ class ParticipantRegistry:
                 self._broken.pop(p.alias, None)
                 self._by_alias[p.alias] = p
         self._by_name = {p.name.lower(): p for p in self._by_alias.values()}
+        self._authors: dict[str, Participant | None] = {}
 
     @classmethod
     def load(cls, folders: Iterable[Path]) -> ParticipantRegistry:
@@ -289,11 +290,15 @@ class ParticipantRegistry:
 
     def for_author(self, author: str) -> Participant | None:
         """The participant who writes as `author` (display name or alias, any case)."""
+        if author in self._authors:
+            return self._authors[author]
+        found = None
         for key in _author_keys(author):
-            p = self._by_name.get(key) or self._by_alias.get(key)
-            if p is not None:
-                return p
-        return None
+            found = self._by_name.get(key) or self._by_alias.get(key)
+            if found is not None:
+                break
+        self._authors[author] = found
+        return found
 
     def author_alias(self, author: str) -> str:
         """The mention name of `author`: a participant's alias, else the author lower-cased
