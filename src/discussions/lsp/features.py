@@ -19,6 +19,8 @@ def build(provider: str | None = None, debounce: float | None = None) -> Discuss
     )
     _documents(server)
     _language(server)
+    _navigation(server)
+    _actions(server)
     register_commands(server)
     return server
 
@@ -91,6 +93,9 @@ def _language(server: DiscussionsServer) -> None:
 
         return hover(b, at.line, at.character) if b.is_discussion else None
 
+
+
+def _navigation(server: DiscussionsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(
         ls: DiscussionsServer, params: types.DocumentSymbolParams
@@ -117,6 +122,9 @@ def _language(server: DiscussionsServer) -> None:
 
         return workspace_symbols(ls.ws, params.query)
 
+
+
+def _actions(server: DiscussionsServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(
