@@ -9,6 +9,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..derive.state import Comment
+from ..errors import DiscussionsError
 from ..model.catalog import discussion_paths
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
@@ -122,7 +123,7 @@ def workspace_symbols(ws: Workspace, query: str) -> list[types.WorkspaceSymbol]:
             rows = [(d.title or path.stem, 1, types.SymbolKind.File)]
             rows += [(f"Q: {q.text}", q.line, types.SymbolKind.Key) for q in d.questions]
             rows += [(f"DECISION: {x.text}", x.line, types.SymbolKind.Key) for x in d.decisions]
-        except Exception:  # a file that cannot be read is `check`'s to report, not ours
+        except (DiscussionsError, OSError):  # `check` reports a file that cannot be read
             continue
         found += [
             _symbol(path, name, line, kind, d.title)
