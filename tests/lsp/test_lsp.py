@@ -262,3 +262,19 @@ def test_diagnostics_match_discussions_check_on_every_fixture(isolated: Path) ->
     assert seen == expected
     assert len(expected["broken.md"]) >= 4
     assert {s for *_, s in expected["broken.md"]} == {"error", "warning"}
+
+
+def test_settings_that_cannot_be_read_are_shown_on_the_file_not_crashed_on(
+    isolated: Path,
+) -> None:
+    path = _discussion(isolated)
+    (isolated / "discussions.yaml").write_text("providers: [\n", encoding="utf-8")
+
+    async def scenario() -> None:
+        async with editor(isolated) as ed:
+            uri = ed.open(path)
+            [problem] = await ed.diagnostics(uri)
+            assert "discussions.yaml" in problem.message and "invalid YAML" in problem.message
+            assert problem.severity == types.DiagnosticSeverity.Error
+
+    asyncio.run(scenario())

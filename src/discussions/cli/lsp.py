@@ -23,6 +23,7 @@ MISSING_PYGLS = (
     help="Print how to register the server with this editor, and exit.",
 )
 @click.option(
+    "-p",
     "--provider",
     metavar="NAME",
     help="Provider that answers \"Ask the mentioned participants now\" (default: each "

@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
 
 from .. import __version__
+from ..errors import DiscussionsError
 from .diagnostics import diagnostics
 from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
@@ -98,7 +99,13 @@ class DiscussionsServer(LanguageServer):
         client that has the diagnostics of a version has its status too)."""
         self._timers.pop(uri, None)
         doc = self.workspace.get_text_document(uri)
-        b = self.buffer(uri)
+        try:
+            b = self.buffer(uri)
+        except DiscussionsError as exc:  # the project's settings cannot be read
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, [_whole_file(str(exc))], doc.version)
+            )
+            return
         found = [_to_client(doc, b, d) for d in diagnostics(b)] if b.is_discussion else []
         if b.is_discussion:
             self.protocol.notify(STATUS_METHOD, status_params(uri, b))
@@ -192,6 +199,12 @@ def progress_message(step: str, data: dict[str, Any]) -> str:
         error = data.get("error")
         return f"{name}: {data['status']}" + (f" ({error})" if error else "")
     return ""
+
+
+def _whole_file(message: str) -> types.Diagnostic:
+    """A problem of the whole file, shown on its first line (as `check` shows it on line 0)."""
+    at = types.Range(types.Position(0, 0), types.Position(0, 0))
+    return types.Diagnostic(at, message, types.DiagnosticSeverity.Error, source="discussions")
 
 
 def _to_client(doc: TextDocument, b: Buffer, d: types.Diagnostic) -> types.Diagnostic:
