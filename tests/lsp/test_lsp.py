@@ -77,7 +77,8 @@ def test_completion_hover_outline_and_status_of_what_is_typed(isolated: Path) ->
                 return [item.label for item in found.items]
 
             assert await complete(_at(text, "VOTE: \n", -1)) == ["READY", "CHANGES", "REJECT"]
-            assert "security" in await complete(_at(text, "No, @"))
+            mentions = await complete(_at(text, "No, @"))
+            assert "security" in mentions and "rob" in mentions  # a person who commented
             assert {"VOTE:", "Q:", "DECISION:", "--- Name:"} <= set(
                 await complete(types.Position(_at(text, "No, @").line + 1, 0))
             )
@@ -205,6 +206,13 @@ def test_advance_phase_and_insert_my_vote(isolated: Path) -> None:
             assert done["phase"] != "initial_feedback"
             assert "PHASE-TRANSITION: initial_feedback ->" in ed.texts[uri]
             assert ed.texts[uri] == path.read_text(encoding="utf-8")
+            engine = await ed.client.text_document_hover_async(
+                types.HoverParams(
+                    types.TextDocumentIdentifier(uri), _at(ed.texts[uri], "<!-- PHASE-TRAN")
+                )
+            )
+            assert engine is not None and isinstance(engine.contents, types.MarkupContent)
+            assert engine.contents.value.startswith("The phase changed here (initial_feedback")
             actions = await ed.client.text_document_code_action_async(
                 types.CodeActionParams(
                     types.TextDocumentIdentifier(uri),
