@@ -8,6 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from ..conftest import code, run, script_command
+from ..git.test_git import repo  # noqa: F401  (the git repository fixture)
 from .support import TIMEOUT, editor
 
 
@@ -284,5 +285,43 @@ def test_settings_that_cannot_be_read_are_shown_on_the_file_not_crashed_on(
             [problem] = await ed.diagnostics(uri)
             assert "discussions.yaml" in problem.message and "invalid YAML" in problem.message
             assert problem.severity == types.DiagnosticSeverity.Error
+
+    asyncio.run(scenario())
+
+
+def test_a_merge_conflict_line_offers_discussions_resolve(repo: Path) -> None:
+    from ..git.test_git import git, markers_present, start_discussion, two_branches
+
+    path = start_discussion(repo)
+    git(repo, "config", "--remove-section", "merge.discussions")  # a clone without the driver
+    two_branches(repo, path)
+    git(repo, "checkout", "-q", "a")
+    assert git(repo, "merge", "--no-edit", "b", check=False).returncode != 0
+    assert markers_present(path.read_text(encoding="utf-8"))
+
+    async def scenario() -> None:
+        async with editor(repo) as ed:
+            uri = ed.open(path)
+            conflicts = [d for d in await ed.diagnostics(uri) if d.code == "merge-conflict"]
+            assert conflicts and conflicts[0].severity == types.DiagnosticSeverity.Error
+            assert "discussions resolve" in conflicts[0].message
+            actions = await ed.client.text_document_code_action_async(
+                types.CodeActionParams(
+                    types.TextDocumentIdentifier(uri),
+                    conflicts[0].range,
+                    types.CodeActionContext(conflicts[:1]),
+                )
+            )
+            # Offered (lsprotocol's client reads a code action that holds a command as a
+            # Command, so the test runs the command by its id).
+            assert any(a.title.startswith("Resolve the merge") for a in actions or [])
+            done = await ed.client.workspace_execute_command_async(
+                types.ExecuteCommandParams("discussions.resolve", [uri])
+            )
+            assert done["resolved"] is True
+            assert not markers_present(ed.texts[uri])
+            assert ed.texts[uri] == path.read_text(encoding="utf-8")
+            # Published when the editor took the edit, before the command's answer.
+            assert [d for d in ed.client.diagnostics[uri] if d.code == "merge-conflict"] == []
 
     asyncio.run(scenario())

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 
 SOURCE = "discussions"
+RESOLVE = "discussions.resolve"
+"""The command that redoes a conflicted merge of the file (`discussions resolve`)."""
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
@@ -55,7 +57,7 @@ def quick_fixes(
     uri: str, version: int | None, b: Buffer, wanted: types.Range
 ) -> list[types.CodeAction]:
     """Fixes for the problems in `wanted`: a mistyped mention becomes the close alias, a
-    ``Name:`` line gets its ``---`` separator."""
+    ``Name:`` line gets its ``---`` separator, a merge-conflict line offers `RESOLVE`."""
     actions: list[types.CodeAction] = []
     for p, d in zip(b.problems, diagnostics(b), strict=True):
         if not _overlaps(d.range, wanted):
@@ -67,6 +69,16 @@ def quick_fixes(
             title, edit = "Insert the `---` separator above", types.TextEdit(
                 types.Range(at, at), "---\n\n"
             )
+        elif p.code == "merge-conflict":
+            title = "Resolve the merge block by block (discussions resolve)"
+            command = types.Command(title, RESOLVE, arguments=[uri])
+            actions.append(
+                types.CodeAction(
+                    title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[d],
+                    command=command,
+                )
+            )
+            continue
         else:
             continue
         actions.append(

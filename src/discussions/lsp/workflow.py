@@ -12,6 +12,7 @@ from lsprotocol import types
 
 from ..errors import DiscussionsError
 from ..syntax.render import VOTE_VALUES
+from .diagnostics import RESOLVE
 from .edits import vote_edit
 from .server import DiscussionsServer
 from .status import status_params
@@ -62,7 +63,14 @@ def _command_action(title: str, command: str, uri: str) -> types.CodeAction:
 
 
 def register_commands(server: DiscussionsServer) -> None:
-    """`ASK`, `ADVANCE`, `INSERT_VOTE` and `STATUS`, each taking the document's URI first."""
+    """`ASK`, `ADVANCE`, `RESOLVE`, `INSERT_VOTE` and `STATUS`, each taking the document's
+    URI first."""
+    _engine_commands(server)
+    _buffer_commands(server)
+
+
+def _engine_commands(server: DiscussionsServer) -> None:
+    """The commands that make the engine write the saved file, then catch the buffer up."""
 
     @server.command(ASK)
     async def ask(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:
@@ -82,6 +90,32 @@ def register_commands(server: DiscussionsServer) -> None:
             return {"error": str(exc)}
         await ls.catch_up(uri, before)
         return done
+
+    @server.command(RESOLVE)
+    async def resolve(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:
+        uri = _uri(args)
+        refused = _refuse(ls, uri)
+        if refused:
+            return refused
+        from ..git.driver import resolve_conflict
+
+        before = ls.workspace.get_text_document(uri).source
+        path = ls.buffer(uri).path
+        try:
+            done = await asyncio.get_running_loop().run_in_executor(
+                None, resolve_conflict, path
+            )
+        except DiscussionsError as exc:
+            ls.say(str(exc), types.MessageType.Error)
+            return {"error": str(exc)}
+        await ls.catch_up(uri, before)
+        return {"resolved": True, "from_ours": done.result.added_ours,
+                "from_theirs": done.result.added_theirs}
+
+
+
+def _buffer_commands(server: DiscussionsServer) -> None:
+    """The commands that only read the buffer or edit it."""
 
     @server.command(INSERT_VOTE)
     async def insert_vote(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:
