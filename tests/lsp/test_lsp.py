@@ -8,7 +8,6 @@ from pathlib import Path
 from lsprotocol import types
 
 from ..conftest import code, run, script_command
-from ..git.test_git import repo  # noqa: F401  (the git repository fixture)
 from .support import TIMEOUT, editor
 
 

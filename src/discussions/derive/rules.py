@@ -16,13 +16,14 @@ import bisect
 import hashlib
 import re
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.document import CommentBlock, ParseWarning
-from ..syntax.markers import BodyMarkers, extract
+from ..syntax.markers import BodyMarkers, Marker, Mention, extract
 from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
 from ..syntax.parse import parse_document
 from ..syntax.text import normalise_newlines
@@ -142,7 +143,24 @@ def comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, st
 
 @lru_cache(maxsize=8192)
 def _comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
-    return extract(body, first_line), engine_meta(body)
+    found, meta = _body_parts(body)
+    return (_moved(found, first_line - 1) if first_line != 1 else found), meta
+
+
+@lru_cache(maxsize=8192)
+def _body_parts(body: str) -> tuple[BodyMarkers, dict[str, str]]:
+    """What `comment_parts` reads from `body` as if it started on line 1: a comment that only
+    moved (lines added above it) is not read again."""
+    return extract(body, 1), engine_meta(body)
+
+
+def _moved(found: BodyMarkers, lines: int) -> BodyMarkers:
+    """`found` with every line number `lines` further down."""
+    return BodyMarkers(
+        [Marker(m.kind, m.text, m.line + lines) for m in found.markers],
+        [Mention(m.alias, m.line + lines) for m in found.mentions],
+        [replace(w, line=w.line + lines) for w in found.warnings],
+    )
 
 
 def rule_votes(s: State) -> None:

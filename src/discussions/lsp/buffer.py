@@ -29,13 +29,6 @@ class Buffer:
         """The text of 1-based line `number` without its line ending ("" past the end)."""
         return self.lines[number - 1].rstrip("\r") if 0 < number <= len(self.lines) else ""
 
-    def comment_at(self, number: int) -> int | None:
-        """The index of the comment that holds 1-based line `number`, None outside comments."""
-        for i, c in enumerate(self.discussion.comments):
-            if c.line <= number <= c.end_line:
-                return i
-        return None
-
 
 def analyse(ws: Workspace, path: Path, text: str) -> Buffer:
     """The buffer `text` of the file `path`, checked as `discussions check` checks the file."""
