@@ -131,7 +131,7 @@ def _ask(uri: str, command: str = "discussions.ask") -> types.ExecuteCommandPara
 def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_answer(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:
-    providers_file({"slow": script_command("answer.py", '{"comment": "Use a lock.", "vote": null}', "1")})
+    providers_file({"slow": script_command("slow_print.py", "0.3", "Use a lock.", "Then test it.")})
     path = _discussion(isolated)
     path.write_text(
         path.read_text(encoding="utf-8") + "\nName: Rob\n\n@security is this safe?\n",
@@ -158,6 +158,8 @@ def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_a
             assert reports[0].title == "Asking @security"
             steps = [r.message for r in reports[1:-1]]
             assert any("is answering" in (m or "") for m in steps)
+            streamed = [m or "" for m in steps if "Use a lock." in (m or "")]
+            assert streamed and "Then test it." not in streamed[0]  # text as it came
             assert isinstance(reports[-1], types.WorkDoneProgressEnd)
             on_disk = path.read_text(encoding="utf-8")
             assert on_disk.startswith(saved) and "Use a lock." in on_disk
