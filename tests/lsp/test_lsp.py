@@ -230,6 +230,16 @@ def test_advance_phase_and_insert_my_vote(isolated: Path) -> None:
             assert ed.texts[uri].split("\nName: ")[-1].endswith("\n\nVOTE: CHANGES\n\n---\n")
             assert await ed.diagnostics(uri) == []
             assert ed.statuses[-1]["consensus"] != "no votes"
+            by_command = await ed.client.workspace_execute_command_async(
+                types.ExecuteCommandParams("discussions.insertVote", [uri, "ready"])
+            )
+            assert by_command == {"applied": True}
+            assert ed.texts[uri].split("\nName: ")[-1].endswith("\n\nVOTE: READY\n\n---\n")
+            shown = await ed.client.workspace_execute_command_async(
+                types.ExecuteCommandParams("discussions.status", [uri])
+            )
+            assert ed.client.messages[-1].message == shown["text"]
+            assert shown["phase"] == done["phase"]
 
     asyncio.run(scenario())
 

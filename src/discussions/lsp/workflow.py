@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -84,7 +83,7 @@ def _engine_commands(server: DiscussionsServer) -> None:
             return refused
         before = ls.workspace.get_text_document(uri).source
         try:
-            done = ls.tools.advance(str(Path(ls.buffer(uri).path)))
+            done = ls.tools.advance(str(ls.buffer(uri).path))
         except DiscussionsError as exc:
             ls.say(str(exc), types.MessageType.Error)
             return {"error": str(exc)}
@@ -109,9 +108,8 @@ def _engine_commands(server: DiscussionsServer) -> None:
             ls.say(str(exc), types.MessageType.Error)
             return {"error": str(exc)}
         await ls.catch_up(uri, before)
-        return {"resolved": True, "from_ours": done.result.added_ours,
-                "from_theirs": done.result.added_theirs}
-
+        merged = done.result
+        return {"resolved": True, "ours": merged.added_ours, "theirs": merged.added_theirs}
 
 
 def _buffer_commands(server: DiscussionsServer) -> None:
