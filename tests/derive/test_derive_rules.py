@@ -184,3 +184,49 @@ def test_the_collector_pauses_while_deriving_and_resumes(monkeypatch: pytest.Mon
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_deriving_again_reuses_unchanged_comments_without_sharing_what_callers_change(
+    ws: Workspace,
+) -> None:
+    """Comment bodies seen before are not read again (an editor derives on every key), and
+    what one derived state holds cannot be changed through another."""
+    from discussions.derive.rules import _comment_parts
+
+    text = (
+        "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n"
+        "---\n\nName: Rob\n\n<!-- at: 2026-01-01T00:00:00Z -->\nQ: why?\n\nVOTE: READY\n\n"
+        "---\n\nName: Ines\n\n"
+    )
+    first = derive(text, ws)
+    hits = _comment_parts.cache_info().hits
+    first.comments[0].markers.clear()
+    first.comments[0].meta["x"] = "y"
+    again = derive(text + "VOTE: CHANGES\n", ws)
+    assert _comment_parts.cache_info().hits > hits
+    assert [m.kind for m in again.comments[0].markers] == ["Q", "VOTE"]
+    assert again.comments[0].at is not None and "x" not in again.comments[0].meta
+    assert again.votes == first.votes | {"Ines": "CHANGES"}
+
+
+def test_comments_moved_down_by_an_edit_above_them_keep_right_lines_without_a_new_read(
+    ws: Workspace,
+) -> None:
+    from discussions.derive.rules import _body_parts, _comment_parts
+
+    text = "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n" + "".join(
+        f"---\n\nName: P{i}\n\nQ: question {i}?\n\n@architekt look\n\nVOTE: MAYBE\n\n"
+        for i in range(5)
+    )
+    derive(text, ws)
+    edited = text.replace("Q: question 0?", "Q: question 0?\nmore\nlines", 1)
+    hits = _body_parts.cache_info().hits
+    moved = derive(edited, ws)
+    assert _body_parts.cache_info().hits - hits >= 4  # the four comments below the edit
+    _comment_parts.cache_clear()
+    _body_parts.cache_clear()
+    fresh = derive(edited, ws)
+    assert [c.markers for c in moved.comments] == [c.markers for c in fresh.comments]
+    assert [c.mention_lines for c in moved.comments] == [c.mention_lines for c in fresh.comments]
+    assert moved.warnings == fresh.warnings
+    assert sum("invalid vote" in w.message for w in fresh.warnings) == 5

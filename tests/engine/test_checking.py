@@ -52,3 +52,33 @@ def test_since_a_revision_reports_rewrites_and_deletions(isolated: Path) -> None
     report = check_files(Workspace.discover(), [], "HEAD")
     files = {p.file for p in report.problems}
     assert files == {"discussions/kept.md", "discussions/gone.md"}, report.problems
+
+
+def test_text_held_in_memory_is_checked_as_the_saved_file_with_severities_and_columns(
+    isolated: Path,
+) -> None:
+    from discussions.engine.check import check_text
+
+    assert code(run("new", "Typed", "--participants", "security")) == 0
+    path = isolated / "discussions" / "typed.md"
+    saved = path.read_text(encoding="utf-8")
+    buffer = saved + (
+        "\nName: Rob\n\nhi @Securty, what now?\n\nVOTE: MAYBE\n\n"
+        "<<<<<<< HEAD\n\nName: Ines\n\nfine\n"
+    )
+    ws = Workspace.discover()
+    in_memory = check_text(ws, path, buffer, name="typed.md")
+    assert path.read_text(encoding="utf-8") == saved  # nothing written
+    path.write_text(buffer, encoding="utf-8")
+    assert in_memory == check_files(ws, ["typed.md"]).problems
+    by_code = {p.code: p for p in in_memory}
+    lines = buffer.split("\n")
+    typo = by_code["mention-typo"]
+    assert (typo.severity, typo.fix) == ("warning", "@security")
+    assert lines[typo.line - 1][typo.column - 1 : typo.end_column - 1] == "@Securty"
+    assert by_code["missing-separator"].severity == "error"
+    assert by_code["merge-conflict"].severity == "error"
+    vote = next(p for p in in_memory if "invalid vote" in p.message)
+    assert vote.severity == "warning"
+    assert lines[vote.line - 1][vote.column - 1 : vote.end_column - 1] == "MAYBE"
+    assert vote.to_dict()["column"] == vote.column

@@ -46,6 +46,7 @@ LAZY_COMMANDS = {
     "participants": "registry:participants_group",
     "templates": "registry:templates_group",
     "mcp": "mcp:mcp_command",
+    "lsp": "lsp:lsp_command",
     "ui": "ui:ui_command",
     "serve": "web:serve_command",
 }

@@ -17,12 +17,13 @@ import bisect
 import gc
 import re
 from collections.abc import Callable, Collection
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.document import CommentBlock, ParseWarning
-from ..syntax.markers import extract
+from ..syntax.markers import BodyMarkers, Marker, Mention, extract
 from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
 from ..syntax.parse import parse_document
 from ..syntax.text import normalise_newlines
@@ -45,7 +46,7 @@ Rule = Callable[[State], None]
 
 def rule_discussion_header(s: State) -> None:
     if not s.doc.is_discussion:
-        s.warn(1, "missing `<!-- DISCUSSION -->` header line")
+        s.warn(1, "missing `<!-- DISCUSSION -->` header line", "error")
 
 
 def rule_template(s: State) -> None:
@@ -56,7 +57,7 @@ def rule_template(s: State) -> None:
         return
     s.template = templates.find(name)
     if s.template is None:
-        s.warn(s.header_line("template"), f"unknown template '{name}'")
+        s.warn(s.header_line("template"), f"unknown template '{name}'", "error")
 
 
 def rule_header_phase(s: State) -> None:
@@ -68,6 +69,7 @@ def rule_header_phase(s: State) -> None:
             s.header_line("phase"),
             f"phase '{s.phase}' is not a phase of template '{t.name if t else ''}'"
             f" ({', '.join(sorted(known))})",
+            "error",
         )
     s.status = s.doc.header.get("status") or "OPEN"
 
@@ -79,7 +81,7 @@ def rule_engine_markers(s: State) -> None:
             if m.source and m.source != s.phase:
                 s.warn(m.line, f"transition from '{m.source}' but the phase was '{s.phase}'")
             if known and m.target not in known:
-                s.warn(m.line, f"transition to unknown phase '{m.target}'")
+                s.warn(m.line, f"transition to unknown phase '{m.target}'", "error")
             s.phase = m.target
             s.reset_line = s.phase_line = m.line
         elif m.kind == "vote-reset":
@@ -103,12 +105,11 @@ def rule_comments(s: State) -> None:
     """Each comment's markers, mentions and engine metadata; items; who is human."""
     registry = s.registry
     for block in s.doc.comments:
-        found = extract(block.body, block.body_line)
+        found, meta = comment_parts(block.body, block.body_line)
         s.warnings.extend(found.warnings)
         mention_lines: dict[str, int] = {}
         for mention in found.mentions:
             mention_lines.setdefault(mention.alias, mention.line)
-        meta = engine_meta(block.body)
         stamp = meta.pop("at", None)  # a field of its own: `at`
         comment = Comment(
             author=block.author,
@@ -116,7 +117,7 @@ def rule_comments(s: State) -> None:
             end_line=block.end_line,
             body=block.body,
             vote=found.vote,
-            markers=found.markers,
+            markers=list(found.markers),
             mentions=list(mention_lines),
             meta=meta,
             mention_lines=mention_lines,
@@ -130,6 +131,37 @@ def rule_comments(s: State) -> None:
                 s.items[marker.kind].append(
                     Item(marker.kind, marker.text, block.author, marker.line)
                 )
+
+
+def comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
+    """The markers and mentions of a comment body whose first line is `first_line`, and its
+    engine metadata (a copy the caller may change). Remembered for the bodies seen last, so a
+    long-lived process (an editor's language server, watch) re-reads only the comments that
+    changed when a file is derived again."""
+    found, meta = _comment_parts(body, first_line)
+    return found, dict(meta)
+
+
+@lru_cache(maxsize=8192)
+def _comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
+    found, meta = _body_parts(body)
+    return (_moved(found, first_line - 1) if first_line != 1 else found), meta
+
+
+@lru_cache(maxsize=8192)
+def _body_parts(body: str) -> tuple[BodyMarkers, dict[str, str]]:
+    """What `comment_parts` reads from `body` as if it started on line 1: a comment that only
+    moved (lines added above it) is not read again."""
+    return extract(body, 1), engine_meta(body)
+
+
+def _moved(found: BodyMarkers, lines: int) -> BodyMarkers:
+    """`found` with every line number `lines` further down."""
+    return BodyMarkers(
+        [Marker(m.kind, m.text, m.line + lines) for m in found.markers],
+        [Mention(m.alias, m.line + lines) for m in found.mentions],
+        [w.moved(lines) for w in found.warnings],
+    )
 
 
 def rule_votes(s: State) -> None:
@@ -273,7 +305,11 @@ def rule_mentions(s: State) -> None:
                             reported.add(target)
                             s.mention_typos.append((target, close, line))
                             s.warn(
-                                line, f"@{target} matches no participant; did you mean @{close}?"
+                                line,
+                                f"@{target} matches no participant; did you mean @{close}?",
+                                code="mention-typo",
+                                subject=f"@{target}",
+                                fix=f"@{close}",
                             )
                         continue
                 if target not in known and c.line < s.phase_line:
@@ -294,6 +330,7 @@ def rule_integrity(s: State) -> None:
                 c.line,
                 f"comment by {c.author} does not match the digest the engine recorded: it was "
                 "cut short by an interrupted write, or edited after it was written",
+                "error",
             )
 
 
@@ -314,7 +351,12 @@ def own_text(c: Comment | CommentBlock, marker_lines: list[int]) -> str:
 
 def rule_conflicts(s: State, text: str) -> None:
     for line in conflicts.conflict_lines(text):
-        s.warn(line, "unresolved merge-conflict line; resolve it (`discussions resolve FILE`)")
+        s.warn(
+            line,
+            "unresolved merge-conflict line; resolve it (`discussions resolve FILE`)",
+            "error",
+            code="merge-conflict",
+        )
 
 
 def rule_title(s: State) -> None:

@@ -180,5 +180,6 @@ class State:
                 return f.line
         return 1
 
-    def warn(self, line: int, message: str) -> None:
-        self.warnings.append(ParseWarning(line, message))
+    def warn(self, line: int, message: str, severity: str = "warning", **found: str) -> None:
+        """Record a problem on `line` (`found`: the `ParseWarning`'s code, subject, fix)."""
+        self.warnings.append(ParseWarning(line, message, severity, **found))

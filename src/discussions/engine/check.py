@@ -4,7 +4,8 @@ CLI, the MCP server, the web view and a pre-commit hook can all make.
 A problem is a parse warning, a file that is not a discussion, an append lost or cut short
 (the journal), a settings or persona file that cannot be used, a participant whose model's
 context window cannot take even its smallest prompt, and with a revision, text that
-existed at that revision and was changed or removed (the append-only check of `git.appends`)."""
+existed at that revision and was changed or removed (the append-only check of `git.appends`).
+`check_text` is the same check of a discussion's text held in memory (an editor's buffer)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,26 @@ class Problem:
     line: int
     """1-based line, 0 when the problem is the file as a whole."""
     message: str
+    severity: str = "error"
+    """``error``, ``warning`` or ``hint`` (see `syntax.document.ParseWarning.severity`)."""
+    column: int = 0
+    """1-based column of the text the problem is about, 0 when it is the whole line."""
+    end_column: int = 0
+    """1-based column just after that text (0 with `column` 0)."""
+    code: str = ""
+    """The kind, for the problems a tool can fix (`ParseWarning.code`)."""
+    fix: str = ""
+    """What to write from `column` to `end_column` to fix it, when known."""
 
     def to_dict(self) -> dict[str, object]:
-        return {"file": self.file, "line": self.line, "message": self.message}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "message": self.message,
+            "severity": self.severity,
+            "column": self.column,
+            "end_column": self.end_column,
+        }
 
 
 @dataclass(slots=True)
@@ -94,10 +112,9 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
     try:
         require_discussion(path)
         report.found.append(path)
-        warnings = Discussion.load(path, ws).warnings
+        problems = problems_in(Discussion.load(path, ws), name)
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
-    problems = [Problem(name, w.line, w.message) for w in warnings]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
     problems += [Problem(name, 0, message) for message in _window_problems(path, ws)]
     return problems
@@ -117,3 +134,41 @@ def _window_problems(path: Path, ws: Workspace) -> list[str]:
     except DiscussionsError:
         return []
     return [m.message for m in found]
+
+
+def check_text(ws: Workspace, path: Path, text: str, name: str | None = None) -> list[Problem]:
+    """What `check` reports inside the discussion `path` were its text `text` (an editor's
+    unsaved buffer): the problems of the saved file, less what only the bytes on disk can tell
+    (appends lost from the journal, bytes that are not UTF-8). `name` names the file in the
+    problems (default: as `check` shows it)."""
+    shown = name if name is not None else display_path(path)
+    return problems_in(Discussion(path, ws).seen_as(text), shown)
+
+
+def problems_in(d: Discussion, name: str) -> list[Problem]:
+    """The parse and state warnings of the discussion `d` (as loaded, or as `seen_as` a text)
+    as problems of the file `name`, each at its line and, where it is about part of the line,
+    its columns."""
+    warnings = d.warnings
+    lines = d.text.split("\n") if warnings else []
+    problems: list[Problem] = []
+    for w in warnings:
+        text = lines[w.line - 1] if 0 < w.line <= len(lines) else ""
+        column, end = _columns(text, w.subject or _quoted(w.message))
+        problems.append(
+            Problem(name, w.line, w.message, w.severity, column, end, w.code, w.fix)
+        )
+    return problems
+
+
+def _quoted(message: str) -> str:
+    """The first `code span` of a message: the text it quotes from the line, if any."""
+    start = message.find("`")
+    end = message.find("`", start + 1) if start >= 0 else -1
+    return message[start + 1 : end] if end > start + 1 else ""
+
+
+def _columns(line: str, subject: str) -> tuple[int, int]:
+    """1-based (start, end) of `subject` in `line` (any case), (0, 0) when it is not there."""
+    at = line.lower().find(subject.lower()) if subject else -1
+    return (at + 1, at + 1 + len(subject)) if at >= 0 else (0, 0)

@@ -28,6 +28,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +217,7 @@ class Participant:
         }
 
 
+@lru_cache(maxsize=4096)
 def _author_keys(author: str) -> tuple[str, ...]:
     """Names an author answers to: ``AI-Architect`` -> ``ai-architect``, ``architect``;
     ``Zoë Ångström`` -> ``zoë ångström``, ``zoë-ångström``, ``zoë``."""

@@ -26,15 +26,43 @@ NAME_LINE = re.compile(r"^Name:[ \t]*([^\n]*)$", re.M)
 class ParseWarning(Record):
     """A problem found in a file. Never fatal."""
 
-    __slots__ = ("line", "message")
+    __slots__ = ("line", "message", "severity", "code", "subject", "fix")
     line: int
     """1-based line number the problem is on (0 when it concerns the whole file)."""
     message: str
     """One line, saying what is wrong and, where possible, how to fix it."""
+    severity: str
+    """``error`` when it breaks the state read back (a comment or a state change lost or
+    misread), ``warning`` when it is probably a mistake (not counted), ``hint`` for style."""
+    code: str
+    """A stable name for the kinds a tool can fix (``mention-typo``, ``missing-separator``,
+    ``merge-conflict``); empty for the rest."""
+    subject: str
+    """The text on the line the problem is about, when it is only part of the line."""
+    fix: str
+    """What to write in place of `subject` to fix it, when that is known."""
 
-    def __init__(self, line: int, message: str) -> None:
+    def __init__(
+        self,
+        line: int,
+        message: str,
+        severity: str = "warning",
+        code: str = "",
+        subject: str = "",
+        fix: str = "",
+    ) -> None:
         self.line = line
         self.message = message
+        self.severity = severity
+        self.code = code
+        self.subject = subject
+        self.fix = fix
+
+    def moved(self, lines: int) -> ParseWarning:
+        """The same warning `lines` further down."""
+        return ParseWarning(
+            self.line + lines, self.message, self.severity, self.code, self.subject, self.fix
+        )
 
 
 class HeaderField(Record):

@@ -102,10 +102,15 @@ class BodyMarkers(Record):
     mentions: list[Mention]
     warnings: list[ParseWarning]
 
-    def __init__(self) -> None:
-        self.markers = []
-        self.mentions = []
-        self.warnings = []
+    def __init__(
+        self,
+        markers: list[Marker] | None = None,
+        mentions: list[Mention] | None = None,
+        warnings: list[ParseWarning] | None = None,
+    ) -> None:
+        self.markers = [] if markers is None else markers
+        self.mentions = [] if mentions is None else mentions
+        self.warnings = [] if warnings is None else warnings
 
     @property
     def vote(self) -> str | None:

@@ -134,6 +134,7 @@ def parse_document(text: str) -> Document:
                 line_no,
                 "stray byte-order mark (U+FEFF) at the start of the line, ignored; "
                 "delete it (files concatenated?)",
+                "hint",
             )
         )
     doc.line_count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
@@ -240,6 +241,8 @@ def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:
                 b.name_line,
                 f"`Name: {b.author}` starts a comment but has no `---` line before it; add a "
                 "`---` line above it (with a blank line before and after)",
+                "error",
+                "missing-separator",
             )
         )
     return sorted(bounds + bare, key=lambda b: b.sep_pos)
@@ -312,6 +315,7 @@ def _warn_separator_under_text(text: str, b: _Bound, doc: Document) -> None:
                 b.sep_line,
                 "`---` directly under a text line renders as a heading on GitHub; "
                 "put a blank line before it",
+                "hint",
             )
         )
 
@@ -378,7 +382,9 @@ def _find_engine_markers(
         marker = _engine_marker(kind, args, line)
         if marker is None:
             doc.warnings.append(
-                ParseWarning(line, f"malformed {m.group(1)} marker: `{m.group(0).strip()}`")
+                ParseWarning(
+                    line, f"malformed {m.group(1)} marker: `{m.group(0).strip()}`", "error"
+                )
             )
         else:
             doc.engine_markers.append(marker)

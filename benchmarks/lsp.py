@@ -1,0 +1,186 @@
+"""Benchmarks for `discussions lsp`: figures printed beside their targets, nothing asserted.
+
+    PYTHONPATH=src python benchmarks/lsp.py [--repeat N] [--comments N]
+
+* start-up: spawning ``python -m discussions lsp`` until its answer to ``initialize`` arrives
+  and ``initialized`` is sent (target: under 0.5 s), beside bare ``python -c pass`` and
+  ``python -c "import pygls.lsp.server"`` measured back to back.
+* diagnostics after an edit of a 2,000-comment file: from sending ``didChange`` (a line typed
+  in the last comment, no debounce) to the ``publishDiagnostics`` of that version (target:
+  under 100 ms); the same for a line typed in the first comment (every comment below moves); the same work in this process (the text changed as the server changes it,
+  checked, turned into diagnostics and the status), which leaves out the two processes'
+  messages and scheduling; and the first check of the file on open, when no comment has been
+  seen.
+
+Medians of repeats, in one run on one machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import generate  # noqa: E402
+
+PY = sys.executable
+WORK = Path(tempfile.mkdtemp(prefix="discussions-bench-lsp-"))
+SRC = Path(__file__).resolve().parent.parent / "src"
+ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
+ENV["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
+ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+SERVER = ["-m", "discussions", "lsp", "--debounce", "0"]
+
+
+def wall(*args: str) -> float:
+    t = time.perf_counter()
+    subprocess.run([PY, *args], cwd=WORK, env=ENV, capture_output=True, check=True)
+    return time.perf_counter() - t
+
+
+async def start() -> tuple[LanguageClient, float]:
+    """A client with its server initialized, and the time from spawn to `initialized`."""
+    client = LanguageClient("bench", "1")
+    t = time.perf_counter()
+    await client.start_io(PY, *SERVER, cwd=str(WORK), env=ENV)
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(WORK))
+        )
+    )
+    client.initialized(types.InitializedParams())
+    return client, time.perf_counter() - t
+
+
+async def stop(client: LanguageClient) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+
+
+async def to_initialized() -> float:
+    client, took = await start()
+    await stop(client)
+    return took
+
+
+async def edits(path: Path, repeat: int, line: int) -> tuple[float, list[float]]:
+    """The time to the first diagnostics on open, and to each after an edit at 0-based
+    `line` (negative: from the end); each edit adds a line, so every comment below moves."""
+    client, _ = await start()
+    published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
+    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(
+        lambda params: published.put_nowait(params)
+    )
+    client.feature("discussions/status")(lambda params: None)
+    uri = from_fs_path(str(path)) or ""
+    text = path.read_text(encoding="utf-8")
+    t = time.perf_counter()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, text))
+    )
+    await _version(published, 1)
+    opened = time.perf_counter() - t
+    lines = text.split("\n")
+    at = types.Position(line % len(lines), 0)
+    times: list[float] = []
+    for version in range(2, repeat + 2):
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(at, at), text=f"word{version} @securty\n"
+        )
+        t = time.perf_counter()
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version, uri), [change]
+            )
+        )
+        params = await _version(published, version)
+        times.append(time.perf_counter() - t)
+        assert any("securty" in d.message for d in params.diagnostics)
+    await stop(client)
+    return opened, times
+
+
+async def _version(
+    published: asyncio.Queue[types.PublishDiagnosticsParams], version: int
+) -> types.PublishDiagnosticsParams:
+    while True:
+        params = await asyncio.wait_for(published.get(), 60)
+        if params.version == version:
+            return params
+
+
+def in_process(path: Path, repeat: int) -> list[float]:
+    """The server's work for one edit, without the protocol: apply the change, check the
+    text, make the diagnostics and the status."""
+    from pygls.workspace import TextDocument
+
+    from discussions.lsp.buffer import analyse
+    from discussions.lsp.diagnostics import diagnostics
+    from discussions.lsp.status import status_params
+    from discussions.settings.workspace import Workspace
+
+    ws = Workspace.discover(WORK)
+    text = path.read_text(encoding="utf-8")
+    doc = TextDocument(from_fs_path(str(path)) or "", text, version=1)
+    analyse(ws, path, text)
+    at = types.Position(len(text.split("\n")) - 3, 0)
+    times: list[float] = []
+    for version in range(repeat):
+        t = time.perf_counter()
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(at, at), text=f"word{version} @securty\n"
+        )
+        doc.apply_change(change)
+        b = analyse(ws, path, doc.source)
+        [doc.range_to_client_units(d.range) for d in diagnostics(b)]
+        status_params(doc.uri, b)
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1000:.0f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--comments", type=int, default=2000)
+    args = parser.parse_args()
+    n = args.repeat
+    path = WORK / "discussions" / "big.md"
+    path.parent.mkdir(parents=True)
+    generate(path, args.comments)
+    wall("-m", "discussions", "--version")  # warm the bytecode caches
+    python = [wall("-c", "pass") for _ in range(n)]
+    pygls = [wall("-c", "import pygls.lsp.server") for _ in range(n)]
+    init = [asyncio.run(to_initialized()) for _ in range(n)]
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min)")
+    print(f"python -c pass:                          {ms(python)}")
+    print(f"python -c 'import pygls.lsp.server':     {ms(pygls)}")
+    print(f"discussions lsp, spawn to initialized:   {ms(init)}  (target < 500 ms)")
+    opened, times = asyncio.run(edits(path, max(n, 10), -3))
+    print(f"{args.comments} comments, diagnostics on open:   {opened * 1000:.0f} ms")
+    print(f"{args.comments} comments, diagnostics after an edit: {ms(times)}  (target < 100 ms)")
+    print(f"  max of {len(times)}:                            {max(times) * 1000:.0f} ms")
+    _, top = asyncio.run(edits(path, max(n, 10), 18))
+    print(f"  an edit in the first comment:          {ms(top)}")
+    inside = in_process(path, max(n, 10))
+    print(f"  the same work in this process:         {ms(inside)}")
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""A buffer an editor holds, read as a discussion: its state and the problems `check` reports,
+derived once per version of the text; positions in it as the protocol counts them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..engine.check import Problem, problems_in
+from ..model.discussion import Discussion
+from ..settings.workspace import Workspace, display_path
+from ..syntax.parse import is_discussion_text
+
+
+@dataclass(slots=True)
+class Buffer:
+    """One version of an open document."""
+
+    path: Path
+    text: str
+    discussion: Discussion
+    """The discussion as the buffer shows it (nothing read from or written to disk)."""
+    is_discussion: bool
+    """Whether the text is a discussion at all (`check`'s rule); other files get no help."""
+    problems: list[Problem] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    def line(self, number: int) -> str:
+        """The text of 1-based line `number` without its line ending ("" past the end)."""
+        return self.lines[number - 1].rstrip("\r") if 0 < number <= len(self.lines) else ""
+
+
+def analyse(ws: Workspace, path: Path, text: str) -> Buffer:
+    """The buffer `text` of the file `path`, checked as `discussions check` checks the file."""
+    d = Discussion(path, ws).seen_as(text)
+    b = Buffer(path, text, d, is_discussion_text(text), lines=text.split("\n"))
+    if b.is_discussion:
+        b.problems = problems_in(d, display_path(path))
+    return b
+
+
+def is_dirty(path: Path, text: str) -> bool:
+    """Whether the editor's `text` differs from the file saved at `path` (a missing or
+    unreadable file counts as different)."""
+    try:
+        saved = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return True
+    return saved.removeprefix("\ufeff") != text.removeprefix("\ufeff")

@@ -1,0 +1,220 @@
+"""The language server: one `DiscussionsServer` per editor session, over stdio.
+
+Documents are checked on open and save at once, and after a pause in typing (`debounce`) on
+change. Commands that make the engine write (ask the mentioned participants, advance the
+phase) refuse while the buffer differs from the saved file, so an editor's unsaved text is never
+lost; what the engine appended is then brought into the buffer as an edit valid only at the
+version it was made for. What answers a request is imported when first asked for, so the
+server is ready (`initialized`) before the discussion machinery has loaded."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
+
+from .. import __version__
+from ..errors import DiscussionsError
+from .diagnostics import diagnostics
+from .edits import catch_up_edit
+from .status import STATUS_METHOD, status_params
+
+if TYPE_CHECKING:
+    from ..engine.service import DiscussionTools, TurnJob
+    from ..settings.workspace import Workspace
+    from .buffer import Buffer
+
+DEBOUNCE = 0.15
+"""Seconds of quiet after a change before the document is checked again."""
+
+
+class DiscussionsServer(LanguageServer):
+    """The server's state: the workspace, the last analysis of each open document, the turns
+    under way and their progress tokens."""
+
+    def __init__(self, provider: str | None = None, debounce: float = DEBOUNCE) -> None:
+        super().__init__("discussions", __version__)
+        self.provider = provider
+        self.debounce = debounce
+        self.buffers: dict[str, Buffer] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._ws: Workspace | None = None
+        self._tools: DiscussionTools | None = None
+        self._author: str | None = None
+        self.tokens: dict[str, str] = {}
+        """The progress token of the turn under way in each file (by resolved path)."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # -- what the features share ---------------------------------------------------------
+
+    def start_in(self, root: str | None) -> None:
+        """Work in the project at `root` (the editor's folder): its settings and personas."""
+        if root and Path(root).is_dir():
+            os.chdir(root)
+        self._ws = None
+
+    @property
+    def ws(self) -> Workspace:
+        if self._ws is None:
+            from ..settings.workspace import Workspace
+
+            self._ws = Workspace.discover()
+        return self._ws
+
+    @property
+    def tools(self) -> DiscussionTools:
+        if self._tools is None:
+            from ..engine.service import DiscussionTools
+
+            self._tools = DiscussionTools(self.ws)
+            self._tools.observe(self._heard)
+        return self._tools
+
+    @property
+    def author(self) -> str:
+        if self._author is None:
+            from ..settings.config import default_author
+
+            self._author = default_author()
+        return self._author
+
+    def buffer(self, uri: str) -> Buffer:
+        """The analysis of the document's current text (made again when the text changed)."""
+        from .buffer import analyse
+
+        doc = self.workspace.get_text_document(uri)
+        b = self.buffers.get(uri)
+        if b is None or b.text != doc.source:
+            b = analyse(self.ws, Path(doc.path), doc.source)
+            self.buffers[uri] = b
+        return b
+
+    def refresh(self, uri: str) -> None:
+        """Check the document now: the status notification, then the diagnostics (so a
+        client that has the diagnostics of a version has its status too)."""
+        self._timers.pop(uri, None)
+        doc = self.workspace.get_text_document(uri)
+        try:
+            b = self.buffer(uri)
+        except DiscussionsError as exc:  # the project's settings cannot be read
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, [_whole_file(str(exc))], doc.version)
+            )
+            return
+        found = [_to_client(doc, b, d) for d in diagnostics(b)] if b.is_discussion else []
+        if b.is_discussion:
+            self.protocol.notify(STATUS_METHOD, status_params(uri, b))
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=doc.version)
+        )
+
+    def later(self, uri: str) -> None:
+        """Check the document after `debounce` seconds without another change."""
+        old = self._timers.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        if self.debounce <= 0:
+            self.refresh(uri)
+            return
+        loop = asyncio.get_running_loop()
+        self._timers[uri] = loop.call_later(self.debounce, self.refresh, uri)
+
+    def forget(self, uri: str) -> None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.buffers.pop(uri, None)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+
+    def say(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    # -- engine writes -------------------------------------------------------------------
+
+    def refusal(self, uri: str) -> str | None:
+        """Why the engine may not write to the document's file now, or None."""
+        from .buffer import is_dirty
+
+        doc = self.workspace.get_text_document(uri)
+        if not self.buffer(uri).is_discussion:
+            return f"{Path(doc.path).name} is not a discussion"
+        if is_dirty(Path(doc.path), doc.source):
+            return (
+                f"{Path(doc.path).name} has unsaved changes: save it first, then try again "
+                "(the engine appends to the saved file, and your text must not be lost)"
+            )
+        return None
+
+    async def catch_up(self, uri: str, before: str) -> bool:
+        """Bring what the engine appended into the buffer, if it still holds `before` (the
+        file as it was saved); never over text typed since. Returns whether it asked."""
+        doc = self.workspace.get_text_document(uri)
+        try:
+            after = Path(doc.path).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return False
+        if doc.source == after:
+            return False
+        if doc.source != before:
+            self.say(
+                f"{Path(doc.path).name} changed on disk while you typed; your text is kept: "
+                "compare it with the file and merge by hand",
+                types.MessageType.Warning,
+            )
+            return False
+        edit = catch_up_edit(uri, doc.version, before, after)
+        label = "discussions: what the engine appended"
+        await self.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit, label))
+        return True
+
+    def _heard(self, job: TurnJob, step: str, data: dict[str, Any]) -> None:
+        """A step of a turn (in the turn's thread): passed to the event loop as progress."""
+        token = self.tokens.get(str(job.path))
+        if token is None or self.loop is None:
+            return
+        message = progress_message(step, data)
+        if message:
+            report = types.WorkDoneProgressReport(message=message)
+            self.loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
+
+
+def progress_message(step: str, data: dict[str, Any]) -> str:
+    """One line for a step of a turn (`TurnJob` observer steps), "" for none."""
+    name = data.get("name") or data.get("participant") or ""
+    if step == "answer-start":
+        return f"{name} is answering"
+    if step == "chunk":
+        tail = " ".join(str(data.get("text", "")).split())[-60:]
+        return f"{name}: {tail}" if tail else ""
+    if step == "attempt-failed":
+        return f"{name}: {data.get('message', 'failed')}; trying the next provider"
+    if step == "answer":
+        error = data.get("error")
+        return f"{name}: {data['status']}" + (f" ({error})" if error else "")
+    return ""
+
+
+def _whole_file(message: str) -> types.Diagnostic:
+    """A problem of the whole file, shown on its first line (as `check` shows it on line 0)."""
+    at = types.Range(types.Position(0, 0), types.Position(0, 0))
+    return types.Diagnostic(at, message, types.DiagnosticSeverity.Error, source="discussions")
+
+
+def _to_client(doc: TextDocument, b: Buffer, d: types.Diagnostic) -> types.Diagnostic:
+    """`d` with its range counted as the client counts (UTF-16 code units by default), by
+    the lines of `b` (the document's text, split once)."""
+    r = d.range
+    server = ServerTextRange(
+        ServerTextPosition(r.start.line, r.start.character),
+        ServerTextPosition(r.end.line, r.end.character),
+    )
+    d.range = doc.position_codec.range_to_client_units(b.lines, server)
+    return d
+
