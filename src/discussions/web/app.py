@@ -249,8 +249,8 @@ class Site:
         if older:
             work = threading.Thread(target=render_bodies, args=(older,), name="discussions-older")
             work.daemon = True
+            work.start()  # before it is shared: `api_older` may join it at once
             self._older[d.path] = work
-            work.start()
 
     def render(self, request: Request, d: Discussion) -> str:
         from ..views.html import discussion_page
