@@ -166,6 +166,8 @@ class State:
     """Motions, their seconds, ballots and results (`motions.rule_motions`)."""
     passes: list[tuple[str, int]] = field(default_factory=list)
     """(who, line) of each ``PASS`` block: a participant had nothing to add."""
+    notes: list[Item] = field(default_factory=list)
+    """``REMEMBER:`` and ``REVISIT-WHEN:`` lines, in file order (`notes.rule_notes`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

@@ -11,7 +11,8 @@ comment, oldest dropped first), saying what was left out.
 Project memory: the decisions of the project's other discussions that are settled (no longer
 open) are listed before the discussion, newest first, so settled questions are not argued again.
 ``memory: {enabled: true, max_chars: 4000}`` in the configuration; the list gets at most a
-quarter of what the prompt's frame leaves, so the whole prompt stays within its budget.
+quarter of what the prompt's frame leaves, so the whole prompt stays within its budget. After
+it, the participant's own record in earlier discussions (`memory_prompt`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..model.discussion import Comment, Discussion
 from ..model.ledger import settled_decisions
 from ..settings.participants import Participant
 from ..syntax.text import normalise_newlines
+from .memory_prompt import build_persona_memory, persona_memory_chars
 from .visibility import sealed_for, view_for
 
 if TYPE_CHECKING:
@@ -255,6 +257,10 @@ def build_prompt(
         if known:
             head.insert(memory_at, known)  # ends with a newline: a blank line follows it
             frame += len(known) + 1
+        own = build_persona_memory(d, participant, persona_memory_chars(d, budget - frame))
+        if own:  # the participant's own record, after the settled decisions
+            head.insert(memory_at + bool(known), own)
+            frame += len(own) + 1
     # The whole prompt stays within the budget: the discussion gets what the frame leaves.
     ctx = build_context(d, participant, max(2_000, budget - frame))
     lines = [*head, ctx.text.rstrip(), *tail]
