@@ -239,8 +239,7 @@ def side_of(s: State, author: str, settled: bool) -> str:
 
 
 def _decided(s: State) -> tuple[str, ...]:
-    out = [i.text for i in s.items["DECISION"]]
-    out += [f"motion passed: {m.text}" for m in s.motions if m.result == "passed"]
+    out = [i.text for i in s.items["DECISION"]]  # a passed motion is one of them
     if s.diagnosis.converged and s.diagnosis.key:
         out.append(f"Root cause: {s.diagnosis.key}")  # without who named it
     return tuple(dict.fromkeys(" ".join(x.split()) for x in out if x.strip()))
