@@ -14,6 +14,7 @@ from discussions.engine.prompts import build_prompt
 from discussions.model import memory
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
+from discussions.views.status import revisits
 
 from ..conftest import code, out, run, script_command, write
 from ..derive.test_motions import council_template
@@ -198,21 +199,26 @@ def test_revisit_when_is_surfaced_when_a_later_discussion_mentions_it(isolated: 
         folder, "big", "2026-11-01T09:00:00Z", "Our message size now exceeds the SQS limits.", "OPEN"
     )
     other = _hand(folder, "small", "2026-11-02T09:00:00Z", "Message size is fine.", "OPEN")
-    ws = Workspace.discover()
-    (found,) = memory.revisits_for(ws, later)
+    before = _hand(folder, "before", "2026-09-01T09:00:00Z", "Message size exceeds limits.", "OPEN")
+    (found,) = revisits(Discussion.load(later))
     assert (found.text, found.author, found.file.name, found.line) == (
         "the message size exceeds limits",
         "AI-Architect",
         "queue.md",
-        13,
+        16,
     )
-    assert memory.revisits_for(ws, other) == []  # "exceeds" and "limits" are not in it
+    assert revisits(Discussion.load(other)) == []  # "exceeds" and "limits" are not in it
+    assert revisits(Discussion.load(before)) == []  # created before the condition was written
     assert memory.mentions("a and the", frozenset({"a"})) is False  # no significant word
     r = run("status", "discussions/big.md")
-    assert code(r) == 0 and "Revisit: the message size exceeds limits (queue.md:13" in out(r)
+    assert code(r) == 0 and "Revisit: the message size exceeds limits (discussions/queue.md:16" in out(r)
+    assert json.loads(out(run("status", "discussions/big.md", "--json")))["revisits"][0]["line"] == 16
     r = run("decisions")
-    assert "revisit when the message size exceeds limits" in out(r)
-    assert "mentioned by big.md" in out(r)
+    assert out(r).splitlines()[1:] == [
+        "",
+        "discussions/queue.md:16  revisit when the message size exceeds limits  "
+        "(AI-Architect; mentioned by discussions/big.md)",
+    ]
 
 
 def test_memory_command_text_json_and_page(isolated: Path) -> None:
@@ -220,7 +226,7 @@ def test_memory_command_text_json_and_page(isolated: Path) -> None:
     _hand(folder, "auth", "2026-10-01T09:00:00Z", "VOTE: READY\nCONCERN: tokens leak\nDECISION: JWT")
     r = run("memory", "architect")
     assert code(r) == 0, out(r)
-    assert "discussions/auth.md:14  concern tokens leak" in out(r)
+    assert "discussions/auth.md:17  concern tokens leak" in out(r)
     assert "auth (DECIDED, 2026-10-01): you ended on the winning side." in out(r)
     data = json.loads(out(run("memory", "@architect", "--json")))
     assert data["alias"] == "architect" and data["left_out"] == 0
@@ -229,7 +235,7 @@ def test_memory_command_text_json_and_page(isolated: Path) -> None:
     r = run("memory", "architect", "--write")
     assert code(r) == 0, out(r)
     page = (folder / "memory" / "architect.md").read_text(encoding="utf-8")
-    assert "[line 14](../auth.md#L14)" in page
+    assert "[line 17](../auth.md#L17)" in page
     assert run("memory", "nobody").exit_code == 1  # type: ignore[attr-defined]
     assert "no participant 'nobody'" in out(run("memory", "nobody"))
 

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PER_PARTICIPANT_CHARS",
+    "LABELS",
+    "SIDES",
     "PERSONA_MEMORY_HEADING",
     "Reminder",
     "build_persona_memory",
@@ -45,13 +47,13 @@ NOTE_HINT = (
 )
 _ITEM_CHARS = 200
 _SHARE = 0.15
-_SIDES = {
+SIDES = {
     "won": "you ended on the winning side",
     "lost": "you ended on the losing side",
     "open": "still open",
     "": "you took no side on the outcome",
 }
-_LABELS = {
+LABELS = {
     "VOTE": "voted",
     "SCORE": "scored",
     "CONCERN": "concern",
@@ -126,8 +128,8 @@ def _short(text: str) -> str:
 def episode_lines(e: Episode) -> list[str]:
     """One episode for a prompt: a headline, then what it did, decided, noted."""
     date = f", {e.date[:10]}" if e.date else ""
-    lines = [f"- {_short(e.title)} ({e.status}{date}): {_SIDES.get(e.side, e.side)}."]
-    took = [f"{_LABELS.get(p.kind, p.kind)} {_short(p.text)}" for p in e.positions]
+    lines = [f"- {_short(e.title)} ({e.status}{date}): {SIDES.get(e.side, e.side)}."]
+    took = [f"{LABELS.get(p.kind, p.kind)} {_short(p.text)}" for p in e.positions]
     if took:
         lines.append("  You: " + "; ".join(took))
     if e.decided:

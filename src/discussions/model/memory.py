@@ -50,6 +50,7 @@ __all__ = [
     "read_folder",
     "revisits_for",
     "significant_words",
+    "triggered_revisits",
 ]
 
 DEFAULT_DISCUSSIONS = 25
@@ -353,37 +354,58 @@ def history(
     return out
 
 
+def _later(fm: FileMemory, date: str) -> bool:
+    """Whether a discussion created `date` may mention a condition of `fm`: created later,
+    or either has no date."""
+    return not (date and fm.date and fm.date > date)
+
+
+def _conditions(fm: FileMemory) -> list[tuple[Position, str]]:
+    return [
+        (p, fm.authors[key])
+        for key, (positions, _) in fm.by_author.items()
+        for p in positions
+        if p.kind == "REVISIT-WHEN"
+    ]
+
+
 def revisits_for(
     workspace: Workspace,
     path: Path,
-    words: frozenset[str] | None = None,
+    words: frozenset[str],
+    date: str = "",
     folder: Path | None = None,
 ) -> list[Revisit]:
     """The ``REVISIT-WHEN:`` conditions of the other discussions of the folder that the
-    discussion at `path` mentions (see the module's rule), oldest condition first."""
+    discussion at `path` (with the significant `words`, created `date`) mentions (see the
+    module's rule), oldest discussion first. Empty when the folder cannot be read."""
     own = _resolved(path)
-    files = read_folder(workspace, folder)
-    mine = next((fm for fm in files if _resolved(fm.file) == own), None)
-    if words is None:
-        words = mine.words if mine is not None else frozenset()
-    date = mine.date if mine is not None else ""
+    try:
+        files = read_folder(workspace, folder)
+    except DiscussionsError:
+        return []
     out: list[Revisit] = []
     for fm in reversed(files):
-        if _resolved(fm.file) == own or (date and fm.date and fm.date > date):
+        if _resolved(fm.file) == own or not _later(fm, date):
             continue
-        for positions, _ in fm.by_author.values():
-            for p in positions:
-                if p.kind == "REVISIT-WHEN" and mentions(p.text, words):
-                    author = _author_of(fm, p)
-                    out.append(Revisit(p.text, author, fm.file, p.line, path))
+        for p, author in sorted(_conditions(fm), key=lambda x: x[0].line):
+            if mentions(p.text, words):
+                out.append(Revisit(p.text, author, fm.file, p.line, path))
     return out
 
 
-def _author_of(fm: FileMemory, position: Position) -> str:
-    for key, (positions, _) in fm.by_author.items():
-        if position in positions:
-            return fm.authors[key]
-    return ""
+def triggered_revisits(workspace: Workspace, folder: Path | None = None) -> list[Revisit]:
+    """Every ``REVISIT-WHEN:`` condition of the folder that a later discussion mentions, one
+    `Revisit` per (condition, mentioning discussion), oldest condition first."""
+    files = read_folder(workspace, folder)
+    out: list[Revisit] = []
+    for fm in reversed(files):
+        conditions = sorted(_conditions(fm), key=lambda x: x[0].line)
+        for p, author in conditions:
+            for other in reversed(files):
+                if other is not fm and _later(fm, other.date) and mentions(p.text, other.words):
+                    out.append(Revisit(p.text, author, fm.file, p.line, other.file))
+    return out
 
 
 def _resolved(path: Path) -> Path:
