@@ -68,14 +68,14 @@ def test_second_discussion_prompt_holds_own_position_and_outcome(
     assert code(r) == 0, out(r)
     mine = section(prompts_of(recorded, "pragmatist")[-1])
     assert f"ballot NO: {MOTION} (passed)" in mine
-    assert "declined to second NO" in mine
-    assert "you kept watch key rotation" in mine
+    assert f"declined to second: {MOTION} (passed)" in mine
+    assert "remember: watch key rotation" in mine
     assert "losing side" in mine and f"Decided: {MOTION}" in mine
     assert "Plan (DECIDED" in mine
     # Not another persona's positions.
     assert "ballot YES" not in mine and "moved" not in mine and "winning side" not in mine
     architect = section(prompts_of(recorded, "architect")[-1])
-    assert f"moved {MOTION} (passed)" in architect and "winning side" in architect
+    assert f"moved: {MOTION} (passed)" in architect and "winning side" in architect
     assert "ballot NO" not in architect and "key rotation" not in architect
     prompt = prompts_of(recorded, "pragmatist")[-1]
     assert prompt.index(PERSONA_MEMORY_HEADING) < prompt.index("<discussion>")
@@ -226,7 +226,7 @@ def test_memory_command_text_json_and_page(isolated: Path) -> None:
     _hand(folder, "auth", "2026-10-01T09:00:00Z", "VOTE: READY\nCONCERN: tokens leak\nDECISION: JWT")
     r = run("memory", "architect")
     assert code(r) == 0, out(r)
-    assert "discussions/auth.md:17  concern tokens leak" in out(r)
+    assert "discussions/auth.md:17  concern: tokens leak" in out(r)
     assert "auth (DECIDED, 2026-10-01): you ended on the winning side." in out(r)
     data = json.loads(out(run("memory", "@architect", "--json")))
     assert data["alias"] == "architect" and data["left_out"] == 0

@@ -56,15 +56,15 @@ SIDES = {
 LABELS = {
     "VOTE": "voted",
     "SCORE": "scored",
-    "CONCERN": "concern",
-    "DECISION": "proposed decision",
-    "MOTION": "moved",
-    "SECOND": "seconded",
-    "DECLINED": "declined to second",
+    "CONCERN": "concern:",
+    "DECISION": "proposed decision:",
+    "MOTION": "moved:",
+    "SECOND": "seconded:",
+    "DECLINED": "declined to second:",
     "BALLOT": "ballot",
-    "ROOT-CAUSE": "root cause",
-    "REMEMBER": "you kept",
-    "REVISIT-WHEN": "revisit when",
+    "ROOT-CAUSE": "root cause:",
+    "REMEMBER": "remember:",
+    "REVISIT-WHEN": "revisit when:",
 }
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..derive.motions import normalise_ballot, normalise_second
 from ..derive.rules import derive
 from ..errors import DiscussionsError
 from ..syntax.parse import is_discussion_text
@@ -35,6 +36,7 @@ from . import storage
 from .ledger import discussion_candidates, is_settled
 
 if TYPE_CHECKING:
+    from ..derive.motions import Motion
     from ..derive.state import State
     from ..settings.participants import Participant
     from ..settings.workspace import Workspace
@@ -74,7 +76,8 @@ class Position:
     """``VOTE``, ``SCORE``, ``CONCERN``, ``DECISION``, ``MOTION`` (proposed), ``SECOND``,
     ``DECLINED`` (to second), ``BALLOT``, ``ROOT-CAUSE``, ``REMEMBER`` or ``REVISIT-WHEN``."""
     text: str
-    """The value or text; for a second or ballot, ``YES: motion text (passed)``."""
+    """The value or text; for a motion or second, ``motion text (passed)``; for a ballot,
+    ``NO: motion text (passed)``."""
     line: int
     """1-based line in the discussion file."""
 
@@ -204,15 +207,22 @@ def _positions(s: State, author: str) -> list[Position]:
             elif m.kind in ("SECOND", "BALLOT"):
                 motion = next((x for x in reversed(motions) if x.line < m.line), None)
                 if motion is not None and motion.by != author:
-                    kind = "DECLINED" if m.kind == "SECOND" and "no" in m.text.lower() else m.kind
-                    value = m.text.strip().split()[0].upper() if m.text.strip() else ""
-                    out.append(Position(kind, f"{value}: {motion.text} ({motion.result})", m.line))
+                    out.append(_on_motion(m.kind, m.text, motion, m.line))
     for motion in motions:
         if motion.by == author:
             out.append(Position("MOTION", f"{motion.text} ({motion.result})", motion.line))
     out += last.values()
     out.sort(key=lambda p: p.line)
     return out
+
+
+def _on_motion(kind: str, value: str, motion: Motion, line: int) -> Position:
+    """A second (``SECOND`` or ``DECLINED``) or a ballot (``BALLOT``, ``YES: text``) on
+    `motion`, with what became of it."""
+    about = f"{motion.text} ({motion.result})"
+    if kind == "SECOND":
+        return Position("SECOND" if normalise_second(value) == "yes" else "DECLINED", about, line)
+    return Position("BALLOT", f"{normalise_ballot(value) or value.strip()}: {about}", line)
 
 
 def side_of(s: State, author: str, settled: bool) -> str:
