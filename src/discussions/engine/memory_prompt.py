@@ -7,9 +7,10 @@ newest first, the discussion being prompted left out, fading after ``memory.disc
 project's settled decisions, within ``memory.per_participant_chars`` (default 3,000) and the
 share of the budget the prompt gives it, with a one-line count of the discussions left out.
 
-The record is the participant's own, so a blind phase keeps it. In an anonymous phase the
-names and ``@aliases`` of the other participants in it (in decisions and motions it quotes) are
-replaced by "another participant", so it reveals nobody.
+The record is the participant's own, so a blind phase keeps it. In an anonymous phase every
+``@mention`` in it, and the names of the other participants and authors of the discussion being
+prompted (in decisions and motions it quotes), become "another participant", so it reveals
+nobody.
 """
 
 from __future__ import annotations
@@ -142,15 +143,12 @@ def _anonymiser(d: Discussion, participant: Participant) -> re.Pattern[str] | No
     if info is None or not info.anonymous:
         return None
     registry = d.workspace.participants
-    others: set[str] = set()
-    for alias in d.participants:
-        if alias != participant.alias and alias in registry:
-            others |= {registry.get(alias).name, alias}
-    others |= {c.author for c in d.comments} - {participant.name, participant.alias}
+    others = {registry.get(a).name for a in d.participants if a in registry}
+    others |= {c.author for c in d.comments}
+    others -= {participant.name, participant.alias}
     names = sorted((re.escape(n) for n in others if n), key=len, reverse=True)
-    return re.compile(r"@[\w-]+|\b(?:" + "|".join(names) + r")\b") if names else re.compile(
-        r"@[\w-]+"
-    )
+    pattern = r"@[\w-]+" + (r"|\b(?:" + "|".join(names) + r")\b" if names else "")
+    return re.compile(pattern)
 
 
 def persona_memory_chars(d: Discussion, room: int) -> int:
