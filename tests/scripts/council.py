@@ -1,7 +1,8 @@
 """A stand-in AI CLI for the council (motions): answers by a plan, recording every prompt.
 
 argv[1] is the plan (JSON): {"mover": alias, "motion": text, "second": {alias: "yes"|"no"},
-"ballot": {alias: "YES"|"NO"|"ABSTAIN"}, "fail": [alias, ...] (exit 1 when asked to ballot)}.
+"ballot": {alias: "YES"|"NO"|"ABSTAIN"}, "fail": [alias, ...] (exit 1 when asked to ballot),
+"notes": {alias: "a line added to its ballot comment"}}.
 argv[2] is a memory folder: each prompt is saved as prompts/<n>-<alias>-<kind>.txt (kind:
 turn, second or ballot), so a test can read exactly what each participant was shown.
 
@@ -36,7 +37,9 @@ elif kind == "ballot":
     if alias in plan.get("fail", []):
         sys.exit(1)
     choice = plan.get("ballot", {}).get(alias, "ABSTAIN")
-    print(json.dumps({"comment": f"My reasons, as {alias}.", "ballot": choice}))
+    note = plan.get("notes", {}).get(alias)
+    reasons = f"My reasons, as {alias}." + (f"\n{note}" if note else "")
+    print(json.dumps({"comment": reasons, "ballot": choice}))
 elif alias == plan.get("mover") and not (memory / "moved").exists():
     (memory / "moved").write_text("1")
     print(json.dumps({"comment": "We have talked enough.", "action": "CALL_VOTE",

@@ -39,6 +39,7 @@ LAZY_COMMANDS = {
     "decisions": "ledger:decisions_command",
     "chronicle": "ledger:chronicle_command",
     "adr": "ledger:adr_command",
+    "memory": "ledger:memory_command",
     "watch": "watching:watch_command",
     "turn": "turns:turn_command",
     "providers": "providers:providers_group",

@@ -1,4 +1,4 @@
-"""Commands on the project's decisions: decisions, chronicle, adr."""
+"""Commands on the project's decisions and memory: decisions, chronicle, adr, memory."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..model import adr, chronicle, ledger
+from ..model import adr, chronicle, ledger, memory
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
 from .common import display_path, echo_json, resolve_discussion, say, workspace
@@ -67,6 +67,7 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
             say(f"No decisions in {where} with status {status_filter.upper()}.")
         else:
             say(f"No decisions in {where}. Record one with a `DECISION:` line in a comment.")
+        _revisits(ws, found.folder)
         return
     width = max(len(e.status) for e in found.entries)
     for e in found.entries:
@@ -74,6 +75,19 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
         say(
             f"{date}  {e.status:<{width}}  {_shown(e.file)}:{e.line}  "
             f"{e.text}  ({e.author}; {e.title})"
+        )
+    _revisits(ws, found.folder)
+
+
+def _revisits(ws: Workspace, folder: Path) -> None:
+    """The REVISIT-WHEN: conditions that a later discussion mentions, after the decisions."""
+    found = memory.triggered_revisits(ws, folder)
+    if found:
+        say("")
+    for r in found:
+        say(
+            f"{_shown(r.file)}:{r.line}  revisit when {r.text}  ({r.author}; mentioned by "
+            f"{_shown(r.mentioned_by)})"
         )
 
 
@@ -146,3 +160,41 @@ def adr_command(file: str, directory: Path | None, supersedes: int | None, as_js
     )
     if record.supersedes:
         say(f"Marked {display_path(record.supersedes)} as superseded by it.")
+
+
+@click.command("memory")
+@click.argument("alias")
+@json_option("Print the reminder as JSON.")
+@click.option("--write", "write_page", is_flag=True, help="Also write memory/ALIAS.md.")
+def memory_command(alias: str, as_json: bool, write_page: bool) -> None:
+    """Show what participant ALIAS is reminded of from its earlier discussions.
+
+    Derived from the discussions folder: each discussion it wrote in, newest first, with the
+    positions it took there (FILE:LINE), what was decided and whether it ended on the winning
+    side; its REMEMBER: and REVISIT-WHEN: notes. Its prompts show the newest
+    memory.discussions (default 25) of them within memory.per_participant_chars.
+
+    \b
+    Examples:
+      discussions memory architect
+      discussions memory @security --json
+      discussions memory architect --write
+    """
+    from ..engine.memory_page import report_lines, write_memory_page
+    from ..engine.memory_prompt import reminder
+
+    ws = workspace()
+    participant = ws.participants.get(alias)
+    if write_page:
+        path, found = write_memory_page(ws, participant)
+    else:
+        found = reminder(ws, participant)
+    if as_json:
+        echo_json({**found.to_dict(), "episodes": [
+            {**e.to_dict(), "file": _shown(e.file)} for e in found.episodes
+        ]})
+        return
+    for line in report_lines(found, participant, _shown):
+        say(line)
+    if write_page:
+        say(f"Wrote {display_path(path)}.")

@@ -30,6 +30,7 @@ from ..syntax.text import normalise_newlines
 from .diagnosis import rule_diagnosis
 from .evidence import rule_evidence
 from .motions import rule_motions, rule_passes
+from .notes import rule_notes
 from .runlog import group_runs
 from .state import Comment, Item, PendingMention, RunMark, State
 
@@ -386,6 +387,7 @@ RULES: list[tuple[str, Rule]] = [
     ("diagnosis", rule_diagnosis),
     ("passes", rule_passes),
     ("motions", rule_motions),
+    ("notes", rule_notes),
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),

@@ -169,6 +169,8 @@ class State:
     """(who, line) of each ``PASS`` block: a participant had nothing to add."""
     evidence: list[Evidence] = field(default_factory=list)
     """Evidence blocks in file order, then requests still pending (`evidence.rule_evidence`)."""
+    notes: list[Item] = field(default_factory=list)
+    """``REMEMBER:`` and ``REVISIT-WHEN:`` lines, in file order (`notes.rule_notes`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

@@ -13,7 +13,8 @@ however long the file grows.
 Project memory: the decisions of the project's other discussions that are settled (no longer
 open) are listed before the discussion, newest first, so settled questions are not argued again.
 ``memory: {enabled: true, max_chars: 4000}`` in the configuration; the list gets at most a
-quarter of what the prompt's frame leaves, so the whole prompt stays within its budget.
+quarter of what the prompt's frame leaves, so the whole prompt stays within its budget. After
+it, the participant's own record in earlier discussions (`memory_prompt`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..providers.window import chars_for_tokens, estimate_tokens, prompt_tokens
 from ..settings.participants import Participant
 from .context import Context, build_context
 from .evidence_prompt import evidence_section, folded, how_to_ask
+from .memory_prompt import build_persona_memory, persona_memory_chars
 from .visibility import sealed_for
 
 if TYPE_CHECKING:
@@ -191,6 +193,10 @@ def _assemble(
         if known:
             head.insert(memory_at, known)  # ends with a newline: a blank line follows it
             frame += len(known) + 1
+        own = build_persona_memory(d, participant, persona_memory_chars(d, budget - frame))
+        if own:  # the participant's own record, after the settled decisions
+            head.insert(memory_at + bool(known), own)
+            frame += len(own) + 1
     # The discussion gets what the frame leaves (evidence blocks folded to one line each).
     ctx = build_context(folded(d), participant, max(0, budget - frame), frame)
     lines = [*head, ctx.text.rstrip(), *tail]

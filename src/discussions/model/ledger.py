@@ -48,6 +48,7 @@ __all__ = [
     "LedgerEntry",
     "Skipped",
     "collect",
+    "discussion_candidates",
     "counted",
     "entries_by_file",
     "is_settled",
@@ -151,7 +152,7 @@ _Read = tuple[list[LedgerEntry], Skipped | None, bool]
 discussion."""
 
 
-def _candidates(folder: Path) -> list[Path]:
+def discussion_candidates(folder: Path) -> list[Path]:
     """The ``*.md`` files of `folder` that may be discussions, by name."""
     out: list[Path] = []
     with os.scandir(folder) as it:
@@ -258,7 +259,7 @@ def scan(
         raise DiscussionNotFound(f"no discussions folder at {where}")
     ledger = Ledger(where)
     try:
-        paths = _candidates(where)
+        paths = discussion_candidates(where)
     except OSError as exc:
         raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
     absolute = where.absolute()

@@ -51,7 +51,15 @@ SETTINGS = Fields(
         "watch": Fields(
             {"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"
         ),
-        "memory": Fields({"enabled": Flag(), "max_chars": _COUNT}, noun="memory setting"),
+        "memory": Fields(
+            {
+                "enabled": Flag(),
+                "max_chars": _COUNT,
+                "per_participant_chars": _COUNT,
+                "discussions": _COUNT,
+            },
+            noun="memory setting",
+        ),
         "run": Fields({"max_rounds": _COUNT}, noun="run setting"),
         "evidence": Fields(
             {

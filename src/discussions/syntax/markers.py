@@ -14,6 +14,8 @@ Rules (README, "The file format"):
   counted.
 * The council's ``MOTION:``, ``SECOND:`` and ``BALLOT:`` are found like the others; their values
   are checked by the rule that reads them (`motions.rule_motions`).
+* A participant's notes for its later discussions, ``REMEMBER:`` and ``REVISIT-WHEN:``, are
+  found like the others (`derive.notes` reads them).
 
 Fast path: most bodies have no backticks and no indented lines, and need no markdown parse at
 all. markdown-it-py is used, block rules only, when a body has indented lines, indented fences
@@ -34,7 +36,8 @@ from .render import VOTE_VALUES
 
 MARKER_KINDS = (
     "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
-    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE", "EVIDENCE",
+    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE", "EVIDENCE", "REMEMBER",
+    "REVISIT-WHEN",
 )
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
@@ -44,7 +47,7 @@ MARKER_KINDS = (
 _MARKER_LINE = (
     r"[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
     r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT"
-    r"|ROOT-CAUSE|CONFIDENCE|EVIDENCE)"
+    r"|ROOT-CAUSE|CONFIDENCE|EVIDENCE|REMEMBER|REVISIT-WHEN)"
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
     r"[ \t]*+([^\n]*)"
 )

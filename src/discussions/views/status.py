@@ -15,6 +15,7 @@ from typing import Any
 from ..derive.diagnosis import describe
 from ..derive.runlog import run_state
 from ..model.discussion import Discussion
+from ..model.memory import Revisit, revisits_for, significant_words
 from ..model.sections import SECTIONS, pick
 from ..model.usage import discussion_usage
 from ..settings.workspace import display_path
@@ -53,6 +54,7 @@ def status_of(d: Discussion) -> dict[str, Any]:
     """The state `status --json` prints: `Discussion.to_dict`, the usage reported so far, and
     the latest run with what became of it (`runlog.run_state`: running, interrupted...)."""
     data = {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
+    data["revisits"] = [r.to_dict() for r in revisits(d)]
     if d.runs:
         data["run"] = run_state(d.runs).to_dict()
     return data
@@ -67,7 +69,7 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
         lines.append(_line(run_state(d.runs).text()))
     lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_evidence(d)]
     lines += _items(d, verbose)
-    lines += _pending(d)
+    lines += [*_pending(d), *_revisit_lines(d)]
     if verbose:
         lines += _comments(d)
     return lines + _warnings(d)
@@ -227,6 +229,24 @@ def _pending(d: Discussion) -> list[StatusLine]:
         return []
     lines = [_line(), _line(f"Waiting for ({len(pending)}):")]
     lines += [_line(f"  @{p.alias} (mentioned by {p.by}, line {p.line})") for p in pending]
+    return lines
+
+
+def revisits(d: Discussion) -> list[Revisit]:
+    """The ``REVISIT-WHEN:`` conditions of the project's other discussions that `d` mentions
+    (`memory.revisits_for`)."""
+    words = significant_words(d.text)
+    return revisits_for(d.workspace, d.path, words, d.header.get("created", ""))
+
+
+def _revisit_lines(d: Discussion) -> list[StatusLine]:
+    found = revisits(d)
+    if not found:
+        return []
+    lines = [_line(), _line(f"Conditions to revisit, mentioned here ({len(found)}):", "alert")]
+    for r in found:
+        where = f"{display_path(r.file)}:{r.line}"
+        lines.append(_line(f"  Revisit: {r.text} ({where}, {r.author})"))
     return lines
 
 

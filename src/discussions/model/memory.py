@@ -1,0 +1,425 @@
+"""A participant's memory across discussions, derived from the discussion files.
+
+The files are the source of truth: nothing is kept beside them. For one participant, its
+history is one `Episode` per discussion of the folder (default: ``output.directory``) it wrote
+in: the positions it took there (its last vote and score, its concerns and decisions, the
+motions it proposed, seconded, declined or balloted on, the root causes it named, its
+``REMEMBER:`` and ``REVISIT-WHEN:`` notes), each with its line; what the discussion decided
+(``DECISION:`` lines, passed motions, a converged diagnosis) and its status; and the side it
+ended on (`side_of`).
+
+Speed: each file is derived once per change, by a per-process cache keyed by the file's size,
+modification time and inode (the decision ledger's discipline, `ledger.scan`); one derivation
+serves every participant, so a turn with several participants reads the folder once.
+
+Revisit conditions (`revisits_for`): a ``REVISIT-WHEN: condition`` is *mentioned* by another
+discussion when every significant word of the condition (a word of four or more letters or
+digits, lower-cased, common words left out) occurs in that discussion's text (its title,
+context and comments), and that discussion was created later (or either has no date).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..derive.motions import normalise_ballot, normalise_second
+from ..derive.rules import derive
+from ..errors import DiscussionsError
+from ..syntax.parse import is_discussion_text
+from ..syntax.text import decode
+from . import storage
+from .ledger import discussion_candidates, is_settled
+
+if TYPE_CHECKING:
+    from ..derive.motions import Motion
+    from ..derive.state import State
+    from ..settings.participants import Participant
+    from ..settings.workspace import Workspace
+
+__all__ = [
+    "DEFAULT_DISCUSSIONS",
+    "Episode",
+    "FileMemory",
+    "Position",
+    "Revisit",
+    "history",
+    "mentions",
+    "read_folder",
+    "revisits_for",
+    "significant_words",
+    "triggered_revisits",
+]
+
+DEFAULT_DISCUSSIONS = 25
+_WORD = re.compile(r"[^\W_]{4,}")
+_COMMON = frozenset(
+    {
+        "that", "this", "with", "when", "from", "have", "will", "would", "there", "their", "than",
+        "then", "them", "they", "what", "which", "into", "more", "less", "over", "under", "about",
+        "after", "before", "again", "each", "only", "also", "been", "being", "does", "should",
+        "could", "some", "such", "very", "just", "like", "make", "made",
+    }
+)
+_MAX_CONCERNS = 5
+
+
+@dataclass(slots=True, frozen=True)
+class Position:
+    """One position a participant took in one discussion."""
+
+    kind: str
+    """``VOTE``, ``SCORE``, ``CONCERN``, ``DECISION``, ``MOTION`` (proposed), ``SECOND``,
+    ``DECLINED`` (to second), ``BALLOT``, ``ROOT-CAUSE``, ``REMEMBER`` or ``REVISIT-WHEN``."""
+    text: str
+    """The value or text; for a motion or second, ``motion text (passed)``; for a ballot,
+    ``NO: motion text (passed)``."""
+    line: int
+    """1-based line in the discussion file."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "line": self.line}
+
+
+@dataclass(slots=True, frozen=True)
+class Episode:
+    """One discussion in one participant's history."""
+
+    file: Path
+    title: str
+    status: str
+    date: str
+    """The ``Created`` header as written, or ``""``."""
+    settled: bool
+    """Whether the discussion is no longer open (`ledger.is_settled`)."""
+    decided: tuple[str, ...]
+    """What it decided: its ``DECISION:`` lines, passed motions, a converged root cause."""
+    side: str
+    """``won``, ``lost``, ``open`` (not settled) or ``""`` (no position on the outcome)."""
+    positions: tuple[Position, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": str(self.file),
+            "title": self.title,
+            "status": self.status,
+            "date": self.date,
+            "settled": self.settled,
+            "decided": list(self.decided),
+            "side": self.side,
+            "positions": [p.to_dict() for p in self.positions],
+        }
+
+
+@dataclass(slots=True, frozen=True)
+class Revisit:
+    """A ``REVISIT-WHEN:`` condition of one discussion, mentioned by another."""
+
+    text: str
+    author: str
+    file: Path
+    """The discussion that holds the condition."""
+    line: int
+    mentioned_by: Path
+    """The later discussion that mentions it."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "author": self.author,
+            "file": str(self.file),
+            "line": self.line,
+            "mentioned_by": str(self.mentioned_by),
+        }
+
+
+@dataclass(slots=True, frozen=True)
+class FileMemory:
+    """What one discussion file gives every participant's memory (cached per file)."""
+
+    file: Path
+    title: str
+    status: str
+    date: str
+    settled: bool
+    decided: tuple[str, ...]
+    by_author: dict[str, tuple[tuple[Position, ...], str]] = field(default_factory=dict)
+    """Lower-cased author -> (positions, side)."""
+    authors: dict[str, str] = field(default_factory=dict)
+    """Lower-cased author -> the author as written."""
+    words: frozenset[str] = frozenset()
+    """The significant words of the whole text (for `mentions`)."""
+
+    def episode(self, author_key: str) -> Episode | None:
+        found = self.by_author.get(author_key)
+        if found is None:
+            return None
+        positions, side = found
+        return Episode(
+            self.file,
+            self.title,
+            self.status,
+            self.date,
+            self.settled,
+            self.decided,
+            side,
+            positions,
+        )
+
+
+def significant_words(text: str) -> frozenset[str]:
+    """The words of `text` that `mentions` compares: four or more letters or digits,
+    lower-cased, common words left out."""
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _COMMON)
+
+
+def mentions(condition: str, words: frozenset[str]) -> bool:
+    """Whether a text with the significant `words` mentions `condition`: every significant word
+    of the condition occurs in it (a condition without one is never mentioned)."""
+    wanted = significant_words(condition)
+    return bool(wanted) and wanted <= words
+
+
+# --------------------------------------------------------------------------- one file
+
+
+def _positions(s: State, author: str) -> list[Position]:
+    """What `author` did in the discussion of `s`, in file order."""
+    out: list[Position] = []
+    last: dict[str, Position] = {}
+    concerns = 0
+    motions = s.motions
+    for c in s.comments:
+        if c.author != author:
+            continue
+        for m in c.markers:
+            if m.kind in ("VOTE", "SCORE", "ROOT-CAUSE"):
+                last[m.kind] = Position(m.kind, m.text.strip(), m.line)
+            elif m.kind == "CONCERN" and concerns < _MAX_CONCERNS:
+                concerns += 1
+                out.append(Position("CONCERN", m.text.strip(), m.line))
+            elif m.kind in ("DECISION", "REMEMBER", "REVISIT-WHEN") and m.text.strip():
+                out.append(Position(m.kind, m.text.strip(), m.line))
+            elif m.kind in ("SECOND", "BALLOT"):
+                motion = next((x for x in reversed(motions) if x.line < m.line), None)
+                if motion is not None and motion.by != author:
+                    out.append(_on_motion(m.kind, m.text, motion, m.line))
+    for motion in motions:
+        if motion.by == author:
+            out.append(Position("MOTION", f"{motion.text} ({motion.result})", motion.line))
+    out += last.values()
+    out.sort(key=lambda p: p.line)
+    return out
+
+
+def _on_motion(kind: str, value: str, motion: Motion, line: int) -> Position:
+    """A second (``SECOND`` or ``DECLINED``) or a ballot (``BALLOT``, ``YES: text``) on
+    `motion`, with what became of it."""
+    about = f"{motion.text} ({motion.result})"
+    if kind == "SECOND":
+        return Position("SECOND" if normalise_second(value) == "yes" else "DECLINED", about, line)
+    return Position("BALLOT", f"{normalise_ballot(value) or value.strip()}: {about}", line)
+
+
+def side_of(s: State, author: str, settled: bool) -> str:
+    """``won`` or ``lost``: the last counted motion `author` balloted on (or moved), else a
+    converged diagnosis it named a root cause in, else its last vote against the status
+    (REJECTED: REJECT won; any other settled status: READY won). ``open`` while the discussion
+    is not settled; ``""`` when it took no position on the outcome."""
+    if not settled:
+        return "open"
+    for motion in reversed(s.motions):
+        if motion.result not in ("passed", "failed"):
+            continue
+        ballot = motion.ballots.get(author) or ("YES" if motion.by == author else None)
+        if ballot in ("YES", "NO"):
+            return "won" if (ballot == "YES") == (motion.result == "passed") else "lost"
+    named = [c.key for c in s.diagnosis.candidates if c.author == author]
+    if s.diagnosis.converged and named:
+        return "won" if named[-1] == s.diagnosis.key else "lost"
+    vote = next((c.vote for c in reversed(s.comments) if c.author == author and c.vote), None)
+    if vote is None:
+        return ""
+    if s.status.upper() == "REJECTED":
+        return "won" if vote == "REJECT" else "lost"
+    return "won" if vote == "READY" else "lost"
+
+
+def _decided(s: State) -> tuple[str, ...]:
+    out = [i.text for i in s.items["DECISION"]]  # a passed motion is one of them
+    if s.diagnosis.converged and s.diagnosis.key:
+        out.append(f"Root cause: {s.diagnosis.key}")  # without who named it
+    return tuple(dict.fromkeys(" ".join(x.split()) for x in out if x.strip()))
+
+
+def read_file(path: Path, workspace: Workspace) -> FileMemory | None:
+    """What `path` gives the memory of each of its authors; None when it is not a readable
+    discussion."""
+    try:
+        text, _ = decode(storage.read_bytes(path))
+    except DiscussionsError:
+        return None
+    if not is_discussion_text(text):
+        return None
+    s = derive(text, workspace, path.stem)
+    initial = s.template.status if s.template else "OPEN"
+    settled = is_settled(s.status, initial)
+    fm = FileMemory(
+        path,
+        s.title,
+        s.status,
+        s.doc.header.get("created", ""),
+        settled,
+        _decided(s),
+        words=significant_words(text),
+    )
+    for author in dict.fromkeys(c.author for c in s.comments):
+        fm.by_author[author.lower()] = (tuple(_positions(s, author)), side_of(s, author, settled))
+        fm.authors[author.lower()] = author
+    return fm
+
+
+class _FileCache:
+    """Per-process cache of `read_file`, checked against each file's size, modification time
+    and inode, as the ledger's. Entries are frozen (their dicts are not changed after
+    `read_file`), so they are shared safely. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[Path, tuple[tuple[int, int, int], FileMemory | None]] = {}
+
+    def read(self, path: Path, workspace: Workspace) -> FileMemory | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = path.absolute()
+        signature = (st.st_size, st.st_mtime_ns, st.st_ino)
+        with self._lock:
+            hit = self._files.get(key)
+        if hit is not None and hit[0] == signature:
+            return hit[1]
+        result = read_file(path, workspace)
+        with self._lock:
+            if len(self._files) > 20_000:
+                self._files.clear()
+            self._files[key] = (signature, result)
+        return result
+
+    def clear(self) -> None:
+        with self._lock:
+            self._files.clear()
+
+
+_CACHE = _FileCache()
+
+
+# --------------------------------------------------------------------------- a folder
+
+
+def read_folder(workspace: Workspace, folder: Path | None = None) -> list[FileMemory]:
+    """Every discussion of `folder` (default: ``output.directory``), newest first (by
+    ``Created``, then name), through the per-process cache. Empty when there is no folder."""
+    where = Path(folder) if folder is not None else workspace.config.output_directory
+    if not where.is_dir():
+        return []
+    try:
+        paths = discussion_candidates(where)
+    except OSError as exc:
+        raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
+    found = [fm for fm in (_CACHE.read(p, workspace) for p in paths) if fm is not None]
+    found.sort(key=lambda fm: (fm.date, fm.file.name), reverse=True)
+    return found
+
+
+def author_keys(participant: Participant) -> set[str]:
+    """The lower-cased names a participant writes as: its display name and its alias."""
+    return {participant.name.lower(), participant.alias.lower()}
+
+
+def history(
+    workspace: Workspace,
+    participant: Participant,
+    *,
+    folder: Path | None = None,
+    exclude: Path | None = None,
+) -> list[Episode]:
+    """`participant`'s episodes, newest first: one per discussion of the folder it wrote in,
+    `exclude` (the discussion being prompted) left out."""
+    keys = author_keys(participant)
+    skip = _resolved(exclude) if exclude is not None else None
+    out: list[Episode] = []
+    for fm in read_folder(workspace, folder):
+        if skip is not None and _resolved(fm.file) == skip:
+            continue
+        for key in keys:
+            episode = fm.episode(key)
+            if episode is not None:
+                out.append(episode)
+                break
+    return out
+
+
+def _later(fm: FileMemory, date: str) -> bool:
+    """Whether a discussion created `date` may mention a condition of `fm`: created later,
+    or either has no date."""
+    return not (date and fm.date and fm.date > date)
+
+
+def _conditions(fm: FileMemory) -> list[tuple[Position, str]]:
+    return [
+        (p, fm.authors[key])
+        for key, (positions, _) in fm.by_author.items()
+        for p in positions
+        if p.kind == "REVISIT-WHEN"
+    ]
+
+
+def revisits_for(
+    workspace: Workspace,
+    path: Path,
+    words: frozenset[str],
+    date: str = "",
+    folder: Path | None = None,
+) -> list[Revisit]:
+    """The ``REVISIT-WHEN:`` conditions of the other discussions of the folder that the
+    discussion at `path` (with the significant `words`, created `date`) mentions (see the
+    module's rule), oldest discussion first. Empty when the folder cannot be read."""
+    own = _resolved(path)
+    try:
+        files = read_folder(workspace, folder)
+    except DiscussionsError:
+        return []
+    out: list[Revisit] = []
+    for fm in reversed(files):
+        if _resolved(fm.file) == own or not _later(fm, date):
+            continue
+        for p, author in sorted(_conditions(fm), key=lambda x: x[0].line):
+            if mentions(p.text, words):
+                out.append(Revisit(p.text, author, fm.file, p.line, path))
+    return out
+
+
+def triggered_revisits(workspace: Workspace, folder: Path | None = None) -> list[Revisit]:
+    """Every ``REVISIT-WHEN:`` condition of the folder that a later discussion mentions, one
+    `Revisit` per (condition, mentioning discussion), oldest condition first."""
+    files = read_folder(workspace, folder)
+    out: list[Revisit] = []
+    for fm in reversed(files):
+        conditions = sorted(_conditions(fm), key=lambda x: x[0].line)
+        for p, author in conditions:
+            for other in reversed(files):
+                if other is not fm and _later(fm, other.date) and mentions(p.text, other.words):
+                    out.append(Revisit(p.text, author, fm.file, p.line, other.file))
+    return out
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path.absolute()
