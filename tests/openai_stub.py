@@ -33,6 +33,8 @@ class StubServer:
     """Other ``GET``/``POST`` paths and their JSON answers."""
     window: int | None = None
     """Refuse (HTTP 400, as llama.cpp does) a prompt over this many tokens (4 bytes a token)."""
+    error_message: str = "model crashed"
+    """The message of the error event in ``stream-error`` mode."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     port: int = 0
@@ -151,7 +153,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
         def _mode_stream_error(self) -> None:
             self._events()
             self._send({"choices": [{"index": 0, "delta": {"content": "Partial"}}]})
-            self._send({"error": {"message": "model crashed"}})
+            self._send({"error": {"message": stub.error_message}})
 
     return Handler
 

@@ -378,3 +378,17 @@ def test_deep_test_counts_the_answers_room_against_the_window(userdir: Path) -> 
     data = json.loads(out(r))
     assert data["prompt_tokens"] == 1_900 and data["answer_tokens_reserved"] == 300
     assert data["fits"] is False and data["error"] is None
+
+
+@pytest.mark.parametrize("before", ["invalid api key ", "x" * 395])
+def test_a_key_echoed_in_a_streamed_error_is_blanked(
+    monkeypatch: pytest.MonkeyPatch, before: str
+) -> None:
+    """The error's detail becomes the cause in a FAILED block, which is committed; not even
+    the start of the key is left where the message is shortened."""
+    monkeypatch.setenv("STUB_KEY", "sk-echoed-456")
+    stub = StubServer(mode="stream-error", error_message=before + "sk-echoed-456")
+    with serve(stub), pytest.raises(ProviderFailed) as err:
+        ask(provider(stub, api_key_env="STUB_KEY"))
+    assert "sk-ech" not in str(err.value) + err.value.detail
+    assert err.value.detail.startswith(before.strip())
