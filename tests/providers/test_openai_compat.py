@@ -280,7 +280,7 @@ def test_a_turn_through_the_server_is_recorded_without_the_key(
     path = isolated / "discussions" / "rollout.md"
     text = path.read_text(encoding="utf-8")
     assert "sk-never-in-files" not in text and "sk-never-in-files" not in listing
-    assert f"{stub.base_url} (model tiny)" in listing
+    assert f"{stub.base_url} (model tiny, key from $STUB_KEY)" in listing
     answers = [c for c in Discussion.load(path).comments if c.meta.get("provider") == "local"]
     assert answers and answers[0].meta["tokens"] == "900 in / 20 out"
     assert "ship it behind a flag" in answers[0].body
@@ -392,3 +392,21 @@ def test_a_key_echoed_in_a_streamed_error_is_blanked(
         ask(provider(stub, api_key_env="STUB_KEY"))
     assert "sk-ech" not in str(err.value) + err.value.detail
     assert err.value.detail.startswith(before.strip())
+
+
+def test_trust_and_the_listing_name_the_key_a_server_entry_sends(isolated: Path) -> None:
+    """Trusting a project's server entry sends the variable it names to that server: the
+    review shows which variable, not only the address."""
+    key = "    api_key_env: GH_TOKEN"
+    write(
+        isolated / "providers.yaml",
+        "providers:\n" + entry("helper", "https://models.example.net/v1", key),
+    )
+    from click.testing import CliRunner
+
+    from discussions.cli import cli
+
+    review = CliRunner().invoke(cli, ["trust"], input="n\n")
+    assert "GH_TOKEN" in out(review)
+    listed = out(run("providers", "list"))
+    assert "GH_TOKEN" in [line for line in listed.splitlines() if "helper" in line][0]

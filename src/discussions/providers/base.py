@@ -86,9 +86,11 @@ class ProviderSpec:
 
     @property
     def target(self) -> str:
-        """What a call reaches, for listings: the command line, or the server and model."""
+        """What a call reaches, for listings and the trust review: the command line, or the
+        server, the model and the variable whose value it is sent as the key."""
         if self.type == "openai-compatible":
-            return f"{self.base_url} (model {self.model})"
+            key = f", key from ${self.api_key_env}" if self.api_key_env else ""
+            return f"{self.base_url} (model {self.model}{key})"
         return self.command or "(built in)"
 
 
