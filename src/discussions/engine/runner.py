@@ -223,8 +223,7 @@ class Runner:
             record_failure(d, outcome)  # the file says who got no answer, from whom, why
             return outcome
         limit = request.max_answer_chars
-        text, original = followup.cap_answer(text, limit)
-        response = parse_response(text)
+        response, original = followup.read_capped(text, limit)
         outcome.notes.extend(response.notes)
         if response.no_response or (not response.comment.strip() and response.vote is None):
             outcome.status = "no_response"
