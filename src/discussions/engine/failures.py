@@ -16,6 +16,7 @@ of answers that came after a failure, so `status` shows them.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -30,12 +31,29 @@ CAUSE_LIMIT = 200
 """Characters of a provider's error output kept as the cause of a failure."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _NOISE = re.compile(r"^[\W_]*$|^\s*\d+%\s*\||^\s*(?:File \"|Traceback \(most recent call)")
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_KEY_SHAPE = re.compile(
+    r"\b(?:sk-[\w-]{16,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|AIza[\w-]{30,}|xox[abprs]-[\w-]{10,})"
+)
+"""API keys of well-known shapes (OpenAI and Anthropic, GitHub, Google, Slack)."""
+
+
+def blank_secrets(text: str) -> str:
+    """`text` with what looks like a credential shown as ``***``: the value of an environment
+    variable named like one (``*_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``), and keys
+    of well-known shapes. A CLI's error output goes into the record, which is committed."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
+            text = text.replace(value, "***")
+    return _KEY_SHAPE.sub("***", text)
 
 
 def cause_of(detail: str, limit: int = CAUSE_LIMIT) -> str:
     """The last meaningful line of a provider's error output (`ProviderError.detail`: its last
     lines joined by `` / ``): terminal colour codes, progress bars, traceback frames and lines
-    of punctuation left out; one line, no marker syntax, at most `limit` characters."""
+    of punctuation left out, credentials blanked (`blank_secrets`); one line, no marker
+    syntax, at most `limit` characters."""
+    detail = blank_secrets(detail)
     lines = [_ANSI.sub("", part).strip() for part in re.split(r" / |\n", detail)]
     meaningful = [line for line in lines if line and not _NOISE.search(line)]
     if not meaningful:
