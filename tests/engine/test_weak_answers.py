@@ -181,3 +181,18 @@ def test_a_long_answer_in_the_json_format_is_cut_in_its_comment_and_keeps_its_vo
     assert "\nPoint 0: the token" in c.body and '"comment"' not in c.body
     assert c.meta["truncated"] == f"{len(review)} chars"
     assert "*[Answer cut at 2,000 characters: the model wrote" in c.body
+
+
+@pytest.mark.parametrize("participants", [["@architect"], ["@architect", "@security"]])
+def test_the_follow_up_stays_within_max_calls(
+    weak, isolated: Path, participants: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The follow-up is a call like any other: it is not made where it would go past the
+    budget (the answer is kept without a vote instead)."""
+    prompts = weak("The proposal looks reasonable to me overall.", "VOTE: READY")
+    limit = len(participants)
+    config = isolated / "discussions.yaml"
+    config.write_text(config.read_text() + f"budget:\n  max_calls: {limit}\n")
+    assert code(run("turn", "auth.md", *participants)) == 0
+    assert len(list(prompts.glob("*.txt"))) == limit
+    assert discussion_usage(_disc(isolated)).total.calls == limit

@@ -212,7 +212,10 @@ class Runner:
         prompt: str,
         wants_vote: bool,
         forced: str | None,
+        batch: int = 1,
     ) -> ParticipantOutcome:
+        """Ask `participant` and record what came (`batch`: the calls started together with
+        this one, itself included, not yet in the file when a follow-up is weighed)."""
         outcome = ParticipantOutcome(participant.alias, participant.name)
         started = time.monotonic()
         request = self.request_for(participant, prompt, wants_vote, d.path)
@@ -236,7 +239,7 @@ class Runner:
             done = storage.append(d.path, [block], root=d.workspace.config.base_dir)
             outcome.notes.extend(done.lost_messages(d.path))
             return outcome
-        extra, comment, vote = self._weak_answer(d, participant, request, response, outcome)
+        extra, comment, vote = self._weak_answer(d, participant, request, response, outcome, batch)
         outcome.duration = time.monotonic() - started  # a follow-up call included
         if original is not None:
             stopped = outcome.truncated  # the command was stopped while still writing
@@ -253,9 +256,11 @@ class Runner:
         request: ProviderRequest,
         response: Response,
         outcome: ParticipantOutcome,
+        batch: int,
     ) -> tuple[list[str], str, str | None]:
         """(metadata parts, comment, vote) once a stand-in's vote is set aside and a missing
-        vote or score has been asked for once (`followup`)."""
+        vote or score has been asked for once (`followup`), where the budget leaves room for
+        that call besides the `batch` calls not yet in the file."""
         extra: list[str] = []
         comment, vote = response.comment, response.vote
         if outcome.stand_in and vote:
@@ -268,6 +273,11 @@ class Runner:
             vote = None
         kind = followup.missing(d, outcome, request.wants_vote, comment, vote)
         if kind is None or outcome.provider is None:
+            return extra, comment, vote
+        fresh = Discussion.load(d.path, d.workspace)  # `d` is shared by the batch's threads
+        refusal = self.budget_refusal(fresh, [participant] * (batch + 1), outcome.provider)
+        if refusal is not None:
+            outcome.notes.append(f"no {kind} in the answer; no follow-up: {refusal}")
             return extra, comment, vote
         prompt = followup.follow_up_prompt(d, kind, comment)
         got = followup.ask_follow_up(self.providers, request, outcome.provider, prompt, kind)
@@ -518,7 +528,7 @@ class Runner:
             return
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
             futures = [
-                pool.submit(self._answer, d, part, prompt, wants, provider)
+                pool.submit(self._answer, d, part, prompt, wants, provider, len(jobs))
                 for part, prompt, wants in jobs
             ]
             try:
