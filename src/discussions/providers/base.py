@@ -118,6 +118,14 @@ class Completion:
     """The command was stopped because its answer ran past the cap (`max_answer_chars`)."""
 
 
+def call_timeout(spec: ProviderSpec, request: ProviderRequest) -> float:
+    """Seconds a call may take: the command line's ``--timeout`` wins; else the provider's
+    own ``timeout``, else the default the request carries."""
+    if request.timeout_explicit:
+        return request.timeout
+    return spec.timeout or request.timeout
+
+
 def complete_with_usage(provider: Provider, request: ProviderRequest) -> Completion:
     """`Provider.complete_with_usage` where a provider has it, else its text with unknown
     usage (third-party providers written against `complete` keep working)."""

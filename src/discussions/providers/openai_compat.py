@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ProviderError, ProviderFailed, ProviderOutputError, ProviderTimeout
-from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
 from .server_window import TYPE, ServerAddress, server_context_window, url_problem
 from .usage import UNKNOWN, Usage
@@ -126,12 +126,6 @@ class OpenAICompatibleProvider(Provider):
     def context_window(self, value: int | None) -> None:
         self._window, self._window_asked = value, True
 
-    def timeout_for(self, request: ProviderRequest) -> float:
-        """The command line's ``--timeout`` wins; else the provider's own, else the default."""
-        if request.timeout_explicit:
-            return request.timeout
-        return self.spec.timeout or request.timeout
-
     def complete(self, request: ProviderRequest) -> str:
         return self.complete_with_usage(request).text
 
@@ -150,7 +144,7 @@ class OpenAICompatibleProvider(Provider):
         return text.replace(key, "***") if key else text
 
     def _call(self, request: ProviderRequest) -> Completion:
-        timeout = self.timeout_for(request)
+        timeout = call_timeout(self.spec, request)
         deadline = time.monotonic() + timeout
         body = json.dumps(self._body(request.prompt)).encode("utf-8")
         conn = self.address.connection(timeout)
