@@ -23,7 +23,7 @@ from discussions.providers.server_window import is_loopback_host
 from discussions.providers.usage import Usage
 
 from ..conftest import code, out, run, write
-from ..openai_stub import StubServer, serve
+from ..openai_stub import DRIP, StubServer, serve
 
 
 @pytest.fixture(autouse=True)
@@ -204,6 +204,15 @@ def test_context_window_from_what_the_server_says(
 ) -> None:
     with serve(StubServer(routes=routes)) as stub:
         assert provider(stub).context_window == window
+
+
+def test_a_server_dripping_what_it_says_of_its_window_is_left_within_seconds() -> None:
+    """Each read waits at most a few seconds, but a byte now and then never times out: the
+    questions together have one deadline."""
+    with serve(StubServer(routes={"/props": DRIP})) as stub:
+        started = time.monotonic()
+        assert provider(stub).context_window is None
+        assert time.monotonic() - started < 10
 
 
 def test_configured_context_window_wins_and_asks_nothing() -> None:
