@@ -67,12 +67,16 @@ def ran(attempt: Attempt) -> bool:
     return not attempt.reason.startswith(NOT_A_CALL)
 
 
-def attempt_text(attempt: Attempt) -> str:
-    """``llm (exited with status 1: Error: context window exceeded)``."""
+def _why(attempt: Attempt) -> str:
+    """``exited with status 1: Error: context window exceeded``: the reason and the cause."""
     cause = cause_of(attempt.detail)
     reason = clean_field(attempt.reason).replace(";", ",")
-    name = clean_field(attempt.provider)
-    return f"{name} ({reason}: {cause})" if cause else f"{name} ({reason})"
+    return f"{reason}: {cause}" if cause else reason
+
+
+def attempt_text(attempt: Attempt) -> str:
+    """``llm (exited with status 1: Error: context window exceeded)``."""
+    return f"{clean_field(attempt.provider)} ({_why(attempt)})"
 
 
 def failed_meta(attempts: Sequence[Attempt]) -> list[str]:
@@ -85,7 +89,7 @@ def failed_meta(attempts: Sequence[Attempt]) -> list[str]:
 def render_failed(outcome: ParticipantOutcome) -> str:
     """The ``FAILED`` block for a participant none of whose providers answered."""
     attempts = outcome.attempts
-    why = "; ".join(f"{a.provider}: {attempt_text(a)[len(a.provider) + 2 : -1]}" for a in attempts)
+    why = "; ".join(f"{a.provider}: {_why(a)}" for a in attempts)
     fields = [
         clean_field(outcome.name),
         "providers: " + clean_field(", ".join(a.provider for a in attempts) or "none"),
