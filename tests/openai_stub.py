@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+DRIP = "drip"
+"""A route's answer that comes a byte at a time (`StubServer.routes`)."""
+
 
 @dataclass
 class StubServer:
@@ -33,6 +36,8 @@ class StubServer:
     """Other ``GET``/``POST`` paths and their JSON answers."""
     window: int | None = None
     """Refuse (HTTP 400, as llama.cpp does) a prompt over this many tokens (4 bytes a token)."""
+    error_message: str = "model crashed"
+    """The message of the error event in ``stream-error`` mode."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     port: int = 0
@@ -75,8 +80,23 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             found = known.get(self.path)
             if found is None:
                 self._json(404, {"error": {"message": "not found"}})
+            elif found == DRIP:
+                self._drip_json()
             else:
                 self._json(200, found)
+
+        def _drip_json(self) -> None:
+            """A JSON answer a byte every 0.2 s, for 20 s at the most."""
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            for _ in range(100):
+                if stub.stop.is_set():
+                    return
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.2)
 
         def do_POST(self) -> None:  # noqa: N802
             sent = self._record()
@@ -151,7 +171,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
         def _mode_stream_error(self) -> None:
             self._events()
             self._send({"choices": [{"index": 0, "delta": {"content": "Partial"}}]})
-            self._send({"error": {"message": "model crashed"}})
+            self._send({"error": {"message": stub.error_message}})
 
     return Handler
 

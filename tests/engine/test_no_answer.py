@@ -162,3 +162,21 @@ def test_status_says_unknown_where_no_usage_was_reported(
     text = out(run("status", "auth.md"))
     assert "Usage: 3 call(s), at least 100 tokens in / 300 out (partial: 2 call(s) without" in text
     assert "at least $0.1000 (partial: 2 call(s) without cost)" in text
+
+
+def test_a_secret_a_failing_cli_prints_stays_out_of_the_record(
+    isolated: Path, providers_file, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The cause of a failure goes into the file, which is committed: an API key the CLI
+    prints (a value of a *_KEY/*_TOKEN variable, or a key of a well-known shape) is blanked."""
+    monkeypatch.setenv("ACME_API_KEY", "acme-0123456789abcdef")
+    shaped = "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12"
+    error = f"Error: key acme-0123456789abcdef was refused (also tried {shaped})\n"
+    providers_file({"leaky": script_command("fail.py", "1", error)})
+    write(isolated / "discussions.yaml", "providers:\n  default: leaky\n  detect: false\n")
+    assert code(run("new", "Auth")) == 0
+    r = run("turn", "auth.md", "@architect")
+    assert code(r) == 1
+    text = (isolated / "discussions" / "auth.md").read_text()
+    assert "FAILED: AI-Architect" in text and "was refused" in text
+    assert "0123456789abcdef" not in text and "Ab12Cd34" not in text

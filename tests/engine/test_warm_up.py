@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from discussions import Discussion, Runner
 from discussions.cli import cli
-from discussions.engine import runner as runner_module
+from discussions.engine import followup
 from discussions.syntax import code
 
 from ..conftest import script_command, write
@@ -27,13 +27,13 @@ def test_markdown_it_is_loaded_before_the_first_answer_arrives(
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(code, "_block_md", None)
     loaded: list[bool] = []
-    parse = runner_module.parse_response
+    parse = followup.parse_response  # the answer path reads every answer through it
 
-    def parse_response(text: str, echo=None):  # type: ignore[no-untyped-def]
+    def parse_response(text: str, *echo):  # type: ignore[no-untyped-def]
         loaded.append("markdown_it" in sys.modules and code._block_md is not None)
-        return parse(text, echo)
+        return parse(text, *echo)
 
-    monkeypatch.setattr(runner_module, "parse_response", parse_response)
+    monkeypatch.setattr(followup, "parse_response", parse_response)
     d = Discussion.load(isolated / "discussions" / "auth.md")
     result = Runner(d.workspace).run_turn(d, who, council=False)
     assert [o.status for o in result.outcomes] == ["posted"] * len(who)

@@ -158,3 +158,41 @@ def test_reading_stops_at_the_cap_without_splitting_a_character() -> None:
     assert got.stopped and got.text == "€" * (404 // 3)  # 404 bytes read; the cut one dropped
     whole = CommandProvider(spec).complete_with_usage(ProviderRequest("p"))
     assert not whole.stopped and whole.text == "€" * 3000
+
+
+def test_a_long_answer_in_the_json_format_is_cut_in_its_comment_and_keeps_its_vote(
+    isolated: Path, providers_file
+) -> None:  # type: ignore[no-untyped-def]
+    """The answer format the prompt asks for is one JSON object: cut before it is read, it
+    would be recorded as raw JSON and its vote lost."""
+    review = "\n".join(f"Point {n}: the token rotation needs a test." for n in range(120))
+    answer = json.dumps({"comment": review, "vote": "READY"})
+    providers_file({"long": script_command("answer.py", answer)})
+    write(
+        isolated / "discussions.yaml",
+        "providers:\n  default: long\n  detect: false\n  max_answer_chars: 2000\n"
+        "  follow_up: false\n",
+    )
+    assert code(run("new", "Auth")) == 0
+    assert code(run("advance", "auth.md", "--to", "consensus_vote")) == 0
+    assert code(run("turn", "auth.md", "@architect")) == 0
+    c = _disc(isolated).comments[-1]
+    assert c.vote == "READY"
+    assert "\nPoint 0: the token" in c.body and '"comment"' not in c.body
+    assert c.meta["truncated"] == f"{len(review)} chars"
+    assert "*[Answer cut at 2,000 characters: the model wrote" in c.body
+
+
+@pytest.mark.parametrize("participants", [["@architect"], ["@architect", "@security"]])
+def test_the_follow_up_stays_within_max_calls(
+    weak, isolated: Path, participants: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The follow-up is a call like any other: it is not made where it would go past the
+    budget (the answer is kept without a vote instead)."""
+    prompts = weak("The proposal looks reasonable to me overall.", "VOTE: READY")
+    limit = len(participants)
+    config = isolated / "discussions.yaml"
+    config.write_text(config.read_text() + f"budget:\n  max_calls: {limit}\n")
+    assert code(run("turn", "auth.md", *participants)) == 0
+    assert len(list(prompts.glob("*.txt"))) == limit
+    assert discussion_usage(_disc(isolated)).total.calls == limit

@@ -241,3 +241,34 @@ def test_the_sdks_answer_to_an_initialize_answered_early_is_held_back_and_checke
     assert capsys.readouterr().err == ""
     assert anyio.run(scenario, other) == [later]
     assert "otherwise than the early answer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"\xef\xbb\xbf" + _line(_initialize()),  # a byte-order mark before the JSON
+        json.dumps(_initialize()).encode("utf-16"),  # JSON, but not UTF-8
+        _line(_initialize()).replace(b'"test-client"', b'"\\ud800"'),  # a lone surrogate
+    ],
+)
+def test_a_line_the_sdk_cannot_read_gets_no_early_answer(line: bytes) -> None:
+    """The early answer is sent only where the SDK reads the same line as an initialize
+    request (its stdio reader decodes UTF-8 and validates strictly)."""
+    pytest.importorskip("mcp")
+    from mcp.shared.message import SessionMessage
+
+    from discussions.mcp.takeover import replayed
+
+    assert not isinstance(replayed(line), SessionMessage)
+    assert initialize_answer(line, __version__) is None
+
+
+def test_a_first_line_longer_than_the_early_read_reaches_the_sdk_whole(isolated: Path) -> None:
+    pytest.importorskip("mcp")
+    from discussions.mcp.handshake import MAX_LINE
+
+    first = _initialize(clientInfo={**CLIENT, "title": "x" * (MAX_LINE + 1000)})
+    sent = _line(first) + _line({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    answers, errors = _exchange(isolated, sent, 2)
+    assert [a.get("id") for a in answers] == [1, 3], errors
+    assert answers[0] == initialize_answer(_line(first), __version__)

@@ -129,3 +129,12 @@ def test_agy_preset_reads_stdin_without_a_prompt_flag() -> None:
     assert spec.prompt_via == "stdin"
     words = (spec.command or "").split()
     assert not {"-p", "--print", "--prompt", "--input-format"} & set(words)
+
+
+def test_a_prompt_starting_with_a_dash_is_never_read_as_an_option() -> None:
+    """The prompt opens with the persona's text, which a cloned project brings: as a word
+    starting with ``-`` the CLI would parse it as its own option (``--mode=agent ...``)."""
+    prompt = "--mode=agent\n\nYou are @ada."
+    got = report(script_command("argv_prompt.py", "--mode", "ask"), prompt)
+    assert not str(got["last"]).startswith("-")
+    assert str(got["last"]).strip() == prompt

@@ -23,7 +23,7 @@ from discussions.providers.server_window import is_loopback_host
 from discussions.providers.usage import Usage
 
 from ..conftest import code, out, run, write
-from ..openai_stub import StubServer, serve
+from ..openai_stub import DRIP, StubServer, serve
 
 
 @pytest.fixture(autouse=True)
@@ -206,6 +206,15 @@ def test_context_window_from_what_the_server_says(
         assert provider(stub).context_window == window
 
 
+def test_a_server_dripping_what_it_says_of_its_window_is_left_within_seconds() -> None:
+    """Each read waits at most a few seconds, but a byte now and then never times out: the
+    questions together have one deadline."""
+    with serve(StubServer(routes={"/props": DRIP})) as stub:
+        started = time.monotonic()
+        assert provider(stub).context_window is None
+        assert time.monotonic() - started < 10
+
+
 def test_configured_context_window_wins_and_asks_nothing() -> None:
     with serve(StubServer(props={"default_generation_settings": {"n_ctx": 2048}})) as stub:
         assert provider(stub, context_window=512).context_window == 512
@@ -280,7 +289,7 @@ def test_a_turn_through_the_server_is_recorded_without_the_key(
     path = isolated / "discussions" / "rollout.md"
     text = path.read_text(encoding="utf-8")
     assert "sk-never-in-files" not in text and "sk-never-in-files" not in listing
-    assert f"{stub.base_url} (model tiny)" in listing
+    assert f"{stub.base_url} (model tiny, key from $STUB_KEY)" in listing
     answers = [c for c in Discussion.load(path).comments if c.meta.get("provider") == "local"]
     assert answers and answers[0].meta["tokens"] == "900 in / 20 out"
     assert "ship it behind a flag" in answers[0].body
@@ -380,3 +389,35 @@ def test_deep_test_counts_the_answers_room_against_the_window(userdir: Path) -> 
     data = json.loads(out(r))
     assert data["prompt_tokens"] == 1_900 and data["answer_tokens_reserved"] == 300
     assert data["fits"] is False and data["error"] is None
+
+
+@pytest.mark.parametrize("before", ["invalid api key ", "x" * 395])
+def test_a_key_echoed_in_a_streamed_error_is_blanked(
+    monkeypatch: pytest.MonkeyPatch, before: str
+) -> None:
+    """The error's detail becomes the cause in a FAILED block, which is committed; not even
+    the start of the key is left where the message is shortened."""
+    monkeypatch.setenv("STUB_KEY", "sk-echoed-456")
+    stub = StubServer(mode="stream-error", error_message=before + "sk-echoed-456")
+    with serve(stub), pytest.raises(ProviderFailed) as err:
+        ask(provider(stub, api_key_env="STUB_KEY"))
+    assert "sk-ech" not in str(err.value) + err.value.detail
+    assert err.value.detail.startswith(before.strip())
+
+
+def test_trust_and_the_listing_name_the_key_a_server_entry_sends(isolated: Path) -> None:
+    """Trusting a project's server entry sends the variable it names to that server: the
+    review shows which variable, not only the address."""
+    key = "    api_key_env: GH_TOKEN"
+    write(
+        isolated / "providers.yaml",
+        "providers:\n" + entry("helper", "https://models.example.net/v1", key),
+    )
+    from click.testing import CliRunner
+
+    from discussions.cli import cli
+
+    review = CliRunner().invoke(cli, ["trust"], input="n\n")
+    assert "GH_TOKEN" in out(review)
+    listed = out(run("providers", "list"))
+    assert "GH_TOKEN" in [line for line in listed.splitlines() if "helper" in line][0]

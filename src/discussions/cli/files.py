@@ -371,7 +371,8 @@ def summary_command(
     d = Discussion.load(resolve_discussion(file, ws), ws)
     narrative, narrator = None, ""
     if use_ai:
-        from ..engine.runner import Runner, narrate
+        from ..engine.narration import narrate
+        from ..engine.runner import Runner
 
         narrative, narrator = narrate(Runner(ws), d, alias, provider)
     if to_stdout:

@@ -65,8 +65,8 @@ def write_post(
     """A blog-style article about `d` written by participant `alias` (`prompts.POST_CALLOUT`),
     as markdown: its title, who wrote it from which file and when, the article, then the
     decisions and open questions as the file records them. Returns (markdown, who wrote it)."""
+    from .narration import narrate
     from .prompts import POST_CALLOUT
-    from .runner import narrate
 
     article, author = narrate(runner, d, alias, provider, POST_CALLOUT)
     title = d.title

@@ -16,6 +16,7 @@ of answers that came after a failure, so `status` shows them.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 
@@ -30,12 +31,29 @@ CAUSE_LIMIT = 200
 """Characters of a provider's error output kept as the cause of a failure."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _NOISE = re.compile(r"^[\W_]*$|^\s*\d+%\s*\||^\s*(?:File \"|Traceback \(most recent call)")
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_KEY_SHAPE = re.compile(
+    r"\b(?:sk-[\w-]{16,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|AIza[\w-]{30,}|xox[abprs]-[\w-]{10,})"
+)
+"""API keys of well-known shapes (OpenAI and Anthropic, GitHub, Google, Slack)."""
+
+
+def blank_secrets(text: str) -> str:
+    """`text` with what looks like a credential shown as ``***``: the value of an environment
+    variable named like one (``*_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``), and keys
+    of well-known shapes. A CLI's error output goes into the record, which is committed."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
+            text = text.replace(value, "***")
+    return _KEY_SHAPE.sub("***", text)
 
 
 def cause_of(detail: str, limit: int = CAUSE_LIMIT) -> str:
     """The last meaningful line of a provider's error output (`ProviderError.detail`: its last
     lines joined by `` / ``): terminal colour codes, progress bars, traceback frames and lines
-    of punctuation left out; one line, no marker syntax, at most `limit` characters."""
+    of punctuation left out, credentials blanked (`blank_secrets`); one line, no marker
+    syntax, at most `limit` characters."""
+    detail = blank_secrets(detail)
     lines = [_ANSI.sub("", part).strip() for part in re.split(r" / |\n", detail)]
     meaningful = [line for line in lines if line and not _NOISE.search(line)]
     if not meaningful:
@@ -49,12 +67,16 @@ def ran(attempt: Attempt) -> bool:
     return not attempt.reason.startswith(NOT_A_CALL)
 
 
-def attempt_text(attempt: Attempt) -> str:
-    """``llm (exited with status 1: Error: context window exceeded)``."""
+def _why(attempt: Attempt) -> str:
+    """``exited with status 1: Error: context window exceeded``: the reason and the cause."""
     cause = cause_of(attempt.detail)
     reason = clean_field(attempt.reason).replace(";", ",")
-    name = clean_field(attempt.provider)
-    return f"{name} ({reason}: {cause})" if cause else f"{name} ({reason})"
+    return f"{reason}: {cause}" if cause else reason
+
+
+def attempt_text(attempt: Attempt) -> str:
+    """``llm (exited with status 1: Error: context window exceeded)``."""
+    return f"{clean_field(attempt.provider)} ({_why(attempt)})"
 
 
 def failed_meta(attempts: Sequence[Attempt]) -> list[str]:
@@ -67,7 +89,7 @@ def failed_meta(attempts: Sequence[Attempt]) -> list[str]:
 def render_failed(outcome: ParticipantOutcome) -> str:
     """The ``FAILED`` block for a participant none of whose providers answered."""
     attempts = outcome.attempts
-    why = "; ".join(f"{a.provider}: {attempt_text(a)[len(a.provider) + 2 : -1]}" for a in attempts)
+    why = "; ".join(f"{a.provider}: {_why(a)}" for a in attempts)
     fields = [
         clean_field(outcome.name),
         "providers: " + clean_field(", ".join(a.provider for a in attempts) or "none"),

@@ -2,7 +2,8 @@
 missing vote or score.
 
 * **The cap.** An answer longer than ``providers.max_answer_chars`` (default
-  `DEFAULT_MAX_ANSWER_CHARS`) is cut at the last line break before the limit; the comment says
+  `DEFAULT_MAX_ANSWER_CHARS`; in the JSON answer format: its comment, once read) is cut at
+  the last line break before the limit; the comment says
   so in a visible line and its metadata records ``truncated: N chars`` (what the model wrote).
 * **The follow-up.** In a voting phase, an answer of a voting participant that holds no vote
   (in a score phase: no ``SCORE:``) gets exactly one more call to the provider that answered,
@@ -26,7 +27,9 @@ from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.registry import ProviderRegistry
 from ..providers.usage import Usage
 from ..syntax.markers import extract, normalise_vote
+from .echoes import NO_ECHO, Echo
 from .outcomes import ParticipantOutcome
+from .responses import Response, parse_response
 
 DEFAULT_MAX_ANSWER_CHARS = 16_000
 """Characters of an answer kept; the rest is cut and the cut recorded."""
@@ -55,6 +58,22 @@ def cap_answer(text: str, limit: int) -> tuple[str, int | None]:
     if newline >= limit * 3 // 4:
         cut = cut[:newline]
     return cut.rstrip(), len(text)
+
+
+def read_capped(text: str, limit: int, echo: Echo = NO_ECHO) -> tuple[Response, int | None]:
+    """`text` parsed as an answer and cut to `limit` (`cap_answer`), and the length that was
+    cut (None: it fits). An answer in the JSON format is read first and its comment cut (cut
+    before, it would no longer be JSON: its text recorded raw, its vote lost); free text is
+    cut before it is read, as written."""
+    whole = parse_response(text)
+    if whole.structured:
+        comment, original = cap_answer(whole.comment, limit)
+        whole.comment = comment
+        return whole, original
+    if limit <= 0 or len(text) <= limit:
+        return whole, None
+    text, original = cap_answer(text, limit)
+    return parse_response(text, echo), original
 
 
 def truncation_note(original: int, limit: int, stopped: bool = False) -> str:
@@ -136,8 +155,6 @@ def ask_follow_up(
     result.usage = completion.usage
     text = completion.text.strip()
     if kind == "vote":
-        from .responses import parse_response
-
         result.vote = parse_response(text).vote or normalise_vote(text.splitlines()[0] if text
                                                                   else "")
     else:

@@ -41,9 +41,11 @@ providers: ProviderRegistry,
     request: ProviderRequest,
     response: Response,
     outcome: ParticipantOutcome,
+    refusal: Callable[[str], str | None],
 ) -> tuple[list[str], str, str | None]:
     """(metadata parts, comment, vote) of `response` once a stand-in's vote is set aside
-    and a missing vote or score has been asked for once (`followup`)."""
+    and a missing vote or score has been asked for once (`followup`), where `refusal` (why
+    the budget leaves no room for one more call to a provider, or None) allows it."""
     extra: list[str] = []
     comment, vote = response.comment, response.vote
     if outcome.stand_in and vote:
@@ -56,6 +58,10 @@ providers: ProviderRegistry,
         vote = None
     kind = followup.missing(d, outcome, request.wants_vote, comment, vote)
     if kind is None or outcome.provider is None:
+        return extra, comment, vote
+    refused = refusal(outcome.provider)
+    if refused is not None:
+        outcome.notes.append(f"no {kind} in the answer; no follow-up: {refused}")
         return extra, comment, vote
     prompt = followup.follow_up_prompt(d, kind, comment)
     got = followup.ask_follow_up(providers, request, outcome.provider, prompt, kind)

@@ -55,7 +55,6 @@ from .outcomes import (
 )
 from .posting import post_answer, post_pass, weak_answer
 from .prompts import build_prompt
-from .responses import parse_response
 from .streamevents import stream_reporter
 from .turns import select_participants
 
@@ -213,8 +212,11 @@ class Runner:
         wants_vote: bool,
         forced: str | None,
         write: Callable[[str], Appended],
+        batch: int = 1,
     ) -> ParticipantOutcome:
-        """Ask `participant`, and append its answer (or its pass) with `write`."""
+        """Ask `participant`, and append its answer (or its pass) with `write` (`batch`: the
+        calls started together with this one, itself included, not yet in the file when a
+        follow-up is weighed)."""
         outcome = ParticipantOutcome(participant.alias, participant.name)
         started = time.monotonic()
         request = self.request_for(participant, prompt, wants_vote, d.path)
@@ -225,8 +227,9 @@ class Runner:
             record_failure(d, outcome, write)  # the file says who got no answer, from whom, why
             return outcome
         limit = request.max_answer_chars
-        text, original = followup.cap_answer(text, limit)
-        response = parse_response(text, prompt_echo(prompt, d.text.split("\n")))
+        response, original = followup.read_capped(
+            text, limit, prompt_echo(prompt, d.text.split("\n"))
+        )
         outcome.notes.extend(response.notes)
         if response.no_response or (not response.comment.strip() and response.vote is None):
             outcome.status = "no_response"
@@ -234,8 +237,12 @@ class Runner:
                 outcome.notes.append("the answer held no comment and no vote")
             post_pass(d, participant, outcome, write)
             return outcome
+        def refusal(provider: str) -> str | None:  # `d` is shared by the batch's threads
+            fresh = Discussion.load(d.path, d.workspace)
+            return self.budget_refusal(fresh, [participant] * (batch + 1), provider)
+
         extra, comment, vote = weak_answer(
-            self.providers, d, participant, request, response, outcome
+            self.providers, d, participant, request, response, outcome, refusal
         )
         outcome.duration = time.monotonic() - started  # a follow-up call included
         if original is not None:
@@ -498,7 +505,15 @@ class Runner:
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
             futures = [  # each worker in a copy of this context: the turn's `one_sweep`
                 pool.submit(
-                    copy_context().run, self._answer, d, part, prompt, wants, provider, write
+                    copy_context().run,
+                    self._answer,
+                    d,
+                    part,
+                    prompt,
+                    wants,
+                    provider,
+                    write,
+                    len(jobs),
                 )
                 for part, prompt, wants in jobs
             ]
@@ -522,36 +537,6 @@ class Runner:
                     f.cancel()
                 terminate_all()
                 raise
-
-
-NARRATIVE_CALLOUT = (
-    "Write a narrative summary of this discussion for someone who has not read it: what is "
-    "proposed, where people agree, where they disagree and why, what is decided, and what is "
-    "still open. A few short paragraphs of markdown. Do not add new opinions and do not vote."
-)
-
-
-def narrate(
-    runner: Runner,
-    d: Discussion,
-    alias: str = "moderator",
-    provider: str | None = None,
-    callout: str = NARRATIVE_CALLOUT,
-) -> tuple[str, str]:
-    """A narrative summary (or, with another `callout`, another text about the discussion,
-    such as `prompts.POST_CALLOUT`) written by participant `alias`. Returns (text, who wrote
-    it). Nothing is written to the file."""
-    participant = d.workspace.participants.get(alias)
-    window = runner.window_for(participant, provider)
-    prompt, _ = build_prompt(d, participant, callout, memory=False, window=window)
-    outcome = ParticipantOutcome(participant.alias, participant.name)
-    text = runner.ask(
-        participant, runner.request_for(participant, prompt, False), provider, outcome
-    )
-    if text is None:
-        raise ProviderError(participant.alias, "no provider answered", outcome.error)
-    comment = parse_response(text, prompt_echo(prompt, d.text.split("\n"))).comment
-    return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"
 
 
 def _with_preamble(d: Discussion, write: GroupAppend, preamble: Sequence[str]) -> Discussion:

@@ -37,7 +37,8 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """The protocol versions negotiated by ``initialize``, oldest first (the SDK's
 ``HANDSHAKE_PROTOCOL_VERSIONS``); a client asking for another gets the newest."""
 MAX_LINE = 1 << 20
-"""Longest first line read before the SDK is loaded; a longer one is the SDK's to read."""
+"""Longest first line answered before the SDK is loaded; a longer one is still read whole (the
+SDK is given it as one line, as it would have read it) and left to the SDK to answer."""
 
 _OBJECT: dict[str, Any] = {}
 _CLIENT_CAPABILITIES: dict[str, Any] = {
@@ -68,7 +69,7 @@ def open_connection(version: str, fd_in: int = 0, fd_out: int = 1) -> Opening:
     """Read the client's first line from `fd_in`; answer it on `fd_out` when it is an
     ``initialize`` request `initialize_answer` can answer. `version` is the server's."""
     line = read_line(fd_in)
-    answer = initialize_answer(line, version)
+    answer = initialize_answer(line, version) if len(line) <= MAX_LINE else None
     if answer is not None:
         data = (json.dumps(answer, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         while data:
@@ -77,10 +78,10 @@ def open_connection(version: str, fd_in: int = 0, fd_out: int = 1) -> Opening:
 
 
 def read_line(fd: int) -> bytes:
-    """One line from `fd` (with its newline; without at the end of input or past `MAX_LINE`),
-    read a byte at a time so that what follows stays unread for the SDK."""
+    """One line from `fd` (with its newline; without at the end of input), read a byte at a
+    time so that what follows stays unread for the SDK."""
     got = bytearray()
-    while len(got) < MAX_LINE:
+    while True:
         byte = os.read(fd, 1)
         if not byte:
             break
@@ -93,10 +94,7 @@ def read_line(fd: int) -> bytes:
 def initialize_answer(line: bytes, version: str) -> dict[str, Any] | None:
     """The JSON-RPC response to `line` when it is an ``initialize`` request whose parameters
     the SDK accepts for certain; None otherwise (the SDK answers)."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
+    message = _read_as_the_sdk(line)
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None
     ident = message.get("id")
@@ -118,6 +116,17 @@ def initialize_answer(line: bytes, version: str) -> dict[str, Any] | None:
         "serverInfo": {"name": NAME, "version": version},
     }
     return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+def _read_as_the_sdk(line: bytes) -> Any:
+    """`line` as JSON the way the SDK's stdio reader takes it (UTF-8, bad bytes replaced; no
+    byte-order mark, no other encoding, no lone surrogate), or None where it would not."""
+    try:
+        message = json.loads(line.decode("utf-8", errors="replace"))
+        json.dumps(message, ensure_ascii=False).encode("utf-8")  # a lone surrogate fails
+    except ValueError:  # UnicodeEncodeError is one
+        return None
+    return message
 
 
 def _is_id(value: object) -> bool:

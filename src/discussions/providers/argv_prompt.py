@@ -12,6 +12,9 @@ argument vector, after the configured command's words:
   environment at most ``ARG_MAX`` (``sysconf(_SC_ARG_MAX)``). A longer prompt is refused before
   anything runs, with its size, rather than failing inside ``execve``. A NUL byte, which no
   argument can carry, is refused too.
+* Never an option: a prompt starting with ``-`` (it opens with the persona's text, which a
+  project brings) would be parsed by the CLI as one of its options (``--mode=agent ...``), so
+  it gets a line break in front.
 * Visible: while the command runs, every local user can read its arguments (``ps``,
   ``/proc/PID/cmdline``), so the whole prompt - the discussion - is visible to them. Use it
   only where that is acceptable; a provider reading stdin shows nothing.
@@ -43,6 +46,8 @@ def arg_max() -> int:
 def with_prompt_argument(name: str, argv: list[str], prompt: str, env: dict[str, str]) -> list[str]:
     """`argv` with `prompt` appended as one argument, or `ProviderFailed` when the system
     would not accept it."""
+    if prompt.startswith("-"):  # else the CLI reads it as one of its options
+        prompt = "\n" + prompt
     data = prompt.encode("utf-8", errors="surrogateescape")
     if b"\0" in data:
         raise ProviderFailed(name, "the prompt holds a NUL byte, which an argument cannot carry")

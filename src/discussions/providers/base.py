@@ -86,9 +86,11 @@ class ProviderSpec:
 
     @property
     def target(self) -> str:
-        """What a call reaches, for listings: the command line, or the server and model."""
+        """What a call reaches, for listings and the trust review: the command line, or the
+        server, the model and the variable whose value it is sent as the key."""
         if self.type == "openai-compatible":
-            return f"{self.base_url} (model {self.model})"
+            key = f", key from ${self.api_key_env}" if self.api_key_env else ""
+            return f"{self.base_url} (model {self.model}{key})"
         return self.command or "(built in)"
 
 
@@ -114,6 +116,14 @@ class Completion:
     """Reported usage; `UNKNOWN` (all ``None``) when the provider did not say."""
     stopped: bool = False
     """The command was stopped because its answer ran past the cap (`max_answer_chars`)."""
+
+
+def call_timeout(spec: ProviderSpec, request: ProviderRequest) -> float:
+    """Seconds a call may take: the command line's ``--timeout`` wins; else the provider's
+    own ``timeout``, else the default the request carries."""
+    if request.timeout_explicit:
+        return request.timeout
+    return spec.timeout or request.timeout
 
 
 def complete_with_usage(provider: Provider, request: ProviderRequest) -> Completion:

@@ -43,7 +43,7 @@ from ..errors import (
 )
 from . import escapes
 from .argv_prompt import with_prompt_argument
-from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage, json_events
@@ -412,18 +412,12 @@ class CommandProvider(Provider):
         argv = self.argv()
         return shutil.which(argv[0]) if argv else None
 
-    def timeout_for(self, request: ProviderRequest) -> float:
-        """The command line's ``--timeout`` wins; else the provider's own, else the default."""
-        if request.timeout_explicit:
-            return request.timeout
-        return self.spec.timeout or request.timeout
-
     def complete(self, request: ProviderRequest) -> str:
         return self.complete_with_usage(request).text
 
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
         """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
-        timeout = self.timeout_for(request)
+        timeout = call_timeout(self.spec, request)
         argv, env, stdin = self._argv_for(request), self._env(), request.prompt.encode("utf-8")
         if self.spec.prompt_via == "argument":  # opted in: see `argv_prompt`
             argv, stdin = with_prompt_argument(self.name, argv, request.prompt, env), b""

@@ -42,8 +42,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ProviderFailed, ProviderOutputError, ProviderTimeout
-from .base import Completion, Provider, ProviderRequest, ProviderSpec
+from ..errors import ProviderError, ProviderFailed, ProviderOutputError, ProviderTimeout
+from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
 from .server_window import TYPE, ServerAddress, server_context_window, url_problem
 from .usage import UNKNOWN, Usage
@@ -126,17 +126,25 @@ class OpenAICompatibleProvider(Provider):
     def context_window(self, value: int | None) -> None:
         self._window, self._window_asked = value, True
 
-    def timeout_for(self, request: ProviderRequest) -> float:
-        """The command line's ``--timeout`` wins; else the provider's own, else the default."""
-        if request.timeout_explicit:
-            return request.timeout
-        return self.spec.timeout or request.timeout
-
     def complete(self, request: ProviderRequest) -> str:
         return self.complete_with_usage(request).text
 
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
-        timeout = self.timeout_for(request)
+        try:
+            return self._call(request)
+        except ProviderError as exc:  # a server may echo the key in any message it sends
+            reason, detail = self._blank_key(exc.reason), _shorten(self._blank_key(exc.detail))
+            if (reason, detail) == (exc.reason, exc.detail):
+                raise
+            raise type(exc)(exc.provider, reason, detail) from None
+
+    def _blank_key(self, text: str) -> str:
+        """`text` with the API key, should it hold it, shown as ``***``."""
+        key = os.environ.get(self.spec.api_key_env, "") if self.spec.api_key_env else ""
+        return text.replace(key, "***") if key else text
+
+    def _call(self, request: ProviderRequest) -> Completion:
+        timeout = call_timeout(self.spec, request)
         deadline = time.monotonic() + timeout
         body = json.dumps(self._body(request.prompt)).encode("utf-8")
         conn = self.address.connection(timeout)
@@ -254,8 +262,9 @@ class OpenAICompatibleProvider(Provider):
         )
 
     def _error_detail(self, raw: bytes) -> str:
-        """The server's own error message (JSON ``error.message`` or the text), shortened;
-        the API key, should a server echo it, is blanked."""
+        """The server's own error message (JSON ``error.message`` or the text); the API key,
+        should a server echo it, is blanked and the message shortened by
+        `complete_with_usage`."""
         text = raw.decode("utf-8", errors="replace").strip()
         try:
             data = json.loads(text)
@@ -265,11 +274,13 @@ class OpenAICompatibleProvider(Provider):
             err = data.get("error", data)
             message = err.get("message") if isinstance(err, dict) else err
             text = str(message if message is not None else text)
-        key = os.environ.get(self.spec.api_key_env, "") if self.spec.api_key_env else ""
-        if key:
-            text = text.replace(key, "***")
-        text = " ".join(text.split())
-        return text if len(text) <= _ERROR_CHARS else text[:_ERROR_CHARS] + "..."
+        return text
+
+
+def _shorten(text: str) -> str:
+    """`text` on one line, at most `_ERROR_CHARS` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= _ERROR_CHARS else text[:_ERROR_CHARS] + "..."
 
 
 def _os_reason(exc: OSError) -> str:
@@ -327,7 +338,7 @@ def _take_event(name: str, line: bytes, answer: _Answer, request: ProviderReques
     if "error" in event:
         err = event["error"]
         message = err.get("message") if isinstance(err, dict) else err
-        raise ProviderFailed(name, "the server reported an error", str(message)[:_ERROR_CHARS])
+        raise ProviderFailed(name, "the server reported an error", str(message))
     piece = _choice_text(event, "delta")
     if piece:
         answer.pieces.append(piece)

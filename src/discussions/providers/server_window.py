@@ -116,18 +116,30 @@ def ask_json(
     body: dict[str, Any] | None = None,
     timeout: float = _PROBE_TIMEOUT,
 ) -> Any:
-    """The JSON a server answers at `path`, or None (error status, not JSON, unreachable)."""
+    """The JSON a server answers at `path`, or None (error status, not JSON, unreachable, or
+    not all of it within `timeout` seconds: a server sending a byte now and then is left)."""
     import http.client
 
+    deadline = time.monotonic() + timeout
     conn = address.connection(timeout)
     try:
         payload = json.dumps(body).encode() if body is not None else None
         conn.request(method, path, payload, headers)
         response = conn.getresponse()
-        raw = response.read(_PROBE_CAP)
         if response.status != 200:
             return None
-        return json.loads(raw.decode("utf-8"))
+        raw = bytearray()
+        while len(raw) <= _PROBE_CAP:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            if conn.sock is not None:
+                conn.sock.settimeout(remaining)
+            chunk = response.read1(65536)
+            if not chunk:
+                return json.loads(raw.decode("utf-8"))
+            raw += chunk
+        return None
     except (OSError, http.client.HTTPException, ValueError, UnicodeDecodeError):
         return None
     finally:
