@@ -22,7 +22,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 NAME = "discussions"
 COMMANDS = (
@@ -160,7 +160,7 @@ def initialize_answer(body: bytes, version: str) -> tuple[int | str, bytes] | No
     return ident, (header + text).encode("utf-8")
 
 
-def _is_id(value: object) -> bool:
+def _is_id(value: object) -> TypeGuard[int | str]:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
