@@ -3,6 +3,7 @@ or print an editor's configuration."""
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 
 import click
@@ -59,6 +60,23 @@ def lsp_command(editor: str | None, provider: str | None, debounce: float) -> No
         return
     if importlib.util.find_spec("pygls") is None:
         raise click.ClickException(MISSING_PYGLS)
-    from ..lsp.features import build
+    serve_stdio(provider, debounce)
 
-    build(provider, debounce).start_io()
+
+def serve_stdio(provider: str | None, debounce: float) -> None:
+    """Answer the editor's ``initialize`` first, then load pygls (with the collector off, its
+    objects then frozen out of later collections) and hand it the connection."""
+    from .. import __version__
+    from ..lsp.handshake import open_connection
+
+    opening = open_connection(__version__)
+    gc.disable()
+    try:
+        from ..lsp.features import build
+        from ..lsp.takeover import serve
+
+        server = build(provider, debounce)
+    finally:
+        gc.freeze()
+        gc.enable()
+    serve(server, opening)

@@ -53,9 +53,14 @@ class DiscussionsServer(LanguageServer):
     # -- what the features share ---------------------------------------------------------
 
     def start_in(self, root: str | None) -> None:
-        """Work in the project at `root` (the editor's folder): its settings and personas."""
+        """Work in the project at `root` (the editor's folder): its settings and personas;
+        a folder that cannot be entered leaves the server where it started (``initialize``
+        never fails: its answer may have been sent already, see `handshake`)."""
         if root and Path(root).is_dir():
-            os.chdir(root)
+            try:
+                os.chdir(root)
+            except OSError:
+                pass
         self._ws = None
 
     @property
