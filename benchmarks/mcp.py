@@ -121,6 +121,11 @@ def main() -> None:
         f"{TARGET * 1000:.0f} ms: {'met' if ratio < 1 else 'NOT met'}, {ratio:.2f}x; "
         f"max of {n}: {max(init) * 1000:.0f} ms)"
     )
+    print(
+        f"ROW | `discussions mcp` spawn to `initialize` | {median_ms(init)} (target < "
+        f"{TARGET * 1000:.0f} ms, {'meets' if ratio < 1 else 'MISSES'}) | median of {n}, load "
+        f"{os.getloadavg()[0]:.2f}"
+    )
     print(f"  spawn to the first tools/list answer: {median_ms(listed)}  (the SDK loaded)")
     started, whole = anyio.run(turns, n)
     print(f"start_turn answered (mock):             {median_ms(started)}  (target < 100 ms)")

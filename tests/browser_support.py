@@ -450,12 +450,27 @@ def viewport_size(driver: WebDriver) -> tuple[int, int]:
 
 def set_viewport(driver: WebDriver, width: int, height: int) -> None:
     """Resize the window so the page's viewport is exactly ``width`` x ``height`` CSS pixels."""
+    before = viewport_size(driver)
     driver.set_window_size(width, height)
-    inner_w, inner_h = viewport_size(driver)
+    inner_w, inner_h = _settled_viewport(driver, (width, height), before)
     if (inner_w, inner_h) != (width, height):  # window decorations: grow by the difference
+        before = (inner_w, inner_h)
         driver.set_window_size(2 * width - inner_w, 2 * height - inner_h)
-        inner_w, inner_h = viewport_size(driver)
+        inner_w, inner_h = _settled_viewport(driver, (width, height), before)
     assert (inner_w, inner_h) == (width, height), f"viewport is {inner_w}x{inner_h}"
+
+
+def _settled_viewport(
+    driver: WebDriver, wanted: tuple[int, int], before: tuple[int, int]
+) -> tuple[int, int]:
+    """The viewport once a resize has reached the page: a loaded machine may show the size
+    `before` it for a while (waited for at most 5 s, then what it is)."""
+    deadline = time.monotonic() + 5.0
+    size = viewport_size(driver)
+    while size == before and size != wanted and time.monotonic() < deadline:
+        time.sleep(0.05)
+        size = viewport_size(driver)
+    return size
 
 
 @contextlib.contextmanager
