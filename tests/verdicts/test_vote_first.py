@@ -79,7 +79,12 @@ def test_the_positions_grid_in_status_json_and_html(ran: Path, isolated: Path) -
     assert code(run("export", "cache.md", "--format", "html", "-o", "cache.html")) == 0
     page = (isolated / "cache.html").read_text()
     assert '<table class="positions">' in page
-    assert "<th>R1</th><th>R2</th></tr><tr><th>AI-Security</th>" in page
+    assert "<tr><th></th><th>R1</th><th>R2</th></tr>" in page
+    assert (
+        '<tr><th>AI-Security</th><td><span class="vote vote-changes">CHANGES</span></td>'
+        '<td class="flip" title="moved citing nothing new">'
+        '<span class="vote vote-ready">READY</span></td></tr>'
+    ) in page
     assert "moved CHANGES -&gt; READY citing nothing new" in page
     assert "<script" not in page.split('<table class="positions">')[1].split("</table>")[0]
 

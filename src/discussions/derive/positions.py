@@ -14,7 +14,7 @@ something new when the comment's own words (engine blocks and metadata left out)
 * name an evidence block recorded since: ``EVIDENCE 3``, ``evidence #3``, ``evidence block 3``;
 * contain the text of a ``DECISION:`` written since;
 * quote a line of a comment posted since by someone else (20 characters or more, compared
-  without case, runs of spaces or a leading ``>``).
+  without case, runs of spaces, a leading ``>`` or punctuation at either end).
 
 Otherwise the flip "cites nothing new". Only the file is read.
 """
@@ -32,6 +32,7 @@ from .state import Comment, Item
 ENGINE_LINE = re.compile(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
 _EVIDENCE_REF = re.compile(r"\bevidence(?:\s+block)?\s*#?\s*(\d+)\b", re.I)
 _QUOTE_CHARS = 20
+_ENDS = " .,;:!?\"'*_"
 
 
 def own_words(body: str) -> str:
@@ -196,7 +197,7 @@ def _cited(
             return f"the decision on line {item.line}"
     for o in new:
         for raw in own_words(o.body).split("\n"):
-            quoted = _flat(raw.strip().lstrip(">"))
+            quoted = _flat(raw.strip().lstrip(">")).strip(_ENDS)
             if len(quoted) >= _QUOTE_CHARS and not quoted.startswith("<!--") and quoted in flat:
                 return f"a line of {o.author}'s comment"
     return ""
