@@ -108,3 +108,23 @@ def test_unexplained_flips_over_the_threshold_make_the_phase_anonymous(isolated:
 
     view = view_for(d, d.workspace.participants.get("architect"))
     assert view is not None and "AI-Security" not in view.text
+
+
+def test_memory_reports_the_flip_rate_across_discussions(isolated: Path) -> None:
+    moved("On reflection, fine.")  # one flip citing nothing new
+    d = Discussion.create("Index", participants=TRIO)
+    d.save()
+    said(d, "AI-Pragmatist", "Not yet.\n\nVOTE: CHANGES")
+    said(d, "AI-Security", "The benchmark shows 3x.")
+    said(d, "AI-Pragmatist", "AI-Security's benchmark settles it.\n\nVOTE: READY")  # cited
+    said(d, "AI-Pragmatist", "Still fine.\n\nVOTE: READY")  # no change
+    text = out(run("memory", "pragmatist"))
+    assert (
+        "Flips: 2 of 3 later positions changed (67%), 1 citing nothing new (33%), "
+        "across 2 discussion(s)."
+    ) in text
+    import json
+
+    flips = json.loads(out(run("memory", "pragmatist", "--json")))["flips"]
+    assert flips["flips"] == 2 and flips["unexplained"] == 1 and flips["discussions"] == 2
+    assert flips["unexplained_rate"] == 0.333

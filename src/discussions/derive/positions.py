@@ -24,10 +24,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .rules import parse_score, strip_meta
 from .state import Comment, Item
+
+if TYPE_CHECKING:
+    from ..settings.participants import ParticipantRegistry
+    from .evidence import Evidence
+    from .runlog import RunRecord
 
 ENGINE_LINE = re.compile(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
 _EVIDENCE_REF = re.compile(r"\bevidence(?:\s+block)?\s*#?\s*(\d+)\b", re.I)
@@ -201,3 +206,22 @@ def _cited(
             if len(quoted) >= _QUOTE_CHARS and not quoted.startswith("<!--") and quoted in flat:
                 return f"a line of {o.author}'s comment"
     return ""
+
+
+def audit(
+    comments: Sequence[Comment],
+    runs: Sequence[RunRecord],
+    evidence: Sequence[Evidence],
+    decisions: Sequence[Item],
+    registry: ParticipantRegistry,
+) -> Positions:
+    """`positions` of a discussion's parts: its comments, runs (their ``ROUND`` blocks),
+    evidence blocks, ``DECISION:`` items, and the participants (for their aliases)."""
+    aliases = {}
+    for author in dict.fromkeys(c.author for c in comments):
+        p = registry.for_author(author)
+        if p is not None:
+            aliases[author] = p.alias
+    rounds = [m.line for run in runs for m in run.rounds]
+    blocks = [(e.number, e.line) for e in evidence if e.number > 0]
+    return positions(comments, rounds, blocks, decisions, aliases)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ..derive.positions import Positions, positions
+from ..derive.positions import Positions, audit
 
 if TYPE_CHECKING:
     from ..settings.templates import Phase
@@ -28,15 +28,7 @@ VOTE_FIRST = "vote_first"
 
 def positions_of(d: Discussion) -> Positions:
     """The positions of every author of `d`, round by round, and their flips."""
-    registry = d.workspace.participants
-    aliases = {}
-    for c in d.comments:
-        p = registry.for_author(c.author)
-        if p is not None:
-            aliases[c.author] = p.alias
-    rounds = [m.line for run in d.runs for m in run.rounds]
-    blocks = [(e.number, e.line) for e in d.evidence if e.number > 0]
-    return positions(d.comments, rounds, blocks, d.decisions, aliases)
+    return audit(d.comments, d.runs, d.evidence, d.decisions, d.workspace.participants)
 
 
 def first_ballot(d: Discussion) -> dict[str, tuple[str, int]]:
@@ -174,3 +166,4 @@ def contested(d: Discussion) -> list[str]:
         "for something new you name (a comment, an evidence block, a decision)."
     )
     return lines
+
