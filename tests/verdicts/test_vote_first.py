@@ -106,3 +106,13 @@ def test_a_vote_first_phase_votes_and_is_blind_only_until_the_ballot_is_in(
     d.add_block(render_comment("AI-Pragmatist", "Fine.\n\nVOTE: READY"))
     d.save()
     assert d.phase_info is not None and not d.phase_info.blind
+
+
+def test_a_vote_first_phase_may_move_on_consensus(isolated: Path) -> None:
+    write(
+        isolated / "templates" / "verdict.yaml",
+        VOTE_FIRST + "    transitions: [{to: done, when: consensus}]\n  - id: done\n",
+    )
+    d = Discussion.create("Seal", template="verdict")
+    d.save()
+    assert d.template is not None and d.template.phases[0].voting_mode
