@@ -22,6 +22,7 @@ Otherwise the flip "cites nothing new". Only the file is read.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -155,23 +156,23 @@ def positions(
     items; `aliases`: author name -> alias, for ``@alias`` citations."""
     marks = sorted(round_lines)
     out = Positions()
-    last: dict[str, Stance] = {}
+    last: dict[str, tuple[Stance, int]] = {}
     seen_rounds: set[int] = set()
-    for c in comments:
+    for i, c in enumerate(comments):
         value = stance_value(c)
         if value is None:
             continue
-        number = sum(1 for line in marks if line < c.line)
+        number = bisect_left(marks, c.line)  # ROUND blocks above the comment
         stance = Stance(c.author, value, c.line, number)
         out.stances.append(stance)
         out.grid.setdefault(c.author, {})[number] = value
         seen_rounds.add(number)
-        before = last.get(c.author)
+        before, at = last.get(c.author, (None, 0))
         if before is not None and before.value != value:
-            new = [o for o in comments if before.line < o.line < c.line and o.author != c.author]
+            new = [o for o in comments[at + 1 : i] if o.author != c.author]
             cites = _cited(c, new, evidence, decisions, before.line, aliases or {})
             out.flips.append(Flip(c.author, before.value, value, c.line, before.line, cites))
-        last[c.author] = stance
+        last[c.author] = (stance, i)
     out.rounds = sorted(seen_rounds)
     return out
 
