@@ -171,7 +171,8 @@ def memory_command(alias: str, as_json: bool, write_page: bool) -> None:
 
     Derived from the discussions folder: each discussion it wrote in, newest first, with the
     positions it took there (FILE:LINE), what was decided and whether it ended on the winning
-    side; its REMEMBER: and REVISIT-WHEN: notes. Its prompts show the newest
+    side; its REMEMBER: and REVISIT-WHEN: notes; its flip rate (changes of vote or score,
+    and those citing nothing new). Its prompts show the newest
     memory.discussions (default 25) of them within memory.per_participant_chars.
 
     \b
@@ -182,6 +183,7 @@ def memory_command(alias: str, as_json: bool, write_page: bool) -> None:
     """
     from ..engine.memory_page import report_lines, write_memory_page
     from ..engine.memory_prompt import reminder
+    from ..model.flips import flip_rate
 
     ws = workspace()
     participant = ws.participants.get(alias)
@@ -189,12 +191,14 @@ def memory_command(alias: str, as_json: bool, write_page: bool) -> None:
         path, found = write_memory_page(ws, participant)
     else:
         found = reminder(ws, participant)
+    flips = flip_rate(ws, participant)
     if as_json:
-        echo_json({**found.to_dict(), "episodes": [
+        echo_json({**found.to_dict(), "flips": flips.to_dict(), "episodes": [
             {**e.to_dict(), "file": _shown(e.file)} for e in found.episodes
         ]})
         return
     for line in report_lines(found, participant, _shown):
         say(line)
+    say(flips.text())
     if write_page:
         say(f"Wrote {display_path(path)}.")

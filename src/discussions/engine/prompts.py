@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..model.discussion import Discussion
 from ..model.ledger import settled_decisions
+from ..model.verdicts import contested
 from ..providers.window import chars_for_tokens, estimate_tokens, prompt_tokens
 from ..settings.participants import Participant
 from .context import Context, build_context
@@ -237,6 +238,7 @@ def _prompt_task(
         else "Give your perspective on the discussion so far, from your area of expertise. "
         "Build on what others said; do not repeat it."
     )
+    task += contested(d)  # after a sealed first ballot (vote_first): what is contested
     asked = [p for p in d.pending_mentions if p.alias == participant.alias]
     if asked and info is not None and (info.blind or info.anonymous):
         task.append("You were mentioned and have not answered yet; answer that first.")

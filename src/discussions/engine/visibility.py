@@ -25,7 +25,7 @@ import string
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..derive.rules import strip_meta
+from ..derive.positions import ENGINE_LINE, own_words
 from ..derive.state import Comment
 from ..syntax.markers import extract
 from ..syntax.text import normalise_newlines
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from ..settings.participants import Participant
 
 SEALED_BALLOT = "*(a sealed ballot)*"
-_ENGINE_LINE = re.compile(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
 _PARTICIPANTS_HEADER = re.compile(r"^<!--[ \t]*Participants[ \t]*:.*$", re.M | re.I)
 
 
@@ -115,17 +114,13 @@ def _context(text: str, first_comment_line: int) -> str:
         while lines and lines[-1].strip() in ("", "---"):
             lines.pop()
     head = "\n".join(lines)
-    cut = _ENGINE_LINE.search(head)
+    cut = ENGINE_LINE.search(head)
     return head[: cut.start()] if cut else head
 
 
 def _own_body(body: str) -> str:
     """A comment's own words: no engine metadata line, no engine blocks appended after it."""
-    body = strip_meta(normalise_newlines(body))
-    cut = _ENGINE_LINE.search(body)
-    if cut:
-        body = body[: cut.start()]
-    lines = body.rstrip().split("\n")
+    lines = own_words(normalise_newlines(body)).rstrip().split("\n")
     while lines and lines[-1].strip() in ("", "---"):
         lines.pop()
     return "\n".join(lines).strip("\n")

@@ -37,6 +37,7 @@ from ..syntax.render import (
 from ..syntax.text import BOM, decode, normalise_newlines
 from . import storage
 from .sections import BY_KEY, SECTIONS, Section
+from .verdicts import phase_rules
 
 if TYPE_CHECKING:
     from ..settings.templates import Phase
@@ -226,8 +227,7 @@ class Discussion:
         return self._text
 
     def seen_as(self, text: str) -> Discussion:
-        """A read-only copy of this discussion whose text is `text` (what a prompt shows, for
-        example); the file is not read or written."""
+        """A read-only copy whose text is `text` (what a prompt shows); the file is untouched."""
         copy = Discussion(self.path, self._workspace)
         copy._text = text
         return copy
@@ -329,9 +329,10 @@ class Discussion:
 
     @property
     def phase_info(self) -> Phase | None:
-        """The current phase's definition from the template, if known."""
+        """The current phase's definition, as its rules apply now (`verdicts.phase_rules`)."""
         t = self._s.template
-        return t.phase(self._s.phase) if t else None
+        info = t.phase(self._s.phase) if t else None
+        return phase_rules(self, info) if info else None
 
     @property
     def engine_marker_lines(self) -> list[int]:
@@ -369,9 +370,8 @@ class Discussion:
 
     @property
     def consensus_mode(self) -> str:
-        """``votes`` or ``score``: how the current phase decides."""
-        info = self.phase_info
-        return info.consensus_mode if info else "votes"
+        """``votes``, ``score`` or ``vote_first``: how the current phase decides."""
+        return info.consensus_mode if (info := self.phase_info) else "votes"
 
     @property
     def consensus_result(self) -> ConsensusResult:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.motions import normalise_ballot, normalise_second
+from ..derive.positions import audit
 from ..derive.rules import derive
 from ..errors import DiscussionsError
 from ..syntax.parse import is_discussion_text
@@ -153,6 +154,9 @@ class FileMemory:
     """Lower-cased author -> the author as written."""
     words: frozenset[str] = frozenset()
     """The significant words of the whole text (for `mentions`)."""
+    flips: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    """Lower-cased author -> (positions taken, changes of position, changes citing nothing
+    new), by the flip audit (`derive.positions`)."""
 
     def episode(self, author_key: str) -> Episode | None:
         found = self.by_author.get(author_key)
@@ -280,6 +284,11 @@ def read_file(path: Path, workspace: Workspace) -> FileMemory | None:
     for author in dict.fromkeys(c.author for c in s.comments):
         fm.by_author[author.lower()] = (tuple(_positions(s, author)), side_of(s, author, settled))
         fm.authors[author.lower()] = author
+    found = audit(s.comments, s.runs, s.evidence, s.items["DECISION"], s.registry)
+    for author in found.grid:
+        mine = [f for f in found.flips if f.author == author]
+        taken = sum(1 for x in found.stances if x.author == author)
+        fm.flips[author.lower()] = (taken, len(mine), sum(1 for f in mine if f.unexplained))
     return fm
 
 

@@ -84,7 +84,8 @@ def phase_options(p: dict[str, Any], at: Keys, fail: Fail) -> dict[str, Any]:
         to, when = t["to"].strip(), t["when"]
         if not to:
             raise fail((*at, "transitions", j, "to"), "is required and must be a phase id")
-        if when == "consensus" and not (p.get("voting_mode") or out["diagnosis"]):
+        votes = p.get("voting_mode") or p.get("consensus_mode") == "vote_first"
+        if when == "consensus" and not (votes or out["diagnosis"]):
             raise fail(
                 (*at, "transitions", j, "when"),
                 "is 'consensus' but the phase neither votes (voting_mode) nor diagnoses "

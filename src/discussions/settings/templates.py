@@ -75,7 +75,8 @@ class Phase:
     max_rounds: int | None = None
     """Rounds `discussions run` spends in this phase before it moves on or escalates."""
     consensus_mode: str = "votes"
-    """How consensus is reached here: ``votes`` (READY/CHANGES/REJECT) or ``score``."""
+    """How consensus is reached here: ``votes`` (READY/CHANGES/REJECT), ``score``, or
+    ``vote_first`` (votes, the first ballot sealed: `model.verdicts`)."""
     score_threshold: int = 9
     """In ``score`` mode, the score (0-10) every expected participant must give."""
     transitions: list[Transition] = field(default_factory=list)
@@ -92,6 +93,8 @@ class Phase:
     """A motion passes when its YES ballots are strictly more than this share (`council`)."""
     abstain_counts_as_no: bool = False
     """Whether an ABSTAIN ballot counts against a motion (else it is left out of the count)."""
+    flip_threshold: int | None = None
+    """Anonymous from when more than this many flips cite nothing new (`model.verdicts`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -111,6 +114,7 @@ class Phase:
             "diagnosis": self.diagnosis,
             "majority_threshold": self.majority_threshold,
             "abstain_counts_as_no": self.abstain_counts_as_no,
+            "flip_threshold": self.flip_threshold,
         }
 
 
@@ -225,7 +229,7 @@ def title_format_problem(text: str) -> str | None:
 
 
 
-CONSENSUS_MODES = ("votes", "score")
+CONSENSUS_MODES = ("votes", "score", "vote_first")
 CONTEXT_FORMATS = ("diff",)
 
 
@@ -254,6 +258,7 @@ PHASE = Fields(
         "diagnosis": Flag(),
         "majority_threshold": Number(0, below=1, what="a number from 0 to 0.99"),
         "abstain_counts_as_no": Flag(),
+        "flip_threshold": Number(0, whole=True),
     },
     noun="phase setting",
     required=("id",),
@@ -349,19 +354,21 @@ def _read_phase(p: dict[str, Any], i: int, fail: graph.Fail) -> Phase:
     """Phase `i` of the template, its keys checked, defaults filled in."""
     threshold = p.get("score_threshold")
     majority = p.get("majority_threshold")
+    mode = (p.get("consensus_mode") or "").strip() or "votes"
     return Phase(
         id=p["id"].strip(),
         title=(p.get("title") or "").strip() or p["id"].replace("_", " ").title(),
         instructions=p.get("instructions") or "",
-        voting_mode=bool(p.get("voting_mode", False)),
+        voting_mode=bool(p.get("voting_mode", False)) or mode == "vote_first",
         auto_trigger=p.get("auto_trigger"),
         next=(p.get("next") or "").strip() or None,
         max_rounds=p.get("max_rounds"),
-        consensus_mode=(p.get("consensus_mode") or "").strip() or "votes",
+        consensus_mode=mode,
         score_threshold=9 if threshold is None else threshold,
         **graph.phase_options(p, ("phases", i), fail),
         majority_threshold=float(0.5 if majority is None else majority),
         abstain_counts_as_no=bool(p.get("abstain_counts_as_no", False)),
+        flip_threshold=p.get("flip_threshold"),
     )
 
 

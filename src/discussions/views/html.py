@@ -27,6 +27,7 @@ from ..model.discussion import Discussion
 from ..model.sections import BY_KEY, SECTIONS
 from .evidence import Shown, evidence_blocks, fold_evidence
 from .rendering import comment_parser, preamble_markdown, shown_time, visible_markdown
+from .verdicts import positions_html
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -106,6 +107,7 @@ details.evidence pre { overflow-x: auto; }
 .vote-ready { color: var(--ready); }
 .vote-changes { color: var(--changes); }
 .vote-reject { color: var(--reject); }
+.positions td.flip { outline: 1px dashed var(--reject); }
 .status { font-weight: 600; }
 pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: .875em; background: var(--code); border-radius: 4px; }
@@ -346,6 +348,7 @@ def panel_html(d: Discussion, shown_from: int = 0, elsewhere: str = "") -> str:
         _section("phase", "Phase", [f"<p>{phase}</p>"]),
         _section("status", "Status", [f"<p>{status}</p>"]),
         _votes_section(d, anchor),
+        positions_html(d, _section, _esc),
     ]
     parts += _item_sections(d, anchor)
     pending = d.pending_mentions

@@ -19,6 +19,7 @@ from ..model.memory import Revisit, revisits_for, significant_words
 from ..model.sections import SECTIONS, pick
 from ..model.usage import discussion_usage
 from ..settings.workspace import display_path
+from .verdicts import verdict_data, verdict_texts
 
 TONES = ("strong", "good", "alert", "warning")
 """What a span's tone may be besides plain (""): bold, success, a human must act, a warning."""
@@ -55,6 +56,7 @@ def status_of(d: Discussion) -> dict[str, Any]:
     the latest run with what became of it (`runlog.run_state`: running, interrupted...)."""
     data = {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
     data["revisits"] = [r.to_dict() for r in revisits(d)]
+    data.update(verdict_data(d))
     if d.runs:
         data["run"] = run_state(d.runs).to_dict()
     return data
@@ -65,6 +67,7 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
     usage, diagnosis, passes, motions, items, pending mentions, warnings. `verbose` adds the
     TODOs, assignments and done items, and every comment."""
     lines = [*_escalation(d), *_heading(d), *_authors(d), *_consensus(d)]
+    lines += [_line(text, tone) for text, tone in verdict_texts(d)]
     if d.runs:
         lines.append(_line(run_state(d.runs).text()))
     lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_evidence(d)]

@@ -1,0 +1,169 @@
+"""Honest verdicts, derived from a discussion file: positions round by round with their flips
+(`derive.positions`), the sealed first ballot of a ``consensus_mode: vote_first`` phase and
+its debate delta, and the phase rules they imply.
+
+* ``vote_first``: until every expected voter has voted in the phase (its first ballot), the
+  phase is blind: each prompt holds the context and the participant's own comments only, so
+  no prompt holds another's ballot. Then the discussion debates the contested items; the
+  debate delta compares the first ballot's majority with the votes as they stand.
+* ``flip_threshold: N``: once more than N flips of the discussion cite nothing new, the
+  phase is anonymous from then on (other authors become "Participant A/B/...").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from ..derive.positions import Positions, audit
+
+if TYPE_CHECKING:
+    from ..settings.templates import Phase
+    from .discussion import Discussion
+
+VOTE_FIRST = "vote_first"
+
+
+def positions_of(d: Discussion) -> Positions:
+    """The positions of every author of `d`, round by round, and their flips."""
+    return audit(d.comments, d.runs, d.evidence, d.decisions, d.workspace.participants)
+
+
+def first_ballot(d: Discussion) -> dict[str, tuple[str, int]]:
+    """Each voter's first vote in the current phase: name -> (vote, line)."""
+    since = d.phase_started_line
+    found: dict[str, tuple[str, int]] = {}
+    for c in d.comments:
+        if c.vote and c.line > since and c.author not in found:
+            found[c.author] = (c.vote, c.line)
+    return found
+
+
+def first_ballot_open(d: Discussion) -> bool:
+    """Whether the current phase is ``vote_first`` and some expected voter has not cast its
+    first ballot in it yet."""
+    t = d.template
+    info = t.phase(d.phase) if t else None
+    if info is None or info.consensus_mode != VOTE_FIRST:
+        return False
+    cast = first_ballot(d)
+    return any(name not in cast for name in d.expected_voters)
+
+
+def phase_rules(d: Discussion, info: Phase) -> Phase:
+    """`info` as it applies now: blind while a ``vote_first`` ballot is open, anonymous once
+    the flips citing nothing new exceed ``flip_threshold``. `info` itself when neither."""
+    blind = info.consensus_mode == VOTE_FIRST and not info.blind and first_ballot_open(d)
+    anonymous = (
+        info.flip_threshold is not None
+        and not info.anonymous
+        and len(positions_of(d).unexplained) > info.flip_threshold
+    )
+    if not (blind or anonymous):
+        return info
+    return replace(info, blind=info.blind or blind, anonymous=info.anonymous or anonymous)
+
+
+def majority(votes: Mapping[str, str]) -> str | None:
+    """The vote most voters hold; ``tie`` when two lead; None without votes."""
+    ranked = Counter(votes.values()).most_common()
+    if not ranked:
+        return None
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return "tie"
+    return ranked[0][0]
+
+
+@dataclass(slots=True)
+class DebateDelta:
+    """What the debate after a sealed first ballot changed."""
+
+    first: dict[str, str] = field(default_factory=dict)
+    """Each voter's first-ballot vote."""
+    final: dict[str, str] = field(default_factory=dict)
+    """The votes as they stand."""
+    complete: bool = False
+    """Whether every expected voter has cast its first ballot."""
+
+    @property
+    def first_majority(self) -> str | None:
+        return majority(self.first)
+
+    @property
+    def final_majority(self) -> str | None:
+        return majority(self.final)
+
+    @property
+    def changed(self) -> bool:
+        return self.complete and self.first_majority != self.final_majority
+
+    @property
+    def moved(self) -> list[str]:
+        """``Name: CHANGES -> READY`` for each voter whose vote differs from its ballot."""
+        return [
+            f"{who}: {vote} -> {self.final[who]}"
+            for who, vote in self.first.items()
+            if who in self.final and self.final[who] != vote
+        ]
+
+    def text(self) -> str:
+        """The line `status` shows."""
+        if not self.complete:
+            return f"Debate delta: first ballot open ({len(self.first)} cast, sealed)"
+        verdict = "changed" if self.changed else "did not change"
+        line = (
+            f"Debate delta: first ballot {self.first_majority} -> now {self.final_majority}: "
+            f"debate {verdict} the first-round majority"
+        )
+        return line + (f" ({'; '.join(self.moved)})" if self.moved else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "first_ballot": dict(self.first),
+            "first_majority": self.first_majority,
+            "final": dict(self.final),
+            "final_majority": self.final_majority,
+            "complete": self.complete,
+            "changed": self.changed,
+            "moved": self.moved,
+        }
+
+
+def debate_delta(d: Discussion) -> DebateDelta | None:
+    """The debate delta of the current phase; None unless it is ``vote_first``."""
+    t = d.template
+    info = t.phase(d.phase) if t else None
+    if info is None or info.consensus_mode != VOTE_FIRST:
+        return None
+    cast = first_ballot(d)
+    first = {who: vote for who, (vote, _) in cast.items()}
+    complete = bool(first) and all(name in cast for name in d.expected_voters)
+    return DebateDelta(first, d.votes, complete)
+
+
+def contested(d: Discussion) -> list[str]:
+    """What a prompt after the sealed first ballot of a ``vote_first`` phase says: the
+    ballot, and that only the contested items are debated. Empty otherwise."""
+    delta = debate_delta(d)
+    if delta is None or not delta.complete:
+        return []
+    lines = ["", "## The sealed first ballot"]
+    lines.append(", ".join(f"{who}: {vote}" for who, vote in delta.first.items()) + ".")
+    lead = delta.first_majority
+    dissent = [who for who, vote in delta.first.items() if vote != lead]
+    if not dissent:
+        lines.append(
+            f"The first ballot was unanimous ({lead}): nothing is contested. Keep your vote "
+            "unless you cite something new (a comment, an evidence block, a decision)."
+        )
+        return lines
+    lines.append(
+        "Debate only the contested items: the reasons of "
+        + ", ".join(dissent)
+        + f" against the majority ({lead}) and the concerns raised. Change your vote only "
+        "for something new you name (a comment, an evidence block, a decision)."
+    )
+    return lines
+
