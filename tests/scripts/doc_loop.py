@@ -44,9 +44,19 @@ if kind == "revise" and plan.get("kill") == "revise" and not (memory / "killed")
 if kind in ("draft", "revise"):
     version = len(list((memory / "prompts").glob(f"*-{alias}-draft.txt")))
     version += len(list((memory / "prompts").glob(f"*-{alias}-revise.txt")))
-    part = prompt.split("Its blockers:", 1)[1].split("Write version", 1)[0] if kind == "revise" else ""
+    part = (
+        prompt.split("Its blockers:", 1)[1].split("Write version", 1)[0] if kind == "revise" else ""
+    )
     fixed = [line[2:] for line in part.splitlines() if line.startswith("- ")]
-    lines = ["# The decision", "", f"Version {version} by {alias}.", "", "```python", "x = 1", "```"]
+    lines = [
+        "# The decision",
+        "",
+        f"Version {version} by {alias}.",
+        "",
+        "```python",
+        "x = 1",
+        "```",
+    ]
     lines += ["", "## Resolved", ""] + [f"* resolved: {b}" for b in fixed] if fixed else []
     print("\n".join(lines))
 elif kind == "vote":
