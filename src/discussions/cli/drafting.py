@@ -19,7 +19,9 @@ from .options import json_option
 @click.argument("file")
 @click.option("--leader", metavar="ALIAS", help="Who drafts (default: the template's leader).")
 @click.option("--force", is_flag=True, help="Replace an existing file at the document's path.")
-@click.option("--provider", metavar="NAME", help="Ask every participant through this provider.")
+@click.option(
+    "-p", "--provider", metavar="NAME", help="Ask every participant through this provider."
+)
 @json_option("Print the loop's result as JSON.")
 def draft_command(
     file: str, leader: str | None, force: bool, provider: str | None, as_json: bool
