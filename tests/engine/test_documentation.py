@@ -139,3 +139,13 @@ def test_run_starts_the_loop_at_the_decision(loop, isolated: Path) -> None:
     assert res["documentation"]["stage"] == "approved"
     assert (isolated / "docs" / "out.md").exists()
     assert Discussion.load(path).status == "APPROVED"
+
+
+def test_a_draft_written_meanwhile_is_not_written_twice(loop, isolated: Path) -> None:
+    path = isolated / "discussions" / "plan.md"
+    loop({"voters": "ready", "race": str(path)})
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    d = Discussion.load(path)
+    assert [(x.number, x.by) for x in d.drafts] == [(1, "AI-Other")]
+    assert (isolated / "docs" / "out.md").read_text("utf-8") == "# Written meanwhile\n"

@@ -1,7 +1,8 @@
 """A stand-in AI CLI for the documentation loop: answers by a plan, recording every prompt.
 
 argv[1] is the plan (JSON): {"leader": alias, "voters": "once" | "always" | "ready",
-"kill": "revise" (SIGKILL the calling process when asked for a revision, the first time)}.
+"kill": "revise" (SIGKILL the calling process when asked for a revision, the first time),
+"race": FILE (append a draft 1 to FILE while asked for the first draft)}.
 argv[2] is a memory folder: each prompt is saved as prompts/<n>-<alias>-<kind>.txt (kind:
 draft, revise, vote, summary or turn).
 
@@ -41,6 +42,14 @@ if kind == "revise" and plan.get("kill") == "revise" and not (memory / "killed")
     (memory / "killed").write_text("1")
     os.kill(os.getppid(), signal.SIGKILL)
     sys.exit(1)
+if kind == "draft" and plan.get("race") and not (memory / "raced").exists():
+    # Another writer appends draft 1 while this one is being written.
+    from discussions.model import storage
+    from discussions.syntax.drafts import render_draft
+
+    (memory / "raced").write_text("1")
+    block = render_draft(1, "AI-Other", "# Written meanwhile\n", "2026-11-23T10:00:00Z")
+    storage.append(Path(plan["race"]), [block])
 if kind in ("draft", "revise"):
     version = len(list((memory / "prompts").glob(f"*-{alias}-draft.txt")))
     version += len(list((memory / "prompts").glob(f"*-{alias}-revise.txt")))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import replace_file
+from ..derive.rules import derive
 from ..errors import DocumentExists, OverBudget, UnknownParticipant
 from ..model import storage
 from ..settings.output import Output
@@ -260,7 +261,13 @@ class _Loop:
             return False
         outcome.status = "posted"
         block = render_draft(number, lead.name, document, clock.now_stamp())
-        storage.append(d.path, [block], root=d.workspace.config.base_dir)
+
+        def build(text: str) -> list[str]:
+            # Another `draft` may have written this version meanwhile: not twice.
+            drafts = derive(text, d.workspace, d.path.stem).drafts
+            return [] if any(x.number >= number for x in drafts) else [block]
+
+        storage.locked_append(d.path, build, root=d.workspace.config.base_dir)
         return True
 
     def _approve(self, last: Draft) -> None:
