@@ -43,6 +43,10 @@ class DiscussionExists(DiscussionsError):
     pass
 
 
+class DocumentExists(DiscussionsError):
+    """An approved document would replace a file that is already there (use --force)."""
+
+
 class NotADiscussion(DiscussionsError):
     """A file named as a discussion exists but is not one: a binary, an empty file, a README
     (see `storage.discussion_problem`)."""

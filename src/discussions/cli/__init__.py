@@ -42,6 +42,7 @@ LAZY_COMMANDS = {
     "memory": "ledger:memory_command",
     "watch": "watching:watch_command",
     "turn": "turns:turn_command",
+    "draft": "drafting:draft_command",
     "providers": "providers:providers_group",
     "trust": "providers:trust_command",
     "participants": "registry:participants_group",

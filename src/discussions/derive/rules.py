@@ -28,6 +28,7 @@ from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
 from ..syntax.parse import parse_document
 from ..syntax.text import normalise_newlines
 from .diagnosis import rule_diagnosis
+from .drafts import rule_drafts
 from .evidence import rule_evidence
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
@@ -409,6 +410,7 @@ def derive(
             rule(state)
         rule_conflicts(state, text)
         rule_evidence(state, text)
+        rule_drafts(state, text)
         state.warnings.sort(key=lambda w: w.line)
     return state
 

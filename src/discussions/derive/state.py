@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..settings.participants import ParticipantRegistry
     from ..settings.templates import Template
     from ..settings.workspace import Workspace
+    from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
     from .runlog import RunRecord
@@ -171,6 +172,8 @@ class State:
     """Evidence blocks in file order, then requests still pending (`evidence.rule_evidence`)."""
     notes: list[Item] = field(default_factory=list)
     """``REMEMBER:`` and ``REVISIT-WHEN:`` lines, in file order (`notes.rule_notes`)."""
+    drafts: list[Draft] = field(default_factory=list)
+    """A documentation loop's ``DRAFT`` blocks, in file order (`drafts.rule_drafts`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

@@ -115,12 +115,12 @@ def handle_motion(
     motion = open_motion(d)
     if motion is None:
         return _outcome(d, settled[-1]) if settled else None
-    voters = _voting_participants(d)
+    voters = voting_participants(d)
     outcome = MotionOutcome(motion.line, motion.text, "waiting")
     if not motion.seconded_by:
         asked = [p for p in voters if p.name != motion.by and p.name not in motion.declined_by]
         callout = SECOND_CALLOUT.format(by=motion.by, line=motion.line, text=motion.text)
-        outcome.asked += _collect(runner, d, asked, callout, provider)
+        outcome.asked += collect(runner, d, asked, callout, provider)
         motion = _find(d, motion.line)
         others = [n for n in _required_people(d) if n not in (motion.by, *motion.declined_by)]
         if motion.result == "open" and not motion.seconded_by and (asked or not others):
@@ -134,7 +134,7 @@ def handle_motion(
             text=motion.text,
             seconders=", ".join(motion.seconded_by),
         )
-        outcome.asked += _collect(runner, d, due, callout, provider)
+        outcome.asked += collect(runner, d, due, callout, provider)
         motion = _find(d, motion.line)
         if motion.result == "open":
             people = _required_people(d)
@@ -197,7 +197,8 @@ def render_result(line: int, result: str, counts: dict[str, int] | None = None) 
 # --------------------------------------------------------------------------- helpers
 
 
-def _voting_participants(d: Discussion) -> list[Participant]:
+def voting_participants(d: Discussion) -> list[Participant]:
+    """The discussion's participants who vote (the council)."""
     registry = d.workspace.participants
     found = [registry.get(a) for a in d.participants if a in registry]
     return [p for p in found if p.votes]
@@ -209,7 +210,7 @@ def _required_people(d: Discussion) -> list[str]:
 
 
 def _required(d: Discussion) -> list[str]:
-    names = [p.name for p in _voting_participants(d)] + _required_people(d)
+    names = [p.name for p in voting_participants(d)] + _required_people(d)
     return list(dict.fromkeys(names))
 
 
@@ -267,16 +268,18 @@ def _advance(d: Discussion, motion: Motion) -> str | None:
     return info.next
 
 
-def _collect(
+def collect(
     runner: Runner,
     d: Discussion,
     asked: Sequence[Participant],
     callout: str,
     provider: str | None,
+    *,
+    vote: bool = False,
 ) -> list[ParticipantOutcome]:
     """Ask `asked` in parallel from one snapshot of `d` (in which the prompts show no other
     ballot on an undecided motion, see `visibility.sealed_for`); append every answer in one
-    locked append once all are in."""
+    locked append once all are in. With `vote`, an answer's ``VOTE:`` is written too."""
     if not asked:
         return []
     refusal = runner.budget_refusal(d, asked, provider)
@@ -287,7 +290,8 @@ def _collect(
     ]
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
         futures = [
-            pool.submit(_compose, runner, p, prompt, provider, d.path) for p, prompt in prompts
+            pool.submit(_compose, runner, p, prompt, provider, d.path, vote)
+            for p, prompt in prompts
         ]
         try:
             left = set(futures)
@@ -309,13 +313,18 @@ def _collect(
 
 
 def _compose(
-    runner: Runner, participant: Participant, prompt: str, provider: str | None, file: Path
+    runner: Runner,
+    participant: Participant,
+    prompt: str,
+    provider: str | None,
+    file: Path,
+    vote: bool = False,
 ) -> tuple[ParticipantOutcome, str | None]:
     """Ask one participant; return the outcome and the comment block to append to `file`
     (None when there is nothing to write)."""
     outcome = ParticipantOutcome(participant.alias, participant.name)
     started = time.monotonic()
-    request = runner.request_for(participant, prompt, False, file)
+    request = runner.request_for(participant, prompt, vote, file)
     text = runner.ask(participant, request, provider, outcome)
     outcome.duration = time.monotonic() - started
     if text is None:
@@ -326,7 +335,9 @@ def _compose(
         outcome.status = "no_response"
         return outcome, None
     comment = neutralise(response.comment)
-    digest = body_digest(render_comment(participant.name, comment).split("\n", 1)[1])
+    cast = response.vote if vote else None
+    outcome.vote = cast
+    digest = body_digest(render_comment(participant.name, comment, vote=cast).split("\n", 1)[1])
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
     if outcome.attempts:
         failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
@@ -334,4 +345,4 @@ def _compose(
     meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
     meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
     outcome.status = "posted"
-    return outcome, render_comment(participant.name, comment, meta=" | ".join(meta))
+    return outcome, render_comment(participant.name, comment, vote=cast, meta=" | ".join(meta))

@@ -45,7 +45,7 @@ from ..derive.runlog import RunRecord, identity, interrupted_runs, next_number
 from ..model.discussion import Discussion
 from ..model.usage import render_budget_stop
 from ..syntax.render import neutralise
-from . import chair, phases
+from . import chair, documentation, phases
 from .outcomes import TurnResult
 from .runner import Runner
 from .turns import select_participants
@@ -103,6 +103,8 @@ class RunResult:
     """The positions stated in the escalation, if one was written."""
     budget_stop: str | None = None
     """Why the budget stopped the run (``stopped == "budget"``)."""
+    documentation: dict[str, Any] | None = None
+    """The documentation loop the decision started (a template with ``output``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -115,6 +117,7 @@ class RunResult:
             "seed": self.seed,
             "escalation": list(self.escalation),
             "budget_stop": self.budget_stop,
+            "documentation": self.documentation,
             "turns": [t.to_dict() for t in self.turns],
         }
 
@@ -236,6 +239,8 @@ def run_discussion(
             _record_stop(d, "error", result.rounds, run.number)
         raise
     _finish(run, stop)
+    if stop == "consensus" and documentation.output_of(d) is not None:
+        result.documentation = documentation.draft_document(runner, d, provider=provider).to_dict()
     return result
 
 

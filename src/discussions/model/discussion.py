@@ -289,6 +289,7 @@ class Discussion:
         "(who, line) of each recorded pass (a participant had nothing to add).",
     )
     evidence = _Derived(lambda s: list(s.evidence), "Evidence blocks, then pending requests.")
+    drafts = _Derived(lambda s: list(s.drafts), "A documentation loop's drafts, in file order.")
     pending_mentions = _Derived(lambda s: list(s.pending))
     mention_typos = _Derived(
         lambda s: list(s.mention_typos),
@@ -312,9 +313,7 @@ class Discussion:
         "Open ``PENDING:`` issues of each scorer's latest scored comment.",
     )
     rounds = _Derived(lambda s: list(s.rounds), "Rounds of the latest `discussions run`.")
-    runs = _Derived(
-        lambda s: list(s.runs), "Every run the file records (`runlog`), in the order they started."
-    )
+    runs = _Derived(lambda s: list(s.runs), "Every run the file records (`runlog`), in order.")
     last_stop = _Derived(lambda s: s.stops[-1] if s.stops else None, "Why the latest run stopped.")
     escalation = _Derived(
         lambda s: s.escalation, "An escalation to the humans that no human has answered yet."
@@ -590,6 +589,7 @@ class Discussion:
             "motions": [m.to_dict() for m in s.motions],
             "passes": [{"by": by, "line": line} for by, line in s.passes],
             "evidence": [e.to_dict() for e in s.evidence],
+            "drafts": [dr.to_dict() for dr in s.drafts],
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

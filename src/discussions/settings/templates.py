@@ -10,6 +10,7 @@ A template is one YAML file::
     status: OPEN
     title_format: "{title}"          # how the discussion title is written
     consensus_status: ACCEPTED       # status once the last phase reaches consensus
+    output: {type: documentation, leader: architect, max_revisions: 2, path: docs/x.md}
     phases:
       - id: initial_feedback
         title: Initial Feedback
@@ -34,6 +35,7 @@ from ..errors import ConfigError, TemplateError, UnknownTemplate
 from . import graph
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .graph import FALLBACK_ACTIONS, WHEN, Fallback, Transition
+from .output import OUTPUT, Output, read_output
 from .participants import alias_problem, normalise_alias
 from .schema import Fields, Flag, ListOf, Number, Text, key_name, validate
 
@@ -51,6 +53,7 @@ FINISHED_STATUSES = (
     "DONE",
     "ABANDONED",
     "WITHDRAWN",
+    "UNAPPROVED",
 )
 """Built-in statuses of a finished discussion (with every template's ``consensus_status``)."""
 DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
@@ -138,6 +141,8 @@ class Template:
     source: Path | None = None
     max_phase_transitions: int | None = None
     """How many phase transitions a discussion may make (needed when the phases form a cycle)."""
+    output: Output | None = None
+    """What the decided discussion produces (``output:``, `output.Output`)."""
 
     @property
     def first_phase(self) -> str:
@@ -187,6 +192,7 @@ class Template:
             context_format=(data.get("context_format") or "").strip() or None,
             source=source,
             max_phase_transitions=cap,
+            output=read_output(data.get("output")),
         )
 
 
@@ -277,6 +283,7 @@ TEMPLATE = Fields(
         "phases": ListOf(PHASE, "a non-empty list"),
         "max_phase_transitions": _ROUNDS,
         "body": Text(),
+        "output": OUTPUT,
     },
     noun="template setting",
     required=("name", "phases"),

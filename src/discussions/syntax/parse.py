@@ -26,7 +26,8 @@ The grammar (README, "The file format"):
   and a participant none of whose providers answered: ``<!-- FAILED: name | providers: p |
   why: ... | calls: n -->``;
   and what a participant was shown from the repository (`evidence`):
-  ``<!-- EVIDENCE: n | request: r | by: a | ... -->``.
+  ``<!-- EVIDENCE: n | request: r | by: a | ... -->``; and a documentation loop's draft
+  (`documentation`): ``<!-- DRAFT: n | by: a | digest: d | at: T -->``.
 
 * A comment the tool writes carries one metadata line under its ``Name:`` line, an HTML
   comment: ``<!-- provider: x | duration: 1s | ... | at: T -->`` for an AI's answer,
@@ -397,6 +398,7 @@ def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
         "vote-reset", "round", "run-stop", "escalation", "fallback", "pass", "motion-result",
         "failed",
         "evidence",
+        "draft",
     ):
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)

@@ -1,0 +1,74 @@
+"""A documentation loop's drafts read back: each ``DRAFT`` block the engine appended
+(`syntax.drafts`) as a `Draft`, in file order. A block whose fenced document no longer matches
+its digest is a warning, so `check` fails on an edited or cut-short draft. Where the loop stands
+(the last version, the votes after it) is worked out from these and the comments by
+`engine.documentation`; nothing else records it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..syntax.evidence import content_digest, fenced_content, marker_fields
+from ..syntax.text import normalise_newlines
+
+if TYPE_CHECKING:
+    from .state import State
+
+
+@dataclass(slots=True)
+class Draft:
+    """One version of the document."""
+
+    number: int
+    by: str
+    """The leader who wrote it."""
+    line: int
+    """Line of the block's marker."""
+    digest: str
+    at: str = ""
+    content: str = ""
+    """The fenced document as it stands in the file ("" when the fence is lost)."""
+    intact: bool = True
+    """The content is there and matches the digest."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "by": self.by,
+            "line": self.line,
+            "digest": self.digest,
+            "at": self.at,
+            "intact": self.intact,
+        }
+
+
+def rule_drafts(s: State, text: str) -> None:
+    """Fill `s.drafts` from the ``DRAFT`` blocks, checking each digest."""
+    blocks = [m for m in s.doc.engine_markers if m.kind == "draft"]
+    if not blocks:
+        return
+    lines = normalise_newlines(text).split("\n")
+    s.drafts = [_draft(s, m.line, m.target, lines) for m in blocks]
+
+
+def _draft(s: State, line: int, args: str, lines: list[str]) -> Draft:
+    f = marker_fields(args)
+    number = int(f["number"]) if f["number"].isdigit() else 0
+    if number == 0:
+        s.warn(line, f"draft block with a bad number '{f['number']}'")
+    draft = Draft(number, f.get("by", ""), line, f.get("digest", ""), at=f.get("at", ""))
+    content = fenced_content(lines, line)
+    if content is None:
+        s.warn(line, f"draft {number} has lost its fenced document")
+        draft.intact = False
+        return draft
+    draft.content = content
+    if draft.digest != content_digest(content):
+        draft.intact = False
+        s.warn(
+            line,
+            f"draft {number} does not match the digest the engine recorded: it was edited, "
+            "or cut short by an interrupted write",
+        )
+    return draft

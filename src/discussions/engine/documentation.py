@@ -1,0 +1,326 @@
+"""The documentation loop (README, "The documentation loop"): a leader drafts a document from
+a decided discussion, the council votes approval, its blockers go back to the leader, who
+revises; bounded by ``max_revisions`` (the template's ``output``, `settings.output`).
+
+Everything is written into the discussion, and where the loop stands is read back from it
+(`position`), never kept elsewhere, so a loop killed half-way resumes where the file says:
+
+1. No draft yet: the leader is asked for one; its answer is appended as ``DRAFT 1``
+   (`syntax.drafts`, with the document's digest).
+2. Voters without a vote since the last draft are asked, in parallel (`council.collect`, the
+   same calls as ballots): ``VOTE: READY`` or ``VOTE: CHANGES`` with ``CONCERN:`` lines, the
+   blockers. The leader drafts; it does not vote on its own document.
+3. Every vote READY: the last draft is written to the output's path (atomically, never over a
+   different file without `force`) and the status becomes ``APPROVED``. Otherwise, while
+   revisions are left, the leader writes the next version with the blockers in its prompt;
+   when none are left, ``FILE.doc.unapproved.md`` is written with the open blockers and the
+   status becomes ``UNAPPROVED``.
+4. The leader writes a closing summary, which ends the loop.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..atomic import replace_file
+from ..derive.rules import derive
+from ..errors import DocumentExists, OverBudget, UnknownParticipant
+from ..model import storage
+from ..settings.output import Output
+from ..syntax import clock
+from ..syntax.drafts import render_draft
+from .council import collect, voting_participants
+from .outcomes import ParticipantOutcome
+from .prompts import build_prompt
+from .responses import parse_response
+
+if TYPE_CHECKING:
+    from ..derive.drafts import Draft
+    from ..model.discussion import Discussion
+    from ..settings.participants import Participant
+    from .runner import Runner
+
+APPROVED, UNAPPROVED = "APPROVED", "UNAPPROVED"
+
+DRAFT_CALLOUT = (
+    "The discussion has reached its decision. You are the leader of its documentation: write "
+    "the document that records it ({path}): what was decided, why, and what follows. "
+    "Answer with the document only, in markdown, without a vote."
+)
+REVISE_CALLOUT = (
+    "The council did not approve draft {number} of the document ({path}). Its blockers:\n\n"
+    "{blockers}\n\nWrite version {next} of the whole document, resolving every blocker. "
+    "Answer with the document only, in markdown, without a vote.\n\nDraft {number}:\n\n{draft}"
+)
+VOTE_CALLOUT = (
+    "{leader} wrote draft {number} of the document that records this discussion's decision "
+    "({path}); it stands at the end of the discussion. Vote whether it is ready: READY if it "
+    "may be published as it is, CHANGES if not, with each blocker on its own line starting "
+    'with CONCERN:. Respond with JSON only: {{"comment": "your reasons and CONCERN: lines", '
+    '"vote": "READY" | "CHANGES"}}.'
+)
+SUMMARY_CALLOUT = (
+    "The documentation loop has ended: {result}. Write a short closing summary of the "
+    "discussion and its document for the record (two or three sentences), without a vote."
+)
+
+
+@dataclass(slots=True)
+class Blocker:
+    """A ``CONCERN:`` of a voter who asked for changes to a draft."""
+
+    by: str
+    text: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"by": self.by, "text": self.text, "line": self.line}
+
+
+@dataclass(slots=True)
+class Position:
+    """Where the loop stands, read from the file (`position`)."""
+
+    drafts: list[Draft]
+    votes: dict[str, str] = field(default_factory=dict)
+    """Each voter's latest vote since the last draft."""
+    blockers: list[Blocker] = field(default_factory=list)
+    """The ``CONCERN:`` lines of the latest comment of each voter who voted CHANGES."""
+    result: str = ""
+    """``APPROVED`` or ``UNAPPROVED`` once recorded after the last draft."""
+    summarised: bool = False
+    """The leader wrote its closing summary after the result."""
+
+
+@dataclass(slots=True)
+class DocOutcome:
+    """What `draft_document` did, and where the loop stands."""
+
+    file: str
+    stage: str = "waiting"
+    """``approved``, ``unapproved`` or ``waiting`` (a call failed: run `draft` again)."""
+    version: int = 0
+    written: str = ""
+    """The document (approved) or ``FILE.doc.unapproved.md`` written."""
+    blockers: list[Blocker] = field(default_factory=list)
+    asked: list[ParticipantOutcome] = field(default_factory=list)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "stage": self.stage,
+            "version": self.version,
+            "written": self.written,
+            "blockers": [b.to_dict() for b in self.blockers],
+            "asked": [o.to_dict() for o in self.asked],
+            "note": self.note,
+        }
+
+
+def output_of(d: Discussion) -> Output | None:
+    """The template's documentation output, if it declares one."""
+    out = d.template.output if d.template else None
+    return out if out is not None and out.type == "documentation" else None
+
+
+def position(d: Discussion, leader: str, voters: list[str]) -> Position:
+    """Where the loop stands in `d` (see the module docstring)."""
+    pos = Position(d.drafts)
+    if not pos.drafts:
+        return pos
+    last = pos.drafts[-1].line
+    latest: dict[str, int] = {}
+    for i, c in enumerate(d.comments):
+        if c.line > last and c.author in voters and c.vote:
+            pos.votes[c.author], latest[c.author] = c.vote, i
+    for name in voters:
+        if pos.votes.get(name) == "CHANGES":
+            c = d.comments[latest[name]]
+            concerns = [m for m in c.markers if m.kind == "CONCERN"]
+            found = [Blocker(name, m.text.strip(), m.line) for m in concerns]
+            pos.blockers += found or [Blocker(name, "(no CONCERN: given)", c.line)]
+    if d.status in (APPROVED, UNAPPROVED) and d.status_changed_line > last:
+        pos.result = d.status
+        after = d.status_changed_line
+        pos.summarised = any(c.author == leader and c.line > after for c in d.comments)
+    return pos
+
+
+def draft_document(
+    runner: Runner,
+    d: Discussion,
+    *,
+    leader: str | None = None,
+    force: bool = False,
+    provider: str | None = None,
+) -> DocOutcome:
+    """Run (or resume) the documentation loop on `d` until it ends or a call fails."""
+    d.adopt_workspace(runner.workspace)
+    d.reload()
+    out = output_of(d) or Output()
+    lead = _leader(d, leader or out.leader)
+    voters = [p for p in voting_participants(d) if p.name != lead.name] or [lead]
+    names = [p.name for p in voters]
+    outcome = DocOutcome(str(d.path))
+    loop = _Loop(runner, d, out, lead, voters, provider, force, outcome)
+    while True:
+        d.reload()
+        pos = position(d, lead.name, names)
+        outcome.version = pos.drafts[-1].number if pos.drafts else 0
+        outcome.blockers = pos.blockers
+        if pos.result or not loop.step(pos):
+            break
+    if pos.result:
+        outcome.stage = pos.result.lower()
+        outcome.written = str(_target(d, out) if pos.result == APPROVED else _unapproved(d))
+        if not pos.summarised:
+            result = f"the document was {outcome.stage} at draft {outcome.version}"
+            outcome.asked += collect(
+                runner, d, [lead], SUMMARY_CALLOUT.format(result=result), provider
+            )
+    return outcome
+
+
+@dataclass(slots=True)
+class _Loop:
+    """One run of the loop: what each step needs."""
+
+    runner: Runner
+    d: Discussion
+    out: Output
+    leader: Participant
+    voters: list[Participant]
+    provider: str | None
+    force: bool
+    outcome: DocOutcome
+
+    def step(self, pos: Position) -> bool:
+        """Take the next step from `pos`; False when nothing moved (a call failed)."""
+        if not pos.drafts:
+            return self._draft(1, DRAFT_CALLOUT.format(path=self._shown()))
+        last = pos.drafts[-1]
+        due = [p for p in self.voters if p.name not in pos.votes]
+        if due:
+            callout = VOTE_CALLOUT.format(
+                leader=self.leader.name, number=last.number, path=self._shown()
+            )
+            self.outcome.asked += collect(
+                self.runner, self.d, due, callout, self.provider, vote=True
+            )
+            now = position(self.d, self.leader.name, [p.name for p in self.voters])
+            if len(now.votes) == len(pos.votes):
+                self.outcome.note = "no new vote came in; run `discussions draft` again"
+                return False
+            return True
+        if all(v == "READY" for v in pos.votes.values()):
+            self._approve(last)
+        elif last.number - 1 < self.out.max_revisions:
+            blockers = "\n".join(f"- {b.by}: {b.text}" for b in pos.blockers)
+            callout = REVISE_CALLOUT.format(
+                number=last.number,
+                next=last.number + 1,
+                path=self._shown(),
+                blockers=blockers,
+                draft=last.content,
+            )
+            return self._draft(last.number + 1, callout)
+        else:
+            self._reject(last, pos.blockers)
+        return True
+
+    def _shown(self) -> str:
+        return str(_target(self.d, self.out).name)
+
+    def _draft(self, number: int, callout: str) -> bool:
+        """Ask the leader for draft `number` and append it; False when no draft came."""
+        d, lead = self.d, self.leader
+        refusal = self.runner.budget_refusal(d, [lead], self.provider)
+        if refusal is not None:
+            raise OverBudget(refusal)
+        prompt = build_prompt(d, lead, callout, window=self.runner.window_for(lead, self.provider))[
+            0
+        ]
+        outcome = ParticipantOutcome(lead.alias, lead.name)
+        started = time.monotonic()
+        request = self.runner.request_for(lead, prompt, False, d.path)
+        text = self.runner.ask(lead, request, self.provider, outcome)
+        outcome.duration = time.monotonic() - started
+        self.outcome.asked.append(outcome)
+        if text is None:
+            self.outcome.note = f"{lead.name} wrote no draft; run `discussions draft` again"
+            return False
+        # No echo is taken out: a revision repeats the lines of the draft shown in its prompt.
+        document = parse_response(text).comment.strip()
+        if not document:
+            outcome.status = "no_response"
+            self.outcome.note = f"{lead.name} answered with an empty draft"
+            return False
+        outcome.status = "posted"
+        block = render_draft(number, lead.name, document, clock.now_stamp())
+
+        def build(text: str) -> list[str]:
+            # Another `draft` may have written this version meanwhile: not twice.
+            drafts = derive(text, d.workspace, d.path.stem).drafts
+            return [] if any(x.number >= number for x in drafts) else [block]
+
+        storage.locked_append(d.path, build, root=d.workspace.config.base_dir)
+        return True
+
+    def _approve(self, last: Draft) -> None:
+        target = _target(self.d, self.out)
+        document = last.content + "\n"
+        same = target.exists() and target.read_text("utf-8", errors="replace") == document
+        if target.exists() and not same and not self.force:
+            raise DocumentExists(
+                f"{target} exists and is not draft {last.number}; nothing was written. "
+                "Run `discussions draft FILE --force` to replace it"
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(target, document, what="the document")
+        self._close(APPROVED)
+
+    def _reject(self, last: Draft, blockers: list[Blocker]) -> None:
+        lines = [last.content, "", "## Open blockers", ""]
+        lines += [f"- {b.by}: {b.text} (line {b.line})" for b in blockers]
+        replace_file(_unapproved(self.d), "\n".join(lines) + "\n", what="the unapproved document")
+        self._close(UNAPPROVED)
+
+    def _close(self, status: str) -> None:
+        self.d.reload()
+        if self.d.status != status:
+            self.d.set_status(status, strict=False)
+            self.d.save()
+
+
+def _leader(d: Discussion, alias: str) -> Participant:
+    """The leader: `alias`, else the discussion's first voting participant."""
+    registry = d.workspace.participants
+    if alias:
+        if alias.lstrip("@") not in registry:
+            raise UnknownParticipant(
+                f"unknown leader '{alias}'; name a participant (`discussions participants list`)"
+            )
+        return registry.get(alias.lstrip("@"))
+    voters = voting_participants(d)
+    if not voters:
+        raise UnknownParticipant(
+            "the discussion has no voting participant to lead its document; name one with "
+            "--leader or in the template's output.leader"
+        )
+    return voters[0]
+
+
+def _target(d: Discussion, out: Output) -> Path:
+    """Where the approved document goes: the output's path (relative to the project
+    folder), else ``FILE.doc.md`` next to the discussion."""
+    if out.path:
+        return (d.workspace.config.base_dir / out.path).resolve()
+    return d.path.with_name(f"{d.path.stem}.doc.md")
+
+
+def _unapproved(d: Discussion) -> Path:
+    return d.path.with_name(f"{d.path.stem}.doc.unapproved.md")

@@ -1,0 +1,151 @@
+"""The documentation loop: a leader drafts, the council votes, blockers come back, the leader
+revises; all of it in the file, resumable from it (`engine.documentation`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from discussions.model.discussion import Discussion
+
+from ..conftest import code, out, result_of, run, script_command, write
+
+TEMPLATE = """
+name: docs
+participants: [architect, security, pragmatist]
+consensus_status: DECIDED
+output: {{type: documentation, leader: architect, max_revisions: {revisions}, path: docs/out.md}}
+phases:
+  - id: review
+    title: Review
+    voting_mode: true
+    auto_trigger: consensus
+"""
+
+
+@pytest.fixture
+def loop(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """loop(plan, revisions=2): a discussion 'plan.md' with the docs template, the stand-in
+    answering by `plan`. Returns the file's path."""
+
+    def make(plan: dict[str, object], revisions: int = 2) -> Path:
+        write(isolated / "templates" / "docs.yaml", TEMPLATE.format(revisions=revisions))
+        providers_file({"standin": script_command("doc_loop.py", json.dumps(plan), str(memory))})
+        write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
+        assert code(run("new", "Plan", "--template", "docs")) == 0
+        return isolated / "discussions" / "plan.md"
+
+    memory = tmp_path / "memory"
+    return make
+
+
+def prompts(tmp_path: Path, kind: str) -> list[str]:
+    folder = tmp_path / "memory" / "prompts"
+    return [p.read_text("utf-8") for p in sorted(folder.glob(f"*-{kind}.txt"))]
+
+
+def test_a_loop_ends_approved_after_one_revision(loop, isolated: Path, tmp_path: Path) -> None:
+    path = loop({"voters": "once"})
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    res = result_of(r)
+    assert (res["stage"], res["version"]) == ("approved", 2)
+    doc = (isolated / "docs" / "out.md").read_text("utf-8")
+    assert "Version 2 by architect." in doc
+    assert "resolved: AI-Security: the draft lacks a rollback plan (asked by security)" in doc
+    # the blockers reached the leader's revision prompt
+    (revise,) = prompts(tmp_path, "architect-revise")
+    assert "AI-Pragmatist: the draft lacks a rollback plan (asked by pragmatist)" in revise
+    d = Discussion.load(path)
+    assert [x.number for x in d.drafts] == [1, 2] and all(x.intact for x in d.drafts)
+    assert d.status == "APPROVED"
+    text = path.read_text("utf-8")
+    assert text.count("<!-- DRAFT: ") == 2 and "*Draft 2 of the document, by AI-Architect*" in text
+    assert text.count("CONCERN: the draft lacks a rollback plan") == 2
+    assert d.comments[-1].author == "AI-Architect" and "Closing summary" in d.comments[-1].body
+    assert code(run("check", "plan.md")) == 0
+    # finished: running it again asks nobody and writes nothing
+    before = path.read_text("utf-8")
+    again = result_of(run("draft", "plan.md", "--json"))
+    assert again["stage"] == "approved" and again["asked"] == []
+    assert path.read_text("utf-8") == before
+    assert "APPROVED" in out(run("status", "plan.md"))
+
+
+def test_a_loop_ends_unapproved_with_its_blockers(loop, isolated: Path) -> None:
+    path = loop({"voters": "always"}, revisions=1)
+    r = run("draft", "plan.md")
+    assert code(r) == 0, out(r)
+    assert "Documentation: unapproved at draft 2." in out(r)
+    assert not (isolated / "docs" / "out.md").exists()
+    kept = (path.parent / "plan.doc.unapproved.md").read_text("utf-8")
+    assert "Version 2 by architect." in kept
+    assert "## Open blockers" in kept
+    assert "- AI-Security: the draft lacks a rollback plan (asked by security)" in kept
+    d = Discussion.load(path)
+    assert d.status == "UNAPPROVED" and len(d.drafts) == 2
+    assert "Status: UNAPPROVED" in out(run("status", "plan.md")) or "UNAPPROVED" in out(
+        run("status", "plan.md")
+    )
+
+
+def test_an_edited_draft_fails_check(loop) -> None:
+    path = loop({"voters": "ready"})
+    assert code(run("draft", "plan.md")) == 0
+    text = path.read_text("utf-8")
+    path.write_text(text.replace("x = 1", "x = 2", 1), encoding="utf-8")
+    r = run("check", "plan.md")
+    assert code(r) != 0 and "does not match the digest" in out(r)
+
+
+def test_an_existing_document_is_kept_without_force(loop, isolated: Path) -> None:
+    loop({"voters": "ready"})
+    write(isolated / "docs" / "out.md", "mine\n")
+    r = run("draft", "plan.md")
+    assert code(r) == 1 and "--force" in out(r)
+    assert (isolated / "docs" / "out.md").read_text("utf-8") == "mine\n"
+    r = run("draft", "plan.md", "--force")
+    assert code(r) == 0, out(r)
+    assert "Version 1 by architect." in (isolated / "docs" / "out.md").read_text("utf-8")
+
+
+def test_a_killed_loop_resumes_from_the_file(loop, isolated: Path, tmp_path: Path) -> None:
+    path = loop({"voters": "once", "kill": "revise"})
+    cmd = [sys.executable, "-m", "discussions", "draft", "plan.md"]
+    killed = subprocess.run(cmd, cwd=isolated, env=os.environ, capture_output=True, timeout=120)
+    assert killed.returncode == -9, killed.stderr
+    d = Discussion.load(path)
+    assert [x.number for x in d.drafts] == [1]  # the votes on it are in the file
+    assert len([c for c in d.comments if c.vote == "CHANGES"]) == 2
+    done = subprocess.run(cmd, cwd=isolated, env=os.environ, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    d = Discussion.load(path)
+    assert [x.number for x in d.drafts] == [1, 2] and d.status == "APPROVED"
+    assert len(prompts(tmp_path, "architect-draft")) == 1  # draft 1 was not asked for again
+    assert len(prompts(tmp_path, "security-vote")) == 2  # once per draft
+
+
+def test_run_starts_the_loop_at_the_decision(loop, isolated: Path) -> None:
+    path = loop({"voters": "ready"})
+    r = run("run", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    res = result_of(r)
+    assert res["stopped"] == "consensus"
+    assert res["documentation"]["stage"] == "approved"
+    assert (isolated / "docs" / "out.md").exists()
+    assert Discussion.load(path).status == "APPROVED"
+
+
+def test_a_draft_written_meanwhile_is_not_written_twice(loop, isolated: Path) -> None:
+    path = isolated / "discussions" / "plan.md"
+    loop({"voters": "ready", "race": str(path)})
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    d = Discussion.load(path)
+    assert [(x.number, x.by) for x in d.drafts] == [(1, "AI-Other")]
+    assert (isolated / "docs" / "out.md").read_text("utf-8") == "# Written meanwhile\n"
