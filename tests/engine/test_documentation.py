@@ -149,3 +149,22 @@ def test_a_draft_written_meanwhile_is_not_written_twice(loop, isolated: Path) ->
     d = Discussion.load(path)
     assert [(x.number, x.by) for x in d.drafts] == [(1, "AI-Other")]
     assert (isolated / "docs" / "out.md").read_text("utf-8") == "# Written meanwhile\n"
+
+
+@pytest.mark.parametrize("where", ["ABSOLUTE", "../outside.md", ".git/hooks/post-merge"])
+def test_a_template_cannot_send_the_document_out_of_the_project(
+    loop, isolated: Path, tmp_path: Path, where: str
+) -> None:
+    """A template comes with a clone like any project file: its output path stays inside the
+    project (no absolute path, no `..` out, nothing under `.git`)."""
+    loop({"voters": "ready"})
+    elsewhere = tmp_path / "elsewhere" / "doc.md"
+    where = str(elsewhere) if where == "ABSOLUTE" else where
+    template = (isolated / "templates" / "docs.yaml").read_text("utf-8")
+    write(isolated / "templates" / "docs.yaml", template.replace("docs/out.md", where))
+    r = run("draft", "plan.md")
+    assert code(r) != 0 and "output.path" in out(r), out(r)
+    assert not elsewhere.exists()
+    assert not (isolated.parent / "outside.md").exists()
+    assert not (isolated / ".git" / "hooks" / "post-merge").exists()
+    assert "DRAFT:" not in (isolated / "discussions" / "plan.md").read_text("utf-8")

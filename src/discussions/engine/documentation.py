@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..atomic import replace_file
 from ..derive.rules import derive
-from ..errors import DocumentExists, OverBudget, UnknownParticipant
+from ..errors import ConfigError, DocumentExists, OverBudget, UnknownParticipant
 from ..model import storage
 from ..settings.output import Output
 from ..syntax import clock
@@ -318,7 +318,16 @@ def _target(d: Discussion, out: Output) -> Path:
     """Where the approved document goes: the output's path (relative to the project
     folder), else ``FILE.doc.md`` next to the discussion."""
     if out.path:
-        return (d.workspace.config.base_dir / out.path).resolve()
+        root = d.workspace.config.base_dir.resolve()
+        target = (root / out.path).resolve()  # links followed: where the bytes would go
+        inside = not Path(out.path).is_absolute() and target.is_relative_to(root)
+        if not inside or ".git" in target.relative_to(root).parts[:1]:
+            raise ConfigError(
+                f"the template's output.path {out.path!r} is not a file inside the project "
+                f"({root}): a template comes with the project, so its document stays in it; "
+                "give a relative path such as docs/decision.md"
+            )
+        return target
     return d.path.with_name(f"{d.path.stem}.doc.md")
 
 
