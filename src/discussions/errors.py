@@ -61,7 +61,7 @@ class Busy(DiscussionsError):
 
 
 class OverBudget(DiscussionsError):
-    """The next calls would go past the budget (`usage.Budget`); none of them was made."""
+    """The next calls would go past the budget (`budget.Budget`); none of them was made."""
 
 
 class InvalidVote(DiscussionsError):

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.model.usage import Budget, CallEstimate, UsageTotals, discussion_usage
+from discussions.model.budget import Budget, CallEstimate
+from discussions.model.usage import UsageTotals, discussion_usage
 
 from ..conftest import code, out, result_of, run, script_command, write
 
@@ -131,7 +132,7 @@ def test_passes_and_council_calls_are_counted_and_checked(
 
 
 def test_estimates_come_from_the_providers_that_may_answer(priced: Path) -> None:
-    from discussions.model.usage import estimate_call
+    from discussions.model.budget import estimate_call
 
     assert code(run("turn", "spend.md", "@architect", "--provider", "priced")) == 0
     assert code(run("turn", "spend.md", "@security", "--provider", "mock")) == 0

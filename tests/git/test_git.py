@@ -20,7 +20,7 @@ from discussions.git.appends import (
     deleted_discussion_files,
 )
 from discussions.git.driver import driver_main, merge_versions
-from discussions.git.setup import driver_warning
+from discussions.git.drivercheck import driver_warning
 from discussions.git.units import split_blocks
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.model.usage import Budget, UsageTotals
+from discussions.model.budget import Budget
+from discussions.model.usage import UsageTotals
 from discussions.providers.usage import Usage, claude_json, codex_usage
 
 from ..conftest import SCRIPTS, code, out, run, write

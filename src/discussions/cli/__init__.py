@@ -19,38 +19,111 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 
 # Commands are imported only when used, so `discussions status` does not pay for the runner.
-LAZY_COMMANDS = {
-    "new": "files:new_command",
-    "list": "files:list_command",
-    "status": "files:status_command",
-    "comment": "files:comment_command",
-    "advance": "files:advance_command",
-    "close": "files:close_command",
-    "reopen": "files:reopen_command",
-    "check": "check:check_command",
-    "evidence": "evidence:evidence_command",
-    "init": "git:init_command",
-    "merge-file": "git:merge_file_command",
-    "resolve": "git:resolve_command",
-    "review": "git:review_command",
-    "summary": "files:summary_command",
-    "export": "exporting:export_command",
-    "run": "running:run_command",
-    "decisions": "ledger:decisions_command",
-    "chronicle": "ledger:chronicle_command",
-    "adr": "ledger:adr_command",
-    "memory": "ledger:memory_command",
-    "watch": "watching:watch_command",
-    "turn": "turns:turn_command",
-    "draft": "drafting:draft_command",
-    "providers": "providers:providers_group",
-    "trust": "providers:trust_command",
-    "participants": "registry:participants_group",
-    "templates": "registry:templates_group",
-    "mcp": "mcp:mcp_command",
-    "lsp": "lsp:lsp_command",
-    "ui": "ui:ui_command",
-    "serve": "web:serve_command",
+# Each entry: "module:attribute" under this package, and the command's short help as its
+# docstring gives it (the first sentence), which `--help` lists without importing anything
+# (tests/cli/test_help.py checks the two agree).
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "new": ("files:new_command", "Create a discussion file from a template."),
+    "list": ("files:list_command", "List the discussions in the discussions folder."),
+    "status": (
+        "files:status_command",
+        "Show a discussion's phase, votes, consensus and open items.",
+    ),
+    "comment": (
+        "files:comment_command",
+        "Append a comment (and optionally a vote) as a human participant.",
+    ),
+    "advance": (
+        "files:advance_command",
+        "Move a discussion to its next phase (votes restart in the new phase).",
+    ),
+    "close": (
+        "files:close_command",
+        "Close a discussion by hand: record a status change in the file.",
+    ),
+    "reopen": (
+        "files:reopen_command",
+        "Reopen a closed or decided discussion (records a status change to OPEN).",
+    ),
+    "check": ("check:check_command", "Report problems in discussion files as FILE:LINE: message."),
+    "evidence": (
+        "evidence:evidence_command",
+        "Fulfil the pending EVIDENCE: requests of a discussion now.",
+    ),
+    "init": (
+        "git:init_command",
+        "Set a project up: discussions.yaml, the discussions folder, and for git the "
+        ".gitattributes entries and this clone's merge driver.",
+    ),
+    "merge-file": (
+        "git:merge_file_command",
+        "Git merge driver: merge BASE, OURS and THEIRS block by block into OURS.",
+    ),
+    "resolve": (
+        "git:resolve_command",
+        "Redo a conflicted merge of discussion files from git's index, block by block.",
+    ),
+    "review": (
+        "git:review_command",
+        "Open a code-review discussion from a git diff, and with @aliases run their turn.",
+    ),
+    "summary": (
+        "files:summary_command",
+        "Write FILE's summary to a .sum.md next to it (rebuilt from the file).",
+    ),
+    "export": (
+        "exporting:export_command",
+        "Export FILE as HTML, JSON or a written post; the discussion is not changed.",
+    ),
+    "run": (
+        "running:run_command",
+        "Run rounds until the discussion is decided or a stop condition is met.",
+    ),
+    "decisions": (
+        "ledger:decisions_command",
+        "List every DECISION: across the project's discussions, oldest first.",
+    ),
+    "chronicle": (
+        "ledger:chronicle_command",
+        "Write CHRONICLE.md in the discussions folder: every decision, by discussion.",
+    ),
+    "adr": (
+        "ledger:adr_command",
+        "Write FILE's decisions as a numbered architecture decision record.",
+    ),
+    "memory": (
+        "ledger:memory_command",
+        "Show what participant ALIAS is reminded of from its earlier discussions.",
+    ),
+    "watch": ("watching:watch_command", "Answer @mentions when a discussion file is saved."),
+    "turn": ("turns:turn_command", "Invoke AI participants and append their comments and votes."),
+    "draft": (
+        "drafting:draft_command",
+        "Draft the document that records a decided discussion, and have the council approve it.",
+    ),
+    "providers": (
+        "providers:providers_group",
+        "Show and try the AI command-line tools that answer for participants.",
+    ),
+    "trust": (
+        "providers:trust_command",
+        "Allow this project's providers.yaml (and evidence.commands) to run commands.",
+    ),
+    "participants": ("registry:participants_group", "Show the AI personas that can take part."),
+    "templates": ("registry:templates_group", "Show the discussion templates and their phases."),
+    "mcp": (
+        "mcp:mcp_command",
+        "Serve this project's discussions to AI coding agents over MCP (stdio).",
+    ),
+    "lsp": (
+        "lsp:lsp_command",
+        "Serve discussion files to an editor (the Language Server Protocol, stdio).",
+    ),
+    "ui": ("ui:ui_command", "Browse, follow and take part in discussions in a terminal app."),
+    "serve": (
+        "web:serve_command",
+        "Serve the discussions folder as a live web page and a JSON API.",
+    ),
 }
 
 
@@ -63,11 +136,28 @@ class DiscussionsGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
-            module_name, attr = LAZY_COMMANDS[cmd_name].split(":")
+            module_name, attr = LAZY_COMMANDS[cmd_name][0].split(":")
             module = importlib.import_module(f"{__name__}.{module_name}")
             self.add_command(getattr(module, attr), cmd_name)
         _modules_loaded()
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their short help, from `LAZY_COMMANDS` for those not loaded."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in LAZY_COMMANDS and name not in self.commands:
+                # shortened as click shortens a command's own help (a bare command does it)
+                placeholder = click.Command(name, help=LAZY_COMMANDS[name][1])
+                rows.append((name, placeholder.get_short_help_str(limit)))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

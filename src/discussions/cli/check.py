@@ -66,7 +66,7 @@ def _warn_driver(paths: list[Path]) -> None:
     (a warning about the clone, not a problem in the files: it does not fail the check)."""
     if not paths:
         return
-    from ..git.setup import driver_warning
+    from ..git.drivercheck import driver_warning
 
     try:
         message = driver_warning(paths[0])

@@ -175,7 +175,7 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
             echo_lines(status_lines(d, verbose=verbose))
         del d
     if not as_json:
-        from ..git.setup import driver_warning
+        from ..git.drivercheck import driver_warning
 
         warning = driver_warning(path)
         if warning:

@@ -11,8 +11,8 @@ from ..engine.deliberation import RoundEvent, RunResult, run_discussion
 from ..engine.failures import answered_summary
 from ..engine.outcomes import TurnEvent
 from ..engine.runner import Runner
+from ..model.budget import configured_budget
 from ..model.discussion import Discussion
-from ..model.usage import configured_budget
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress

@@ -28,8 +28,6 @@ from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
 from ..syntax.parse import parse_document
 from ..syntax.text import normalise_newlines
 from .diagnosis import rule_diagnosis
-from .drafts import rule_drafts
-from .evidence import rule_evidence
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .runlog import group_runs
@@ -409,10 +407,31 @@ def derive(
         for _name, rule in RULES:
             rule(state)
         rule_conflicts(state, text)
-        rule_evidence(state, text)
-        rule_drafts(state, text)
+        _rule_evidence(state, text)
+        _rule_drafts(state, text)
         state.warnings.sort(key=lambda w: w.line)
     return state
+
+
+def _rule_evidence(state: State, text: str) -> None:
+    """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
+    request: most files have none, and every command derives one."""
+    if not any(m.kind == "evidence" for m in state.doc.engine_markers) and not any(
+        mk.kind == "EVIDENCE" for c in state.comments for mk in c.markers
+    ):
+        return
+    from .evidence import rule_evidence
+
+    rule_evidence(state, text)
+
+
+def _rule_drafts(state: State, text: str) -> None:
+    """`drafts.rule_drafts`, loaded only for a file that holds a ``DRAFT`` block (a
+    documentation loop's): the digest and fence helpers it needs are not loaded otherwise."""
+    if any(m.kind == "draft" for m in state.doc.engine_markers):
+        from .drafts import rule_drafts
+
+        rule_drafts(state, text)
 
 
 class _CollectorPause:

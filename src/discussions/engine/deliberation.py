@@ -15,7 +15,7 @@ transitions, a decided status). The run stops on the first of:
 * ``no_answers``  every call of a round failed (each participant's ``FAILED`` block says from
   which providers and why): the round moved nothing, so nothing moves (no phase, no
   escalation) and the command exits non-zero;
-* ``budget``      the next call would go past the budget (`usage.Budget`); the turn writes the
+* ``budget``      the next call would go past the budget (`budget.Budget`); the turn writes the
   ``RUN-STOP: budget`` block with the reason;
 * ``error``       an unexpected error (the error is raised after the stop is written).
 
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..derive.runlog import RunRecord, identity, interrupted_runs, next_number
+from ..model.budget import render_budget_stop
 from ..model.discussion import Discussion
-from ..model.usage import render_budget_stop
 from ..syntax.render import neutralise
 from . import chair, documentation, phases
 from .outcomes import TurnResult

@@ -24,15 +24,10 @@ from typing import Any
 
 from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
 from ..model import storage
+from ..model.budget import Budget, configured_budget, estimate_call, render_budget_stop
 from ..model.discussion import Discussion
 from ..model.storage import Appended
-from ..model.usage import (
-    Budget,
-    configured_budget,
-    discussion_usage,
-    estimate_call,
-    render_budget_stop,
-)
+from ..model.usage import discussion_usage
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
@@ -261,7 +256,7 @@ class Runner:
         """Why calls for the `upcoming` participants, started together, would go past the
         budget (`self.budget`, else the configured ``budget:``), or None. Reads the file's
         totals as they stand; each call is estimated from the providers that may answer it
-        (`usage.estimate_call`)."""
+        (`budget.estimate_call`)."""
         budget = self.budget if self.budget is not None else configured_budget(d)
         if budget.empty:
             return None
@@ -309,7 +304,7 @@ class Runner:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
         `discussion`, append their answers, then apply the phase rules. With `council`, an open
         motion is then handled (`council.handle_motion`: seconds, sealed ballots, result).
-        Before each call the budget is checked (`usage.Budget`); a call that would go past it
+        Before each call the budget is checked (`budget.Budget`); a call that would go past it
         is not made, the turn stops and a ``RUN-STOP: budget`` block (saying `budget_rounds`
         rounds, and carrying `run_tag`, the identity of the run the turn belongs to) records
         why. `preamble` (a round's ``ROUND`` block) goes into the file before the answers,

@@ -1,25 +1,25 @@
 """Setting a project up for discussions: `init_project` (``discussions.yaml``, the folder,
-``.gitattributes``, the merge driver in the clone's configuration) and `driver_warning`.
+``.gitattributes``, the merge driver in the clone's configuration).
 
 Git runs a merge driver from the clone's configuration, never from the repository, so the
 driver is registered with an absolute command (this Python, ``-m discussions``): it keeps
 working from a GUI git client with a minimal PATH. A clone whose ``.gitattributes`` names the
 driver but whose configuration lacks it merges with git's default (a safe conflict);
-`driver_warning` says so, and `driver.resolve_conflict` redoes the merge from the index stages.
+`drivercheck.driver_warning` says so, and `driver.resolve_conflict` redoes the merge from the
+index stages.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DiscussionsError
-from .run import find_git_root, repo_root, run_git
+from .drivercheck import DRIVER
+from .run import repo_root, run_git
 
-DRIVER = "discussions"
 DRIVER_NAME = "discussions append-only merge"
 SUMMARY_DRIVER = "discussions-summary"
 SUMMARY_DRIVER_NAME = "discussions summaries: keep ours (rebuild with `discussions summary`)"
@@ -202,48 +202,3 @@ def _ensure_config(git_root: Path, key: str, value: str) -> InitStep:
         return InitStep(f"git config {key}", "unchanged", value)
     run_git(["config", "--local", key, value], git_root)
     return InitStep(f"git config {key}", "created" if current is None else "updated", value)
-
-
-def driver_warning(path: Path) -> str | None:
-    """A one-line warning when `path`'s ``merge`` attribute names the discussions driver but
-    this clone has no such driver configured (git would then merge it line by line and
-    conflict). Runs git only when the repository's root ``.gitattributes`` mentions
-    ``discussions``, so it costs nothing elsewhere."""
-    root = find_git_root(path)
-    if root is None:
-        return None
-    attributes = root / ".gitattributes"
-    try:
-        if b"discussions" not in attributes.read_bytes():
-            return None
-    except OSError:
-        return None
-    try:
-        rel = path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return None
-    proc = run_git(["check-attr", "merge", "--", rel], root, check=False)
-    if proc.returncode != 0:
-        return None
-    value = proc.stdout.decode("utf-8", "replace").rsplit(": ", 1)[-1].strip()
-    if value != DRIVER:
-        return None
-    cfg = run_git(["config", "--get", f"merge.{DRIVER}.driver"], root, check=False)
-    command = cfg.stdout.decode("utf-8", "replace").strip()
-    if cfg.returncode != 0 or not command:
-        return "this clone has no merge driver for discussions: run `discussions init`"
-    try:
-        program = shlex.split(command)[0]
-    except (ValueError, IndexError):
-        program = ""
-    if os.path.isabs(program) and not os.path.exists(program):
-        return (
-            f"the discussions merge driver points at {program}, which no longer exists: "
-            "run `discussions init`"
-        )
-    if " -m discussions " in command and " -P " not in command:
-        return (
-            "the discussions merge driver runs without -P, so a repository's own "
-            "`discussions` folder could be imported in its place: run `discussions init`"
-        )
-    return None
