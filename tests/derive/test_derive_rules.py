@@ -3,6 +3,7 @@ discussion text, with the workspace of a temporary project."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -186,8 +187,18 @@ def test_the_collector_pauses_while_deriving_and_resumes(monkeypatch: pytest.Mon
         gc.enable()
 
 
+@pytest.fixture
+def remembering() -> Iterator[None]:
+    """`comment_parts` remembering, as the language server has it."""
+    from discussions.derive.rules import remember_comments
+
+    remember_comments()
+    yield
+    remember_comments(False)
+
+
 def test_deriving_again_reuses_unchanged_comments_without_sharing_what_callers_change(
-    ws: Workspace,
+    ws: Workspace, remembering: None
 ) -> None:
     """Comment bodies seen before are not read again (an editor derives on every key), and
     what one derived state holds cannot be changed through another."""
@@ -210,7 +221,7 @@ def test_deriving_again_reuses_unchanged_comments_without_sharing_what_callers_c
 
 
 def test_comments_moved_down_by_an_edit_above_them_keep_right_lines_without_a_new_read(
-    ws: Workspace,
+    ws: Workspace, remembering: None
 ) -> None:
     from discussions.derive.rules import _body_parts, _comment_parts
 

@@ -221,6 +221,30 @@ def test_revisit_when_is_surfaced_when_a_later_discussion_mentions_it(isolated: 
     ]
 
 
+def test_status_derives_only_the_discussions_that_hold_a_condition(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`status` looks for revisit conditions in the other discussions: only a file holding one
+    is derived (a project of many discussions would otherwise derive them all on every
+    `status`), and never the discussion shown."""
+    folder = isolated / "discussions"
+    _hand(folder, "queue", "2026-10-01T09:00:00Z", "REVISIT-WHEN: the message size exceeds limits")
+    later = _hand(folder, "big", "2026-11-01T09:00:00Z", "Message size exceeds limits.", "OPEN")
+    for n in range(5):
+        _hand(folder, f"plain{n}", "2026-11-02T09:00:00Z", "Nothing to revisit.", "OPEN")
+    read: list[str] = []
+    real = memory.read_file
+
+    def counting(path: Path, workspace: Workspace):  # type: ignore[no-untyped-def]
+        read.append(path.name)
+        return real(path, workspace)
+
+    monkeypatch.setattr(memory, "read_file", counting)
+    monkeypatch.setattr(memory, "_CACHE", memory._FileCache())  # nothing from other tests
+    assert [r.file.name for r in revisits(Discussion.load(later))] == ["queue.md"]
+    assert read == ["queue.md"]
+
+
 def test_memory_command_text_json_and_page(isolated: Path) -> None:
     folder = isolated / "discussions"
     _hand(folder, "auth", "2026-10-01T09:00:00Z", "VOTE: READY\nCONCERN: tokens leak\nDECISION: JWT")

@@ -22,9 +22,10 @@ Otherwise the flip "cites nothing new". Only the file is read.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .rules import parse_score, strip_meta
@@ -38,12 +39,15 @@ if TYPE_CHECKING:
 ENGINE_LINE = re.compile(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
 _EVIDENCE_REF = re.compile(r"\bevidence(?:\s+block)?\s*#?\s*(\d+)\b", re.I)
 _QUOTE_CHARS = 20
+_QUOTE_MARKS = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _ENDS = " .,;:!?\"'*_"
 
 
 def own_words(body: str) -> str:
     """A comment's own words: no engine metadata line, nothing from the first engine block
     on (a round's block, a stop, a transition appended after it)."""
+    if "<!--" not in body:  # neither a metadata line nor an engine block: all its own
+        return body
     body = strip_meta(body)
     cut = ENGINE_LINE.search(body)
     return body[: cut.start()] if cut else body
@@ -129,7 +133,6 @@ class Positions:
         return {
             "rounds": list(self.rounds),
             "grid": {a: {str(r): v for r, v in row.items()} for a, row in self.grid.items()},
-            "stances": [s.to_dict() for s in self.stances],
             "flips": [f.to_dict() for f in self.flips],
             "unexplained_flips": len(self.unexplained),
         }
@@ -155,6 +158,8 @@ def positions(
     blocks; `evidence`: (number, line) of the evidence blocks; `decisions`: the ``DECISION:``
     items; `aliases`: author name -> alias, for ``@alias`` citations."""
     marks = sorted(round_lines)
+    decisions = sorted(decisions, key=lambda item: item.line)
+    decision_lines = [item.line for item in decisions]  # each flip looks only between lines
     out = Positions()
     last: dict[str, tuple[Stance, int]] = {}
     seen_rounds: set[int] = set()
@@ -170,7 +175,10 @@ def positions(
         before, at = last.get(c.author, (None, 0))
         if before is not None and before.value != value:
             new = [o for o in comments[at + 1 : i] if o.author != c.author]
-            cites = _cited(c, new, evidence, decisions, before.line, aliases or {})
+            made = decisions[
+                bisect_right(decision_lines, before.line) : bisect_left(decision_lines, c.line)
+            ]
+            cites = _cited(c, new, evidence, made, before.line, aliases or {})
             out.flips.append(Flip(c.author, before.value, value, c.line, before.line, cites))
         last[c.author] = (stance, i)
     out.rounds = sorted(seen_rounds)
@@ -185,28 +193,51 @@ def _cited(
     since: int,
     aliases: Mapping[str, str],
 ) -> str:
-    """What comment `c` cites of what is new since line `since` (see the module docstring)."""
+    """What comment `c` cites of what is new since line `since` (see the module docstring):
+    `new` the others' comments since, `decisions` those written since."""
     words = own_words(c.body)
-    flat = _flat(re.sub(r"^[ \t]*>[ \t]?", "", words, flags=re.M))
+    lowered = words.lower()
     mentioned = {m.lower() for m in c.mentions}
     for author in dict.fromkeys(o.author for o in new):
         alias = aliases.get(author, "").lower()
-        named = re.search(rf"(?<![\w@-]){re.escape(author)}(?![\w-])", words, re.I)
-        if named or (alias and alias in mentioned):
+        if alias and alias in mentioned:
             return f"{author}'s comment"
-    fresh = {n for n, line in evidence if since < line < c.line}
-    for ref in _EVIDENCE_REF.finditer(words):
-        if int(ref.group(1)) in fresh:
-            return f"evidence {ref.group(1)}"
+        # The substring test first: the pattern (a name as a word of its own) only where the
+        # name appears at all.
+        if author.lower() in lowered and _name_pattern(author).search(words):
+            return f"{author}'s comment"
+    if evidence and "evidence" in lowered:
+        fresh = {n for n, line in evidence if since < line < c.line}
+        for ref in _EVIDENCE_REF.finditer(words):
+            if int(ref.group(1)) in fresh:
+                return f"evidence {ref.group(1)}"
+    flat = _flat(_QUOTE_MARKS.sub("", words))
     for item in decisions:
         if since < item.line < c.line and _flat(item.text) and _flat(item.text) in flat:
             return f"the decision on line {item.line}"
     for o in new:
-        for raw in own_words(o.body).split("\n"):
-            quoted = _flat(raw.strip().lstrip(">")).strip(_ENDS)
-            if len(quoted) >= _QUOTE_CHARS and not quoted.startswith("<!--") and quoted in flat:
+        for quoted in _quotable_lines(o.body):
+            if quoted in flat:
                 return f"a line of {o.author}'s comment"
     return ""
+
+
+@lru_cache(maxsize=1024)
+def _name_pattern(author: str) -> re.Pattern[str]:
+    """An author's name as a word of its own (not part of a longer name or an ``@alias``)."""
+    return re.compile(rf"(?<![\w@-]){re.escape(author)}(?![\w-])", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _quotable_lines(body: str) -> tuple[str, ...]:
+    """The lines of a comment's own words long enough to count as quoted when another
+    comment repeats them, flattened (one comment is looked at by every flip after it)."""
+    out = []
+    for raw in own_words(body).split("\n"):
+        quoted = _flat(raw.strip().lstrip(">")).strip(_ENDS)
+        if len(quoted) >= _QUOTE_CHARS and not quoted.startswith("<!--"):
+            out.append(quoted)
+    return tuple(out)
 
 
 def audit(

@@ -133,11 +133,24 @@ def rule_comments(s: State) -> None:
                 )
 
 
+_REMEMBER = [False]
+"""Whether `comment_parts` remembers what it read (`remember_comments`)."""
+
+
+def remember_comments(on: bool = True) -> None:
+    """Have `comment_parts` remember the bodies it read last: for a long-lived process that
+    derives the same file again and again (an editor's language server), where it re-reads
+    only the comments that changed. A command that derives a file once reads it straight
+    (remembering 20,000 comments costs more than it saves there)."""
+    _REMEMBER[0] = on
+
+
 def comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
     """The markers and mentions of a comment body whose first line is `first_line`, and its
-    engine metadata (a copy the caller may change). Remembered for the bodies seen last, so a
-    long-lived process (an editor's language server, watch) re-reads only the comments that
-    changed when a file is derived again."""
+    engine metadata (a copy the caller may change); remembered when `remember_comments` is
+    on."""
+    if not _REMEMBER[0]:
+        return extract(body, first_line), engine_meta(body)
     found, meta = _comment_parts(body, first_line)
     return found, dict(meta)
 

@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
 
 from .. import __version__
+from ..derive.rules import remember_comments
 from ..errors import DiscussionsError
 from .diagnostics import diagnostics
 from .edits import catch_up_edit
@@ -39,6 +40,7 @@ class DiscussionsServer(LanguageServer):
 
     def __init__(self, provider: str | None = None, debounce: float = DEBOUNCE) -> None:
         super().__init__("discussions", __version__)
+        remember_comments()  # an editor derives the same file on every key: re-read what changed
         self.provider = provider
         self.debounce = debounce
         self.buffers: dict[str, Buffer] = {}

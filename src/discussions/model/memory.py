@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -330,9 +331,17 @@ _CACHE = _FileCache()
 # --------------------------------------------------------------------------- a folder
 
 
-def read_folder(workspace: Workspace, folder: Path | None = None) -> list[FileMemory]:
-    """Every discussion of `folder` (default: ``output.directory``), newest first (by
-    ``Created``, then name), through the per-process cache. Empty when there is no folder."""
+def read_folder(
+    workspace: Workspace,
+    folder: Path | None = None,
+    skip: Path | None = None,
+    holding: bytes = b"",
+) -> list[FileMemory]:
+    """Every discussion of `folder` (default: ``output.directory``) but `skip` (never read:
+    the discussion being shown or prompted, whose own state the caller has), and with
+    `holding` only the files whose bytes hold it (looked for before anything is derived),
+    newest first (by ``Created``, then name), through the per-process cache. Empty when
+    there is no folder."""
     where = Path(folder) if folder is not None else workspace.config.output_directory
     if not where.is_dir():
         return []
@@ -340,6 +349,11 @@ def read_folder(workspace: Workspace, folder: Path | None = None) -> list[FileMe
         paths = discussion_candidates(where)
     except OSError as exc:
         raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
+    if skip is not None:
+        left_out = _resolved(skip)
+        paths = [p for p in paths if _resolved(p) != left_out]
+    if holding:
+        paths = [p for p in paths if _holds(p, holding)]
     found = [fm for fm in (_CACHE.read(p, workspace) for p in paths) if fm is not None]
     found.sort(key=lambda fm: (fm.date, fm.file.name), reverse=True)
     return found
@@ -360,11 +374,8 @@ def history(
     """`participant`'s episodes, newest first: one per discussion of the folder it wrote in,
     `exclude` (the discussion being prompted) left out."""
     keys = author_keys(participant)
-    skip = _resolved(exclude) if exclude is not None else None
     out: list[Episode] = []
-    for fm in read_folder(workspace, folder):
-        if skip is not None and _resolved(fm.file) == skip:
-            continue
+    for fm in read_folder(workspace, folder, skip=exclude):
         for key in keys:
             episode = fm.episode(key)
             if episode is not None:
@@ -391,24 +402,30 @@ def _conditions(fm: FileMemory) -> list[tuple[Position, str]]:
 def revisits_for(
     workspace: Workspace,
     path: Path,
-    words: frozenset[str],
+    words: frozenset[str] | Callable[[], frozenset[str]],
     date: str = "",
     folder: Path | None = None,
 ) -> list[Revisit]:
     """The ``REVISIT-WHEN:`` conditions of the other discussions of the folder that the
-    discussion at `path` (with the significant `words`, created `date`) mentions (see the
-    module's rule), oldest discussion first. Empty when the folder cannot be read."""
-    own = _resolved(path)
+    discussion at `path` (with the significant `words`, or a function giving them, called
+    only when there is a condition to match; created `date`) mentions (see the module's
+    rule), oldest discussion first. Empty when the folder cannot be read."""
     try:
-        files = read_folder(workspace, folder)
+        files = read_folder(workspace, folder, skip=path, holding=b"REVISIT-WHEN")
     except DiscussionsError:
         return []
+    conditions = [
+        (fm, p, author)
+        for fm in reversed(files)
+        if _later(fm, date)
+        for p, author in sorted(_conditions(fm), key=lambda x: x[0].line)
+    ]
+    if not conditions:
+        return []
+    held = words() if callable(words) else words
     out: list[Revisit] = []
-    for fm in reversed(files):
-        if _resolved(fm.file) == own or not _later(fm, date):
-            continue
-        for p, author in sorted(_conditions(fm), key=lambda x: x[0].line):
-            if mentions(p.text, words):
+    for fm, p, author in conditions:
+        if mentions(p.text, held):
                 out.append(Revisit(p.text, author, fm.file, p.line, path))
     return out
 
@@ -425,6 +442,14 @@ def triggered_revisits(workspace: Workspace, folder: Path | None = None) -> list
                 if other is not fm and _later(fm, other.date) and mentions(p.text, other.words):
                     out.append(Revisit(p.text, author, fm.file, p.line, other.file))
     return out
+
+
+def _holds(path: Path, needle: bytes) -> bool:
+    """Whether the file at `path` holds `needle` (False when it cannot be read)."""
+    try:
+        return needle in path.read_bytes()
+    except OSError:
+        return False
 
 
 def _resolved(path: Path) -> Path:

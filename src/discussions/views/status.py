@@ -10,16 +10,18 @@ the same thing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..derive.diagnosis import describe
 from ..derive.runlog import run_state
 from ..model.discussion import Discussion
-from ..model.memory import Revisit, revisits_for, significant_words
 from ..model.sections import SECTIONS, pick
 from ..model.usage import discussion_usage
 from ..settings.workspace import display_path
 from .verdicts import verdict_data, verdict_texts
+
+if TYPE_CHECKING:
+    from ..model.memory import Revisit
 
 TONES = ("strong", "good", "alert", "warning")
 """What a span's tone may be besides plain (""): bold, success, a human must act, a warning."""
@@ -238,7 +240,11 @@ def _pending(d: Discussion) -> list[StatusLine]:
 def revisits(d: Discussion) -> list[Revisit]:
     """The ``REVISIT-WHEN:`` conditions of the project's other discussions that `d` mentions
     (`memory.revisits_for`)."""
-    words = significant_words(d.text)
+    from ..model.memory import revisits_for, significant_words  # not on every start-up
+
+    def words() -> frozenset[str]:
+        return significant_words(d.text)
+
     return revisits_for(d.workspace, d.path, words, d.header.get("created", ""))
 
 

@@ -37,7 +37,7 @@ def verdict_texts(d: Discussion) -> list[tuple[str, str]]:
 
 
 def verdict_data(d: Discussion) -> dict[str, Any]:
-    """What `status --json` adds: ``positions`` (rounds, grid, stances, flips) and
+    """What `status --json` adds: ``positions`` (rounds, grid, flips) and
     ``debate_delta`` (None unless the phase is ``vote_first``)."""
     delta = debate_delta(d)
     return {
@@ -66,7 +66,8 @@ def positions_html(
     delta = debate_delta(d)
     if not worth_showing(p) and delta is None:
         return ""
-    flipped = {(f.author, s.round) for f in p.unexplained for s in p.stances if s.line == f.line}
+    round_at = {s.line: s.round for s in p.stances}
+    flipped = {(f.author, round_at[f.line]) for f in p.unexplained if f.line in round_at}
     head = "".join(f"<th>R{r}</th>" for r in p.rounds)
     rows = [
         f"<tr><th>{escape(author)}</th>"
