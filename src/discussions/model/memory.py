@@ -335,11 +335,12 @@ def read_folder(
     workspace: Workspace,
     folder: Path | None = None,
     skip: Path | None = None,
-    holding: bytes = b"",
+    holding: tuple[str, ...] = (),
 ) -> list[FileMemory]:
     """Every discussion of `folder` (default: ``output.directory``) but `skip` (never read:
     the discussion being shown or prompted, whose own state the caller has), and with
-    `holding` only the files whose bytes hold it (looked for before anything is derived),
+    `holding` only the files whose lower-cased text holds one of its (lower-case) needles,
+    looked for before anything is derived,
     newest first (by ``Created``, then name), through the per-process cache. Empty when
     there is no folder."""
     where = Path(folder) if folder is not None else workspace.config.output_directory
@@ -375,7 +376,9 @@ def history(
     `exclude` (the discussion being prompted) left out."""
     keys = author_keys(participant)
     out: list[Episode] = []
-    for fm in read_folder(workspace, folder, skip=exclude):
+    # Only the discussions that name it can hold its positions (a comment's `Name:` line).
+    named = tuple(keys)
+    for fm in read_folder(workspace, folder, skip=exclude, holding=named):
         for key in keys:
             episode = fm.episode(key)
             if episode is not None:
@@ -411,7 +414,7 @@ def revisits_for(
     only when there is a condition to match; created `date`) mentions (see the module's
     rule), oldest discussion first. Empty when the folder cannot be read."""
     try:
-        files = read_folder(workspace, folder, skip=path, holding=b"REVISIT-WHEN")
+        files = read_folder(workspace, folder, skip=path, holding=("revisit-when",))
     except DiscussionsError:
         return []
     conditions = [
@@ -444,12 +447,14 @@ def triggered_revisits(workspace: Workspace, folder: Path | None = None) -> list
     return out
 
 
-def _holds(path: Path, needle: bytes) -> bool:
-    """Whether the file at `path` holds `needle` (False when it cannot be read)."""
+def _holds(path: Path, needles: tuple[str, ...]) -> bool:
+    """Whether the text of the file at `path`, lower-cased, holds one of `needles` (False
+    when it cannot be read)."""
     try:
-        return needle in path.read_bytes()
+        text = path.read_bytes().decode("utf-8", errors="replace").lower()
     except OSError:
         return False
+    return any(n in text for n in needles)
 
 
 def _resolved(path: Path) -> Path:
