@@ -72,9 +72,10 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
     width = max(len(e.status) for e in found.entries)
     for e in found.entries:
         date = e.date[:10] if e.date else "-" * 10
+        done = "".join(f"; implemented by {i.commits[-1][:7]}" for i in e.implemented_by)
         say(
             f"{date}  {e.status:<{width}}  {_shown(e.file)}:{e.line}  "
-            f"{e.text}  ({e.author}; {e.title})"
+            f"{e.text}  ({e.author}; {e.title}{done})"
         )
     _revisits(ws, found.folder)
 
