@@ -5,8 +5,9 @@ digest is a warning (kept, not `intact`), so `check` fails on an edited or cut-s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..syntax.apply import (
     ApplyFormatError,
@@ -20,6 +21,8 @@ from ..syntax.text import normalise_newlines
 
 if TYPE_CHECKING:
     from .state import State
+
+R = TypeVar("R", "Apply", "Review")
 
 
 @dataclass(slots=True)
@@ -85,25 +88,27 @@ def rule_applies(s: State, text: str) -> None:
 
 def _apply(s: State, line: int, args: str, lines: list[str]) -> Apply | None:
     content, intact = _content(s, line, args, lines, "apply block")
-    try:
-        record = parse_apply(args, content)
-    except ApplyFormatError as exc:
-        s.warn(line, str(exc), "error")
-        return None
-    values = {f.name: getattr(record, f.name) for f in fields(ApplyRecord)}
-    return Apply(**values, line=line, intact=intact)
+    return _read(s, line, lambda: parse_apply(args, content), Apply, intact)
 
 
 def _review(s: State, line: int, args: str, lines: list[str]) -> Review | None:
     has_fence = marker_fields(args).get("blockers", "0") not in ("", "0")
     content, intact = _content(s, line, args, lines, "apply review") if has_fence else (None, True)
+    return _read(s, line, lambda: parse_apply_review(args, content), Review, intact)
+
+
+def _read(
+    s: State, line: int, parse: Callable[[], ApplyRecord | ApplyReviewRecord], kind: type[R],
+    intact: bool,
+) -> R | None:
+    """The parsed record as `kind`, with its line; None (and an error) when it is malformed."""
     try:
-        record = parse_apply_review(args, content)
+        record = parse()
     except ApplyFormatError as exc:
         s.warn(line, str(exc), "error")
         return None
-    values = {f.name: getattr(record, f.name) for f in fields(ApplyReviewRecord)}
-    return Review(**values, line=line, intact=intact)
+    values = {f.name: getattr(record, f.name) for f in fields(record)}
+    return kind(**values, line=line, intact=intact)
 
 
 def _content(
