@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from discussions.derive.rules import derive
@@ -122,6 +122,12 @@ def apply_records(draw: st.DrawFn) -> ApplyRecord:
 
 @settings(max_examples=150, deadline=None)
 @given(apply_records())
+@example(
+    record(
+        lead="A | B --> C &#124; &amp;", branch="x-->y", reason="a|b", forced="--> <!-- x",
+        consented_by="Rob <rob@example.com>", files=(("a\\b\tc\n|d.py", 1, 0),),
+    )
+)
 def test_any_apply_record_reads_back_equal(rec: ApplyRecord) -> None:
     back = read_back(render_apply(rec))
     assert back == replace(rec, output=normal_output(rec.output))
@@ -136,6 +142,7 @@ def test_any_apply_record_reads_back_equal(rec: ApplyRecord) -> None:
     line_text,
     st.tuples(*(st.lists(line_text, max_size=4).map(tuple) for _ in range(4))),
 )
+@example(1, 0, "changes", "c-->|", (("a, b", "%2C", "%25"), (), ("x|y",), ("- z -->", "Name: q")))
 def test_any_review_record_reads_back_equal(
     number: int, revision: int, result: str, commit: str, lists: tuple[tuple[str, ...], ...]
 ) -> None:
