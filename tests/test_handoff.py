@@ -140,8 +140,13 @@ def test_to_prompt_says_what_to_do_and_what_not_to(isolated: Path) -> None:
 
 def test_evidence_blocks_are_cited(isolated: Path) -> None:
     block = Block(
-        1, "read src/app.py", "AI-Architect", "fulfilled", "2026-11-24T00:00:00Z",
-        ref="blob 0123456789abcdef", content="print('hi')\n",
+        1,
+        "read src/app.py",
+        "AI-Architect",
+        "fulfilled",
+        "2026-11-24T00:00:00Z",
+        ref="blob 0123456789abcdef",
+        content="print('hi')\n",
     )
     d = _discussion(isolated, extra="\n" + render_block(block))
     h = build_handoff(d)

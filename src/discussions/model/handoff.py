@@ -230,9 +230,8 @@ def _todos(d: Discussion) -> list[HandoffTodo]:
         found = _MENTION.search(i.text)
         key = _key(i.text)
         finished = bool(key) and any(key == k or (len(key) > 8 and key in k) for k in done)
-        out.append(
-            HandoffTodo(i.text, i.author, i.line, found.group(1).lower() if found else None, finished)
-        )
+        assignee = found.group(1).lower() if found else None
+        out.append(HandoffTodo(i.text, i.author, i.line, assignee, finished))
     return out
 
 

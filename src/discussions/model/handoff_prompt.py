@@ -35,8 +35,9 @@ def _items(title: str, items: list[HandoffItem], empty: str) -> list[str]:
 def render_prompt(h: Handoff) -> str:
     """The lead's instructions for `h` (deterministic: the same hand-off, the same text)."""
     lines = [f"# Implement: {h.title}", "", f"From {h.path} ({h.status}; {h.reason}).", ""]
-    lines += _items("Decisions", h.decisions, "No DECISION lines; implement what the "
-                    "discussion settled.")
+    lines += _items(
+        "Decisions", h.decisions, "No DECISION lines; implement what the discussion settled."
+    )
     lines += ["## TODOs", ""]
     for t in h.todos:
         box = "x" if t.done else " "
@@ -47,9 +48,7 @@ def render_prompt(h: Handoff) -> str:
     lines.append("")
     lines += _items("Constraints", h.constraints, "None recorded.")
     lines += ["## Evidence cited", ""]
-    lines += [f"- #{e.number} {e.request} at {e.ref or 'unknown'}" for e in h.evidence] or [
-        "None."
-    ]
+    lines += [f"- #{e.number} {e.request} at {e.ref or 'unknown'}" for e in h.evidence] or ["None."]
     lines.append("")
     lines += _items("Open questions", h.questions, "None.")
     lines += ["## Rules", ""] + [f"- {rule}" for rule in RULES]
