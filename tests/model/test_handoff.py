@@ -9,7 +9,7 @@ from discussions.model.discussion import Discussion
 from discussions.model.handoff import build_handoff, is_decided
 from discussions.syntax.evidence import Block, render_block
 
-from .conftest import write
+from ..conftest import write
 
 DECIDED = """
 <!-- DISCUSSION -->
