@@ -128,3 +128,15 @@ def test_participants_show_prints_capabilities(isolated: Path) -> None:
     r = CliRunner().invoke(cli, ["participants", "show", "architect"])
     assert r.exit_code == 0, r.output
     assert "Capabilities: architecture, refactoring, planning, review" in r.output
+
+
+def test_without_a_chain_the_turns_chain_is_used(isolated: Path, userdir: Path) -> None:
+    from discussions.engine.leads import default_chain
+
+    people, reg = _setup(isolated, userdir)
+    write(isolated / "discussions.yaml", "providers:\n  default: writer\n  detect: false\n")
+    ws = Workspace.discover()
+    assert default_chain(reg, ws)(people[2]) == ["reader", "writer"]
+    handoff = build_handoff(Discussion.load(decided_file(isolated)))
+    choice = choose_lead(people[2:], handoff, registry=reg, chain=default_chain(reg, ws))
+    assert choice.participant.alias == "security" and choice.provider.name == "writer"

@@ -16,6 +16,7 @@ from ..model.handoff import Handoff
 from ..providers.base import ProviderSpec
 from ..providers.registry import ProviderRegistry, provider_chain
 from ..settings.participants import Participant, normalise_alias
+from ..settings.workspace import Workspace
 
 TRIGGERS: dict[str, tuple[str, ...]] = {
     "architecture": (
@@ -129,9 +130,18 @@ def writing_provider(
     return None
 
 
-def default_chain(registry: ProviderRegistry) -> Chain:
-    """A participant's providers without a workspace's defaults: its hint, then the CLIs found."""
-    return lambda p: provider_chain(registry, hint=p.provider_hint)
+def default_chain(registry: ProviderRegistry, workspace: Workspace | None = None) -> Chain:
+    """A participant's providers as a turn tries them (`Runner.provider_chain`): its hint,
+    then the workspace's ``providers.default`` and ``fallback``, then the CLIs found."""
+    config = workspace.config if workspace else None
+    section = config.section("providers") if config else {}
+    return lambda p: provider_chain(
+        registry,
+        hint=p.provider_hint,
+        default=config.default_provider if config else None,
+        fallbacks=config.fallback_providers if config else (),
+        detect=bool(section.get("detect", True)),
+    )
 
 
 def choose_lead(
