@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..settings.templates import OPEN_STATUSES
+from .handoff_prompt import render_prompt
 from .ledger import is_settled
 
 if TYPE_CHECKING:
@@ -174,8 +175,6 @@ class Handoff:
 
     def to_prompt(self) -> str:
         """The instruction text the lead gets: what to implement, where, and what not to do."""
-        from .handoff_prompt import render_prompt
-
         return render_prompt(self)
 
 
