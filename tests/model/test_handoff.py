@@ -160,8 +160,9 @@ def test_evidence_blocks_are_cited(isolated: Path) -> None:
 def test_a_templates_placeholders_and_footer_are_not_constraints(isolated: Path) -> None:
     """A discussion made by `new` keeps the template's unfilled ``[Requirement 1]`` lines and
     its ``---`` footer in the preamble; neither is a constraint for the lead."""
-    from discussions.cli import cli
     from click.testing import CliRunner
+
+    from discussions.cli import cli
 
     out = CliRunner().invoke(cli, ["new", "Cache the reports", "--context", "Keep the API."])
     assert out.exit_code == 0, out.output
