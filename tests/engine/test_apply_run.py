@@ -262,3 +262,10 @@ def test_the_repositorys_hooks_and_filters_do_not_run(repo: Path, tmp_path: Path
     out = apply_run.execute(job(repo, "edit"))
     assert out.result == "committed", out.reason
     assert not marker.exists(), marker.read_text()
+
+
+def test_a_lead_writing_into_the_git_folder_is_refused(repo: Path) -> None:
+    out = apply_run.execute(job(repo, "hook"))
+    assert out.result == "refused-outside"
+    assert ".git/hooks/post-checkout changed" in out.reason
+    assert out.commit is None

@@ -9,6 +9,7 @@ fail      changes app.py, then exits with status 3
 hang      starts a child that escapes into a session of its own (pid in PIDFILE), then hangs
 outside   changes app.py here and in the user's working tree (three folders up: the worktree
           is .git/discussions-apply/SLUG), then exits 0
+hook      changes app.py and installs a hook in the repository's git folder (two folders up)
 commit    changes app.py and commits it itself, as someone else
 prompt    writes the prompt it was given to prompt.txt
 """
@@ -54,6 +55,10 @@ elif mode == "hang":
 elif mode == "outside":
     edit()
     (here / ".." / ".." / ".." / "app.py").write_text("tampered\n", encoding="utf-8")
+elif mode == "hook":
+    edit()
+    hook = here / ".." / ".." / "hooks" / "post-checkout"
+    hook.write_text("#!/bin/sh\necho gotcha\n", encoding="utf-8")
 elif mode == "commit":
     edit()
     env = {**os.environ, "GIT_AUTHOR_NAME": "Robot", "GIT_AUTHOR_EMAIL": "robot@example.com",

@@ -25,8 +25,8 @@ _OK = ("committed", "unchanged")
 
 @click.command("apply")
 @click.argument("file")
-@click.option("--lead", metavar="ALIAS", help="The participant who leads (default: by capabilities).")
-@click.option("--branch", metavar="NAME", help="The new branch (default: discussions/apply/FILE-N).")
+@click.option("--lead", metavar="ALIAS", help="Who leads (default: chosen by capabilities).")
+@click.option("--branch", metavar="NAME", help="The new branch (default: discussions/apply/F-N).")
 @click.option("-y", "--yes", is_flag=True, help="Consent without asking (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Print the hand-off and the command; run nothing.")
 @click.option(
@@ -78,9 +78,8 @@ def apply_command(
     from ..model.discussion import Discussion
 
     if force != (reason is not None):
-        raise click.UsageError(
-            "--force needs --reason TEXT (it is recorded)" if force else "--reason goes with --force"
-        )
+        said = "--force needs --reason TEXT (it is recorded)" if force else "--reason needs --force"
+        raise click.UsageError(said)
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
     options = ApplyOptions(lead, branch, timeout, reason if force else None, acknowledge_questions)

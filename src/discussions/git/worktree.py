@@ -102,13 +102,17 @@ def branch_exists(root: Path, branch: str) -> bool:
     return _ok(root, ["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"])
 
 
+@functools.lru_cache(maxsize=16)
+def common_dir(root: Path) -> Path:
+    """The repository's common git folder (``.git``, shared by its worktrees)."""
+    common = Path(_git(root, ["rev-parse", "--git-common-dir"]).strip())
+    return (common if common.is_absolute() else root / common).resolve()
+
+
 def place(root: Path, branch: str) -> Path:
     """Where the worktree of `branch` goes: ``<common git folder>/discussions-apply/<slug>``."""
-    common = Path(_git(root, ["rev-parse", "--git-common-dir"]).strip())
-    if not common.is_absolute():
-        common = root / common
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", branch).strip("-.") or "apply"
-    return common.resolve() / APPLY_DIR / slug
+    return common_dir(root) / APPLY_DIR / slug
 
 
 def create(root: Path, branch: str) -> Worktree:
@@ -223,7 +227,23 @@ def snapshot(root: Path) -> Snapshot:
         if record[0] == "2":
             next(records, "")  # the original path of a rename
         entries[name] = record + " " + _content(root / name)
+    entries.update(_git_files(common_dir(root)))
     return Snapshot(tuple(header), entries)
+
+
+_WATCHED = ("config", "info/attributes", "info/exclude")
+"""Files of the git folder that would make the user's own git run something (a hook path, a
+filter, an alias) or see the tree differently; the hooks folder is watched too. A lead works
+two folders below the git folder, so these are within its reach."""
+
+
+def _git_files(common: Path) -> dict[str, str]:
+    found = {f".git/{name}": _content(common / name) for name in _WATCHED}
+    hooks = common / "hooks"
+    if hooks.is_dir():
+        for hook in sorted(hooks.iterdir()):
+            found[f".git/hooks/{hook.name}"] = _content(hook)
+    return found
 
 
 def _content(path: Path) -> str:
