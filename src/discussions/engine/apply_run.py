@@ -121,21 +121,24 @@ def execute(job: Job) -> RunResult:
     lead's command is not installed or the worktree cannot be made (`ApplyError`)."""
     started = time.monotonic()
     argv, stdin, env = lead_argv(job.lead, job.prompt)
-    before = worktree.snapshot(job.root)
-    wt = worktree.attach(job.root, job.branch) if job.revise else worktree.create(
-        job.root, job.branch
-    )
-    out = RunResult("failed", wt.branch, wt.base)
-    try:
-        _lead(job, wt, argv, stdin, env, out)
-        if not out.reason:
-            _settle(job, wt, before, out)
-    except (ApplyError, ProviderError) as exc:  # the lead could not start, or git refused
-        out.result, out.reason = "failed", str(exc)
-    if out.result in ("committed", "unchanged"):
-        worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
-    else:
-        out.worktree = str(wt.path)
+    # One search of /proc for what every command left behind, when the lead ends and at the
+    # end, rather than one per git command.
+    with escapes.one_sweep() as sweep:
+        before = worktree.snapshot(job.root)
+        wt = worktree.attach(job.root, job.branch) if job.revise else worktree.create(
+            job.root, job.branch
+        )
+        out = RunResult("failed", wt.branch, wt.base)
+        try:
+            _lead(job, wt, argv, stdin, env, out, sweep)
+            if not out.reason:
+                _settle(job, wt, before, out)
+        except (ApplyError, ProviderError) as exc:  # the lead could not start, or git refused
+            out.result, out.reason = "failed", str(exc)
+        if out.result in ("committed", "unchanged"):
+            worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
+        else:
+            out.worktree = str(wt.path)
     out.duration = time.monotonic() - started
     return out
 
@@ -163,21 +166,27 @@ def _clean_env(remove: tuple[str, ...] = ()) -> dict[str, str]:
 
 
 def _lead(
-    job: Job, wt: Worktree, argv: list[str], stdin: bytes, env: dict[str, str], out: RunResult
+    job: Job,
+    wt: Worktree,
+    argv: list[str],
+    stdin: bytes,
+    env: dict[str, str],
+    out: RunResult,
+    sweep: escapes.EscapeSweep,
 ) -> None:
-    """Run the lead in `wt`; set `out.reason` (and the result) when it did not finish well."""
+    """Run the lead in `wt`; set `out.reason` (and the result) when it did not finish well.
+    What it left running is killed (`sweep`) before anything looks at the trees."""
     began = time.monotonic()
-    with escapes.one_sweep() as sweep:  # what the lead left running dies before we look
-        try:
-            done = run_contained(
-                job.lead.provider, argv, cwd=wt.path, env=env, timeout=job.timeout,
-                max_output=_LEAD_OUTPUT, stdin=stdin, on_output=job.on_output,
-            )
-        except KeyboardInterrupt:
-            out.result, out.reason = "failed", "interrupted (Ctrl-C); the lead was stopped"
-            return
-        finally:
-            out.lead_seconds = time.monotonic() - began
+    try:
+        done = run_contained(
+            job.lead.provider, argv, cwd=wt.path, env=env, timeout=job.timeout,
+            max_output=_LEAD_OUTPUT, stdin=stdin, on_output=job.on_output,
+        )
+    except KeyboardInterrupt:
+        out.result, out.reason = "failed", "interrupted (Ctrl-C); the lead was stopped"
+        return
+    finally:
+        out.lead_seconds = time.monotonic() - began
         sweep.run()
     out.lead_output = _tail(done)
     if done.timed_out:

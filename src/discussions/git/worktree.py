@@ -77,11 +77,12 @@ def identity(root: Path) -> str:
     """``Name <email>`` of the person at this repository (``git config user.name`` and
     ``user.email``, the user's own configuration included), or `ApplyError` saying how to set
     it: the commit of an apply is theirs."""
-    found = []
-    for key in ("user.name", "user.email"):
-        proc = run_git(["config", "--get", key], root, check=False)
-        found.append(proc.stdout.decode("utf-8", "replace").strip())
-    name, email = found
+    proc = run_git(["config", "--get-regexp", r"^user\.(name|email)$"], root, check=False)
+    found: dict[str, str] = {}
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(" ")
+        found[key] = value.strip()  # the last one set wins, as for git itself
+    name, email = found.get("user.name", ""), found.get("user.email", "")
     if not name or not email:
         raise ApplyError(
             "git does not know who you are, and the commit of an apply is yours: run "
@@ -119,23 +120,21 @@ def create(root: Path, branch: str) -> Worktree:
     """A new worktree on the new branch `branch`, started from HEAD. The user's working tree,
     index and current branch are not touched."""
     base = head(root)
-    if not _ok(root, ["check-ref-format", "--branch", branch]):
-        raise ApplyError(f"`{branch}` is not a valid branch name (try --branch with another)")
-    if branch_exists(root, branch):
-        raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
-    path = place(root, branch)
-    if path.exists():
-        raise ApplyError(f"{path} exists already: remove it (git worktree remove --force {path})")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _git(root, ["worktree", "add", "--quiet", "-b", branch, str(path), base])
+    path = _free_place(root, branch)
+    run = _confined(root).git(
+        ["worktree", "add", "--quiet", "-b", branch, str(path), base], timeout=_TIMEOUT
+    )
+    if run.returncode != 0:  # git says why in English: its environment sets LC_ALL=C
+        said = (run.err.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
+        if "already exists" in said:
+            raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
+        if "not a valid branch name" in said:
+            raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
+        raise ApplyError(f"git worktree add failed: {said}")
     return Worktree(root, path, branch, base)
 
 
-def attach(root: Path, branch: str) -> Worktree:
-    """A worktree on the existing branch `branch` (a revision of an earlier apply); its base
-    is the branch's tip. `ApplyError` when a kept worktree holds the branch already."""
-    if not branch_exists(root, branch):
-        raise ApplyError(f"there is no branch `{branch}` to revise")
+def _free_place(root: Path, branch: str) -> Path:
     path = place(root, branch)
     if path.exists():
         raise ApplyError(
@@ -143,6 +142,15 @@ def attach(root: Path, branch: str) -> Worktree:
             f"(git worktree remove --force {path}) and try again"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def attach(root: Path, branch: str) -> Worktree:
+    """A worktree on the existing branch `branch` (a revision of an earlier apply); its base
+    is the branch's tip. `ApplyError` when a kept worktree holds the branch already."""
+    if not branch_exists(root, branch):
+        raise ApplyError(f"there is no branch `{branch}` to revise")
+    path = _free_place(root, branch)
     _git(root, ["worktree", "add", "--quiet", str(path), branch])
     tip = _git(path, ["rev-parse", "--verify", "HEAD^{commit}"]).strip()
     return Worktree(root, path, branch, tip)
