@@ -256,11 +256,12 @@ def carry_out(plan: Plan, *, on_output: Callable[[str], None] | None = None) -> 
             "discussion, or acknowledge them (--acknowledge-questions)"
         )
     plan.handoff.approve(plan.author, clock.now_stamp())
-    result = apply_run.execute(_job(plan, on_output))
+    result = apply_run.execute(job_of(plan, on_output))
     return append_record(plan.discussion, record_of(plan, result))
 
 
-def _job(plan: Plan, on_output: Callable[[str], None] | None) -> Job:
+def job_of(plan: Plan, on_output: Callable[[str], None] | None = None) -> Job:
+    """The run of `plan` for `apply_run.execute`."""
     d = plan.discussion
     where = d.path.relative_to(plan.root).as_posix() if plan.root in d.path.parents else d.path.name
     what = f"the review's blockers for {where}" if plan.revise else f"the decisions of {where}"
@@ -356,5 +357,5 @@ def revise(
         earlier.forced, earlier.acknowledged, revise=True, blockers=tuple(blockers),
     )
     plan.handoff.approve(plan.author, earlier.at)
-    result = apply_run.execute(_job(plan, on_output))
+    result = apply_run.execute(job_of(plan, on_output))
     return append_record(d, record_of(plan, result))
