@@ -245,3 +245,16 @@ def test_revise_commits_again_on_the_same_branch(project: Path, userdir: Path) -
     assert second.consented_by == first.consented_by
     d.reload()
     assert [a.number for a in d.applies] == [1, 2]
+
+
+def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = invoke("apply", "discussions/retry.md", "--yes")
+    assert "AI-Lead is working on discussions/apply/retry-1" in plain.output
+    assert "edited app.py, added notes/new.txt" in plain.output  # the lead's own line
+    from discussions.cli import apply as command
+
+    monkeypatch.setattr(command, "live_display", lambda as_json: True)
+    live = invoke("apply", "discussions/retry.md", "--yes")
+    assert live.exit_code == 0, live.output
+    assert "discussions apply: 1/1 done" in live.output
+    assert "AI-Lead" in live.output and "committed" in live.output

@@ -171,7 +171,7 @@ def _run(
             say(f"{p.name} is working on {plan.branch} ({provider})...", err=True)
         stream = None if as_json else _plain_stream()
         return carry_out(plan, on_output=stream)
-    with Progress(sys.stderr, True, [(p.alias, p.name)]) as progress:
+    with Progress(sys.stderr, True, [(p.alias, p.name)], title="discussions apply") as progress:
         progress(TurnEvent("start", p.alias, p.name, provider))
         record = carry_out(plan, on_output=_live_stream(progress, p.alias, p.name, provider))
         done = ParticipantOutcome(p.alias, p.name, "posted" if record.result in _OK else "failed",
