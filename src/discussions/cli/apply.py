@@ -92,7 +92,10 @@ def apply_command(
     _ask(plan, yes)
     record = _run(plan, carry_out, as_json)
     if as_json:
-        echo_json({"apply": _record_dict(record), "lead_reason": plan.reason})
+        echo_json(
+            {"apply": _record_dict(record), "lead_reason": plan.reason,
+             "handoff": plan.handoff.to_dict()}
+        )
     else:
         say(_result_line(record))
     if record.result not in _OK or record.tests == "failed":

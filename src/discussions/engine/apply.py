@@ -263,7 +263,8 @@ def carry_out(plan: Plan, *, on_output: Callable[[str], None] | None = None) -> 
 def job_of(plan: Plan, on_output: Callable[[str], None] | None = None) -> Job:
     """The run of `plan` for `apply_run.execute`."""
     d = plan.discussion
-    where = d.path.relative_to(plan.root).as_posix() if plan.root in d.path.parents else d.path.name
+    path = d.path.resolve()
+    where = path.relative_to(plan.root).as_posix() if plan.root in path.parents else path.name
     what = f"the review's blockers for {where}" if plan.revise else f"the decisions of {where}"
     body = f"Carries {what} into code (apply {plan.number}).\n{plan.reason}."
     if plan.forced:
