@@ -54,6 +54,7 @@ FINISHED_STATUSES = (
     "ABANDONED",
     "WITHDRAWN",
     "UNAPPROVED",
+    "IMPLEMENTED",
 )
 """Built-in statuses of a finished discussion (with every template's ``consensus_status``)."""
 DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
