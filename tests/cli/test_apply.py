@@ -39,7 +39,7 @@ Calls to the catalogue fail now and then; the public API must not change.
 Name: AI-Lead
 We should implement three tries in the retry function.
 
-DECISION: retry() tries three times.
+DECISION: implement three tries in retry().
 {extra}
 VOTE: READY
 
@@ -206,7 +206,7 @@ def test_dry_run_shows_the_hand_off_and_command_and_runs_nothing(project: Path) 
     before = (project / "discussions" / "retry.md").read_bytes()
     r = invoke("apply", "discussions/retry.md", "--dry-run")
     assert r.exit_code == 0, r.output
-    assert "retry() tries three times" in r.output
+    assert "implement three tries in retry()" in r.output
     assert "lead.py edit" in r.output and "AI-Lead leads" in r.output
     assert "Dry run" in r.output
     plan = json.loads(invoke("apply", "discussions/retry.md", "--dry-run", "--json").output)

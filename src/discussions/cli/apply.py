@@ -210,9 +210,12 @@ def _live_stream(
 
 
 def _result_line(record: ApplyRecord) -> str:
-    from ..syntax.apply import visible_line
+    from ..engine.apply import summary_line
 
-    return visible_line(record)
+    line = summary_line(record)
+    if record.worktree:
+        line += f"\nThe worktree is kept for you to look at: {record.worktree}"
+    return line
 
 
 def _record_dict(record: ApplyRecord) -> dict[str, object]:

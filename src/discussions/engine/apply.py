@@ -42,8 +42,7 @@ from ..syntax import clock
 from ..syntax.apply import ApplyRecord, render_apply
 from . import apply_run
 from .apply_run import Job, LeadCommand, ProjectTests, RunResult
-from .leads import LeadChoice, choose_lead
-from .runner import Runner
+from .leads import LeadChoice, choose_lead, default_chain
 from .turns import select_participants
 
 BRANCH_PREFIX = "discussions/apply/"
@@ -194,10 +193,11 @@ def _forced(d: Discussion, decided: bool, why: str, reason: str | None) -> str:
 def _choose(
     d: Discussion, handoff: Handoff, name: str | None, registry: ProviderRegistry | None
 ) -> LeadChoice:
-    runner = Runner(d.workspace, providers=registry)
+    if registry is None:
+        registry = ProviderRegistry.load(d.workspace.config.base_dir)
     return choose_lead(
         select_participants(d, ["all"]), handoff, name,
-        registry=runner.providers, chain=runner.provider_chain,
+        registry=registry, chain=default_chain(registry, d.workspace),
     )
 
 
@@ -311,6 +311,14 @@ def _output(plan: Plan, result: RunResult) -> str:
     if result.result not in ("committed", "unchanged") and result.lead_output:
         parts.append(f"{plan.choice.provider.name} said:\n{result.lead_output}")
     return "\n\n".join(parts)
+
+
+def summary_line(record: ApplyRecord) -> str:
+    """The line a reader sees for `record` in the file (``Apply 1: AI-Architect (claude)
+    committed 3 files on ...``), without its emphasis."""
+    block = render_apply(record)
+    seen = next((ln for ln in block.splitlines() if ln.startswith("*Apply ")), "")
+    return seen.strip("*") or f"Apply {record.number}: {record.result}"
 
 
 def append_record(d: Discussion, record: ApplyRecord) -> ApplyRecord:
