@@ -87,6 +87,11 @@ def apply_command(
     if dry_run:
         echo_json(plan.to_dict()) if as_json else _show(plan, dry_run=True)
         return
+    if not yes and not _terminal():
+        raise click.ClickException(
+            "an apply needs your consent and there is no terminal to ask on (or this is CI): "
+            "look at it with --dry-run, then run it again with --yes to consent. Nothing was run."
+        )
     if not as_json:
         _show(plan)
     _ask(plan, yes)
@@ -127,12 +132,8 @@ def _terminal() -> bool:
 
 
 def _ask(plan: Plan, yes: bool) -> None:
-    """Consent (and the open questions) from the person, or exit with nothing done."""
-    if not yes and not _terminal():
-        raise click.ClickException(
-            "an apply needs your consent and there is no terminal to ask on (or this is CI): "
-            "run it again with --yes to consent. Nothing was run."
-        )
+    """Consent (and the open questions) from the person on the terminal, or exit with
+    nothing done."""
     count = plan.open_questions()
     if count and yes:
         raise click.ClickException(
