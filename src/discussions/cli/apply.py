@@ -82,7 +82,7 @@ def apply_command(
         raise click.UsageError(said)
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
-    options = ApplyOptions(lead, branch, timeout, reason if force else None, acknowledge_questions)
+    options = ApplyOptions(lead, branch, timeout, reason, acknowledge_questions)
     plan = prepare(d, options, dry_run=dry_run)
     if dry_run:
         echo_json(plan.to_dict()) if as_json else _show(plan, dry_run=True)
@@ -95,7 +95,12 @@ def apply_command(
     if not as_json:
         _show(plan)
     _ask(plan, yes)
-    record = _run(plan, carry_out, as_json)
+    _report(plan, _run(plan, carry_out, as_json), as_json)
+
+
+def _report(plan: Plan, record: ApplyRecord, as_json: bool) -> None:
+    """What the apply came to; exit 1 unless it committed (or changed nothing) and no test
+    failed."""
     if as_json:
         echo_json(
             {"apply": _record_dict(record), "lead_reason": plan.reason,
