@@ -258,3 +258,26 @@ def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pyt
     assert live.exit_code == 0, live.output
     assert "discussions apply: 1/1 done" in live.output
     assert "AI-Lead" in live.output and "committed" in live.output
+
+
+def test_the_record_keeps_the_leads_summary_and_the_test_output(
+    project: Path, userdir: Path
+) -> None:
+    from discussions.providers.registry import trust_evidence
+
+    command = f"{sys.executable} -c \"print('3 passed')\""
+    write(project / "discussions.yaml", f"""
+        providers:
+          fallback: []
+          detect: false
+        evidence:
+          commands:
+            test: {json.dumps(command)}
+        """)
+    trust_evidence(project, {"test": command})
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    d = Discussion.load(project / "discussions" / "retry.md")
+    [record] = d.applies
+    assert record.tests == "passed" and record.test_command == command
+    assert "AI-Lead said:\nedited app.py, added notes/new.txt, removed old.txt" in record.output
+    assert "3 passed" in record.output and "[exit status 0]" in record.output

@@ -46,6 +46,8 @@ from .leads import LeadChoice, choose_lead, default_chain
 from .turns import select_participants
 
 BRANCH_PREFIX = "discussions/apply/"
+SUMMARY_LINES = 12
+"""Lines of a lead's output an APPLY block keeps when it succeeded (its closing summary)."""
 COAUTHOR_DOMAIN = "discussions.invalid"
 """The persona's address in the ``Co-authored-by`` trailer: a reserved name that reaches no
 one (RFC 2606)."""
@@ -302,14 +304,18 @@ def record_of(plan: Plan, result: RunResult) -> ApplyRecord:
 
 def _output(plan: Plan, result: RunResult) -> str:
     """What the block's fence holds after the diffstat: the blockers a revision answered,
-    the test output, and after a failure the lead's last lines."""
+    the lead's last lines (the summary its prompt asks it to end with; more of them after a
+    failure) and the test output."""
     parts: list[str] = []
     if plan.blockers:
         parts.append("Revision for:\n" + "\n".join(f"- {b}" for b in plan.blockers))
+    if result.lead_output:
+        kept = SUMMARY_LINES if result.result in ("committed", "unchanged") else None
+        said = "\n".join(result.lead_output.splitlines()[-kept:] if kept else
+                         result.lead_output.splitlines())
+        parts.append(f"{plan.choice.participant.name} said:\n{said}")
     if result.test_command:
         parts.append(f"$ {result.test_command}\n{result.test_output}".rstrip())
-    if result.result not in ("committed", "unchanged") and result.lead_output:
-        parts.append(f"{plan.choice.provider.name} said:\n{result.lead_output}")
     return "\n\n".join(parts)
 
 
