@@ -269,3 +269,21 @@ def test_a_lead_writing_into_the_git_folder_is_refused(repo: Path) -> None:
     assert out.result == "refused-outside"
     assert ".git/hooks/post-checkout changed" in out.reason
     assert out.commit is None
+
+
+def test_the_lead_never_sees_the_git_variables_of_a_hook(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a git hook, `discussions` has GIT_DIR and GIT_INDEX_FILE pointing at the
+    user's repository: a lead's own `git commit` must not land there."""
+    main = git(repo, "rev-parse", "main").strip()
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(repo / ".git" / "index"))
+    out = apply_run.execute(job(repo, "commit"))
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_WORK_TREE")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    assert out.result == "committed", out.reason
+    assert git(repo, "rev-parse", "main").strip() == main
+    assert git(repo, "rev-parse", f"{out.commit}^").strip() == main
