@@ -287,3 +287,31 @@ def test_the_lead_never_sees_the_git_variables_of_a_hook(
     assert out.result == "committed", out.reason
     assert git(repo, "rev-parse", "main").strip() == main
     assert git(repo, "rev-parse", f"{out.commit}^").strip() == main
+
+
+def test_a_relative_script_runs_as_trusted_from_the_project_not_the_worktrees_copy(
+    repo: Path,
+) -> None:
+    """Trust hashed ``tools/lead.py`` in the project folder; the lead runs in its worktree,
+    where that copy is missing (untracked) or could differ, so the word is made absolute."""
+    import shutil
+
+    from ..conftest import SCRIPTS
+
+    (repo / "tools").mkdir()
+    shutil.copy(SCRIPTS / "lead.py", repo / "tools" / "lead.py")
+    words = f"{sys.executable} tools/lead.py edit"
+    anchored = job(repo, "edit")
+    anchored.lead = LeadCommand("fake-write", words, base=str(repo))
+    assert apply_run.execute(anchored).result == "committed"
+    loose = job(repo, "edit")
+    loose.branch = "discussions/apply/retry-2"
+    loose.lead = LeadCommand("fake-write", words)
+    assert apply_run.execute(loose).result == "failed"
+
+
+def test_a_bare_executable_name_is_still_looked_up_on_path(tmp_path: Path) -> None:
+    (tmp_path / "python3").write_text("not this one\n")
+    (tmp_path / "x.py").write_text("")
+    argv = apply_run._anchored(["python3", "x.py", "--in=x.py", "-q"], str(tmp_path))
+    assert argv == ["python3", str(tmp_path / "x.py"), f"--in={tmp_path / 'x.py'}", "-q"]

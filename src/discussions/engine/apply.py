@@ -102,7 +102,11 @@ class Plan:
     def lead(self) -> LeadCommand:
         spec = self.choice.provider
         return LeadCommand(
-            spec.name, spec.write_command or "", spec.prompt_via, tuple(spec.env_remove)
+            spec.name,
+            spec.write_command or "",
+            spec.prompt_via,
+            tuple(spec.env_remove),
+            str(self.discussion.workspace.config.base_dir),
         )
 
     def prompt(self) -> str:

@@ -48,6 +48,10 @@ class LeadCommand:
     """The command line (split without a shell, as a provider's ``command``)."""
     prompt_via: str = "stdin"
     env_remove: tuple[str, ...] = ()
+    base: str = ""
+    """The project folder the command's relative file words were trusted from ("": none).
+    The lead runs in its worktree, whose copies of those files trust never hashed (and a
+    revision's lead may have edited), so such words are made absolute from here."""
 
 
 @dataclass(slots=True)
@@ -146,7 +150,7 @@ def execute(job: Job) -> RunResult:
 def lead_argv(lead: LeadCommand, prompt: str) -> tuple[list[str], bytes, dict[str, str]]:
     """(argv, stdin, environment) of the lead's command; `ProviderNotFound` when its
     executable is not installed."""
-    words = split_command(lead.command)
+    words = _anchored(split_command(lead.command), lead.base)
     exe = shutil.which(words[0]) if words else None
     if exe is None:
         missing = words[0] if words else "(empty command)"
@@ -156,6 +160,25 @@ def lead_argv(lead: LeadCommand, prompt: str) -> tuple[list[str], bytes, dict[st
     if lead.prompt_via == "argument":
         argv, stdin = with_prompt_argument(lead.provider, argv, prompt, env), b""
     return argv, stdin, env
+
+
+def _anchored(words: list[str], base: str) -> list[str]:
+    """`words` with each relative word (or ``--opt=value`` value) that names a file in `base`
+    made absolute: the copy trust hashed runs, not the worktree's. The executable only when
+    it is written as a path (a bare name is looked up on PATH, as a shell would)."""
+    if not base:
+        return words
+    out = []
+    for n, word in enumerate(words):
+        opt, eq, value = word.partition("=") if word.startswith("-") else ("", "", word)
+        if n == 0 and "/" not in value:
+            value = ""
+        if value and not os.path.isabs(value) and not value.startswith("-"):
+            found = Path(base, value)
+            if found.is_file():
+                word = opt + eq + str(found)
+        out.append(word)
+    return out
 
 
 def _clean_env(remove: tuple[str, ...] = ()) -> dict[str, str]:
