@@ -433,6 +433,8 @@ def _trust_providers(path: Path, yes: bool) -> None:
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
         click.echo(f"  {s.name}: {s.target}")
+        if s.write_command:  # what runs when it leads `discussions apply`
+            click.echo(f"    write: {s.write_command}")
     scope = trust_scope(path, specs)
     _echo_scope(scope)
     if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
