@@ -28,6 +28,9 @@ def test_presets_with_a_documented_write_mode() -> None:
         "claude-haiku",
         "claude-opus",
         "codex",
+        "gemini",
+        "gemini-flash",
+        "gemini-pro",
         "copilot",
         "cursor-agent",
     }
@@ -42,13 +45,18 @@ def test_no_write_preset_lifts_every_approval() -> None:
     """Each write mode approves edits, not shell commands or web fetches: no flag that runs
     every action (cursor's --force/--yolo, agy's --dangerously-skip-permissions, opencode's
     --auto), and the CLIs whose edit mode also approves web fetches (gemini auto_edit, qwen
-    auto-edit) have none."""
+    auto-edit) do not use that mode: gemini allows its two edit tools by name instead, qwen
+    has none."""
     lifting = {"--force", "-f", "--yolo", "--dangerously-skip-permissions", "--auto", "yolo"}
     for name, spec in PRESETS.items():
         words = set(shlex.split(spec.write_command or ""))
         assert not words & lifting, (name, spec.write_command)
-    for family in ("gemini", "qwen", "agy", "opencode"):
+    for family in ("qwen", "agy", "opencode"):
         assert not any(p.can_write for n, p in PRESETS.items() if n.startswith(family)), family
+    gemini = shlex.split(PRESETS["gemini"].write_command or "")
+    assert "auto_edit" not in gemini and "yolo" not in gemini
+    assert gemini[gemini.index("--approval-mode") + 1] == "default"
+    assert gemini[gemini.index("--allowed-tools") + 1] == "write_file,replace"
     cursor = shlex.split(PRESETS["cursor-agent"].write_command or "")
     assert cursor[:2] == ["cursor-agent", "-p"] and "--mode" not in cursor
     assert "--sandbox" in cursor and cursor[cursor.index("--sandbox") + 1] == "disabled"

@@ -55,10 +55,9 @@ _CLAUDE_WRITE = (
     "--disallowedTools Bash,WebFetch,WebSearch,Task"
 )
 # Codex: `--sandbox workspace-write` lets `codex exec` write inside its working directory, and it
-# also runs shell commands, inside the OS sandbox: writes confined to the workspace (.git and
-# .codex stay read-only), network off unless `sandbox_workspace_write.network_access` is set
-# (developers.openai.com/codex/agent-approvals-security: "By default, the agent runs with network
-# access turned off"; codex/concepts/sandboxing).
+# also runs shell commands, inside the OS sandbox: writes confined to the workspace, network off
+# unless `sandbox_workspace_write.network_access` is set (developers.openai.com/codex/sandbox:
+# "Defaults include no network access and write permissions limited to the active workspace").
 _CODEX_WRITE = "codex exec - --sandbox workspace-write --color never --skip-git-repo-check"
 # Copilot CLI: `--allow-tool=write` grants file writes without a prompt, `--deny-tool=shell`
 # wins over any allow rule, and URL access needs an approval that `--no-ask-user` never gives
@@ -71,12 +70,18 @@ _COPILOT_WRITE = "copilot -s --no-color --no-ask-user --allow-tool=write --deny-
 # can run in Cursor's sandbox also run "when sandboxing is on": `--sandbox disabled` turns that
 # off, leaving only the user's allowlist. `--trust` answers the workspace question.
 _CURSOR_WRITE = "cursor-agent -p --output-format text --sandbox disabled --trust"
+# Gemini CLI: not `--approval-mode auto_edit`, which approves web_fetch too (gemini-cli
+# packages/core/src/policy/policies/write.toml: a `web_fetch` allow rule for autoEdit). In the
+# default mode every tool that needs a confirmation is denied in a headless run ("ask_user: In
+# non-interactive mode, this is treated as deny", docs/reference/policy-engine.md), and
+# `--allowed-tools` lets the two edit tools run without one (docs/cli/cli-reference.md: "Tools
+# that are allowed to run without confirmation"): edits, no shell command, no web fetch.
+_GEMINI_WRITE = 'gemini -p "" --approval-mode default --allowed-tools write_file,replace -o text'
 # No write mode, on purpose:
-# - Gemini CLI `--approval-mode auto_edit` and Qwen Code `--approval-mode auto-edit` approve the
-#   edit tools and also web_fetch (gemini-cli packages/core/src/policy/policies/write.toml: a
-#   `web_fetch` allow rule for autoEdit; qwen-code core/permissionFlow.ts isAutoEditApproved:
-#   every 'edit' and 'info' confirmation, and web_fetch's is 'info'): a fetched URL can carry the
-#   repository out.
+# - Qwen Code `--approval-mode auto-edit` approves every 'edit' and 'info' confirmation, and
+#   web_fetch asks with an 'info' one (qwen-code packages/core/src/core/permissionFlow.ts
+#   isAutoEditApproved; tools/web-fetch.ts): a fetched URL can carry the repository out, and no
+#   narrower command line is documented.
 # - Antigravity CLI documents no edit-only mode; `--dangerously-skip-permissions` also approves
 #   the agent's request to leave `--sandbox` (google-antigravity/antigravity-cli issue #36).
 # - opencode `run --auto` approves every request not explicitly denied, bash and webfetch
@@ -141,18 +146,21 @@ PRESETS: dict[str, ProviderSpec] = {
             _GEMINI,
             "Gemini CLI, plan mode (enterprise / API-key users)",
             nonzero_ok=True,
+            write_command=_GEMINI_WRITE,
         ),
         _preset(
             "gemini-flash",
             f"{_GEMINI} -m gemini-2.5-flash",
             "Gemini CLI, Flash",
             nonzero_ok=True,
+            write_command=f"{_GEMINI_WRITE} -m gemini-2.5-flash",
         ),
         _preset(
             "gemini-pro",
             f"{_GEMINI} -m gemini-2.5-pro",
             "Gemini CLI, Pro",
             nonzero_ok=True,
+            write_command=f"{_GEMINI_WRITE} -m gemini-2.5-pro",
         ),
         _preset("opencode", "opencode run", "opencode, default model"),
         _preset(
