@@ -156,6 +156,8 @@ def test_the_trust_prompt_shows_the_write_command(isolated: Path) -> None:
     assert lines[at + 1] == f"    write: {PY} tools/lead.py --edit"
     assert "write:" not in lines[lines.index(f"  reader: {PY} -c pass") + 1]
     assert "local" not in ProviderRegistry.load(isolated).specs
+    # what trust leaves out: the agent configuration a CLI reads from the repository
+    assert ".gemini/" in r.output and ".cursor/cli.json" in r.output
 
 
 def test_providers_show_gives_the_write_command_of_an_untrusted_entry(isolated: Path) -> None:

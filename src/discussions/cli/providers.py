@@ -462,6 +462,7 @@ def _echo_scope(scope: dict[str, str]) -> None:
     for rel, digest in scope.items():
         click.echo(f"  {rel}  sha256 {digest[:12]}")
     click.echo(
-        "Not covered: what those files load in turn (imports, `sh -c`, make or npm scripts); "
-        "trust only commands you have read."
+        "Not covered: what those files load in turn (imports, `sh -c`, make or npm scripts), "
+        "nor the agent configuration an AI CLI reads from the repository it works in "
+        "(.gemini/, .qwen/, .cursor/cli.json, opencode.json); trust only commands you have read."
     )
