@@ -22,15 +22,46 @@ PY = shlex.quote(sys.executable)
 
 def test_presets_with_a_documented_write_mode() -> None:
     writers = {n for n, p in PRESETS.items() if p.can_write}
-    assert {"claude", "claude-sonnet", "codex", "gemini", "qwen", "copilot"} <= writers
-    assert {"llm", "ollama"}.isdisjoint(writers)
+    assert writers == {
+        "claude",
+        "claude-sonnet",
+        "claude-haiku",
+        "claude-opus",
+        "codex",
+        "gemini",
+        "gemini-flash",
+        "gemini-pro",
+        "copilot",
+        "cursor-agent",
+    }
     assert "--permission-mode acceptEdits" in (PRESETS["claude"].write_command or "")
     assert "--sandbox workspace-write" in (PRESETS["codex"].write_command or "")
-    assert "--approval-mode auto-edit" in (PRESETS["qwen"].write_command or "")
-    assert "--approval-mode auto_edit" in (PRESETS["gemini"].write_command or "")
     # a read command never gains write flags
     assert "acceptEdits" not in (PRESETS["claude"].command or "")
     assert (PRESETS["copilot"].write_command or "").endswith(" -p")  # the prompt follows -p
+
+
+def test_no_write_preset_lifts_every_approval() -> None:
+    """Each write mode approves edits, not shell commands or web fetches: no flag that runs
+    every action (cursor's --force/--yolo, agy's --dangerously-skip-permissions, opencode's
+    --auto), and the CLIs whose edit mode also approves web fetches (gemini auto_edit, qwen
+    auto-edit) do not use that mode: gemini allows its two edit tools by name instead, qwen
+    has none."""
+    lifting = {"--force", "-f", "--yolo", "--dangerously-skip-permissions", "--auto", "yolo"}
+    for name, spec in PRESETS.items():
+        words = set(shlex.split(spec.write_command or ""))
+        assert not words & lifting, (name, spec.write_command)
+    for family in ("qwen", "agy", "opencode"):
+        assert not any(p.can_write for n, p in PRESETS.items() if n.startswith(family)), family
+    gemini = shlex.split(PRESETS["gemini"].write_command or "")
+    assert "auto_edit" not in gemini and "yolo" not in gemini
+    assert gemini[gemini.index("--approval-mode") + 1] == "default"
+    assert gemini[gemini.index("--allowed-tools") + 1] == "write_file,replace"
+    cursor = shlex.split(PRESETS["cursor-agent"].write_command or "")
+    assert cursor[:2] == ["cursor-agent", "-p"] and "--mode" not in cursor
+    assert "--sandbox" in cursor and cursor[cursor.index("--sandbox") + 1] == "disabled"
+    copilot = PRESETS["copilot"].write_command or ""
+    assert "--deny-tool=shell" in copilot and "--allow-all" not in copilot
 
 
 def test_the_mock_cannot_write(isolated: Path) -> None:
@@ -109,3 +140,32 @@ def test_trust_covers_the_write_command_and_the_script_it_names(isolated: Path) 
     assert ProviderRegistry.load(isolated).specs["local"].write_command == (
         f"{PY} tools/lead.py --all"
     )
+
+
+def test_the_trust_prompt_shows_the_write_command(isolated: Path) -> None:
+    write(
+        isolated / "providers.yaml",
+        f"providers:\n  - name: local\n    command: {PY} -c pass\n"
+        f"    write_command: {PY} tools/lead.py --edit\n"
+        f"  - name: reader\n    command: {PY} -c pass\n",
+    )
+    r = CliRunner().invoke(cli, ["trust"], input="n\n")
+    assert r.exit_code != 0  # refused: nothing trusted
+    lines = r.output.splitlines()
+    at = lines.index(f"  local: {PY} -c pass")
+    assert lines[at + 1] == f"    write: {PY} tools/lead.py --edit"
+    assert "write:" not in lines[lines.index(f"  reader: {PY} -c pass") + 1]
+    assert "local" not in ProviderRegistry.load(isolated).specs
+    # what trust leaves out: the agent configuration a CLI reads from the repository
+    assert ".gemini/" in r.output and ".cursor/cli.json" in r.output
+
+
+def test_providers_show_gives_the_write_command_of_an_untrusted_entry(isolated: Path) -> None:
+    write(
+        isolated / "providers.yaml",
+        f"providers:\n  - name: local\n    command: {PY} -c pass\n"
+        f"    write_command: {PY} tools/lead.py --edit\n",
+    )
+    r = CliRunner().invoke(cli, ["providers", "show", "local"])
+    assert r.exit_code == 0, r.output
+    assert f"Write mode: {PY} tools/lead.py --edit" in r.output

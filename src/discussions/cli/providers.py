@@ -433,6 +433,8 @@ def _trust_providers(path: Path, yes: bool) -> None:
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
         click.echo(f"  {s.name}: {s.target}")
+        if s.write_command:  # what runs when it leads `discussions apply`
+            click.echo(f"    write: {s.write_command}")
     scope = trust_scope(path, specs)
     _echo_scope(scope)
     if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
@@ -460,6 +462,7 @@ def _echo_scope(scope: dict[str, str]) -> None:
     for rel, digest in scope.items():
         click.echo(f"  {rel}  sha256 {digest[:12]}")
     click.echo(
-        "Not covered: what those files load in turn (imports, `sh -c`, make or npm scripts); "
-        "trust only commands you have read."
+        "Not covered: what those files load in turn (imports, `sh -c`, make or npm scripts), "
+        "nor the agent configuration an AI CLI reads from the repository it works in "
+        "(.gemini/, .qwen/, .cursor/cli.json, opencode.json); trust only commands you have read."
     )

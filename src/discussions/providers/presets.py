@@ -41,8 +41,12 @@ _CURSOR = "cursor-agent -p --output-format text --mode ask --trust"
 _QWEN = "qwen --approval-mode plan"
 
 # -- write modes: the lead of `discussions apply` edits files in its working directory (a fresh
-# git worktree), runs no shell command where the CLI can keep it from doing so, and prints plain
-# text (its output streams to the turn display). Each is what the CLI's own documentation gives.
+# git worktree) and prints plain text (its output streams to the turn display). A preset has one
+# only where the CLI documents a mode that approves edits without also approving arbitrary shell
+# commands or web fetches, and that mode can be written as a command line (ProviderSpec has no
+# environment or config-file field). A CLI that reads the repository's own agent configuration
+# (cursor's .cursor/cli.json permissions, for one; claude does not, given `--setting-sources
+# user`) reads the worktree's copy, which `discussions trust` does not cover (README).
 # Claude Code: `--permission-mode acceptEdits` approves file edits and writes without asking
 # (code.claude.com/docs/en/permission-modes: default, acceptEdits, plan, auto, dontAsk,
 # bypassPermissions); Bash and the network tools stay disallowed, so the engine runs the tests.
@@ -50,29 +54,40 @@ _CLAUDE_WRITE = (
     f"claude -p --output-format text {_CLAUDE_ISOLATED} --permission-mode acceptEdits "
     "--disallowedTools Bash,WebFetch,WebSearch,Task"
 )
-# Codex: `--sandbox workspace-write` lets `codex exec` write inside its working directory only
-# (Codex docs, "Sandbox modes": read-only, workspace-write, danger-full-access).
+# Codex: `--sandbox workspace-write` lets `codex exec` write inside its working directory, and it
+# also runs shell commands, inside the OS sandbox: writes confined to the workspace, network off
+# unless `sandbox_workspace_write.network_access` is set (developers.openai.com/codex/sandbox:
+# "Defaults include no network access and write permissions limited to the active workspace").
 _CODEX_WRITE = "codex exec - --sandbox workspace-write --color never --skip-git-repo-check"
-# Gemini CLI: `--approval-mode auto_edit` approves the edit tools, nothing else (geminicli.com
-# docs, configuration: default, auto_edit, plan; yolo only on the command line).
-_GEMINI_WRITE = 'gemini -p "" --approval-mode auto_edit -o text'
-# Qwen Code: approval mode `auto-edit` approves file edits, shell commands still need approval,
-# which a headless run cannot give (qwen-code docs, users/features/approval-mode).
-_QWEN_WRITE = "qwen --approval-mode auto-edit"
-# opencode: `opencode run --auto` approves what is not explicitly denied (opencode docs,
-# permissions, "Auto mode").
-_OPENCODE_WRITE = "opencode run --auto"
-# Antigravity CLI: no edit-only mode is documented; `--dangerously-skip-permissions` lifts the
-# approvals and `--sandbox` keeps its terminal commands confined (Antigravity CLI docs on
-# permissions; there is no `--yolo`).
-_AGY_WRITE = "agy --sandbox --dangerously-skip-permissions"
 # Copilot CLI: `--allow-tool=write` grants file writes without a prompt, `--deny-tool=shell`
-# wins over any allow rule (GitHub docs, copilot-cli "Allowing and denying tool use" and the
-# programmatic reference).
+# wins over any allow rule, and URL access needs an approval that `--no-ask-user` never gives
+# (docs.github.com, copilot-cli "Allowing and denying tool use" and the programmatic reference).
 _COPILOT_WRITE = "copilot -s --no-color --no-ask-user --allow-tool=write --deny-tool=shell -p"
-# Cursor agent: print mode has the write tools; `--force` lets them run without the question a
-# headless run cannot answer (Cursor CLI parameters; read mode is `--mode ask`).
-_CURSOR_WRITE = "cursor-agent -p --output-format text --force --trust"
+# Cursor agent: print mode without `--force` edits files inside the workspace and rejects what
+# would need an approval: writes outside it or to .git/hooks, shell commands, MCP tools and web
+# fetches not allowed (cursor.com/docs/cli, "Using Headless CLI", "File modification in
+# scripts"); `--force`/`--yolo` would run every action, so it is not given. Shell commands that
+# can run in Cursor's sandbox also run "when sandboxing is on": `--sandbox disabled` turns that
+# off, leaving only the user's allowlist. `--trust` answers the workspace question.
+_CURSOR_WRITE = "cursor-agent -p --output-format text --sandbox disabled --trust"
+# Gemini CLI: not `--approval-mode auto_edit`, which approves web_fetch too (gemini-cli
+# packages/core/src/policy/policies/write.toml: a `web_fetch` allow rule for autoEdit). In the
+# default mode every tool that needs a confirmation is denied in a headless run ("ask_user: In
+# non-interactive mode, this is treated as deny", docs/reference/policy-engine.md), and
+# `--allowed-tools` lets the two edit tools run without one (docs/cli/cli-reference.md: "Tools
+# that are allowed to run without confirmation"): edits, no shell command, no web fetch.
+_GEMINI_WRITE = 'gemini -p "" --approval-mode default --allowed-tools write_file,replace -o text'
+# No write mode, on purpose:
+# - Qwen Code `--approval-mode auto-edit` approves every 'edit' and 'info' confirmation, and
+#   web_fetch asks with an 'info' one (qwen-code packages/core/src/core/permissionFlow.ts
+#   isAutoEditApproved; tools/web-fetch.ts): a fetched URL can carry the repository out, and no
+#   narrower command line is documented.
+# - Antigravity CLI documents no edit-only mode; `--dangerously-skip-permissions` also approves
+#   the agent's request to leave `--sandbox` (google-antigravity/antigravity-cli issue #36).
+# - opencode `run --auto` approves every request not explicitly denied, bash and webfetch
+#   included (opencode.ai/docs/permissions, "Auto mode"); the narrow route is a permission
+#   config in OPENCODE_CONFIG_CONTENT, an environment variable a preset cannot set.
+# Such a CLI can still lead through your own `write_command:` in providers.yaml.
 
 
 def _preset(name: str, command: str, description: str, **kw: Any) -> ProviderSpec:
@@ -125,7 +140,6 @@ PRESETS: dict[str, ProviderSpec] = {
             "agy",
             _AGY,
             "Antigravity CLI, plan mode, sandboxed (prompt on stdin)",
-            write_command=_AGY_WRITE,
         ),
         _preset(
             "gemini",
@@ -148,20 +162,16 @@ PRESETS: dict[str, ProviderSpec] = {
             nonzero_ok=True,
             write_command=f"{_GEMINI_WRITE} -m gemini-2.5-pro",
         ),
-        _preset(
-            "opencode", "opencode run", "opencode, default model", write_command=_OPENCODE_WRITE
-        ),
+        _preset("opencode", "opencode run", "opencode, default model"),
         _preset(
             "opencode-deepseek",
             "opencode run --model deepseek/deepseek-chat",
             "opencode, DeepSeek chat",
-            write_command=f"{_OPENCODE_WRITE} --model deepseek/deepseek-chat",
         ),
         _preset(
             "qwen",
             _QWEN,
             "Qwen Code, plan (read-only) mode (prompt on stdin)",
-            write_command=_QWEN_WRITE,
         ),
         _preset(
             "copilot",
