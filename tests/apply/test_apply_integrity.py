@@ -8,13 +8,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from discussions.derive.applies import implemented_by
-from discussions.syntax.apply import apply_sentence, render_apply, review_sentence
+from discussions.syntax.apply import (
+    ApplyRecord,
+    apply_sentence,
+    render_apply,
+    render_apply_review,
+    review_sentence,
+)
 from discussions.syntax.evidence import Block, fence_span, render_block
 from discussions.syntax.render import render_comment
 from discussions.views.applies import block_summary
 from discussions.views.evidence import evidence_blocks
 
-from .test_apply_format import AT, BASE, append, record, review, state
+from .test_apply_format import AT, BASE, append, apply_records, record, review, state
 
 GO = render_comment("Rob", "DECISION: ship it", meta=f"at: {AT}")
 
@@ -35,6 +41,15 @@ def test_an_edited_field_fails_the_digest() -> None:
     assert any("apply block 1 does not match the digest" in m for m in messages(edited))
 
 
+@settings(max_examples=100, deadline=None)
+@given(apply_records())
+def test_any_block_the_engine_writes_matches_its_digest(rec: ApplyRecord) -> None:
+    text = append(BASE, GO, render_apply(rec), render_apply_review_of(apply=rec.number))
+    s = state(text)
+    assert [a.intact for a in s.applies] == [True] and s.apply_reviews[0].intact
+    assert not [w for w in s.warnings if "digest" in w.message]
+
+
 def test_the_digest_reads_fields_in_canonical_form() -> None:
     text = append(BASE, GO, render_apply(record()))
     spaced = text.replace("| tests: passed |", "|   tests:  passed   |")
@@ -53,8 +68,6 @@ def test_an_edited_review_result_fails_the_digest_and_contradicts_its_blockers()
 
 
 def render_apply_review_of(**kw: object) -> str:
-    from discussions.syntax.apply import render_apply_review
-
     return render_apply_review(review(**kw))
 
 
