@@ -5,7 +5,8 @@
     python benchmarks/parsing.py --limit 20      # skip larger sizes once one took over 20 s
     python benchmarks/parsing.py --scale 0.25    # smaller inputs (for a slow, quadratic tree)
 
-For each pathological pattern (issues 7-9) and for an ordinary file, the input is built at 1x,
+For each pathological pattern (issues 7-9; engine blocks whose fence the engine's scan never
+sees closed) and for an ordinary file, the input is built at 1x,
 4x and 16x its base size and parsed by one entry point: `format.parse_document`,
 `markers.extract`, `responses.parse_response`, `format.neutralise`, or the whole state
 (`Discussion(path).to_dict()` on a temporary file). The figure to read is the ratio
@@ -64,6 +65,27 @@ def ordinary(n: int) -> str:
             + ("- point one\n- point two\n\n    indented code\n\n" if i % 7 == 0 else "")
             + f"Q: question {i}?\n\nVOTE: {rnd.choice(['READY', 'CHANGES'])}\n\n"
         )
+    return "".join(parts) + "---\n"
+
+
+def blocks_left_open(kind: str, n: int) -> str:
+    """`n` comments, each followed by an engine block of `kind` whose closing fence is indented:
+    closed for markdown (so every later block is seen), never for the engine's fence scan."""
+    from discussions.syntax.apply import ApplyRecord, render_apply
+    from discussions.syntax.drafts import render_draft
+    from discussions.syntax.evidence import Block, render_block
+
+    if kind == "apply":
+        block = render_apply(
+            ApplyRecord(1, "AI-A", "p", "b", "0" * 40, "1" * 40, "R <r@x>", "committed",
+                        (("a.py", 1, 0),), at="t", output="ok")
+        )
+    elif kind == "evidence":
+        block = render_block(Block(1, "read a.py", "AI-A", "fulfilled", "t", "blob 1", "x = 1"))
+    else:
+        block = render_draft(1, "AI-A", "# Doc\n\nText.", "t")
+    block = block.replace("\n```\n", "\n   ```\n")
+    parts = [HEADER] + [f"---\n\nName: Rob\n\nComment {i}.\n\n{block}\n" for i in range(n)]
     return "".join(parts) + "---\n"
 
 
@@ -159,6 +181,18 @@ CASES: dict[str, tuple[int, Callable[[int], Callable[[], object]]]] = {
     ),
     "state: Q: x `a` + spaces": (1_000_000, lambda n: full_state(in_file("Q: x `a`\n" + " " * n))),
     "state: ordinary file": (400, lambda n: full_state(ordinary(n))),
+    "state: apply blocks, fences left open": (
+        250,
+        lambda n: full_state(blocks_left_open("apply", n)),
+    ),
+    "state: evidence blocks, fences left open": (
+        250,
+        lambda n: full_state(blocks_left_open("evidence", n)),
+    ),
+    "state: draft blocks, fences left open": (
+        250,
+        lambda n: full_state(blocks_left_open("draft", n)),
+    ),
     "parse: ordinary file": (1600, lambda n: parse_doc(ordinary(n))),
     "neutralise: dangerous lines": (
         200,

@@ -1,5 +1,5 @@
 """APPLY blocks in git: two branches that each appended one merge through the merge driver,
-keeping both; `check` passes on the result and fails on an edited block; `status --json` and
+keeping both (`check` says the number is recorded twice, and fails on an edited block); `status --json` and
 `status` show them."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from discussions.settings.workspace import Workspace
 from discussions.syntax.apply import render_apply, render_apply_review
 
 from ..git.test_git import (  # noqa: F401  (the fixture)
-    check_clean,
     commit_all,
     git,
     markers_present,
@@ -45,7 +44,10 @@ def test_two_branches_each_appending_an_apply_merge_keeping_both(repo: Path) -> 
     d = Discussion.load(path, Workspace.discover())
     assert sorted(a.branch for a in d.applies) == ["apply-a", "apply-b"]
     assert all(a.intact for a in d.applies)
-    check_clean(path)
+    reviews = {a.branch: [r.result for r in a.reviews] for a in d.applies}
+    assert reviews == {"apply-a": ["implemented"], "apply-b": []}  # the nearest block above
+    shown = run_cli("check", str(path)).output
+    assert "apply 1 is recorded twice" in shown and "1 problem(s)" in shown
     edited = text.replace("3 passed in 0.1s", "3 passed in 9.9s", 1)
     path.write_text(edited, "utf-8")
     result = run_cli("check", str(path))
@@ -65,5 +67,5 @@ def test_status_shows_applies_and_reviews(repo: Path) -> None:  # noqa: F811
     assert applied["reviews"][0]["blockers"] == ["the migration is missing"]
     shown = run_cli("status", str(path)).output
     assert "Applies (1):" in shown
-    assert "apply 1, line" in shown and "AI-Architect (claude-write): committed" in shown
-    assert "review 1: changes requested; blocker: the migration is missing" in shown
+    assert "Apply 1: AI-Architect (claude-write) committed 2 files" in shown and "(line " in shown
+    assert "changes requested (yes: AI-A; no: AI-B); 1 blocker: the migration is missing" in shown

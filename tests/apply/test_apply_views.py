@@ -22,10 +22,13 @@ def applied(folder: Path) -> Discussion:
 
 def test_web_page_shows_applies_collapsed(isolated: Path) -> None:
     page = discussion_page(applied(isolated / "discussions"))
-    head = '<details class="apply"><summary>Apply 1: AI-Architect (claude-write): committed 2'
+    head = '<details class="apply"><summary>Apply 1: AI-Architect (claude-write) committed 2'
     assert head in page
     assert "3 passed in 0.1s" in page.split(head, 1)[1]
-    assert "Apply 1, review 1: changes requested; blocker: the migration is missing" in page
+    assert (
+        "Review 1 of apply 1: changes requested (yes: AI-A; no: AI-B); 1 blocker: the migration "
+        "is missing"
+    ) in page
     body = page.split('<div class="body">', 1)[1].split("</div>", 1)[0]
     assert "3 passed in 0.1s" not in body  # folded out of the comment text
     assert "Apply 1: AI-Architect (claude-write) committed 2 files" in body  # the visible line
@@ -49,7 +52,7 @@ async def test_tui_shows_applies(isolated: Path) -> None:
         await pilot.pause(0.3)
         panel = str(app.screen.query_one("#panel", Static).render())
         assert "Applies (2)" in panel
-        assert "apply 1, line" in panel and "committed 2 files" in panel
-        assert "review 1: changes requested" in panel
+        assert "Apply 1: AI-Architect" in panel and "committed 2 files" in panel
+        assert "(line " in panel and "Review 1 of apply 1: changes requested" in panel
         body = app.screen.query_one("#body", Markdown).source
         assert "3 passed in 0.1s" not in body and "Apply 1: AI-Architect" in body

@@ -1,7 +1,9 @@
 """Applies read back: each ``APPLY`` block the engine appended (`syntax.apply`) as an `Apply`,
 and each ``APPLY-REVIEW`` block as a `Review`, joined to the apply it reviews. A block that
-cannot be read is an error and is left out; one whose fenced content no longer matches its
-digest is a warning (kept, not `intact`), so `check` fails on an edited or cut-short block."""
+cannot be read is an error and is left out; one that no longer matches its digest (of its
+fields and its fenced content) is a warning (kept, not `intact`), so `check` fails on an edited
+or cut-short block; so are a block that contradicts itself (`syntax.apply.contradictions`) and
+two apply blocks with one number."""
 
 from __future__ import annotations
 
@@ -13,11 +15,14 @@ from ..syntax.apply import (
     ApplyFormatError,
     ApplyRecord,
     ApplyReviewRecord,
+    block_digest,
+    contradictions,
     parse_apply,
     parse_apply_review,
 )
-from ..syntax.evidence import content_digest, fence_span, marker_fields
+from ..syntax.evidence import marker_fields
 from ..syntax.text import normalise_newlines
+from .fenced import checked_content
 
 if TYPE_CHECKING:
     from .state import State
@@ -65,7 +70,9 @@ class Apply(ApplyRecord):
 
 
 def rule_applies(s: State, text: str) -> None:
-    """Fill `s.applies` and `s.apply_reviews` from the blocks, checking each digest."""
+    """Fill `s.applies` and `s.apply_reviews` from the blocks, checking each digest; a review
+    goes to the nearest block above it with its number (two blocks share one after a merge of
+    two branches that each applied: a warning)."""
     blocks = [m for m in s.doc.engine_markers if m.kind in ("apply", "apply-review")]
     if not blocks:
         return
@@ -74,9 +81,13 @@ def rule_applies(s: State, text: str) -> None:
     for m in blocks:
         read = _apply if m.kind == "apply" else _review
         record = read(s, m.line, m.target, lines)
+        if record is not None:
+            for problem in contradictions(record):
+                s.warn(m.line, f"{_what(record)} {problem}")
         if isinstance(record, Apply):
             s.applies.append(record)
-            by_number.setdefault(record.number, record)
+            _note_duplicate(s, by_number.get(record.number), record)
+            by_number[record.number] = record
         elif isinstance(record, Review):
             s.apply_reviews.append(record)
             applied = by_number.get(record.apply)
@@ -86,15 +97,46 @@ def rule_applies(s: State, text: str) -> None:
                 applied.reviews.append(record)
 
 
+def _what(record: Apply | Review) -> str:
+    return (
+        f"apply block {record.number}"
+        if isinstance(record, Apply)
+        else f"review of apply {record.apply}"
+    )
+
+
+def _note_duplicate(s: State, earlier: Apply | None, record: Apply) -> None:
+    if earlier is None:
+        return
+    s.warn(
+        record.line,
+        f"apply {record.number} is recorded twice (also on line {earlier.line}), as after a "
+        "merge of two branches that each applied: the reviews below this block are read as "
+        f"this one's; tell them apart by branch ({earlier.branch}, {record.branch})",
+    )
+
+
 def _apply(s: State, line: int, args: str, lines: list[str]) -> Apply | None:
-    content, intact = _content(s, line, args, lines, "apply block")
+    what = f"apply block {_number(args)}"
+    content, intact = checked_content(
+        s, lines, line, what, marker_fields(args).get("digest", ""),
+        lambda c: block_digest(args, c), lost="",
+    )
     return _read(s, line, lambda: parse_apply(args, content), Apply, intact)
 
 
 def _review(s: State, line: int, args: str, lines: list[str]) -> Review | None:
-    has_fence = marker_fields(args).get("blockers", "0") not in ("", "0")
-    content, intact = _content(s, line, args, lines, "apply review") if has_fence else (None, True)
+    f = marker_fields(args)
+    content, intact = checked_content(
+        s, lines, line, f"review of apply {_number(args)}", f.get("digest", ""),
+        lambda c: block_digest(args, c), fenced=f.get("blockers", "0") not in ("", "0"),
+        lost="",
+    )
     return _read(s, line, lambda: parse_apply_review(args, content), Review, intact)
+
+
+def _number(args: str) -> str:
+    return args.split("|", 1)[0].strip()
 
 
 def _read(
@@ -109,27 +151,6 @@ def _read(
         return None
     values = {f.name: getattr(record, f.name) for f in fields(record)}
     return kind(**values, line=line, intact=intact)
-
-
-def _content(
-    s: State, line: int, args: str, lines: list[str], what: str
-) -> tuple[str | None, bool]:
-    """The fenced content under the marker on `line` (None when lost) and whether it matches
-    the digest (a warning when it does not)."""
-    span = fence_span(lines, line)
-    if span is None:
-        return None, False
-    content = "\n".join(lines[span[0] + 1 : span[1]])
-    digest = marker_fields(args).get("digest", "")
-    if digest == content_digest(content):
-        return content, True
-    number = args.split("|", 1)[0].strip()
-    s.warn(
-        line,
-        f"{what} {number} does not match the digest the engine recorded: it was edited, "
-        "or cut short by an interrupted write",
-    )
-    return content, False
 
 
 @dataclass(slots=True, frozen=True)
@@ -154,13 +175,15 @@ class Implementation:
 
 
 def implemented_by(applies: list[Apply], line: int) -> tuple[Implementation, ...]:
-    """The committed applies written after `line` (a decision's), as `Implementation`s."""
+    """The committed applies written after `line` (a decision's), as `Implementation`s. Blocks
+    that fail their digest (edited, or cut short) count for nothing: neither an apply nor a
+    review of it."""
     found: list[Implementation] = []
     for a in applies:
-        if a.result != "committed" or not a.commit or a.line <= line:
+        if a.result != "committed" or not a.commit or a.line <= line or not a.intact:
             continue
-        commits = tuple(dict.fromkeys([a.commit, *(r.commit for r in a.reviews if r.commit)]))
-        latest = a.review
-        said = None if latest is None else latest.result == "implemented"
+        reviews = [r for r in a.reviews if r.intact]
+        commits = tuple(dict.fromkeys([a.commit, *(r.commit for r in reviews if r.commit)]))
+        said = reviews[-1].result == "implemented" if reviews else None
         found.append(Implementation(a.number, a.branch, commits, said))
     return tuple(found)

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..syntax.evidence import content_digest, fenced_content, marker_fields
+from ..syntax.evidence import marker_fields
 from ..syntax.text import normalise_newlines
+from .fenced import checked_content
 
 if TYPE_CHECKING:
     from .state import State
@@ -58,17 +59,8 @@ def _draft(s: State, line: int, args: str, lines: list[str]) -> Draft:
     if number == 0:
         s.warn(line, f"draft block with a bad number '{f['number']}'")
     draft = Draft(number, f.get("by", ""), line, f.get("digest", ""), at=f.get("at", ""))
-    content = fenced_content(lines, line)
-    if content is None:
-        s.warn(line, f"draft {number} has lost its fenced document")
-        draft.intact = False
-        return draft
-    draft.content = content
-    if draft.digest != content_digest(content):
-        draft.intact = False
-        s.warn(
-            line,
-            f"draft {number} does not match the digest the engine recorded: it was edited, "
-            "or cut short by an interrupted write",
-        )
+    content, draft.intact = checked_content(
+        s, lines, line, f"draft {number}", draft.digest, lost="fenced document"
+    )
+    draft.content = content or ""
     return draft

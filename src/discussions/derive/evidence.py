@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..syntax.evidence import content_digest, fenced_content, marker_fields, normal_request
+from ..syntax.evidence import marker_fields, normal_request
 from ..syntax.text import normalise_newlines
+from .fenced import checked_content
 
 if TYPE_CHECKING:
     from .state import State
@@ -106,15 +107,7 @@ def _block_record(s: State, line: int, args: str, lines: list[str]) -> Evidence:
         at=f.get("at", ""),
     )
     if status == "fulfilled":
-        content = fenced_content(lines, line)
-        if content is None:
-            s.warn(line, f"evidence block {number} has lost its fenced content")
-        else:
-            record.content = content
-            if f.get("digest") != content_digest(content):
-                s.warn(
-                    line,
-                    f"evidence block {number} does not match the digest the engine recorded: "
-                    "it was edited, or cut short by an interrupted write",
-                )
+        what = f"evidence block {number}"
+        content, _ = checked_content(s, lines, line, what, f.get("digest", ""))
+        record.content = content or ""
     return record

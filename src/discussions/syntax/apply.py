@@ -29,8 +29,8 @@ whether that change implements the decision.
   The fence always stands: its first ``files`` lines are the diffstat as ``git diff
   --numstat`` prints it (``-`` for a binary file; a backslash and control characters in a
   path are written ``\\\\`` and ``\\xNN``), then a summary line, then, after a blank line, the
-  output. ``digest`` is `evidence.content_digest` of the fenced content as it stands in the
-  file, so `check` notices an edit.
+  output. ``digest`` is `block_digest` of the marker's fields in canonical form and of the
+  fenced content as it stands in the file, so `check` notices an edit of either.
 
 * The review block::
 
@@ -45,8 +45,9 @@ whether that change implements the decision.
 
   The first number is the apply's; ``revision`` is 0 for the first review, then one more for
   each revision the lead made. ``result`` is ``implemented``, ``changes`` or ``unresolved``
-  (the last revision allowed was reviewed and blockers remain). The fence, with ``digest``,
-  stands only when there are blockers (one ``- `` line each).
+  (the last revision allowed was reviewed and blockers remain). The fence stands only when
+  there are blockers (one ``- `` line each); ``digest`` (of the fields, and of the fence when
+  there is one) always.
 
 Field values are one line (runs of white space become one space) and escape ``&``, ``|`` and
 ``-->`` (`evidence.escape_field`); names in a list write ``%`` and ``,`` as ``%25`` and
@@ -60,6 +61,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .evidence import content_digest, escape_field, fenced_content, marker_fields
@@ -169,8 +171,8 @@ def render_apply(rec: ApplyRecord) -> str:
     fields += _optional(("test", rec.test_command), ("duration", repr(float(rec.duration))))
     fields += _optional(("reason", rec.reason), ("forced", rec.forced))
     fields += _optional(("acknowledged", str(rec.acknowledged or "")), ("worktree", rec.worktree))
-    fields += [f"digest: {_digest_of(fenced)}", f"at: {escape_field(rec.at)}"]
-    return _block("APPLY", fields, _apply_line(rec), fenced)
+    fields.append(f"at: {escape_field(rec.at)}")
+    return _block("APPLY", fields, f"*{apply_sentence(rec, visible_name)}*", fenced)
 
 
 def render_apply_review(rec: ApplyReviewRecord) -> str:
@@ -188,10 +190,8 @@ def render_apply_review(rec: ApplyReviewRecord) -> str:
         f"abstain: {_names(rec.abstain)}",
         f"blockers: {len(blockers)}",
     ]
-    if fenced:
-        fields.append(f"digest: {_digest_of(fenced)}")
     fields.append(f"at: {escape_field(rec.at)}")
-    return _block("APPLY-REVIEW", fields, _review_line(rec, len(blockers)), fenced)
+    return _block("APPLY-REVIEW", fields, f"*{review_sentence(rec, visible_name)}*", fenced)
 
 
 def normal_output(text: str) -> str:
@@ -210,6 +210,9 @@ def _optional(*pairs: tuple[str, str]) -> list[str]:
 
 
 def _block(kind: str, fields: list[str], visible: str, fenced: str) -> str:
+    """The block, its digest (`block_digest`) put before the last field (``at``)."""
+    content = (fenced_content(fenced.split(NL)) or "") if fenced else None
+    fields.insert(-1, f"digest: {block_digest(' | '.join(fields), content)}")
     lines = [f"<!-- {kind}: {' | '.join(fields)} -->", "", visible, ""]
     if fenced:
         lines += [fenced, ""]
@@ -220,8 +223,20 @@ def _fence(content: str) -> str:
     return neutralise(fence_block(content, "text")).rstrip("\n")
 
 
-def _digest_of(fenced: str) -> str:
-    return content_digest(fenced_content(fenced.split(NL)) or "")
+def block_digest(args: str, content: str | None) -> str:
+    """The digest a block records: of its marker's fields in canonical form (`canonical_fields`)
+    and of its fenced content as it stands in the file (None: the block has no fence)."""
+    fenced = "" if content is None else "\n```\n" + content
+    return content_digest(canonical_fields(args) + fenced)
+
+
+def canonical_fields(args: str) -> str:
+    """A marker's arguments as the digest reads them: the number, then every other field but
+    ``digest`` sorted by name, each value unescaped and escaped again, so white space and field
+    order do not count and every value does."""
+    f = marker_fields(args)
+    rest = sorted((k, v) for k, v in f.items() if k not in ("number", "digest"))
+    return " | ".join([f["number"], *(f"{k}: {escape_field(v)}" for k, v in rest)])
 
 
 def _one_line(text: str) -> str:
@@ -258,11 +273,13 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _apply_line(rec: ApplyRecord) -> str:
-    head = f"*Apply {rec.number}: {visible_name(rec.lead)} ({visible_name(rec.provider)})"
-    branch = visible_name(rec.branch)
+def apply_sentence(rec: ApplyRecord, name: Callable[[str], str] = str) -> str:
+    """What an apply came to in one sentence, as the block's visible line and every view say
+    it: ``Apply 1: AI-Architect (claude-write) committed 2 files on B (9c1d2e3); tests
+    passed``. `name` shows each recorded value (`visible_name` in the file)."""
+    branch = name(rec.branch)
     if rec.result == "committed":
-        short = visible_name((rec.commit or "")[:7])
+        short = name((rec.commit or "")[:7])
         what = f"committed {_plural(len(rec.files), 'file')} on {branch} ({short})"
     elif rec.result == "unchanged":
         what = f"changed nothing on {branch}"
@@ -271,22 +288,50 @@ def _apply_line(rec: ApplyRecord) -> str:
     else:
         what = f"{'timed out' if rec.result == 'timeout' else 'failed'} on {branch}"
     notes = [f"tests {rec.tests}"] if rec.tests != "not run" else []
-    notes += [f"{visible_name(rec.reason)}"] if rec.reason else []
-    notes += [f"forced: {visible_name(rec.forced)}"] if rec.forced else []
-    return f"{head} {what}{'; ' if notes else ''}{'; '.join(notes)}*"
+    notes += [name(rec.reason)] if rec.reason else []
+    notes += [f"forced: {name(rec.forced)}"] if rec.forced else []
+    notes += [f"worktree kept at {name(rec.worktree)}"] if rec.worktree else []
+    head = f"Apply {rec.number}: {name(rec.lead)} ({name(rec.provider)})"
+    return "; ".join([f"{head} {what}", *notes])
 
 
-def _review_line(rec: ApplyReviewRecord, blockers: int) -> str:
+def review_sentence(rec: ApplyReviewRecord, name: Callable[[str], str] = str) -> str:
+    """What a review of an apply came to in one sentence, as the block's visible line and every
+    view say it: ``Review 1 of apply 1: changes requested (yes: AI-A; no: AI-B); 1 blocker``
+    (numbered from 1 as people count)."""
     said = {"implemented": "implemented", "changes": "changes requested"}
     result = said.get(rec.result, "unresolved")
     votes = [
-        f"{word}: {', '.join(visible_name(n) for n in names)}"
+        f"{word}: {', '.join(name(n) for n in names)}"
         for word, names in (("yes", rec.yes), ("no", rec.no), ("abstain", rec.abstain))
         if names
     ]
     shown = f" ({'; '.join(votes)})" if votes else ""
-    tail = f"; {_plural(blockers, 'blocker')}" if blockers else ""
-    return f"*Review {rec.revision + 1} of apply {rec.apply}: {result}{shown}{tail}*"
+    count = len(rec.blockers)
+    tail = f"; {_plural(count, 'blocker')}" if count else ""
+    return f"Review {rec.revision + 1} of apply {rec.apply}: {result}{shown}{tail}"
+
+
+def contradictions(rec: ApplyRecord | ApplyReviewRecord) -> list[str]:
+    """What a record says that cannot all be true (the engine never writes it so; `check`
+    reports each), e.g. a result ``committed`` without a commit."""
+    if isinstance(rec, ApplyReviewRecord):
+        if rec.result == "implemented" and rec.blockers:
+            return [f"says implemented but lists {_plural(len(rec.blockers), 'blocker')}"]
+        return []
+    found: list[str] = []
+    if rec.result == "committed":
+        if not rec.commit:
+            found.append("says committed but records no commit")
+        if not rec.files:
+            found.append("says committed but lists no files changed")
+    elif rec.commit:
+        found.append(f"says {rec.result} but records a commit")
+    if rec.result == "unchanged" and rec.files:
+        found.append("says it changed nothing but lists files changed")
+    if rec.tests != "not run" and not rec.test_command:
+        found.append(f"says the tests {rec.tests} but records no test command")
+    return found
 
 
 # --------------------------------------------------------------------------- paths

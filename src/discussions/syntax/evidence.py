@@ -193,20 +193,35 @@ _FENCE_OPEN = re.compile(r"^(`{3,})[^`]*$")
 def fence_span(lines: list[str], start: int = 0, limit: int = 6) -> tuple[int, int] | None:
     """(index of the opening fence, index of the closing fence) of the first fenced block in
     ``lines[start:]`` that opens within `limit` lines of `start` (only blank and ``*...*``
-    lines may stand before it), else None (also when it is never closed)."""
+    lines may stand before it), else None (also when it is not closed before the next block).
+
+    The closing fence is looked for up to the next line our parser could read as structure
+    (`ends_segment`: a marker or a comment header), which `neutralise` never leaves in the
+    content of a block the engine wrote: a fence left open reads no further than its own
+    block, so reading every block of a file reads each line about once."""
     i = start
     while i < len(lines) and i < start + limit:
         m = _FENCE_OPEN.match(lines[i])
         if m:
             fence = m.group(1)
             for j in range(i + 1, len(lines)):
-                if lines[j].startswith(fence) and not lines[j].strip("`").strip(" \t"):
+                line = lines[j]
+                if line.startswith(fence) and not line.strip("`").strip(" \t"):
                     return i, j
+                if ends_segment(line):
+                    return None
             return None
         if lines[i].strip() and not lines[i].startswith("*"):
             return None
         i += 1
     return None
+
+
+def ends_segment(line: str) -> bool:
+    """Whether `line` can end an engine block's segment: an HTML comment (a marker, a
+    comment's metadata) indented at most three spaces, or a ``Name:`` comment header."""
+    rest = line.lstrip(" ")
+    return (rest.startswith("<!--") and len(line) - len(rest) <= 3) or line.startswith("Name:")
 
 
 def fenced_content(lines: list[str], start: int = 0, limit: int = 6) -> str | None:
