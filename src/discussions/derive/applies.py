@@ -72,7 +72,7 @@ class Apply(ApplyRecord):
 def rule_applies(s: State, text: str) -> None:
     """Fill `s.applies` and `s.apply_reviews` from the blocks, checking each digest; a review
     goes to the nearest block above it with its number (two blocks share one after a merge of
-    two branches that each applied: a warning)."""
+    two branches that each applied: both are kept, told apart by branch, and not a problem)."""
     blocks = [m for m in s.doc.engine_markers if m.kind in ("apply", "apply-review")]
     if not blocks:
         return
@@ -86,7 +86,6 @@ def rule_applies(s: State, text: str) -> None:
                 s.warn(m.line, f"{_what(record)} {problem}")
         if isinstance(record, Apply):
             s.applies.append(record)
-            _note_duplicate(s, by_number.get(record.number), record)
             by_number[record.number] = record
         elif isinstance(record, Review):
             s.apply_reviews.append(record)
@@ -102,17 +101,6 @@ def _what(record: Apply | Review) -> str:
         f"apply block {record.number}"
         if isinstance(record, Apply)
         else f"review of apply {record.apply}"
-    )
-
-
-def _note_duplicate(s: State, earlier: Apply | None, record: Apply) -> None:
-    if earlier is None:
-        return
-    s.warn(
-        record.line,
-        f"apply {record.number} is recorded twice (also on line {earlier.line}), as after a "
-        "merge of two branches that each applied: the reviews below this block are read as "
-        f"this one's; tell them apart by branch ({earlier.branch}, {record.branch})",
     )
 
 
