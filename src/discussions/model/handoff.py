@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..settings.templates import OPEN_STATUSES
+from ..syntax.code import code_line_ranges
+from ..syntax.text import normalise_newlines
 from .handoff_prompt import render_prompt
 from .ledger import is_settled
 
@@ -29,10 +31,12 @@ APPROVAL_STATUSES = ("pending", "approved", "refused")
 _MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
 # Greedy, trimmed in code: a lazy group before an optional run and ``$`` backtracks
 # quadratically on a long run of spaces and hashes.
-_HEADING = re.compile(r"#{1,6}[ \t]+(.*)")
+_HEADING = re.compile(r"(#{1,6})[ \t]+(.*)")
 _PLACEHOLDER = re.compile(r"[ \t]*(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?)?\[[^\]\n]*\][ \t]*")
 """A template's unfilled line: ``- [ ] [Requirement 1]``, ``- [Constraint 1]``."""
-_CONSTRAINT_HEADINGS = ("context", "constraints", "requirements")
+_QUESTION_HEADINGS = ("open questions", "open question", "questions")
+"""Preamble sections read as open questions rather than constraints."""
+_LIST_ITEM = re.compile(r"[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)")
 _WORDS = re.compile(r"[^\W_]+")
 
 
@@ -65,12 +69,17 @@ class HandoffItem:
     line: int
     source: str = ""
     """For constraints: ``context`` (the preamble) or ``concern`` (a ``CONCERN:`` line);
-    for decisions: ``decision`` or ``motion``."""
+    for decisions: ``decision`` or ``motion``; for questions: ``context`` (the preamble's
+    Open Questions section) or ``""`` (a ``Q:`` line)."""
+    section: str = ""
+    """For ``context`` items: the heading of the preamble section (``""`` before any)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "author": self.author, "line": self.line}
         if self.source:
             out["source"] = self.source
+        if self.source == "context":
+            out["section"] = self.section
         return out
 
 
@@ -195,6 +204,7 @@ def build_handoff(d: Discussion) -> Handoff:
         if m.result == "passed" and m.line not in known
     ]
     decisions.sort(key=lambda i: i.line)
+    context, asked = _context(d)
     return Handoff(
         title=d.title,
         path=str(d.path),
@@ -203,13 +213,13 @@ def build_handoff(d: Discussion) -> Handoff:
         reason=reason,
         decisions=decisions,
         todos=_todos(d),
-        constraints=_context(d) + [_item(i, "concern") for i in d.concerns],
+        constraints=context + [_item(i, "concern") for i in d.concerns],
         evidence=[
             HandoffEvidence(e.number, e.request, e.ref, e.by, e.line)
             for e in d.evidence
             if e.status in ("fulfilled", "same") and e.number
         ],
-        questions=[_item(i, "") for i in d.questions],
+        questions=asked + [_item(i, "") for i in d.questions],
     )
 
 
@@ -238,35 +248,106 @@ def _todos(d: Discussion) -> list[HandoffTodo]:
     return out
 
 
-def _context(d: Discussion) -> list[HandoffItem]:
-    """The preamble's Context / Constraints / Requirements sections, one item each (the
-    whole preamble when it has no heading at all)."""
+def _first_line(d: Discussion, preamble: str) -> int:
+    """The file line the preamble starts on (it follows the header block)."""
+    text = d.text
+    offset = text.find(preamble)
+    if offset < 0:  # the state reads the text with its newlines normalised
+        text = normalise_newlines(text)
+        offset = text.find(preamble)
+    return text.count("\n", 0, offset) + 1 if offset >= 0 else 1
+
+
+@dataclass(slots=True)
+class _Section:
+    name: str
+    """The heading's text; ``""`` for text before the first section."""
+    line: int
+    """The heading's file line (0 for the untitled section: its first line counts)."""
+    body: list[tuple[int, str]] = field(default_factory=list)
+    """(file line, line) of each line under the heading."""
+
+
+def _sections(d: Discussion) -> list[_Section]:
+    """The preamble's sections: a ``#`` or ``##`` heading that is not in code starts one (the
+    title's heading excepted), a ``---`` line that is not in code ends the preamble (the
+    template's footer follows), a template's unfilled placeholder line is left out. One
+    pass, each line looked at once."""
     preamble = d.preamble
-    sections: list[tuple[str, str, list[str]]] = []
-    for raw in preamble.splitlines():
+    first = _first_line(d, preamble)
+    code = code_line_ranges(preamble)
+    title = d.title.strip().lower()
+    current = _Section("", 0)
+    sections = [current]
+    k = 0
+    for i, raw in enumerate(preamble.split("\n")):
+        while k < len(code) and code[k][1] < i:
+            k += 1
+        if k < len(code) and code[k][0] <= i:
+            current.body.append((first + i, raw))
+            continue
         if raw.strip() == "---":
-            break  # the template's footer ("Discussion begins below")
+            break
         heading = _HEADING.match(raw.strip())
-        if heading:
-            sections.append((heading.group(1).rstrip(" \t#").strip(), raw, []))
-        elif sections and not _PLACEHOLDER.fullmatch(raw):
-            sections[-1][2].append(raw)
-    lines = d.text.splitlines()
-    items = [
-        HandoffItem("\n".join(body).strip(), "", _line_of(lines, raw), "context")
-        for name, raw, body in sections
-        if name.lower() in _CONSTRAINT_HEADINGS and "\n".join(body).strip()
+        if heading and len(heading.group(1)) <= 2:
+            name = heading.group(2).rstrip(" \t#").strip()
+            if title and heading.group(1) == "#" and name.lower() == title:
+                title = ""  # the title's own heading: its text is the title, not a section
+                continue
+            current = _Section(name, first + i)
+            sections.append(current)
+        elif not _PLACEHOLDER.fullmatch(raw):
+            current.body.append((first + i, raw))
+    return sections
+
+
+def _trimmed(body: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """`body` without its leading and trailing blank lines."""
+    start, end = 0, len(body)
+    while start < end and not body[start][1].strip():
+        start += 1
+    while end > start and not body[end - 1][1].strip():
+        end -= 1
+    return body[start:end]
+
+
+def _context(d: Discussion) -> tuple[list[HandoffItem], list[HandoffItem]]:
+    """The preamble as (constraints, questions): each section with text is one constraint
+    item (``source`` ``context``, ``section`` its heading); an Open Questions section gives
+    one question per list item (or paragraph)."""
+    constraints: list[HandoffItem] = []
+    questions: list[HandoffItem] = []
+    for section in _sections(d):
+        body = _trimmed(section.body)
+        if not body:
+            continue
+        if section.name.lower() in _QUESTION_HEADINGS:
+            questions += _questions(section.name, body)
+            continue
+        text = "\n".join(raw.rstrip() for _, raw in body)
+        line = section.line or body[0][0]
+        constraints.append(HandoffItem(text, "", line, "context", section.name))
+    return constraints, questions
+
+
+def _questions(name: str, body: list[tuple[int, str]]) -> list[HandoffItem]:
+    """An Open Questions section's list items (or paragraphs), one question each."""
+    out: list[tuple[int, list[str]]] = []
+    open_item = False
+    for line, raw in body:
+        item = _LIST_ITEM.match(raw)
+        if item:
+            out.append((line, [item.group(1)]))
+        elif not raw.strip():
+            open_item = False
+            continue
+        elif open_item:
+            out[-1][1].append(raw)
+        else:
+            out.append((line, [raw]))
+        open_item = True
+    return [
+        HandoffItem(_one_line(" ".join(parts)), "", line, "context", name)
+        for line, parts in out
+        if _one_line(" ".join(parts))
     ]
-    if items or sections:
-        return items
-    text = preamble.strip()
-    first = text.splitlines()[0] if text else ""
-    return [HandoffItem(text, "", _line_of(lines, first), "context")] if text else []
-
-
-def _line_of(lines: list[str], raw: str) -> int:
-    """The 1-based line of the first line equal to `raw` (the preamble comes first)."""
-    for n, line in enumerate(lines, 1):
-        if line.strip() == raw.strip():
-            return n
-    return 0
