@@ -171,4 +171,3 @@ def test_a_templates_placeholders_and_footer_are_not_constraints(isolated: Path)
     (path,) = sorted(isolated.rglob("cache-the-reports.md"))
     texts = [c.text for c in build_handoff(Discussion.load(path)).constraints]
     assert texts == ["Keep the API."]
-

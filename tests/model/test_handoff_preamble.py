@@ -153,4 +153,3 @@ def test_text_before_any_section_is_kept(isolated: Path) -> None:
         ("", "Keep the public API stable.\n\n### Details\nNothing else.")
     ]
     assert path.read_text().splitlines()[h.constraints[0].line - 1] == "Keep the public API stable."
-
