@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from discussions.model.discussion import Discussion
@@ -131,10 +132,13 @@ def test_to_dict_is_the_artifact_with_its_approval(isolated: Path) -> None:
 
 def test_to_prompt_says_what_to_do_and_what_not_to(isolated: Path) -> None:
     prompt = build_handoff(_discussion(isolated)).to_prompt()
-    assert prompt.startswith("# Implement: Cache layer")
-    assert "Put an LRU cache in front of the catalogue reader." in prompt
-    assert "[for @pragmatist]" in prompt
-    assert "- [x] Document the cache size setting" in prompt
+    assert prompt.startswith("# Implement a decided discussion\n\n## Rules")
+    assert "```text\nCache layer\n```" in prompt
+    assert "```text\nPut an LRU cache in front of the catalogue reader.\n```" in prompt
+    assert "(open) for @pragmatist, AI-Architect, line" in prompt
+    assert re.search(
+        r"TODO 2 \(done\), AI-Architect, line \d+:\n```text\nDocument the cache", prompt
+    )
     assert "Which size limit by default?" in prompt
     assert "Do not commit" in prompt and "worktree" in prompt
     assert prompt == build_handoff(_discussion(isolated)).to_prompt()
@@ -155,7 +159,7 @@ def test_evidence_blocks_are_cited(isolated: Path) -> None:
     assert [(e.number, e.request, e.ref) for e in h.evidence] == [
         (1, "read src/app.py", "blob 0123456789abcdef")
     ]
-    assert "#1 read src/app.py at blob 0123456789abcdef" in h.to_prompt()
+    assert "```text\nread src/app.py\nat blob 0123456789abcdef\n```" in h.to_prompt()
     assert h.to_dict()["evidence"][0]["number"] == 1
 
 

@@ -155,6 +155,9 @@ class Handoff:
     evidence: list[HandoffEvidence] = field(default_factory=list)
     questions: list[HandoffItem] = field(default_factory=list)
     approval: Approval = field(default_factory=Approval)
+    folder: str = ""
+    """The folder of the discussion file, relative to the project (what the lead must not
+    touch); ``""`` when unknown."""
 
     def approve(self, by: str, at: str) -> None:
         """Record that `by` consented at `at`."""
@@ -220,7 +223,18 @@ def build_handoff(d: Discussion) -> Handoff:
             if e.status in ("fulfilled", "same") and e.number
         ],
         questions=asked + [_item(i, "") for i in d.questions],
+        folder=_folder(d),
     )
+
+
+def _folder(d: Discussion) -> str:
+    """The discussion's folder relative to the project root (its name when outside)."""
+    parent = d.path.absolute().parent
+    root = d.workspace.config.project_root
+    if root is not None and parent.is_relative_to(root.absolute()):
+        rel = parent.relative_to(root.absolute()).as_posix()
+        return "" if rel == "." else rel
+    return parent.name
 
 
 def _item(i: Item, source: str) -> HandoffItem:
