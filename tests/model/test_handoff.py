@@ -175,3 +175,38 @@ def test_a_templates_placeholders_and_footer_are_not_constraints(isolated: Path)
     (path,) = sorted(isolated.rglob("cache-the-reports.md"))
     texts = [c.text for c in build_handoff(Discussion.load(path)).constraints]
     assert texts == ["Keep the API."]
+
+
+MOTION_PASSED = (
+    "\nName: AI-Architect\nMOTION: Adopt the LRU cache\n\n---\n\n"
+    "Name: AI-Pragmatist\nSECOND: yes\nBALLOT: YES\n\n---\n\n"
+    "Name: AI-Architect\nBALLOT: YES\n\n---\n"
+)
+REOPENED = (
+    "\n<!-- STATUS-CHANGE: OPEN -> DECIDED -->\n\n---\n\n"
+    "<!-- STATUS-CHANGE: DECIDED -> OPEN -->\n\n---\n"
+)
+
+
+def test_a_motion_passed_before_a_reopen_decides_nothing(isolated: Path) -> None:
+    d = _discussion(isolated, "OPEN", MOTION_PASSED + REOPENED)
+    assert d.status == "OPEN" and [m.result for m in d.motions] == ["passed"]
+    ok, why = is_decided(d)
+    assert not ok and "reopened" in why and "--force --reason" in why
+    again = MOTION_PASSED.replace("Adopt the LRU cache", "Adopt the LFU cache")
+    d = _discussion(isolated, "OPEN", MOTION_PASSED + REOPENED + again)
+    ok, why = is_decided(d)
+    assert ok and "Adopt the LFU cache" in why
+
+
+def test_only_finished_statuses_decide(isolated: Path) -> None:
+    for status in ("POSTPONED", "SUPERSEDED", "DIAGNOSED"):  # no finished status of `feature`
+        ok, why = is_decided(_discussion(isolated, status, MOTION_PASSED))
+        assert not ok and f"{status}, which is not a finished status" in why, status
+    for status in ("CLOSED", "DECIDED", "ACCEPTED", "IMPLEMENTED"):
+        assert is_decided(_discussion(isolated, status))[0], status
+    text = DECIDED.format(status="DIAGNOSED").replace(
+        "<!-- Participants:", "<!-- Template: diagnostic -->\n<!-- Participants:"
+    )
+    d = Discussion.load(write(isolated / "diag.md", text))
+    assert is_decided(d) == (True, "the discussion is DIAGNOSED")

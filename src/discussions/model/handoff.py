@@ -14,11 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..settings.templates import OPEN_STATUSES
+from ..settings.templates import FINISHED_STATUSES, is_open
 from ..syntax.code import code_line_ranges
 from ..syntax.text import normalise_newlines
 from .handoff_prompt import render_prompt
-from .ledger import is_settled
 
 if TYPE_CHECKING:
     from ..derive.state import Item
@@ -42,21 +41,36 @@ _WORDS = re.compile(r"[^\W_]+")
 
 def is_decided(d: Discussion) -> tuple[bool, str]:
     """Whether `d` decided something to implement, and a sentence saying why or why not: a
-    finished status that is not a refusal (``REJECTED``, ``ABANDONED``, ``WITHDRAWN``,
-    ``UNAPPROVED``), or a passed motion."""
-    status = d.status.strip().upper()
-    initial = d.template.status if d.template else "OPEN"
+    finished status (`FINISHED_STATUSES` or the template's ``consensus_status``; ``CLOSED``,
+    what ``close`` records by default, counts) that is not a refusal (``REJECTED``,
+    ``ABANDONED``, ``WITHDRAWN``, ``UNAPPROVED``), or a motion passed while the discussion
+    is open, after it was last reopened."""
+    status = d.status.strip().upper() or "OPEN"
+    template = d.template
     if status in NEGATIVE_STATUSES:
         return False, f"the discussion ended {status}: nothing was decided to implement"
-    if status not in OPEN_STATUSES and is_settled(status, initial):
+    if status in FINISHED_STATUSES or (template and status == template.consensus_status):
         return True, f"the discussion is {status}"
+    override = "or override with --force --reason TEXT"
+    if not is_open(status, template):
+        return False, (
+            f"the discussion is {status}, which is not a finished status; close it with one "
+            f"(`discussions close FILE --status DECIDED`) {override}"
+        )
+    since = d.status_changed_line
     passed = [m for m in d.motions if m.result == "passed"]
-    if passed:
-        m = passed[-1]
+    current = [m for m in passed if (m.result_line or m.line) > since]
+    if current:
+        m = current[-1]
         return True, f"a motion passed at line {m.line}: {_one_line(m.text)}"
+    if passed:
+        return False, (
+            f"the discussion was reopened at line {since}, after the motion of line "
+            f"{passed[-1].line} passed; decide again (consensus, or a motion) {override}"
+        )
     return False, (
-        f"the discussion is {status or 'OPEN'} and no motion has passed; reach a decision "
-        "first (consensus, or a motion), or override with --force --reason TEXT"
+        f"the discussion is {status} and no motion has passed; reach a decision first "
+        f"(consensus, or a motion), {override}"
     )
 
 
