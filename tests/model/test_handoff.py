@@ -210,3 +210,54 @@ def test_only_finished_statuses_decide(isolated: Path) -> None:
     )
     d = Discussion.load(write(isolated / "diag.md", text))
     assert is_decided(d) == (True, "the discussion is DIAGNOSED")
+
+
+TODO_LOGIC = """
+<!-- DISCUSSION -->
+<!-- Title: Todo logic -->
+<!-- Status: DECIDED -->
+<!-- Participants: architect, pragmatist -->
+
+# Todo logic
+
+---
+
+Name: Rob
+DONE: write the release notes
+
+---
+
+Name: AI-Architect
+DECISION: do it
+TODO: fix cache
+TODO: @AI-Pragmatist write docs
+ASSIGNED: @Rob audit auth
+TODO: write the release notes
+TODO: write the cache tests
+TODO: migrate the schema
+VOTE: READY
+
+---
+
+Name: Rob
+DONE: prefix cache keys with the version
+DONE: write the cache tests in tests/test_cache.py
+DONE: @pragmatist Migrate the   schema!
+"""
+
+
+def test_todos_are_done_by_a_later_done_with_the_same_words(isolated: Path) -> None:
+    h = build_handoff(Discussion.load(write(isolated / "todo.md", TODO_LOGIC)))
+    done = {t.text: t.done for t in h.todos}
+    assert done == {
+        "fix cache": False,  # "prefix cache keys" holds the letters, not the words
+        "@AI-Pragmatist write docs": False,
+        "@Rob audit auth": False,
+        "write the release notes": False,  # its DONE came before it
+        "write the cache tests": True,  # a DONE starting with its words
+        "migrate the schema": True,
+    }
+    owners = {t.text: t.assignee for t in h.todos}
+    assert owners["@AI-Pragmatist write docs"] == "pragmatist"  # the participant's alias
+    assert owners["@Rob audit auth"] == "rob"
+    assert owners["fix cache"] is None

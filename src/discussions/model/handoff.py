@@ -259,20 +259,51 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _key(text: str) -> str:
-    """A TODO's text compared with ``DONE:`` lines: words only, lower case, no mentions."""
-    return " ".join(w.lower() for w in _WORDS.findall(_MENTION.sub("", text)))
+def _words_of(text: str) -> list[str]:
+    """A TODO's or DONE's words, lower case, without its mentions."""
+    return [w.lower() for w in _WORDS.findall(_MENTION.sub("", text))]
+
+
+_END = ""
+"""The key marking, in a `_Trie` node, that a DONE's words end there."""
+_Trie = dict[str, Any]
+
+
+def _add(trie: _Trie, words: list[str]) -> None:
+    node = trie
+    for w in words:
+        node = node.setdefault(w, {})
+    node[_END] = {}
+
+
+def _named(trie: _Trie, words: list[str]) -> bool:
+    """Whether a DONE in `trie` has exactly `words`, or (three words or more) starts with
+    them: ``DONE: write the cache tests in tests/`` names ``TODO: write the cache tests``."""
+    node = trie
+    for w in words:
+        if w not in node:
+            return False
+        node = node[w]
+    return bool(words) and (_END in node or len(words) >= 3)
 
 
 def _todos(d: Discussion) -> list[HandoffTodo]:
-    done = [_key(i.text) for i in d.done]
+    """The TODO and ASSIGNED lines, each done when a later DONE line names it (`_named`);
+    read from the end, so each DONE is added once and each TODO looked up once."""
+    people = d.workspace.participants
+    items = sorted([*d.todos, *d.assigned], key=lambda i: i.line)
+    dones = sorted(d.done, key=lambda i: i.line)
+    later: _Trie = {}
     out: list[HandoffTodo] = []
-    for i in sorted([*d.todos, *d.assigned], key=lambda i: i.line):
+    for i in reversed(items):
+        while dones and dones[-1].line > i.line:
+            _add(later, _words_of(dones.pop().text))
         found = _MENTION.search(i.text)
-        key = _key(i.text)
-        finished = bool(key) and any(key == k or (len(key) > 8 and key in k) for k in done)
-        assignee = found.group(1).lower() if found else None
-        out.append(HandoffTodo(i.text, i.author, i.line, assignee, finished))
+        assignee = people.author_alias(found.group(1)) if found else None
+        out.append(
+            HandoffTodo(i.text, i.author, i.line, assignee, _named(later, _words_of(i.text)))
+        )
+    out.reverse()
     return out
 
 
