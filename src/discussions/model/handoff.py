@@ -2,7 +2,8 @@
 the TODOs with their assignees, the constraints, the evidence cited, the open questions) and
 whether a person has approved it. Pure derivation from the discussion's state: no I/O.
 
-    ok, why = is_decided(d)
+    ok, why = is_decided(d)             # why: the reason and what to do next
+    ok, why, fix = verdict(d)           # the same, apart
     handoff = build_handoff(d)
     prompt = handoff.to_prompt()        # the instruction text a lead gets
     data = handoff.to_dict()            # the execution-handoff artifact (JSON)
@@ -40,7 +41,14 @@ _WORDS = re.compile(r"[^\W_]+")
 
 
 def is_decided(d: Discussion) -> tuple[bool, str]:
-    """Whether `d` decided something to implement, and a sentence saying why or why not: a
+    """Whether `d` decided something to implement, and a sentence saying why or why not (and
+    what to do next): `verdict`'s parts joined."""
+    decided, why, fix = verdict(d)
+    return decided, f"{why}; {fix}" if fix else why
+
+
+def verdict(d: Discussion) -> tuple[bool, str, str]:
+    """(decided, why, what an apply can do about it: ``""`` when nothing). Decided: a
     finished status (`FINISHED_STATUSES` or the template's ``consensus_status``; ``CLOSED``,
     what ``close`` records by default, counts) that is not a refusal (``REJECTED``,
     ``ABANDONED``, ``WITHDRAWN``, ``UNAPPROVED``), or a motion passed while the discussion
@@ -48,29 +56,32 @@ def is_decided(d: Discussion) -> tuple[bool, str]:
     status = d.status.strip().upper() or "OPEN"
     template = d.template
     if status in NEGATIVE_STATUSES:
-        return False, f"the discussion ended {status}: nothing was decided to implement"
+        return False, f"the discussion ended {status}: nothing was decided to implement", ""
     if status in FINISHED_STATUSES or (template and status == template.consensus_status):
-        return True, f"the discussion is {status}"
+        return True, f"the discussion is {status}", ""
     override = "or override with --force --reason TEXT"
     if not is_open(status, template):
-        return False, (
-            f"the discussion is {status}, which is not a finished status; close it with one "
-            f"(`discussions close FILE --status DECIDED`) {override}"
+        return (
+            False,
+            f"the discussion is {status}, which is not a finished status",
+            (f"close it with one (`discussions close FILE --status DECIDED`) {override}"),
         )
     since = d.status_changed_line
     passed = [m for m in d.motions if m.result == "passed"]
     current = [m for m in passed if (m.result_line or m.line) > since]
     if current:
         m = current[-1]
-        return True, f"a motion passed at line {m.line}: {_one_line(m.text)}"
+        return True, f"a motion passed at line {m.line}: {_one_line(m.text)}", ""
     if passed:
-        return False, (
+        why = (
             f"the discussion was reopened at line {since}, after the motion of line "
-            f"{passed[-1].line} passed; decide again (consensus, or a motion) {override}"
+            f"{passed[-1].line} passed"
         )
-    return False, (
-        f"the discussion is {status} and no motion has passed; reach a decision first "
-        f"(consensus, or a motion), {override}"
+        return False, why, f"decide again (consensus, or a motion) {override}"
+    return (
+        False,
+        f"the discussion is {status} and no motion has passed",
+        (f"reach a decision first (consensus, or a motion), {override}"),
     )
 
 
