@@ -33,12 +33,22 @@ def test_export_handoff_json(isolated: Path) -> None:
     assert path.read_bytes() == before
 
 
-def test_export_handoff_of_an_undecided_discussion_says_so(isolated: Path) -> None:
+def test_export_handoff_of_an_undecided_discussion_is_refused(isolated: Path) -> None:
     decided_file(isolated, "OPEN")
-    r = CliRunner().invoke(cli, ["export", "cache.md", "--format", "handoff", "--out", "-"])
+    for out in (["--out", "-"], []):
+        r = CliRunner().invoke(cli, ["export", "cache.md", "--format", "handoff", *out])
+        assert r.exit_code == 1, r.output
+        assert r.output.startswith("Error: cache.md is not decided: ") and "{" not in r.output
+        assert "no motion has passed" in r.output and "--allow-undecided" in r.output
+        assert "--force" not in r.output  # an apply's override, not the export's
+    assert not (isolated / "cache.handoff.json").exists()
+    args = ["export", "cache.md", "--format", "handoff", "--allow-undecided", "--out", "-"]
+    r = CliRunner().invoke(cli, args)
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert data["decided"] is False and "no motion has passed" in data["reason"]
+    r = CliRunner().invoke(cli, ["export", "cache.md", "--format", "json", "--allow-undecided"])
+    assert r.exit_code == 2 and "--format handoff" in r.output
 
 
 def test_providers_list_and_show_say_which_can_write(isolated: Path, userdir: Path) -> None:

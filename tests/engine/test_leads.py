@@ -140,3 +140,34 @@ def test_without_a_chain_the_turns_chain_is_used(isolated: Path, userdir: Path) 
     handoff = build_handoff(Discussion.load(decided_file(isolated)))
     choice = choose_lead(people[2:], handoff, registry=reg, chain=default_chain(reg, ws))
     assert choice.participant.alias == "security" and choice.provider.name == "writer"
+
+
+def test_triggers_match_words_not_letters(isolated: Path, userdir: Path) -> None:
+    people, _ = _setup(isolated, userdir)
+    security, architect, pragmatist = people[2], people[0], people[1]
+
+    def caps(p: Participant, text: str) -> tuple[str, ...]:
+        return matched_capabilities(p, {w.lower() for w in text.split()})
+
+    assert caps(security, "credit the author in the planet checkout") == ()
+    assert caps(security, "fix the auth flow") == ("security",)
+    assert caps(security, "require authentication") == ("security",)
+    assert caps(security, "the caching layer") == ("performance",)
+    assert caps(architect, "refactored modules") == ("architecture", "refactoring")
+    assert caps(pragmatist, "testament protestant") == ()
+    assert caps(pragmatist, "tested implementations") == ("testing", "logic")
+
+
+def test_a_named_lead_that_cannot_write_is_not_told_to_name_a_lead(
+    isolated: Path, userdir: Path
+) -> None:
+    people, reg = _setup(isolated, userdir)
+    handoff = build_handoff(Discussion.load(decided_file(isolated)))
+    with pytest.raises(NoLead) as err:
+        choose_lead(people, handoff, "security", registry=reg, chain=_chain(reg))
+    message = str(err.value)
+    assert "--lead ALIAS" not in message
+    assert "--lead architect" in message and "--lead pragmatist" in message
+    with pytest.raises(NoLead) as err:
+        choose_lead(people[2:], handoff, registry=reg, chain=_chain(reg))
+    assert "--lead" not in str(err.value)  # naming one would not help either

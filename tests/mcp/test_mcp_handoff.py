@@ -17,7 +17,8 @@ def test_handoff_of_a_decided_discussion(isolated: Path) -> None:
     path = decided_file(isolated / "discussions")
     before = path.read_bytes()
     got = DiscussionTools().handoff("cache")
-    assert got["text"].startswith("# Implement: Cache layer")
+    assert got["text"].startswith("# Implement a decided discussion\n\n## Rules")
+    assert "Cache layer" in got["text"] and "`discussions/`" in got["text"]
     assert got["handoff"]["file"] == "discussions/cache.md"
     assert got["handoff"]["approval"]["status"] == "pending"
     assert got["handoff"]["decisions"][0]["text"].startswith("Put an LRU cache")
@@ -52,5 +53,5 @@ def test_the_mcp_tool_answers_and_refuses(isolated: Path) -> None:
         return ok, ""
 
     ok, refused = anyio.run(calls)
-    assert "Implement: Cache layer" in str(ok)
+    assert "Implement a decided discussion" in str(ok) and "Cache layer" in str(ok)
     assert "no motion has passed" in refused

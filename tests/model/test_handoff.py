@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from discussions.model.discussion import Discussion
@@ -24,7 +25,7 @@ DECIDED = """
 Reads of the catalogue are slow; the database must stay the source of truth.
 
 ## Notes
-Not a constraint.
+The catalogue has two million rows.
 
 ---
 
@@ -107,7 +108,9 @@ def test_build_handoff_collects_the_state(isolated: Path) -> None:
         "Reads of the catalogue are slow; the database must stay the source of truth.",
     )
     assert ("concern", "Invalidation on writes must be immediate.") in sources
-    assert all("Not a constraint" not in c.text for c in h.constraints)
+    assert ("Notes", "The catalogue has two million rows.") in [
+        (c.section, c.text) for c in h.constraints
+    ]
     assert h.constraints[0].line == 9  # the "## Context" line
     assert [q.text for q in h.questions] == ["Which size limit by default?"]
 
@@ -129,10 +132,13 @@ def test_to_dict_is_the_artifact_with_its_approval(isolated: Path) -> None:
 
 def test_to_prompt_says_what_to_do_and_what_not_to(isolated: Path) -> None:
     prompt = build_handoff(_discussion(isolated)).to_prompt()
-    assert prompt.startswith("# Implement: Cache layer")
-    assert "Put an LRU cache in front of the catalogue reader." in prompt
-    assert "[for @pragmatist]" in prompt
-    assert "- [x] Document the cache size setting" in prompt
+    assert prompt.startswith("# Implement a decided discussion\n\n## Rules")
+    assert "```text\nCache layer\n```" in prompt
+    assert "```text\nPut an LRU cache in front of the catalogue reader.\n```" in prompt
+    assert "(open) for @pragmatist, AI-Architect, line" in prompt
+    assert re.search(
+        r"TODO 2 \(done\), AI-Architect, line \d+:\n```text\nDocument the cache", prompt
+    )
     assert "Which size limit by default?" in prompt
     assert "Do not commit" in prompt and "worktree" in prompt
     assert prompt == build_handoff(_discussion(isolated)).to_prompt()
@@ -153,7 +159,7 @@ def test_evidence_blocks_are_cited(isolated: Path) -> None:
     assert [(e.number, e.request, e.ref) for e in h.evidence] == [
         (1, "read src/app.py", "blob 0123456789abcdef")
     ]
-    assert "#1 read src/app.py at blob 0123456789abcdef" in h.to_prompt()
+    assert "```text\nread src/app.py\nat blob 0123456789abcdef\n```" in h.to_prompt()
     assert h.to_dict()["evidence"][0]["number"] == 1
 
 
@@ -170,3 +176,88 @@ def test_a_templates_placeholders_and_footer_are_not_constraints(isolated: Path)
     texts = [c.text for c in build_handoff(Discussion.load(path)).constraints]
     assert texts == ["Keep the API."]
 
+
+MOTION_PASSED = (
+    "\nName: AI-Architect\nMOTION: Adopt the LRU cache\n\n---\n\n"
+    "Name: AI-Pragmatist\nSECOND: yes\nBALLOT: YES\n\n---\n\n"
+    "Name: AI-Architect\nBALLOT: YES\n\n---\n"
+)
+REOPENED = (
+    "\n<!-- STATUS-CHANGE: OPEN -> DECIDED -->\n\n---\n\n"
+    "<!-- STATUS-CHANGE: DECIDED -> OPEN -->\n\n---\n"
+)
+
+
+def test_a_motion_passed_before_a_reopen_decides_nothing(isolated: Path) -> None:
+    d = _discussion(isolated, "OPEN", MOTION_PASSED + REOPENED)
+    assert d.status == "OPEN" and [m.result for m in d.motions] == ["passed"]
+    ok, why = is_decided(d)
+    assert not ok and "reopened" in why and "--force --reason" in why
+    again = MOTION_PASSED.replace("Adopt the LRU cache", "Adopt the LFU cache")
+    d = _discussion(isolated, "OPEN", MOTION_PASSED + REOPENED + again)
+    ok, why = is_decided(d)
+    assert ok and "Adopt the LFU cache" in why
+
+
+def test_only_finished_statuses_decide(isolated: Path) -> None:
+    for status in ("POSTPONED", "SUPERSEDED", "DIAGNOSED"):  # no finished status of `feature`
+        ok, why = is_decided(_discussion(isolated, status, MOTION_PASSED))
+        assert not ok and f"{status}, which is not a finished status" in why, status
+    for status in ("CLOSED", "DECIDED", "ACCEPTED", "IMPLEMENTED"):
+        assert is_decided(_discussion(isolated, status))[0], status
+    text = DECIDED.format(status="DIAGNOSED").replace(
+        "<!-- Participants:", "<!-- Template: diagnostic -->\n<!-- Participants:"
+    )
+    d = Discussion.load(write(isolated / "diag.md", text))
+    assert is_decided(d) == (True, "the discussion is DIAGNOSED")
+
+
+TODO_LOGIC = """
+<!-- DISCUSSION -->
+<!-- Title: Todo logic -->
+<!-- Status: DECIDED -->
+<!-- Participants: architect, pragmatist -->
+
+# Todo logic
+
+---
+
+Name: Rob
+DONE: write the release notes
+
+---
+
+Name: AI-Architect
+DECISION: do it
+TODO: fix cache
+TODO: @AI-Pragmatist write docs
+ASSIGNED: @Rob audit auth
+TODO: write the release notes
+TODO: write the cache tests
+TODO: migrate the schema
+VOTE: READY
+
+---
+
+Name: Rob
+DONE: prefix cache keys with the version
+DONE: write the cache tests in tests/test_cache.py
+DONE: @pragmatist Migrate the   schema!
+"""
+
+
+def test_todos_are_done_by_a_later_done_with_the_same_words(isolated: Path) -> None:
+    h = build_handoff(Discussion.load(write(isolated / "todo.md", TODO_LOGIC)))
+    done = {t.text: t.done for t in h.todos}
+    assert done == {
+        "fix cache": False,  # "prefix cache keys" holds the letters, not the words
+        "@AI-Pragmatist write docs": False,
+        "@Rob audit auth": False,
+        "write the release notes": False,  # its DONE came before it
+        "write the cache tests": True,  # a DONE starting with its words
+        "migrate the schema": True,
+    }
+    owners = {t.text: t.assignee for t in h.todos}
+    assert owners["@AI-Pragmatist write docs"] == "pragmatist"  # the participant's alias
+    assert owners["@Rob audit auth"] == "rob"
+    assert owners["fix cache"] is None

@@ -40,10 +40,24 @@ from .common import display_path, resolve_discussion, say, workspace
 )
 @click.option("-p", "--provider", help="Provider for the post (default: the chain).")
 @click.option("--participant", "alias", help="Who writes the post (default: moderator).")
+@click.option(
+    "--allow-undecided",
+    is_flag=True,
+    help="With --format handoff: export the hand-off of a discussion that decided nothing "
+    '(its "decided" is false) instead of refusing.',
+)
 def export_command(
-    file: str, kind: str, out: str | None, provider: str | None, alias: str | None
+    file: str,
+    kind: str,
+    out: str | None,
+    provider: str | None,
+    alias: str | None,
+    allow_undecided: bool,
 ) -> None:
     """Export FILE as HTML, JSON, a written post or a hand-off; the discussion is not changed.
+
+    The hand-off of a discussion that decided nothing is refused (exit code 1) unless
+    --allow-undecided.
 
     \b
     Examples:
@@ -55,6 +69,8 @@ def export_command(
     """
     if kind != "post" and (provider or alias):
         raise click.UsageError("--provider and --participant apply to --format post only")
+    if kind != "handoff" and allow_undecided:
+        raise click.UsageError("--allow-undecided applies to --format handoff only")
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
     author = ""
@@ -63,7 +79,8 @@ def export_command(
     elif kind == "json":
         text = json.dumps(export_json(d), indent=2, ensure_ascii=False) + "\n"
     elif kind == "handoff":
-        text = json.dumps(export_handoff(d), indent=2, ensure_ascii=False) + "\n"
+        data = export_handoff(d, allow_undecided=allow_undecided)
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
         from ..engine.runner import Runner
 

@@ -8,7 +8,7 @@ stated by the file and not by the AI.
 
     html = export_html(d)
     data = export_json(d)
-    handoff = export_handoff(d)     # the execution-handoff artifact of a decided discussion
+    handoff = export_handoff(d)     # the execution-handoff artifact; NotDecided if undecided
     markdown, author = write_post(Runner(), d)
     save_export(d, Path("feature-x.html"), html)
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import atomic
-from ..errors import DiscussionsError, NotWritable
+from ..errors import DiscussionsError, NotDecided, NotWritable
 from ..model import storage
 from ..model.discussion import Discussion, Item
 from ..model.sections import BY_KEY
@@ -49,12 +49,19 @@ def export_json(d: Discussion) -> dict[str, Any]:
     return {"format": FORMAT, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ"), **data}
 
 
-def export_handoff(d: Discussion) -> dict[str, Any]:
+def export_handoff(d: Discussion, *, allow_undecided: bool = False) -> dict[str, Any]:
     """The hand-off (`model.handoff`) as JSON data: decisions, TODOs, constraints, evidence,
-    open questions and the approval (``pending``: an export consents to nothing). Its
-    ``decided`` and ``reason`` say whether the discussion decided anything to implement."""
-    from ..model.handoff import build_handoff
+    open questions and the approval (``pending``: an export consents to nothing). An
+    undecided discussion raises `NotDecided` (as the MCP ``handoff`` tool does) unless
+    `allow_undecided`; its ``decided`` and ``reason`` then say so."""
+    from ..model.handoff import build_handoff, verdict
 
+    decided, why, _ = verdict(d)
+    if not decided and not allow_undecided:
+        raise NotDecided(
+            f"{d.path.name} is not decided: {why}. To export its hand-off anyway (with "
+            '"decided": false), add --allow-undecided'
+        )
     data = build_handoff(d).to_dict()
     data["file"] = display_path(d.path)
     return {**data, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ")}

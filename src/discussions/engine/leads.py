@@ -20,30 +20,32 @@ from ..settings.workspace import Workspace
 
 TRIGGERS: dict[str, tuple[str, ...]] = {
     "architecture": (
-        "architect",
+        "architect*",
         "design",
         "structure",
         "interface",
         "module",
+        "modular",
         "layer",
         "boundary",
+        "boundaries",
         "component",
         "api",
     ),
     "refactoring": (
-        "refactor",
-        "restructur",
+        "refactor*",
+        "restructur*",
         "rename",
         "extract",
         "cleanup",
-        "simplif",
+        "simplif*",
         "split",
         "move",
     ),
-    "logic": ("logic", "algorithm", "implement", "compute", "rule", "feature", "function"),
+    "logic": ("logic", "algorithm", "implement*", "comput*", "rule", "feature", "function*"),
     "debugging": ("bug", "debug", "fix", "crash", "error", "failure", "regression"),
-    "testing": ("test", "coverage", "fixture", "assert"),
-    "docs": ("doc", "docs", "document", "readme", "guide", "changelog", "tutorial"),
+    "testing": ("test", "coverage", "fixture", "assert*"),
+    "docs": ("doc", "document*", "readme", "guide", "changelog", "tutorial"),
     "ui-ux": (
         "ui",
         "ux",
@@ -51,42 +53,103 @@ TRIGGERS: dict[str, tuple[str, ...]] = {
         "layout",
         "page",
         "button",
-        "usabilit",
-        "accessib",
+        "usabilit*",
+        "accessib*",
         "display",
         "view",
     ),
-    "review": ("review", "audit", "check", "verif"),
+    "review": ("review", "audit", "check", "verif*"),
     "security": (
-        "secur",
+        "secur*",
         "auth",
+        "authenticat*",
+        "authoriz*",
+        "authoris*",
+        "login",
+        "password",
         "permission",
         "secret",
-        "vulnerab",
+        "vulnerab*",
         "injection",
-        "encrypt",
+        "encrypt*",
         "trust",
         "sandbox",
         "credential",
     ),
-    "planning": ("plan", "roadmap", "milestone", "schedule", "phase", "migrat"),
+    "planning": (
+        "plan",
+        "planning",
+        "planned",
+        "roadmap",
+        "milestone",
+        "schedule",
+        "phase",
+        "migrat*",
+    ),
     "performance": (
-        "perform",
+        "perform*",
         "fast",
         "slow",
         "latency",
         "cache",
+        "caching",
         "speed",
         "memory",
         "throughput",
         "benchmark",
-        "optimi",
+        "optimi*",
     ),
-    "data": ("data", "database", "schema", "sql", "query", "storage", "index", "record"),
-    "research": ("research", "investigat", "explor", "compar", "evaluat", "survey"),
+    "data": ("data", "database", "schema", "sql", "query", "queries", "storage", "index", "record"),
+    "research": ("research", "investigat*", "explor*", "compar*", "evaluat*", "survey"),
 }
-"""Words of a decision that call for each capability: a word matches a trigger it equals, or
-one of four letters or more that it starts with (``refactored`` -> ``refactor``)."""
+"""Words of a decision that call for each capability. A trigger ending in ``*`` is a stem:
+any word starting with it (``refactored`` -> ``refactor*``); any other trigger matches
+itself and its inflections (`forms`: ``tests``, ``tested``, ``testing``), never a longer
+word that merely starts with its letters (``author`` is not ``auth``)."""
+
+_SUFFIXES = ("", "s", "es", "d", "ed", "ing", "er", "ers")
+
+
+def forms(trigger: str) -> tuple[str, ...]:
+    """The words an exact trigger matches: itself and its inflections (``move`` ->
+    ``moves``, ``moved``, ``moving``...)."""
+    found = [trigger + suffix for suffix in _SUFFIXES]
+    if trigger.endswith("e"):
+        found.append(trigger[:-1] + "ing")
+    return tuple(found)
+
+
+def _index() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(word form -> capabilities, stem -> capabilities) of `TRIGGERS` and the capabilities'
+    own words."""
+    words: dict[str, set[str]] = {}
+    stems: dict[str, set[str]] = {}
+    for cap, triggers in TRIGGERS.items():
+        for t in (*triggers, *cap.split("-")):
+            if t.endswith("*"):
+                stems.setdefault(t[:-1], set()).add(cap)
+            else:
+                for form in forms(t):
+                    words.setdefault(form, set()).add(cap)
+    return words, stems
+
+
+_WORD_CAPS, _STEM_CAPS = _index()
+_STEM_LENGTHS = sorted({len(s) for s in _STEM_CAPS})
+
+
+def called_for(words: set[str]) -> set[str]:
+    """The known capabilities `words` call for: each word looked up as a form, and its
+    first letters as each stem length (a few dictionary lookups a word)."""
+    found: set[str] = set()
+    for w in words:
+        found |= _WORD_CAPS.get(w, set())
+        for n in _STEM_LENGTHS:
+            if n > len(w):
+                break
+            found |= _STEM_CAPS.get(w[:n], set())
+    return found
+
 
 Chain = Callable[[Participant], list[str]]
 
@@ -105,18 +168,14 @@ class LeadChoice:
 
 
 def matched_capabilities(participant: Participant, words: set[str]) -> tuple[str, ...]:
-    """`participant`'s capabilities that `words` (a hand-off's words) call for."""
-    found: list[str] = []
-    for cap in participant.capabilities:
-        triggers = (*TRIGGERS.get(cap, ()), *cap.split("-"))
-        if any(_hits(word, t) for word in words for t in triggers):
-            found.append(cap)
-    return tuple(found)
-
-
-def _hits(word: str, trigger: str) -> bool:
-    return (
-        word == trigger or word == trigger + "s" or (len(trigger) >= 4 and word.startswith(trigger))
+    """`participant`'s capabilities that `words` (a hand-off's words) call for: a known one
+    through `TRIGGERS`, another through its own words (``ml-ops``: ``ml``, ``ops``)."""
+    known = called_for(words)
+    return tuple(
+        cap
+        for cap in participant.capabilities
+        if cap in known
+        or (cap not in TRIGGERS and any(f in words for part in cap.split("-") for f in forms(part)))
     )
 
 
@@ -198,9 +257,15 @@ def _named(
     spec = writing_provider(found, registry, chain)
     if spec is None:
         tried = ", ".join(f"{n} ({_write_status(registry, n)})" for n in chain(found))
+        others = [
+            f"--lead {p.alias}"
+            for p in participants
+            if p is not found and writing_provider(p, registry, chain) is not None
+        ]
+        instead = f" Participants who can lead: {', '.join(others)}." if others else ""
         raise NoLead(
             f"{found.name} cannot lead: none of its providers ({tried or 'none'}) has a write "
-            f"mode installed here. {how_to_write(registry)}"
+            f"mode installed here.{instead} {how_to_write(registry)}"
         )
     matched = matched_capabilities(found, words)
     reason = f"{found.name} leads (named with --lead)" + (
@@ -225,6 +290,6 @@ def how_to_write(registry: ProviderRegistry) -> str:
     listed = ", ".join(f"{n}{' (installed)' if n in installed else ''}" for n in writers)
     return (
         f"Providers with a write mode: {listed or 'none'}. Set a participant's provider_hint "
-        "(or providers.default) to one that is installed, give your own provider a "
-        "write_command: in providers.yaml, or name a lead with --lead ALIAS"
+        "(or providers.default) to one that is installed, or give your own provider a "
+        "write_command: in providers.yaml"
     )

@@ -2,7 +2,8 @@
 the TODOs with their assignees, the constraints, the evidence cited, the open questions) and
 whether a person has approved it. Pure derivation from the discussion's state: no I/O.
 
-    ok, why = is_decided(d)
+    ok, why = is_decided(d)             # why: the reason and what to do next
+    ok, why, fix = verdict(d)           # the same, apart
     handoff = build_handoff(d)
     prompt = handoff.to_prompt()        # the instruction text a lead gets
     data = handoff.to_dict()            # the execution-handoff artifact (JSON)
@@ -14,9 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..settings.templates import OPEN_STATUSES
+from ..settings.templates import FINISHED_STATUSES, is_open
+from ..syntax.code import code_line_ranges
+from ..syntax.text import normalise_newlines
 from .handoff_prompt import render_prompt
-from .ledger import is_settled
 
 if TYPE_CHECKING:
     from ..derive.state import Item
@@ -29,30 +31,57 @@ APPROVAL_STATUSES = ("pending", "approved", "refused")
 _MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
 # Greedy, trimmed in code: a lazy group before an optional run and ``$`` backtracks
 # quadratically on a long run of spaces and hashes.
-_HEADING = re.compile(r"#{1,6}[ \t]+(.*)")
+_HEADING = re.compile(r"(#{1,6})[ \t]+(.*)")
 _PLACEHOLDER = re.compile(r"[ \t]*(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?)?\[[^\]\n]*\][ \t]*")
 """A template's unfilled line: ``- [ ] [Requirement 1]``, ``- [Constraint 1]``."""
-_CONSTRAINT_HEADINGS = ("context", "constraints", "requirements")
+_QUESTION_HEADINGS = ("open questions", "open question", "questions")
+"""Preamble sections read as open questions rather than constraints."""
+_LIST_ITEM = re.compile(r"[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)")
 _WORDS = re.compile(r"[^\W_]+")
 
 
 def is_decided(d: Discussion) -> tuple[bool, str]:
-    """Whether `d` decided something to implement, and a sentence saying why or why not: a
-    finished status that is not a refusal (``REJECTED``, ``ABANDONED``, ``WITHDRAWN``,
-    ``UNAPPROVED``), or a passed motion."""
-    status = d.status.strip().upper()
-    initial = d.template.status if d.template else "OPEN"
+    """Whether `d` decided something to implement, and a sentence saying why or why not (and
+    what to do next): `verdict`'s parts joined."""
+    decided, why, fix = verdict(d)
+    return decided, f"{why}; {fix}" if fix else why
+
+
+def verdict(d: Discussion) -> tuple[bool, str, str]:
+    """(decided, why, what an apply can do about it: ``""`` when nothing). Decided: a
+    finished status (`FINISHED_STATUSES` or the template's ``consensus_status``; ``CLOSED``,
+    what ``close`` records by default, counts) that is not a refusal (``REJECTED``,
+    ``ABANDONED``, ``WITHDRAWN``, ``UNAPPROVED``), or a motion passed while the discussion
+    is open, after it was last reopened."""
+    status = d.status.strip().upper() or "OPEN"
+    template = d.template
     if status in NEGATIVE_STATUSES:
-        return False, f"the discussion ended {status}: nothing was decided to implement"
-    if status not in OPEN_STATUSES and is_settled(status, initial):
-        return True, f"the discussion is {status}"
+        return False, f"the discussion ended {status}: nothing was decided to implement", ""
+    if status in FINISHED_STATUSES or (template and status == template.consensus_status):
+        return True, f"the discussion is {status}", ""
+    override = "or override with --force --reason TEXT"
+    if not is_open(status, template):
+        return (
+            False,
+            f"the discussion is {status}, which is not a finished status",
+            (f"close it with one (`discussions close FILE --status DECIDED`) {override}"),
+        )
+    since = d.status_changed_line
     passed = [m for m in d.motions if m.result == "passed"]
+    current = [m for m in passed if (m.result_line or m.line) > since]
+    if current:
+        m = current[-1]
+        return True, f"a motion passed at line {m.line}: {_one_line(m.text)}", ""
     if passed:
-        m = passed[-1]
-        return True, f"a motion passed at line {m.line}: {_one_line(m.text)}"
-    return False, (
-        f"the discussion is {status or 'OPEN'} and no motion has passed; reach a decision "
-        "first (consensus, or a motion), or override with --force --reason TEXT"
+        why = (
+            f"the discussion was reopened at line {since}, after the motion of line "
+            f"{passed[-1].line} passed"
+        )
+        return False, why, f"decide again (consensus, or a motion) {override}"
+    return (
+        False,
+        f"the discussion is {status} and no motion has passed",
+        (f"reach a decision first (consensus, or a motion), {override}"),
     )
 
 
@@ -65,12 +94,17 @@ class HandoffItem:
     line: int
     source: str = ""
     """For constraints: ``context`` (the preamble) or ``concern`` (a ``CONCERN:`` line);
-    for decisions: ``decision`` or ``motion``."""
+    for decisions: ``decision`` or ``motion``; for questions: ``context`` (the preamble's
+    Open Questions section) or ``""`` (a ``Q:`` line)."""
+    section: str = ""
+    """For ``context`` items: the heading of the preamble section (``""`` before any)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "author": self.author, "line": self.line}
         if self.source:
             out["source"] = self.source
+        if self.source == "context":
+            out["section"] = self.section
         return out
 
 
@@ -146,6 +180,9 @@ class Handoff:
     evidence: list[HandoffEvidence] = field(default_factory=list)
     questions: list[HandoffItem] = field(default_factory=list)
     approval: Approval = field(default_factory=Approval)
+    folder: str = ""
+    """The folder of the discussion file, relative to the project (what the lead must not
+    touch); ``""`` when unknown."""
 
     def approve(self, by: str, at: str) -> None:
         """Record that `by` consented at `at`."""
@@ -195,6 +232,7 @@ def build_handoff(d: Discussion) -> Handoff:
         if m.result == "passed" and m.line not in known
     ]
     decisions.sort(key=lambda i: i.line)
+    context, asked = _context(d)
     return Handoff(
         title=d.title,
         path=str(d.path),
@@ -203,14 +241,25 @@ def build_handoff(d: Discussion) -> Handoff:
         reason=reason,
         decisions=decisions,
         todos=_todos(d),
-        constraints=_context(d) + [_item(i, "concern") for i in d.concerns],
+        constraints=context + [_item(i, "concern") for i in d.concerns],
         evidence=[
             HandoffEvidence(e.number, e.request, e.ref, e.by, e.line)
             for e in d.evidence
             if e.status in ("fulfilled", "same") and e.number
         ],
-        questions=[_item(i, "") for i in d.questions],
+        questions=asked + [_item(i, "") for i in d.questions],
+        folder=_folder(d),
     )
+
+
+def _folder(d: Discussion) -> str:
+    """The discussion's folder relative to the project root (its name when outside)."""
+    parent = d.path.absolute().parent
+    root = d.workspace.config.project_root
+    if root is not None and parent.is_relative_to(root.absolute()):
+        rel = parent.relative_to(root.absolute()).as_posix()
+        return "" if rel == "." else rel
+    return parent.name
 
 
 def _item(i: Item, source: str) -> HandoffItem:
@@ -221,52 +270,154 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _key(text: str) -> str:
-    """A TODO's text compared with ``DONE:`` lines: words only, lower case, no mentions."""
-    return " ".join(w.lower() for w in _WORDS.findall(_MENTION.sub("", text)))
+def _words_of(text: str) -> list[str]:
+    """A TODO's or DONE's words, lower case, without its mentions."""
+    return [w.lower() for w in _WORDS.findall(_MENTION.sub("", text))]
+
+
+_END = ""
+"""The key marking, in a `_Trie` node, that a DONE's words end there."""
+_Trie = dict[str, Any]
+
+
+def _add(trie: _Trie, words: list[str]) -> None:
+    node = trie
+    for w in words:
+        node = node.setdefault(w, {})
+    node[_END] = {}
+
+
+def _named(trie: _Trie, words: list[str]) -> bool:
+    """Whether a DONE in `trie` has exactly `words`, or (three words or more) starts with
+    them: ``DONE: write the cache tests in tests/`` names ``TODO: write the cache tests``."""
+    node = trie
+    for w in words:
+        if w not in node:
+            return False
+        node = node[w]
+    return bool(words) and (_END in node or len(words) >= 3)
 
 
 def _todos(d: Discussion) -> list[HandoffTodo]:
-    done = [_key(i.text) for i in d.done]
+    """The TODO and ASSIGNED lines, each done when a later DONE line names it (`_named`);
+    read from the end, so each DONE is added once and each TODO looked up once."""
+    people = d.workspace.participants
+    items = sorted([*d.todos, *d.assigned], key=lambda i: i.line)
+    dones = sorted(d.done, key=lambda i: i.line)
+    later: _Trie = {}
     out: list[HandoffTodo] = []
-    for i in sorted([*d.todos, *d.assigned], key=lambda i: i.line):
+    for i in reversed(items):
+        while dones and dones[-1].line > i.line:
+            _add(later, _words_of(dones.pop().text))
         found = _MENTION.search(i.text)
-        key = _key(i.text)
-        finished = bool(key) and any(key == k or (len(key) > 8 and key in k) for k in done)
-        assignee = found.group(1).lower() if found else None
-        out.append(HandoffTodo(i.text, i.author, i.line, assignee, finished))
+        assignee = people.author_alias(found.group(1)) if found else None
+        out.append(
+            HandoffTodo(i.text, i.author, i.line, assignee, _named(later, _words_of(i.text)))
+        )
+    out.reverse()
     return out
 
 
-def _context(d: Discussion) -> list[HandoffItem]:
-    """The preamble's Context / Constraints / Requirements sections, one item each (the
-    whole preamble when it has no heading at all)."""
+def _first_line(d: Discussion, preamble: str) -> int:
+    """The file line the preamble starts on (it follows the header block)."""
+    text = d.text
+    offset = text.find(preamble)
+    if offset < 0:  # the state reads the text with its newlines normalised
+        text = normalise_newlines(text)
+        offset = text.find(preamble)
+    return text.count("\n", 0, offset) + 1 if offset >= 0 else 1
+
+
+@dataclass(slots=True)
+class _Section:
+    name: str
+    """The heading's text; ``""`` for text before the first section."""
+    line: int
+    """The heading's file line (0 for the untitled section: its first line counts)."""
+    body: list[tuple[int, str]] = field(default_factory=list)
+    """(file line, line) of each line under the heading."""
+
+
+def _sections(d: Discussion) -> list[_Section]:
+    """The preamble's sections: a ``#`` or ``##`` heading that is not in code starts one (the
+    title's heading excepted), a ``---`` line that is not in code ends the preamble (the
+    template's footer follows), a template's unfilled placeholder line is left out. One
+    pass, each line looked at once."""
     preamble = d.preamble
-    sections: list[tuple[str, str, list[str]]] = []
-    for raw in preamble.splitlines():
+    first = _first_line(d, preamble)
+    code = code_line_ranges(preamble)
+    title = d.title.strip().lower()
+    current = _Section("", 0)
+    sections = [current]
+    k = 0
+    for i, raw in enumerate(preamble.split("\n")):
+        while k < len(code) and code[k][1] < i:
+            k += 1
+        if k < len(code) and code[k][0] <= i:
+            current.body.append((first + i, raw))
+            continue
         if raw.strip() == "---":
-            break  # the template's footer ("Discussion begins below")
+            break
         heading = _HEADING.match(raw.strip())
-        if heading:
-            sections.append((heading.group(1).rstrip(" \t#").strip(), raw, []))
-        elif sections and not _PLACEHOLDER.fullmatch(raw):
-            sections[-1][2].append(raw)
-    lines = d.text.splitlines()
-    items = [
-        HandoffItem("\n".join(body).strip(), "", _line_of(lines, raw), "context")
-        for name, raw, body in sections
-        if name.lower() in _CONSTRAINT_HEADINGS and "\n".join(body).strip()
+        if heading and len(heading.group(1)) <= 2:
+            name = heading.group(2).rstrip(" \t#").strip()
+            if title and heading.group(1) == "#" and name.lower() == title:
+                title = ""  # the title's own heading: its text is the title, not a section
+                continue
+            current = _Section(name, first + i)
+            sections.append(current)
+        elif not _PLACEHOLDER.fullmatch(raw):
+            current.body.append((first + i, raw))
+    return sections
+
+
+def _trimmed(body: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """`body` without its leading and trailing blank lines."""
+    start, end = 0, len(body)
+    while start < end and not body[start][1].strip():
+        start += 1
+    while end > start and not body[end - 1][1].strip():
+        end -= 1
+    return body[start:end]
+
+
+def _context(d: Discussion) -> tuple[list[HandoffItem], list[HandoffItem]]:
+    """The preamble as (constraints, questions): each section with text is one constraint
+    item (``source`` ``context``, ``section`` its heading); an Open Questions section gives
+    one question per list item (or paragraph)."""
+    constraints: list[HandoffItem] = []
+    questions: list[HandoffItem] = []
+    for section in _sections(d):
+        body = _trimmed(section.body)
+        if not body:
+            continue
+        if section.name.lower() in _QUESTION_HEADINGS:
+            questions += _questions(section.name, body)
+            continue
+        text = "\n".join(raw.rstrip() for _, raw in body)
+        line = section.line or body[0][0]
+        constraints.append(HandoffItem(text, "", line, "context", section.name))
+    return constraints, questions
+
+
+def _questions(name: str, body: list[tuple[int, str]]) -> list[HandoffItem]:
+    """An Open Questions section's list items (or paragraphs), one question each."""
+    out: list[tuple[int, list[str]]] = []
+    open_item = False
+    for line, raw in body:
+        item = _LIST_ITEM.match(raw)
+        if item:
+            out.append((line, [item.group(1)]))
+        elif not raw.strip():
+            open_item = False
+            continue
+        elif open_item:
+            out[-1][1].append(raw)
+        else:
+            out.append((line, [raw]))
+        open_item = True
+    return [
+        HandoffItem(_one_line(" ".join(parts)), "", line, "context", name)
+        for line, parts in out
+        if _one_line(" ".join(parts))
     ]
-    if items or sections:
-        return items
-    text = preamble.strip()
-    first = text.splitlines()[0] if text else ""
-    return [HandoffItem(text, "", _line_of(lines, first), "context")] if text else []
-
-
-def _line_of(lines: list[str], raw: str) -> int:
-    """The 1-based line of the first line equal to `raw` (the preamble comes first)."""
-    for n, line in enumerate(lines, 1):
-        if line.strip() == raw.strip():
-            return n
-    return 0
