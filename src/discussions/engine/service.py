@@ -254,12 +254,13 @@ class DiscussionTools:
         artifact, approval ``pending``. Starts nothing: an apply needs a person's consent,
         which only the command line asks for. `NotDecided` for an undecided discussion."""
         from ..errors import NotDecided
-        from ..model.handoff import build_handoff
+        from ..model.handoff import build_handoff, verdict
 
         d = self._load(file)
         h = build_handoff(d)
         if not h.decided:
-            raise NotDecided(f"{d.path.name}: {h.reason}")
+            # why, without the apply command's --force: nothing here can override it
+            raise NotDecided(f"{d.path.name}: {verdict(d)[1]}")
         data = h.to_dict()
         data["file"] = display_path(d.path)
         return {"text": h.to_prompt(), "handoff": data}
