@@ -53,7 +53,9 @@ REVIEW_CALLOUT = (
     "Vote READY if the change implements the decisions as they stand, CHANGES if it does "
     "not yet (write each blocker, something that must change before it does, on its own line "
     "starting with CONCERN:), REJECT if it goes against them. Judge the change against the "
-    "decisions, not against your own preferences. Respond with JSON only: "
+    "decisions, not against your own preferences. Evidence ``read`` shows the project as it "
+    "is checked out, not this branch: to read a file as the branch has it, ask "
+    "EVIDENCE: git show {commit}:PATH. Respond with JSON only: "
     '{{"comment": "your reasons and CONCERN: lines", "vote": "READY" | "CHANGES" | "REJECT"}}.'
 )
 
@@ -272,6 +274,7 @@ def review_callout(
         branch=applied.branch.replace("`", "'"),
         number=applied.number,
         revised=revised,
+        commit=commit[:12],
         decisions="\n".join(decision_lines(d)) or "(no DECISION: line; judge by the discussion)",
         change=context,
     )
