@@ -235,13 +235,20 @@ def test_consensus_with_a_blocker_raised_is_implemented(project) -> None:
     assert Discussion.load(path).status == "IMPLEMENTED"
 
 
-def test_no_revise_and_no_consensus_is_unresolved(project) -> None:
+def test_without_revise_the_review_stops_at_changes(project) -> None:
     path, applied, _ = project(
         {"architect": "changes", "security": "changes", "pragmatist": "ready"}
     )
     result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied)
-    assert [r.result for r in result.rounds] == ["unresolved"]
+    assert [r.result for r in result.rounds] == ["changes"] and result.stage == "changes"
+    assert "discussions apply FILE --review" in result.note
     assert Discussion.load(path).status == "DECIDED"
+    # with no revision allowed, the same vote is final: unresolved
+    result = review_apply(
+        Runner(Workspace.discover()), Discussion.load(path), applied, max_revisions=0
+    )
+    assert result.stage == "unresolved"
+    assert ["result: changes" in b for b in review_blocks(path)] == [True, False]
 
 
 def test_a_failed_voter_records_no_result(project) -> None:

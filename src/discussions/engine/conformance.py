@@ -16,8 +16,9 @@
    becomes ``IMPLEMENTED``, in one append.
 3. Otherwise the block says changes and lists the blockers; they go to `revise` (the lead
    revises on the same branch: a new commit), and the council votes again on the new change.
-   After ``apply.max_revisions`` revisions (`settings.apply`), or without `revise`, the block
-   says unresolved with the blockers that stand.
+   After ``apply.max_revisions`` revisions (`settings.apply`) the block says unresolved, with
+   the blockers that stand. Without `revise` (nobody consented to a lead's run) the review
+   ends after the vote, at changes.
 
 A round in which a voting participant got no answer (its ``FAILED`` block says why), or
 gave no vote, records no result: the review stops as ``waiting`` and can be run again.
@@ -57,6 +58,12 @@ REVIEW_CALLOUT = (
     "is checked out, not this branch: to read a file as the branch has it, ask "
     "EVIDENCE: git show {commit}:PATH. Respond with JSON only: "
     '{{"comment": "your reasons and CONCERN: lines", "vote": "READY" | "CHANGES" | "REJECT"}}.'
+)
+
+
+NO_REVISE_NOTE = (
+    "the council asks for changes; nobody was asked to revise: the lead revises with "
+    "`discussions apply FILE --review`"
 )
 
 
@@ -118,8 +125,9 @@ class ReviewOutcome:
     file: str
     apply: int
     stage: str = "waiting"
-    """``implemented``, ``unresolved``, ``waiting`` (a call failed or a vote is missing: run
-    the review again) or ``budget`` (the budget stopped it)."""
+    """``implemented``, ``unresolved`` (revisions used up), ``changes`` (blockers stand and
+    no `revise` was given), ``waiting`` (a call failed or a vote is missing: run the review
+    again) or ``budget`` (the budget stopped it)."""
     rounds: list[ReviewRound] = field(default_factory=list)
     note: str = ""
 
@@ -173,18 +181,19 @@ def review_apply(
         if rnd.result in ("waiting", "budget"):
             outcome.stage, outcome.note = rnd.result, _stopped_note(rnd)
             return outcome
-        last = rnd.result == "implemented" or revise is None or revision >= limit
-        if last and rnd.result == "changes":
-            rnd.result = "unresolved"
+        if rnd.result == "changes" and revision >= limit:
+            rnd.result = "unresolved"  # no revision left
         record_review(d, current, rnd)
-        if last:
-            outcome.stage = "implemented" if rnd.result == "implemented" else "unresolved"
+        if rnd.result != "changes":
+            outcome.stage = rnd.result
             return outcome
-        assert revise is not None
+        if revise is None:
+            outcome.stage, outcome.note = "changes", NO_REVISE_NOTE
+            return outcome
         _say(on_step, f"Revision {revision + 1}: {len(rnd.blockers)} blocker(s) to the lead")
         revised = revise([f"{b.by}: {b.text}" for b in rnd.blockers])
         if revised.result != "committed" or not revised.commit or revised.commit == current.commit:
-            why = revised.reason or f"the revision's result is {revised.result}"
+            why = revised.reason or f"its result is {revised.result}"
             gave_up = ReviewRound(revision, rnd.commit, "unresolved", rnd.votes, rnd.blockers)
             record_review(d, current, gave_up)
             outcome.rounds.append(gave_up)
