@@ -322,3 +322,10 @@ def test_votes_since_reads_concerns_of_changes_and_reject(isolated: Path) -> Non
         ("AI-Security", "two"),
         ("AI-Architect", "(voted CHANGES, no CONCERN: given)"),
     ]
+
+
+def test_a_required_human_ready_keeps_the_review_waiting(project) -> None:
+    path, applied, _ = project({}, "consensus:\n  human_required: true\n")
+    result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied)
+    assert result.stage == "waiting" and "human_required" in result.note
+    assert review_blocks(path) == [] and Discussion.load(path).status == "DECIDED"

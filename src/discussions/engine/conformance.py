@@ -54,9 +54,10 @@ REVIEW_CALLOUT = (
     "Vote READY if the change implements the decisions as they stand, CHANGES if it does "
     "not yet (write each blocker, something that must change before it does, on its own line "
     "starting with CONCERN:), REJECT if it goes against them. Judge the change against the "
-    "decisions, not against your own preferences. Evidence ``read`` shows the project as it "
+    "decisions, not against your own preferences. EVIDENCE: read shows the project as it "
     "is checked out, not this branch: to read a file as the branch has it, ask "
-    "EVIDENCE: git show {commit}:PATH. Respond with JSON only: "
+    "EVIDENCE: git show {commit}:PATH. This review collects votes whatever the phase says "
+    "of votes. Respond with JSON only: "
     '{{"comment": "your reasons and CONCERN: lines", "vote": "READY" | "CHANGES" | "REJECT"}}.'
 )
 
