@@ -11,6 +11,8 @@
     ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
     ├── ReservedName            a person tried to sign with a participant's name
     ├── PhaseError              unknown phase, or no next phase to advance to
+    ├── NotDecided              an apply asked of a discussion that decided nothing
+    ├── NoLead                  nobody can lead an apply (no provider with a write mode)
     ├── ConfigError             a configuration file is unreadable or invalid
     │   ├── ParticipantError    a persona YAML file is invalid
     │   └── TemplateError       a template YAML file is invalid
@@ -73,6 +75,14 @@ class ReservedName(DiscussionsError):
 
 
 class PhaseError(DiscussionsError):
+    pass
+
+
+class NotDecided(DiscussionsError):
+    pass
+
+
+class NoLead(DiscussionsError):
     pass
 
 

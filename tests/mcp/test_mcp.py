@@ -184,6 +184,7 @@ def test_server_over_stdio(isolated: Path) -> None:
             "add_comment",
             "advance",
             "discussion_status",
+            "handoff",
             "list_discussions",
             "new_discussion",
             "read_discussion",
@@ -303,6 +304,7 @@ def test_tools_and_resources_stay_in_the_discussions_folder(
                 ("add_comment", {"author": "Rob", "text": "written", "vote": "READY"}),
                 ("advance", {}),
                 ("start_turn", {"provider": "mock"}),
+                ("handoff", {}),
             ]:
                 result = await session.call_tool(tool, {"file": file, **args})
                 got.append((result.is_error, result.content[0].text))

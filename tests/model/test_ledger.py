@@ -203,6 +203,7 @@ def test_decisions_command_text_json_and_empty(folder: Path) -> None:
             "status": "DECIDED",
             "date": "2026-11-01T10:00:00Z",
             "settled": True,
+            "implemented_by": [],
         }
     ]
     assert run("decisions", "--status", "closed").output == (

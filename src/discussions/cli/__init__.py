@@ -73,7 +73,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "export": (
         "exporting:export_command",
-        "Export FILE as HTML, JSON or a written post; the discussion is not changed.",
+        "Export FILE as HTML, JSON, a written post or a hand-off; the discussion is not changed.",
     ),
     "run": (
         "running:run_command",

@@ -1,4 +1,5 @@
-"""The export command: a discussion as an HTML page, a JSON document or a written post."""
+"""The export command: a discussion as an HTML page, a JSON document, a written post or the
+hand-off of its decision."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from pathlib import Path
 
 import click
 
-from ..engine.export import default_target, export_html, export_json, save_export, write_post
+from ..engine.export import (
+    default_target,
+    export_handoff,
+    export_html,
+    export_json,
+    save_export,
+    write_post,
+)
 from ..model.discussion import Discussion
 from .common import display_path, resolve_discussion, say, workspace
 
@@ -17,23 +25,25 @@ from .common import display_path, resolve_discussion, say, workspace
 @click.option(
     "--format",
     "kind",
-    type=click.Choice(["html", "json", "post"]),
+    type=click.Choice(["html", "json", "post", "handoff"]),
     default="html",
     show_default=True,
     help="html: a page needing no script; json: the state and every comment; "
-    "post: an article written by a participant.",
+    "post: an article written by a participant; handoff: the decision's hand-off as JSON "
+    "(decisions, TODOs, constraints, evidence, open questions, approval).",
 )
 @click.option(
     "-o",
     "--out",
-    help="File to write (default: next to FILE, as FILE.html, .json or .post.md); '-' prints.",
+    help="File to write (default: next to FILE, as FILE.html, .json, .post.md or "
+    ".handoff.json); '-' prints.",
 )
 @click.option("-p", "--provider", help="Provider for the post (default: the chain).")
 @click.option("--participant", "alias", help="Who writes the post (default: moderator).")
 def export_command(
     file: str, kind: str, out: str | None, provider: str | None, alias: str | None
 ) -> None:
-    """Export FILE as HTML, JSON or a written post; the discussion is not changed.
+    """Export FILE as HTML, JSON, a written post or a hand-off; the discussion is not changed.
 
     \b
     Examples:
@@ -41,6 +51,7 @@ def export_command(
       discussions export feature-x.md --format json --out - | jq .consensus
       discussions export feature-x.md --format post --provider claude
       discussions export feature-x.md --format html --out site/feature-x.html
+      discussions export feature-x.md --format handoff --out - | jq .decisions
     """
     if kind != "post" and (provider or alias):
         raise click.UsageError("--provider and --participant apply to --format post only")
@@ -51,6 +62,8 @@ def export_command(
         text = export_html(d)
     elif kind == "json":
         text = json.dumps(export_json(d), indent=2, ensure_ascii=False) + "\n"
+    elif kind == "handoff":
+        text = json.dumps(export_handoff(d), indent=2, ensure_ascii=False) + "\n"
     else:
         from ..engine.runner import Runner
 

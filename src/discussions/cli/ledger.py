@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..derive.applies import Implementation
 from ..model import adr, chronicle, ledger, memory
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
@@ -36,6 +37,13 @@ def _folder(directory: Path | None, ws: Workspace) -> Path:
 def _notes(found: ledger.Ledger) -> None:
     for s in found.skipped:
         say(f"Skipped {_shown(s.file)}: {s.reason}", err=True)
+
+
+def _implementation(i: Implementation) -> str:
+    commit = i.commits[-1][:7]
+    if i.implemented is None:
+        return f"; applied in {commit}"
+    return f"; implemented by {commit}" if i.implemented else f"; applied in {commit}, not accepted"
 
 
 @click.command("decisions")
@@ -72,9 +80,10 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
     width = max(len(e.status) for e in found.entries)
     for e in found.entries:
         date = e.date[:10] if e.date else "-" * 10
+        done = "".join(_implementation(i) for i in e.implemented_by)
         say(
             f"{date}  {e.status:<{width}}  {_shown(e.file)}:{e.line}  "
-            f"{e.text}  ({e.author}; {e.title})"
+            f"{e.text}  ({e.author}; {e.title}{done})"
         )
     _revisits(ws, found.folder)
 

@@ -1,4 +1,4 @@
-"""Commands about AI providers: providers list/test, trust."""
+"""Commands about AI providers: providers list/show/test, trust."""
 
 from __future__ import annotations
 
@@ -64,8 +64,11 @@ def providers_list(as_json: bool) -> None:
 
     \b
     JSON: {"providers": [{name, command, target, description, source,
-    installed, executable, trusted}], "chains": {alias: [{name, status}]},
-    "mock_fallback": bool}
+    installed, executable, trusted, write_command, can_write}], "chains":
+    {alias: [{name, status}]}, "mock_fallback": bool}
+
+    "writes" marks a provider whose write mode is installed: it can lead
+    `discussions apply`.
     """
     ws = workspace()
     reg = ProviderRegistry.load(ws.config.base_dir)
@@ -141,6 +144,8 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
                 "installed": found,
                 "executable": where,
                 "trusted": True,
+                "write_command": spec.write_command,
+                "can_write": reg.can_write(name),
             }
         )
     for name, spec in sorted(reg.untrusted.items()):
@@ -154,6 +159,8 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
                 "installed": None,
                 "executable": None,
                 "trusted": False,
+                "write_command": spec.write_command,
+                "can_write": False,
             }
         )
     return rows
@@ -168,7 +175,40 @@ def _echo_rows(rows: list[dict[str, object]]) -> None:
             mark = style("installed", fg="green")
         else:
             mark = "missing  "
-        click.echo(f"{r['name']:<{width}}  {mark}  {r['source']:<10}  {r['target']}")
+        writes = "writes" if r["can_write"] else "      "
+        click.echo(f"{r['name']:<{width}}  {mark}  {writes}  {r['source']:<10}  {r['target']}")
+
+
+@providers_group.command("show")
+@click.argument("name")
+@json_option("Print the provider's row of `providers list --json`.")
+def providers_show(name: str, as_json: bool) -> None:
+    """Show one provider: where it is defined, its command, and its write mode (the command
+    that lets it change files, so it can lead `discussions apply`).
+
+    \b
+    Examples:
+      discussions providers show claude
+      discussions providers show codex --json
+    """
+    ws = workspace()
+    reg = ProviderRegistry.load(ws.config.base_dir)
+    row = next((r for r in _provider_rows(reg) if r["name"] == name), None)
+    if row is None:
+        raise click.ClickException(f"no provider '{name}'; `discussions providers list` shows them")
+    if as_json:
+        echo_json(row)
+        return
+    status = "untrusted" if not row["trusted"] else reg.status(name)
+    click.echo(f"{name}: {row['description'] or '-'}")
+    click.echo(f"Defined in: {row['source']}  ({status})")
+    click.echo(f"Command: {row['target']}")
+    write = row["write_command"]
+    if not write:
+        click.echo("Write mode: none (cannot lead `discussions apply`)")
+    else:
+        ready = "can lead `discussions apply`" if row["can_write"] else "not installed here"
+        click.echo(f"Write mode: {write}  ({ready})")
 
 
 @providers_group.command("test")

@@ -74,6 +74,7 @@ def participants_show(alias: str, as_json: bool) -> None:
         click.echo(f"Defined in: {display_path(p.source)}")
     if p.expertise:
         click.echo("Expertise: " + ", ".join(p.expertise))
+    click.echo("Capabilities: " + (", ".join(p.capabilities) or "-"))
     if p.concerns:
         click.echo("Concerns:")
         for c in p.concerns:

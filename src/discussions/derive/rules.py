@@ -422,6 +422,7 @@ def derive(
         rule_conflicts(state, text)
         _rule_evidence(state, text)
         _rule_drafts(state, text)
+        _rule_applies(state, text)
         state.warnings.sort(key=lambda w: w.line)
     return state
 
@@ -445,6 +446,15 @@ def _rule_drafts(state: State, text: str) -> None:
         from .drafts import rule_drafts
 
         rule_drafts(state, text)
+
+
+def _rule_applies(state: State, text: str) -> None:
+    """`applies.rule_applies`, loaded only for a file that holds an ``APPLY`` or
+    ``APPLY-REVIEW`` block."""
+    if any(m.kind in ("apply", "apply-review") for m in state.doc.engine_markers):
+        from .applies import rule_applies
+
+        rule_applies(state, text)
 
 
 class _CollectorPause:

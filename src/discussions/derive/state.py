@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..settings.participants import ParticipantRegistry
     from ..settings.templates import Template
     from ..settings.workspace import Workspace
+    from .applies import Apply, Review
     from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
@@ -174,6 +175,10 @@ class State:
     """``REMEMBER:`` and ``REVISIT-WHEN:`` lines, in file order (`notes.rule_notes`)."""
     drafts: list[Draft] = field(default_factory=list)
     """A documentation loop's ``DRAFT`` blocks, in file order (`drafts.rule_drafts`)."""
+    applies: list[Apply] = field(default_factory=list)
+    """``APPLY`` blocks, in file order, each with its reviews (`applies.rule_applies`)."""
+    apply_reviews: list[Review] = field(default_factory=list)
+    """``APPLY-REVIEW`` blocks, in file order (`applies.rule_applies`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

@@ -1,4 +1,4 @@
-"""Exports of a discussion: a static HTML page, a JSON document, a written post.
+"""Exports of a discussion: a static HTML page, a JSON document, a written post, a hand-off.
 
 All three are read from the file and written somewhere else: an export never changes the
 discussion. HTML and JSON are derived (the same file gives the same output, apart from the
@@ -8,6 +8,7 @@ stated by the file and not by the AI.
 
     html = export_html(d)
     data = export_json(d)
+    handoff = export_handoff(d)     # the execution-handoff artifact of a decided discussion
     markdown, author = write_post(Runner(), d)
     save_export(d, Path("feature-x.html"), html)
 """
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from .runner import Runner
 
 FORMAT = "discussions-export/1"
-SUFFIXES = {"html": ".html", "json": ".json", "post": ".post.md"}
+SUFFIXES = {"html": ".html", "json": ".json", "post": ".post.md", "handoff": ".handoff.json"}
 """What each format's file is called next to the discussion: ``feature-x.post.md``."""
 
 
@@ -46,6 +47,17 @@ def export_json(d: Discussion) -> dict[str, Any]:
     data["file"] = display_path(d.path)  # as `status --json` shows it
     data["comments"] = [{**c.to_dict(), "end_line": c.end_line, "text": c.body} for c in d.comments]
     return {"format": FORMAT, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ"), **data}
+
+
+def export_handoff(d: Discussion) -> dict[str, Any]:
+    """The hand-off (`model.handoff`) as JSON data: decisions, TODOs, constraints, evidence,
+    open questions and the approval (``pending``: an export consents to nothing). Its
+    ``decided`` and ``reason`` say whether the discussion decided anything to implement."""
+    from ..model.handoff import build_handoff
+
+    data = build_handoff(d).to_dict()
+    data["file"] = display_path(d.path)
+    return {**data, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
 def export_html(d: Discussion) -> str:

@@ -37,6 +37,7 @@ MAX_CHARS = 200_000
 MAX_FINISHED_JOBS = 200
 """Finished tickets kept for `turn_result`; older ones are forgotten first."""
 
+
 def create_discussion(
     ws: Workspace,
     title: str,
@@ -247,6 +248,21 @@ class DiscussionTools:
 
     def discussion_status(self, file: str) -> dict[str, Any]:
         return status_of(self._load(file))
+
+    def handoff(self, file: str) -> dict[str, Any]:
+        """The hand-off of a decided discussion: the lead's instruction text and the JSON
+        artifact, approval ``pending``. Starts nothing: an apply needs a person's consent,
+        which only the command line asks for. `NotDecided` for an undecided discussion."""
+        from ..errors import NotDecided
+        from ..model.handoff import build_handoff
+
+        d = self._load(file)
+        h = build_handoff(d)
+        if not h.decided:
+            raise NotDecided(f"{d.path.name}: {h.reason}")
+        data = h.to_dict()
+        data["file"] = display_path(d.path)
+        return {"text": h.to_prompt(), "handoff": data}
 
     def read_discussion(
         self, file: str, comments: int = 10, max_chars: int = 20_000

@@ -24,6 +24,7 @@ NAME = "discussions"
 INSTRUCTIONS = (
     "Structured discussions between AI personas and humans, one markdown file each. "
     "list_discussions finds them; discussion_status and read_discussion read one; "
+    "handoff gives a decided one's hand-off to implement; "
     "add_comment writes a person's comment (with an optional READY/CHANGES/REJECT vote); "
     "start_turn asks AI participants in the background and turn_result collects the outcome."
 )

@@ -92,7 +92,7 @@ def _server_class(t: DiscussionTools, opening: Opening | None) -> type[MCPServer
 
 
 def _reading_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
-    """The tools that read: list_discussions, discussion_status, read_discussion."""
+    """The tools that read: list_discussions, discussion_status, read_discussion, handoff."""
 
     @server.tool()
     def list_discussions(status: str | None = None) -> list[dict[str, Any]]:
@@ -129,6 +129,20 @@ def _reading_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
                 are dropped first, and `truncated` says when something was left out.
         """
         return call(t.read_discussion, file, comments, max_chars)  # type: ignore[no-any-return]
+
+    @server.tool()
+    def handoff(file: str) -> dict[str, Any]:
+        """The hand-off of a decided discussion, for a coding agent that implements it
+        itself: `text` (the instructions: decisions, TODOs with assignees, constraints,
+        evidence cited, open questions, the rules of the change) and `handoff` (the same as
+        JSON, approval "pending"). An error for a discussion that decided nothing. This tool
+        changes nothing and starts nothing: `discussions apply` runs a lead only on a person's
+        consent at the command line.
+
+        Args:
+            file: the discussion file (path or name in the discussions folder).
+        """
+        return call(t.handoff, file)  # type: ignore[no-any-return]
 
 
 def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:

@@ -280,16 +280,14 @@ class Discussion:
     done = _section("done")
     decisions = _section("decisions")
     concerns = _section("concerns")
-    motions = _Derived(
-        lambda s: list(s.motions),
-        "Motions in file order, each with its seconds, ballots and result.",
-    )
+    motions = _Derived(lambda s: list(s.motions), "Motions, with seconds, ballots and result.")
     passes = _Derived(
         lambda s: list(s.passes),
         "(who, line) of each recorded pass (a participant had nothing to add).",
     )
     evidence = _Derived(lambda s: list(s.evidence), "Evidence blocks, then pending requests.")
     drafts = _Derived(lambda s: list(s.drafts), "A documentation loop's drafts, in file order.")
+    applies = _Derived(lambda s: list(s.applies), "APPLY blocks in file order, with reviews.")
     pending_mentions = _Derived(lambda s: list(s.pending))
     mention_typos = _Derived(
         lambda s: list(s.mention_typos),
@@ -590,6 +588,7 @@ class Discussion:
             "passes": [{"by": by, "line": line} for by, line in s.passes],
             "evidence": [e.to_dict() for e in s.evidence],
             "drafts": [dr.to_dict() for dr in s.drafts],
+            "applies": [a.to_dict() for a in s.applies],
             "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
         }
 

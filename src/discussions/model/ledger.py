@@ -25,7 +25,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -41,6 +41,7 @@ from . import storage
 from .discussion import Discussion, Item
 
 if TYPE_CHECKING:
+    from ..derive.applies import Apply, Implementation
     from ..settings.workspace import Workspace
 
 __all__ = [
@@ -94,6 +95,8 @@ class LedgerEntry:
     """The discussion's ``Created`` header as written (comments carry no timestamp), or ``""``."""
     settled: bool = False
     """Whether the discussion is no longer open, so its decisions stand (see `is_settled`)."""
+    implemented_by: tuple[Implementation, ...] = ()
+    """For a settled decision: the committed applies written after it (`applies`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +108,7 @@ class LedgerEntry:
             "status": self.status,
             "date": self.date,
             "settled": self.settled,
+            "implemented_by": [i.to_dict() for i in self.implemented_by],
         }
 
 
@@ -184,9 +188,14 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
         return [], (Skipped(path, reason) if has_decision else None), False
     if not has_decision and "ROOT-CAUSE" not in text:  # a converged diagnosis is a decision
         return [], None, True
-    title, status, initial, date, items = _decisions_of(text, path, workspace)
+    title, status, initial, date, items, applies = _decisions_of(text, path, workspace)
     settled = is_settled(status, initial)
-    return [_entry(i, path, title, status, date, settled) for i in items], None, True
+    entries = [_entry(i, path, title, status, date, settled) for i in items]
+    if settled and applies:
+        from ..derive.applies import implemented_by
+
+        entries = [replace(e, implemented_by=implemented_by(applies, e.line)) for e in entries]
+    return entries, None, True
 
 
 # The rules of `derive` that give a discussion's title and status; the comments rule (markers of
@@ -196,10 +205,10 @@ _HEAD_RULES = ("template", "header_phase", "engine_markers", "title")
 
 def _decisions_of(
     text: str, path: Path, workspace: Workspace
-) -> tuple[str, str, str, str, list[Item]]:
-    """(title, status, the template's initial status, Created, decisions) of a discussion's
-    text: what `Discussion` derives, by the same parser and rules, without extracting the
-    markers of comments that cannot hold a decision."""
+) -> tuple[str, str, str, str, list[Item], list[Apply]]:
+    """(title, status, the template's initial status, Created, decisions, applies) of a
+    discussion's text: what `Discussion` derives, by the same parser and rules, without
+    extracting the markers of comments that cannot hold a decision."""
     doc = parse_document(text)
     state = State(doc=doc, workspace=workspace, path_stem=path.stem)
     rules = dict(derive.RULES)
@@ -214,8 +223,13 @@ def _decisions_of(
                 items.append(Item(m.kind, m.text, block.author, m.line))
     if "ROOT-CAUSE" in text:  # diagnostic mode: a converged diagnosis is a decision
         items += _diagnosis_items(text, path, workspace)
+    if "<!-- APPLY" in text:
+        from ..derive.applies import rule_applies
+
+        rule_applies(state, text)
     initial = state.template.status if state.template else "OPEN"
-    return state.title, state.status, initial, doc.header.get("created", ""), items
+    created = doc.header.get("created", "")
+    return state.title, state.status, initial, created, items, state.applies
 
 
 def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:

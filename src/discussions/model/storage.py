@@ -341,6 +341,8 @@ def _describe(blocks: Sequence[str]) -> str:
         what = f"a comment by {author}"
     elif first.startswith("<!-- EVIDENCE:"):
         what = "an evidence block"
+    elif first.startswith(("<!-- APPLY:", "<!-- APPLY-REVIEW:")):
+        what = "an apply block" if first.startswith("<!-- APPLY:") else "an apply review"
     else:
         what = "a phase or status change"
     return what if len(blocks) == 1 else f"{what} (and {len(blocks) - 1} more)"

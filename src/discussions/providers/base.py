@@ -83,6 +83,15 @@ class ProviderSpec:
     context_window: int | None = None
     """The model's context window in tokens, as configured (None: unknown, or asked of the
     server where it says)."""
+    write_command: str | None = None
+    """The command line that lets the tool change files in its working directory (the lead of
+    ``discussions apply``), split and expanded like `command`; the prompt goes the same way
+    (`prompt_via`). None: it cannot make changes, so it cannot lead."""
+
+    @property
+    def can_write(self) -> bool:
+        """Whether this provider has a write mode (can lead an apply)."""
+        return bool(self.write_command and self.write_command.strip())
 
     @property
     def target(self) -> str:

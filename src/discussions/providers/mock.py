@@ -103,9 +103,7 @@ def read_prompt(prompt: str) -> Reading:
     )
     r.comments = len(re.findall(r"(?m)^Name: ", discussion))
     r.concerns = max(_marker_lines(discussion, "CONCERN"), _state_items(discussion, "Concerns:"))
-    r.decisions = max(
-        _marker_lines(discussion, "DECISION"), _state_items(discussion, "Decisions:")
-    )
+    r.decisions = max(_marker_lines(discussion, "DECISION"), _state_items(discussion, "Decisions:"))
     mentioned = re.search(r"You were mentioned and have not answered yet \(([^)]*)\)", prompt)
     r.mentioned_by = mentioned.group(1) if mentioned else ""
     task = _section(prompt, "\n## Your task\n", "\n## Response format").strip()

@@ -8,6 +8,7 @@
         description: "Balanced quality/speed"
         timeout: 600            # seconds (optional)
         output: text            # or codex-jsonl, claude-json (optional)
+        write_command: "claude -p --permission-mode acceptEdits"   # its write mode (optional)
         context_window: 8192    # the model's context window in tokens (optional; see window)
 
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
@@ -20,10 +21,11 @@ on PATH in `DETECT_ORDER` (unless ``providers.detect: false``).
 Security (README, "Security and limits"): a project's ``providers.yaml`` comes with the
 repository, so a clone could use it to run any command. Its definitions are used only after the
 user runs ``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
-SHA-256 of ``providers.yaml`` and of every file inside the project that a command names (a
-script argument, or the executable itself), recorded in the user dir's ``trust.yaml`` under the
-project's resolved path. Any change to any of them needs trusting again. A ``providers.yaml``
-that is a symbolic link, or that resolves outside the project, is never trusted.
+SHA-256 of ``providers.yaml`` and of every file inside the project that a command or a
+``write_command`` names (a script argument, or the executable itself), recorded in the user
+dir's ``trust.yaml`` under the project's resolved path. Any change to any of them needs
+trusting again. A ``providers.yaml`` that is a symbolic link, or that resolves outside the
+project, is never trusted.
 """
 
 from __future__ import annotations
@@ -56,7 +58,6 @@ PROVIDERS_FILE = "providers.yaml"
 TRUST_FILE = "trust.yaml"
 
 
-
 def smarttools_file() -> Path:
     base = os.environ.get("SMARTTOOLS_HOME")
     return (Path(base).expanduser() if base else Path.home() / ".smarttools") / PROVIDERS_FILE
@@ -71,6 +72,7 @@ def _providers_file(extra: bool) -> Fields:
         {
             "name": Text(what='text (quote names like "yes")'),
             "command": Text(),
+            "write_command": Text(),
             "description": Text(),
             "timeout": Number(above=0, what="a positive number of seconds"),
             "output": Text(OUTPUT_FORMATS),
@@ -142,6 +144,7 @@ def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
     return ProviderSpec(
         name=item["name"].strip(),
         command=item.get("command"),
+        write_command=str(item.get("write_command") or "").strip() or None,
         description=str(item.get("description") or ""),
         timeout=float(timeout) if timeout is not None else None,
         output=item.get("output") or "text",
@@ -236,7 +239,9 @@ def trust_scope(project_file: Path, specs: Iterable[ProviderSpec] | None = None)
         specs = read_specs(project_file, "project")
     scope = {PROVIDERS_FILE: file_digest(project_file)}
     for spec in specs:
-        for path in _named_files(spec.command or "", root):
+        named = [*_named_files(spec.command or "", root)]
+        named += _named_files(spec.write_command or "", root)
+        for path in named:
             try:
                 rel = path.relative_to(root).as_posix()
             except ValueError:
@@ -466,6 +471,18 @@ class ProviderRegistry:
         except DiscussionsError:
             return "missing"
         return "installed" if argv and find_executable(argv[0]) else "missing"
+
+    def can_write(self, name: str) -> bool:
+        """Whether `name` has a write mode (`ProviderSpec.write_command`) whose executable is
+        on PATH here: whether it can lead an apply."""
+        spec = self.specs.get(name)
+        if spec is None or not spec.can_write:
+            return False
+        try:
+            argv = split_command(spec.write_command or "")
+        except DiscussionsError:
+            return False
+        return bool(argv) and find_executable(argv[0]) is not None
 
     def installed(self, name: str) -> bool:
         """Whether `name` can run here (the mock always can)."""

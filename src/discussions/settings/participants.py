@@ -9,6 +9,7 @@ A persona file holds one mapping::
       You are ...
     expertise: [System design, ...]
     concerns: ["Will this scale?", ...]
+    capabilities: [architecture, refactoring]   # what it can lead when a decision is applied
     type: voting                # voting | background (background participants never vote)
     provider_hint: claude-sonnet
 
@@ -46,6 +47,7 @@ PERSONA = Fields(
         "personality": Text(),
         "expertise": _TEXTS,
         "concerns": _TEXTS,
+        "capabilities": _TEXTS,
         "type": Text(PARTICIPANT_TYPES),
         "provider_hint": Text(),
     },
@@ -54,6 +56,22 @@ PERSONA = Fields(
 )
 """Every key of a persona file (module docstring)."""
 PARTICIPANT_KEYS = frozenset(PERSONA.keys)
+KNOWN_CAPABILITIES = (
+    "architecture",
+    "refactoring",
+    "logic",
+    "debugging",
+    "testing",
+    "docs",
+    "ui-ux",
+    "review",
+    "security",
+    "planning",
+    "performance",
+    "data",
+    "research",
+)
+"""The capability words the bundled personas use; other words are accepted as written."""
 
 NAME_MAX = 64
 ALIAS_MAX = 40
@@ -149,6 +167,8 @@ class Participant:
     """Areas of expertise."""
     concerns: list[str] = field(default_factory=list)
     """Questions this persona always asks."""
+    capabilities: list[str] = field(default_factory=list)
+    """What it can lead when a decision is applied (lower case words, `KNOWN_CAPABILITIES`)."""
     type: str = "voting"
     """``voting`` or ``background``."""
     provider_hint: str | None = None
@@ -198,6 +218,7 @@ class Participant:
             personality=data.get("personality") or "",
             expertise=list(data.get("expertise") or []),
             concerns=list(data.get("concerns") or []),
+            capabilities=_capabilities(data.get("capabilities") or []),
             type=ptype,
             provider_hint=(data.get("provider_hint") or "").strip() or None,
             source=source,
@@ -212,9 +233,16 @@ class Participant:
             "provider_hint": self.provider_hint,
             "expertise": list(self.expertise),
             "concerns": list(self.concerns),
+            "capabilities": list(self.capabilities),
             "personality": self.personality,
             "source": str(self.source) if self.source else None,
         }
+
+
+def _capabilities(words: list[str]) -> list[str]:
+    """``["Architecture", "UI/UX "]`` -> ``["architecture", "ui-ux"]``, without repeats."""
+    found = (re.sub(r"[\s/_]+", "-", w.strip().lower()) for w in words)
+    return list(dict.fromkeys(w for w in found if w))
 
 
 @lru_cache(maxsize=4096)

@@ -27,6 +27,7 @@ FIELD_ORDER = (
     "provider_hint",
     "expertise",
     "concerns",
+    "capabilities",
     "personality",
 )
 
@@ -80,6 +81,7 @@ def template_data(alias: str) -> dict[str, Any]:
         "provider_hint": None,
         "expertise": [],
         "concerns": [],
+        "capabilities": [],
         "personality": "You are ...\n",
     }
 

@@ -12,7 +12,7 @@ BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
 
 ENGINE_LINE = re.compile(
     r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION"
-    r"|FALLBACK|PASS|MOTION-RESULT|FAILED|EVIDENCE|DRAFT)"
+    r"|FALLBACK|PASS|MOTION-RESULT|FAILED|EVIDENCE|DRAFT|APPLY-REVIEW|APPLY)"
     r"[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )

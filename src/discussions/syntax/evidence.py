@@ -215,8 +215,8 @@ def fenced_content(lines: list[str], start: int = 0, limit: int = 6) -> str | No
     return None if span is None else "\n".join(lines[span[0] + 1 : span[1]])
 
 
-def is_marker_line(line: str) -> bool:
-    """Whether `line` is an ``EVIDENCE`` marker as the engine writes it (indented at most
-    three spaces; `neutralise` indents one in code by four)."""
+def is_marker_line(line: str, kinds: tuple[str, ...] = ("EVIDENCE",)) -> bool:
+    """Whether `line` is an ``EVIDENCE`` marker (or one of `kinds`) as the engine writes it
+    (indented at most three spaces; `neutralise` indents one in code by four)."""
     rest = line.lstrip(" ")
-    return len(line) - len(rest) <= 3 and rest.startswith("<!-- EVIDENCE:")
+    return len(line) - len(rest) <= 3 and rest.startswith(tuple(f"<!-- {k}:" for k in kinds))

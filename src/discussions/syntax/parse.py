@@ -27,7 +27,10 @@ The grammar (README, "The file format"):
   why: ... | calls: n -->``;
   and what a participant was shown from the repository (`evidence`):
   ``<!-- EVIDENCE: n | request: r | by: a | ... -->``; and a documentation loop's draft
-  (`documentation`): ``<!-- DRAFT: n | by: a | digest: d | at: T -->``.
+  (`documentation`): ``<!-- DRAFT: n | by: a | digest: d | at: T -->``; and a decision
+  carried into code (`apply`): ``<!-- APPLY: n | lead: a | provider: p | branch: b | ... -->``
+  with the diffstat and output fenced under it, and the review of that change
+  ``<!-- APPLY-REVIEW: n | revision: r | result: implemented|changes|unresolved | ... -->``.
 
 * A comment the tool writes carries one metadata line under its ``Name:`` line, an HTML
   comment: ``<!-- provider: x | duration: 1s | ... | at: T -->`` for an AI's answer,
@@ -399,6 +402,8 @@ def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
         "failed",
         "evidence",
         "draft",
+        "apply",
+        "apply-review",
     ):
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)

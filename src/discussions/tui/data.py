@@ -10,6 +10,7 @@ from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..model.sections import pick
 from ..settings.workspace import Workspace
+from ..views.applies import applies_lines
 from ..views.evidence import fold_evidence
 from ..views.rendering import shown_time, visible_markdown
 
@@ -133,6 +134,9 @@ def side_panel(d: Discussion) -> str:
             f"  {e.number or '-'} {escape(e.request)} [dim]({escape(e.by)}, {e.status})[/dim]"
             for e in evidence
         ]
+    if d.applies:
+        lines += ["", f"[b]Applies[/b] ({len(d.applies)})"]
+        lines += [f"  {escape(text)}" for text in applies_lines(d)]
     mentions = d.pending_mentions
     if mentions:
         lines += ["", f"[b]Pending mentions[/b] ({len(mentions)})"]

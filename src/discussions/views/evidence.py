@@ -1,6 +1,7 @@
 """Evidence as the views show it, collapsed by default: a comment's text with each evidence
-block folded to its one visible line, the blocks as (summary, content) for a collapsible
-element, and the evidence of a discussion as markdown for the terminal app."""
+block (and each ``APPLY`` / ``APPLY-REVIEW`` block, `applies`) folded to its one visible line,
+the blocks as (summary, content) for a collapsible element, and the evidence of a discussion
+as markdown for the terminal app."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..syntax.document import ENGINE_LINE
 from ..syntax.evidence import fence_span, is_marker_line, marker_fields
+from .applies import block_summary
 
 if TYPE_CHECKING:
     from ..model.discussion import Discussion
@@ -22,19 +24,29 @@ class Shown:
     """``Evidence 3 for AI-Architect: read src/app.py:1-20 (fulfilled)``."""
     content: str
     """The fenced content (empty for a refused block or one the same as an earlier)."""
+    kind: str = "evidence"
+    """``evidence`` or ``apply`` (an ``APPLY`` or ``APPLY-REVIEW`` block)."""
+
+
+_FOLDED = ("EVIDENCE", "APPLY", "APPLY-REVIEW")
+"""The blocks shown collapsed."""
+
+
+def _has_folded(body: str) -> bool:
+    return "<!-- EVIDENCE:" in body or "<!-- APPLY" in body
 
 
 def fold_evidence(body: str) -> str:
     """`body` without the fenced content of its evidence blocks (the marker and the visible
-    line stay; views show the content collapsed)."""
-    if "<!-- EVIDENCE:" not in body:
+    line stay; views show the content collapsed). Apply blocks are folded the same way."""
+    if not _has_folded(body):
         return body
     lines = body.split("\n")
     out: list[str] = []
     i = 0
     while i < len(lines):
         out.append(lines[i])
-        if is_marker_line(lines[i]):
+        if is_marker_line(lines[i], _FOLDED):
             span = fence_span(lines, i + 1)
             if span is not None:
                 out += lines[i + 1 : span[0]]
@@ -44,19 +56,22 @@ def fold_evidence(body: str) -> str:
 
 
 def evidence_blocks(body: str) -> list[Shown]:
-    """The evidence blocks in a comment's `body`, in order."""
-    if "<!-- EVIDENCE:" not in body:
+    """The evidence and apply blocks in a comment's `body`, in order."""
+    if not _has_folded(body):
         return []
     lines = body.split("\n")
     found: list[Shown] = []
     for i, line in enumerate(lines):
-        m = ENGINE_LINE.match(line) if is_marker_line(line) else None
+        m = ENGINE_LINE.match(line) if is_marker_line(line, _FOLDED) else None
         if m is None:
             continue
-        f = marker_fields(m.group(2))
         span = fence_span(lines, i + 1)
         content = "\n".join(lines[span[0] + 1 : span[1]]) if span else ""
-        found.append(Shown(summary_of(f), content))
+        if m.group(1) == "EVIDENCE":
+            found.append(Shown(summary_of(marker_fields(m.group(2))), content))
+        else:
+            summary = block_summary(m.group(1), m.group(2), content if span else None)
+            found.append(Shown(summary, content, "apply"))
     return found
 
 

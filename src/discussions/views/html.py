@@ -99,8 +99,8 @@ article.comment a.line { margin-left: auto; color: var(--muted); font-size: .85r
   text-decoration: none; }
 article.comment:target { border-color: var(--accent); box-shadow: 0 0 0 1px var(--accent); }
 .body { padding: .25rem .9rem; overflow-wrap: anywhere; }
-details.evidence { margin: 0 .9rem .6rem; color: var(--muted); }
-details.evidence pre { overflow-x: auto; }
+details.evidence, details.apply { margin: 0 .9rem .6rem; color: var(--muted); }
+details.evidence pre, details.apply pre { overflow-x: auto; }
 .body img { max-width: 100%; }
 .vote { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .75rem;
   font-weight: 600; line-height: 1.6; border: 1px solid currentColor; }
@@ -247,9 +247,9 @@ def comment_html(c: Comment) -> str:
 
 
 def _evidence_html(e: Shown) -> str:
-    """An evidence block, collapsed: its summary, and its content when opened."""
+    """An evidence or apply block, collapsed: its summary, and its content when opened."""
     content = f"<pre><code>{_esc(e.content)}</code></pre>" if e.content else ""
-    return f'<details class="evidence"><summary>{_esc(e.summary)}</summary>{content}</details>'
+    return f'<details class="{e.kind}"><summary>{_esc(e.summary)}</summary>{content}</details>'
 
 
 class _Anchors:

@@ -73,6 +73,7 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
     if d.runs:
         lines.append(_line(run_state(d.runs).text()))
     lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_evidence(d)]
+    lines += _applies(d)
     lines += _items(d, verbose)
     lines += [*_pending(d), *_revisit_lines(d)]
     if verbose:
@@ -187,6 +188,15 @@ def _evidence(d: Discussion) -> list[StatusLine]:
             why = f" ({e.reason})" if e.reason else ""
             lines.append(_line(f"  {e.status}: {e.request} by {e.by}, line {e.line}{why}"))
     return lines
+
+
+def _applies(d: Discussion) -> list[StatusLine]:
+    if not d.applies:
+        return []
+    from .applies import applies_lines
+
+    found = applies_lines(d)
+    return [_line(), _line(f"Applies ({len(d.applies)}):"), *(_line(f"  {t}") for t in found)]
 
 
 def _motions(d: Discussion) -> list[StatusLine]:

@@ -1,0 +1,423 @@
+"""A decision carried into code in the file format: the ``APPLY`` block the engine appends for
+each change a lead made (`discussions apply`), and the ``APPLY-REVIEW`` block of each vote on
+whether that change implements the decision.
+
+* The apply block, appended after the last comment like an evidence block (the marker is one
+  line)::
+
+      <!-- APPLY: 1 | lead: AI-Architect | provider: claude-write |
+           branch: discussions/apply/x-1 | base: 4b8e... | commit: 9c1d... | result: committed |
+           consented: Rob <rob@example.com> | files: 2 | tests: passed | test: pytest -q |
+           duration: 41.2 | digest: 0f3c... | at: 2026-11-24T10:00:00Z -->
+
+      *Apply 1: AI-Architect (claude-write) committed 2 files on discussions/apply/x-1
+      (9c1d2e3); tests passed*
+
+      ````text
+      3	1	src/app.py
+      -	-	logo.png
+      2 files changed, 3 insertions(+), 1 deletion(-)
+
+      ...the last lines of the test output (and, on a failure, of the lead's output)...
+      ````
+
+  ``result`` is ``committed``, ``unchanged``, ``failed``, ``timeout`` or ``refused-outside``
+  (the lead wrote outside its worktree; nothing was committed). ``commit`` (the result
+  commit), ``test`` (the test command), ``reason`` (why it failed), ``forced`` (the reason
+  given with ``--force``), ``acknowledged`` (open questions acknowledged unanswered) and
+  ``worktree`` (kept after a failure) are left out when empty. ``duration`` is in seconds.
+  The fence always stands: its first ``files`` lines are the diffstat as ``git diff
+  --numstat`` prints it (``-`` for a binary file; a backslash and control characters in a
+  path are written ``\\\\`` and ``\\xNN``), then a summary line, then, after a blank line, the
+  output. ``digest`` is `evidence.content_digest` of the fenced content as it stands in the
+  file, so `check` notices an edit.
+
+* The review block::
+
+      <!-- APPLY-REVIEW: 1 | revision: 0 | result: changes | commit: 9c1d... | yes: AI-A |
+           no: AI-B | abstain: | blockers: 1 | digest: 77aa... | at: 2026-11-24T10:05:00Z -->
+
+      *Review 1 of apply 1: changes requested (yes: AI-A; no: AI-B); 1 blocker*
+
+      ````text
+      - the migration is missing
+      ````
+
+  The first number is the apply's; ``revision`` is 0 for the first review, then one more for
+  each revision the lead made. ``result`` is ``implemented``, ``changes`` or ``unresolved``
+  (the last revision allowed was reviewed and blockers remain). The fence, with ``digest``,
+  stands only when there are blockers (one ``- `` line each).
+
+Field values are one line (runs of white space become one space) and escape ``&``, ``|`` and
+``-->`` (`evidence.escape_field`); names in a list write ``%`` and ``,`` as ``%25`` and
+``%2C``. The fenced content is `neutralise`d: untrusted text in it can start no comment and
+no marker. A record read back equals the one written, up to these rewrites (`normal_output`
+for the output).
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .evidence import content_digest, escape_field, fenced_content, marker_fields
+from .fences import fence_block
+from .render import neutralise, visible_name
+
+RESULTS = ("committed", "unchanged", "failed", "timeout", "refused-outside")
+"""What an apply came to."""
+
+TEST_RESULTS = ("passed", "failed", "not run")
+"""What the test command said."""
+
+REVIEW_RESULTS = ("implemented", "changes", "unresolved")
+"""What a review of an apply came to."""
+
+NL = "\n"
+
+FileStat = tuple[str, int | None, int | None]
+"""(path, lines added, lines removed); None for a binary file."""
+
+
+class ApplyFormatError(ValueError):
+    """An ``APPLY`` or ``APPLY-REVIEW`` block that cannot be read back (a field missing or
+    malformed, the fenced content lost)."""
+
+
+@dataclass(slots=True)
+class ApplyRecord:
+    """What the engine records of one apply."""
+
+    number: int
+    lead: str
+    """The lead's display name (``AI-Architect``)."""
+    provider: str
+    branch: str
+    base: str
+    """The commit the branch started from (full id)."""
+    commit: str | None
+    """The commit made on the branch; None when nothing was committed."""
+    consented_by: str
+    """Who consented: ``Name <email>``."""
+    result: str
+    """One of `RESULTS`."""
+    files: tuple[FileStat, ...] = ()
+    tests: str = "not run"
+    """One of `TEST_RESULTS`."""
+    test_command: str = ""
+    duration: float = 0.0
+    """Seconds the lead (and the tests) took."""
+    reason: str = ""
+    """Why it failed ("" if it did not)."""
+    forced: str = ""
+    """The reason given with ``--force`` ("" when the discussion was decided)."""
+    acknowledged: int = 0
+    """Open questions acknowledged unanswered."""
+    worktree: str = ""
+    """The worktree kept for inspection after a failure ("" otherwise)."""
+    at: str = ""
+    output: str = ""
+    """The text after the diffstat in the fence: the last lines of the test output and, on a
+    failure, of the lead's output."""
+
+
+@dataclass(slots=True)
+class ApplyReviewRecord:
+    """What the engine records of one review vote on an apply."""
+
+    apply: int
+    """The number of the ``APPLY`` block reviewed."""
+    revision: int
+    """0 for the first review, then one more per revision."""
+    result: str
+    """One of `REVIEW_RESULTS`."""
+    commit: str
+    """The commit reviewed."""
+    yes: tuple[str, ...] = ()
+    no: tuple[str, ...] = ()
+    abstain: tuple[str, ...] = ()
+    blockers: tuple[str, ...] = field(default=())
+    """The ``CONCERN:`` texts still open, one line each."""
+    at: str = ""
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_apply(rec: ApplyRecord) -> str:
+    """The ``APPLY`` block for `rec` (see the module docstring), ready to append."""
+    _require(rec.result, RESULTS, "result")
+    _require(rec.tests, TEST_RESULTS, "tests")
+    fenced = _fence(_apply_content(rec))
+    fields = [
+        str(rec.number),
+        f"lead: {escape_field(rec.lead)}",
+        f"provider: {escape_field(rec.provider)}",
+        f"branch: {escape_field(rec.branch)}",
+        f"base: {escape_field(rec.base)}",
+    ]
+    if rec.commit:
+        fields.append(f"commit: {escape_field(rec.commit)}")
+    fields += [
+        f"result: {rec.result}",
+        f"consented: {escape_field(rec.consented_by)}",
+        f"files: {len(rec.files)}",
+        f"tests: {rec.tests}",
+    ]
+    fields += _optional(("test", rec.test_command), ("duration", repr(float(rec.duration))))
+    fields += _optional(("reason", rec.reason), ("forced", rec.forced))
+    fields += _optional(("acknowledged", str(rec.acknowledged or "")), ("worktree", rec.worktree))
+    fields += [f"digest: {_digest_of(fenced)}", f"at: {escape_field(rec.at)}"]
+    return _block("APPLY", fields, _apply_line(rec), fenced)
+
+
+def render_apply_review(rec: ApplyReviewRecord) -> str:
+    """The ``APPLY-REVIEW`` block for `rec` (see the module docstring), ready to append."""
+    _require(rec.result, REVIEW_RESULTS, "result")
+    blockers = [_one_line(b) for b in rec.blockers]
+    fenced = _fence("\n".join(f"- {b}" for b in blockers)) if blockers else ""
+    fields = [
+        str(rec.apply),
+        f"revision: {rec.revision}",
+        f"result: {rec.result}",
+        f"commit: {escape_field(rec.commit)}",
+        f"yes: {_names(rec.yes)}",
+        f"no: {_names(rec.no)}",
+        f"abstain: {_names(rec.abstain)}",
+        f"blockers: {len(blockers)}",
+    ]
+    if fenced:
+        fields.append(f"digest: {_digest_of(fenced)}")
+    fields.append(f"at: {escape_field(rec.at)}")
+    return _block("APPLY-REVIEW", fields, _review_line(rec, len(blockers)), fenced)
+
+
+def normal_output(text: str) -> str:
+    """`text` as an `ApplyRecord.output` reads back: as `neutralise` leaves it in a fence,
+    without newlines at its end."""
+    return (fenced_content(_fence(text).split(NL)) or "").rstrip(NL)
+
+
+def _require(value: str, allowed: tuple[str, ...], name: str) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} '{value}' is not one of {', '.join(allowed)}")
+
+
+def _optional(*pairs: tuple[str, str]) -> list[str]:
+    return [f"{key}: {escape_field(value)}" for key, value in pairs if value]
+
+
+def _block(kind: str, fields: list[str], visible: str, fenced: str) -> str:
+    lines = [f"<!-- {kind}: {' | '.join(fields)} -->", "", visible, ""]
+    if fenced:
+        lines += [fenced, ""]
+    return NL.join(lines)
+
+
+def _fence(content: str) -> str:
+    return neutralise(fence_block(content, "text")).rstrip("\n")
+
+
+def _digest_of(fenced: str) -> str:
+    return content_digest(fenced_content(fenced.split(NL)) or "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return escape_field(", ".join(n.replace("%", "%25").replace(",", "%2C") for n in names))
+
+
+def _apply_content(rec: ApplyRecord) -> str:
+    table = [f"{_count(a)}\t{_count(r)}\t{escape_path(p)}" for p, a, r in rec.files]
+    lines = [*table, _summary(rec.files)]
+    output = normal_output(rec.output)
+    return NL.join(lines + (["", output] if output else []))
+
+
+def _count(n: int | None) -> str:
+    return "-" if n is None else str(n)
+
+
+def _summary(files: tuple[FileStat, ...]) -> str:
+    if not files:
+        return "no files changed"
+    added = sum(a or 0 for _, a, _ in files)
+    removed = sum(r or 0 for _, _, r in files)
+    return (
+        f"{_plural(len(files), 'file')} changed, {_plural(added, 'insertion')}(+), "
+        f"{_plural(removed, 'deletion')}(-)"
+    )
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _apply_line(rec: ApplyRecord) -> str:
+    head = f"*Apply {rec.number}: {visible_name(rec.lead)} ({visible_name(rec.provider)})"
+    branch = visible_name(rec.branch)
+    if rec.result == "committed":
+        short = visible_name((rec.commit or "")[:7])
+        what = f"committed {_plural(len(rec.files), 'file')} on {branch} ({short})"
+    elif rec.result == "unchanged":
+        what = f"changed nothing on {branch}"
+    elif rec.result == "refused-outside":
+        what = f"wrote outside its worktree; nothing committed on {branch}"
+    else:
+        what = f"{'timed out' if rec.result == 'timeout' else 'failed'} on {branch}"
+    notes = [f"tests {rec.tests}"] if rec.tests != "not run" else []
+    notes += [f"{visible_name(rec.reason)}"] if rec.reason else []
+    notes += [f"forced: {visible_name(rec.forced)}"] if rec.forced else []
+    return f"{head} {what}{'; ' if notes else ''}{'; '.join(notes)}*"
+
+
+def _review_line(rec: ApplyReviewRecord, blockers: int) -> str:
+    said = {"implemented": "implemented", "changes": "changes requested"}
+    result = said.get(rec.result, "unresolved")
+    votes = [
+        f"{word}: {', '.join(visible_name(n) for n in names)}"
+        for word, names in (("yes", rec.yes), ("no", rec.no), ("abstain", rec.abstain))
+        if names
+    ]
+    shown = f" ({'; '.join(votes)})" if votes else ""
+    tail = f"; {_plural(blockers, 'blocker')}" if blockers else ""
+    return f"*Review {rec.revision + 1} of apply {rec.apply}: {result}{shown}{tail}*"
+
+
+# --------------------------------------------------------------------------- paths
+
+_PATH_ESCAPE = re.compile(r"[\\\x00-\x1f\x7f]")
+_PATH_UNESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2})")
+
+
+def escape_path(path: str) -> str:
+    """A path on one line of the diffstat: a backslash and control characters escaped."""
+    return _PATH_ESCAPE.sub(lambda m: "\\\\" if m[0] == "\\" else f"\\x{ord(m[0]):02x}", path)
+
+
+def unescape_path(text: str) -> str:
+    return _PATH_UNESCAPE.sub(lambda m: "\\" if m[1] == "\\" else chr(int(m[1][1:], 16)), text)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def parse_apply(args: str, content: str | None) -> ApplyRecord:
+    """The record an ``APPLY`` marker's arguments and its fenced `content` (as `fenced_content`
+    reads it; None when lost) stand for; `ApplyFormatError` saying what is wrong."""
+    f = marker_fields(args)
+    number = _number(f, "number", "apply block")
+    result = _one_of(f, "result", RESULTS, number)
+    tests = _one_of(f, "tests", TEST_RESULTS, number)
+    count = _number(f, "files", f"apply block {number}", zero=True)
+    if content is None:
+        raise ApplyFormatError(f"apply block {number} has lost its fenced content")
+    files, output = _read_content(content, count, number)
+    try:
+        duration = float(f.get("duration", "0"))
+    except ValueError:
+        raise ApplyFormatError(f"apply block {number} has a bad duration") from None
+    return ApplyRecord(
+        number,
+        _text(f, "lead", number),
+        _text(f, "provider", number),
+        _text(f, "branch", number),
+        _text(f, "base", number),
+        f.get("commit") or None,
+        _text(f, "consented", number),
+        result,
+        files,
+        tests,
+        f.get("test", ""),
+        duration,
+        f.get("reason", ""),
+        f.get("forced", ""),
+        _number(f, "acknowledged", f"apply block {number}", zero=True, default="0"),
+        f.get("worktree", ""),
+        f.get("at", ""),
+        output,
+    )
+
+
+def parse_apply_review(args: str, content: str | None) -> ApplyReviewRecord:
+    """The record an ``APPLY-REVIEW`` marker's arguments and its fenced `content` (None when
+    there is none) stand for; `ApplyFormatError` saying what is wrong."""
+    f = marker_fields(args)
+    number = _number(f, "number", "apply review")
+    what = f"the review of apply {number}"
+    result = f.get("result", "")
+    if result not in REVIEW_RESULTS:
+        raise ApplyFormatError(f"{what} has an unknown result '{result}'")
+    count = _number(f, "blockers", what, zero=True, default="0")
+    blockers: tuple[str, ...] = ()
+    if count:
+        if content is None:
+            raise ApplyFormatError(f"{what} has lost its fenced list of blockers")
+        lines = content.split(NL)
+        if len(lines) != count or not all(line.startswith("- ") for line in lines):
+            raise ApplyFormatError(f"{what} does not list the {count} blockers it records")
+        blockers = tuple(line[2:] for line in lines)
+    return ApplyReviewRecord(
+        number,
+        _number(f, "revision", what, zero=True, default="0"),
+        result,
+        f.get("commit", ""),
+        _read_names(f.get("yes", "")),
+        _read_names(f.get("no", "")),
+        _read_names(f.get("abstain", "")),
+        blockers,
+        f.get("at", ""),
+    )
+
+
+def _number(f: dict[str, str], key: str, what: str, zero: bool = False, default: str = "") -> int:
+    value = f.get(key, default)
+    if not value.isascii() or not value.isdigit() or (not zero and int(value) == 0):
+        raise ApplyFormatError(f"{what} has a bad or missing {key} '{value}'")
+    return int(value)
+
+
+def _one_of(f: dict[str, str], key: str, allowed: tuple[str, ...], number: int) -> str:
+    value = f.get(key, "")
+    if value not in allowed:
+        raise ApplyFormatError(
+            f"apply block {number} has an unknown {key} '{value}' ({', '.join(allowed)})"
+        )
+    return value
+
+
+def _text(f: dict[str, str], key: str, number: int) -> str:
+    value = f.get(key, "")
+    if not value:
+        raise ApplyFormatError(f"apply block {number} has no {key}")
+    return value
+
+
+def _read_names(value: str) -> tuple[str, ...]:
+    names = (n.strip() for n in value.split(","))
+    return tuple(n.replace("%2C", ",").replace("%25", "%") for n in names if n)
+
+
+_STAT = re.compile(r"(-|\d+)\t(-|\d+)\t(.*)")
+
+
+def _read_content(content: str, count: int, number: int) -> tuple[tuple[FileStat, ...], str]:
+    lines = content.split(NL)
+    if len(lines) <= count:
+        raise ApplyFormatError(f"apply block {number} lists fewer than its {count} files")
+    files: list[FileStat] = []
+    for line in lines[:count]:
+        m = _STAT.fullmatch(line)
+        if m is None:
+            raise ApplyFormatError(f"apply block {number} has a bad diffstat line `{line}`")
+        files.append((unescape_path(m[3]), _stat(m[1]), _stat(m[2])))
+    return tuple(files), NL.join(lines[count + 2 :])
+
+
+def _stat(text: str) -> int | None:
+    return None if text == "-" else int(text)

@@ -1,0 +1,157 @@
+"""The hand-off of a decided discussion: is_decided, build_handoff, the prompt and the JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from discussions.model.discussion import Discussion
+from discussions.model.handoff import build_handoff, is_decided
+from discussions.syntax.evidence import Block, render_block
+
+from ..conftest import write
+
+DECIDED = """
+<!-- DISCUSSION -->
+<!-- Title: Cache layer -->
+<!-- Phase: initial_feedback -->
+<!-- Status: {status} -->
+<!-- Participants: architect, pragmatist -->
+
+# Cache layer
+
+## Context
+Reads of the catalogue are slow; the database must stay the source of truth.
+
+## Notes
+Not a constraint.
+
+---
+
+Name: AI-Architect
+We should refactor the reader behind an interface.
+
+DECISION: Put an LRU cache in front of the catalogue reader.
+TODO: @pragmatist write the cache tests
+TODO: Document the cache size setting
+CONCERN: Invalidation on writes must be immediate.
+Q: Which size limit by default?
+
+VOTE: READY
+
+---
+
+Name: AI-Pragmatist
+DONE: Document the cache size setting
+
+VOTE: READY
+
+---
+"""
+
+
+def decided_file(folder: Path, status: str = "DECIDED", extra: str = "") -> Path:
+    """A discussion file with a decision, TODOs, a concern and a question."""
+    return write(folder / "cache.md", DECIDED.format(status=status) + extra)
+
+
+def _discussion(folder: Path, status: str = "DECIDED", extra: str = "") -> Discussion:
+    return Discussion.load(decided_file(folder, status, extra))
+
+
+def test_finished_status_is_decided(isolated: Path) -> None:
+    ok, why = is_decided(_discussion(isolated))
+    assert ok and "DECIDED" in why
+
+
+def test_open_and_refused_statuses_are_not_decided(isolated: Path) -> None:
+    cases = (
+        ("OPEN", "no motion has passed"),
+        ("REJECTED", "REJECTED"),
+        ("ABANDONED", "ABANDONED"),
+        ("WITHDRAWN", "WITHDRAWN"),
+        ("UNAPPROVED", "UNAPPROVED"),
+    )
+    for status, word in cases:
+        ok, why = is_decided(_discussion(isolated, status))
+        assert not ok and word in why, status
+    assert "--force --reason" in is_decided(_discussion(isolated, "OPEN"))[1]
+
+
+def test_a_passed_motion_decides_an_open_discussion(isolated: Path) -> None:
+    motion = (
+        "\nName: AI-Architect\nMOTION: Adopt the LRU cache\n\n---\n\n"
+        "Name: AI-Pragmatist\nSECOND: yes\nBALLOT: YES\n\n---\n\n"
+        "Name: AI-Architect\nBALLOT: YES\n\n---\n"
+    )
+    d = _discussion(isolated, "OPEN", motion)
+    assert [m.result for m in d.motions] == ["passed"]
+    ok, why = is_decided(d)
+    assert ok and "motion passed" in why and "Adopt the LRU cache" in why
+    assert [i.source for i in build_handoff(d).decisions] == ["decision", "motion"]
+
+
+def test_build_handoff_collects_the_state(isolated: Path) -> None:
+    h = build_handoff(_discussion(isolated))
+    assert h.decided and h.title == "Cache layer"
+    assert [i.text for i in h.decisions] == ["Put an LRU cache in front of the catalogue reader."]
+    assert h.decisions[0].author == "AI-Architect" and h.decisions[0].line > 0
+    todos = {t.text: t for t in h.todos}
+    tests_todo = todos["@pragmatist write the cache tests"]
+    assert tests_todo.assignee == "pragmatist" and not tests_todo.done
+    assert todos["Document the cache size setting"].assignee is None
+    assert todos["Document the cache size setting"].done
+    sources = [(c.source, c.text) for c in h.constraints]
+    assert sources[0] == (
+        "context",
+        "Reads of the catalogue are slow; the database must stay the source of truth.",
+    )
+    assert ("concern", "Invalidation on writes must be immediate.") in sources
+    assert all("Not a constraint" not in c.text for c in h.constraints)
+    assert h.constraints[0].line == 9  # the "## Context" line
+    assert [q.text for q in h.questions] == ["Which size limit by default?"]
+
+
+def test_to_dict_is_the_artifact_with_its_approval(isolated: Path) -> None:
+    h = build_handoff(_discussion(isolated))
+    data = json.loads(json.dumps(h.to_dict()))
+    assert data["format"] == "discussions-handoff/1"
+    assert data["approval"] == {"status": "pending", "by": None, "at": None}
+    assert data["decided"] is True
+    assert set(data) >= {"decisions", "todos", "constraints", "evidence", "open_questions"}
+    h.approve("Rob <rob@example.org>", "2026-11-24T01:00:00Z")
+    assert h.to_dict()["approval"] == {
+        "status": "approved",
+        "by": "Rob <rob@example.org>",
+        "at": "2026-11-24T01:00:00Z",
+    }
+
+
+def test_to_prompt_says_what_to_do_and_what_not_to(isolated: Path) -> None:
+    prompt = build_handoff(_discussion(isolated)).to_prompt()
+    assert prompt.startswith("# Implement: Cache layer")
+    assert "Put an LRU cache in front of the catalogue reader." in prompt
+    assert "[for @pragmatist]" in prompt
+    assert "- [x] Document the cache size setting" in prompt
+    assert "Which size limit by default?" in prompt
+    assert "Do not commit" in prompt and "worktree" in prompt
+    assert prompt == build_handoff(_discussion(isolated)).to_prompt()
+
+
+def test_evidence_blocks_are_cited(isolated: Path) -> None:
+    block = Block(
+        1,
+        "read src/app.py",
+        "AI-Architect",
+        "fulfilled",
+        "2026-11-24T00:00:00Z",
+        ref="blob 0123456789abcdef",
+        content="print('hi')\n",
+    )
+    d = _discussion(isolated, extra="\n" + render_block(block))
+    h = build_handoff(d)
+    assert [(e.number, e.request, e.ref) for e in h.evidence] == [
+        (1, "read src/app.py", "blob 0123456789abcdef")
+    ]
+    assert "#1 read src/app.py at blob 0123456789abcdef" in h.to_prompt()
+    assert h.to_dict()["evidence"][0]["number"] == 1
