@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,9 @@ from discussions.engine.runner import Runner
 from discussions.errors import DiscussionsError
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
+from discussions.syntax.apply import ApplyRecord, render_apply
 
-from ..conftest import script_command, write
+from ..conftest import code, out, run, script_command, write
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -64,17 +64,27 @@ VOTE: READY
 BRANCH = "discussions/apply/retry-policy-1"
 
 
-@dataclass(slots=True)
-class Applied:
-    """An apply's record, as the review reads it."""
-
-    number: int
-    lead: str
-    branch: str
-    base: str
-    commit: str | None
-    result: str = "committed"
-    reason: str = ""
+def Applied(  # noqa: N802 - reads as the record it makes
+    number: int,
+    lead: str,
+    branch: str,
+    base: str,
+    commit: str | None,
+    result: str = "committed",
+    reason: str = "",
+) -> ApplyRecord:
+    """An apply's record as `discussions apply` writes it."""
+    return ApplyRecord(
+        number,
+        lead,
+        "lead-cli",
+        branch,
+        base,
+        commit,
+        "Test User <test@example.com>",
+        result,
+        reason=reason,
+    )
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -113,6 +123,9 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
         (tree / "app.py").write_text("def fetch():\n    for _ in range(100):\n        pass\n")
         git(tree, "commit", "-q", "-am", "Bound the retries")
         applied = Applied(1, "AI-Architect", BRANCH, base, git(tree, "rev-parse", "HEAD"))
+        d = Discussion.load(path)
+        d.add_block(render_apply(applied))
+        d.save()
         return path, applied, tree
 
     memory = tmp_path / "memory"
@@ -168,7 +181,10 @@ def test_consensus_on_the_first_vote_sets_implemented(project, tmp_path: Path) -
         assert f"**Branch:** `{BRANCH}`" in prompt
         assert "```diff\ndiff --git a/app.py b/app.py" in prompt
         assert "+    for _ in range(100):" in prompt and "-    while True:" in prompt
-    # (the check of the file: once the APPLY-REVIEW block is a known engine block)
+    assert code(run("check", str(path))) == 0, out(run("check", str(path)))
+    (review,) = d.applies[0].reviews
+    assert (review.result, review.revision, review.commit) == ("implemented", 0, applied.commit)
+    assert sorted(review.yes) == ["AI-Architect", "AI-Pragmatist", "AI-Security"]
 
 
 def test_changes_drive_a_revision_and_a_second_vote(project, tmp_path: Path) -> None:
@@ -235,20 +251,45 @@ def test_consensus_with_a_blocker_raised_is_implemented(project) -> None:
     assert Discussion.load(path).status == "IMPLEMENTED"
 
 
-def test_without_revise_the_review_stops_at_changes(project) -> None:
-    path, applied, _ = project(
-        {"architect": "changes", "security": "changes", "pragmatist": "ready"}
+def test_without_revise_the_review_stops_at_changes_and_resumes_there(
+    project, tmp_path: Path
+) -> None:
+    path, applied, tree = project(
+        {"architect": "ready", "security": "changes", "pragmatist": "fixed"}
     )
     result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied)
     assert [r.result for r in result.rounds] == ["changes"] and result.stage == "changes"
     assert "discussions apply FILE --review" in result.note
     assert Discussion.load(path).status == "DECIDED"
-    # with no revision allowed, the same vote is final: unresolved
-    result = review_apply(
-        Runner(Workspace.discover()), Discussion.load(path), applied, max_revisions=0
+    asked = len(prompts(tmp_path))
+    # again without a lead: nobody is asked, the blockers still wait for the lead
+    again = review_apply(Runner(Workspace.discover()), Discussion.load(path))
+    assert again.stage == "changes" and again.rounds == []
+    assert len(prompts(tmp_path)) == asked
+    # with the lead: the revision comes first (with the recorded blockers), then the vote
+    calls: list[list[str]] = []
+    done = review_apply(
+        Runner(Workspace.discover()), Discussion.load(path), None, reviser(tree, applied, calls)
     )
-    assert result.stage == "unresolved"
-    assert ["result: changes" in b for b in review_blocks(path)] == [True, False]
+    assert calls == [
+        [
+            "AI-Security: retries are not bounded (asked by security)",
+            "AI-Pragmatist: retries are not bounded (asked by pragmatist)",
+        ]
+    ]
+    assert [r.result for r in done.rounds] == ["implemented"] and done.rounds[0].revision == 1
+    d = Discussion.load(path)
+    assert [(r.revision, r.result) for r in d.applies[0].reviews] == [
+        (0, "changes"),
+        (1, "implemented"),
+    ]
+    assert d.status == "IMPLEMENTED"
+    # finished: asks nobody, writes nothing
+    before = path.read_text("utf-8")
+    last = review_apply(Runner(Workspace.discover()), Discussion.load(path), None)
+    assert last.stage == "implemented" and last.rounds == []
+    assert path.read_text("utf-8") == before
+    assert code(run("check", str(path))) == 0, out(run("check", str(path)))
 
 
 def test_a_failed_voter_records_no_result(project) -> None:
@@ -273,7 +314,10 @@ def test_a_failed_revision_ends_unresolved(project) -> None:
 
     result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied, revise)
     assert result.stage == "unresolved" and "the lead crashed" in result.note
-    assert [r.result for r in result.rounds] == ["changes", "unresolved"]
+    assert [r.result for r in result.rounds] == ["changes"]
+    reviews = Discussion.load(path).applies[0].reviews
+    assert [(r.revision, r.result) for r in reviews] == [(0, "changes"), (0, "unresolved")]
+    assert reviews[1].blockers == reviews[0].blockers != ()
 
 
 def test_an_apply_without_a_change_is_refused(project) -> None:

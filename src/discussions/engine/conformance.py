@@ -28,19 +28,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..derive.voting import calculate_consensus
 from ..errors import DiscussionsError, UnknownParticipant
 from ..git.review import DIFF_BUDGET, collect_changes, render_review_context
+from ..model.handoff import build_handoff
 from ..providers.window import chars_for_tokens, prompt_tokens
 from ..syntax import clock
+from ..syntax.apply import ApplyRecord, ApplyReviewRecord, render_apply_review
 from .council import voting_participants
 from .documentation import Blocker
 from .outcomes import TurnResult
 from .prompts import max_chars_for
 
 if TYPE_CHECKING:
+    from ..derive.applies import Apply, Review
     from ..model.discussion import Discussion
     from ..settings.participants import Participant
     from .runner import Runner
@@ -68,26 +71,7 @@ NO_REVISE_NOTE = (
 )
 
 
-class Applied(Protocol):
-    """What a review reviews: an apply's record (`syntax.apply.ApplyRecord`)."""
-
-    @property
-    def number(self) -> int: ...
-    @property
-    def lead(self) -> str: ...
-    @property
-    def branch(self) -> str: ...
-    @property
-    def base(self) -> str: ...
-    @property
-    def commit(self) -> str | None: ...
-    @property
-    def result(self) -> str: ...
-    @property
-    def reason(self) -> str: ...
-
-
-Revise = Callable[[list[str]], Applied]
+Revise = Callable[[list[str]], ApplyRecord]
 """Given the blockers (``"Name: text"`` each), the lead revises the branch and returns the
 record of that revision (a new commit on the same branch, or why there is none)."""
 
@@ -151,19 +135,22 @@ class ReviewOutcome:
 def review_apply(
     runner: Runner,
     d: Discussion,
-    applied: Applied,
+    applied: ApplyRecord | None = None,
     revise: Revise | None = None,
     *,
     provider: str | None = None,
     max_revisions: int | None = None,
     on_step: Callable[[str], None] | None = None,
 ) -> ReviewOutcome:
-    """Review `applied` in `d`, revising with `revise` while blockers stand, at most
-    `max_revisions` times (default ``apply.max_revisions``); see the module docstring."""
+    """Review `applied` (default: the latest committed apply) in `d`, revising with `revise`
+    while blockers stand, at most `max_revisions` times (default ``apply.max_revisions``);
+    see the module docstring. Where the review stands is read from the file: a review that
+    asked for changes goes on with the revision; a finished one asks nobody."""
     from ..settings.apply import apply_settings
 
     d.adopt_workspace(runner.workspace)
     d.reload()
+    applied = applied or latest_applied(d)
     limit = max_revisions
     if limit is None:
         limit = apply_settings(d.workspace.config, d.template).max_revisions
@@ -174,40 +161,120 @@ def review_apply(
             "participants: line"
         )
     outcome = ReviewOutcome(str(d.path), applied.number)
-    current, revision = applied, 0
-    while True:
-        _say(on_step, f"Review {revision + 1} of apply {applied.number} ({_short(current)})")
-        rnd = review_round(runner, d, current, revision, voters, provider)
+    last = latest_review(d, applied.number)
+    if last is not None and last.result != "changes":
+        outcome.stage = last.result
+        outcome.note = f"apply {applied.number} was reviewed already (line {last.line})"
+        return outcome
+    now = _Standing(applied, 0) if last is None else _Standing.after(applied, last)
+    loop = _Loop(runner, d, voters, provider, limit, outcome, on_step)
+    while loop.step(now, revise) and loop.next is not None:
+        now = loop.next
+    return outcome
+
+
+@dataclass(slots=True)
+class _Standing:
+    """Where a review stands: the change under review, its revision, and the blockers that
+    wait for the lead (None: the council's vote is due)."""
+
+    applied: ApplyRecord
+    revision: int
+    blockers: list[str] | None = None
+    yes: tuple[str, ...] = ()
+    no: tuple[str, ...] = ()
+
+    @classmethod
+    def after(cls, applied: ApplyRecord, review: Review) -> _Standing:
+        """After `review` of `applied`, which asked for changes."""
+        return cls(applied, review.revision, list(review.blockers), review.yes, review.no)
+
+
+@dataclass(slots=True)
+class _Loop:
+    """One run of the review: what each step needs, and the standing a step leads to."""
+
+    runner: Runner
+    d: Discussion
+    voters: list[Participant]
+    provider: str | None
+    limit: int
+    outcome: ReviewOutcome
+    on_step: Callable[[str], None] | None
+    next: _Standing | None = None
+
+    def step(self, now: _Standing, revise: Revise | None) -> bool:
+        """The council votes on `now` or the lead revises it; False when the review ends."""
+        if now.blockers is None and not self._vote(now):
+            return False
+        assert now.blockers is not None
+        if revise is None:
+            self.outcome.stage, self.outcome.note = "changes", NO_REVISE_NOTE
+            return False
+        _say(
+            self.on_step, f"Revision {now.revision + 1}: {len(now.blockers)} blocker(s) to the lead"
+        )
+        revised = revise(now.blockers)
+        if (
+            revised.result == "committed"
+            and revised.commit
+            and revised.commit != now.applied.commit
+        ):
+            self.next = _Standing(revised, now.revision + 1)
+            return True
+        why = revised.reason or f"its result is {revised.result}"
+        record_review(
+            self.d, now.applied, now.revision, "unresolved", now.blockers, now.yes, now.no
+        )
+        self.outcome.stage = "unresolved"
+        self.outcome.note = f"revision {now.revision + 1} made no new commit: {why}"
+        return False
+
+    def _vote(self, now: _Standing) -> bool:
+        """The council's vote on `now`, recorded; True when it asks for changes and a
+        revision is left (`now.blockers` then holds them)."""
+        applied, outcome = now.applied, self.outcome
+        _say(
+            self.on_step,
+            f"Review of apply {applied.number}, revision {now.revision} ({_short(applied)})",
+        )
+        rnd = review_round(self.runner, self.d, applied, now.revision, self.voters, self.provider)
         outcome.rounds.append(rnd)
         if rnd.result in ("waiting", "budget"):
             outcome.stage, outcome.note = rnd.result, _stopped_note(rnd)
-            return outcome
-        if rnd.result == "changes" and revision >= limit:
+            return False
+        if rnd.result == "changes" and now.revision >= self.limit:
             rnd.result = "unresolved"  # no revision left
-        record_review(d, current, rnd)
-        if rnd.result != "changes":
-            outcome.stage = rnd.result
-            return outcome
-        if revise is None:
-            outcome.stage, outcome.note = "changes", NO_REVISE_NOTE
-            return outcome
-        _say(on_step, f"Revision {revision + 1}: {len(rnd.blockers)} blocker(s) to the lead")
-        revised = revise([f"{b.by}: {b.text}" for b in rnd.blockers])
-        if revised.result != "committed" or not revised.commit or revised.commit == current.commit:
-            why = revised.reason or f"its result is {revised.result}"
-            gave_up = ReviewRound(revision, rnd.commit, "unresolved", rnd.votes, rnd.blockers)
-            record_review(d, current, gave_up)
-            outcome.rounds.append(gave_up)
-            outcome.stage = "unresolved"
-            outcome.note = f"revision {revision + 1} made no new commit: {why}"
-            return outcome
-        current, revision = revised, revision + 1
+        blockers = [f"{b.by}: {b.text}" for b in rnd.blockers]
+        yes = tuple(n for n, v in rnd.votes.items() if v == "READY")
+        no = tuple(n for n, v in rnd.votes.items() if v != "READY")
+        record_review(self.d, applied, now.revision, rnd.result, blockers, yes, no)
+        outcome.stage = rnd.result
+        now.blockers, now.yes, now.no = blockers, yes, no
+        return rnd.result == "changes"
+
+
+def latest_applied(d: Discussion) -> Apply:
+    """The latest apply of `d` that committed a change."""
+    for found in reversed(d.applies):
+        if found.result == "committed" and found.commit:
+            return found
+    raise DiscussionsError(
+        f"{d.path.name} records no apply that committed a change; run `discussions apply "
+        f"{d.path.name}` first"
+    )
+
+
+def latest_review(d: Discussion, number: int) -> Review | None:
+    """The latest review of apply `number`, if any."""
+    reviews = [r for a in d.applies if a.number == number for r in a.reviews]
+    return reviews[-1] if reviews else None
 
 
 def review_round(
     runner: Runner,
     d: Discussion,
-    applied: Applied,
+    applied: ApplyRecord,
     revision: int,
     voters: Sequence[Participant],
     provider: str | None = None,
@@ -262,7 +329,7 @@ def votes_since(
 def review_callout(
     runner: Runner,
     d: Discussion,
-    applied: Applied,
+    applied: ApplyRecord,
     voters: Sequence[Participant],
     provider: str | None = None,
     revision: int = 0,
@@ -292,14 +359,9 @@ def review_callout(
 
 
 def decision_lines(d: Discussion) -> list[str]:
-    """The decisions a change is reviewed against: ``DECISION:`` items and passed motions."""
-    lines = [f"- {i.text} ({i.author}, line {i.line})" for i in d.decisions]
-    lines += [
-        f"- Motion passed: {m.text} (moved by {m.by}, line {m.line})"
-        for m in d.motions
-        if m.result == "passed"
-    ]
-    return lines
+    """The decisions a change is reviewed against, as the hand-off gives them (``DECISION:``
+    items and passed motions)."""
+    return [f"- {i.text} ({i.author}, line {i.line})" for i in build_handoff(d).decisions]
 
 
 def diff_budget(
@@ -315,29 +377,35 @@ def diff_budget(
     return budget
 
 
-def record_review(d: Discussion, applied: Applied, rnd: ReviewRound) -> None:
-    """Append the ``APPLY-REVIEW`` block of `rnd`; when implemented, the status change to
-    ``IMPLEMENTED`` in the same append."""
+def record_review(
+    d: Discussion,
+    applied: ApplyRecord,
+    revision: int,
+    result: str,
+    blockers: Sequence[str] = (),
+    yes: Sequence[str] = (),
+    no: Sequence[str] = (),
+) -> None:
+    """Append the ``APPLY-REVIEW`` block of a vote on `applied`; when `result` is
+    implemented, the status change to ``IMPLEMENTED`` in the same append."""
+    record = ApplyReviewRecord(
+        apply=applied.number,
+        revision=revision,
+        result=result,
+        commit=_commit_of(applied),
+        yes=tuple(yes),
+        no=tuple(no),
+        blockers=tuple(blockers),
+        at=clock.now_stamp(),
+    )
     d.reload()
-    d.add_block(_render(applied, rnd))
-    if rnd.result == "implemented" and d.status != IMPLEMENTED:
+    d.add_block(render_apply_review(record))
+    if result == "implemented" and d.status != IMPLEMENTED:
         d.set_status(IMPLEMENTED, strict=False)
     d.save()
 
 
-def _render(applied: Applied, rnd: ReviewRound) -> str:
-    yes = sorted(n for n, v in rnd.votes.items() if v == "READY")
-    no = sorted(n for n, v in rnd.votes.items() if v != "READY")
-    blockers = "\n".join(f"- {b.by}: {b.text}" for b in rnd.blockers)
-    return (
-        f"<!-- APPLY-REVIEW: {applied.number} | revision: {rnd.revision} | result: {rnd.result}"
-        f" | yes: {', '.join(yes)} | no: {', '.join(no)} | commit: {rnd.commit}"
-        f" | at: {clock.now_stamp()} -->\n\n"
-        f"*Review of apply {applied.number}: {rnd.result}*\n\n{blockers}\n"
-    )
-
-
-def _commit_of(applied: Applied) -> str:
+def _commit_of(applied: ApplyRecord) -> str:
     if not applied.commit:
         raise DiscussionsError(
             f"apply {applied.number} made no commit ({applied.result}); there is no change to "
@@ -346,7 +414,7 @@ def _commit_of(applied: Applied) -> str:
     return applied.commit
 
 
-def _short(applied: Applied) -> str:
+def _short(applied: ApplyRecord) -> str:
     return (applied.commit or "no commit")[:12]
 
 
