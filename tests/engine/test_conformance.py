@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.conformance import review_apply, votes_since
+from discussions.engine.conformance import review_apply, review_due, votes_since
 from discussions.engine.runner import Runner
 from discussions.errors import DiscussionsError
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.apply import ApplyRecord, render_apply
 
-from ..conftest import code, out, run, script_command, write
+from ..conftest import code, out, result_of, run, script_command, write
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -373,3 +373,47 @@ def test_a_required_human_ready_keeps_the_review_waiting(project) -> None:
     result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied)
     assert result.stage == "waiting" and "human_required" in result.note
     assert review_blocks(path) == [] and Discussion.load(path).status == "DECIDED"
+
+
+REVIEWED_TEMPLATE = """
+name: reviewed
+participants: [architect, security, pragmatist]
+consensus_status: DECIDED
+apply: {review: true}
+phases:
+  - id: consensus_vote
+    voting_mode: true
+"""
+
+
+def test_run_reviews_an_applied_change_when_the_template_says_so(
+    project, isolated: Path, tmp_path: Path
+) -> None:
+    path, applied, _ = project({"architect": "ready", "security": "changes", "pragmatist": "ready"})
+    # the bundled template does not ask for a review: `run` runs rounds as ever
+    assert not review_due(Discussion.load(path))
+    plain = path.read_text("utf-8")
+    write(isolated / "templates" / "reviewed.yaml", REVIEWED_TEMPLATE)
+    path.write_text(plain.replace("Template: feature", "Template: reviewed"), encoding="utf-8")
+    r = run("run", str(path), "--json")
+    assert code(r) == 0, out(r)
+    res = result_of(r)
+    assert res["stopped"] == "reviewed" and res["rounds"] == 0
+    assert res["review"]["stage"] == "implemented" and res["status"] == "IMPLEMENTED"
+    assert len(prompts(tmp_path)) == 3 and all("### The change" in p for p in prompts(tmp_path))
+    # reviewed: the next run does not review again
+    assert not review_due(Discussion.load(path))
+
+
+def test_run_leaves_the_revision_to_a_consenting_person(project, isolated: Path) -> None:
+    path, applied, _ = project(
+        {"architect": "changes", "security": "changes", "pragmatist": "ready"},
+        "apply:\n  review: true\n",
+    )
+    assert review_due(Discussion.load(path))
+    r = run("run", str(path))
+    assert code(r) == 0, out(r)
+    assert "Review of apply 1: changes." in out(r)
+    assert "AI-Architect: retries are not bounded (asked by architect)" in out(r)
+    assert "discussions apply FILE --review" in out(r)
+    assert Discussion.load(path).status == "DECIDED"

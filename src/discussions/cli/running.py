@@ -155,6 +155,13 @@ def _print_result(result: RunResult, as_json: bool) -> None:
         say("Who answered (provider, times):")
         for line in answered:
             say(f"  {line}")
+    if result.review:
+        review = result.review
+        say(f"Review of apply {review['apply']}: {review['stage']}.")
+        for b in review["blockers"] if review["stage"] != "implemented" else []:
+            say(f"  {b['by']}: {b['text']}")
+        if review["note"]:
+            say(f"  {review['note']}")
     if result.escalation:
         say("Escalated to the humans. Positions:")
         for line in result.escalation:

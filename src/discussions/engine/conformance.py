@@ -265,6 +265,17 @@ def latest_applied(d: Discussion) -> Apply:
     )
 
 
+def review_due(d: Discussion) -> bool:
+    """Whether ``apply: review`` asks for reviews and `d`'s latest committed apply has had
+    none yet (what `discussions run` then does instead of rounds)."""
+    from ..settings.apply import apply_settings
+
+    if not apply_settings(d.workspace.config, d.template).review:
+        return False
+    found = [a for a in d.applies if a.result == "committed" and a.commit]
+    return bool(found) and latest_review(d, found[-1].number) is None
+
+
 def latest_review(d: Discussion, number: int) -> Review | None:
     """The latest review of apply `number`, if any."""
     reviews = [r for a in d.applies if a.number == number for r in a.reviews]
