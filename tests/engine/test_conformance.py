@@ -132,22 +132,25 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
     return make
 
 
-def reviser(tree: Path, applied: Applied, calls: list[list[str]]):  # type: ignore[no-untyped-def]
-    """A lead that revises for real: a new commit on the branch that bounds the retries."""
+def reviser(tree: Path, applied: ApplyRecord, calls: list[list[str]]):  # type: ignore[no-untyped-def]
+    """A lead that revises for real, as `engine.apply.revise` does: a new commit on the branch
+    that bounds the retries, recorded as the next APPLY block of the discussion."""
 
-    def revise(blockers: list[str]) -> Applied:
+    def revise(under: ApplyRecord, blockers: list[str]) -> ApplyRecord:
+        assert under.branch == applied.branch
         calls.append(blockers)
         (tree / "app.py").write_text(
             "RETRIES = 3\n\n\ndef fetch():\n    for _ in range(RETRIES):\n        pass\n"
         )
         git(tree, "commit", "-q", "-am", f"Revision {len(calls)}: " + "; ".join(blockers))
-        return Applied(
-            applied.number,
-            applied.lead,
-            applied.branch,
-            applied.base,
-            git(tree, "rev-parse", "HEAD"),
+        d = Discussion.load(Path.cwd() / "discussions" / "retry-policy.md")
+        number = max(a.number for a in d.applies) + 1
+        record = Applied(
+            number, under.lead, under.branch, under.base, git(tree, "rev-parse", "HEAD")
         )
+        d.add_block(render_apply(record))
+        d.save()
+        return record
 
     return revise
 
@@ -279,9 +282,9 @@ def test_without_revise_the_review_stops_at_changes_and_resumes_there(
     ]
     assert [r.result for r in done.rounds] == ["implemented"] and done.rounds[0].revision == 1
     d = Discussion.load(path)
-    assert [(r.revision, r.result) for r in d.applies[0].reviews] == [
-        (0, "changes"),
-        (1, "implemented"),
+    assert [(a.number, [(r.revision, r.result) for r in a.reviews]) for a in d.applies] == [
+        (1, [(0, "changes")]),
+        (2, [(1, "implemented")]),
     ]
     assert d.status == "IMPLEMENTED"
     # finished: asks nobody, writes nothing
@@ -309,8 +312,8 @@ def test_a_failed_voter_records_no_result(project) -> None:
 def test_a_failed_revision_ends_unresolved(project) -> None:
     path, applied, _ = project({"architect": "changes", "security": "changes"})
 
-    def revise(blockers: list[str]) -> Applied:
-        return Applied(1, "AI-Architect", BRANCH, applied.base, None, "failed", "the lead crashed")
+    def revise(under: ApplyRecord, blockers: list[str]) -> ApplyRecord:
+        return Applied(2, "AI-Architect", BRANCH, applied.base, None, "failed", "the lead crashed")
 
     result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied, revise)
     assert result.stage == "unresolved" and "the lead crashed" in result.note
@@ -417,3 +420,18 @@ def test_run_leaves_the_revision_to_a_consenting_person(project, isolated: Path)
     assert "AI-Architect: retries are not bounded (asked by architect)" in out(r)
     assert "discussions apply FILE --review" in out(r)
     assert Discussion.load(path).status == "DECIDED"
+
+
+def test_a_revision_never_voted_on_is_reviewed_as_the_next_revision(project) -> None:
+    path, applied, tree = project(
+        {"architect": "ready", "security": "changes", "pragmatist": "fixed"},
+        "apply:\n  max_revisions: 1\n",
+    )
+    assert review_apply(Runner(Workspace.discover()), Discussion.load(path)).stage == "changes"
+    # the lead revised (APPLY 2), and the process ended before the council voted
+    reviser(tree, applied, [])(applied, ["AI-Security: retries are not bounded"])
+    assert review_due(Discussion.load(path)) is False  # apply: review is not set
+    result = review_apply(Runner(Workspace.discover()), Discussion.load(path))
+    assert result.apply == 2 and [(r.revision, r.result) for r in result.rounds] == [
+        (1, "implemented")
+    ]

@@ -71,9 +71,10 @@ NO_REVISE_NOTE = (
 )
 
 
-Revise = Callable[[list[str]], ApplyRecord]
-"""Given the blockers (``"Name: text"`` each), the lead revises the branch and returns the
-record of that revision (a new commit on the same branch, or why there is none)."""
+Revise = Callable[[ApplyRecord, list[str]], ApplyRecord]
+"""Given the apply under review and the blockers (``"Name: text"`` each), the lead revises
+the branch and returns the record of that revision (a new commit on the same branch, or why
+there is none; `engine.apply.revise` records it as the next ``APPLY`` block)."""
 
 
 @dataclass(slots=True)
@@ -166,7 +167,7 @@ def review_apply(
         outcome.stage = last.result
         outcome.note = f"apply {applied.number} was reviewed already (line {last.line})"
         return outcome
-    now = _Standing(applied, 0) if last is None else _Standing.after(applied, last)
+    now = _standing(d, applied, last)
     loop = _Loop(runner, d, voters, provider, limit, outcome, on_step)
     while loop.step(now, revise) and loop.next is not None:
         now = loop.next
@@ -188,6 +189,21 @@ class _Standing:
     def after(cls, applied: ApplyRecord, review: Review) -> _Standing:
         """After `review` of `applied`, which asked for changes."""
         return cls(applied, review.revision, list(review.blockers), review.yes, review.no)
+
+
+def _standing(d: Discussion, applied: ApplyRecord, last: Review | None) -> _Standing:
+    """Where the review of `applied` stands, `last` its latest review: blockers waiting for
+    the lead, else a vote due, counted one revision on from the latest review of an earlier
+    apply on the same branch (a revision is recorded as an apply of its own)."""
+    if last is not None:
+        return _Standing.after(applied, last)
+    earlier = [
+        r
+        for a in d.applies
+        if a.branch == applied.branch and a.number < applied.number
+        for r in a.reviews
+    ]
+    return _Standing(applied, earlier[-1].revision + 1 if earlier else 0)
 
 
 @dataclass(slots=True)
@@ -214,7 +230,7 @@ class _Loop:
         _say(
             self.on_step, f"Revision {now.revision + 1}: {len(now.blockers)} blocker(s) to the lead"
         )
-        revised = revise(now.blockers)
+        revised = revise(now.applied, now.blockers)
         if (
             revised.result == "committed"
             and revised.commit
