@@ -18,6 +18,8 @@
     │   └── TemplateError       a template YAML file is invalid
     ├── UnknownParticipant      an alias nobody defines
     ├── UnknownTemplate         a template name nobody defines
+    ├── ApplyError              an apply cannot start or go on: no commit to start from, no
+    │                           git identity, the branch exists already
     └── ProviderError           an AI provider did not give a usable answer
         ├── ProviderNotFound    its executable is not installed / not on PATH
         ├── ProviderTimeout     it ran past its timeout and was killed
@@ -108,6 +110,11 @@ class UnknownParticipant(DiscussionsError):
 
 class UnknownTemplate(DiscussionsError):
     pass
+
+
+class ApplyError(DiscussionsError):
+    """An apply (a lead making a decided change in a worktree) cannot start or go on; the
+    message says what to do."""
 
 
 class ProviderError(DiscussionsError):

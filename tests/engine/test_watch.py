@@ -238,3 +238,25 @@ def test_an_answer_an_editor_saved_over_is_noticed_and_asked_again(isolated: Pat
     w.process(path)
     assert any("loop guard: not asking @security again" in line for line in logs), logs
     assert [c.author for c in Discussion.load(path).comments] == ["Rob"]
+
+
+def test_watchdogs_stop_race_message_is_not_printed(
+    isolated: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """watchdog logs "queue_events() called when the thread is inactive" when a stop races an
+    event; the watcher silences that one message (it reached the terminal after "stopped")
+    and nothing else watchdog logs."""
+    import logging
+    import queue
+
+    from discussions.engine.watch import WatchTargets, observe
+
+    observer = observe(WatchTargets({isolated}, set(), {isolated}), queue.Queue())
+    observer.stop()
+    observer.join()
+    log = logging.getLogger("watchdog.observers.inotify")
+    log.error("InotifyEmitter.queue_events() called when the thread is inactive")
+    log.error("something else went wrong")
+    said = [r.getMessage() for r in caplog.records]
+    assert not any("thread is inactive" in m for m in said)
+    assert "something else went wrong" in said

@@ -155,3 +155,18 @@ def test_evidence_blocks_are_cited(isolated: Path) -> None:
     ]
     assert "#1 read src/app.py at blob 0123456789abcdef" in h.to_prompt()
     assert h.to_dict()["evidence"][0]["number"] == 1
+
+
+def test_a_templates_placeholders_and_footer_are_not_constraints(isolated: Path) -> None:
+    """A discussion made by `new` keeps the template's unfilled ``[Requirement 1]`` lines and
+    its ``---`` footer in the preamble; neither is a constraint for the lead."""
+    from click.testing import CliRunner
+
+    from discussions.cli import cli
+
+    out = CliRunner().invoke(cli, ["new", "Cache the reports", "--context", "Keep the API."])
+    assert out.exit_code == 0, out.output
+    (path,) = sorted(isolated.rglob("cache-the-reports.md"))
+    texts = [c.text for c in build_handoff(Discussion.load(path)).constraints]
+    assert texts == ["Keep the API."]
+

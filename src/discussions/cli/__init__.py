@@ -97,6 +97,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "watch": ("watching:watch_command", "Answer @mentions when a discussion file is saved."),
     "turn": ("turns:turn_command", "Invoke AI participants and append their comments and votes."),
+    "apply": (
+        "apply:apply_command",
+        "Have a lead implement a decided discussion on a new git branch.",
+    ),
     "draft": (
         "drafting:draft_command",
         "Draft the document that records a decided discussion, and have the council approve it.",

@@ -180,8 +180,11 @@ class Progress:
         color: bool | None = None,
         forced: str | None = None,
         said: set[str] | None = None,
+        title: str = "discussions turn",
     ) -> None:
         self.stream = stream
+        self.title = title
+        """The header's first words (``discussions apply`` shows a lead's run the same way)."""
         self.said = set() if said is None else said
         """Notes shown already (shared by the rounds of a run: each is said once)."""
         self.notes: list[str] = []
@@ -316,7 +319,7 @@ class Progress:
             name_w = max(min(name_w, limit - _HEAD_WIDTH), 4)
         done = sum(r.done for r in rows)
         failed = sum(_failed(r) for r in rows)
-        header: list[Segment] = [(f"discussions turn: {done}/{len(rows)} done", {"bold": True})]
+        header: list[Segment] = [(f"{self.title}: {done}/{len(rows)} done", {"bold": True})]
         if failed:
             header.append((f", {failed} failed", {"fg": "red"}))
         took = seconds(now - self.started)

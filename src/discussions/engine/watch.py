@@ -37,6 +37,8 @@ from ..settings.workspace import Workspace, display_path
 from .runner import Runner
 
 if TYPE_CHECKING:
+    from logging import LogRecord
+
     from watchdog.observers.api import BaseObserver
 
 DEFAULT_DEBOUNCE = 1.0
@@ -372,12 +374,22 @@ def observe(targets: WatchTargets, changes: queue.Queue[Path]) -> BaseObserver:
             if targets.wants(path):
                 changes.put(path)
 
+    import logging
+
+    logging.getLogger("watchdog.observers.inotify").addFilter(_shutdown_race)
     observer = Observer()
     handler = Handler()
     for folder in sorted(targets.folders):
         observer.schedule(handler, str(folder), recursive=False)
     observer.start()
     return observer
+
+
+def _shutdown_race(record: LogRecord) -> bool:
+    """False for watchdog's "queue_events() called when the thread is inactive": logged when
+    a stop races an event being read (harmless; the observer is stopping), which would
+    otherwise reach the terminal after ``stopped``."""
+    return "called when the thread is inactive" not in str(record.msg)
 
 
 def _new_comments(comments: list[Comment], seen: Counter[tuple[str, str]]) -> list[Comment]:

@@ -119,11 +119,15 @@ class Confinement:
             self._options = opts
         return self._options
 
-    def git(self, args: list[str], max_output: int = 4 << 20) -> ContainedRun:
+    def git(
+        self, args: list[str], max_output: int = 4 << 20, timeout: float = GIT_TIMEOUT
+    ) -> ContainedRun:
         """Run ``git ARGS`` confined (see the module docstring)."""
-        return self._raw_git([*self.git_options(), "--no-pager", *args], max_output)
+        return self._raw_git([*self.git_options(), "--no-pager", *args], max_output, timeout)
 
-    def _raw_git(self, args: list[str], max_output: int = 4 << 20) -> ContainedRun:
+    def _raw_git(
+        self, args: list[str], max_output: int = 4 << 20, timeout: float = GIT_TIMEOUT
+    ) -> ContainedRun:
         base = ["git", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"]
         base += ["-c", "core.untrackedCache=false", "-c", "core.hooksPath=" + os.devnull]
         return run_contained(
@@ -131,7 +135,7 @@ class Confinement:
             [*base, *args],
             cwd=self.root,
             env=safe_git_env(),
-            timeout=GIT_TIMEOUT,
+            timeout=timeout,
             max_output=max_output,
         )
 

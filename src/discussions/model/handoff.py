@@ -27,7 +27,11 @@ NEGATIVE_STATUSES = frozenset({"REJECTED", "ABANDONED", "WITHDRAWN", "UNAPPROVED
 """Finished statuses that decide nothing to implement."""
 APPROVAL_STATUSES = ("pending", "approved", "refused")
 _MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
+# Greedy, trimmed in code: a lazy group before an optional run and ``$`` backtracks
+# quadratically on a long run of spaces and hashes.
+_HEADING = re.compile(r"#{1,6}[ \t]+(.*)")
+_PLACEHOLDER = re.compile(r"[ \t]*(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?)?\[[^\]\n]*\][ \t]*")
+"""A template's unfilled line: ``- [ ] [Requirement 1]``, ``- [Constraint 1]``."""
 _CONSTRAINT_HEADINGS = ("context", "constraints", "requirements")
 _WORDS = re.compile(r"[^\W_]+")
 
@@ -240,10 +244,12 @@ def _context(d: Discussion) -> list[HandoffItem]:
     preamble = d.preamble
     sections: list[tuple[str, str, list[str]]] = []
     for raw in preamble.splitlines():
+        if raw.strip() == "---":
+            break  # the template's footer ("Discussion begins below")
         heading = _HEADING.match(raw.strip())
         if heading:
-            sections.append((heading.group(1).strip(), raw, []))
-        elif sections:
+            sections.append((heading.group(1).rstrip(" \t#").strip(), raw, []))
+        elif sections and not _PLACEHOLDER.fullmatch(raw):
             sections[-1][2].append(raw)
     lines = d.text.splitlines()
     items = [

@@ -520,13 +520,18 @@ def run_contained(
     env: dict[str, str],
     timeout: float,
     max_output: int,
+    stdin: bytes = b"",
+    on_output: Callable[[str], None] | None = None,
 ) -> ContainedRun:
-    """Run `argv` (no shell, nothing on stdin) in `cwd` with the containment of a provider
+    """Run `argv` (no shell; `stdin` fed to it) in `cwd` with the containment of a provider
     call: its own process group, killed with every escaped descendant when it ends, times out
-    or writes more than `max_output` bytes. `ProviderNotFound` when it cannot start."""
+    or writes more than `max_output` bytes. `on_output` gets stdout as decoded text while it
+    arrives. `ProviderNotFound` when it cannot start."""
     run = _Run.spawn(name, argv, env, max_output, cwd)
+    if on_output is not None:
+        run.on_out = output_sink("text", on_output)
     try:
-        run.collect(b"", timeout)
+        run.collect(stdin, timeout)
     finally:
         run.finish()
     out = bytes(run.out[:max_output])

@@ -1,0 +1,150 @@
+"""Benchmark: the time `discussions apply` adds around the lead's own run.
+
+    python benchmarks/apply.py
+    python benchmarks/apply.py --repeat 9 --sleep 0 1
+
+In a local clone of this repository (with a decided discussion, a persona whose provider has a
+write command, and a dirty file), each apply is timed end to end as the command does it after
+the person's consent: the plan (hand-off, lead, branch), the lead's run in a new worktree
+(`apply_run.execute`: snapshot of the user's tree, worktree, the fake lead, the comparison,
+the commit, numstat, the worktree removed) and the APPLY block appended under the lock. The
+fake lead sleeps `--sleep` seconds and appends a line to README.md; its own run (process
+start to exit) is subtracted. Figures are medians; the target is under 0.5 s.
+
+Nothing is asserted; the script prints the figures next to the target, with the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+REPO = Path(__file__).resolve().parent.parent
+
+LEAD = """\
+import sys, time
+sys.stdin.read()
+time.sleep(float(sys.argv[1]))
+with open("README.md", "a", encoding="utf-8") as f:
+    f.write("\\nA line the lead added.\\n")
+print("added a line to README.md")
+"""
+
+DISCUSSION = """\
+<!-- DISCUSSION -->
+<!-- Title: Bench apply -->
+<!-- Phase: initial_feedback -->
+<!-- Status: DECIDED -->
+<!-- Participants: bench -->
+
+# Bench apply
+
+---
+
+Name: AI-Bench
+DECISION: implement one more line in the README.
+
+VOTE: READY
+
+---
+"""
+
+
+def project(work: Path, sleep_script: Path) -> Path:
+    """A clone of this repository set up for applies; returns the discussion's path."""
+    subprocess.run(["git", "clone", "-q", "--local", str(REPO), str(work)], check=True)
+    for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com")):
+        subprocess.run(["git", "config", key, value], cwd=work, check=True)
+    lead = " ".join(shlex.quote(x) for x in (sys.executable, str(sleep_script)))
+    userdir = work.parent / "userdir"
+    userdir.mkdir()
+    (userdir / "providers.yaml").write_text(
+        "providers:\n  - name: bench-write\n"
+        f"    command: {sys.executable} -c pass\n"
+        f'    write_command: "{lead} $BENCH_SLEEP"\n',
+        encoding="utf-8",
+    )
+    os.environ["DISCUSSIONS_HOME"] = str(userdir)
+    (work / "participants").mkdir(exist_ok=True)
+    (work / "participants" / "bench.yaml").write_text(
+        "name: AI-Bench\nalias: bench\nrole: r\npersonality: p\n"
+        "capabilities: [logic, docs]\nprovider_hint: bench-write\n",
+        encoding="utf-8",
+    )
+    (work / "discussions.yaml").write_text(
+        "providers:\n  fallback: []\n  detect: false\n", encoding="utf-8"
+    )
+    path = work / "discussions" / "bench-apply.md"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(DISCUSSION, encoding="utf-8")
+    (work / "scratch.txt").write_text("the user's unsaved work\n", encoding="utf-8")
+    return path
+
+
+def one(path: Path, branch: str) -> dict[str, float]:
+    """One apply as `discussions apply --yes` makes it; seconds of each part."""
+    from discussions.engine import apply_run
+    from discussions.engine.apply import ApplyOptions, append_record, job_of, prepare, record_of
+    from discussions.model.discussion import Discussion
+    from discussions.settings.workspace import Workspace
+
+    started = time.perf_counter()
+    d = Discussion.load(path, Workspace.discover(path.parent))
+    plan = prepare(d, ApplyOptions(branch=branch))
+    planned = time.perf_counter()
+    result = apply_run.execute(job_of(plan))
+    ran = time.perf_counter()
+    append_record(d, record_of(plan, result))
+    done = time.perf_counter()
+    assert result.result == "committed", result.reason
+    return {
+        "plan": planned - started,
+        "worktree+commit": (ran - planned) - result.lead_seconds,
+        "record": done - ran,
+        "lead": result.lead_seconds,
+        "added": (done - started) - result.lead_seconds,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--sleep", type=float, nargs="+", default=[0.0, 1.0])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "lead.py"
+        script.write_text(LEAD, encoding="utf-8")
+        work = Path(tmp) / "repo"
+        path = project(work, script)
+        os.chdir(work)
+        files = len(subprocess.run(["git", "ls-files"], cwd=work, capture_output=True,
+                                   text=True, check=True).stdout.splitlines())
+        print(f"load before: {os.getloadavg()[0]:.2f} (1 min); a clone of this repository, "
+              f"{files} tracked files")
+        for sleep in args.sleep:
+            os.environ["BENCH_SLEEP"] = str(sleep)
+            runs = [one(path, f"bench/{sleep:g}-{i}") for i in range(args.repeat)]
+            med = {k: statistics.median(r[k] for r in runs) * 1000 for k in runs[0]}
+            verdict = "within" if med["added"] < 500 else "OVER"
+            print(
+                f"lead sleeping {sleep:g}s: apply adds {med['added']:.0f} ms "
+                f"(target: under 500 ms: {verdict}): plan {med['plan']:.0f} ms, worktree + "
+                f"snapshot + commit {med['worktree+commit']:.0f} ms, record "
+                f"{med['record']:.0f} ms; the lead's own run {med['lead']:.0f} ms "
+                f"(median of {args.repeat}; max added "
+                f"{max(r['added'] for r in runs) * 1000:.0f} ms)"
+            )
+        print(f"load after: {os.getloadavg()[0]:.2f} (1 min)")
+
+
+if __name__ == "__main__":
+    main()

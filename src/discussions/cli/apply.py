@@ -1,0 +1,232 @@
+"""`discussions apply`: show the hand-off of a decided discussion, ask for consent, and have the
+chosen lead make the change on a new branch in a worktree of its own."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from .common import echo_json, resolve_discussion, say, workspace
+from .options import json_option
+from .turns import live_display
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..engine.apply import Plan
+    from ..syntax.apply import ApplyRecord
+    from .progress import Progress
+
+_OK = ("committed", "unchanged")
+
+
+@click.command("apply")
+@click.argument("file")
+@click.option("--lead", metavar="ALIAS", help="Who leads (default: chosen by capabilities).")
+@click.option("--branch", metavar="NAME", help="The new branch (default: discussions/apply/F-N).")
+@click.option("-y", "--yes", is_flag=True, help="Consent without asking (for scripts).")
+@click.option("--dry-run", is_flag=True, help="Print the hand-off and the command; run nothing.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1), metavar="S",
+    help="Seconds the lead may take (default: apply.timeout, 1800).",
+)
+@click.option("--force", is_flag=True, help="Apply an undecided discussion (needs --reason).")
+@click.option("--reason", metavar="TEXT", help="Why --force: recorded in the discussion.")
+@click.option(
+    "--acknowledge-questions", is_flag=True,
+    help="Go ahead with open questions unanswered (recorded).",
+)
+@json_option("Print the APPLY record (with --dry-run: the plan) as JSON.")
+def apply_command(
+    file: str,
+    lead: str | None,
+    branch: str | None,
+    yes: bool,
+    dry_run: bool,
+    timeout: float | None,
+    force: bool,
+    reason: str | None,
+    acknowledge_questions: bool,
+    as_json: bool,
+) -> None:
+    """Have a lead implement a decided discussion on a new git branch.
+
+    The lead is the participant whose capabilities match the decision best
+    (or --lead), through the first of its providers with a write mode. It
+    gets the hand-off (decisions, TODOs, constraints, evidence, open
+    questions) and works in a fresh git worktree on a new branch from HEAD,
+    never in your working tree. What it changed is committed on that branch
+    in your name, with a Co-authored-by trailer for the persona; the
+    project's trusted `test` command (evidence.commands) runs there; an
+    APPLY block records it all in the discussion. Nothing is ever merged.
+
+    You are asked to consent (y/N). Without a terminal, or in CI, nothing
+    runs unless --yes is given.
+
+    \b
+    Examples:
+      discussions apply feature-x.md --dry-run
+      discussions apply feature-x.md
+      discussions apply feature-x.md --lead architect --branch feat/x-retries
+      discussions apply feature-x.md --yes --acknowledge-questions --json
+      discussions apply spike.md --force --reason "prototype before the vote"
+    """
+    from ..engine.apply import ApplyOptions, carry_out, prepare
+    from ..model.discussion import Discussion
+
+    if force != (reason is not None):
+        said = "--force needs --reason TEXT (it is recorded)" if force else "--reason needs --force"
+        raise click.UsageError(said)
+    ws = workspace(warn=False)
+    d = Discussion.load(resolve_discussion(file, ws), ws)
+    options = ApplyOptions(lead, branch, timeout, reason, acknowledge_questions)
+    plan = prepare(d, options, dry_run=dry_run)
+    if dry_run:
+        echo_json(plan.to_dict()) if as_json else _show(plan, dry_run=True)
+        return
+    if not yes and not _terminal():
+        raise click.ClickException(
+            "an apply needs your consent and there is no terminal to ask on (or this is CI): "
+            "look at it with --dry-run, then run it again with --yes to consent. Nothing was run."
+        )
+    if not as_json:
+        _show(plan)
+    _ask(plan, yes)
+    _report(plan, _run(plan, carry_out, as_json), as_json)
+
+
+def _report(plan: Plan, record: ApplyRecord, as_json: bool) -> None:
+    """What the apply came to; exit 1 unless it committed (or changed nothing) and no test
+    failed."""
+    if as_json:
+        echo_json(
+            {"apply": _record_dict(record), "lead_reason": plan.reason,
+             "handoff": plan.handoff.to_dict()}
+        )
+    else:
+        say(_result_line(record))
+    if record.result not in _OK or record.tests == "failed":
+        sys.exit(1)
+
+
+def _show(plan: Plan, *, dry_run: bool = False) -> None:
+    """The hand-off and what will run, for the person to consent to."""
+    say(plan.prompt().rstrip())
+    say()
+    say(f"{plan.reason}.")
+    if plan.forced:
+        say(f"Not decided ({plan.decided}); forced: {plan.forced}")
+    say(f"Branch: {plan.branch} (new, from HEAD; your working tree is not touched)")
+    say(f"Command: {plan.command_line()}")
+    say(f"Timeout: {plan.timeout:g}s")
+    if plan.tests is not None:
+        trusted = "" if plan.tests.trusted else " (not trusted: will not run)"
+        say(f"Tests: {plan.tests.command}{trusted}")
+    who = plan.author or "(git user.name / user.email are not set)"
+    say(f"Commit author: {who}")
+    if dry_run:
+        say("Dry run: nothing was run or written.")
+
+
+def _terminal() -> bool:
+    """Whether a person can be asked: standard input is a terminal and this is not CI."""
+    return sys.stdin.isatty() and not os.environ.get("CI", "").strip()
+
+
+def _ask(plan: Plan, yes: bool) -> None:
+    """Consent (and the open questions) from the person on the terminal, or exit with
+    nothing done."""
+    count = plan.open_questions()
+    if count and yes:
+        raise click.ClickException(
+            f"{count} open question(s) are unanswered: answer them in the discussion, or go "
+            "ahead with --acknowledge-questions (recorded). Nothing was run."
+        )
+    if count and not click.confirm(
+        f"{count} open question(s) are unanswered. Go ahead anyway (recorded as acknowledged)?",
+        default=False,
+    ):
+        _refused()
+    if count:
+        plan.acknowledge()
+    if not yes and not click.confirm(
+        f"Let {plan.choice.participant.name} make this change on {plan.branch}, "
+        f"committed as {plan.author}?",
+        default=False,
+    ):
+        _refused()
+
+
+def _refused() -> None:
+    say("Not applied: nothing was run or written.", err=True)
+    sys.exit(1)
+
+
+def _run(
+    plan: Plan, carry_out: Callable[..., ApplyRecord], as_json: bool
+) -> ApplyRecord:
+    """Run the plan with its output streamed: the turn display on a terminal, the lead's own
+    lines on a pipe, nothing with --json."""
+    from ..engine.outcomes import ParticipantOutcome, TurnEvent
+    from .progress import Progress
+
+    p, provider = plan.choice.participant, plan.choice.provider.name
+    live = live_display(as_json)
+    if not live:
+        if not as_json:
+            say(f"{p.name} is working on {plan.branch} ({provider})...", err=True)
+        stream = None if as_json else _plain_stream()
+        return carry_out(plan, on_output=stream)
+    with Progress(sys.stderr, True, [(p.alias, p.name)], title="discussions apply") as progress:
+        progress(TurnEvent("start", p.alias, p.name, provider))
+        record = carry_out(plan, on_output=_live_stream(progress, p.alias, p.name, provider))
+        done = ParticipantOutcome(p.alias, p.name, "posted" if record.result in _OK else "failed",
+                                  provider, duration=record.duration)
+        done.vote = record.result  # the display's result column: what the apply came to
+        progress(TurnEvent("done", p.alias, p.name, provider, outcome=done))
+    return record
+
+
+def _plain_stream() -> Callable[[str], None]:
+    def write(text: str) -> None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    return write
+
+
+def _live_stream(
+    progress: Progress, alias: str, name: str, provider: str
+) -> Callable[[str], None]:
+    """Feeds the turn display: the latest line the lead wrote, as a turn's providers do."""
+    from ..engine.outcomes import TurnEvent
+
+    seen: list[str] = []
+
+    def feed(text: str) -> None:
+        seen.append(text)
+        lines = [ln for ln in "".join(seen[-20:]).splitlines() if ln.strip()]
+        if lines:
+            progress(TurnEvent("chunk", alias, name, provider, message=lines[-1]))
+
+    return feed
+
+
+def _result_line(record: ApplyRecord) -> str:
+    from ..engine.apply import summary_line
+
+    line = summary_line(record)
+    if record.worktree:
+        line += f"\nThe worktree is kept for you to look at: {record.worktree}"
+    return line
+
+
+def _record_dict(record: ApplyRecord) -> dict[str, object]:
+    from dataclasses import asdict
+
+    out = asdict(record)
+    out["files"] = [{"path": p, "added": a, "removed": r} for p, a, r in record.files]
+    return out

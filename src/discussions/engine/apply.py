@@ -1,0 +1,380 @@
+"""`discussions apply`: a decided discussion carried into code by a lead, with a person's
+consent, in a worktree of its own, recorded in the file as an ``APPLY`` block.
+
+    plan = prepare(d, ApplyOptions(lead="architect"))  # refuses an undecided discussion
+    show(plan.handoff.to_prompt(), plan.reason, plan.command_line())
+    record = carry_out(plan, on_output=print)           # only after the person said yes
+    again = revise(d, record.number, ["the migration is missing"])  # after a review
+
+* `prepare` runs nothing and writes nothing: it checks that the discussion is decided (or
+  that ``--force`` came with a reason, which is recorded), builds the hand-off, picks the lead
+  by its capabilities (`leads.choose_lead`) and names the branch
+  (``discussions/apply/<discussion>-<n>``, n the next APPLY number).
+* `carry_out` needs the consent the interface asked for: it refuses open questions that were
+  neither answered nor acknowledged, runs the lead (`apply_run.execute`: a new worktree from
+  HEAD, the provider's containment, the commit authored by the person who consented with a
+  ``Co-authored-by`` trailer for the persona, the trusted ``test`` command), and appends the
+  ``APPLY`` block under the file lock, numbered after the file's last one.
+* `revise` is the same lead again on the same branch, the review's blockers appended to the
+  hand-off: a new commit on top and a new ``APPLY`` block.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..derive.rules import derive
+from ..errors import ApplyError, DiscussionsError, NotDecided
+from ..git import worktree
+from ..git.run import repo_root
+from ..model import storage
+from ..model.discussion import Discussion
+from ..model.handoff import Handoff, build_handoff, is_decided
+from ..providers.command import split_command
+from ..providers.registry import ProviderRegistry
+from ..settings.evidence import evidence_settings
+from ..syntax import clock
+from ..syntax.apply import ApplyRecord, render_apply
+from . import apply_run
+from .apply_run import Job, LeadCommand, ProjectTests, RunResult
+from .leads import LeadChoice, choose_lead, default_chain
+from .turns import select_participants
+
+BRANCH_PREFIX = "discussions/apply/"
+SUMMARY_LINES = 12
+"""Lines of a lead's output an APPLY block keeps when it succeeded (its closing summary)."""
+COAUTHOR_DOMAIN = "discussions.invalid"
+"""The persona's address in the ``Co-authored-by`` trailer: a reserved name that reaches no
+one (RFC 2606)."""
+
+
+@dataclass(slots=True)
+class ApplyOptions:
+    """What the person asked for (``discussions apply`` options)."""
+
+    lead: str | None = None
+    """An alias or display name; None: chosen by capabilities."""
+    branch: str | None = None
+    timeout: float | None = None
+    """Seconds the lead may take; None: ``apply.timeout`` or `apply_run.DEFAULT_TIMEOUT`."""
+    force_reason: str | None = None
+    """``--force --reason TEXT``: apply an undecided discussion, the reason recorded."""
+    acknowledge_questions: bool = False
+    """Go ahead with the open questions unanswered (their count is recorded)."""
+
+
+@dataclass(slots=True)
+class Plan:
+    """What an apply will do, shown to the person before they consent."""
+
+    discussion: Discussion
+    handoff: Handoff
+    choice: LeadChoice
+    root: Path
+    """The git work tree holding the discussion."""
+    branch: str
+    number: int
+    """The APPLY number it expects (the block takes the next free one when it is written)."""
+    author: str
+    """``Name <email>`` who will consent and author the commit ("" when git has none: only a
+    dry run gets that far)."""
+    timeout: float
+    tests: ProjectTests | None
+    decided: str
+    """Why the discussion counts as decided (or why not, when forced)."""
+    forced: str = ""
+    acknowledged: int = 0
+    revise: bool = False
+    blockers: tuple[str, ...] = ()
+    """A revision's blockers, appended to the hand-off."""
+
+    @property
+    def reason(self) -> str:
+        """``AI-Architect leads: refactoring, architecture``."""
+        return self.choice.reason
+
+    @property
+    def lead(self) -> LeadCommand:
+        spec = self.choice.provider
+        return LeadCommand(
+            spec.name,
+            spec.write_command or "",
+            spec.prompt_via,
+            tuple(spec.env_remove),
+            str(self.discussion.workspace.config.base_dir),
+        )
+
+    def prompt(self) -> str:
+        """The hand-off as the lead gets it (with a revision's blockers)."""
+        text = self.handoff.to_prompt()
+        if self.blockers:
+            listed = "\n".join(f"- {b}" for b in self.blockers)
+            text += (
+                "\n\n## Blockers from the review of your change\n\nThe council reviewed the "
+                "change on this branch and asks for these before it implements the decision. "
+                f"Revise the change in place:\n\n{listed}\n"
+            )
+        return text
+
+    def command_line(self) -> str:
+        """The command that would run, as a shell would show it, and where the prompt goes."""
+        words = split_command(self.lead.command)
+        where = "the hand-off as its last argument" if self.lead.prompt_via == "argument" else (
+            "the hand-off on standard input"
+        )
+        return f"{shlex.join(words)}  ({where}; in {worktree.APPLY_DIR}/ of the git folder)"
+
+    def open_questions(self) -> int:
+        """Open questions not acknowledged (an apply refuses to start while there are any)."""
+        return 0 if self.acknowledged else len(self.handoff.questions)
+
+    def acknowledge(self) -> None:
+        """The person acknowledged the open questions unanswered."""
+        self.acknowledged = len(self.handoff.questions)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "discussion": str(self.discussion.path),
+            "decided": self.decided,
+            "forced": self.forced or None,
+            "lead": self.choice.participant.name,
+            "lead_reason": self.reason,
+            "provider": self.choice.provider.name,
+            "command": self.command_line(),
+            "branch": self.branch,
+            "number": self.number,
+            "consent_by": self.author or None,
+            "timeout": self.timeout,
+            "test_command": self.tests.command if self.tests else None,
+            "open_questions": len(self.handoff.questions),
+            "handoff": self.handoff.to_dict(),
+        }
+
+
+def prepare(
+    d: Discussion,
+    options: ApplyOptions | None = None,
+    *,
+    registry: ProviderRegistry | None = None,
+    dry_run: bool = False,
+) -> Plan:
+    """The plan of an apply of `d` (nothing runs, nothing is written). `NotDecided` for an
+    undecided discussion without ``force_reason``; `NoLead` when nobody can lead;
+    `ApplyError` outside git or (but for a `dry_run`) without a git identity."""
+    options = options or ApplyOptions()
+    decided, why = is_decided(d)
+    forced = _forced(d, decided, why, options.force_reason)
+    handoff = build_handoff(d)
+    choice = _choose(d, handoff, options.lead, registry)
+    root = _root(d)
+    number = max((a.number for a in d.applies), default=0) + 1
+    timeout = options.timeout or configured_timeout(d)
+    plan = Plan(
+        d, handoff, choice, root, options.branch or default_branch(d, number), number,
+        _author(root, dry_run), timeout, _tests(d, root, timeout), why, forced,
+    )
+    if options.acknowledge_questions:
+        plan.acknowledge()
+    return plan
+
+
+def _forced(d: Discussion, decided: bool, why: str, reason: str | None) -> str:
+    """The recorded ``--force`` reason ("" when the discussion is decided), or `NotDecided`."""
+    if reason is not None and not reason.strip():
+        raise NotDecided("--force needs --reason TEXT: say why (it is recorded in the file)")
+    if decided:
+        return ""
+    if reason is None:
+        raise NotDecided(
+            f"{d.path.name} is not decided, so there is nothing to apply: {why}"
+        )
+    return " ".join(reason.split())
+
+
+def _choose(
+    d: Discussion, handoff: Handoff, name: str | None, registry: ProviderRegistry | None
+) -> LeadChoice:
+    if registry is None:
+        registry = ProviderRegistry.load(d.workspace.config.base_dir)
+    return choose_lead(
+        select_participants(d, ["all"]), handoff, name,
+        registry=registry, chain=default_chain(registry, d.workspace),
+    )
+
+
+def _root(d: Discussion) -> Path:
+    try:
+        return repo_root(d.path)
+    except DiscussionsError:
+        raise ApplyError(
+            f"{d.path} is not in a git repository: a lead works in a git worktree on a new "
+            "branch (run `git init` and commit once)"
+        ) from None
+
+
+def _author(root: Path, dry_run: bool) -> str:
+    try:
+        return worktree.identity(root)
+    except ApplyError:
+        if dry_run:
+            return ""
+        raise
+
+
+def _tests(d: Discussion, root: Path, timeout: float) -> ProjectTests | None:
+    return apply_run.project_tests(root, evidence_settings(d.workspace.config), timeout)
+
+
+def configured_timeout(d: Discussion) -> float:
+    """``apply.timeout`` of ``discussions.yaml``, else `apply_run.DEFAULT_TIMEOUT`."""
+    value = d.workspace.config.section("apply").get("timeout")
+    return float(value) if isinstance(value, (int, float)) and value > 0 else (
+        apply_run.DEFAULT_TIMEOUT
+    )
+
+
+def default_branch(d: Discussion, number: int) -> str:
+    """``discussions/apply/<discussion file's name>-<number>``."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", d.path.stem).strip("-.") or "discussion"
+    return f"{BRANCH_PREFIX}{slug}-{number}"
+
+
+def coauthor(choice: LeadChoice) -> str:
+    """``AI-Architect <architect@discussions.invalid>``: the persona, for the trailer."""
+    alias = re.sub(r"[^a-z0-9._-]+", "-", choice.participant.alias.lower()) or "lead"
+    return f"{choice.participant.name} <{alias}@{COAUTHOR_DOMAIN}>"
+
+
+def carry_out(plan: Plan, *, on_output: Callable[[str], None] | None = None) -> ApplyRecord:
+    """Run the consented `plan` and append its ``APPLY`` block; returns the record as
+    written. The caller has asked the person (`plan.author`) for consent: this is the only
+    way a lead runs. `ApplyError` while open questions are unacknowledged."""
+    if not plan.author:
+        plan.author = worktree.identity(plan.root)
+    if plan.open_questions():
+        raise ApplyError(
+            f"{plan.open_questions()} open question(s) are unanswered: answer them in the "
+            "discussion, or acknowledge them (--acknowledge-questions)"
+        )
+    plan.handoff.approve(plan.author, clock.now_stamp())
+    result = apply_run.execute(job_of(plan, on_output))
+    return append_record(plan.discussion, record_of(plan, result))
+
+
+def job_of(plan: Plan, on_output: Callable[[str], None] | None = None) -> Job:
+    """The run of `plan` for `apply_run.execute`."""
+    d = plan.discussion
+    path = d.path.resolve()
+    where = path.relative_to(plan.root).as_posix() if plan.root in path.parents else path.name
+    what = f"the review's blockers for {where}" if plan.revise else f"the decisions of {where}"
+    body = f"Carries {what} into code (apply {plan.number}).\n{plan.reason}."
+    if plan.forced:
+        body += f"\nApplied without a decision (--force): {plan.forced}"
+    subject = ("Revise: " if plan.revise else "Apply: ") + d.title
+    return Job(
+        plan.root, plan.branch, plan.prompt(), plan.lead, plan.author, coauthor(plan.choice),
+        subject[:72], body, plan.timeout, plan.tests, on_output, plan.revise,
+    )
+
+
+def record_of(plan: Plan, result: RunResult) -> ApplyRecord:
+    """The ``APPLY`` record of `plan` run with `result`."""
+    return ApplyRecord(
+        number=plan.number,
+        lead=plan.choice.participant.name,
+        provider=plan.choice.provider.name,
+        branch=result.branch,
+        base=result.base,
+        commit=result.commit,
+        consented_by=plan.author,
+        result=result.result,
+        files=tuple(result.files),
+        tests=result.tests,
+        test_command=result.test_command,
+        duration=round(result.duration, 1),
+        reason=result.reason,
+        forced=plan.forced,
+        acknowledged=plan.acknowledged,
+        worktree=result.worktree,
+        at=clock.now_stamp(),
+        output=_output(plan, result),
+    )
+
+
+def _output(plan: Plan, result: RunResult) -> str:
+    """What the block's fence holds after the diffstat: the blockers a revision answered,
+    the lead's last lines (the summary its prompt asks it to end with; more of them after a
+    failure) and the test output."""
+    parts: list[str] = []
+    if plan.blockers:
+        parts.append("Revision for:\n" + "\n".join(f"- {b}" for b in plan.blockers))
+    if result.lead_output:
+        kept = SUMMARY_LINES if result.result in ("committed", "unchanged") else None
+        said = "\n".join(result.lead_output.splitlines()[-kept:] if kept else
+                         result.lead_output.splitlines())
+        parts.append(f"{plan.choice.participant.name} said:\n{said}")
+    if result.test_command:
+        parts.append(f"$ {result.test_command}\n{result.test_output}".rstrip())
+    return "\n\n".join(parts)
+
+
+def summary_line(record: ApplyRecord) -> str:
+    """The line a reader sees for `record` in the file (``Apply 1: AI-Architect (claude)
+    committed 3 files on ...``), without its emphasis."""
+    block = render_apply(record)
+    seen = next((ln for ln in block.splitlines() if ln.startswith("*Apply ")), "")
+    return seen.strip("*") or f"Apply {record.number}: {record.result}"
+
+
+def append_record(d: Discussion, record: ApplyRecord) -> ApplyRecord:
+    """Append `record` as an ``APPLY`` block under the file lock, numbered after the last
+    APPLY block in the file as it is then."""
+
+    def build(text: str) -> list[str]:
+        state = derive(text, d.workspace, d.path.stem)
+        record.number = max((a.number for a in state.applies), default=0) + 1
+        return [render_apply(record)]
+
+    storage.locked_append(d.path, build, root=d.workspace.config.base_dir)
+    d.reload()
+    return record
+
+
+def revise(
+    d: Discussion,
+    number: int,
+    blockers: Sequence[str],
+    *,
+    on_output: Callable[[str], None] | None = None,
+    timeout: float | None = None,
+    registry: ProviderRegistry | None = None,
+) -> ApplyRecord:
+    """The lead of ``APPLY`` `number` revises its change on the same branch: the hand-off
+    again with `blockers` (the review's ``CONCERN:`` texts) appended, run in a worktree of
+    that branch, a new commit on top of the branch's tip (authored by the person who
+    consented to that apply; their consent covers the review and its revisions), and a new
+    ``APPLY`` block (the next number) recording it, which is returned. `ApplyError` when
+    apply `number` is not in the file, committed nothing, or its branch is gone or held by a
+    kept worktree; `NoLead` when its lead can no longer write."""
+    earlier = next((a for a in d.applies if a.number == number), None)
+    if earlier is None:
+        raise ApplyError(f"{d.path.name} has no APPLY block {number} to revise")
+    if earlier.commit is None and not worktree.branch_exists(_root(d), earlier.branch):
+        raise ApplyError(f"apply {number} left no branch to revise ({earlier.result})")
+    handoff = build_handoff(d)
+    choice = _choose(d, handoff, earlier.lead, registry)
+    root = _root(d)
+    t = timeout or configured_timeout(d)
+    plan = Plan(
+        d, handoff, choice, root, earlier.branch, max(a.number for a in d.applies) + 1,
+        earlier.consented_by, t, _tests(d, root, t), "a revision after a review",
+        earlier.forced, earlier.acknowledged, revise=True, blockers=tuple(blockers),
+    )
+    plan.handoff.approve(plan.author, earlier.at)
+    result = apply_run.execute(job_of(plan, on_output))
+    return append_record(d, record_of(plan, result))

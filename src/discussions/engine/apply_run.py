@@ -1,0 +1,294 @@
+"""Running a lead: its write command in a git worktree of its own, contained as a provider call
+is (own process group, every escaped descendant killed, the parent-death signal), with a longer
+timeout and its output streamed; then what it changed committed on the branch (or recorded as
+unchanged), the project's trusted ``test`` command run in the worktree, and the user's working
+tree and index checked to be as they were.
+
+* Nothing runs in the user's working tree. A lead that wrote there anyway (found by comparing
+  `worktree.snapshot` before and after) gets the result ``refused-outside``: nothing is
+  committed, the worktree is kept and the difference is named.
+* A failure or a timeout keeps the worktree for inspection and commits nothing; nothing is
+  ever merged into the user's branch.
+* The lead and the test command run without the ``GIT_*`` variables of our environment (set
+  when `discussions` runs from a git hook, they would point the lead's git at the user's index).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ApplyError, ProviderError, ProviderNotFound
+from ..git import worktree
+from ..git.worktree import Worktree
+from ..providers import escapes
+from ..providers.argv_prompt import with_prompt_argument
+from ..providers.command import ContainedRun, run_contained, split_command
+from ..providers.registry import evidence_trusted
+from ..settings.evidence import EvidenceSettings
+
+DEFAULT_TIMEOUT = 1800.0
+"""Seconds a lead may take (``apply.timeout`` in discussions.yaml, ``--timeout``)."""
+KEPT_LINES = 40
+"""Lines of the lead's and the test command's output kept for the record."""
+_LEAD_OUTPUT = 16 << 20
+_TEST_OUTPUT = 1 << 20
+
+
+@dataclass(slots=True)
+class LeadCommand:
+    """The write command of the provider that leads, as configured."""
+
+    provider: str
+    command: str
+    """The command line (split without a shell, as a provider's ``command``)."""
+    prompt_via: str = "stdin"
+    env_remove: tuple[str, ...] = ()
+    base: str = ""
+    """The project folder the command's relative file words were trusted from ("": none).
+    The lead runs in its worktree, whose copies of those files trust never hashed (and a
+    revision's lead may have edited), so such words are made absolute from here."""
+
+
+@dataclass(slots=True)
+class ProjectTests:
+    """``evidence.commands`` ``test``, and whether the user trusts the project's commands."""
+
+    command: str
+    trusted: bool
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@dataclass(slots=True)
+class Job:
+    """One run of a lead: where, on which branch, with what, on whose behalf."""
+
+    root: Path
+    """The user's work tree (its top folder)."""
+    branch: str
+    prompt: str
+    lead: LeadCommand
+    author: str
+    """``Name <email>`` of the person who consented (`worktree.identity`)."""
+    coauthor: str
+    """``Persona <address>`` for the ``Co-authored-by`` trailer."""
+    subject: str
+    body: str = ""
+    timeout: float = DEFAULT_TIMEOUT
+    tests: ProjectTests | None = None
+    on_output: Callable[[str], None] | None = None
+    """Called with the lead's (and the tests') output as it arrives: the turn display."""
+    revise: bool = False
+    """Work on the existing `branch` (a revision) instead of a new branch from HEAD."""
+
+
+@dataclass(slots=True)
+class RunResult:
+    """How a run ended: what the APPLY block records."""
+
+    result: str
+    """``committed``, ``unchanged``, ``failed``, ``timeout`` or ``refused-outside``."""
+    branch: str
+    base: str
+    commit: str | None = None
+    files: list[tuple[str, int | None, int | None]] = field(default_factory=list)
+    tests: str = "not run"
+    """``passed``, ``failed`` or ``not run``."""
+    test_command: str = ""
+    duration: float = 0.0
+    reason: str = ""
+    worktree: str = ""
+    """The worktree's folder when it is kept (after a failure), else ""."""
+    lead_output: str = ""
+    """The last lines of the lead's output (stdout, then stderr)."""
+    test_output: str = ""
+    """The last lines of the test command's output, or why it did not run."""
+    lead_seconds: float = 0.0
+    """How long the lead itself ran (the rest of `duration` is the apply's own work)."""
+
+
+def project_tests(root: Path, settings: EvidenceSettings, timeout: float) -> ProjectTests | None:
+    """The project's ``evidence.commands`` ``test`` entry, if there is one."""
+    command = settings.commands.get("test")
+    if not command:
+        return None
+    return ProjectTests(command, evidence_trusted(root, settings.commands), timeout)
+
+
+def execute(job: Job) -> RunResult:
+    """Run `job`'s lead in a new worktree (or, with ``job.revise``, one on its branch), then
+    commit, test and check as the module docstring says. Raises before anything runs when the
+    lead's command is not installed or the worktree cannot be made (`ApplyError`)."""
+    started = time.monotonic()
+    argv, stdin, env = lead_argv(job.lead, job.prompt)
+    # One search of /proc for what every command left behind, when the lead ends and at the
+    # end, rather than one per git command.
+    with escapes.one_sweep() as sweep:
+        before = worktree.snapshot(job.root)
+        wt = worktree.attach(job.root, job.branch) if job.revise else worktree.create(
+            job.root, job.branch
+        )
+        out = RunResult("failed", wt.branch, wt.base)
+        try:
+            _lead(job, wt, argv, stdin, env, out, sweep)
+            if not out.reason:
+                _settle(job, wt, before, out)
+        except (ApplyError, ProviderError) as exc:  # the lead could not start, or git refused
+            out.result, out.reason = "failed", str(exc)
+        if out.result in ("committed", "unchanged"):
+            worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
+        else:
+            out.worktree = str(wt.path)
+    out.duration = time.monotonic() - started
+    return out
+
+
+def lead_argv(lead: LeadCommand, prompt: str) -> tuple[list[str], bytes, dict[str, str]]:
+    """(argv, stdin, environment) of the lead's command; `ProviderNotFound` when its
+    executable is not installed."""
+    words = _anchored(split_command(lead.command), lead.base)
+    exe = shutil.which(words[0]) if words else None
+    if exe is None:
+        missing = words[0] if words else "(empty command)"
+        raise ProviderNotFound(lead.provider, f"not installed: `{missing}` not found on PATH")
+    env = _clean_env(lead.env_remove)
+    argv, stdin = [exe, *words[1:]], prompt.encode("utf-8")
+    if lead.prompt_via == "argument":
+        argv, stdin = with_prompt_argument(lead.provider, argv, prompt, env), b""
+    return argv, stdin, env
+
+
+def _anchored(words: list[str], base: str) -> list[str]:
+    """`words` with each relative word (or ``--opt=value`` value) that names a file in `base`
+    made absolute: the copy trust hashed runs, not the worktree's. The executable only when
+    it is written as a path (a bare name is looked up on PATH, as a shell would)."""
+    if not base:
+        return words
+    out = []
+    for n, word in enumerate(words):
+        opt, eq, value = word.partition("=") if word.startswith("-") else ("", "", word)
+        if n == 0 and "/" not in value:
+            value = ""
+        if value and not os.path.isabs(value) and not value.startswith("-"):
+            found = Path(base, value)
+            if found.is_file():
+                word = opt + eq + str(found)
+        out.append(word)
+    return out
+
+
+def _clean_env(remove: tuple[str, ...] = ()) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    for var in remove:
+        env.pop(var, None)
+    return env
+
+
+def _lead(
+    job: Job,
+    wt: Worktree,
+    argv: list[str],
+    stdin: bytes,
+    env: dict[str, str],
+    out: RunResult,
+    sweep: escapes.EscapeSweep,
+) -> None:
+    """Run the lead in `wt`; set `out.reason` (and the result) when it did not finish well.
+    What it left running is killed (`sweep`) before anything looks at the trees."""
+    began = time.monotonic()
+    try:
+        done = run_contained(
+            job.lead.provider, argv, cwd=wt.path, env=env, timeout=job.timeout,
+            max_output=_LEAD_OUTPUT, stdin=stdin, on_output=job.on_output,
+        )
+    except KeyboardInterrupt:
+        out.result, out.reason = "failed", "interrupted (Ctrl-C); the lead was stopped"
+        return
+    finally:
+        out.lead_seconds = time.monotonic() - began
+        sweep.run()
+    out.lead_output = _tail(done)
+    if done.timed_out:
+        out.result = "timeout"
+        out.reason = f"the lead ran past {job.timeout:g}s; its processes were killed"
+    elif done.flooded:
+        out.reason = f"the lead wrote more than {_LEAD_OUTPUT >> 20} MiB of output; stopped"
+    elif done.returncode != 0:
+        said = done.err.strip().splitlines()
+        out.reason = f"the lead exited with status {done.returncode}" + (
+            f": {said[-1]}" if said else ""
+        )
+
+
+def _settle(job: Job, wt: Worktree, before: worktree.Snapshot, out: RunResult) -> None:
+    """After a lead that finished: refuse what it did outside, else commit and test."""
+    outside = worktree.differences(before, worktree.snapshot(job.root))
+    if outside:
+        out.result = "refused-outside"
+        out.reason = "the lead changed the working tree outside its worktree: " + "; ".join(
+            outside[:10]
+        )
+        return
+    out.commit = worktree.commit(wt, job.author, job.coauthor, job.subject, job.body)
+    if out.commit is None:
+        out.result = "unchanged"
+        return
+    out.result = "committed"
+    out.files = worktree.numstat(wt, wt.base, out.commit)
+    if job.tests is not None:
+        _test(job.tests, wt, job.on_output, out)
+        moved = worktree.differences(before, worktree.snapshot(job.root))
+        if moved:
+            out.tests = "failed"
+            out.reason = "the test command changed the working tree outside the worktree: "
+            out.reason += "; ".join(moved[:10])
+
+
+def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | None,
+          out: RunResult) -> None:
+    """Run the trusted test command in the worktree; record its result and output."""
+    out.test_command = tests.command
+    if not tests.trusted:
+        out.test_output = (
+            "not run: evidence.commands is not trusted here; run `discussions trust` to allow it"
+        )
+        return
+    words = split_command(tests.command)
+    exe = _test_executable(words, wt.path)
+    if exe is None:
+        out.tests, out.test_output = "failed", f"`{words[0] if words else ''}` is not installed"
+        return
+    with escapes.one_sweep():
+        done = run_contained(
+            "test", [exe, *words[1:]], cwd=wt.path, env=_clean_env(), timeout=tests.timeout,
+            max_output=_TEST_OUTPUT, on_output=on_output,
+        )
+    out.tests = "passed" if done.returncode == 0 and not done.timed_out else "failed"
+    status = f"timed out after {tests.timeout:g}s" if done.timed_out else (
+        f"exit status {done.returncode}"
+    )
+    out.test_output = _tail(done) + f"\n[{status}]"
+
+
+def _test_executable(words: list[str], where: Path) -> str | None:
+    """The test command's executable: a relative path is the worktree's file, a bare name is
+    looked up on PATH."""
+    if not words:
+        return None
+    first = words[0]
+    if "/" in first and not os.path.isabs(first):
+        candidate = where / first
+        return str(candidate) if os.access(candidate, os.X_OK) else None
+    return shutil.which(first)
+
+
+def _tail(done: ContainedRun, lines: int = KEPT_LINES) -> str:
+    """The last `lines` lines of a run's stdout and stderr together."""
+    text = done.out.decode("utf-8", "replace").rstrip()
+    if done.err.strip():
+        text = (text + "\n[stderr]\n" if text else "[stderr]\n") + done.err.strip()
+    return "\n".join(text.splitlines()[-lines:])

@@ -1,0 +1,283 @@
+"""`discussions apply`: consent, refusal, the record, with fake write-mode CLIs
+(tests/scripts/lead.py) in a real git repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from discussions.cli import cli
+from discussions.engine.apply import revise
+from discussions.model.discussion import Discussion
+
+from ..conftest import SCRIPTS, write
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+    reason="git is not installed",
+)
+
+DISCUSSION = """
+<!-- DISCUSSION -->
+<!-- Title: Retry budget -->
+<!-- Phase: initial_feedback -->
+<!-- Status: {status} -->
+<!-- Participants: lead, reader -->
+
+# Retry budget
+
+## Context
+Calls to the catalogue fail now and then; the public API must not change.
+
+---
+
+Name: AI-Lead
+We should implement three tries in the retry function.
+
+DECISION: implement three tries in retry().
+{extra}
+VOTE: READY
+
+---
+"""
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+def invoke(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), input=input)
+
+
+@pytest.fixture
+def project(isolated: Path, tmp_path: Path, userdir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git project with a decided discussion, a lead whose provider can write and a reader
+    whose provider cannot; committed, then made dirty."""
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("CI", raising=False)
+    use_lead(userdir, "edit")
+    write(isolated / "participants" / "lead.yaml", """
+        name: AI-Lead
+        alias: lead
+        role: Implementer
+        personality: Writes the code.
+        capabilities: [logic, testing]
+        provider_hint: fakewrite
+        """)
+    write(isolated / "participants" / "reader.yaml", """
+        name: AI-Reader
+        alias: reader
+        role: Reader
+        personality: Reads the code.
+        capabilities: [docs]
+        provider_hint: readonly
+        """)
+    write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
+    discussion(isolated)
+    (isolated / "app.py").write_text("def retry():\n    return 1\n")
+    (isolated / "old.txt").write_text("old\n")
+    git(isolated, "init", "-q", "-b", "main")
+    git(isolated, "add", "-A")
+    git(isolated, "commit", "-q", "-m", "first")
+    (isolated / "app.py").write_text("def retry():\n    return 2  # the user's unsaved work\n")
+    (isolated / "scratch.txt").write_text("untracked\n")
+    return isolated
+
+
+def use_lead(userdir: Path, mode: str) -> None:
+    lead = f"{sys.executable} {SCRIPTS / 'lead.py'} {mode}"
+    write(userdir / "providers.yaml", f"""
+        providers:
+          - name: fakewrite
+            command: {sys.executable} -c "print('reads only')"
+            write_command: {lead}
+          - name: readonly
+            command: {sys.executable} -c "print('reads only')"
+        """)
+
+
+def discussion(root: Path, status: str = "DECIDED", extra: str = "") -> Path:
+    return write(root / "discussions" / "retry.md", DISCUSSION.format(status=status, extra=extra))
+
+
+def user_files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+        and p.name != "retry.md"
+    } | {".git/index": (root / ".git" / "index").read_bytes()}
+
+
+def applies(root: Path) -> list[dict[str, object]]:
+    r = invoke("status", "discussions/retry.md", "--json")
+    data = json.loads(r.output[r.output.index("{"):])
+    return data["applies"]  # type: ignore[no-any-return]
+
+
+def test_apply_with_yes_commits_on_a_branch_and_records_it(project: Path) -> None:
+    before = user_files(project)
+    r = invoke("apply", "discussions/retry.md", "--yes")
+    assert r.exit_code == 0, r.output
+    assert "AI-Lead leads: logic" in r.output
+    assert user_files(project) == before
+    [record] = applies(project)
+    assert record["result"] == "committed" and record["lead"] == "AI-Lead"
+    assert record["provider"] == "fakewrite"
+    assert record["consented_by"] == "Test User <test@example.com>"
+    assert record["branch"] == "discussions/apply/retry-1"
+    assert record["base"] == git(project, "rev-parse", "main").strip()
+    commit = str(record["commit"])
+    assert git(project, "rev-parse", "discussions/apply/retry-1").strip() == commit
+    assert "return 3" in git(project, "show", f"{commit}:app.py")
+    assert git(project, "log", "-1", "--format=%an", commit).strip() == "Test User"
+    assert "Co-authored-by: AI-Lead <lead@discussions.invalid>" in git(
+        project, "log", "-1", "--format=%B", commit
+    )
+    assert git(project, "branch", "--show-current").strip() == "main"
+
+
+def test_without_a_terminal_nothing_runs_unless_yes(project: Path) -> None:
+    before = (project / "discussions" / "retry.md").read_bytes()
+    r = invoke("apply", "discussions/retry.md")
+    assert r.exit_code == 1 and "--yes" in r.output
+    assert (project / "discussions" / "retry.md").read_bytes() == before
+    assert "discussions/apply" not in git(project, "branch", "--list")
+
+
+def test_ci_never_implies_consent(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from discussions.cli import apply as command
+
+    monkeypatch.setattr(command.sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setenv("CI", "true")
+    r = invoke("apply", "discussions/retry.md")
+    assert r.exit_code == 1 and "CI" in r.output
+    assert "discussions/apply" not in git(project, "branch", "--list")
+
+
+def test_consent_asked_on_a_terminal(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from discussions.cli import apply as command
+
+    monkeypatch.setattr(command, "_terminal", lambda: True)
+    before = (project / "discussions" / "retry.md").read_bytes()
+    refused = invoke("apply", "discussions/retry.md", input="n\n")
+    assert refused.exit_code == 1 and "nothing was run" in refused.output
+    assert (project / "discussions" / "retry.md").read_bytes() == before
+    assert "discussions/apply" not in git(project, "branch", "--list")
+    agreed = invoke("apply", "discussions/retry.md", input="y\n")
+    assert agreed.exit_code == 0, agreed.output
+    assert "[y/N]" in agreed.output
+    assert applies(project)[0]["result"] == "committed"
+
+
+def test_an_undecided_discussion_is_refused_and_force_needs_a_reason(project: Path) -> None:
+    discussion(project, "OPEN")
+    r = invoke("apply", "discussions/retry.md", "--yes")
+    assert r.exit_code == 1 and "not decided" in r.output
+    r = invoke("apply", "discussions/retry.md", "--yes", "--force")
+    assert r.exit_code == 2 and "--reason" in r.output
+    assert "<!-- APPLY" not in (project / "discussions" / "retry.md").read_text()
+    r = invoke("apply", "discussions/retry.md", "--yes", "--force", "--reason", "a spike")
+    assert r.exit_code == 0, r.output
+    assert applies(project)[0]["forced"] == "a spike"
+
+
+def test_open_questions_are_answered_or_acknowledged(project: Path) -> None:
+    discussion(project, extra="Q: what about timeouts?\n")
+    r = invoke("apply", "discussions/retry.md", "--yes")
+    assert r.exit_code == 1 and "--acknowledge-questions" in r.output
+    assert "discussions/apply" not in git(project, "branch", "--list")
+    r = invoke("apply", "discussions/retry.md", "--yes", "--acknowledge-questions")
+    assert r.exit_code == 0, r.output
+    assert applies(project)[0]["acknowledged"] == 1
+
+
+def test_dry_run_shows_the_hand_off_and_command_and_runs_nothing(project: Path) -> None:
+    before = (project / "discussions" / "retry.md").read_bytes()
+    r = invoke("apply", "discussions/retry.md", "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert "implement three tries in retry()" in r.output
+    assert "lead.py edit" in r.output and "AI-Lead leads" in r.output
+    assert "Dry run" in r.output
+    plan = json.loads(invoke("apply", "discussions/retry.md", "--dry-run", "--json").output)
+    assert plan["branch"] == "discussions/apply/retry-1" and plan["provider"] == "fakewrite"
+    assert (project / "discussions" / "retry.md").read_bytes() == before
+    assert "discussions/apply" not in git(project, "branch", "--list")
+
+
+def test_a_failing_lead_is_recorded_with_its_worktree(project: Path, userdir: Path) -> None:
+    use_lead(userdir, "fail")
+    r = invoke("apply", "discussions/retry.md", "--yes", "--json")
+    assert r.exit_code == 1
+    record = json.loads(r.output[r.output.index("{"):])["apply"]
+    assert record["result"] == "failed" and record["commit"] is None
+    assert Path(record["worktree"]).is_dir()
+    [written] = applies(project)
+    assert written["result"] == "failed" and "status 3" in str(written["reason"])
+
+
+def test_a_lead_that_cannot_write_is_refused(project: Path) -> None:
+    r = invoke("apply", "discussions/retry.md", "--yes", "--lead", "reader")
+    assert r.exit_code == 1 and "AI-Reader cannot lead" in r.output
+    assert "fakewrite" in r.output
+
+
+def test_revise_commits_again_on_the_same_branch(project: Path, userdir: Path) -> None:
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    use_lead(userdir, "prompt")
+    d = Discussion.load(project / "discussions" / "retry.md")
+    first = d.applies[0]
+    second = revise(d, first.number, ["the tests are missing"])
+    assert second.result == "committed", second.reason
+    assert second.number == 2 and second.branch == first.branch and second.base == first.commit
+    assert git(project, "rev-parse", f"{second.commit}^").strip() == first.commit
+    assert "- the tests are missing" in git(project, "show", f"{second.commit}:prompt.txt")
+    assert second.consented_by == first.consented_by
+    d.reload()
+    assert [a.number for a in d.applies] == [1, 2]
+
+
+def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = invoke("apply", "discussions/retry.md", "--yes")
+    assert "AI-Lead is working on discussions/apply/retry-1" in plain.output
+    assert "edited app.py, added notes/new.txt" in plain.output  # the lead's own line
+    from discussions.cli import apply as command
+
+    monkeypatch.setattr(command, "live_display", lambda as_json: True)
+    live = invoke("apply", "discussions/retry.md", "--yes")
+    assert live.exit_code == 0, live.output
+    assert "discussions apply: 1/1 done" in live.output
+    assert "AI-Lead" in live.output and "committed" in live.output
+
+
+def test_the_record_keeps_the_leads_summary_and_the_test_output(
+    project: Path, userdir: Path
+) -> None:
+    from discussions.providers.registry import trust_evidence
+
+    command = f"{sys.executable} -c \"print('3 passed')\""
+    write(project / "discussions.yaml", f"""
+        providers:
+          fallback: []
+          detect: false
+        evidence:
+          commands:
+            test: {json.dumps(command)}
+        """)
+    trust_evidence(project, {"test": command})
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    d = Discussion.load(project / "discussions" / "retry.md")
+    [record] = d.applies
+    assert record.tests == "passed" and record.test_command == command
+    assert "AI-Lead said:\nedited app.py, added notes/new.txt, removed old.txt" in record.output
+    assert "3 passed" in record.output and "[exit status 0]" in record.output

@@ -1,0 +1,317 @@
+"""Running a lead in a worktree of its own (`engine.apply_run`, `git.worktree`): fake write-mode
+CLIs (tests/scripts/lead.py) in real git repositories."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from discussions.engine import apply_run
+from discussions.engine.apply_run import Job, LeadCommand, ProjectTests
+from discussions.errors import ApplyError, ProviderNotFound
+from discussions.git import worktree
+from discussions.providers.registry import trust_evidence
+from discussions.settings.evidence import EvidenceSettings
+
+from ..conftest import script_command
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+    reason="git is not installed",
+)
+
+PERSONA = "AI-Architect <architect@discussions.invalid>"
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+@pytest.fixture
+def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository with one commit and a dirty working tree: a modified tracked file, a
+    staged change and an untracked file."""
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    git(isolated, "init", "-q", "-b", "main")
+    (isolated / "app.py").write_text("def retry():\n    return 1\n")
+    (isolated / "old.txt").write_text("old\n")
+    (isolated / "staged.txt").write_text("one\n")
+    git(isolated, "add", "-A")
+    git(isolated, "commit", "-q", "-m", "first")
+    (isolated / "staged.txt").write_text("two\n")
+    git(isolated, "add", "staged.txt")
+    (isolated / "old.txt").write_text("the user's unsaved work\n")
+    (isolated / "scratch.txt").write_text("untracked\n")
+    return isolated
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file of the user's tree and the index, byte for byte (the worktrees aside)."""
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
+    files[".git/index"] = (root / ".git" / "index").read_bytes()
+    files[".git/HEAD"] = (root / ".git" / "HEAD").read_bytes()
+    files["refs/heads/main"] = git(root, "rev-parse", "main").encode()
+    return files
+
+
+def job(root: Path, mode: str, *extra: str, **options: object) -> Job:
+    lead = LeadCommand("fake-write", script_command("lead.py", mode, *extra))
+    return Job(
+        root, "discussions/apply/retry-1", "Implement: retries go to 3.", lead,
+        "Test User <test@example.com>", PERSONA, "Apply retry: three tries", **options,  # type: ignore[arg-type]
+    )
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_the_branch_holds_the_change_and_the_dirty_tree_stays_byte_identical(repo: Path) -> None:
+    before = tree_bytes(repo)
+    seen: list[str] = []
+    out = apply_run.execute(job(repo, "edit", on_output=seen.append))
+    assert out.result == "committed", out.reason
+    assert tree_bytes(repo) == before
+    assert git(repo, "branch", "--show-current").strip() == "main"
+    branch = "discussions/apply/retry-1"
+    assert git(repo, "show", f"{branch}:app.py") == "def retry():\n    return 3  # three tries\n"
+    assert git(repo, "show", f"{branch}:notes/new.txt") == "new\n"
+    assert "old.txt" not in git(repo, "ls-tree", "--name-only", branch)
+    assert out.commit == git(repo, "rev-parse", branch).strip()
+    assert out.base == git(repo, "rev-parse", "main").strip()
+    assert git(repo, "rev-parse", f"{branch}^").strip() == out.base  # one commit on HEAD
+    assert sorted(out.files) == [("app.py", 1, 1), ("notes/new.txt", 1, 0), ("old.txt", 0, 1)]
+    assert "edited app.py" in "".join(seen) and "edited app.py" in out.lead_output
+    assert out.worktree == "" and not worktree.place(repo, branch).exists()
+    assert out.lead_seconds <= out.duration
+
+
+def test_the_commit_is_the_consenting_persons_and_names_the_persona(repo: Path) -> None:
+    out = apply_run.execute(job(repo, "edit", body="Implements the decisions of retry.md."))
+    assert out.commit
+    author = git(repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>", out.commit).strip()
+    assert author == "Test User <test@example.com>|Test User <test@example.com>"
+    message = git(repo, "log", "-1", "--format=%B", out.commit)
+    assert message.startswith("Apply retry: three tries\n\nImplements the decisions of retry.md.")
+    trailers = git(repo, "log", "-1", "--format=%(trailers:key=Co-authored-by)", out.commit)
+    assert trailers.strip() == f"Co-authored-by: {PERSONA}"
+
+
+def test_nothing_changed_is_recorded_as_unchanged_without_a_commit_or_branch(repo: Path) -> None:
+    before = tree_bytes(repo)
+    out = apply_run.execute(job(repo, "nothing"))
+    assert (out.result, out.commit, out.files) == ("unchanged", None, [])
+    assert not worktree.branch_exists(repo, "discussions/apply/retry-1")
+    assert not worktree.place(repo, "discussions/apply/retry-1").exists()
+    assert tree_bytes(repo) == before
+
+
+def test_a_failing_lead_keeps_its_worktree_and_commits_nothing(repo: Path) -> None:
+    before = tree_bytes(repo)
+    out = apply_run.execute(job(repo, "fail"))
+    assert out.result == "failed"
+    assert "status 3" in out.reason and "cannot finish" in out.reason
+    assert out.commit is None
+    kept = Path(out.worktree)
+    assert kept == worktree.place(repo, "discussions/apply/retry-1")
+    assert "return 3" in (kept / "app.py").read_text()  # there to inspect
+    assert git(repo, "rev-parse", "discussions/apply/retry-1").strip() == out.base
+    assert tree_bytes(repo) == before
+
+
+def test_a_hanging_lead_times_out_and_leaves_no_process(repo: Path, tmp_path: Path) -> None:
+    pidfile = tmp_path / "daemon.pid"
+    before = tree_bytes(repo)
+    started = time.monotonic()
+    out = apply_run.execute(job(repo, "hang", str(pidfile), timeout=1.0))
+    assert time.monotonic() - started < 15
+    assert out.result == "timeout" and "1s" in out.reason
+    daemon = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(daemon), "the lead's escaped child outlived the apply"
+    assert Path(out.worktree).is_dir() and out.commit is None
+    assert "thinking..." in out.lead_output
+    assert tree_bytes(repo) == before
+
+
+def test_a_lead_writing_outside_its_worktree_is_refused(repo: Path) -> None:
+    out = apply_run.execute(job(repo, "outside"))
+    assert out.result == "refused-outside"
+    assert "app.py changed" in out.reason
+    assert out.commit is None
+    assert git(repo, "rev-parse", "discussions/apply/retry-1").strip() == out.base
+    assert Path(out.worktree).is_dir()
+
+
+def test_commits_the_lead_made_itself_fold_into_one_commit_of_the_person(repo: Path) -> None:
+    out = apply_run.execute(job(repo, "commit"))
+    assert out.result == "committed", out.reason
+    assert git(repo, "rev-parse", f"{out.commit}^").strip() == out.base
+    assert git(repo, "log", "-1", "--format=%an", out.commit).strip() == "Test User"
+
+
+def test_the_prompt_reaches_the_lead_on_stdin_or_as_an_argument(repo: Path) -> None:
+    out = apply_run.execute(job(repo, "prompt"))
+    assert git(repo, "show", f"{out.commit}:prompt.txt") == "Implement: retries go to 3."
+    second = job(repo, "argument")
+    second.branch, second.lead.prompt_via = "discussions/apply/retry-2", "argument"
+    out = apply_run.execute(second)
+    assert git(repo, "show", f"{out.commit}:prompt.txt") == "Implement: retries go to 3."
+
+
+def test_the_trusted_test_command_runs_in_the_worktree(repo: Path, tmp_path: Path) -> None:
+    check = tmp_path / "check.py"
+    check.write_text(
+        "import pathlib, sys\n"
+        "print('cwd', pathlib.Path.cwd())\n"
+        "sys.exit(0 if 'return 3' in pathlib.Path('app.py').read_text() else 1)\n"
+    )
+    command = f"{sys.executable} {check}"
+    passed = apply_run.execute(job(repo, "edit", tests=ProjectTests(command, True, 30)))
+    assert (passed.tests, passed.test_command) == ("passed", command)
+    assert f"cwd {worktree.place(repo, passed.branch)}" in passed.test_output
+    assert "[exit status 0]" in passed.test_output
+    failing = job(repo, "nothing", tests=ProjectTests(command, True, 30))
+    failing.branch = "discussions/apply/retry-2"
+    assert apply_run.execute(failing).tests == "not run"  # nothing changed: nothing to test
+
+
+def test_a_failing_or_untrusted_test_command_is_recorded(repo: Path, tmp_path: Path) -> None:
+    command = f"{sys.executable} -c 'import sys; print(\"2 failed\"); sys.exit(1)'"
+    settings = EvidenceSettings(commands={"test": command})
+    untrusted = apply_run.project_tests(repo, settings, 30)
+    assert untrusted is not None and not untrusted.trusted
+    out = apply_run.execute(job(repo, "edit", tests=untrusted))
+    assert out.tests == "not run" and "discussions trust" in out.test_output
+    trust_evidence(repo, settings.commands)
+    trusted = apply_run.project_tests(repo, settings, 30)
+    assert trusted is not None and trusted.trusted
+    second = job(repo, "edit", tests=trusted)
+    second.branch = "discussions/apply/retry-2"
+    out = apply_run.execute(second)
+    assert out.result == "committed" and out.tests == "failed"
+    assert "2 failed" in out.test_output and "[exit status 1]" in out.test_output
+    assert apply_run.project_tests(repo, EvidenceSettings(), 30) is None
+
+
+def test_a_revision_commits_again_on_the_same_branch(repo: Path) -> None:
+    first = apply_run.execute(job(repo, "edit"))
+    again = job(repo, "prompt", revise=True)
+    again.prompt = "Blockers: add a test."
+    second = apply_run.execute(again)
+    assert second.result == "committed", second.reason
+    assert second.base == first.commit and second.branch == first.branch
+    assert git(repo, "rev-parse", f"{second.commit}^").strip() == first.commit
+    assert git(repo, "show", f"{first.branch}:prompt.txt") == "Blockers: add a test."
+    assert worktree.branch_exists(repo, first.branch)
+    unchanged = job(repo, "nothing", revise=True)
+    assert apply_run.execute(unchanged).result == "unchanged"
+    assert worktree.branch_exists(repo, first.branch)  # a revision never drops the branch
+
+
+def test_nothing_starts_without_the_command_an_identity_or_a_commit(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = job(repo, "edit")
+    missing.lead.command = "no-such-write-cli --edit"
+    with pytest.raises(ProviderNotFound, match="no-such-write-cli"):
+        apply_run.execute(missing)
+    assert not worktree.branch_exists(repo, missing.branch)
+    apply_run.execute(job(repo, "edit"))
+    with pytest.raises(ApplyError, match="exists already"):
+        apply_run.execute(job(repo, "edit"))
+    (tmp_path / "gitconfig").write_text("")
+    with pytest.raises(ApplyError, match="git config user.name"):
+        worktree.identity(repo)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q")
+    with pytest.raises(ApplyError, match="no commit yet"):
+        worktree.create(empty, "x")
+
+
+def test_the_repositorys_hooks_and_filters_do_not_run(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    (repo / ".gitattributes").write_text("*.py filter=evil\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attributes", "--", ".gitattributes")
+    hooks = repo / ".git" / "hooks"
+    for hook in ("post-checkout", "pre-commit", "commit-msg", "post-commit"):
+        (hooks / hook).write_text(f"#!/bin/sh\necho {hook} >> {marker}\n")
+        (hooks / hook).chmod(0o755)
+    git(repo, "config", "filter.evil.clean", f"sh -c 'echo clean >> {marker}; cat'")
+    git(repo, "config", "filter.evil.smudge", f"sh -c 'echo smudge >> {marker}; cat'")
+    out = apply_run.execute(job(repo, "edit"))
+    assert out.result == "committed", out.reason
+    assert not marker.exists(), marker.read_text()
+
+
+def test_a_lead_writing_into_the_git_folder_is_refused(repo: Path) -> None:
+    out = apply_run.execute(job(repo, "hook"))
+    assert out.result == "refused-outside"
+    assert ".git/hooks/post-checkout changed" in out.reason
+    assert out.commit is None
+
+
+def test_the_lead_never_sees_the_git_variables_of_a_hook(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a git hook, `discussions` has GIT_DIR and GIT_INDEX_FILE pointing at the
+    user's repository: a lead's own `git commit` must not land there."""
+    main = git(repo, "rev-parse", "main").strip()
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(repo / ".git" / "index"))
+    out = apply_run.execute(job(repo, "commit"))
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_WORK_TREE")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    assert out.result == "committed", out.reason
+    assert git(repo, "rev-parse", "main").strip() == main
+    assert git(repo, "rev-parse", f"{out.commit}^").strip() == main
+
+
+def test_a_relative_script_runs_as_trusted_from_the_project_not_the_worktrees_copy(
+    repo: Path,
+) -> None:
+    """Trust hashed ``tools/lead.py`` in the project folder; the lead runs in its worktree,
+    where that copy is missing (untracked) or could differ, so the word is made absolute."""
+    import shutil
+
+    from ..conftest import SCRIPTS
+
+    (repo / "tools").mkdir()
+    shutil.copy(SCRIPTS / "lead.py", repo / "tools" / "lead.py")
+    words = f"{sys.executable} tools/lead.py edit"
+    anchored = job(repo, "edit")
+    anchored.lead = LeadCommand("fake-write", words, base=str(repo))
+    assert apply_run.execute(anchored).result == "committed"
+    loose = job(repo, "edit")
+    loose.branch = "discussions/apply/retry-2"
+    loose.lead = LeadCommand("fake-write", words)
+    assert apply_run.execute(loose).result == "failed"
+
+
+def test_a_bare_executable_name_is_still_looked_up_on_path(tmp_path: Path) -> None:
+    (tmp_path / "python3").write_text("not this one\n")
+    (tmp_path / "x.py").write_text("")
+    argv = apply_run._anchored(["python3", "x.py", "--in=x.py", "-q"], str(tmp_path))
+    assert argv == ["python3", str(tmp_path / "x.py"), f"--in={tmp_path / 'x.py'}", "-q"]
