@@ -156,12 +156,10 @@ def _print_result(result: RunResult, as_json: bool) -> None:
         for line in answered:
             say(f"  {line}")
     if result.review:
-        review = result.review
-        say(f"Review of apply {review['apply']}: {review['stage']}.")
-        for b in review["blockers"] if review["stage"] != "implemented" else []:
-            say(f"  {b['by']}: {b['text']}")
-        if review["note"]:
-            say(f"  {review['note']}")
+        from .reviewing import review_lines
+
+        for line in review_lines(result.review):
+            say(line)
     if result.escalation:
         say("Escalated to the humans. Positions:")
         for line in result.escalation:

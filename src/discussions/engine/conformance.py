@@ -110,6 +110,7 @@ class ReviewOutcome:
 
     file: str
     apply: int
+    """The apply whose change the council voted on last (a revision is an apply of its own)."""
     stage: str = "waiting"
     """``implemented``, ``unresolved`` (revisions used up), ``changes`` (blockers stand and
     no `revise` was given), ``waiting`` (a call failed or a vote is missing: run the review
@@ -256,6 +257,7 @@ class _Loop:
         )
         rnd = review_round(self.runner, self.d, applied, now.revision, self.voters, self.provider)
         outcome.rounds.append(rnd)
+        outcome.apply = applied.number  # the apply whose change the last vote was on
         if rnd.result in ("waiting", "budget"):
             outcome.stage, outcome.note = rnd.result, _stopped_note(rnd)
             return False
@@ -268,6 +270,22 @@ class _Loop:
         outcome.stage = rnd.result
         now.blockers, now.yes, now.no = blockers, yes, no
         return rnd.result == "changes"
+
+
+def lead_revise(
+    d: Discussion,
+    *,
+    on_output: Callable[[str], None] | None = None,
+    timeout: float | None = None,
+) -> Revise:
+    """`revise` by the lead of the apply under review, on its branch (`apply.revise`: a
+    new commit, recorded as the next ``APPLY`` block)."""
+    from .apply import revise
+
+    def run(under: ApplyRecord, blockers: list[str]) -> ApplyRecord:
+        return revise(d, under.number, blockers, on_output=on_output, timeout=timeout)
+
+    return run
 
 
 def latest_applied(d: Discussion) -> Apply:

@@ -20,7 +20,7 @@ transitions, a decided status). The run stops on the first of:
 * ``error``       an unexpected error (the error is raised after the stop is written).
 * ``reviewed``    no round was run: the discussion's applied change waited for its review
   (a template or ``discussions.yaml`` with ``apply: review: true``), and the council reviewed
-  it (`conformance`); the lead does not revise here, since that needs a person's consent.
+  it, its lead revising on the blockers (`conformance`).
 
 A run is numbered in its file (run 1, 2, ...) and every ``ROUND`` and ``RUN-STOP`` it writes
 carries its identity (`runlog.identity`): rounds are numbered within a run, and a reader sees
@@ -257,11 +257,12 @@ def run_discussion(
 
 
 def _review(runner: Runner, d: Discussion, provider: str | None) -> RunResult:
-    """The review of the applied change that waits for one, in place of rounds; blockers
-    wait for `discussions apply FILE --review`, where a person consents to the revision."""
+    """The review of the applied change that waits for one, in place of rounds; the lead
+    revises on its blockers (the consent given to the apply covers its revisions)."""
     from . import conformance
 
-    outcome = conformance.review_apply(runner, d, provider=provider)
+    revise = conformance.lead_revise(d)
+    outcome = conformance.review_apply(runner, d, revise=revise, provider=provider)
     d.reload()
     result = RunResult(file=str(d.path), stopped="reviewed", phase=d.phase, status=d.status)
     result.consensus = d.consensus_result.to_dict()
