@@ -43,9 +43,9 @@ def perform_review(
     on_output: Callable[[str], None] | None = None,
 ) -> ReviewOutcome:
     """Review `applied` (default: the latest committed apply), its lead revising on the
-    blockers with `on_output` following it; without `as_json`, say how each vote went."""
+    blockers with `on_output` following it; without `as_json`, say how each vote went (on
+    standard error, as it goes) and what the review came to."""
     from ..engine.conformance import lead_revise, review_apply
-    from ..engine.failures import answered_line
     from ..engine.runner import Runner
 
     def step(text: str) -> None:
@@ -55,10 +55,6 @@ def perform_review(
     revise = lead_revise(d, on_output=on_output, timeout=timeout)
     outcome = review_apply(Runner(ws), d, applied, revise, on_step=step)
     if not as_json:
-        for rnd in outcome.rounds:
-            for o in rnd.turn.outcomes if rnd.turn else []:
-                say(f"  {answered_line(o)}")
-            say(f"Revision {rnd.revision}: {rnd.result}.")
         for line in review_lines(outcome.to_dict()):
             say(line)
     return outcome

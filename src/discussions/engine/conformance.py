@@ -39,6 +39,7 @@ from ..syntax import clock
 from ..syntax.apply import ApplyRecord, ApplyReviewRecord, render_apply_review
 from .council import voting_participants
 from .documentation import Blocker
+from .failures import answered_line
 from .outcomes import TurnResult
 from .prompts import max_chars_for
 
@@ -258,6 +259,8 @@ class _Loop:
         rnd = review_round(self.runner, self.d, applied, now.revision, self.voters, self.provider)
         outcome.rounds.append(rnd)
         outcome.apply = applied.number  # the apply whose change the last vote was on
+        for o in rnd.turn.outcomes if rnd.turn else []:
+            _say(self.on_step, f"  {answered_line(o)}" + (f", {o.vote}" if o.vote else ""))
         if rnd.result in ("waiting", "budget"):
             outcome.stage, outcome.note = rnd.result, _stopped_note(rnd)
             return False
@@ -267,6 +270,7 @@ class _Loop:
         yes = tuple(n for n, v in rnd.votes.items() if v == "READY")
         no = tuple(n for n, v in rnd.votes.items() if v != "READY")
         record_review(self.d, applied, now.revision, rnd.result, blockers, yes, no)
+        _say(self.on_step, f"Revision {now.revision}: {rnd.result}.")
         outcome.stage = rnd.result
         now.blockers, now.yes, now.no = blockers, yes, no
         return rnd.result == "changes"
