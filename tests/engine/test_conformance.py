@@ -419,3 +419,11 @@ def test_run_with_a_lead_that_cannot_write_keeps_the_changes_review(project) -> 
     (review,) = Discussion.load(path).applies[0].reviews
     assert review.result == "changes" and len(review.blockers) == 2
     assert Discussion.load(path).status == "DECIDED"
+
+
+def test_the_budget_stops_the_review_before_a_call(project, tmp_path: Path) -> None:
+    path, applied, _ = project({}, "budget:\n  max_calls: 2\n")
+    result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied)
+    assert result.stage == "budget" and "budget" in result.note
+    assert not (tmp_path / "memory").exists()  # no call was made
+    assert review_blocks(path) == [] and "<!-- RUN-STOP: budget" in path.read_text("utf-8")
