@@ -11,12 +11,14 @@ import click
 
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
+from .reviewing import STOPPED, perform_review, review_only
 from .turns import live_display
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..engine.apply import Plan
+    from ..engine.conformance import ReviewOutcome
     from ..syntax.apply import ApplyRecord
     from .progress import Progress
 
@@ -39,6 +41,10 @@ _OK = ("committed", "unchanged")
     "--acknowledge-questions", is_flag=True,
     help="Go ahead with open questions unanswered (recorded).",
 )
+@click.option(
+    "--review", is_flag=True,
+    help="Have the council review the change already applied (its lead revising on blockers).",
+)
 @json_option("Print the APPLY record (with --dry-run: the plan) as JSON.")
 def apply_command(
     file: str,
@@ -51,6 +57,7 @@ def apply_command(
     reason: str | None,
     acknowledge_questions: bool,
     as_json: bool,
+    review: bool = False,
 ) -> None:
     """Have a lead implement a decided discussion on a new git branch.
 
@@ -73,10 +80,14 @@ def apply_command(
       discussions apply feature-x.md --lead architect --branch feat/x-retries
       discussions apply feature-x.md --yes --acknowledge-questions --json
       discussions apply spike.md --force --reason "prototype before the vote"
+      discussions apply feature-x.md --review
     """
     from ..engine.apply import ApplyOptions, carry_out, prepare
     from ..model.discussion import Discussion
 
+    if review:
+        flags = (lead, branch, yes, dry_run, force, acknowledge_questions)
+        return review_only(file, as_json=as_json, timeout=timeout, flags=flags)
     if force != (reason is not None):
         said = "--force needs --reason TEXT (it is recorded)" if force else "--reason needs --force"
         raise click.UsageError(said)
@@ -87,6 +98,12 @@ def apply_command(
     if dry_run:
         echo_json(plan.to_dict()) if as_json else _show(plan, dry_run=True)
         return
+    _consent(plan, yes, as_json)
+    _finish(plan, _run(plan, carry_out, as_json), as_json)
+
+
+def _consent(plan: Plan, yes: bool, as_json: bool) -> None:
+    """The person's consent to `plan` (shown first), or exit with nothing done."""
     if not yes and not _terminal():
         raise click.ClickException(
             "an apply needs your consent and there is no terminal to ask on (or this is CI): "
@@ -95,20 +112,41 @@ def apply_command(
     if not as_json:
         _show(plan)
     _ask(plan, yes)
-    _report(plan, _run(plan, carry_out, as_json), as_json)
 
 
-def _report(plan: Plan, record: ApplyRecord, as_json: bool) -> None:
-    """What the apply came to; exit 1 unless it committed (or changed nothing) and no test
-    failed."""
+def _finish(plan: Plan, record: ApplyRecord, as_json: bool) -> None:
+    """Say what the apply came to, have the council review it when asked to, report."""
+    if not as_json:
+        say(_result_line(record))
+    _report(plan, record, as_json, _review_after(plan, record, as_json))
+
+
+def _review_after(plan: Plan, record: ApplyRecord, as_json: bool) -> ReviewOutcome | None:
+    """The council's review of a committed change, when ``apply: review`` asks for one."""
+    from ..settings.apply import apply_settings
+
+    d = plan.discussion
+    if record.result != "committed" or not apply_settings(d.workspace.config, d.template).review:
+        return None
+    stream = None if as_json else _plain_stream()
+    return perform_review(d.workspace, d, record, as_json=as_json, timeout=plan.timeout,
+                          on_output=stream)
+
+
+def _report(
+    plan: Plan, record: ApplyRecord, as_json: bool, review: ReviewOutcome | None = None
+) -> None:
+    """What the apply came to; exit 1 unless it committed (or changed nothing), no test
+    failed and a review that ran recorded its result."""
     if as_json:
         echo_json(
             {"apply": _record_dict(record), "lead_reason": plan.reason,
-             "handoff": plan.handoff.to_dict()}
+             "handoff": plan.handoff.to_dict(),
+             "review": review.to_dict() if review is not None else None}
         )
-    else:
-        say(_result_line(record))
     if record.result not in _OK or record.tests == "failed":
+        sys.exit(1)
+    if review is not None and review.stage in STOPPED:
         sys.exit(1)
 
 

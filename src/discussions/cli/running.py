@@ -155,6 +155,11 @@ def _print_result(result: RunResult, as_json: bool) -> None:
         say("Who answered (provider, times):")
         for line in answered:
             say(f"  {line}")
+    if result.review:
+        from .reviewing import review_lines
+
+        for line in review_lines(result.review):
+            say(line)
     if result.escalation:
         say("Escalated to the humans. Positions:")
         for line in result.escalation:

@@ -37,6 +37,7 @@ from ..model.discussion import Discussion
 from ..model.handoff import Handoff, build_handoff, is_decided
 from ..providers.command import split_command
 from ..providers.registry import ProviderRegistry
+from ..settings.apply import apply_settings
 from ..settings.evidence import evidence_settings
 from ..syntax import clock
 from ..syntax.apply import ApplyRecord, render_apply
@@ -231,11 +232,9 @@ def _tests(d: Discussion, root: Path, timeout: float) -> ProjectTests | None:
 
 
 def configured_timeout(d: Discussion) -> float:
-    """``apply.timeout`` of ``discussions.yaml``, else `apply_run.DEFAULT_TIMEOUT`."""
-    value = d.workspace.config.section("apply").get("timeout")
-    return float(value) if isinstance(value, (int, float)) and value > 0 else (
-        apply_run.DEFAULT_TIMEOUT
-    )
+    """``apply.timeout`` of the template, else of ``discussions.yaml``, else 1800 s
+    (`settings.apply`)."""
+    return apply_settings(d.workspace.config, d.template).timeout
 
 
 def default_branch(d: Discussion, number: int) -> str:

@@ -29,10 +29,9 @@ from ..providers import escapes
 from ..providers.argv_prompt import with_prompt_argument
 from ..providers.command import ContainedRun, run_contained, split_command
 from ..providers.registry import evidence_trusted
+from ..settings.apply import DEFAULT_TIMEOUT  # seconds a lead may take (apply.timeout)
 from ..settings.evidence import EvidenceSettings
 
-DEFAULT_TIMEOUT = 1800.0
-"""Seconds a lead may take (``apply.timeout`` in discussions.yaml, ``--timeout``)."""
 KEPT_LINES = 40
 """Lines of the lead's and the test command's output kept for the record."""
 _LEAD_OUTPUT = 16 << 20

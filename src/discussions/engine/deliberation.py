@@ -18,6 +18,9 @@ transitions, a decided status). The run stops on the first of:
 * ``budget``      the next call would go past the budget (`budget.Budget`); the turn writes the
   ``RUN-STOP: budget`` block with the reason;
 * ``error``       an unexpected error (the error is raised after the stop is written).
+* ``reviewed``    no round was run: the discussion's applied change waited for its review
+  (a template or ``discussions.yaml`` with ``apply: review: true``), and the council reviewed
+  it, its lead revising on the blockers (`conformance`).
 
 A run is numbered in its file (run 1, 2, ...) and every ``ROUND`` and ``RUN-STOP`` it writes
 carries its identity (`runlog.identity`): rounds are numbered within a run, and a reader sees
@@ -52,7 +55,7 @@ from .turns import select_participants
 
 STOP_REASONS = (
     "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
-    "budget", "error", "no_answers",
+    "budget", "error", "no_answers", "reviewed",
 )
 GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 DEFAULT_MAX_ROUNDS = 5
@@ -69,6 +72,7 @@ _STOP_TEXT = {
     "budget": "the budget is used up",
     "error": "an error ended it",
     "no_answers": "no participant got an answer, every call failed",
+    "reviewed": "the applied change was reviewed",
 }
 
 
@@ -105,6 +109,8 @@ class RunResult:
     """Why the budget stopped the run (``stopped == "budget"``)."""
     documentation: dict[str, Any] | None = None
     """The documentation loop the decision started (a template with ``output``)."""
+    review: dict[str, Any] | None = None
+    """The review of an applied change the run made instead of rounds (``reviewed``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,6 +124,7 @@ class RunResult:
             "escalation": list(self.escalation),
             "budget_stop": self.budget_stop,
             "documentation": self.documentation,
+            "review": self.review,
             "turns": [t.to_dict() for t in self.turns],
         }
 
@@ -224,6 +231,11 @@ def run_discussion(
     chosen = [p.alias for p in select_participants(d, participants or ())]
     if provider:
         runner.providers.get(provider)  # unknown or untrusted: fail before a round is written
+    if "APPLY" in d.text:  # no apply anywhere (the common case): no parse needed
+        from . import conformance
+
+        if conformance.review_due(d):
+            return _review(runner, d, provider)
     shuffle_seed = seed if seed is not None else int(time.time() * 1000) % 1_000_000
     result = RunResult(file=str(d.path), seed=shuffle_seed if sequential else 0)
     limit = rounds if rounds is not None else _config_rounds(d)
@@ -241,6 +253,21 @@ def run_discussion(
     _finish(run, stop)
     if stop == "consensus" and documentation.output_of(d) is not None:
         result.documentation = documentation.draft_document(runner, d, provider=provider).to_dict()
+    return result
+
+
+def _review(runner: Runner, d: Discussion, provider: str | None) -> RunResult:
+    """The review of the applied change that waits for one, in place of rounds; the lead
+    revises on its blockers (the consent given to the apply covers its revisions)."""
+    from . import conformance
+
+    revise = conformance.lead_revise(d)
+    outcome = conformance.review_apply(runner, d, revise=revise, provider=provider)
+    d.reload()
+    result = RunResult(file=str(d.path), stopped="reviewed", phase=d.phase, status=d.status)
+    result.consensus = d.consensus_result.to_dict()
+    result.review = outcome.to_dict()
+    result.turns = [r.turn for r in outcome.rounds if r.turn is not None]
     return result
 
 

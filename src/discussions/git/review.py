@@ -11,6 +11,9 @@ from ..errors import DiscussionsError
 from ..syntax.fences import fence_block
 from .run import git_text, repo_root, verify_rev
 
+DIFF_BUDGET = 60_000
+"""Characters of diff `review` puts in a discussion unless told otherwise."""
+
 
 @dataclass(slots=True)
 class FileChange:

@@ -3,6 +3,7 @@ value must be (checked by `config.Config` when the files are read)."""
 
 from __future__ import annotations
 
+from .apply import APPLY
 from .schema import Fields, Flag, ListOf, Number, OneOf, Text
 
 _NAMES = ListOf(Text(), "a list of names")
@@ -77,6 +78,7 @@ SETTINGS = Fields(
             {"max_cost_usd": Number(0), "max_tokens": _COUNT, "max_calls": _COUNT},
             noun="budget setting",
         ),
+        "apply": APPLY,
     },
     noun="setting",
 )

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..errors import ConfigError, TemplateError, UnknownTemplate
 from . import graph
+from .apply import APPLY, read_apply
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .graph import FALLBACK_ACTIONS, WHEN, Fallback, Transition
 from .output import OUTPUT, Output, read_output
@@ -144,6 +145,8 @@ class Template:
     """How many phase transitions a discussion may make (needed when the phases form a cycle)."""
     output: Output | None = None
     """What the decided discussion produces (``output:``, `output.Output`)."""
+    apply: dict[str, Any] | None = None
+    """The ``apply:`` keys the template sets (`apply.apply_settings` merges them)."""
 
     @property
     def first_phase(self) -> str:
@@ -194,6 +197,7 @@ class Template:
             source=source,
             max_phase_transitions=cap,
             output=read_output(data.get("output")),
+            apply=read_apply(data.get("apply")),
         )
 
 
@@ -285,6 +289,7 @@ TEMPLATE = Fields(
         "max_phase_transitions": _ROUNDS,
         "body": Text(),
         "output": OUTPUT,
+        "apply": APPLY,
     },
     noun="template setting",
     required=("name", "phases"),

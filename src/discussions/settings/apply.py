@@ -1,0 +1,73 @@
+"""What ``apply:`` says, in ``discussions.yaml`` and in a template: how a decided discussion's
+change is made and reviewed.
+
+::
+
+    apply:
+      max_revisions: 2   # revisions the lead makes after a review asks for changes (0 or more)
+      timeout: 1800      # seconds the lead's write-mode command may run
+      review: true       # review the change after an apply (`discussions run` too)
+
+A template's ``apply:`` takes precedence over ``discussions.yaml``'s, key by key
+(`apply_settings`); a key neither sets has its default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .schema import Fields, Flag, Number
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .templates import Template
+
+DEFAULT_MAX_REVISIONS = 2
+DEFAULT_TIMEOUT = 1800.0
+
+APPLY = Fields(
+    {
+        "max_revisions": Number(0, whole=True, what="a whole number (0 or more)"),
+        "timeout": Number(above=0, what="a positive number of seconds"),
+        "review": Flag(),
+    },
+    noun="apply setting",
+)
+"""The keys of ``apply:`` (in ``discussions.yaml`` and in a template)."""
+
+
+@dataclass(slots=True)
+class ApplySettings:
+    """``apply:`` as it applies to one discussion."""
+
+    max_revisions: int = DEFAULT_MAX_REVISIONS
+    timeout: float = DEFAULT_TIMEOUT
+    review: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "max_revisions": self.max_revisions,
+            "timeout": self.timeout,
+            "review": self.review,
+        }
+
+
+def read_apply(data: Any) -> dict[str, Any] | None:
+    """The keys an already validated ``apply:`` mapping sets (None when absent)."""
+    if not isinstance(data, dict):
+        return None
+    return {k: data[k] for k in ("max_revisions", "timeout", "review") if data.get(k) is not None}
+
+
+def apply_settings(config: Config, template: Template | None = None) -> ApplySettings:
+    """The ``apply:`` settings for a discussion of `template`: the template's keys, then
+    ``discussions.yaml``'s, then the defaults."""
+    merged = dict(read_apply(config.section("apply")) or {})
+    if template is not None and template.apply:
+        merged.update(template.apply)
+    return ApplySettings(
+        max_revisions=int(merged.get("max_revisions", DEFAULT_MAX_REVISIONS)),
+        timeout=float(merged.get("timeout", DEFAULT_TIMEOUT)),
+        review=bool(merged.get("review", False)),
+    )

@@ -1,0 +1,119 @@
+"""`discussions apply --review`, the review after `apply` and the one `run` makes
+(``apply: review``): fake voters and a fake write-mode lead in a real git repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from discussions.model.discussion import Discussion
+
+from ..conftest import code, out, result_of, run, script_command, write
+from ..engine.test_conformance import DECIDED, git
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+    reason="git is not installed",
+)
+
+PLAN = {"architect": "ready", "security": "changes", "pragmatist": "fixed"}
+
+
+@pytest.fixture
+def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers_file):  # type: ignore[no-untyped-def]
+    """project(config=""): a git repository with a decided discussion; one provider votes
+    by `PLAN` and leads with tests/scripts/revising_lead.py. Returns the discussion's path."""
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("CI", raising=False)
+
+    def make(config: str = "") -> Path:
+        voter = script_command("conformance_voter.py", json.dumps(PLAN), str(tmp_path / "memory"))
+        lead = script_command("revising_lead.py", str(tmp_path / "lead-prompts.txt"))
+        providers_file({"voter": voter}, voter={"write_command": json.dumps(lead)})
+        write(
+            isolated / "discussions.yaml",
+            "providers:\n  default: voter\n  fallback: []\n  detect: false\n" + config,
+        )
+        path = write(isolated / "discussions" / "retry-policy.md", DECIDED)
+        (isolated / "app.py").write_text("def fetch():\n    while True:\n        pass\n")
+        git(isolated, "init", "-q", "-b", "main")
+        git(isolated, "config", "user.name", "Test User")
+        git(isolated, "config", "user.email", "test@example.com")
+        git(isolated, "add", "-A")
+        git(isolated, "commit", "-q", "-m", "first")
+        return path
+
+    return make
+
+
+def test_apply_reviews_revises_and_ends_implemented(project, isolated: Path) -> None:
+    path = project("apply:\n  review: true\n")
+    r = run("apply", str(path), "--yes", "--json")
+    assert code(r) == 0, out(r)
+    res = result_of(r)
+    assert res["apply"]["result"] == "committed"
+    review = res["review"]
+    assert review["stage"] == "implemented"
+    assert [x["result"] for x in review["rounds"]] == ["changes", "implemented"]
+    d = Discussion.load(path)
+    assert d.status == "IMPLEMENTED"
+    assert [(a.number, a.result) for a in d.applies] == [(1, "committed"), (2, "committed")]
+    assert [(r.revision, r.result) for a in d.applies for r in a.reviews] == [
+        (0, "changes"),
+        (1, "implemented"),
+    ]
+    # the revision is a second commit on the same branch; the user's tree is untouched
+    branch = d.applies[0].branch
+    assert d.applies[1].branch == branch
+    assert "RETRIES = 3" in git(isolated, "show", f"{branch}:app.py")
+    assert git(isolated, "rev-list", "--count", f"main..{branch}") == "2"
+    assert (isolated / "app.py").read_text() == "def fetch():\n    while True:\n        pass\n"
+    assert code(run("check", str(path))) == 0
+
+
+def test_apply_review_reviews_the_change_already_applied(
+    project, isolated: Path, tmp_path: Path
+) -> None:
+    path = project()
+    r = run("apply", str(path), "--yes")
+    assert code(r) == 0, out(r)
+    assert "Review of apply" not in out(r)  # apply: review is not set
+    assert not (tmp_path / "memory").exists()  # nobody was asked to vote
+    r = run("apply", str(path), "--review")
+    assert code(r) == 0, out(r)
+    assert "Revision 0: changes." in out(r) and "Revision 1: implemented." in out(r)
+    assert "Review of apply 2: implemented." in out(r)
+    lead = (tmp_path / "lead-prompts.txt").read_text("utf-8")
+    assert "- AI-Security: retries are not bounded (asked by security)" in lead
+    assert Discussion.load(path).status == "IMPLEMENTED"
+    # finished: asks nobody
+    r = run("apply", str(path), "--review")
+    assert code(r) == 0 and "Review of apply 2: implemented." in out(r)
+
+
+def test_apply_review_refuses_options_of_a_new_apply(project) -> None:
+    path = project()
+    r = run("apply", str(path), "--review", "--lead", "architect")
+    assert code(r) == 2 and "--lead" in out(r)
+    r = run("apply", str(path), "--review")
+    assert code(r) == 1 and "run `discussions apply retry-policy.md` first" in out(r)
+
+
+def test_run_reviews_the_applied_change_with_its_lead_revising(project, isolated: Path) -> None:
+    path = project()
+    assert code(run("apply", str(path), "--yes")) == 0
+    write(
+        isolated / "discussions.yaml",
+        (isolated / "discussions.yaml").read_text() + "apply:\n  review: true\n",
+    )
+    r = run("run", str(path))
+    assert code(r) == 0, out(r)
+    assert "Stopped after 0 round(s): reviewed." in out(r)
+    assert "Review of apply 2: implemented." in out(r)
+    assert Discussion.load(path).status == "IMPLEMENTED"
