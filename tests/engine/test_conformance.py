@@ -83,6 +83,7 @@ def Applied(  # noqa: N802 - reads as the record it makes
         commit,
         "Test User <test@example.com>",
         result,
+        files=(("app.py", 1, 1),) if commit else (),
         reason=reason,
     )
 
@@ -250,8 +251,9 @@ def test_consensus_with_a_blocker_raised_is_implemented(project) -> None:
     path, applied, _ = project({"architect": "ready", "security": "changes", "pragmatist": "ready"})
     result = review_apply(Runner(Workspace.discover()), Discussion.load(path), applied)
     # 2 of 3 READY meets the threshold: the consensus rule decides, not one voter
-    assert result.stage == "implemented" and [b.by for b in result.blockers] == ["AI-Security"]
+    assert result.stage == "implemented" and result.blockers == []  # not a blocker...
     assert Discussion.load(path).status == "IMPLEMENTED"
+    assert "CONCERN:" in path.read_text("utf-8")  # ...its concern stands in its comment
 
 
 def test_without_revise_the_review_stops_at_changes_and_resumes_there(

@@ -351,6 +351,7 @@ def review_round(
     )
     if counted.reached:
         rnd.result = "implemented"
+        rnd.blockers = []  # a minority's concerns stand in its comment, not as blockers
     elif rnd.blockers:
         rnd.result = "changes"
     return rnd  # not reached and nothing blocks: waiting (for a human READY)
