@@ -85,9 +85,14 @@ def test_apply_review_reviews_the_change_already_applied(
     assert code(r) == 0, out(r)
     assert "Review of apply" not in out(r)  # apply: review is not set
     assert not (tmp_path / "memory").exists()  # nobody was asked to vote
+    # no terminal, no --yes: the council votes, the lead does not revise
     r = run("apply", str(path), "--review")
+    assert "Revision 0: changes." in out(r) and "Revision 1" not in out(r), out(r)
+    assert "Give --yes to let it revise" in out(r)
+    assert len(Discussion.load(path).applies) == 1
+    r = run("apply", str(path), "--review", "--yes")
     assert code(r) == 0, out(r)
-    assert "Revision 0: changes." in out(r) and "Revision 1: implemented." in out(r)
+    assert "Revision 1: implemented." in out(r)
     assert "Review of apply 2: implemented." in out(r)
     lead = (tmp_path / "lead-prompts.txt").read_text("utf-8")
     assert "- AI-Security: retries are not bounded (asked by security)" in lead
@@ -105,7 +110,11 @@ def test_apply_review_refuses_options_of_a_new_apply(project) -> None:
     assert code(r) == 1 and "run `discussions apply retry-policy.md` first" in out(r)
 
 
-def test_run_reviews_the_applied_change_with_its_lead_revising(project, isolated: Path) -> None:
+def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
+    project, isolated: Path
+) -> None:
+    """`run` asks no one, so it never starts the lead's write-mode run: the review stops at
+    its blockers, and `apply --review --yes` has the lead revise."""
     path = project()
     assert code(run("apply", str(path), "--yes")) == 0
     write(
@@ -113,7 +122,10 @@ def test_run_reviews_the_applied_change_with_its_lead_revising(project, isolated
         (isolated / "discussions.yaml").read_text() + "apply:\n  review: true\n",
     )
     r = run("run", str(path))
+    assert "Stopped after 0 round(s): reviewed." in out(r), out(r)
+    assert "Review of apply 1: changes." in out(r)
+    assert len(Discussion.load(path).applies) == 1  # no revision ran
+    r = run("apply", str(path), "--review", "--yes")
     assert code(r) == 0, out(r)
-    assert "Stopped after 0 round(s): reviewed." in out(r)
     assert "Review of apply 2: implemented." in out(r)
     assert Discussion.load(path).status == "IMPLEMENTED"

@@ -410,14 +410,14 @@ def test_run_reviews_an_applied_change_when_the_template_says_so(
     assert not review_due(Discussion.load(path))
 
 
-def test_run_with_a_lead_that_cannot_write_keeps_the_changes_review(project) -> None:
+def test_run_records_the_changes_review_without_running_the_lead(project) -> None:
     path, applied, _ = project(
         {"architect": "changes", "security": "changes", "pragmatist": "ready"},
         "apply:\n  review: true\n",
     )
     assert review_due(Discussion.load(path))
     r = run("run", str(path))
-    assert code(r) == 1 and "AI-Architect cannot lead" in out(r)
+    assert "cannot lead" not in out(r), out(r)  # `run` never starts a lead
     (review,) = Discussion.load(path).applies[0].reviews
     assert review.result == "changes" and len(review.blockers) == 2
     assert Discussion.load(path).status == "DECIDED"

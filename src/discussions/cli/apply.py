@@ -43,7 +43,10 @@ _OK = ("committed", "unchanged")
 )
 @click.option(
     "--review", is_flag=True,
-    help="Have the council review the change already applied (its lead revising on blockers).",
+    help=(
+        "Have the council review the change already applied (with --yes or your y/N, its "
+        "lead revises on the blockers)."
+    ),
 )
 @json_option("Print the APPLY record (with --dry-run: the plan) as JSON.")
 def apply_command(
@@ -80,14 +83,14 @@ def apply_command(
       discussions apply feature-x.md --lead architect --branch feat/x-retries
       discussions apply feature-x.md --yes --acknowledge-questions --json
       discussions apply spike.md --force --reason "prototype before the vote"
-      discussions apply feature-x.md --review
+      discussions apply feature-x.md --review --yes
     """
     from ..engine.apply import ApplyOptions, carry_out, prepare
     from ..model.discussion import Discussion
 
     if review:
-        flags = (lead, branch, yes, dry_run, force, acknowledge_questions)
-        return review_only(file, as_json=as_json, timeout=timeout, flags=flags)
+        flags = (lead, branch, dry_run, force, acknowledge_questions)
+        return review_only(file, as_json=as_json, timeout=timeout, yes=yes, flags=flags)
     if force != (reason is not None):
         said = "--force needs --reason TEXT (it is recorded)" if force else "--reason needs --force"
         raise click.UsageError(said)
@@ -129,8 +132,9 @@ def _review_after(plan: Plan, record: ApplyRecord, as_json: bool) -> ReviewOutco
     if record.result != "committed" or not apply_settings(d.workspace.config, d.template).review:
         return None
     stream = None if as_json else _plain_stream()
-    return perform_review(d.workspace, d, record, as_json=as_json, timeout=plan.timeout,
-                          on_output=stream)
+    # the consent just given covers revisions: the question said so
+    return perform_review(d.workspace, d, record, as_json=as_json, revise=True,
+                          timeout=plan.timeout, on_output=stream)
 
 
 def _report(
@@ -191,11 +195,23 @@ def _ask(plan: Plan, yes: bool) -> None:
     if count:
         plan.acknowledge()
     if not yes and not click.confirm(
-        f"Let {plan.choice.participant.name} make this change on {plan.branch}, "
-        f"committed as {plan.author}?",
+        f"Let {plan.choice.participant.name} make this change on {plan.branch}"
+        f"{_revisions(plan)}, committed as {plan.author}?",
         default=False,
     ):
         _refused()
+
+
+def _revisions(plan: Plan) -> str:
+    """What the consent also covers when ``apply: review`` has the council review the
+    change: the lead's revisions on the review's blockers."""
+    from ..settings.apply import apply_settings
+
+    d = plan.discussion
+    settings = apply_settings(d.workspace.config, d.template)
+    if not settings.review or not settings.max_revisions:
+        return ""
+    return f" (and revise it up to {settings.max_revisions} time(s) on the review's blockers)"
 
 
 def _refused() -> None:

@@ -39,12 +39,14 @@ def perform_review(
     applied: ApplyRecord | None,
     *,
     as_json: bool,
+    revise: bool,
     timeout: float | None = None,
     on_output: Callable[[str], None] | None = None,
 ) -> ReviewOutcome:
     """Review `applied` (default: the latest committed apply), its lead revising on the
-    blockers with `on_output` following it; without `as_json`, say how each vote went (on
-    standard error, as it goes) and what the review came to."""
+    blockers (only with `revise`: a person consented to it) with `on_output` following it;
+    without `as_json`, say how each vote went (on standard error, as it goes) and what the
+    review came to."""
     from ..engine.conformance import lead_revise, review_apply
     from ..engine.runner import Runner
 
@@ -52,23 +54,30 @@ def perform_review(
         if not as_json:
             say(text, err=True)
 
-    revise = lead_revise(d, on_output=on_output, timeout=timeout)
-    outcome = review_apply(Runner(ws), d, applied, revise, on_step=step)
+    reviser = lead_revise(d, on_output=on_output, timeout=timeout) if revise else None
+    outcome = review_apply(Runner(ws), d, applied, reviser, on_step=step)
     if not as_json:
         for line in review_lines(outcome.to_dict()):
             say(line)
     return outcome
 
 
-APPLY_ONLY = ("--lead", "--branch", "--yes", "--dry-run", "--force", "--acknowledge-questions")
+APPLY_ONLY = ("--lead", "--branch", "--dry-run", "--force", "--acknowledge-questions")
 """The options of `apply` that belong to a new apply, not to ``--review``."""
 
 
 def review_only(
-    file: str, *, as_json: bool, timeout: float | None, flags: tuple[object, ...] = ()
+    file: str,
+    *,
+    as_json: bool,
+    timeout: float | None,
+    yes: bool = False,
+    flags: tuple[object, ...] = (),
 ) -> None:
     """`discussions apply FILE --review`: review the latest applied change; exit 1 when
-    nothing could be recorded. `flags` are the values of `APPLY_ONLY`, which must be unset."""
+    nothing could be recorded. The lead revises on blockers only with the person's consent
+    (`yes`, or y/N on a terminal); without it the review stops at its blockers. `flags` are
+    the values of `APPLY_ONLY`, which must be unset."""
     others = [name for name, value in zip(APPLY_ONLY, flags, strict=False) if value]
     if others:
         raise click.UsageError(
@@ -80,11 +89,33 @@ def review_only(
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
     stream = None if as_json else _stderr
-    outcome = perform_review(ws, d, None, as_json=as_json, timeout=timeout, on_output=stream)
+    allowed = yes or _revisions_allowed(d)
+    outcome = perform_review(
+        ws, d, None, as_json=as_json, revise=allowed, timeout=timeout, on_output=stream
+    )
     if as_json:
         echo_json({"review": outcome.to_dict()})
     if outcome.stage in STOPPED:
         sys.exit(1)
+
+
+def _revisions_allowed(d: Discussion) -> bool:
+    """The person's y/N, on a terminal, to the lead revising its change when the council
+    asks for changes; never implied without a terminal or in CI."""
+    import os
+
+    if os.environ.get("CI") or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        say(
+            "No terminal to ask on (or CI): the lead will not revise; the review stops at its "
+            "blockers. Give --yes to let it revise.",
+            err=True,
+        )
+        return False
+    return click.confirm(
+        "If the council asks for changes, may the lead revise its change on the same branch "
+        "(committed in the name of whoever consented to the apply)?",
+        default=False,
+    )
 
 
 def _stderr(text: str) -> None:

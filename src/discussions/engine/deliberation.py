@@ -257,12 +257,12 @@ def run_discussion(
 
 
 def _review(runner: Runner, d: Discussion, provider: str | None) -> RunResult:
-    """The review of the applied change that waits for one, in place of rounds; the lead
-    revises on its blockers (the consent given to the apply covers its revisions)."""
+    """The review of the applied change that waits for one, in place of rounds. The lead
+    does not revise here: `run` asks no one, and a write-mode run needs a person's consent
+    (`discussions apply FILE --review` asks); the review stops at its blockers."""
     from . import conformance
 
-    revise = conformance.lead_revise(d)
-    outcome = conformance.review_apply(runner, d, revise=revise, provider=provider)
+    outcome = conformance.review_apply(runner, d, provider=provider)
     d.reload()
     result = RunResult(file=str(d.path), stopped="reviewed", phase=d.phase, status=d.status)
     result.consensus = d.consensus_result.to_dict()
