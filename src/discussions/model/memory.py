@@ -35,7 +35,8 @@ from ..errors import DiscussionsError
 from ..syntax.parse import is_discussion_text
 from ..syntax.text import decode
 from . import storage
-from .ledger import discussion_candidates, is_settled
+from .folder import files_holding
+from .ledger import is_settled
 
 if TYPE_CHECKING:
     from ..derive.motions import Motion
@@ -344,17 +345,10 @@ def read_folder(
     newest first (by ``Created``, then name), through the per-process cache. Empty when
     there is no folder."""
     where = Path(folder) if folder is not None else workspace.config.output_directory
-    if not where.is_dir():
-        return []
     try:
-        paths = discussion_candidates(where)
+        paths = files_holding(where, skip, holding)
     except OSError as exc:
         raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
-    if skip is not None:
-        left_out = _resolved(skip)
-        paths = [p for p in paths if _resolved(p) != left_out]
-    if holding:
-        paths = [p for p in paths if _holds(p, holding)]
     found = [fm for fm in (_CACHE.read(p, workspace) for p in paths) if fm is not None]
     found.sort(key=lambda fm: (fm.date, fm.file.name), reverse=True)
     return found
@@ -445,20 +439,3 @@ def triggered_revisits(workspace: Workspace, folder: Path | None = None) -> list
                 if other is not fm and _later(fm, other.date) and mentions(p.text, other.words):
                     out.append(Revisit(p.text, author, fm.file, p.line, other.file))
     return out
-
-
-def _holds(path: Path, needles: tuple[str, ...]) -> bool:
-    """Whether the text of the file at `path`, lower-cased, holds one of `needles` (False
-    when it cannot be read)."""
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace").lower()
-    except OSError:
-        return False
-    return any(n in text for n in needles)
-
-
-def _resolved(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except OSError:
-        return path.absolute()
