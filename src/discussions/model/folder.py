@@ -38,11 +38,11 @@ def files_holding(
         left_out = resolved(skip)
         paths = [p for p in paths if resolved(p) != left_out]
     if holding:
-        paths = [p for p in paths if _holds(p, holding)]
+        paths = [p for p in paths if holds(p, holding)]
     return paths
 
 
-def _holds(path: Path, needles: tuple[str, ...]) -> bool:
+def holds(path: Path, needles: tuple[str, ...]) -> bool:
     """Whether the text of the file at `path`, lower-cased, holds one of `needles` (False
     when it cannot be read)."""
     try:

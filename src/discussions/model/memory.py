@@ -35,7 +35,7 @@ from ..errors import DiscussionsError
 from ..syntax.parse import is_discussion_text
 from ..syntax.text import decode
 from . import storage
-from .folder import files_holding
+from .folder import discussion_candidates, holds
 from .ledger import is_settled
 
 if TYPE_CHECKING:
@@ -303,10 +303,22 @@ class _FileCache:
         self._lock = threading.Lock()
         self._files: dict[Path, tuple[tuple[int, int, int], FileMemory | None]] = {}
 
-    def read(self, path: Path, workspace: Workspace) -> FileMemory | None:
+    def read(
+        self,
+        path: Path,
+        workspace: Workspace,
+        holding: tuple[str, ...] = (),
+        skip: tuple[int, int] | None = None,
+    ) -> FileMemory | None:
+        """What `path` gives the memory; None when it is no readable discussion, when it is
+        the file `skip` names (device, inode), or when, not derived yet, its text holds none
+        of the needles `holding` (`folder.holds`): a file derived already is not read again
+        to look for them."""
         try:
             st = os.stat(path)
         except OSError:
+            return None
+        if skip is not None and (st.st_dev, st.st_ino) == skip:
             return None
         key = path.absolute()
         signature = (st.st_size, st.st_mtime_ns, st.st_ino)
@@ -314,6 +326,8 @@ class _FileCache:
             hit = self._files.get(key)
         if hit is not None and hit[0] == signature:
             return hit[1]
+        if holding and not holds(path, holding):
+            return None
         result = read_file(path, workspace)
         with self._lock:
             if len(self._files) > 20_000:
@@ -339,17 +353,22 @@ def read_folder(
     holding: tuple[str, ...] = (),
 ) -> list[FileMemory]:
     """Every discussion of `folder` (default: ``output.directory``) but `skip` (never read:
-    the discussion being shown or prompted, whose own state the caller has), and with
-    `holding` only the files whose lower-cased text holds one of its (lower-case) needles,
-    looked for before anything is derived,
+    the discussion being shown or prompted, whose own state the caller has; by any path),
+    and with `holding` the files whose lower-cased text holds one of its (lower-case) needles,
+    looked for before anything is derived (a file this process derived already is given
+    whether it holds one or not: the needles only spare deriving the others),
     newest first (by ``Created``, then name), through the per-process cache. Empty when
     there is no folder."""
     where = Path(folder) if folder is not None else workspace.config.output_directory
+    if not where.is_dir():
+        return []
     try:
-        paths = files_holding(where, skip, holding)
+        paths = discussion_candidates(where)
     except OSError as exc:
         raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
-    found = [fm for fm in (_CACHE.read(p, workspace) for p in paths) if fm is not None]
+    left_out = _file_id(skip) if skip is not None else None
+    read = _CACHE.read
+    found = [fm for fm in (read(p, workspace, holding, left_out) for p in paths) if fm is not None]
     found.sort(key=lambda fm: (fm.date, fm.file.name), reverse=True)
     return found
 
@@ -439,3 +458,12 @@ def triggered_revisits(workspace: Workspace, folder: Path | None = None) -> list
                 if other is not fm and _later(fm, other.date) and mentions(p.text, other.words):
                     out.append(Revisit(p.text, author, fm.file, p.line, other.file))
     return out
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
