@@ -37,18 +37,16 @@ from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax.code import block_parser
 from ..syntax.render import analyse_tail, join_blocks, neutralise
-from . import followup, phases
+from . import followup
 from .appending import GroupAppend
 from .echoes import prompt_echo
 from .evidence_turn import after_answers, fulfil_quietly
-from .failures import ran, record_failure
 from .outcomes import (
     Attempt,
     ParticipantOutcome,
     TurnEvent,
     TurnResult,
 )
-from .posting import post_answer, post_pass, weak_answer
 from .prompts import build_prompt
 from .streamevents import stream_reporter
 from .turns import select_participants
@@ -166,7 +164,11 @@ class Runner:
             for event in held or ():  # installed after all: nothing to hide
                 self._emit(event)
             outcome.provider = name
-            outcome.stand_in = name == "mock" and any(ran(a) for a in outcome.attempts)
+            outcome.stand_in = False
+            if name == "mock" and outcome.attempts:
+                from .failures import ran  # after the call: loaded while it ran
+
+                outcome.stand_in = any(ran(a) for a in outcome.attempts)
             outcome.usage = completion.usage
             outcome.truncated = completion.stopped
             return completion.text
@@ -217,6 +219,10 @@ class Runner:
         request = self.request_for(participant, prompt, wants_vote, d.path)
         text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
+        # Loaded after the call (`_warm_up` loads them while it runs): not before it starts.
+        from .failures import record_failure
+        from .posting import post_answer, post_pass, weak_answer
+
         if text is None:
             outcome.status = "failed"
             record_failure(d, outcome, write)  # the file says who got no answer, from whom, why
@@ -459,6 +465,8 @@ class Runner:
 
     def _conclude(self, d: Discussion, result: TurnResult) -> None:
         """Apply the phase rules, refresh the summary file, and copy the state into `result`."""
+        from . import phases
+
         result.changes.extend(phases.settle(d))
         if self.workspace.config.summary_files:
             from ..model.summary import write_summary
@@ -556,17 +564,34 @@ def _release(group: GroupAppend) -> None:
 
 _WARM_UP_DELAY = 0.05
 """Seconds before `_warm_up` loads: the commands are started by then (a few ms each), and
-the import does not hold the interpreter lock while they start."""
+the imports do not hold the interpreter lock while they start."""
+
+_AFTER_THE_CALLS = (
+    "discussions.engine.posting",  # each answer into the record
+    "discussions.model.journal",  # the memory of one's own appends
+    "discussions.engine.phases",  # the phase rules after the answers
+    "discussions.engine.council",  # an open motion after the answers
+)
+"""What only the answers need: loaded while the providers think, not before the first call
+(they are not needed to start it) nor after the last answer (the turn would wait for them)."""
 
 
 def _warm_up() -> None:
-    """Load the markdown parser that every answer goes through (`neutralise`) while the
-    providers think: importing markdown-it takes 15-50 ms, which would otherwise come after
-    the first answer arrives."""
-    if "markdown_it" not in sys.modules:
-        timer = threading.Timer(_WARM_UP_DELAY, block_parser)
+    """Load, while the providers think, the markdown parser that every answer goes through
+    (`neutralise`; importing markdown-it takes 15-50 ms) and the modules only the answers
+    need (`_AFTER_THE_CALLS`): otherwise they would load after the first answer arrives."""
+    if not all(name in sys.modules for name in ("markdown_it", *_AFTER_THE_CALLS)):
+        timer = threading.Timer(_WARM_UP_DELAY, _load_for_the_answers)
         timer.daemon = True
         timer.start()
+
+
+def _load_for_the_answers() -> None:
+    import importlib
+
+    block_parser()
+    for name in _AFTER_THE_CALLS:
+        importlib.import_module(name)
 
 
 def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:
