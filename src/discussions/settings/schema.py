@@ -17,7 +17,6 @@ unknown keys and refuses bad values; a persona, template or provider file is ref
 from __future__ import annotations
 
 from collections.abc import Mapping as AnyMapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..syntax.record import Record
@@ -150,16 +149,18 @@ class Fields(Record):
 Spec = Text | Flag | Number | ListOf | OneOf | Fields
 
 
-@dataclass(slots=True, frozen=True)
-class Problem:
-    """One thing wrong in the data."""
+class Problem(Record):
+    """One thing wrong in the data: `keys`, the key path it is about (``("phases", 0,
+    "next")``; ``()`` the whole document); `message` (``key 'phases[0].next' must be text,
+    not a list``); `unknown`, a key the description does not know (else a missing or bad
+    value)."""
 
-    keys: Keys
-    """Key path it is about (``("phases", 0, "next")``; ``()`` the whole document)."""
-    message: str
-    """``key 'phases[0].next' must be text, not a list``."""
-    unknown: bool = False
-    """A key the description does not know (else a missing or bad value)."""
+    __slots__ = ("keys", "message", "unknown")
+
+    def __init__(self, keys: Keys, message: str, unknown: bool = False) -> None:
+        self.keys = keys
+        self.message = message
+        self.unknown = unknown
 
 
 class _Walk:
