@@ -16,11 +16,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextvars import copy_context
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
 from ..model import storage
@@ -47,6 +45,7 @@ from .outcomes import (
     TurnEvent,
     TurnResult,
 )
+from .parallel import Parallel
 from .prompts import build_prompt
 from .streamevents import stream_reporter
 from .turns import select_participants
@@ -164,11 +163,7 @@ class Runner:
             for event in held or ():  # installed after all: nothing to hide
                 self._emit(event)
             outcome.provider = name
-            outcome.stand_in = False
-            if name == "mock" and outcome.attempts:
-                from .failures import ran  # after the call: loaded while it ran
-
-                outcome.stand_in = any(ran(a) for a in outcome.attempts)
+            outcome.stand_in = _stands_in(name, outcome)
             outcome.usage = completion.usage
             outcome.truncated = completion.stopped
             return completion.text
@@ -505,41 +500,40 @@ class Runner:
             result.outcomes.append(outcome)
             self._emit(TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome))
             return
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = [  # each worker in a copy of this context: the turn's `one_sweep`
-                pool.submit(
-                    copy_context().run,
-                    self._answer,
-                    d,
-                    part,
-                    prompt,
-                    wants,
-                    provider,
-                    write,
-                    len(jobs),
-                )
+        calls = Parallel(  # each in a copy of this context: the turn's `one_sweep`
+            [
+                partial(self._answer, d, part, prompt, wants, provider, write, len(jobs))
                 for part, prompt, wants in jobs
             ]
+        )
+        try:
             _warm_up()
             try:
                 _release(group)
-                by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
                 outcomes: dict[str, ParticipantOutcome] = {}
-                for fut in _as_completed(futures):
-                    part = by_future[fut]
-                    outcome = fut.result()
+                for index, outcome in calls.finished():
+                    part = jobs[index][0]
                     outcomes[part.alias] = outcome
                     self._emit(
                         TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome)
                     )
                 result.outcomes.extend(outcomes[part.alias] for part, _, _ in jobs)
             except KeyboardInterrupt:
-                # Stop the providers before the pool waits for its workers; answers already
-                # appended stay, nothing half-written is left.
-                for f in futures:
-                    f.cancel()
+                # Stop the providers before waiting for the calls; answers already appended
+                # stay, nothing half-written is left.
                 terminate_all()
                 raise
+        finally:
+            calls.join()
+
+
+def _stands_in(provider: str, outcome: ParticipantOutcome) -> bool:
+    """Whether `provider`, the mock, answered for a chain whose providers ran and failed."""
+    if provider != "mock" or not outcome.attempts:
+        return False
+    from .failures import ran  # after the call: `_warm_up` loads it while the call runs
+
+    return any(ran(a) for a in outcome.attempts)
 
 
 def _with_preamble(d: Discussion, write: GroupAppend, preamble: Sequence[str]) -> Discussion:
@@ -592,11 +586,3 @@ def _load_for_the_answers() -> None:
     block_parser()
     for name in _AFTER_THE_CALLS:
         importlib.import_module(name)
-
-
-def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:
-    """Futures as they finish, waiting in short slices so Ctrl-C reaches the main thread."""
-    left = set(futures)
-    while left:
-        done, left = wait(left, timeout=0.2, return_when=FIRST_COMPLETED)
-        yield from (f for f in futures if f in done)

@@ -55,20 +55,15 @@ with one there is binary (git's test)."""
 
 
 class _Change(Record):
-    """A phase or status change queued by `advance` / `set_status`, decided again under the
-    file lock when saved: if someone else made the same change meanwhile it is not written
-    twice, and a change from a state the file is no longer in is refused. `kind`: ``phase``
-    or ``status``; `strict`: refuse (True) or silently drop (False) when the file has moved
-    elsewhere meanwhile.
-    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
+    """A phase or status change queued by `advance` / `set_status` (`kind`: ``phase`` or
+    ``status``), decided again under the file lock when saved: if someone else made the same
+    change meanwhile it is not written twice, and a change from a state the file is no longer
+    in is refused (`strict`) or silently dropped. A `Record`: no dataclass at start-up."""
 
     __slots__ = ("kind", "source", "target", "strict")
 
     def __init__(self, kind: str, source: str, target: str, strict: bool) -> None:
-        self.kind = kind
-        self.source = source
-        self.target = target
-        self.strict = strict
+        self.kind, self.source, self.target, self.strict = kind, source, target, strict
 
 
 def slugify(title: str) -> str:
