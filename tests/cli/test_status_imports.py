@@ -1,6 +1,6 @@
 """What `discussions status` loads: only what a status needs. The evidence rules, the
-budgets, the project set-up, the engine and the providers stay unloaded (each costs start-up
-time on every run)."""
+budgets, the project set-up, the engine, the providers and (with no revisit condition in the
+folder) the memory and the ledger stay unloaded (each costs start-up time on every run)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ NOT_FOR_STATUS = (
     "discussions.git.setup",
     "discussions.engine",
     "discussions.providers",
+    "discussions.model.memory",  # no other discussion holds a REVISIT-WHEN: condition
+    "discussions.model.ledger",
 )
 
 

@@ -270,3 +270,39 @@ def test_side_follows_the_outcome(isolated: Path, status: str, vote: str, side: 
     architect = Workspace.discover().participants.get("architect")
     (episode,) = memory.history(Workspace.discover(), architect)
     assert episode.side == side
+
+
+def test_a_turns_participants_read_the_folder_once(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each participant's prompt asks for its history; the files of the folder are read for
+    the needles, and derived, once for all of them (the per-process cache answers the
+    others), and the discussion prompted is never read, by whatever path it is named."""
+    folder = isolated / "discussions"
+    for n in range(4):
+        _hand(folder, f"old{n}", "2026-10-01T09:00:00Z", "VOTE: READY\nCONCERN: tokens leak")
+    shown = _hand(folder, "now", "2026-11-20T09:00:00Z", "Hello", status="OPEN")
+    looked: list[str] = []
+    derived: list[str] = []
+    real_holds, real_read = memory.holds, memory.read_file
+
+    def holds(path: Path, needles: tuple[str, ...]) -> bool:
+        looked.append(path.name)
+        return real_holds(path, needles)
+
+    def read_file(path: Path, workspace: Workspace):  # type: ignore[no-untyped-def]
+        derived.append(path.name)
+        return real_read(path, workspace)
+
+    monkeypatch.setattr(memory, "holds", holds)
+    monkeypatch.setattr(memory, "read_file", read_file)
+    monkeypatch.setattr(memory, "_CACHE", memory._FileCache())  # nothing from other tests
+    ws = Workspace.discover(isolated)
+    roundabout = folder / ".." / "discussions" / "now.md"
+    for alias in ("architect", "security", "pragmatist"):
+        found = memory.history(ws, ws.participants.get(alias), exclude=roundabout)
+        assert [e.file.name for e in found] == (
+            ["old0.md", "old1.md", "old2.md", "old3.md"][::-1] if alias == "architect" else []
+        )
+    assert sorted(looked) == sorted(derived) == ["old0.md", "old1.md", "old2.md", "old3.md"]
+    assert shown.name not in looked + derived

@@ -26,7 +26,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("files:new_command", "Create a discussion file from a template."),
     "list": ("files:list_command", "List the discussions in the discussions folder."),
     "status": (
-        "files:status_command",
+        "status:status_command",
         "Show a discussion's phase, votes, consensus and open items.",
     ),
     "comment": (

@@ -1,4 +1,5 @@
-"""Commands on discussion files: new, list, status, comment, advance, close, reopen, summary."""
+"""Commands on discussion files: new, list, comment, advance, close, reopen, summary (`status`
+has a module of its own)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,9 @@ from .common import (
     default_author,
     display_path,
     echo_json,
-    echo_lines,
-    printable,
     read_text_arg,
-    report_problems,
     resolve_discussion,
     say,
-    style,
     workspace,
 )
 from .options import dir_option, json_option
@@ -145,42 +142,6 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
             f"{r['status']:<{width}}  {r['phase']:<{pwidth}}  {r['comments']:>8}  "
             f"{r['file']:<{fwidth}}  {r['title']}"
         )
-
-
-@click.command("status")
-@click.argument("file")
-@click.option("-v", "--verbose", is_flag=True, help="Also list every comment and marker.")
-@json_option("Print the full state as one JSON object.")
-def status_command(file: str, verbose: bool, as_json: bool) -> None:
-    """Show a discussion's phase, votes, consensus and open items.
-
-    \b
-    Examples:
-      discussions status add-user-authentication.md
-      discussions status discussions/api.md --verbose
-      discussions status api.md --json | jq .consensus
-    """
-    from ..derive.rules import COLLECTOR_PAUSE
-    from ..views.status import status_lines, status_of
-
-    ws = workspace(warn=False)
-    # The collector would only walk a long file's state, freed (`del`) before it resumes: the
-    # few cycles in it (a handful, however long the file) wait for its next pass.
-    with COLLECTOR_PAUSE:
-        d = Discussion.load(resolve_discussion(file, ws), ws)
-        path = d.path
-        if as_json:
-            echo_json(status_of(d))
-        else:
-            echo_lines(status_lines(d, verbose=verbose))
-        del d
-    if not as_json:
-        from ..git.drivercheck import driver_warning
-
-        warning = driver_warning(path)
-        if warning:
-            click.echo(style(f"Warning: {printable(warning)}", fg="yellow"), err=True)
-    report_problems(ws.problems, as_json)
 
 
 @click.command("comment")

@@ -8,7 +8,6 @@ from typing import IO
 import click
 
 from ..engine.deliberation import RoundEvent, RunResult, run_discussion
-from ..engine.failures import answered_summary
 from ..engine.outcomes import TurnEvent
 from ..engine.runner import Runner
 from ..model.budget import configured_budget
@@ -150,6 +149,8 @@ def _print_result(result: RunResult, as_json: bool) -> None:
     say(f"Consensus: {result.consensus.get('reason', '')}")
     if result.budget_stop:
         say(f"Budget: {result.budget_stop}")
+    from ..engine.failures import answered_summary  # loaded while the providers thought
+
     answered = answered_summary([o for t in result.turns for o in t.outcomes])
     if answered:
         say("Who answered (provider, times):")

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..engine.failures import answered_line
 from ..engine.outcomes import TurnResult
 from ..engine.runner import Runner
 from ..engine.turns import select_participants
@@ -139,6 +138,8 @@ def _summary(result: TurnResult) -> None:
         say(f"Votes cast this turn: {_counts(cast)}")
     else:
         say(f"Votes: {_counts(counts)}")
+    from ..engine.failures import answered_line  # loaded while the providers thought
+
     say("Who answered:")
     for o in result.outcomes:
         say(f"  {answered_line(o)}")

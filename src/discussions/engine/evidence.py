@@ -19,17 +19,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import derive
-from ..git.confine import Confinement, Refused
 from ..model import storage
-from ..providers.registry import evidence_trusted
 from ..settings.evidence import EvidenceSettings, evidence_settings
 from ..syntax import clock
-from ..syntax.evidence import Block, Request, RequestError, parse_request, render_block
-from .evidence_git import git_request
-from .evidence_sources import Commands, Found, grep, listing, read, run
 
 if TYPE_CHECKING:
+    from ..git.confine import Confinement
     from ..model.discussion import Discussion
+    from ..syntax.evidence import Block, Request
+    from .evidence_sources import Commands, Found
+
+# What reads the project (`evidence_sources`, `evidence_git`, `git.confine`) and the block
+# syntax are loaded by the functions that use them: every turn asks whether anything is
+# pending, and most discussions hold no request.
 
 
 @dataclass(slots=True)
@@ -74,6 +76,9 @@ class Fulfilled:
 
 def fulfil(request: Request, where: Confinement, commands: Commands) -> Found:
     """Read what `request` asks for, or raise `Refused`."""
+    from .evidence_git import git_request
+    from .evidence_sources import grep, listing, read, run
+
     if request.kind == "read":
         return read(request.args, where)
     if request.kind == "grep":
@@ -88,6 +93,8 @@ def fulfil(request: Request, where: Confinement, commands: Commands) -> Found:
 def confinement_for(d: Discussion, settings: EvidenceSettings) -> Confinement:
     """What the discussion's participants may read: the git work tree holding the file, else
     the project folder."""
+    from ..git.confine import Confinement
+
     where = Confinement.of(d.path.parent, settings.exclude)
     if not where.in_git:
         where = Confinement.of(d.workspace.config.base_dir, settings.exclude)
@@ -141,6 +148,11 @@ def _blocks_for(
     spent: Counter[str] | None = None,
 ) -> list[Block]:
     """A block for each (by, request), numbered from 0 (`_append` numbers them)."""
+    from ..git.confine import Refused
+    from ..providers.registry import evidence_trusted
+    from ..syntax.evidence import Block, RequestError, parse_request
+    from .evidence_sources import Commands
+
     root = where.root
     commands = Commands(
         settings.commands, evidence_trusted(root, settings.commands), settings.timeout
@@ -191,6 +203,8 @@ def _fill(block: Block, found: Found, cap: int, earlier: dict[tuple[str, str], i
 def _append(d: Discussion, blocks: list[Block], *, only_pending: bool) -> Fulfilled:
     """Append `blocks` under the file lock, numbered after the file's last block; with
     `only_pending`, only those whose request is still pending in the file as it is then."""
+    from ..syntax.evidence import render_block
+
     written: list[Block] = []
     earlier: dict[tuple[str, str], int] = {}
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..derive.evidence import Evidence
 from ..settings.evidence import evidence_settings
-from ..syntax.evidence import fence_span
 from ..syntax.text import normalise_newlines
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded with the first evidence block (`derive.rules`): most files have none
+    from ..derive.evidence import Evidence
     from ..model.discussion import Discussion
     from ..settings.participants import Participant
 
@@ -46,6 +45,8 @@ def folded(d: Discussion) -> Discussion:
 
 def _block_end(lines: list[str], marker_line: int) -> int:
     """The index after the last line of the block whose marker is on `marker_line`."""
+    from ..syntax.evidence import fence_span
+
     span = fence_span(lines, marker_line)
     if span is not None:
         return span[1] + 1

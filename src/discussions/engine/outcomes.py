@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..providers.usage import UNKNOWN, Usage
 from ..syntax.render import visible_name
-from . import phases
 
 if TYPE_CHECKING:
+    from . import phases
     from .council import MotionOutcome
 
 

@@ -16,11 +16,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextvars import copy_context
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
 from ..model import storage
@@ -37,18 +35,17 @@ from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax.code import block_parser
 from ..syntax.render import analyse_tail, join_blocks, neutralise
-from . import followup, phases
+from . import followup
 from .appending import GroupAppend
 from .echoes import prompt_echo
 from .evidence_turn import after_answers, fulfil_quietly
-from .failures import ran, record_failure
 from .outcomes import (
     Attempt,
     ParticipantOutcome,
     TurnEvent,
     TurnResult,
 )
-from .posting import post_answer, post_pass, weak_answer
+from .parallel import Parallel
 from .prompts import build_prompt
 from .streamevents import stream_reporter
 from .turns import select_participants
@@ -166,7 +163,7 @@ class Runner:
             for event in held or ():  # installed after all: nothing to hide
                 self._emit(event)
             outcome.provider = name
-            outcome.stand_in = name == "mock" and any(ran(a) for a in outcome.attempts)
+            outcome.stand_in = _stands_in(name, outcome)
             outcome.usage = completion.usage
             outcome.truncated = completion.stopped
             return completion.text
@@ -217,6 +214,10 @@ class Runner:
         request = self.request_for(participant, prompt, wants_vote, d.path)
         text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
+        # Loaded after the call (`_warm_up` loads them while it runs): not before it starts.
+        from .failures import record_failure
+        from .posting import post_answer, post_pass, weak_answer
+
         if text is None:
             outcome.status = "failed"
             record_failure(d, outcome, write)  # the file says who got no answer, from whom, why
@@ -459,6 +460,8 @@ class Runner:
 
     def _conclude(self, d: Discussion, result: TurnResult) -> None:
         """Apply the phase rules, refresh the summary file, and copy the state into `result`."""
+        from . import phases
+
         result.changes.extend(phases.settle(d))
         if self.workspace.config.summary_files:
             from ..model.summary import write_summary
@@ -497,41 +500,40 @@ class Runner:
             result.outcomes.append(outcome)
             self._emit(TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome))
             return
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = [  # each worker in a copy of this context: the turn's `one_sweep`
-                pool.submit(
-                    copy_context().run,
-                    self._answer,
-                    d,
-                    part,
-                    prompt,
-                    wants,
-                    provider,
-                    write,
-                    len(jobs),
-                )
+        calls = Parallel(  # each in a copy of this context: the turn's `one_sweep`
+            [
+                partial(self._answer, d, part, prompt, wants, provider, write, len(jobs))
                 for part, prompt, wants in jobs
             ]
+        )
+        try:
             _warm_up()
             try:
                 _release(group)
-                by_future = {f: part for (part, _, _), f in zip(jobs, futures, strict=True)}
                 outcomes: dict[str, ParticipantOutcome] = {}
-                for fut in _as_completed(futures):
-                    part = by_future[fut]
-                    outcome = fut.result()
+                for index, outcome in calls.finished():
+                    part = jobs[index][0]
                     outcomes[part.alias] = outcome
                     self._emit(
                         TurnEvent("done", part.alias, part.name, outcome.provider, outcome=outcome)
                     )
                 result.outcomes.extend(outcomes[part.alias] for part, _, _ in jobs)
             except KeyboardInterrupt:
-                # Stop the providers before the pool waits for its workers; answers already
-                # appended stay, nothing half-written is left.
-                for f in futures:
-                    f.cancel()
+                # Stop the providers before waiting for the calls; answers already appended
+                # stay, nothing half-written is left.
                 terminate_all()
                 raise
+        finally:
+            calls.join()
+
+
+def _stands_in(provider: str, outcome: ParticipantOutcome) -> bool:
+    """Whether `provider`, the mock, answered for a chain whose providers ran and failed."""
+    if provider != "mock" or not outcome.attempts:
+        return False
+    from .failures import ran  # after the call: `_warm_up` loads it while the call runs
+
+    return any(ran(a) for a in outcome.attempts)
 
 
 def _with_preamble(d: Discussion, write: GroupAppend, preamble: Sequence[str]) -> Discussion:
@@ -556,22 +558,31 @@ def _release(group: GroupAppend) -> None:
 
 _WARM_UP_DELAY = 0.05
 """Seconds before `_warm_up` loads: the commands are started by then (a few ms each), and
-the import does not hold the interpreter lock while they start."""
+the imports do not hold the interpreter lock while they start."""
+
+_AFTER_THE_CALLS = (
+    "discussions.engine.posting",  # each answer into the record
+    "discussions.model.journal",  # the memory of one's own appends
+    "discussions.engine.phases",  # the phase rules after the answers
+    "discussions.engine.council",  # an open motion after the answers
+)
+"""What only the answers need: loaded while the providers think, not before the first call
+(they are not needed to start it) nor after the last answer (the turn would wait for them)."""
 
 
 def _warm_up() -> None:
-    """Load the markdown parser that every answer goes through (`neutralise`) while the
-    providers think: importing markdown-it takes 15-50 ms, which would otherwise come after
-    the first answer arrives."""
-    if "markdown_it" not in sys.modules:
-        timer = threading.Timer(_WARM_UP_DELAY, block_parser)
+    """Load, while the providers think, the markdown parser that every answer goes through
+    (`neutralise`; importing markdown-it takes 15-50 ms) and the modules only the answers
+    need (`_AFTER_THE_CALLS`): otherwise they would load after the first answer arrives."""
+    if not all(name in sys.modules for name in ("markdown_it", *_AFTER_THE_CALLS)):
+        timer = threading.Timer(_WARM_UP_DELAY, _load_for_the_answers)
         timer.daemon = True
         timer.start()
 
 
-def _as_completed(futures: list[Future[ParticipantOutcome]]) -> Iterator[Future[Any]]:
-    """Futures as they finish, waiting in short slices so Ctrl-C reaches the main thread."""
-    left = set(futures)
-    while left:
-        done, left = wait(left, timeout=0.2, return_when=FIRST_COMPLETED)
-        yield from (f for f in futures if f in done)
+def _load_for_the_answers() -> None:
+    import importlib
+
+    block_parser()
+    for name in _AFTER_THE_CALLS:
+        importlib.import_module(name)

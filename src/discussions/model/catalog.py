@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import DiscussionNotFound, DiscussionsError, NotADiscussion, PhaseError
 from ..settings.templates import is_open, known_statuses
 from ..settings.workspace import Workspace, display_path, missing, resolve_file, shorten
+from ..syntax.record import Record
 from .discussion import Discussion
 from .storage import discussion_problem, is_derived, require_discussion
 
@@ -53,14 +53,17 @@ def _in_folder(name: str, ws: Workspace) -> Path:
     return folder / (file if file.endswith(".md") else f"{file}.md")
 
 
-@dataclass(slots=True, frozen=True)
-class Bounds:
-    """Where served files may lie, resolved once for a listing."""
+class Bounds(Record):
+    """Where served files may lie, resolved once for a listing: `folder`, the folder listed
+    (default: the discussions folder), symbolic links resolved; `roots`, the project folder,
+    the discussions folder and the folder listed, resolved.
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
 
-    folder: Path
-    """The folder listed (default: the discussions folder), symbolic links resolved."""
-    roots: tuple[Path, ...]
-    """The project folder, the discussions folder and the folder listed, resolved."""
+    __slots__ = ("folder", "roots")
+
+    def __init__(self, folder: Path, roots: tuple[Path, ...]) -> None:
+        self.folder = folder
+        self.roots = roots
 
     @classmethod
     def of(cls, ws: Workspace, folder: Path | None = None) -> Bounds:

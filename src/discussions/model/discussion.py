@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
@@ -24,6 +24,7 @@ from ..syntax import clock
 from ..syntax.clock import utc_stamp
 from ..syntax.document import ParseWarning
 from ..syntax.markers import normalise_vote
+from ..syntax.record import Record
 from ..syntax.render import (
     analyse_tail,
     end_with_separator,
@@ -53,18 +54,16 @@ _BINARY_SAMPLE = 8192
 with one there is binary (git's test)."""
 
 
-@dataclass(slots=True, frozen=True)
-class _Change:
-    """A phase or status change queued by `advance` / `set_status`, decided again under the
-    file lock when saved: if someone else made the same change meanwhile it is not written
-    twice, and a change from a state the file is no longer in is refused."""
+class _Change(Record):
+    """A phase or status change queued by `advance` / `set_status` (`kind`: ``phase`` or
+    ``status``), decided again under the file lock when saved: if someone else made the same
+    change meanwhile it is not written twice, and a change from a state the file is no longer
+    in is refused (`strict`) or silently dropped. A `Record`: no dataclass at start-up."""
 
-    kind: str
-    """``phase`` or ``status``."""
-    source: str
-    target: str
-    strict: bool
-    """Refuse (True) or silently drop (False) when the file has moved elsewhere meanwhile."""
+    __slots__ = ("kind", "source", "target", "strict")
+
+    def __init__(self, kind: str, source: str, target: str, strict: bool) -> None:
+        self.kind, self.source, self.target, self.strict = kind, source, target, strict
 
 
 def slugify(title: str) -> str:

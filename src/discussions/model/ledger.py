@@ -39,6 +39,7 @@ from ..syntax.parse import is_discussion_text, parse_document
 from ..syntax.text import decode
 from . import storage
 from .discussion import Discussion, Item
+from .folder import discussion_candidates, resolved
 
 if TYPE_CHECKING:
     from ..derive.applies import Apply, Implementation
@@ -49,7 +50,6 @@ __all__ = [
     "LedgerEntry",
     "Skipped",
     "collect",
-    "discussion_candidates",
     "counted",
     "entries_by_file",
     "is_settled",
@@ -154,21 +154,6 @@ def _folder(workspace: Workspace, folder: Path | None) -> Path:
 _Read = tuple[list[LedgerEntry], Skipped | None, bool]
 """What one file gave: its decisions, why it was skipped (if it was), whether it is a
 discussion."""
-
-
-def discussion_candidates(folder: Path) -> list[Path]:
-    """The ``*.md`` files of `folder` that may be discussions, by name."""
-    out: list[Path] = []
-    with os.scandir(folder) as it:
-        for e in it:
-            name = e.name
-            if not name.endswith(".md") or storage.is_derived(Path(name)):
-                continue
-            if name.startswith("."):  # editor and temporary files
-                continue
-            out.append(folder / name)
-    out.sort()
-    return out
 
 
 def _read_file(path: Path, workspace: Workspace) -> _Read:
@@ -347,18 +332,11 @@ def settled_decisions(d: Discussion, folder: Path | None = None) -> list[LedgerE
         ledger = scan(d.workspace, folder, cached=True)
     except DiscussionsError:
         return []
-    own = _resolved(d.path)
-    mine = own.parent == _resolved(ledger.folder)
+    own = resolved(d.path)
+    mine = own.parent == resolved(ledger.folder)
     out = [e for e in ledger.entries if e.settled and not (mine and e.file.name == own.name)]
     out.sort(key=lambda e: (e.date, e.file.name, -e.line), reverse=True)
     return out
-
-
-def _resolved(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except OSError:
-        return path.absolute()
 
 
 # --------------------------------------------------------------------------- links
@@ -387,9 +365,9 @@ def counted(n: int, noun: str) -> str:
 def relative_path(path: Path, start: Path) -> str:
     """`path` relative to the folder `start`, with forward slashes, for a link."""
     try:
-        rel = os.path.relpath(_resolved(path), _resolved(start))
+        rel = os.path.relpath(resolved(path), resolved(start))
     except ValueError:  # another drive (Windows)
-        rel = str(_resolved(path))
+        rel = str(resolved(path))
     return Path(rel).as_posix()
 
 

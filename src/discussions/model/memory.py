@@ -35,7 +35,8 @@ from ..errors import DiscussionsError
 from ..syntax.parse import is_discussion_text
 from ..syntax.text import decode
 from . import storage
-from .ledger import discussion_candidates, is_settled
+from .folder import discussion_candidates, holds
+from .ledger import is_settled
 
 if TYPE_CHECKING:
     from ..derive.motions import Motion
@@ -302,10 +303,22 @@ class _FileCache:
         self._lock = threading.Lock()
         self._files: dict[Path, tuple[tuple[int, int, int], FileMemory | None]] = {}
 
-    def read(self, path: Path, workspace: Workspace) -> FileMemory | None:
+    def read(
+        self,
+        path: Path,
+        workspace: Workspace,
+        holding: tuple[str, ...] = (),
+        skip: tuple[int, int] | None = None,
+    ) -> FileMemory | None:
+        """What `path` gives the memory; None when it is no readable discussion, when it is
+        the file `skip` names (device, inode), or when, not derived yet, its text holds none
+        of the needles `holding` (`folder.holds`): a file derived already is not read again
+        to look for them."""
         try:
             st = os.stat(path)
         except OSError:
+            return None
+        if skip is not None and (st.st_dev, st.st_ino) == skip:
             return None
         key = path.absolute()
         signature = (st.st_size, st.st_mtime_ns, st.st_ino)
@@ -313,6 +326,8 @@ class _FileCache:
             hit = self._files.get(key)
         if hit is not None and hit[0] == signature:
             return hit[1]
+        if holding and not holds(path, holding):
+            return None
         result = read_file(path, workspace)
         with self._lock:
             if len(self._files) > 20_000:
@@ -338,9 +353,10 @@ def read_folder(
     holding: tuple[str, ...] = (),
 ) -> list[FileMemory]:
     """Every discussion of `folder` (default: ``output.directory``) but `skip` (never read:
-    the discussion being shown or prompted, whose own state the caller has), and with
-    `holding` only the files whose lower-cased text holds one of its (lower-case) needles,
-    looked for before anything is derived,
+    the discussion being shown or prompted, whose own state the caller has; by any path),
+    and with `holding` the files whose lower-cased text holds one of its (lower-case) needles,
+    looked for before anything is derived (a file this process derived already is given
+    whether it holds one or not: the needles only spare deriving the others),
     newest first (by ``Created``, then name), through the per-process cache. Empty when
     there is no folder."""
     where = Path(folder) if folder is not None else workspace.config.output_directory
@@ -350,12 +366,9 @@ def read_folder(
         paths = discussion_candidates(where)
     except OSError as exc:
         raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
-    if skip is not None:
-        left_out = _resolved(skip)
-        paths = [p for p in paths if _resolved(p) != left_out]
-    if holding:
-        paths = [p for p in paths if _holds(p, holding)]
-    found = [fm for fm in (_CACHE.read(p, workspace) for p in paths) if fm is not None]
+    left_out = _file_id(skip) if skip is not None else None
+    read = _CACHE.read
+    found = [fm for fm in (read(p, workspace, holding, left_out) for p in paths) if fm is not None]
     found.sort(key=lambda fm: (fm.date, fm.file.name), reverse=True)
     return found
 
@@ -447,18 +460,10 @@ def triggered_revisits(workspace: Workspace, folder: Path | None = None) -> list
     return out
 
 
-def _holds(path: Path, needles: tuple[str, ...]) -> bool:
-    """Whether the text of the file at `path`, lower-cased, holds one of `needles` (False
-    when it cannot be read)."""
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, None when there is none."""
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace").lower()
+        st = os.stat(path)
     except OSError:
-        return False
-    return any(n in text for n in needles)
-
-
-def _resolved(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except OSError:
-        return path.absolute()
+        return None
+    return st.st_dev, st.st_ino

@@ -8,19 +8,21 @@ sections it shows, in this order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..syntax.record import Record
 
 
-@dataclass(slots=True, frozen=True)
-class Section:
-    """One kind of item a discussion collects."""
+class Section(Record):
+    """One kind of item a discussion collects: `key`, the name of its list (the `Discussion`
+    property, the JSON key, the HTML id); `heading`, how a person reads it ("Open
+    questions"); `marker`, the marker its items carry in the file (``Q``, ``DECISION``...).
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
 
-    key: str
-    """The name of its list: the `Discussion` property, the JSON key, the HTML id."""
-    heading: str
-    """How a person reads it, as a heading ("Open questions")."""
-    marker: str
-    """The marker its items carry in the file (``Q``, ``DECISION``...)."""
+    __slots__ = ("key", "heading", "marker")
+
+    def __init__(self, key: str, heading: str, marker: str) -> None:
+        self.key = key
+        self.heading = heading
+        self.marker = marker
 
 
 SECTIONS: tuple[Section, ...] = (

@@ -33,7 +33,6 @@ import signal
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,6 +46,7 @@ from ..errors import (
 )
 from ..syntax import conflicts
 from ..syntax.parse import has_discussion_header
+from ..syntax.record import Record
 from ..syntax.render import analyse_tail, join_blocks
 
 if TYPE_CHECKING:
@@ -355,15 +355,17 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-@dataclass(slots=True)
-class Appended:
-    """What an append did."""
+class Appended(Record):
+    """What an append did: `blocks`, the blocks written (none: nothing was written); `lost`,
+    earlier appends of ours to this file that are gone from it (an editor saved over them) or
+    were cut short (the process was killed during the write).
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
 
-    blocks: list[str] = field(default_factory=list)
-    """The blocks written (none: nothing was written)."""
-    lost: list[Lost] = field(default_factory=list)
-    """Earlier appends of ours to this file that are gone from it (an editor saved over them)
-    or were cut short (the process was killed during the write)."""
+    __slots__ = ("blocks", "lost")
+
+    def __init__(self, blocks: list[str] | None = None, lost: list[Lost] | None = None) -> None:
+        self.blocks: list[str] = [] if blocks is None else blocks
+        self.lost: list[Lost] = [] if lost is None else lost
 
     def lost_messages(self, path: Path) -> list[str]:
         return [lost.message(path.name) for lost in self.lost]

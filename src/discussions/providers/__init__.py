@@ -1,10 +1,32 @@
 """AI providers: commands run as subprocesses (prompt on stdin), and the built-in mock."""
 
-from .base import Provider, ProviderRequest, ProviderSpec
-from .command import CommandProvider, split_command
-from .mock import MOCK_BANNER, MockProvider
-from .presets import DETECT_ORDER, PRESETS
-from .registry import ProviderRegistry, provider_chain
+from __future__ import annotations
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .base import Provider, ProviderRequest, ProviderSpec
+    from .command import CommandProvider, split_command
+    from .mock import MOCK_BANNER, MockProvider
+    from .presets import DETECT_ORDER, PRESETS
+    from .registry import ProviderRegistry, provider_chain
+
+# Public names load their modules on first use: importing one submodule (`providers.usage`
+# for a turn's figures) does not load the mock, the presets and the registry with it.
+_LAZY = {
+    "DETECT_ORDER": "presets",
+    "MOCK_BANNER": "mock",
+    "PRESETS": "presets",
+    "CommandProvider": "command",
+    "MockProvider": "mock",
+    "Provider": "base",
+    "ProviderRegistry": "registry",
+    "ProviderRequest": "base",
+    "ProviderSpec": "base",
+    "provider_chain": "registry",
+    "split_command": "command",
+}
 
 __all__ = [
     "DETECT_ORDER",
@@ -19,3 +41,12 @@ __all__ = [
     "provider_chain",
     "split_command",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f".{module}", __name__), name)

@@ -10,7 +10,11 @@ from pathlib import Path
 from .usage import UNKNOWN, Usage
 
 OUTPUT_FORMATS = ("text", "codex-jsonl", "claude-json")
-PROVIDER_TYPES = ("command", "openai-compatible")
+HTTP_TYPE = "openai-compatible"
+"""The type of a provider that is a chat-completions server (`server_window`, `openai_compat`)."""
+PROVIDER_TYPES = ("command", HTTP_TYPE)
+REPLAY_PREFIX = "replay:"
+"""A provider named ``replay:PATH`` answers from a recorded discussion (`replay`)."""
 PROMPT_VIA = ("stdin", "argument")
 
 

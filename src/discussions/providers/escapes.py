@@ -53,26 +53,36 @@ def signal_pid(pid: int, sig: int) -> None:
         pass
 
 
+def _stat_line(pid: str) -> bytes:
+    """``/proc/PID/stat`` (one short line, read in one call: the sweep reads it for every
+    process on the machine, so no path objects and no buffered file); raises `OSError`."""
+    fd = os.open(f"{_PROC}/{pid}/stat", os.O_RDONLY)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
 def _process_table(since: int) -> dict[int, int]:
     """``{pid: parent pid}`` of the live processes started at or after `since` (clock ticks)
     that we can see (empty where there is no /proc)."""
     table: dict[int, int] = {}
     try:
-        entries = list(os.scandir(_PROC))
+        names = os.listdir(_PROC)
     except OSError:
         return table
-    for entry in entries:
-        if not entry.name.isdigit():
+    for name in names:
+        if not name.isdigit():
             continue
         try:
-            stat = (_PROC / entry.name / "stat").read_bytes()
+            stat = _stat_line(name)
         except OSError:
             continue
         fields = stat.rsplit(b")", 1)[-1].split()
         if len(fields) <= _STARTTIME or fields[0] in (b"Z", b"X"):
             continue
         if int(fields[_STARTTIME]) >= since:
-            table[int(entry.name)] = int(fields[1])
+            table[int(name)] = int(fields[1])
     return table
 
 

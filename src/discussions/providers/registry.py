@@ -31,13 +31,12 @@ project, is never trusted.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -45,14 +44,20 @@ from .. import atomic
 from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
 from ..settings.config import load_yaml, load_yaml_document, located_error, user_dir
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
-from .base import OUTPUT_FORMATS, PROMPT_VIA, PROVIDER_TYPES, Provider, ProviderSpec
+from .base import (
+    HTTP_TYPE,
+    OUTPUT_FORMATS,
+    PROMPT_VIA,
+    PROVIDER_TYPES,
+    REPLAY_PREFIX,
+    Provider,
+    ProviderSpec,
+)
 from .command import CommandProvider, split_command
-from .mock import MockProvider
 from .presets import DETECT_ORDER, MOCK_SPEC, PRESETS
-from .replay import PREFIX as REPLAY_PREFIX
-from .replay import ReplayProvider
-from .server_window import TYPE as HTTP_TYPE
-from .server_window import url_problem
+
+if TYPE_CHECKING:  # the mock, replays and servers: loaded when one is used
+    from .replay import ReplayProvider
 
 PROVIDERS_FILE = "providers.yaml"
 TRUST_FILE = "trust.yaml"
@@ -64,6 +69,8 @@ def smarttools_file() -> Path:
 
 
 def file_digest(path: Path) -> str:
+    import hashlib  # only for a project's providers.yaml and its trust
+
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -134,6 +141,8 @@ def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
         if not str(item.get(key) or "").strip():
             return key, f"key '{key}' must not be empty" if key in item else f"needs '{key}'"
     if kind == HTTP_TYPE:
+        from .server_window import url_problem
+
         problem = url_problem(item["base_url"].strip(), bool(item.get("allow_plain_http")))
         return None if problem is None else ("base_url", problem)
     return None
@@ -296,6 +305,7 @@ _EVIDENCE_KEY = "#evidence"
 def evidence_scope(root: Path, commands: dict[str, str]) -> dict[str, str]:
     """What trusting a project's ``evidence.commands`` covers: the commands themselves and
     every file inside the project they name (``{name: sha256}``)."""
+    import hashlib
     import json
 
     text = json.dumps(commands, sort_keys=True).encode("utf-8")
@@ -439,6 +449,8 @@ class ProviderRegistry:
 
             return OpenAICompatibleProvider(spec)
         if spec.command is None:
+            from .mock import MockProvider
+
             return MockProvider()
         return CommandProvider(spec)
 
@@ -450,6 +462,8 @@ class ProviderRegistry:
                 raise UnknownProvider(
                     name, f"no recording at {path}", "give the path of a discussion file"
                 )
+            from .replay import ReplayProvider
+
             self.replays[name] = ReplayProvider(path, name)
         return self.replays[name]
 

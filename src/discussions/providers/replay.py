@@ -26,10 +26,10 @@ from ..derive.rules import engine_meta, own_text
 from ..errors import ProviderFailed
 from ..syntax.parse import parse_document
 from ..syntax.text import decode
-from .base import Completion, Provider, ProviderRequest
+from .base import REPLAY_PREFIX, Completion, Provider, ProviderRequest
 from .usage import Usage
 
-PREFIX = "replay:"
+PREFIX = REPLAY_PREFIX
 NO_RESPONSE = '{"sentinel": "NO_RESPONSE"}'
 
 

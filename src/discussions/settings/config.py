@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..errors import ConfigError
+from ..syntax.record import Record
 from .keys import SETTINGS
 from .schema import key_name, validate
 
@@ -98,18 +99,21 @@ MAX_YAML_VALUES = 100_000
 values it stands for: this is what stops an alias bomb ("billion laughs")."""
 
 
-@dataclass(slots=True, frozen=True)
-class FileProblem:
-    """A configuration file that could not be used; the files around it still were."""
+class FileProblem(Record):
+    """A configuration file that could not be used; the files around it still were.
 
-    file: Path
-    """The file."""
-    line: int
-    """1-based line the problem is on; 0 when unknown."""
-    message: str
-    """What is wrong, without the file and line."""
-    effect: str = "skipped"
-    """What was done about it: ``skipped`` (the file) or ``ignored`` (a settings key)."""
+    `file`; `line`, 1-based, 0 when unknown; `message`, what is wrong, without the file and
+    line; `effect`, what was done about it: ``skipped`` (the file) or ``ignored`` (a settings
+    key).
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
+
+    __slots__ = ("file", "line", "message", "effect")
+
+    def __init__(self, file: Path, line: int, message: str, effect: str = "skipped") -> None:
+        self.file = file
+        self.line = line
+        self.message = message
+        self.effect = effect
 
     def __str__(self) -> str:
         return (

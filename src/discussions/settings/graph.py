@@ -32,8 +32,9 @@ the first phase reaches, and cycles (through ``next`` or transitions) in a templ
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..syntax.record import Record
 
 if TYPE_CHECKING:
     from ..errors import TemplateError
@@ -46,27 +47,30 @@ Keys = tuple[str | int, ...]
 Fail = Callable[[Keys, str], "TemplateError"]
 
 
-@dataclass(slots=True, frozen=True)
-class Transition:
-    """One edge of the graph."""
+class Transition(Record):
+    """One edge of the graph: `to`, the target phase id; `when`, one of `WHEN`.
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
 
-    to: str
-    """Target phase id."""
-    when: str
-    """One of `WHEN`."""
+    __slots__ = ("to", "when")
+
+    def __init__(self, to: str, when: str) -> None:
+        self.to = to
+        self.when = when
 
     def to_dict(self) -> dict[str, Any]:
         return {"to": self.to, "when": self.when}
 
 
-@dataclass(slots=True, frozen=True)
-class Fallback:
-    """What happens when a phase's rounds are used up and no transition fired."""
+class Fallback(Record):
+    """What happens when a phase's rounds are used up and no transition fired: `action`, one
+    of `FALLBACK_ACTIONS`; `resolution`, text written into the file when the fallback applies.
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
 
-    action: str
-    """One of `FALLBACK_ACTIONS`."""
-    resolution: str = ""
-    """Text written into the file when the fallback applies."""
+    __slots__ = ("action", "resolution")
+
+    def __init__(self, action: str, resolution: str = "") -> None:
+        self.action = action
+        self.resolution = resolution
 
     def to_dict(self) -> dict[str, Any]:
         return {"action": self.action, "resolution": self.resolution}

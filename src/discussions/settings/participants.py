@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ParticipantError, UnknownParticipant
+from ..syntax.record import Record
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .schema import Fields, Keys, ListOf, Text, validate
 
@@ -352,16 +353,19 @@ class ParticipantRegistry:
         return known
 
 
-@dataclass(slots=True, frozen=True)
-class BrokenPersona:
-    """A persona file (or an entry of a ``participants.yaml``) that could not be used."""
+class BrokenPersona(Record):
+    """A persona file (or an entry of a ``participants.yaml``) that could not be used:
+    `alias`, the alias it would define (its ``alias`` if that is valid, else the file name's
+    stem); `problem`, where and what; `error`, the message `ParticipantRegistry.get` raises
+    again.
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
 
-    alias: str
-    """The alias it would define: its ``alias`` if that is valid, else the file name's stem."""
-    problem: FileProblem
-    """Where and what."""
-    error: str
-    """The error's message, raised again by `ParticipantRegistry.get`."""
+    __slots__ = ("alias", "problem", "error")
+
+    def __init__(self, alias: str, problem: FileProblem, error: str) -> None:
+        self.alias = alias
+        self.problem = problem
+        self.error = error
 
 
 def _broken(error: ConfigError, path: Path, data: Any) -> BrokenPersona:

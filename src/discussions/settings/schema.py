@@ -17,19 +17,26 @@ unknown keys and refuses bad values; a persona, template or provider file is ref
 from __future__ import annotations
 
 from collections.abc import Mapping as AnyMapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..syntax.record import Record
 
 Keys = tuple[str | int, ...]
 
 
-@dataclass(slots=True, frozen=True)
-class Text:
-    """A string (one of `choices` when given)."""
+# The descriptions are rules with behaviour, built once when their module loads and never
+# changed after: plain slotted classes (`Record`: compared field by field, a repr naming the
+# fields). As dataclasses, the six of them cost ~2 ms to make on every command's start-up.
 
-    choices: tuple[str, ...] = ()
-    what: str = "text"
-    """What it must be, in words."""
+
+class Text(Record):
+    """A string (one of `choices` when given); `what`: what it must be, in words."""
+
+    __slots__ = ("choices", "what")
+
+    def __init__(self, choices: tuple[str, ...] = (), what: str = "text") -> None:
+        self.choices = choices
+        self.what = what
 
     def problem(self, value: Any) -> str | None:
         if not isinstance(value, str):
@@ -39,28 +46,37 @@ class Text:
         return None
 
 
-@dataclass(slots=True, frozen=True)
-class Flag:
+class Flag(Record):
     """true or false."""
+
+    __slots__ = ()
 
     def problem(self, value: Any) -> str | None:
         return None if isinstance(value, bool) else f"must be true or false, not {_kind(value)}"
 
 
-@dataclass(slots=True, frozen=True)
-class Number:
-    """A number from `minimum` to `maximum` (both included unless `below`); whole with
-    `whole`."""
+class Number(Record):
+    """A number from `minimum` to `maximum` (both included unless `below`, an exclusive upper
+    bound; `above` is an exclusive lower bound); whole with `whole`. `what`: what it must
+    be, in words (default: said from the bounds)."""
 
-    minimum: float | None = None
-    maximum: float | None = None
-    whole: bool = False
-    below: float | None = None
-    """An exclusive upper bound."""
-    above: float | None = None
-    """An exclusive lower bound."""
-    what: str = ""
-    """What it must be, in words (default: said from the bounds)."""
+    __slots__ = ("minimum", "maximum", "whole", "below", "above", "what")
+
+    def __init__(
+        self,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        whole: bool = False,
+        below: float | None = None,
+        above: float | None = None,
+        what: str = "",
+    ) -> None:
+        self.minimum = minimum
+        self.maximum = maximum
+        self.whole = whole
+        self.below = below
+        self.above = above
+        self.what = what
 
     def expected(self) -> str:
         if self.what:
@@ -90,53 +106,68 @@ class Number:
         return None
 
 
-@dataclass(slots=True, frozen=True)
-class ListOf:
-    """A list whose items each match `item`."""
+class ListOf(Record):
+    """A list whose items each match `item`; `what`: what it must be, in words."""
 
-    item: Spec
-    what: str = "a list"
-    """What it must be, in words."""
+    __slots__ = ("item", "what")
+
+    def __init__(self, item: Spec, what: str = "a list") -> None:
+        self.item = item
+        self.what = what
 
 
-@dataclass(slots=True, frozen=True)
-class OneOf:
+class OneOf(Record):
     """A value matching any of `options` (`expected` says what in words)."""
 
-    options: tuple[Spec, ...]
-    expected: str
+    __slots__ = ("options", "expected")
+
+    def __init__(self, options: tuple[Spec, ...], expected: str) -> None:
+        self.options = options
+        self.expected = expected
 
 
-@dataclass(slots=True, frozen=True)
-class Fields:
-    """A mapping with these keys (`required` must be there and not null)."""
+class Fields(Record):
+    """A mapping with these keys (`required` must be there and not null). `noun`: what a key
+    is called in messages (``setting``, ``participant setting``...); `extra`: whether keys
+    not in `keys` are allowed (another tool's file)."""
 
-    keys: dict[str, Spec]
-    noun: str = "key"
-    """What a key is called in messages: ``setting``, ``participant setting``..."""
-    required: tuple[str, ...] = ()
-    extra: bool = False
-    """Whether keys not in `keys` are allowed (another tool's file)."""
+    __slots__ = ("keys", "noun", "required", "extra")
+
+    def __init__(
+        self,
+        keys: dict[str, Spec],
+        noun: str = "key",
+        required: tuple[str, ...] = (),
+        extra: bool = False,
+    ) -> None:
+        self.keys = keys
+        self.noun = noun
+        self.required = required
+        self.extra = extra
 
 
 Spec = Text | Flag | Number | ListOf | OneOf | Fields
 
 
-@dataclass(slots=True, frozen=True)
-class Problem:
-    """One thing wrong in the data."""
+class Problem(Record):
+    """One thing wrong in the data: `keys`, the key path it is about (``("phases", 0,
+    "next")``; ``()`` the whole document); `message` (``key 'phases[0].next' must be text,
+    not a list``); `unknown`, a key the description does not know (else a missing or bad
+    value)."""
 
-    keys: Keys
-    """Key path it is about (``("phases", 0, "next")``; ``()`` the whole document)."""
-    message: str
-    """``key 'phases[0].next' must be text, not a list``."""
-    unknown: bool = False
-    """A key the description does not know (else a missing or bad value)."""
+    __slots__ = ("keys", "message", "unknown")
+
+    def __init__(self, keys: Keys, message: str, unknown: bool = False) -> None:
+        self.keys = keys
+        self.message = message
+        self.unknown = unknown
 
 
-@dataclass(slots=True)
 class _Walk:
-    problems: list[Problem] = field(default_factory=list)
+    __slots__ = ("problems",)
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
 
     def add(self, keys: Keys, text: str, unknown: bool = False) -> None:
         where = f"key '{key_name(keys)}' " if keys else ""

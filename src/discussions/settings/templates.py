@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, TemplateError, UnknownTemplate
+from ..syntax.record import Record
 from . import graph
 from .apply import APPLY, read_apply
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
@@ -385,16 +386,18 @@ def _read_phase(p: dict[str, Any], i: int, fail: graph.Fail) -> Phase:
     )
 
 
-@dataclass(slots=True, frozen=True)
-class BrokenTemplate:
-    """A template file that could not be used."""
+class BrokenTemplate(Record):
+    """A template file that could not be used: `name`, the name it would define (its
+    ``name`` if readable, else the file name's stem); `problem`, where and what; `error`, the
+    message `TemplateRegistry.get` raises again.
+    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
 
-    name: str
-    """The name it would define: its ``name`` if readable, else the file name's stem."""
-    problem: FileProblem
-    """Where and what."""
-    error: str
-    """The error's message, raised again by `TemplateRegistry.get`."""
+    __slots__ = ("name", "problem", "error")
+
+    def __init__(self, name: str, problem: FileProblem, error: str) -> None:
+        self.name = name
+        self.problem = problem
+        self.error = error
 
 
 class TemplateRegistry:

@@ -250,7 +250,14 @@ def _pending(d: Discussion) -> list[StatusLine]:
 def revisits(d: Discussion) -> list[Revisit]:
     """The ``REVISIT-WHEN:`` conditions of the project's other discussions that `d` mentions
     (`memory.revisits_for`)."""
-    from ..model.memory import revisits_for, significant_words  # not on every start-up
+    from ..model.folder import files_holding
+
+    try:  # the memory is loaded only when another discussion holds a condition
+        if not files_holding(d.workspace.config.output_directory, d.path, ("revisit-when",)):
+            return []
+    except OSError:
+        return []
+    from ..model.memory import revisits_for, significant_words
 
     def words() -> frozenset[str]:
         return significant_words(d.text)

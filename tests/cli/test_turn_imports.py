@@ -1,0 +1,74 @@
+"""What `discussions turn` loads before its first provider starts: only what the calls need.
+What only the answers need (posting them, the phase rules, the council, the journal) loads
+while the providers think; the mock, replays, chat servers and the evidence readers load only
+when used. Each costs start-up time before the first call of every turn."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ..conftest import code, out, result_of, run, script_command
+
+NOT_BEFORE_THE_CALLS = (
+    "discussions.engine.posting",
+    "discussions.engine.failures",
+    "discussions.engine.phases",
+    "discussions.engine.council",
+    "discussions.model.journal",
+    "discussions.providers.mock",
+    "discussions.providers.replay",
+    "discussions.providers.server_window",
+    "discussions.engine.evidence_sources",
+    "discussions.engine.evidence_git",
+    "discussions.git.confine",
+    "discussions.syntax.evidence",
+)
+
+
+def _turn_loading(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str], list[str]]:
+    """Run `discussions ARGS` in a fresh interpreter: the result, the modules loaded when the
+    first provider process was started, and those loaded at exit."""
+    probe = (
+        "import atexit, sys\n"
+        "first = []\n"
+        "def hook(event, args):\n"
+        "    if event == 'subprocess.Popen' and not first:\n"
+        "        first.append(' '.join(sorted(sys.modules)))\n"
+        "sys.addaudithook(hook)\n"
+        "def show():\n"
+        "    print('\\nFIRST', first[0] if first else '', file=sys.stderr)\n"
+        "    print('\\nEXIT', ' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+        "atexit.register(show)\n"
+        f"sys.argv = ['discussions', *{list(args)!r}]\n"
+        "from discussions.cli import main\n"
+        "main()\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=dict(os.environ)
+    )
+    rest, _, at_exit = r.stderr.rpartition("\nEXIT ")
+    _, _, at_first = rest.rpartition("\nFIRST ")
+    return r, at_first.split(), at_exit.split()
+
+
+def test_a_turn_starts_its_providers_before_loading_what_the_answers_need(
+    isolated: Path, providers_file  # type: ignore[no-untyped-def]
+) -> None:
+    providers_file({"quick": script_command("answer.py", '{"comment": "Fine.", "vote": null}')})
+    created = result_of(run("new", "Start-up", "--json"))
+    path = str(created["file"])
+    r, at_first, at_exit = _turn_loading(
+        "turn", path, "@architect", "@security", "--provider", "quick"
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "posted via quick" in r.stdout
+    assert "discussions.engine.runner" in at_first  # the probe saw the turn's first call
+    assert [m for m in NOT_BEFORE_THE_CALLS if m in at_first] == []
+    assert "discussions.engine.posting" in at_exit  # loaded for the answers after all
+    assert "discussions.providers.mock" not in at_exit
+    text = Path(path).read_text(encoding="utf-8")
+    assert text.count("Fine.") == 2
+    assert code(run("check", path)) == 0, out(run("check", path))
