@@ -14,9 +14,9 @@ A template's ``apply:`` takes precedence over ``discussions.yaml``'s, key by key
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..syntax.record import Record
 from .schema import Fields, Flag, Number
 
 if TYPE_CHECKING:
@@ -37,13 +37,22 @@ APPLY = Fields(
 """The keys of ``apply:`` (in ``discussions.yaml`` and in a template)."""
 
 
-@dataclass(slots=True)
-class ApplySettings:
-    """``apply:`` as it applies to one discussion."""
+class ApplySettings(Record):
+    """``apply:`` as it applies to one discussion. A `Record`, not a dataclass: this module
+    is imported by every command that reads a template, where making a dataclass costs
+    start-up time (see `syntax.record`)."""
 
-    max_revisions: int = DEFAULT_MAX_REVISIONS
-    timeout: float = DEFAULT_TIMEOUT
-    review: bool = False
+    __slots__ = ("max_revisions", "timeout", "review")
+
+    def __init__(
+        self,
+        max_revisions: int = DEFAULT_MAX_REVISIONS,
+        timeout: float = DEFAULT_TIMEOUT,
+        review: bool = False,
+    ) -> None:
+        self.max_revisions = max_revisions
+        self.timeout = timeout
+        self.review = review
 
     def to_dict(self) -> dict[str, Any]:
         return {
