@@ -281,3 +281,22 @@ def test_the_record_keeps_the_leads_summary_and_the_test_output(
     assert record.tests == "passed" and record.test_command == command
     assert "AI-Lead said:\nedited app.py, added notes/new.txt, removed old.txt" in record.output
     assert "3 passed" in record.output and "[exit status 0]" in record.output
+
+
+def test_a_default_branch_taken_by_another_apply_gets_a_suffix(project: Path) -> None:
+    """Two git branches of the project each apply the same discussion in one clone: both
+    would be apply 1 on ``discussions/apply/retry-1``; the second takes ``retry-1-2``
+    rather than failing after the person consented. A branch named with --branch that
+    exists is refused before anything runs."""
+    original = (project / "discussions" / "retry.md").read_bytes()
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    (project / "discussions" / "retry.md").write_bytes(original)  # the other git branch
+    r = invoke("apply", "discussions/retry.md", "--yes")
+    assert r.exit_code == 0, r.output
+    [record] = applies(project)
+    assert record["branch"] == "discussions/apply/retry-1-2"
+    (project / "discussions" / "retry.md").write_bytes(original)
+    before = user_files(project)
+    r = invoke("apply", "discussions/retry.md", "--yes", "--branch", "discussions/apply/retry-1")
+    assert r.exit_code != 0 and "exists already" in r.output
+    assert "is working on" not in r.output and user_files(project) == before

@@ -176,7 +176,7 @@ def prepare(
     number = max((a.number for a in d.applies), default=0) + 1
     timeout = options.timeout or configured_timeout(d)
     plan = Plan(
-        d, handoff, choice, root, options.branch or default_branch(d, number), number,
+        d, handoff, choice, root, _branch(d, root, options.branch, number), number,
         _author(root, dry_run), timeout, _tests(d, root, timeout), why, forced,
     )
     if options.acknowledge_questions:
@@ -241,6 +241,22 @@ def default_branch(d: Discussion, number: int) -> str:
     """``discussions/apply/<discussion file's name>-<number>``."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", d.path.stem).strip("-.") or "discussion"
     return f"{BRANCH_PREFIX}{slug}-{number}"
+
+
+def _branch(d: Discussion, root: Path, named: str | None, number: int) -> str:
+    """The new branch: `named` (an `ApplyError` when it exists, before anyone consents), or
+    `default_branch` with ``-2``, ``-3``... when this clone has that one already (another
+    branch of the project applied the same discussion)."""
+    if named is not None:
+        if worktree.branch_exists(root, named):
+            raise ApplyError(f"the branch `{named}` exists already: pick another with --branch")
+        return named
+    base = default_branch(d, number)
+    branch, n = base, 1
+    while worktree.branch_exists(root, branch):
+        n += 1
+        branch = f"{base}-{n}"
+    return branch
 
 
 def coauthor(choice: LeadChoice) -> str:
@@ -356,7 +372,8 @@ def revise(
     """The lead of ``APPLY`` `number` revises its change on the same branch: the hand-off
     again with `blockers` (the review's ``CONCERN:`` texts) appended, run in a worktree of
     that branch, a new commit on top of the branch's tip (authored by the person who
-    consented to that apply; their consent covers the review and its revisions), and a new
+    consented to that apply; the caller asks a person's consent to the revision first, and
+    `run`, which asks no one, never calls this), and a new
     ``APPLY`` block (the next number) recording it, which is returned. `ApplyError` when
     apply `number` is not in the file, committed nothing, or its branch is gone or held by a
     kept worktree; `NoLead` when its lead can no longer write."""
