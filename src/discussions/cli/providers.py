@@ -146,6 +146,8 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
                 "trusted": True,
                 "write_command": spec.write_command,
                 "can_write": reg.can_write(name),
+                "env": spec.env,
+                "write_env": spec.write_env,
             }
         )
     for name, spec in sorted(reg.untrusted.items()):
@@ -161,6 +163,8 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
                 "trusted": False,
                 "write_command": spec.write_command,
                 "can_write": False,
+                "env": spec.env,
+                "write_env": spec.write_env,
             }
         )
     return rows
@@ -203,6 +207,8 @@ def providers_show(name: str, as_json: bool) -> None:
     click.echo(f"{name}: {row['description'] or '-'}")
     click.echo(f"Defined in: {row['source']}  ({status})")
     click.echo(f"Command: {row['target']}")
+    for var, value in dict(row["env"]).items():  # type: ignore[call-overload]
+        click.echo(f"  with {var}={value}")
     write = row["write_command"]
     if not write:
         click.echo("Write mode: none (cannot lead `discussions apply`)")
@@ -433,8 +439,12 @@ def _trust_providers(path: Path, yes: bool) -> None:
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
         click.echo(f"  {s.name}: {s.target}")
+        for name, value in s.env.items():
+            click.echo(f"    env: {name}={value}")
         if s.write_command:  # what runs when it leads `discussions apply`
             click.echo(f"    write: {s.write_command}")
+        for name, value in s.write_env.items():
+            click.echo(f"    write env: {name}={value}")
     scope = trust_scope(path, specs)
     _echo_scope(scope)
     if not yes and not click.confirm("Allow `discussions` to run them?", default=False):

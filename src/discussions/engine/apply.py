@@ -101,14 +101,7 @@ class Plan:
 
     @property
     def lead(self) -> LeadCommand:
-        spec = self.choice.provider
-        return LeadCommand(
-            spec.name,
-            spec.write_command or "",
-            spec.prompt_via,
-            tuple(spec.env_remove),
-            str(self.discussion.workspace.config.base_dir),
-        )
+        return LeadCommand.of(self.choice.provider, str(self.discussion.workspace.config.base_dir))
 
     def prompt(self) -> str:
         """The hand-off as the lead gets it (with a revision's blockers)."""

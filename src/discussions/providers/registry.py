@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shlex
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from ..settings.config import load_yaml, load_yaml_document, located_error, user
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
 from .base import OUTPUT_FORMATS, PROMPT_VIA, PROVIDER_TYPES, Provider, ProviderSpec
 from .command import CommandProvider, split_command
+from .environment import env_problem
 from .mock import MockProvider
 from .presets import DETECT_ORDER, MOCK_SPEC, PRESETS
 from .replay import PREFIX as REPLAY_PREFIX
@@ -67,6 +69,10 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+_ENV = Fields({}, noun="environment variable", extra=True)
+"""``env``/``write_env``: any names (`environment.env_problem` checks them and the values)."""
+
+
 def _providers_file(extra: bool) -> Fields:
     entry = Fields(
         {
@@ -77,6 +83,8 @@ def _providers_file(extra: bool) -> Fields:
             "timeout": Number(above=0, what="a positive number of seconds"),
             "output": Text(OUTPUT_FORMATS),
             "env_remove": ListOf(Text(), "a list of environment variable names"),
+            "env": _ENV,
+            "write_env": _ENV,
             "nonzero_ok": Flag(),
             "output_limit": Text(),
             "type": Text(PROVIDER_TYPES),
@@ -133,6 +141,11 @@ def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
     for key in needed:
         if not str(item.get(key) or "").strip():
             return key, f"key '{key}' must not be empty" if key in item else f"needs '{key}'"
+    for key in ("env", "write_env"):
+        problem = env_problem(item.get(key) or {})
+        if problem is not None:
+            name, why = problem
+            return key, f"{key}.{name} {why}" if name else f"{key} {why}"
     if kind == HTTP_TYPE:
         problem = url_problem(item["base_url"].strip(), bool(item.get("allow_plain_http")))
         return None if problem is None else ("base_url", problem)
@@ -149,6 +162,8 @@ def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
         timeout=float(timeout) if timeout is not None else None,
         output=item.get("output") or "text",
         env_remove=[str(v) for v in item.get("env_remove") or []],
+        env={str(k): v for k, v in (item.get("env") or {}).items()},
+        write_env={str(k): v for k, v in (item.get("write_env") or {}).items()},
         nonzero_ok=bool(item.get("nonzero_ok", False)),
         output_limit=str(item.get("output_limit") or ""),
         source=source,
@@ -241,6 +256,8 @@ def trust_scope(project_file: Path, specs: Iterable[ProviderSpec] | None = None)
     for spec in specs:
         named = [*_named_files(spec.command or "", root)]
         named += _named_files(spec.write_command or "", root)
+        for value in [*spec.env.values(), *spec.write_env.values()]:  # a config file's path
+            named += _named_files(shlex.quote(value), root)
         for path in named:
             try:
                 rel = path.relative_to(root).as_posix()
