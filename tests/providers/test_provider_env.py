@@ -26,7 +26,11 @@ from discussions.providers.registry import read_specs, trust_scope
 from ..conftest import write
 
 PY = shlex.quote(sys.executable)
-SEEN = ("OPENCODE_CONFIG_CONTENT", "OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_CONFIG_PROJECT_DISABLE")
+SEEN = (
+    "OPENCODE_CONFIG_CONTENT",
+    "OPENCODE_DISABLE_PROJECT_CONFIG",
+    "OPENCODE_CONFIG_PROJECT_DISABLE",
+)
 
 FAKE_OPENCODE = f"""#!{sys.executable}
 import json, os, sys

@@ -64,7 +64,7 @@ def providers_list(as_json: bool) -> None:
 
     \b
     JSON: {"providers": [{name, command, target, description, source,
-    installed, executable, trusted, write_command, can_write}], "chains":
+    installed, executable, trusted, write_command, can_write, env, write_env}], "chains":
     {alias: [{name, status}]}, "mock_fallback": bool}
 
     "writes" marks a provider whose write mode is installed: it can lead

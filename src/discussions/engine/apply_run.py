@@ -210,7 +210,9 @@ def _anchored_env(env: dict[str, str], base: str) -> dict[str, str]:
     }
 
 
-def _clean_env(remove: tuple[str, ...] = (), values: dict[str, str] | None = None) -> dict[str, str]:
+def _clean_env(
+    remove: tuple[str, ...] = (), values: dict[str, str] | None = None
+) -> dict[str, str]:
     """Our environment without its ``GIT_*`` variables and `remove`, with `values` set."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     return command_env(env, remove, values or {})

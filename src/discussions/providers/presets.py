@@ -45,9 +45,10 @@ _QWEN = "qwen --approval-mode plan"
 # git worktree) and prints plain text (its output streams to the turn display). A preset has one
 # only where the CLI documents a mode that approves edits without also approving arbitrary shell
 # commands or web fetches, and that mode can be written as a command line and the variables
-# set for it (`write_env`; opencode's below). A CLI that reads the repository's own agent configuration
-# (cursor's .cursor/cli.json permissions, for one; claude does not, given `--setting-sources
-# user`) reads the worktree's copy, which `discussions trust` does not cover (README).
+# set for it (`write_env`; opencode's below). A CLI that reads the repository's own agent
+# configuration (cursor's .cursor/cli.json permissions, for one; claude does not, given
+# `--setting-sources user`, nor opencode, given OPENCODE_DISABLE_PROJECT_CONFIG) reads the
+# worktree's copy, which `discussions trust` does not cover (README).
 # Claude Code: `--permission-mode acceptEdits` approves file edits and writes without asking
 # (code.claude.com/docs/en/permission-modes: default, acceptEdits, plan, auto, dontAsk,
 # bypassPermissions); Bash and the network tools stay disallowed, so the engine runs the tests.

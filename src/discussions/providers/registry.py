@@ -9,6 +9,8 @@
         timeout: 600            # seconds (optional)
         output: text            # or codex-jsonl, claude-json (optional)
         write_command: "claude -p --permission-mode acceptEdits"   # its write mode (optional)
+        env: {NAME: value}      # variables set for the command (optional; see environment)
+        write_env: {NAME: value}  # set for write_command, over env (optional)
         context_window: 8192    # the model's context window in tokens (optional; see window)
 
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
@@ -21,8 +23,9 @@ on PATH in `DETECT_ORDER` (unless ``providers.detect: false``).
 Security (README, "Security and limits"): a project's ``providers.yaml`` comes with the
 repository, so a clone could use it to run any command. Its definitions are used only after the
 user runs ``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
-SHA-256 of ``providers.yaml`` and of every file inside the project that a command or a
-``write_command`` names (a script argument, or the executable itself), recorded in the user
+SHA-256 of ``providers.yaml`` (``env`` included) and of every file inside the project that a
+command, a ``write_command`` or an ``env`` value names (a script argument, the executable
+itself, a config file), recorded in the user
 dir's ``trust.yaml`` under the project's resolved path. Any change to any of them needs
 trusting again. A ``providers.yaml`` that is a symbolic link, or that resolves outside the
 project, is never trusted.
@@ -142,9 +145,9 @@ def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
         if not str(item.get(key) or "").strip():
             return key, f"key '{key}' must not be empty" if key in item else f"needs '{key}'"
     for key in ("env", "write_env"):
-        problem = env_problem(item.get(key) or {})
-        if problem is not None:
-            name, why = problem
+        bad = env_problem(item.get(key) or {})
+        if bad is not None:
+            name, why = bad
             return key, f"{key}.{name} {why}" if name else f"{key} {why}"
     if kind == HTTP_TYPE:
         problem = url_problem(item["base_url"].strip(), bool(item.get("allow_plain_http")))
