@@ -215,6 +215,8 @@ def providers_show(name: str, as_json: bool) -> None:
     else:
         ready = "can lead `discussions apply`" if row["can_write"] else "not installed here"
         click.echo(f"Write mode: {write}  ({ready})")
+        for var, value in dict(row["write_env"]).items():  # type: ignore[call-overload]
+            click.echo(f"  with {var}={value}")
 
 
 @providers_group.command("test")
