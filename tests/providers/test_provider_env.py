@@ -23,6 +23,8 @@ from discussions.providers import CommandProvider, ProviderRegistry, ProviderReq
 from discussions.providers.presets import PRESETS
 from discussions.providers.registry import read_specs, trust_scope
 
+from ..cli.test_apply import invoke as apply_cli
+from ..cli.test_apply import project  # noqa: F401  (the fixture: a decided discussion in git)
 from ..conftest import write
 
 PY = shlex.quote(sys.executable)
@@ -232,3 +234,15 @@ def test_the_lead_runs_the_trusted_copy_of_an_env_named_file(tmp_path: Path) -> 
     _, _, env = apply_run.lead_argv(LeadCommand.of(spec, str(base)), "prompt")
     assert env["TOOL_CONFIG"] == str(base / "conf" / "tool.json")
     assert env["PLAIN"] == "conf/missing.json"
+
+
+def test_the_apply_consent_names_the_variables_it_sets(project: Path, userdir: Path) -> None:  # noqa: F811
+    providers = userdir / "providers.yaml"
+    providers.write_text(
+        providers.read_text().replace(
+            "    write_command:", "    write_env: {LEAD_MODE: edits}\n    write_command:", 1
+        )
+    )
+    r = apply_cli("apply", "discussions/retry.md", "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert "lead.py edit  (the hand-off on standard input; with LEAD_MODE set;" in r.output

@@ -121,6 +121,8 @@ class Plan:
         where = "the hand-off as its last argument" if self.lead.prompt_via == "argument" else (
             "the hand-off on standard input"
         )
+        setting = f"; with {', '.join(sorted(self.lead.env))} set" if self.lead.env else ""
+        where += setting  # `providers show NAME` prints the values
         return f"{shlex.join(words)}  ({where}; in {worktree.APPLY_DIR}/ of the git folder)"
 
     def open_questions(self) -> int:
