@@ -33,6 +33,8 @@ def test_presets_with_a_documented_write_mode() -> None:
         "gemini-pro",
         "copilot",
         "cursor-agent",
+        "opencode",
+        "opencode-deepseek",
     }
     assert "--permission-mode acceptEdits" in (PRESETS["claude"].write_command or "")
     assert "--sandbox workspace-write" in (PRESETS["codex"].write_command or "")
@@ -46,12 +48,12 @@ def test_no_write_preset_lifts_every_approval() -> None:
     every action (cursor's --force/--yolo, agy's --dangerously-skip-permissions, opencode's
     --auto), and the CLIs whose edit mode also approves web fetches (gemini auto_edit, qwen
     auto-edit) do not use that mode: gemini allows its two edit tools by name instead, qwen
-    has none."""
+    has none; opencode's denies every other tool in its config (test_provider_env)."""
     lifting = {"--force", "-f", "--yolo", "--dangerously-skip-permissions", "--auto", "yolo"}
     for name, spec in PRESETS.items():
         words = set(shlex.split(spec.write_command or ""))
         assert not words & lifting, (name, spec.write_command)
-    for family in ("qwen", "agy", "opencode"):
+    for family in ("qwen", "agy"):
         assert not any(p.can_write for n, p in PRESETS.items() if n.startswith(family)), family
     gemini = shlex.split(PRESETS["gemini"].write_command or "")
     assert "auto_edit" not in gemini and "yolo" not in gemini

@@ -64,7 +64,7 @@ def providers_list(as_json: bool) -> None:
 
     \b
     JSON: {"providers": [{name, command, target, description, source,
-    installed, executable, trusted, write_command, can_write}], "chains":
+    installed, executable, trusted, write_command, can_write, env, write_env}], "chains":
     {alias: [{name, status}]}, "mock_fallback": bool}
 
     "writes" marks a provider whose write mode is installed: it can lead
@@ -146,6 +146,8 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
                 "trusted": True,
                 "write_command": spec.write_command,
                 "can_write": reg.can_write(name),
+                "env": spec.env,
+                "write_env": spec.write_env,
             }
         )
     for name, spec in sorted(reg.untrusted.items()):
@@ -161,6 +163,8 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
                 "trusted": False,
                 "write_command": spec.write_command,
                 "can_write": False,
+                "env": spec.env,
+                "write_env": spec.write_env,
             }
         )
     return rows
@@ -203,12 +207,16 @@ def providers_show(name: str, as_json: bool) -> None:
     click.echo(f"{name}: {row['description'] or '-'}")
     click.echo(f"Defined in: {row['source']}  ({status})")
     click.echo(f"Command: {row['target']}")
+    for var, value in dict(row["env"]).items():  # type: ignore[call-overload]
+        click.echo(f"  with {var}={value}")
     write = row["write_command"]
     if not write:
         click.echo("Write mode: none (cannot lead `discussions apply`)")
     else:
         ready = "can lead `discussions apply`" if row["can_write"] else "not installed here"
         click.echo(f"Write mode: {write}  ({ready})")
+        for var, value in dict(row["write_env"]).items():  # type: ignore[call-overload]
+            click.echo(f"  with {var}={value}")
 
 
 @providers_group.command("test")
@@ -433,8 +441,12 @@ def _trust_providers(path: Path, yes: bool) -> None:
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
         click.echo(f"  {s.name}: {s.target}")
+        for name, value in s.env.items():
+            click.echo(f"    env: {name}={value}")
         if s.write_command:  # what runs when it leads `discussions apply`
             click.echo(f"    write: {s.write_command}")
+        for name, value in s.write_env.items():
+            click.echo(f"    write env: {name}={value}")
     scope = trust_scope(path, specs)
     _echo_scope(scope)
     if not yes and not click.confirm("Allow `discussions` to run them?", default=False):

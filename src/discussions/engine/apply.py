@@ -101,14 +101,7 @@ class Plan:
 
     @property
     def lead(self) -> LeadCommand:
-        spec = self.choice.provider
-        return LeadCommand(
-            spec.name,
-            spec.write_command or "",
-            spec.prompt_via,
-            tuple(spec.env_remove),
-            str(self.discussion.workspace.config.base_dir),
-        )
+        return LeadCommand.of(self.choice.provider, str(self.discussion.workspace.config.base_dir))
 
     def prompt(self) -> str:
         """The hand-off as the lead gets it (with a revision's blockers)."""
@@ -128,6 +121,8 @@ class Plan:
         where = "the hand-off as its last argument" if self.lead.prompt_via == "argument" else (
             "the hand-off on standard input"
         )
+        setting = f"; with {', '.join(sorted(self.lead.env))} set" if self.lead.env else ""
+        where += setting  # `providers show NAME` prints the values
         return f"{shlex.join(words)}  ({where}; in {worktree.APPLY_DIR}/ of the git folder)"
 
     def open_questions(self) -> int:

@@ -27,7 +27,9 @@ from ..git import worktree
 from ..git.worktree import Worktree
 from ..providers import escapes
 from ..providers.argv_prompt import with_prompt_argument
+from ..providers.base import ProviderSpec
 from ..providers.command import ContainedRun, run_contained, split_command
+from ..providers.environment import command_env
 from ..providers.registry import evidence_trusted
 from ..settings.apply import DEFAULT_TIMEOUT  # seconds a lead may take (apply.timeout)
 from ..settings.evidence import EvidenceSettings
@@ -50,7 +52,22 @@ class LeadCommand:
     base: str = ""
     """The project folder the command's relative file words were trusted from ("": none).
     The lead runs in its worktree, whose copies of those files trust never hashed (and a
-    revision's lead may have edited), so such words are made absolute from here."""
+    revision's lead may have edited), so such words are made absolute from here (and so are
+    `env` values that name such a file)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables set for the command: the provider's ``env`` with its ``write_env`` over it."""
+
+    @classmethod
+    def of(cls, spec: ProviderSpec, base: str = "") -> LeadCommand:
+        """The write mode of `spec` (its ``write_command``, ``write_env`` over ``env``)."""
+        return cls(
+            spec.name,
+            spec.write_command or "",
+            spec.prompt_via,
+            tuple(spec.env_remove),
+            base,
+            {**spec.env, **spec.write_env},
+        )
 
 
 @dataclass(slots=True)
@@ -154,7 +171,7 @@ def lead_argv(lead: LeadCommand, prompt: str) -> tuple[list[str], bytes, dict[st
     if exe is None:
         missing = words[0] if words else "(empty command)"
         raise ProviderNotFound(lead.provider, f"not installed: `{missing}` not found on PATH")
-    env = _clean_env(lead.env_remove)
+    env = _clean_env(lead.env_remove, _anchored_env(lead.env, lead.base))
     argv, stdin = [exe, *words[1:]], prompt.encode("utf-8")
     if lead.prompt_via == "argument":
         argv, stdin = with_prompt_argument(lead.provider, argv, prompt, env), b""
@@ -180,11 +197,25 @@ def _anchored(words: list[str], base: str) -> list[str]:
     return out
 
 
-def _clean_env(remove: tuple[str, ...] = ()) -> dict[str, str]:
+def _anchored_env(env: dict[str, str], base: str) -> dict[str, str]:
+    """`env` with each relative value that names a file in `base` made absolute (as
+    `_anchored` does for the command's words)."""
+    if not base:
+        return dict(env)
+    return {
+        name: str(Path(base, value))
+        if value and not os.path.isabs(value) and Path(base, value).is_file()
+        else value
+        for name, value in env.items()
+    }
+
+
+def _clean_env(
+    remove: tuple[str, ...] = (), values: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Our environment without its ``GIT_*`` variables and `remove`, with `values` set."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    for var in remove:
-        env.pop(var, None)
-    return env
+    return command_env(env, remove, values or {})
 
 
 def _lead(

@@ -60,6 +60,10 @@ class ProviderSpec:
     ``claude-json`` (Claude Code's ``--output-format json`` object: result, usage, cost)."""
     env_remove: list[str] = field(default_factory=list)
     """Environment variables removed for the command (claude refuses nested sessions)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment variables set for the command (after `env_remove`), values taken as they
+    are (no ``$VARS`` expansion): how a CLI that is configured through its environment is
+    given its read-only settings (opencode's ``OPENCODE_CONFIG_CONTENT``)."""
     nonzero_ok: bool = False
     """Accept a non-empty answer even when the command exits non-zero (gemini does this)."""
     source: str = "builtin"
@@ -91,6 +95,9 @@ class ProviderSpec:
     """The command line that lets the tool change files in its working directory (the lead of
     ``discussions apply``), split and expanded like `command`; the prompt goes the same way
     (`prompt_via`). None: it cannot make changes, so it cannot lead."""
+    write_env: dict[str, str] = field(default_factory=dict)
+    """Environment variables set for `write_command` over `env` (a name in both takes this
+    value): the write mode's own settings."""
 
     @property
     def can_write(self) -> bool:

@@ -44,6 +44,7 @@ from ..errors import (
 from . import escapes
 from .argv_prompt import with_prompt_argument
 from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
+from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage, json_events
@@ -462,10 +463,7 @@ class CommandProvider(Provider):
         return [exe, *argv[1:]]
 
     def _env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        for var in self.spec.env_remove:
-            env.pop(var, None)
-        return env
+        return command_env(os.environ, self.spec.env_remove, self.spec.env)
 
     def _classify(self, run: _Run, timeout: float) -> Completion:
         """The answer text, or the error that says why there is none."""

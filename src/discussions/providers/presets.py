@@ -5,6 +5,7 @@ participant's configured providers is installed."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .base import ProviderSpec
@@ -43,10 +44,11 @@ _QWEN = "qwen --approval-mode plan"
 # -- write modes: the lead of `discussions apply` edits files in its working directory (a fresh
 # git worktree) and prints plain text (its output streams to the turn display). A preset has one
 # only where the CLI documents a mode that approves edits without also approving arbitrary shell
-# commands or web fetches, and that mode can be written as a command line (ProviderSpec has no
-# environment or config-file field). A CLI that reads the repository's own agent configuration
-# (cursor's .cursor/cli.json permissions, for one; claude does not, given `--setting-sources
-# user`) reads the worktree's copy, which `discussions trust` does not cover (README).
+# commands or web fetches, and that mode can be written as a command line and the variables
+# set for it (`write_env`; opencode's below). A CLI that reads the repository's own agent
+# configuration (cursor's .cursor/cli.json permissions, for one; claude does not, given
+# `--setting-sources user`, nor opencode, given OPENCODE_DISABLE_PROJECT_CONFIG) reads the
+# worktree's copy, which `discussions trust` does not cover (README).
 # Claude Code: `--permission-mode acceptEdits` approves file edits and writes without asking
 # (code.claude.com/docs/en/permission-modes: default, acceptEdits, plan, auto, dontAsk,
 # bypassPermissions); Bash and the network tools stay disallowed, so the engine runs the tests.
@@ -84,10 +86,66 @@ _GEMINI_WRITE = 'gemini -p "" --approval-mode default --allowed-tools write_file
 #   narrower command line is documented.
 # - Antigravity CLI documents no edit-only mode; `--dangerously-skip-permissions` also approves
 #   the agent's request to leave `--sandbox` (google-antigravity/antigravity-cli issue #36).
-# - opencode `run --auto` approves every request not explicitly denied, bash and webfetch
-#   included (opencode.ai/docs/permissions, "Auto mode"); the narrow route is a permission
-#   config in OPENCODE_CONFIG_CONTENT, an environment variable a preset cannot set.
 # Such a CLI can still lead through your own `write_command:` in providers.yaml.
+
+# opencode has no read-only flag: its default agent (build) allows every tool, and its plan
+# agent denies edits but still allows bash and may start a `general` subagent that edits
+# (opencode.ai/docs/permissions, "Defaults"; opencode packages/opencode/src/agent/agent.ts).
+# So the presets configure it through its environment (`ProviderSpec.env`):
+# - OPENCODE_CONFIG_CONTENT holds the permission rules. It is merged after the global config,
+#   the project's opencode.json and its .opencode folders (opencode.ai/docs/config, "Precedence
+#   order"), so they cannot re-allow what it denies. Rules are matched last-match-wins and an
+#   agent's own rules win over the top-level ones (docs/permissions, "Agents"), so the rules
+#   are given at the top level and for the agent the preset runs, each tool named (a name the
+#   user's config puts after our "*" would otherwise keep its own rule). `task` (subagents),
+#   `skill`, `lsp`, web fetch and search, `external_directory` and the plan/question tools are
+#   denied; `share` is disabled (no upload of the discussion), language servers and formatters
+#   off (they start programs).
+# - OPENCODE_DISABLE_PROJECT_CONFIG (and OPENCODE_CONFIG_PROJECT_DISABLE, its newer name) keep
+#   the repository's opencode.json, .opencode/ folders (plugins and MCP servers, which are code
+#   that runs when opencode starts) and AGENTS.md out of the run: a clone is not trusted.
+# Needs an opencode from February 2026 on (inline config last in the merge, the project switch);
+# an older one may let a repository's .opencode/ override the rules.
+_OPENCODE_READ_TOOLS = ("read", "glob", "grep", "list")
+_OPENCODE_DENIED = (
+    "bash", "task", "skill", "lsp", "webfetch", "websearch", "codesearch",
+    "external_directory", "todowrite", "todoread", "question", "plan_enter", "plan_exit",
+    "doom_loop",
+)  # fmt: skip
+_OPENCODE_READ = {
+    "read": {"*": "allow", "*.env": "deny", "*.env.*": "deny", "*.env.example": "allow"},
+    **dict.fromkeys(_OPENCODE_READ_TOOLS[1:], "allow"),
+}
+
+
+def _opencode_config(agent: str, edit: object) -> str:
+    """OPENCODE_CONFIG_CONTENT for a run of `agent` whose ``edit`` rule is `edit`."""
+    rules = {"*": "deny", **_OPENCODE_READ, "edit": edit, **dict.fromkeys(_OPENCODE_DENIED, "deny")}
+    config = {
+        "permission": rules,
+        "agent": {agent: {"disable": False, "permission": rules}},
+        "share": "disabled",
+        "lsp": False,
+        "formatter": False,
+    }
+    return json.dumps(config, separators=(",", ":"))
+
+
+_OPENCODE_ISOLATED = {
+    "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
+    "OPENCODE_CONFIG_PROJECT_DISABLE": "1",
+}
+_OPENCODE = "opencode run --agent plan"
+_OPENCODE_ENV = {**_OPENCODE_ISOLATED, "OPENCODE_CONFIG_CONTENT": _opencode_config("plan", "deny")}
+# The write mode: the build agent with edits allowed inside its working directory (the apply's
+# worktree; `external_directory` stays denied, and so is git's own folder), every other tool
+# as above: edits, no shell command, no web fetch, no subagent.
+_OPENCODE_WRITE = "opencode run --agent build"
+_OPENCODE_WRITE_ENV = {
+    "OPENCODE_CONFIG_CONTENT": _opencode_config(
+        "build", {"*": "allow", ".git": "deny", ".git/*": "deny"}
+    )
+}
 
 
 def _preset(name: str, command: str, description: str, **kw: Any) -> ProviderSpec:
@@ -162,11 +220,21 @@ PRESETS: dict[str, ProviderSpec] = {
             nonzero_ok=True,
             write_command=f"{_GEMINI_WRITE} -m gemini-2.5-pro",
         ),
-        _preset("opencode", "opencode run", "opencode, default model"),
+        _preset(
+            "opencode",
+            _OPENCODE,
+            "opencode, default model, plan agent with every tool but reading denied",
+            env=_OPENCODE_ENV,
+            write_command=_OPENCODE_WRITE,
+            write_env=_OPENCODE_WRITE_ENV,
+        ),
         _preset(
             "opencode-deepseek",
-            "opencode run --model deepseek/deepseek-chat",
-            "opencode, DeepSeek chat",
+            f"{_OPENCODE} --model deepseek/deepseek-chat",
+            "opencode, DeepSeek chat, read-only like opencode",
+            env=_OPENCODE_ENV,
+            write_command=f"{_OPENCODE_WRITE} --model deepseek/deepseek-chat",
+            write_env=_OPENCODE_WRITE_ENV,
         ),
         _preset(
             "qwen",

@@ -9,6 +9,8 @@
         timeout: 600            # seconds (optional)
         output: text            # or codex-jsonl, claude-json (optional)
         write_command: "claude -p --permission-mode acceptEdits"   # its write mode (optional)
+        env: {NAME: value}      # variables set for the command (optional; see environment)
+        write_env: {NAME: value}  # set for write_command, over env (optional)
         context_window: 8192    # the model's context window in tokens (optional; see window)
 
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
@@ -21,8 +23,9 @@ on PATH in `DETECT_ORDER` (unless ``providers.detect: false``).
 Security (README, "Security and limits"): a project's ``providers.yaml`` comes with the
 repository, so a clone could use it to run any command. Its definitions are used only after the
 user runs ``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
-SHA-256 of ``providers.yaml`` and of every file inside the project that a command or a
-``write_command`` names (a script argument, or the executable itself), recorded in the user
+SHA-256 of ``providers.yaml`` (``env`` included) and of every file inside the project that a
+command, a ``write_command`` or an ``env`` value names (a script argument, the executable
+itself, a config file), recorded in the user
 dir's ``trust.yaml`` under the project's resolved path. Any change to any of them needs
 trusting again. A ``providers.yaml`` that is a symbolic link, or that resolves outside the
 project, is never trusted.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -54,6 +58,7 @@ from .base import (
     ProviderSpec,
 )
 from .command import CommandProvider, split_command
+from .environment import env_problem
 from .presets import DETECT_ORDER, MOCK_SPEC, PRESETS
 
 if TYPE_CHECKING:  # the mock, replays and servers: loaded when one is used
@@ -74,6 +79,10 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+_ENV = Fields({}, noun="environment variable", extra=True)
+"""``env``/``write_env``: any names (`environment.env_problem` checks them and the values)."""
+
+
 def _providers_file(extra: bool) -> Fields:
     entry = Fields(
         {
@@ -84,6 +93,8 @@ def _providers_file(extra: bool) -> Fields:
             "timeout": Number(above=0, what="a positive number of seconds"),
             "output": Text(OUTPUT_FORMATS),
             "env_remove": ListOf(Text(), "a list of environment variable names"),
+            "env": _ENV,
+            "write_env": _ENV,
             "nonzero_ok": Flag(),
             "output_limit": Text(),
             "type": Text(PROVIDER_TYPES),
@@ -140,6 +151,11 @@ def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
     for key in needed:
         if not str(item.get(key) or "").strip():
             return key, f"key '{key}' must not be empty" if key in item else f"needs '{key}'"
+    for key in ("env", "write_env"):
+        bad = env_problem(item.get(key) or {})
+        if bad is not None:
+            name, why = bad
+            return key, f"{key}.{name} {why}" if name else f"{key} {why}"
     if kind == HTTP_TYPE:
         from .server_window import url_problem
 
@@ -158,6 +174,8 @@ def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
         timeout=float(timeout) if timeout is not None else None,
         output=item.get("output") or "text",
         env_remove=[str(v) for v in item.get("env_remove") or []],
+        env={str(k): v for k, v in (item.get("env") or {}).items()},
+        write_env={str(k): v for k, v in (item.get("write_env") or {}).items()},
         nonzero_ok=bool(item.get("nonzero_ok", False)),
         output_limit=str(item.get("output_limit") or ""),
         source=source,
@@ -250,6 +268,8 @@ def trust_scope(project_file: Path, specs: Iterable[ProviderSpec] | None = None)
     for spec in specs:
         named = [*_named_files(spec.command or "", root)]
         named += _named_files(spec.write_command or "", root)
+        for value in [*spec.env.values(), *spec.write_env.values()]:  # a config file's path
+            named += _named_files(shlex.quote(value), root)
         for path in named:
             try:
                 rel = path.relative_to(root).as_posix()
