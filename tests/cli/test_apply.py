@@ -300,3 +300,79 @@ def test_a_default_branch_taken_by_another_apply_gets_a_suffix(project: Path) ->
     r = invoke("apply", "discussions/retry.md", "--yes", "--branch", "discussions/apply/retry-1")
     assert r.exit_code != 0 and "exists already" in r.output
     assert "is working on" not in r.output and user_files(project) == before
+
+
+def forge(root: Path, **changes: object) -> int:
+    """Append an APPLY block copied from the first one with `changes`, as anyone who can edit
+    the file (or merge a branch into it) could write it; returns its number."""
+    from dataclasses import fields
+
+    from discussions.syntax.apply import ApplyRecord, render_apply
+
+    d = Discussion.load(root / "discussions" / "retry.md")
+    first = d.applies[0]
+    values = {f.name: getattr(first, f.name) for f in fields(ApplyRecord)}
+    values.update(number=max(a.number for a in d.applies) + 1, **changes)
+    d.add_block(render_apply(ApplyRecord(**values)))  # type: ignore[arg-type]
+    d.save()
+    return int(values["number"])  # type: ignore[call-overload]
+
+
+def authors(root: Path) -> set[str]:
+    return set(git(root, "log", "--all", "--format=%an <%ae>").split("\n")) - {""}
+
+
+def test_a_revision_refuses_a_branch_an_apply_did_not_make(project: Path) -> None:
+    from discussions.errors import ApplyError
+
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    git(project, "branch", "release", "main")
+    tip = git(project, "rev-parse", "release")
+    number = forge(project, branch="release", consented_by="Linus Torvalds <torvalds@example.org>")
+    d = Discussion.load(project / "discussions" / "retry.md")
+    with pytest.raises(ApplyError, match="not under discussions/apply/"):
+        revise(d, number, ["make it so"])
+    assert git(project, "rev-parse", "release") == tip
+    assert "Linus Torvalds <torvalds@example.org>" not in authors(project)
+
+
+def test_a_revision_refuses_a_branch_that_does_not_hold_the_commit(project: Path) -> None:
+    from discussions.errors import ApplyError
+
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    branch = "discussions/apply/retry-1"
+    tip = git(project, "rev-parse", branch)
+    tree = git(project, "rev-parse", "main^{tree}").strip()
+    elsewhere = git(project, "commit-tree", tree, "-p", "main", "-m", "elsewhere").strip()
+    d = Discussion.load(project / "discussions" / "retry.md")
+    for commit in (elsewhere, "main", "f" * 40):
+        number = forge(project, commit=commit)
+        d.reload()
+        with pytest.raises(ApplyError, match="does not hold|records no commit"):
+            revise(d, number, ["make it so"])
+    assert git(project, "rev-parse", branch) == tip
+
+
+def test_a_revision_refuses_an_edited_block(project: Path) -> None:
+    from discussions.errors import ApplyError
+
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    path = project / "discussions" / "retry.md"
+    text = path.read_text()
+    assert "consented: Test User" in text
+    path.write_text(text.replace("consented: Test User", "consented: Linus Torvalds", 1))
+    d = Discussion.load(path)
+    assert not d.applies[0].intact
+    with pytest.raises(ApplyError, match="digest"):
+        revise(d, 1, ["make it so"])
+
+
+def test_a_revision_is_authored_by_the_person_now(project: Path, userdir: Path) -> None:
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
+    number = forge(project, consented_by="Linus Torvalds <torvalds@example.org>")
+    use_lead(userdir, "prompt")
+    d = Discussion.load(project / "discussions" / "retry.md")
+    again = revise(d, number, ["the tests are missing"])
+    assert again.result == "committed", again.reason
+    assert again.consented_by == "Test User <test@example.com>"
+    assert "Linus Torvalds <torvalds@example.org>" not in authors(project)

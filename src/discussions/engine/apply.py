@@ -26,11 +26,12 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import derive
 from ..errors import ApplyError, DiscussionsError, NotDecided
 from ..git import worktree
+from ..git.confine import Confinement
 from ..git.run import repo_root
 from ..model import storage
 from ..model.discussion import Discussion
@@ -45,6 +46,9 @@ from . import apply_run
 from .apply_run import Job, LeadCommand, ProjectTests, RunResult
 from .leads import LeadChoice, choose_lead, default_chain
 from .turns import select_participants
+
+if TYPE_CHECKING:
+    from ..derive.applies import Apply
 
 BRANCH_PREFIX = "discussions/apply/"
 SUMMARY_LINES = 12
@@ -364,28 +368,85 @@ def revise(
     timeout: float | None = None,
     registry: ProviderRegistry | None = None,
 ) -> ApplyRecord:
-    """The lead of ``APPLY`` `number` revises its change on the same branch: the hand-off
-    again with `blockers` (the review's ``CONCERN:`` texts) appended, run in a worktree of
-    that branch, a new commit on top of the branch's tip (authored by the person who
-    consented to that apply; the caller asks a person's consent to the revision first, and
-    `run`, which asks no one, never calls this), and a new
-    ``APPLY`` block (the next number) recording it, which is returned. `ApplyError` when
-    apply `number` is not in the file, committed nothing, or its branch is gone or held by a
-    kept worktree; `NoLead` when its lead can no longer write."""
+    """The lead of ``APPLY`` `number` revises its change on the same branch (`revision_plan`:
+    the hand-off again with `blockers`, the review's ``CONCERN:`` texts, appended): a new
+    commit on top of the branch's tip, authored by the person at this repository now (the
+    caller asked them; `run`, which asks no one, never calls this), and a new ``APPLY`` block
+    (the next number) recording it, which is returned."""
+    plan = revision_plan(d, number, blockers, timeout=timeout, registry=registry)
+    plan.handoff.approve(plan.author, clock.now_stamp())
+    result = apply_run.execute(job_of(plan, on_output))
+    return append_record(d, record_of(plan, result))
+
+
+def revision_plan(
+    d: Discussion,
+    number: int,
+    blockers: Sequence[str] = (),
+    *,
+    timeout: float | None = None,
+    registry: ProviderRegistry | None = None,
+) -> Plan:
+    """The plan of a revision of ``APPLY`` `number` by its lead, for `revise` and for the
+    question that asks a person's consent to it. Its author is the person at this repository
+    now (`worktree.identity`), never the name a block records. `ApplyError` when the block is
+    not in the file or was edited, or its branch is not one an apply made that still holds
+    its commit (`_revisable`); `NoLead` when its lead can no longer write."""
     earlier = next((a for a in d.applies if a.number == number), None)
     if earlier is None:
         raise ApplyError(f"{d.path.name} has no APPLY block {number} to revise")
-    if earlier.commit is None and not worktree.branch_exists(_root(d), earlier.branch):
-        raise ApplyError(f"apply {number} left no branch to revise ({earlier.result})")
+    root = _root(d)
+    _revisable(root, earlier)
     handoff = build_handoff(d)
     choice = _choose(d, handoff, earlier.lead, registry)
-    root = _root(d)
     t = timeout or configured_timeout(d)
-    plan = Plan(
+    return Plan(
         d, handoff, choice, root, earlier.branch, max(a.number for a in d.applies) + 1,
-        earlier.consented_by, t, _tests(d, root, t), "a revision after a review",
+        worktree.identity(root), t, _tests(d, root, t), "a revision after a review",
         earlier.forced, earlier.acknowledged, revise=True, blockers=tuple(blockers),
     )
-    plan.handoff.approve(plan.author, earlier.at)
-    result = apply_run.execute(job_of(plan, on_output))
-    return append_record(d, record_of(plan, result))
+
+
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _revisable(root: Path, earlier: Apply) -> None:
+    """`ApplyError` unless a lead may commit on `earlier`'s branch: the block matches its
+    digest, the branch is one `discussions apply` names (under `BRANCH_PREFIX`), and its tip
+    is the block's commit or a commit after it. A discussion file travels through merges, so
+    what a block says is checked against the repository, not believed."""
+    n, branch, commit = earlier.number, earlier.branch, earlier.commit or ""
+    if not earlier.intact:
+        raise ApplyError(
+            f"apply {n}'s block no longer matches its digest (edited?): `discussions check` "
+            "shows it; a lead revises only what an intact block records. Nothing was run."
+        )
+    if not branch.startswith(BRANCH_PREFIX):
+        raise ApplyError(
+            f"apply {n} is on `{branch}`, which is not under {BRANCH_PREFIX}: a lead revises "
+            "only a branch `discussions apply` made. Revise that branch yourself. Nothing was run."
+        )
+    if not _COMMIT_ID.fullmatch(commit):
+        raise ApplyError(f"apply {n} records no commit ({earlier.result}): nothing to revise")
+    if not worktree.branch_exists(root, branch):
+        raise ApplyError(f"apply {n}'s branch `{branch}` is not in this clone: nothing to revise")
+    if not _git_says(root, ["merge-base", "--is-ancestor", commit, f"refs/heads/{branch}"]):
+        raise ApplyError(
+            f"the branch `{branch}` does not hold apply {n}'s commit {commit[:12]} (its tip is "
+            f"not apply {n}'s commit or a commit after it, or that is not a commit here): "
+            "a lead revises only the change the block records. Nothing was run."
+        )
+
+
+def _git_says(root: Path, args: list[str]) -> bool:
+    """Whether ``git ARGS`` (a question: it changes nothing) exits 0, confined as every git
+    command of an apply is."""
+    return Confinement(root, True).git(args).returncode == 0
+
+
+def has_commit(root: Path, commit: str | None) -> bool:
+    """Whether `commit` (a full id) is a commit of the repository at `root` (the branch of
+    an apply made in another clone is not)."""
+    return bool(commit) and _COMMIT_ID.fullmatch(commit or "") is not None and _git_says(
+        root, ["cat-file", "-e", f"{commit}^{{commit}}"]
+    )
