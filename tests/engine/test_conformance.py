@@ -133,9 +133,10 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
     return make
 
 
-def reviser(tree: Path, applied: ApplyRecord, calls: list[list[str]]):  # type: ignore[no-untyped-def]
+def reviser(tree: Path, applied: ApplyRecord, calls: list[list[str]], from_tip: bool = False):  # type: ignore[no-untyped-def]
     """A lead that revises for real, as `engine.apply.revise` does: a new commit on the branch
-    that bounds the retries, recorded as the next APPLY block of the discussion."""
+    that bounds the retries, recorded as the next APPLY block of the discussion (its base the
+    original base, or with `from_tip` the tip it started from, as `revise` records it)."""
 
     def revise(under: ApplyRecord, blockers: list[str]) -> ApplyRecord:
         assert under.branch == applied.branch
@@ -143,11 +144,13 @@ def reviser(tree: Path, applied: ApplyRecord, calls: list[list[str]]):  # type: 
         (tree / "app.py").write_text(
             "RETRIES = 3\n\n\ndef fetch():\n    for _ in range(RETRIES):\n        pass\n"
         )
+        tip = git(tree, "rev-parse", "HEAD")
         git(tree, "commit", "-q", "-am", f"Revision {len(calls)}: " + "; ".join(blockers))
         d = Discussion.load(Path.cwd() / "discussions" / "retry-policy.md")
         number = max(a.number for a in d.applies) + 1
         record = Applied(
-            number, under.lead, under.branch, under.base, git(tree, "rev-parse", "HEAD")
+            number, under.lead, under.branch, tip if from_tip else under.base,
+            git(tree, "rev-parse", "HEAD"),
         )
         d.add_block(render_apply(record))
         d.save()
@@ -429,3 +432,45 @@ def test_the_budget_stops_the_review_before_a_call(project, tmp_path: Path) -> N
     assert result.stage == "budget" and "budget" in result.note
     assert not (tmp_path / "memory").exists()  # no call was made
     assert review_blocks(path) == [] and "<!-- RUN-STOP: budget" in path.read_text("utf-8")
+
+
+def test_a_revision_is_reviewed_as_the_whole_change_from_the_first_base(
+    project, tmp_path: Path
+) -> None:
+    """A revision's block records the tip it started from as its base; the council still
+    votes on everything the branch changed since the first apply's base."""
+    path, applied, tree = project(
+        {"architect": "ready", "security": "changes", "pragmatist": "fixed"}
+    )
+    calls: list[list[str]] = []
+    result = review_apply(
+        Runner(Workspace.discover()), Discussion.load(path), applied,
+        reviser(tree, applied, calls, from_tip=True),
+    )
+    assert [r.result for r in result.rounds] == ["changes", "implemented"]
+    second = prompts(tmp_path)[3:]
+    assert len(second) == 3
+    for prompt in second:
+        assert "-    while True:" in prompt and "\n+RETRIES = 3" in prompt  # from the base
+        assert "Bound the retries" in prompt  # the first apply's commit is in the range
+
+
+def test_run_is_not_blocked_by_an_apply_made_in_another_clone(project, isolated: Path) -> None:
+    """APPLY blocks travel through merges; apply branches stay in the clone that made them.
+    A review due on a commit this clone lacks is not due here: rounds run, a note says why."""
+    path, applied, tree = project(
+        {"architect": "ready", "security": "ready", "pragmatist": "ready"},
+        "apply:\n  review: true\n",
+    )
+    d = Discussion.load(path)
+    foreign = Applied(2, "AI-Architect", "discussions/apply/retry-policy-9", applied.base, "a" * 40)
+    d.add_block(render_apply(foreign))
+    d.save()
+    assert not review_due(Discussion.load(path))
+    r = run("run", str(path), "--rounds", "1", "--json")
+    assert code(r) == 0, out(r)
+    res = result_of(r)
+    assert res["stopped"] != "reviewed" and res["rounds"] == 1
+    assert any("discussions/apply/retry-policy-9" in n for n in res["notes"]), res
+    plain = run("run", str(path), "--rounds", "1")
+    assert "discussions/apply/retry-policy-9" in out(plain)

@@ -161,6 +161,8 @@ def _print_result(result: RunResult, as_json: bool) -> None:
 
         for line in review_lines(result.review):
             say(line)
+    for note in result.notes:
+        say(f"Note: {note}")
     if result.escalation:
         say("Escalated to the humans. Positions:")
         for line in result.escalation:

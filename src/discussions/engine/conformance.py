@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..derive.voting import calculate_consensus
-from ..errors import DiscussionsError, UnknownParticipant
+from ..errors import ApplyError, DiscussionsError, UnknownParticipant
 from ..git.review import DIFF_BUDGET, collect_changes, render_review_context
 from ..model.handoff import build_handoff
 from ..providers.window import chars_for_tokens, prompt_tokens
@@ -297,21 +297,62 @@ def latest_applied(d: Discussion) -> Apply:
     for found in reversed(d.applies):
         if found.result == "committed" and found.commit:
             return found
-    raise DiscussionsError(
+    raise ApplyError(
         f"{d.path.name} records no apply that committed a change; run `discussions apply "
         f"{d.path.name}` first"
     )
 
 
+def pending_review(d: Discussion) -> Apply | None:
+    """The latest committed apply of `d` when its review is not finished (none yet, or the
+    council asked for changes): what `review_apply` would vote on or have revised; None when
+    its latest review ended implemented or unresolved. `ApplyError` when no apply committed."""
+    applied = latest_applied(d)
+    last = latest_review(d, applied.number)
+    return applied if last is None or last.result == "changes" else None
+
+
 def review_due(d: Discussion) -> bool:
     """Whether ``apply: review`` asks for reviews and `d`'s latest committed apply has had
-    none yet (what `discussions run` then does instead of rounds)."""
+    none yet, its commit in this clone (what `discussions run` then does instead of rounds)."""
+    waiting = _awaiting(d)
+    return waiting is not None and _in_clone(d, waiting)
+
+
+def review_note(d: Discussion) -> str:
+    """Why a review that `review_due` would ask for cannot run here ("" when none does): the
+    apply's commit is not in this clone (its branch stays in the clone that made it, while
+    the block travels with the file)."""
+    waiting = _awaiting(d)
+    if waiting is None or _in_clone(d, waiting):
+        return ""
+    return (
+        f"apply {waiting.number}'s change ({(waiting.commit or '')[:12]} on the branch "
+        f"`{waiting.branch}`) is not in this clone, so it was not reviewed: fetch that branch "
+        "from the clone that made it to have the council review it"
+    )
+
+
+def _awaiting(d: Discussion) -> Apply | None:
     from ..settings.apply import apply_settings
 
     if not apply_settings(d.workspace.config, d.template).review:
-        return False
+        return None
     found = [a for a in d.applies if a.result == "committed" and a.commit]
-    return bool(found) and latest_review(d, found[-1].number) is None
+    if not found or latest_review(d, found[-1].number) is not None:
+        return None
+    return found[-1]
+
+
+def _in_clone(d: Discussion, applied: ApplyRecord) -> bool:
+    from ..git.run import repo_root
+    from .apply import has_commit
+
+    try:
+        root = repo_root(d.path)
+    except DiscussionsError:
+        return False
+    return has_commit(root, applied.commit)
 
 
 def latest_review(d: Discussion, number: int) -> Review | None:
@@ -387,10 +428,11 @@ def review_callout(
     """The task of a review round: the decisions and the change, within `diff_budget`.
     Returns it and the files whose diff was left out."""
     commit = _commit_of(applied)
-    changes = collect_changes(d.path.parent, f"{applied.base}..{commit}")
+    base = first_base(d, applied)
+    changes = collect_changes(d.path.parent, f"{base}..{commit}")
     if not changes.files:
-        raise DiscussionsError(
-            f"apply {applied.number} changed nothing ({applied.base[:12]}..{commit[:12]}); "
+        raise ApplyError(
+            f"apply {applied.number} changed nothing ({base[:12]}..{commit[:12]}); "
             "there is no change to review"
         )
     changes.branch = applied.branch
@@ -406,6 +448,13 @@ def review_callout(
         change=context,
     )
     return callout, omitted
+
+
+def first_base(d: Discussion, applied: ApplyRecord) -> str:
+    """Where the branch of `applied` started: the base of the first apply on that branch (a
+    revision's own base is the tip it started from), so a review sees the whole change."""
+    same = [a for a in d.applies if a.branch == applied.branch and a.number <= applied.number]
+    return min(same, key=lambda a: a.number).base if same else applied.base
 
 
 def decision_lines(d: Discussion) -> list[str]:
@@ -457,7 +506,7 @@ def record_review(
 
 def _commit_of(applied: ApplyRecord) -> str:
     if not applied.commit:
-        raise DiscussionsError(
+        raise ApplyError(
             f"apply {applied.number} made no commit ({applied.result}); there is no change to "
             "review"
         )

@@ -111,6 +111,8 @@ class RunResult:
     """The documentation loop the decision started (a template with ``output``)."""
     review: dict[str, Any] | None = None
     """The review of an applied change the run made instead of rounds (``reviewed``)."""
+    notes: list[str] = field(default_factory=list)
+    """What a person should know about the run (a review that could not run here)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -125,6 +127,7 @@ class RunResult:
             "budget_stop": self.budget_stop,
             "documentation": self.documentation,
             "review": self.review,
+            "notes": list(self.notes),
             "turns": [t.to_dict() for t in self.turns],
         }
 
@@ -236,8 +239,12 @@ def run_discussion(
 
         if conformance.review_due(d):
             return _review(runner, d, provider)
+        note = conformance.review_note(d)
+    else:
+        note = ""
     shuffle_seed = seed if seed is not None else int(time.time() * 1000) % 1_000_000
     result = RunResult(file=str(d.path), seed=shuffle_seed if sequential else 0)
+    result.notes += [note] if note else []
     limit = rounds if rounds is not None else _config_rounds(d)
     run = _Rounds(
         runner, d, chosen, sequential, provider, callout, shuffle_seed, on_round, _start(d), result
