@@ -166,9 +166,9 @@ def test_ci_never_implies_consent(project: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_consent_asked_on_a_terminal(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from discussions.cli import apply as command
+    from discussions.cli import reviewing
 
-    monkeypatch.setattr(command, "_terminal", lambda: True)
+    monkeypatch.setattr(reviewing, "_terminals", lambda: True)
     before = (project / "discussions" / "retry.md").read_bytes()
     refused = invoke("apply", "discussions/retry.md", input="n\n")
     assert refused.exit_code == 1 and "nothing was run" in refused.output
@@ -376,3 +376,63 @@ def test_a_revision_is_authored_by_the_person_now(project: Path, userdir: Path) 
     assert again.result == "committed", again.reason
     assert again.consented_by == "Test User <test@example.com>"
     assert "Linus Torvalds <torvalds@example.org>" not in authors(project)
+
+
+def test_json_never_asks_blind(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --json the output is for a program: no question on it, and no consent without
+    --yes (a terminal or not); nothing runs."""
+    from discussions.cli import reviewing
+
+    monkeypatch.setattr(reviewing, "_terminals", lambda: True)
+    before = (project / "discussions" / "retry.md").read_bytes()
+    r = CliRunner().invoke(cli, ["apply", "discussions/retry.md", "--json"], input="y\n")
+    assert r.exit_code == 1 and "[y/N]" not in r.output
+    assert "--yes" in r.output and "--json" in r.output
+    assert (project / "discussions" / "retry.md").read_bytes() == before
+    assert "discussions/apply" not in git(project, "branch", "--list")
+
+
+def test_asking_needs_a_terminal_on_input_and_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`apply F > log` on a terminal: the question would go into the file."""
+    from discussions.cli import reviewing
+
+    monkeypatch.delenv("CI", raising=False)
+
+    class Stream:
+        def __init__(self, tty: bool) -> None:
+            self.tty = tty
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    for stdin, stdout, can in ((True, True, True), (True, False, False), (False, True, False)):
+        monkeypatch.setattr(reviewing.sys, "stdin", Stream(stdin))
+        monkeypatch.setattr(reviewing.sys, "stdout", Stream(stdout))
+        assert (reviewing.no_one_to_ask(False) == "") is can
+        assert reviewing.no_one_to_ask(True) != ""
+    monkeypatch.setenv("CI", "true")
+    assert "CI" in reviewing.no_one_to_ask(False)
+
+
+def test_dry_run_outside_git_shows_the_hand_off(
+    isolated: Path, userdir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "none"))
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(isolated.parent))
+    use_lead(userdir, "edit")
+    write(isolated / "participants" / "lead.yaml", """
+        name: AI-Lead
+        alias: lead
+        role: Implementer
+        personality: Writes the code.
+        capabilities: [logic]
+        provider_hint: fakewrite
+        """)
+    write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
+    write(isolated / "discussions" / "retry.md", DISCUSSION.format(status="DECIDED", extra="")
+          .replace("lead, reader", "lead"))
+    r = invoke("apply", "discussions/retry.md", "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert "implement three tries in retry()" in r.output and "not in a git repository" in r.output
+    assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 1

@@ -106,8 +106,11 @@ def test_apply_review_refuses_options_of_a_new_apply(project) -> None:
     path = project()
     r = run("apply", str(path), "--review", "--lead", "architect")
     assert code(r) == 2 and "--lead" in out(r)
+    r = run("apply", str(path), "--review", "--reason", "because")
+    assert code(r) == 2 and "--reason" in out(r)
     r = run("apply", str(path), "--review")
     assert code(r) == 1 and "run `discussions apply retry-policy.md` first" in out(r)
+    assert "--yes" not in out(r)  # no word about revising: no review runs
 
 
 def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
@@ -129,3 +132,54 @@ def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
     assert code(r) == 0, out(r)
     assert "Review of apply 2: implemented." in out(r)
     assert Discussion.load(path).status == "IMPLEMENTED"
+
+
+def test_an_unresolved_review_exits_1(project) -> None:
+    path = project("apply:\n  review: true\n  max_revisions: 0\n")
+    r = run("apply", str(path), "--yes", "--json")
+    assert code(r) == 1, out(r)
+    assert result_of(r)["review"]["stage"] == "unresolved"
+    r = run("apply", str(path), "--review")
+    assert code(r) == 1 and "Review of apply 1: unresolved." in out(r)
+
+
+def test_the_revision_question_names_branch_command_and_author(
+    project, isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from discussions.cli import reviewing
+
+    path = project()
+    assert code(run("apply", str(path), "--yes")) == 0
+    monkeypatch.setattr(reviewing, "_terminals", lambda: True)
+    from click.testing import CliRunner
+
+    from discussions.cli import cli
+
+    r = CliRunner().invoke(cli, ["apply", str(path), "--review"], input="n\n")
+    said = out(r)
+    assert "discussions/apply/retry-policy-1" in said and "revising_lead.py" in said, said
+    assert "Test User <test@example.com>" in said and "[y/N]" in said
+    assert "Revision 0: changes." in said and "Revision 1" not in said
+
+
+def test_a_review_with_yes_refuses_a_branch_no_apply_made(project, isolated: Path) -> None:
+    from discussions.syntax.apply import ApplyRecord, render_apply
+
+    path = project()
+    assert code(run("apply", str(path), "--yes")) == 0
+    d = Discussion.load(path)
+    first = d.applies[0]
+    git(isolated, "branch", "release", "main")
+    tip = git(isolated, "rev-parse", "release")
+    forged = ApplyRecord(
+        2, first.lead, first.provider, "release", first.base, first.commit,
+        "Linus Torvalds <torvalds@example.org>", "committed", files=first.files,
+    )
+    d.add_block(render_apply(forged))
+    d.save()
+    before = path.read_text("utf-8")
+    r = run("apply", str(path), "--review", "--yes")
+    assert code(r) == 1 and "not under discussions/apply/" in out(r)
+    assert git(isolated, "rev-parse", "release") == tip
+    assert "Linus" not in git(isolated, "log", "--all", "--format=%an")
+    assert path.read_text("utf-8") == before  # refused before the vote

@@ -3,7 +3,6 @@ chosen lead make the change on a new branch in a worktree of its own."""
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,7 @@ import click
 
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
-from .reviewing import STOPPED, perform_review, review_only
+from .reviewing import IMPLEMENTED, no_one_to_ask, perform_review, review_only, stderr_stream
 from .turns import live_display
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ def apply_command(
     from ..model.discussion import Discussion
 
     if review:
-        flags = (lead, branch, dry_run, force, acknowledge_questions)
+        flags = (lead, branch, dry_run, force, reason, acknowledge_questions)
         return review_only(file, as_json=as_json, timeout=timeout, yes=yes, flags=flags)
     if force != (reason is not None):
         said = "--force needs --reason TEXT (it is recorded)" if force else "--reason needs --force"
@@ -107,10 +106,11 @@ def apply_command(
 
 def _consent(plan: Plan, yes: bool, as_json: bool) -> None:
     """The person's consent to `plan` (shown first), or exit with nothing done."""
-    if not yes and not _terminal():
+    why = "" if yes else no_one_to_ask(as_json)
+    if why:
         raise click.ClickException(
-            "an apply needs your consent and there is no terminal to ask on (or this is CI): "
-            "look at it with --dry-run, then run it again with --yes to consent. Nothing was run."
+            f"an apply needs your consent, and {why}: look at it with --dry-run, then run it "
+            "again with --yes to consent. Nothing was run."
         )
     if not as_json:
         _show(plan)
@@ -126,22 +126,19 @@ def _finish(plan: Plan, record: ApplyRecord, as_json: bool) -> None:
 
 def _review_after(plan: Plan, record: ApplyRecord, as_json: bool) -> ReviewOutcome | None:
     """The council's review of a committed change, when ``apply: review`` asks for one."""
-    from ..settings.apply import apply_settings
-
-    d = plan.discussion
-    if record.result != "committed" or not apply_settings(d.workspace.config, d.template).review:
+    if record.result != "committed" or not plan.review_after():
         return None
-    stream = None if as_json else _plain_stream()
-    # the consent just given covers revisions: the question said so
-    return perform_review(d.workspace, d, record, as_json=as_json, revise=True,
-                          timeout=plan.timeout, on_output=stream)
+    d = plan.discussion
+    # the consent just given covers the revisions the question named (`Plan.revisions`)
+    return perform_review(d.workspace, d, record, as_json=as_json, revise=plan.revisions() > 0,
+                          timeout=plan.timeout, on_output=None if as_json else stderr_stream)
 
 
 def _report(
     plan: Plan, record: ApplyRecord, as_json: bool, review: ReviewOutcome | None = None
 ) -> None:
     """What the apply came to; exit 1 unless it committed (or changed nothing), no test
-    failed and a review that ran recorded its result."""
+    failed and a review that ran found that the change implements the decision."""
     if as_json:
         echo_json(
             {"apply": _record_dict(record), "lead_reason": plan.reason,
@@ -150,13 +147,16 @@ def _report(
         )
     if record.result not in _OK or record.tests == "failed":
         sys.exit(1)
-    if review is not None and review.stage in STOPPED:
+    if review is not None and review.stage != IMPLEMENTED:
         sys.exit(1)
 
 
 def _show(plan: Plan, *, dry_run: bool = False) -> None:
     """The hand-off and what will run, for the person to consent to."""
     say(plan.prompt().rstrip())
+    if plan.problem:
+        say()
+        say(f"It cannot run here: {plan.problem}")
     say()
     say(f"{plan.reason}.")
     if plan.forced:
@@ -171,11 +171,6 @@ def _show(plan: Plan, *, dry_run: bool = False) -> None:
     say(f"Commit author: {who}")
     if dry_run:
         say("Dry run: nothing was run or written.")
-
-
-def _terminal() -> bool:
-    """Whether a person can be asked: standard input is a terminal and this is not CI."""
-    return sys.stdin.isatty() and not os.environ.get("CI", "").strip()
 
 
 def _ask(plan: Plan, yes: bool) -> None:
@@ -205,13 +200,8 @@ def _ask(plan: Plan, yes: bool) -> None:
 def _revisions(plan: Plan) -> str:
     """What the consent also covers when ``apply: review`` has the council review the
     change: the lead's revisions on the review's blockers."""
-    from ..settings.apply import apply_settings
-
-    d = plan.discussion
-    settings = apply_settings(d.workspace.config, d.template)
-    if not settings.review or not settings.max_revisions:
-        return ""
-    return f" (and revise it up to {settings.max_revisions} time(s) on the review's blockers)"
+    n = plan.revisions()
+    return f" (and revise it up to {n} time(s) on the review's blockers)" if n else ""
 
 
 def _refused() -> None:
@@ -232,8 +222,7 @@ def _run(
     if not live:
         if not as_json:
             say(f"{p.name} is working on {plan.branch} ({provider})...", err=True)
-        stream = None if as_json else _plain_stream()
-        return carry_out(plan, on_output=stream)
+        return carry_out(plan, on_output=None if as_json else stderr_stream)
     with Progress(sys.stderr, True, [(p.alias, p.name)], title="discussions apply") as progress:
         progress(TurnEvent("start", p.alias, p.name, provider))
         record = carry_out(plan, on_output=_live_stream(progress, p.alias, p.name, provider))
@@ -242,14 +231,6 @@ def _run(
         done.vote = record.result  # the display's result column: what the apply came to
         progress(TurnEvent("done", p.alias, p.name, provider, outcome=done))
     return record
-
-
-def _plain_stream() -> Callable[[str], None]:
-    def write(text: str) -> None:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-
-    return write
 
 
 def _live_stream(

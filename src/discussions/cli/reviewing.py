@@ -4,6 +4,7 @@ when ``apply: review`` is set) runs it and as `discussions run` reports it
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +20,9 @@ if TYPE_CHECKING:
     from ..settings.workspace import Workspace
     from ..syntax.apply import ApplyRecord
 
-STOPPED = ("waiting", "budget")
-"""Where a review stopped with nothing recorded: the command exits 1."""
+IMPLEMENTED = "implemented"
+"""The one result of a review after which the command exits 0: every other one (unresolved,
+changes, or nothing recorded) leaves the change not known to implement the decision."""
 
 
 def review_lines(review: dict[str, Any]) -> list[str]:
@@ -62,7 +64,7 @@ def perform_review(
     return outcome
 
 
-APPLY_ONLY = ("--lead", "--branch", "--dry-run", "--force", "--acknowledge-questions")
+APPLY_ONLY = ("--lead", "--branch", "--dry-run", "--force", "--reason", "--acknowledge-questions")
 """The options of `apply` that belong to a new apply, not to ``--review``."""
 
 
@@ -74,50 +76,78 @@ def review_only(
     yes: bool = False,
     flags: tuple[object, ...] = (),
 ) -> None:
-    """`discussions apply FILE --review`: review the latest applied change; exit 1 when
-    nothing could be recorded. The lead revises on blockers only with the person's consent
-    (`yes`, or y/N on a terminal); without it the review stops at its blockers. `flags` are
-    the values of `APPLY_ONLY`, which must be unset."""
-    others = [name for name, value in zip(APPLY_ONLY, flags, strict=False) if value]
+    """`discussions apply FILE --review`: review the latest applied change; exit 1 unless the
+    council found that it implements the decision. The lead revises on blockers only with
+    the person's consent (`yes`, or y/N on a terminal); without it the review stops at its
+    blockers. `flags` are the values of `APPLY_ONLY`, which must be unset."""
+    others = [name for name, value in zip(APPLY_ONLY, flags, strict=True) if value]
     if others:
         raise click.UsageError(
             f"--review reviews the change already applied; {', '.join(others)} belong to a new "
             "apply (run it first, then --review)"
         )
+    from ..engine.conformance import pending_review
     from ..model.discussion import Discussion
 
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
-    stream = None if as_json else _stderr
-    allowed = yes or _revisions_allowed(d)
+    applied = pending_review(d)  # None: reviewed already, nobody is asked
+    allowed = applied is not None and _revisions_allowed(d, applied, yes, as_json, timeout)
+    stream = None if as_json else stderr_stream
     outcome = perform_review(
         ws, d, None, as_json=as_json, revise=allowed, timeout=timeout, on_output=stream
     )
     if as_json:
         echo_json({"review": outcome.to_dict()})
-    if outcome.stage in STOPPED:
+    if outcome.stage != IMPLEMENTED:
         sys.exit(1)
 
 
-def _revisions_allowed(d: Discussion) -> bool:
-    """The person's y/N, on a terminal, to the lead revising its change when the council
-    asks for changes; never implied without a terminal or in CI."""
-    import os
-
-    if os.environ.get("CI") or not (sys.stdin.isatty() and sys.stdout.isatty()):
+def _revisions_allowed(
+    d: Discussion, applied: ApplyRecord, yes: bool, as_json: bool, timeout: float | None
+) -> bool:
+    """The person's consent (`yes`, or y/N on a terminal) to the lead revising `applied` when
+    the council asks for changes. The question names the branch, the command and the author;
+    a branch a lead may not revise is refused (`engine.apply.revision_plan`) before anyone
+    votes. Never implied without a terminal, with --json or in CI."""
+    why = "" if yes else no_one_to_ask(as_json)
+    if why:
         say(
-            "No terminal to ask on (or CI): the lead will not revise; the review stops at its "
-            "blockers. Give --yes to let it revise.",
+            f"The lead will not revise ({why}): the review stops at its blockers. Give --yes "
+            "to let it revise.",
             err=True,
         )
         return False
-    return click.confirm(
-        "If the council asks for changes, may the lead revise its change on the same branch "
-        "(committed in the name of whoever consented to the apply)?",
+    from ..engine.apply import revision_plan
+
+    plan = revision_plan(d, applied.number, timeout=timeout)
+    return yes or click.confirm(
+        f"If the council asks for changes, may {plan.choice.participant.name} revise the "
+        f"change on {plan.branch} with `{plan.command_line()}`, committed as {plan.author}?",
         default=False,
     )
 
 
-def _stderr(text: str) -> None:
+def no_one_to_ask(as_json: bool) -> str:
+    """Why no person can be asked a y/N here ("" when one can): with ``--json`` the output is
+    for a program (a question would corrupt it), in CI nobody answers, and the question needs
+    a terminal on standard input and on standard output (``apply F > log`` would send it into
+    the file). Consent is never implied by any of these: they need ``--yes``."""
+    if as_json:
+        return "--json output is for a program, which is not asked"
+    if os.environ.get("CI", "").strip():
+        return "this is CI"
+    if not _terminals():
+        return "there is no terminal to ask on"
+    return ""
+
+
+def _terminals() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def stderr_stream(text: str) -> None:
+    """Follows a lead's output as it comes, on standard error (standard output keeps what the
+    command reports)."""
     sys.stderr.write(text)
     sys.stderr.flush()

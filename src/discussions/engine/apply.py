@@ -97,6 +97,8 @@ class Plan:
     revise: bool = False
     blockers: tuple[str, ...] = ()
     """A revision's blockers, appended to the hand-off."""
+    problem: str = ""
+    """Why it cannot run as it stands (a dry run outside git shows the plan all the same)."""
 
     @property
     def reason(self) -> str:
@@ -129,6 +131,21 @@ class Plan:
         where += setting  # `providers show NAME` prints the values
         return f"{shlex.join(words)}  ({where}; in {worktree.APPLY_DIR}/ of the git folder)"
 
+    def review_after(self) -> bool:
+        """Whether the council reviews the change once it is committed (``apply: review``
+        of the template or ``discussions.yaml``)."""
+        d = self.discussion
+        return apply_settings(d.workspace.config, d.template).review
+
+    def revisions(self) -> int:
+        """How many times the lead may revise its change on the review's blockers under the
+        consent to this apply: ``apply.max_revisions`` when the council reviews it after and
+        its branch is one a lead may revise (under `BRANCH_PREFIX`), else 0."""
+        if not self.review_after() or not self.branch.startswith(BRANCH_PREFIX):
+            return 0
+        d = self.discussion
+        return apply_settings(d.workspace.config, d.template).max_revisions
+
     def open_questions(self) -> int:
         """Open questions not acknowledged (an apply refuses to start while there are any)."""
         return 0 if self.acknowledged else len(self.handoff.questions)
@@ -152,6 +169,7 @@ class Plan:
             "timeout": self.timeout,
             "test_command": self.tests.command if self.tests else None,
             "open_questions": len(self.handoff.questions),
+            "problem": self.problem or None,
             "handoff": self.handoff.to_dict(),
         }
 
@@ -171,12 +189,13 @@ def prepare(
     forced = _forced(d, decided, why, options.force_reason)
     handoff = build_handoff(d)
     choice = _choose(d, handoff, options.lead, registry)
-    root = _root(d)
+    root, problem = _dry_root(d) if dry_run else (_root(d), "")
     number = max((a.number for a in d.applies), default=0) + 1
     timeout = options.timeout or configured_timeout(d)
     plan = Plan(
         d, handoff, choice, root, _branch(d, root, options.branch, number), number,
         _author(root, dry_run), timeout, _tests(d, root, timeout), why, forced,
+        problem=problem,
     )
     if options.acknowledge_questions:
         plan.acknowledge()
@@ -215,6 +234,15 @@ def _root(d: Discussion) -> Path:
             f"{d.path} is not in a git repository: a lead works in a git worktree on a new "
             "branch (run `git init` and commit once)"
         ) from None
+
+
+def _dry_root(d: Discussion) -> tuple[Path, str]:
+    """The git work tree of a dry run, or (outside git) the discussion's folder and why an
+    apply cannot run there."""
+    try:
+        return _root(d), ""
+    except ApplyError as exc:
+        return d.path.parent.resolve(), str(exc)
 
 
 def _author(root: Path, dry_run: bool) -> str:
@@ -267,7 +295,10 @@ def coauthor(choice: LeadChoice) -> str:
 def carry_out(plan: Plan, *, on_output: Callable[[str], None] | None = None) -> ApplyRecord:
     """Run the consented `plan` and append its ``APPLY`` block; returns the record as
     written. The caller has asked the person (`plan.author`) for consent: this is the only
-    way a lead runs. `ApplyError` while open questions are unacknowledged."""
+    way a lead runs. `ApplyError` while open questions are unacknowledged, or when the plan
+    cannot run (`Plan.problem`)."""
+    if plan.problem:
+        raise ApplyError(plan.problem)
     if not plan.author:
         plan.author = worktree.identity(plan.root)
     if plan.open_questions():
