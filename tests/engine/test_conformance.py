@@ -133,7 +133,9 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
     return make
 
 
-def reviser(tree: Path, applied: ApplyRecord, calls: list[list[str]], from_tip: bool = False):  # type: ignore[no-untyped-def]
+def reviser(  # type: ignore[no-untyped-def]
+    tree: Path, applied: ApplyRecord, calls: list[list[str]], from_tip: bool = False
+):
     """A lead that revises for real, as `engine.apply.revise` does: a new commit on the branch
     that bounds the retries, recorded as the next APPLY block of the discussion (its base the
     original base, or with `from_tip` the tip it started from, as `revise` records it)."""
