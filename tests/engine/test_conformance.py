@@ -476,3 +476,13 @@ def test_run_is_not_blocked_by_an_apply_made_in_another_clone(project, isolated:
     assert any("discussions/apply/retry-policy-9" in n for n in res["notes"]), res
     plain = run("run", str(path), "--rounds", "1")
     assert "discussions/apply/retry-policy-9" in out(plain)
+
+
+def test_a_review_of_a_commit_not_in_this_clone_names_its_branch(project) -> None:
+    from discussions.errors import ApplyError
+
+    path, applied, _ = project({})
+    foreign = Applied(1, "AI-Architect", "discussions/apply/retry-policy-9", applied.base, "a" * 40)
+    with pytest.raises(ApplyError, match="retry-policy-9"):
+        review_apply(Runner(Workspace.discover()), Discussion.load(path), foreign)
+    assert review_blocks(path) == []

@@ -326,10 +326,14 @@ def review_note(d: Discussion) -> str:
     waiting = _awaiting(d)
     if waiting is None or _in_clone(d, waiting):
         return ""
+    return _missing(waiting) + " to have the council review it"
+
+
+def _missing(applied: ApplyRecord) -> str:
     return (
-        f"apply {waiting.number}'s change ({(waiting.commit or '')[:12]} on the branch "
-        f"`{waiting.branch}`) is not in this clone, so it was not reviewed: fetch that branch "
-        "from the clone that made it to have the council review it"
+        f"apply {applied.number}'s change ({(applied.commit or '')[:12]} on the branch "
+        f"`{applied.branch}`) is not in this clone: fetch that branch from the clone that "
+        "made it"
     )
 
 
@@ -428,6 +432,8 @@ def review_callout(
     """The task of a review round: the decisions and the change, within `diff_budget`.
     Returns it and the files whose diff was left out."""
     commit = _commit_of(applied)
+    if not _in_clone(d, applied):
+        raise ApplyError(_missing(applied) + " to review it")
     base = first_base(d, applied)
     changes = collect_changes(d.path.parent, f"{base}..{commit}")
     if not changes.files:
