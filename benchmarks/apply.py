@@ -11,6 +11,11 @@ the commit, numstat, the worktree removed) and the APPLY block appended under th
 fake lead sleeps `--sleep` seconds and appends a line to README.md; its own run (process
 start to exit) is subtracted. Figures are medians; the target is under 0.5 s.
 
+The files this checkout's git ignores (``.venv/``, caches) are hard-linked into the clone
+(``--no-ignored`` leaves them out), so the walk that looks for ignored files written while the
+lead ran meets as many as it would here. Worktrees go to a temporary ``XDG_CACHE_HOME``.
+``--src PATH`` times another copy of the package (an older one, to compare).
+
 Nothing is asserted; the script prints the figures next to the target, with the load.
 """
 
@@ -25,8 +30,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -57,6 +60,19 @@ VOTE: READY
 
 ---
 """
+
+
+def link_ignored(work: Path) -> int:
+    """Hard-link what git ignores in this checkout into the clone; how many entries."""
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+        cwd=REPO, capture_output=True, check=True,
+    ).stdout.decode()
+    for name in filter(None, out.split("\0")):
+        target = work / name.rstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["cp", "-al", str(REPO / name.rstrip("/")), str(target)], check=False)
+    return sum(len(dirs) + len(files) for _, dirs, files in os.walk(work))
 
 
 def project(work: Path, sleep_script: Path) -> Path:
@@ -119,17 +135,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--sleep", type=float, nargs="+", default=[0.0, 1.0])
+    parser.add_argument("--no-ignored", action="store_true")
+    parser.add_argument("--src", type=Path, default=REPO / "src")
     args = parser.parse_args()
+    sys.path.insert(0, str(args.src.resolve()))
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
         script = Path(tmp) / "lead.py"
         script.write_text(LEAD, encoding="utf-8")
         work = Path(tmp) / "repo"
         path = project(work, script)
+        entries = 0 if args.no_ignored else link_ignored(work)
         os.chdir(work)
         files = len(subprocess.run(["git", "ls-files"], cwd=work, capture_output=True,
                                    text=True, check=True).stdout.splitlines())
         print(f"load before: {os.getloadavg()[0]:.2f} (1 min); a clone of this repository, "
-              f"{files} tracked files")
+              f"{files} tracked files, {entries or 'no'} entries in all with the ignored ones; "
+              f"package timed: {args.src}")
+        try:
+            from discussions.git import worktree
+
+            began = time.perf_counter()
+            seen = worktree.written_since(work, 0)
+            print(f"one walk for ignored files written during a run: "
+                  f"{(time.perf_counter() - began) * 1000:.0f} ms ({len(seen)} entries)")
+        except AttributeError:
+            print("(this copy of the package does not walk for ignored files)")
         for sleep in args.sleep:
             os.environ["BENCH_SLEEP"] = str(sleep)
             runs = [one(path, f"bench/{sleep:g}-{i}") for i in range(args.repeat)]

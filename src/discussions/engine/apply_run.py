@@ -281,9 +281,13 @@ class _Watch:
     """`worktree.clock` when the lead started: files written since are found by their
     change time (ignored files, which ``git status`` does not show, included)."""
 
-    def changes(self) -> list[str]:
-        """What changed in the user's tree, index, references and git folder since."""
+    def changes(self, *, walk: bool = True) -> list[str]:
+        """What changed in the user's tree, index, references and git folder since; with
+        `walk`, ignored files written since too (not needed after our own git commands,
+        which write no file of the user's tree)."""
         found = worktree.differences(self.before, worktree.snapshot(self.root, self.wt))
+        if not walk:
+            return found
         named = [f.split(" ", 1)[0] for f in found]
         skip = (self.wt.path, worktree.apply_home())
         for path in worktree.written_since(self.root, self.since, skip):
@@ -304,7 +308,7 @@ def _settle(job: Job, wt: Worktree, watch: _Watch, out: RunResult) -> None:
         _refuse(out, outside, tampered)
         return
     out.commit = worktree.commit(wt, job.author, job.coauthor, job.subject, job.body)
-    moved = watch.changes()
+    moved = watch.changes(walk=False)
     if moved:
         out.commit = None
         _refuse(out, moved, [])

@@ -161,7 +161,7 @@ _UNFINISHED = (
 def unfinished(root: Path) -> str:
     """Why HEAD is no place to start from while the user is in the middle of a merge, rebase,
     cherry-pick or revert (HEAD is then a half-made state, not the user's branch), or ""."""
-    gitdir = Path(_git(root, ["rev-parse", "--absolute-git-dir"]).strip())
+    gitdir = _own_gitdir(root)
     for name, what, finish in _UNFINISHED:
         if (gitdir / name).exists():
             return (
@@ -169,6 +169,15 @@ def unfinished(root: Path) -> str:
                 "(a lead would start from its half-made HEAD)"
             )
     return ""
+
+
+def _own_gitdir(root: Path) -> Path:
+    """The git folder of the work tree `root` (``.git``, or a linked worktree's folder)."""
+    dotgit = root / ".git"
+    if dotgit.is_file():
+        text = dotgit.read_text("utf-8", "replace").strip().removeprefix("gitdir: ")
+        return (root / text).resolve()
+    return common_dir(root)
 
 
 def create(root: Path, branch: str) -> Worktree:
@@ -189,6 +198,8 @@ def create(root: Path, branch: str) -> Worktree:
             raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
         if "not a valid branch name" in said:
             raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
+        if "already registered" in said:  # the cache folder was cleared under a kept worktree
+            raise ApplyError(f"git still lists a worktree at {path}: run `git worktree prune`")
         raise ApplyError(f"git worktree add failed: {said}")
     return _marked(Worktree(root, path, branch, base))
 
@@ -248,9 +259,20 @@ def tampering(wt: Worktree) -> list[str]:
             now = _read(wt.gitdir / name).decode("utf-8", "replace").strip()[:120]
             what = f"now `{now}`" if now else "removed"
             found.append(f"the worktree's git folder {name} changed ({what})")
-    if _ok(wt.root, ["symbolic-ref", "--quiet", f"refs/heads/{wt.branch}"]):
-        found.append(f"the branch {wt.branch} was made a symbolic reference")
+    if _branch_tip(wt) is None:
+        found.append(f"the branch {wt.branch} was removed or made a symbolic reference")
     return found
+
+
+def _branch_tip(wt: Worktree) -> str | None:
+    """The commit ``wt.branch`` names, or None when it is gone or symbolic."""
+    ref = f"refs/heads/{wt.branch}"
+    out = _git(wt.root, ["for-each-ref", "--format=%(refname)%00%(symref)%00%(objectname)", ref])
+    for line in out.splitlines():
+        name, symref, tip = (line.split("\0") + ["", ""])[:3]
+        if name == ref:
+            return None if symref else tip
+    return None
 
 
 def _in_worktree(wt: Worktree) -> list[str]:
@@ -268,10 +290,10 @@ def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "
     branch back at ``wt.base``). `ApplyError` when `tampering` finds the worktree's ties
     changed: nothing is committed then."""
     changed = tampering(wt)
-    if changed:
-        raise ApplyError("; ".join(changed))
+    old = _branch_tip(wt)
+    if changed or old is None:
+        raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
     ref = f"refs/heads/{wt.branch}"
-    old = _git(wt.root, ["rev-parse", "--verify", f"{ref}^{{commit}}"]).strip()
     _git(wt.root, [*_in_worktree(wt), "add", "--all"])
     tree = _git(wt.root, [*_in_worktree(wt), "write-tree"]).strip()
     if tree == _git(wt.root, ["rev-parse", "--verify", f"{wt.base}^{{tree}}"]).strip():
