@@ -123,3 +123,23 @@ def test_branches_that_make_the_same_slug_get_folders_of_their_own(repo: Path) -
     second = worktree.create(repo, "a-b")
     assert first.path != second.path and first.path.is_dir() and second.path.is_dir()
     assert worktree.place(repo, "a/b").name.startswith("a-b-")
+
+
+def test_written_since_finds_ignored_files_written_or_removed(repo: Path) -> None:
+    """By change time, which a process cannot set back (``os.utime`` sets the modification
+    time only): a written file, and a folder that lost an entry."""
+    import os
+
+    (repo / ".gitignore").write_text("cache/\n")
+    (repo / "cache" / "deep").mkdir(parents=True)
+    (repo / "cache" / "deep" / "kept.bin").write_text("x")
+    (repo / "cache" / "gone.bin").write_text("x")
+    wt = worktree.create(repo, "discussions/apply/w-1")
+    since = worktree.clock(wt)
+    assert worktree.written_since(repo, since, (wt.path,)) == []
+    (repo / "cache" / "deep" / "kept.bin").write_text("y")
+    os.utime(repo / "cache" / "deep" / "kept.bin", (0, 0))
+    (repo / "cache" / "gone.bin").unlink()
+    assert worktree.written_since(repo, since, (wt.path,)) == [
+        "cache/", "cache/deep/kept.bin"
+    ]

@@ -288,10 +288,14 @@ class _Watch:
         found = worktree.differences(self.before, worktree.snapshot(self.root, self.wt))
         if not walk:
             return found
-        named = [f.split(" ", 1)[0] for f in found]
+        named = {f.split(" ", 1)[0] for f in found}
         skip = (self.wt.path, worktree.apply_home())
-        for path in worktree.written_since(self.root, self.since, skip):
-            if not any(n == path or n.startswith(path) for n in named):
+        written = worktree.written_since(self.root, self.since, skip)
+        for path in written:  # a folder only when nothing in it is named
+            inside = path.endswith("/") and any(
+                n != path and (n.startswith(path) or path == "./") for n in (*named, *written)
+            )
+            if path not in named and not inside:
                 found.append(f"{path} was written")
         return found
 

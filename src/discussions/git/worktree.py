@@ -1,18 +1,23 @@
 """A lead's own checkout: a git worktree on a new branch from HEAD, the commit of what the lead
-changed there, its numstat, and a snapshot proving the user's working tree and index were left
-alone.
+changed there, its numstat, and a snapshot proving the user's repository was left alone.
 
-* Worktrees live under the repository's common git folder, ``.git/discussions-apply/<slug>``:
-  inside the repository's own folder (the same file system, so adding one is cheap), never
-  seen by ``git status`` of the user's tree, and still there after a reboot when one is kept
-  for inspection (a temporary folder may be cleaned away while git still lists it).
+* Worktrees live in the user's cache folder, ``<cache>/discussions/apply/<repo id>/<slug>``
+  (`place`): outside the repository, because coding agents treat a path with a ``.git``
+  folder in it as protected and refuse to edit there; never seen by ``git status`` of the
+  user's tree; still there after a reboot when one is kept for inspection.
 * Every git command runs confined (`confine.Confinement.git`): no hooks, no system or global
   configuration, no filter, pager, external diff or signature program the repository chose,
   inside the providers' process containment. Commits also turn signing and automatic
   housekeeping off (``gc --auto`` would start a detached process).
+* The commit never goes through anything the lead could edit: `tampering` checks that the
+  worktree's ``.git`` file and its git folder's ``HEAD``, ``commondir`` and ``gitdir`` are as
+  ``git worktree add`` wrote them, git is pointed at that folder explicitly, and the commit
+  (``commit-tree`` on the base) is set on the branch by name (``update-ref --no-deref``).
 * The commit's author and committer are the person who consented (`identity`); the persona
   that made the change is named in a ``Co-authored-by`` trailer.
-"""
+* `snapshot` / `differences` and `written_since` find what changed in the user's repository
+  while a lead ran: the working tree and index, every reference, the watched files of the
+  git folder and the other worktrees' ties, and (by change time) ignored files."""
 
 from __future__ import annotations
 
