@@ -1,17 +1,22 @@
 """Running a lead: its write command in a git worktree of its own, contained as a provider call
 is (own process group, every escaped descendant killed, the parent-death signal), with a longer
 timeout and its output streamed; then what it changed committed on the branch (or recorded as
-unchanged), the project's trusted ``test`` command run in the worktree, and the user's working
-tree and index checked to be as they were.
+unchanged), the project's trusted ``test`` command run in the worktree, and the user's
+repository checked to be as it was.
 
-* Nothing runs in the user's working tree. A lead that wrote there anyway (found by comparing
-  `worktree.snapshot` before and after) gets the result ``refused-outside``: nothing is
-  committed, the worktree is kept and the difference is named.
+* Nothing runs in the user's working tree. When the user's repository changed while the lead
+  ran (`worktree.snapshot` before and after: working tree, index, references, the watched
+  files of the git folder; `worktree.written_since`: ignored files, by change time), or the
+  worktree's ties to its branch were changed (`worktree.tampering`), the result is
+  ``refused-outside``: nothing is committed, the worktree is kept and the difference is named.
+  The change may be the person's own (an edit while the lead ran), so the words say so; the
+  files our own output goes to are left out.
 * A failure or a timeout keeps the worktree for inspection and commits nothing; nothing is
   ever merged into the user's branch.
 * The lead and the test command run without the ``GIT_*`` variables of our environment (set
   when `discussions` runs from a git hook, they would point the lead's git at the user's index).
-"""
+  Their executables are never looked up in a relative PATH entry (``.``), and the test
+  command's, written as a relative path, is the project's trusted copy, not the worktree's."""
 
 from __future__ import annotations
 
@@ -170,7 +175,7 @@ def execute(job: Job) -> RunResult:
                 _settle(job, wt, watch, out)
             if out.result in ("committed", "unchanged"):
                 worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
-        except (ApplyError, ProviderError) as exc:  # the lead could not start, or git refused
+        except (ApplyError, ProviderError, OSError) as exc:  # could not start, or git refused
             if out.result not in ("committed", "unchanged", "refused-outside"):
                 out.result = "failed"
             out.reason = (out.reason + "; " if out.reason else "") + str(exc)
