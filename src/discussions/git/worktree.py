@@ -507,26 +507,27 @@ def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[s
     modification time. Posix paths relative to `root`, folders ending in ``/``."""
     ours = own_output()
     found = ["./"] if root.stat().st_ctime_ns >= since else []
-    stack = [root]
+    skipped = {os.fspath(p) for p in skip}
+    top = len(os.fspath(root)) + 1
+    stack = [os.fspath(root)]
     while stack:
-        folder = stack.pop()
         try:
-            entries = list(os.scandir(folder))
+            entries = os.scandir(stack.pop())
         except OSError:
             continue
-        for entry in entries:
-            if entry.name == ".git":
-                continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            is_dir = stat.S_ISDIR(info.st_mode)
-            if is_dir and Path(entry.path) in skip:
-                continue
-            if info.st_ctime_ns >= since and (info.st_dev, info.st_ino) not in ours:
-                rel = Path(entry.path).relative_to(root).as_posix()
-                found.append(rel + "/" if is_dir else rel)
-            if is_dir:
-                stack.append(Path(entry.path))
-    return sorted(found)
+        with entries:
+            for entry in entries:
+                if entry.name == ".git":
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                folder = stat.S_ISDIR(info.st_mode)
+                if folder and entry.path in skipped:
+                    continue
+                if info.st_ctime_ns >= since and (info.st_dev, info.st_ino) not in ours:
+                    found.append(entry.path[top:] + ("/" if folder else ""))
+                if folder:
+                    stack.append(entry.path)
+    return sorted(p.replace(os.sep, "/") for p in found)
