@@ -448,3 +448,8 @@ def test_an_apply_during_a_merge_is_refused(repo: Path) -> None:
     with pytest.raises(ApplyError, match="a merge is in progress"):
         worktree.create(repo, "discussions/apply/mid-1")
     assert not worktree.branch_exists(repo, "discussions/apply/mid-1")
+
+
+def test_the_consent_notice_says_the_test_runs_code_the_lead_wrote() -> None:
+    assert "runs code the lead wrote" in ProjectTests("make test", True).notice()
+    assert "not trusted" in ProjectTests("make test", False).notice()
