@@ -29,6 +29,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SMARTTOOLS_HOME", str(home / ".smarttools"))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)  # apply worktrees go to HOME/.cache
     return project
 
 

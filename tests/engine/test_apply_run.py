@@ -315,3 +315,141 @@ def test_a_bare_executable_name_is_still_looked_up_on_path(tmp_path: Path) -> No
     (tmp_path / "x.py").write_text("")
     argv = apply_run._anchored(["python3", "x.py", "--in=x.py", "-q"], str(tmp_path))
     assert argv == ["python3", str(tmp_path / "x.py"), f"--in={tmp_path / 'x.py'}", "-q"]
+
+
+# --------------------------------------------------------------------------- a lead that cheats
+
+
+@pytest.fixture
+def guarded(repo: Path, tmp_path: Path) -> Path:
+    """`repo` with an ignored .venv/, a second branch `release` and a linked worktree of the
+    user's (`side`), which cheating leads aim at."""
+    (repo / ".gitignore").write_text(".venv/\n")
+    (repo / ".venv").mkdir()
+    (repo / ".venv" / "site.pth").write_text("\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore", "--", ".gitignore")
+    git(repo, "branch", "release")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "side"), "-b", "side")
+    return repo
+
+
+def user_refs(root: Path) -> str:
+    """Every reference but the apply's branch."""
+    out = git(root, "for-each-ref", "--format=%(refname) %(objectname)")
+    return "\n".join(ln for ln in out.splitlines() if "discussions/apply/" not in ln)
+
+
+@pytest.mark.parametrize(
+    ("mode", "named"),
+    [
+        ("checkout", "HEAD changed (now `ref: refs/heads/main`)"),
+        ("head", "HEAD changed (now `ref: refs/heads/main`)"),
+        ("gitfile", ".git file was rewritten"),
+        ("refs", "the reference refs/heads/evilbranch appeared"),
+        ("move", "the reference refs/heads/release moved"),
+        ("ignored", ".venv/evil.pth was written"),
+        ("alternates", ".git/objects/info/alternates changed"),
+        ("worktrees", "/HEAD changed"),
+        ("packed", ".git/packed-refs changed"),
+    ],
+)
+def test_a_cheating_lead_is_refused_and_nothing_reaches_the_users_branches(
+    guarded: Path, mode: str, named: str
+) -> None:
+    refs, index = user_refs(guarded), (guarded / ".git" / "index").read_bytes()
+    out = apply_run.execute(job(guarded, mode))
+    assert out.result == "refused-outside", out.reason
+    assert named in out.reason and ".venv/ was written" not in out.reason
+    assert out.commit is None and Path(out.worktree).is_dir()
+    assert "Apply retry" not in git(guarded, "log", "--all", "--format=%s")
+    assert git(guarded, "rev-parse", "discussions/apply/retry-1").strip() == out.base
+    assert (guarded / ".git" / "index").read_bytes() == index
+    left = {
+        "refs": ("refs/heads/evilbranch", "refs/tags/evil-tag"),
+        "move": ("refs/heads/release",),
+        "packed": ("refs/heads/packed-evil",),
+    }  # what the lead did itself: found and named, never undone
+    changed = [ln for ln in user_refs(guarded).splitlines() if ln not in refs.splitlines()]
+    assert all(any(n in ln for n in left.get(mode, ())) for ln in changed), changed
+    assert git(guarded, "rev-parse", "main").strip() == out.base  # the user's branch
+
+
+def test_the_commit_goes_to_the_branch_by_name_not_through_the_worktrees_head(repo: Path) -> None:
+    """Even when the checks are passed, `commit` never moves what HEAD names: it refuses a
+    worktree whose HEAD was pointed at the user's branch."""
+    wt = worktree.create(repo, "discussions/apply/direct-1")
+    (wt.path / "app.py").write_text("changed\n")
+    (wt.gitdir / "HEAD").write_text("ref: refs/heads/main\n")
+    main = git(repo, "rev-parse", "main").strip()
+    with pytest.raises(ApplyError, match="HEAD changed"):
+        worktree.commit(wt, "Test User <test@example.com>", PERSONA, "s")
+    (wt.gitdir / "HEAD").write_text("ref: refs/heads/discussions/apply/direct-1\n")
+    made = worktree.commit(wt, "Test User <test@example.com>", PERSONA, "s")
+    assert made == git(repo, "rev-parse", "discussions/apply/direct-1").strip()
+    assert git(repo, "rev-parse", "main").strip() == main
+
+
+def test_our_own_output_file_in_the_repository_is_not_a_change(repo: Path) -> None:
+    """``discussions apply F 2> err.txt`` inside the repository: err.txt grows while the
+    lead runs, and is ours."""
+    import os
+
+    err = repo / "err.txt"
+    saved = os.dup(2)
+    try:
+        with err.open("wb") as f:
+            os.dup2(f.fileno(), 2)
+            out = apply_run.execute(job(repo, "edit", on_output=lambda t: os.write(2, t.encode())))
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    assert b"edited app.py" in err.read_bytes()
+    assert out.result == "committed", out.reason
+
+
+def test_a_change_made_during_the_run_is_worded_as_yours_or_the_leads(repo: Path) -> None:
+    out = apply_run.execute(job(repo, "outside"))
+    assert out.reason.startswith(
+        "the working tree changed while the lead ran (by the lead or by you): "
+    )
+
+
+def test_the_test_command_runs_the_projects_copy_of_its_script(repo: Path) -> None:
+    """A relative ``scripts/check.sh`` is the trusted project copy, not the one the lead may
+    have rewritten in its worktree."""
+    (repo / "scripts").mkdir()
+    (repo / "scripts" / "check.sh").write_text("#!/bin/sh\necho project copy\n")
+    (repo / "scripts" / "check.sh").chmod(0o755)
+    git(repo, "add", "scripts/check.sh")
+    git(repo, "commit", "-q", "-m", "check", "--", "scripts/check.sh")
+    tests = ProjectTests("./scripts/check.sh", True, 30, base=str(repo))
+    out = apply_run.execute(job(repo, "testscript", tests=tests))
+    assert out.result == "committed", out.reason
+    assert "project copy" in out.test_output and "lead copy" not in out.test_output
+    assert "lead copy" in git(repo, "show", f"{out.commit}:scripts/check.sh")
+
+
+def test_the_lead_command_is_not_looked_up_in_the_current_folder(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "fake-write-cli").write_text("#!/bin/sh\nexit 0\n")
+    (repo / "fake-write-cli").chmod(0o755)
+    monkeypatch.setenv("PATH", "." + ":" + __import__("os").environ["PATH"])
+    with pytest.raises(ProviderNotFound, match="fake-write-cli"):
+        apply_run.lead_argv(LeadCommand("fake-write", "fake-write-cli --edit"), "p")
+
+
+def test_an_apply_during_a_merge_is_refused(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "other")
+    git(repo, "commit", "-q", "-m", "theirs", "--allow-empty")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "other")
+    with pytest.raises(ApplyError, match="a merge is in progress"):
+        worktree.create(repo, "discussions/apply/mid-1")
+    assert not worktree.branch_exists(repo, "discussions/apply/mid-1")
+
+
+def test_the_consent_notice_says_the_test_runs_code_the_lead_wrote() -> None:
+    assert "runs code the lead wrote" in ProjectTests("make test", True).notice()
+    assert "not trusted" in ProjectTests("make test", False).notice()

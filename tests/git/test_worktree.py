@@ -38,7 +38,6 @@ def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 
 def test_numstat_reads_odd_names_and_binary_files(repo: Path) -> None:
     wt = worktree.create(repo, "discussions/apply/odd-1")
-    assert wt.path.parent == repo / ".git" / worktree.APPLY_DIR
     (wt.path / "a.txt").write_text("one\n")
     (wt.path / "logo.bin").write_bytes(b"\0\1\2\3")
     (wt.path / "name with spaces, tabs\tand ünïcode.txt").write_text("x\ny\n")
@@ -70,7 +69,8 @@ def test_the_snapshot_sees_a_moved_branch(repo: Path) -> None:
     before = worktree.snapshot(repo)
     git(repo, "commit", "-q", "--allow-empty", "-m", "more")
     assert worktree.differences(before, worktree.snapshot(repo)) == [
-        "the checked-out commit or branch changed"
+        "the checked-out commit or branch changed",
+        "the reference refs/heads/main moved",
     ]
 
 
@@ -78,7 +78,7 @@ def test_branch_names_and_kept_worktrees(repo: Path) -> None:
     with pytest.raises(ApplyError, match="not a valid branch name"):
         worktree.create(repo, "bad..name")
     wt = worktree.create(repo, "discussions/apply/x-1")
-    with pytest.raises(ApplyError, match="kept at"):
+    with pytest.raises(ApplyError, match=f"kept at {wt.path}"):
         worktree.create(repo, "discussions/apply/x-1")
     with pytest.raises(ApplyError, match="kept at"):
         worktree.attach(repo, "discussions/apply/x-1")
@@ -91,11 +91,55 @@ def test_branch_names_and_kept_worktrees(repo: Path) -> None:
     assert again.base == git(repo, "rev-parse", "main").strip()
 
 
-def test_a_linked_worktree_of_the_user_puts_ours_in_the_common_git_folder(
-    repo: Path, tmp_path: Path
+def test_worktrees_live_in_the_users_cache_folder_one_folder_per_repository(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Outside the repository (no ``.git`` in their path, which coding agents protect), under
+    ``$XDG_CACHE_HOME`` or ``~/.cache``; a linked worktree of the user's shares its
+    repository's folder; another repository of the same name gets its own."""
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    wt = worktree.create(repo, "discussions/apply/y-1")
+    home = Path.home() / ".cache" / "discussions" / "apply"
+    assert wt.path.parent.parent == home and ".git" not in wt.path.parts
+    assert wt.path.parent.name.startswith("project-")
     linked = tmp_path / "linked"
     git(repo, "worktree", "add", "-q", str(linked), "-b", "side")
-    wt = worktree.create(linked, "discussions/apply/y-1")
-    assert wt.path.parent == (repo / ".git" / worktree.APPLY_DIR).resolve()
-    assert wt.base == git(linked, "rev-parse", "HEAD").strip()
+    assert worktree.repo_id(linked) == worktree.repo_id(repo)
+    other = tmp_path / "elsewhere" / "project"
+    other.mkdir(parents=True)
+    git(other, "init", "-q")
+    assert worktree.repo_id(other) != worktree.repo_id(repo)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert worktree.place(repo, "b").parent.parent == tmp_path / "xdg" / "discussions" / "apply"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # ignored, as the spec says
+    assert worktree.place(repo, "b").parent.parent == home
+    from_linked = worktree.create(linked, "discussions/apply/y-2")
+    assert from_linked.base == git(linked, "rev-parse", "HEAD").strip()
+
+
+def test_branches_that_make_the_same_slug_get_folders_of_their_own(repo: Path) -> None:
+    assert worktree.place(repo, "a/b") != worktree.place(repo, "a-b")
+    first = worktree.create(repo, "a/b")
+    second = worktree.create(repo, "a-b")
+    assert first.path != second.path and first.path.is_dir() and second.path.is_dir()
+    assert worktree.place(repo, "a/b").name.startswith("a-b-")
+
+
+def test_written_since_finds_ignored_files_written_or_removed(repo: Path) -> None:
+    """By change time, which a process cannot set back (``os.utime`` sets the modification
+    time only): a written file, and a folder that lost an entry."""
+    import os
+
+    (repo / ".gitignore").write_text("cache/\n")
+    (repo / "cache" / "deep").mkdir(parents=True)
+    (repo / "cache" / "deep" / "kept.bin").write_text("x")
+    (repo / "cache" / "gone.bin").write_text("x")
+    wt = worktree.create(repo, "discussions/apply/w-1")
+    since = worktree.clock(wt)
+    assert worktree.written_since(repo, since, (wt.path,)) == []
+    (repo / "cache" / "deep" / "kept.bin").write_text("y")
+    os.utime(repo / "cache" / "deep" / "kept.bin", (0, 0))
+    (repo / "cache" / "gone.bin").unlink()
+    assert worktree.written_since(repo, since, (wt.path,)) == [
+        "cache/", "cache/deep/kept.bin"
+    ]

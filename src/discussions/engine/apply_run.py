@@ -1,17 +1,22 @@
 """Running a lead: its write command in a git worktree of its own, contained as a provider call
 is (own process group, every escaped descendant killed, the parent-death signal), with a longer
 timeout and its output streamed; then what it changed committed on the branch (or recorded as
-unchanged), the project's trusted ``test`` command run in the worktree, and the user's working
-tree and index checked to be as they were.
+unchanged), the project's trusted ``test`` command run in the worktree, and the user's
+repository checked to be as it was.
 
-* Nothing runs in the user's working tree. A lead that wrote there anyway (found by comparing
-  `worktree.snapshot` before and after) gets the result ``refused-outside``: nothing is
-  committed, the worktree is kept and the difference is named.
+* Nothing runs in the user's working tree. When the user's repository changed while the lead
+  ran (`worktree.snapshot` before and after: working tree, index, references, the watched
+  files of the git folder; `worktree.written_since`: ignored files, by change time), or the
+  worktree's ties to its branch were changed (`worktree.tampering`), the result is
+  ``refused-outside``: nothing is committed, the worktree is kept and the difference is named.
+  The change may be the person's own (an edit while the lead ran), so the words say so; the
+  files our own output goes to are left out.
 * A failure or a timeout keeps the worktree for inspection and commits nothing; nothing is
   ever merged into the user's branch.
 * The lead and the test command run without the ``GIT_*`` variables of our environment (set
   when `discussions` runs from a git hook, they would point the lead's git at the user's index).
-"""
+  Their executables are never looked up in a relative PATH entry (``.``), and the test
+  command's, written as a relative path, is the project's trusted copy, not the worktree's."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from pathlib import Path
 
 from ..errors import ApplyError, ProviderError, ProviderNotFound
 from ..git import worktree
+from ..git.confine import without_git_vars
 from ..git.worktree import Worktree
 from ..providers import escapes
 from ..providers.argv_prompt import with_prompt_argument
@@ -77,6 +83,20 @@ class ProjectTests:
     command: str
     trusted: bool
     timeout: float = DEFAULT_TIMEOUT
+    base: str = ""
+    """The project folder the command was trusted in: an executable written as a relative
+    path is that folder's file (the copy trust covers), never the worktree's, which the lead
+    may have rewritten ("": the worktree's)."""
+
+    def notice(self) -> str:
+        """What the person should know before consenting: the command runs on the lead's
+        change, so it runs code the lead wrote."""
+        if not self.trusted:
+            return f"{self.command} (not trusted: will not run)"
+        return (
+            f"{self.command} (runs in the worktree after the change, so it runs code the lead "
+            "wrote)"
+        )
 
 
 @dataclass(slots=True)
@@ -132,7 +152,7 @@ def project_tests(root: Path, settings: EvidenceSettings, timeout: float) -> Pro
     command = settings.commands.get("test")
     if not command:
         return None
-    return ProjectTests(command, evidence_trusted(root, settings.commands), timeout)
+    return ProjectTests(command, evidence_trusted(root, settings.commands), timeout, str(root))
 
 
 def execute(job: Job) -> RunResult:
@@ -144,20 +164,22 @@ def execute(job: Job) -> RunResult:
     # One search of /proc for what every command left behind, when the lead ends and at the
     # end, rather than one per git command.
     with escapes.one_sweep() as sweep:
-        before = worktree.snapshot(job.root)
         wt = worktree.attach(job.root, job.branch) if job.revise else worktree.create(
             job.root, job.branch
         )
         out = RunResult("failed", wt.branch, wt.base)
         try:
+            watch = _Watch(job.root, wt, worktree.snapshot(job.root, wt), worktree.clock(wt))
             _lead(job, wt, argv, stdin, env, out, sweep)
             if not out.reason:
-                _settle(job, wt, before, out)
-        except (ApplyError, ProviderError) as exc:  # the lead could not start, or git refused
-            out.result, out.reason = "failed", str(exc)
-        if out.result in ("committed", "unchanged"):
-            worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
-        else:
+                _settle(job, wt, watch, out)
+            if out.result in ("committed", "unchanged"):
+                worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
+        except (ApplyError, ProviderError, OSError) as exc:  # could not start, or git refused
+            if out.result not in ("committed", "unchanged", "refused-outside"):
+                out.result = "failed"
+            out.reason = (out.reason + "; " if out.reason else "") + str(exc)
+        if out.result not in ("committed", "unchanged") or wt.path.exists():
             out.worktree = str(wt.path)
     out.duration = time.monotonic() - started
     return out
@@ -167,7 +189,7 @@ def lead_argv(lead: LeadCommand, prompt: str) -> tuple[list[str], bytes, dict[st
     """(argv, stdin, environment) of the lead's command; `ProviderNotFound` when its
     executable is not installed."""
     words = _anchored(split_command(lead.command), lead.base)
-    exe = shutil.which(words[0]) if words else None
+    exe = _which(words[0]) if words else None
     if exe is None:
         missing = words[0] if words else "(empty command)"
         raise ProviderNotFound(lead.provider, f"not installed: `{missing}` not found on PATH")
@@ -214,8 +236,7 @@ def _clean_env(
     remove: tuple[str, ...] = (), values: dict[str, str] | None = None
 ) -> dict[str, str]:
     """Our environment without its ``GIT_*`` variables and `remove`, with `values` set."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    return command_env(env, remove, values or {})
+    return command_env(without_git_vars(), remove, values or {})
 
 
 def _lead(
@@ -254,16 +275,53 @@ def _lead(
         )
 
 
-def _settle(job: Job, wt: Worktree, before: worktree.Snapshot, out: RunResult) -> None:
-    """After a lead that finished: refuse what it did outside, else commit and test."""
-    outside = worktree.differences(before, worktree.snapshot(job.root))
-    if outside:
-        out.result = "refused-outside"
-        out.reason = "the lead changed the working tree outside its worktree: " + "; ".join(
-            outside[:10]
-        )
+@dataclass(slots=True)
+class _Watch:
+    """The user's repository as it was when the lead started, to compare with later."""
+
+    root: Path
+    wt: Worktree
+    before: worktree.Snapshot
+    since: int
+    """`worktree.clock` when the lead started: files written since are found by their
+    change time (ignored files, which ``git status`` does not show, included)."""
+
+    def changes(self, *, walk: bool = True) -> list[str]:
+        """What changed in the user's tree, index, references and git folder since; with
+        `walk`, ignored files written since too (not needed after our own git commands,
+        which write no file of the user's tree)."""
+        found = worktree.differences(self.before, worktree.snapshot(self.root, self.wt))
+        if not walk:
+            return found
+        named = {f.split(" ", 1)[0] for f in found}
+        skip = (self.wt.path, worktree.apply_home())
+        written = worktree.written_since(self.root, self.since, skip)
+        for path in written:  # a folder only when nothing in it is named
+            inside = path.endswith("/") and any(
+                n != path and (n.startswith(path) or path == "./") for n in (*named, *written)
+            )
+            if path not in named and not inside:
+                found.append(f"{path} was written")
+        return found
+
+
+_CHANGED = "the working tree changed while the lead ran (by the lead or by you): "
+
+
+def _settle(job: Job, wt: Worktree, watch: _Watch, out: RunResult) -> None:
+    """After a lead that finished: refuse what changed outside its worktree (or the ties of
+    the worktree to its branch), else commit, check again, and test."""
+    outside = watch.changes()
+    tampered = worktree.tampering(wt)
+    if outside or tampered:
+        _refuse(out, outside, tampered)
         return
     out.commit = worktree.commit(wt, job.author, job.coauthor, job.subject, job.body)
+    moved = watch.changes(walk=False)
+    if moved:
+        out.commit = None
+        _refuse(out, moved, [])
+        return
     if out.commit is None:
         out.result = "unchanged"
         return
@@ -271,11 +329,23 @@ def _settle(job: Job, wt: Worktree, before: worktree.Snapshot, out: RunResult) -
     out.files = worktree.numstat(wt, wt.base, out.commit)
     if job.tests is not None:
         _test(job.tests, wt, job.on_output, out)
-        moved = worktree.differences(before, worktree.snapshot(job.root))
+        moved = watch.changes()
         if moved:
             out.tests = "failed"
-            out.reason = "the test command changed the working tree outside the worktree: "
-            out.reason += "; ".join(moved[:10])
+            out.reason = "the working tree changed while the tests ran (by the test command "
+            out.reason += "or by you): " + "; ".join(moved[:10])
+
+
+def _refuse(out: RunResult, outside: list[str], tampered: list[str]) -> None:
+    out.result = "refused-outside"
+    said = []
+    if tampered:
+        said.append("the lead changed what ties its worktree to its branch: " + "; ".join(
+            tampered
+        ))
+    if outside:
+        said.append(_CHANGED + "; ".join(outside[:10]))
+    out.reason = "; ".join(said)
 
 
 def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | None,
@@ -288,7 +358,7 @@ def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | 
         )
         return
     words = split_command(tests.command)
-    exe = _test_executable(words, wt.path)
+    exe = _test_executable(words, Path(tests.base) if tests.base else wt.path)
     if exe is None:
         out.tests, out.test_output = "failed", f"`{words[0] if words else ''}` is not installed"
         return
@@ -305,15 +375,24 @@ def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | 
 
 
 def _test_executable(words: list[str], where: Path) -> str | None:
-    """The test command's executable: a relative path is the worktree's file, a bare name is
-    looked up on PATH."""
+    """The test command's executable: a relative path is the file in `where` (the project
+    folder trust covers), a bare name is looked up on PATH (`_which`)."""
     if not words:
         return None
     first = words[0]
     if "/" in first and not os.path.isabs(first):
         candidate = where / first
         return str(candidate) if os.access(candidate, os.X_OK) else None
-    return shutil.which(first)
+    return _which(first)
+
+
+def _which(name: str) -> str | None:
+    """`name` looked up on PATH as `shutil.which` does, but only in its absolute folders: an
+    entry such as ``.`` would find a file of the folder the person happens to be in."""
+    if "/" in name:
+        return shutil.which(name)
+    folders = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p)]
+    return shutil.which(name, path=os.pathsep.join(folders))
 
 
 def _tail(done: ContainedRun, lines: int = KEPT_LINES) -> str:

@@ -35,10 +35,16 @@ class Refused(Exception):
     """A request that may not be fulfilled; the message says why, for the record."""
 
 
+def without_git_vars() -> dict[str, str]:
+    """Our environment without its ``GIT_*`` variables (set when we run from a git hook, they
+    would point a command's git at the user's repository, index or work tree)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
 def safe_git_env() -> dict[str, str]:
     """The environment git runs in: ours without any ``GIT_*`` variable, no system or global
     configuration, no pager, no prompt, no optional locks, no replace objects."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env = without_git_vars()
     env.update(
         GIT_CONFIG_NOSYSTEM="1",
         GIT_CONFIG_GLOBAL=os.devnull,
@@ -51,7 +57,6 @@ def safe_git_env() -> dict[str, str]:
         GIT_NO_LAZY_FETCH="1",
         LC_ALL="C",
     )
-    env.pop("GIT_EXTERNAL_DIFF", None)
     return env
 
 

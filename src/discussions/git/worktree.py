@@ -1,18 +1,23 @@
 """A lead's own checkout: a git worktree on a new branch from HEAD, the commit of what the lead
-changed there, its numstat, and a snapshot proving the user's working tree and index were left
-alone.
+changed there, its numstat, and a snapshot proving the user's repository was left alone.
 
-* Worktrees live under the repository's common git folder, ``.git/discussions-apply/<slug>``:
-  inside the repository's own folder (the same file system, so adding one is cheap), never
-  seen by ``git status`` of the user's tree, and still there after a reboot when one is kept
-  for inspection (a temporary folder may be cleaned away while git still lists it).
+* Worktrees live in the user's cache folder, ``<cache>/discussions/apply/<repo id>/<slug>``
+  (`place`): outside the repository, because coding agents treat a path with a ``.git``
+  folder in it as protected and refuse to edit there; never seen by ``git status`` of the
+  user's tree; still there after a reboot when one is kept for inspection.
 * Every git command runs confined (`confine.Confinement.git`): no hooks, no system or global
   configuration, no filter, pager, external diff or signature program the repository chose,
   inside the providers' process containment. Commits also turn signing and automatic
   housekeeping off (``gc --auto`` would start a detached process).
+* The commit never goes through anything the lead could edit: `tampering` checks that the
+  worktree's ``.git`` file and its git folder's ``HEAD``, ``commondir`` and ``gitdir`` are as
+  ``git worktree add`` wrote them, git is pointed at that folder explicitly, and the commit
+  (``commit-tree`` on the base) is set on the branch by name (``update-ref --no-deref``).
 * The commit's author and committer are the person who consented (`identity`); the persona
   that made the change is named in a ``Co-authored-by`` trailer.
-"""
+* `snapshot` / `differences` and `written_since` find what changed in the user's repository
+  while a lead ran: the working tree and index, every reference, the watched files of the
+  git folder and the other worktrees' ties, and (by change time) ignored files."""
 
 from __future__ import annotations
 
@@ -22,15 +27,16 @@ import os
 import re
 import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ApplyError
 from .confine import Confinement
 from .run import run_git
 
-APPLY_DIR = "discussions-apply"
-"""The folder of the common git folder that holds the worktrees of applies."""
+APPLY_DIR = "discussions/apply"
+"""The folder of the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``) that holds
+the worktrees of applies, one folder per repository (`repo_id`)."""
 _TIMEOUT = 300.0
 """Seconds one git command may take here (a checkout of a large tree takes a while)."""
 _COMMIT_OPTIONS = (
@@ -38,6 +44,13 @@ _COMMIT_OPTIONS = (
 )
 _HASHED_BYTES = 1 << 20
 """Files larger than this are compared by size and modification time, not by content."""
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def slug(text: str, fallback: str) -> str:
+    """`text` as a file or branch name: runs of other characters than letters, digits, ``.``,
+    ``_`` and ``-`` become one ``-``; `fallback` when nothing is left."""
+    return _SLUG.sub("-", text).strip("-.") or fallback
 
 
 @dataclass(slots=True)
@@ -51,6 +64,12 @@ class Worktree:
     branch: str
     base: str
     """The full id of the commit the branch started from."""
+    gitdir: Path = Path()
+    """The worktree's own git folder (``<common git folder>/worktrees/<id>``)."""
+    marks: dict[str, bytes] = field(default_factory=dict)
+    """The files that tie the worktree to its branch and repository, as ``git worktree add``
+    wrote them: its ``.git`` file, and ``HEAD``, ``commondir``, ``gitdir`` and
+    ``config.worktree`` (absent) of `gitdir`."""
 
 
 @functools.lru_cache(maxsize=16)
@@ -110,15 +129,69 @@ def common_dir(root: Path) -> Path:
     return (common if common.is_absolute() else root / common).resolve()
 
 
+def apply_home() -> Path:
+    """The folder of every repository's apply worktrees: ``discussions/apply`` of the user's
+    cache folder. Outside the repository, so no path of a worktree has a ``.git`` (or
+    ``.claude``, ``.vscode``) folder in it, which coding agents treat as protected."""
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    return base / APPLY_DIR
+
+
+def repo_id(root: Path) -> str:
+    """``<folder name>-<12 hex digits>`` of the repository's common git folder: stable while
+    the repository stays where it is, one per repository (its linked worktrees share it)."""
+    common = common_dir(root)
+    digest = hashlib.sha256(os.fsencode(common)).hexdigest()[:12]
+    name = common.parent.name if common.name == ".git" else common.name
+    return f"{slug(name, 'repo')}-{digest}"
+
+
 def place(root: Path, branch: str) -> Path:
-    """Where the worktree of `branch` goes: ``<common git folder>/discussions-apply/<slug>``."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", branch).strip("-.") or "apply"
-    return common_dir(root) / APPLY_DIR / slug
+    """Where the worktree of `branch` goes: ``<apply_home>/<repo_id>/<slug>-<8 hex digits>``
+    (the digits from the branch's name: ``a/b`` and ``a-b`` get folders of their own)."""
+    digest = hashlib.sha256(branch.encode("utf-8")).hexdigest()[:8]
+    return apply_home() / repo_id(root) / f"{slug(branch, 'apply')}-{digest}"
+
+
+_UNFINISHED = (
+    ("MERGE_HEAD", "a merge", "git merge --continue"),
+    ("rebase-merge", "a rebase", "git rebase --continue"),
+    ("rebase-apply", "a rebase", "git rebase --continue"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue"),
+    ("REVERT_HEAD", "a revert", "git revert --continue"),
+)
+
+
+def unfinished(root: Path) -> str:
+    """Why HEAD is no place to start from while the user is in the middle of a merge, rebase,
+    cherry-pick or revert (HEAD is then a half-made state, not the user's branch), or ""."""
+    gitdir = _own_gitdir(root)
+    for name, what, finish in _UNFINISHED:
+        if (gitdir / name).exists():
+            return (
+                f"{what} is in progress in {root}: finish it ({finish}) or abort it, then apply "
+                "(a lead would start from its half-made HEAD)"
+            )
+    return ""
+
+
+def _own_gitdir(root: Path) -> Path:
+    """The git folder of the work tree `root` (``.git``, or a linked worktree's folder)."""
+    dotgit = root / ".git"
+    if dotgit.is_file():
+        text = dotgit.read_text("utf-8", "replace").strip().removeprefix("gitdir: ")
+        return (root / text).resolve()
+    return common_dir(root)
 
 
 def create(root: Path, branch: str) -> Worktree:
     """A new worktree on the new branch `branch`, started from HEAD. The user's working tree,
-    index and current branch are not touched."""
+    index and current branch are not touched. `ApplyError` during a merge, rebase,
+    cherry-pick or revert (`unfinished`)."""
+    busy = unfinished(root)
+    if busy:
+        raise ApplyError(busy)
     base = head(root)
     path = _free_place(root, branch)
     run = _confined(root).git(
@@ -130,8 +203,10 @@ def create(root: Path, branch: str) -> Worktree:
             raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
         if "not a valid branch name" in said:
             raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
+        if "already registered" in said:  # the cache folder was cleared under a kept worktree
+            raise ApplyError(f"git still lists a worktree at {path}: run `git worktree prune`")
         raise ApplyError(f"git worktree add failed: {said}")
-    return Worktree(root, path, branch, base)
+    return _marked(Worktree(root, path, branch, base))
 
 
 def _free_place(root: Path, branch: str) -> Path:
@@ -151,34 +226,100 @@ def attach(root: Path, branch: str) -> Worktree:
     if not branch_exists(root, branch):
         raise ApplyError(f"there is no branch `{branch}` to revise")
     path = _free_place(root, branch)
+    tip = _git(root, ["rev-parse", "--verify", f"refs/heads/{branch}^{{commit}}"]).strip()
     _git(root, ["worktree", "add", "--quiet", str(path), branch])
-    tip = _git(path, ["rev-parse", "--verify", "HEAD^{commit}"]).strip()
-    return Worktree(root, path, branch, tip)
+    return _marked(Worktree(root, path, branch, tip))
+
+
+def _marked(wt: Worktree) -> Worktree:
+    """`wt` with its git folder and the files that tie it to its branch, as git wrote them."""
+    gitfile = (wt.path / ".git").read_bytes()
+    text = gitfile.decode("utf-8", "replace").strip()
+    if not text.startswith("gitdir: "):  # pragma: no cover - git writes exactly this
+        raise ApplyError(f"git worktree add wrote an unexpected {wt.path / '.git'}")
+    where = Path(text.removeprefix("gitdir: "))
+    wt.gitdir = where if where.is_absolute() else (wt.path / where).resolve()
+    wt.marks = {".git": gitfile}
+    for name in ("HEAD", "commondir", "gitdir", "config.worktree"):
+        wt.marks[name] = _read(wt.gitdir / name)
+    return wt
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def tampering(wt: Worktree) -> list[str]:
+    """How the worktree's ties to its branch and repository were changed since git made it
+    (its ``.git`` file, its HEAD now naming another branch, its ``commondir`` or ``gitdir``,
+    the branch made a symbolic reference), one phrase each; empty when they are intact."""
+    found: list[str] = []
+    if _read(wt.path / ".git") != wt.marks.get(".git"):
+        found.append(f"the worktree's .git file was rewritten (it tied it to {wt.gitdir})")
+    for name, was in wt.marks.items():
+        if name != ".git" and _read(wt.gitdir / name) != was:
+            now = _read(wt.gitdir / name).decode("utf-8", "replace").strip()[:120]
+            what = f"now `{now}`" if now else "removed"
+            found.append(f"the worktree's git folder {name} changed ({what})")
+    if _branch_tip(wt) is None:
+        found.append(f"the branch {wt.branch} was removed or made a symbolic reference")
+    return found
+
+
+def _branch_tip(wt: Worktree) -> str | None:
+    """The commit ``wt.branch`` names, or None when it is gone or symbolic."""
+    ref = f"refs/heads/{wt.branch}"
+    out = _git(wt.root, ["for-each-ref", "--format=%(refname)%00%(symref)%00%(objectname)", ref])
+    for line in out.splitlines():
+        name, symref, tip = (line.split("\0") + ["", ""])[:3]
+        if name == ref:
+            return None if symref else tip
+    return None
+
+
+def _in_worktree(wt: Worktree) -> list[str]:
+    """The options that point git at the worktree's own git folder and files explicitly,
+    never through the worktree's ``.git`` file (checked intact by `tampering` first)."""
+    return [f"--git-dir={wt.gitdir}", f"--work-tree={wt.path}"]
 
 
 def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "") -> str | None:
     """Commit everything the lead changed in `wt` (new, modified and deleted files; what
     ``.gitignore`` names stays out) as one commit on top of ``wt.base``, authored by `author`
-    (``Name <email>``) with a ``Co-authored-by: `coauthor``` trailer. Commits the lead made
-    itself are folded into it. Returns the new commit's id, or None when nothing changed."""
-    path = wt.path
-    if _git(path, ["rev-parse", "--verify", "HEAD^{commit}"]).strip() != wt.base:
-        _git(path, ["reset", "--quiet", "--soft", wt.base])
-    _git(path, ["add", "--all", "--", "."])
-    if _ok(path, ["diff", "--cached", "--quiet", "--no-ext-diff", wt.base, "--"]):
+    (``Name <email>``) with a ``Co-authored-by: `coauthor``` trailer, and set ``wt.branch`` to
+    it by name (``update-ref``, never through the worktree's HEAD). Commits the lead made
+    itself are folded into it. Returns the new commit's id, or None when nothing changed (the
+    branch back at ``wt.base``). `ApplyError` when `tampering` finds the worktree's ties
+    changed: nothing is committed then."""
+    changed = tampering(wt)
+    old = _branch_tip(wt)
+    if changed or old is None:
+        raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
+    ref = f"refs/heads/{wt.branch}"
+    _git(wt.root, [*_in_worktree(wt), "add", "--all"])
+    tree = _git(wt.root, [*_in_worktree(wt), "write-tree"]).strip()
+    if tree == _git(wt.root, ["rev-parse", "--verify", f"{wt.base}^{{tree}}"]).strip():
+        if old != wt.base:
+            _git(wt.root, ["update-ref", "--no-deref", ref, wt.base, old])
         return None
     name, _, email = author.partition(" <")
     who = ("-c", f"user.name={name}", "-c", f"user.email={email.rstrip('>')}")
     message = ["-m", subject, *(["-m", body] if body else []), "-m", f"Co-authored-by: {coauthor}"]
-    _git(path, ["commit", "--quiet", "--no-verify", *message], (*_COMMIT_OPTIONS, *who))
-    return _git(path, ["rev-parse", "--verify", "HEAD^{commit}"]).strip()
+    new = _git(
+        wt.root, ["commit-tree", tree, "-p", wt.base, *message], (*_COMMIT_OPTIONS, *who)
+    ).strip()
+    _git(wt.root, ["update-ref", "--no-deref", "-m", subject, ref, new, old])
+    return new
 
 
 def numstat(wt: Worktree, base: str, tip: str) -> list[tuple[str, int | None, int | None]]:
     """(path, lines added, lines removed) for each file `tip` changed since `base`; None for
     the counts of a binary file."""
     args = ["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
-    out = _git(wt.path, [*args, base, tip, "--"])
+    out = _git(wt.root, [*args, base, tip, "--"])
     files: list[tuple[str, int | None, int | None]] = []
     for record in out.split("\0"):
         parts = record.split("\t", 2)
@@ -208,20 +349,40 @@ def remove(wt: Worktree, *, drop_branch: bool = False) -> None:
 @dataclass(slots=True)
 class Snapshot:
     """The user's working tree and index as git sees them, with the content of every file
-    that differs from HEAD or is untracked."""
+    that differs from HEAD or is untracked, the repository's references and the files of its
+    git folder that change what the user's git does."""
 
     header: tuple[str, ...]
     """``# branch.oid`` / ``# branch.head``: the commit and branch checked out."""
     entries: dict[str, str]
-    """Path -> its status line and a hash of its content (or size and time when large)."""
+    """Path -> its status line and a hash of its content (or size and time when large);
+    ``ref <name>`` -> the object it names; ``.git/...`` -> the content of a watched file."""
 
 
-def snapshot(root: Path) -> Snapshot:
+def own_output() -> set[tuple[int, int]]:
+    """(device, inode) of the files our standard output and error go to: a person who sends
+    them into the repository (``discussions apply F 2> err.txt``) changes that file while the
+    lead runs, and that is not a change to watch."""
+    found: set[tuple[int, int]] = set()
+    for fd in (1, 2):
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.add((info.st_dev, info.st_ino))
+    return found
+
+
+def snapshot(root: Path, own: Worktree | None = None) -> Snapshot:
     """What the user's tree looks like now (``git status --porcelain=v2``: HEAD, the branch,
-    each staged or changed entry with its index object ids, untracked files)."""
+    each staged or changed entry with its index object ids, untracked files; our own output
+    files left out), every reference but the branch of `own` (the apply's worktree: its
+    commit moves it), and the watched files of the git folder (`_git_files`, but `own`'s)."""
     out = _git(root, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all"])
     header: list[str] = []
     entries: dict[str, str] = {}
+    ours = own_output()
     records = iter(out.split("\0"))
     for record in records:
         if not record:
@@ -234,23 +395,57 @@ def snapshot(root: Path) -> Snapshot:
         name = record.split(" ", fields)[-1]
         if record[0] == "2":
             next(records, "")  # the original path of a rename
+        if record[0] == "?" and _identity(root / name) in ours:
+            continue
         entries[name] = record + " " + _content(root / name)
-    entries.update(_git_files(common_dir(root)))
+    entries.update(_refs(root, own.branch if own else ""))
+    entries.update(_git_files(common_dir(root), own.gitdir if own else None))
     return Snapshot(tuple(header), entries)
 
 
-_WATCHED = ("config", "info/attributes", "info/exclude")
+def _identity(path: Path) -> tuple[int, int]:
+    try:
+        info = path.lstat()
+    except OSError:
+        return (-1, -1)
+    return (info.st_dev, info.st_ino)
+
+
+def _refs(root: Path, own_branch: str) -> dict[str, str]:
+    """``ref <name>`` -> what it names, for every reference (branches, tags, notes, replace
+    objects, the stash: loose or packed), the apply's own branch left out."""
+    out = _git(root, ["for-each-ref", "--format=%(refname) %(objectname) %(symref)"])
+    skip = f"refs/heads/{own_branch}" if own_branch else ""
+    found: dict[str, str] = {}
+    for line in out.splitlines():
+        name, _, value = line.partition(" ")
+        if name and name != skip:
+            found[f"ref {name}"] = value
+    return found
+
+
+_WATCHED = (
+    "config", "config.worktree", "info/attributes", "info/exclude", "info/grafts",
+    "info/sparse-checkout", "objects/info/alternates", "objects/info/http-alternates",
+    "packed-refs", "shallow", "commondir",
+)
 """Files of the git folder that would make the user's own git run something (a hook path, a
-filter, an alias) or see the tree differently; the hooks folder is watched too. A lead works
-two folders below the git folder, so these are within its reach."""
+filter, an alias), read objects from elsewhere or see the tree or history differently; the
+hooks folder and the ties of every other worktree (`_WORKTREE_FILES`) are watched too. A lead
+can reach all of them (it runs as the person)."""
+_WORKTREE_FILES = ("HEAD", "commondir", "gitdir", "config.worktree", "locked")
 
 
-def _git_files(common: Path) -> dict[str, str]:
+def _git_files(common: Path, own_gitdir: Path | None = None) -> dict[str, str]:
     found = {f".git/{name}": _content(common / name) for name in _WATCHED}
-    hooks = common / "hooks"
-    if hooks.is_dir():
-        for hook in sorted(hooks.iterdir()):
-            found[f".git/hooks/{hook.name}"] = _content(hook)
+    for folder in ("hooks", "worktrees"):
+        if (common / folder).is_dir():
+            for entry in sorted((common / folder).iterdir()):
+                if folder == "hooks":
+                    found[f".git/hooks/{entry.name}"] = _content(entry)
+                elif entry != own_gitdir:
+                    for name in _WORKTREE_FILES:
+                        found[f".git/worktrees/{entry.name}/{name}"] = _content(entry / name)
     return found
 
 
@@ -280,10 +475,59 @@ def differences(before: Snapshot, after: Snapshot) -> list[str]:
         was, now = before.entries.get(name), after.entries.get(name)
         if was == now:
             continue
-        if was is None:
+        if name.startswith("ref "):
+            what = "appeared" if was is None else "was removed" if now is None else "moved"
+            found.append(f"the reference {name[4:]} {what}")
+        elif was is None:
             found.append(f"{name} appeared" if now and now[0] == "?" else f"{name} changed")
         elif now is None:
             found.append(f"{name} was restored or removed")
         else:
             found.append(f"{name} changed")
     return found
+
+
+def clock(wt: Worktree) -> int:
+    """The moment to pass to `written_since` later: the change time the file system gives a
+    file written now (a coarse clock, which may lag the system's), read from a file made and
+    removed in the worktree's own git folder (on the repository's file system)."""
+    mark = wt.gitdir / "discussions-clock"
+    mark.write_bytes(b"")
+    try:
+        return mark.stat().st_ctime_ns
+    finally:
+        mark.unlink()
+
+
+def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[str]:
+    """Every path of the user's tree (ignored files included; ``.git`` folders and `skip`
+    left out, our own output files too) whose inode changed at or after `since` (`clock`): a
+    file written, made, renamed or chmod-ed, or a folder that gained or lost an entry. The
+    change time (ctime) is used because a process cannot set it back, as it can the
+    modification time. Posix paths relative to `root`, folders ending in ``/``."""
+    ours = own_output()
+    found = ["./"] if root.stat().st_ctime_ns >= since else []
+    skipped = {os.fspath(p) for p in skip}
+    top = len(os.fspath(root)) + 1
+    stack = [os.fspath(root)]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                if entry.name == ".git":
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                folder = stat.S_ISDIR(info.st_mode)
+                if folder and entry.path in skipped:
+                    continue
+                if info.st_ctime_ns >= since and (info.st_dev, info.st_ino) not in ours:
+                    found.append(entry.path[top:] + ("/" if folder else ""))
+                if folder:
+                    stack.append(entry.path)
+    return sorted(p.replace(os.sep, "/") for p in found)
