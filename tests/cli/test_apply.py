@@ -436,3 +436,17 @@ def test_dry_run_outside_git_shows_the_hand_off(
     assert r.exit_code == 0, r.output
     assert "implement three tries in retry()" in r.output and "not in a git repository" in r.output
     assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 1
+
+
+def test_an_apply_during_a_merge_is_refused_before_anyone_is_asked(project: Path) -> None:
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "the discussion")
+    git(project, "checkout", "-q", "-b", "other")
+    git(project, "commit", "-q", "-m", "theirs", "--allow-empty")
+    git(project, "checkout", "-q", "main")
+    git(project, "merge", "-q", "--no-ff", "--no-commit", "other")
+    r = invoke("apply", "discussions/retry.md", "--yes")
+    assert r.exit_code != 0 and "a merge is in progress" in r.output
+    assert "is working on" not in r.output and applies(project) == []
+    r = invoke("apply", "discussions/retry.md", "--dry-run")
+    assert r.exit_code == 0 and "a merge is in progress" in r.output, r.output

@@ -165,8 +165,7 @@ def _show(plan: Plan, *, dry_run: bool = False) -> None:
     say(f"Command: {plan.command_line()}")
     say(f"Timeout: {plan.timeout:g}s")
     if plan.tests is not None:
-        trusted = "" if plan.tests.trusted else " (not trusted: will not run)"
-        say(f"Tests: {plan.tests.command}{trusted}")
+        say(f"Tests: {plan.tests.notice()}")
     who = plan.author or "(git user.name / user.email are not set)"
     say(f"Commit author: {who}")
     if dry_run:

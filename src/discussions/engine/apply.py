@@ -129,7 +129,7 @@ class Plan:
         )
         setting = f"; with {', '.join(sorted(self.lead.env))} set" if self.lead.env else ""
         where += setting  # `providers show NAME` prints the values
-        return f"{shlex.join(words)}  ({where}; in {worktree.APPLY_DIR}/ of the git folder)"
+        return f"{shlex.join(words)}  ({where}; in a worktree under {worktree.apply_home()})"
 
     def review_after(self) -> bool:
         """Whether the council reviews the change once it is committed (``apply: review``
@@ -183,13 +183,18 @@ def prepare(
 ) -> Plan:
     """The plan of an apply of `d` (nothing runs, nothing is written). `NotDecided` for an
     undecided discussion without ``force_reason``; `NoLead` when nobody can lead;
-    `ApplyError` outside git or (but for a `dry_run`) without a git identity."""
+    `ApplyError` outside git, during a merge, rebase, cherry-pick or revert, or (but for a
+    `dry_run`, whose plan says why it cannot run) without a git identity."""
     options = options or ApplyOptions()
     decided, why = is_decided(d)
     forced = _forced(d, decided, why, options.force_reason)
     handoff = build_handoff(d)
     choice = _choose(d, handoff, options.lead, registry)
     root, problem = _dry_root(d) if dry_run else (_root(d), "")
+    busy = "" if problem else worktree.unfinished(root)
+    if busy and not dry_run:
+        raise ApplyError(busy)  # before anyone is asked to consent
+    problem = problem or busy
     number = max((a.number for a in d.applies), default=0) + 1
     timeout = options.timeout or configured_timeout(d)
     plan = Plan(
@@ -266,8 +271,7 @@ def configured_timeout(d: Discussion) -> float:
 
 def default_branch(d: Discussion, number: int) -> str:
     """``discussions/apply/<discussion file's name>-<number>``."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", d.path.stem).strip("-.") or "discussion"
-    return f"{BRANCH_PREFIX}{slug}-{number}"
+    return f"{BRANCH_PREFIX}{worktree.slug(d.path.stem, 'discussion')}-{number}"
 
 
 def _branch(d: Discussion, root: Path, named: str | None, number: int) -> str:

@@ -22,7 +22,8 @@ whether that change implements the decision.
       ````
 
   ``result`` is ``committed``, ``unchanged``, ``failed``, ``timeout`` or ``refused-outside``
-  (the lead wrote outside its worktree; nothing was committed). ``commit`` (the result
+  (the working tree changed while the lead ran: the lead wrote outside its worktree, or
+  someone else wrote there; nothing was committed). ``commit`` (the result
   commit), ``test`` (the test command), ``reason`` (why it failed), ``forced`` (the reason
   given with ``--force``), ``acknowledged`` (open questions acknowledged unanswered) and
   ``worktree`` (kept after a failure) are left out when empty. ``duration`` is in seconds.
@@ -284,7 +285,7 @@ def apply_sentence(rec: ApplyRecord, name: Callable[[str], str] = str) -> str:
     elif rec.result == "unchanged":
         what = f"changed nothing on {branch}"
     elif rec.result == "refused-outside":
-        what = f"wrote outside its worktree; nothing committed on {branch}"
+        what = f"the working tree changed while the lead ran; nothing committed on {branch}"
     else:
         what = f"{'timed out' if rec.result == 'timeout' else 'failed'} on {branch}"
     notes = [f"tests {rec.tests}"] if rec.tests != "not run" else []
