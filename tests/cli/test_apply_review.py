@@ -183,3 +183,18 @@ def test_a_review_with_yes_refuses_a_branch_no_apply_made(project, isolated: Pat
     assert git(isolated, "rev-parse", "release") == tip
     assert "Linus" not in git(isolated, "log", "--all", "--format=%an")
     assert path.read_text("utf-8") == before  # refused before the vote
+
+
+def test_an_edited_apply_block_is_not_reviewed(project, tmp_path: Path) -> None:
+    """An APPLY block edited after it was written (here its commit) fails its digest: the
+    council is not pointed at whatever commit the edit names."""
+    path = project()
+    assert code(run("apply", str(path), "--yes")) == 0
+    d = Discussion.load(path)
+    commit = d.applies[0].commit
+    assert commit
+    text = path.read_text("utf-8")
+    path.write_text(text.replace(f"commit: {commit}", f"commit: {commit[:-1]}0"), "utf-8")
+    r = run("apply", str(path), "--review", "--yes")
+    assert code(r) != 0 and "does not match its digest" in out(r), out(r)
+    assert not (tmp_path / "memory").exists()  # nobody was asked to vote

@@ -293,9 +293,16 @@ def lead_revise(
 
 
 def latest_applied(d: Discussion) -> Apply:
-    """The latest apply of `d` that committed a change."""
+    """The latest apply of `d` that committed a change; `ApplyError` when its block fails its
+    digest (an edited block could point the council at another commit)."""
     for found in reversed(d.applies):
         if found.result == "committed" and found.commit:
+            if not found.intact:
+                raise ApplyError(
+                    f"apply {found.number} of {d.path.name} (line {found.line}) does not match "
+                    f"its digest, so it was edited after it was written; `discussions check "
+                    f"{d.path.name}` says where. Nothing was reviewed."
+                )
             return found
     raise ApplyError(
         f"{d.path.name} records no apply that committed a change; run `discussions apply "
