@@ -104,3 +104,20 @@ def test_a_new_block_is_numbered_after_the_largest_number(repo: Path) -> None:  
     assert before == [1, 2, 1]
     assert [e.number for e in d.evidence] == [1, 2, 1, 3]
     assert run_cli("check", str(path)).exit_code == 0
+
+
+def test_the_prompt_and_the_views_tell_two_blocks_numbered_1_apart(repo: Path) -> None:  # noqa: F811
+    from discussions.engine.prompts import build_prompt
+    from discussions.views.evidence import evidence_markdown
+
+    path = merged(repo)
+    d = ask(path, "AI-Architect", "read src/b.py")
+    first, second, same = d.evidence
+    assert (same.number, same.status, same.see, same.see_line) == (2, "same", 1, second.line)
+    prompt, _ = build_prompt(d, d.workspace.participants.get("architect"))
+    for e in (first, second):
+        assert f'<evidence number="1" line="{e.line}" request="{e.request}"' in prompt
+    assert f"read src/b.py, same as evidence 1 (line {second.line})" in prompt
+    assert f"as evidence 1 (line {second.line})" in evidence_markdown(d)
+    status = json.loads(run_cli("status", "--json", str(path)).output)["evidence"]
+    assert status[2]["see_line"] == second.line

@@ -110,6 +110,16 @@ def latest_by_number(records: list[Evidence]) -> list[Evidence]:
     return [r for r in records if last.get(r.number) is r]
 
 
+def shared_numbers(records: list[Evidence]) -> set[int]:
+    """The numbers more than one block has (after a merge of two branches)."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for r in records:
+        if r.status != "pending":
+            (shared if r.number in seen else seen).add(r.number)
+    return shared
+
+
 def _block_record(s: State, line: int, args: str, lines: list[str]) -> Evidence:
     f = marker_fields(args)
     number = int(f["number"]) if f["number"].isdigit() else 0
