@@ -150,9 +150,9 @@ def _blocks_for(
     spent: Counter[str] | None = None,
 ) -> list[Block]:
     """A block for each (by, request), numbered from 0 (`_append` numbers them)."""
+    from ..derive.evidence import latest_by_number
     from ..git.confine import Refused
     from ..providers.registry import evidence_trusted
-    from ..derive.evidence import latest_by_number
     from ..syntax.evidence import Block, RequestError, parse_request
     from .evidence_sources import Commands
 

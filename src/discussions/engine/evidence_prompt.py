@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..derive.evidence import shared_numbers
 from ..settings.evidence import evidence_settings
 from ..syntax.text import normalise_newlines
 
@@ -85,6 +84,8 @@ def evidence_section(d: Discussion, participant: Participant, budget: int) -> li
     other = [e for e in seen if e.status != "fulfilled" and e.by == me]
     if not blocks and not other:
         return []
+    from ..derive.evidence import shared_numbers
+
     full = _in_full(blocks, me, budget)
     shared = shared_numbers(d.evidence)
     out = ["", HEADING, PREFACE, ""]
