@@ -1,7 +1,9 @@
 """Evidence read back: the ``EVIDENCE:`` requests in comments and the engine's ``EVIDENCE``
 blocks (`syntax.evidence`), matched into records: fulfilled, refused, same as an earlier
 block, or still pending. A block whose content no longer matches its digest is a warning, so
-`check` fails on an edited or cut-short block."""
+`check` fails on an edited or cut-short block. Two blocks may share a number (after a merge of
+two branches that each fulfilled a request): both are kept and it is not a problem; a ``same``
+block refers to the nearest block above it with its ``see`` number (`Evidence.see_line`)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ class Evidence:
     """What it was read at (``blob <sha1>``, ``commit <sha1>``, ``output <digest>``)."""
     see: int = 0
     """For ``same``: the number of the earlier block that holds the content."""
+    see_line: int = 0
+    """For ``same``: the line of that block, the nearest above with its number (0: none)."""
     asked_line: int = 0
     """Line of the ``EVIDENCE:`` request it answers (0: attached, no request)."""
     content: str = ""
@@ -50,7 +54,7 @@ class Evidence:
             "line": self.line,
             "status": self.status,
         }
-        for key in ("reason", "ref", "see", "asked_line", "at"):
+        for key in ("reason", "ref", "see", "see_line", "asked_line", "at"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -70,6 +74,7 @@ def rule_evidence(s: State, text: str) -> None:
         return
     lines = normalise_newlines(text).split("\n") if blocks else []
     records = [_block_record(s, m.line, m.target, lines) for m in blocks]
+    _resolve_see(records)
     used: set[int] = set()
     pending: list[Evidence] = []
     for by, request, line in asked:
@@ -87,6 +92,32 @@ def rule_evidence(s: State, text: str) -> None:
             used.add(match)
             records[match].asked_line = line
     s.evidence = records + pending
+
+
+def _resolve_see(records: list[Evidence]) -> None:
+    """Point each ``same`` record at the nearest block above it with its ``see`` number."""
+    last: dict[int, int] = {}
+    for r in records:
+        if r.status == "same" and r.see:
+            r.see_line = last.get(r.see, 0)
+        last[r.number] = r.line
+
+
+def latest_by_number(records: list[Evidence]) -> list[Evidence]:
+    """The blocks a reference by number reaches from the end of the file: for each number,
+    the last block that has it (file order kept)."""
+    last = {r.number: r for r in records if r.status != "pending"}
+    return [r for r in records if last.get(r.number) is r]
+
+
+def shared_numbers(records: list[Evidence]) -> set[int]:
+    """The numbers more than one block has (after a merge of two branches)."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for r in records:
+        if r.status != "pending":
+            (shared if r.number in seen else seen).add(r.number)
+    return shared
 
 
 def _block_record(s: State, line: int, args: str, lines: list[str]) -> Evidence:

@@ -2,7 +2,9 @@
 the project (`evidence_sources`) and appended as engine blocks (`syntax.evidence`).
 
 * The same request at the same blob (or commit, or output) is fulfilled once: a later one gets
-  a ``same`` block pointing to the earlier block.
+  a ``same`` block pointing to the earlier block, when that block is the last with its number
+  (after a merge two blocks may share one; a reference reaches the nearest above it).
+* New blocks are numbered after the largest number in the file.
 * Per participant, at most ``evidence.max_requests`` requests are fulfilled per fulfilment
   (which runs after each turn); more are refused, saying so. One block holds at most
   ``evidence.max_chars`` characters (cut at a line, said in the block), all blocks of one
@@ -148,6 +150,7 @@ def _blocks_for(
     spent: Counter[str] | None = None,
 ) -> list[Block]:
     """A block for each (by, request), numbered from 0 (`_append` numbers them)."""
+    from ..derive.evidence import latest_by_number
     from ..git.confine import Refused
     from ..providers.registry import evidence_trusted
     from ..syntax.evidence import Block, RequestError, parse_request
@@ -157,7 +160,11 @@ def _blocks_for(
     commands = Commands(
         settings.commands, evidence_trusted(root, settings.commands), settings.timeout
     )
-    earlier = {(e.request, e.ref): e.number for e in d.evidence if e.status == "fulfilled"}
+    earlier = {
+        (e.request, e.ref): e.number
+        for e in latest_by_number(d.evidence)
+        if e.status == "fulfilled"
+    }
     asked: Counter[str] = Counter(spent or ())
     budget = settings.max_turn_chars
     blocks: list[Block] = []
@@ -201,7 +208,7 @@ def _fill(block: Block, found: Found, cap: int, earlier: dict[tuple[str, str], i
 
 
 def _append(d: Discussion, blocks: list[Block], *, only_pending: bool) -> Fulfilled:
-    """Append `blocks` under the file lock, numbered after the file's last block; with
+    """Append `blocks` under the file lock, numbered after the largest number in the file; with
     `only_pending`, only those whose request is still pending in the file as it is then."""
     from ..syntax.evidence import render_block
 

@@ -57,11 +57,14 @@ def _block_end(lines: list[str], marker_line: int) -> int:
 
 
 def _reference(e: Evidence, by: str | None = None) -> str:
+    """One line naming `e`; a ``same`` block says the line of the block it refers to (two
+    blocks share a number after a merge)."""
     who = e.by if by is None else by
     if e.status == "refused":
         return f"evidence {e.number} for {who}: {e.request}, refused ({e.reason})"
     if e.status == "same":
-        return f"evidence {e.number} for {who}: {e.request}, same as evidence {e.see}"
+        at = f" (line {e.see_line})" if e.see_line else ""
+        return f"evidence {e.number} for {who}: {e.request}, same as evidence {e.see}{at}"
     return f"evidence {e.number} for {who}: {e.request}"
 
 
@@ -81,12 +84,16 @@ def evidence_section(d: Discussion, participant: Participant, budget: int) -> li
     other = [e for e in seen if e.status != "fulfilled" and e.by == me]
     if not blocks and not other:
         return []
+    from ..derive.evidence import shared_numbers
+
     full = _in_full(blocks, me, budget)
+    shared = shared_numbers(d.evidence)
     out = ["", HEADING, PREFACE, ""]
     for e in blocks:
         if e.line in full:
             ref = f' ref="{e.ref}"' if e.ref else ""
-            head = f'<evidence number="{e.number}" request="{e.request}" for="{who(e)}"{ref}>'
+            at = f' line="{e.line}"' if e.number in shared else ""
+            head = f'<evidence number="{e.number}"{at} request="{e.request}" for="{who(e)}"{ref}>'
             out += [head, e.content.replace("</evidence", "<\\/evidence"), "</evidence>", ""]
     rest = sorted([e for e in blocks if e.line not in full] + other, key=lambda e: e.line)
     if rest:

@@ -90,7 +90,8 @@ def evidence_markdown(d: Discussion) -> str:
     parts: list[str] = []
     for e in d.evidence:
         f = {"number": str(e.number), "by": e.by, "request": e.request, "status": e.status}
-        f.update({k: v for k, v in (("reason", e.reason), ("see", str(e.see or ""))) if v})
+        see = f"{e.see} (line {e.see_line})" if e.see_line else str(e.see or "")
+        f.update({k: v for k, v in (("reason", e.reason), ("see", see)) if v})
         parts += [f"**{_md(summary_of(f))}** (line {e.line})", ""]
         if e.content:
             fence = "`" * max(3, _longest_run(e.content) + 1)
