@@ -116,14 +116,21 @@ class EventStream:
         self.status = self.response.status
         self.received: queue.Queue[tuple[str, Any, float]] = queue.Queue()
         self.seen: list[tuple[str, Any, float]] = []
+        self.joined = threading.Event()
+        """Set at the stream's first line (``retry:``), which the server sends once this page
+        has joined the file's channel: an event sent before then reaches no one, so a test
+        that starts a turn waits for it (the response's headers come earlier)."""
         if self.status == 200:
             threading.Thread(target=self._read, daemon=True).start()
+            self.joined.wait(15.0)
 
     def _read(self) -> None:
         name, data = "message", ""
         try:
             for raw in self._lines():
                 line = raw.rstrip("\n")
+                if line.startswith("retry:"):
+                    self.joined.set()
                 if not line:
                     if data:
                         self.received.put((name, json.loads(data), time.monotonic()))
