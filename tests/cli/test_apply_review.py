@@ -12,7 +12,7 @@ import pytest
 from discussions.model.discussion import Discussion
 
 from ..conftest import code, out, result_of, run, script_command, write
-from ..engine.test_conformance import DECIDED, git
+from ..engine.test_conformance import decided_repository, git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -40,14 +40,7 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
             isolated / "discussions.yaml",
             "providers:\n  default: voter\n  fallback: []\n  detect: false\n" + config,
         )
-        path = write(isolated / "discussions" / "retry-policy.md", DECIDED)
-        (isolated / "app.py").write_text("def fetch():\n    while True:\n        pass\n")
-        git(isolated, "init", "-q", "-b", "main")
-        git(isolated, "config", "user.name", "Test User")
-        git(isolated, "config", "user.email", "test@example.com")
-        git(isolated, "add", "-A")
-        git(isolated, "commit", "-q", "-m", "first")
-        return path
+        return decided_repository(isolated)
 
     return make
 

@@ -93,6 +93,19 @@ def git(cwd: Path, *args: str) -> str:
     return proc.stdout.strip()
 
 
+def decided_repository(folder: Path) -> Path:
+    """`folder` made a git repository (one commit, as Test User) holding the decided
+    discussion and the app it is about; the discussion's path."""
+    path = write(folder / "discussions" / "retry-policy.md", DECIDED)
+    (folder / "app.py").write_text("def fetch():\n    while True:\n        pass\n")
+    git(folder, "init", "-q", "-b", "main")
+    git(folder, "config", "user.name", "Test User")
+    git(folder, "config", "user.email", "test@example.com")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-q", "-m", "first")
+    return path
+
+
 @pytest.fixture
 def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers_file):  # type: ignore[no-untyped-def]
     """project(plan, config=""): a git repository holding a decided discussion and a branch
@@ -111,13 +124,7 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
             isolated / "discussions.yaml",
             "providers:\n  default: voter\n  detect: false\n" + config,
         )
-        path = write(isolated / "discussions" / "retry-policy.md", DECIDED)
-        (isolated / "app.py").write_text("def fetch():\n    while True:\n        pass\n")
-        git(isolated, "init", "-q", "-b", "main")
-        git(isolated, "config", "user.name", "Test User")
-        git(isolated, "config", "user.email", "test@example.com")
-        git(isolated, "add", "-A")
-        git(isolated, "commit", "-q", "-m", "first")
+        path = decided_repository(isolated)
         base = git(isolated, "rev-parse", "HEAD")
         tree = tmp_path / "lead-tree"
         git(isolated, "worktree", "add", "-q", "-b", BRANCH, str(tree))
