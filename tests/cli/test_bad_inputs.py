@@ -3,6 +3,7 @@ that is not UTF-8: one ``Error:`` line and a non-zero exit, never a traceback.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,14 @@ def invoke(args: list[str], input: bytes | str | None = None) -> Result:
 
 
 def one_error(r: Result, code: int = 1) -> str:
-    """The single ``Error:`` line of a failed command (no traceback, the expected exit)."""
+    """The single ``Error:`` line of a failed command (no traceback, the expected exit); a
+    command given ``--json`` prints its error as ``{"error": message}``, shown here as the
+    line it would be without."""
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert "Traceback" not in r.output
     assert r.exit_code == code, r.output
+    if r.output.startswith("{"):
+        return f"Error: {json.loads(r.output)['error']}"
     errors = [line for line in r.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1, r.output
     return errors[0]
