@@ -115,6 +115,8 @@ BAD_LENGTHS = {
     "huge digits": b"Content-Length: " + b"9" * 5000 + b"\r\n",
     "not a number": b"Content-Length: abc\r\n",
     "negative": b"Content-Length: -12\r\n",
+    "zero": b"Content-Length: 0\r\n",
+    "over the cap": b"Content-Length: %d\r\n" % (64 * 1024 * 1024 + 1),
 }
 
 

@@ -41,10 +41,11 @@ class Reader(Protocol):
 
 
 def declared_length(line: bytes) -> int | None:
-    """The length a header line gives, when it is a ``Content-Length`` within `MAX_BODY`."""
+    """The length a header line gives, when it is a ``Content-Length`` from 1 (no message is
+    empty: pygls would not even read it) to `MAX_BODY`."""
     match = CONTENT_LENGTH.fullmatch(line)
-    length = int(match.group(1)) if match else None
-    return length if length is not None and length <= MAX_BODY else None
+    length = int(match.group(1)) if match else 0
+    return length if 0 < length <= MAX_BODY else None
 
 
 def framing_error(problem: str) -> bytes:
@@ -139,5 +140,5 @@ def _length_problem(line: bytes) -> str:
     shown = line.strip()[:60].decode("ascii", errors="replace")
     return (
         f"the header {shown!r} is not a Content-Length the server reads: a whole number of "
-        f"bytes, at most {MAX_BODY}; the message was skipped"
+        f"bytes from 1 to {MAX_BODY}; the message was skipped"
     )
