@@ -82,11 +82,13 @@ def test_a_uri_to_a_fifo_or_a_device_is_answered_and_never_blocks(
     (isolated / "discussions").mkdir(exist_ok=True)
     real = isolated / "discussions" / "real.md"
     real.write_text("# Not a discussion\n", encoding="utf-8")
+    symbols = _framed(_request(4, "workspace/symbol", {"query": ""}))  # lists the folder
     sent = INITIALIZE + INITIALIZED + _hover(2, target.as_uri()) + _hover(3, real.as_uri())
-    got = asyncio.run(_converse(isolated, sent + SHUTDOWN))
+    got = asyncio.run(_converse(isolated, sent + symbols + SHUTDOWN))
     answers = _answers(got)
     assert "error" in answers[2] and "regular file" in answers[2]["error"]["message"]
     assert answers[3] == {"jsonrpc": "2.0", "id": 3, "result": None}  # still serving
+    assert answers[4]["result"] == []
     assert "result" in answers[99]
 
 
