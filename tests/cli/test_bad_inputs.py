@@ -162,11 +162,13 @@ def test_replay_recording(isolated: Path, good: Path, kind: str) -> None:
     assert isinstance(r.exception, SystemExit), repr(r.exception)
 
 
-@pytest.mark.parametrize("kind", ["missing", "folder"])
+@pytest.mark.parametrize("kind", ["binary", "folder"])
 def test_export_out_that_is_not_a_file(isolated: Path, good: Path, kind: str) -> None:
+    """A folder given as the file, or a file where the file's folder would go (a missing
+    folder is made: `test_export.py`)."""
     target = bad_input(isolated, kind, "sub")
-    if kind == "missing":
-        target = target / "x.html"  # its folder does not exist
+    if kind == "binary":
+        target = target / "x.html"  # its "folder" is a file
     assert "sub" in one_error(invoke(["export", "good-one.md", "--out", str(target)]))
 
 
