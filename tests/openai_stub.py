@@ -38,6 +38,9 @@ class StubServer:
     """Refuse (HTTP 400, as llama.cpp does) a prompt over this many tokens (4 bytes a token)."""
     error_message: str = "model crashed"
     """The message of the error event in ``stream-error`` mode."""
+    error_body: str | None = None
+    """The message of the HTTP 400 answer in ``error`` mode (None: llama.cpp's own, a prompt
+    over the context window). A server that echoes the API key sets it to hold the key."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     port: int = 0
@@ -144,7 +147,9 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             self._send("[DONE]")
 
         def _mode_error(self) -> None:
-            message = "the request exceeds the available context size, try increasing it"
+            message = stub.error_body or (
+                "the request exceeds the available context size, try increasing it"
+            )
             self._json(400, {"error": {"code": 400, "message": message}})
 
         def _mode_hang(self) -> None:

@@ -3,6 +3,7 @@ that is not UTF-8: one ``Error:`` line and a non-zero exit, never a traceback.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,14 @@ def invoke(args: list[str], input: bytes | str | None = None) -> Result:
 
 
 def one_error(r: Result, code: int = 1) -> str:
-    """The single ``Error:`` line of a failed command (no traceback, the expected exit)."""
+    """The single ``Error:`` line of a failed command (no traceback, the expected exit); a
+    command given ``--json`` prints its error as ``{"error": message}``, shown here as the
+    line it would be without."""
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert "Traceback" not in r.output
     assert r.exit_code == code, r.output
+    if r.output.startswith("{"):
+        return f"Error: {json.loads(r.output)['error']}"
     errors = [line for line in r.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1, r.output
     return errors[0]
@@ -157,11 +162,13 @@ def test_replay_recording(isolated: Path, good: Path, kind: str) -> None:
     assert isinstance(r.exception, SystemExit), repr(r.exception)
 
 
-@pytest.mark.parametrize("kind", ["missing", "folder"])
+@pytest.mark.parametrize("kind", ["binary", "folder"])
 def test_export_out_that_is_not_a_file(isolated: Path, good: Path, kind: str) -> None:
+    """A folder given as the file, or a file where the file's folder would go (a missing
+    folder is made: `test_export.py`)."""
     target = bad_input(isolated, kind, "sub")
-    if kind == "missing":
-        target = target / "x.html"  # its folder does not exist
+    if kind == "binary":
+        target = target / "x.html"  # its "folder" is a file
     assert "sub" in one_error(invoke(["export", "good-one.md", "--out", str(target)]))
 
 

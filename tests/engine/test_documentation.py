@@ -168,3 +168,98 @@ def test_a_template_cannot_send_the_document_out_of_the_project(
     assert not (isolated.parent / "outside.md").exists()
     assert not (isolated / ".git" / "hooks" / "post-merge").exists()
     assert "DRAFT:" not in (isolated / "discussions" / "plan.md").read_text("utf-8")
+
+
+def _aim(isolated: Path, where: str) -> None:
+    """The docs template's output.path set to `where`."""
+    template = (isolated / "templates" / "docs.yaml").read_text("utf-8")
+    write(isolated / "templates" / "docs.yaml", template.replace("docs/out.md", where))
+
+
+def _nothing_asked(isolated: Path, tmp_path: Path) -> None:
+    """No AI was called (the stand-in saves every prompt) and no draft was written."""
+    assert not (tmp_path / "memory" / "prompts").exists()
+    assert "DRAFT:" not in (isolated / "discussions" / "plan.md").read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "conftest.py",  # pytest runs it
+        "tests/test_doc.py",
+        "src/app/module.py",
+        "pyproject.toml",
+        "discussions.yaml",
+        "templates/docs.yaml",
+        "docs/notes.txt",
+        "Makefile",
+        ".github/workflows/doc.md",
+        ".github/copilot-instructions.md",
+        "CLAUDE.md",
+        "docs/AGENTS.md",
+        "GEMINI.md",
+        "discussions/plan.md",  # the discussion itself
+    ],
+)
+def test_the_document_goes_only_where_a_documentation_file_belongs(
+    loop, isolated: Path, tmp_path: Path, where: str
+) -> None:
+    """`output.path: conftest.py` put the AI's draft where pytest runs it: a template may name
+    a markdown file of the project's documentation only, and a bad one is refused before any
+    AI is asked."""
+    loop({"voters": "ready"})
+    before = (isolated / where).read_bytes() if (isolated / where).exists() else None
+    _aim(isolated, where)
+    r = run("draft", "plan.md")
+    assert code(r) == 1 and "output.path" in out(r), out(r)
+    _nothing_asked(isolated, tmp_path)
+    after = (isolated / where).read_bytes() if (isolated / where).exists() else None
+    assert after == before or where == "templates/docs.yaml"
+
+
+@pytest.mark.parametrize("where", ["docs/out.md", "docs/Decision.markdown", "README.md"])
+def test_a_markdown_document_in_the_project_is_written(loop, isolated: Path, where: str) -> None:
+    loop({"voters": "ready"})
+    _aim(isolated, where)
+    r = run("draft", "plan.md", "--force")
+    assert code(r) == 0, out(r)
+    assert "Version 1 by architect." in (isolated / where).read_text("utf-8")
+
+
+@pytest.mark.parametrize("link", ["code", "outside", "folder"])
+def test_a_link_cannot_carry_the_document_elsewhere(
+    loop, isolated: Path, tmp_path: Path, link: str
+) -> None:
+    """docs/out.md a symbolic link to code in the project or to a markdown file outside it,
+    or docs/ a link to a folder outside: the document's real place is what is checked."""
+    loop({"voters": "ready"})
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    write(isolated / "conftest.py", "# the project's own\n")
+    (isolated / "docs").mkdir(exist_ok=True)
+    if link == "folder":
+        (isolated / "docs").rmdir()
+        (isolated / "docs").symlink_to(outside, target_is_directory=True)
+    else:
+        target = isolated / "conftest.py" if link == "code" else outside / "out.md"
+        (isolated / "docs" / "out.md").symlink_to(target)
+    r = run("draft", "plan.md", "--force")
+    assert code(r) == 1 and "output.path" in out(r), out(r)
+    _nothing_asked(isolated, tmp_path)
+    assert (isolated / "conftest.py").read_text("utf-8") == "# the project's own\n"
+    assert list(outside.iterdir()) == []
+
+
+def test_a_refused_output_path_is_a_json_error_and_run_asks_nobody(
+    loop, isolated: Path, tmp_path: Path
+) -> None:
+    loop({"voters": "ready"})
+    _aim(isolated, "conftest.py")
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 1
+    error = result_of(r)["error"]
+    assert isinstance(error, str) and "output.path" in error
+    r = run("run", "plan.md")
+    assert code(r) == 1 and "output.path" in out(r), out(r)
+    _nothing_asked(isolated, tmp_path)
+    assert not (isolated / "conftest.py").exists()

@@ -209,6 +209,10 @@ def test_decisions_command_text_json_and_empty(folder: Path) -> None:
     assert run("decisions", "--status", "closed").output == (
         "No decisions in discussions with status CLOSED.\n"
     )
+    r = run("decisions", "--status", "BOGUS")
+    assert r.exit_code == 1 and "unknown status 'BOGUS'" in r.output and "DECIDED" in r.output
+    r = run("decisions", "--status", "BOGUS", "--json")
+    assert r.exit_code == 1 and "unknown status" in json.loads(r.output)["error"]
 
 
 def test_decisions_in_another_folder_and_a_missing_one(isolated: Path) -> None:

@@ -421,3 +421,57 @@ def test_trust_and_the_listing_name_the_key_a_server_entry_sends(isolated: Path)
     assert "GH_TOKEN" in out(review)
     listed = out(run("providers", "list"))
     assert "GH_TOKEN" in [line for line in listed.splitlines() if "helper" in line][0]
+
+
+ECHOED = "sk-echo-789-abcdef"
+"""A key a hostile or careless server repeats in its answer (18 characters: in the stream
+mode's 5-character pieces it arrives split across four events)."""
+
+
+@pytest.mark.parametrize("mode", ["stream", "json"])
+def test_a_key_echoed_in_the_answer_is_blanked_before_anything_sees_it(
+    monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The text the call returns and every piece streamed to the display: never the key, not
+    even the part of it one event carries."""
+    monkeypatch.setenv("STUB_KEY", ECHOED)
+    pieces: list[str] = []
+    stub = StubServer(mode=mode, answer=f"Your key is {ECHOED}, keep it.\nVOTE: READY")
+    with serve(stub):
+        done = ask(provider(stub, api_key_env="STUB_KEY"), on_output=pieces.append)
+    assert done.text == "Your key is ***, keep it.\nVOTE: READY"
+    assert ECHOED not in "".join(pieces)
+    assert not any(ECHOED[3:9] in p or ECHOED[-6:] in p for p in pieces), pieces
+    if mode == "stream":
+        assert "".join(pieces) == done.text and len(pieces) > 3
+
+
+def test_a_key_echoed_in_an_error_body_is_blanked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STUB_KEY", ECHOED)
+    stub = StubServer(mode="error", error_body=f"invalid api key {ECHOED} for this model")
+    with serve(stub), pytest.raises(ProviderFailed) as err:
+        ask(provider(stub, api_key_env="STUB_KEY"))
+    assert ECHOED[:6] not in str(err.value) + err.value.detail
+    assert "invalid api key *** for this model" in err.value.detail
+
+
+def test_a_key_echoed_in_a_streamed_answer_is_never_written(
+    userdir: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the command: the comment, the record around it and what the command printed
+    (the streamed answer included)."""
+    monkeypatch.setenv("STUB_KEY", ECHOED)
+    answer = json.dumps({"comment": f"Echo: {ECHOED} (as sent).", "vote": "READY"})
+    with serve(StubServer(answer=answer)) as stub:
+        write(
+            userdir / "providers.yaml",
+            "providers:\n" + entry("local", stub.base_url, "    api_key_env: STUB_KEY"),
+        )
+        assert code(run("new", "Rollout")) == 0
+        r = run("turn", "rollout.md", "--provider", "local")
+        assert code(r) == 0, out(r)
+    path = isolated / "discussions" / "rollout.md"
+    written = path.read_text(encoding="utf-8") + out(r)
+    assert ECHOED[:6] not in written and ECHOED[-6:] not in written
+    answers = [c for c in Discussion.load(path).comments if c.meta.get("provider") == "local"]
+    assert answers and all("Echo: *** (as sent)." in c.body for c in answers)

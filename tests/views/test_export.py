@@ -328,3 +328,15 @@ def test_marker_lines_stay_lines_of_their_own_in_every_view() -> None:
     inline = [t for t in comment_parser().parse(body) if t.type == "inline"]
     kinds = [c.type for t in inline for c in t.children or []]
     assert "softbreak" not in kinds and kinds.count("hardbreak") == 2
+
+
+def test_out_into_a_folder_not_there_yet_creates_it(hostile: Path, isolated: Path) -> None:
+    """The help's own example, `--out site/feature-x.html`, in a project without `site/`."""
+    assert not (isolated / "site").exists()
+    r = run("export", str(hostile), "--out", "site/pages/auth.html")
+    assert code(r) == 0, out(r)
+    assert (isolated / "site" / "pages" / "auth.html").read_text("utf-8").startswith("<!doctype")
+    write(isolated / "blocked", "a file where the folder would go\n")
+    r = run("export", str(hostile), "--out", "blocked/auth.html")
+    assert code(r) == 1 and "blocked" in out(r) and "Traceback" not in out(r)
+    assert (isolated / "blocked").read_text("utf-8") == "a file where the folder would go\n"

@@ -131,9 +131,24 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class JsonError(click.ClickException):
+    """A command's error when ``--json`` was asked for: ``{"error": message}`` on standard
+    output, where a script reads the result, with the exit code the error has."""
+
+    def __init__(self, exc: click.ClickException) -> None:
+        super().__init__(exc.format_message())
+        setattr(self, "exit_code", exc.exit_code)  # noqa: B010 - click's is a class variable
+
+    def show(self, file: Any = None) -> None:
+        from .common import echo_json
+
+        echo_json({"error": self.format_message()})
+
+
 class DiscussionsGroup(click.Group):
     """The root group: loads subcommands lazily and turns `DiscussionsError` (and an
-    `OSError` about a file) into ``Error: <message>`` with exit code 1."""
+    `OSError` about a file) into ``Error: <message>`` with exit code 1; with ``--json``,
+    every error into a JSON object (`JsonError`)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
@@ -164,6 +179,16 @@ class DiscussionsGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return self._invoke_plain(ctx)
+        except click.ClickException as exc:
+            from .options import JSON_WANTED
+
+            if ctx.meta.get(JSON_WANTED) and not isinstance(exc, JsonError):
+                raise JsonError(exc) from None
+            raise
+
+    def _invoke_plain(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except DiscussionsError as exc:

@@ -12,9 +12,20 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+JSON_WANTED = "discussions.json"
+"""The key of ``ctx.meta`` (shared by every context of one invocation) that says ``--json``
+was given: the root group then prints an error as a JSON object (`cli.JsonError`)."""
+
+
 def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
     """``--json`` (to the ``as_json`` parameter), the same in every command that has it."""
-    return click.option("--json", "as_json", is_flag=True, help=help)
+    return click.option("--json", "as_json", is_flag=True, help=help, callback=_remember_json)
+
+
+def _remember_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta[JSON_WANTED] = True
+    return value
 
 
 def dir_option(help: str) -> Callable[[F], F]:

@@ -234,6 +234,8 @@ def run_discussion(
     chosen = [p.alias for p in select_participants(d, participants or ())]
     if provider:
         runner.providers.get(provider)  # unknown or untrusted: fail before a round is written
+    if documentation.output_of(d) is not None:
+        documentation.check_output(d)  # its document's path too: before any AI is asked
     if "APPLY" in d.text:  # no apply anywhere (the common case): no parse needed
         from . import conformance
 

@@ -29,7 +29,7 @@ from ..atomic import replace_file
 from ..derive.rules import derive
 from ..errors import ConfigError, DocumentExists, OverBudget, UnknownParticipant
 from ..model import storage
-from ..settings.output import Output
+from ..settings.output import Output, document_path_problem
 from ..syntax import clock
 from ..syntax.drafts import render_draft
 from .council import collect, voting_participants
@@ -162,6 +162,7 @@ def draft_document(
     d.adopt_workspace(runner.workspace)
     d.reload()
     out = output_of(d) or Output()
+    _target(d, out)  # a bad output path is refused before any call
     lead = _leader(d, leader or out.leader)
     voters = [p for p in voting_participants(d) if p.name != lead.name] or [lead]
     names = [p.name for p in voters]
@@ -314,21 +315,37 @@ def _leader(d: Discussion, alias: str) -> Participant:
     return voters[0]
 
 
+def check_output(d: Discussion) -> None:
+    """Refuse, before any AI is asked, a template whose document would go where no document
+    belongs (`_target`); `run` calls it before its rounds, `draft_document` before its calls."""
+    _target(d, output_of(d) or Output())
+
+
 def _target(d: Discussion, out: Output) -> Path:
     """Where the approved document goes: the output's path (relative to the project
-    folder), else ``FILE.doc.md`` next to the discussion."""
-    if out.path:
-        root = d.workspace.config.base_dir.resolve()
-        target = (root / out.path).resolve()  # links followed: where the bytes would go
-        inside = not Path(out.path).is_absolute() and target.is_relative_to(root)
-        if not inside or ".git" in target.relative_to(root).parts[:1]:
-            raise ConfigError(
-                f"the template's output.path {out.path!r} is not a file inside the project "
-                f"({root}): a template comes with the project, so its document stays in it; "
-                "give a relative path such as docs/decision.md"
-            )
-        return target
-    return d.path.with_name(f"{d.path.stem}.doc.md")
+    folder), else ``FILE.doc.md`` next to the discussion. The path as written and the file it
+    really reaches (links followed) must both pass `document_path_problem`, stay in the
+    project and not be a discussion: checked again just before the write, since an AI's turn
+    may have placed a link meanwhile."""
+    if not out.path:
+        return d.path.with_name(f"{d.path.stem}.doc.md")
+    root = d.workspace.config.base_dir.resolve()
+    target = (root / out.path).resolve()  # links followed: where the bytes would go
+    problem = document_path_problem(out.path)
+    if problem is None and not target.is_relative_to(root):
+        problem = "leads out of the project"
+    if problem is None:
+        real = document_path_problem(str(target.relative_to(root)))
+        problem = f"leads through a link to a file that {real}" if real else None
+    if problem is None and storage.is_discussion_file(target):
+        problem = "names a discussion file"
+    if problem is not None:
+        raise ConfigError(
+            f"the template's output.path {out.path!r} {problem}; nothing was asked or written. "
+            "The approved document is a markdown file of the project's documentation: give a "
+            "relative path such as docs/decision.md"
+        )
+    return target
 
 
 def _unapproved(d: Discussion) -> Path:

@@ -127,6 +127,7 @@ def save_export(d: Discussion, target: Path, text: str) -> None:
         raise DiscussionsError(f"cannot write {shown}: {exc.strerror}") from None
     if st is None:
         mode = _mode_of(d.path)
+        _make_folder(target.parent, shown)
     elif not stat.S_ISREG(st.st_mode):
         raise NotWritable(f"{shown} is not a regular file; give a file path, or --out - to print")
     elif os.path.samefile(target, d.path) or _is_discussion(target):
@@ -137,6 +138,17 @@ def save_export(d: Discussion, target: Path, text: str) -> None:
     else:
         mode = stat.S_IMODE(st.st_mode)
     atomic.replace_file(target, text, mode=mode)
+
+
+def _make_folder(folder: Path, shown: str) -> None:
+    """Create `folder` and those above it when missing (``--out site/x.html`` in a project
+    without ``site/``, the help's own example)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotWritable(f"cannot write {shown}: {folder} is not a folder") from None
+    except OSError as exc:
+        raise DiscussionsError(f"cannot write {shown}: {exc.strerror}") from None
 
 
 def _mode_of(source: Path) -> int:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.check import Problem, problems_in
+from ..errors import DiscussionsError
+from ..model import storage
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path
 from ..syntax.parse import is_discussion_text
@@ -41,9 +43,10 @@ def analyse(ws: Workspace, path: Path, text: str) -> Buffer:
 
 def is_dirty(path: Path, text: str) -> bool:
     """Whether the editor's `text` differs from the file saved at `path` (a missing or
-    unreadable file counts as different)."""
+    unreadable file counts as different, and so does anything but a regular file: a FIFO is
+    never read)."""
     try:
-        saved = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        saved = storage.read_bytes(path).decode("utf-8", errors="replace")
+    except DiscussionsError:
         return True
     return saved.removeprefix("\ufeff") != text.removeprefix("\ufeff")

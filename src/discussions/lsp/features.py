@@ -78,7 +78,7 @@ def _language(server: DiscussionsServer) -> None:
         b = ls.buffer(uri)
         if not b.is_discussion:
             return None
-        at = ls.workspace.get_text_document(uri).position_from_client_units(params.position)
+        at = ls.document(uri).position_from_client_units(params.position)
         from .completion import complete
 
         items = complete(b, at.line, at.character, ls.author, _snippets(ls))
@@ -88,7 +88,7 @@ def _language(server: DiscussionsServer) -> None:
     def on_hover(ls: DiscussionsServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
         b = ls.buffer(uri)
-        at = ls.workspace.get_text_document(uri).position_from_client_units(params.position)
+        at = ls.document(uri).position_from_client_units(params.position)
         from .hover import hover
 
         return hover(b, at.line, at.character) if b.is_discussion else None
@@ -138,7 +138,7 @@ def _actions(server: DiscussionsServer) -> None:
         b = ls.buffer(uri)
         if not b.is_discussion:
             return []
-        version = ls.workspace.get_text_document(uri).version
+        version = ls.document(uri).version
         from .diagnostics import quick_fixes
 
         actions = quick_fixes(uri, version, b, params.range)

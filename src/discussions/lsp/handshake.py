@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from typing import Any, TypeGuard
+
+from .framing import MAX_HEADER, declared_length
 
 NAME = "discussions"
 COMMANDS = (
@@ -35,10 +36,6 @@ COMMANDS = (
 """The commands the server registers, in the order pygls lists them."""
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
 """The position encodings pygls can use; an editor preferring none of them gets UTF-16."""
-MAX_HEADER = 1 << 16
-"""Most header bytes read before pygls is loaded; a longer header is pygls's to read."""
-CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
-"""The header pygls reads the body's length from (its reader's own pattern)."""
 TRACE = (None, "off", "messages", "verbose")
 
 
@@ -92,19 +89,24 @@ def open_connection(version: str, fd_in: int = 0, fd_out: int = 1) -> Opening:
 
 
 def read_message(fd: int) -> tuple[bytes, bytes | None]:
-    """The bytes of one message read from `fd` as pygls's reader reads it (header lines until
-    a blank one after ``Content-Length``, then that many bytes), and its body (None when the
-    header is not one pygls would take, or the input ended)."""
+    """The bytes of one message read from `fd` as `framing.Framed` reads it (header lines
+    until a blank one, a ``Content-Length`` among them, then that many bytes), and its body.
+    None when the header block has no usable length (the body is then left unread: the
+    framing answers it), or the input ended."""
     raw = bytearray()
-    length = 0
+    length: int | None = None
     while len(raw) < MAX_HEADER:
         line = _read_line(fd, MAX_HEADER - len(raw))
         raw += line
         if not line.endswith(b"\n"):
             return bytes(raw), None
-        if not length and (match := CONTENT_LENGTH.fullmatch(line)):
-            length = int(match.group(1))
-        if length and not line.strip():
+        if length is None and line.lower().startswith(b"content-length:"):
+            length = declared_length(line)
+            if length is None:
+                return bytes(raw), None
+        if not line.strip() and raw.strip():
+            if length is None:
+                return bytes(raw), None
             body = _read_exactly(fd, length)
             raw += body
             return bytes(raw), body if len(body) == length else None

@@ -13,6 +13,7 @@ import asyncio
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -21,6 +22,7 @@ from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
 from .. import __version__
 from ..derive.rules import remember_comments
 from ..errors import DiscussionsError
+from ..model import storage
 from .diagnostics import diagnostics
 from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
@@ -90,11 +92,25 @@ class DiscussionsServer(LanguageServer):
             self._author = default_author()
         return self._author
 
+    def document(self, uri: str) -> TextDocument:
+        """The document at `uri`: the editor's text when it opened it, else the file on disk,
+        read only when it is a regular file (`storage.read_bytes` opens without waiting and
+        refuses a FIFO or a device: pygls would wait on a FIFO for a writer, forever, and read
+        /dev/zero without end). A refusal is the request's error."""
+        opened: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        if opened is not None:
+            return opened
+        doc = self.workspace.get_text_document(uri)
+        if doc.path is None:
+            return doc
+        text = storage.read_bytes(Path(doc.path)).decode("utf-8", errors="replace")
+        return TextDocument(uri, text, position_codec=self.workspace.position_codec)
+
     def buffer(self, uri: str) -> Buffer:
         """The analysis of the document's current text (made again when the text changed)."""
         from .buffer import analyse
 
-        doc = self.workspace.get_text_document(uri)
+        doc = self.document(uri)
         b = self.buffers.get(uri)
         if b is None or b.text != doc.source:
             b = analyse(self.ws, Path(doc.path), doc.source)
@@ -105,7 +121,7 @@ class DiscussionsServer(LanguageServer):
         """Check the document now: the status notification, then the diagnostics (so a
         client that has the diagnostics of a version has its status too)."""
         self._timers.pop(uri, None)
-        doc = self.workspace.get_text_document(uri)
+        doc = self.document(uri)
         try:
             b = self.buffer(uri)
         except DiscussionsError as exc:  # the project's settings cannot be read
@@ -149,7 +165,7 @@ class DiscussionsServer(LanguageServer):
         """Why the engine may not write to the document's file now, or None."""
         from .buffer import is_dirty
 
-        doc = self.workspace.get_text_document(uri)
+        doc = self.document(uri)
         if not self.buffer(uri).is_discussion:
             return f"{Path(doc.path).name} is not a discussion"
         if is_dirty(Path(doc.path), doc.source):
@@ -162,10 +178,10 @@ class DiscussionsServer(LanguageServer):
     async def catch_up(self, uri: str, before: str) -> bool:
         """Bring what the engine appended into the buffer, if it still holds `before` (the
         file as it was saved); never over text typed since. Returns whether it asked."""
-        doc = self.workspace.get_text_document(uri)
+        doc = self.document(uri)
         try:
-            after = Path(doc.path).read_bytes().decode("utf-8", errors="replace")
-        except OSError:
+            after = storage.read_bytes(Path(doc.path)).decode("utf-8", errors="replace")
+        except DiscussionsError:
             return False
         if doc.source == after:
             return False

@@ -10,30 +10,34 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from typing import BinaryIO
 
 from pygls.lsp.server import LanguageServer
 
+from .framing import Framed
 from .handshake import Opening
 
 
 class Replay:
-    """A reader giving the bytes `first` and then what `inner` gives (the two calls pygls's
-    reader makes: ``readline`` and ``read``)."""
+    """A reader giving the bytes `first` and then what `inner` gives (the two calls
+    `framing.Framed` makes: ``readline`` and ``read``)."""
 
     def __init__(self, inner: BinaryIO, first: bytes) -> None:
         self._inner = inner
         self._first = first
 
-    def readline(self) -> bytes:
+    def readline(self, size: int = -1) -> bytes:
+        """A line, of at most `size` bytes when `size` is positive."""
         if not self._first:
-            return self._inner.readline()
-        end = self._first.find(b"\n") + 1
-        if end:
-            line, self._first = self._first[:end], self._first[end:]
+            return self._inner.readline(size)
+        end = self._first.find(b"\n") + 1 or len(self._first)
+        if 0 < size < end:
+            end = size
+        line, self._first = self._first[:end], self._first[end:]
+        if line.endswith(b"\n") or self._first or (0 < size <= len(line)):
             return line
-        line, self._first = self._first, b""
-        return line + self._inner.readline()
+        return line + self._inner.readline(size - len(line) if size > 0 else -1)
 
     def read(self, n: int) -> bytes:
         got, self._first = self._first[:n], self._first[n:]
@@ -48,8 +52,19 @@ class AnsweredOnce:
     def __init__(self, inner: BinaryIO, opening: Opening) -> None:
         self._inner = inner
         self._held: Opening | None = opening if opening.answer is not None else None
+        self._lock = threading.Lock()
 
     def write(self, data: bytes) -> None:
+        with self._lock:  # pygls writes from the event loop, `framing` from the reader's thread
+            self._write(data)
+
+    def send(self, data: bytes) -> None:
+        """Write a whole message now (`framing`'s errors)."""
+        with self._lock:
+            self._write(data)
+            self._inner.flush()
+
+    def _write(self, data: bytes) -> None:
         if self._held is not None and _answers(data, self._held.ident):
             if data != self._held.answer:
                 print(
@@ -109,6 +124,6 @@ def serve(server: LanguageServer, opening: Opening) -> None:
             flush=True,
         )
         raise SystemExit(1)
-    stdin = Replay(sys.stdin.buffer, opening.raw)
     stdout = AnsweredOnce(sys.stdout.buffer, opening)
+    stdin = Framed(Replay(sys.stdin.buffer, opening.raw), stdout.send)
     server.start_io(stdin, stdout)  # type: ignore[arg-type]

@@ -81,7 +81,7 @@ def _engine_commands(server: DiscussionsServer) -> None:
         refused = _refuse(ls, uri)
         if refused:
             return refused
-        before = ls.workspace.get_text_document(uri).source
+        before = ls.document(uri).source
         try:
             done = ls.tools.advance(str(ls.buffer(uri).path))
         except DiscussionsError as exc:
@@ -98,7 +98,7 @@ def _engine_commands(server: DiscussionsServer) -> None:
             return refused
         from ..git.driver import resolve_conflict
 
-        before = ls.workspace.get_text_document(uri).source
+        before = ls.document(uri).source
         path = ls.buffer(uri).path
         try:
             done = await asyncio.get_running_loop().run_in_executor(
@@ -121,7 +121,7 @@ def _buffer_commands(server: DiscussionsServer) -> None:
         value = str(args[1]).upper() if len(args) > 1 else "READY"
         if value not in VOTE_VALUES:
             return {"error": f"a vote is one of {', '.join(VOTE_VALUES)}, not {value!r}"}
-        doc = ls.workspace.get_text_document(uri)
+        doc = ls.document(uri)
         edit = vote_edit(uri, doc.version, ls.buffer(uri), ls.author, value)
         result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))
         return {"applied": result.applied}

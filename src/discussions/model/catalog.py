@@ -150,7 +150,7 @@ def list_discussions(
             continue
         rows.append(_row(d, path))
     if status:
-        _check_status(status, ws, seen)
+        check_status(status, ws, seen)
     return rows, skipped
 
 
@@ -160,7 +160,10 @@ def _matches(d: Discussion, status: str) -> bool:
     return d.status.upper() == status.strip().upper()
 
 
-def _check_status(status: str, ws: Workspace, seen: set[str]) -> None:
+def check_status(status: str, ws: Workspace, seen: set[str]) -> None:
+    """Refuse a `status` filter (`list`, `decisions`) that is neither a known status
+    (`templates.known_statuses`) nor one of `seen` (those the files listed have): a
+    misspelt one would list nothing and look like an answer."""
     wanted = status.strip().upper()
     known = known_statuses(ws.templates)
     if wanted not in known and wanted not in seen:

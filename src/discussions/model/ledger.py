@@ -38,6 +38,7 @@ from ..syntax.markers import extract
 from ..syntax.parse import is_discussion_text, parse_document
 from ..syntax.text import decode
 from . import storage
+from .catalog import check_status
 from .discussion import Discussion, Item
 from .folder import discussion_candidates, resolved
 
@@ -252,7 +253,8 @@ def scan(
     passed over; unreadable files, and non-discussions with ``DECISION:`` lines, are listed in
     `Ledger.skipped`. With `cached`, files unchanged since an earlier cached scan in this
     process (same size, modification time and inode) are not read again.
-    Raises `DiscussionNotFound` when `folder` is not a folder."""
+    Raises `DiscussionNotFound` when `folder` is not a folder, `PhaseError` when `status`
+    matched nothing and is no known status (`catalog.check_status`)."""
     where = _folder(workspace, folder)
     if not where.is_dir():
         raise DiscussionNotFound(f"no discussions folder at {where}")
@@ -272,6 +274,8 @@ def scan(
         if skipped is not None:
             ledger.skipped.append(skipped)
         ledger.entries.extend(e for e in entries if not wanted or e.status.upper() == wanted)
+    if status and not ledger.entries:
+        check_status(status, workspace, set())  # nothing found: a misspelt status says so
     ledger.entries.sort(key=_sort_key)
     return ledger
 

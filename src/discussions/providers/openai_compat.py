@@ -26,7 +26,10 @@ In ``providers.yaml``::
   the entry says ``allow_plain_http: true``: a prompt holds the whole discussion, and an API
   key would travel in the clear. ``https://`` may go anywhere. Redirects are not followed.
 * The API key is read from the named environment variable at call time and sent only as the
-  ``Authorization`` header; it is never written into a discussion, an error or a listing.
+  ``Authorization`` header; it is never written into a discussion, an error or a listing. A
+  server that repeats it (in its answer, streamed or not, or in an error) has it shown as
+  ``***`` before the text reaches anything: a streamed piece that could be the start of the
+  key is held back until the next one tells (`KeyBlanker`).
 * The context window: ``context_window:`` when configured, else what the server says (see
   `server_window`; asked once per process), else None (unknown).
 """
@@ -83,12 +86,62 @@ def forget_windows() -> None:
 
 
 @dataclass(slots=True)
-class _Answer:
-    """What one call read: the text pieces, the usage, how many bytes came."""
+class KeyBlanker:
+    """Shows `key` as ``***`` in a text that comes in pieces: `feed` returns what may be shown
+    of the text so far, keeping back an end that could be the start of the key (it may be
+    split across two server-sent events); `flush` returns what is kept at the end."""
 
+    key: str
+    held: str = ""
+
+    def blank(self, text: str) -> str:
+        return text.replace(self.key, "***") if self.key else text
+
+    def feed(self, piece: str) -> str:
+        text = self.blank(self.held + piece)
+        keep = _key_start_at_end(text, self.key)
+        self.held = text[len(text) - keep :]
+        return text[: len(text) - keep]
+
+    def flush(self) -> str:
+        held, self.held = self.held, ""
+        return held
+
+
+def _key_start_at_end(text: str, key: str) -> int:
+    """The length of the longest end of `text` that is the start of `key` (0: none)."""
+    for n in range(min(len(key) - 1, len(text)), 0, -1):
+        if text.endswith(key[:n]):
+            return n
+    return 0
+
+
+@dataclass(slots=True)
+class _Answer:
+    """What one call read: the text pieces (the key blanked), the usage, how many bytes
+    came."""
+
+    blanker: KeyBlanker
     pieces: list[str] = field(default_factory=list)
     usage: Usage = UNKNOWN
     received: int = 0
+
+    def add(self, piece: str, request: ProviderRequest | None = None) -> None:
+        """Take `piece` of the answer; what may be shown of it goes to `request`'s display."""
+        shown = self.blanker.feed(piece)
+        if shown:
+            self.pieces.append(shown)
+            if request is not None:
+                _report(request, shown)
+
+    def end(self, request: ProviderRequest | None = None) -> _Answer:
+        """The answer complete: what was kept back is shown too."""
+        rest = self.blanker.flush()
+        if rest:
+            self.pieces.append(rest)
+            if request is not None:
+                _report(request, rest)
+        return self
 
 
 class OpenAICompatibleProvider(Provider):
@@ -140,8 +193,12 @@ class OpenAICompatibleProvider(Provider):
 
     def _blank_key(self, text: str) -> str:
         """`text` with the API key, should it hold it, shown as ``***``."""
+        return self._blanker().blank(text)
+
+    def _blanker(self) -> KeyBlanker:
+        """A `KeyBlanker` of the key this call sends ("" when it sends none)."""
         key = os.environ.get(self.spec.api_key_env, "") if self.spec.api_key_env else ""
-        return text.replace(key, "***") if key else text
+        return KeyBlanker(key)
 
     def _call(self, request: ProviderRequest) -> Completion:
         timeout = call_timeout(self.spec, request)
@@ -164,7 +221,7 @@ class OpenAICompatibleProvider(Provider):
             ) from None
         finally:
             conn.close()
-        text = "".join(answer.pieces)
+        text = self._blank_key("".join(answer.pieces))  # pieces are; their joins too
         if not text.strip():
             detail = (
                 "no event came at all; some servers end a stream silently when they refuse a "
@@ -236,10 +293,10 @@ class OpenAICompatibleProvider(Provider):
         raw = reader.read_capped(self.max_output + 1)
         if len(raw) > self.max_output:
             raise self._flooded()
-        return _one_object(self.name, raw)
+        return _one_object(self.name, raw, _Answer(self._blanker(), received=len(raw)))
 
     def _read_stream(self, reader: _Reader, request: ProviderRequest) -> _Answer:
-        answer = _Answer()
+        answer = _Answer(self._blanker())
         pending = b""
         while True:
             chunk = reader.read()
@@ -251,9 +308,9 @@ class OpenAICompatibleProvider(Provider):
             *lines, pending = (pending + chunk).split(b"\n")
             for line in lines:
                 if _take_event(self.name, line, answer, request) == "done":
-                    return answer
+                    return answer.end(request)
         _take_event(self.name, pending, answer, request)
-        return answer
+        return answer.end(request)
 
     def _flooded(self) -> ProviderOutputError:
         return ProviderOutputError(
@@ -341,8 +398,7 @@ def _take_event(name: str, line: bytes, answer: _Answer, request: ProviderReques
         raise ProviderFailed(name, "the server reported an error", str(message))
     piece = _choice_text(event, "delta")
     if piece:
-        answer.pieces.append(piece)
-        _report(request, piece)
+        answer.add(piece, request)
     answer.usage = _usage(event.get("usage")) or answer.usage
     return ""
 
@@ -356,20 +412,17 @@ def _report(request: ProviderRequest, piece: str) -> None:
         pass
 
 
-def _one_object(name: str, raw: bytes) -> _Answer:
-    """A non-streamed answer: one ``chat.completion`` object."""
+def _one_object(name: str, raw: bytes, answer: _Answer) -> _Answer:
+    """A non-streamed answer: one ``chat.completion`` object, read into `answer`."""
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise ProviderOutputError(name, "the server's answer is not JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
         raise ProviderOutputError(name, "the server's answer has no choices")
-    answer = _Answer(received=len(raw))
-    piece = _choice_text(data, "message")
-    if piece:
-        answer.pieces.append(piece)
+    answer.add(_choice_text(data, "message"))
     answer.usage = _usage(data.get("usage")) or UNKNOWN
-    return answer
+    return answer.end()
 
 
 def _choice_text(event: dict[str, Any], key: str) -> str:

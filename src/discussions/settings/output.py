@@ -15,12 +15,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from .schema import Fields, Number, Text
 
 OUTPUT_TYPES = ("documentation",)
 DEFAULT_MAX_REVISIONS = 2
+DOCUMENT_SUFFIXES = (".md", ".markdown")
+"""What the document may be: the loop asks for markdown, so a markdown file (never code, a
+test, a setting, or a ``.txt``/``.rst`` that would hold markdown under another name)."""
+INSTRUCTION_FILES = (
+    "agents.md", "agent.md", "claude.md", "claude.local.md", "gemini.md", "qwen.md",
+)  # fmt: skip
+"""Markdown files an AI coding CLI reads as its instructions when it runs in the project
+(lower-cased; at any depth): a draft written there would steer the next AI run. Claude Code
+reads CLAUDE.md and CLAUDE.local.md, Codex and opencode AGENTS.md, Gemini CLI GEMINI.md, Qwen
+Code QWEN.md (each CLI's own documentation on project instructions or memory files)."""
 
 OUTPUT = Fields(
     {
@@ -67,3 +78,21 @@ def read_output(data: Any) -> Output | None:
         max_revisions=DEFAULT_MAX_REVISIONS if revisions is None else int(revisions),
         path=str(data.get("path") or "").strip(),
     )
+
+
+def document_path_problem(path: str) -> str | None:
+    """Why `path` (relative to the project folder) is no place for the approved document, or
+    None: it must be a relative markdown file (`DOCUMENT_SUFFIXES`), outside every hidden
+    folder (``.git``, ``.github``, an AI CLI's settings) and not an AI CLI's instruction file.
+    Only the words of the path: where links lead is the engine's to check
+    (`engine.documentation`), on the real path, with this same rule."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    if not parts or path.startswith(("/", "~")) or ".." in parts:
+        return "is not a relative path inside the project"
+    if any(p.startswith(".") for p in parts):
+        return "is in a hidden folder or names a hidden file (.git, .github and the like)"
+    if not parts[-1].lower().endswith(DOCUMENT_SUFFIXES):
+        return f"does not name a markdown file ({' or '.join(DOCUMENT_SUFFIXES)})"
+    if parts[-1].lower() in INSTRUCTION_FILES:
+        return "names a file an AI coding tool reads as its instructions"
+    return None
