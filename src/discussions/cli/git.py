@@ -191,8 +191,11 @@ def review_command(
     if len(revs) > 1:
         raise click.UsageError(f"give at most one REV-RANGE (got: {' '.join(revs)})")
     ws = workspace()
-    changes = collect_changes(Path.cwd(), revs[0] if revs else None, staged=staged)
-    if not changes.files:
+    from ..settings.evidence import evidence_settings
+
+    exclude = evidence_settings(ws.config).exclude
+    changes = collect_changes(Path.cwd(), revs[0] if revs else None, staged=staged, exclude=exclude)
+    if not changes.files and not changes.refused:
         raise DiscussionsError(f"nothing to review: no changes ({changes.description})")
     context, omitted = render_review_context(changes, budget)
     shown = title or f"{changes.branch}: {changes.description}"
