@@ -122,6 +122,7 @@ def test_a_diff_shows_the_allowed_files_in_full(history: Path) -> None:
         ("read ./private/notes.txt", "./"),
         ("git log -p --all", "--all"),
         ("git show HEAD~1 HEAD:src/app.py", "REV:PATH"),
+        ("git diff HEAD~99", "no revision, nor a path"),
     ],
 )
 def test_paths_and_options_that_skipped_the_check(
@@ -230,3 +231,22 @@ def test_a_file_that_became_a_folder_holding_a_secret(project: Path) -> None:
         assert "refused conf/.env.prod: " in e.content and "-plain" in e.content or (
             "--stat" in request and "refused conf/.env.prod: " in e.content
         ), (request, e.content)
+
+
+def test_with_nothing_refused_the_answer_is_gits_own(project: Path) -> None:
+    """Shown per commit and in batches, the answer is what git itself prints."""
+    for n in range(30):
+        (project / "src" / f"m{n % 4}.py").write_text(f"X = {n}\n")
+        git(project, "add", "src")
+        git(project, "commit", "-qm", f"change {n}")
+    git(project, "checkout", "-q", "-b", "side", "HEAD~3")
+    (project / "src" / "side.py").write_text("S = 1\n")
+    git(project, "add", "src")
+    git(project, "commit", "-qm", "side")
+    git(project, "checkout", "-q", "main")
+    git(project, "merge", "-q", "--no-edit", "side")
+    for request in ("git log -p", "git log --stat -n 12", "git log --oneline --name-status",
+                    "git show HEAD", "git show --stat HEAD~1", "git diff HEAD~12 HEAD"):
+        e, _ = one(project, request)
+        own = git(project, *request.split()[1:2], "--no-renames", *request.split()[2:])
+        assert e.content.rstrip() == "\n".join(own.splitlines()[:2000]).rstrip(), request

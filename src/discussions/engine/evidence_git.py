@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..git.confine import Confinement, Refused
+from ..git.confine import Confinement, Refused, Sifted
 from ..providers.command import ContainedRun
 from ..syntax.evidence import content_digest
 from .evidence_sources import PATHS_PER_RUN, Found, capped
@@ -238,52 +238,81 @@ def _diff_per_file(ask: _Ask, where: Confinement, out: _Output) -> None:
 
 def _commits_per_file(ask: _Ask, where: Confinement, out: _Output) -> None:
     """``git log`` or ``git show`` that shows files: the commits and the paths each touches
-    listed, then each commit shown with its allowed paths only (its header alone when it has
-    none), followed by its refused ones."""
+    listed, every path sifted at once, then the commits shown with their allowed paths only
+    (a commit's header alone when it has none), each refused path named after its commit."""
     if ask.has(("--graph",)):
         raise Refused("`--graph` is not shown with files; ask without it, or without the diff")
-    listing = _listing(
-        where, [ask.sub, "--no-renames", "--name-only", "-z", "--format=%x01%H"], ask
-    )
+    argv = [ask.sub, "--no-renames", "--name-only", "-z", "--format=%x01%H %P"]
+    commits = _by_commit(_listing(where, argv, ask))
+    verdicts = where.sift([name for _, _, names in commits for name in names])
     shown = ask.words(lambda name: name not in _SELECT)
     header = ask.words(lambda name: name in _NO_DIFF)
-    for commit, names in _by_commit(listing):
-        sifted = where.sift(names)
+    oneline = "--oneline" in shown or "--pretty=oneline" in shown or "--format=oneline" in shown
+    for n, (group, part) in enumerate(_groups(commits, verdicts)):
+        if n and not oneline:
+            out.lines.append("")  # git's blank line between two commits, across runs
         said: list[str] = []
-        if sifted.allowed and len(sifted.allowed) <= PATHS_PER_RUN:
-            argv = ["show", *_DIFF, *shown, commit, "--", *sifted.pathspecs()]
+        if part.allowed and len(part.allowed) <= PATHS_PER_RUN:
+            argv = ["show", *_DIFF, *shown, *group, "--", *part.pathspecs()]
             said = out.add(where, argv, literal=False)
-        if not said:  # no allowed path (or git left the commit out): its header
-            out.add(where, ["show", "-s", *header, commit])
-        out.lines += sifted.lines()
+        if not said:  # no allowed path, or git left the commit out: its header alone
+            out.add(where, ["show", "-s", *header, *group])
+            if len(part.allowed) > PATHS_PER_RUN:
+                out.lines.append(f"({len(part.allowed)} files, too many to show: ask for a path)")
+        out.lines += part.lines()
         if out.full():
             return
+
+
+BATCH = 20
+"""Commits one ``git show`` shows at most."""
+
+
+def _groups(
+    commits: list[tuple[str, bool, list[str]]], verdicts: Sifted
+) -> Iterator[tuple[list[str], Sifted]]:
+    """Runs of commits one ``git show`` shows together (their allowed paths as its
+    pathspecs): consecutive commits, not merges, whose every path is allowed, up to `BATCH`
+    commits and `PATHS_PER_RUN` paths. Any other commit goes alone, its refused paths named
+    right after it."""
+    group: list[str] = []
+    paths: dict[str, None] = {}
+    for commit, merge, names in commits:
+        part = verdicts.part(names)
+        alone = merge or bool(part.refused) or not part.allowed
+        if group and (alone or len(group) >= BATCH or len(paths) + len(names) > PATHS_PER_RUN):
+            yield group, Sifted(list(paths))
+            group, paths = [], {}
+        if alone:
+            yield [commit], part
+        else:
+            group.append(commit)
+            paths.update(dict.fromkeys(part.allowed))
+    if group:
+        yield group, Sifted(list(paths))
 
 
 def _listing(where: Confinement, argv: list[str], ask: _Ask) -> str:
     """The output of the listing run ``ARGV`` with the request's choosing options,
     revisions and paths."""
     run = where.git(
-        [
-            "--literal-pathspecs",
-            *argv,
-            *ask.words(_SELECT.__contains__),
-            *ask.revs,
-            "--",
-            *ask.paths,
-        ],
+        ["--literal-pathspecs", *argv, *ask.words(_SELECT.__contains__), *ask.revs, "--"]
+        + ask.paths,
         max_output=4 * MAX_OUTPUT,
     )
     _check(run, ask.sub)
     return run.out.decode("utf-8", "replace")
 
 
-def _by_commit(listing: str) -> list[tuple[str, list[str]]]:
-    """(commit id, paths) from ``--name-only -z --format=%x01%H`` output."""
+def _by_commit(listing: str) -> list[tuple[str, bool, list[str]]]:
+    """(commit id, whether a merge, paths) from ``--name-only -z --format=%x01%H %P``."""
     out = []
     for chunk in listing.split("\x01")[1:]:
-        commit, *names = chunk.split("\0")
-        out.append((commit.strip(), [n.lstrip("\n") for n in names if n.strip("\n")]))
+        line, *names = chunk.split("\0")
+        ids = line.split()
+        paths = [n.lstrip("\n") for n in names if n.strip("\n")]
+        if ids:
+            out.append((ids[0], len(ids) > 2, paths))
     return out
 
 
@@ -308,6 +337,8 @@ def _checked(sub: str, words: list[str], where: Confinement) -> _Ask:
             ask.revs.append(_object(word, where))
         else:
             rev = _revision(word, where) if _REV.match(word) else None
+            if rev is None and not (where.root / word).exists():
+                raise Refused(f"`{word}` is no revision, nor a path (give a path after `--`)")
             if rev is None:
                 ask.paths.append(_path(word, where))
             else:

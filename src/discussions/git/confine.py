@@ -51,6 +51,18 @@ class Sifted:
         """One line naming each refused path, for the block: never silently dropped."""
         return [refused_line(path, why) for path, why in self.refused]
 
+    def part(self, paths: list[str]) -> Sifted:
+        """The verdicts on `paths` (each sifted with these): a path not among them is
+        refused."""
+        allowed, why = set(self.allowed), dict(self.refused)
+        out = Sifted()
+        for path in dict.fromkeys(paths):
+            if path in allowed:
+                out.allowed.append(path)
+            else:
+                out.refused.append((path, why.get(path, "not checked")))
+        return out
+
     def pathspecs(self, allowed: list[str] | None = None) -> list[str]:
         """git pathspecs for the allowed paths (or those of `allowed`) and nothing else:
         each literal (no wildcard widens it), every refused path excluded (a path allowed as
@@ -305,9 +317,9 @@ class Confinement:
         rel = rel.strip().rstrip("/") if folder else rel.strip()
         if folder and rel in ("", "."):
             return self.root
-        why = self.problem(rel)
-        if why:
-            raise Refused(why)
+        sifted = self.sift([rel])  # the rule of every path an answer shows
+        if sifted.refused:
+            raise Refused(sifted.refused[0][1])
         path = self.root / rel
         real = path.resolve()
         if real != self.root and self.root not in real.parents:
