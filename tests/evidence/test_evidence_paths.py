@@ -248,6 +248,7 @@ def test_with_nothing_refused_the_answer_is_gits_own(project: Path) -> None:
         "git log -p",
         "git log --stat -n 12",
         "git log --oneline --name-status",
+        "git log --pretty=oneline --stat",
         "git show HEAD",
         "git show --stat HEAD~1",
         "git diff HEAD~12 HEAD",
@@ -255,3 +256,5 @@ def test_with_nothing_refused_the_answer_is_gits_own(project: Path) -> None:
         e, _ = one(project, request)
         own = git(project, *request.split()[1:2], "--no-renames", *request.split()[2:])
         assert e.content.rstrip() == "\n".join(own.splitlines()[:2000]).rstrip(), request
+    apart, _ = one(project, "git log --pretty oneline --stat -n 3")  # given apart: one word
+    assert apart.content == git(project, "log", "--pretty=oneline", "--stat", "-n", "3").rstrip()

@@ -26,43 +26,13 @@ from .evidence_sources import PATHS_PER_RUN, Found, capped
 
 SUBCOMMANDS = ("log", "show", "diff", "blame")
 
-_FLAGS = frozenset(
-    (
-        "--oneline",
-        "--stat",
-        "--shortstat",
-        "--numstat",
-        "--name-only",
-        "--name-status",
-        "-p",
-        "--patch",
-        "-u",
-        "--no-merges",
-        "--merges",
-        "--reverse",
-        "--first-parent",
-        "-w",
-        "--ignore-all-space",
-        "-b",
-        "--cached",
-        "--staged",
-        "-s",
-        "--no-patch",
-        "--graph",
-        "--decorate",
-        "--abbrev-commit",
-        "--summary",
-        "--raw",
-        "--branches",
-        "--root",
-        "--minimal",
-        "--patience",
-        "--histogram",
-        "--word-diff",
-        "--color-words",
-        "--full-index",
-    )
-)
+_FLAGS = frozenset((
+    "--oneline", "--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "-p",
+    "--patch", "-u", "--no-merges", "--merges", "--reverse", "--first-parent", "-w",
+    "--ignore-all-space", "-b", "--cached", "--staged", "-s", "--no-patch", "--graph",
+    "--decorate", "--abbrev-commit", "--summary", "--raw", "--branches", "--root", "--minimal",
+    "--patience", "--histogram", "--word-diff", "--color-words", "--full-index",
+))  # fmt: skip
 _VALUED = {
     "-n": r"\d{1,6}",
     "--max-count": r"\d{1,6}",
@@ -81,47 +51,19 @@ _VALUED = {
 _EXPLAINED = {
     "--all": "`--all` reaches stashes and notes, which are never shown; ask for --branches",
 }
-_SELECT = frozenset(
-    (
-        "-n",
-        "--max-count",
-        "--skip",
-        "--since",
-        "--until",
-        "--after",
-        "--before",
-        "--no-merges",
-        "--merges",
-        "--first-parent",
-        "--reverse",
-        "--branches",
-        "--cached",
-        "--staged",
-    )
-)
+_SELECT = frozenset((
+    "-n", "--max-count", "--skip", "--since", "--until", "--after", "--before", "--no-merges",
+    "--merges", "--first-parent", "--reverse", "--branches", "--cached", "--staged",
+))  # fmt: skip
 """Options that choose the commits (or the sides of a diff): given to the listing run."""
-_OUTPUTS = frozenset(
-    (
-        "-p",
-        "--patch",
-        "-u",
-        "-U",
-        "--unified",
-        "--stat",
-        "--shortstat",
-        "--numstat",
-        "--name-only",
-        "--name-status",
-        "--raw",
-        "--summary",
-        "--word-diff",
-        "--color-words",
-    )
-)
+_OUTPUTS = frozenset((
+    "-p", "--patch", "-u", "-U", "--unified", "--stat", "--shortstat", "--numstat",
+    "--name-only", "--name-status", "--raw", "--summary", "--word-diff", "--color-words",
+))  # fmt: skip
 """Options that make ``log`` print files (``show`` does unless ``-s``; ``diff`` always)."""
-_NO_DIFF = frozenset(
-    ("--oneline", "--decorate", "--abbrev-commit", "--date", "--pretty", "--format")
-)
+_NO_DIFF = frozenset((
+    "--oneline", "--decorate", "--abbrev-commit", "--date", "--pretty", "--format",
+))  # fmt: skip
 """Options of a commit's header, kept when a commit shows no file."""
 _REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}~^-]{0,199}$")
 _NUMBER_FLAG = re.compile(r"^-\d{1,6}$")
@@ -149,6 +91,14 @@ class _Ask:
 
     def has(self, names: frozenset[str] | tuple[str, ...]) -> bool:
         return any(name in names for name, _ in self.options)
+
+    def oneline(self) -> bool:
+        """Whether each commit's header is one line (git puts no blank line between two)."""
+        return any(
+            name == "--oneline"
+            or (name in ("--pretty", "--format") and words[-1].endswith("oneline"))
+            for name, words in self.options
+        )
 
     def shows_files(self) -> bool:
         """Whether git's answer would print paths or file content."""
@@ -247,9 +197,8 @@ def _commits_per_file(ask: _Ask, where: Confinement, out: _Output) -> None:
     verdicts = where.sift([name for _, _, names in commits for name in names])
     shown = ask.words(lambda name: name not in _SELECT)
     header = ask.words(lambda name: name in _NO_DIFF)
-    oneline = "--oneline" in shown or "--pretty=oneline" in shown or "--format=oneline" in shown
     for n, (group, part) in enumerate(_groups(commits, verdicts)):
-        if n and not oneline:
+        if n and not ask.oneline():
             out.lines.append("")  # git's blank line between two commits, across runs
         said: list[str] = []
         if part.allowed and len(part.allowed) <= PATHS_PER_RUN:
@@ -331,7 +280,7 @@ def _checked(sub: str, words: list[str], where: Confinement) -> _Ask:
             after_dashes = True
         elif word.startswith("-"):
             name, taken = _option(word, words[i] if i < len(words) else None)
-            ask.options.append((name, words[i - 1 : i - 1 + taken]))
+            ask.options.append((name, _stuck(name, words[i - 1 : i - 1 + taken])))
             i += taken - 1
         elif ":" in word:
             ask.revs.append(_object(word, where))
@@ -441,6 +390,14 @@ def _option(word: str, following: str | None) -> tuple[str, int]:
     if following is None or not re.fullmatch(pattern, following):
         raise Refused(f"`{name}` needs a value like {pattern!r}")
     return name, 2
+
+
+def _stuck(name: str, words: list[str]) -> list[str]:
+    """An option and its value as one word (``--pretty=oneline``, ``-U3``): given apart, git
+    would read some values as a revision."""
+    if len(words) < 2:
+        return words
+    return [f"{name}={words[1]}" if name.startswith("--") else name + words[1]]
 
 
 def _path(rel: str, where: Confinement) -> str:
