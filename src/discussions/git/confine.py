@@ -244,19 +244,8 @@ class Confinement:
         """The files and folders (a folder ending in ``/``) git ignores in `folder`."""
         if not self.in_git:
             return []
-        run = self._raw_git(
-            [
-                "--literal-pathspecs",
-                "ls-files",
-                "-z",
-                "--others",
-                "--ignored",
-                "--exclude-standard",
-                "--directory",
-                "--",
-                folder or ".",
-            ]
-        )
+        ask = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+        run = self._raw_git(["--literal-pathspecs", *ask, "--", folder or "."])
         return [n for n in run.out.decode("utf-8", "replace").split("\0") if n]
 
     def sift(self, paths: list[str]) -> Sifted:
