@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -157,3 +158,36 @@ def test_fence_block_cannot_be_closed_by_its_content(text: str) -> None:
     expected = text if text.endswith("\n") or not text else text + "\n"
     assert html.unescape(blocks[0]) == expected
     assert page.rstrip().endswith("<p>after</p>")
+
+
+def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
+    """The diff is asked for the allowed paths only: a secret folder, a secret name and an
+    ``evidence.exclude`` path are named as left out, their content never written."""
+    (repo / "discussions.yaml").write_text("evidence:\n  exclude: ['private/*']\n")
+    for rel in ("Secret_stuff/config.yaml", ".env.production", "private/notes.txt"):
+        (repo / rel).parent.mkdir(exist_ok=True)
+        (repo / rel).write_text("old\n")
+    git(repo, "add", "-f", "-A")
+    git(repo, "commit", "-q", "-m", "configuration")
+    git(repo, "checkout", "-q", "-b", "feature")
+    for rel in ("Secret_stuff/config.yaml", ".env.production", "private/notes.txt"):
+        (repo / rel).write_text(f"TOKEN_{len(rel)}_HIDDEN\n")
+    (repo / "app.py").write_text("def retry(times=3):\n    return times\n")
+    for args in (("review",), ("review", "--staged")):
+        if args[-1] == "--staged":
+            git(repo, "add", "-A")
+        result = invoke(*args, "--json")
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        text = Path(data["file"]).read_text()
+        assert "HIDDEN" not in text and "+def retry(times=3):" in text
+        assert [f["path"] for f in data["refused_files"]] == [
+            ".env.production", "Secret_stuff/config.yaml", "private/notes.txt"
+        ]
+        for rel in ("Secret_stuff/config.yaml", ".env.production", "private/notes.txt"):
+            assert re.search(rf"`{re.escape(rel)}` \(refused: [^)]+\)", text), text
+    git(repo, "commit", "-q", "-m", "change them")
+    result = invoke("review", "main..feature", "--json")
+    text = Path(json.loads(result.output)["file"]).read_text()
+    assert "HIDDEN" not in text and "+def retry(times=3):" in text
+    assert "`Secret_stuff/config.yaml` (refused:" in text

@@ -14,7 +14,9 @@ from .options import json_option
 
 if TYPE_CHECKING:
     from ..engine.outcomes import TurnResult
+    from ..git.review import Changes
     from ..model.discussion import Discussion
+    from ..settings.workspace import Workspace
 
 # The merge driver runs once per conflicted file in a merge: it imports only what it needs
 # (git.driver, git.merge, syntax.parse); the other commands import the rest when they run.
@@ -182,7 +184,7 @@ def review_command(
       discussions review HEAD~3 --title "Retry logic" --budget 20000
       discussions review --with-files @security
     """
-    from ..git.review import collect_changes, render_review_context
+    from ..git.review import render_review_context
     from ..model.discussion import Discussion
     from .common import display_path, echo_json, workspace
 
@@ -191,9 +193,7 @@ def review_command(
     if len(revs) > 1:
         raise click.UsageError(f"give at most one REV-RANGE (got: {' '.join(revs)})")
     ws = workspace()
-    changes = collect_changes(Path.cwd(), revs[0] if revs else None, staged=staged)
-    if not changes.files:
-        raise DiscussionsError(f"nothing to review: no changes ({changes.description})")
+    changes = _changes(ws, revs[0] if revs else None, staged)
     context, omitted = render_review_context(changes, budget)
     shown = title or f"{changes.branch}: {changes.description}"
     d = Discussion.create(shown, template="code-review", context=context, workspace=ws)
@@ -208,6 +208,7 @@ def review_command(
     if as_json:
         data = d.to_dict()
         data["omitted_files"] = omitted
+        data["refused_files"] = [{"path": p, "reason": why} for p, why in changes.refused]
         if result is not None:
             data["turn"] = result.to_dict()
         echo_json(data)
@@ -215,9 +216,24 @@ def review_command(
     click.echo(f"Created: {display_path(d.path)} ({len(changes.files)} file(s) changed)")
     if omitted:
         click.echo(f"Diff of {len(omitted)} file(s) left out (--budget {budget}).")
+    if changes.refused:
+        click.echo(f"Not shown, by the evidence rule: {', '.join(p for p, _ in changes.refused)}")
     for line in attached:
         click.echo(line)
     _say_outcomes(result, d)
+
+
+def _changes(ws: Workspace, rev_range: str | None, staged: bool) -> Changes:
+    """What `review` shows, its paths sifted by the evidence rule (``evidence.exclude``
+    included); a clear error when nothing changed."""
+    from ..git.review import collect_changes
+    from ..settings.evidence import evidence_settings
+
+    exclude = evidence_settings(ws.config).exclude
+    changes = collect_changes(Path.cwd(), rev_range, staged=staged, exclude=exclude)
+    if not changes.files and not changes.refused:
+        raise DiscussionsError(f"nothing to review: no changes ({changes.description})")
+    return changes
 
 
 def _say_outcomes(result: TurnResult | None, d: Discussion) -> None:

@@ -35,6 +35,7 @@ from ..errors import ApplyError, DiscussionsError, UnknownParticipant
 from ..git.review import DIFF_BUDGET, collect_changes, render_review_context
 from ..model.handoff import build_handoff
 from ..providers.window import chars_for_tokens, prompt_tokens
+from ..settings.evidence import evidence_settings
 from ..syntax import clock
 from ..syntax.apply import ApplyRecord, ApplyReviewRecord, render_apply_review
 from .council import voting_participants
@@ -442,8 +443,9 @@ def review_callout(
     if not _in_clone(d, applied):
         raise ApplyError(_missing(applied) + " to review it")
     base = first_base(d, applied)
-    changes = collect_changes(d.path.parent, f"{base}..{commit}")
-    if not changes.files:
+    exclude = evidence_settings(d.workspace.config).exclude
+    changes = collect_changes(d.path.parent, f"{base}..{commit}", exclude=exclude)
+    if not changes.files and not changes.refused:
         raise ApplyError(
             f"apply {applied.number} changed nothing ({base[:12]}..{commit[:12]}); "
             "there is no change to review"

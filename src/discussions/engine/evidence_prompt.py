@@ -6,6 +6,7 @@ folded to one line (line numbers kept); how to ask, in the response format; and 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..settings.evidence import evidence_settings
@@ -91,15 +92,40 @@ def evidence_section(d: Discussion, participant: Participant, budget: int) -> li
     out = ["", HEADING, PREFACE, ""]
     for e in blocks:
         if e.line in full:
-            ref = f' ref="{e.ref}"' if e.ref else ""
-            at = f' line="{e.line}"' if e.number in shared else ""
-            head = f'<evidence number="{e.number}"{at} request="{e.request}" for="{who(e)}"{ref}>'
-            out += [head, e.content.replace("</evidence", "<\\/evidence"), "</evidence>", ""]
+            at = e.line if e.number in shared else None
+            out += [*evidence_element(e.number, e.request, who(e), e.ref, e.content, at), ""]
     rest = sorted([e for e in blocks if e.line not in full] + other, key=lambda e: e.line)
     if rest:
         out.append("Not shown in full (ask again with an EVIDENCE: line to read one):")
         out += [f"- {_reference(e, who(e))}" for e in rest]
     return out
+
+
+_TAG = re.compile(r"<(\s*)(/?)(?=\s*evidence)", re.IGNORECASE)
+
+
+def evidence_element(
+    number: int, request: str, by: str, ref: str, content: str, at_line: int | None
+) -> list[str]:
+    """One block as the prompt quotes it: an ``<evidence ...>`` element whose content cannot
+    close it, nor open another, in any letter case or spacing (``</EVIDENCE >``: a backslash
+    after the ``<``), and whose attribute values cannot end early (``"``, ``<`` and ``>``
+    written as entities)."""
+    attrs = [
+        ("number", str(number)),
+        ("line", str(at_line) if at_line else ""),
+        ("request", request),
+        ("for", by),
+        ("ref", ref),
+    ]
+    head = " ".join(f'{k}="{_attribute(v)}"' for k, v in attrs if v or k == "request")
+    return [f"<evidence {head}>", _TAG.sub(r"<\1\\\2", content), "</evidence>"]
+
+
+def _attribute(value: str) -> str:
+    return (
+        value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    )
 
 
 def _in_full(blocks: list[Evidence], me: str, budget: int) -> set[int]:

@@ -9,10 +9,9 @@ import re
 import shlex
 import shutil
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from ..errors import ProviderError
-from ..git.confine import Confinement, Refused
+from ..git.confine import Confinement, Refused, refused_line
 from ..providers.command import run_contained, split_command
 from ..syntax.evidence import content_digest
 
@@ -79,7 +78,9 @@ _IN = re.compile(r"^(.*?)\s+in\s+(\S+)$")
 def grep(args: str, where: Confinement) -> Found:
     """``grep TEXT [in GLOB]``: lines holding TEXT, a fixed string (no regular expression,
     so no pattern can make it slow), in the readable files (those matching GLOB) outside the
-    discussions folder."""
+    discussions folder. The files are listed first and sifted (`Confinement.sift`); only the
+    allowed ones are searched, and the block names the refused ones (searching those would
+    tell whether a secret holds the text)."""
     m = _IN.match(args.strip())
     text, glob = (m.group(1), m.group(2)) if m else (args.strip(), "")
     text = text.strip().strip("\"'") or text.strip()
@@ -90,31 +91,43 @@ def grep(args: str, where: Confinement) -> Found:
         why = why or where.problem(glob.replace("*", "x").replace("?", "x"))
         if why:
             raise Refused(f"glob `{glob}`: {why}")
-    files = where.files()
+    sifted = where.sift([n for n in where.listed(glob) if not _unsearched(n, where)])
     if where.in_git:
+        hits = _git_grep(text, where, sifted.allowed)
+    else:
+        hits = _grep_files(text, where, sifted.allowed)
+    return capped(hits, GREP_RESULTS, "matching lines", f"grep {text!r}", sifted.lines())
+
+
+def _git_grep(text: str, where: Confinement, paths: list[str]) -> list[str]:
+    """``git grep`` of `text` in `paths` only (literal pathspecs, a batch at a time, so no
+    path can widen to another), until more than `GREP_RESULTS` lines are found."""
+    hits: list[str] = []
+    for start in range(0, len(paths), PATHS_PER_RUN):
+        batch = paths[start : start + PATHS_PER_RUN]
         run = where.git(
-            ["grep", "-F", "-n", "-I", "--no-color", "--untracked", "-e", text, "--"]
-            + ([f":(glob){glob}"] if glob else []),
+            ["--literal-pathspecs", "grep", "-F", "-n", "-I", "--no-color", "--untracked"]
+            + ["-e", text, "--", *batch],
             max_output=1 << 20,
         )
-        hits = run.out.decode("utf-8", "replace").splitlines()
-    else:
-        hits = _grep_files(text, where, files, glob)
-    # git grep reads a symbolic link as the path it holds, never what it leads to, so a hit
-    # in a readable file (no secret, nothing ignored) is shown.
-    hits = [h for h in hits if h.split(":", 1)[0] in files and not _unsearched(h, where)]
-    return capped(hits, GREP_RESULTS, "matching lines", f"grep {text!r}")
+        # git grep reads a symbolic link as the path it holds, never what it leads to.
+        hits += run.out.decode("utf-8", "replace").splitlines()
+        if len(hits) > GREP_RESULTS:
+            break
+    return hits
 
 
-def _unsearched(hit: str, where: Confinement) -> bool:
-    return hit.startswith(where.unsearched) if where.unsearched else False
+PATHS_PER_RUN = 1000
+"""Paths given to one git command at most (the rest go to the next)."""
 
 
-def _grep_files(text: str, where: Confinement, files: set[str], glob: str) -> list[str]:
+def _unsearched(path: str, where: Confinement) -> bool:
+    return path.startswith(where.unsearched) if where.unsearched else False
+
+
+def _grep_files(text: str, where: Confinement, files: list[str]) -> list[str]:
     hits: list[str] = []
     for rel in sorted(files):
-        if glob and not PurePosixPath(rel).match(glob):
-            continue
         try:
             path = where.resolve(rel)  # a link out of the project is refused
             data = path.read_bytes() if path.is_file() else b""
@@ -131,21 +144,35 @@ def _grep_files(text: str, where: Confinement, files: set[str], glob: str) -> li
 
 
 def listing(args: str, where: Confinement) -> Found:
-    """``list DIR``: the readable files and folders directly in DIR."""
+    """``list DIR``: the files and folders directly in DIR, each sifted by the rule
+    (`Confinement.sift`): a refused one (a secret, an excluded or ignored one) is named as
+    refused."""
     rel = args.strip() or "."
     where.resolve(rel, folder=True)
     prefix = "" if rel.rstrip("/") in ("", ".") else rel.rstrip("/") + "/"
-    entries: set[str] = set()
-    for name in where.files():
+    entries: dict[str, bool] = {}  # name -> is a folder
+    for name in [*where.listed(), *where.ignored_entries(prefix)]:
         if name.startswith(prefix):
             head, sep, _ = name[len(prefix) :].partition("/")
-            entries.add(head + ("/" if sep else ""))
-    return capped(sorted(entries), LIST_ENTRIES, "entries", f"list {rel}")
+            entries[head] = entries.get(head, False) or bool(sep)
+    sifted = where.sift([prefix + name for name in entries])
+    refused = dict(sifted.refused)
+    lines = []
+    for name in sorted(entries):
+        shown = name + ("/" if entries[name] else "")
+        why = refused.get(prefix + name)
+        lines.append(refused_line(shown, why) if why else shown)
+    return capped(lines, LIST_ENTRIES, "entries", f"list {rel}")
 
 
-def capped(lines: list[str], limit: int, what: str, label: str) -> Found:
+def capped(
+    lines: list[str], limit: int, what: str, label: str, refused: list[str] | None = None
+) -> Found:
+    """`lines` (the first `limit`), after the lines naming refused paths (`refused`)."""
     note = f"first {limit} {what} of {len(lines)}+" if len(lines) > limit else ""
     content = "\n".join(lines[:limit]) if lines else f"(no {what})"
+    if refused:
+        content = "\n".join([*refused, content])
     return Found(content, "output " + content_digest(content), note)
 
 

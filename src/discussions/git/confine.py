@@ -1,10 +1,14 @@
 """Reading the repository for evidence, confined: which paths may be read, and git run so that
 it runs nothing the repository chose.
 
-* A path is relative, inside the project (the git work tree, or the project folder outside
-  git), has no ``..``, is not under ``.git``, is not ignored by git, does not match the secret
-  patterns (`SECRET_PATTERNS`, plus ``evidence.exclude``) in any of its parts, and does not
-  resolve (symbolic links followed) to a place outside the project or to such a path.
+* The rule for every path an answer shows (`Confinement.sift`; ``read`` adds the link checks
+  of `Confinement.resolve`): a path is relative, written from the project's top (the git work
+  tree, or the project folder outside git) without ``./`` or empty parts, has no ``..``, is not
+  under ``.git``, is not ignored by git, and does not match the secret patterns
+  (`SECRET_PATTERNS`, plus ``evidence.exclude``) in any of its parts; ``read`` also refuses a
+  path that resolves (symbolic links followed) to a place outside the project or to such a
+  path. Answers that show many files ask git for their paths first, sift them, and ask for
+  the content of the allowed ones only, naming each refused one (`Sifted.lines`).
 * git runs with the environment of `safe_git_env` (no system or global configuration, no
   pager, no prompt, no lazy fetch) and the ``-c`` options of `Confinement.git_options`: no
   fsmonitor, no hooks, no pager, no external diff, no signature program, and every filter
@@ -33,6 +37,45 @@ GIT_TIMEOUT = 20.0
 
 class Refused(Exception):
     """A request that may not be fulfilled; the message says why, for the record."""
+
+
+@dataclass(slots=True)
+class Sifted:
+    """Paths an answer would show, split by the rule: those it may show (in the order given)
+    and those it may not, with the reason."""
+
+    allowed: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """One line naming each refused path, for the block: never silently dropped."""
+        return [refused_line(path, why) for path, why in self.refused]
+
+    def part(self, paths: list[str]) -> Sifted:
+        """The verdicts on `paths` (each sifted with these): a path not among them is
+        refused."""
+        allowed, why = set(self.allowed), dict(self.refused)
+        out = Sifted()
+        for path in dict.fromkeys(paths):
+            if path in allowed:
+                out.allowed.append(path)
+            else:
+                out.refused.append((path, why.get(path, "not checked")))
+        return out
+
+    def pathspecs(self, allowed: list[str] | None = None) -> list[str]:
+        """git pathspecs for the allowed paths (or those of `allowed`) and nothing else:
+        each literal (no wildcard widens it), every refused path excluded (a path allowed as
+        a file on one side of a diff is a folder holding a refused one on the other)."""
+        shown = self.allowed if allowed is None else allowed
+        return [f":(literal){p}" for p in shown] + [
+            f":(exclude,literal){p}" for p, _ in self.refused
+        ]
+
+
+def refused_line(path: str, why: str) -> str:
+    """How a block names a path it may not show."""
+    return f"refused {path}: {why}"
 
 
 def without_git_vars() -> dict[str, str]:
@@ -93,6 +136,7 @@ class Confinement:
     """Folders (relative, ending in ``/``) that ``grep`` leaves out: the discussions, which
     would otherwise find the evidence itself."""
     _files: set[str] | None = None
+    _listed: list[str] | None = None
     _options: list[str] | None = None
     _dirs: set[str] = field(default_factory=set)
 
@@ -131,7 +175,11 @@ class Confinement:
         return self._raw_git([*self.git_options(), "--no-pager", *args], max_output, timeout)
 
     def _raw_git(
-        self, args: list[str], max_output: int = 4 << 20, timeout: float = GIT_TIMEOUT
+        self,
+        args: list[str],
+        max_output: int = 4 << 20,
+        timeout: float = GIT_TIMEOUT,
+        stdin: bytes = b"",
     ) -> ContainedRun:
         base = ["git", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"]
         base += ["-c", "core.untrackedCache=false", "-c", "core.hooksPath=" + os.devnull]
@@ -142,29 +190,86 @@ class Confinement:
             env=safe_git_env(),
             timeout=timeout,
             max_output=max_output,
+            stdin=stdin,
         )
 
     # -- paths ----------------------------------------------------------------------------
+
+    def listed(self, pathspec: str = "") -> list[str]:
+        """Every file git shows (tracked, and untracked files it does not ignore), secrets
+        included, or every file under `root` outside git; with `pathspec` (a git glob), those
+        it matches. What `files` and the answers that show many files start from."""
+        if not self.in_git:
+            names = _walk(self.root)
+            return [n for n in names if not pathspec or PurePosixPath(n).match(pathspec)]
+        if not pathspec and self._listed is not None:
+            return self._listed
+        # ls-files runs no filter or diff driver: the fixed options of `_raw_git` do.
+        run = self._raw_git(
+            ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
+            + ([f":(glob){pathspec}"] if pathspec else [])
+        )
+        names = list(dict.fromkeys(n for n in run.out.decode("utf-8", "replace").split("\0") if n))
+        if not pathspec:
+            self._listed = names
+        return names
 
     def files(self) -> set[str]:
         """Every readable file (posix paths relative to `root`): tracked and untracked files
         git does not ignore, or every file under `root` outside git; secrets left out."""
         if self._files is None:
-            if self.in_git:
-                # ls-files runs no filter or diff driver: the fixed options of `_raw_git` do.
-                run = self._raw_git(
-                    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-                )
-                names = run.out.decode("utf-8", "replace").split("\0")
-            else:
-                names = _walk(self.root)
-            self._files = {n for n in names if n and self.problem(n) is None}
-            self._dirs = {str(p) for n in self._files for p in PurePosixPath(n).parents}
+            self._files = {n for n in self.listed() if self.problem(n) is None}
+            self._dirs = {str(p) for n in self.listed() for p in PurePosixPath(n).parents}
         return self._files
 
     def dirs(self) -> set[str]:
+        """The folders holding a file git shows (`listed`), readable or not."""
         self.files()
         return self._dirs
+
+    def ignored(self, paths: list[str]) -> set[str]:
+        """Those of `paths` git ignores (for a path no longer in the work tree too: git matches
+        the ignore rules against the path's words). Nothing outside git."""
+        if not self.in_git or not paths:
+            return set()
+        # check-ignore reads each line as a path (it takes no pathspec magic)
+        run = self._raw_git(
+            ["check-ignore", "-z", "--stdin"], stdin="\0".join(paths).encode() + b"\0"
+        )
+        if run.returncode not in (0, 1):  # git could not tell: every path is refused
+            return set(paths)
+        return set(run.out.decode("utf-8", "replace").split("\0")) - {""}
+
+    def ignored_entries(self, folder: str) -> list[str]:
+        """The files and folders (a folder ending in ``/``) git ignores in `folder`."""
+        if not self.in_git:
+            return []
+        ask = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+        run = self._raw_git(["--literal-pathspecs", *ask, "--", folder or "."])
+        return [n for n in run.out.decode("utf-8", "replace").split("\0") if n]
+
+    def sift(self, paths: list[str]) -> Sifted:
+        """Each of `paths` (as git printed them), allowed or refused: THE rule for every path
+        an answer shows, the one ``read`` applies. Its words (`problem`), then git: a path git
+        shows (`files`) is allowed; any other (a folder, a path only in the history) is
+        refused when git ignores it."""
+        verdict: dict[str, str | None] = {}
+        files = self.files()
+        for path in paths:
+            if path not in verdict:
+                verdict[path] = self.problem(path)
+        unknown = [p for p, why in verdict.items() if why is None and p not in files]
+        ignored = self.ignored(unknown)
+        for path in unknown:
+            if path in ignored:
+                verdict[path] = f"`{path}` is ignored by git"
+        out = Sifted()
+        for path, why in verdict.items():
+            if why is None:
+                out.allowed.append(path)
+            else:
+                out.refused.append((path, why))
+        return out
 
     def problem(self, rel: str) -> str | None:
         """Why the relative path `rel` may never be read (its words alone), else None."""
@@ -174,6 +279,10 @@ class Confinement:
             return "only paths relative to the project are read"
         if "\\" in rel:
             return "write paths with `/`"
+        if any(part in ("", ".") for part in rel.removesuffix("/").split("/")):
+            # git reads `./x` and `x//y` as `x` and `x/y`: checked as written, they would
+            # pass a pattern (``private/*``) the path git reads does not
+            return "write the path from the project's top, without `./` or empty parts"
         parts = PurePosixPath(rel).parts
         if ".." in parts:
             return "`..` is not allowed: only files inside the project are read"
@@ -197,9 +306,9 @@ class Confinement:
         rel = rel.strip().rstrip("/") if folder else rel.strip()
         if folder and rel in ("", "."):
             return self.root
-        why = self.problem(rel)
-        if why:
-            raise Refused(why)
+        sifted = self.sift([rel])  # the rule of every path an answer shows
+        if sifted.refused:
+            raise Refused(sifted.refused[0][1])
         path = self.root / rel
         real = path.resolve()
         if real != self.root and self.root not in real.parents:

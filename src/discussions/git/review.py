@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DiscussionsError
 from ..syntax.fences import fence_block
+from .confine import Confinement
 from .run import git_text, repo_root, verify_rev
 
 DIFF_BUDGET = 60_000
@@ -35,11 +36,22 @@ class Changes:
     files: list[FileChange]
     diffs: list[tuple[str, str]]
     """(path, that file's part of the diff), in diff order."""
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """(path, why) of each changed path the evidence rule refuses (`Confinement.sift`): named,
+    never shown."""
 
 
-def collect_changes(start: Path, rev_range: str | None = None, *, staged: bool = False) -> Changes:
+def collect_changes(
+    start: Path,
+    rev_range: str | None = None,
+    *,
+    staged: bool = False,
+    exclude: tuple[str, ...] = (),
+) -> Changes:
     """The changes to review: the working tree against HEAD (default), the index against HEAD
-    (`staged`), a range ``A..B``, or the working tree against a revision."""
+    (`staged`), a range ``A..B``, or the working tree against a revision. The changed paths
+    are listed first and sifted by the evidence rule (secrets, `exclude`, what git ignores);
+    the counts and the diff are asked for the allowed paths only, as literal pathspecs."""
     root = repo_root(start)
     branch = git_text(["rev-parse", "--abbrev-ref", "HEAD"], root).strip()
     if staged and rev_range:
@@ -61,9 +73,14 @@ def collect_changes(start: Path, rev_range: str | None = None, *, staged: bool =
         spec = ["HEAD"]
         description = "working tree against HEAD"
     base = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", *spec]
-    numstat = git_text([*base[:3], "--numstat", "-z", *base[3:], "--"], root)
-    diff = git_text([*base, "--"], root)
-    return Changes(description, branch, commits, _numstat(numstat), _split_diff(diff))
+    names = git_text([*base, "--name-only", "--no-renames", "-z", "--"], root).split("\0")
+    sifted = Confinement.of(root, exclude).sift([n for n in names if n])
+    changes = Changes(description, branch, commits, [], [], sifted.refused)
+    if sifted.allowed:
+        numstat = git_text([*base, "--numstat", "-z", "--", *sifted.pathspecs()], root)
+        diff = git_text([*base, "--", *sifted.pathspecs()], root)
+        changes.files, changes.diffs = _numstat(numstat), _split_diff(diff)
+    return changes
 
 
 def _numstat(out: str) -> list[FileChange]:
@@ -118,6 +135,11 @@ def render_review_context(changes: Changes, budget: int) -> tuple[str, list[str]
     total_add = sum(f.added or 0 for f in changes.files)
     total_del = sum(f.deleted or 0 for f in changes.files)
     lines += ["", f"{len(changes.files)} file(s) changed, +{total_add} -{total_del}.", ""]
+    if changes.refused:
+        named = ", ".join(
+            f"`{_md_cell(p)}` (refused: {_md_cell(why)})" for p, why in changes.refused
+        )
+        lines += [f"*Not shown, by the evidence rule: {named}.*", ""]
     kept: list[str] = []
     omitted: list[str] = []
     used = 0
