@@ -155,7 +155,7 @@ def test_presets_cover_the_real_clis() -> None:
     assert claude.output == "claude-json"
     for flag in ("--strict-mcp-config", "--setting-sources user", "--no-session-persistence"):
         assert flag in claude.command
-    assert "--disallowedTools" in claude.command and claude.env_remove == ["CLAUDECODE"]
+    assert "--tools Read,Glob,Grep" in claude.command and claude.env_remove == ["CLAUDECODE"]
     codex = reg.specs["codex"]
     assert (
         codex.command

@@ -10,14 +10,26 @@ from typing import Any
 
 from .base import ProviderSpec
 
-_CLAUDE_TOOLS_OFF = (
-    "--disallowedTools Bash,Edit,Write,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task"
-)
+# Claude Code: an allow list. `--tools` names "the list of available tools from the built-in
+# set" (`claude --help`), so the model is offered exactly these; a deny list left every tool it
+# did not name open (EnterWorktree runs `git worktree add` in the user's repository; CronCreate,
+# Workflow, Skill, ... and whatever a later version adds). Checked against the real binary by
+# tests/realcli/test_claude.py.
+_CLAUDE_READ_TOOLS = "--tools Read,Glob,Grep"
 # `--output-format json`: one object with the answer, token usage and cost (read as
 # `claude-json`). No MCP servers but those given on the command line (none), settings from the
 # user only (not the project's .claude/ files, which come with a clone), no session saved.
-_CLAUDE_ISOLATED = "--strict-mcp-config --setting-sources user --no-session-persistence"
-_CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_TOOLS_OFF}"
+# `--name`: the session has a name, so `-p` makes no hidden call to title it (that call resent
+# the prompt: the whole discussion).
+_CLAUDE_ISOLATED = (
+    "--strict-mcp-config --setting-sources user --no-session-persistence --name discussions"
+)
+_CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_READ_TOOLS}"
+# CLAUDE_CODE_MAX_RETRIES: Claude Code retries a failed API request 10 times by default with a
+# growing back-off (code.claude.com/docs/en/env-vars; /docs/en/errors, "automatic retries"),
+# past any turn's timeout: a server error ended as "timed out". Two retries still ride out a
+# blip, and the server's reason reaches the user in seconds.
+_CLAUDE_ENV = {"CLAUDE_CODE_MAX_RETRIES": "2"}
 _CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
@@ -51,10 +63,12 @@ _QWEN = "qwen --approval-mode plan"
 # worktree's copy, which `discussions trust` does not cover (README).
 # Claude Code: `--permission-mode acceptEdits` approves file edits and writes without asking
 # (code.claude.com/docs/en/permission-modes: default, acceptEdits, plan, auto, dontAsk,
-# bypassPermissions); Bash and the network tools stay disallowed, so the engine runs the tests.
+# bypassPermissions), inside the working directory only (a write elsewhere asks, and `-p`
+# cannot answer); the tools are an allow list as above plus Edit and Write: no shell, no web,
+# no worktree, so the engine runs the tests.
 _CLAUDE_WRITE = (
     f"claude -p --output-format text {_CLAUDE_ISOLATED} --permission-mode acceptEdits "
-    "--disallowedTools Bash,WebFetch,WebSearch,Task"
+    "--tools Read,Glob,Grep,Edit,Write"
 )
 # Codex: `--sandbox workspace-write` lets `codex exec` write inside its working directory, and it
 # also runs shell commands, inside the OS sandbox: writes confined to the workspace, network off
@@ -160,6 +174,7 @@ PRESETS: dict[str, ProviderSpec] = {
             _CLAUDE,
             "Claude Code, default model",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=_CLAUDE_WRITE,
         ),
@@ -168,6 +183,7 @@ PRESETS: dict[str, ProviderSpec] = {
             f"{_CLAUDE} --model sonnet",
             "Claude Code, Sonnet",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=f"{_CLAUDE_WRITE} --model sonnet",
         ),
@@ -176,6 +192,7 @@ PRESETS: dict[str, ProviderSpec] = {
             f"{_CLAUDE} --model haiku",
             "Claude Code, Haiku (fast)",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=f"{_CLAUDE_WRITE} --model haiku",
         ),
@@ -184,6 +201,7 @@ PRESETS: dict[str, ProviderSpec] = {
             f"{_CLAUDE} --model opus",
             "Claude Code, Opus",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=f"{_CLAUDE_WRITE} --model opus",
         ),
