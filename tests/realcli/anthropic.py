@@ -22,6 +22,9 @@ from typing import Any
 
 from .stub import Exchange, Request, Route, StubModel
 
+NARRATION = "Let me look at the repository first."
+"""Text the model says before a tool call, as models do: never part of the comment."""
+
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -78,7 +81,8 @@ def _blocks(stub: StubModel, body: dict[str, Any]) -> list[dict[str, Any]]:
         assert stub.tool is not None
         call = stub.tool
         arguments = _arguments(call.arguments, body)
-        return [{"type": "tool_use", "id": call.call_id, "name": call.name, "input": arguments}]
+        use = {"type": "tool_use", "id": call.call_id, "name": call.name, "input": arguments}
+        return [{"type": "text", "text": NARRATION}, use]
     return [{"type": "text", "text": stub.answer}]
 
 

@@ -18,10 +18,12 @@ import re
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner, Result
 
 from discussions.cli import cli
+from discussions.settings.config import bundled_dir, user_dir
 
 from ..conftest import write
 from ..engine.test_conformance import decided_repository, git
@@ -109,6 +111,43 @@ def hostile_repository(root: Path, markers: Path) -> None:
 
 def invoke(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args))
+
+
+def printed(result: Result) -> dict[str, Any]:
+    """The JSON object a command printed (after any progress lines)."""
+    assert "{" in result.output, result.output
+    return json.loads(result.output[result.output.index("{") :])  # type: ignore[no-any-return]
+
+
+def turn(provider: str, *args: str) -> dict[str, Any]:
+    """`discussions turn` of @architect on the open discussion through `provider` (--json)."""
+    return printed(invoke("turn", OPEN, "@architect", "--provider", provider, *args, "--json"))
+
+
+def apply() -> dict[str, Any]:
+    """`discussions apply` of the decided discussion with consent; its APPLY record."""
+    record: dict[str, Any] = printed(
+        invoke("apply", DECIDED, "--yes", "--timeout", "120", "--json")
+    )
+    return record["apply"]  # type: ignore[no-any-return]
+
+
+def lead_with(root: Path, provider: str) -> None:
+    """Make `provider` the providers of every participant: the project's default, and the
+    architect's own (its bundled persona names claude-sonnet) through a copy of the persona
+    in the user's folder; the architect leads (`apply` picks it by its capabilities)."""
+    (root / "discussions.yaml").write_text(
+        f"providers:\n  default: {provider}\n  fallback: []\n  detect: false\n", encoding="utf-8"
+    )
+    git(root, "commit", "-q", "-am", f"{provider} leads")
+    persona = (bundled_dir("participants") / "architect.yaml").read_text(encoding="utf-8")
+    mine = re.sub(r"(?m)^provider_hint: .*$", f"provider_hint: {provider}", persona)
+    write(user_dir() / "participants" / "architect.yaml", mine)
+
+
+def ran(markers: Path) -> list[str]:
+    """The markers left by commands that ran (a repository's hooks and servers, probes)."""
+    return sorted(p.name for p in markers.iterdir())
 
 
 def tree(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:

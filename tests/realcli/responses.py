@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
+from .anthropic import NARRATION
 from .stub import Exchange, Request, Route, StubModel
 
 
@@ -52,12 +54,22 @@ def wants_tool(stub: StubModel, body: dict[str, Any]) -> bool:
     return stub.tool is not None and bool(body.get("tools")) and not _has_tool_output(body)
 
 
-def _item(stub: StubModel, body: dict[str, Any]) -> dict[str, Any]:
-    """The one output item of the answer: the tool call, or the canned message."""
+def _message(text: str, item_id: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": item_id,
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
+def _items(stub: StubModel, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The output items of the answer: narration and the tool call, or the canned message."""
     if wants_tool(stub, body):
         assert stub.tool is not None
         call = stub.tool
-        return {
+        function_call = {
             "type": "function_call",
             "id": "fc_stub_1",
             "status": "completed",
@@ -65,13 +77,8 @@ def _item(stub: StubModel, body: dict[str, Any]) -> dict[str, Any]:
             "arguments": json.dumps(call.arguments),
             "call_id": call.call_id,
         }
-    return {
-        "type": "message",
-        "id": "msg_stub_1",
-        "status": "completed",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": stub.answer, "annotations": []}],
-    }
+        return [_message(NARRATION, "msg_stub_0"), function_call]
+    return [_message(stub.answer, "msg_stub_1")]
 
 
 def _usage(stub: StubModel) -> dict[str, Any]:
@@ -108,9 +115,9 @@ def responses(stub: StubModel, ex: Exchange, request: Request, match: re.Match[s
         send_error(ex, *stub.error)
         return
     body: dict[str, Any] = request.body if isinstance(request.body, dict) else {}
-    item, usage = _item(stub, body), _usage(stub)
+    items, usage = _items(stub, body), _usage(stub)
     if not body.get("stream"):
-        ex.send_json(200, _response(body, "completed", [item], usage))
+        ex.send_json(200, _response(body, "completed", items, usage))
         return
     ex.start_events()
     seq = iter(range(1_000))
@@ -119,15 +126,26 @@ def responses(stub: StubModel, ex: Exchange, request: Request, match: re.Match[s
         ex.send_event({"type": kind, "sequence_number": next(seq), **data}, kind)
 
     send("response.created", response=_response(body, "in_progress", [], None))
+    for index, item in enumerate(items):
+        _stream_item(send, index, item)
+    send("response.completed", response=_response(body, "completed", items, usage))
+
+
+def _stream_item(send: Callable[..., None], index: int, item: dict[str, Any]) -> None:
+    """One output item: added (empty), its text as one delta (a message), done (whole)."""
     if item["type"] == "message":
-        send("response.output_item.added", output_index=0, item={**item, "content": []})
+        send("response.output_item.added", output_index=index, item={**item, "content": []})
         text = item["content"][0]["text"]
-        send("response.output_text.delta", item_id=item["id"], output_index=0,
-             content_index=0, delta=text)  # fmt: skip
+        send(
+            "response.output_text.delta",
+            item_id=item["id"],
+            output_index=index,
+            content_index=0,
+            delta=text,
+        )
     else:
-        send("response.output_item.added", output_index=0, item={**item, "arguments": ""})
-    send("response.output_item.done", output_index=0, item=item)
-    send("response.completed", response=_response(body, "completed", [item], usage))
+        send("response.output_item.added", output_index=index, item={**item, "arguments": ""})
+    send("response.output_item.done", output_index=index, item=item)
 
 
 ROUTES: list[Route] = [("POST", r"/v1/responses", responses)]

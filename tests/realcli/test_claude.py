@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from . import hostile
 from .anthropic import ROUTES, offered
 from .hostile import (
     DECIDED,
     OPEN,
+    apply,
     changed,
     git,
     git_state,
@@ -34,7 +36,6 @@ from .stub import CANNED, StubModel, ToolCall
 HOME_STATE = (".claude", ".claude.json", ".cache")
 """What Claude Code keeps in HOME (its settings, sessions and caches) and the apply worktrees:
 left out of the HOME snapshot; anything else it writes there is a failure."""
-TURN = ("--provider", "claude", "--timeout", "60", "--json")
 
 
 @pytest.fixture
@@ -58,14 +59,11 @@ def model_calls(stub: StubModel) -> list[dict[str, object]]:
 
 
 def ran(tmp_path: Path) -> list[str]:
-    """The markers left by commands that ran (a repository's hooks and servers, probes)."""
-    return sorted(p.name for p in (tmp_path / "markers").iterdir())
+    return hostile.ran(tmp_path / "markers")
 
 
-def turn(*args: str) -> dict[str, object]:
-    r = invoke("turn", OPEN, "@architect", *TURN, *args)
-    assert "{" in r.output, r.output
-    return json.loads(r.output[r.output.index("{") :])  # type: ignore[no-any-return]
+def turn() -> dict[str, object]:
+    return hostile.turn("claude", "--timeout", "60")
 
 
 def test_providers_test_answers_through_the_preset(stub: StubModel, tmp_path: Path) -> None:
@@ -161,19 +159,10 @@ def test_a_server_error_reaches_the_user_with_its_reason(
 # -- apply: the write mode ----------------------------------------------------------------
 
 
-def apply() -> dict[str, object]:
-    r = invoke("apply", DECIDED, "--yes", "--timeout", "120", "--json")
-    assert "{" in r.output, r.output
-    return json.loads(r.output[r.output.index("{") :])["apply"]  # type: ignore[no-any-return]
-
-
 @pytest.fixture
 def leads(stub: StubModel, isolated: Path) -> StubModel:
     """The council's providers are the claude preset (so the lead's write mode is claude's)."""
-    (isolated / "discussions.yaml").write_text(
-        "providers:\n  default: claude\n  fallback: []\n  detect: false\n", encoding="utf-8"
-    )
-    git(isolated, "commit", "-q", "-am", "claude leads")
+    hostile.lead_with(isolated, "claude")
     return stub
 
 
@@ -185,6 +174,7 @@ def test_apply_lands_the_leads_edit_on_its_branch(
     record = apply()
     assert record["result"] == "committed", json.dumps(record, indent=1)
     assert git(isolated, "show", f"{record['commit']}:retries.py") == "RETRIES = 3"
+    assert len(record["files"]) == 1, record["files"]  # nothing else, no config rewritten
     assert changed(before, tree(isolated, (".git",))) == [DECIDED]  # its APPLY record
     assert ran(tmp_path) == []
 

@@ -74,7 +74,15 @@ _CLAUDE_WRITE = (
 # also runs shell commands, inside the OS sandbox: writes confined to the workspace, network off
 # unless `sandbox_workspace_write.network_access` is set (developers.openai.com/codex/sandbox:
 # "Defaults include no network access and write permissions limited to the active workspace").
-_CODEX_WRITE = "codex exec - --sandbox workspace-write --color never --skip-git-repo-check"
+# The workspace also includes /tmp and $TMPDIR unless `sandbox_workspace_write.exclude_slash_tmp`
+# and `exclude_tmpdir_env_var` are set (openai/codex, codex-rs config `SandboxWorkspaceWrite`;
+# codex 0.171 prints "sandbox: workspace-write [workdir, /tmp, $TMPDIR]" without them): set,
+# so the lead writes its worktree only.
+_CODEX_WRITE = (
+    "codex exec - --sandbox workspace-write --color never --skip-git-repo-check "
+    "-c sandbox_workspace_write.exclude_slash_tmp=true "
+    "-c sandbox_workspace_write.exclude_tmpdir_env_var=true"
+)
 # Copilot CLI: `--allow-tool=write` grants file writes without a prompt, `--deny-tool=shell`
 # wins over any allow rule, and URL access needs an approval that `--no-ask-user` never gives
 # (docs.github.com, copilot-cli "Allowing and denying tool use" and the programmatic reference).
