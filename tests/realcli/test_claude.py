@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,6 +65,23 @@ def ran(tmp_path: Path) -> list[str]:
 
 def turn() -> dict[str, object]:
     return hostile.turn("claude", "--timeout", "60")
+
+
+def test_the_hostile_repository_runs_its_commands_without_the_presets_isolation(
+    stub: StubModel, tmp_path: Path
+) -> None:
+    """The control: plain `claude -p` in the hostile repository runs its hooks and its MCP
+    server (the folder trust dialog is skipped in -p), so the fixture can catch a preset that
+    loads the project's configuration."""
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
+    subprocess.run(
+        ["claude", "-p", "--output-format", "json", "--no-session-persistence"],
+        input=b"Please review the proposal.",
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert "claude-mcp" in ran(tmp_path) and "claude-hook-UserPromptSubmit" in ran(tmp_path)
 
 
 def test_providers_test_answers_through_the_preset(stub: StubModel, tmp_path: Path) -> None:

@@ -95,6 +95,21 @@ def shell(command: str) -> ToolCall:
     return ToolCall("exec_command", {"cmd": command})
 
 
+def test_the_hostile_repository_runs_its_commands_once_the_project_is_trusted(
+    stub: StubModel, tmp_path: Path
+) -> None:
+    """The control: with the project trusted (`--trust`, which codex saves in the user's
+    config) codex loads its .codex/config.toml and starts the MCP server there, so the
+    fixture can catch a preset that loads the project's configuration."""
+    subprocess.run(
+        ["codex", "exec", "-", "--json", "--trust", "--skip-git-repo-check", "--ephemeral"],
+        input=b"Please review the proposal.",
+        capture_output=True,
+        timeout=60,
+    )
+    assert "codex-mcp" in ran(tmp_path)
+
+
 def test_providers_test_answers_through_the_preset(stub: StubModel, tmp_path: Path) -> None:
     r = invoke("providers", "test", "codex", "--timeout", "60", "--json")
     assert r.exit_code == 0, r.output
