@@ -159,7 +159,7 @@ def test_presets_cover_the_real_clis() -> None:
     codex = reg.specs["codex"]
     assert (
         codex.command
-        == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
+        == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check --ephemeral"
     )
     assert codex.output == "codex-jsonl"
     assert reg.specs["gemini"].command == 'gemini -p "" --approval-mode plan -o text'

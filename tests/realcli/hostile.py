@@ -99,7 +99,7 @@ def hostile_repository(root: Path, markers: Path) -> None:
     markers.mkdir(parents=True, exist_ok=True)
     decided_repository(root)
     write(root / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
-    result = invoke("new", "Add user authentication", "--context", "Users need to log in.")
+    result = invoke("new", "Add user authentication", "--context", CONTEXT)
     assert result.exit_code == 0, result.output
     _claude_files(root, markers)
     _codex_files(root, markers)
@@ -143,6 +143,16 @@ def lead_with(root: Path, provider: str) -> None:
     persona = (bundled_dir("participants") / "architect.yaml").read_text(encoding="utf-8")
     mine = re.sub(r"(?m)^provider_hint: .*$", f"provider_hint: {provider}", persona)
     write(user_dir() / "participants" / "architect.yaml", mine)
+
+
+def keeping(folder: Path, text: str) -> list[str]:
+    """The files under `folder` that hold `text` (a CLI's store of past sessions)."""
+    needle = text.encode()
+    return sorted(str(p) for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes())
+
+
+CONTEXT = "Users need to log in."
+"""A sentence of the open discussion: in every prompt of a turn on it."""
 
 
 def ran(markers: Path) -> list[str]:

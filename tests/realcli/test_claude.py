@@ -114,6 +114,13 @@ def test_only_the_reading_tools_are_offered(stub: StubModel) -> None:
     assert {tuple(sorted(offered(c))) for c in model_calls(stub)} == {("Glob", "Grep", "Read")}
 
 
+def test_the_cli_keeps_no_copy_of_the_discussion(stub: StubModel) -> None:
+    """No session saved: nothing in the CLI's own folders holds the prompt afterwards."""
+    turn()
+    for name in (".claude", ".claude.json"):
+        assert hostile.keeping(Path.home() / name, hostile.CONTEXT) == []
+
+
 PROBES = {
     "write": ToolCall("Write", {"file_path": "{cwd}/probe-written.txt", "content": "probe\n"}),
     "edit": ToolCall(

@@ -130,6 +130,13 @@ def test_a_turn_records_the_answer_byte_for_byte_and_its_tokens(
     assert ran(tmp_path) == []
 
 
+def test_the_cli_keeps_no_copy_of_the_discussion(stub: StubModel) -> None:
+    """No session saved (`--ephemeral`): nothing in ~/.codex holds the prompt afterwards (its
+    sessions folder and history database did)."""
+    turn()
+    assert hostile.keeping(Path.home() / ".codex", hostile.CONTEXT) == []
+
+
 PATCH = (
     "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: app.py\n@@\n-def fetch():\n"
     "+def fetched():\n*** End Patch\nEOF"

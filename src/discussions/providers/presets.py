@@ -30,7 +30,9 @@ _CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_READ_TOOL
 # past any turn's timeout: a server error ended as "timed out". Two retries still ride out a
 # blip, and the server's reason reaches the user in seconds.
 _CLAUDE_ENV = {"CLAUDE_CODE_MAX_RETRIES": "2"}
-_CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
+# Codex: `--ephemeral` "Run without persisting session files to disk" (`codex exec --help`):
+# without it every call left the whole prompt in ~/.codex (sessions/, history databases).
+_CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check --ephemeral"
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
 # non-terminal stdin, `agy` runs one headless turn on the plain prompt read from stdin (agy >=
@@ -79,7 +81,7 @@ _CLAUDE_WRITE = (
 # codex 0.171 prints "sandbox: workspace-write [workdir, /tmp, $TMPDIR]" without them): set,
 # so the lead writes its worktree only.
 _CODEX_WRITE = (
-    "codex exec - --sandbox workspace-write --color never --skip-git-repo-check "
+    "codex exec - --sandbox workspace-write --color never --skip-git-repo-check --ephemeral "
     "-c sandbox_workspace_write.exclude_slash_tmp=true "
     "-c sandbox_workspace_write.exclude_tmpdir_env_var=true"
 )
