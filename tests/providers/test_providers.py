@@ -159,7 +159,8 @@ def test_presets_cover_the_real_clis() -> None:
     codex = reg.specs["codex"]
     assert (
         codex.command
-        == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check --ephemeral"
+        == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check "
+        "--ephemeral -c project_doc_max_bytes=0"
     )
     assert codex.output == "codex-jsonl"
     assert reg.specs["gemini"].command == 'gemini -p "" --approval-mode plan -o text'

@@ -103,6 +103,8 @@ def test_a_turn_records_the_answer_byte_for_byte_and_the_usage_of_every_call(
     calls = model_calls(stub)
     assert all(offered(c) for c in calls), "a call without tools: a hidden side call"
     n = len(calls)
+    sent = json.dumps(model_calls(stub))
+    assert "claude-md" not in sent and "agents-md" not in sent, "the repository's instructions"
     assert meta_field(meta, "tokens") == f"{1200 * n} in / {34 * n} out"
     assert meta_field(meta, "cost").startswith("$")
     assert ran(tmp_path) == []

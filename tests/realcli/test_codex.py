@@ -110,6 +110,30 @@ def test_the_hostile_repository_runs_its_commands_once_the_project_is_trusted(
     assert "codex-mcp" in ran(tmp_path)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="codex 0.171 loads a trusted project's .codex/config.toml and no -c override "
+    "(mcp_servers={} included) removes its MCP servers: the README says so",
+)
+def test_a_project_trusted_in_codex_still_starts_no_server_of_its_own(
+    stub: StubModel, tmp_path: Path, isolated: Path
+) -> None:
+    """Once you trusted the repository in codex, codex loads its .codex/config.toml (the
+    control above). Known to fail (strict: a codex that stops it makes this pass, and the
+    README's note is then to be updated)."""
+    subprocess.run(
+        ["codex", "exec", "-", "--json", "--trust", "--skip-git-repo-check", "--ephemeral"],
+        input=b"Please review the proposal.",
+        capture_output=True,
+        timeout=60,
+    )
+    for marker in (tmp_path / "markers").iterdir():
+        marker.unlink()
+    turn()
+    assert ran(tmp_path) == []
+    assert last_comment(isolated / OPEN)[1] == CANNED
+
+
 def test_providers_test_answers_through_the_preset(stub: StubModel, tmp_path: Path) -> None:
     r = invoke("providers", "test", "codex", "--timeout", "60", "--json")
     assert r.exit_code == 0, r.output
@@ -125,6 +149,8 @@ def test_a_turn_records_the_answer_byte_for_byte_and_its_tokens(
     assert body == CANNED
     n = len(model_calls(stub))
     assert n == 1
+    sent = json.dumps(model_calls(stub))
+    assert "claude-md" not in sent and "agents-md" not in sent, "the repository's instructions"
     assert meta_field(meta, "tokens") == "1200 in / 34 out"
     assert meta_field(meta, "cost") == "unknown"  # codex reports no cost
     assert ran(tmp_path) == []

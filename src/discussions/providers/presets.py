@@ -32,7 +32,14 @@ _CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_READ_TOOL
 _CLAUDE_ENV = {"CLAUDE_CODE_MAX_RETRIES": "2"}
 # Codex: `--ephemeral` "Run without persisting session files to disk" (`codex exec --help`):
 # without it every call left the whole prompt in ~/.codex (sessions/, history databases).
-_CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check --ephemeral"
+# `-c project_doc_max_bytes=0` reads no AGENTS.md (the repository's instructions to the model;
+# `-c` overrides win over every config file), as claude's `--setting-sources user` and
+# opencode's presets keep theirs out. The repository's .codex/ is loaded only in a project you
+# trusted in codex, and then no override empties its `mcp_servers` (README).
+_CODEX_ISOLATED = "--ephemeral -c project_doc_max_bytes=0"
+_CODEX = (
+    f"codex exec - --sandbox read-only --json --color never --skip-git-repo-check {_CODEX_ISOLATED}"
+)
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
 # non-terminal stdin, `agy` runs one headless turn on the plain prompt read from stdin (agy >=
@@ -81,7 +88,7 @@ _CLAUDE_WRITE = (
 # codex 0.171 prints "sandbox: workspace-write [workdir, /tmp, $TMPDIR]" without them): set,
 # so the lead writes its worktree only.
 _CODEX_WRITE = (
-    "codex exec - --sandbox workspace-write --color never --skip-git-repo-check --ephemeral "
+    f"codex exec - --sandbox workspace-write --color never --skip-git-repo-check {_CODEX_ISOLATED} "
     "-c sandbox_workspace_write.exclude_slash_tmp=true "
     "-c sandbox_workspace_write.exclude_tmpdir_env_var=true"
 )
