@@ -170,6 +170,23 @@ def test_a_read_only_turn_refuses_every_tool_that_acts(
     assert last_comment(isolated / OPEN)[1] == CANNED
 
 
+def test_a_read_only_turn_reads_nothing_outside_the_project(
+    stub: StubModel, isolated: Path
+) -> None:
+    """Read outside the working directory needs an approval that -p cannot give: a file in
+    HOME never reaches the model (a file of the project does: the control)."""
+    secret = Path.home() / "secret.txt"
+    secret.write_text("the-secret-4711\n", encoding="utf-8")
+    stub.tool = ToolCall("Read", {"file_path": str(isolated / "app.py")})
+    turn()
+    assert "while True" in json.dumps(model_calls(stub)[-1]["messages"])
+    stub.requests.clear()
+    stub.tool = ToolCall("Read", {"file_path": str(secret)})
+    turn()
+    assert "tool_result" in json.dumps(model_calls(stub)[-1]["messages"]), "probe not answered"
+    assert "the-secret-4711" not in json.dumps(model_calls(stub))
+
+
 @pytest.mark.parametrize("status", [500, 400])
 def test_a_server_error_reaches_the_user_with_its_reason(
     stub: StubModel, isolated: Path, tmp_path: Path, status: int
