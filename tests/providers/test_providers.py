@@ -155,11 +155,12 @@ def test_presets_cover_the_real_clis() -> None:
     assert claude.output == "claude-json"
     for flag in ("--strict-mcp-config", "--setting-sources user", "--no-session-persistence"):
         assert flag in claude.command
-    assert "--disallowedTools" in claude.command and claude.env_remove == ["CLAUDECODE"]
+    assert "--tools Read,Glob,Grep" in claude.command and claude.env_remove == ["CLAUDECODE"]
     codex = reg.specs["codex"]
     assert (
         codex.command
-        == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
+        == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check "
+        "--ephemeral -c project_doc_max_bytes=0"
     )
     assert codex.output == "codex-jsonl"
     assert reg.specs["gemini"].command == 'gemini -p "" --approval-mode plan -o text'

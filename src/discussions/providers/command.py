@@ -46,8 +46,9 @@ from .argv_prompt import with_prompt_argument
 from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
+from .reports import codex_last_message, failure_reason
 from .streaming import output_sink
-from .usage import UNKNOWN, claude_json, codex_usage, json_events
+from .usage import UNKNOWN, claude_json, codex_usage
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -483,7 +484,10 @@ class CommandProvider(Provider):
                 self.name, f"killed by signal {signal.Signals(-rc).name}", _last_lines(stderr_text)
             )
         if rc != 0 and not (self.spec.nonzero_ok and run.out.strip()):
-            raise ProviderFailed(self.name, f"exited with status {rc}", _last_lines(stderr_text))
+            said = failure_reason(self.spec.output, bytes(run.out).decode("utf-8", "replace"))
+            raise ProviderFailed(
+                self.name, f"exited with status {rc}", said or _last_lines(stderr_text)
+            )
         text = self._decode(bytes(run.out))
         usage = UNKNOWN
         if self.spec.output == "codex-jsonl":
@@ -543,19 +547,11 @@ def _last_lines(text: str, n: int = 3, limit: int = 400) -> str:
 
 
 def _codex_messages(name: str, text: str) -> str:
-    """Join the agent messages of `codex exec --json` output (one JSON event per line)."""
-    messages: list[str] = []
-    errors: list[str] = []
-    for event in json_events(text):
-        etype = event.get("type")
-        if etype == "item.completed":
-            item = event.get("item") or {}
-            kind = item.get("type") or item.get("item_type")
-            if kind in ("agent_message", "assistant_message") and isinstance(item.get("text"), str):
-                messages.append(item["text"])
-        elif etype in ("turn.failed", "error"):
-            e = event.get("error") or event.get("message") or event
-            errors.append(e.get("message", str(e)) if isinstance(e, dict) else str(e))
-    if not messages and errors:
-        raise ProviderFailed(name, "reported an error", _last_lines("\n".join(errors)))
-    return "\n\n".join(messages)
+    """The answer in `codex exec --json` output (one JSON event per line): its last agent
+    message (`reports.codex_last_message`), or the error it reported instead."""
+    message = codex_last_message(text)
+    if message is None:
+        reason = failure_reason("codex-jsonl", text)
+        if reason is not None:
+            raise ProviderFailed(name, "reported an error", reason)
+    return message or ""

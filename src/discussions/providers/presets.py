@@ -10,15 +10,36 @@ from typing import Any
 
 from .base import ProviderSpec
 
-_CLAUDE_TOOLS_OFF = (
-    "--disallowedTools Bash,Edit,Write,MultiEdit,NotebookEdit,WebFetch,WebSearch,Task"
-)
+# Claude Code: an allow list. `--tools` names "the list of available tools from the built-in
+# set" (`claude --help`), so the model is offered exactly these; a deny list left every tool it
+# did not name open (EnterWorktree runs `git worktree add` in the user's repository; CronCreate,
+# Workflow, Skill, ... and whatever a later version adds). Checked against the real binary by
+# tests/realcli/test_claude.py.
+_CLAUDE_READ_TOOLS = "--tools Read,Glob,Grep"
 # `--output-format json`: one object with the answer, token usage and cost (read as
 # `claude-json`). No MCP servers but those given on the command line (none), settings from the
 # user only (not the project's .claude/ files, which come with a clone), no session saved.
-_CLAUDE_ISOLATED = "--strict-mcp-config --setting-sources user --no-session-persistence"
-_CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_TOOLS_OFF}"
-_CODEX = "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
+# `--name`: the session has a name, so `-p` makes no hidden call to title it (that call resent
+# the prompt: the whole discussion).
+_CLAUDE_ISOLATED = (
+    "--strict-mcp-config --setting-sources user --no-session-persistence --name discussions"
+)
+_CLAUDE = f"claude -p --output-format json {_CLAUDE_ISOLATED} {_CLAUDE_READ_TOOLS}"
+# CLAUDE_CODE_MAX_RETRIES: Claude Code retries a failed API request 10 times by default with a
+# growing back-off (code.claude.com/docs/en/env-vars; /docs/en/errors, "automatic retries"),
+# past any turn's timeout: a server error ended as "timed out". Two retries still ride out a
+# blip, and the server's reason reaches the user in seconds.
+_CLAUDE_ENV = {"CLAUDE_CODE_MAX_RETRIES": "2"}
+# Codex: `--ephemeral` "Run without persisting session files to disk" (`codex exec --help`):
+# without it every call left the whole prompt in ~/.codex (sessions/, history databases).
+# `-c project_doc_max_bytes=0` reads no AGENTS.md (the repository's instructions to the model;
+# `-c` overrides win over every config file), as claude's `--setting-sources user` and
+# opencode's presets keep theirs out. The repository's .codex/ is loaded only in a project you
+# trusted in codex, and then no override empties its `mcp_servers` (README).
+_CODEX_ISOLATED = "--ephemeral -c project_doc_max_bytes=0"
+_CODEX = (
+    f"codex exec - --sandbox read-only --json --color never --skip-git-repo-check {_CODEX_ISOLATED}"
+)
 _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
 # non-terminal stdin, `agy` runs one headless turn on the plain prompt read from stdin (agy >=
@@ -51,16 +72,26 @@ _QWEN = "qwen --approval-mode plan"
 # worktree's copy, which `discussions trust` does not cover (README).
 # Claude Code: `--permission-mode acceptEdits` approves file edits and writes without asking
 # (code.claude.com/docs/en/permission-modes: default, acceptEdits, plan, auto, dontAsk,
-# bypassPermissions); Bash and the network tools stay disallowed, so the engine runs the tests.
+# bypassPermissions), inside the working directory only (a write elsewhere asks, and `-p`
+# cannot answer); the tools are an allow list as above plus Edit and Write: no shell, no web,
+# no worktree, so the engine runs the tests.
 _CLAUDE_WRITE = (
     f"claude -p --output-format text {_CLAUDE_ISOLATED} --permission-mode acceptEdits "
-    "--disallowedTools Bash,WebFetch,WebSearch,Task"
+    "--tools Read,Glob,Grep,Edit,Write"
 )
 # Codex: `--sandbox workspace-write` lets `codex exec` write inside its working directory, and it
 # also runs shell commands, inside the OS sandbox: writes confined to the workspace, network off
 # unless `sandbox_workspace_write.network_access` is set (developers.openai.com/codex/sandbox:
 # "Defaults include no network access and write permissions limited to the active workspace").
-_CODEX_WRITE = "codex exec - --sandbox workspace-write --color never --skip-git-repo-check"
+# The workspace also includes /tmp and $TMPDIR unless `sandbox_workspace_write.exclude_slash_tmp`
+# and `exclude_tmpdir_env_var` are set (openai/codex, codex-rs config `SandboxWorkspaceWrite`;
+# codex 0.171 prints "sandbox: workspace-write [workdir, /tmp, $TMPDIR]" without them): set,
+# so the lead writes its worktree only.
+_CODEX_WRITE = (
+    f"codex exec - --sandbox workspace-write --color never --skip-git-repo-check {_CODEX_ISOLATED} "
+    "-c sandbox_workspace_write.exclude_slash_tmp=true "
+    "-c sandbox_workspace_write.exclude_tmpdir_env_var=true"
+)
 # Copilot CLI: `--allow-tool=write` grants file writes without a prompt, `--deny-tool=shell`
 # wins over any allow rule, and URL access needs an approval that `--no-ask-user` never gives
 # (docs.github.com, copilot-cli "Allowing and denying tool use" and the programmatic reference).
@@ -160,6 +191,7 @@ PRESETS: dict[str, ProviderSpec] = {
             _CLAUDE,
             "Claude Code, default model",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=_CLAUDE_WRITE,
         ),
@@ -168,6 +200,7 @@ PRESETS: dict[str, ProviderSpec] = {
             f"{_CLAUDE} --model sonnet",
             "Claude Code, Sonnet",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=f"{_CLAUDE_WRITE} --model sonnet",
         ),
@@ -176,6 +209,7 @@ PRESETS: dict[str, ProviderSpec] = {
             f"{_CLAUDE} --model haiku",
             "Claude Code, Haiku (fast)",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=f"{_CLAUDE_WRITE} --model haiku",
         ),
@@ -184,6 +218,7 @@ PRESETS: dict[str, ProviderSpec] = {
             f"{_CLAUDE} --model opus",
             "Claude Code, Opus",
             env_remove=["CLAUDECODE"],
+            env=_CLAUDE_ENV,
             output="claude-json",
             write_command=f"{_CLAUDE_WRITE} --model opus",
         ),

@@ -7,9 +7,12 @@ as a fact.
 Where the numbers come from:
 
 * ``claude -p --output-format json`` prints one JSON object: ``result`` (the answer),
-  ``is_error``, ``usage`` (``input_tokens``, ``cache_creation_input_tokens``,
-  ``cache_read_input_tokens``, ``output_tokens``) and ``total_cost_usd``. Input tokens here are
-  the sum of the three input counts (cache reads and writes are input the model was given).
+  ``is_error``, ``total_cost_usd`` and the tokens twice: ``modelUsage`` (per model:
+  ``inputTokens``, ``cacheCreationInputTokens``, ``cacheReadInputTokens``, ``outputTokens``,
+  ``costUSD``; every call the cost covers) and ``usage`` (``input_tokens``, ... of the main
+  loop only). Tokens are read from ``modelUsage``, from ``usage`` where it is missing. Input
+  tokens are the sum of the three input counts (cache reads and writes are input the model
+  was given).
 * ``codex exec --json`` prints ``turn.completed`` events with ``usage`` (``input_tokens``,
   ``cached_input_tokens``, ``output_tokens``); codex reports no cost. ``cached_input_tokens``
   is part of ``input_tokens`` there, so it is not added again.
@@ -73,6 +76,10 @@ def claude_json(name: str, text: str) -> tuple[str, Usage]:
     result = event.get("result")
     if not isinstance(result, str):
         raise ProviderOutputError(name, "Claude Code JSON without a 'result' text")
+    cost = _number(event.get("total_cost_usd"))
+    models = event.get("modelUsage")
+    if isinstance(models, dict) and models:
+        return result, _claude_model_usage(models, cost)
     raw = event.get("usage")
     usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
     parts = [
@@ -80,8 +87,25 @@ def claude_json(name: str, text: str) -> tuple[str, Usage]:
         for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     ]
     input_tokens = None if parts[0] is None else sum(p or 0 for p in parts)
-    cost = _number(event.get("total_cost_usd"))
     return result, Usage(input_tokens, _int(usage.get("output_tokens")), cost)
+
+
+def _claude_model_usage(models: dict[str, Any], cost: float | None) -> Usage:
+    """Tokens summed over ``modelUsage`` (one entry per model the run called). It counts
+    every call ``total_cost_usd`` prices, side calls included (a session-title call is in
+    both and not in ``usage``), so the tokens and the cost describe the same calls."""
+    inputs: list[int] = []
+    outputs: list[int] = []
+    for entry in models.values():
+        entry = entry if isinstance(entry, dict) else {}
+        keys = ("inputTokens", "cacheCreationInputTokens", "cacheReadInputTokens")
+        parts = [_int(entry.get(k)) for k in keys]
+        out = _int(entry.get("outputTokens"))
+        if parts[0] is None or out is None:
+            return Usage(None, None, cost)
+        inputs.append(sum(p or 0 for p in parts))
+        outputs.append(out)
+    return Usage(sum(inputs), sum(outputs), cost)
 
 
 def _last_result(text: str) -> dict[str, Any] | None:
