@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 
@@ -162,8 +163,12 @@ def test_presets_cover_the_real_clis() -> None:
         == "codex exec - --sandbox read-only --json --color never --skip-git-repo-check"
     )
     assert codex.output == "codex-jsonl"
-    assert reg.specs["gemini"].command == 'gemini -p "" --approval-mode plan -o text'
-    assert reg.specs["gemini"].nonzero_ok
+    gemini = shlex.split(reg.specs["gemini"].command or "")
+    assert gemini[:3] == ["gemini", "-p", ""] and "--skip-trust" in gemini
+    assert gemini[gemini.index("--approval-mode") + 1] == "plan"
+    assert Path(gemini[gemini.index("--policy") + 1]).name == "gemini-read.toml"
+    assert gemini[gemini.index("-o") + 1] == "json" and reg.specs["gemini"].output == "gemini-json"
+    assert not reg.specs["gemini"].nonzero_ok  # -o json says why it failed
 
 
 def test_user_and_smarttools_files(providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -47,7 +47,7 @@ from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_time
 from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .streaming import output_sink
-from .usage import UNKNOWN, claude_json, codex_usage, json_events
+from .usage import UNKNOWN, claude_json, codex_usage, gemini_error, gemini_json, json_events
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -417,7 +417,8 @@ class CommandProvider(Provider):
         return self.complete_with_usage(request).text
 
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
-        """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
+        """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``,
+        ``gemini-json``)."""
         timeout = call_timeout(self.spec, request)
         argv, env, stdin = self._argv_for(request), self._env(), request.prompt.encode("utf-8")
         if self.spec.prompt_via == "argument":  # opted in: see `argv_prompt`
@@ -483,7 +484,7 @@ class CommandProvider(Provider):
                 self.name, f"killed by signal {signal.Signals(-rc).name}", _last_lines(stderr_text)
             )
         if rc != 0 and not (self.spec.nonzero_ok and run.out.strip()):
-            raise ProviderFailed(self.name, f"exited with status {rc}", _last_lines(stderr_text))
+            raise ProviderFailed(self.name, f"exited with status {rc}", self._reason(run))
         text = self._decode(bytes(run.out))
         usage = UNKNOWN
         if self.spec.output == "codex-jsonl":
@@ -491,10 +492,24 @@ class CommandProvider(Provider):
             text = _codex_messages(self.name, text)
         elif self.spec.output == "claude-json":
             text, usage = claude_json(self.name, text)
+        elif self.spec.output == "gemini-json":
+            text, usage = gemini_json(self.name, text)
         if not text.strip():
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)
         return Completion(text, usage)
+
+    def _reason(self, run: _Run) -> str:
+        """Why a command that exited non-zero failed: the error its JSON output reports
+        (``gemini-json``: the API's message, which stderr's last lines are not: they end a
+        pretty-printed object), else stderr's last lines."""
+        stderr_text = run.stderr_text()
+        if self.spec.output == "gemini-json":
+            out = bytes(run.out).decode("utf-8", errors="replace")
+            reason = gemini_error(out) or gemini_error(stderr_text)
+            if reason:
+                return reason
+        return _last_lines(stderr_text)
 
 
 @dataclass(slots=True)
