@@ -82,6 +82,11 @@ def test_gemini_error_is_the_api_message_after_a_stack_trace() -> None:
     assert gemini_error(stderr) == "the key is wrong (INVALID_ARGUMENT 400)"
     assert gemini_error('{"error": {"type": "Error", "message": "plain words"}}') == "plain words"
     assert gemini_error("no json here") == ""
+    retrying = (
+        'Attempt 1 failed with status 503. Retrying with backoff... _ApiError: {"error":'
+        '{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}\n  status: 503\n}\n'
+    )
+    assert gemini_error(retrying) == "overloaded (UNAVAILABLE 503)"
     with pytest.raises(ProviderFailed, match="reported an error"):
         gemini_json("gemini", json.dumps({"session_id": "s", "error": err}))
 

@@ -469,7 +469,9 @@ class CommandProvider(Provider):
     def _classify(self, run: _Run, timeout: float) -> Completion:
         """The answer text, or the error that says why there is none."""
         if run.timed_out:
-            raise ProviderTimeout(self.name, f"timed out after {timeout:g}s; process group killed")
+            raise ProviderTimeout(
+                self.name, f"timed out after {timeout:g}s; process group killed", self._retrying(run)
+            )
         if run.flooded:
             raise ProviderOutputError(
                 self.name,
@@ -498,6 +500,13 @@ class CommandProvider(Provider):
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)
         return Completion(text, usage)
+
+    def _retrying(self, run: _Run) -> str:
+        """What a command that timed out last said went wrong, where its output format says
+        it (gemini retries a server error for minutes, quoting the API's error each time)."""
+        if self.spec.output == "gemini-json":
+            return gemini_error(run.stderr_text())
+        return ""
 
     def _reason(self, run: _Run) -> str:
         """Why a command that exited non-zero failed: the error its JSON output reports

@@ -177,30 +177,34 @@ def _gemini_usage(stats: Any) -> Usage:
 
 
 def gemini_error(text: str) -> str:
-    """The reason in the last ``{"error": ...}`` object of Gemini CLI's JSON output (stdout or
-    stderr, where it follows a stack trace), the API's own message unwrapped from it; "" when
-    there is none."""
+    """The reason in the last ``{"error": ...}`` object of Gemini CLI's output: the JSON
+    result's ``error`` (on stderr, after a stack trace), or the API error a retry line quotes
+    (``Attempt 2 failed with status 500. Retrying with backoff... ApiError: {"error": ...}``),
+    the API's own message unwrapped; "" when there is none."""
     data = _last_object(text, "error")
     error = data.get("error") if data else None
     if not isinstance(error, dict):
         return ""
-    message = str(error.get("message") or error.get("type") or "error")
+    message = error.get("message")
     try:
-        api = json.loads(message).get("error")
+        inner = json.loads(message).get("error") if isinstance(message, str) else None
     except (ValueError, AttributeError):
-        api = None
-    if isinstance(api, dict) and api.get("message"):
-        status = " ".join(str(api[k]) for k in ("status", "code") if api.get(k))
-        message = f"{api['message']} ({status})" if status else str(api["message"])
-    return message[:400]
+        inner = None
+    if isinstance(inner, dict) and inner.get("message"):
+        error = inner
+    words = str(error.get("message") or error.get("type") or "error")
+    status = " ".join(str(error[k]) for k in ("status", "code") if error.get(k))
+    return (f"{words} ({status})" if status else words)[:400]
 
 
 def _last_object(text: str, key: str) -> dict[str, Any] | None:
-    """The last JSON object in `text` that starts a line and has `key` (Gemini CLI prints it
-    indented over many lines, after whatever else the stream carries)."""
+    """The last JSON object in `text` with `key` that starts a line or is an error object
+    quoted inside one (Gemini CLI prints its result indented over many lines, after whatever
+    else the stream carries)."""
     decoder = json.JSONDecoder()
-    starts = [m.start() for m in re.finditer(r"^\{", text, re.MULTILINE)]
-    for start in reversed(starts):
+    starts = {m.start() for m in re.finditer(r"^\{", text, re.MULTILINE)}
+    starts |= {m.start() for m in re.finditer(r'\{"error":', text)}
+    for start in sorted(starts, reverse=True):
         try:
             value, _ = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):
