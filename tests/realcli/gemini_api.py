@@ -21,6 +21,7 @@ test/unit/models_test.ts: ``mockGenerateContentResponse`` and
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .stub import Exchange, Request, Route, StubModel
@@ -72,11 +73,42 @@ def wants_tool(stub: StubModel, body: dict[str, Any]) -> bool:
     return stub.tool is not None and offers_tools(body) and not _has_function_response(body)
 
 
+_CONTEXT = {
+    "{cwd}": re.compile(r"Workspace Directories:\**\n\s*- (\S+)"),
+    "{project_temp}": re.compile(r"The project's temporary directory is: (\S+)"),
+}
+"""Placeholders a probe's arguments may use, read from the session context Gemini CLI sends
+first: the working directory (an apply's worktree) and the CLI's own temp folder for it."""
+
+
+def _texts(body: dict[str, Any]) -> str:
+    """The text parts of the request's contents, joined."""
+    return "\n".join(
+        str(part.get("text"))
+        for content in body.get("contents") or []
+        if isinstance(content, dict)
+        for part in content.get("parts") or []
+        if isinstance(part, dict) and "text" in part
+    )
+
+
+def _fill(value: Any, context: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _fill(v, context) for k, v in value.items()}
+    if isinstance(value, str):
+        for name, pattern in _CONTEXT.items():
+            found = pattern.search(context)
+            if name in value and found:
+                value = value.replace(name, found.group(1))
+    return value
+
+
 def _parts(stub: StubModel, body: dict[str, Any]) -> list[dict[str, Any]]:
     if wants_tool(stub, body):
         assert stub.tool is not None
         call = stub.tool
-        return [{"functionCall": {"name": call.name, "args": call.arguments, "id": call.call_id}}]
+        args = _fill(call.arguments, _texts(body))
+        return [{"functionCall": {"name": call.name, "args": args, "id": call.call_id}}]
     config = body.get("generationConfig") or {}
     schema = config.get("responseJsonSchema") or config.get("responseSchema")
     if config.get("responseMimeType") == "application/json" and isinstance(schema, dict):

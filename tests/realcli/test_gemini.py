@@ -280,8 +280,8 @@ def test_apply_refuses_a_command_and_a_write_outside_the_worktree(
         "shell": ToolCall("run_shell_command", {"command": f"touch {tmp_path / 'shell-ran'}"}),
         "outside": ToolCall("write_file", {"file_path": str(tmp_path / "outside.txt"),
                                            "content": "PROBE\n"}),
-        "gemini_tmp": ToolCall("write_file", {"file_path": str(home / ".gemini" / "tmp" /
-                                              "project" / "left.txt"), "content": "PROBE\n"}),
+        "gemini_tmp": ToolCall("write_file", {"file_path": "{project_temp}/left.txt",
+                                              "content": "PROBE\n"}),
         "git_config": ToolCall("write_file", {"file_path": ".git",
                                               "content": "gitdir: /tmp/elsewhere\n"}),
         "web_fetch": ToolCall("web_fetch", {"prompt": f"read {stub.url('/fetched')}"}),
@@ -362,4 +362,4 @@ def test_a_hostile_repository_runs_nothing_in_a_turn_or_an_apply(
     branch = str(apply_record(repo)["branch"])
     assert git(repo, "diff", "--name-only", "main", branch).split() == ["app.py"]
     tracked = git(repo, "status", "--porcelain", "--untracked-files=no").splitlines()
-    assert tracked == [], tracked
+    assert tracked == [" M discussions/retry.md"], tracked  # its APPLY record, nothing else
