@@ -40,8 +40,10 @@ a plan under ~/.gemini/tmp/*/*/plans, is a write a tool made."""
 
 @pytest.fixture
 def stub(
-    real_cli, isolated: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[StubModel]:  # type: ignore[no-untyped-def]
+    real_cli,  # type: ignore[no-untyped-def]
+    isolated: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[StubModel]:
     """The stub model, and the real `gemini` pointed at it through its environment and
     the test HOME's ~/.gemini/settings.json (nothing else configured)."""
     real_cli("gemini")
@@ -79,7 +81,9 @@ def tool_writes(before: dict[str, str], after: dict[str, str], home: Path) -> li
     ]
 
 
-_COMMENT = re.compile(r"\nName: [^\n]+\n\n<!-- (?P<meta>[^\n]*) -->\n\n(?P<body>.*?)\n\n---\n", re.S)
+_COMMENT = re.compile(
+    r"\nName: [^\n]+\n\n<!-- (?P<meta>[^\n]*) -->\n\n(?P<body>.*?)\n\n---\n", re.S
+)
 
 
 def last_comment(path: Path) -> tuple[str, str]:
@@ -106,9 +110,7 @@ def test_providers_test_answers_the_canned_text(stub: StubModel) -> None:
     assert result_of(r)["answer"] == CANNED
 
 
-def test_a_turn_records_the_canned_comment_and_the_tokens(
-    stub: StubModel, isolated: Path
-) -> None:
+def test_a_turn_records_the_canned_comment_and_the_tokens(stub: StubModel, isolated: Path) -> None:
     """Before: exit 55 (the folder is not trusted); then the text format (no tokens)."""
     assert code(run("new", "Rollout", "--participants", "architect")) == 0
     r = run("turn", "rollout.md", "--provider", "gemini")

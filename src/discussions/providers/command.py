@@ -469,9 +469,8 @@ class CommandProvider(Provider):
     def _classify(self, run: _Run, timeout: float) -> Completion:
         """The answer text, or the error that says why there is none."""
         if run.timed_out:
-            raise ProviderTimeout(
-                self.name, f"timed out after {timeout:g}s; process group killed", self._retrying(run)
-            )
+            why = f"timed out after {timeout:g}s; process group killed"
+            raise ProviderTimeout(self.name, why, self._retrying(run))
         if run.flooded:
             raise ProviderOutputError(
                 self.name,
