@@ -429,3 +429,23 @@ def test_deep_test_fails_a_command_model_that_fails_every_real_prompt(
     assert data["prompt"]["chars"] > 3_000  # a long discussion as the engine sends it
     assert "exceeds the context window (512)" in data["error"]
     assert data["context_window"] is None and data["fits"] is None
+
+
+def test_providers_test_and_a_turn_wait_the_same_configured_timeout(
+    isolated: Path,
+    tmp_path: Path,
+    providers_file,  # type: ignore[no-untyped-def]
+) -> None:
+    """`providers test` (plain and `--deep`) waits `providers.timeout` as a turn does: it
+    used 120 s whatever the configuration said, so a test could pass where every turn timed
+    out, or time out where a turn would have waited."""
+    from ..conftest import script_command
+
+    providers_file({"slow": script_command("hang.py", str(tmp_path / "pids"))})
+    write(isolated / "discussions.yaml", "providers:\n  timeout: 2\n  detect: false\n")
+    assert code(run("new", "Slow", "--participants", "architect")) == 0
+    turn = run("turn", "slow.md", "--provider", "slow")
+    assert "timed out after 2s" in out(turn)
+    for args in ([], ["--deep", "--json"]):
+        r = run("providers", "test", "slow", *args)
+        assert code(r) == 1 and "timed out after 2s" in out(r), out(r)
