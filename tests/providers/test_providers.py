@@ -166,7 +166,8 @@ def test_presets_cover_the_real_clis() -> None:
     gemini = shlex.split(reg.specs["gemini"].command or "")
     assert gemini[:3] == ["gemini", "-p", ""] and "--skip-trust" in gemini
     assert gemini[gemini.index("--approval-mode") + 1] == "plan"
-    assert Path(gemini[gemini.index("--policy") + 1]).name == "gemini-read.toml"
+    policy = Path(gemini[gemini.index("--policy") + 1])
+    assert policy.name == "gemini-read.toml" and policy.is_file()
     assert gemini[gemini.index("-o") + 1] == "json" and reg.specs["gemini"].output == "gemini-json"
     assert not reg.specs["gemini"].nonzero_ok  # -o json says why it failed
 

@@ -58,7 +58,7 @@ def offered_names(body: dict[str, Any]) -> set[str]:
     }
 
 
-def _has_function_response(body: dict[str, Any]) -> bool:
+def has_function_response(body: dict[str, Any]) -> bool:
     for content in body.get("contents") or []:
         parts = content.get("parts") if isinstance(content, dict) else None
         if any(isinstance(p, dict) and "functionResponse" in p for p in parts or []):
@@ -70,7 +70,7 @@ def wants_tool(stub: StubModel, body: dict[str, Any]) -> bool:
     """Whether this request gets `stub.tool`: it offers tools (any: a model may name one the
     CLI did not declare, and the CLI must refuse that too) and no function response has come
     back yet."""
-    return stub.tool is not None and offers_tools(body) and not _has_function_response(body)
+    return stub.tool is not None and offers_tools(body) and not has_function_response(body)
 
 
 _CONTEXT = {

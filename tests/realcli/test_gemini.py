@@ -96,8 +96,7 @@ def last_comment(path: Path) -> tuple[str, str]:
 def tool_was_answered(stub: StubModel) -> bool:
     """The CLI got the stub's tool call and sent its outcome back (so the probe was made)."""
     return any(
-        isinstance(r.body, dict) and gemini_api._has_function_response(r.body)
-        for r in stub.requests
+        isinstance(r.body, dict) and gemini_api.has_function_response(r.body) for r in stub.requests
     )
 
 
@@ -110,14 +109,17 @@ def test_providers_test_answers_the_canned_text(stub: StubModel) -> None:
     assert result_of(r)["answer"] == CANNED
 
 
-def test_a_turn_records_the_canned_comment_and_the_tokens(stub: StubModel, isolated: Path) -> None:
+@pytest.mark.parametrize("preset", ["gemini", "gemini-flash"])
+def test_a_turn_records_the_canned_comment_and_the_tokens(
+    stub: StubModel, isolated: Path, preset: str
+) -> None:
     """Before: exit 55 (the folder is not trusted); then the text format (no tokens)."""
     assert code(run("new", "Rollout", "--participants", "architect")) == 0
-    r = run("turn", "rollout.md", "--provider", "gemini")
+    r = run("turn", "rollout.md", "--provider", preset)
     assert code(r) == 0, out(r)
     meta, body = last_comment(isolated / "discussions" / "rollout.md")
     assert body == CANNED
-    assert "provider: gemini" in meta and "tokens: 1200 in / 34 out" in meta
+    assert f"provider: {preset}" in meta and "tokens: 1200 in / 34 out" in meta
     [call] = stub.model_requests(r":streamGenerateContent")
     offered = gemini_api.offered_names(call.body)
     assert offered <= {"read_file", "read_many_files", "glob", "grep_search", "list_directory"}
