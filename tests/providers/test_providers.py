@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -76,6 +78,21 @@ def test_nonzero_exit_keeps_stderr() -> None:
         call(script_command("fail.py", "3", "quota exceeded for this month\n"))
     assert err.value.reason == "exited with status 3"
     assert err.value.detail == "quota exceeded for this month"
+
+
+def test_gemini_json_failure_gives_the_apis_reason_not_the_last_lines() -> None:
+    """gemini -o json writes its error object, pretty-printed, at the end of stderr and exits
+    with the HTTP status (400 -> 144): the reason is the API's message inside it."""
+    api = json.dumps({"error": {"code": 400, "message": "key rejected"}})
+    result = json.dumps({"session_id": "s", "error": {"type": "Error", "message": api}}, indent=2)
+    code = (
+        "import sys; sys.stdin.read(); "
+        f"sys.stderr.write('ApiError: boom\\n    at x\\n' + {result!r} + '\\n'); sys.exit(144)"
+    )
+    with pytest.raises(ProviderFailed) as err:
+        call(" ".join(shlex.quote(w) for w in (sys.executable, "-c", code)), output="gemini-json")
+    assert err.value.reason == "exited with status 144"
+    assert err.value.detail == "key rejected (400)"
 
 
 def test_nonzero_ok_accepts_answer() -> None:
