@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -75,6 +78,21 @@ def test_nonzero_exit_keeps_stderr() -> None:
         call(script_command("fail.py", "3", "quota exceeded for this month\n"))
     assert err.value.reason == "exited with status 3"
     assert err.value.detail == "quota exceeded for this month"
+
+
+def test_gemini_json_failure_gives_the_apis_reason_not_the_last_lines() -> None:
+    """gemini -o json writes its error object, pretty-printed, at the end of stderr and exits
+    with the HTTP status (400 -> 144): the reason is the API's message inside it."""
+    api = json.dumps({"error": {"code": 400, "message": "key rejected"}})
+    result = json.dumps({"session_id": "s", "error": {"type": "Error", "message": api}}, indent=2)
+    code = (
+        "import sys; sys.stdin.read(); "
+        f"sys.stderr.write('ApiError: boom\\n    at x\\n' + {result!r} + '\\n'); sys.exit(144)"
+    )
+    with pytest.raises(ProviderFailed) as err:
+        call(" ".join(shlex.quote(w) for w in (sys.executable, "-c", code)), output="gemini-json")
+    assert err.value.reason == "exited with status 144"
+    assert err.value.detail == "key rejected (400)"
 
 
 def test_nonzero_ok_accepts_answer() -> None:
@@ -163,8 +181,13 @@ def test_presets_cover_the_real_clis() -> None:
         "--ephemeral -c project_doc_max_bytes=0"
     )
     assert codex.output == "codex-jsonl"
-    assert reg.specs["gemini"].command == 'gemini -p "" --approval-mode plan -o text'
-    assert reg.specs["gemini"].nonzero_ok
+    gemini = shlex.split(reg.specs["gemini"].command or "")
+    assert gemini[:3] == ["gemini", "-p", ""] and "--skip-trust" in gemini
+    assert gemini[gemini.index("--approval-mode") + 1] == "plan"
+    policy = Path(gemini[gemini.index("--policy") + 1])
+    assert policy.name == "gemini-read.toml" and policy.is_file()
+    assert gemini[gemini.index("-o") + 1] == "json" and reg.specs["gemini"].output == "gemini-json"
+    assert not reg.specs["gemini"].nonzero_ok  # -o json says why it failed
 
 
 def test_user_and_smarttools_files(providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
+from discussions.errors import ProviderFailed
 from discussions.model.budget import Budget
 from discussions.model.usage import UsageTotals
-from discussions.providers.usage import Usage, claude_json, codex_usage
+from discussions.providers.usage import Usage, claude_json, codex_usage, gemini_error, gemini_json
 
 from ..conftest import SCRIPTS, code, out, run, write
 from ..conftest import result_of as json_of
@@ -50,6 +51,44 @@ def test_codex_usage_sums_turns_and_says_unknown_when_absent() -> None:
     line = '{"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":2}}'
     assert codex_usage(line + "\n" + line) == Usage(10, 4, None)
     assert codex_usage('{"type":"turn.started"}') == Usage()
+
+
+def test_gemini_json_reads_the_response_and_the_tokens_of_every_model() -> None:
+    """``gemini -o json``: the last turn's text; input = prompt + tool-use prompt, output =
+    candidates + thoughts, summed over the models called (its router's call included)."""
+    tokens = {"prompt": 1200, "candidates": 34, "cached": 200, "thoughts": 6, "tool": 0}
+    router = {"prompt": 300, "candidates": 10, "cached": 0, "thoughts": 0, "tool": 5}
+    text = json.dumps(
+        {
+            "session_id": "s",
+            "response": "hello",
+            "stats": {"models": {"pro": {"tokens": tokens}, "lite": {"tokens": router}}},
+        },
+        indent=2,
+    )
+    assert gemini_json("gemini", "Loaded cached credentials.\n" + text) == (
+        "hello",
+        Usage(1505, 50, None),
+    )
+    assert gemini_json("gemini", json.dumps({"response": "hi", "stats": {}})) == ("hi", Usage())
+
+
+def test_gemini_error_is_the_api_message_after_a_stack_trace() -> None:
+    api = {"error": {"code": 400, "message": "the key is wrong", "status": "INVALID_ARGUMENT"}}
+    err = {"type": "Error", "message": json.dumps(api), "code": 400}
+    stderr = "_ApiError: boom\n    at x (y.js:1)\n{\n  status: 400\n}\n" + json.dumps(
+        {"session_id": "s", "error": err}, indent=2
+    )
+    assert gemini_error(stderr) == "the key is wrong (INVALID_ARGUMENT 400)"
+    assert gemini_error('{"error": {"type": "Error", "message": "plain words"}}') == "plain words"
+    assert gemini_error("no json here") == ""
+    retrying = (
+        'Attempt 1 failed with status 503. Retrying with backoff... _ApiError: {"error":'
+        '{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}\n  status: 503\n}\n'
+    )
+    assert gemini_error(retrying) == "overloaded (UNAVAILABLE 503)"
+    with pytest.raises(ProviderFailed, match="reported an error"):
+        gemini_json("gemini", json.dumps({"session_id": "s", "error": err}))
 
 
 def test_claude_and_codex_usage_is_recorded_and_totalled(clis: Path, isolated: Path) -> None:
@@ -390,3 +429,23 @@ def test_deep_test_fails_a_command_model_that_fails_every_real_prompt(
     assert data["prompt"]["chars"] > 3_000  # a long discussion as the engine sends it
     assert "exceeds the context window (512)" in data["error"]
     assert data["context_window"] is None and data["fits"] is None
+
+
+def test_providers_test_and_a_turn_wait_the_same_configured_timeout(
+    isolated: Path,
+    tmp_path: Path,
+    providers_file,  # type: ignore[no-untyped-def]
+) -> None:
+    """`providers test` (plain and `--deep`) waits `providers.timeout` as a turn does: it
+    used 120 s whatever the configuration said, so a test could pass where every turn timed
+    out, or time out where a turn would have waited."""
+    from ..conftest import script_command
+
+    providers_file({"slow": script_command("hang.py", str(tmp_path / "pids"))})
+    write(isolated / "discussions.yaml", "providers:\n  timeout: 2\n  detect: false\n")
+    assert code(run("new", "Slow", "--participants", "architect")) == 0
+    turn = run("turn", "slow.md", "--provider", "slow")
+    assert "timed out after 2s" in out(turn)
+    for args in ([], ["--deep", "--json"]):
+        r = run("providers", "test", "slow", *args)
+        assert code(r) == 1 and "timed out after 2s" in out(r), out(r)

@@ -47,7 +47,7 @@ def test_no_write_preset_lifts_every_approval() -> None:
     """Each write mode approves edits, not shell commands or web fetches: no flag that runs
     every action (cursor's --force/--yolo, agy's --dangerously-skip-permissions, opencode's
     --auto), and the CLIs whose edit mode also approves web fetches (gemini auto_edit, qwen
-    auto-edit) do not use that mode: gemini allows its two edit tools by name instead, qwen
+    auto-edit) do not use that mode: gemini allows its two edit tools in a policy file, qwen
     has none; opencode's denies every other tool in its config (test_provider_env)."""
     lifting = {"--force", "-f", "--yolo", "--dangerously-skip-permissions", "--auto", "yolo"}
     for name, spec in PRESETS.items():
@@ -58,7 +58,9 @@ def test_no_write_preset_lifts_every_approval() -> None:
     gemini = shlex.split(PRESETS["gemini"].write_command or "")
     assert "auto_edit" not in gemini and "yolo" not in gemini
     assert gemini[gemini.index("--approval-mode") + 1] == "default"
-    assert gemini[gemini.index("--allowed-tools") + 1] == "write_file,replace"
+    assert "--allowed-tools" not in gemini and "--skip-trust" in gemini  # a policy instead
+    policy = Path(gemini[gemini.index("--policy") + 1])
+    assert policy.name == "gemini-write.toml" and policy.is_file()
     cursor = shlex.split(PRESETS["cursor-agent"].write_command or "")
     assert cursor[:2] == ["cursor-agent", "-p"] and "--mode" not in cursor
     assert "--sandbox" in cursor and cursor[cursor.index("--sandbox") + 1] == "disabled"

@@ -230,7 +230,8 @@ def providers_show(name: str, as_json: bool) -> None:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
-    help="Seconds to wait (overrides the provider's own timeout; default: its own, else 120).",
+    help="Seconds to wait (overrides the provider's own timeout; default: its own, else "
+    "providers.timeout, as for a turn).",
 )
 @click.option(
     "--deep",
@@ -265,7 +266,7 @@ def providers_test(
         for line in window:
             click.echo(line, err=True)
     started = time.monotonic()
-    completion = complete_with_usage(provider, _test_request(prompt, timeout))
+    completion = complete_with_usage(provider, _test_request(prompt, timeout, ws))
     elapsed = time.monotonic() - started
     if as_json:
         report = {"provider": name, "seconds": round(elapsed, 3), "answer": completion.text}
@@ -275,10 +276,12 @@ def providers_test(
     click.echo(f"\n{name} answered in {elapsed:.1f}s", err=True)
 
 
-def _test_request(prompt: str, timeout: float | None) -> ProviderRequest:
+def _test_request(prompt: str, timeout: float | None, ws: Workspace) -> ProviderRequest:
+    """The test's request, with the timeout a turn would have (`--timeout`, else the
+    provider's own, else ``providers.timeout``), so a test says what a turn will do."""
     return ProviderRequest(
         prompt=prompt,
-        timeout=timeout or 120,
+        timeout=timeout or ws.config.provider_timeout,
         timeout_explicit=timeout is not None,
         participant_name="Tester",
         participant_alias="tester",
@@ -308,7 +311,7 @@ def _deep_test(
     started = time.monotonic()
     completion, error = None, None
     try:
-        completion = complete_with_usage(provider, _test_request(probe.text, timeout))
+        completion = complete_with_usage(provider, _test_request(probe.text, timeout, ws))
     except ProviderError as exc:
         error = exc
     elapsed = time.monotonic() - started

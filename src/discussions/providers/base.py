@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .usage import UNKNOWN, Usage
 
-OUTPUT_FORMATS = ("text", "codex-jsonl", "claude-json")
+OUTPUT_FORMATS = ("text", "codex-jsonl", "claude-json", "gemini-json")
 HTTP_TYPE = "openai-compatible"
 """The type of a provider that is a chat-completions server (`server_window`, `openai_compat`)."""
 PROVIDER_TYPES = ("command", HTTP_TYPE)
@@ -57,7 +57,8 @@ class ProviderSpec:
     """Per-provider timeout in seconds (None: the configured default)."""
     output: str = "text"
     """How to read stdout: ``text``, ``codex-jsonl`` (join the agent_message items) or
-    ``claude-json`` (Claude Code's ``--output-format json`` object: result, usage, cost)."""
+    ``claude-json`` (Claude Code's ``--output-format json`` object: result, usage, cost) or
+    ``gemini-json`` (Gemini CLI's ``-o json`` object: response, token counts, error)."""
     env_remove: list[str] = field(default_factory=list)
     """Environment variables removed for the command (claude refuses nested sessions)."""
     env: dict[str, str] = field(default_factory=dict)

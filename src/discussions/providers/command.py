@@ -48,7 +48,7 @@ from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .reports import codex_last_message, failure_reason
 from .streaming import output_sink
-from .usage import UNKNOWN, claude_json, codex_usage
+from .usage import UNKNOWN, claude_json, codex_usage, gemini_json
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -418,7 +418,8 @@ class CommandProvider(Provider):
         return self.complete_with_usage(request).text
 
     def complete_with_usage(self, request: ProviderRequest) -> Completion:
-        """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``)."""
+        """The answer and the usage the command reported (``claude-json``, ``codex-jsonl``,
+        ``gemini-json``)."""
         timeout = call_timeout(self.spec, request)
         argv, env, stdin = self._argv_for(request), self._env(), request.prompt.encode("utf-8")
         if self.spec.prompt_via == "argument":  # opted in: see `argv_prompt`
@@ -469,7 +470,8 @@ class CommandProvider(Provider):
     def _classify(self, run: _Run, timeout: float) -> Completion:
         """The answer text, or the error that says why there is none."""
         if run.timed_out:
-            raise ProviderTimeout(self.name, f"timed out after {timeout:g}s; process group killed")
+            why = f"timed out after {timeout:g}s; process group killed"
+            raise ProviderTimeout(self.name, why, self._retrying(run))
         if run.flooded:
             raise ProviderOutputError(
                 self.name,
@@ -484,10 +486,7 @@ class CommandProvider(Provider):
                 self.name, f"killed by signal {signal.Signals(-rc).name}", _last_lines(stderr_text)
             )
         if rc != 0 and not (self.spec.nonzero_ok and run.out.strip()):
-            said = failure_reason(self.spec.output, bytes(run.out).decode("utf-8", "replace"))
-            raise ProviderFailed(
-                self.name, f"exited with status {rc}", said or _last_lines(stderr_text)
-            )
+            raise ProviderFailed(self.name, f"exited with status {rc}", self._reason(run))
         text = self._decode(bytes(run.out))
         usage = UNKNOWN
         if self.spec.output == "codex-jsonl":
@@ -495,10 +494,27 @@ class CommandProvider(Provider):
             text = _codex_messages(self.name, text)
         elif self.spec.output == "claude-json":
             text, usage = claude_json(self.name, text)
+        elif self.spec.output == "gemini-json":
+            text, usage = gemini_json(self.name, text)
         if not text.strip():
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)
         return Completion(text, usage)
+
+    def _retrying(self, run: _Run) -> str:
+        """What a command that timed out last said went wrong, where its output format says
+        it (gemini retries a server error for minutes, quoting the API's error each time)."""
+        if self.spec.output == "gemini-json":
+            return gemini_error(run.stderr_text())
+        return ""
+
+    def _reason(self, run: _Run) -> str:
+        """Why a command that exited non-zero failed: the reason its structured output reports
+        (`failure_reason`), which stderr's last lines often are not, else those lines."""
+        stderr_text = run.stderr_text()
+        out = bytes(run.out).decode("utf-8", errors="replace")
+        said = failure_reason(self.spec.output, out, stderr_text)
+        return said or _last_lines(stderr_text)
 
 
 @dataclass(slots=True)

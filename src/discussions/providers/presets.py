@@ -6,6 +6,8 @@ participant's configured providers is installed."""
 from __future__ import annotations
 
 import json
+import shlex
+from pathlib import Path
 from typing import Any
 
 from .base import ProviderSpec
@@ -40,7 +42,17 @@ _CODEX_ISOLATED = "--ephemeral -c project_doc_max_bytes=0"
 _CODEX = (
     f"codex exec - --sandbox read-only --json --color never --skip-git-repo-check {_CODEX_ISOLATED}"
 )
-_GEMINI = 'gemini -p "" --approval-mode plan -o text'
+# Gemini CLI: plan mode is its read-only mode, narrowed further by a policy file shipped with
+# this package (policies/gemini-read.toml: read tools only, so plan mode's own plan-file writes
+# under ~/.gemini/tmp, web search and subagents are denied too). `--skip-trust` trusts the
+# folder for this run only: without it 0.61 exits 55 in any folder not trusted interactively
+# (every apply worktree), and unlike GEMINI_CLI_TRUST_WORKSPACE=true it takes effect after the
+# settings are loaded, so the folder's .gemini/settings.json (MCP servers, hooks) and
+# .gemini/.env stay out (tests/realcli/test_gemini.py). `-o json` gives the last turn's text
+# and the token counts (read as `gemini-json`), and on failure the API's error.
+_GEMINI_POLICIES = Path(__file__).with_name("policies")
+_GEMINI_READ_POLICY = shlex.quote(str(_GEMINI_POLICIES / "gemini-read.toml"))
+_GEMINI = f'gemini -p "" --skip-trust --approval-mode plan --policy {_GEMINI_READ_POLICY} -o json'
 # Antigravity CLI (Gemini CLI's successor for individual accounts). With no prompt flag and a
 # non-terminal stdin, `agy` runs one headless turn on the plain prompt read from stdin (agy >=
 # 1.1.1, which stopped reading stdin when `-p ""` is given). The JSON-lines input some report is
@@ -106,10 +118,15 @@ _CURSOR_WRITE = "cursor-agent -p --output-format text --sandbox disabled --trust
 # Gemini CLI: not `--approval-mode auto_edit`, which approves web_fetch too (gemini-cli
 # packages/core/src/policy/policies/write.toml: a `web_fetch` allow rule for autoEdit). In the
 # default mode every tool that needs a confirmation is denied in a headless run ("ask_user: In
-# non-interactive mode, this is treated as deny", docs/reference/policy-engine.md), and
-# `--allowed-tools` lets the two edit tools run without one (docs/cli/cli-reference.md: "Tools
-# that are allowed to run without confirmation"): edits, no shell command, no web fetch.
-_GEMINI_WRITE = 'gemini -p "" --approval-mode default --allowed-tools write_file,replace -o text'
+# non-interactive mode, this is treated as deny", docs/reference/policy-engine.md), and the
+# policy file (policies/gemini-write.toml, `--policy`, which replaced the deprecated
+# `--allowed-tools`) allows the two edit tools and the read tools, nothing else, and no write
+# into Gemini CLI's temp folder or git's files: edits, no shell command, no web fetch.
+# `--policy` files take the place of ~/.gemini/policies for the run (README).
+_GEMINI_WRITE_POLICY = shlex.quote(str(_GEMINI_POLICIES / "gemini-write.toml"))
+_GEMINI_WRITE = (
+    f'gemini -p "" --skip-trust --approval-mode default --policy {_GEMINI_WRITE_POLICY} -o text'
+)
 # No write mode, on purpose:
 # - Qwen Code `--approval-mode auto-edit` approves every 'edit' and 'info' confirmation, and
 #   web_fetch asks with an 'info' one (qwen-code packages/core/src/core/permissionFlow.ts
@@ -238,21 +255,21 @@ PRESETS: dict[str, ProviderSpec] = {
             "gemini",
             _GEMINI,
             "Gemini CLI, plan mode (enterprise / API-key users)",
-            nonzero_ok=True,
+            output="gemini-json",
             write_command=_GEMINI_WRITE,
         ),
         _preset(
             "gemini-flash",
             f"{_GEMINI} -m gemini-2.5-flash",
             "Gemini CLI, Flash",
-            nonzero_ok=True,
+            output="gemini-json",
             write_command=f"{_GEMINI_WRITE} -m gemini-2.5-flash",
         ),
         _preset(
             "gemini-pro",
             f"{_GEMINI} -m gemini-2.5-pro",
             "Gemini CLI, Pro",
-            nonzero_ok=True,
+            output="gemini-json",
             write_command=f"{_GEMINI_WRITE} -m gemini-2.5-pro",
         ),
         _preset(

@@ -7,7 +7,7 @@
         command: "claude -p --model sonnet"
         description: "Balanced quality/speed"
         timeout: 600            # seconds (optional)
-        output: text            # or codex-jsonl, claude-json (optional)
+        output: text            # or codex-jsonl, claude-json, gemini-json (optional)
         write_command: "claude -p --permission-mode acceptEdits"   # its write mode (optional)
         env: {NAME: value}      # variables set for the command (optional; see environment)
         write_env: {NAME: value}  # set for write_command, over env (optional)

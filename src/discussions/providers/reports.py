@@ -11,6 +11,9 @@ they write warnings and transcripts), and exit non-zero:
   1 (codex 0.171.0; codex-rs exec ``ThreadEvent::TurnFailed``). An HTTP error's message is
   the server's JSON body as text; its own ``error.message`` is the reason.
 
+* ``gemini -o json`` prints an error object, ``{"error": {"message": ...}}``, on stderr (not
+  stdout) and exits with the HTTP status modulo 256 (Gemini CLI 0.61.0; `usage.gemini_error`).
+
 `failure_reason` reads those, so the user sees the CLI's own words rather than an empty or
 unrelated last line of stderr.
 """
@@ -20,18 +23,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .usage import json_events
+from .usage import gemini_error, json_events
 
 _LIMIT = 400
 
 
-def failure_reason(output: str, text: str) -> str | None:
-    """The reason the CLI reported on stdout (`text`) for a failed call, for the structured
-    output formats (``claude-json``, ``codex-jsonl``); None when it reported none."""
+def failure_reason(output: str, text: str, stderr: str = "") -> str | None:
+    """The reason the CLI reported for a failed call, in its structured output format
+    (``claude-json``, ``codex-jsonl``: on stdout, `text`; ``gemini-json``: on either, its
+    error object on `stderr` as a rule); None when it reported none."""
     if output == "claude-json":
         return _claude_failure(text)
     if output == "codex-jsonl":
         return _codex_failure(text)
+    if output == "gemini-json":
+        return _short(gemini_error(text) or gemini_error(stderr))
     return None
 
 

@@ -37,9 +37,10 @@ def output_sink(output: str, on_output: Callable[[str], None]) -> Callable[[byte
             report(codex_event_text(line))
 
     def feed_nothing(chunk: bytes) -> None:
-        """claude's JSON output is one object at the end: nothing readable streams."""
+        """claude's and gemini's JSON output is one object at the end: nothing readable
+        streams."""
 
-    if output == "claude-json":
+    if output in ("claude-json", "gemini-json"):
         return feed_nothing
     return feed_jsonl if output == "codex-jsonl" else feed_text
 

@@ -16,11 +16,20 @@ Where the numbers come from:
 * ``codex exec --json`` prints ``turn.completed`` events with ``usage`` (``input_tokens``,
   ``cached_input_tokens``, ``output_tokens``); codex reports no cost. ``cached_input_tokens``
   is part of ``input_tokens`` there, so it is not added again.
+* ``gemini -o json`` prints one object: ``response`` (the last turn's text: narration before a
+  tool call is not in it), ``stats.models.<model>.tokens`` (``prompt``, which includes
+  ``cached``, ``candidates``, ``thoughts``, ``tool``) for every model the run called (its
+  router and other side calls included), and on failure ``error`` (``type``, ``message``,
+  ``code``), written to stderr (gemini-cli docs/cli/headless.md, "JSON output"; the counts
+  are the API's ``usageMetadata``: ``promptTokenCount``, ``candidatesTokenCount``,
+  ``thoughtsTokenCount``, ``toolUsePromptTokenCount``). Input tokens are prompt + tool,
+  output tokens candidates + thoughts (thinking is billed as output); no cost is reported.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -159,3 +168,71 @@ def codex_usage(text: str) -> Usage:
     if not inputs:
         return UNKNOWN
     return Usage(sum(inputs), sum(outputs), None)
+
+
+def gemini_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer and usage from ``gemini -o json`` (one object; see the module docstring)."""
+    data = _last_object(text, "response")
+    if data is None:
+        reason = gemini_error(text)
+        if reason:
+            raise ProviderFailed(name, "reported an error", reason)
+        raise ProviderOutputError(name, "output is not Gemini CLI JSON (no response object)")
+    response = data.get("response")
+    if not isinstance(response, str) or not response.strip():
+        reason = gemini_error(text)
+        if reason:
+            raise ProviderFailed(name, "reported an error", reason)
+    return (response if isinstance(response, str) else ""), _gemini_usage(data.get("stats"))
+
+
+def _gemini_usage(stats: Any) -> Usage:
+    models = stats.get("models") if isinstance(stats, dict) else None
+    if not isinstance(models, dict) or not models:
+        return UNKNOWN
+    inputs = outputs = 0
+    for model in models.values():
+        tokens = model.get("tokens") if isinstance(model, dict) else None
+        if not isinstance(tokens, dict) or _int(tokens.get("prompt")) is None:
+            return UNKNOWN
+        inputs += (_int(tokens.get("prompt")) or 0) + (_int(tokens.get("tool")) or 0)
+        outputs += (_int(tokens.get("candidates")) or 0) + (_int(tokens.get("thoughts")) or 0)
+    return Usage(inputs, outputs, None)
+
+
+def gemini_error(text: str) -> str:
+    """The reason in the last ``{"error": ...}`` object of Gemini CLI's output: the JSON
+    result's ``error`` (on stderr, after a stack trace), or the API error a retry line quotes
+    (``Attempt 2 failed with status 500. Retrying with backoff... ApiError: {"error": ...}``),
+    the API's own message unwrapped; "" when there is none."""
+    data = _last_object(text, "error")
+    error = data.get("error") if data else None
+    if not isinstance(error, dict):
+        return ""
+    message = error.get("message")
+    try:
+        inner = json.loads(message).get("error") if isinstance(message, str) else None
+    except (ValueError, AttributeError):
+        inner = None
+    if isinstance(inner, dict) and inner.get("message"):
+        error = inner
+    words = str(error.get("message") or error.get("type") or "error")
+    status = " ".join(str(error[k]) for k in ("status", "code") if error.get(k))
+    return (f"{words} ({status})" if status else words)[:400]
+
+
+def _last_object(text: str, key: str) -> dict[str, Any] | None:
+    """The last JSON object in `text` with `key` that starts a line or is an error object
+    quoted inside one (Gemini CLI prints its result indented over many lines, after whatever
+    else the stream carries)."""
+    decoder = json.JSONDecoder()
+    starts = {m.start() for m in re.finditer(r"^\{", text, re.MULTILINE)}
+    starts |= {m.start() for m in re.finditer(r'\{"error":', text)}
+    for start in sorted(starts, reverse=True):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict) and key in value:
+            return value
+    return None
