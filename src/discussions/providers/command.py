@@ -504,9 +504,7 @@ class CommandProvider(Provider):
     def _retrying(self, run: _Run) -> str:
         """What a command that timed out last said went wrong, where its output format says
         it (gemini retries a server error for minutes, quoting the API's error each time)."""
-        if self.spec.output == "gemini-json":
-            return gemini_error(run.stderr_text())
-        return ""
+        return failure_reason(self.spec.output, "", run.stderr_text()) or ""
 
     def _reason(self, run: _Run) -> str:
         """Why a command that exited non-zero failed: the reason its structured output reports
