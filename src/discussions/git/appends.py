@@ -116,7 +116,8 @@ class AppendCheck:
 
 def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) -> AppendCheck:
     """The append-only check since `rev` (for `check --since`, hooks, CI): each of `paths`, or
-    without them every discussion file changed since `rev` and every one deleted since.
+    without them every discussion file changed since `rev` and every one deleted since; and
+    every merge since `rev`, or in progress, holds every block of each parent (`merge_losses`).
     Raises `DiscussionsError` for an unknown revision or a folder outside a repository;
     ``HEAD`` before the first commit (a hook's first run) has nothing to compare with."""
     report = AppendCheck()
@@ -140,4 +141,128 @@ def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) ->
             violation = AppendViolation(path, 0, str(exc))
         if violation is not None:
             report.violations.append(violation)
+    report.violations += merge_losses(rev, start, paths)
     return report
+
+
+# --------------------------------------------------------------------------- merges
+
+
+def merge_losses(
+    rev: str, start: Path, paths: Sequence[Path] | None = None
+) -> list[AppendViolation]:
+    """Blocks a merge dropped: for each merge commit since `rev` (on the way to HEAD) and for
+    a merge in progress (the work tree, with HEAD and each MERGE_HEAD as parents), every block
+    of every parent must be in the result (`additions.lost_blocks`). This holds whichever
+    tool merged (the driver, git's line merge resolved by hand, a driver that failed), so
+    anyone can check a merge. `paths`: only these files."""
+    root = repo_root(start)
+    wanted = None if paths is None else {relative_path(p, root) for p in paths}
+    found: list[AppendViolation] = []
+    listing = run_git(["rev-list", "--merges", "--parents", f"{rev}..HEAD"], root).stdout
+    for line in listing.decode().splitlines():
+        merge, *parents = line.split()
+        found += _merge_losses(root, merge, parents, wanted)
+    heads = _merge_heads(root)
+    if heads:
+        found += _merge_losses(root, None, ["HEAD", *heads], wanted)
+    return found
+
+
+def git_lines(args: list[str], root: Path) -> list[str]:
+    return run_git(args, root).stdout.decode("utf-8", "replace").split()
+
+
+def _merge_heads(root: Path) -> list[str]:
+    """The commits being merged into HEAD (``MERGE_HEAD``), none outside a merge."""
+    where = run_git(["rev-parse", "--git-path", "MERGE_HEAD"], root).stdout.decode().strip()
+    try:
+        return (root / where).read_text(encoding="utf-8").split()
+    except OSError:
+        return []
+
+
+def _merge_losses(
+    root: Path, merge: str | None, parents: list[str], wanted: set[str] | None
+) -> list[AppendViolation]:
+    """The blocks of `parents` missing from `merge` (None: the work tree), file by file."""
+    from .additions import lost_blocks
+
+    names: set[str] = set()
+    for parent in parents:
+        names.update(_changed(root, parent, merge))
+    bases: dict[tuple[int, int], list[str]] = {}
+    found: list[AppendViolation] = []
+    for rel in sorted(names):
+        if wanted is not None and rel not in wanted:
+            continue
+        merged = _version(root, merge, rel)
+        if merged is None or not is_discussion_bytes(merged):
+            continue
+        texts = [_version(root, p, rel) for p in parents]
+        for i, parent in enumerate(parents):
+            mine = texts[i]
+            if mine is None:
+                continue
+            others = []
+            for j, other in enumerate(texts):
+                if j == i:
+                    continue
+                key = (min(i, j), max(i, j))
+                if key not in bases:
+                    bases[key] = git_lines(["merge-base", "--all", parents[i], parents[j]], root)
+                versions = [_version(root, b, rel) for b in bases[key]]
+                others.append((_text(other), [_text(v) for v in versions]))
+            for block in lost_blocks(_text(merged), _text(mine), others):
+                found.append(_lost(root, rel, merge, parent, block))
+    return found
+
+
+def _changed(root: Path, parent: str, merge: str | None) -> list[str]:
+    """Markdown files (not derived) that differ between `parent` and `merge` (None: the work
+    tree, untracked files included)."""
+    from ..model.storage import is_derived
+
+    if merge is None:
+        return [relative_path(p, root) for p in changed_discussion_files(parent, root)]
+    out = run_git(["diff", "--name-only", "-z", "--no-renames", parent, merge, "--"], root)
+    names = [n.decode("utf-8", "surrogateescape") for n in out.stdout.split(b"\0") if n]
+    return [n for n in names if n.endswith(".md") and not is_derived(root / n)]
+
+
+def _version(root: Path, rev: str | None, rel: str) -> bytes | None:
+    """The file `rel` at `rev` (None: in the work tree); None where it does not exist."""
+    if rev is None:
+        try:
+            return (root / rel).read_bytes()
+        except OSError:
+            return None
+    proc = run_git(["cat-file", "blob", f"{rev}:{rel}"], root, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _text(data: bytes | None) -> str:
+    return "" if data is None else data.decode("utf-8", "surrogateescape")
+
+
+def _lost(root: Path, rel: str, merge: str | None, parent: str, block: str) -> AppendViolation:
+    """The violation naming a lost block: the parent it came from, its author, its first
+    line, and how to get it back."""
+    from .units import NAME_HEAD
+
+    short = git_lines(["rev-parse", "--short", parent], root)[0]
+    lines = [ln.strip() for ln in block.splitlines() if ln.strip() and ln.strip() != "---"]
+    head = NAME_HEAD.match(block)
+    if head:
+        said = next((ln for ln in lines[1:] if not ln.startswith("<!--")), "")
+        what = f"Name: {head.group(1).strip()}, {said[:60]!r}"
+    else:
+        what = repr(lines[0][:60]) if lines else "a block"
+    if merge is None:
+        where, fix = "the merge", "redo it: `git merge --abort`, `discussions init`, merge again"
+    else:
+        where = f"the merge {git_lines(['rev-parse', '--short', merge], root)[0]}"
+        fix = f"append it again from `git show {short}:{rel}`"
+    return AppendViolation(
+        root / rel, 0, f"lost by {where}: a block of {short} ({what}) is not in the result; {fix}"
+    )

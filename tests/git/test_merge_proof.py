@@ -1,0 +1,162 @@
+"""Merges that cannot lose silently (issue 33, items 1-7), with real git in temporary
+repositories: a driver whose Python is gone, `check` proving every parent's blocks are in a
+merge, rebases over hand-typed comments, conflicts that keep appends outside the markers,
+octopus and forge merges, ADR numbers across branches, numbers recorded twice."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from discussions.git.setup import driver_command
+
+from . import test_git
+from .test_git import (
+    comment,
+    commit_all,
+    git,
+    markers_present,
+    run_cli,
+    start_discussion,
+)
+
+repo = test_git.repo  # the fixture: a repository in the project folder
+
+OLD_STYLE = "/nonexistent/python3 -P -m discussions merge-file --marker-size %L %O %A %B %P"
+
+
+def fake_bin(folder: Path, programs: dict[str, str]) -> str:
+    """A PATH of `folder` (holding `programs`: name -> sh script) before the system's
+    folders, and none of the virtualenv's: what a clone sees after its Python is gone."""
+    folder.mkdir(exist_ok=True)
+    for name, body in programs.items():
+        script = folder / name
+        script.write_text("#!/bin/sh\n" + body)
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return os.pathsep.join([str(folder), "/usr/bin", "/bin"])
+
+
+RUNS_DISCUSSIONS = f'exec {sys.executable} -P -m discussions "$@"\n'
+A_PYTHON = f'exec {sys.executable} "$@"\n'
+NO_DISCUSSIONS = 'echo "No module named discussions" >&2; exit 1\n'
+
+
+def two_commenting_branches(repo: Path, path: Path) -> tuple[str, str]:
+    git(repo, "checkout", "-q", "-b", "a")
+    comment(path, "Ann", "Ann's point on a.")
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    comment(path, "Bob", "Bob's point on main.")
+    commit_all(repo, "main")
+    return "Ann's point on a.", "Bob's point on main."
+
+
+# --------------------------------------------------------------------------- 1. stale driver
+
+
+@pytest.mark.parametrize(
+    "programs",
+    [
+        {"discussions": RUNS_DISCUSSIONS, "python3": NO_DISCUSSIONS},
+        {"python3": A_PYTHON},
+    ],
+    ids=["discussions-on-path", "python3"],
+)
+def test_a_driver_whose_python_is_gone_still_merges(
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    programs: dict[str, str],
+) -> None:
+    """`init` registers a command that survives its Python going away (venv recreated, Python
+    upgraded): it falls back to `discussions` on PATH, then to python3."""
+    path = start_discussion(repo)
+    git(repo, "config", "merge.discussions.driver", driver_command("/nonexistent/python3"))
+    ours, theirs = two_commenting_branches(repo, path)
+    monkeypatch.setenv("PATH", fake_bin(tmp_path / "bin", programs))
+    merge = git(repo, "merge", "--no-edit", "a", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    text = path.read_text()
+    assert text.count(ours) == 1 and text.count(theirs) == 1
+    assert not markers_present(text)
+    assert not list(repo.glob(".merge_file_*")), "the wrapper's copies are removed"
+
+
+def test_no_driver_that_runs_leaves_a_conflict_with_markers(
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No candidate can run: the merge stops with git's own conflict markers (never ours left
+    as it was, which a commit would take as the merge), and `resolve` then merges it."""
+    path = start_discussion(repo)
+    git(repo, "config", "merge.discussions.driver", driver_command("/nonexistent/python3"))
+    ours, theirs = two_commenting_branches(repo, path)
+    monkeypatch.setenv("PATH", fake_bin(tmp_path / "bin", {"python3": NO_DISCUSSIONS}))
+    merge = git(repo, "merge", "--no-edit", "a", check=False)
+    assert merge.returncode != 0
+    assert "no merge driver could run" in merge.stderr
+    text = path.read_text()
+    assert markers_present(text) and ours in text and theirs in text
+    monkeypatch.undo()  # resolve runs git too
+    result = run_cli("resolve", str(path))
+    assert result.exit_code == 0, result.output
+    text = path.read_text()
+    assert not markers_present(text) and text.count(ours) == 1 and text.count(theirs) == 1
+
+
+def test_driver_warning_names_a_missing_registered_python(repo: Path) -> None:
+    path = start_discussion(repo)
+    assert "no longer exists" not in run_cli("check", str(path)).output
+    git(repo, "config", "merge.discussions.driver", driver_command("/nonexistent/python3"))
+    result = run_cli("check", str(path))
+    assert "/nonexistent/python3 no longer exists" in result.output
+    assert "run `discussions init`" in result.output
+
+
+def lost_merge(repo: Path) -> tuple[Path, str]:
+    """The issue's reproduction: a driver registered before the fallback, its Python gone;
+    git reports a conflict and leaves ours without markers; `git add -A` takes it."""
+    path = start_discussion(repo)
+    git(repo, "config", "merge.discussions.driver", OLD_STYLE)
+    ours, theirs = two_commenting_branches(repo, path)
+    merge = git(repo, "merge", "--no-edit", "a", check=False)
+    assert merge.returncode != 0
+    text = path.read_text()
+    assert ours not in text and not markers_present(text)  # the trap
+    git(repo, "add", "-A")
+    return path, ours
+
+
+def test_check_during_a_merge_fails_on_a_lost_block(repo: Path) -> None:
+    """The pre-commit hook (`check --since HEAD`) while MERGE_HEAD exists: every block of
+    every parent must be in the result."""
+    lost_merge(repo)
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1, result.output
+    branch_a = git(repo, "rev-parse", "--short", "a").stdout.strip()
+    assert f"lost by the merge: a block of {branch_a} (Name: Ann" in result.output
+    assert "Ann's point on a." in result.output
+
+
+def test_check_since_fails_on_a_merge_commit_that_lost_a_block(repo: Path) -> None:
+    lost_merge(repo)
+    git(repo, "commit", "-q", "--no-verify", "--no-edit")
+    for since in ("HEAD~1", "main~1"):
+        result = run_cli("check", "--since", since)
+        assert result.exit_code == 1, result.output
+        assert "lost by the merge" in result.output and "Ann's point on a." in result.output
+    # A range without the merge commit says nothing about it.
+    assert run_cli("check", "--since", "HEAD").exit_code == 0
+
+
+def test_check_since_accepts_merges_the_driver_made(repo: Path) -> None:
+    path = start_discussion(repo)
+    two_commenting_branches(repo, path)
+    git(repo, "merge", "-q", "--no-edit", "a")
+    result = run_cli("check", "--since", "main~1")
+    assert result.exit_code == 0, result.output
