@@ -16,6 +16,7 @@ from discussions.git.setup import driver_command
 
 from . import test_git
 from .test_git import (
+    FILE,
     comment,
     commit_all,
     git,
@@ -160,3 +161,61 @@ def test_check_since_accepts_merges_the_driver_made(repo: Path) -> None:
     git(repo, "merge", "-q", "--no-edit", "a")
     result = run_cli("check", "--since", "main~1")
     assert result.exit_code == 0, result.output
+
+
+# --------------------------------------------------------------------------- 2. rebase, hand-typed
+
+
+def type_by_hand(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(text)
+
+
+def test_pull_rebase_over_hand_typed_comments_without_separators(
+    repo: Path, tmp_path: Path
+) -> None:
+    """My branch ends with comments typed by hand, the first closing the one before it with a
+    `---` right below its last line, the last left open; meanwhile a comment typed by hand
+    reached main. `git pull --rebase` replays without stopping, every comment once."""
+    path = start_discussion(repo)
+    type_by_hand(path, "\nName: Base\n\nLeft open on main.\n")
+    commit_all(repo, "open comment")
+    clone = tmp_path / "clone"
+    git(repo, "clone", "-q", str(repo), str(clone))
+    for key in ("user.name", "user.email"):
+        git(clone, "config", key, git(repo, "config", key).stdout.strip())
+    for key in ("merge.discussions.driver", "merge.discussions.name"):
+        git(clone, "config", key, git(repo, "config", key).stdout.strip())
+    mine = clone / FILE
+    type_by_hand(mine, "---\nName: Ann\n\nFirst, typed below it.\n")
+    commit_all(clone, "first")
+    type_by_hand(mine, "\n---\n\nName: Ann\n\nSecond, left open.\n")
+    commit_all(clone, "second")
+    type_by_hand(path, "\n---\n\nName: Zed\n\nMeanwhile on main.\n")
+    commit_all(repo, "main")
+    pull = git(clone, "pull", "--rebase", "-q", check=False)
+    assert pull.returncode == 0, pull.stdout + pull.stderr
+    text = mine.read_text()
+    assert not markers_present(text)
+    for said in ("Left open on main.", "First, typed below it.", "Second, left open."):
+        assert text.count(said) == 1
+    assert text.count("Meanwhile on main.") == 1
+
+
+def test_merge_file_three_files_with_hand_typed_comments(repo: Path, tmp_path: Path) -> None:
+    """The same replay as the three-file command: the base is my first commit, ours main
+    with it merged, theirs my second commit."""
+    start = "<!-- DISCUSSION -->\n<!-- Title: T -->\n\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
+    start += "\nName: Base\n\nLeft open.\n"
+    base = start + "---\nName: Ann\n\nFirst.\n"
+    ours = start + "\n---\n\nName: Ann\n\nFirst.\n\n---\n\nName: Zed\n\nOn main.\n"
+    theirs = base + "\n---\n\nName: Ann\n\nSecond.\n"
+    files = []
+    for name, text in (("base.md", base), ("o.md", ours), ("theirs.md", theirs)):
+        (tmp_path / name).write_text(text)
+        files.append(str(tmp_path / name))
+    result = run_cli("merge-file", *files, "x.md")
+    assert result.exit_code == 0, result.output
+    merged = (tmp_path / "o.md").read_text()
+    for said in ("Left open.", "First.", "Second.", "On main."):
+        assert merged.count(said) == 1

@@ -273,6 +273,8 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
         return conflict(
             ours, theirs, "both sides created this file, differently", marker_size=marker_size
         )
+    if not ours.startswith(base) or not theirs.startswith(base):
+        base, ours, theirs = _adopt_closings(base, ours, theirs)
     nl = detect_newline(base)
     last = last_match(SEPARATOR, base, len(base))
     prefix_len = last.end() if last else 0
@@ -316,6 +318,33 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
     if problem:
         return _new_problem(ours, theirs, problem, marker_size)
     return MergeResult(CLEAN, text, "", tally.ours, tally.theirs, tally.shared)
+
+
+def _adopt_closings(base: str, ours: str, theirs: str) -> tuple[str, str, str]:
+    """Where one side holds a block of the base closed differently (a blank line before its
+    ``---`` or not: an earlier merge closed a hand-typed comment its own way, and a rebase
+    then replays commits made on the other closing), the base and the other side take that
+    side's closing, so it is not taken for an edit of the text."""
+    for k in (0, 1):
+        side = (ours, theirs)[k]
+        if side.startswith(base):
+            continue
+        held = split_blocks(side)[0]
+        kept = set(held)
+        by_said = {content_of(b): b for b in held}
+        blocks, rest = split_blocks(base)
+        swap = {
+            b: by_said[content_of(b)]
+            for b in blocks
+            if b not in kept and by_said.get(content_of(b), b) != b
+        }
+        if not swap:
+            continue
+        base = "".join(swap.get(b, b) for b in blocks) + rest
+        other_blocks, other_rest = split_blocks((theirs, ours)[k])
+        other = "".join(swap.get(b, b) for b in other_blocks) + other_rest
+        ours, theirs = (side, other) if k == 0 else (other, side)
+    return base, ours, theirs
 
 
 def _peel_tail(tail: str, side_o: Side, side_t: Side) -> list[str | None] | None:

@@ -59,7 +59,8 @@ class Unit(Record):
         if self._key is None:
             import hashlib  # here: only a merge where both sides added at one place needs it
 
-            data = content_of(self.text).encode("utf-8", "surrogatepass")
+            closed = closed_block(self.text.replace("\r\n", "\n"), "\n").strip()
+            data = closed.encode("utf-8", "surrogatepass")
             self._key = (written_at(self.text), self.author, hashlib.sha256(data).hexdigest())
         return self._key
 
@@ -213,8 +214,14 @@ def _unit(blocks: list[str], markers: tuple[tuple[str, str | None, str], ...]) -
 
 def content_of(text: str) -> str:
     """What a unit says, whatever separators and blank lines surround it: a comment closed in
-    one version and left open at the end of the file in another is the same comment."""
-    return closed_block(text.replace("\r\n", "\n"), "\n").strip()
+    one version and left open at the end of the file in another is the same comment, and so
+    is one a hand typed ``---`` closed right below its last line (an earlier merge closed it
+    after a blank line)."""
+    closed = closed_block(text.replace("\r\n", "\n"), "\n").strip()
+    return _CLOSING.sub("\n---", closed)
+
+
+_CLOSING = re.compile(r"\s*\n---$")
 
 
 def closed_block(text: str, nl: str) -> str:
