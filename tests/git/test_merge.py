@@ -84,6 +84,16 @@ def transition(i: int) -> str:
 BASE = append(HEADER + PREAMBLE, human("Rob", "TOKEN-base-1"), ai("AI-Architect", "TOKEN-base-2"))
 
 
+def final_state(text: str) -> tuple[str, str]:
+    """The phase and status the file ends in (its last transition and status change)."""
+    doc = parse_document(text)
+    state = {"phase-transition": PHASES[0], "status-change": "OPEN"}
+    for m in doc.engine_markers:
+        if m.kind in state:
+            state[m.kind] = m.target
+    return state["phase-transition"], state["status-change"]
+
+
 def keeps_every_parent_block(base: str, merged: str, *parents: str) -> None:
     """The invariant `check` holds every merge to (`additions.lost_blocks`): each block of
     each parent is in the result, unless another parent edited that block of the base."""
@@ -589,6 +599,13 @@ def test_no_block_of_either_side_is_dropped(
     r = merge_texts(BASE, ours, theirs)
     assert r.status in (CLEAN, CONFLICT), r.reason
     if r.status == CONFLICT:
+        for prefer in ("ours", "theirs"):  # `resolve --ours-phase` / `--theirs-phase`
+            settled = merge_texts(BASE, ours, theirs, prefer=prefer)
+            if settled.status == CLEAN:
+                keeps_every_parent_block(BASE, settled.text, ours, theirs)
+                assert not parse_document(settled.text).warnings
+                wanted = (ours, theirs)[prefer == "theirs"]
+                assert final_state(settled.text) == final_state(wanted)
         return
     keeps_every_parent_block(BASE, r.text, ours, theirs)
     merged = set(split_blocks(r.text)[0])

@@ -13,10 +13,13 @@ from pathlib import Path
 import pytest
 
 from discussions.git.setup import driver_command
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
 
 from . import test_git
 from .test_git import (
     FILE,
+    advance,
     comment,
     commit_all,
     git,
@@ -219,3 +222,88 @@ def test_merge_file_three_files_with_hand_typed_comments(repo: Path, tmp_path: P
     merged = (tmp_path / "o.md").read_text()
     for said in ("Left open.", "First.", "Second.", "On main."):
         assert merged.count(said) == 1
+
+
+# --------------------------------------------------------------------------- 3. real conflicts
+
+
+def diverging_phases(repo: Path) -> Path:
+    """Branch a: a comment, a move to detailed_review, a comment; main: a comment, a move to
+    consensus_vote, a comment. Merged with the driver: a real conflict."""
+    path = start_discussion(repo)
+    git(repo, "checkout", "-q", "-b", "a")
+    comment(path, "Ann", "Ann before the move.")
+    advance(path, "detailed_review")
+    comment(path, "Ann", "Ann after the move.")
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    comment(path, "Bob", "Bob before the move.")
+    advance(path, "consensus_vote")
+    comment(path, "Bob", "Bob after the move.")
+    commit_all(repo, "main")
+    merge = git(repo, "merge", "--no-edit", "a", check=False)
+    assert merge.returncode != 0 and "phase or status differently" in merge.stderr
+    return path
+
+
+def conflict_region(text: str) -> str:
+    return text[text.index("<<<<<<<") : text.index(">>>>>>>")]
+
+
+def test_diverging_phases_keep_what_merges_outside_the_markers(repo: Path) -> None:
+    path = diverging_phases(repo)
+    text = path.read_text()
+    region = conflict_region(text)
+    assert "before the move." not in region  # both merge on their own: outside
+    assert text.count("Ann before the move.") == 1 and text.count("Bob before the move.") == 1
+    assert "Ann after the move." in region and "Bob after the move." in region
+
+
+def test_check_status_and_resolve_lead_to_a_resolution(repo: Path) -> None:
+    path = diverging_phases(repo)
+    rel = str(path.relative_to(repo))
+    checked = run_cli("check", rel)
+    assert checked.exit_code == 1 and "--ours-phase" in checked.output
+    status = run_cli("status", rel)
+    assert "Phase: conflicted (unresolved merge, line" in status.output
+    assert "Status: conflicted" in status.output
+    assert "detailed_review" not in status.output.split("Status:")[0]
+    refused = run_cli("resolve", rel)
+    assert refused.exit_code == 1
+    assert f"discussions resolve --ours-phase {rel}" in refused.output
+    done = run_cli("resolve", "--theirs-phase", rel)
+    assert done.exit_code == 0, done.output
+    text = path.read_text()
+    assert not markers_present(text)
+    for said in ("Ann before", "Bob before", "Ann after", "Bob after"):
+        assert text.count(f"{said} the move.") == 1
+    d = Discussion.load(path, Workspace.discover())
+    assert d.phase == "detailed_review"  # theirs: branch a's
+    assert run_cli("check", rel).exit_code == 0
+    git(repo, "add", rel)
+    assert run_cli("check", "--since", "HEAD").exit_code == 0  # every block of both parents
+    git(repo, "commit", "-q", "--no-edit")
+    assert run_cli("check", "--since", "HEAD~1").exit_code == 0
+
+
+def test_two_edits_of_one_line_keep_the_appends_outside_the_markers(repo: Path) -> None:
+    path = start_discussion(repo)
+    git(repo, "checkout", "-q", "-b", "a")
+    path.write_text(path.read_text().replace("We want accounts.", "We want user accounts."))
+    comment(path, "Ann", "Appended on a.")
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    path.write_text(path.read_text().replace("We want accounts.", "We want team accounts."))
+    comment(path, "Bob", "Appended on main.")
+    commit_all(repo, "main")
+    merge = git(repo, "merge", "--no-edit", "a", check=False)
+    assert merge.returncode != 0
+    text = path.read_text()
+    region = conflict_region(text)
+    assert "user accounts" in region and "team accounts" in region
+    assert "Appended" not in region
+    assert text.count("Appended on a.") == 1 and text.count("Appended on main.") == 1
+    refused = run_cli("resolve", str(path))
+    assert (
+        refused.exit_code == 1 and "Edit the lines between the conflict markers" in refused.output
+    )
