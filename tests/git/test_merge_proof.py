@@ -307,3 +307,54 @@ def test_two_edits_of_one_line_keep_the_appends_outside_the_markers(repo: Path) 
     assert (
         refused.exit_code == 1 and "Edit the lines between the conflict markers" in refused.output
     )
+
+
+# --------------------------------------------------------------------------- 4. octopus
+
+
+def octopus_whose_last_branch_conflicts(repo: Path) -> Path:
+    """`git merge ann bob`: ann's comment merges on its own (main did not change the file),
+    bob's clashes with it; git's octopus strategy runs no merge driver and, the clash being in
+    the last branch, leaves the merge in progress with a line-merge conflict."""
+    path = start_discussion(repo)
+    for name in ("ann", "bob"):
+        git(repo, "checkout", "-q", "-b", name, "main")
+        comment(path, name.capitalize(), f"Point from {name}.")
+        commit_all(repo, name)
+    git(repo, "checkout", "-q", "main")
+    (repo / "notes.txt").write_text("main moved on\n")
+    commit_all(repo, "elsewhere")
+    octopus = git(repo, "merge", "ann", "bob", "-m", "octopus", check=False)
+    assert octopus.returncode != 0
+    assert len((repo / ".git" / "MERGE_HEAD").read_text().split()) == 2  # in progress
+    assert markers_present(path.read_text())
+    return path
+
+
+def test_an_octopus_whose_last_branch_conflicts_is_resolved_as_the_readme_says(
+    repo: Path,
+) -> None:
+    path = octopus_whose_last_branch_conflicts(repo)
+    result = run_cli("resolve", str(path))
+    assert result.exit_code == 0, result.output
+    git(repo, "add", str(path))
+    assert run_cli("check", "--since", "HEAD").exit_code == 0
+    git(repo, "commit", "-q", "--no-edit")
+    assert len(git(repo, "rev-parse", "HEAD^@").stdout.split()) == 3
+    text = path.read_text()
+    assert text.count("Point from ann.") == 1 and text.count("Point from bob.") == 1
+    assert run_cli("check", "--since", "HEAD~1").exit_code == 0
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "octopus merge in progress" in readme
+
+
+def test_an_octopus_resolved_by_taking_ours_is_caught(repo: Path) -> None:
+    path = octopus_whose_last_branch_conflicts(repo)
+    git(repo, "checkout", "--ours", "--", str(path))
+    git(repo, "add", str(path))
+    result = run_cli("check", "--since", "HEAD")
+    assert result.exit_code == 1 and "Point from bob." in result.output
+    git(repo, "commit", "-q", "--no-verify", "--no-edit")
+    result = run_cli("check", "--since", "HEAD~1")
+    assert result.exit_code == 1 and "Point from bob." in result.output
+    assert "Point from ann." not in result.output
