@@ -358,3 +358,51 @@ def test_an_octopus_resolved_by_taking_ours_is_caught(repo: Path) -> None:
     result = run_cli("check", "--since", "HEAD~1")
     assert result.exit_code == 1 and "Point from bob." in result.output
     assert "Point from ann." not in result.output
+
+
+# --------------------------------------------------------------------------- 5. forge merges
+
+
+def forge_merge(repo: Path, into: str, branch: str) -> bool:
+    """A merge as a forge's button makes it: on the server, where no merge driver is
+    configured (`git merge-tree`, as forges use). True when it merged (`into` moved)."""
+    saved = git(repo, "config", "--get", "merge.discussions.driver").stdout.strip()
+    git(repo, "config", "--remove-section", "merge.discussions")
+    try:
+        tree = git(repo, "merge-tree", "--write-tree", into, branch, check=False)
+    finally:
+        git(repo, "config", "merge.discussions.driver", saved)
+    if tree.returncode != 0:
+        return False
+    commit = git(
+        repo, "commit-tree", tree.stdout.split()[0], "-p", into, "-p", branch, "-m", "button"
+    ).stdout.strip()
+    git(repo, "update-ref", f"refs/heads/{into}", commit)
+    return True
+
+
+def test_a_forge_merge_button_after_the_documented_step(repo: Path) -> None:
+    """Without the driver the button cannot merge a pull request whose discussion also got a
+    comment on main; bringing main into the branch with the driver (the README's step) makes
+    the button's merge trivial, and `check --since` over it passes."""
+    path = start_discussion(repo)
+    git(repo, "checkout", "-q", "-b", "pr")
+    comment(path, "Ann", "From the pull request.")
+    commit_all(repo, "pr")
+    git(repo, "checkout", "-q", "main")
+    comment(path, "Zed", "Meanwhile on main.")
+    commit_all(repo, "main")
+    before = git(repo, "rev-parse", "main").stdout.strip()
+    git(repo, "checkout", "-q", "--detach")
+    assert not forge_merge(repo, "main", "pr")  # the button reports a conflict
+    git(repo, "checkout", "-q", "pr")
+    git(repo, "merge", "-q", "--no-edit", "main")  # the documented step, with the driver
+    assert run_cli("check", "--since", "main").exit_code == 0
+    git(repo, "checkout", "-q", "--detach")
+    assert forge_merge(repo, "main", "pr")
+    git(repo, "checkout", "-q", "main")
+    text = path.read_text()
+    assert text.count("From the pull request.") == 1 and text.count("Meanwhile on main.") == 1
+    assert run_cli("check", "--since", before).exit_code == 0
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "git merge origin/main" in readme and "merge button" in readme
