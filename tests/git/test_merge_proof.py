@@ -406,3 +406,47 @@ def test_a_forge_merge_button_after_the_documented_step(repo: Path) -> None:
     assert run_cli("check", "--since", before).exit_code == 0
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "git merge origin/main" in readme and "merge button" in readme
+
+
+# --------------------------------------------------------------------------- 6. ADR numbers
+
+
+def decided_discussion(title: str) -> Path:
+    result = run_cli("new", title, "--context", f"Context of {title}.")
+    assert result.exit_code == 0, result.output
+    path = next(
+        p for p in Path("discussions").glob("*.md") if title.lower() in p.read_text().lower()
+    )
+    for args in (("-a", "Rob", f"DECISION: {title} it is"),):
+        assert run_cli("comment", str(path), *args).exit_code == 0
+    assert run_cli("close", str(path), "--status", "DECIDED").exit_code == 0
+    return path
+
+
+def test_adr_numbers_written_on_two_branches(repo: Path) -> None:
+    """Two branches each run `discussions adr`; git merges the two 0001 files cleanly;
+    `check` fails naming the command that renumbers one, which fixes it for good."""
+    assert run_cli("init").exit_code == 0
+    commit_all(repo, "init")
+    for branch, title in (("a", "Use JWT"), ("b", "Use Postgres")):
+        git(repo, "checkout", "-q", "-b", branch, "main")
+        path = decided_discussion(title)
+        assert run_cli("adr", str(path)).exit_code == 0
+        commit_all(repo, f"adr {title}")
+    git(repo, "checkout", "-q", "a")
+    merge = git(repo, "merge", "--no-edit", "b", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    records = sorted(p.name for p in (repo / "docs" / "adr").iterdir())
+    assert records == ["0001-use-jwt.md", "0001-use-postgres.md"]
+    result = run_cli("check", "--since", "main")
+    assert result.exit_code == 1
+    fix = "discussions adr --renumber docs/adr/0001-use-postgres.md"
+    assert "ADR number 1 is also docs/adr/0001-use-jwt.md's" in result.output
+    assert fix in result.output
+    done = run_cli(*fix.split()[1:])
+    assert done.exit_code == 0, done.output
+    assert (repo / "docs/adr/0002-use-postgres.md").read_text().startswith("# 2. Use Postgres")
+    assert run_cli("check", "--since", "main").exit_code == 0
+    commit_all(repo, "renumbered")
+    path = decided_discussion("Use Redis")
+    assert "0003-use-redis.md" in run_cli("adr", str(path)).output

@@ -81,12 +81,32 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     for name, path in paths:
         report.problems += [Problem(name, line, m) for line, m in violations.get(path, [])]
         report.problems += _file_problems(name, path, ws, report)
-    report.problems += [
-        Problem(display_path(p.file), p.line, p.message) for p in ws.problems
-    ]
+    report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
+    report.problems += adr_problems(ws)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
     return report
+
+
+def adr_problems(ws: Workspace) -> list[Problem]:
+    """Records of the project's ADR folder (docs/adr) that share a number (two branches each
+    ran `adr`): each but the first is a problem naming the command that renumbers it."""
+    from ..model.adr import duplicate_numbers
+
+    problems: list[Problem] = []
+    for number, paths in duplicate_numbers(ws.config.base_dir / "docs" / "adr").items():
+        first = display_path(paths[0])
+        for path in paths[1:]:
+            shown = display_path(path)
+            problems.append(
+                Problem(
+                    shown,
+                    1,
+                    f"ADR number {number} is also {first}'s (records written on two branches); "
+                    f"renumber this one: `discussions adr --renumber {shown}`",
+                )
+            )
+    return problems
 
 
 def _since(
@@ -155,9 +175,7 @@ def problems_in(d: Discussion, name: str) -> list[Problem]:
     for w in warnings:
         text = lines[w.line - 1] if 0 < w.line <= len(lines) else ""
         column, end = _columns(text, w.subject or _quoted(w.message))
-        problems.append(
-            Problem(name, w.line, w.message, w.severity, column, end, w.code, w.fix)
-        )
+        problems.append(Problem(name, w.line, w.message, w.severity, column, end, w.code, w.fix))
     return problems
 
 
