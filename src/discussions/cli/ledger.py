@@ -218,13 +218,9 @@ def memory_command(alias: str, as_json: bool, write_page: bool) -> None:
         found = reminder(ws, participant)
     flips = flip_rate(ws, participant)
     if as_json:
-        echo_json(
-            {
-                **found.to_dict(),
-                "flips": flips.to_dict(),
-                "episodes": [{**e.to_dict(), "file": _shown(e.file)} for e in found.episodes],
-            }
-        )
+        echo_json({**found.to_dict(), "flips": flips.to_dict(), "episodes": [
+            {**e.to_dict(), "file": _shown(e.file)} for e in found.episodes
+        ]})
         return
     for line in report_lines(found, participant, _shown):
         say(line)

@@ -81,7 +81,9 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     for name, path in paths:
         report.problems += [Problem(name, line, m) for line, m in violations.get(path, [])]
         report.problems += _file_problems(name, path, ws, report)
-    report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
+    report.problems += [
+        Problem(display_path(p.file), p.line, p.message) for p in ws.problems
+    ]
     report.problems += adr_problems(ws)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
@@ -175,7 +177,9 @@ def problems_in(d: Discussion, name: str) -> list[Problem]:
     for w in warnings:
         text = lines[w.line - 1] if 0 < w.line <= len(lines) else ""
         column, end = _columns(text, w.subject or _quoted(w.message))
-        problems.append(Problem(name, w.line, w.message, w.severity, column, end, w.code, w.fix))
+        problems.append(
+            Problem(name, w.line, w.message, w.severity, column, end, w.code, w.fix)
+        )
     return problems
 
 

@@ -245,7 +245,9 @@ def _items(d: Discussion, verbose: bool) -> list[StatusLine]:
         if not items:
             continue
         lines += [_line(), _line(f"{section.heading} ({len(items)}):")]
-        lines += [_line(f"  {section.marker}: {i.text} ({i.author}, line {i.line})") for i in items]
+        lines += [
+            _line(f"  {section.marker}: {i.text} ({i.author}, line {i.line})") for i in items
+        ]
     return lines
 
 
