@@ -450,3 +450,33 @@ def test_adr_numbers_written_on_two_branches(repo: Path) -> None:
     commit_all(repo, "renumbered")
     path = decided_discussion("Use Redis")
     assert "0003-use-redis.md" in run_cli("adr", str(path)).output
+
+
+# --------------------------------------------------------------------------- 7. applies, headings
+
+
+def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> None:
+    """Both branches applied the decision as apply 1 (the same branch name: it is made from
+    the discussion and the number, and each clone saw no apply yet). The merge keeps both
+    blocks; an append-only file cannot renumber them, so `check` passes, and says which
+    blocks share the number (the README's words)."""
+    from discussions.syntax.apply import render_apply
+
+    from ..apply.test_apply_format import record
+
+    path = start_discussion(repo)
+    for branch, commit in (("a", "a1" * 20), ("main", "b2" * 20)):
+        git(repo, "checkout", "-q", *(["-b", branch] if branch != "main" else [branch]))
+        d = Discussion.load(path, Workspace.discover())
+        d.add_block(render_apply(record(number=1, commit=commit)))
+        d.save()
+        commit_all(repo, f"applied on {branch}")
+    merge = git(repo, "merge", "-q", "--no-edit", "a", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert path.read_text().count("<!-- APPLY: 1 |") == 2
+    result = run_cli("check", str(path))
+    assert result.exit_code == 0, result.output
+    assert "Note: " in result.output and "apply 1 is recorded 2 times (lines" in result.output
+    assert run_cli("check", "--since", "main~1").exit_code == 0
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    assert "notes (without failing) an apply number recorded twice" in readme
