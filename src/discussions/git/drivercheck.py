@@ -15,25 +15,25 @@ DRIVER = "discussions"
 """The merge driver's name in ``.gitattributes`` and in the clone's configuration."""
 
 DRIVER_SCRIPT = (
-    'o=$1 a=$2 b=$3 l=$4 p=$5 k=$2.discussions-ours; cp -- "$a" "$k" || exit 2; '
+    'o=$1 a=$2 b=$3 l=$4 p=$5 m=; while [ ${#m} -lt "$l" ]; do m="<$m"; done; '
     'for c in 1 2 3; do case $c in 1) set -- "$0" -P -m discussions;; '
     "2) command -v discussions >/dev/null 2>&1 || continue; set -- discussions;; "
     "3) set -- python3 -P -m discussions;; esac; "
-    '"$@" merge-file --marker-size "$l" "$o" "$a" "$b" "$p" 2>"$k.err"; s=$?; '
-    'if [ $s = 0 ] || ! cmp -s "$a" "$k"; then '
-    'cat "$k.err" >&2; rm -f "$k" "$k.err"; exit $s; fi; done; '
-    'rm -f "$k" "$k.err"; '
+    '"$@" merge-file --marker-size "$l" "$o" "$a" "$b" "$p"; s=$?; '
+    '[ $s = 0 ] && exit 0; grep -q -e "^$m ours" -- "$a" && exit $s; done; '
     'echo "discussions: no merge driver could run for $p (not $0, not discussions on PATH, '
     'not python3): merged line by line; run discussions init, then discussions resolve $p" >&2; '
     'git merge-file --marker-size="$l" -L ours -L base -L theirs "$a" "$o" "$b"'
 )
 """The merge driver as git runs it (``sh -c SCRIPT PYTHON %O %A %B %L %P``): the first of this
-installation's Python, ``discussions`` on PATH and ``python3`` that merges the file; a candidate
-that exits non-zero without touching ours (it could not start, or could not import
-discussions) gives way to the next. When none can, ``git merge-file`` writes the conflict git
-would have written without a driver: git needs conflict markers in ours, since a failed driver
-that left ours as it was would have the other side's comments dropped by the commit that
-follows. The script has no ``%`` (git expands its placeholders in the whole command)."""
+installation's Python, ``discussions`` on PATH and ``python3`` that merges the file. A candidate
+that fails without writing its conflict (ours then has no ``<<<<<<< ours`` line: it could not
+start, could not import discussions, or could not read the files) gives way to the next; when
+none can, ``git merge-file`` writes the conflict git would have written without a driver. Git
+needs conflict markers in ours: a failed driver that left ours as it was would have the other
+side's comments dropped by the commit that follows (`appends.merge_losses` catches that too).
+Only builtins run before the driver, so a merge costs one ``sh`` more. The script has no
+``%`` (git expands its placeholders in the whole command)."""
 
 
 def registered_python(command: str) -> str | None:
