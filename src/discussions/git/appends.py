@@ -159,7 +159,9 @@ def merge_losses(
     root = repo_root(start)
     wanted = None if paths is None else {relative_path(p, root) for p in paths}
     found: list[AppendViolation] = []
-    listing = run_git(["rev-list", "--merges", "--parents", f"{rev}..HEAD"], root).stdout
+    listing = b""
+    if rev != "HEAD":  # the hook's case: no commit since
+        listing = run_git(["rev-list", "--merges", "--parents", f"{rev}..HEAD"], root).stdout
     for line in listing.decode().splitlines():
         merge, *parents = line.split()
         found += _merge_losses(root, merge, parents, wanted)
