@@ -188,36 +188,50 @@ def _merge_losses(
     root: Path, merge: str | None, parents: list[str], wanted: set[str] | None
 ) -> list[AppendViolation]:
     """The blocks of `parents` missing from `merge` (None: the work tree), file by file."""
+    names = sorted({name for parent in parents for name in _changed(root, parent, merge)})
+    bases = _Bases(root, parents)
+    found: list[AppendViolation] = []
+    for rel in names:
+        if wanted is None or rel in wanted:
+            found += _file_losses(root, rel, merge, parents, bases)
+    return found
+
+
+def _file_losses(
+    root: Path, rel: str, merge: str | None, parents: list[str], bases: _Bases
+) -> list[AppendViolation]:
+    """The blocks of each parent's version of discussion `rel` missing from the merge's."""
     from .additions import lost_blocks
 
-    names: set[str] = set()
-    for parent in parents:
-        names.update(_changed(root, parent, merge))
-    bases: dict[tuple[int, int], list[str]] = {}
+    merged = _version(root, merge, rel)
+    if merged is None or not is_discussion_bytes(merged):
+        return []
+    texts = [_version(root, p, rel) for p in parents]
     found: list[AppendViolation] = []
-    for rel in sorted(names):
-        if wanted is not None and rel not in wanted:
-            continue
-        merged = _version(root, merge, rel)
-        if merged is None or not is_discussion_bytes(merged):
-            continue
-        texts = [_version(root, p, rel) for p in parents]
-        for i, parent in enumerate(parents):
-            mine = texts[i]
-            if mine is None:
-                continue
-            others = []
-            for j, other in enumerate(texts):
-                if j == i:
-                    continue
-                key = (min(i, j), max(i, j))
-                if key not in bases:
-                    bases[key] = git_lines(["merge-base", "--all", parents[i], parents[j]], root)
-                versions = [_version(root, b, rel) for b in bases[key]]
-                others.append((_text(other), [_text(v) for v in versions]))
-            for block in lost_blocks(_text(merged), _text(mine), others):
-                found.append(_lost(root, rel, merge, parent, block))
+    for i, mine in enumerate(texts):
+        if mine is None:
+            continue  # the file is new in the merge, or came from another parent
+        others = [(_text(texts[j]), bases.texts(i, j, rel)) for j in range(len(parents)) if j != i]
+        for block in lost_blocks(_text(merged), _text(mine), others):
+            found.append(_lost(root, rel, merge, parents[i], block))
     return found
+
+
+class _Bases:
+    """The merge bases of each pair of a merge's parents (git asked once per pair)."""
+
+    def __init__(self, root: Path, parents: list[str]) -> None:
+        self.root = root
+        self.parents = parents
+        self.found: dict[tuple[int, int], list[str]] = {}
+
+    def texts(self, i: int, j: int, rel: str) -> list[str]:
+        """File `rel` as each merge base of parents `i` and `j` has it (empty: absent)."""
+        key = (min(i, j), max(i, j))
+        if key not in self.found:
+            pair = [self.parents[key[0]], self.parents[key[1]]]
+            self.found[key] = git_lines(["merge-base", "--all", *pair], self.root)
+        return [_text(_version(self.root, base, rel)) for base in self.found[key]]
 
 
 def _changed(root: Path, parent: str, merge: str | None) -> list[str]:
