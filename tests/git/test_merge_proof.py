@@ -480,3 +480,23 @@ def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> No
     assert run_cli("check", "--since", "main~1").exit_code == 0
     readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
     assert "notes (without failing) an apply number recorded twice" in readme
+
+
+def test_the_fallbacks_never_run_a_program_from_the_work_tree(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git runs the driver from the work tree's root: with '.' on PATH, a repository's own
+    `python3` or `grep` is not what the fallbacks run."""
+    path = start_discussion(repo)
+    pwned = tmp_path / "PWNED"
+    for name in ("python3", "grep"):  # (./discussions is the discussions folder)
+        script = repo / name
+        script.write_text(f"#!/bin/sh\ntouch {pwned}\nexit 1\n")
+        script.chmod(0o755)
+    commit_all(repo, "planted")
+    git(repo, "config", "merge.discussions.driver", driver_command("/nonexistent/python3"))
+    two_commenting_branches(repo, path)
+    monkeypatch.setenv("PATH", ".:" + fake_bin(tmp_path / "bin", {"python3": A_PYTHON}))
+    merge = git(repo, "merge", "--no-edit", "a", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert not pwned.exists()

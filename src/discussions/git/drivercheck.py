@@ -15,7 +15,9 @@ DRIVER = "discussions"
 """The merge driver's name in ``.gitattributes`` and in the clone's configuration."""
 
 DRIVER_SCRIPT = (
-    'o=$1 a=$2 b=$3 l=$4 p=$5 m=; while [ ${#m} -lt "$l" ]; do m="<$m"; done; '
+    'set -f; q=; IFS=:; for e in $PATH; do case $e in /*) q="$q${q:+:}$e";; esac; done; '
+    'unset IFS; PATH=$q; o=$1 a=$2 b=$3 l=$4 p=$5 m=; '
+    'while [ ${#m} -lt "$l" ]; do m="<$m"; done; '
     'for c in 1 2 3; do case $c in 1) set -- "$0" -P -m discussions;; '
     "2) command -v discussions >/dev/null 2>&1 || continue; set -- discussions;; "
     "3) set -- python3 -P -m discussions;; esac; "
@@ -32,8 +34,10 @@ start, could not import discussions, or could not read the files) gives way to t
 none can, ``git merge-file`` writes the conflict git would have written without a driver. Git
 needs conflict markers in ours: a failed driver that left ours as it was would have the other
 side's comments dropped by the commit that follows (`appends.merge_losses` catches that too).
-Only builtins run before the driver, so a merge costs one ``sh`` more. The script has no
-``%`` (git expands its placeholders in the whole command)."""
+Only builtins run before the driver, so a merge costs one ``sh`` more. PATH keeps only its
+absolute folders: git runs the driver from the work tree's root, whose files must never be
+taken for ``discussions``, ``python3`` or ``grep``. The script has no ``%`` (git expands its
+placeholders in the whole command)."""
 
 
 def registered_python(command: str) -> str | None:
