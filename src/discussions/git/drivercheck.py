@@ -16,7 +16,7 @@ DRIVER = "discussions"
 
 DRIVER_SCRIPT = (
     'set -f; q=; IFS=:; for e in $PATH; do case $e in /*) q="$q${q:+:}$e";; esac; done; '
-    'unset IFS; PATH=$q; o=$1 a=$2 b=$3 l=$4 p=$5 m=; '
+    "unset IFS; PATH=$q; o=$1 a=$2 b=$3 l=$4 p=$5 m=; "
     'while [ ${#m} -lt "$l" ]; do m="<$m"; done; '
     'for c in 1 2 3; do case $c in 1) set -- "$0" -P -m discussions;; '
     "2) command -v discussions >/dev/null 2>&1 || continue; set -- discussions;; "
