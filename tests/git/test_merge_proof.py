@@ -115,7 +115,10 @@ def test_no_driver_that_runs_leaves_a_conflict_with_markers(
 
 def test_driver_warning_names_a_missing_registered_python(repo: Path) -> None:
     path = start_discussion(repo)
-    assert "no longer exists" not in run_cli("check", str(path)).output
+    assert "Warning" not in run_cli("check", str(path)).output
+    old = f"{sys.executable} -P -m discussions merge-file --marker-size %L %O %A %B %P"
+    git(repo, "config", "merge.discussions.driver", old)  # what init registered before
+    assert "has no fallback should its Python go away" in run_cli("check", str(path)).output
     git(repo, "config", "merge.discussions.driver", driver_command("/nonexistent/python3"))
     result = run_cli("check", str(path))
     assert "/nonexistent/python3 no longer exists" in result.output

@@ -107,4 +107,9 @@ def driver_warning(path: Path) -> str | None:
             "the discussions merge driver runs without -P, so a repository's own "
             "`discussions` folder could be imported in its place: run `discussions init`"
         )
+    if " -m discussions merge-file" in command:  # what init registered before the fallbacks
+        return (
+            "the discussions merge driver has no fallback should its Python go away (a merge "
+            "would then keep only your side): run `discussions init`"
+        )
     return None
