@@ -7,8 +7,9 @@ Base: a ~1 MB discussion the way the engine writes it. Ours and theirs: the base
 appended comments each (human comments and AI turns with metadata). Figures, medians of runs
 alternated so machine noise hits both alike:
 
-* as git runs them: a process each (`python -P -m discussions merge-file`, the command
-  `discussions init` registers, vs `git merge-file`);
+* as git runs them: a process each (the command `discussions init` registers, a small `sh`
+  wrapper around `python -P -m discussions merge-file`, and that Python command alone, vs
+  `git merge-file`);
 * in process: `merge.merge_texts` alone (what the driver does besides starting Python).
 
 Nothing is asserted; the row it prints says whether the ratio is within its target, 3x.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -30,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from discussions.git.merge import merge_texts  # noqa: E402
+from discussions.git.setup import driver_command  # noqa: E402
 from discussions.syntax.render import (  # noqa: E402
     analyse_tail,
     join_blocks,
@@ -139,6 +142,21 @@ def main() -> None:
                 check=True,
             )
 
+        def registered() -> None:
+            """The command `discussions init` registers (`setup.driver_command`: a small `sh`
+            wrapper with fallbacks), with git's placeholders filled in as git does."""
+            shutil.copyfile(paths["ours"], scratch)
+            command = driver_command(PY)
+            for key, value in (
+                ("%O", paths["base"]),
+                ("%A", scratch),
+                ("%B", paths["theirs"]),
+                ("%L", "7"),
+                ("%P", "discussions/big.md"),
+            ):
+                command = command.replace(key, shlex.quote(str(value)))
+            subprocess.run(["sh", "-c", command], env=env, check=True, cwd=work)
+
         def git_line_merge() -> None:
             shutil.copyfile(paths["ours"], scratch)
             # Exit status = number of conflicts: both sides appended, so git conflicts.
@@ -182,19 +200,24 @@ def main() -> None:
         print("\n== as git runs it: one process per merge (medians)")
         driver()  # warm-up: writes the bytecode cache
         t_driver, t_git = compare(driver, git_line_merge, args.repeat)
+        t_registered, t_direct = compare(registered, driver, args.repeat)
         t_py, t_package = compare(python_start, import_package, args.repeat)
         _, t_imports = compare(lambda: None, import_command, args.repeat)
         print(f"git merge-file:               {t_git * 1000:7.1f} ms  (conflicts: both appended)")
         print(f"discussions merge-file:       {t_driver * 1000:7.1f} ms  (clean)")
+        print(
+            f"  as registered (sh wrapper): {t_registered * 1000:7.1f} ms  (what git runs; "
+            f"{t_direct * 1000:.1f} ms alongside without it)"
+        )
         print(f"  of which `python -P -c pass`:{t_py * 1000:6.1f} ms")
         print(f"  `import discussions`:       {t_package * 1000:7.1f} ms  (package __init__)")
         print(f"  the driver's imports:       {t_imports * 1000:7.1f} ms  (driver and merge)")
-        ratio = t_driver / t_git
+        ratio = t_registered / t_git
         verdict = "meets" if ratio <= 3 else "MISSES"
         print(
             f"ROW | `merge-file` on a {len(base.encode()) / 1e6:.0f} MB discussion vs `git "
             f"merge-file`, as git runs it | {ratio:.2f}x (target <= 3x, {verdict}) | "
-            f"{t_driver * 1000:.0f} ms vs {t_git * 1000:.0f} ms"
+            f"{t_registered * 1000:.0f} ms vs {t_git * 1000:.0f} ms"
         )
 
         print("\n== in process: the block merge alone vs git merge-file")

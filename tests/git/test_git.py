@@ -20,7 +20,7 @@ from discussions.git.appends import (
     deleted_discussion_files,
 )
 from discussions.git.driver import driver_main, merge_versions
-from discussions.git.drivercheck import driver_warning
+from discussions.git.drivercheck import driver_warning, registered_python
 from discussions.git.units import split_blocks
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
@@ -143,8 +143,9 @@ def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     assert "discussions/*.md merge=discussions" in attributes
     assert "discussions/*.sum.md merge=discussions-summary linguist-generated=true" in attributes
     driver = git(repo, "config", "merge.discussions.driver").stdout.strip()
-    assert driver.startswith(sys.executable) or driver.startswith("'" + sys.executable)
-    assert driver.endswith("-P -m discussions merge-file --marker-size %L %O %A %B %P")
+    assert registered_python(driver) == sys.executable
+    assert driver.startswith("sh -c ") and driver.endswith(" %O %A %B %L %P")
+    assert '"$0" -P -m discussions' in driver
     assert (repo / "discussions").is_dir()
     config = (repo / "discussions.yaml").read_text()
     assert "threshold_ready: 0.67" in config and "directory: ./discussions" in config
@@ -456,7 +457,11 @@ def test_the_driver_as_git_runs_it_imports_little(tmp_path: Path) -> None:
     the merge takes (dataclasses with inspect, typing, pathlib)."""
     base = render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
     paths = []
-    for name, extra in (("O", ""), ("A", "\nName: Ann\n\nOne.\n\n---\n"), ("B", "\nName: Bo\n\nTwo.\n\n---\n")):
+    for name, extra in (
+        ("O", ""),
+        ("A", "\nName: Ann\n\nOne.\n\n---\n"),
+        ("B", "\nName: Bo\n\nTwo.\n\n---\n"),
+    ):
         (tmp_path / name).write_text(base + extra)
         paths.append(str(tmp_path / name))
     probe = (
@@ -506,17 +511,13 @@ def test_edits_and_appends_on_both_sides_merge(tmp_path: Path) -> None:
     )
     ours = base.replace("Teh", "The") + "\nName: Ann\n\nOne.\n\n---\n"
     theirs = base + "\nName: Bob\n\nTwo.\n\n---\n"
-    result, data = merge_versions(
-        base.encode(), ours.encode(), theirs.encode(), cwd=tmp_path
-    )
+    result, data = merge_versions(base.encode(), ours.encode(), theirs.encode(), cwd=tmp_path)
     assert result.clean, result.reason
     assert data.decode() == ours + "\nName: Bob\n\nTwo.\n\n---\n"
     assert (result.added_ours, result.added_theirs) == (1, 1)
     # The same edit-and-append with the edit overlapping on both sides: a real conflict.
     theirs2 = base.replace("Teh", "Thee") + "\nName: Bob\n\nTwo.\n\n---\n"
-    result, data = merge_versions(
-        base.encode(), ours.encode(), theirs2.encode(), cwd=tmp_path
-    )
+    result, data = merge_versions(base.encode(), ours.encode(), theirs2.encode(), cwd=tmp_path)
     assert result.status == "conflict"
     assert b"<<<<<<< ours" in data
 

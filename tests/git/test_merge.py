@@ -19,6 +19,7 @@ from discussions.engine.chair import render_fallback
 from discussions.engine.council import render_result
 from discussions.engine.deliberation import render_escalation, render_round, render_stop
 from discussions.engine.outcomes import render_pass
+from discussions.git.additions import lost_blocks
 from discussions.git.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts
 from discussions.git.units import split_blocks
 from discussions.syntax.parse import parse_document
@@ -81,6 +82,24 @@ def transition(i: int) -> str:
 
 
 BASE = append(HEADER + PREAMBLE, human("Rob", "TOKEN-base-1"), ai("AI-Architect", "TOKEN-base-2"))
+
+
+def final_state(text: str) -> tuple[str, str]:
+    """The phase and status the file ends in (its last transition and status change)."""
+    doc = parse_document(text)
+    state = {"phase-transition": PHASES[0], "status-change": "OPEN"}
+    for m in doc.engine_markers:
+        if m.kind in state:
+            state[m.kind] = m.target
+    return state["phase-transition"], state["status-change"]
+
+
+def keeps_every_parent_block(base: str, merged: str, *parents: str) -> None:
+    """The invariant `check` holds every merge to (`additions.lost_blocks`): each block of
+    each parent is in the result, unless another parent edited that block of the base."""
+    for i, parent in enumerate(parents):
+        others = [(p, [base]) for j, p in enumerate(parents) if j != i]
+        assert lost_blocks(merged, parent, others) == []
 
 
 def tokens(text: str) -> list[str]:
@@ -483,6 +502,7 @@ def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
 
     r = merge_texts(base, ours, theirs)
     assert r.status == CLEAN, r.reason
+    keeps_every_parent_block(base, r.text, ours, theirs)
     # Every comment and every engine block exactly once.
     expected = set(tokens(ours)) | set(tokens(theirs))
     assert sorted(tokens(r.text)) == sorted(expected)
@@ -529,6 +549,7 @@ def test_rebase_replay_one_commit_at_a_time(
         commit = play(BASE, theirs_steps[:k], "t", False)
         r = merge_texts(previous, head, commit)
         assert r.status == CLEAN, r.reason
+        keeps_every_parent_block(previous, r.text, head, commit)
         head, previous = r.text, commit
     expected = set(tokens(upstream)) | set(tokens(previous))
     assert sorted(tokens(head)) == sorted(expected)
@@ -578,7 +599,15 @@ def test_no_block_of_either_side_is_dropped(
     r = merge_texts(BASE, ours, theirs)
     assert r.status in (CLEAN, CONFLICT), r.reason
     if r.status == CONFLICT:
+        for prefer in ("ours", "theirs"):  # `resolve --ours-phase` / `--theirs-phase`
+            settled = merge_texts(BASE, ours, theirs, prefer=prefer)
+            if settled.status == CLEAN:
+                keeps_every_parent_block(BASE, settled.text, ours, theirs)
+                assert not parse_document(settled.text).warnings
+                wanted = (ours, theirs)[prefer == "theirs"]
+                assert final_state(settled.text) == final_state(wanted)
         return
+    keeps_every_parent_block(BASE, r.text, ours, theirs)
     merged = set(split_blocks(r.text)[0])
     for side in (ours, theirs):
         for block in split_blocks(side)[0]:
@@ -611,6 +640,7 @@ def test_branches_merged_in_any_order_give_the_same_bytes(case: tuple[object, ..
         for other in order[1:]:
             r = merge_texts(base, text, other)
             assert r.status == CLEAN, r.reason
+            keeps_every_parent_block(base, r.text, text, other)
             text = r.text
         results.add(text)
     assert len(results) == 1
@@ -675,8 +705,10 @@ def test_three_branches_with_hand_edits_of_the_last_comment(
     for order in itertools.permutations(sides):
         out = order[0].encode()
         for other in order[1:]:
-            r, out = merge_versions(TYPO_BASE.encode(), out, other.encode())
+            r, merged = merge_versions(TYPO_BASE.encode(), out, other.encode())
             assert r.status == CLEAN, r.reason
+            keeps_every_parent_block(TYPO_BASE, merged.decode(), out.decode(), other)
+            out = merged
         results.add(out)
     assert len(results) == 1
     text = results.pop().decode()

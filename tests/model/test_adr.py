@@ -187,3 +187,24 @@ def test_context_text_keeps_what_people_wrote() -> None:
 )
 def test_adr_status(status: str, shown: str) -> None:
     assert adr.adr_status(status) == shown
+
+
+def test_renumber_moves_a_record_and_the_links_to_it(isolated: Path) -> None:
+    """Two branches each wrote record 2, one superseding record 1: renumbering that one moves
+    it to 3 and the 'Superseded by' link record 1 got follows it."""
+    folder = isolated / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-first.md").write_text(
+        "# 1. First\n\n## Status\n\nAccepted\n\nSuperseded by [2. Late](0002-late.md)\n"
+    )
+    (folder / "0002-early.md").write_text("# 2. Early\n")
+    (folder / "0002-late.md").write_text("# 2. Late\n\nSupersedes [1. First](0001-first.md)\n")
+    assert adr.duplicate_numbers(folder) == {2: [folder / "0002-early.md", folder / "0002-late.md"]}
+    r = run("adr", "--renumber", "docs/adr/0002-late.md", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == {"number": 3, "file": "docs/adr/0003-late.md"}
+    assert (folder / "0003-late.md").read_text().startswith("# 3. Late\n")
+    assert "Superseded by [3. Late](0003-late.md)" in (folder / "0001-first.md").read_text()
+    assert adr.duplicate_numbers(folder) == {}
+    r = run("adr", "--renumber", "docs/adr/README.md")
+    assert r.exit_code == 1 and "is not an architecture decision record" in r.output

@@ -45,6 +45,8 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
         raise click.UsageError("give FILE(s) to check, or --since REV")
     report = check_files(ws, files, rev)
     _warn_driver(report.found)
+    for note in report.notes:  # not problems: on stderr, and the check still passes
+        click.echo(f"Note: {note.file}:{note.line}: {note.message}", err=True)
     if as_json:
         echo_json([p.to_dict() for p in report.problems])
     else:

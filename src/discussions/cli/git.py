@@ -93,18 +93,32 @@ def merge_file_command(
 
 @click.command("resolve")
 @click.argument("files", nargs=-1, required=True)
+@click.option(
+    "--ours-phase",
+    "prefer",
+    flag_value="ours",
+    help="Where the branches moved phase or status differently: keep ours (every comment of "
+    "both is kept, theirs first, then a move back, then ours).",
+)
+@click.option(
+    "--theirs-phase",
+    "prefer",
+    flag_value="theirs",
+    help="As --ours-phase, keeping the phase and status of the branch being merged in.",
+)
 @json_option("Print what was resolved as JSON.")
-def resolve_command(files: tuple[str, ...], as_json: bool) -> None:
+def resolve_command(files: tuple[str, ...], prefer: str | None, as_json: bool) -> None:
     """Redo a conflicted merge of discussion files from git's index, block by block.
 
     For clones without the merge driver, and merges started elsewhere (a web
     UI): git's line merge conflicted; this merges the base, ours and theirs
     versions git keeps and writes a clean file, or refuses and leaves the file
-    as it was when the merge is not safe.
+    as it was when the merge is not safe, saying what to do instead.
 
     \b
     Examples:
       discussions resolve discussions/feature-x.md
+      discussions resolve --ours-phase discussions/feature-x.md
       discussions resolve $(git diff --name-only --diff-filter=U -- 'discussions/*.md')
     """
     from .common import display_path, echo_json, resolve_file, say, workspace
@@ -115,7 +129,7 @@ def resolve_command(files: tuple[str, ...], as_json: bool) -> None:
     for name in files:
         path = resolve_file(name, ws)
         try:
-            r = resolve_conflict(path)
+            r = resolve_conflict(path, prefer)
         except DiscussionsError as exc:
             failed += 1
             done.append({"file": display_path(path), "resolved": False, "error": str(exc)})

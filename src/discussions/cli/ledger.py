@@ -136,8 +136,16 @@ def chronicle_command(directory: Path | None, to_stdout: bool) -> None:
     metavar="N",
     help="Number of the record this one replaces; that record gets a 'Superseded by' line.",
 )
+@click.option(
+    "--renumber",
+    is_flag=True,
+    help="FILE is a record: give it the next free number (two branches each wrote one with "
+    "the same number); its heading and other records' links to it follow.",
+)
 @json_option("Print the record written as JSON.")
-def adr_command(file: str, directory: Path | None, supersedes: int | None, as_json: bool) -> None:
+def adr_command(
+    file: str, directory: Path | None, supersedes: int | None, renumber: bool, as_json: bool
+) -> None:
     """Write FILE's decisions as a numbered architecture decision record.
 
     The record (docs/adr/NNNN-title.md, the next free number) has Michael Nygard's
@@ -151,7 +159,15 @@ def adr_command(file: str, directory: Path | None, supersedes: int | None, as_js
       discussions adr add-user-authentication.md
       discussions adr api.md --dir doc/architecture/decisions
       discussions adr sessions-to-jwt.md --supersedes 3
+      discussions adr --renumber docs/adr/0004-use-jwt.md
     """
+    if renumber:
+        number, path = adr.renumber_adr(Path(file))
+        if as_json:
+            echo_json({"number": number, "file": display_path(path)})
+        else:
+            say(f"Renumbered {file} to {display_path(path)} (record {number}).")
+        return
     ws = workspace()
     d = Discussion.load(resolve_discussion(file, ws), ws)
     folder = directory or Path(display_path(ws.config.base_dir / "docs" / "adr"))

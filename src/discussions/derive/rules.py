@@ -366,7 +366,10 @@ def rule_conflicts(s: State, text: str) -> None:
     for line in conflicts.conflict_lines(text):
         s.warn(
             line,
-            "unresolved merge-conflict line; resolve it (`discussions resolve FILE`)",
+            "unresolved merge-conflict line: `discussions resolve FILE` redoes the merge; "
+            "if it says the branches moved phase or status differently, `discussions resolve "
+            "--ours-phase FILE` (or --theirs-phase); if both edited one line, edit between "
+            "the markers by hand, then `git add FILE`",
             "error",
             code="merge-conflict",
         )

@@ -59,6 +59,9 @@ class CheckReport:
     """How many files were looked at (named, changed since the revision, or deleted)."""
     found: list[Path] = field(default_factory=list)
     """The discussion files that exist and were checked."""
+    notes: list[Problem] = field(default_factory=list)
+    """What is worth knowing but not wrong (it does not fail the check): an apply number
+    recorded twice after a merge (`apply_notes`)."""
 
 
 def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> CheckReport:
@@ -84,9 +87,31 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     report.problems += [
         Problem(display_path(p.file), p.line, p.message) for p in ws.problems
     ]
+    report.problems += adr_problems(ws)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
     return report
+
+
+def adr_problems(ws: Workspace) -> list[Problem]:
+    """Records of the project's ADR folder (docs/adr) that share a number (two branches each
+    ran `adr`): each but the first is a problem naming the command that renumbers it."""
+    from ..model.adr import duplicate_numbers
+
+    problems: list[Problem] = []
+    for number, paths in duplicate_numbers(ws.config.base_dir / "docs" / "adr").items():
+        first = display_path(paths[0])
+        for path in paths[1:]:
+            shown = display_path(path)
+            problems.append(
+                Problem(
+                    shown,
+                    1,
+                    f"ADR number {number} is also {first}'s (records written on two branches); "
+                    f"renumber this one: `discussions adr --renumber {shown}`",
+                )
+            )
+    return problems
 
 
 def _since(
@@ -112,12 +137,36 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
     try:
         require_discussion(path)
         report.found.append(path)
-        problems = problems_in(Discussion.load(path, ws), name)
+        d = Discussion.load(path, ws)
+        problems = problems_in(d, name)
+        report.notes += apply_notes(d, name)
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
     problems += [Problem(name, 0, message) for message in _window_problems(path, ws)]
     return problems
+
+
+def apply_notes(d: Discussion, name: str) -> list[Problem]:
+    """Apply numbers two blocks carry: two branches that each applied both write apply 1, and
+    the merge keeps both (told apart by branch and commit; an append-only file cannot
+    renumber them, so it is not a problem). A review by number goes to the nearest block
+    above it with that number: worth saying which blocks share one."""
+    seen: dict[int, list[int]] = {}
+    for a in d.applies:
+        seen.setdefault(a.number, []).append(a.line)
+    return [
+        Problem(
+            name,
+            lines[-1],
+            f"apply {number} is recorded {len(lines)} times (lines "
+            f"{', '.join(map(str, lines))}: branches that each applied, merged); a review of "
+            f"apply {number} belongs to the nearest of them above it",
+            "hint",
+        )
+        for number, lines in seen.items()
+        if len(lines) > 1
+    ]
 
 
 def _window_problems(path: Path, ws: Workspace) -> list[str]:

@@ -4,6 +4,7 @@ and `check --since` accept as appends."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from .units import NAME_HEAD, content_of, split_blocks, units_of
@@ -142,3 +143,40 @@ def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -
     while p < limit and old[p] == current[p]:
         p += 1
     return NotAppended(offsets[j] + p, "changed")
+
+
+def said_blocks(text: str) -> Counter[str]:
+    """What `text` says, block by block (`content_of` each, an unfinished last comment as if
+    closed), counted; separators alone say nothing."""
+    blocks, rest = split_blocks(text)
+    found: Counter[str] = Counter()
+    for block in (*blocks, rest):
+        said = content_of(block)
+        if said.strip("-\t ") or said.count("\n"):
+            found[said] += 1
+    return found
+
+
+def lost_blocks(merged: str, parent: str, others: list[tuple[str, list[str]]]) -> list[str]:
+    """The blocks of `parent` that a merge result `merged` does not hold (each as `parent` has
+    it), in `parent`'s order: what a merge must never drop, whichever tool made it. Excused:
+    a block of a merge base that another parent changed or removed (that parent's edit, which
+    the append-only check judges on its own commits). `others`: each other parent's text with
+    its merge bases with `parent`."""
+    have = said_blocks(merged)
+    mine = said_blocks(parent)
+    excused: Counter[str] = Counter()
+    for other, bases in others:
+        theirs = said_blocks(other)
+        for base in bases:
+            for said, n in said_blocks(base).items():
+                excused[said] = max(excused[said], n - theirs[said])
+    short = {s: n - have[s] - excused[s] for s, n in mine.items() if n > have[s] + excused[s]}
+    lost: list[str] = []
+    blocks, rest = split_blocks(parent)
+    for block in reversed((*blocks, rest)):  # the last copies of a block are the lost ones
+        said = content_of(block)
+        if short.get(said, 0) > 0:
+            short[said] -= 1
+            lost.append(block)
+    return lost[::-1]

@@ -116,7 +116,8 @@ class AppendCheck:
 
 def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) -> AppendCheck:
     """The append-only check since `rev` (for `check --since`, hooks, CI): each of `paths`, or
-    without them every discussion file changed since `rev` and every one deleted since.
+    without them every discussion file changed since `rev` and every one deleted since; and
+    every merge since `rev`, or in progress, holds every block of each parent (`merge_losses`).
     Raises `DiscussionsError` for an unknown revision or a folder outside a repository;
     ``HEAD`` before the first commit (a hook's first run) has nothing to compare with."""
     report = AppendCheck()
@@ -140,4 +141,144 @@ def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) ->
             violation = AppendViolation(path, 0, str(exc))
         if violation is not None:
             report.violations.append(violation)
+    report.violations += merge_losses(rev, start, paths)
     return report
+
+
+# --------------------------------------------------------------------------- merges
+
+
+def merge_losses(
+    rev: str, start: Path, paths: Sequence[Path] | None = None
+) -> list[AppendViolation]:
+    """Blocks a merge dropped: for each merge commit since `rev` (on the way to HEAD) and for
+    a merge in progress (the work tree, with HEAD and each MERGE_HEAD as parents), every block
+    of every parent must be in the result (`additions.lost_blocks`). This holds whichever
+    tool merged (the driver, git's line merge resolved by hand, a driver that failed), so
+    anyone can check a merge. `paths`: only these files."""
+    root = repo_root(start)
+    wanted = None if paths is None else {relative_path(p, root) for p in paths}
+    found: list[AppendViolation] = []
+    listing = b""
+    if rev != "HEAD":  # the hook's case: no commit since
+        listing = run_git(["rev-list", "--merges", "--parents", f"{rev}..HEAD"], root).stdout
+    for line in listing.decode().splitlines():
+        merge, *parents = line.split()
+        found += _merge_losses(root, merge, parents, wanted)
+    heads = _merge_heads(root)
+    if heads:
+        found += _merge_losses(root, None, ["HEAD", *heads], wanted)
+    return found
+
+
+def git_lines(args: list[str], root: Path) -> list[str]:
+    return run_git(args, root).stdout.decode("utf-8", "replace").split()
+
+
+def _merge_heads(root: Path) -> list[str]:
+    """The commits being merged into HEAD (``MERGE_HEAD``), none outside a merge."""
+    where = run_git(["rev-parse", "--git-path", "MERGE_HEAD"], root).stdout.decode().strip()
+    try:
+        return (root / where).read_text(encoding="utf-8").split()
+    except OSError:
+        return []
+
+
+def _merge_losses(
+    root: Path, merge: str | None, parents: list[str], wanted: set[str] | None
+) -> list[AppendViolation]:
+    """The blocks of `parents` missing from `merge` (None: the work tree), file by file."""
+    names = sorted({name for parent in parents for name in _changed(root, parent, merge)})
+    bases = _Bases(root, parents)
+    found: list[AppendViolation] = []
+    for rel in names:
+        if wanted is None or rel in wanted:
+            found += _file_losses(root, rel, merge, parents, bases)
+    return found
+
+
+def _file_losses(
+    root: Path, rel: str, merge: str | None, parents: list[str], bases: _Bases
+) -> list[AppendViolation]:
+    """The blocks of each parent's version of discussion `rel` missing from the merge's."""
+    from .additions import lost_blocks
+
+    merged = _version(root, merge, rel)
+    if merged is None or not is_discussion_bytes(merged):
+        return []
+    texts = [_version(root, p, rel) for p in parents]
+    found: list[AppendViolation] = []
+    for i, mine in enumerate(texts):
+        if mine is None:
+            continue  # the file is new in the merge, or came from another parent
+        others = [(_text(texts[j]), bases.texts(i, j, rel)) for j in range(len(parents)) if j != i]
+        for block in lost_blocks(_text(merged), _text(mine), others):
+            found.append(_lost(root, rel, merge, parents[i], block))
+    return found
+
+
+class _Bases:
+    """The merge bases of each pair of a merge's parents (git asked once per pair)."""
+
+    def __init__(self, root: Path, parents: list[str]) -> None:
+        self.root = root
+        self.parents = parents
+        self.found: dict[tuple[int, int], list[str]] = {}
+
+    def texts(self, i: int, j: int, rel: str) -> list[str]:
+        """File `rel` as each merge base of parents `i` and `j` has it (empty: absent)."""
+        key = (min(i, j), max(i, j))
+        if key not in self.found:
+            pair = [self.parents[key[0]], self.parents[key[1]]]
+            self.found[key] = git_lines(["merge-base", "--all", *pair], self.root)
+        return [_text(_version(self.root, base, rel)) for base in self.found[key]]
+
+
+def _changed(root: Path, parent: str, merge: str | None) -> list[str]:
+    """Markdown files (not derived) that differ between `parent` and `merge` (None: the work
+    tree, untracked files included)."""
+    from ..model.storage import is_derived
+
+    if merge is None:
+        return [relative_path(p, root) for p in changed_discussion_files(parent, root)]
+    out = run_git(["diff", "--name-only", "-z", "--no-renames", parent, merge, "--"], root)
+    names = [n.decode("utf-8", "surrogateescape") for n in out.stdout.split(b"\0") if n]
+    return [n for n in names if n.endswith(".md") and not is_derived(root / n)]
+
+
+def _version(root: Path, rev: str | None, rel: str) -> bytes | None:
+    """The file `rel` at `rev` (None: in the work tree); None where it does not exist."""
+    if rev is None:
+        try:
+            return (root / rel).read_bytes()
+        except OSError:
+            return None
+    proc = run_git(["cat-file", "blob", f"{rev}:{rel}"], root, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _text(data: bytes | None) -> str:
+    return "" if data is None else data.decode("utf-8", "surrogateescape")
+
+
+def _lost(root: Path, rel: str, merge: str | None, parent: str, block: str) -> AppendViolation:
+    """The violation naming a lost block: the parent it came from, its author, its first
+    line, and how to get it back."""
+    from .units import NAME_HEAD
+
+    short = git_lines(["rev-parse", "--short", parent], root)[0]
+    lines = [ln.strip() for ln in block.splitlines() if ln.strip() and ln.strip() != "---"]
+    head = NAME_HEAD.match(block)
+    if head:
+        said = next((ln for ln in lines[1:] if not ln.startswith("<!--")), "")
+        what = f"Name: {head.group(1).strip()}, {said[:60]!r}"
+    else:
+        what = repr(lines[0][:60]) if lines else "a block"
+    if merge is None:
+        where, fix = "the merge", "redo it: `git merge --abort`, `discussions init`, merge again"
+    else:
+        where = f"the merge {git_lines(['rev-parse', '--short', merge], root)[0]}"
+        fix = f"append it again from `git show {short}:{rel}`"
+    return AppendViolation(
+        root / rel, 0, f"lost by {where}: a block of {short} ({what}) is not in the result; {fix}"
+    )

@@ -29,12 +29,19 @@ if TYPE_CHECKING:
 
 
 def merge_versions(
-    base: bytes, ours: bytes, theirs: bytes, *, marker_size: int = 7, cwd: StrPath | None = None
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    *,
+    marker_size: int = 7,
+    cwd: StrPath | None = None,
+    prefer: str | None = None,
 ) -> tuple[MergeResult, bytes]:
     """Merge three versions of a discussion file; returns the decision and the bytes to write.
 
     Block-level merge first; where a side edited text of the base, a normal three-way line
-    merge (``git merge-file``), accepted only if it brings no new parse warning."""
+    merge (``git merge-file``), accepted only if it brings no new parse warning. `prefer`:
+    whose phase and status to keep where the sides moved them differently (`merge_texts`)."""
     from .merge import LINE_MERGE, merge_texts
 
     if not any(is_discussion_bytes(data) for data in (base, ours, theirs)):
@@ -49,11 +56,11 @@ def merge_versions(
             text = "\ufeff" + text
         texts.append(text)
     try:
-        result = merge_texts(*texts, marker_size=marker_size)
+        result = merge_texts(*texts, marker_size=marker_size, prefer=prefer)
     except Exception:  # noqa: BLE001 - a driver bug must not cost a merge: merge by lines
         return _line_merge(base, ours, theirs, marker_size, cwd, None)
     if result.status == LINE_MERGE:
-        both = _edits_and_appends(texts, marker_size, cwd)
+        both = _edits_and_appends(texts, marker_size, cwd, prefer)
         if both is not None:
             return both
         return _line_merge(base, ours, theirs, marker_size, cwd, texts)
@@ -61,13 +68,15 @@ def merge_versions(
 
 
 def _edits_and_appends(
-    texts: list[str], marker_size: int, cwd: StrPath | None
+    texts: list[str], marker_size: int, cwd: StrPath | None, prefer: str | None = None
 ) -> tuple[MergeResult, bytes] | None:
     """A side edited the base and both appended (a typo fixed in the context or in the last
     comment while comments came in): merge each side's version of the base line by line and
-    the appended blocks block by block. None when that does not apply or is not clean."""
+    the appended blocks block by block. When only the edits overlap, the conflict markers
+    hold just those lines and the appends merge after them (`_edits_conflict`). None when
+    that does not apply."""
     from .additions import split_appended
-    from .merge import CLEAN, check_line_merge, merge_texts
+    from .merge import CLEAN, CONFLICT, check_line_merge, merge_texts
 
     base, ours, theirs = texts
     split_o, split_t = split_appended(base, ours), split_appended(base, theirs)
@@ -83,9 +92,11 @@ def _edits_and_appends(
         None,
     )
     head = head_bytes.decode("utf-8", "surrogateescape")
+    if heads.status == CONFLICT and _ends_with_separator(head):
+        return _edits_conflict(head, heads, head_o, after_o, after_t, marker_size, prefer)
     if heads.status != CLEAN or not _ends_with_separator(head):
         return None
-    tail = merge_texts(head, head + after_o, head + after_t, marker_size=marker_size)
+    tail = merge_texts(head, head + after_o, head + after_t, marker_size=marker_size, prefer=prefer)
     if tail.status != CLEAN:
         return None
     checked = check_line_merge(base, ours, theirs, tail.text, marker_size=marker_size)
@@ -98,6 +109,31 @@ def _edits_and_appends(
         tail.shared,
     )
     return checked, tail.text.encode("utf-8", "surrogateescape")
+
+
+def _edits_conflict(
+    head: str,
+    heads: MergeResult,
+    head_o: str,
+    after_o: str,
+    after_t: str,
+    marker_size: int,
+    prefer: str | None,
+) -> tuple[MergeResult, bytes] | None:
+    """Both sides edited the same lines of the base and both appended: the base with the
+    edits' conflict markers, then the appends merged block by block (outside the markers)."""
+    from .merge import CLEAN, CONFLICT, merge_texts
+
+    tail = merge_texts(
+        head_o, head_o + after_o, head_o + after_t, marker_size=marker_size, prefer=prefer
+    )
+    if tail.status != CLEAN or not tail.text.startswith(head_o):
+        return None
+    heads.text = head + tail.text[len(head_o) :]
+    heads.status = CONFLICT
+    heads.added_ours, heads.added_theirs = tail.added_ours, tail.added_theirs
+    heads.shared = tail.shared
+    return heads, heads.text.encode("utf-8", "surrogateescape")
 
 
 def _ends_with_separator(text: str) -> bool:
@@ -246,17 +282,32 @@ def index_stages(path: Path) -> tuple[bytes, bytes, bytes]:
     return versions[0], versions[1], versions[2]
 
 
-def resolve_conflict(path: Path) -> Resolved:
+def resolve_conflict(path: Path, prefer: str | None = None) -> Resolved:
     """Redo the block-level merge of a conflicted discussion file from the index stages and
-    write the clean result; refuse (file unchanged) when it cannot be merged safely."""
+    write the clean result; refuse (file unchanged) when it cannot be merged safely, saying
+    what to do instead. `prefer` (``ours``/``theirs``): whose phase and status to keep where
+    the branches moved them differently."""
     from .merge import CLEAN
 
     base, ours, theirs = index_stages(path)
-    result, out = merge_versions(base, ours, theirs, cwd=path.parent)
+    result, out = merge_versions(base, ours, theirs, cwd=path.parent, prefer=prefer)
     if result.status != CLEAN:
         raise DiscussionsError(
-            f"{path} cannot be merged safely: {result.reason}; file left as it was — "
-            "resolve it by hand"
+            f"{path} cannot be merged safely: {result.reason}; file left as it was. "
+            + conflict_advice(result.reason, str(path))
         )
     path.write_bytes(out)
     return Resolved(path, result)
+
+
+def conflict_advice(reason: str, shown: str) -> str:
+    """The step that settles a conflict of this kind (`reason`, as the merge gave it)."""
+    if "phase or status differently" in reason:
+        return (
+            f"Keep one side's phase and status, with every comment of both: `discussions "
+            f"resolve --ours-phase {shown}` (or --theirs-phase)"
+        )
+    return (
+        "Edit the lines between the conflict markers by hand (keep both sides' words), then "
+        f"`git add {shown}`"
+    )

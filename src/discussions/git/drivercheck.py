@@ -14,6 +14,45 @@ from .run import find_git_root, run_git
 DRIVER = "discussions"
 """The merge driver's name in ``.gitattributes`` and in the clone's configuration."""
 
+DRIVER_SCRIPT = (
+    'set -f; q=; IFS=:; for e in $PATH; do case $e in /*) q="$q${q:+:}$e";; esac; done; '
+    "unset IFS; PATH=$q; o=$1 a=$2 b=$3 l=$4 p=$5 m=; "
+    'while [ ${#m} -lt "$l" ]; do m="<$m"; done; '
+    'for c in 1 2 3; do case $c in 1) set -- "$0" -P -m discussions;; '
+    "2) command -v discussions >/dev/null 2>&1 || continue; set -- discussions;; "
+    "3) set -- python3 -P -m discussions;; esac; "
+    '"$@" merge-file --marker-size "$l" "$o" "$a" "$b" "$p"; s=$?; '
+    '[ $s = 0 ] && exit 0; grep -q -e "^$m ours" -- "$a" && exit $s; done; '
+    'echo "discussions: no merge driver could run for $p (not $0, not discussions on PATH, '
+    'not python3): merged line by line; run discussions init, then discussions resolve $p" >&2; '
+    'git merge-file --marker-size="$l" -L ours -L base -L theirs "$a" "$o" "$b"'
+)
+"""The merge driver as git runs it (``sh -c SCRIPT PYTHON %O %A %B %L %P``): the first of this
+installation's Python, ``discussions`` on PATH and ``python3`` that merges the file. A candidate
+that fails without writing its conflict (ours then has no ``<<<<<<< ours`` line: it could not
+start, could not import discussions, or could not read the files) gives way to the next; when
+none can, ``git merge-file`` writes the conflict git would have written without a driver. Git
+needs conflict markers in ours: a failed driver that left ours as it was would have the other
+side's comments dropped by the commit that follows (`appends.merge_losses` catches that too).
+Only builtins run before the driver, so a merge costs one ``sh`` more. PATH keeps only its
+absolute folders: git runs the driver from the work tree's root, whose files must never be
+taken for ``discussions``, ``python3`` or ``grep``. The script has no ``%`` (git expands its
+placeholders in the whole command)."""
+
+
+def registered_python(command: str) -> str | None:
+    """The Python a driver command registered by `driver_command` tries first; None for a
+    command of another shape."""
+    import shlex
+
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    if argv[:3] == ["sh", "-c", DRIVER_SCRIPT] and len(argv) > 3:
+        return argv[3]
+    return None
+
 
 def driver_warning(path: Path) -> str | None:
     """A one-line warning when `path`'s ``merge`` attribute names the discussions driver but
@@ -45,6 +84,15 @@ def driver_warning(path: Path) -> str | None:
         return "this clone has no merge driver for discussions: run `discussions init`"
     import shlex  # only when the driver is configured
 
+    python = registered_python(command)
+    if python is not None:
+        if os.path.isabs(python) and not os.path.exists(python):
+            return (
+                f"the discussions merge driver's Python {python} no longer exists (merges "
+                "fall back to `discussions` on PATH, python3, else a line-merge conflict): "
+                "run `discussions init`"
+            )
+        return None
     try:
         program = shlex.split(command)[0]
     except (ValueError, IndexError):
@@ -58,5 +106,10 @@ def driver_warning(path: Path) -> str | None:
         return (
             "the discussions merge driver runs without -P, so a repository's own "
             "`discussions` folder could be imported in its place: run `discussions init`"
+        )
+    if " -m discussions merge-file" in command:  # what init registered before the fallbacks
+        return (
+            "the discussions merge driver has no fallback should its Python go away (a merge "
+            "would then keep only your side): run `discussions init`"
         )
     return None

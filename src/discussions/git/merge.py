@@ -42,7 +42,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from ..syntax.code import open_fence_at_end
 from ..syntax.parse import parse_document
 from ..syntax.record import Record
 from ..syntax.text import detect_newline
@@ -52,11 +51,14 @@ from .units import (
     END,
     NAME_HEAD,
     SEPARATOR,
+    Diverged,
     Side,
     Unit,
     Unsafe,
+    adopt_closings,
     closed_block,
     content_of,
+    fence_left_open,
     last_match,
     side_changes,
     split_blocks,
@@ -112,12 +114,18 @@ class MergeResult(Record):
 
 
 class _Tally:
-    __slots__ = ("ours", "theirs", "shared")
+    """What a merge counted and decided on the way: units from each side, shared ones, the
+    conflict left in the text (its reason) and how to settle diverging phase moves."""
 
-    def __init__(self) -> None:
+    __slots__ = ("ours", "theirs", "shared", "conflict", "marker_size", "prefer")
+
+    def __init__(self, marker_size: int = 7, prefer: str | None = None) -> None:
         self.ours = 0
         self.theirs = 0
         self.shared = 0
+        self.conflict = ""
+        self.marker_size = marker_size
+        self.prefer = prefer
 
 
 def _segments(units: list[Unit]) -> tuple[list[list[Unit]], list[Unit]]:
@@ -197,11 +205,15 @@ def _merge_runs(a: list[Unit], b: list[Unit], tally: _Tally) -> list[Unit]:
     seg_a, mark_a = _segments(a)
     seg_b, mark_b = _segments(b)
     common = min(len(mark_a), len(mark_b))
-    if [u.markers for u in mark_a[:common]] != [u.markers for u in mark_b[:common]]:
-        raise Unsafe(
+    parting = next((i for i in range(common) if mark_a[i].markers != mark_b[i].markers), None)
+    if parting is not None:
+        reason = (
             "the sides changed phase or status differently "
             f"(ours: {_describe(mark_a)}; theirs: {_describe(mark_b)})"
         )
+        merged = _merge_runs(_before(a, mark_a[parting]), _before(b, mark_b[parting]), tally)
+        rest_a, rest_b = a[a.index(mark_a[parting]) :], b[b.index(mark_b[parting]) :]
+        raise Diverged(reason, merged, rest_a, rest_b)
     out: list[Unit] = []
     for i in range(max(len(seg_a), len(seg_b))):
         out += _merge_segment(
@@ -217,6 +229,43 @@ def _merge_runs(a: list[Unit], b: list[Unit], tally: _Tally) -> list[Unit]:
             out.append(mark_b[i])
             tally.theirs += 1
     return out
+
+
+def _before(units: list[Unit], marker: Unit) -> list[Unit]:
+    return units[: units.index(marker)]
+
+
+def _settled(exc: Diverged, tally: _Tally, nl: str) -> list[str]:
+    """Diverging phase or status moves settled for the side `tally.prefer` names: what merged
+    on its own, the other side's units (each in the phase its author saw), a move back to
+    where the sides parted, then the preferred side's units, so its phase and status are the
+    discussion's. Every block of both sides is kept."""
+    from ..syntax.render import render_phase_transition, render_status_change  # resolve only
+
+    loser, winner = (exc.theirs, exc.ours) if tally.prefer == "ours" else (exc.ours, exc.theirs)
+    tally.ours += len(exc.ours)
+    tally.theirs += len(exc.theirs)
+    moves = [m for u in loser for m in u.markers]
+    back: list[str] = []
+    for kind, render in (
+        ("phase-transition", render_phase_transition),
+        ("status-change", render_status_change),
+    ):
+        mine = [(source, target) for k, source, target in moves if k == kind]
+        if mine and mine[0][0] and mine[-1][1] != mine[0][0]:
+            back.append(render(mine[-1][1], mine[0][0]).replace("\n", nl))
+    return [u.text for u in (*exc.merged, *loser)] + back + [u.text for u in winner]
+
+
+def _conflict_region(exc: Diverged, tally: _Tally, nl: str) -> str:
+    """Each side's units from where they parted, between standard conflict markers."""
+    size = tally.marker_size
+    sides = []
+    for units in (exc.ours, exc.theirs):
+        text = _join_units([u.text for u in units], nl, first_after_separator=True, last=True)
+        sides.append(text if text.endswith("\n") else text + nl)
+    tally.conflict = str(exc)
+    return f"{'<' * size} ours{nl}{sides[0]}{'=' * size}{nl}{sides[1]}{'>' * size} theirs{nl}"
 
 
 def _shared_marker(a: Unit, b: Unit) -> Unit:
@@ -261,8 +310,8 @@ def _is_terminator(text: str) -> bool:
     return text.strip() == "---"
 
 
-def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> MergeResult:
-    """Merge two versions of a discussion file that both started from `base`."""
+def _trivial(base: str, ours: str, theirs: str, marker_size: int) -> MergeResult | None:
+    """The merge when a side is the other or the base, or there is no base."""
     if ours == theirs:
         return MergeResult(CLEAN, ours)
     if base == ours:
@@ -273,6 +322,21 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
         return conflict(
             ours, theirs, "both sides created this file, differently", marker_size=marker_size
         )
+    return None
+
+
+def merge_texts(
+    base: str, ours: str, theirs: str, *, marker_size: int = 7, prefer: str | None = None
+) -> MergeResult:
+    """Merge two versions of a discussion file that both started from `base`. Where the sides
+    moved phase or status differently after the base's end, the conflict markers hold only
+    the units from where they parted (what merges on its own stays outside); `prefer`
+    (``ours`` or ``theirs``) settles that instead, for that side's phase (`_settled`)."""
+    trivial = _trivial(base, ours, theirs, marker_size)
+    if trivial is not None:
+        return trivial
+    if not ours.startswith(base) or not theirs.startswith(base):
+        base, ours, theirs = adopt_closings(base, ours, theirs)
     nl = detect_newline(base)
     last = last_match(SEPARATOR, base, len(base))
     prefix_len = last.end() if last else 0
@@ -298,7 +362,7 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
         if found is None:
             return MergeResult(LINE_MERGE, reason="a side changed the end of the file")
         cont = found
-    tally = _Tally()
+    tally = _Tally(marker_size, prefer)
     try:
         middle = [i for i in sorted({*side_o.runs, *side_t.runs}) if i != END]
         # Insertions inside the base (a rebase replaying onto merged history), then the end.
@@ -309,8 +373,10 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
         text = head + tail + _assemble_end(side_o, side_t, cont, tail, nl, tally)
     except Unsafe as exc:
         return conflict(ours, theirs, str(exc), marker_size=marker_size)
+    if tally.conflict:
+        return MergeResult(CONFLICT, text, tally.conflict, tally.ours, tally.theirs, tally.shared)
     problem = None
-    if middle or _fence_left_open(side_o, side_t, cont, tail):
+    if middle or prefer or fence_left_open(side_o, side_t, cont, tail):
         start = _region_start(base, prefix_len, base_blocks if middle else None, middle)
         problem = _new_warning(base, ours, theirs, text, start)
     if problem:
@@ -403,37 +469,30 @@ def _assemble_end(
     continuation = c_o if c_o is not None else c_t
     run_o = side_o.runs.get(END, [])
     run_t = side_t.runs.get(END, [])
-    texts = _merged_run(run_o, run_t, tally)
+    region = ""
+    try:
+        texts = _merged_run(run_o, run_t, tally)
+    except Diverged as exc:
+        if tally.prefer is None:
+            texts, region = [u.text for u in exc.merged], _conflict_region(exc, tally, nl)
+        else:
+            texts = _settled(exc, tally, nl)
     if texts is None:
         texts = run_o or run_t
         if continuation is None:
             return "".join(texts)  # one side's blocks, byte for byte
+    last = not region
     if continuation is not None:
         if not texts:
-            return continuation
-        return closed_block(continuation, nl) + _join_units(
-            texts, nl, first_after_separator=True, last=True
+            return (closed_block(continuation, nl) if region else continuation) + region
+        return (
+            closed_block(continuation, nl)
+            + _join_units(texts, nl, first_after_separator=True, last=last)
+            + region
         )
     after_blank_tail = bool(tail) and not tail.strip()
-    return _join_units(texts, nl, first_after_separator=not after_blank_tail, last=True)
-
-
-def _fence_left_open(side_o: Side, side_t: Side, cont: list[str | None], tail: str) -> bool:
-    """Whether a code block is left open at the end of a new comment (or of the base's
-    unfinished one): only then can comments placed side by side parse differently from how
-    each side parsed them, and the merged file must be parsed again to be sure. Otherwise
-    each comment is a parser segment of its own, unchanged, and parsing is skipped (it is
-    most of a merge's cost)."""
-    for c in cont:
-        if c is not None and open_fence_at_end((tail + c).replace("\r\n", "\n")):
-            return True
-    for side in (side_o, side_t):
-        for u in units_of(side.runs.get(END, [])):
-            if ("```" in u.text or "~~~" in u.text) and open_fence_at_end(
-                u.text.replace("\r\n", "\n")
-            ):
-                return True
-    return False
+    joined = _join_units(texts, nl, first_after_separator=not after_blank_tail, last=last)
+    return joined + region
 
 
 def _region_start(

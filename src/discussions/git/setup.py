@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DiscussionsError
-from .drivercheck import DRIVER
+from .drivercheck import DRIVER, DRIVER_SCRIPT
 from .run import repo_root, run_git
 
 DRIVER_NAME = "discussions append-only merge"
@@ -83,13 +83,14 @@ output:
 """
 
 
-def driver_command() -> str:
-    """The command git runs for the merge driver: this installation's Python, by absolute path,
-    so it works from any git client whatever its PATH. ``-P``: git runs the driver from the
-    work tree's root, and ``python -m`` would otherwise put that folder first on ``sys.path``,
-    so a repository shipping ``discussions/__init__.py`` would get its own code run."""
+def driver_command(python: str | None = None) -> str:
+    """The command git runs for the merge driver: `DRIVER_SCRIPT` with `python` (default this
+    installation's, by absolute path, so it works from any git client whatever its PATH) as
+    the first candidate. ``-P``: git runs the driver from the work tree's root, and
+    ``python -m`` would otherwise put that folder first on ``sys.path``, so a repository
+    shipping ``discussions/__init__.py`` would get its own code run."""
     return (
-        f"{shlex.quote(sys.executable)} -P -m discussions merge-file --marker-size %L %O %A %B %P"
+        f"sh -c {shlex.quote(DRIVER_SCRIPT)} {shlex.quote(python or sys.executable)} %O %A %B %L %P"
     )
 
 

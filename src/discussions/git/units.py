@@ -59,7 +59,8 @@ class Unit(Record):
         if self._key is None:
             import hashlib  # here: only a merge where both sides added at one place needs it
 
-            data = content_of(self.text).encode("utf-8", "surrogatepass")
+            closed = closed_block(self.text.replace("\r\n", "\n"), "\n").strip()
+            data = closed.encode("utf-8", "surrogatepass")
             self._key = (written_at(self.text), self.author, hashlib.sha256(data).hexdigest())
         return self._key
 
@@ -81,6 +82,18 @@ END = -1
 
 class Unsafe(Exception):
     """The sides cannot be merged at block level without guessing."""
+
+
+class Diverged(Unsafe):
+    """The sides moved phase or status differently at one insertion point. What merged on its
+    own before that (`merged`) is known; each side's units from its first differing marker
+    on (`ours`, `theirs`) are what conflicts."""
+
+    def __init__(self, reason: str, merged: list[Unit], ours: list[Unit], theirs: list[Unit]):
+        super().__init__(reason)
+        self.merged = merged
+        self.ours = ours
+        self.theirs = theirs
 
 
 def split_blocks(text: str) -> tuple[list[str], str]:
@@ -213,8 +226,14 @@ def _unit(blocks: list[str], markers: tuple[tuple[str, str | None, str], ...]) -
 
 def content_of(text: str) -> str:
     """What a unit says, whatever separators and blank lines surround it: a comment closed in
-    one version and left open at the end of the file in another is the same comment."""
-    return closed_block(text.replace("\r\n", "\n"), "\n").strip()
+    one version and left open at the end of the file in another is the same comment, and so
+    is one a hand typed ``---`` closed right below its last line (an earlier merge closed it
+    after a blank line)."""
+    closed = closed_block(text.replace("\r\n", "\n"), "\n").strip()
+    return _CLOSING.sub("\n---", closed)
+
+
+_CLOSING = re.compile(r"\s*\n---$")
 
 
 def closed_block(text: str, nl: str) -> str:
@@ -232,3 +251,48 @@ def closed_block(text: str, nl: str) -> str:
     if last.strip(" \t\r"):
         body += nl
     return body + "---" + nl
+
+
+def adopt_closings(base: str, ours: str, theirs: str) -> tuple[str, str, str]:
+    """Where one side holds a block of the base closed differently (a blank line before its
+    ``---`` or not: an earlier merge closed a hand-typed comment its own way, and a rebase
+    then replays commits made on the other closing), the base and the other side take that
+    side's closing, so it is not taken for an edit of the text."""
+    for k in (0, 1):
+        side = (ours, theirs)[k]
+        if side.startswith(base):
+            continue
+        held = split_blocks(side)[0]
+        kept = set(held)
+        by_said = {content_of(b): b for b in held}
+        blocks, rest = split_blocks(base)
+        swap = {
+            b: by_said[content_of(b)]
+            for b in blocks
+            if b not in kept and by_said.get(content_of(b), b) != b
+        }
+        if not swap:
+            continue
+        base = "".join(swap.get(b, b) for b in blocks) + rest
+        other_blocks, other_rest = split_blocks((theirs, ours)[k])
+        other = "".join(swap.get(b, b) for b in other_blocks) + other_rest
+        ours, theirs = (side, other) if k == 0 else (other, side)
+    return base, ours, theirs
+
+
+def fence_left_open(side_o: Side, side_t: Side, cont: list[str | None], tail: str) -> bool:
+    """Whether a code block is left open at the end of a new comment (or of the base's
+    unfinished one): only then can comments placed side by side parse differently from how
+    each side parsed them, and the merged file must be parsed again to be sure. Otherwise
+    each comment is a parser segment of its own, unchanged, and parsing is skipped (it is
+    most of a merge's cost)."""
+    for c in cont:
+        if c is not None and open_fence_at_end((tail + c).replace("\r\n", "\n")):
+            return True
+    for side in (side_o, side_t):
+        for u in units_of(side.runs.get(END, [])):
+            if ("```" in u.text or "~~~" in u.text) and open_fence_at_end(
+                u.text.replace("\r\n", "\n")
+            ):
+                return True
+    return False

@@ -19,7 +19,15 @@ from . import storage
 from .discussion import Discussion, slugify
 from .ledger import counted, link_target, link_text, one_line, relative_path
 
-__all__ = ["AdrRecord", "adr_status", "context_text", "render_adr", "write_adr"]
+__all__ = [
+    "AdrRecord",
+    "adr_status",
+    "context_text",
+    "duplicate_numbers",
+    "render_adr",
+    "renumber_adr",
+    "write_adr",
+]
 
 _ADR_NAME = re.compile(r"^(\d{4})-.*\.md$")
 # A line that is only a template placeholder: ``[Requirement 1]``, ``- [ ] [Question 1]``,
@@ -253,3 +261,48 @@ def _mark_superseded(path: Path, line: str) -> None:
         lines[last + 1 : last + 1] = ["", line]
         new = "\n".join(lines)
     atomic.replace_file(path, new, new_mode=0o644)
+
+
+def duplicate_numbers(folder: Path) -> dict[int, list[Path]]:
+    """Numbers more than one record in `folder` carries, with those records (by name). Two
+    branches that each ran `adr` number their records from what their clone saw, and git
+    merges two ``000N`` files without a word: `check` reports them (`renumber_adr` fixes)."""
+    found: dict[int, list[Path]] = {}
+    if folder.is_dir():
+        for p in sorted(folder.iterdir()):
+            m = _ADR_NAME.match(p.name)
+            if m:
+                found.setdefault(int(m.group(1)), []).append(p)
+    return {n: paths for n, paths in found.items() if len(paths) > 1}
+
+
+def renumber_adr(path: Path) -> tuple[int, Path]:
+    """Give record `path` the next free number in its folder: the file renamed, its heading
+    (``# N. Title``) and the links other records there have to it (Supersedes, Superseded
+    by) changed to match. Returns the new number and path."""
+    m = _ADR_NAME.match(path.name)
+    if m is None or not path.is_file():
+        raise DiscussionNotFound(f"{path} is not an architecture decision record (NNNN-title.md)")
+    old = int(m.group(1))
+    number = max(_records(path.parent), default=0) + 1
+    new = path.with_name(f"{number:04d}{path.name[4:]}")
+    if new.exists() or new.is_symlink():
+        raise DiscussionExists(f"{new} already exists; nothing was renumbered")
+    text = normalise_newlines(path.read_text(encoding="utf-8"))
+    text = re.sub(rf"^# {old}\. ", f"# {number}. ", text, count=1, flags=re.M)
+    atomic.replace_file(path, text, new_mode=0o644)
+    path.rename(new)
+    for other in path.parent.iterdir():
+        if other != new and _ADR_NAME.match(other.name):
+            _relink(other, path.name, new.name, old, number)
+    return number, new
+
+
+def _relink(record: Path, old_name: str, new_name: str, old: int, number: int) -> None:
+    """Point `record`'s links to ``old_name`` (``[3. Title](0003-title.md)``) at the record's
+    new name and number."""
+    text = record.read_text(encoding="utf-8")
+    pattern = re.compile(rf"\[{old}\. ([^\]\n]*)\]\({re.escape(link_target(old_name))}\)")
+    changed = pattern.sub(lambda m: f"[{number}. {m.group(1)}]({link_target(new_name)})", text)
+    if changed != text:
+        atomic.replace_file(record, changed, new_mode=0o644)

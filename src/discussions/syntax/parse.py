@@ -61,6 +61,7 @@ from .document import (
     HeaderField,
     ParseWarning,
 )
+from .headings import underlines
 from .record import Record
 from .text import BOM, detect_newline, normalise_newlines, strip_line_start_boms
 
@@ -162,7 +163,11 @@ def parse_document(text: str) -> Document:
         if not author:
             doc.warnings.append(ParseWarning(b.name_line, "comment has an empty `Name:` line"))
             author = "(unknown)"
-        _warn_separator_under_text(text, b, doc)
+        if not b.bare:
+            _warn_separator_under_text(text, b.sep_pos, b.sep_line, doc)
+        if body_end < end:  # the last comment closed by hand
+            closing = b.name_line + text.count("\n", b.name_end, body_end)
+            _warn_separator_under_text(text, body_end, closing, doc)
         doc.comments.append(
             CommentBlock(
                 author=author,
@@ -308,15 +313,17 @@ def _run_line_kind(line: str) -> int:
     return 0
 
 
-def _warn_separator_under_text(text: str, b: _Bound, doc: Document) -> None:
-    sep_pos = b.sep_pos
-    if b.bare or sep_pos == 0 or text[sep_pos - 1] != "\n":
+def _warn_separator_under_text(text: str, sep_pos: int, sep_line: int, doc: Document) -> None:
+    """A hint when the ``---`` line at `sep_pos` (a comment's opening or the last comment's
+    closing separator) turns the line above it into a heading (`headings.underlines`)."""
+    if sep_pos == 0 or text[sep_pos - 1] != "\n":
         return
     prev_start = text.rfind("\n", 0, sep_pos - 1) + 1
-    if text[prev_start : sep_pos - 1].strip():
+    before = text[text.rfind("\n", 0, max(prev_start - 1, 0)) + 1 : max(prev_start - 1, 0)]
+    if underlines(text[prev_start : sep_pos - 1].rstrip("\r"), before):
         doc.warnings.append(
             ParseWarning(
-                b.sep_line,
+                sep_line,
                 "`---` directly under a text line renders as a heading on GitHub; "
                 "put a blank line before it",
                 "hint",

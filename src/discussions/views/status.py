@@ -58,6 +58,9 @@ def status_of(d: Discussion) -> dict[str, Any]:
     the latest run with what became of it (`runlog.run_state`: running, interrupted...)."""
     data = {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
     data["revisits"] = [r.to_dict() for r in revisits(d)]
+    conflicted = conflict_lines(d)
+    if conflicted:  # phase and status mix both sides' moves: not the discussion's
+        data.update(phase="conflicted", status="conflicted", conflict_lines=conflicted)
     data.update(verdict_data(d))
     if d.runs:
         data["run"] = run_state(d.runs).to_dict()
@@ -92,16 +95,26 @@ def _escalation(d: Discussion) -> list[StatusLine]:
     return [StatusLine([Span("Escalation", "alert"), Span(rest)])]
 
 
+def conflict_lines(d: Discussion) -> list[int]:
+    """The lines of unresolved merge-conflict markers in `d`: while there are any, its phase
+    and status are not known (the parser reads both sides' moves one after the other)."""
+    return [w.line for w in d.warnings if w.code == "merge-conflict"]
+
+
 def _heading(d: Discussion) -> list[StatusLine]:
     info = d.phase_info
     phase = f"{d.phase} ({info.title})" if info else d.phase
     if info and info.voting_mode:
         phase += " - voting"
+    status = d.status
+    conflicted = conflict_lines(d)
+    if conflicted:
+        phase = status = f"conflicted (unresolved merge, line {conflicted[0]})"
     lines = [
         StatusLine([Span("Discussion: "), Span(d.title, "strong")]),
         _line(f"File: {display_path(d.path)}"),
-        _line(f"Phase: {phase}"),
-        _line(f"Status: {d.status}"),
+        _line(f"Phase: {phase}", "alert" if conflicted else ""),
+        _line(f"Status: {status}", "alert" if conflicted else ""),
     ]
     if d.participants:
         lines.append(_line(f"Participants: {', '.join(d.participants)}"))
