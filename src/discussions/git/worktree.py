@@ -1,23 +1,32 @@
-"""A lead's own checkout: a git worktree on a new branch from HEAD, the commit of what the lead
-changed there, its numstat, and a snapshot proving the user's repository was left alone.
+"""A lead's own checkout: a disposable clone of HEAD that shares nothing with the user's
+repository, the commit of what the lead changed there fetched back onto the apply's branch, its
+numstat, and a snapshot proving the user's repository was left alone.
 
-* Worktrees live in the user's cache folder, ``<cache>/discussions/apply/<repo id>/<slug>``
+* The clone lives in the user's cache folder, ``<cache>/discussions/apply/<repo id>/<slug>``
   (`place`): outside the repository, because coding agents treat a path with a ``.git``
   folder in it as protected and refuse to edit there; never seen by ``git status`` of the
   user's tree; still there after a reboot when one is kept for inspection.
+* It is a repository of its own (``git init`` and a fetch of the base commit by its id over
+  git's own transport, as ``git clone --no-local --no-hardlinks`` copies): its own object
+  store, configuration, hooks and references, no remote naming the user's repository. What
+  the lead writes in it, its ``.git`` included, can be no loose object, reference, config,
+  hook, ``MERGE_HEAD`` or other state file of the user's repository (or of a submodule's).
+* The engine's own git folder (``<place>.git``, bare, beside the clone, which the sandbox keeps
+  read-only) borrows the user's objects (``objects/info/alternates``) and records the
+  commit: the clone's files are added with its own index (the clone's ``.git`` is never read,
+  so what the lead did there, its own commits included, counts only through the files), and
+  the commit is fetched into the user's repository by its id with ``transfer.fsckObjects``
+  on, then set on the branch by name (``update-ref`` with the old value checked).
 * Every git command runs confined (`confine.Confinement.git`): no hooks, no system or global
-  configuration, no filter, pager, external diff or signature program the repository chose,
-  inside the providers' process containment. Commits also turn signing and automatic
-  housekeeping off (``gc --auto`` would start a detached process).
-* The commit never goes through anything the lead could edit: `tampering` checks that the
-  worktree's ``.git`` file and its git folder's ``HEAD``, ``commondir`` and ``gitdir`` are as
-  ``git worktree add`` wrote them, git is pointed at that folder explicitly, and the commit
-  (``commit-tree`` on the base) is set on the branch by name (``update-ref --no-deref``).
+  configuration, no fsmonitor, filter, pager, external diff or signature program the
+  repository chose, inside the providers' process containment. Commits also turn signing and
+  automatic housekeeping off (``gc --auto`` would start a detached process).
 * The commit's author and committer are the person who consented (`identity`); the persona
   that made the change is named in a ``Co-authored-by`` trailer.
 * `snapshot` / `differences` and `written_since` find what changed in the user's repository
-  while a lead ran: the working tree and index, every reference, the watched files of the
-  git folder and the other worktrees' ties, and (by change time) ignored files."""
+  while a lead ran (the second line, for a lead run without a sandbox): the working tree and
+  index, every reference, the watched files of the git folder (submodules' included), and (by
+  change time) ignored files and every file of the git folder."""
 
 from __future__ import annotations
 
@@ -36,12 +45,21 @@ from .run import run_git
 
 APPLY_DIR = "discussions/apply"
 """The folder of the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``) that holds
-the worktrees of applies, one folder per repository (`repo_id`)."""
+the clones of applies, one folder per repository (`repo_id`)."""
 _TIMEOUT = 300.0
 """Seconds one git command may take here (a checkout of a large tree takes a while)."""
 _COMMIT_OPTIONS = (
     "-c", "commit.gpgsign=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
 )
+_TRANSFER_OPTIONS = (
+    "-c", "protocol.file.allow=always", "-c", "transfer.fsckObjects=true",
+    "-c", "fetch.fsckObjects=true", "-c", "fetch.writeCommitGraph=false", "-c", "gc.auto=0",
+    "-c", "maintenance.auto=false",
+)
+"""A fetch between the user's repository and a clone: over git's transport (`confine` forbids
+every protocol else), every object received checked (``fsckObjects``), no housekeeping."""
+_FETCH = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"]
+_ZERO = "0" * 40
 _HASHED_BYTES = 1 << 20
 """Files larger than this are compared by size and modification time, not by content."""
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -55,21 +73,28 @@ def slug(text: str, fallback: str) -> str:
 
 @dataclass(slots=True)
 class Worktree:
-    """A worktree made for an apply."""
+    """The disposable clone made for an apply, and the engine's git folder beside it."""
 
     root: Path
     """The user's work tree (its top folder)."""
     path: Path
-    """The worktree's folder."""
+    """The clone's folder (where the lead works)."""
     branch: str
     base: str
     """The full id of the commit the branch started from."""
-    gitdir: Path = Path()
-    """The worktree's own git folder (``<common git folder>/worktrees/<id>``)."""
+    engine: Path = Path()
+    """The engine's own bare git folder (``<path>.git``): the commit is made there."""
     marks: dict[str, bytes] = field(default_factory=dict)
-    """The files that tie the worktree to its branch and repository, as ``git worktree add``
-    wrote them: its ``.git`` file, and ``HEAD``, ``commondir``, ``gitdir`` and
-    ``config.worktree`` (absent) of `gitdir`."""
+    """The files of `engine` that decide what its git does, as they were written."""
+
+    @property
+    def scratch(self) -> Path:
+        """The lead's private temporary folder in a sandbox (``<path>.tmp``)."""
+        return self.path.with_name(self.path.name + ".tmp")
+
+    def engine_path(self) -> Path:
+        """Where the engine's git folder goes (``<path>.git``), made or not."""
+        return self.path.with_name(self.path.name + ".git")
 
 
 @functools.lru_cache(maxsize=16)
@@ -130,8 +155,8 @@ def common_dir(root: Path) -> Path:
 
 
 def apply_home() -> Path:
-    """The folder of every repository's apply worktrees: ``discussions/apply`` of the user's
-    cache folder. Outside the repository, so no path of a worktree has a ``.git`` (or
+    """The folder of every repository's apply clones: ``discussions/apply`` of the user's
+    cache folder. Outside the repository, so no path of a clone has a ``.git`` (or
     ``.claude``, ``.vscode``) folder in it, which coding agents treat as protected."""
     cache = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
@@ -148,7 +173,7 @@ def repo_id(root: Path) -> str:
 
 
 def place(root: Path, branch: str) -> Path:
-    """Where the worktree of `branch` goes: ``<apply_home>/<repo_id>/<slug>-<8 hex digits>``
+    """Where the clone of `branch` goes: ``<apply_home>/<repo_id>/<slug>-<8 hex digits>``
     (the digits from the branch's name: ``a/b`` and ``a-b`` get folders of their own)."""
     digest = hashlib.sha256(branch.encode("utf-8")).hexdigest()[:8]
     return apply_home() / repo_id(root) / f"{slug(branch, 'apply')}-{digest}"
@@ -166,7 +191,7 @@ _UNFINISHED = (
 def unfinished(root: Path) -> str:
     """Why HEAD is no place to start from while the user is in the middle of a merge, rebase,
     cherry-pick or revert (HEAD is then a half-made state, not the user's branch), or ""."""
-    gitdir = _own_gitdir(root)
+    gitdir = own_gitdir(root)
     for name, what, finish in _UNFINISHED:
         if (gitdir / name).exists():
             return (
@@ -176,7 +201,7 @@ def unfinished(root: Path) -> str:
     return ""
 
 
-def _own_gitdir(root: Path) -> Path:
+def own_gitdir(root: Path) -> Path:
     """The git folder of the work tree `root` (``.git``, or a linked worktree's folder)."""
     dotgit = root / ".git"
     if dotgit.is_file():
@@ -186,63 +211,73 @@ def _own_gitdir(root: Path) -> Path:
 
 
 def create(root: Path, branch: str) -> Worktree:
-    """A new worktree on the new branch `branch`, started from HEAD. The user's working tree,
-    index and current branch are not touched. `ApplyError` during a merge, rebase,
-    cherry-pick or revert (`unfinished`)."""
+    """A new clone of HEAD on the new branch `branch`, which is made at HEAD in the user's
+    repository too (the name is taken; the commit moves it). The user's working tree, index
+    and current branch are not touched. `ApplyError` during a merge, rebase, cherry-pick or
+    revert (`unfinished`), for a branch that exists or a name git refuses."""
     busy = unfinished(root)
     if busy:
         raise ApplyError(busy)
     base = head(root)
+    if not _ok(root, ["check-ref-format", f"refs/heads/{branch}"]) or branch.startswith("-"):
+        raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
     path = _free_place(root, branch)
-    run = _confined(root).git(
-        ["worktree", "add", "--quiet", "-b", branch, str(path), base], timeout=_TIMEOUT
-    )
-    if run.returncode != 0:  # git says why in English: its environment sets LC_ALL=C
-        said = (run.err.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
-        if "already exists" in said:
-            raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
-        if "not a valid branch name" in said:
-            raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
-        if "already registered" in said:  # the cache folder was cleared under a kept worktree
-            raise ApplyError(f"git still lists a worktree at {path}: run `git worktree prune`")
-        raise ApplyError(f"git worktree add failed: {said}")
-    return _marked(Worktree(root, path, branch, base))
+    if branch_exists(root, branch):
+        raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
+    wt = _cloned(Worktree(root, path, branch, base))
+    _git(root, ["update-ref", "--no-deref", "-m", "apply: start", f"refs/heads/{branch}",
+                base, _ZERO])
+    return wt
 
 
 def _free_place(root: Path, branch: str) -> Path:
     path = place(root, branch)
     if path.exists():
         raise ApplyError(
-            f"the worktree of `{branch}` is kept at {path}: look at it, then remove it "
-            f"(git worktree remove --force {path}) and try again"
+            f"the clone of `{branch}` is kept at {path}: look at it, then remove it "
+            f"(rm -rf {path} {path}.git {path}.tmp) and try again"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def attach(root: Path, branch: str) -> Worktree:
-    """A worktree on the existing branch `branch` (a revision of an earlier apply); its base
-    is the branch's tip. `ApplyError` when a kept worktree holds the branch already."""
+    """A clone of the existing branch `branch` (a revision of an earlier apply); its base is
+    the branch's tip. `ApplyError` when a kept clone holds the branch already."""
     if not branch_exists(root, branch):
         raise ApplyError(f"there is no branch `{branch}` to revise")
     path = _free_place(root, branch)
     tip = _git(root, ["rev-parse", "--verify", f"refs/heads/{branch}^{{commit}}"]).strip()
-    _git(root, ["worktree", "add", "--quiet", str(path), branch])
-    return _marked(Worktree(root, path, branch, tip))
+    return _cloned(Worktree(root, path, branch, tip))
+
+
+def _cloned(wt: Worktree) -> Worktree:
+    """`wt` made: the engine's bare git folder borrowing the user's objects, and the clone
+    the lead works in (the base commit and its history fetched by id, checked out on
+    ``wt.branch``). Half-made folders are removed on failure."""
+    try:
+        _git(wt.root, ["init", "--quiet", "--bare", "--template=", str(wt.engine_path())])
+        wt.engine = wt.engine_path()
+        (wt.engine / "objects" / "info" / "alternates").write_text(
+            str(common_dir(wt.root) / "objects") + "\n", encoding="utf-8"
+        )
+        _git(wt.root, ["init", "--quiet", "--template=", str(wt.path)])
+        _git(wt.path, [*_FETCH, str(wt.root), wt.base], _TRANSFER_OPTIONS)
+        _git(wt.path, ["checkout", "--quiet", "-b", wt.branch, wt.base])
+    except (ApplyError, OSError):
+        _discard(wt)
+        raise
+    return _marked(wt)
 
 
 def _marked(wt: Worktree) -> Worktree:
-    """`wt` with its git folder and the files that tie it to its branch, as git wrote them."""
-    gitfile = (wt.path / ".git").read_bytes()
-    text = gitfile.decode("utf-8", "replace").strip()
-    if not text.startswith("gitdir: "):  # pragma: no cover - git writes exactly this
-        raise ApplyError(f"git worktree add wrote an unexpected {wt.path / '.git'}")
-    where = Path(text.removeprefix("gitdir: "))
-    wt.gitdir = where if where.is_absolute() else (wt.path / where).resolve()
-    wt.marks = {".git": gitfile}
-    for name in ("HEAD", "commondir", "gitdir", "config.worktree"):
-        wt.marks[name] = _read(wt.gitdir / name)
+    """`wt` with the files of its engine folder that steer git, as they were written."""
+    for name in _ENGINE_FILES:
+        wt.marks[name] = _read(wt.engine / name)
     return wt
+
+
+_ENGINE_FILES = ("config", "HEAD", "objects/info/alternates", "packed-refs", "info/attributes")
 
 
 def _read(path: Path) -> bytes:
@@ -253,20 +288,66 @@ def _read(path: Path) -> bytes:
 
 
 def tampering(wt: Worktree) -> list[str]:
-    """How the worktree's ties to its branch and repository were changed since git made it
-    (its ``.git`` file, its HEAD now naming another branch, its ``commondir`` or ``gitdir``,
-    the branch made a symbolic reference), one phrase each; empty when they are intact."""
+    """How the engine's git folder beside the clone was changed since it was made (its
+    configuration, HEAD, borrowed objects, hooks), one phrase each; empty when intact. Only a
+    lead without a sandbox can reach it."""
     found: list[str] = []
-    if _read(wt.path / ".git") != wt.marks.get(".git"):
-        found.append(f"the worktree's .git file was rewritten (it tied it to {wt.gitdir})")
     for name, was in wt.marks.items():
-        if name != ".git" and _read(wt.gitdir / name) != was:
-            now = _read(wt.gitdir / name).decode("utf-8", "replace").strip()[:120]
-            what = f"now `{now}`" if now else "removed"
-            found.append(f"the worktree's git folder {name} changed ({what})")
-    if _branch_tip(wt) is None:
-        found.append(f"the branch {wt.branch} was removed or made a symbolic reference")
+        if _read(wt.engine / name) != was:
+            found.append(f"the engine's git folder {name} changed ({wt.engine})")
+    hooks = wt.engine / "hooks"
+    if hooks.exists():
+        found.append(f"the engine's git folder gained hooks ({hooks})")
     return found
+
+
+def _in_engine(wt: Worktree) -> list[str]:
+    """The options that point git at the engine's folder and the clone's files explicitly:
+    nothing of the clone's own ``.git`` is read."""
+    return [f"--git-dir={wt.engine}", f"--work-tree={wt.path}"]
+
+
+def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "") -> str | None:
+    """Commit everything the lead changed in `wt`'s clone (new, modified and deleted files;
+    what ``.gitignore`` names stays out; the clone's ``.git`` is not read, so commits the lead
+    made itself are folded in) as one commit on top of ``wt.base``, authored by `author`
+    (``Name <email>``) with a ``Co-authored-by: `coauthor``` trailer, in the engine's folder;
+    fetch it into the user's repository by its id (every object checked) and set
+    ``wt.branch`` to it by name. Returns the new commit's id, or None when nothing changed
+    (the branch back at ``wt.base``). `ApplyError` when `tampering` finds the engine's folder
+    changed, or the branch moved: nothing reaches the user's repository then."""
+    changed = tampering(wt)
+    old = _branch_tip(wt)
+    if changed or old is None:
+        raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
+    _git(wt.root, [*_in_engine(wt), "read-tree", wt.base])
+    _git(wt.root, [*_in_engine(wt), "add", "--all"])
+    tree = _git(wt.root, [*_in_engine(wt), "write-tree"]).strip()
+    ref = f"refs/heads/{wt.branch}"
+    if tree == _git(wt.root, ["rev-parse", "--verify", f"{wt.base}^{{tree}}"]).strip():
+        if old != wt.base:
+            _git(wt.root, ["update-ref", "--no-deref", ref, wt.base, old])
+        return None
+    name, _, email = author.partition(" <")
+    who = ("-c", f"user.name={name}", "-c", f"user.email={email.rstrip('>')}")
+    message = ["-m", subject, *(["-m", body] if body else []), "-m", f"Co-authored-by: {coauthor}"]
+    new = _git(
+        wt.root, [f"--git-dir={wt.engine}", "commit-tree", tree, "-p", wt.base, *message],
+        (*_COMMIT_OPTIONS, *who),
+    ).strip()
+    _git(wt.root, [f"--git-dir={wt.engine}", "update-ref", "refs/heads/apply", new])
+    _fetch_back(wt, new)
+    _git(wt.root, ["update-ref", "--no-deref", "-m", subject, ref, new, old])
+    return new
+
+
+def _fetch_back(wt: Worktree, new: str) -> None:
+    """The commit `new` of the engine's folder fetched into the user's repository by its id,
+    every object received checked; `ApplyError` unless it arrived as a commit on the base."""
+    _git(wt.root, [*_FETCH, "--no-auto-gc", str(wt.engine), new], _TRANSFER_OPTIONS)
+    parent = _git(wt.root, ["rev-parse", "--verify", f"{new}^{{commit}}^1"]).strip()
+    if parent != wt.base:  # pragma: no cover - commit-tree wrote exactly this parent
+        raise ApplyError(f"the fetched commit {new[:12]} is not on the base {wt.base[:12]}")
 
 
 def _branch_tip(wt: Worktree) -> str | None:
@@ -278,41 +359,6 @@ def _branch_tip(wt: Worktree) -> str | None:
         if name == ref:
             return None if symref else tip
     return None
-
-
-def _in_worktree(wt: Worktree) -> list[str]:
-    """The options that point git at the worktree's own git folder and files explicitly,
-    never through the worktree's ``.git`` file (checked intact by `tampering` first)."""
-    return [f"--git-dir={wt.gitdir}", f"--work-tree={wt.path}"]
-
-
-def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "") -> str | None:
-    """Commit everything the lead changed in `wt` (new, modified and deleted files; what
-    ``.gitignore`` names stays out) as one commit on top of ``wt.base``, authored by `author`
-    (``Name <email>``) with a ``Co-authored-by: `coauthor``` trailer, and set ``wt.branch`` to
-    it by name (``update-ref``, never through the worktree's HEAD). Commits the lead made
-    itself are folded into it. Returns the new commit's id, or None when nothing changed (the
-    branch back at ``wt.base``). `ApplyError` when `tampering` finds the worktree's ties
-    changed: nothing is committed then."""
-    changed = tampering(wt)
-    old = _branch_tip(wt)
-    if changed or old is None:
-        raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
-    ref = f"refs/heads/{wt.branch}"
-    _git(wt.root, [*_in_worktree(wt), "add", "--all"])
-    tree = _git(wt.root, [*_in_worktree(wt), "write-tree"]).strip()
-    if tree == _git(wt.root, ["rev-parse", "--verify", f"{wt.base}^{{tree}}"]).strip():
-        if old != wt.base:
-            _git(wt.root, ["update-ref", "--no-deref", ref, wt.base, old])
-        return None
-    name, _, email = author.partition(" <")
-    who = ("-c", f"user.name={name}", "-c", f"user.email={email.rstrip('>')}")
-    message = ["-m", subject, *(["-m", body] if body else []), "-m", f"Co-authored-by: {coauthor}"]
-    new = _git(
-        wt.root, ["commit-tree", tree, "-p", wt.base, *message], (*_COMMIT_OPTIONS, *who)
-    ).strip()
-    _git(wt.root, ["update-ref", "--no-deref", "-m", subject, ref, new, old])
-    return new
 
 
 def numstat(wt: Worktree, base: str, tip: str) -> list[tuple[str, int | None, int | None]]:
@@ -334,13 +380,28 @@ def _count(text: str) -> int | None:
 
 
 def remove(wt: Worktree, *, drop_branch: bool = False) -> None:
-    """Remove the worktree (the branch stays, unless `drop_branch`: an apply that changed
-    nothing leaves no empty branch behind)."""
-    _git(wt.root, ["worktree", "remove", "--force", str(wt.path)])
-    if wt.path.exists():  # pragma: no cover - git removes it; left only by a foreign file lock
-        shutil.rmtree(wt.path, ignore_errors=True)
+    """Remove the clone, the engine's folder and the scratch folder (the branch stays, unless
+    `drop_branch`: an apply that changed nothing leaves no empty branch behind)."""
+    _discard(wt)
     if drop_branch:
         _git(wt.root, ["branch", "--quiet", "-D", wt.branch])
+
+
+def _discard(wt: Worktree) -> None:
+    """The clone and the folders beside it deleted, whatever modes the lead left on them."""
+    for folder in (wt.path, wt.engine_path(), wt.scratch):
+        if folder.exists() or folder.is_symlink():
+            shutil.rmtree(folder, onerror=_writable_again)
+
+
+def _writable_again(func: object, path: str, exc: object) -> None:
+    """`shutil.rmtree`'s retry for an entry whose folder the lead made read-only."""
+    os.chmod(os.path.dirname(path), stat.S_IRWXU)
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.chmod(path, stat.S_IRWXU)
+        shutil.rmtree(path, onerror=_writable_again)
+    elif os.path.lexists(path):
+        os.unlink(path)
 
 
 # --------------------------------------------------------------------------- the user's tree
@@ -377,8 +438,8 @@ def own_output() -> set[tuple[int, int]]:
 def snapshot(root: Path, own: Worktree | None = None) -> Snapshot:
     """What the user's tree looks like now (``git status --porcelain=v2``: HEAD, the branch,
     each staged or changed entry with its index object ids, untracked files; our own output
-    files left out), every reference but the branch of `own` (the apply's worktree: its
-    commit moves it), and the watched files of the git folder (`_git_files`, but `own`'s)."""
+    files left out), every reference but the branch of `own` (the apply's: its commit moves
+    it), and the watched files of the git folder (`_git_files`)."""
     out = _git(root, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all"])
     header: list[str] = []
     entries: dict[str, str] = {}
@@ -399,7 +460,7 @@ def snapshot(root: Path, own: Worktree | None = None) -> Snapshot:
             continue
         entries[name] = record + " " + _content(root / name)
     entries.update(_refs(root, own.branch if own else ""))
-    entries.update(_git_files(common_dir(root), own.gitdir if own else None))
+    entries.update(_git_files(common_dir(root), own_gitdir(root)))
     return Snapshot(tuple(header), entries)
 
 
@@ -430,22 +491,58 @@ _WATCHED = (
     "packed-refs", "shallow", "commondir",
 )
 """Files of the git folder that would make the user's own git run something (a hook path, a
-filter, an alias), read objects from elsewhere or see the tree or history differently; the
-hooks folder and the ties of every other worktree (`_WORKTREE_FILES`) are watched too. A lead
-can reach all of them (it runs as the person)."""
+filter, an alias, an fsmonitor), read objects from elsewhere or see the tree or history
+differently; the hooks folder, the ties of every other worktree (`_WORKTREE_FILES`) and the
+same files of every submodule's git folder (``modules/...``) are watched too. A lead without a
+sandbox can reach all of them (it runs as the person)."""
 _WORKTREE_FILES = ("HEAD", "commondir", "gitdir", "config.worktree", "locked")
+_STATE_FILES = (
+    "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_RR", "AUTO_MERGE", "CHERRY_PICK_HEAD",
+    "REVERT_HEAD", "BISECT_START", "SQUASH_MSG", "ORIG_HEAD", "FETCH_HEAD", "rebase-merge",
+    "rebase-apply", "sequencer",
+)
+"""Files of a work tree's git folder that the user's next git command reads as an operation
+under way (a planted ``MERGE_HEAD`` makes the next commit a merge of the lead's commit)."""
 
 
-def _git_files(common: Path, own_gitdir: Path | None = None) -> dict[str, str]:
-    found = {f".git/{name}": _content(common / name) for name in _WATCHED}
+def _git_files(common: Path, own: Path | None = None) -> dict[str, str]:
+    """The watched files of the git folder `common`, of its submodules' git folders, and the
+    state files of the work tree's own git folder `own`, as ``.git/<path>`` -> content."""
+    found = _watched(common, ".git")
+    for name in _STATE_FILES:
+        if own is not None:
+            found[f".git/{_rel(own, common)}{name}"] = _content(own / name)
+    modules = common / "modules"
+    if modules.is_dir():
+        for folder, dirs, files in os.walk(modules):
+            if "HEAD" in files and "config" in files:  # a submodule's git folder
+                label = ".git/" + Path(folder).relative_to(common).as_posix()
+                found.update(_watched(Path(folder), label))
+                found.update({f"{label}/{n}": _content(Path(folder, n)) for n in _STATE_FILES})
+                dirs[:] = [d for d in dirs if d == "modules"]
+    return found
+
+
+def _rel(folder: Path, common: Path) -> str:
+    """`folder` relative to `common` with a trailing ``/`` ("" for `common` itself)."""
+    try:
+        rel = folder.relative_to(common).as_posix()
+    except ValueError:
+        return str(folder) + "/"
+    return "" if rel == "." else rel + "/"
+
+
+def _watched(gitdir: Path, label: str) -> dict[str, str]:
+    """`_WATCHED`, the hooks and the other worktrees' ties of one git folder."""
+    found = {f"{label}/{name}": _content(gitdir / name) for name in _WATCHED}
     for folder in ("hooks", "worktrees"):
-        if (common / folder).is_dir():
-            for entry in sorted((common / folder).iterdir()):
+        if (gitdir / folder).is_dir():
+            for entry in sorted((gitdir / folder).iterdir()):
                 if folder == "hooks":
-                    found[f".git/hooks/{entry.name}"] = _content(entry)
-                elif entry != own_gitdir:
+                    found[f"{label}/hooks/{entry.name}"] = _content(entry)
+                else:
                     for name in _WORKTREE_FILES:
-                        found[f".git/worktrees/{entry.name}/{name}"] = _content(entry / name)
+                        found[f"{label}/worktrees/{entry.name}/{name}"] = _content(entry / name)
     return found
 
 
@@ -490,8 +587,9 @@ def differences(before: Snapshot, after: Snapshot) -> list[str]:
 def clock(wt: Worktree) -> int:
     """The moment to pass to `written_since` later: the change time the file system gives a
     file written now (a coarse clock, which may lag the system's), read from a file made and
-    removed in the worktree's own git folder (on the repository's file system)."""
-    mark = wt.gitdir / "discussions-clock"
+    removed in the engine's folder (the kernel's one coarse clock stamps every local file
+    system; nothing is written in the user's repository)."""
+    mark = wt.engine / "discussions-clock"
     mark.write_bytes(b"")
     try:
         return mark.stat().st_ctime_ns
@@ -505,11 +603,40 @@ def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[s
     file written, made, renamed or chmod-ed, or a folder that gained or lost an entry. The
     change time (ctime) is used because a process cannot set it back, as it can the
     modification time. Posix paths relative to `root`, folders ending in ``/``."""
-    ours = own_output()
     found = ["./"] if root.stat().st_ctime_ns >= since else []
-    skipped = {os.fspath(p) for p in skip}
-    top = len(os.fspath(root)) + 1
-    stack = [os.fspath(root)]
+    found += _changed_under(root, since, {os.fspath(p) for p in skip}, own_output())
+    return sorted(p.replace(os.sep, "/") for p in found)
+
+
+_WALKED = ("objects", "modules")
+"""The folders of the git folder searched by change time: the object store (a loose object
+rewritten changes what ``git show HEAD:file`` prints) and the submodules' git folders."""
+
+
+def git_written_since(root: Path, since: int) -> list[str]:
+    """Every file or folder of the repository's object store and submodule git folders
+    (`_WALKED`) changed at or after `since`, as ``.git/<path>``: nothing of ours writes
+    there while a lead runs."""
+    common = common_dir(root)
+    found: list[str] = []
+    for name in _WALKED:
+        folder = common / name
+        if folder.is_dir():
+            if folder.stat().st_ctime_ns >= since:
+                found.append(f"{name}/")
+            found += [f"{name}/{p}" for p in _changed_under(folder, since, set(), set(), False)]
+    return sorted(".git/" + p.replace(os.sep, "/") for p in found)
+
+
+def _changed_under(
+    top_folder: Path, since: int, skipped: set[str], ours: set[tuple[int, int]],
+    no_git: bool = True,
+) -> list[str]:
+    """Paths under `top_folder` (relative) whose change time is at or after `since`; folders
+    end in ``/``. `skipped` folders and `ours` files are left out, ``.git`` too with `no_git`."""
+    found: list[str] = []
+    top = len(os.fspath(top_folder)) + 1
+    stack = [os.fspath(top_folder)]
     while stack:
         try:
             entries = os.scandir(stack.pop())
@@ -517,7 +644,7 @@ def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[s
             continue
         with entries:
             for entry in entries:
-                if entry.name == ".git":
+                if no_git and entry.name == ".git":
                     continue
                 try:
                     info = entry.stat(follow_symlinks=False)
@@ -530,4 +657,4 @@ def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[s
                     found.append(entry.path[top:] + ("/" if folder else ""))
                 if folder:
                     stack.append(entry.path)
-    return sorted(p.replace(os.sep, "/") for p in found)
+    return found
