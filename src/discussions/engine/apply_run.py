@@ -9,9 +9,9 @@ committed and fetched onto the branch (or recorded as unchanged), the project's 
   repository: the lead cannot write a file of it through git. In the sandbox it cannot write
   one at all (all but the clone, a private temp folder and the CLI's state folders is
   read-only). As a second line, when the user's repository changed while the lead ran
-  (`worktree.snapshot` before and after: working tree, index, references, the watched files
-  of the git folder and its submodules'; `worktree.written_since`: ignored files, by change
-  time; `worktree.git_written_since`: the object store), or the engine's git folder beside
+  (`watch.snapshot` before and after: working tree, index, references, the watched files
+  of the git folder and its submodules'; `watch.written_since`: ignored files, by change
+  time; `watch.git_written_since`: the object store), or the engine's git folder beside
   the clone was changed (`worktree.tampering`), the result is ``refused-outside``: nothing is
   committed, the clone is kept and the difference is named. The change may be the person's
   own (an edit while the lead ran), so the words say so; the files our own output goes to are
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ApplyError, ProviderError, ProviderNotFound
-from ..git import worktree
+from ..git import watch, worktree
 from ..git.confine import without_git_vars
 from ..git.worktree import Worktree
 from ..providers import escapes
@@ -183,10 +183,10 @@ def execute(job: Job) -> RunResult:
         )
         out = RunResult("failed", wt.branch, wt.base, sandbox=job.sandbox.recorded)
         try:
-            watch = _Watch(job.root, wt, worktree.snapshot(job.root, wt), worktree.clock(wt))
+            guard = _Watch(job.root, wt, watch.snapshot(job.root, wt), watch.clock(wt))
             _lead(job, wt, argv, stdin, env, out, sweep)
             if not out.reason:
-                _settle(job, wt, watch, out)
+                _settle(job, wt, guard, out)
             if out.result in ("committed", "unchanged"):
                 worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
         except (ApplyError, ProviderError, OSError) as exc:  # could not start, or git refused
@@ -318,9 +318,9 @@ class _Watch:
 
     root: Path
     wt: Worktree
-    before: worktree.Snapshot
+    before: watch.Snapshot
     since: int
-    """`worktree.clock` when the lead started: files written since are found by their
+    """`watch.clock` when the lead started: files written since are found by their
     change time (ignored files, which ``git status`` does not show, included)."""
 
     def changes(self, *, walk: bool = True, objects: bool = True) -> list[str]:
@@ -328,14 +328,14 @@ class _Watch:
         `walk`, ignored files written since too (not needed after our own git commands,
         which write no file of the user's tree), and with `objects` the files of the object
         store and the submodules' git folders (not after our fetch, which writes there)."""
-        found = worktree.differences(self.before, worktree.snapshot(self.root, self.wt))
+        found = watch.differences(self.before, watch.snapshot(self.root, self.wt))
         if not walk:
             return found
         named = {f.split(" ", 1)[0] for f in found}
         skip = (self.wt.path, worktree.apply_home())
-        written = worktree.written_since(self.root, self.since, skip)
+        written = watch.written_since(self.root, self.since, skip)
         if objects:
-            written += worktree.git_written_since(self.root, self.since)
+            written += watch.git_written_since(self.root, self.since)
         for path in written:  # a folder only when nothing in it is named
             inside = path.endswith("/") and any(
                 n != path and (n.startswith(path) or path == "./") for n in (*named, *written)
@@ -348,16 +348,16 @@ class _Watch:
 _CHANGED = "the working tree changed while the lead ran (by the lead or by you): "
 
 
-def _settle(job: Job, wt: Worktree, watch: _Watch, out: RunResult) -> None:
+def _settle(job: Job, wt: Worktree, guard: _Watch, out: RunResult) -> None:
     """After a lead that finished: refuse what changed outside its clone (or the engine's git
     folder beside it), else commit, check again, and test."""
-    outside = watch.changes()
+    outside = guard.changes()
     tampered = worktree.tampering(wt)
     if outside or tampered:
         _refuse(out, outside, tampered)
         return
     out.commit = worktree.commit(wt, job.author, job.coauthor, job.subject, job.body)
-    moved = watch.changes(walk=False)
+    moved = guard.changes(walk=False)
     if moved:
         out.commit = None
         _refuse(out, moved, [])
@@ -369,7 +369,7 @@ def _settle(job: Job, wt: Worktree, watch: _Watch, out: RunResult) -> None:
     out.files = worktree.numstat(wt, wt.base, out.commit)
     if job.tests is not None:
         _test(job.tests, wt, job.on_output, out)
-        moved = watch.changes(objects=False)
+        moved = guard.changes(objects=False)
         if moved:
             out.tests = "failed"
             out.reason = "the working tree changed while the tests ran (by the test command "

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ApplyError
+from ..settings.apply import SANDBOX_SETTINGS as SETTINGS
 
-SETTINGS = ("auto", "required", "off")
-"""``apply.sandbox``: ``auto`` uses bubblewrap where it is installed, ``required`` refuses to
-run a lead without it, ``off`` never uses it."""
+__all__ = ["SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "state_folders"]
 
 BUBBLEWRAP = "bubblewrap"
 
