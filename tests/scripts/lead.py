@@ -84,8 +84,9 @@ def overwrite_object() -> None:
 def plant_fsmonitor() -> None:
     marker = os.environ["LEAD_MARKER"]
     script = Path(marker).with_suffix(".sh")
-    script.write_text(f"#!/bin/sh\necho ran >> {marker}\n", encoding="utf-8")
-    script.chmod(0o755)
+    if not script.exists():
+        script.write_text(f"#!/bin/sh\necho ran >> {marker}\n", encoding="utf-8")
+        script.chmod(0o755)
     with open(common() / "modules" / "sub" / "config", "a", encoding="utf-8") as f:
         f.write(f"[core]\n\tfsmonitor = {script}\n")
 
