@@ -305,3 +305,14 @@ def test_no_terminal_control_sequence_reaches_a_stream_or_the_file(
     assert ("result: failed" in block) == (status == "1")
     r = invoke("check", "discussions/retry.md")
     assert r.exit_code == 0, r.output
+
+
+def test_check_reports_a_control_character_a_hand_edit_brings(project: Path) -> None:
+    path = project / "discussions" / "retry.md"
+    text = path.read_text()
+    path.write_text(text.replace("DECISION: implement", "DECISION: \x1b]0;owned\x07implement"))
+    lines = path.read_text().split("\n")
+    line = next(n for n, t in enumerate(lines, 1) if t.startswith("DECISION: \x1b"))
+    r = invoke("check", "discussions/retry.md")
+    assert f"retry.md:{line}:" in r.output and "control character U+001B" in r.output, r.output
+    assert ESC not in r.output  # the report shows the line number, not the byte
