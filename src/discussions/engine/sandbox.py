@@ -50,8 +50,10 @@ STATE_FOLDERS: dict[str, tuple[str, ...]] = {
         "~/.local/state/opencode",
     ),
     # Copilot CLI: one folder, ~/.copilot, moved by COPILOT_HOME (docs.github.com, copilot
-    # "CLI configuration directory reference": config.json, session-state/, logs/, *.db).
-    "copilot": ("~/.copilot", "$COPILOT_HOME"),
+    # "CLI configuration directory reference": config.json, session-state/, logs/, *.db);
+    # seen here (1.0.102): its loader unpacks the bundled package into ~/.cache/copilot/pkg on
+    # first use and exits 1 when it cannot, and writes ~/.cache/Microsoft/DeveloperTools.
+    "copilot": ("~/.copilot", "$COPILOT_HOME", "~/.cache/copilot", "~/.cache/Microsoft"),
     # Cursor agent: ~/.cursor (cli-config.json, chats) (cursor.com/docs/cli/reference/config).
     "cursor-agent": ("~/.cursor", "~/.config/cursor"),
     # llm: its user folder (logs.db, keys.json), LLM_USER_PATH or ~/.config/io.datasette.llm
