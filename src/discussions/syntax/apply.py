@@ -212,12 +212,12 @@ def normal_output(text: str) -> str:
 def _without_controls(rec: ApplyRecord) -> ApplyRecord:
     """`rec` with every text but the paths (escaped apart) free of control characters: a
     lead's words, a CLI's error line, reach the file and every view without them."""
-    changes = {
-        f.name: strip_controls(value)
-        for f in fields(rec)
-        if isinstance(value := getattr(rec, f.name), str) and value != strip_controls(value)
-    }
-    return replace(rec, **changes) if changes else rec
+    clean = replace(rec)
+    for f in fields(rec):
+        value = getattr(rec, f.name)
+        if isinstance(value, str):
+            setattr(clean, f.name, strip_controls(value))
+    return clean
 
 
 def _require(value: str, allowed: tuple[str, ...], name: str) -> None:

@@ -50,8 +50,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from .controls import control_lines
 from .code import code_line_ranges, hidden_line_ranges, in_ranges, open_fence
+from .controls import control_lines
 from .document import (
     BOUNDARY,
     ENGINE_LINE,
