@@ -1,5 +1,5 @@
 """`discussions apply`: show the hand-off of a decided discussion, ask for consent, and have the
-chosen lead make the change on a new branch in a worktree of its own."""
+chosen lead make the change on a new branch, in a disposable clone of its own."""
 
 from __future__ import annotations
 
@@ -256,7 +256,7 @@ def _result_line(record: ApplyRecord) -> str:
 
     line = summary_line(record)
     if record.worktree:
-        line += f"\nThe worktree is kept for you to look at: {record.worktree}"
+        line += f"\nThe clone is kept for you to look at: {record.worktree}"
     return line
 
 

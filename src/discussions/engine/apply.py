@@ -1,5 +1,6 @@
 """`discussions apply`: a decided discussion carried into code by a lead, with a person's
-consent, in a worktree of its own, recorded in the file as an ``APPLY`` block.
+consent, in a disposable clone of its own (in bubblewrap where installed), recorded in the file
+as an ``APPLY`` block.
 
     plan = prepare(d, ApplyOptions(lead="architect"))  # refuses an undecided discussion
     show(plan.handoff.to_prompt(), plan.reason, plan.command_line())
@@ -11,7 +12,7 @@ consent, in a worktree of its own, recorded in the file as an ``APPLY`` block.
   by its capabilities (`leads.choose_lead`) and names the branch
   (``discussions/apply/<discussion>-<n>``, n the next APPLY number).
 * `carry_out` needs the consent the interface asked for: it refuses open questions that were
-  neither answered nor acknowledged, runs the lead (`apply_run.execute`: a new worktree from
+  neither answered nor acknowledged, runs the lead (`apply_run.execute`: a new clone of
   HEAD, the provider's containment, the commit authored by the person who consented with a
   ``Co-authored-by`` trailer for the persona, the trusted ``test`` command), and appends the
   ``APPLY`` block under the file lock, numbered after the file's last one.
@@ -265,7 +266,7 @@ def _root(d: Discussion) -> Path:
         return repo_root(d.path)
     except DiscussionsError:
         raise ApplyError(
-            f"{d.path} is not in a git repository: a lead works in a git worktree on a new "
+            f"{d.path} is not in a git repository: a lead works in a clone of it on a new "
             "branch (run `git init` and commit once)"
         ) from None
 

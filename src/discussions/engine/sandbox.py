@@ -32,9 +32,12 @@ __all__ = ["SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "state_folders"]
 BUBBLEWRAP = "bubblewrap"
 
 STATE_FOLDERS: dict[str, tuple[str, ...]] = {
-    # Claude Code: settings, sessions and todos in ~/.claude, its state file ~/.claude.json
-    # (code.claude.com/docs/en/settings, "Settings files"; CLAUDE_CONFIG_DIR moves both).
-    "claude": ("~/.claude", "~/.claude.json", "$CLAUDE_CONFIG_DIR"),
+    # Claude Code: settings, sessions and todos in ~/.claude (code.claude.com/docs/en/settings,
+    # "Settings files"; CLAUDE_CONFIG_DIR moves it). Its state file ~/.claude.json is written
+    # through a temp file and a rename in the home, which stays read-only: seen with 2.1.197,
+    # it logs "continuing without persisting" and goes on (the counters it keeps there are not
+    # updated by a sandboxed run).
+    "claude": ("~/.claude", "$CLAUDE_CONFIG_DIR"),
     # Codex: config, auth, sessions and logs in CODEX_HOME, default ~/.codex
     # (developers.openai.com/codex/config-reference).
     "codex": ("~/.codex", "$CODEX_HOME"),
@@ -60,7 +63,7 @@ STATE_FOLDERS: dict[str, tuple[str, ...]] = {
     # (llm.datasette.io/en/stable/setup.html, "Configuration").
     "llm": ("~/.config/io.datasette.llm", "$LLM_USER_PATH"),
 }
-"""The folders (and files) each CLI writes on every run, by the name of its executable: kept
+"""The folders each CLI writes on every run, by the name of its executable: kept
 writable in the sandbox. ``~`` is the user's home; ``$NAME`` an environment variable's path,
 when set."""
 
@@ -100,16 +103,15 @@ class Sandbox:
 
 
 def state_folders(cli: str, env: dict[str, str]) -> list[Path]:
-    """The state folders of the CLI named `cli` (its executable's name) that exist, the
-    missing folders made first (a CLI would make them, and cannot under a read-only home);
-    a missing file is left out (its folder, the home, stays read-only)."""
+    """The state folders of the CLI named `cli` (its executable's name), the missing ones
+    made first (a CLI would make them, and cannot under a read-only home)."""
     home = Path(env.get("HOME") or Path.home())
     found: list[Path] = []
     for spec in STATE_FOLDERS.get(cli, ()):
         path = _expand(spec, home, env)
         if path is None or path in found:
             continue
-        if not path.exists() and not path.name.endswith(".json"):  # a folder, not a file
+        if not path.exists():
             path.mkdir(parents=True, exist_ok=True)
         if path.exists():
             found.append(path.resolve())
