@@ -261,6 +261,9 @@ def _cloned(wt: Worktree) -> Worktree:
         confined_git(wt.root, ["init", "--quiet", "--template=", str(wt.path)])
         confined_git(wt.path, [*_FETCH, str(wt.root), wt.base], _TRANSFER_OPTIONS)
         confined_git(wt.path, ["checkout", "--quiet", "-b", wt.branch, wt.base])
+        # the index git just wrote, before any lead ran: the engine's own, whose file times
+        # spare `commit` hashing every unchanged file again
+        shutil.copyfile(wt.path / ".git" / "index", wt.engine / "index")
     except (ApplyError, OSError):
         _discard(wt)
         raise
@@ -317,7 +320,6 @@ def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "
     old = _branch_tip(wt)
     if changed or old is None:
         raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
-    confined_git(wt.root, [*_in_engine(wt), "read-tree", wt.base])
     confined_git(wt.root, [*_in_engine(wt), "add", "--all"])
     tree = confined_git(wt.root, [*_in_engine(wt), "write-tree"]).strip()
     ref = f"refs/heads/{wt.branch}"
