@@ -6,8 +6,9 @@ numstat, and a snapshot proving the user's repository was left alone.
   (`place`): outside the repository, because coding agents treat a path with a ``.git``
   folder in it as protected and refuse to edit there; never seen by ``git status`` of the
   user's tree; still there after a reboot when one is kept for inspection.
-* It is a repository of its own (``git init`` and a fetch of the base commit by its id over
-  git's own transport, as ``git clone --no-local --no-hardlinks`` copies): its own object
+* It is a repository of its own (``git init`` and a shallow fetch of the base commit by its
+  id over git's own transport, as ``git clone --no-local --no-hardlinks --depth 1`` copies:
+  the history stays out, so a large repository's copy stays fast): its own object
   store, configuration, hooks and references, no remote naming the user's repository. What
   the lead writes in it, its ``.git`` included, can be no loose object, reference, config,
   hook, ``MERGE_HEAD`` or other state file of the user's repository (or of a submodule's).
@@ -216,15 +217,27 @@ def create(root: Path, branch: str) -> Worktree:
     if busy:
         raise ApplyError(busy)
     base = head(root)
-    if not _ok(root, ["check-ref-format", f"refs/heads/{branch}"]) or branch.startswith("-"):
-        raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
     path = _free_place(root, branch)
+    _reserve(root, branch, base)
+    try:
+        return _cloned(Worktree(root, path, branch, base))
+    except ApplyError:
+        confined_git(root, ["update-ref", "-d", f"refs/heads/{branch}", base])
+        raise
+
+
+def _reserve(root: Path, branch: str, base: str) -> None:
+    """The new branch `branch` made at `base` in the user's repository, or `ApplyError` when
+    git refuses its name as a branch's or it exists."""
+    ref = f"refs/heads/{branch}"
+    if branch.startswith("-") or not _ok(root, ["check-ref-format", "--branch", branch]):
+        raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
+    run = _confined(root).git(["update-ref", "--no-deref", "-m", "apply: start", ref, base, _ZERO])
+    if run.returncode == 0:
+        return
     if branch_exists(root, branch):
         raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
-    wt = _cloned(Worktree(root, path, branch, base))
-    confined_git(root, ["update-ref", "--no-deref", "-m", "apply: start", f"refs/heads/{branch}",
-                base, _ZERO])
-    return wt
+    raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
 
 
 def _free_place(root: Path, branch: str) -> Path:
@@ -250,7 +263,7 @@ def attach(root: Path, branch: str) -> Worktree:
 
 def _cloned(wt: Worktree) -> Worktree:
     """`wt` made: the engine's bare git folder borrowing the user's objects, and the clone
-    the lead works in (the base commit and its history fetched by id, checked out on
+    the lead works in (the base commit fetched by id, without its history, checked out on
     ``wt.branch``). Half-made folders are removed on failure."""
     try:
         confined_git(wt.root, ["init", "--quiet", "--bare", "--template=", str(wt.engine_path())])
@@ -259,8 +272,10 @@ def _cloned(wt: Worktree) -> Worktree:
             str(common_dir(wt.root) / "objects") + "\n", encoding="utf-8"
         )
         confined_git(wt.root, ["init", "--quiet", "--template=", str(wt.path)])
-        confined_git(wt.path, [*_FETCH, str(wt.root), wt.base], _TRANSFER_OPTIONS)
-        confined_git(wt.path, ["checkout", "--quiet", "-b", wt.branch, wt.base])
+        clone = ["-C", str(wt.path)]  # run from the user's repository's confinement: no probe
+        fetch = [*clone, *_FETCH, "--depth=1", str(wt.root), wt.base]
+        confined_git(wt.root, fetch, _TRANSFER_OPTIONS)
+        confined_git(wt.root, [*clone, "checkout", "--quiet", "-b", wt.branch, wt.base])
         # the index git just wrote, before any lead ran: the engine's own, whose file times
         # spare `commit` hashing every unchanged file again
         shutil.copyfile(wt.path / ".git" / "index", wt.engine / "index")
