@@ -487,3 +487,27 @@ def test_an_apply_during_a_merge_is_refused(repo: Path) -> None:
 def test_the_consent_notice_says_the_test_runs_code_the_lead_wrote() -> None:
     assert "runs code the lead wrote" in ProjectTests("make test", True).notice()
     assert "not trusted" in ProjectTests("make test", False).notice()
+
+
+@pytest.mark.skipif(__import__("shutil").which("bwrap") is None, reason="bubblewrap not installed")
+def test_a_sandboxed_lead_that_hangs_times_out_and_leaves_no_process(repo: Path) -> None:
+    """In bubblewrap the lead has a process namespace of its own: what it left running dies
+    with it when the timeout kills it."""
+    from discussions.engine.sandbox import choose
+
+    naps = f"{time.time_ns() % 1000}.{__import__('os').getpid()}"  # this test's own sleeps
+    lead = LeadCommand("fake-write", f"sh -c 'sleep 6{naps} & setsid sleep 6{naps} & sleep 6{naps}'")
+    out = apply_run.execute(Job(repo, "discussions/apply/nap-1", "p", lead,
+                                "Test User <test@example.com>", PERSONA, "s", timeout=1,
+                                sandbox=choose("required")))
+    assert out.result == "timeout" and out.sandbox == "bubblewrap"
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
+            and f"sleep\0006{naps}".encode() in _cmdline(p)]
+    assert left == []
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
