@@ -252,6 +252,7 @@ def test_a_required_sandbox_without_bubblewrap_is_refused_before_anyone_is_asked
     monkeypatch.setattr("discussions.engine.sandbox.find_bubblewrap", lambda: "")
     r = invoke("apply", "discussions/retry.md")
     assert r.exit_code == 1 and "apply.sandbox is `required`" in r.output, r.output
+    assert "install bubblewrap" in r.output
     assert "Let AI-Lead" not in r.output and "Nothing was run" in r.output
     r = invoke("apply", "discussions/retry.md", "--dry-run")
     assert "apply.sandbox is `required`" in r.output
@@ -316,3 +317,21 @@ def test_check_reports_a_control_character_a_hand_edit_brings(project: Path) -> 
     r = invoke("check", "discussions/retry.md")
     assert f"retry.md:{line}:" in r.output and "control character U+001B" in r.output, r.output
     assert ESC not in r.output  # the report shows the line number, not the byte
+
+
+def test_a_bubblewrap_that_cannot_run_here_is_no_sandbox(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed but forbidden its namespaces (Ubuntu's AppArmor does so for unprivileged
+    users): auto runs without it and says why; required refuses."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr("discussions.engine.sandbox.find_bubblewrap", lambda: str(fake))
+    r = invoke("apply", "discussions/retry.md", "--dry-run")
+    assert "Confinement: no sandbox: bubblewrap cannot run here: bwrap: No permissions" in r.output
+    sandbox(project, "required")
+    r = invoke("apply", "discussions/retry.md", "--yes")
+    assert r.exit_code == 1 and "bubblewrap cannot run here" in r.output, r.output
+    assert "Nothing was run" in r.output and not (project / "discussions" / "retry.md").read_text(
+    ).count("<!-- APPLY:")

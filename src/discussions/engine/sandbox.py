@@ -19,8 +19,10 @@ state folder. Without bubblewrap (`choose` says why) the lead runs unconfined, a
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,11 +77,13 @@ class Sandbox:
     kind: str = ""
     """`BUBBLEWRAP` or "" (none)."""
     program: str = ""
+    missing: str = "install bubblewrap"
+    """Why there is none, as the consent text says it after ``no sandbox: ``."""
 
     def describe(self) -> str:
         """What the consent text and the APPLY block say: ``sandbox: bubblewrap`` or why
-        there is none."""
-        return f"sandbox: {self.kind}" if self.kind else "no sandbox: install bubblewrap"
+        there is none (``no sandbox: install bubblewrap``)."""
+        return f"sandbox: {self.kind}" if self.kind else f"no sandbox: {self.missing}"
 
     @property
     def recorded(self) -> str:
@@ -134,15 +138,35 @@ def find_bubblewrap() -> str:
 
 def choose(setting: str) -> Sandbox:
     """The sandbox `setting` (`SETTINGS`) asks for on this machine; `ApplyError` when it is
-    ``required`` and bubblewrap is not installed (said before anyone is asked to consent)."""
+    ``required`` and bubblewrap is not installed or cannot run here (said before anyone is
+    asked to consent)."""
     if setting == "off":
-        return Sandbox()
+        return Sandbox(missing="apply.sandbox is off")
     program = find_bubblewrap()
-    if program:
+    why = _cannot_run(program) if program else "install bubblewrap"
+    if not why:
         return Sandbox(BUBBLEWRAP, program)
     if setting == "required":
         raise ApplyError(
-            "apply.sandbox is `required` and bubblewrap (`bwrap`) is not installed: install it "
-            "(the `bubblewrap` package), or set apply.sandbox to `auto`. Nothing was run."
+            f"apply.sandbox is `required` and there is no sandbox here ({why}): install "
+            "bubblewrap (`bwrap`, the `bubblewrap` package) where it can run, or set "
+            "apply.sandbox to `auto`. Nothing was run."
         )
-    return Sandbox()
+    return Sandbox(missing=why)
+
+
+@functools.lru_cache(maxsize=4)
+def _cannot_run(program: str) -> str:
+    """Why `program` (bwrap) cannot make a sandbox here, or "": it is tried once, as a lead
+    would run (a system may forbid the namespaces it needs, as Ubuntu's AppArmor does for
+    unprivileged users)."""
+    probe = [program, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev",
+             "/dev", "--proc", "/proc", "--", "true"]
+    try:
+        run = subprocess.run(probe, capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap cannot run here: {exc}"
+    said = run.stderr.decode("utf-8", "replace").strip().splitlines()
+    if run.returncode == 0:
+        return ""
+    return "bubblewrap cannot run here: " + (said[-1] if said else f"exit status {run.returncode}")
