@@ -11,7 +11,7 @@ committed and fetched onto the branch (or recorded as unchanged), the project's 
   read-only). As a second line, when the user's repository changed while the lead ran
   (`watch.snapshot` before and after: working tree, index, references, the watched files
   of the git folder and its submodules'; `watch.written_since`: ignored files, by change
-  time; `watch.git_written_since`: the object store), or the engine's git folder beside
+  time; `watch.rewritten_objects`: the object stores), or the engine's git folder beside
   the clone was changed (`worktree.tampering`), the result is ``refused-outside``: nothing is
   committed, the clone is kept and the difference is named. The change may be the person's
   own (an edit while the lead ran), so the words say so; the files our own output goes to are
@@ -183,7 +183,8 @@ def execute(job: Job) -> RunResult:
         )
         out = RunResult("failed", wt.branch, wt.base, sandbox=job.sandbox.recorded)
         try:
-            guard = _Watch(job.root, wt, watch.snapshot(job.root, wt), watch.clock(wt))
+            guard = _Watch(job.root, wt, watch.snapshot(job.root, wt), watch.clock(wt),
+                           watch.object_files(job.root))
             _lead(job, wt, argv, stdin, env, out, sweep)
             if not out.reason:
                 _settle(job, wt, guard, out)
@@ -322,20 +323,23 @@ class _Watch:
     since: int
     """`watch.clock` when the lead started: files written since are found by their
     change time (ignored files, which ``git status`` does not show, included)."""
+    objects: watch.ObjectFiles
+    """The files of the object stores then (`watch.object_files`)."""
 
     def changes(self, *, walk: bool = True, objects: bool = True) -> list[str]:
         """What changed in the user's tree, index, references and git folder since; with
-        `walk`, ignored files written since too (not needed after our own git commands,
-        which write no file of the user's tree), and with `objects` the files of the object
-        store and the submodules' git folders (not after our fetch, which writes there)."""
+        `walk`, ignored files written since too (not needed after our own git commands, which
+        write no file of the user's tree), and with both the files of the object stores
+        rewritten (not after our commit, whose git freshens the times of the objects it finds
+        there)."""
         found = watch.differences(self.before, watch.snapshot(self.root, self.wt))
         if not walk:
             return found
+        if objects:
+            found += watch.rewritten_objects(self.objects, watch.object_files(self.root))
         named = {f.split(" ", 1)[0] for f in found}
         skip = (self.wt.path, worktree.apply_home())
         written = watch.written_since(self.root, self.since, skip)
-        if objects:
-            written += watch.git_written_since(self.root, self.since)
         for path in written:  # a folder only when nothing in it is named
             inside = path.endswith("/") and any(
                 n != path and (n.startswith(path) or path == "./") for n in (*named, *written)

@@ -7,9 +7,9 @@ writing where the person can.
   what the user's git runs or sees (config, hooks, info/, alternates, packed-refs, the other
   worktrees' ties), the operation state files (``MERGE_HEAD``...), and the same of every
   submodule's git folder (``.git/modules/...``).
-* `written_since` (ignored files) and `git_written_since` (the object store and submodules'
-  git folders): what was written at or after a moment (`clock`), by change time, which a
-  process cannot set back."""
+* `written_since` (ignored files): what was written at or after a moment (`clock`), by change
+  time, which a process cannot set back; `object_files` / `rewritten_objects`: a file of the
+  object stores (the submodules' too) changed in place."""
 
 from __future__ import annotations
 
@@ -118,8 +118,7 @@ sandbox can reach all of them (it runs as the person)."""
 _WORKTREE_FILES = ("HEAD", "commondir", "gitdir", "config.worktree", "locked")
 _STATE_FILES = (
     "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_RR", "AUTO_MERGE", "CHERRY_PICK_HEAD",
-    "REVERT_HEAD", "BISECT_START", "SQUASH_MSG", "ORIG_HEAD", "FETCH_HEAD", "rebase-merge",
-    "rebase-apply", "sequencer",
+    "REVERT_HEAD", "BISECT_START", "SQUASH_MSG", "rebase-merge", "rebase-apply", "sequencer",
 )
 """Files of a work tree's git folder that the user's next git command reads as an operation
 under way (a planted ``MERGE_HEAD`` makes the next commit a merge of the lead's commit)."""
@@ -228,32 +227,52 @@ def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[s
     return sorted(p.replace(os.sep, "/") for p in found)
 
 
-_WALKED = ("objects", "modules")
-"""The folders of the git folder searched by change time: the object store (a loose object
-rewritten changes what ``git show HEAD:file`` prints) and the submodules' git folders."""
+ObjectFiles = dict[str, tuple[int, int, int]]
+"""``.git/<path>`` -> (inode, change time, size) of each file of the object stores."""
 
 
-def git_written_since(root: Path, since: int) -> list[str]:
-    """Every file or folder of the repository's object store and submodule git folders
-    (`_WALKED`) changed at or after `since`, as ``.git/<path>``: nothing of ours writes
-    there while a lead runs."""
+def object_files(root: Path) -> ObjectFiles:
+    """Every file of the repository's object store and of its submodules' (loose objects,
+    packs and their indexes, commit graphs), but ``info/packs`` (a list git rewrites at will),
+    with its inode, change time and size: a file rewritten in place or replaced changes them,
+    a file added (a fetch, a commit of yours) is new and harmless."""
     common = common_dir(root)
-    found: list[str] = []
-    for name in _WALKED:
-        folder = common / name
-        if folder.is_dir():
-            if folder.stat().st_ctime_ns >= since:
-                found.append(f"{name}/")
-            found += [f"{name}/{p}" for p in _changed_under(folder, since, set(), set(), False)]
-    return sorted(".git/" + p.replace(os.sep, "/") for p in found)
+    stores = [common / "objects"]
+    if (common / "modules").is_dir():
+        stores += [Path(f, "objects") for f, _, files in os.walk(common / "modules")
+                   if "HEAD" in files and os.path.isdir(os.path.join(f, "objects"))]
+    found: ObjectFiles = {}
+    for store in stores:
+        for folder, _, files in os.walk(store):
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                found[".git/" + Path(path).relative_to(common).as_posix()] = (
+                    info.st_ino, info.st_ctime_ns, info.st_size
+                )
+    found = {k: v for k, v in found.items() if not k.endswith("/objects/info/packs")}
+    return found
+
+
+def rewritten_objects(before: ObjectFiles, after: ObjectFiles) -> list[str]:
+    """The files of `before` that `after` holds changed (a loose object of HEAD rewritten
+    changes what ``git show HEAD:file`` prints), one phrase each; added or removed files are
+    not named (a fetch adds, a ``gc`` removes)."""
+    return [
+        f"{name} was rewritten"
+        for name, was in sorted(before.items())
+        if name in after and after[name] != was
+    ]
 
 
 def _changed_under(
-    top_folder: Path, since: int, skipped: set[str], ours: set[tuple[int, int]],
-    no_git: bool = True,
+    top_folder: Path, since: int, skipped: set[str], ours: set[tuple[int, int]]
 ) -> list[str]:
     """Paths under `top_folder` (relative) whose change time is at or after `since`; folders
-    end in ``/``. `skipped` folders and `ours` files are left out, ``.git`` too with `no_git`."""
+    end in ``/``. ``.git``, `skipped` folders and `ours` files are left out."""
     found: list[str] = []
     top = len(os.fspath(top_folder)) + 1
     stack = [os.fspath(top_folder)]
@@ -264,7 +283,7 @@ def _changed_under(
             continue
         with entries:
             for entry in entries:
-                if no_git and entry.name == ".git":
+                if entry.name == ".git":
                     continue
                 try:
                     info = entry.stat(follow_symlinks=False)
