@@ -66,7 +66,7 @@ class LeadCommand:
     env_remove: tuple[str, ...] = ()
     base: str = ""
     """The project folder the command's relative file words were trusted from ("": none).
-    The lead runs in its worktree, whose copies of those files trust never hashed (and a
+    The lead runs in its clone, whose copies of those files trust never hashed (and a
     revision's lead may have edited), so such words are made absolute from here (and so are
     `env` values that name such a file)."""
     env: dict[str, str] = field(default_factory=dict)
@@ -94,8 +94,8 @@ class ProjectTests:
     timeout: float = DEFAULT_TIMEOUT
     base: str = ""
     """The project folder the command was trusted in: an executable written as a relative
-    path is that folder's file (the copy trust covers), never the worktree's, which the lead
-    may have rewritten ("": the worktree's)."""
+    path is that folder's file (the copy trust covers), never the clone's, which the lead
+    may have rewritten ("": the clone's)."""
 
     def notice(self) -> str:
         """What the person should know before consenting: the command runs on the lead's
@@ -103,7 +103,7 @@ class ProjectTests:
         if not self.trusted:
             return f"{self.command} (not trusted: will not run)"
         return (
-            f"{self.command} (runs in the worktree after the change, so it runs code the lead "
+            f"{self.command} (runs in the clone after the change, so it runs code the lead "
             "wrote)"
         )
 
@@ -149,7 +149,7 @@ class RunResult:
     duration: float = 0.0
     reason: str = ""
     worktree: str = ""
-    """The worktree's folder when it is kept (after a failure), else ""."""
+    """The clone's folder when it is kept (after a failure), else ""."""
     lead_output: str = ""
     """The last lines of the lead's standard output (its summary), control characters
     removed."""
@@ -170,9 +170,9 @@ def project_tests(root: Path, settings: EvidenceSettings, timeout: float) -> Pro
 
 
 def execute(job: Job) -> RunResult:
-    """Run `job`'s lead in a new worktree (or, with ``job.revise``, one on its branch), then
+    """Run `job`'s lead in a new clone of HEAD (or, with ``job.revise``, of its branch), then
     commit, test and check as the module docstring says. Raises before anything runs when the
-    lead's command is not installed or the worktree cannot be made (`ApplyError`)."""
+    lead's command is not installed or the clone cannot be made (`ApplyError`)."""
     started = time.monotonic()
     argv, stdin, env = lead_argv(job.lead, job.prompt)
     # One search of /proc for what every command left behind, when the lead ends and at the
@@ -217,7 +217,7 @@ def lead_argv(lead: LeadCommand, prompt: str) -> tuple[list[str], bytes, dict[st
 
 def _anchored(words: list[str], base: str) -> list[str]:
     """`words` with each relative word (or ``--opt=value`` value) that names a file in `base`
-    made absolute: the copy trust hashed runs, not the worktree's. The executable only when
+    made absolute: the copy trust hashed runs, not the clone's. The executable only when
     it is written as a path (a bare name is looked up on PATH, as a shell would)."""
     if not base:
         return words
