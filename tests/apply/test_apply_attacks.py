@@ -74,6 +74,7 @@ def project(
     (home / ".gitconfig").write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("TMPDIR", str(user_tmp))  # the user's temp dir, which the lead inherits
     monkeypatch.delenv("CI", raising=False)
     use_lead(userdir, "edit", user_tmp, tmp_path / "ran")
     script = tmp_path / "ran.sh"  # what a planted fsmonitor runs
