@@ -221,7 +221,7 @@ def create(root: Path, branch: str) -> Worktree:
     _reserve(root, branch, base)
     try:
         return _cloned(Worktree(root, path, branch, base))
-    except ApplyError:
+    except (ApplyError, OSError):  # the name is given back
         confined_git(root, ["update-ref", "-d", f"refs/heads/{branch}", base])
         raise
 
