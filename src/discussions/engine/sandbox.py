@@ -99,6 +99,9 @@ class Sandbox:
             return argv, env
         scratch.mkdir(parents=True, exist_ok=True)
         inner = {**env, "TMPDIR": str(scratch), "TMP": str(scratch), "TEMP": str(scratch)}
+        # bwrap(1): later mounts go over earlier ones, so the writable binds come after the
+        # read-only root; --dev and --proc give a fresh /dev and a /proc of the new process
+        # namespace; --die-with-parent kills the sandbox when we die. Tried with 0.8.0.
         box = [self.program, "--die-with-parent", "--unshare-pid", "--unshare-ipc"]
         box += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for path in (*state_folders(cli, env), scratch, clone):
