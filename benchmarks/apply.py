@@ -2,21 +2,27 @@
 
     python benchmarks/apply.py
     python benchmarks/apply.py --repeat 9 --sleep 0 1
+    python benchmarks/apply.py --sandbox off          # the clone without bubblewrap
+    python benchmarks/apply.py --src OLD/src          # an older copy (the git worktree)
 
 In a local clone of this repository (with a decided discussion, a persona whose provider has a
 write command, and a dirty file), each apply is timed end to end as the command does it after
 the person's consent: the plan (hand-off, lead, branch), the lead's run in a new worktree
-(`apply_run.execute`: snapshot of the user's tree, worktree, the fake lead, the comparison,
-the commit, numstat, the worktree removed) and the APPLY block appended under the lock. The
+(`apply_run.execute`: the clone of HEAD and the engine's git folder, the snapshot of the
+user's tree, the fake lead (in bubblewrap unless ``--sandbox off``), the comparison, the commit
+and its fetch back, numstat, the clone removed) and the APPLY block appended under the lock. The
 fake lead sleeps `--sleep` seconds and appends a line to README.md; its own run (process
-start to exit) is subtracted. Figures are medians; the target is under 0.5 s. On a shared
+start to exit) is subtracted. Figures are medians; the target is under 0.5 s, and the clone
+and the sandbox add under 1 s to what the git worktree took (compare ``--src``). On a shared
 machine the wall times swing with others' work; the CPU time (ours and our children's,
 the lead's own small share included) is steadier for comparing two versions.
 
 The files this checkout's git ignores (``.venv/``, caches) are hard-linked into the clone
 (``--no-ignored`` leaves them out), so the walk that looks for ignored files written while the
-lead ran meets as many as it would here. Worktrees go to a temporary ``XDG_CACHE_HOME``.
-``--src PATH`` times another copy of the package (an older one, to compare).
+lead ran meets as many as it would here. Clones go to a temporary ``XDG_CACHE_HOME``.
+``--src PATH`` times another copy of the package (an older one, to compare: before the clone,
+the lead worked in a ``git worktree`` of the user's repository); ``--sandbox auto|off`` sets
+``apply.sandbox`` (not given: the package's default; an older copy knows no such key).
 
 Nothing is asserted; the script prints the figures next to the target, with the load.
 """
@@ -77,7 +83,7 @@ def link_ignored(work: Path) -> int:
     return sum(len(dirs) + len(files) for _, dirs, files in os.walk(work))
 
 
-def project(work: Path, sleep_script: Path) -> Path:
+def project(work: Path, sleep_script: Path, sandbox: str | None = None) -> Path:
     """A clone of this repository set up for applies; returns the discussion's path."""
     subprocess.run(["git", "clone", "-q", "--local", str(REPO), str(work)], check=True)
     for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com")):
@@ -98,8 +104,9 @@ def project(work: Path, sleep_script: Path) -> Path:
         "capabilities: [logic, docs]\nprovider_hint: bench-write\n",
         encoding="utf-8",
     )
+    setting = f"apply:\n  sandbox: '{sandbox}'\n" if sandbox else ""
     (work / "discussions.yaml").write_text(
-        "providers:\n  fallback: []\n  detect: false\n", encoding="utf-8"
+        "providers:\n  fallback: []\n  detect: false\n" + setting, encoding="utf-8"
     )
     path = work / "discussions" / "bench-apply.md"
     path.parent.mkdir(exist_ok=True)
@@ -108,8 +115,9 @@ def project(work: Path, sleep_script: Path) -> Path:
     return path
 
 
-def one(path: Path, branch: str) -> dict[str, float]:
-    """One apply as `discussions apply --yes` makes it; seconds of each part."""
+def one(path: Path, branch: str) -> tuple[dict[str, float], str]:
+    """One apply as `discussions apply --yes` makes it; seconds of each part, and the
+    confinement the lead ran in."""
     from discussions.engine import apply_run
     from discussions.engine.apply import ApplyOptions, append_record, job_of, prepare, record_of
     from discussions.model.discussion import Discussion
@@ -126,6 +134,7 @@ def one(path: Path, branch: str) -> dict[str, float]:
     done = time.perf_counter()
     end = os.times()
     assert result.result == "committed", result.reason
+    confinement = getattr(result, "sandbox", "") or "none (a git worktree)"
     return {
         "cpu": sum(end[:4]) - sum(cpu[:4]),
         "plan": planned - started,
@@ -133,7 +142,7 @@ def one(path: Path, branch: str) -> dict[str, float]:
         "record": done - ran,
         "lead": result.lead_seconds,
         "added": (done - started) - result.lead_seconds,
-    }
+    }, confinement
 
 
 def main() -> None:
@@ -142,6 +151,7 @@ def main() -> None:
     parser.add_argument("--sleep", type=float, nargs="+", default=[0.0, 1.0])
     parser.add_argument("--no-ignored", action="store_true")
     parser.add_argument("--src", type=Path, default=REPO / "src")
+    parser.add_argument("--sandbox", choices=("auto", "off"))
     args = parser.parse_args()
     sys.path.insert(0, str(args.src.resolve()))
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,7 +159,7 @@ def main() -> None:
         script = Path(tmp) / "lead.py"
         script.write_text(LEAD, encoding="utf-8")
         work = Path(tmp) / "repo"
-        path = project(work, script)
+        path = project(work, script, args.sandbox)
         entries = 0 if args.no_ignored else link_ignored(work)
         os.chdir(work)
         files = len(subprocess.run(["git", "ls-files"], cwd=work, capture_output=True,
@@ -158,22 +168,27 @@ def main() -> None:
               f"{files} tracked files, {entries or 'no'} entries in all with the ignored ones; "
               f"package timed: {args.src}")
         try:
-            from discussions.git import worktree
+            try:
+                from discussions.git import watch as walker
+            except ImportError:  # an older copy: the walk was in git.worktree
+                from discussions.git import worktree as walker  # type: ignore[no-redef]
 
             began = time.perf_counter()
-            seen = worktree.written_since(work, 0)
+            seen = walker.written_since(work, 0)
             print(f"one walk for ignored files written during a run: "
                   f"{(time.perf_counter() - began) * 1000:.0f} ms ({len(seen)} entries)")
         except AttributeError:
             print("(this copy of the package does not walk for ignored files)")
         for sleep in args.sleep:
             os.environ["BENCH_SLEEP"] = str(sleep)
-            runs = [one(path, f"bench/{sleep:g}-{i}") for i in range(args.repeat)]
+            timed = [one(path, f"bench/{sleep:g}-{i}") for i in range(args.repeat)]
+            runs, confinement = [t[0] for t in timed], timed[0][1]
             med = {k: statistics.median(r[k] for r in runs) * 1000 for k in runs[0]}
             verdict = "within" if med["added"] < 500 else "OVER"
             print(
-                f"lead sleeping {sleep:g}s: apply adds {med['added']:.0f} ms "
-                f"(target: under 500 ms: {verdict}): plan {med['plan']:.0f} ms, worktree + "
+                f"lead sleeping {sleep:g}s, sandbox: {confinement}: apply "
+                f"adds {med['added']:.0f} ms "
+                f"(target: under 500 ms: {verdict}): plan {med['plan']:.0f} ms, clone + "
                 f"snapshot + commit {med['worktree+commit']:.0f} ms, record "
                 f"{med['record']:.0f} ms; the lead's own run {med['lead']:.0f} ms "
                 f"(median of {args.repeat}; max added "

@@ -196,7 +196,7 @@ def test_blocks_read_back_into_state_with_reviews() -> None:
     assert "*Apply 1: AI-Architect (claude-write) committed 2 files on" in text
     assert (
         "timed out on discussions/apply/apply-1; no answer in 1800 s; forced: urgent fix; "
-        "worktree kept at /tmp/wt*"
+        "clone kept at /tmp/wt*"
     ) in text
     assert "*Review 2 of apply 1: implemented (yes: AI-A)*" in text
     d = first.to_dict()

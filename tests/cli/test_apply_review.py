@@ -25,7 +25,8 @@ PLAN = {"architect": "ready", "security": "changes", "pragmatist": "fixed"}
 @pytest.fixture
 def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, providers_file):  # type: ignore[no-untyped-def]
     """project(config=""): a git repository with a decided discussion; one provider votes
-    by `PLAN` and leads with tests/scripts/revising_lead.py. Returns the discussion's path."""
+    by `PLAN` and leads with tests/scripts/revising_lead.py, without a sandbox (it logs its
+    prompts outside its clone). Returns the discussion's path. `config` is ``apply:`` keys."""
     gitconfig = tmp_path / "gitconfig"
     gitconfig.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
@@ -38,7 +39,8 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
         providers_file({"voter": voter}, voter={"write_command": json.dumps(lead)})
         write(
             isolated / "discussions.yaml",
-            "providers:\n  default: voter\n  fallback: []\n  detect: false\n" + config,
+            "providers:\n  default: voter\n  fallback: []\n  detect: false\n"
+            "apply:\n  sandbox: off\n" + config,
         )
         return decided_repository(isolated)
 
@@ -46,7 +48,7 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
 
 
 def test_apply_reviews_revises_and_ends_implemented(project, isolated: Path) -> None:
-    path = project("apply:\n  review: true\n")
+    path = project("  review: true\n")
     r = run("apply", str(path), "--yes", "--json")
     assert code(r) == 0, out(r)
     res = result_of(r)
@@ -115,7 +117,7 @@ def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
     assert code(run("apply", str(path), "--yes")) == 0
     write(
         isolated / "discussions.yaml",
-        (isolated / "discussions.yaml").read_text() + "apply:\n  review: true\n",
+        (isolated / "discussions.yaml").read_text() + "  review: true\n",
     )
     r = run("run", str(path))
     assert "Stopped after 0 round(s): reviewed." in out(r), out(r)
@@ -128,7 +130,7 @@ def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
 
 
 def test_an_unresolved_review_exits_1(project) -> None:
-    path = project("apply:\n  review: true\n  max_revisions: 0\n")
+    path = project("  review: true\n  max_revisions: 0\n")
     r = run("apply", str(path), "--yes", "--json")
     assert code(r) == 1, out(r)
     assert result_of(r)["review"]["stage"] == "unresolved"

@@ -66,8 +66,12 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return files
 
 
-def job(root: Path, mode: str, *extra: str, **options: object) -> Job:
+def job(root: Path, mode: str, *extra: str, target: bool = False, **options: object) -> Job:
+    """A run of tests/scripts/lead.py MODE; with `target`, the lead knows where the user's
+    repository is (LEAD_TARGET) and aims at it directly, as a clone alone does not stop."""
     lead = LeadCommand("fake-write", script_command("lead.py", mode, *extra))
+    if target:
+        lead.env = {"LEAD_TARGET": str(root)}
     return Job(
         root, "discussions/apply/retry-1", "Implement: retries go to 3.", lead,
         "Test User <test@example.com>", PERSONA, "Apply retry: three tries", **options,  # type: ignore[arg-type]
@@ -153,7 +157,7 @@ def test_a_hanging_lead_times_out_and_leaves_no_process(repo: Path, tmp_path: Pa
 
 
 def test_a_lead_writing_outside_its_worktree_is_refused(repo: Path) -> None:
-    out = apply_run.execute(job(repo, "outside"))
+    out = apply_run.execute(job(repo, "outside", target=True))
     assert out.result == "refused-outside"
     assert "app.py changed" in out.reason
     assert out.commit is None
@@ -265,7 +269,7 @@ def test_the_repositorys_hooks_and_filters_do_not_run(repo: Path, tmp_path: Path
 
 
 def test_a_lead_writing_into_the_git_folder_is_refused(repo: Path) -> None:
-    out = apply_run.execute(job(repo, "hook"))
+    out = apply_run.execute(job(repo, "hook", target=True))
     assert out.result == "refused-outside"
     assert ".git/hooks/post-checkout changed" in out.reason
     assert out.commit is None
@@ -343,9 +347,8 @@ def user_refs(root: Path) -> str:
 @pytest.mark.parametrize(
     ("mode", "named"),
     [
-        ("checkout", "HEAD changed (now `ref: refs/heads/main`)"),
-        ("head", "HEAD changed (now `ref: refs/heads/main`)"),
-        ("gitfile", ".git file was rewritten"),
+        ("checkout", "the checked-out commit or branch changed"),
+        ("head", "the checked-out commit or branch changed"),
         ("refs", "the reference refs/heads/evilbranch appeared"),
         ("move", "the reference refs/heads/release moved"),
         ("ignored", ".venv/evil.pth was written"),
@@ -358,7 +361,7 @@ def test_a_cheating_lead_is_refused_and_nothing_reaches_the_users_branches(
     guarded: Path, mode: str, named: str
 ) -> None:
     refs, index = user_refs(guarded), (guarded / ".git" / "index").read_bytes()
-    out = apply_run.execute(job(guarded, mode))
+    out = apply_run.execute(job(guarded, mode, target=True))
     assert out.result == "refused-outside", out.reason
     assert named in out.reason and ".venv/ was written" not in out.reason
     assert out.commit is None and Path(out.worktree).is_dir()
@@ -366,6 +369,7 @@ def test_a_cheating_lead_is_refused_and_nothing_reaches_the_users_branches(
     assert git(guarded, "rev-parse", "discussions/apply/retry-1").strip() == out.base
     assert (guarded / ".git" / "index").read_bytes() == index
     left = {
+        "checkout": ("refs/heads/the-leads",),
         "refs": ("refs/heads/evilbranch", "refs/tags/evil-tag"),
         "move": ("refs/heads/release",),
         "packed": ("refs/heads/packed-evil",),
@@ -375,19 +379,49 @@ def test_a_cheating_lead_is_refused_and_nothing_reaches_the_users_branches(
     assert git(guarded, "rev-parse", "main").strip() == out.base  # the user's branch
 
 
-def test_the_commit_goes_to_the_branch_by_name_not_through_the_worktrees_head(repo: Path) -> None:
-    """Even when the checks are passed, `commit` never moves what HEAD names: it refuses a
-    worktree whose HEAD was pointed at the user's branch."""
+def test_the_commit_reads_nothing_of_the_clones_git_folder(repo: Path, tmp_path: Path) -> None:
+    """The engine commits the clone's files with a git folder of its own: a clone whose HEAD
+    names the user's branch, whose config sets an fsmonitor and a hook path, still commits its
+    files onto the apply's branch, by name, and runs nothing."""
+    marker = tmp_path / "ran"
     wt = worktree.create(repo, "discussions/apply/direct-1")
     (wt.path / "app.py").write_text("changed\n")
-    (wt.gitdir / "HEAD").write_text("ref: refs/heads/main\n")
+    (wt.path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (wt.path / "evil.sh").write_text(f"#!/bin/sh\necho ran >> {marker}\n")
+    (wt.path / "evil.sh").chmod(0o755)
+    with (wt.path / ".git" / "config").open("a") as f:
+        f.write(f"[core]\n\tfsmonitor = {wt.path / 'evil.sh'}\n\thooksPath = {wt.path}\n")
     main = git(repo, "rev-parse", "main").strip()
-    with pytest.raises(ApplyError, match="HEAD changed"):
-        worktree.commit(wt, "Test User <test@example.com>", PERSONA, "s")
-    (wt.gitdir / "HEAD").write_text("ref: refs/heads/discussions/apply/direct-1\n")
     made = worktree.commit(wt, "Test User <test@example.com>", PERSONA, "s")
     assert made == git(repo, "rev-parse", "discussions/apply/direct-1").strip()
-    assert git(repo, "rev-parse", "main").strip() == main
+    assert git(repo, "show", f"{made}:app.py") == "changed\n"
+    assert git(repo, "rev-parse", "main").strip() == main and not marker.exists()
+
+
+def test_a_clone_whose_git_folder_points_at_the_users_commits_only_its_files(repo: Path) -> None:
+    """The lead replaced its clone's .git with a pointer to the user's git folder: the engine
+    never reads it, and the user's repository is left alone."""
+    before = tree_bytes(repo)
+    out = apply_run.execute(job(repo, "gitfile", target=True))
+    assert out.result == "committed", out.reason
+    assert git(repo, "show", f"{out.commit}:app.py").endswith("three tries\n")
+    assert tree_bytes(repo) == before
+
+
+def test_the_clone_shares_nothing_with_the_users_repository(repo: Path) -> None:
+    """Its own objects (no alternates, no hard links), config, hooks and references; no
+    remote naming the user's repository."""
+    wt = worktree.create(repo, "discussions/apply/own-1")
+    dotgit = wt.path / ".git"
+    assert dotgit.is_dir() and not (dotgit / "objects" / "info" / "alternates").exists()
+    assert git(wt.path, "remote").strip() == "" and not (dotgit / "hooks").exists()
+    assert git(wt.path, "for-each-ref", "--format=%(refname)").split() == [
+        "refs/heads/discussions/apply/own-1"
+    ]
+    users = {p.stat().st_ino for p in (repo / ".git" / "objects").rglob("*") if p.is_file()}
+    assert all(p.stat().st_ino not in users for p in (dotgit / "objects").rglob("*"))
+    assert git(wt.path, "rev-parse", "HEAD").strip() == wt.base
+    assert str(repo) not in (dotgit / "config").read_text()
 
 
 def test_our_own_output_file_in_the_repository_is_not_a_change(repo: Path) -> None:
@@ -409,7 +443,7 @@ def test_our_own_output_file_in_the_repository_is_not_a_change(repo: Path) -> No
 
 
 def test_a_change_made_during_the_run_is_worded_as_yours_or_the_leads(repo: Path) -> None:
-    out = apply_run.execute(job(repo, "outside"))
+    out = apply_run.execute(job(repo, "outside", target=True))
     assert out.reason.startswith(
         "the working tree changed while the lead ran (by the lead or by you): "
     )
@@ -453,3 +487,27 @@ def test_an_apply_during_a_merge_is_refused(repo: Path) -> None:
 def test_the_consent_notice_says_the_test_runs_code_the_lead_wrote() -> None:
     assert "runs code the lead wrote" in ProjectTests("make test", True).notice()
     assert "not trusted" in ProjectTests("make test", False).notice()
+
+
+@pytest.mark.skipif(__import__("shutil").which("bwrap") is None, reason="bubblewrap not installed")
+def test_a_sandboxed_lead_that_hangs_times_out_and_leaves_no_process(repo: Path) -> None:
+    """In bubblewrap the lead has a process namespace of its own: what it left running dies
+    with it when the timeout kills it."""
+    from discussions.engine.sandbox import choose
+
+    naps = f"{time.time_ns() % 1000}.{__import__('os').getpid()}"  # this test's own sleeps
+    lead = LeadCommand("fake-write", f"sh -c 'sleep 6{naps} & setsid sleep 6{naps} & sleep 6{naps}'")
+    out = apply_run.execute(Job(repo, "discussions/apply/nap-1", "p", lead,
+                                "Test User <test@example.com>", PERSONA, "s", timeout=1,
+                                sandbox=choose("required")))
+    assert out.result == "timeout" and out.sandbox == "bubblewrap"
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
+            and f"sleep\0006{naps}".encode() in _cmdline(p)]
+    assert left == []
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from discussions.errors import ApplyError
-from discussions.git import worktree
+from discussions.git import watch, worktree
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -55,20 +55,20 @@ def test_numstat_reads_odd_names_and_binary_files(repo: Path) -> None:
 def test_the_snapshot_sees_renames_odd_names_and_content(repo: Path) -> None:
     git(repo, "mv", "a.txt", "b c.txt")
     (repo / "ü new.txt").write_text("x")
-    before = worktree.snapshot(repo)
-    assert worktree.differences(before, worktree.snapshot(repo)) == []
+    before = watch.snapshot(repo)
+    assert watch.differences(before, watch.snapshot(repo)) == []
     (repo / "ü new.txt").write_text("y")  # same status, other content
     (repo / "logo.bin").write_bytes(b"changed")
-    changed = worktree.differences(before, worktree.snapshot(repo))
+    changed = watch.differences(before, watch.snapshot(repo))
     assert changed == ["logo.bin changed", "ü new.txt changed"]
     git(repo, "add", "logo.bin")  # the index alone
-    assert "logo.bin changed" in worktree.differences(before, worktree.snapshot(repo))
+    assert "logo.bin changed" in watch.differences(before, watch.snapshot(repo))
 
 
 def test_the_snapshot_sees_a_moved_branch(repo: Path) -> None:
-    before = worktree.snapshot(repo)
+    before = watch.snapshot(repo)
     git(repo, "commit", "-q", "--allow-empty", "-m", "more")
-    assert worktree.differences(before, worktree.snapshot(repo)) == [
+    assert watch.differences(before, watch.snapshot(repo)) == [
         "the checked-out commit or branch changed",
         "the reference refs/heads/main moved",
     ]
@@ -135,11 +135,11 @@ def test_written_since_finds_ignored_files_written_or_removed(repo: Path) -> Non
     (repo / "cache" / "deep" / "kept.bin").write_text("x")
     (repo / "cache" / "gone.bin").write_text("x")
     wt = worktree.create(repo, "discussions/apply/w-1")
-    since = worktree.clock(wt)
-    assert worktree.written_since(repo, since, (wt.path,)) == []
+    since = watch.clock(wt)
+    assert watch.written_since(repo, since, (wt.path,)) == []
     (repo / "cache" / "deep" / "kept.bin").write_text("y")
     os.utime(repo / "cache" / "deep" / "kept.bin", (0, 0))
     (repo / "cache" / "gone.bin").unlink()
-    assert worktree.written_since(repo, since, (wt.path,)) == [
+    assert watch.written_since(repo, since, (wt.path,)) == [
         "cache/", "cache/deep/kept.bin"
     ]

@@ -140,7 +140,7 @@ def test_to_prompt_says_what_to_do_and_what_not_to(isolated: Path) -> None:
         r"TODO 2 \(done\), AI-Architect, line \d+:\n```text\nDocument the cache", prompt
     )
     assert "Which size limit by default?" in prompt
-    assert "Do not commit" in prompt and "worktree" in prompt
+    assert "Do not commit" in prompt and "a fresh clone" in prompt
     assert prompt == build_handoff(_discussion(isolated)).to_prompt()
 
 

@@ -21,6 +21,17 @@ alternates changes app.py, then writes objects/info/alternates of the git folder
 worktrees changes app.py, then rewrites HEAD of the user's other worktree (.git/worktrees/*)
 packed    changes app.py, then adds a line to the git folder's packed-refs
 testscript changes app.py and rewrites scripts/check.sh to say "lead copy"
+object    changes app.py, then rewrites the loose object of HEAD:app.py in the user's repository
+fsmonitor changes app.py, then sets core.fsmonitor in .git/modules/sub/config (LEAD_MARKER runs)
+merge     changes app.py, then commits in the user's object store and plants .git/MERGE_HEAD
+home      changes app.py, then writes ~/.gitconfig and the user's providers.yaml
+tmp       changes app.py, then writes $TMPDIR/lead-was-here and LEAD_USER_TMP/lead-was-here
+escapes   changes app.py, prints terminal control sequences on stdout and stderr (EXIT: status)
+attack    every attack above in turn (each failure ignored), then changes app.py
+
+The user's repository is the one git finds from the working directory, or LEAD_TARGET (its
+work tree) when set: a lead that knows where the user's repository is (its path is in the
+process tree and often in the hand-off) and aims at it directly.
 """
 
 import os
@@ -44,9 +55,71 @@ def git(*args: str) -> str:
     ).stdout.strip()
 
 
+TARGET = os.environ.get("LEAD_TARGET", "")
+
+
 def common() -> Path:
-    """The repository's common git folder (the worktree may live anywhere)."""
+    """The user's repository's common git folder (LEAD_TARGET's, or the one git finds)."""
+    if TARGET:
+        return Path(TARGET) / ".git"
     return Path(git("rev-parse", "--path-format=absolute", "--git-common-dir"))
+
+
+def user_git(*args: str) -> str:
+    """git run on the user's repository (LEAD_TARGET's, or the one git finds)."""
+    return git(f"--git-dir={common()}", *args)
+
+
+def overwrite_object() -> None:
+    """Rewrite the loose object that HEAD:app.py names with other content under its name."""
+    import zlib
+
+    blob = user_git("rev-parse", "HEAD:app.py")
+    path = common() / "objects" / blob[:2] / blob[2:]
+    body = b"def retry():\n    return 999  # the lead's\n"
+    path.unlink()
+    path.write_bytes(zlib.compress(b"blob %d\0" % len(body) + body))
+
+
+def plant_fsmonitor() -> None:
+    marker = os.environ["LEAD_MARKER"]
+    script = Path(marker).with_suffix(".sh")
+    if not script.exists():
+        script.write_text(f"#!/bin/sh\necho ran >> {marker}\n", encoding="utf-8")
+        script.chmod(0o755)
+    with open(common() / "modules" / "sub" / "config", "a", encoding="utf-8") as f:
+        f.write(f"[core]\n\tfsmonitor = {script}\n")
+
+
+def plant_merge() -> None:
+    tree = user_git("rev-parse", "HEAD^{tree}")
+    mine = user_git("commit-tree", tree, "-p", "HEAD", "-m", "the lead's own commit")
+    (common() / "MERGE_HEAD").write_text(mine + "\n", encoding="utf-8")
+    (common() / "MERGE_MODE").write_text("no-ff\n", encoding="utf-8")
+
+
+def write_home() -> None:
+    with open(Path.home() / ".gitconfig", "a", encoding="utf-8") as f:
+        f.write("[core]\n\tpager = sh -c 'echo owned'\n")
+    userdir = Path(os.environ["DISCUSSIONS_HOME"])
+    userdir.mkdir(parents=True, exist_ok=True)
+    with open(userdir / "providers.yaml", "a", encoding="utf-8") as f:
+        f.write("# the lead was here\n")
+
+
+def write_tmp() -> None:
+    for folder in (os.environ.get("TMPDIR", "/tmp"), os.environ.get("LEAD_USER_TMP", "")):
+        if folder:
+            Path(folder, "lead-was-here").write_text("x\n", encoding="utf-8")
+
+
+ESC = "\x1b"
+SEQUENCES = (
+    f"{ESC}]0;owned title{ESC}\\"  # OSC 0: the window title
+    f"{ESC}]52;c;ZWNobyBvd25lZA=={ESC}\\"  # OSC 52: the clipboard ("echo owned")
+    f"{ESC}[8mhidden text{ESC}[28m"  # SGR 8: concealed
+    f"{ESC}[2J{ESC}[31mred\a"
+)
 
 
 def own_gitdir() -> Path:
@@ -83,6 +156,35 @@ elif mode == "hang":
 elif mode == "outside":
     edit()
     (common().parent / "app.py").write_text("tampered\n", encoding="utf-8")
+elif mode == "object":
+    edit()
+    overwrite_object()
+elif mode == "fsmonitor":
+    edit()
+    plant_fsmonitor()
+elif mode == "merge":
+    edit()
+    plant_merge()
+elif mode == "home":
+    edit()
+    write_home()
+elif mode == "tmp":
+    edit()
+    write_tmp()
+elif mode == "escapes":
+    edit()
+    print(f"done{SEQUENCES} summary", flush=True)
+    print(f"warning{SEQUENCES}", file=sys.stderr, flush=True)
+    sys.exit(int(os.environ.get("EXIT", "0")))
+elif mode == "attack":
+    failed = []
+    for attack in (overwrite_object, plant_fsmonitor, plant_merge, write_home, write_tmp):
+        try:
+            attack()
+        except (OSError, subprocess.CalledProcessError, KeyError) as exc:
+            failed.append(f"{attack.__name__}: {type(exc).__name__}")
+    edit()
+    print("refused: " + ", ".join(failed), flush=True)
 elif mode == "hook":
     edit()
     hook = common() / "hooks" / "post-checkout"
@@ -96,22 +198,26 @@ elif mode in ("prompt", "argument"):
     (here / "prompt.txt").write_text(prompt, encoding="utf-8")
 elif mode == "checkout":
     edit()
-    git("checkout", "-q", "--ignore-other-worktrees", "main")
+    git("-C", str(common().parent), "checkout", "-q", "-b", "the-leads")
 elif mode == "head":
     edit()
-    (own_gitdir() / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
-elif mode == "gitfile":
+    (common() / "HEAD").write_text("ref: refs/heads/release\n", encoding="utf-8")
+elif mode == "gitfile":  # its own .git made a pointer to the user's git folder
     edit()
-    (here / ".git").write_text(f"gitdir: {common()}\n", encoding="utf-8")
+    import shutil
+
+    users = common()
+    shutil.rmtree(here / ".git")
+    (here / ".git").write_text(f"gitdir: {users}\n", encoding="utf-8")
 elif mode == "refs":
     edit()
-    git("branch", "evilbranch")
-    git("tag", "evil-tag")
+    user_git("branch", "evilbranch")
+    user_git("tag", "evil-tag")
 elif mode == "move":
     edit()
-    tree = git("rev-parse", "HEAD^{tree}")
-    mine = git("commit-tree", tree, "-p", "HEAD", "-m", "not yours")
-    git("update-ref", "refs/heads/release", mine)
+    tree = user_git("rev-parse", "HEAD^{tree}")
+    mine = user_git("commit-tree", tree, "-p", "HEAD", "-m", "not yours")
+    user_git("update-ref", "refs/heads/release", mine)
 elif mode == "ignored":
     edit()
     venv = common().parent / ".venv"
@@ -128,7 +234,7 @@ elif mode == "worktrees":
             (other / "HEAD").write_text("ref: refs/heads/release\n", encoding="utf-8")
 elif mode == "packed":
     edit()
-    head = git("rev-parse", "HEAD")
+    head = user_git("rev-parse", "HEAD")
     with open(common() / "packed-refs", "a", encoding="utf-8") as f:
         f.write(f"{head} refs/heads/packed-evil\n")
 elif mode == "testscript":

@@ -28,6 +28,7 @@ def test_the_template_sets_keys_over_discussions_yaml(isolated: Path) -> None:
         "max_revisions": 4,
         "timeout": 60.0,
         "review": False,
+        "sandbox": "auto",
     }
     t = Template.from_dict(
         {"name": "t", "phases": PHASES, "apply": {"review": True, "max_revisions": 0}}
@@ -44,6 +45,7 @@ def test_the_template_sets_keys_over_discussions_yaml(isolated: Path) -> None:
         ("max_revisions: -1", "apply.max_revisions"),
         ("timeout: 0", "apply.timeout"),
         ("review: maybe", "apply.review"),
+        ("sandbox: sometimes", "apply.sandbox"),
     ],
 )
 def test_a_bad_value_is_refused(isolated: Path, value: str, message: str) -> None:
@@ -54,6 +56,16 @@ def test_a_bad_value_is_refused(isolated: Path, value: str, message: str) -> Non
         Template.from_dict(
             {"name": "t", "phases": PHASES, "apply": dict([value.split(": ")])}, Path("t.yaml")
         )
+
+
+@pytest.mark.parametrize(
+    ("value", "setting"), [("off", "off"), ("'off'", "off"), ("required", "required"), ("", "auto")]
+)
+def test_the_sandbox_setting(isolated: Path, value: str, setting: str) -> None:
+    """A bare `off` is YAML's false: it means off all the same."""
+    if value:
+        write(isolated / "discussions.yaml", f"apply:\n  sandbox: {value}\n")
+    assert apply_settings(Config.load(isolated)).sandbox == setting
 
 
 def test_an_unknown_apply_key_is_named(isolated: Path) -> None:

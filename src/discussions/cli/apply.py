@@ -1,5 +1,5 @@
 """`discussions apply`: show the hand-off of a decided discussion, ask for consent, and have the
-chosen lead make the change on a new branch in a worktree of its own."""
+chosen lead make the change on a new branch, in a disposable clone of its own."""
 
 from __future__ import annotations
 
@@ -66,8 +66,9 @@ def apply_command(
     The lead is the participant whose capabilities match the decision best
     (or --lead), through the first of its providers with a write mode. It
     gets the hand-off (decisions, TODOs, constraints, evidence, open
-    questions) and works in a fresh git worktree on a new branch from HEAD,
-    never in your working tree. What it changed is committed on that branch
+    questions) and works in a disposable clone of HEAD in your cache folder,
+    in bubblewrap where it is installed (apply.sandbox), never in your
+    working tree. What it changed is committed on a new branch
     in your name, with a Co-authored-by trailer for the persona; the
     project's trusted `test` command (evidence.commands) runs there; an
     APPLY block records it all in the discussion. Nothing is ever merged.
@@ -163,6 +164,7 @@ def _show(plan: Plan, *, dry_run: bool = False) -> None:
         say(f"Not decided ({plan.decided}); forced: {plan.forced}")
     say(f"Branch: {plan.branch} (new, from HEAD; your working tree is not touched)")
     say(f"Command: {plan.command_line()}")
+    say(f"Confinement: {plan.confinement()}")
     say(f"Timeout: {plan.timeout:g}s")
     if plan.tests is not None:
         say(f"Tests: {plan.tests.notice()}")
@@ -254,7 +256,7 @@ def _result_line(record: ApplyRecord) -> str:
 
     line = summary_line(record)
     if record.worktree:
-        line += f"\nThe worktree is kept for you to look at: {record.worktree}"
+        line += f"\nThe clone is kept for you to look at: {record.worktree}"
     return line
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import echo_json, resolve_discussion, say, workspace
+from .common import echo_json, printable, resolve_discussion, say, workspace
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -149,5 +149,5 @@ def _terminals() -> bool:
 def stderr_stream(text: str) -> None:
     """Follows a lead's output as it comes, on standard error (standard output keeps what the
     command reports)."""
-    sys.stderr.write(text)
+    sys.stderr.write(printable(text))  # an apply's lead arrives filtered; any control left shows
     sys.stderr.flush()

@@ -1,5 +1,6 @@
 """`discussions apply`: a decided discussion carried into code by a lead, with a person's
-consent, in a worktree of its own, recorded in the file as an ``APPLY`` block.
+consent, in a disposable clone of its own (in bubblewrap where installed), recorded in the file
+as an ``APPLY`` block.
 
     plan = prepare(d, ApplyOptions(lead="architect"))  # refuses an undecided discussion
     show(plan.handoff.to_prompt(), plan.reason, plan.command_line())
@@ -11,7 +12,7 @@ consent, in a worktree of its own, recorded in the file as an ``APPLY`` block.
   by its capabilities (`leads.choose_lead`) and names the branch
   (``discussions/apply/<discussion>-<n>``, n the next APPLY number).
 * `carry_out` needs the consent the interface asked for: it refuses open questions that were
-  neither answered nor acknowledged, runs the lead (`apply_run.execute`: a new worktree from
+  neither answered nor acknowledged, runs the lead (`apply_run.execute`: a new clone of
   HEAD, the provider's containment, the commit authored by the person who consented with a
   ``Co-authored-by`` trailer for the persona, the trusted ``test`` command), and appends the
   ``APPLY`` block under the file lock, numbered after the file's last one.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,9 +43,10 @@ from ..settings.apply import apply_settings
 from ..settings.evidence import evidence_settings
 from ..syntax import clock
 from ..syntax.apply import ApplyRecord, render_apply
-from . import apply_run
+from . import apply_run, sandbox
 from .apply_run import Job, LeadCommand, ProjectTests, RunResult
 from .leads import LeadChoice, choose_lead, default_chain
+from .sandbox import Sandbox
 from .turns import select_participants
 
 if TYPE_CHECKING:
@@ -99,6 +101,8 @@ class Plan:
     """A revision's blockers, appended to the hand-off."""
     problem: str = ""
     """Why it cannot run as it stands (a dry run outside git shows the plan all the same)."""
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    """Where the lead runs (`engine.sandbox`: bubblewrap, or none), from ``apply.sandbox``."""
 
     @property
     def reason(self) -> str:
@@ -129,7 +133,19 @@ class Plan:
         )
         setting = f"; with {', '.join(sorted(self.lead.env))} set" if self.lead.env else ""
         where += setting  # `providers show NAME` prints the values
-        return f"{shlex.join(words)}  ({where}; in a worktree under {worktree.apply_home()})"
+        return f"{shlex.join(words)}  ({where}; in a clone under {worktree.apply_home()})"
+
+    def confinement(self) -> str:
+        """What the consent text says of where the lead runs: the sandbox, or its absence."""
+        if self.sandbox.kind:
+            return (
+                f"{self.sandbox.describe()} (all but its clone, a private temp folder and its "
+                "CLI's own state folders read-only, your home included; network shared)"
+            )
+        return (
+            f"{self.sandbox.describe()} (the lead runs as you, and can write wherever you can; "
+            "changes to your repository are found afterwards and refused)"
+        )
 
     def review_after(self) -> bool:
         """Whether the council reviews the change once it is committed (``apply: review``
@@ -170,6 +186,7 @@ class Plan:
             "test_command": self.tests.command if self.tests else None,
             "open_questions": len(self.handoff.questions),
             "problem": self.problem or None,
+            "sandbox": self.sandbox.recorded,
             "handoff": self.handoff.to_dict(),
         }
 
@@ -197,14 +214,27 @@ def prepare(
     problem = problem or busy
     number = max((a.number for a in d.applies), default=0) + 1
     timeout = options.timeout or configured_timeout(d)
+    box, unboxed = _sandbox(d, dry_run)
+    problem = problem or unboxed
     plan = Plan(
         d, handoff, choice, root, _branch(d, root, options.branch, number), number,
         _author(root, dry_run), timeout, _tests(d, root, timeout), why, forced,
-        problem=problem,
+        problem=problem, sandbox=box,
     )
     if options.acknowledge_questions:
         plan.acknowledge()
     return plan
+
+
+def _sandbox(d: Discussion, dry_run: bool = False) -> tuple[Sandbox, str]:
+    """The sandbox ``apply.sandbox`` asks for here, and why it cannot be had ("": it can).
+    `ApplyError` when it is required and missing, but for a `dry_run` (its plan says why)."""
+    try:
+        return sandbox.choose(apply_settings(d.workspace.config, d.template).sandbox), ""
+    except ApplyError as exc:
+        if dry_run:
+            return Sandbox(), str(exc)
+        raise
 
 
 def _forced(d: Discussion, decided: bool, why: str, reason: str | None) -> str:
@@ -236,7 +266,7 @@ def _root(d: Discussion) -> Path:
         return repo_root(d.path)
     except DiscussionsError:
         raise ApplyError(
-            f"{d.path} is not in a git repository: a lead works in a git worktree on a new "
+            f"{d.path} is not in a git repository: a lead works in a clone of it on a new "
             "branch (run `git init` and commit once)"
         ) from None
 
@@ -327,7 +357,7 @@ def job_of(plan: Plan, on_output: Callable[[str], None] | None = None) -> Job:
     subject = ("Revise: " if plan.revise else "Apply: ") + d.title
     return Job(
         plan.root, plan.branch, plan.prompt(), plan.lead, plan.author, coauthor(plan.choice),
-        subject[:72], body, plan.timeout, plan.tests, on_output, plan.revise,
+        subject[:72], body, plan.timeout, plan.tests, on_output, plan.revise, plan.sandbox,
     )
 
 
@@ -352,6 +382,7 @@ def record_of(plan: Plan, result: RunResult) -> ApplyRecord:
         worktree=result.worktree,
         at=clock.now_stamp(),
         output=_output(plan, result),
+        sandbox=result.sandbox or plan.sandbox.recorded,
     )
 
 
@@ -439,6 +470,7 @@ def revision_plan(
         d, handoff, choice, root, earlier.branch, max(a.number for a in d.applies) + 1,
         worktree.identity(root), t, _tests(d, root, t), "a revision after a review",
         earlier.forced, earlier.acknowledged, revise=True, blockers=tuple(blockers),
+        sandbox=_sandbox(d)[0],
     )
 
 

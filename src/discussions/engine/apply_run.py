@@ -1,22 +1,29 @@
-"""Running a lead: its write command in a git worktree of its own, contained as a provider call
-is (own process group, every escaped descendant killed, the parent-death signal), with a longer
-timeout and its output streamed; then what it changed committed on the branch (or recorded as
-unchanged), the project's trusted ``test`` command run in the worktree, and the user's
-repository checked to be as it was.
+"""Running a lead: its write command in a disposable clone of its own (`git.worktree`), in the
+sandbox where bubblewrap is installed (`engine.sandbox`), contained as a provider call is (own
+process group, every escaped descendant killed, the parent-death signal), with a longer timeout
+and its output streamed with terminal control sequences removed; then what it changed
+committed and fetched onto the branch (or recorded as unchanged), the project's trusted
+``test`` command run in the clone, and the user's repository checked to be as it was.
 
-* Nothing runs in the user's working tree. When the user's repository changed while the lead
-  ran (`worktree.snapshot` before and after: working tree, index, references, the watched
-  files of the git folder; `worktree.written_since`: ignored files, by change time), or the
-  worktree's ties to its branch were changed (`worktree.tampering`), the result is
-  ``refused-outside``: nothing is committed, the worktree is kept and the difference is named.
-  The change may be the person's own (an edit while the lead ran), so the words say so; the
-  files our own output goes to are left out.
-* A failure or a timeout keeps the worktree for inspection and commits nothing; nothing is
-  ever merged into the user's branch.
+* Nothing runs in the user's working tree, and the clone shares nothing with the user's
+  repository: the lead cannot write a file of it through git. In the sandbox it cannot write
+  one at all (all but the clone, a private temp folder and the CLI's state folders is
+  read-only). As a second line, when the user's repository changed while the lead ran
+  (`watch.snapshot` before and after: working tree, index, references, the watched files
+  of the git folder and its submodules'; `watch.written_since`: ignored files, by change
+  time; `watch.rewritten_objects`: the object stores), or the engine's git folder beside
+  the clone was changed (`worktree.tampering`), the result is ``refused-outside``: nothing is
+  committed, the clone is kept and the difference is named. The change may be the person's
+  own (an edit while the lead ran), so the words say so; the files our own output goes to are
+  left out.
+* A failure or a timeout keeps the clone for inspection and commits nothing; nothing is ever
+  merged into the user's branch.
 * The lead and the test command run without the ``GIT_*`` variables of our environment (set
   when `discussions` runs from a git hook, they would point the lead's git at the user's index).
   Their executables are never looked up in a relative PATH entry (``.``), and the test
-  command's, written as a relative path, is the project's trusted copy, not the worktree's."""
+  command's, written as a relative path, is the project's trusted copy, not the clone's.
+* What the block keeps of the lead's output is its own summary (the last lines of its standard
+  output), never its standard error (transcripts, warnings), and no control character."""
 
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ApplyError, ProviderError, ProviderNotFound
-from ..git import worktree
+from ..git import watch, worktree
 from ..git.confine import without_git_vars
 from ..git.worktree import Worktree
 from ..providers import escapes
@@ -39,6 +46,8 @@ from ..providers.environment import command_env
 from ..providers.registry import evidence_trusted
 from ..settings.apply import DEFAULT_TIMEOUT  # seconds a lead may take (apply.timeout)
 from ..settings.evidence import EvidenceSettings
+from ..syntax.controls import ControlFilter, strip_controls
+from .sandbox import Sandbox
 
 KEPT_LINES = 40
 """Lines of the lead's and the test command's output kept for the record."""
@@ -57,7 +66,7 @@ class LeadCommand:
     env_remove: tuple[str, ...] = ()
     base: str = ""
     """The project folder the command's relative file words were trusted from ("": none).
-    The lead runs in its worktree, whose copies of those files trust never hashed (and a
+    The lead runs in its clone, whose copies of those files trust never hashed (and a
     revision's lead may have edited), so such words are made absolute from here (and so are
     `env` values that name such a file)."""
     env: dict[str, str] = field(default_factory=dict)
@@ -85,8 +94,8 @@ class ProjectTests:
     timeout: float = DEFAULT_TIMEOUT
     base: str = ""
     """The project folder the command was trusted in: an executable written as a relative
-    path is that folder's file (the copy trust covers), never the worktree's, which the lead
-    may have rewritten ("": the worktree's)."""
+    path is that folder's file (the copy trust covers), never the clone's, which the lead
+    may have rewritten ("": the clone's)."""
 
     def notice(self) -> str:
         """What the person should know before consenting: the command runs on the lead's
@@ -94,7 +103,7 @@ class ProjectTests:
         if not self.trusted:
             return f"{self.command} (not trusted: will not run)"
         return (
-            f"{self.command} (runs in the worktree after the change, so it runs code the lead "
+            f"{self.command} (runs in the clone after the change, so it runs code the lead "
             "wrote)"
         )
 
@@ -120,6 +129,8 @@ class Job:
     """Called with the lead's (and the tests') output as it arrives: the turn display."""
     revise: bool = False
     """Work on the existing `branch` (a revision) instead of a new branch from HEAD."""
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    """Where the lead runs: bubblewrap, or no sandbox (`sandbox.choose`)."""
 
 
 @dataclass(slots=True)
@@ -138,13 +149,16 @@ class RunResult:
     duration: float = 0.0
     reason: str = ""
     worktree: str = ""
-    """The worktree's folder when it is kept (after a failure), else ""."""
+    """The clone's folder when it is kept (after a failure), else ""."""
     lead_output: str = ""
-    """The last lines of the lead's output (stdout, then stderr)."""
+    """The last lines of the lead's standard output (its summary), control characters
+    removed."""
     test_output: str = ""
     """The last lines of the test command's output, or why it did not run."""
     lead_seconds: float = 0.0
     """How long the lead itself ran (the rest of `duration` is the apply's own work)."""
+    sandbox: str = ""
+    """``bubblewrap`` or ``none``: the confinement the lead ran in."""
 
 
 def project_tests(root: Path, settings: EvidenceSettings, timeout: float) -> ProjectTests | None:
@@ -156,9 +170,9 @@ def project_tests(root: Path, settings: EvidenceSettings, timeout: float) -> Pro
 
 
 def execute(job: Job) -> RunResult:
-    """Run `job`'s lead in a new worktree (or, with ``job.revise``, one on its branch), then
+    """Run `job`'s lead in a new clone of HEAD (or, with ``job.revise``, of its branch), then
     commit, test and check as the module docstring says. Raises before anything runs when the
-    lead's command is not installed or the worktree cannot be made (`ApplyError`)."""
+    lead's command is not installed or the clone cannot be made (`ApplyError`)."""
     started = time.monotonic()
     argv, stdin, env = lead_argv(job.lead, job.prompt)
     # One search of /proc for what every command left behind, when the lead ends and at the
@@ -167,12 +181,13 @@ def execute(job: Job) -> RunResult:
         wt = worktree.attach(job.root, job.branch) if job.revise else worktree.create(
             job.root, job.branch
         )
-        out = RunResult("failed", wt.branch, wt.base)
+        out = RunResult("failed", wt.branch, wt.base, sandbox=job.sandbox.recorded)
         try:
-            watch = _Watch(job.root, wt, worktree.snapshot(job.root, wt), worktree.clock(wt))
+            guard = _Watch(job.root, wt, watch.snapshot(job.root, wt), watch.clock(wt),
+                           watch.object_files(job.root))
             _lead(job, wt, argv, stdin, env, out, sweep)
             if not out.reason:
-                _settle(job, wt, watch, out)
+                _settle(job, wt, guard, out)
             if out.result in ("committed", "unchanged"):
                 worktree.remove(wt, drop_branch=out.result == "unchanged" and not job.revise)
         except (ApplyError, ProviderError, OSError) as exc:  # could not start, or git refused
@@ -202,7 +217,7 @@ def lead_argv(lead: LeadCommand, prompt: str) -> tuple[list[str], bytes, dict[st
 
 def _anchored(words: list[str], base: str) -> list[str]:
     """`words` with each relative word (or ``--opt=value`` value) that names a file in `base`
-    made absolute: the copy trust hashed runs, not the worktree's. The executable only when
+    made absolute: the copy trust hashed runs, not the clone's. The executable only when
     it is written as a path (a bare name is looked up on PATH, as a shell would)."""
     if not base:
         return words
@@ -251,10 +266,11 @@ def _lead(
     """Run the lead in `wt`; set `out.reason` (and the result) when it did not finish well.
     What it left running is killed (`sweep`) before anything looks at the trees."""
     began = time.monotonic()
+    argv, env = job.sandbox.wrap(argv, env, wt.path, wt.scratch, _cli_name(job.lead))
     try:
         done = run_contained(
             job.lead.provider, argv, cwd=wt.path, env=env, timeout=job.timeout,
-            max_output=_LEAD_OUTPUT, stdin=stdin, on_output=job.on_output,
+            max_output=_LEAD_OUTPUT, stdin=stdin, on_output=_filtered(job.on_output),
         )
     except KeyboardInterrupt:
         out.result, out.reason = "failed", "interrupted (Ctrl-C); the lead was stopped"
@@ -262,17 +278,39 @@ def _lead(
     finally:
         out.lead_seconds = time.monotonic() - began
         sweep.run()
-    out.lead_output = _tail(done)
+    out.lead_output = _summary(done)
     if done.timed_out:
         out.result = "timeout"
         out.reason = f"the lead ran past {job.timeout:g}s; its processes were killed"
     elif done.flooded:
         out.reason = f"the lead wrote more than {_LEAD_OUTPUT >> 20} MiB of output; stopped"
     elif done.returncode != 0:
-        said = done.err.strip().splitlines()
+        said = strip_controls(done.err).strip().splitlines()
         out.reason = f"the lead exited with status {done.returncode}" + (
-            f": {said[-1]}" if said else ""
+            f": {said[-1].strip()}" if said else ""
         )
+
+
+def _cli_name(lead: LeadCommand) -> str:
+    """The name of the lead's executable as its command line writes it (``claude``), which
+    names its state folders (`sandbox.STATE_FOLDERS`)."""
+    words = split_command(lead.command)
+    return os.path.basename(words[0]) if words else ""
+
+
+def _filtered(on_output: Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """`on_output` fed the text without terminal control sequences (`ControlFilter`): the
+    lead's output reaches a terminal, a pipe or a log file, and none may act on them."""
+    if on_output is None:
+        return None
+    stream = ControlFilter()
+
+    def feed(text: str) -> None:
+        shown = stream.feed(text)
+        if shown:
+            on_output(shown)
+
+    return feed
 
 
 @dataclass(slots=True)
@@ -281,21 +319,27 @@ class _Watch:
 
     root: Path
     wt: Worktree
-    before: worktree.Snapshot
+    before: watch.Snapshot
     since: int
-    """`worktree.clock` when the lead started: files written since are found by their
+    """`watch.clock` when the lead started: files written since are found by their
     change time (ignored files, which ``git status`` does not show, included)."""
+    objects: watch.ObjectFiles
+    """The files of the object stores then (`watch.object_files`)."""
 
-    def changes(self, *, walk: bool = True) -> list[str]:
+    def changes(self, *, walk: bool = True, objects: bool = True) -> list[str]:
         """What changed in the user's tree, index, references and git folder since; with
-        `walk`, ignored files written since too (not needed after our own git commands,
-        which write no file of the user's tree)."""
-        found = worktree.differences(self.before, worktree.snapshot(self.root, self.wt))
+        `walk`, ignored files written since too (not needed after our own git commands, which
+        write no file of the user's tree), and with both the files of the object stores
+        rewritten (not after our commit, whose git freshens the times of the objects it finds
+        there)."""
+        found = watch.differences(self.before, watch.snapshot(self.root, self.wt))
         if not walk:
             return found
+        if objects:
+            found += watch.rewritten_objects(self.objects, watch.object_files(self.root))
         named = {f.split(" ", 1)[0] for f in found}
         skip = (self.wt.path, worktree.apply_home())
-        written = worktree.written_since(self.root, self.since, skip)
+        written = watch.written_since(self.root, self.since, skip)
         for path in written:  # a folder only when nothing in it is named
             inside = path.endswith("/") and any(
                 n != path and (n.startswith(path) or path == "./") for n in (*named, *written)
@@ -308,16 +352,16 @@ class _Watch:
 _CHANGED = "the working tree changed while the lead ran (by the lead or by you): "
 
 
-def _settle(job: Job, wt: Worktree, watch: _Watch, out: RunResult) -> None:
-    """After a lead that finished: refuse what changed outside its worktree (or the ties of
-    the worktree to its branch), else commit, check again, and test."""
-    outside = watch.changes()
+def _settle(job: Job, wt: Worktree, guard: _Watch, out: RunResult) -> None:
+    """After a lead that finished: refuse what changed outside its clone (or the engine's git
+    folder beside it), else commit, check again, and test."""
+    outside = guard.changes()
     tampered = worktree.tampering(wt)
     if outside or tampered:
         _refuse(out, outside, tampered)
         return
     out.commit = worktree.commit(wt, job.author, job.coauthor, job.subject, job.body)
-    moved = watch.changes(walk=False)
+    moved = guard.changes(walk=False)
     if moved:
         out.commit = None
         _refuse(out, moved, [])
@@ -329,7 +373,7 @@ def _settle(job: Job, wt: Worktree, watch: _Watch, out: RunResult) -> None:
     out.files = worktree.numstat(wt, wt.base, out.commit)
     if job.tests is not None:
         _test(job.tests, wt, job.on_output, out)
-        moved = watch.changes()
+        moved = guard.changes(objects=False)
         if moved:
             out.tests = "failed"
             out.reason = "the working tree changed while the tests ran (by the test command "
@@ -340,7 +384,7 @@ def _refuse(out: RunResult, outside: list[str], tampered: list[str]) -> None:
     out.result = "refused-outside"
     said = []
     if tampered:
-        said.append("the lead changed what ties its worktree to its branch: " + "; ".join(
+        said.append("the lead changed the engine's git folder beside its clone: " + "; ".join(
             tampered
         ))
     if outside:
@@ -365,13 +409,13 @@ def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | 
     with escapes.one_sweep():
         done = run_contained(
             "test", [exe, *words[1:]], cwd=wt.path, env=_clean_env(), timeout=tests.timeout,
-            max_output=_TEST_OUTPUT, on_output=on_output,
+            max_output=_TEST_OUTPUT, on_output=_filtered(on_output),
         )
     out.tests = "passed" if done.returncode == 0 and not done.timed_out else "failed"
     status = f"timed out after {tests.timeout:g}s" if done.timed_out else (
         f"exit status {done.returncode}"
     )
-    out.test_output = _tail(done) + f"\n[{status}]"
+    out.test_output = strip_controls(_tail(done)) + f"\n[{status}]"
 
 
 def _test_executable(words: list[str], where: Path) -> str | None:
@@ -393,6 +437,13 @@ def _which(name: str) -> str | None:
         return shutil.which(name)
     folders = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p)]
     return shutil.which(name, path=os.pathsep.join(folders))
+
+
+def _summary(done: ContainedRun, lines: int = KEPT_LINES) -> str:
+    """The last `lines` lines of a lead's standard output, control characters removed: its
+    own summary, never its standard error (a CLI's transcript and warnings go there)."""
+    text = strip_controls(done.out.decode("utf-8", "replace")).rstrip()
+    return "\n".join(text.splitlines()[-lines:])
 
 
 def _tail(done: ContainedRun, lines: int = KEPT_LINES) -> str:

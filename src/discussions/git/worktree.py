@@ -1,23 +1,31 @@
-"""A lead's own checkout: a git worktree on a new branch from HEAD, the commit of what the lead
-changed there, its numstat, and a snapshot proving the user's repository was left alone.
+"""A lead's own checkout: a disposable clone of HEAD that shares nothing with the user's
+repository, the commit of what the lead changed there fetched back onto the apply's branch, its
+numstat, and a snapshot proving the user's repository was left alone.
 
-* Worktrees live in the user's cache folder, ``<cache>/discussions/apply/<repo id>/<slug>``
+* The clone lives in the user's cache folder, ``<cache>/discussions/apply/<repo id>/<slug>``
   (`place`): outside the repository, because coding agents treat a path with a ``.git``
   folder in it as protected and refuse to edit there; never seen by ``git status`` of the
   user's tree; still there after a reboot when one is kept for inspection.
+* It is a repository of its own (``git init`` and a shallow fetch of the base commit by its
+  id over git's own transport, as ``git clone --no-local --no-hardlinks --depth 1`` copies:
+  the history stays out, so a large repository's copy stays fast): its own object
+  store, configuration, hooks and references, no remote naming the user's repository. What
+  the lead writes in it, its ``.git`` included, can be no loose object, reference, config,
+  hook, ``MERGE_HEAD`` or other state file of the user's repository (or of a submodule's).
+* The engine's own git folder (``<place>.git``, bare, beside the clone, which the sandbox keeps
+  read-only) borrows the user's objects (``objects/info/alternates``) and records the
+  commit: the clone's files are added with its own index (the clone's ``.git`` is never read,
+  so what the lead did there, its own commits included, counts only through the files), and
+  the commit is fetched into the user's repository by its id with ``transfer.fsckObjects``
+  on, then set on the branch by name (``update-ref`` with the old value checked).
 * Every git command runs confined (`confine.Confinement.git`): no hooks, no system or global
-  configuration, no filter, pager, external diff or signature program the repository chose,
-  inside the providers' process containment. Commits also turn signing and automatic
-  housekeeping off (``gc --auto`` would start a detached process).
-* The commit never goes through anything the lead could edit: `tampering` checks that the
-  worktree's ``.git`` file and its git folder's ``HEAD``, ``commondir`` and ``gitdir`` are as
-  ``git worktree add`` wrote them, git is pointed at that folder explicitly, and the commit
-  (``commit-tree`` on the base) is set on the branch by name (``update-ref --no-deref``).
+  configuration, no fsmonitor, filter, pager, external diff or signature program the
+  repository chose, inside the providers' process containment. Commits also turn signing and
+  automatic housekeeping off (``gc --auto`` would start a detached process).
 * The commit's author and committer are the person who consented (`identity`); the persona
   that made the change is named in a ``Co-authored-by`` trailer.
-* `snapshot` / `differences` and `written_since` find what changed in the user's repository
-  while a lead ran: the working tree and index, every reference, the watched files of the
-  git folder and the other worktrees' ties, and (by change time) ignored files."""
+* `git.watch` finds what changed in the user's repository while a lead ran (the second line,
+  for a lead run without a sandbox)."""
 
 from __future__ import annotations
 
@@ -36,14 +44,21 @@ from .run import run_git
 
 APPLY_DIR = "discussions/apply"
 """The folder of the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``) that holds
-the worktrees of applies, one folder per repository (`repo_id`)."""
+the clones of applies, one folder per repository (`repo_id`)."""
 _TIMEOUT = 300.0
 """Seconds one git command may take here (a checkout of a large tree takes a while)."""
 _COMMIT_OPTIONS = (
     "-c", "commit.gpgsign=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
 )
-_HASHED_BYTES = 1 << 20
-"""Files larger than this are compared by size and modification time, not by content."""
+_TRANSFER_OPTIONS = (
+    "-c", "protocol.file.allow=always", "-c", "transfer.fsckObjects=true",
+    "-c", "fetch.fsckObjects=true", "-c", "fetch.writeCommitGraph=false", "-c", "gc.auto=0",
+    "-c", "maintenance.auto=false",
+)
+"""A fetch between the user's repository and a clone: over git's transport (`confine` forbids
+every protocol else), every object received checked (``fsckObjects``), no housekeeping."""
+_FETCH = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"]
+_ZERO = "0" * 40
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -55,21 +70,28 @@ def slug(text: str, fallback: str) -> str:
 
 @dataclass(slots=True)
 class Worktree:
-    """A worktree made for an apply."""
+    """The disposable clone made for an apply, and the engine's git folder beside it."""
 
     root: Path
     """The user's work tree (its top folder)."""
     path: Path
-    """The worktree's folder."""
+    """The clone's folder (where the lead works)."""
     branch: str
     base: str
     """The full id of the commit the branch started from."""
-    gitdir: Path = Path()
-    """The worktree's own git folder (``<common git folder>/worktrees/<id>``)."""
+    engine: Path = Path()
+    """The engine's own bare git folder (``<path>.git``): the commit is made there."""
     marks: dict[str, bytes] = field(default_factory=dict)
-    """The files that tie the worktree to its branch and repository, as ``git worktree add``
-    wrote them: its ``.git`` file, and ``HEAD``, ``commondir``, ``gitdir`` and
-    ``config.worktree`` (absent) of `gitdir`."""
+    """The files of `engine` that decide what its git does, as they were written."""
+
+    @property
+    def scratch(self) -> Path:
+        """The lead's private temporary folder in a sandbox (``<path>.tmp``)."""
+        return self.path.with_name(self.path.name + ".tmp")
+
+    def engine_path(self) -> Path:
+        """Where the engine's git folder goes (``<path>.git``), made or not."""
+        return self.path.with_name(self.path.name + ".git")
 
 
 @functools.lru_cache(maxsize=16)
@@ -78,8 +100,9 @@ def _confined(where: Path) -> Confinement:
     return Confinement(where, True)
 
 
-def _git(where: Path, args: list[str], options: tuple[str, ...] = ()) -> str:
-    """``git ARGS`` confined in `where`; its output, or `ApplyError` with git's message."""
+def confined_git(where: Path, args: list[str], options: tuple[str, ...] = ()) -> str:
+    """``git ARGS`` confined in `where` (`confine.Confinement.git`); its output, or
+    `ApplyError` with git's message."""
     run = _confined(where).git([*options, *args], timeout=_TIMEOUT)
     if run.returncode != 0 or run.timed_out:
         said = run.err.strip().splitlines() or [f"exit status {run.returncode}"]
@@ -125,13 +148,13 @@ def branch_exists(root: Path, branch: str) -> bool:
 @functools.lru_cache(maxsize=16)
 def common_dir(root: Path) -> Path:
     """The repository's common git folder (``.git``, shared by its worktrees)."""
-    common = Path(_git(root, ["rev-parse", "--git-common-dir"]).strip())
+    common = Path(confined_git(root, ["rev-parse", "--git-common-dir"]).strip())
     return (common if common.is_absolute() else root / common).resolve()
 
 
 def apply_home() -> Path:
-    """The folder of every repository's apply worktrees: ``discussions/apply`` of the user's
-    cache folder. Outside the repository, so no path of a worktree has a ``.git`` (or
+    """The folder of every repository's apply clones: ``discussions/apply`` of the user's
+    cache folder. Outside the repository, so no path of a clone has a ``.git`` (or
     ``.claude``, ``.vscode``) folder in it, which coding agents treat as protected."""
     cache = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
@@ -148,7 +171,7 @@ def repo_id(root: Path) -> str:
 
 
 def place(root: Path, branch: str) -> Path:
-    """Where the worktree of `branch` goes: ``<apply_home>/<repo_id>/<slug>-<8 hex digits>``
+    """Where the clone of `branch` goes: ``<apply_home>/<repo_id>/<slug>-<8 hex digits>``
     (the digits from the branch's name: ``a/b`` and ``a-b`` get folders of their own)."""
     digest = hashlib.sha256(branch.encode("utf-8")).hexdigest()[:8]
     return apply_home() / repo_id(root) / f"{slug(branch, 'apply')}-{digest}"
@@ -166,7 +189,7 @@ _UNFINISHED = (
 def unfinished(root: Path) -> str:
     """Why HEAD is no place to start from while the user is in the middle of a merge, rebase,
     cherry-pick or revert (HEAD is then a half-made state, not the user's branch), or ""."""
-    gitdir = _own_gitdir(root)
+    gitdir = own_gitdir(root)
     for name, what, finish in _UNFINISHED:
         if (gitdir / name).exists():
             return (
@@ -176,7 +199,7 @@ def unfinished(root: Path) -> str:
     return ""
 
 
-def _own_gitdir(root: Path) -> Path:
+def own_gitdir(root: Path) -> Path:
     """The git folder of the work tree `root` (``.git``, or a linked worktree's folder)."""
     dotgit = root / ".git"
     if dotgit.is_file():
@@ -186,63 +209,90 @@ def _own_gitdir(root: Path) -> Path:
 
 
 def create(root: Path, branch: str) -> Worktree:
-    """A new worktree on the new branch `branch`, started from HEAD. The user's working tree,
-    index and current branch are not touched. `ApplyError` during a merge, rebase,
-    cherry-pick or revert (`unfinished`)."""
+    """A new clone of HEAD on the new branch `branch`, which is made at HEAD in the user's
+    repository too (the name is taken; the commit moves it). The user's working tree, index
+    and current branch are not touched. `ApplyError` during a merge, rebase, cherry-pick or
+    revert (`unfinished`), for a branch that exists or a name git refuses."""
     busy = unfinished(root)
     if busy:
         raise ApplyError(busy)
     base = head(root)
     path = _free_place(root, branch)
-    run = _confined(root).git(
-        ["worktree", "add", "--quiet", "-b", branch, str(path), base], timeout=_TIMEOUT
-    )
-    if run.returncode != 0:  # git says why in English: its environment sets LC_ALL=C
-        said = (run.err.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
-        if "already exists" in said:
-            raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
-        if "not a valid branch name" in said:
-            raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
-        if "already registered" in said:  # the cache folder was cleared under a kept worktree
-            raise ApplyError(f"git still lists a worktree at {path}: run `git worktree prune`")
-        raise ApplyError(f"git worktree add failed: {said}")
-    return _marked(Worktree(root, path, branch, base))
+    _reserve(root, branch, base)
+    try:
+        return _cloned(Worktree(root, path, branch, base))
+    except (ApplyError, OSError):  # the name is given back
+        confined_git(root, ["update-ref", "-d", f"refs/heads/{branch}", base])
+        raise
+
+
+def _reserve(root: Path, branch: str, base: str) -> None:
+    """The new branch `branch` made at `base` in the user's repository, or `ApplyError` when
+    git refuses its name as a branch's or it exists."""
+    ref = f"refs/heads/{branch}"
+    if branch.startswith("-") or not _ok(root, ["check-ref-format", "--branch", branch]):
+        raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
+    run = _confined(root).git(["update-ref", "--no-deref", "-m", "apply: start", ref, base, _ZERO])
+    if run.returncode == 0:
+        return
+    if branch_exists(root, branch):
+        raise ApplyError(f"the branch `{branch}` exists already: pick another with --branch")
+    raise ApplyError(f"`{branch}` is not a valid branch name: pick another with --branch")
 
 
 def _free_place(root: Path, branch: str) -> Path:
     path = place(root, branch)
     if path.exists():
         raise ApplyError(
-            f"the worktree of `{branch}` is kept at {path}: look at it, then remove it "
-            f"(git worktree remove --force {path}) and try again"
+            f"the clone of `{branch}` is kept at {path}: look at it, then remove it "
+            f"(rm -rf {path} {path}.git {path}.tmp) and try again"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def attach(root: Path, branch: str) -> Worktree:
-    """A worktree on the existing branch `branch` (a revision of an earlier apply); its base
-    is the branch's tip. `ApplyError` when a kept worktree holds the branch already."""
+    """A clone of the existing branch `branch` (a revision of an earlier apply); its base is
+    the branch's tip. `ApplyError` when a kept clone holds the branch already."""
     if not branch_exists(root, branch):
         raise ApplyError(f"there is no branch `{branch}` to revise")
     path = _free_place(root, branch)
-    tip = _git(root, ["rev-parse", "--verify", f"refs/heads/{branch}^{{commit}}"]).strip()
-    _git(root, ["worktree", "add", "--quiet", str(path), branch])
-    return _marked(Worktree(root, path, branch, tip))
+    tip = confined_git(root, ["rev-parse", "--verify", f"refs/heads/{branch}^{{commit}}"]).strip()
+    return _cloned(Worktree(root, path, branch, tip))
+
+
+def _cloned(wt: Worktree) -> Worktree:
+    """`wt` made: the engine's bare git folder borrowing the user's objects, and the clone
+    the lead works in (the base commit fetched by id, without its history, checked out on
+    ``wt.branch``). Half-made folders are removed on failure."""
+    try:
+        confined_git(wt.root, ["init", "--quiet", "--bare", "--template=", str(wt.engine_path())])
+        wt.engine = wt.engine_path()
+        (wt.engine / "objects" / "info" / "alternates").write_text(
+            str(common_dir(wt.root) / "objects") + "\n", encoding="utf-8"
+        )
+        confined_git(wt.root, ["init", "--quiet", "--template=", str(wt.path)])
+        clone = ["-C", str(wt.path)]  # run from the user's repository's confinement: no probe
+        fetch = [*clone, *_FETCH, "--depth=1", str(wt.root), wt.base]
+        confined_git(wt.root, fetch, _TRANSFER_OPTIONS)
+        confined_git(wt.root, [*clone, "checkout", "--quiet", "-b", wt.branch, wt.base])
+        # the index git just wrote, before any lead ran: the engine's own, whose file times
+        # spare `commit` hashing every unchanged file again
+        shutil.copyfile(wt.path / ".git" / "index", wt.engine / "index")
+    except (ApplyError, OSError):
+        _discard(wt)
+        raise
+    return _marked(wt)
 
 
 def _marked(wt: Worktree) -> Worktree:
-    """`wt` with its git folder and the files that tie it to its branch, as git wrote them."""
-    gitfile = (wt.path / ".git").read_bytes()
-    text = gitfile.decode("utf-8", "replace").strip()
-    if not text.startswith("gitdir: "):  # pragma: no cover - git writes exactly this
-        raise ApplyError(f"git worktree add wrote an unexpected {wt.path / '.git'}")
-    where = Path(text.removeprefix("gitdir: "))
-    wt.gitdir = where if where.is_absolute() else (wt.path / where).resolve()
-    wt.marks = {".git": gitfile}
-    for name in ("HEAD", "commondir", "gitdir", "config.worktree"):
-        wt.marks[name] = _read(wt.gitdir / name)
+    """`wt` with the files of its engine folder that steer git, as they were written."""
+    for name in _ENGINE_FILES:
+        wt.marks[name] = _read(wt.engine / name)
     return wt
+
+
+_ENGINE_FILES = ("config", "HEAD", "objects/info/alternates", "packed-refs", "info/attributes")
 
 
 def _read(path: Path) -> bytes:
@@ -253,26 +303,72 @@ def _read(path: Path) -> bytes:
 
 
 def tampering(wt: Worktree) -> list[str]:
-    """How the worktree's ties to its branch and repository were changed since git made it
-    (its ``.git`` file, its HEAD now naming another branch, its ``commondir`` or ``gitdir``,
-    the branch made a symbolic reference), one phrase each; empty when they are intact."""
+    """How the engine's git folder beside the clone was changed since it was made (its
+    configuration, HEAD, borrowed objects, hooks), one phrase each; empty when intact. Only a
+    lead without a sandbox can reach it."""
     found: list[str] = []
-    if _read(wt.path / ".git") != wt.marks.get(".git"):
-        found.append(f"the worktree's .git file was rewritten (it tied it to {wt.gitdir})")
     for name, was in wt.marks.items():
-        if name != ".git" and _read(wt.gitdir / name) != was:
-            now = _read(wt.gitdir / name).decode("utf-8", "replace").strip()[:120]
-            what = f"now `{now}`" if now else "removed"
-            found.append(f"the worktree's git folder {name} changed ({what})")
-    if _branch_tip(wt) is None:
-        found.append(f"the branch {wt.branch} was removed or made a symbolic reference")
+        if _read(wt.engine / name) != was:
+            found.append(f"the engine's git folder {name} changed ({wt.engine})")
+    hooks = wt.engine / "hooks"
+    if hooks.exists():
+        found.append(f"the engine's git folder gained hooks ({hooks})")
     return found
+
+
+def _in_engine(wt: Worktree) -> list[str]:
+    """The options that point git at the engine's folder and the clone's files explicitly:
+    nothing of the clone's own ``.git`` is read."""
+    return [f"--git-dir={wt.engine}", f"--work-tree={wt.path}"]
+
+
+def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "") -> str | None:
+    """Commit everything the lead changed in `wt`'s clone (new, modified and deleted files;
+    what ``.gitignore`` names stays out; the clone's ``.git`` is not read, so commits the lead
+    made itself are folded in) as one commit on top of ``wt.base``, authored by `author`
+    (``Name <email>``) with a ``Co-authored-by: `coauthor``` trailer, in the engine's folder;
+    fetch it into the user's repository by its id (every object checked) and set
+    ``wt.branch`` to it by name. Returns the new commit's id, or None when nothing changed
+    (the branch back at ``wt.base``). `ApplyError` when `tampering` finds the engine's folder
+    changed, or the branch moved: nothing reaches the user's repository then."""
+    changed = tampering(wt)
+    old = _branch_tip(wt)
+    if changed or old is None:
+        raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
+    confined_git(wt.root, [*_in_engine(wt), "add", "--all"])
+    tree = confined_git(wt.root, [*_in_engine(wt), "write-tree"]).strip()
+    ref = f"refs/heads/{wt.branch}"
+    if tree == confined_git(wt.root, ["rev-parse", "--verify", f"{wt.base}^{{tree}}"]).strip():
+        if old != wt.base:
+            confined_git(wt.root, ["update-ref", "--no-deref", ref, wt.base, old])
+        return None
+    name, _, email = author.partition(" <")
+    who = ("-c", f"user.name={name}", "-c", f"user.email={email.rstrip('>')}")
+    message = ["-m", subject, *(["-m", body] if body else []), "-m", f"Co-authored-by: {coauthor}"]
+    new = confined_git(
+        wt.root, [f"--git-dir={wt.engine}", "commit-tree", tree, "-p", wt.base, *message],
+        (*_COMMIT_OPTIONS, *who),
+    ).strip()
+    confined_git(wt.root, [f"--git-dir={wt.engine}", "update-ref", "refs/heads/apply", new])
+    _fetch_back(wt, new)
+    confined_git(wt.root, ["update-ref", "--no-deref", "-m", subject, ref, new, old])
+    return new
+
+
+def _fetch_back(wt: Worktree, new: str) -> None:
+    """The commit `new` of the engine's folder fetched into the user's repository by its id,
+    every object received checked; `ApplyError` unless it arrived as a commit on the base."""
+    confined_git(wt.root, [*_FETCH, "--no-auto-gc", str(wt.engine), new], _TRANSFER_OPTIONS)
+    parent = confined_git(wt.root, ["rev-parse", "--verify", f"{new}^{{commit}}^1"]).strip()
+    if parent != wt.base:  # pragma: no cover - commit-tree wrote exactly this parent
+        raise ApplyError(f"the fetched commit {new[:12]} is not on the base {wt.base[:12]}")
 
 
 def _branch_tip(wt: Worktree) -> str | None:
     """The commit ``wt.branch`` names, or None when it is gone or symbolic."""
     ref = f"refs/heads/{wt.branch}"
-    out = _git(wt.root, ["for-each-ref", "--format=%(refname)%00%(symref)%00%(objectname)", ref])
+    form = "--format=%(refname)%00%(symref)%00%(objectname)"
+    out = confined_git(wt.root, ["for-each-ref", form, ref])
     for line in out.splitlines():
         name, symref, tip = (line.split("\0") + ["", ""])[:3]
         if name == ref:
@@ -280,46 +376,11 @@ def _branch_tip(wt: Worktree) -> str | None:
     return None
 
 
-def _in_worktree(wt: Worktree) -> list[str]:
-    """The options that point git at the worktree's own git folder and files explicitly,
-    never through the worktree's ``.git`` file (checked intact by `tampering` first)."""
-    return [f"--git-dir={wt.gitdir}", f"--work-tree={wt.path}"]
-
-
-def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "") -> str | None:
-    """Commit everything the lead changed in `wt` (new, modified and deleted files; what
-    ``.gitignore`` names stays out) as one commit on top of ``wt.base``, authored by `author`
-    (``Name <email>``) with a ``Co-authored-by: `coauthor``` trailer, and set ``wt.branch`` to
-    it by name (``update-ref``, never through the worktree's HEAD). Commits the lead made
-    itself are folded into it. Returns the new commit's id, or None when nothing changed (the
-    branch back at ``wt.base``). `ApplyError` when `tampering` finds the worktree's ties
-    changed: nothing is committed then."""
-    changed = tampering(wt)
-    old = _branch_tip(wt)
-    if changed or old is None:
-        raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
-    ref = f"refs/heads/{wt.branch}"
-    _git(wt.root, [*_in_worktree(wt), "add", "--all"])
-    tree = _git(wt.root, [*_in_worktree(wt), "write-tree"]).strip()
-    if tree == _git(wt.root, ["rev-parse", "--verify", f"{wt.base}^{{tree}}"]).strip():
-        if old != wt.base:
-            _git(wt.root, ["update-ref", "--no-deref", ref, wt.base, old])
-        return None
-    name, _, email = author.partition(" <")
-    who = ("-c", f"user.name={name}", "-c", f"user.email={email.rstrip('>')}")
-    message = ["-m", subject, *(["-m", body] if body else []), "-m", f"Co-authored-by: {coauthor}"]
-    new = _git(
-        wt.root, ["commit-tree", tree, "-p", wt.base, *message], (*_COMMIT_OPTIONS, *who)
-    ).strip()
-    _git(wt.root, ["update-ref", "--no-deref", "-m", subject, ref, new, old])
-    return new
-
-
 def numstat(wt: Worktree, base: str, tip: str) -> list[tuple[str, int | None, int | None]]:
     """(path, lines added, lines removed) for each file `tip` changed since `base`; None for
     the counts of a binary file."""
     args = ["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
-    out = _git(wt.root, [*args, base, tip, "--"])
+    out = confined_git(wt.root, [*args, base, tip, "--"])
     files: list[tuple[str, int | None, int | None]] = []
     for record in out.split("\0"):
         parts = record.split("\t", 2)
@@ -334,200 +395,25 @@ def _count(text: str) -> int | None:
 
 
 def remove(wt: Worktree, *, drop_branch: bool = False) -> None:
-    """Remove the worktree (the branch stays, unless `drop_branch`: an apply that changed
-    nothing leaves no empty branch behind)."""
-    _git(wt.root, ["worktree", "remove", "--force", str(wt.path)])
-    if wt.path.exists():  # pragma: no cover - git removes it; left only by a foreign file lock
-        shutil.rmtree(wt.path, ignore_errors=True)
+    """Remove the clone, the engine's folder and the scratch folder (the branch stays, unless
+    `drop_branch`: an apply that changed nothing leaves no empty branch behind)."""
+    _discard(wt)
     if drop_branch:
-        _git(wt.root, ["branch", "--quiet", "-D", wt.branch])
+        confined_git(wt.root, ["branch", "--quiet", "-D", wt.branch])
 
 
-# --------------------------------------------------------------------------- the user's tree
+def _discard(wt: Worktree) -> None:
+    """The clone and the folders beside it deleted, whatever modes the lead left on them."""
+    for folder in (wt.path, wt.engine_path(), wt.scratch):
+        if folder.exists() or folder.is_symlink():
+            shutil.rmtree(folder, onerror=_writable_again)
 
 
-@dataclass(slots=True)
-class Snapshot:
-    """The user's working tree and index as git sees them, with the content of every file
-    that differs from HEAD or is untracked, the repository's references and the files of its
-    git folder that change what the user's git does."""
-
-    header: tuple[str, ...]
-    """``# branch.oid`` / ``# branch.head``: the commit and branch checked out."""
-    entries: dict[str, str]
-    """Path -> its status line and a hash of its content (or size and time when large);
-    ``ref <name>`` -> the object it names; ``.git/...`` -> the content of a watched file."""
-
-
-def own_output() -> set[tuple[int, int]]:
-    """(device, inode) of the files our standard output and error go to: a person who sends
-    them into the repository (``discussions apply F 2> err.txt``) changes that file while the
-    lead runs, and that is not a change to watch."""
-    found: set[tuple[int, int]] = set()
-    for fd in (1, 2):
-        try:
-            info = os.fstat(fd)
-        except OSError:
-            continue
-        if stat.S_ISREG(info.st_mode):
-            found.add((info.st_dev, info.st_ino))
-    return found
-
-
-def snapshot(root: Path, own: Worktree | None = None) -> Snapshot:
-    """What the user's tree looks like now (``git status --porcelain=v2``: HEAD, the branch,
-    each staged or changed entry with its index object ids, untracked files; our own output
-    files left out), every reference but the branch of `own` (the apply's worktree: its
-    commit moves it), and the watched files of the git folder (`_git_files`, but `own`'s)."""
-    out = _git(root, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all"])
-    header: list[str] = []
-    entries: dict[str, str] = {}
-    ours = own_output()
-    records = iter(out.split("\0"))
-    for record in records:
-        if not record:
-            continue
-        if record.startswith("#"):
-            if record.startswith(("# branch.oid", "# branch.head")):
-                header.append(record)
-            continue
-        fields = {"1": 8, "2": 9, "u": 10}.get(record[0], 1)
-        name = record.split(" ", fields)[-1]
-        if record[0] == "2":
-            next(records, "")  # the original path of a rename
-        if record[0] == "?" and _identity(root / name) in ours:
-            continue
-        entries[name] = record + " " + _content(root / name)
-    entries.update(_refs(root, own.branch if own else ""))
-    entries.update(_git_files(common_dir(root), own.gitdir if own else None))
-    return Snapshot(tuple(header), entries)
-
-
-def _identity(path: Path) -> tuple[int, int]:
-    try:
-        info = path.lstat()
-    except OSError:
-        return (-1, -1)
-    return (info.st_dev, info.st_ino)
-
-
-def _refs(root: Path, own_branch: str) -> dict[str, str]:
-    """``ref <name>`` -> what it names, for every reference (branches, tags, notes, replace
-    objects, the stash: loose or packed), the apply's own branch left out."""
-    out = _git(root, ["for-each-ref", "--format=%(refname) %(objectname) %(symref)"])
-    skip = f"refs/heads/{own_branch}" if own_branch else ""
-    found: dict[str, str] = {}
-    for line in out.splitlines():
-        name, _, value = line.partition(" ")
-        if name and name != skip:
-            found[f"ref {name}"] = value
-    return found
-
-
-_WATCHED = (
-    "config", "config.worktree", "info/attributes", "info/exclude", "info/grafts",
-    "info/sparse-checkout", "objects/info/alternates", "objects/info/http-alternates",
-    "packed-refs", "shallow", "commondir",
-)
-"""Files of the git folder that would make the user's own git run something (a hook path, a
-filter, an alias), read objects from elsewhere or see the tree or history differently; the
-hooks folder and the ties of every other worktree (`_WORKTREE_FILES`) are watched too. A lead
-can reach all of them (it runs as the person)."""
-_WORKTREE_FILES = ("HEAD", "commondir", "gitdir", "config.worktree", "locked")
-
-
-def _git_files(common: Path, own_gitdir: Path | None = None) -> dict[str, str]:
-    found = {f".git/{name}": _content(common / name) for name in _WATCHED}
-    for folder in ("hooks", "worktrees"):
-        if (common / folder).is_dir():
-            for entry in sorted((common / folder).iterdir()):
-                if folder == "hooks":
-                    found[f".git/hooks/{entry.name}"] = _content(entry)
-                elif entry != own_gitdir:
-                    for name in _WORKTREE_FILES:
-                        found[f".git/worktrees/{entry.name}/{name}"] = _content(entry / name)
-    return found
-
-
-def _content(path: Path) -> str:
-    try:
-        info = path.lstat()
-    except OSError:
-        return "absent"
-    if stat.S_ISLNK(info.st_mode):
-        return "link:" + os.readlink(path)
-    if not stat.S_ISREG(info.st_mode):
-        return f"mode:{info.st_mode:o}"
-    if info.st_size > _HASHED_BYTES:
-        return f"size:{info.st_size}:{info.st_mtime_ns}"
-    try:
-        return hashlib.sha1(path.read_bytes()).hexdigest()
-    except OSError:
-        return "unreadable"
-
-
-def differences(before: Snapshot, after: Snapshot) -> list[str]:
-    """What changed in the user's tree between two snapshots, one short phrase each."""
-    found: list[str] = []
-    if before.header != after.header:
-        found.append("the checked-out commit or branch changed")
-    for name in sorted({*before.entries, *after.entries}):
-        was, now = before.entries.get(name), after.entries.get(name)
-        if was == now:
-            continue
-        if name.startswith("ref "):
-            what = "appeared" if was is None else "was removed" if now is None else "moved"
-            found.append(f"the reference {name[4:]} {what}")
-        elif was is None:
-            found.append(f"{name} appeared" if now and now[0] == "?" else f"{name} changed")
-        elif now is None:
-            found.append(f"{name} was restored or removed")
-        else:
-            found.append(f"{name} changed")
-    return found
-
-
-def clock(wt: Worktree) -> int:
-    """The moment to pass to `written_since` later: the change time the file system gives a
-    file written now (a coarse clock, which may lag the system's), read from a file made and
-    removed in the worktree's own git folder (on the repository's file system)."""
-    mark = wt.gitdir / "discussions-clock"
-    mark.write_bytes(b"")
-    try:
-        return mark.stat().st_ctime_ns
-    finally:
-        mark.unlink()
-
-
-def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[str]:
-    """Every path of the user's tree (ignored files included; ``.git`` folders and `skip`
-    left out, our own output files too) whose inode changed at or after `since` (`clock`): a
-    file written, made, renamed or chmod-ed, or a folder that gained or lost an entry. The
-    change time (ctime) is used because a process cannot set it back, as it can the
-    modification time. Posix paths relative to `root`, folders ending in ``/``."""
-    ours = own_output()
-    found = ["./"] if root.stat().st_ctime_ns >= since else []
-    skipped = {os.fspath(p) for p in skip}
-    top = len(os.fspath(root)) + 1
-    stack = [os.fspath(root)]
-    while stack:
-        try:
-            entries = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                if entry.name == ".git":
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                folder = stat.S_ISDIR(info.st_mode)
-                if folder and entry.path in skipped:
-                    continue
-                if info.st_ctime_ns >= since and (info.st_dev, info.st_ino) not in ours:
-                    found.append(entry.path[top:] + ("/" if folder else ""))
-                if folder:
-                    stack.append(entry.path)
-    return sorted(p.replace(os.sep, "/") for p in found)
+def _writable_again(func: object, path: str, exc: object) -> None:
+    """`shutil.rmtree`'s retry for an entry whose folder the lead made read-only."""
+    os.chmod(os.path.dirname(path), stat.S_IRWXU)
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.chmod(path, stat.S_IRWXU)
+        shutil.rmtree(path, onerror=_writable_again)
+    elif os.path.lexists(path):
+        os.unlink(path)

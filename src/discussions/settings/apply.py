@@ -7,6 +7,7 @@ change is made and reviewed.
       max_revisions: 2   # revisions the lead makes after a review asks for changes (0 or more)
       timeout: 1800      # seconds the lead's write-mode command may run
       review: true       # review the change after an apply (`discussions run` too)
+      sandbox: auto      # the lead in bubblewrap where installed; required: refuse without
 
 A template's ``apply:`` takes precedence over ``discussions.yaml``'s, key by key
 (`apply_settings`); a key neither sets has its default.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.record import Record
-from .schema import Fields, Flag, Number
+from .schema import Fields, Flag, Number, OneOf, Text
 
 if TYPE_CHECKING:
     from .config import Config
@@ -25,12 +26,18 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_REVISIONS = 2
 DEFAULT_TIMEOUT = 1800.0
+SANDBOX_SETTINGS = ("auto", "required", "off")
+"""``apply.sandbox``: ``auto`` runs the lead in bubblewrap where it is installed, ``required``
+refuses to run a lead without it, ``off`` never uses it (`engine.sandbox`)."""
+_KEYS = ("max_revisions", "timeout", "review", "sandbox")
 
 APPLY = Fields(
     {
         "max_revisions": Number(0, whole=True, what="a whole number (0 or more)"),
         "timeout": Number(above=0, what="a positive number of seconds"),
         "review": Flag(),
+        # YAML reads a bare `off` as false: that is `off` too
+        "sandbox": OneOf((Text(SANDBOX_SETTINGS), Flag()), "auto, required or off"),
     },
     noun="apply setting",
 )
@@ -42,23 +49,26 @@ class ApplySettings(Record):
     is imported by every command that reads a template, where making a dataclass costs
     start-up time (see `syntax.record`)."""
 
-    __slots__ = ("max_revisions", "timeout", "review")
+    __slots__ = _KEYS
 
     def __init__(
         self,
         max_revisions: int = DEFAULT_MAX_REVISIONS,
         timeout: float = DEFAULT_TIMEOUT,
         review: bool = False,
+        sandbox: str = "auto",
     ) -> None:
         self.max_revisions = max_revisions
         self.timeout = timeout
         self.review = review
+        self.sandbox = sandbox
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "max_revisions": self.max_revisions,
             "timeout": self.timeout,
             "review": self.review,
+            "sandbox": self.sandbox,
         }
 
 
@@ -66,7 +76,15 @@ def read_apply(data: Any) -> dict[str, Any] | None:
     """The keys an already validated ``apply:`` mapping sets (None when absent)."""
     if not isinstance(data, dict):
         return None
-    return {k: data[k] for k in ("max_revisions", "timeout", "review") if data.get(k) is not None}
+    return {k: data[k] for k in _KEYS if data.get(k) is not None}
+
+
+def _sandbox(value: Any) -> str:
+    """``apply.sandbox`` as one of `SANDBOX_SETTINGS` (``off: false`` of YAML is ``off``,
+    ``true`` is ``auto``)."""
+    if isinstance(value, bool):
+        return "auto" if value else "off"
+    return str(value).strip()
 
 
 def apply_settings(config: Config, template: Template | None = None) -> ApplySettings:
@@ -79,4 +97,5 @@ def apply_settings(config: Config, template: Template | None = None) -> ApplySet
         max_revisions=int(merged.get("max_revisions", DEFAULT_MAX_REVISIONS)),
         timeout=float(merged.get("timeout", DEFAULT_TIMEOUT)),
         review=bool(merged.get("review", False)),
+        sandbox=_sandbox(merged.get("sandbox", "auto")),
     )

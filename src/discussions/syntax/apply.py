@@ -26,7 +26,9 @@ whether that change implements the decision.
   someone else wrote there; nothing was committed). ``commit`` (the result
   commit), ``test`` (the test command), ``reason`` (why it failed), ``forced`` (the reason
   given with ``--force``), ``acknowledged`` (open questions acknowledged unanswered) and
-  ``worktree`` (kept after a failure) are left out when empty. ``duration`` is in seconds.
+  ``worktree`` (the lead's clone, kept after a failure) are left out when empty; ``sandbox``
+  (``bubblewrap`` or ``none``: where the lead ran) is absent from blocks written before it
+  existed. ``duration`` is in seconds.
   The fence always stands: its first ``files`` lines are the diffstat as ``git diff
   --numstat`` prints it (``-`` for a binary file; a backslash and control characters in a
   path are written ``\\\\`` and ``\\xNN``), then a summary line, then, after a blank line, the
@@ -54,7 +56,8 @@ Field values are one line (runs of white space become one space) and escape ``&`
 ``-->`` (`evidence.escape_field`); names in a list write ``%`` and ``,`` as ``%25`` and
 ``%2C``. The fenced content is `neutralise`d: untrusted text in it can start no comment and
 no marker. A record read back equals the one written, up to these rewrites (`normal_output`
-for the output).
+for the output). No control character reaches the file: terminal control sequences are
+removed from every text of a record (`syntax.controls`) before it is written.
 
 Pure: no I/O.
 """
@@ -63,8 +66,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
+from .controls import strip_controls
 from .evidence import content_digest, escape_field, fenced_content, marker_fields
 from .fences import fence_block
 from .render import neutralise, visible_name
@@ -124,6 +128,8 @@ class ApplyRecord:
     output: str = ""
     """The text after the diffstat in the fence: the last lines of the test output and, on a
     failure, of the lead's output."""
+    sandbox: str = ""
+    """Where the lead ran: ``bubblewrap``, ``none`` (no sandbox), "" (not recorded)."""
 
 
 @dataclass(slots=True)
@@ -153,6 +159,7 @@ def render_apply(rec: ApplyRecord) -> str:
     """The ``APPLY`` block for `rec` (see the module docstring), ready to append."""
     _require(rec.result, RESULTS, "result")
     _require(rec.tests, TEST_RESULTS, "tests")
+    rec = _without_controls(rec)
     fenced = _fence(_apply_content(rec))
     fields = [
         str(rec.number),
@@ -172,6 +179,7 @@ def render_apply(rec: ApplyRecord) -> str:
     fields += _optional(("test", rec.test_command), ("duration", repr(float(rec.duration))))
     fields += _optional(("reason", rec.reason), ("forced", rec.forced))
     fields += _optional(("acknowledged", str(rec.acknowledged or "")), ("worktree", rec.worktree))
+    fields += _optional(("sandbox", rec.sandbox))
     fields.append(f"at: {escape_field(rec.at)}")
     return _block("APPLY", fields, f"*{apply_sentence(rec, visible_name)}*", fenced)
 
@@ -196,9 +204,20 @@ def render_apply_review(rec: ApplyReviewRecord) -> str:
 
 
 def normal_output(text: str) -> str:
-    """`text` as an `ApplyRecord.output` reads back: as `neutralise` leaves it in a fence,
-    without newlines at its end."""
-    return (fenced_content(_fence(text).split(NL)) or "").rstrip(NL)
+    """`text` as an `ApplyRecord.output` reads back: without control characters, as
+    `neutralise` leaves it in a fence, without newlines at its end."""
+    return (fenced_content(_fence(strip_controls(text)).split(NL)) or "").rstrip(NL)
+
+
+def _without_controls(rec: ApplyRecord) -> ApplyRecord:
+    """`rec` with every text but the paths (escaped apart) free of control characters: a
+    lead's words, a CLI's error line, reach the file and every view without them."""
+    clean = replace(rec)
+    for f in fields(rec):
+        value = getattr(rec, f.name)
+        if isinstance(value, str):
+            setattr(clean, f.name, strip_controls(value))
+    return clean
 
 
 def _require(value: str, allowed: tuple[str, ...], name: str) -> None:
@@ -291,9 +310,15 @@ def apply_sentence(rec: ApplyRecord, name: Callable[[str], str] = str) -> str:
     notes = [f"tests {rec.tests}"] if rec.tests != "not run" else []
     notes += [name(rec.reason)] if rec.reason else []
     notes += [f"forced: {name(rec.forced)}"] if rec.forced else []
-    notes += [f"worktree kept at {name(rec.worktree)}"] if rec.worktree else []
+    notes += [f"clone kept at {name(rec.worktree)}"] if rec.worktree else []
+    notes += [_confinement(rec.sandbox)] if rec.sandbox else []
     head = f"Apply {rec.number}: {name(rec.lead)} ({name(rec.provider)})"
     return "; ".join([f"{head} {what}", *notes])
+
+
+def _confinement(sandbox: str) -> str:
+    """The sentence's note on where the lead ran."""
+    return "no sandbox" if sandbox == "none" else f"sandbox: {sandbox}"
 
 
 def review_sentence(rec: ApplyReviewRecord, name: Callable[[str], str] = str) -> str:
@@ -387,6 +412,7 @@ def parse_apply(args: str, content: str | None) -> ApplyRecord:
         f.get("worktree", ""),
         f.get("at", ""),
         output,
+        f.get("sandbox", ""),
     )
 
 

@@ -51,6 +51,7 @@ import re
 from bisect import bisect_right
 
 from .code import code_line_ranges, hidden_line_ranges, in_ranges, open_fence
+from .controls import control_lines
 from .document import (
     BOUNDARY,
     ENGINE_LINE,
@@ -123,6 +124,22 @@ def first_heading(text: str) -> str | None:
     return None
 
 
+def _warn_control_characters(text: str, doc: Document) -> None:
+    """A warning for each line holding a control character (an escape sequence, a bell): the
+    engine never writes one, so a hand edit or a paste brought it, and a terminal acts on it
+    when the file is shown (``cat``, ``git diff``, ``less -R``)."""
+    for line_no, char in control_lines(text):
+        doc.warnings.append(
+            ParseWarning(
+                line_no,
+                f"control character U+{ord(char):04X} on this line: a terminal acts on it when "
+                "the file is shown; delete it",
+                "warning",
+                "control-character",
+            )
+        )
+
+
 _HEADING_LINE = re.compile(r"^#([ \t][^\n]*)", re.M)
 
 
@@ -142,6 +159,7 @@ def parse_document(text: str) -> Document:
                 "hint",
             )
         )
+    _warn_control_characters(text, doc)
     doc.line_count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
     header_end = _parse_header(text, doc)

@@ -1,0 +1,175 @@
+"""The sandbox an apply's lead runs in: bubblewrap (``bwrap``) where it is installed.
+
+    box = choose("auto")                  # Sandbox("bubblewrap", "/usr/bin/bwrap") or none
+    argv, env = box.wrap(argv, env, clone, scratch, "claude")
+
+Inside, the whole file system is mounted read-only (the user's home, the repository and the
+temp dir included) but for three places left writable: the clone the lead works in, a private
+temp folder beside it (``TMPDIR``, ``TMP`` and ``TEMP`` point there; ``/tmp`` itself is
+read-only), and the state folders of the CLI that leads (`STATE_FOLDERS`), which the CLIs
+write on every run (sessions, logs, caches, their own settings) and fail without. It has a
+fresh ``/dev`` and ``/proc`` and a process namespace of its own (a process the lead leaves
+behind dies with it); the network is shared, since every CLI calls its model over it.
+
+What it does not cover: the CLI's state folders stay writable (a lead can change the CLI's own
+settings for its next run); everything stays readable (the lead sees what you can read, your
+keys too, and the network lets it send them); a CLI not in `STATE_FOLDERS` gets no writable
+state folder. Without bubblewrap (`choose` says why) the lead runs unconfined, as you.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ApplyError
+from ..settings.apply import SANDBOX_SETTINGS as SETTINGS
+
+__all__ = ["SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "state_folders"]
+
+BUBBLEWRAP = "bubblewrap"
+
+STATE_FOLDERS: dict[str, tuple[str, ...]] = {
+    # Claude Code: settings, sessions and todos in ~/.claude (code.claude.com/docs/en/settings,
+    # "Settings files"; CLAUDE_CONFIG_DIR moves it). Its state file ~/.claude.json is written
+    # through a temp file and a rename in the home, which stays read-only: seen with 2.1.197,
+    # it logs "continuing without persisting" and goes on (the counters it keeps there are not
+    # updated by a sandboxed run).
+    "claude": ("~/.claude", "$CLAUDE_CONFIG_DIR"),
+    # Codex: config, auth, sessions and logs in CODEX_HOME, default ~/.codex
+    # (developers.openai.com/codex/config-reference).
+    "codex": ("~/.codex", "$CODEX_HOME"),
+    # Gemini CLI: ~/.gemini (settings.json, tmp/<project>/ chats and checkpoints;
+    # gemini-cli docs/get-started/configuration.md).
+    "gemini": ("~/.gemini",),
+    # Qwen Code, a Gemini CLI fork: ~/.qwen (settings.json, tmp/ chat recordings).
+    "qwen": ("~/.qwen",),
+    # opencode: the XDG folders (opencode.ai/docs/config, "Global"; its data, cache and
+    # state under ~/.local/share, ~/.cache and ~/.local/state).
+    "opencode": (
+        "~/.config/opencode", "~/.local/share/opencode", "~/.cache/opencode",
+        "~/.local/state/opencode",
+    ),
+    # Copilot CLI: one folder, ~/.copilot, moved by COPILOT_HOME (docs.github.com, copilot
+    # "CLI configuration directory reference": config.json, session-state/, logs/, *.db);
+    # seen here (1.0.102): its loader unpacks the bundled package into ~/.cache/copilot/pkg on
+    # first use and exits 1 when it cannot, and writes ~/.cache/Microsoft/DeveloperTools.
+    "copilot": ("~/.copilot", "$COPILOT_HOME", "~/.cache/copilot", "~/.cache/Microsoft"),
+    # Cursor agent: ~/.cursor (cli-config.json, chats) (cursor.com/docs/cli/reference/config).
+    "cursor-agent": ("~/.cursor", "~/.config/cursor"),
+    # llm: its user folder (logs.db, keys.json), LLM_USER_PATH or ~/.config/io.datasette.llm
+    # (llm.datasette.io/en/stable/setup.html, "Configuration").
+    "llm": ("~/.config/io.datasette.llm", "$LLM_USER_PATH"),
+}
+"""The folders each CLI writes on every run, by the name of its executable: kept
+writable in the sandbox. ``~`` is the user's home; ``$NAME`` an environment variable's path,
+when set."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """The confinement a lead runs in: bubblewrap at `program`, or none ("")."""
+
+    kind: str = ""
+    """`BUBBLEWRAP` or "" (none)."""
+    program: str = ""
+    missing: str = "install bubblewrap"
+    """Why there is none, as the consent text says it after ``no sandbox: ``."""
+
+    def describe(self) -> str:
+        """What the consent text and the APPLY block say: ``sandbox: bubblewrap`` or why
+        there is none (``no sandbox: install bubblewrap``)."""
+        return f"sandbox: {self.kind}" if self.kind else f"no sandbox: {self.missing}"
+
+    @property
+    def recorded(self) -> str:
+        """The value of the APPLY block's ``sandbox`` field."""
+        return self.kind or "none"
+
+    def wrap(
+        self, argv: list[str], env: dict[str, str], clone: Path, scratch: Path, cli: str
+    ) -> tuple[list[str], dict[str, str]]:
+        """`argv` and `env` as run in the sandbox (unchanged without one): `clone`, `scratch`
+        (made here, the temp dir) and the state folders of `cli` writable, all else read-only."""
+        if not self.kind:
+            return argv, env
+        scratch.mkdir(parents=True, exist_ok=True)
+        inner = {**env, "TMPDIR": str(scratch), "TMP": str(scratch), "TEMP": str(scratch)}
+        # bwrap(1): later mounts go over earlier ones, so the writable binds come after the
+        # read-only root; --dev and --proc give a fresh /dev and a /proc of the new process
+        # namespace; --die-with-parent kills the sandbox when we die. Tried with 0.8.0.
+        box = [self.program, "--die-with-parent", "--unshare-pid", "--unshare-ipc"]
+        box += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for path in (*state_folders(cli, env), scratch, clone):
+            box += ["--bind", str(path), str(path)]
+        return [*box, "--chdir", str(clone), "--", *argv], inner
+
+
+def state_folders(cli: str, env: dict[str, str]) -> list[Path]:
+    """The state folders of the CLI named `cli` (its executable's name), the missing ones
+    made first (a CLI would make them, and cannot under a read-only home)."""
+    home = Path(env.get("HOME") or Path.home())
+    found: list[Path] = []
+    for spec in STATE_FOLDERS.get(cli, ()):
+        path = _expand(spec, home, env)
+        if path is None or path in found:
+            continue
+        if not path.exists():
+            path.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            found.append(path.resolve())
+    return found
+
+
+def _expand(spec: str, home: Path, env: dict[str, str]) -> Path | None:
+    """``~/x`` under `home`, ``$NAME`` as `env` sets it (None when unset or relative)."""
+    if spec.startswith("$"):
+        value = env.get(spec[1:], "")
+        return Path(value) if os.path.isabs(value) else None
+    return home / spec.removeprefix("~/")
+
+
+def find_bubblewrap() -> str:
+    """The path of ``bwrap`` on PATH (only its absolute folders), or ""."""
+    folders = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p)]
+    return shutil.which("bwrap", path=os.pathsep.join(folders)) or ""
+
+
+def choose(setting: str) -> Sandbox:
+    """The sandbox `setting` (`SETTINGS`) asks for on this machine; `ApplyError` when it is
+    ``required`` and bubblewrap is not installed or cannot run here (said before anyone is
+    asked to consent)."""
+    if setting == "off":
+        return Sandbox(missing="apply.sandbox is off")
+    program = find_bubblewrap()
+    why = _cannot_run(program) if program else "install bubblewrap"
+    if not why:
+        return Sandbox(BUBBLEWRAP, program)
+    if setting == "required":
+        raise ApplyError(
+            f"apply.sandbox is `required` and there is no sandbox here ({why}): install "
+            "bubblewrap (`bwrap`, the `bubblewrap` package) where it can run, or set "
+            "apply.sandbox to `auto`. Nothing was run."
+        )
+    return Sandbox(missing=why)
+
+
+@functools.lru_cache(maxsize=4)
+def _cannot_run(program: str) -> str:
+    """Why `program` (bwrap) cannot make a sandbox here, or "": it is tried once, as a lead
+    would run (a system may forbid the namespaces it needs, as Ubuntu's AppArmor does for
+    unprivileged users)."""
+    probe = [program, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev",
+             "/dev", "--proc", "/proc", "--", "true"]
+    try:
+        run = subprocess.run(probe, capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap cannot run here: {exc}"
+    said = run.stderr.decode("utf-8", "replace").strip().splitlines()
+    if run.returncode == 0:
+        return ""
+    return "bubblewrap cannot run here: " + (said[-1] if said else f"exit status {run.returncode}")
