@@ -12,6 +12,7 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.render import render_comment
 
+from ..conftest import signed
 from ..git.test_git import (  # noqa: F401  (the fixture)
     commit_all,
     git,
@@ -25,7 +26,10 @@ from ..git.test_git import (  # noqa: F401  (the fixture)
 def ask(path: Path, author: str, request: str) -> Discussion:
     d = Discussion.load(path, Workspace.discover())
     body = f"Let me look.\n\nEVIDENCE: {request}"
-    d.add_block(render_comment(author, body, meta="at: 2026-11-24T10:00:00Z"))
+    at = "2026-11-24T10:00:00Z"
+    ai = author.startswith("AI-")  # a participant's comment is the engine's, signed
+    block = signed(author, body, at=at) if ai else render_comment(author, body, meta=f"at: {at}")
+    d.add_block(block)
     d.save()
     fulfil_pending(d)
     return d
