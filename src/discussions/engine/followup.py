@@ -65,7 +65,7 @@ def read_capped(text: str, limit: int, echo: Echo = NO_ECHO) -> tuple[Response, 
     cut (None: it fits). An answer in the JSON format is read first and its comment cut (cut
     before, it would no longer be JSON: its text recorded raw, its vote lost); free text is
     cut before it is read, as written."""
-    whole = parse_response(text)
+    whole = parse_response(text, echo)
     if whole.structured:
         comment, original = cap_answer(whole.comment, limit)
         whole.comment = comment
