@@ -90,9 +90,14 @@ class Claims:
         self._seen: dict[str, str] = {}
 
     def whom(self, author: str) -> str:
-        """``"participant AI-Security (@security)"``, or ``""`` for a name of one's own."""
+        """``"participant AI-Security (@security)"``, or ``""`` for a name of one's own. The
+        confusables skeleton is taken of names with letters beyond ASCII only: an ASCII name
+        one letter from a participant's is caught by its folded form, and every command that
+        reads a file would otherwise load the package that computes skeletons (a person's
+        comment written by the tool was compared with the skeleton when it was written,
+        `speakers.check_human_author`)."""
         if author not in self._seen:
-            self._seen[author] = impersonated(author, self.registry)
+            self._seen[author] = impersonated(author, self.registry, skeleton=not author.isascii())
         return self._seen[author]
 
 

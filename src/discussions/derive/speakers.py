@@ -68,11 +68,14 @@ def _skeleton_tokens(name: str) -> tuple[str, ...]:
     return tuple(_tokens(skeleton_key(name, digit_policy="tr39")))
 
 
-def name_keys(name: str) -> frozenset[str]:
+def name_keys(name: str, skeleton: bool = True) -> frozenset[str]:
     """What `name` looks like, for comparing names (see the module docstring): its folded
-    form and its skeleton's. ``"ＡＩ–Ѕécurity"``, ``"Ꭺl-Security"`` and ``"ai security"`` each
-    share a key with ``"AI-Security"``."""
-    return frozenset({"".join(_tokens(name)), "".join(_skeleton_tokens(name))} - {""})
+    form and (with `skeleton`) its skeleton's. ``"ＡＩ–Ѕécurity"``, ``"Ꭺl-Security"`` and
+    ``"ai security"`` each share a key with ``"AI-Security"``."""
+    keys = {"".join(_tokens(name))}
+    if skeleton:
+        keys.add("".join(_skeleton_tokens(name)))
+    return frozenset(keys - {""})
 
 
 def name_key(name: str) -> str:
@@ -81,9 +84,10 @@ def name_key(name: str) -> str:
     return "".join(_tokens(name))
 
 
-def _participant_keys(p: Participant) -> set[str]:
-    keys = set(name_keys(p.name) | name_keys(p.alias))
-    return keys | {"ai" + k for k in name_keys(p.alias)} | {"al" + k for k in name_keys(p.alias)}
+def _participant_keys(p: Participant, skeleton: bool = True) -> set[str]:
+    aliases = name_keys(p.alias, skeleton)
+    keys = set(name_keys(p.name, skeleton) | aliases)
+    return keys | {"ai" + k for k in aliases} | {"al" + k for k in aliases}
 
 
 def _near(key: str, other: str) -> bool:
@@ -114,36 +118,40 @@ def ai_authors(text: str) -> list[str]:
     return list(dict.fromkeys(n for n in found if n))
 
 
-def impersonated(author: str, registry: ParticipantRegistry, spoken: Iterable[str] = ()) -> str:
+def impersonated(
+    author: str, registry: ParticipantRegistry, spoken: Iterable[str] = (), skeleton: bool = True
+) -> str:
     """Whom `author` would sign as: ``"participant AI-Security (@security)"``, or ``""`` when
-    `author` is nobody's but their own. `spoken` are the AI authors of the discussion."""
+    `author` is nobody's but their own. `spoken` are the AI authors of the discussion; without
+    `skeleton`, the author's name is compared by its folded form alone (no confusables
+    skeleton: the package that computes it takes a while to load)."""
     p = registry.for_author(author)
     if p is not None:
         return f"participant {p.name} (@{p.alias})"
-    keys = _author_keys(author)
+    keys = _author_keys(author, skeleton)
     for p in registry:
-        if _looks_like(keys, _participant_keys(p)):
+        if _looks_like(keys, _participant_keys(p, skeleton)):
             return f"participant {p.name} (@{p.alias})"
     for name in spoken:
-        if _looks_like(keys, _spoken_keys(name)):
+        if _looks_like(keys, _spoken_keys(name, skeleton)):
             return f"{name}, who speaks as an AI in this discussion"
     return ""
 
 
-def _author_keys(author: str) -> set[str]:
+def _author_keys(author: str, skeleton: bool = True) -> set[str]:
     """The keys of `author`: of the whole name, and of its first word where it has several
     (``Security Bob`` is read as ``@security``)."""
-    keys = set(name_keys(author))
+    keys = set(name_keys(author, skeleton))
     words = _tokens(author)
     if len(words) > 1:
-        keys |= name_keys(words[0])
+        keys |= name_keys(words[0], skeleton)
     return keys
 
 
-def _spoken_keys(name: str) -> set[str]:
+def _spoken_keys(name: str, skeleton: bool = True) -> set[str]:
     """The keys of an AI author of the discussion, as for a configured participant: the whole
     name, and the name without its ``AI`` prefix (``AI-Oracle``: ``aioracle``, ``oracle``)."""
-    keys = set(name_keys(name))
+    keys = set(name_keys(name, skeleton))
     return keys | {k[2:] for k in keys if k[:2] in ("ai", "al") and k[2:]}
 
 

@@ -6,23 +6,24 @@ prompt attributes it to someone else or to the engine's instructions; a particip
 its own earlier words still means them.** `Echo.drop` takes echoes out before the answer is
 read (`responses.parse_response`), for every answer the engine reads (`answer_echo`).
 
-In detail, a line of the answer is an echo when, once stripped, it is not one of the
-participant's own earlier lines (its comments the engine wrote, `signatures.forgery`) and:
+In detail, the participant's own earlier lines are the lines of its comments the engine wrote
+(not the forged ones, `signatures.forgery`); a line of the answer is an echo when, once
+stripped:
 
 * it is a line of the engine's instructions (a line of the prompt that is not a line of the
-  discussion file) with at least two words (a lone ``}`` or ``---`` is never taken for an
+  discussion file, so never one of the participant's own) with at least two words (a lone ``}`` or ``---`` is never taken for an
   echo);
-* it is marker-shaped (``WORD: text``) and its text is the text of such a line of the prompt
-  with another keyword (``DONE: a task someone has taken on`` from two example lines);
+* it is marker-shaped (``WORD: text``), not one of its own lines, and its text is the text of
+  such a line of the prompt with another keyword (``DONE: a task someone has taken on`` from two example lines);
 * it is the answer's last line, cut off where the model stopped, and its marker text is the
   start of such a text;
 * it is someone else's line of the discussion shown in the prompt (a comment, the proposal)
   with at least `_QUOTE_WORDS` words: a sentence copied word for word is a quotation;
-* it belongs to a passage copied from what the prompt shows of others: lines in a row (blank
-  lines, the participant's own lines and the engine's lines between them do not break it)
-  that are lines of the prompt, `_MIN_PASSAGE` of them or more, or holding such a quoted
-  sentence. A short line alone, such as ``VOTE: READY`` that someone else also wrote, stays
-  the answer's own;
+* it belongs to a passage copied from the prompt: lines in a row (blank lines do not break
+  it) that are lines of the prompt, with `_MIN_PASSAGE` or more of them neither the engine's
+  nor the participant's own, or with such a quoted sentence. The participant's own lines
+  inside such a passage (between lines that are not its own) are part of the copy. A short
+  line alone, such as ``VOTE: READY`` that someone else also wrote, stays the answer's own;
 * or the answer has such lines and its other lines are all short lines of the prompt (a
   heading, a tag): it repeated the prompt and said nothing of its own.
 """
@@ -109,24 +110,36 @@ class Echo:
         )
 
     def _passages(self, lines: list[str], echoed: set[int]) -> set[int]:
-        """Lines of passages copied from what the prompt shows: lines in a row that are lines
-        of the prompt and not the participant's own (blank lines, its own lines and the
-        engine's lines between them do not break a passage), `_MIN_PASSAGE` of them or more,
-        or holding a sentence of someone else's (`_quoted`). A single short line, such as
-        someone's ``VOTE: READY`` repeated, stays the answer's own."""
+        """Lines of passages copied from what the prompt shows: runs of lines of the prompt
+        (blank lines do not break a run) holding `_MIN_PASSAGE` lines or more of it that are
+        neither the engine's (echoes on their own) nor the participant's own, or a sentence of
+        someone else's (`_quoted`). A single short line, such as someone's ``VOTE: READY``
+        said again, stays the answer's own."""
         found: set[int] = set()
         run: list[int] = []
         for i, line in enumerate([*lines, "\0"]):
             stripped = line.strip()
-            if not stripped or stripped in self.own or (i in echoed and not self._quoted(stripped)):
+            if not stripped:
                 continue
-            if stripped in self.shown:
+            if stripped in self.shown or i in echoed:
                 run.append(i)
                 continue
-            if len(run) >= _MIN_PASSAGE or any(self._quoted(lines[j].strip()) for j in run):
-                found.update(run)
+            found |= self._copied(lines, run, echoed)
             run = []
         return found
+
+    def _copied(self, lines: list[str], run: list[int], echoed: set[int]) -> set[int]:
+        """The lines of `run` that repeat the prompt, when it is a passage (`_passages`): its
+        lines of someone else's, and the participant's own lines it holds between two lines
+        that are not (its own words inside a copy of the prompt are part of the copy; said
+        alone, or after its new words, they are meant)."""
+        own = [i for i in run if lines[i].strip() in self.own]
+        engine = {i for i in run if i in echoed and not self._quoted(lines[i].strip())}
+        others = [i for i in run if i not in engine and lines[i].strip() not in self.own]
+        if len(others) < _MIN_PASSAGE and not any(self._quoted(lines[i].strip()) for i in others):
+            return set()
+        outer = [i for i in run if i not in own]
+        return set(others) | {i for i in own if outer[0] < i < outer[-1]}
 
 
 NO_ECHO = Echo()

@@ -153,16 +153,27 @@ def ask_follow_up(
         result.error = str(exc)
         return result
     result.usage = completion.usage
-    text = completion.text.strip()
     if kind == "vote":
-        result.vote = parse_response(text).vote or normalise_vote(text.splitlines()[0] if text
-                                                                  else "")
+        result.vote = read_vote(completion.text)
     else:
-        scores = [m.text for m in extract(text, 1).markers if m.kind == "SCORE"]
-        found = _SCORE_LINE.search(scores[-1] if scores else text)
-        if found and 0 <= int(found.group(1)) <= 10:
-            result.score = int(found.group(1))
+        result.score = read_score(completion.text)
     return result
+
+
+def read_vote(text: str) -> str | None:
+    """The vote a follow-up answer gives: its ``VOTE:`` line, else a first line that is a vote
+    (``READY``); a list of the choices it was offered (``READY, CHANGES or REJECT``) is none."""
+    text = text.strip()
+    return parse_response(text).vote or normalise_vote(text.splitlines()[0] if text else "")
+
+
+def read_score(text: str) -> int | None:
+    """The score (0-10) a follow-up answer gives: its ``SCORE:`` line, else a line that is a
+    number (``8``, ``8/10``)."""
+    text = text.strip()
+    scores = [m.text for m in extract(text, 1).markers if m.kind == "SCORE"]
+    found = _SCORE_LINE.search(scores[-1] if scores else text)
+    return int(found.group(1)) if found and 0 <= int(found.group(1)) <= 10 else None
 
 
 def add_usage(a: Usage, b: Usage | None) -> Usage:
