@@ -94,3 +94,17 @@ def test_a_hand_made_comment_with_the_engine_line_but_no_digest(repo: Path) -> N
     r = run_cli("check", str(path))
     assert r.exit_code == 1 and "'Mallory' with the engine's metadata line" in r.output
     assert Discussion.load(path).votes == {}
+
+
+def test_a_hand_typed_look_alike_name_is_reported_and_counts_for_nothing(
+    repo: Path,  # noqa: F811
+) -> None:
+    """A name that looks like a participant's (a Cherokee A, one keystroke more) typed into the
+    file is no person's vote either; a name of one's own is."""
+    path = start_discussion(repo)
+    for name in ("\u13aal-Security", "AI-Securityy", "Ann"):
+        _append(path, f"\n---\n\nName: {name}\n\nVOTE: READY\n")
+    r = run_cli("check", str(path))
+    assert r.exit_code == 1
+    assert r.output.count("which is or looks like the name of participant AI-Security") == 2
+    assert Discussion.load(path).votes == {"Ann": "READY"}

@@ -11,10 +11,11 @@ In detail, the participant's own earlier lines are the lines of its comments the
 stripped:
 
 * it is a line of the engine's instructions (a line of the prompt that is not a line of the
-  discussion file, so never one of the participant's own) with at least two words (a lone ``}`` or ``---`` is never taken for an
-  echo);
+  discussion file, so never one of the participant's own) with at least two words (a lone
+  ``}`` or ``---`` is never taken for an echo);
 * it is marker-shaped (``WORD: text``), not one of its own lines, and its text is the text of
-  such a line of the prompt with another keyword (``DONE: a task someone has taken on`` from two example lines);
+  such a line of the prompt with another keyword (``DONE: a task someone has taken on`` from
+  two example lines);
 * it is the answer's last line, cut off where the model stopped, and its marker text is the
   start of such a text;
 * it is someone else's line of the discussion shown in the prompt (a comment, the proposal)
