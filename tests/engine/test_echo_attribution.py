@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from discussions import Discussion
 from discussions.engine.echoes import prompt_echo
+from discussions.engine.followup import read_vote
 from discussions.engine.responses import ONLY_ECHO, parse_response
 from discussions.syntax.markers import normalise_vote
 
@@ -176,3 +177,21 @@ def test_a_passage_of_someone_elses_changes_nothing(fresh: list[str], at: int, w
     alone = "\n".join(fresh)
     assert _said("\n".join(mixed))[:2] == _said(alone)[:2]
     assert _said("\n".join(mixed))[2].split() == _said(alone)[2].split()
+
+
+@pytest.mark.parametrize(
+    ("answer", "vote"),
+    [
+        ("READY, CHANGES or REJECT", None),
+        ("VOTE: READY, CHANGES or REJECT", None),
+        ("Answer with one line: VOTE: READY, CHANGES or REJECT", None),
+        ("Ready to answer your question.", None),
+        ("Ready when you are!", None),
+        ("READY", "READY"),
+        ("**Changes.**", "CHANGES"),
+        ("REJECT - there is no rollback plan", "REJECT"),
+        ("I have doubts.\nVOTE: CHANGES", "CHANGES"),
+    ],
+)
+def test_a_follow_up_answer_is_a_vote_only_when_it_chose(answer: str, vote: str | None) -> None:
+    assert read_vote(answer) == vote

@@ -40,6 +40,8 @@ SCORE_QUESTION = (
     "Answer with one line: SCORE: n, where n is 0-10 (how ready the proposal is to decide)"
 )
 _SCORE_LINE = re.compile(r"(?im)^\W*(?:score\W*)?(\d{1,2})(?:\s*/\s*10)?\W*$")
+# A line that is one word, alone or before a separator and a reason: ``READY``, ``REJECT: ...``.
+_BARE_VOTE = re.compile(r"[\W_]*[A-Za-z]+[*_.!]*(?:\s*$|\s*[-\u2013\u2014:,;(])")
 
 
 def max_answer_chars(providers: dict[str, Any]) -> int:
@@ -162,9 +164,12 @@ def ask_follow_up(
 
 def read_vote(text: str) -> str | None:
     """The vote a follow-up answer gives: its ``VOTE:`` line, else a first line that is a vote
-    (``READY``); a list of the choices it was offered (``READY, CHANGES or REJECT``) is none."""
+    (``READY``, ``**Changes.**``, ``REJECT - no rollback``; not ``Ready to answer ...``); a list
+    of the choices it was offered (``READY, CHANGES or REJECT``) is none."""
     text = text.strip()
-    return parse_response(text).vote or normalise_vote(text.splitlines()[0] if text else "")
+    first = text.splitlines()[0] if text else ""
+    bare = _BARE_VOTE.match(first)
+    return parse_response(text).vote or (normalise_vote(first) if bare else None)
 
 
 def read_score(text: str) -> int | None:
