@@ -46,6 +46,53 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def signed(
+    author: str, text: str = "", vote: str | None = None, provider: str = "mock", at: str = ""
+) -> str:
+    """A participant's comment as the engine writes it: its metadata line carries the digest
+    of its text, without which a comment signed with a participant's name counts for nothing
+    (`derive.signatures`); `at`: the time it was written."""
+    from discussions.derive.signatures import render_signed
+
+    meta = [f"provider: {provider}"] + ([f"at: {at}"] if at else [])
+    return render_signed(author, text, meta, vote)
+
+
+def sign_ai_comments(text: str) -> str:
+    """`text` with every ``Name: AI-...`` comment that the engine's digest does not vouch for
+    made into what the engine writes: the digest added to its metadata line, or a metadata
+    line put in the blank line under ``Name:`` (inserted where there is none: the comment is
+    one line longer). A hand-written fixture, signed as the engine would have."""
+    from discussions.derive.rules import engine_meta
+    from discussions.derive.signatures import body_digest, own_text
+    from discussions.syntax.meta import comment_meta_line
+    from discussions.syntax.parse import parse_document
+
+    doc = parse_document(text)
+    marker_lines = [m.line for m in doc.engine_markers]
+    lines = text.split("\n")
+    for block in reversed(doc.comments):
+        if not block.author.startswith("AI-") or "digest" in engine_meta(block.body):
+            continue
+        digest = f"digest: {body_digest(own_text(block, marker_lines))}"
+        at = comment_meta_line(block.body.split("\n"))
+        if at is not None:
+            i = block.body_line - 1 + at
+            lines[i] = lines[i].replace(" -->", f" | {digest} -->", 1)
+        elif not lines[block.line].strip():
+            lines[block.line] = f"<!-- provider: mock | {digest} -->"
+        else:
+            lines.insert(block.line, f"<!-- provider: mock | {digest} -->")
+    return "\n".join(lines)
+
+
+def write_signed(path: Path, text: str) -> Path:
+    """`write`, then `sign_ai_comments` on what was written."""
+    write(path, text)
+    path.write_text(sign_ai_comments(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return path
+
+
 def script_command(name: str, *args: str) -> str:
     """A provider command line running one of tests/scripts with this Python."""
     import shlex

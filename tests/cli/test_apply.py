@@ -15,7 +15,7 @@ from discussions.cli import cli
 from discussions.engine.apply import revise
 from discussions.model.discussion import Discussion
 
-from ..conftest import SCRIPTS, write
+from ..conftest import SCRIPTS, write, write_signed
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -107,7 +107,7 @@ def use_lead(userdir: Path, mode: str) -> None:
 
 
 def discussion(root: Path, status: str = "DECIDED", extra: str = "") -> Path:
-    return write(root / "discussions" / "retry.md", DISCUSSION.format(status=status, extra=extra))
+    return write_signed(root / "discussions" / "retry.md", DISCUSSION.format(status=status, extra=extra))
 
 
 def user_files(root: Path) -> dict[str, bytes]:
@@ -430,7 +430,7 @@ def test_dry_run_outside_git_shows_the_hand_off(
         provider_hint: fakewrite
         """)
     write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
-    write(isolated / "discussions" / "retry.md", DISCUSSION.format(status="DECIDED", extra="")
+    write_signed(isolated / "discussions" / "retry.md", DISCUSSION.format(status="DECIDED", extra="")
           .replace("lead, reader", "lead"))
     r = invoke("apply", "discussions/retry.md", "--dry-run")
     assert r.exit_code == 0, r.output

@@ -13,6 +13,8 @@ from discussions.derive.state import State
 from discussions.settings.workspace import Workspace
 from discussions.syntax.render import render_comment, render_phase_transition
 
+from ..conftest import signed
+
 HEADER = """\
 <!-- DISCUSSION -->
 <!-- Title: Search -->
@@ -43,7 +45,7 @@ def messages(s: State) -> list[tuple[int, str]]:
 
 def test_a_clean_file_derives_its_header_and_comments(ws: Workspace) -> None:
     text = file_of(
-        render_comment("AI-Architect", "Q: one index or many?\n\n@security, your view?"),
+        signed("AI-Architect", "Q: one index or many?\n\n@security, your view?"),
         render_comment("Rob", "TODO: measure the index size", vote="READY"),
     )
     s = derive(text, ws, "search")
@@ -61,13 +63,13 @@ def test_a_clean_file_derives_its_header_and_comments(ws: Workspace) -> None:
 
 def test_votes_count_from_the_last_reset_and_background_voices_do_not(ws: Workspace) -> None:
     text = file_of(
-        render_comment("AI-Pragmatist", "Early.", vote="REJECT"),
-        render_comment("AI-Architect", "Early too.", vote="CHANGES"),
+        signed("AI-Pragmatist", "Early.", vote="REJECT"),
+        signed("AI-Architect", "Early too.", vote="CHANGES"),
         render_phase_transition("initial_feedback", "detailed_review").rstrip("\n"),
-        render_comment("AI-Security", "Fine now.", vote="READY"),
-        render_comment("AI-Researcher", "For the record.", vote="REJECT"),
-        render_comment("AI-Architect", "Changed my mind.", vote="CHANGES"),
-        render_comment("AI-Architect", "And again.", vote="READY"),
+        signed("AI-Security", "Fine now.", vote="READY"),
+        signed("AI-Researcher", "For the record.", vote="REJECT"),
+        signed("AI-Architect", "Changed my mind.", vote="CHANGES"),
+        signed("AI-Architect", "And again.", vote="READY"),
     )
     s = derive(text, ws)
     assert s.phase == "detailed_review"
@@ -78,9 +80,9 @@ def test_votes_count_from_the_last_reset_and_background_voices_do_not(ws: Worksp
 
 def test_scores_are_clamped_and_empty_pending_issues_dropped(ws: Workspace) -> None:
     text = file_of(
-        render_comment("AI-Architect", "SCORE: 12\nPENDING: none"),
-        render_comment("AI-Security", "SCORE: 7/10\nPENDING: rate limits\nPENDING: n/a."),
-        render_comment("AI-Pragmatist", "SCORE: soon"),
+        signed("AI-Architect", "SCORE: 12\nPENDING: none"),
+        signed("AI-Security", "SCORE: 7/10\nPENDING: rate limits\nPENDING: n/a."),
+        signed("AI-Pragmatist", "SCORE: soon"),
     )
     s = derive(text, ws)
     assert s.scores == {"AI-Architect": 10, "AI-Security": 7}

@@ -21,7 +21,7 @@ from discussions.derive.diagnosis import (
 )
 from discussions.engine.responses import parse_response
 
-from ..conftest import code, out, result_of, run, script_command, write
+from ..conftest import code, out, result_of, run, script_command, sign_ai_comments, write
 
 NAMES = {"architect": "AI-Architect", "security": "AI-Security", "pragmatist": "AI-Pragmatist"}
 
@@ -151,7 +151,7 @@ CONFIDENCE: 8
 
 
 def test_hand_written_markers_converge_and_failures_drop(isolated: Path) -> None:
-    path = write(isolated / "discussions" / "hand.md", HAND)
+    path = write(isolated / "discussions" / "hand.md", sign_ai_comments(HAND))
     d = Discussion.load(path)
     diag = d.diagnosis
     assert diag.converged

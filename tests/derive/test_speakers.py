@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from discussions import Discussion, ReservedName
-from discussions.derive.speakers import ai_authors, impersonated, name_key
+from discussions.derive.speakers import ai_authors, impersonated, name_key, name_keys
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, out, run, write
@@ -38,6 +38,9 @@ SECURITY_LOOKALIKES = [
     "AI–Security",
     "Al-Securlty",
     "AI_Secur1ty",
+    "\u13aal-Security",  # a Cherokee A (UTS #39 skeleton)
+    "AI-Securityy",  # one keystroke away: squatting
+    "AI-Secuirty",
 ]
 
 
@@ -51,13 +54,16 @@ def file_text(project: Path) -> str:
     return (project / "discussions" / NAME).read_text(encoding="utf-8")
 
 
-def test_name_keys_fold_lookalikes() -> None:
-    assert {name_key(n) for n in SECURITY_LOOKALIKES if n != "Security Bob"} <= {
-        "aisecurity",
-        "security",
-    }
+def test_name_keys_fold_lookalikes(isolated: Path) -> None:
+    registry = Workspace.discover().participants
+    for name in SECURITY_LOOKALIKES:
+        assert impersonated(name, registry) == "participant AI-Security (@security)", name
+    assert name_keys("\u13aal-Security") & name_keys("AI-Security")  # the same skeleton
+    assert name_keys("ＡＩ－Ｓｅｃｕｒｉｔｙ") & name_keys("ai security")
     assert name_key("Zoë Ångström") == name_key("zoe angstrom")
-    assert name_key("Rob") != name_key("Bob")
+    assert not name_keys("Rob") & name_keys("Bob")
+    for person in ("Rob", "Zoë Ångström", "Bob Security", "Archie", "Al", "Ann", "Securitas Inc"):
+        assert impersonated(person, registry) == "", person
 
 
 @pytest.mark.parametrize("author", SECURITY_LOOKALIKES)

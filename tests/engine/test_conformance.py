@@ -16,14 +16,15 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.apply import ApplyRecord, render_apply
 
-from ..conftest import code, out, result_of, run, script_command, write
+from ..conftest import code, out, result_of, run, script_command, sign_ai_comments, signed, write
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
 
-DECIDED = """\
+DECIDED = sign_ai_comments(
+    """\
 <!-- DISCUSSION -->
 <!-- Title: Retry policy -->
 <!-- Phase: consensus_vote -->
@@ -60,6 +61,7 @@ Agreed.
 
 VOTE: READY
 """
+)
 
 BRANCH = "discussions/apply/retry-policy-1"
 
@@ -180,9 +182,7 @@ def test_consensus_on_the_first_vote_sets_implemented(project, tmp_path: Path) -
     path, applied, _ = project({"architect": "ready", "security": "ready", "pragmatist": "ready"})
     calls: list[list[str]] = []
     result = review_apply(
-        Runner(Workspace.discover()),
-        Discussion.load(path),
-        applied,
+        Runner(Workspace.discover()), Discussion.load(path), applied,
         reviser(tmp_path / "lead-tree", applied, calls),
     )
     assert result.stage == "implemented" and len(result.rounds) == 1 and calls == []
@@ -370,8 +370,10 @@ def test_votes_since_reads_concerns_of_changes_and_reject(isolated: Path) -> Non
         isolated / "x.md",
         DECIDED
         + (
-            "\n---\n\nName: AI-Security\nNo.\n\nCONCERN: one\nCONCERN: two\n\nVOTE: REJECT\n"
-            "\n---\n\nName: AI-Architect\nHm.\n\nVOTE: CHANGES\n"
+            "\n---\n\n"
+            + signed("AI-Security", "No.\n\nCONCERN: one\nCONCERN: two", "REJECT")
+            + "\n---\n\n"
+            + signed("AI-Architect", "Hm.", "CHANGES")
         ),
     )
     d = Discussion.load(path)

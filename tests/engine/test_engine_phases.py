@@ -8,16 +8,15 @@ from pathlib import Path
 from discussions import Discussion
 from discussions.engine import chair, phases
 from discussions.engine.council import render_result
-from discussions.syntax.render import render_comment
 
-from ..conftest import write
+from ..conftest import signed, write
 
 TRIO = ["architect", "security", "pragmatist"]
 
 
 def said(d: Discussion, alias: str, text: str, vote: str | None = None) -> None:
     """Append a comment by participant `alias`, as the engine writes one, and save."""
-    d.add_block(render_comment(d.workspace.participants.get(alias).name, text, vote=vote))
+    d.add_block(signed(d.workspace.participants.get(alias).name, text, vote))
     d.save()
 
 

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.syntax.render import render_comment
 
-from ..conftest import code, out, result_of, run, script_command, write
+from ..conftest import code, out, result_of, run, script_command, signed, write
 
 
 @pytest.fixture
@@ -128,8 +127,8 @@ def test_hand_written_scores_count(isolated: Path) -> None:
     assert code(run("new", "By hand", "--template", "deliberation", "--participants", "architect")) == 0
     path = isolated / "discussions" / "by-hand.md"
     d = Discussion.load(path)
-    # The architect's comment as written into the file (a person cannot sign as a participant).
-    d.add_block(render_comment("AI-Architect", "Looks right.\n\nSCORE: 9\nPENDING: n/a"))
+    # The architect's comment as the engine writes it (a person cannot sign as a participant).
+    d.add_block(signed("AI-Architect", "Looks right.\n\nSCORE: 9\nPENDING: n/a"))
     d.save()
     assert code(run("comment", "by-hand.md", "SCORE: 12\nPENDING: -", "--author", "Rob")) == 0
     d = Discussion.load(path)

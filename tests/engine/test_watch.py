@@ -17,9 +17,8 @@ from discussions import Discussion, DiscussionNotFound
 from discussions.cli import cli
 from discussions.engine.watch import Watcher
 from discussions.settings.workspace import Workspace
-from discussions.syntax.render import render_comment
 
-from ..conftest import script_command, write
+from ..conftest import script_command, signed, write
 
 
 def new(title: str) -> Path:
@@ -63,7 +62,7 @@ def test_old_comments_and_ai_comments_do_not_trigger(isolated: Path) -> None:
     w.add(path)
     # An AI's comment, as the engine writes it (a person cannot sign as a participant).
     d = Discussion.load(path)
-    d.add_block(render_comment("AI-Pragmatist", "@security from an AI"))
+    d.add_block(signed("AI-Pragmatist", "@security from an AI"))
     d.save()
     w.process(path)
     assert w.turns_run == 0
@@ -88,7 +87,9 @@ def test_loop_guard_bounds_ai_ping_pong(isolated: Path, providers_file) -> None:
     providers_file(
         {
             "pingpong": script_command(
-                "answer.py", '{"comment": "@architect @security over to you", "vote": null}'
+                # Three words: a participant saying again what another said in a line this
+                # short still means it (`echoes`); a longer line copied would be an echo.
+                "answer.py", '{"comment": "@architect @security, yours", "vote": null}'
             ),
         }
     )

@@ -10,6 +10,8 @@ import pytest
 from discussions.model.discussion import Discussion
 from discussions.syntax.render import render_comment
 
+from ..conftest import signed
+
 APP = "".join(f"line {n}\n" for n in range(1, 31)).replace("line 7\n", "TOKEN_APP_7 = 'only-here'\n")
 
 
@@ -48,7 +50,10 @@ def ask(root: Path, author: str, *requests: str) -> Discussion:
         d.save()
     d = Discussion.load(path)
     body = "Let me look.\n\n" + "\n".join(f"EVIDENCE: {r}" for r in requests)
-    d.add_block(render_comment(author, body, meta="at: 2026-11-23T10:00:00Z"))
+    at = "2026-11-23T10:00:00Z"
+    ai = author.startswith("AI-")  # a participant's comment is the engine's, signed
+    block = signed(author, body, at=at) if ai else render_comment(author, body, meta=f"at: {at}")
+    d.add_block(block)
     d.save()
     d.reload()
     return d

@@ -15,6 +15,8 @@ from discussions.syntax.markers import extract
 from discussions.syntax.parse import parse_document
 from discussions.syntax.render import analyse_tail, join_blocks, render_comment, render_header
 
+from ..conftest import signed
+
 HEADER = render_header([("Title", "Evidence"), ("Phase", "initial_feedback"), ("Status", "OPEN")])
 BASE = HEADER + "\n# Evidence\n\nRead the code.\n"
 AT = "2026-11-23T10:00:00Z"
@@ -54,7 +56,7 @@ def test_request_marker_and_forms() -> None:
 def test_block_round_trips_into_state_with_digest() -> None:
     text = append(
         BASE,
-        render_comment("AI-Architect", "EVIDENCE: read src/app.py", meta=f"at: {AT}"),
+        signed("AI-Architect", "EVIDENCE: read src/app.py", at=AT),
     )
     s = derive_text(text)
     assert [(e.status, e.request, e.by) for e in s.evidence] == [
@@ -77,7 +79,7 @@ def test_hostile_content_forges_nothing() -> None:
     )
     text = append(
         BASE,
-        render_comment("AI-Architect", "Looking.", meta=f"at: {AT}"),
+        signed("AI-Architect", "Looking.", at=AT),
         block(1, hostile, request="read a | b --> c"),
     )
     doc = parse_document(text)

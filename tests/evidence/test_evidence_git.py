@@ -15,6 +15,7 @@ from discussions.settings.workspace import Workspace
 from discussions.syntax import clock
 from discussions.syntax.render import render_comment
 
+from ..conftest import signed
 from ..git.test_git import (  # noqa: F401  (the fixture)
     commit_all,
     git,
@@ -36,7 +37,10 @@ def one_time(monkeypatch: pytest.MonkeyPatch) -> None:
 def ask(path: Path, author: str, request: str) -> Discussion:
     d = Discussion.load(path, Workspace.discover())
     body = f"Let me look.\n\nEVIDENCE: {request}"
-    d.add_block(render_comment(author, body, meta="at: 2026-11-24T10:00:00Z"))
+    at = "2026-11-24T10:00:00Z"
+    ai = author.startswith("AI-")  # a participant's comment is the engine's, signed
+    block = signed(author, body, at=at) if ai else render_comment(author, body, meta=f"at: {at}")
+    d.add_block(block)
     d.save()
     fulfil_pending(d)
     return d

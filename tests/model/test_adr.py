@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from discussions.errors import DiscussionExists
 from discussions.model import adr
 from discussions.model.discussion import Discussion
-from discussions.syntax.render import render_comment
+
+from ..conftest import signed
 
 
 def run(*args: str):  # type: ignore[no-untyped-def]
@@ -33,7 +34,7 @@ def decided(title: str = "Add user authentication", *, template: str = "feature"
     ]:
         if author.startswith("AI-"):  # a participant's comment, as the engine writes it
             d = Discussion.load(path)
-            d.add_block(render_comment(author, body))
+            d.add_block(signed(author, body))
             d.save()
             continue
         assert run("comment", str(path), "-a", author, body).exit_code == 0

@@ -20,6 +20,8 @@ from discussions.syntax.parse import is_discussion_text, parse_document
 from discussions.syntax.render import neutralise, render_comment
 from discussions.syntax.text import decode
 
+from ..conftest import signed
+
 # -- generated files -------------------------------------------------------------------------
 
 line_text = st.text(
@@ -99,11 +101,10 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
         if not text.strip() and vote is None:
             text = "something"
         # What a provider says is untrusted: neutralise it, as the runner does.
-        d.add_block(
-            render_comment(
-                " ".join(author.split()), neutralise(text), vote=vote.upper() if vote else None
-            )
-        )
+        name, said, cast = " ".join(author.split()), neutralise(text), vote.upper() if vote else None
+        # A participant's comment is the engine's, signed (`derive.signatures`).
+        ai = name.startswith("AI-")
+        d.add_block(signed(name, said, cast) if ai else render_comment(name, said, vote=cast))
         if not _is_discussion(original):
             # Writers refuse what is not a discussion, and leave it exactly as it was.
             with pytest.raises(NotWritable):

@@ -10,7 +10,7 @@ from discussions.model.discussion import Discussion
 from discussions.model.handoff import build_handoff, is_decided
 from discussions.syntax.evidence import Block, render_block
 
-from ..conftest import write
+from ..conftest import sign_ai_comments, write
 
 DECIDED = """
 <!-- DISCUSSION -->
@@ -53,7 +53,7 @@ VOTE: READY
 
 def decided_file(folder: Path, status: str = "DECIDED", extra: str = "") -> Path:
     """A discussion file with a decision, TODOs, a concern and a question."""
-    return write(folder / "cache.md", DECIDED.format(status=status) + extra)
+    return write(folder / "cache.md", sign_ai_comments(DECIDED.format(status=status) + extra))
 
 
 def _discussion(folder: Path, status: str = "DECIDED", extra: str = "") -> Discussion:
@@ -208,7 +208,7 @@ def test_only_finished_statuses_decide(isolated: Path) -> None:
     text = DECIDED.format(status="DIAGNOSED").replace(
         "<!-- Participants:", "<!-- Template: diagnostic -->\n<!-- Participants:"
     )
-    d = Discussion.load(write(isolated / "diag.md", text))
+    d = Discussion.load(write(isolated / "diag.md", sign_ai_comments(text)))
     assert is_decided(d) == (True, "the discussion is DIAGNOSED")
 
 
@@ -247,7 +247,7 @@ DONE: @pragmatist Migrate the   schema!
 
 
 def test_todos_are_done_by_a_later_done_with_the_same_words(isolated: Path) -> None:
-    h = build_handoff(Discussion.load(write(isolated / "todo.md", TODO_LOGIC)))
+    h = build_handoff(Discussion.load(write(isolated / "todo.md", sign_ai_comments(TODO_LOGIC))))
     done = {t.text: t.done for t in h.todos}
     assert done == {
         "fix cache": False,  # "prefix cache keys" holds the letters, not the words

@@ -13,7 +13,7 @@ from discussions.cli import cli
 from discussions.model.discussion import Discussion
 from discussions.model.handoff import build_handoff
 
-from ..conftest import write
+from ..conftest import write, write_signed
 
 HOSTILE_DIFF = (
     "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,4 @@\n # Constraints\n"
@@ -52,7 +52,7 @@ def test_a_heading_inside_a_reviewed_diff_is_no_constraint(isolated: Path) -> No
 
 
 def test_fenced_lines_neither_head_nor_end_a_section(isolated: Path) -> None:
-    path = write(
+    path = write_signed(
         isolated / "deploy.md",
         """
         <!-- DISCUSSION -->

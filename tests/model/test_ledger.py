@@ -14,7 +14,7 @@ from discussions.model import ledger
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
-from ..conftest import FIXTURES, write
+from ..conftest import FIXTURES, sign_ai_comments, write
 
 
 def run(*args: str):  # type: ignore[no-untyped-def]
@@ -47,7 +47,7 @@ def discussion(
         text += f"\n<!-- STATUS-CHANGE: {status} -> {changed_to} -->\n"
     path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(sign_ai_comments(text), encoding="utf-8")  # as the engine writes them
     return path
 
 

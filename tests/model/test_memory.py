@@ -16,7 +16,7 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.views.status import revisits
 
-from ..conftest import code, out, run, script_command, write
+from ..conftest import code, out, run, script_command, sign_ai_comments, write, write_signed
 from ..derive.test_motions import council_template
 from ..git.test_git import commit_all, git, repo  # noqa: F401  (the repository fixture)
 
@@ -32,10 +32,11 @@ def prompts_of(folder: Path, alias: str) -> list[str]:
 
 
 def append(path: Path, author: str, text: str) -> None:
-    """A comment signed by a participant, appended as text (the CLI refuses a participant's
-    name to a person)."""
+    """A comment signed by a participant, appended as text as the engine writes it (the CLI
+    refuses a participant's name to a person)."""
     with path.open("a", encoding="utf-8") as f:
         f.write(f"\nName: {author}\n\n{text}\n\n---\n")
+    path.write_text(sign_ai_comments(path.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def section(prompt: str) -> str:
@@ -88,7 +89,7 @@ def _hand(folder: Path, name: str, created: str, body: str, status: str = "DECID
         f"## Context\nAbout {name}.\n\n---\n\nName: AI-Architect\n\n{body}\n\n---\n"
         f"\n<!-- STATUS-CHANGE: OPEN -> {status} -->\n"
     )
-    return write(folder / f"{name}.md", text)
+    return write_signed(folder / f"{name}.md", text)
 
 
 def test_notes_round_trip_through_the_file_and_check(isolated: Path) -> None:

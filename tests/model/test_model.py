@@ -8,7 +8,7 @@ import pytest
 
 from discussions import Discussion, DiscussionNotFound, InvalidVote, PhaseError
 
-from ..conftest import write
+from ..conftest import sign_ai_comments, write
 
 HEADER = """\
 <!-- DISCUSSION -->
@@ -23,7 +23,7 @@ HEADER = """\
 
 
 def make(tmp: Path, body: str) -> Discussion:
-    return Discussion.load(write(tmp / "d.md", HEADER + body))
+    return Discussion.load(write(tmp / "d.md", sign_ai_comments(HEADER + body)))
 
 
 def test_latest_vote_per_participant(isolated: Path) -> None:

@@ -1,6 +1,6 @@
 """A stand-in AI CLI for the documentation loop: answers by a plan, recording every prompt.
 
-argv[1] is the plan (JSON): {"leader": alias, "voters": "once" | "always" | "ready",
+argv[1] is the plan (JSON): {"leader": alias, "voters": "once" | "always" | "ready" | "restate",
 "kill": "revise" (SIGKILL the calling process when asked for a revision, the first time),
 "race": FILE (append a draft 1 to FILE while asked for the first draft)}.
 argv[2] is a memory folder: each prompt is saved as prompts/<n>-<alias>-<kind>.txt (kind:
@@ -8,7 +8,8 @@ draft, revise, vote, summary or turn).
 
 The leader's draft lists the blockers its prompt gave it. A voter asked to vote answers
 CHANGES with a CONCERN: the first time when "once" (READY after), every time when "always",
-never when "ready". A turn: READY.
+never when "ready"; "restate": REJECT with the same reason and CONCERN: each time, in markdown.
+A turn: READY.
 """
 
 import json
@@ -71,7 +72,12 @@ if kind in ("draft", "revise"):
 elif kind == "vote":
     seen = memory / f"voted-{alias}"
     mode = plan.get("voters", "once")
-    if mode == "always" or (mode == "once" and not seen.exists()):
+    if mode == "restate":  # the same objection, word for word, every time, in markdown
+        print(
+            f"The draft has no rollback plan, so {alias} cannot approve it.\n\n"
+            f"CONCERN: the draft lacks a rollback plan (asked by {alias})\n\nVOTE: REJECT"
+        )
+    elif mode == "always" or (mode == "once" and not seen.exists()):
         seen.write_text("1")
         concern = f"the draft lacks a rollback plan (asked by {alias})"
         print(json.dumps({"comment": f"Not yet.\nCONCERN: {concern}", "vote": "CHANGES"}))

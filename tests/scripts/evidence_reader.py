@@ -20,8 +20,10 @@ token = re.search(r"TOKEN_[A-Z0-9_]+", inside)
 if len(sys.argv) > 1 and sys.argv[1] == "greedy":
     first = ["read src/app.py:1", "read src/app.py:2", "list src"]
     answer = {"comment": "More.", "evidence": first if "<evidence " not in prompt else ["list ."]}
-elif token:
-    answer = {"comment": f"I read the evidence: {token.group(0)}", "vote": None}
+elif token:  # in words of its own: another's sentence copied whole would be an echo
+    me = re.search(r"\(@([\w-]+)\)", prompt)
+    said = f"I read the evidence: {token.group(0)}, says @{me.group(1) if me else 'me'}."
+    answer = {"comment": said, "vote": None}
 elif len(sys.argv) > 2 and sys.argv[1] == "ask":
     if len(sys.argv) > 3 and sys.argv[3] == "line":
         answer = {"comment": f"Let me look.\n\nEVIDENCE: {sys.argv[2]}", "vote": None}

@@ -12,13 +12,13 @@ from discussions import Discussion
 from discussions.model.verdicts import positions_of
 from discussions.syntax.render import render_comment
 
-from ..conftest import out, run, write
+from ..conftest import out, run, signed, write
 
 TRIO = ["architect", "security", "pragmatist"]
 
 
 def said(d: Discussion, who: str, text: str) -> None:
-    d.add_block(render_comment(who, text))
+    d.add_block(signed(who, text) if who.startswith("AI-") else render_comment(who, text))
     d.save()
 
 

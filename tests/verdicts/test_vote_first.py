@@ -10,7 +10,7 @@ import pytest
 
 from discussions import Discussion
 
-from ..conftest import code, out, run, script_command, write
+from ..conftest import code, out, run, script_command, signed, write
 
 VOTE_FIRST = """\
 name: verdict
@@ -98,12 +98,11 @@ def test_a_vote_first_phase_votes_and_is_blind_only_until_the_ballot_is_in(
     info = d.phase_info
     assert info is not None and info.voting_mode and info.blind
     for who, vote in (("AI-Architect", "READY"), ("AI-Security", "READY")):
-        from discussions.syntax.render import render_comment
 
-        d.add_block(render_comment(who, f"Fine.\n\nVOTE: {vote}"))
+        d.add_block(signed(who, f"Fine.\n\nVOTE: {vote}"))
         d.save()
         assert d.phase_info is not None and d.phase_info.blind  # one voter still to come
-    d.add_block(render_comment("AI-Pragmatist", "Fine.\n\nVOTE: READY"))
+    d.add_block(signed("AI-Pragmatist", "Fine.\n\nVOTE: READY"))
     d.save()
     assert d.phase_info is not None and not d.phase_info.blind
 

@@ -20,7 +20,7 @@ from discussions.views.html import (
     visible_markdown,
 )
 
-from ..conftest import code, out, run, script_command, write
+from ..conftest import code, out, run, script_command, write, write_signed
 
 HOSTILE = """\
 <!-- DISCUSSION -->
@@ -127,7 +127,7 @@ class Page(HTMLParser):
 
 @pytest.fixture
 def hostile(isolated: Path) -> Path:
-    return write(isolated / "discussions" / "auth.md", HOSTILE)
+    return write_signed(isolated / "discussions" / "auth.md", HOSTILE)
 
 
 def _export(path: Path, *args: str) -> str:

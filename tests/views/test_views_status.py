@@ -9,7 +9,7 @@ from pathlib import Path
 from discussions import Discussion
 from discussions.views.status import Span, author_votes, status_lines, status_of
 
-from ..conftest import out, run, write
+from ..conftest import out, run, write_signed
 
 HEADER = """\
 <!-- DISCUSSION -->
@@ -57,7 +57,7 @@ CONCERN: clock skew
 
 def make(tmp: Path, body: str = BODY, title: str = "Token expiry") -> Discussion:
     text = HEADER.replace("Title: Token expiry", f"Title: {title}") + body
-    return Discussion.load(write(tmp / "discussions" / "d.md", text))
+    return Discussion.load(write_signed(tmp / "discussions" / "d.md", text))
 
 
 def texts(d: Discussion, verbose: bool = False) -> list[str]:
@@ -110,7 +110,7 @@ def test_lines_say_phase_votes_consensus_and_items(isolated: Path) -> None:
     assert "TODOs (1):" not in lines and "All comments:" not in lines
     verbose = texts(make(isolated), verbose=True)
     assert "TODOs (1):" in verbose
-    assert "  line 23: AI-Architect VOTE: READY" in verbose
+    assert "  line 23: AI-Architect [mock] VOTE: READY" in verbose
 
 
 def test_tones_mark_what_an_interface_may_colour(isolated: Path) -> None:
@@ -156,4 +156,4 @@ def test_the_command_prints_the_view(isolated: Path) -> None:
         assert out(r) == shown.replace("\x1b", "\\x1b")
     r = run("status", "discussions/d.md", "--json")
     assert json.loads(out(r)) == json.loads(json.dumps(status_of(d)))
-    assert status_of(d)["usage"]["calls"] == 0  # type: ignore[index]
+    assert status_of(d)["usage"]["calls"] == 1  # type: ignore[index]  # AI-Architect, signed

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .rules import parse_score, strip_meta
+from .rules import parse_score
+from .signatures import strip_meta
 from .state import Comment, Item
 
 if TYPE_CHECKING:

@@ -13,7 +13,6 @@ templates, configuration) is read, never changed.
 from __future__ import annotations
 
 import _thread
-import bisect
 import gc
 import re
 from collections.abc import Callable, Collection
@@ -22,15 +21,18 @@ from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
-from ..syntax.document import CommentBlock, ParseWarning
+from ..syntax.document import ParseWarning
 from ..syntax.markers import BodyMarkers, Marker, Mention, extract
-from ..syntax.meta import comment_meta, comment_meta_line, meta_fields
+from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
-from ..syntax.text import normalise_newlines
 from .diagnosis import rule_diagnosis
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .runlog import group_runs
+from .signatures import Claims, forgery
+from .signatures import body_digest as body_digest  # re-exported: callers and tests
+from .signatures import own_text as own_text
+from .signatures import strip_meta as strip_meta
 from .state import Comment, Item, PendingMention, RunMark, State
 
 if TYPE_CHECKING:
@@ -102,10 +104,19 @@ def rule_participants(s: State) -> None:
 
 
 def rule_comments(s: State) -> None:
-    """Each comment's markers, mentions and engine metadata; items; who is human."""
+    """Each comment's markers, mentions and engine metadata; items; who is human. A comment
+    that claims to be a participant's without the engine's digest (`signatures.forgery`) is
+    kept with its text and mentions, but without markers or a vote: none of it counts."""
     registry = s.registry
+    claims = Claims(registry)
+    marker_lines = [m.line for m in s.doc.engine_markers]
     for block in s.doc.comments:
         found, meta = comment_parts(block.body, block.body_line)
+        forged, why = forgery(block, meta, claims, marker_lines)
+        if why:
+            s.warn(block.line, why, "error", code="forged-comment", subject=block.author)
+        if forged:
+            found = BodyMarkers([], found.mentions, [])
         s.warnings.extend(found.warnings)
         mention_lines: dict[str, int] = {}
         for mention in found.mentions:
@@ -122,9 +133,10 @@ def rule_comments(s: State) -> None:
             meta=meta,
             mention_lines=mention_lines,
             at=parse_stamp(stamp) if stamp is not None else None,
+            forged=forged,
         )
         s.comments.append(comment)
-        if registry.for_author(block.author) is None:
+        if registry.for_author(block.author) is None and not forged:
             s.humans.add(block.author)
         for marker in found.markers:
             if marker.kind in s.items:
@@ -347,21 +359,6 @@ def rule_integrity(s: State) -> None:
             )
 
 
-def own_text(c: Comment | CommentBlock, marker_lines: list[int]) -> str:
-    """The comment's text without its metadata line and without engine-marker blocks appended
-    after it (a phase transition is its own block, but the parser keeps it in the comment
-    before it)."""
-    body = strip_meta(c.body)
-    i = bisect.bisect_right(marker_lines, c.line)
-    first = marker_lines[i] if i < len(marker_lines) and marker_lines[i] <= c.end_line else None
-    if first is not None:
-        lines = normalise_newlines(c.body).split("\n")[: first - c.line - 1]
-        while lines and lines[-1].strip() in ("", "---"):
-            lines.pop()
-        body = strip_meta("\n".join(lines))
-    return body
-
-
 def rule_conflicts(s: State, text: str) -> None:
     for line in conflicts.conflict_lines(text):
         s.warn(
@@ -500,23 +497,6 @@ def engine_meta(body: str) -> dict[str, str]:
     see `format.comment_meta`)."""
     inner = comment_meta(body)
     return meta_fields(inner) if inner is not None else {}
-
-
-def strip_meta(body: str) -> str:
-    """`body` without the tool's metadata line."""
-    lines = body.split("\n")
-    i = comment_meta_line(lines)
-    return body if i is None else "\n".join(lines[:i] + lines[i + 1 :])
-
-
-def body_digest(body: str) -> str:
-    """A short digest of a comment's text, insensitive to line endings, trailing whitespace and
-    surrounding blank lines (what editors change on save)."""
-    lines = normalise_newlines(body).split("\n")
-    norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
-    import hashlib  # only for comments the engine wrote: not on every command's start-up
-
-    return hashlib.sha256(norm.encode("utf-8", errors="replace")).hexdigest()[:16]
 
 
 def mention_typos(

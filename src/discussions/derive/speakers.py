@@ -11,11 +11,15 @@ refused when it is, or looks like:
   engine's ``<!-- provider: ... -->`` line, or a ``<!-- PASS: name -->`` block), even when the
   persona is no longer configured.
 
-"Looks like" compares `name_key`s: Unicode compatibility forms folded (NFKC: full-width and
-mathematical letters), case folded, accents dropped, common Cyrillic and Greek look-alikes of
-Latin letters mapped to them, ``l``/``1``/``|`` read as ``i``, ``0`` as ``o``, ``rn`` as ``m``,
-``vv`` as ``w``, and everything but letters and digits (spaces, dashes, dots, underscores)
-left out. Invisible and control characters are refused before, by `Discussion.add_comment`.
+"Looks like" compares `name_keys`: a name's own form (Unicode compatibility forms folded, case
+folded, accents dropped, everything but letters and digits left out: ``AI Security`` is
+``aisecurity``) and its Unicode confusables skeleton (UTS #39, computed by the maintained
+``disarm`` package from Unicode's own table, not a table of ours: ``Ꭺl-Security`` with a
+Cherokee A, ``АI-Ѕecurity`` with Cyrillic letters, ``AI_Secur1ty`` all share the skeleton of
+``AI-Security``). Two names look alike when a key of one is a key of the other, or, for keys
+of `_FUZZY_MIN` characters or more, one edit away from it (``AI-Securityy``, ``AI-Secuirty``):
+a squatter's name one keystroke from a participant's. Invisible and control characters are
+refused before, by `Discussion.add_comment`.
 
 The council (who casts counted ballots and seconds motions) is the discussion's voting
 participants and the people named in ``consensus.human_required``; `council_seat` matches an
@@ -27,6 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..errors import ReservedName
@@ -34,12 +39,8 @@ from ..errors import ReservedName
 if TYPE_CHECKING:
     from ..settings.participants import Participant, ParticipantRegistry
 
-_LOOKALIKES = str.maketrans(
-    "авеёкмнорстухѕіїјԁԛԝһӏɡ"  # Cyrillic
-    "αβεηικνορτυχζ"  # Greek
-    "ıłl1|!0øđħ$",  # Latin letters, digits and signs read as others
-    "abeekmhopctyxsiijdqwhigabenikvoptuxziiiiiioodhs",
-)
+_FUZZY_MIN = 5
+"""Keys this long or longer also match a key one edit away (a squatted name)."""
 _TOKEN = re.compile(r"[^\W_]+")
 # Each starts with a literal newline, so a scan of a large file jumps from line to line that
 # can match (ten times faster than ``^`` with re.M); the text is searched with a newline before it.
@@ -50,22 +51,62 @@ _PASS = re.compile(r"\n[ ]{0,3}<!--[ \t]*PASS:[ \t]*(?P<name>[^\n]*?)[ \t]*-->")
 
 
 def _tokens(name: str) -> list[str]:
+    """The words of `name`: compatibility forms and case folded, accents dropped."""
     folded = unicodedata.normalize("NFKC", name).casefold()
     bare = "".join(
         ch for ch in unicodedata.normalize("NFKD", folded) if unicodedata.category(ch) != "Mn"
     )
-    words = _TOKEN.findall(bare.translate(_LOOKALIKES))
-    return [w.replace("rn", "m").replace("vv", "w") for w in words]
+    return _TOKEN.findall(bare)
+
+
+@lru_cache(maxsize=4096)
+def _skeleton_tokens(name: str) -> tuple[str, ...]:
+    """The words of the UTS #39 confusables skeleton of `name` (letters read as the letter they
+    look like; ``I``, ``l`` and ``1`` as one, ``0`` as ``O``)."""
+    from disarm import skeleton_key  # only when a name is compared: it takes a while to load
+
+    return tuple(_tokens(skeleton_key(name, digit_policy="tr39")))
+
+
+def name_keys(name: str, skeleton: bool = True) -> frozenset[str]:
+    """What `name` looks like, for comparing names (see the module docstring): its folded
+    form and (with `skeleton`) its skeleton's. ``"ＡＩ–Ѕécurity"``, ``"Ꭺl-Security"`` and
+    ``"ai security"`` each share a key with ``"AI-Security"``."""
+    keys = {"".join(_tokens(name))}
+    if skeleton:
+        keys.add("".join(_skeleton_tokens(name)))
+    return frozenset(keys - {""})
 
 
 def name_key(name: str) -> str:
-    """What `name` looks like, for comparing names (see the module docstring):
-    ``"ＡＩ–Ѕécurity"`` and ``"ai security"`` both give ``"aisecurity"``."""
+    """The folded form of `name`: ``"ＡＩ–Sécurity"`` and ``"ai security"`` both give
+    ``"aisecurity"`` (look-alike letters are compared by `name_keys`)."""
     return "".join(_tokens(name))
 
 
-def _participant_keys(p: Participant) -> set[str]:
-    return {name_key(p.name), name_key(p.alias), "ai" + name_key(p.alias)}
+def _participant_keys(p: Participant, skeleton: bool = True) -> set[str]:
+    aliases = name_keys(p.alias, skeleton)
+    keys = set(name_keys(p.name, skeleton) | aliases)
+    return keys | {"ai" + k for k in aliases} | {"al" + k for k in aliases}
+
+
+def _near(key: str, other: str) -> bool:
+    """`key` is `other`, or (both `_FUZZY_MIN` long or more) one insertion, deletion,
+    substitution or swap of two neighbours away from it."""
+    if key == other:
+        return True
+    if min(len(key), len(other)) < _FUZZY_MIN or abs(len(key) - len(other)) > 1:
+        return False
+    short, long = sorted((key, other), key=len)
+    i = next((n for n, (a, b) in enumerate(zip(short, long, strict=False)) if a != b), len(short))
+    if len(short) == len(long):
+        swapped = short[i : i + 2] == long[i : i + 2][::-1]
+        return short[i + 1 :] == long[i + 1 :] or (swapped and short[i + 2 :] == long[i + 2 :])
+    return short[i:] == long[i + 1 :]
+
+
+def _looks_like(keys: set[str], known: set[str]) -> bool:
+    return any(_near(k, x) for k in keys for x in known)
 
 
 def ai_authors(text: str) -> list[str]:
@@ -77,28 +118,41 @@ def ai_authors(text: str) -> list[str]:
     return list(dict.fromkeys(n for n in found if n))
 
 
-def impersonated(author: str, registry: ParticipantRegistry, spoken: Iterable[str] = ()) -> str:
+def impersonated(
+    author: str, registry: ParticipantRegistry, spoken: Iterable[str] = (), skeleton: bool = True
+) -> str:
     """Whom `author` would sign as: ``"participant AI-Security (@security)"``, or ``""`` when
-    `author` is nobody's but their own. `spoken` are the AI authors of the discussion."""
+    `author` is nobody's but their own. `spoken` are the AI authors of the discussion; without
+    `skeleton`, the author's name is compared by its folded form alone (no confusables
+    skeleton: the package that computes it takes a while to load)."""
     p = registry.for_author(author)
     if p is not None:
         return f"participant {p.name} (@{p.alias})"
-    words = _tokens(author)
-    keys = {"".join(words)} - {""} | ({words[0]} if len(words) > 1 else set())
+    keys = _author_keys(author, skeleton)
     for p in registry:
-        if keys & _participant_keys(p):
+        if _looks_like(keys, _participant_keys(p, skeleton)):
             return f"participant {p.name} (@{p.alias})"
     for name in spoken:
-        if keys & _spoken_keys(name):
+        if _looks_like(keys, _spoken_keys(name, skeleton)):
             return f"{name}, who speaks as an AI in this discussion"
     return ""
 
 
-def _spoken_keys(name: str) -> set[str]:
+def _author_keys(author: str, skeleton: bool = True) -> set[str]:
+    """The keys of `author`: of the whole name, and of its first word where it has several
+    (``Security Bob`` is read as ``@security``)."""
+    keys = set(name_keys(author, skeleton))
+    words = _tokens(author)
+    if len(words) > 1:
+        keys |= name_keys(words[0], skeleton)
+    return keys
+
+
+def _spoken_keys(name: str, skeleton: bool = True) -> set[str]:
     """The keys of an AI author of the discussion, as for a configured participant: the whole
     name, and the name without its ``AI`` prefix (``AI-Oracle``: ``aioracle``, ``oracle``)."""
-    key = name_key(name)
-    return {key, key[2:]} - {""} if key.startswith("ai") else {key} - {""}
+    keys = set(name_keys(name, skeleton))
+    return keys | {k[2:] for k in keys if k[:2] in ("ai", "al") and k[2:]}
 
 
 def check_human_author(author: str, registry: ParticipantRegistry, text: str = "") -> None:

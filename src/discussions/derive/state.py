@@ -70,6 +70,9 @@ class Comment:
     at: datetime | None = None
     """When it was written (UTC, to the second), as the tool recorded it in the metadata line;
     None for a comment that does not say (typed by hand, or written before times were kept)."""
+    forged: bool = False
+    """It claims to be a participant's without the engine's digest (`signatures.forgery`):
+    its `markers` and `vote` are left empty, so none of it counts."""
 
     @property
     def summary(self) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..derive.rules import strip_meta
+from ..derive.signatures import strip_meta
 from ..model.discussion import Comment, Discussion
 from ..settings.participants import Participant
 from ..syntax.text import normalise_newlines

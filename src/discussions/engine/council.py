@@ -30,17 +30,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..derive.motions import Motion, tally
-from ..derive.rules import body_digest
+from ..derive.signatures import render_signed
 from ..derive.speakers import council_seat
 from ..errors import OverBudget
 from ..model import storage
 from ..providers.command import terminate_all
 from ..syntax import clock
-from ..syntax.render import neutralise, render_comment
-from .echoes import prompt_echo
-from .outcomes import ParticipantOutcome, clean_meta, usage_meta
+from ..syntax.render import neutralise
+from .echoes import Echo, answer_echo
+from .outcomes import Attempt, ParticipantOutcome, clean_meta, usage_meta
 from .prompts import build_prompt
-from .responses import parse_response
+from .responses import ONLY_ECHO, parse_response
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -290,7 +290,9 @@ def collect(
     ]
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
         futures = [
-            pool.submit(_compose, runner, p, prompt, provider, d.path, vote)
+            pool.submit(
+                _compose, runner, p, prompt, answer_echo(prompt, d, p.name), d.path, provider, vote
+            )
             for p, prompt in prompts
         ]
         try:
@@ -316,12 +318,13 @@ def _compose(
     runner: Runner,
     participant: Participant,
     prompt: str,
-    provider: str | None,
+    echo: Echo,
     file: Path,
+    provider: str | None,
     vote: bool = False,
 ) -> tuple[ParticipantOutcome, str | None]:
     """Ask one participant; return the outcome and the comment block to append to `file`
-    (None when there is nothing to write)."""
+    (None when there is nothing to write). `echo`: what the prompt attributes to whom."""
     outcome = ParticipantOutcome(participant.alias, participant.name)
     started = time.monotonic()
     request = runner.request_for(participant, prompt, vote, file)
@@ -329,20 +332,22 @@ def _compose(
     outcome.duration = time.monotonic() - started
     if text is None:
         return outcome, None
-    response = parse_response(text, prompt_echo(prompt, file.read_text("utf-8").split("\n")))
+    response = parse_response(text, echo)
     outcome.notes.extend(response.notes)
+    if response.only_echo:  # an echo is never a pass: the model said nothing
+        outcome.attempts.append(Attempt(outcome.provider or "?", ONLY_ECHO))
+        return outcome, None
     if response.no_response or not response.comment.strip():
         outcome.status = "no_response"
         return outcome, None
     comment = neutralise(response.comment)
     cast = response.vote if vote else None
     outcome.vote = cast
-    digest = body_digest(render_comment(participant.name, comment, vote=cast).split("\n", 1)[1])
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
     if outcome.attempts:
         failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
         meta.append("failed: " + "; ".join(failed))
     meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
-    meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
+    meta.append(f"at: {clock.now_stamp()}")
     outcome.status = "posted"
-    return outcome, render_comment(participant.name, comment, vote=cast, meta=" | ".join(meta))
+    return outcome, render_signed(participant.name, comment, meta, cast)

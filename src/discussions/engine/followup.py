@@ -40,6 +40,8 @@ SCORE_QUESTION = (
     "Answer with one line: SCORE: n, where n is 0-10 (how ready the proposal is to decide)"
 )
 _SCORE_LINE = re.compile(r"(?im)^\W*(?:score\W*)?(\d{1,2})(?:\s*/\s*10)?\W*$")
+# A line that is one word, alone or before a separator and a reason: ``READY``, ``REJECT: ...``.
+_BARE_VOTE = re.compile(r"[\W_]*[A-Za-z]+[*_.!]*(?:\s*$|\s*[-\u2013\u2014:,;(])")
 
 
 def max_answer_chars(providers: dict[str, Any]) -> int:
@@ -65,7 +67,7 @@ def read_capped(text: str, limit: int, echo: Echo = NO_ECHO) -> tuple[Response, 
     cut (None: it fits). An answer in the JSON format is read first and its comment cut (cut
     before, it would no longer be JSON: its text recorded raw, its vote lost); free text is
     cut before it is read, as written."""
-    whole = parse_response(text)
+    whole = parse_response(text, echo)
     if whole.structured:
         comment, original = cap_answer(whole.comment, limit)
         whole.comment = comment
@@ -153,16 +155,30 @@ def ask_follow_up(
         result.error = str(exc)
         return result
     result.usage = completion.usage
-    text = completion.text.strip()
     if kind == "vote":
-        result.vote = parse_response(text).vote or normalise_vote(text.splitlines()[0] if text
-                                                                  else "")
+        result.vote = read_vote(completion.text)
     else:
-        scores = [m.text for m in extract(text, 1).markers if m.kind == "SCORE"]
-        found = _SCORE_LINE.search(scores[-1] if scores else text)
-        if found and 0 <= int(found.group(1)) <= 10:
-            result.score = int(found.group(1))
+        result.score = read_score(completion.text)
     return result
+
+
+def read_vote(text: str) -> str | None:
+    """The vote a follow-up answer gives: its ``VOTE:`` line, else a first line that is a vote
+    (``READY``, ``**Changes.**``, ``REJECT - no rollback``; not ``Ready to answer ...``); a list
+    of the choices it was offered (``READY, CHANGES or REJECT``) is none."""
+    text = text.strip()
+    first = text.splitlines()[0] if text else ""
+    bare = _BARE_VOTE.match(first)
+    return parse_response(text).vote or (normalise_vote(first) if bare else None)
+
+
+def read_score(text: str) -> int | None:
+    """The score (0-10) a follow-up answer gives: its ``SCORE:`` line, else a line that is a
+    number (``8``, ``8/10``)."""
+    text = text.strip()
+    scores = [m.text for m in extract(text, 1).markers if m.kind == "SCORE"]
+    found = _SCORE_LINE.search(scores[-1] if scores else text)
+    return int(found.group(1)) if found and 0 <= int(found.group(1)) <= 10 else None
 
 
 def add_usage(a: Usage, b: Usage | None) -> Usage:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import ProviderError
 from ..model.discussion import Discussion
 from ..syntax.render import neutralise
-from .echoes import prompt_echo
+from .echoes import answer_echo
 from .outcomes import ParticipantOutcome
 from .prompts import build_prompt
 from .responses import parse_response
@@ -38,5 +38,5 @@ def narrate(
     )
     if text is None:
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
-    comment = parse_response(text, prompt_echo(prompt, d.text.split("\n"))).comment
+    comment = parse_response(text, answer_echo(prompt, d, participant.name)).comment
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..derive.rules import body_digest
+from ..derive.signatures import render_signed
 from ..model.discussion import Discussion
 from ..model.storage import Appended
 from ..providers.base import ProviderRequest
@@ -14,7 +14,6 @@ from ..providers.usage import UNKNOWN
 from ..settings.participants import Participant
 from ..syntax import clock
 from ..syntax.markers import extract
-from ..syntax.render import render_comment
 from . import followup
 from .failures import failed_meta, ran
 from .outcomes import ParticipantOutcome, clean_meta, render_pass, usage_meta
@@ -87,17 +86,14 @@ def post_answer(
 ) -> None:
     """Append the answer as a comment with its metadata line (with `write`); read its vote
     back."""
-    digest = body_digest(
-        render_comment(participant.name, comment, vote=vote).split("\n", 1)[1]
-    )
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
     meta.extend(failed_meta(outcome.attempts))
     if outcome.mock_fallback:
         meta.append("note: no configured AI CLI is installed")
     meta.extend(clean_meta(part) for part in extra)
     meta.extend(usage_meta(outcome)[1:])
-    meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
-    block = render_comment(participant.name, comment, vote=vote, meta=" | ".join(meta))
+    meta.append(f"at: {clock.now_stamp()}")
+    block = render_signed(participant.name, comment, meta, vote)
     outcome.notes.extend(write(block).lost_messages(d.path))
     outcome.status = "posted"
     # What is reported is what the file says: the vote read back from the bytes written.

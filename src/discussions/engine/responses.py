@@ -9,7 +9,8 @@ Accepted, in order of preference:
 * anything else: the whole text is the comment, and its last valid ``VOTE:`` line the vote.
 
 Lines that repeat the prompt the answer was asked with (`echoes.Echo`) are taken out first, of
-the text and of the JSON comment: an echoed example is never a marker, a vote or a pass.
+the text and of the JSON comment: an echo is never a marker, a vote or a pass (an answer that
+only repeated its prompt is no answer, `Response.only_echo`).
 
 ``VOTE:`` lines are taken out of the comment text and the vote is written once, by the engine,
 at the end. An invalid vote value is not a vote; it is reported in `Response.notes`.
@@ -70,6 +71,16 @@ class Response:
     """``YES``, ``NO`` or ``ABSTAIN``; written once at the end of `comment` as ``BALLOT:``."""
     echoed: int = 0
     """How many lines of the answer repeated the prompt and were left out."""
+
+    @property
+    def only_echo(self) -> bool:
+        """The answer only repeated its prompt: no comment, no vote, and no pass either (an
+        echo is never a pass: the model said nothing)."""
+        return bool(self.echoed) and not (self.comment.strip() or self.vote or self.no_response)
+
+
+ONLY_ECHO = "answered only with lines of its prompt"
+"""Why an answer that only repeated its prompt is recorded as no answer (`Response.only_echo`)."""
 
 
 def parse_response(text: str, echo: Echo = NO_ECHO) -> Response:

@@ -37,7 +37,7 @@ from ..syntax.code import block_parser
 from ..syntax.render import analyse_tail, join_blocks, neutralise
 from . import followup
 from .appending import GroupAppend
-from .echoes import prompt_echo
+from .echoes import answer_echo
 from .evidence_turn import after_answers, fulfil_quietly
 from .outcomes import (
     Attempt,
@@ -47,6 +47,7 @@ from .outcomes import (
 )
 from .parallel import Parallel
 from .prompts import build_prompt
+from .responses import ONLY_ECHO
 from .streamevents import stream_reporter
 from .turns import select_participants
 
@@ -224,9 +225,14 @@ class Runner:
             return outcome
         limit = request.max_answer_chars
         response, original = followup.read_capped(
-            text, limit, prompt_echo(prompt, d.text.split("\n"))
+            text, limit, answer_echo(prompt, d, participant.name)
         )
         outcome.notes.extend(response.notes)
+        if response.only_echo:  # an echo is never a pass: the model said nothing
+            outcome.attempts.append(Attempt(outcome.provider or "?", ONLY_ECHO))
+            outcome.status = "failed"
+            record_failure(d, outcome, write)
+            return outcome
         if response.no_response or (not response.comment.strip() and response.vote is None):
             outcome.status = "no_response"
             if not response.no_response:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..derive.rules import strip_meta
+from ..derive.signatures import strip_meta
 from ..errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path, shorten

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..derive import rules as derive
+from ..derive.signatures import Claims, forgery
 from ..derive.state import State
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
@@ -201,9 +202,13 @@ def _decisions_of(
     for name in _HEAD_RULES:
         rules[name](state)
     items: list[Item] = []
+    claims = Claims(workspace.participants)
+    marker_lines = [m.line for m in doc.engine_markers]
     for block in doc.comments:
         if "DECISION" not in block.body or not _DECISION_LINE.search(block.body):
             continue
+        if forgery(block, derive.engine_meta(block.body), claims, marker_lines)[0]:
+            continue  # not the engine's: its decisions count for nothing (`signatures`)
         for m in extract(block.body, block.body_line).markers:
             if m.kind == "DECISION":
                 items.append(Item(m.kind, m.text, block.author, m.line))

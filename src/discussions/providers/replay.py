@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..derive.motions import pass_fields
-from ..derive.rules import engine_meta, own_text
+from ..derive.rules import engine_meta
+from ..derive.signatures import own_text
 from ..errors import ProviderFailed
 from ..syntax.parse import parse_document
 from ..syntax.text import decode

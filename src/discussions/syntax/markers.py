@@ -64,6 +64,10 @@ _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*+(?=\n|\Z)")
 _NEWLINE = re.compile("\n")
 _VOTE_WORD = re.compile(r"[A-Za-z]+")
+# After a vote word: another one, joined as in a list (``, CHANGES``, ``/ REJECT``, ``or READY``).
+_ANOTHER_CHOICE = re.compile(
+    r"[\s*_]*(?:[,/|]|\s(?:or|and)\s)[\s*_]*(?:or\s+|and\s+)?(?:READY|CHANGES|REJECT)\b", re.I
+)
 
 
 class Marker(Record):
@@ -125,14 +129,17 @@ class BodyMarkers(Record):
 
 
 def normalise_vote(value: str) -> str | None:
-    """``ready``, ``**READY**``, ``Ready.`` -> ``READY``; anything else -> None."""
+    """``ready``, ``**READY**``, ``Ready.`` -> ``READY``; anything else -> None. A list of the
+    choices (``READY, CHANGES or REJECT``, ``READY/REJECT``) has chosen nothing: None."""
     if value in VOTE_VALUES:  # as the tool writes it
         return value
     m = _VOTE_WORD.search(value)
     if not m or value[: m.start()].strip("*_ \t"):
         return None
     word = m.group(0).upper()
-    return word if word in VOTE_VALUES else None
+    if word not in VOTE_VALUES:
+        return None
+    return None if _ANOTHER_CHOICE.match(value, m.end()) else word
 
 
 def extract(body: str, first_line: int = 1) -> BodyMarkers:
