@@ -20,7 +20,7 @@ import pytest
 
 from discussions.providers.presets import PRESETS
 
-from ..conftest import code, out, result_of, run, write
+from ..conftest import code, out, result_of, run, write, write_signed
 from . import gemini_api
 from .stub import CANNED, StubModel, ToolCall
 
@@ -247,7 +247,7 @@ def repo(stub: StubModel, isolated: Path, tmp_path: Path, monkeypatch: pytest.Mo
         "name: AI-Lead\nalias: lead\nrole: Implementer\npersonality: Writes the code.\n"
         "capabilities: [logic]\nprovider_hint: gemini\n",
     )
-    write(isolated / "discussions" / "retry.md", DECIDED)
+    write_signed(isolated / "discussions" / "retry.md", DECIDED)
     (isolated / "app.py").write_text("def retry():\n    return 1\n")
     git(isolated, "init", "-q", "-b", "main")
     git(isolated, "add", "-A")
