@@ -41,6 +41,8 @@ class StubServer:
     error_body: str | None = None
     """The message of the HTTP 400 answer in ``error`` mode (None: llama.cpp's own, a prompt
     over the context window). A server that echoes the API key sets it to hold the key."""
+    finish_reason: str = "stop"
+    """Why the answer ended, as the server says it (``length``: cut at ``max_tokens``)."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     port: int = 0
@@ -118,7 +120,13 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
         def _mode_json(self) -> None:
             data: dict[str, Any] = {
                 "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": stub.answer}}],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": stub.answer},
+                        "finish_reason": stub.finish_reason,
+                    }
+                ],
             }
             if stub.usage:
                 data["usage"] = stub.usage
@@ -141,7 +149,8 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             for i in range(0, len(stub.answer), 5):
                 piece = stub.answer[i : i + 5]
                 self._send({"choices": [{"index": 0, "delta": {"content": piece}}]})
-            self._send({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            end = {"index": 0, "delta": {}, "finish_reason": stub.finish_reason}
+            self._send({"choices": [end]})
             if stub.usage:
                 self._send({"choices": [], "usage": stub.usage})
             self._send("[DONE]")

@@ -44,6 +44,7 @@ from .outcomes import (
     ParticipantOutcome,
     TurnEvent,
     TurnResult,
+    length_cut_note,
 )
 from .parallel import Parallel
 from .prompts import build_prompt
@@ -166,6 +167,7 @@ class Runner:
             outcome.stand_in = _stands_in(name, outcome)
             outcome.usage = completion.usage
             outcome.truncated = completion.stopped
+            outcome.length_cut = completion.length_cut
             return completion.text
         if mock_allowed and all(
             a.reason.startswith("not installed") or a.reason == "no provider of that name"
@@ -246,6 +248,9 @@ class Runner:
             outcome.truncated = True
             comment += "\n\n" + followup.truncation_note(original, limit, stopped)
             extra.append(f"truncated: {original} chars" + (" (stopped)" if stopped else ""))
+        if outcome.length_cut:  # recorded, so a reader and `status` know it is not whole
+            comment += "\n\n" + length_cut_note(outcome.length_cut)
+            extra.append(f"cut: {outcome.length_cut}")
         post_answer(d, participant, outcome, neutralise(comment), vote, extra, write)
         return outcome
 

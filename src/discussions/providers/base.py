@@ -136,6 +136,10 @@ class Completion:
     """Reported usage; `UNKNOWN` (all ``None``) when the provider did not say."""
     stopped: bool = False
     """The command was stopped because its answer ran past the cap (`max_answer_chars`)."""
+    length_cut: str = ""
+    """The model stopped at its token limit, not at the end of what it meant to say: the
+    limit as the record names it (``max_tokens 400``; ``max_tokens`` when the figure is not
+    known); empty when the answer ended on its own or the provider does not say."""
 
 
 def call_timeout(spec: ProviderSpec, request: ProviderRequest) -> float:

@@ -125,6 +125,8 @@ class _Answer:
     pieces: list[str] = field(default_factory=list)
     usage: Usage = UNKNOWN
     received: int = 0
+    finish_reason: str = ""
+    """Why the server says the answer ended (``length``: at ``max_tokens``)."""
 
     def add(self, piece: str, request: ProviderRequest | None = None) -> None:
         """Take `piece` of the answer; what may be shown of it goes to `request`'s display."""
@@ -230,7 +232,15 @@ class OpenAICompatibleProvider(Provider):
                 else ""
             )
             raise ProviderOutputError(self.name, "the server's answer was empty", detail)
-        return Completion(text, answer.usage)
+        return Completion(text, answer.usage, length_cut=self._length_cut(answer))
+
+    def _length_cut(self, answer: _Answer) -> str:
+        """``max_tokens N`` when the server says it stopped the answer at the token limit
+        (``finish_reason: length``, the OpenAI API's word that llama.cpp, llama-cpp-python,
+        vLLM and Ollama use too)."""
+        if answer.finish_reason != "length":
+            return ""
+        return f"max_tokens {self.spec.max_tokens}" if self.spec.max_tokens else "max_tokens"
 
     def _body(self, prompt: str) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -399,6 +409,7 @@ def _take_event(name: str, line: bytes, answer: _Answer, request: ProviderReques
     piece = _choice_text(event, "delta")
     if piece:
         answer.add(piece, request)
+    answer.finish_reason = _finish_reason(event) or answer.finish_reason
     answer.usage = _usage(event.get("usage")) or answer.usage
     return ""
 
@@ -421,17 +432,29 @@ def _one_object(name: str, raw: bytes, answer: _Answer) -> _Answer:
     if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
         raise ProviderOutputError(name, "the server's answer has no choices")
     answer.add(_choice_text(data, "message"))
+    answer.finish_reason = _finish_reason(data)
     answer.usage = _usage(data.get("usage")) or UNKNOWN
     return answer.end()
 
 
-def _choice_text(event: dict[str, Any], key: str) -> str:
+def _first_choice(event: dict[str, Any]) -> dict[str, Any]:
+    """The event's first choice ({} when it has none)."""
     choices = event.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return ""
-    part = choices[0].get(key)
+        return {}
+    return choices[0]
+
+
+def _choice_text(event: dict[str, Any], key: str) -> str:
+    part = _first_choice(event).get(key)
     content = part.get("content") if isinstance(part, dict) else None
     return content if isinstance(content, str) else ""
+
+
+def _finish_reason(event: dict[str, Any]) -> str:
+    """The first choice's ``finish_reason`` ("" when it has none yet)."""
+    reason = _first_choice(event).get("finish_reason")
+    return reason if isinstance(reason, str) else ""
 
 
 def _usage(raw: object) -> Usage | None:
