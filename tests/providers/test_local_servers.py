@@ -5,6 +5,7 @@ one slot. Against a real HTTP server on loopback (tests/openai_stub)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,147 @@ def test_a_narrative_cut_at_max_tokens_says_so(userdir: Path, isolated: Path) ->
         r = run("summary", "limits.md", "--ai", "--stdout", "--provider", "local")
         assert code(r) == 0, out(r)
     assert "cut by the token limit (max_tokens 300)" in out(r)
+
+
+# -- servers that serve one request at a time (issue 34, item 8) ------------------------------
+
+LLAMA_CPP_PYTHON = {"/openapi.json": {"info": {"title": "🦙 llama.cpp Python API"}}}
+"""What llama-cpp-python's server answers at GET /openapi.json (FastAPI's own), in part."""
+
+
+def test_llama_cpps_slots_are_read_from_props() -> None:
+    props = {"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1}
+    with serve(StubServer(props=props)) as stub:
+        p = provider(stub)
+        assert (p.parallel, p.context_window) == (1, 4096)
+
+
+def test_llama_cpp_python_is_known_by_its_api_title() -> None:
+    with serve(StubServer(routes=dict(LLAMA_CPP_PYTHON))) as stub:
+        p = provider(stub)
+        assert (p.parallel, p.context_window) == (1, 2048)
+        assert "assumed" in p.window_source and "llama-cpp-python" in p.window_source
+
+
+def test_a_declared_limit_wins_and_a_remote_api_is_not_asked() -> None:
+    with serve(StubServer(routes=dict(LLAMA_CPP_PYTHON))) as stub:
+        assert provider(stub, parallel=2).parallel == 2
+    far = ProviderSpec(
+        name="far", command=None, type="openai-compatible", base_url="https://example.invalid/v1"
+    )
+    far.model = "big"
+    assert OpenAICompatibleProvider(far).parallel is None  # asked nothing: no name lookup
+
+
+def one_request_server(userdir: Path, stub: StubServer, *extra: str) -> None:
+    write(
+        userdir / "providers.yaml",
+        "providers:\n" + entry("local", stub.base_url, "    timeout: 1.5", *extra),
+    )
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_calls_to_a_one_request_server_wait_their_turn_and_are_timed_from_their_start(
+    userdir: Path, isolated: Path, declared: bool
+) -> None:
+    """Three participants, a server that takes 0.6 s an answer, one at a time, and a timeout
+    of 1.5 s: sent at once, the third would wait 1.2 s in the server's queue and time out."""
+    answer = json.dumps({"comment": "Fine by me.", "vote": None})
+    routes = {} if declared else dict(LLAMA_CPP_PYTHON)
+    stub = StubServer(mode="json", answer=answer, one_at_a_time=0.6, routes=routes)
+    with serve(stub):
+        one_request_server(userdir, stub, *(["    parallel: 1"] if declared else []))
+        assert code(run("new", "Queue")) == 0
+        turn = run("turn", "queue.md", "--provider", "local")
+    assert code(turn) == 0, out(turn)
+    assert stub.most_at_once == 1
+    path = isolated / "discussions" / "queue.md"
+    answers = [c for c in Discussion.load(path).comments if c.meta.get("provider") == "local"]
+    assert len(answers) == 3
+
+
+def test_an_abandoned_call_is_cancelled_by_closing_its_connection() -> None:
+    from discussions.errors import ProviderTimeout
+
+    with serve(StubServer(mode="generate")) as stub:
+        with pytest.raises(ProviderTimeout):
+            complete_with_usage(
+                provider(stub, stream=False), ProviderRequest(prompt="Hi", timeout=0.5)
+            )
+        assert stub.disconnected.wait(10)
+
+
+def test_waiting_calls_are_sent_away_when_the_calls_are_stopped() -> None:
+    import threading
+
+    from discussions.errors import ProviderFailed
+    from discussions.providers.command import terminate_all
+    from discussions.providers.slots import call_slot
+
+    outcome: list[BaseException] = []
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with call_slot("local", "server", 1):
+            holding.set()
+            release.wait(10)
+
+    def wait() -> None:
+        try:
+            with call_slot("local", "server", 1):
+                outcome.append(AssertionError("started after the stop"))
+        except ProviderFailed as exc:
+            outcome.append(exc)
+
+    first = threading.Thread(target=hold)
+    first.start()
+    assert holding.wait(10)
+    second = threading.Thread(target=wait)
+    second.start()
+    give_up = time.monotonic() + 10
+    while not terminate_all() and time.monotonic() < give_up:
+        pass  # the second call is waiting once it is counted
+    second.join(10)
+    release.set()
+    first.join(10)
+    assert len(outcome) == 1 and isinstance(outcome[0], ProviderFailed)
+
+
+# -- a window the server does not report (issue 34, item 7) -----------------------------------
+
+
+def test_a_server_that_reports_no_window_is_named_once_before_the_first_call(
+    userdir: Path, isolated: Path
+) -> None:
+    answer = json.dumps({"comment": "Fine by me.", "vote": None})
+    with serve(StubServer(mode="json", answer=answer)) as stub:
+        write(userdir / "providers.yaml", "providers:\n" + entry("local", stub.base_url))
+        assert code(run("new", "Window")) == 0
+        turn = run("turn", "window.md", "--provider", "local")
+        tested = run("providers", "test", "local")
+    said = out(turn)
+    assert code(turn) == 0, said
+    assert said.count("does not report its context window") == 1
+    assert said.index("does not report") < said.index("Invoking")  # before the first call
+    assert "context_window: N (tokens) under local in providers.yaml" in said
+    assert "does not report its context window" in out(tested)
+
+
+def test_llama_cpp_python_prompts_are_sized_for_its_default_window(
+    userdir: Path, isolated: Path
+) -> None:
+    """The window llama-cpp-python serves unless told (2,048 tokens) bounds the prompt, and
+    the user is told how to declare another."""
+    from discussions.providers.window import prompt_tokens
+
+    answer = json.dumps({"comment": "Fine by me.", "vote": None})
+    stub = StubServer(mode="json", answer=answer, routes=dict(LLAMA_CPP_PYTHON))
+    with serve(stub):
+        write(userdir / "providers.yaml", "providers:\n" + entry("local", stub.base_url))
+        assert code(run("new", "Window", "--context", "A proposal. " * 2000)) == 0
+        turn = run("turn", "window.md", "--provider", "local")
+    assert code(turn) == 0, out(turn)
+    assert "prompts are sized for 2,048 tokens" in out(turn)
+    chats = [q for q in stub.requests if q["path"] == "/v1/chat/completions"]
+    prompts = [q["body"]["messages"][0]["content"] for q in chats]
+    assert prompts and all(len(p) // 3 <= prompt_tokens(2048) for p in prompts)

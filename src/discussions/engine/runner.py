@@ -30,7 +30,7 @@ from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
-from ..providers.window import chain_window
+from ..providers.window import chain_window, provider_notes
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax.code import block_parser
@@ -144,7 +144,8 @@ class Runner:
             held = []
         emit = self._emit if held is None else held.append
         for index, name in enumerate(chain):
-            emit(TurnEvent("start", participant.alias, participant.name, name))
+            note = provider_notes(self.providers, name)  # a local server's window, its slots
+            emit(TurnEvent("start", participant.alias, participant.name, name, note))
             request.on_output = self._streamer(participant, name)
             try:
                 completion = complete_with_usage(self.providers.get(name), request)

@@ -31,7 +31,13 @@ In ``providers.yaml``::
   ``***`` before the text reaches anything: a streamed piece that could be the start of the
   key is held back until the next one tells (`KeyBlanker`).
 * The context window: ``context_window:`` when configured, else what the server says (see
-  `server_window`; asked once per process), else None (unknown).
+  `server_window`; asked once per process), else None (unknown). How many requests it serves
+  at once (`parallel`): ``parallel:`` when configured, else what a server on this machine says
+  (llama.cpp's slots; llama-cpp-python serves one); calls past it wait their turn
+  (`slots.call_slot`), and each call's ``timeout`` counts from when it starts.
+* A call abandoned (its deadline, Ctrl-C) has its connection closed: llama.cpp stops the
+  generation then, and llama-cpp-python stops a streamed one (``stream: true``); it finishes
+  a ``stream: false`` answer nobody will read, so a queue of them is never sent.
 """
 
 from __future__ import annotations
@@ -48,14 +54,22 @@ from typing import Any
 from ..errors import ProviderError, ProviderFailed, ProviderOutputError, ProviderTimeout
 from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
-from .server_window import TYPE, ServerAddress, server_context_window, url_problem
+from .server_window import (
+    TYPE,
+    UNKNOWN_FACTS,
+    ServerAddress,
+    ServerFacts,
+    is_loopback_host,
+    server_facts,
+    url_problem,
+)
 from .usage import UNKNOWN, Usage
 
 __all__ = ["TYPE", "OpenAICompatibleProvider", "forget_windows"]
 
-_WINDOWS: dict[tuple[str, str], int | None] = {}
-"""What each server said of each model's window, asked once per process (a provider object is
-made for every call)."""
+_FACTS: dict[tuple[str, str], ServerFacts] = {}
+"""What each server said of itself for each model, asked once per process (a provider object
+is made for every call)."""
 _CHUNK = 65536
 _ERROR_CHARS = 400
 
@@ -82,7 +96,7 @@ also_on_terminate(abort_all)
 
 def forget_windows() -> None:
     """Ask servers again for their windows (after a server restarted with another one)."""
-    _WINDOWS.clear()
+    _FACTS.clear()
 
 
 @dataclass(slots=True)
@@ -159,27 +173,61 @@ class OpenAICompatibleProvider(Provider):
         self.name = spec.name
         self.max_output = max_output
         self.address = ServerAddress.of(spec.base_url)
-        self._window: int | None = spec.context_window
-        self._window_asked = spec.context_window is not None
+        self._facts: ServerFacts | None = None
+
+    def facts(self) -> ServerFacts:
+        """What the server says of itself (asked once per process; unknown without the API
+        key, which the call itself will ask for)."""
+        if self._facts is None:
+            key = (self.address.display, self.spec.model)
+            if key not in _FACTS:
+                try:
+                    headers = self._headers()
+                except ProviderFailed:
+                    return UNKNOWN_FACTS
+                _FACTS[key] = server_facts(self.address, self.spec.model, headers)
+            self._facts = _FACTS[key]
+        return self._facts
 
     @property
     def context_window(self) -> int | None:
         """The configured window, else the server's (asked once), else None."""
-        if not self._window_asked:
-            self._window_asked = True
-            key = (self.address.display, self.spec.model)
-            if key not in _WINDOWS:
-                try:
-                    headers = self._headers()
-                except ProviderFailed:
-                    return None  # no key: the call itself will say so
-                _WINDOWS[key] = server_context_window(self.address, self.spec.model, headers)
-            self._window = _WINDOWS[key]
-        return self._window
+        if self.spec.context_window is not None:
+            return self.spec.context_window
+        return self.facts().window
 
     @context_window.setter
     def context_window(self, value: int | None) -> None:
-        self._window, self._window_asked = value, True
+        self.spec.context_window = value
+
+    @property
+    def window_source(self) -> str:
+        """Where `context_window` comes from, for the listings and the notes."""
+        if self.spec.context_window is not None:
+            return "providers.yaml"
+        facts = self.facts()
+        if facts.assumed:
+            return f"assumed: {facts.server}'s default, as it does not report its own"
+        return f"reported by {facts.server or 'the server'}"
+
+    @property
+    def parallel(self) -> int | None:
+        """Requests the server serves at once: configured, else what a server on this
+        machine says (a remote API is not asked: it serves many)."""
+        if self.spec.parallel is not None:
+            return self.spec.parallel
+        if not is_loopback_host(self.address.host):
+            return None
+        return self.facts().parallel
+
+    @parallel.setter
+    def parallel(self, value: int | None) -> None:
+        self.spec.parallel = value
+
+    @property
+    def slot_key(self) -> str:
+        """Calls to one server share its slots, whichever entry names it."""
+        return self.address.display
 
     def complete(self, request: ProviderRequest) -> str:
         return self.complete_with_usage(request).text
