@@ -65,7 +65,7 @@ def misfits(
         window = chain_window(registry, chain(p))
         if window.tokens is None:
             continue
-        need = estimate_tokens(minimal_prompt(d, p))
+        need = estimate_tokens(minimal_prompt(d, p, window.tokens))
         if need > prompt_tokens(window.tokens):
             found.append(Misfit(p, window, need))
     return found
