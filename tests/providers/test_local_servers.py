@@ -230,3 +230,33 @@ def test_llama_cpp_python_prompts_are_sized_for_its_default_window(
     chats = [q for q in stub.requests if q["path"] == "/v1/chat/completions"]
     prompts = [q["body"]["messages"][0]["content"] for q in chats]
     assert prompts and all(len(p) // 3 <= prompt_tokens(2048) for p in prompts)
+
+
+COUNTING = """
+import json, os, sys, time
+folder = sys.argv[1]
+mine = os.path.join(folder, str(os.getpid()))
+open(mine, "w").close()
+running = len([n for n in os.listdir(folder) if n.isdigit()])
+with open(os.path.join(folder, "seen"), "a") as log:
+    log.write(f"{running}\\n")
+time.sleep(0.3)
+os.remove(mine)
+print(json.dumps({"comment": "Counted.", "vote": None}))
+"""
+
+
+def test_a_command_declared_parallel_1_runs_once_at_a_time(
+    isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    import sys
+
+    script, folder = tmp_path / "count.py", tmp_path / "running"
+    script.write_text(COUNTING, encoding="utf-8")
+    folder.mkdir()
+    providers_file({"one": f"{sys.executable} {script} {folder}"}, one={"parallel": 1})
+    assert code(run("new", "Count")) == 0
+    turn = run("turn", "count.md", "--provider", "one")
+    assert code(turn) == 0, out(turn)
+    seen = (folder / "seen").read_text("utf-8").split()
+    assert seen == ["1", "1", "1"]
