@@ -247,7 +247,9 @@ print(json.dumps({"comment": "Counted.", "vote": None}))
 
 
 def test_a_command_declared_parallel_1_runs_once_at_a_time(
-    isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     import sys
 
@@ -260,3 +262,23 @@ def test_a_command_declared_parallel_1_runs_once_at_a_time(
     assert code(turn) == 0, out(turn)
     seen = (folder / "seen").read_text("utf-8").split()
     assert seen == ["1", "1", "1"]
+
+
+LLAMA_CPP_PYTHON_REFUSAL = (
+    "This model's maximum context length is 1024 tokens. However, you requested 2900 tokens "
+    "(2500 in the messages, 400 in the completion). Please reduce the length of the messages "
+    "or completion."
+)
+"""llama-cpp-python's answer to a prompt over its window (``server/errors.py``)."""
+
+
+def test_a_refusal_that_states_the_window_teaches_it() -> None:
+    from discussions.errors import ProviderFailed
+
+    with serve(StubServer(mode="error", error_body=LLAMA_CPP_PYTHON_REFUSAL)) as stub:
+        p = provider(stub)
+        assert p.context_window is None
+        with pytest.raises(ProviderFailed) as failed:
+            complete_with_usage(p, ProviderRequest(prompt="Hi"))
+        assert "declare context_window: 1024 under local" in failed.value.reason
+        assert provider(stub).context_window == 1024  # the next prompts are sized for it

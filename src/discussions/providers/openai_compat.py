@@ -45,10 +45,11 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ProviderError, ProviderFailed, ProviderOutputError, ProviderTimeout
@@ -71,6 +72,7 @@ _FACTS: dict[tuple[str, str], ServerFacts] = {}
 """What each server said of itself for each model, asked once per process (a provider object
 is made for every call)."""
 _CHUNK = 65536
+_STATED_WINDOW = re.compile(r"maximum context length is (\d+) tokens", re.IGNORECASE)
 _ERROR_CHARS = 400
 
 
@@ -340,11 +342,9 @@ class OpenAICompatibleProvider(Provider):
     def _answer(self, reader: _Reader, request: ProviderRequest) -> _Answer:
         response = reader.response
         if response.status >= 400:
-            raise ProviderFailed(
-                self.name,
-                f"the server answered HTTP {response.status} {response.reason}".rstrip(),
-                self._error_detail(reader.read_capped(64 * 1024)),
-            )
+            detail = self._error_detail(reader.read_capped(64 * 1024))
+            reason = f"the server answered HTTP {response.status} {response.reason}".rstrip()
+            raise ProviderFailed(self.name, reason + self._window_told(detail), detail)
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
             return self._read_stream(reader, request)
@@ -374,6 +374,22 @@ class OpenAICompatibleProvider(Provider):
         return ProviderOutputError(
             self.name,
             f"output exceeded {self.max_output // (1024 * 1024)} MiB; stopped and discarded",
+        )
+
+    def _window_told(self, detail: str) -> str:
+        """What a refusal that states the window (llama-cpp-python's and OpenAI's "maximum
+        context length is N tokens", ``context_length_exceeded`` in llama-cpp-python's
+        ``server/errors.py``) teaches: the next prompts in this process are sized for it, and
+        the user is told the line to add ("" when it states none, or one is configured)."""
+        found = _STATED_WINDOW.search(detail)
+        if found is None or self.spec.context_window is not None:
+            return ""
+        window = int(found.group(1))
+        key = (self.address.display, self.spec.model)
+        self._facts = _FACTS[key] = replace(self.facts(), window=window, assumed=False)
+        return (
+            f"; its window is {window:,} tokens: declare context_window: {window} under "
+            f"{self.name} in providers.yaml"
         )
 
     def _error_detail(self, raw: bytes) -> str:
