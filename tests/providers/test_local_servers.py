@@ -70,7 +70,8 @@ def test_a_cut_answer_is_recorded_and_shown_as_cut(userdir: Path, isolated: Path
     assert len(answers) == 3
     assert all(c.meta.get("cut") == "max_tokens 400" for c in answers)
     assert all("max_tokens" in c.body for c in answers)  # the reader sees it too
-    assert "cut by the token limit" in out(turn)
+    assert "cut by the token limit" in out(turn)  # the summary of who answered how
+    assert "cut at its token limit (max_tokens 400)" in out(turn)  # each participant's line
     status = out(run("status", "limits.md"))
     assert "3" in status and "token limit" in status
 

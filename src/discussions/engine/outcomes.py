@@ -203,7 +203,8 @@ def outcome_text(o: ParticipantOutcome) -> str:
         vote = f", VOTE: {o.vote}" if o.vote else ""
         failed = o.attempts and not o.mock_fallback  # the note said why the mock answered
         via = f"{o.provider} after {_failures(o)} failed" if failed else f"{o.provider}"
-        return f"posted via {via} in {o.duration:.1f}s{vote}"
+        cut = f", cut at its token limit ({o.length_cut})" if o.length_cut else ""
+        return f"posted via {via} in {o.duration:.1f}s{vote}{cut}"
     if o.status == "no_response":
         return f"nothing to add ({o.provider}, {o.duration:.1f}s)"
     return "failed: " + o.error
