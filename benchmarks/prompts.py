@@ -2,9 +2,15 @@
 
     python benchmarks/prompts.py               # 10 and 40 rounds, 3 participants
     python benchmarks/prompts.py --rounds 10
+    python benchmarks/prompts.py --shape       # the instruction share only
 
-Two rows of figures, printed, never asserted:
+Three rows of figures, printed, never asserted:
 
+* The instruction share of a prompt: the characters outside the discussion it shows (persona,
+  phase, task, format, how to ask for evidence) over the whole, for the three participants
+  of a fresh discussion (no comment yet) and after three rounds, with no window and with a
+  2,048-token window (a compact prompt, where the release has one); and over the prompts a
+  release actually sent to a real 135M model (``tests/fixtures/real-model``).
 * Prompt size per call (characters, and tokens by `providers.window.estimate_tokens`) in
   rounds 1, 10 and 40 of a discussion between 3 participants, against the target: a
   participant's prompt at round 10 within 1.5x of round 1. Two providers answer: ``ordinary``,
@@ -184,10 +190,54 @@ def answers() -> None:
         )
 
 
+def instruction_share(prompt: str) -> tuple[int, float]:
+    """(characters outside the discussion shown, their share of `prompt`)."""
+    if "<discussion>" not in prompt:
+        return len(prompt), 1.0
+    inside = prompt.split("<discussion>", 1)[1].split("</discussion>", 1)[0]
+    outside = len(prompt) - len(inside)
+    return outside, outside / max(len(prompt), 1)
+
+
+def _share_row(label: str, prompts: list[str]) -> None:
+    figures = [instruction_share(p) for p in prompts]
+    chars = statistics.mean(len(p) for p in prompts)
+    outside = statistics.mean(f[0] for f in figures)
+    share = statistics.mean(f[1] for f in figures)
+    print(f"  {label:32} {chars:7,.0f} chars, {outside:6,.0f} instructions ({share:.0%})")
+
+
+def shape() -> None:
+    from discussions import Discussion, Runner
+    from discussions.engine.prompts import build_prompt
+
+    print("Instruction share (characters outside the discussion shown, of the prompt)")
+    work = Path(tempfile.mkdtemp(prefix="discussions-shape-"))
+    os.environ["DISCUSSIONS_HOME"] = str(work / "userdir")
+    os.chdir(work)
+    path = setup(work, work / "prompts.log")
+    runner = Runner()
+    for rounds in (0, 3):
+        for _ in range(rounds):
+            runner.run_turn(Discussion.load(path))
+        d = Discussion.load(path)
+        people = [d.workspace.participants.get(a) for a in d.participants]
+        when = "fresh" if not rounds else f"after {rounds} rounds"
+        for label, window in (("no window", None), ("2,048-token window", 2048)):
+            prompts = [build_prompt(d, p, window=window)[0] for p in people]
+            _share_row(f"{when}, {label}", prompts)
+    sent = [p.read_text("utf-8") for p in sorted(FIXTURES.glob("*.prompt.txt"))]
+    _share_row("sent by release 0.2 (28 prompts)", [p for p in sent if "<discussion>" in p])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--shape", action="store_true", help="the instruction share only")
     args = parser.parse_args()
+    shape()
+    if args.shape:
+        return
     growth(args.rounds)
     answers()
 

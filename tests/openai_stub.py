@@ -41,9 +41,21 @@ class StubServer:
     error_body: str | None = None
     """The message of the HTTP 400 answer in ``error`` mode (None: llama.cpp's own, a prompt
     over the context window). A server that echoes the API key sets it to hold the key."""
+    finish_reason: str = "stop"
+    """Why the answer ended, as the server says it (``length``: cut at ``max_tokens``)."""
+    one_at_a_time: float = 0.0
+    """Answer one chat request at a time (as llama-cpp-python does), each taking this many
+    seconds; the others wait in the server's queue (0: all at once, at once)."""
+    in_flight: int = 0
+    most_at_once: int = 0
+    """The most chat requests the server held at one time, queued ones included."""
+    disconnected: threading.Event = field(default_factory=threading.Event)
+    """Set when a client closed its connection while ``generate`` mode worked on its answer."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     port: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    one_slot: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def base_url(self) -> str:
@@ -113,12 +125,46 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             if stub.window and len(prompt.encode()) / 4 > stub.window:
                 self._mode_error()
                 return
-            getattr(self, f"_mode_{stub.mode.replace('-', '_')}")()
+            with stub.lock:
+                stub.in_flight += 1
+                stub.most_at_once = max(stub.most_at_once, stub.in_flight)
+            try:
+                self._answer_in_turn()
+            finally:
+                with stub.lock:
+                    stub.in_flight -= 1
+
+        def _answer_in_turn(self) -> None:
+            answer = getattr(self, f"_mode_{stub.mode.replace('-', '_')}")
+            if not stub.one_at_a_time:
+                answer()
+                return
+            with stub.one_slot:  # the queue: one generation at a time
+                stub.stop.wait(stub.one_at_a_time)
+                answer()
+
+        def _mode_generate(self) -> None:
+            """Work on the answer for up to 20 s, stopping when the client goes away."""
+            import select
+            import socket
+
+            for _ in range(400):
+                ready, _, _ = select.select([self.connection], [], [], 0.05)
+                if ready and not self.connection.recv(1, socket.MSG_PEEK):
+                    stub.disconnected.set()
+                    return
+            self._mode_json()
 
         def _mode_json(self) -> None:
             data: dict[str, Any] = {
                 "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": stub.answer}}],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": stub.answer},
+                        "finish_reason": stub.finish_reason,
+                    }
+                ],
             }
             if stub.usage:
                 data["usage"] = stub.usage
@@ -141,7 +187,8 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             for i in range(0, len(stub.answer), 5):
                 piece = stub.answer[i : i + 5]
                 self._send({"choices": [{"index": 0, "delta": {"content": piece}}]})
-            self._send({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            end = {"index": 0, "delta": {}, "finish_reason": stub.finish_reason}
+            self._send({"choices": [end]})
             if stub.usage:
                 self._send({"choices": [], "usage": stub.usage})
             self._send("[DONE]")

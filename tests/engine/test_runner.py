@@ -104,7 +104,7 @@ def test_prompt_contents(disc: Path, isolated: Path, providers_file, tmp_path: P
     assert "You are AI-Security (also known as Steve)" in prompt
     assert "Current phase: Consensus Vote (consensus_vote)" in prompt
     assert "Cast your final vote based on the discussion." in prompt
-    assert "<!-- Title: Auth -->" in prompt
+    assert "# Auth" in prompt and "<!-- Title: Auth -->" not in prompt  # the header: stale
     assert "Is the token storage safe?" in prompt
     assert '"vote" is one of the strings READY, CHANGES or REJECT, or null.' in prompt
     assert 'This phase collects votes: set "vote" to READY, CHANGES or REJECT.' in prompt

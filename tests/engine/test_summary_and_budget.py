@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from discussions import Discussion
+from discussions.engine.context import for_the_prompt
 from discussions.engine.prompts import build_prompt
 from discussions.model.summary import summary_path
 from discussions.syntax.render import analyse_tail, join_for_append, render_comment
@@ -122,4 +123,4 @@ def test_short_discussion_is_sent_whole(isolated: Path) -> None:
     d = _big(isolated / "short.md", 3)
     prompt, ctx = build_prompt(d, d.workspace.participants.get("architect"))
     assert ctx.complete and "[Context budget" not in prompt
-    assert d.text.strip() in prompt.replace("\r\n", "\n")
+    assert for_the_prompt(d.text).strip() in prompt.replace("\r\n", "\n")

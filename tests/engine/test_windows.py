@@ -78,10 +78,13 @@ def test_the_prompt_fits_the_window_by_design(
     providers_file,
     tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
-    """A long discussion, a 3,000-token model: the prompt sent is within the window less the
-    answer's room, the proposal whole, and the state lists the open questions."""
+    """A long discussion, a 3,000-token model (the full prompt asked for, not the compact
+    one): the prompt sent is within the window less the answer's room, the proposal whole,
+    and the state lists the open questions."""
     providers_file({"rec": recorder(tmp_path)}, rec={"context_window": 3000})
     use(isolated, "rec")
+    with (isolated / "discussions.yaml").open("a", encoding="utf-8") as f:
+        f.write("context:\n  compact: false\n")
     long_discussion(isolated, 60)
     r = run("turn", "auth.md", "@security")
     assert code(r) == 0, out(r)
@@ -96,19 +99,20 @@ def test_a_model_too_small_is_named_before_any_call(
     providers_file,
     tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
-    providers_file({"tiny": recorder(tmp_path)}, tiny={"context_window": 512})
+    """Even the compact prompt does not fit in 256 tokens."""
+    providers_file({"tiny": recorder(tmp_path)}, tiny={"context_window": 256})
     use(isolated, "tiny")
     assert code(run("new", "Auth")) == 0
     r = run("turn", "auth.md")
     assert code(r) != 0
-    assert "tiny has a context window of 512 tokens (from providers.yaml)" in out(r)
+    assert "tiny has a context window of 256 tokens (from providers.yaml)" in out(r)
     assert "AI-Security" in out(r) and "larger window" in out(r)
     assert not (tmp_path / "prompt.txt").exists()  # no call was made
     assert "Name:" not in (isolated / "discussions" / "auth.md").read_text("utf-8")
     r = run("check", "discussions/auth.md")
-    assert code(r) != 0 and "context window of 512 tokens" in out(r)
+    assert code(r) != 0 and "context window of 256 tokens" in out(r)
     r = run("providers", "test", "tiny")
-    assert "Context window: 512 tokens" in out(r) and "Too small: AI-Architect" in out(r)
+    assert "Context window: 256 tokens" in out(r) and "Too small: AI-Architect" in out(r)
 
 
 def test_the_smallest_prompt_is_the_frame_alone(isolated: Path) -> None:

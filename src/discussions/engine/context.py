@@ -18,15 +18,26 @@ the prompt without them. The budget goes in this order of priority:
 
 A note says what was left out. In blind or anonymous phases everything is taken from the
 participant's view (`visibility.view_for`).
+
+What a prompt never shows (`for_the_prompt`): the file's header fields (its ``Phase:`` and
+``Status:`` are those of the day it was created; the prompt states the current phase), the
+calls that failed (``FAILED`` blocks, and the ``failed:`` entries of the metadata lines: a
+provider's error output, up to hundreds of tokens, that no participant can act on), and the
+comments' metadata lines.
+
+A compact context (``compact``, for small windows: `prompts`) is the proposal and the newest
+comments, with neither the state of the discussion nor the digest of older comments.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..derive.signatures import strip_meta
 from ..model.discussion import Comment, Discussion
 from ..settings.participants import Participant
+from ..syntax.meta import comment_meta_line
 from ..syntax.text import normalise_newlines
 from .visibility import view_for
 
@@ -52,6 +63,26 @@ character budget leaves it: the state comes first)."""
 _CUT_MIN = 400
 _LINE_MIN = 40
 """The least room in which the newest comment is shown cut rather than as one line."""
+_HEADER = re.compile(r"\A(?:[ ]{0,3}<!--[^\n]*-->[ \t]*\n)+(?:[ \t]*\n)*")
+"""The file's header fields, one HTML comment a line at its start."""
+_FAILED = re.compile(
+    r"^[ ]{0,3}<!--[ \t]*FAILED[ \t]*:[^\n]*-->[ \t]*\n(?:[ \t]*\n)*"
+    r"(?:\*[^\n]*got no answer[^\n]*\*[ \t]*\n?)?",
+    re.M,
+)
+"""A failed call's block: its engine line and the visible line under it (`failures`)."""
+_EMPTY_SECTIONS = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*(?=---[ \t]*$)", re.M)
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def for_the_prompt(text: str) -> str:
+    """`text` (the file, its introduction or a comment) without what a prompt never shows
+    (module docstring): the header fields, failed calls, metadata lines."""
+    text = _FAILED.sub("", _HEADER.sub("", text))
+    lines = text.split("\n")
+    kept = [line for line in lines if comment_meta_line([line]) is None]
+    text = _EMPTY_SECTIONS.sub("", "\n".join(kept))
+    return _BLANK_RUNS.sub("\n\n", text)
 
 
 @dataclass(slots=True)
@@ -92,8 +123,9 @@ def digest_for(d: Discussion) -> int:
 
 
 def _render(c: Comment) -> str:
-    """A comment in full, without the engine's metadata line (provider, duration, digest)."""
-    return f"---\n\nName: {c.author}\n\n{strip_meta(c.body).strip()}\n"
+    """A comment in full, without the engine's metadata line (provider, duration, digest) and
+    what else a prompt never shows (`for_the_prompt`)."""
+    return f"---\n\nName: {c.author}\n\n{for_the_prompt(strip_meta(c.body)).strip()}\n"
 
 
 def _short(text: str, limit: int = _ITEM_CHARS) -> str:
@@ -225,29 +257,34 @@ class _Shown:
 
 
 def build_context(
-    d: Discussion, participant: Participant, max_chars: int, frame: int = 0
+    d: Discussion, participant: Participant, max_chars: int, frame: int = 0, compact: bool = False
 ) -> Context:
     """The discussion part of `participant`'s prompt, at most about `max_chars` long, its
     comments adding at most `growth_for` times the size of the prompt without them (`frame`,
-    the rest of the prompt, and the proposal); see the module docstring."""
+    the rest of the prompt, and the proposal); `compact`: the proposal and the newest comments
+    only. See the module docstring."""
     view = view_for(d, participant)  # blind or anonymous phases: what this participant sees
-    text = view.text if view else normalise_newlines(d.text)
+    raw = view.text if view else normalise_newlines(d.text)
     comments = view.comments if view else d.comments
-    head = _head(text, comments)
+    text, head = for_the_prompt(raw), for_the_prompt(_head(raw, comments))
     allowance = int(growth_for(d) * (frame + len(head)))
-    if len(comments) <= recent_for(d) and len(text) <= min(max_chars, len(head) + allowance):
+    whole = max_chars if compact else min(max_chars, len(head) + allowance)
+    if len(comments) <= recent_for(d) and len(text) <= whole:
         return Context(text, len(comments), 0, 0, False)
     avail = max(0, max_chars - _NOTE_ROOM)
     share = int(avail * _PROPOSAL_SHARE) if comments else avail
     head, truncated = _shorten(head, share, "the introduction")
     avail -= len(head)
-    every = state_lines(d, participant, comments, view is not None)
+    every = [] if compact else state_lines(d, participant, comments, view is not None)
     state = _fit_lines(every, avail - len(STATE_HEADING) - 1)
     state_text = "\n".join([STATE_HEADING, *state]) + "\n" if state else ""
     avail -= len(state_text)
     room = max(allowance - len(state_text) - _NOTE_ROOM, int(allowance * _MIN_ROOM))
-    shown = _choose(comments, participant, min(avail, room), recent_for(d), digest_for(d))
-    out = [head, "\n" + _note(shown, len(comments), truncated, len(every) - len(state)) + "\n"]
+    room = avail if compact else room  # a small window: the comments get what it leaves
+    digested = 0 if compact else digest_for(d)
+    shown = _choose(comments, participant, min(avail, room), recent_for(d), digested)
+    note = _note(shown, len(comments), truncated, len(every) - len(state), not compact)
+    out = [head, "\n" + note + "\n"]
     if state_text:
         out.append("\n" + state_text)
     if shown.digest:
@@ -289,15 +326,17 @@ def _choose(
     return shown
 
 
-def _note(shown: _Shown, total: int, truncated: bool, state_cut: int) -> str:
-    """What the context shows of the discussion, and what it leaves out."""
+def _note(shown: _Shown, total: int, truncated: bool, state_cut: int, state: bool) -> str:
+    """What the context shows of the discussion, and what it leaves out (`state`: the state
+    of the discussion is shown)."""
     text = f"[Context: {len(shown.full)} of {total} comments in full, the newest"
     if shown.cut:
         text += f" ({shown.cut} of them shortened)"
     if shown.digest:
         text += f"; {len(shown.digest)} older ones as one line each"
     if shown.omitted:
-        text += f"; {shown.omitted} not shown (their markers are in the state below)"
+        where = " (their markers are in the state below)" if state else ""
+        text += f"; {shown.omitted} not shown{where}"
     if state_cut:
         text += f"; {state_cut} lines of the state left out for lack of room"
     if truncated:

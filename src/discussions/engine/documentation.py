@@ -33,7 +33,7 @@ from ..settings.output import Output, document_path_problem
 from ..syntax import clock
 from ..syntax.drafts import render_draft
 from .council import collect, voting_participants
-from .outcomes import ParticipantOutcome
+from .outcomes import ParticipantOutcome, length_cut_note
 from .prompts import build_prompt
 from .responses import parse_response
 
@@ -261,6 +261,8 @@ class _Loop:
             self.outcome.note = f"{lead.name} answered with an empty draft"
             return False
         outcome.status = "posted"
+        if outcome.length_cut:  # the reviewers, and whoever approves it, see it is not whole
+            document += "\n\n" + length_cut_note(outcome.length_cut)
         block = render_draft(number, lead.name, document, clock.now_stamp())
 
         def build(text: str) -> list[str]:

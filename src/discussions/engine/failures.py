@@ -136,6 +136,8 @@ def answered_line(o: ParticipantOutcome) -> str:
         via += "; vote from the one-line follow-up"
     if o.truncated:
         via += "; answer cut to the length limit"
+    if o.length_cut:
+        via += f"; answer cut by the token limit ({o.length_cut})"
     return f"{o.name}: {via}" + (" - passed" if o.status == "no_response" else "")
 
 

@@ -15,6 +15,7 @@ from ..providers.window import (
     chain_window,
     estimate_tokens,
     prompt_tokens,
+    provider_notes,
     provider_window,
 )
 from ..settings.participants import Participant
@@ -64,7 +65,7 @@ def misfits(
         window = chain_window(registry, chain(p))
         if window.tokens is None:
             continue
-        need = estimate_tokens(minimal_prompt(d, p))
+        need = estimate_tokens(minimal_prompt(d, p, window.tokens))
         if need > prompt_tokens(window.tokens):
             found.append(Misfit(p, window, need))
     return found
@@ -75,10 +76,12 @@ def window_lines(
 ) -> list[str]:
     """What `providers test` says of provider `name`'s window: its size and where it comes
     from, and whether the smallest prompt of each participant of `d` (default: of a new
-    discussion in `ws`) fits; nothing when the window is unknown."""
+    discussion in `ws`) fits; what to know of a local server (`provider_notes`: how to
+    declare a window it does not report, its one slot)."""
+    notes = provider_notes(registry, name)
     window = provider_window(registry, name)
     if window.tokens is None:
-        return []  # unknown: prompts keep to context.max_chars
+        return [notes] if notes else []  # unknown: prompts keep to context.max_chars
     tokens = window.tokens
     lines = [
         f"Context window: {tokens:,} tokens (from {window.source}); prompts up to "
@@ -89,4 +92,4 @@ def window_lines(
     participants = [d.workspace.participants.get(a) for a in d.participants]
     for m in misfits(d, participants, registry, lambda p: [name]):
         lines.append("Too small: " + m.message)
-    return lines
+    return lines + ([notes] if notes else [])

@@ -7,7 +7,7 @@ from ..errors import ProviderError
 from ..model.discussion import Discussion
 from ..syntax.render import neutralise
 from .echoes import answer_echo
-from .outcomes import ParticipantOutcome
+from .outcomes import ParticipantOutcome, length_cut_note
 from .prompts import build_prompt
 from .responses import parse_response
 from .runner import Runner
@@ -39,4 +39,6 @@ def narrate(
     if text is None:
         raise ProviderError(participant.alias, "no provider answered", outcome.error)
     comment = parse_response(text, answer_echo(prompt, d, participant.name)).comment
+    if outcome.length_cut:
+        comment += "\n\n" + length_cut_note(outcome.length_cut)
     return neutralise(comment).strip(), f"{participant.name} via {outcome.provider}"

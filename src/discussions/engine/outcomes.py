@@ -55,6 +55,9 @@ class ParticipantOutcome:
     """The vote (or score) came from the one-line follow-up (`followup`)."""
     truncated: bool = False
     """The answer was cut to the length limit (`followup.cap_answer`)."""
+    length_cut: str = ""
+    """The model was stopped at its token limit (`Completion.length_cut`: ``max_tokens
+    400``); empty when its answer ended on its own, or the provider does not say."""
 
     @property
     def error(self) -> str:
@@ -77,6 +80,7 @@ class ParticipantOutcome:
             "stand_in": self.stand_in,
             "vote_from_follow_up": self.vote_from_follow_up,
             "truncated": self.truncated,
+            "length_cut": self.length_cut,
             "usage": {
                 "input_tokens": self.usage.input_tokens,
                 "output_tokens": self.usage.output_tokens,
@@ -162,6 +166,11 @@ class TurnEvent:
     """For ``chunk``: everything this provider has streamed so far."""
 
 
+def length_cut_note(limit: str) -> str:
+    """The visible line under an answer the model was stopped in at its token `limit`."""
+    return f"*[Answer cut by the token limit ({limit}): the model had not finished.]*"
+
+
 def render_pass(name: str, meta: Sequence[str] = ()) -> str:
     """The block recording that `name` passed (had nothing to add): an engine marker the parser
     reads back, with `meta` (``key: value`` parts: the call's provider and usage, and ``at``,
@@ -194,7 +203,8 @@ def outcome_text(o: ParticipantOutcome) -> str:
         vote = f", VOTE: {o.vote}" if o.vote else ""
         failed = o.attempts and not o.mock_fallback  # the note said why the mock answered
         via = f"{o.provider} after {_failures(o)} failed" if failed else f"{o.provider}"
-        return f"posted via {via} in {o.duration:.1f}s{vote}"
+        cut = f", cut at its token limit ({o.length_cut})" if o.length_cut else ""
+        return f"posted via {via} in {o.duration:.1f}s{vote}{cut}"
     if o.status == "no_response":
         return f"nothing to add ({o.provider}, {o.duration:.1f}s)"
     return "failed: " + o.error

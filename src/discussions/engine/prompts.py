@@ -15,10 +15,21 @@ open) are listed before the discussion, newest first, so settled questions are n
 ``memory: {enabled: true, max_chars: 4000}`` in the configuration; the list gets at most a
 quarter of what the prompt's frame leaves, so the whole prompt stays within its budget. After
 it, the participant's own record in earlier discussions (`memory_prompt`).
+
+One format, stated once: the engine's (`RESPONSE_FORMAT`). A persona's own "Response format"
+block (personas written for other tools end with one, asking for ``VOTE:`` lines) is left
+out of the prompt (`persona_text`).
+
+A compact prompt, for a small window (``context.compact``: ``auto``, the default, for a
+window of `COMPACT_WINDOW` tokens or fewer; ``true``; ``false``): the persona in one line,
+the proposal, the newest comments, the task and a short format; no phase instructions, state
+of the discussion, digest, memory, or how to ask for evidence. A 2,048-token window leaves a
+prompt about 4,600 characters: instructions written for large models would take half of it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..model.discussion import Discussion
@@ -41,6 +52,13 @@ _MEMORY_SHARE = 0.25
 _MEMORY_ITEM_CHARS = 300
 _MIN_MAX_CHARS = 1_000
 _FIT_TRIES = 4
+COMPACT_WINDOW = 4_096
+"""Windows of this many tokens or fewer get a compact prompt (``context.compact: auto``)."""
+_PERSONA_FORMAT = re.compile(
+    r"^[ \t]*#*[ \t]*response format[ \t]*:?[ \t]*(?:\n|\Z)(?:[ \t]*[-*][^\n]*(?:\n|\Z))*",
+    re.I | re.M,
+)
+"""A persona's own "Response format:" heading and the list under it."""
 
 
 def max_chars_for(d: Discussion) -> int:
@@ -98,6 +116,30 @@ def _left_out(count: int) -> str:
     return f"[... {count} older settled decision{'s' if count != 1 else ''} left out]\n"
 
 
+def compact_for(d: Discussion, window: int | None) -> bool:
+    """Whether prompts in `d` for a model of `window` tokens are compact (module docstring)."""
+    value = d.workspace.config.section("context").get("compact", "auto")
+    if isinstance(value, bool):
+        return value
+    return window is not None and window <= COMPACT_WINDOW
+
+
+def persona_text(participant: Participant) -> str:
+    """The persona as the prompt gives it: without a "Response format" block of its own,
+    since the engine states the one format the answer is read in."""
+    text = _PERSONA_FORMAT.sub("", participant.personality.strip())
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def persona_line(participant: Participant) -> str:
+    """The persona in one line, for a compact prompt."""
+    role = participant.role or "a participant"
+    line = f"You are {participant.name} (@{participant.alias}), {role}"
+    if participant.expertise:
+        line += ", expert in " + ", ".join(participant.expertise[:3])
+    return line + ", in a structured discussion. Speak only for yourself."
+
+
 # The format is described, never shown as a sample answer: no line of it is a marker, a vote
 # or a JSON object, so a model that repeats it (small models do) adds nothing to the record,
 # and the answer path drops such lines anyway (`echoes`).
@@ -110,6 +152,12 @@ answered, TODO: then an action item, DECISION: then a decision you propose or re
 CONCERN: then a risk or problem, ASSIGNED: then a task someone has taken on, DONE: then a \
 finished task.
 Mention another participant with @ and their alias to ask them something."""
+
+COMPACT_FORMAT = """\
+Answer with one JSON object and nothing else: "comment" is your comment in markdown, in your \
+own words; "vote" is READY, CHANGES, REJECT or null.
+A line of the comment may start with Q: (a question), TODO: (an action), DECISION: (a \
+decision) or CONCERN: (a risk)."""
 
 
 DIAGNOSIS_FORMAT = (
@@ -152,13 +200,15 @@ def build_prompt(
     names the models that cannot take a participant's prompt at all). With `memory` (and
     ``memory.enabled`` in the configuration), the settled decisions of other discussions
     come before the discussion (see `build_memory`). Ballots on motions not yet decided are
-    sealed from everyone but their authors (`visibility.sealed_for`)."""
+    sealed from everyone but their authors (`visibility.sealed_for`). A small `window` gets
+    a compact prompt (`compact_for`)."""
     d = sealed_for(d, participant)
     budget = max_chars or max_chars_for(d)
     limit = prompt_tokens(window) if window is not None else None
     size = budget if limit is None else min(budget, chars_for_tokens(limit))
+    compact = compact_for(d, window)
     for _ in range(_FIT_TRIES):
-        prompt, ctx = _assemble(d, participant, callout, size, memory)
+        prompt, ctx = _assemble(d, participant, callout, size, memory and not compact, compact)
         over = max(len(prompt) / budget, estimate_tokens(prompt) / limit if limit else 0.0)
         if over <= 1 or size <= 0:
             break
@@ -166,26 +216,33 @@ def build_prompt(
     return prompt, ctx
 
 
-def minimal_prompt(d: Discussion, participant: Participant) -> str:
-    """The smallest prompt `participant` can get in `d`: persona, phase, task and format, with
-    no room left for the discussion."""
-    return build_prompt(d, participant, max_chars=1, memory=False)[0]
+def minimal_prompt(d: Discussion, participant: Participant, window: int | None = None) -> str:
+    """The smallest prompt `participant` can get in `d` for a model of `window` tokens:
+    persona, phase, task and format, with no room left for the discussion."""
+    compact = compact_for(d, window)
+    return _assemble(sealed_for(d, participant), participant, None, 1, False, compact)[0]
 
 
 def _assemble(
-    d: Discussion, participant: Participant, callout: str | None, budget: int, memory: bool
+    d: Discussion,
+    participant: Participant,
+    callout: str | None,
+    budget: int,
+    memory: bool,
+    compact: bool = False,
 ) -> tuple[str, Context]:
-    """The prompt within `budget` characters: the frame, the project memory, the discussion."""
+    """The prompt within `budget` characters: the frame, the project memory, the discussion
+    (`compact`: the frame a small window can take, module docstring)."""
     info = d.phase_info
-    head = _prompt_head(d, participant, info)
+    head = _prompt_head(d, participant, info, compact)
     memory_at = len(head)
     head += ["## The discussion so far", "", "<discussion>"]
     tail = [
         "</discussion>",
         *evidence_section(d, participant, budget),
         *_prompt_task(d, participant, info, callout),
-        *_response_format(participant, info),
-        *how_to_ask(d, budget),
+        *_response_format(participant, info, compact),
+        *([] if compact else how_to_ask(d, budget)),
     ]
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
     if memory:
@@ -199,15 +256,22 @@ def _assemble(
             head.insert(memory_at + bool(known), own)
             frame += len(own) + 1
     # The discussion gets what the frame leaves (evidence blocks folded to one line each).
-    ctx = build_context(folded(d), participant, max(0, budget - frame), frame)
+    ctx = build_context(folded(d), participant, max(0, budget - frame), frame, compact)
     lines = [*head, ctx.text.rstrip(), *tail]
     return "\n".join(lines) + "\n", ctx
 
 
-def _prompt_head(d: Discussion, participant: Participant, info: Phase | None) -> list[str]:
-    """The persona, who it is in this discussion, and the current phase with its instructions;
-    ends with a blank line (project memory, when any, goes right after it)."""
-    head: list[str] = [participant.personality.strip(), ""]
+def _prompt_head(
+    d: Discussion, participant: Participant, info: Phase | None, compact: bool = False
+) -> list[str]:
+    """The persona, who it is in this discussion, and the current phase with its instructions
+    (`compact`: the persona in one line and the phase's name); ends with a blank line
+    (project memory, when any, goes right after it)."""
+    phase = f"{info.title} ({d.phase})" if info else d.phase
+    if compact:
+        title = f"## Discussion: {d.title}"
+        return [persona_line(participant), "", title, "", f"Current phase: {phase}", ""]
+    head: list[str] = [persona_text(participant), ""]
     head.append(
         f"You are {participant.name} (@{participant.alias}), "
         f"{participant.role or 'a participant'}, "
@@ -218,7 +282,6 @@ def _prompt_head(d: Discussion, participant: Participant, info: Phase | None) ->
     if participant.concerns:
         head.append("Questions you always ask: " + " ".join(participant.concerns))
     head += ["", f"## Discussion: {d.title}", ""]
-    phase = f"{info.title} ({d.phase})" if info else d.phase
     head.append(f"Current phase: {phase}")
     if info and info.instructions.strip():
         head += ["Phase instructions:", info.instructions.strip()]
@@ -248,10 +311,14 @@ def _prompt_task(
     return task
 
 
-def _response_format(participant: Participant, info: Phase | None) -> list[str]:
-    """The response format, and what this phase asks of `participant`'s answer: a vote or
-    none, a score and pending issues, a diagnosis, blindness."""
-    lines: list[str] = ["", "## Response format", RESPONSE_FORMAT, TURN_ACTIONS]
+def _response_format(
+    participant: Participant, info: Phase | None, compact: bool = False
+) -> list[str]:
+    """The response format (`compact`: the short one), and what this phase asks of
+    `participant`'s answer: a vote or none, a score and pending issues, a diagnosis,
+    blindness."""
+    lines = ["", "## Response format"]
+    lines += [COMPACT_FORMAT] if compact else [RESPONSE_FORMAT, TURN_ACTIONS]
     wants_vote = bool(info and info.voting_mode and participant.votes)
     if not participant.votes:
         lines.append('You are a background participant and do not vote: set "vote" to null.')

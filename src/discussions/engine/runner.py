@@ -30,7 +30,7 @@ from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
-from ..providers.window import chain_window
+from ..providers.window import chain_window, provider_notes
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax.code import block_parser
@@ -44,6 +44,7 @@ from .outcomes import (
     ParticipantOutcome,
     TurnEvent,
     TurnResult,
+    length_cut_note,
 )
 from .parallel import Parallel
 from .prompts import build_prompt
@@ -144,7 +145,8 @@ class Runner:
             held = []
         emit = self._emit if held is None else held.append
         for index, name in enumerate(chain):
-            emit(TurnEvent("start", participant.alias, participant.name, name))
+            note = provider_notes(self.providers, name)  # a local server's window, its slots
+            emit(TurnEvent("start", participant.alias, participant.name, name, note))
             request.on_output = self._streamer(participant, name)
             try:
                 completion = complete_with_usage(self.providers.get(name), request)
@@ -167,6 +169,7 @@ class Runner:
             outcome.stand_in = _stands_in(name, outcome)
             outcome.usage = completion.usage
             outcome.truncated = completion.stopped
+            outcome.length_cut = completion.length_cut
             return completion.text
         if mock_allowed and all(
             a.reason.startswith("not installed") or a.reason == "no provider of that name"
@@ -252,6 +255,9 @@ class Runner:
             outcome.truncated = True
             comment += "\n\n" + followup.truncation_note(original, limit, stopped)
             extra.append(f"truncated: {original} chars" + (" (stopped)" if stopped else ""))
+        if outcome.length_cut:  # recorded, so a reader and `status` know it is not whole
+            comment += "\n\n" + length_cut_note(outcome.length_cut)
+            extra.append(f"cut: {outcome.length_cut}")
         post_answer(d, participant, outcome, neutralise(comment), vote, extra, write)
         return outcome
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .slots import call_slot
 from .usage import UNKNOWN, Usage
 
 OUTPUT_FORMATS = ("text", "codex-jsonl", "claude-json", "gemini-json")
@@ -92,6 +93,9 @@ class ProviderSpec:
     context_window: int | None = None
     """The model's context window in tokens, as configured (None: unknown, or asked of the
     server where it says)."""
+    parallel: int | None = None
+    """How many requests the provider serves at once; more calls wait their turn (None: no
+    limit, or what a local server says: `openai_compat`)."""
     write_command: str | None = None
     """The command line that lets the tool change files in its working directory (the lead of
     ``discussions apply``), split and expanded like `command`; the prompt goes the same way
@@ -122,6 +126,15 @@ class Provider(ABC):
     is_mock: bool = False
     context_window: int | None = None
     """The model's context window in tokens; None when unknown."""
+    parallel: int | None = None
+    """How many of its calls may run at once (None: no limit); `slots.call_slot` makes the
+    others wait their turn."""
+
+    @property
+    def slot_key(self) -> str:
+        """What calls share the `parallel` limit: one provider's (a server's are shared by
+        every entry that names it)."""
+        return self.name
 
     @abstractmethod
     def complete(self, request: ProviderRequest) -> str:
@@ -137,6 +150,10 @@ class Completion:
     """Reported usage; `UNKNOWN` (all ``None``) when the provider did not say."""
     stopped: bool = False
     """The command was stopped because its answer ran past the cap (`max_answer_chars`)."""
+    length_cut: str = ""
+    """The model stopped at its token limit, not at the end of what it meant to say: the
+    limit as the record names it (``max_tokens 400``; ``max_tokens`` when the figure is not
+    known); empty when the answer ended on its own or the provider does not say."""
 
 
 def call_timeout(spec: ProviderSpec, request: ProviderRequest) -> float:
@@ -149,10 +166,13 @@ def call_timeout(spec: ProviderSpec, request: ProviderRequest) -> float:
 
 def complete_with_usage(provider: Provider, request: ProviderRequest) -> Completion:
     """`Provider.complete_with_usage` where a provider has it, else its text with unknown
-    usage (third-party providers written against `complete` keep working)."""
-    method = getattr(provider, "complete_with_usage", None)
-    if callable(method):
-        result = method(request)
-        if isinstance(result, Completion):
-            return result
-    return Completion(provider.complete(request))
+    usage (third-party providers written against `complete` keep working). A provider that
+    serves only so many calls at once (`Provider.parallel`) gets no more from this process:
+    the call waits its turn first (`slots.call_slot`), and its timeout counts from then."""
+    with call_slot(provider.name, provider.slot_key, provider.parallel):
+        method = getattr(provider, "complete_with_usage", None)
+        if callable(method):
+            result = method(request)
+            if isinstance(result, Completion):
+                return result
+        return Completion(provider.complete(request))

@@ -47,6 +47,7 @@ from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_time
 from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .reports import codex_last_message, failure_reason
+from .slots import stop_waiting
 from .streaming import output_sink
 from .usage import UNKNOWN, claude_json, codex_usage, gemini_json
 
@@ -91,11 +92,12 @@ def also_on_terminate(stop: Callable[[], int]) -> None:
 def terminate_all() -> int:
     """Kill every running command with all its descendants, and end every other running call
     registered with `also_on_terminate` (Ctrl-C, SIGTERM). Returns how many."""
+    waiting = stop_waiting()  # first: no waiting call starts once the running ones end
     with _active_lock:
         running = list(_active)
     for run in running:
         run.kill()
-    return len(running) + sum(stop() for stop in list(_also_stopped))
+    return waiting + len(running) + sum(stop() for stop in list(_also_stopped))
 
 
 def install_signal_handlers() -> None:
@@ -405,6 +407,7 @@ class CommandProvider(Provider):
         self.name = spec.name
         self.max_output = max_output
         self.context_window = spec.context_window
+        self.parallel = spec.parallel
 
     def argv(self) -> list[str]:
         return split_command(self.spec.command or "")

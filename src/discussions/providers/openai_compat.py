@@ -31,7 +31,13 @@ In ``providers.yaml``::
   ``***`` before the text reaches anything: a streamed piece that could be the start of the
   key is held back until the next one tells (`KeyBlanker`).
 * The context window: ``context_window:`` when configured, else what the server says (see
-  `server_window`; asked once per process), else None (unknown).
+  `server_window`; asked once per process), else None (unknown). How many requests it serves
+  at once (`parallel`): ``parallel:`` when configured, else what a server on this machine says
+  (llama.cpp's slots; llama-cpp-python serves one); calls past it wait their turn
+  (`slots.call_slot`), and each call's ``timeout`` counts from when it starts.
+* A call abandoned (its deadline, Ctrl-C) has its connection closed: llama.cpp stops the
+  generation then, and llama-cpp-python stops a streamed one (``stream: true``); it finishes
+  a ``stream: false`` answer nobody will read, so a queue of them is never sent.
 """
 
 from __future__ import annotations
@@ -39,24 +45,34 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ProviderError, ProviderFailed, ProviderOutputError, ProviderTimeout
 from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
-from .server_window import TYPE, ServerAddress, server_context_window, url_problem
+from .server_window import (
+    TYPE,
+    UNKNOWN_FACTS,
+    ServerAddress,
+    ServerFacts,
+    is_loopback_host,
+    server_facts,
+    url_problem,
+)
 from .usage import UNKNOWN, Usage
 
 __all__ = ["TYPE", "OpenAICompatibleProvider", "forget_windows"]
 
-_WINDOWS: dict[tuple[str, str], int | None] = {}
-"""What each server said of each model's window, asked once per process (a provider object is
-made for every call)."""
+_FACTS: dict[tuple[str, str], ServerFacts] = {}
+"""What each server said of itself for each model, asked once per process (a provider object
+is made for every call)."""
 _CHUNK = 65536
+_STATED_WINDOW = re.compile(r"maximum context length is (\d+) tokens", re.IGNORECASE)
 _ERROR_CHARS = 400
 
 
@@ -82,7 +98,7 @@ also_on_terminate(abort_all)
 
 def forget_windows() -> None:
     """Ask servers again for their windows (after a server restarted with another one)."""
-    _WINDOWS.clear()
+    _FACTS.clear()
 
 
 @dataclass(slots=True)
@@ -125,6 +141,8 @@ class _Answer:
     pieces: list[str] = field(default_factory=list)
     usage: Usage = UNKNOWN
     received: int = 0
+    finish_reason: str = ""
+    """Why the server says the answer ended (``length``: at ``max_tokens``)."""
 
     def add(self, piece: str, request: ProviderRequest | None = None) -> None:
         """Take `piece` of the answer; what may be shown of it goes to `request`'s display."""
@@ -157,27 +175,61 @@ class OpenAICompatibleProvider(Provider):
         self.name = spec.name
         self.max_output = max_output
         self.address = ServerAddress.of(spec.base_url)
-        self._window: int | None = spec.context_window
-        self._window_asked = spec.context_window is not None
+        self._facts: ServerFacts | None = None
+
+    def facts(self) -> ServerFacts:
+        """What the server says of itself (asked once per process; unknown without the API
+        key, which the call itself will ask for)."""
+        if self._facts is None:
+            key = (self.address.display, self.spec.model)
+            if key not in _FACTS:
+                try:
+                    headers = self._headers()
+                except ProviderFailed:
+                    return UNKNOWN_FACTS
+                _FACTS[key] = server_facts(self.address, self.spec.model, headers)
+            self._facts = _FACTS[key]
+        return self._facts
 
     @property
     def context_window(self) -> int | None:
         """The configured window, else the server's (asked once), else None."""
-        if not self._window_asked:
-            self._window_asked = True
-            key = (self.address.display, self.spec.model)
-            if key not in _WINDOWS:
-                try:
-                    headers = self._headers()
-                except ProviderFailed:
-                    return None  # no key: the call itself will say so
-                _WINDOWS[key] = server_context_window(self.address, self.spec.model, headers)
-            self._window = _WINDOWS[key]
-        return self._window
+        if self.spec.context_window is not None:
+            return self.spec.context_window
+        return self.facts().window
 
     @context_window.setter
     def context_window(self, value: int | None) -> None:
-        self._window, self._window_asked = value, True
+        self.spec.context_window = value
+
+    @property
+    def window_source(self) -> str:
+        """Where `context_window` comes from, for the listings and the notes."""
+        if self.spec.context_window is not None:
+            return "providers.yaml"
+        facts = self.facts()
+        if facts.assumed:
+            return f"assumed: {facts.server}'s default, as it does not report its own"
+        return f"reported by {facts.server or 'the server'}"
+
+    @property
+    def parallel(self) -> int | None:
+        """Requests the server serves at once: configured, else what a server on this
+        machine says (a remote API is not asked: it serves many)."""
+        if self.spec.parallel is not None:
+            return self.spec.parallel
+        if not is_loopback_host(self.address.host):
+            return None
+        return self.facts().parallel
+
+    @parallel.setter
+    def parallel(self, value: int | None) -> None:
+        self.spec.parallel = value
+
+    @property
+    def slot_key(self) -> str:
+        """Calls to one server share its slots, whichever entry names it."""
+        return self.address.display
 
     def complete(self, request: ProviderRequest) -> str:
         return self.complete_with_usage(request).text
@@ -230,7 +282,15 @@ class OpenAICompatibleProvider(Provider):
                 else ""
             )
             raise ProviderOutputError(self.name, "the server's answer was empty", detail)
-        return Completion(text, answer.usage)
+        return Completion(text, answer.usage, length_cut=self._length_cut(answer))
+
+    def _length_cut(self, answer: _Answer) -> str:
+        """``max_tokens N`` when the server says it stopped the answer at the token limit
+        (``finish_reason: length``, the OpenAI API's word that llama.cpp, llama-cpp-python,
+        vLLM and Ollama use too)."""
+        if answer.finish_reason != "length":
+            return ""
+        return f"max_tokens {self.spec.max_tokens}" if self.spec.max_tokens else "max_tokens"
 
     def _body(self, prompt: str) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -282,11 +342,9 @@ class OpenAICompatibleProvider(Provider):
     def _answer(self, reader: _Reader, request: ProviderRequest) -> _Answer:
         response = reader.response
         if response.status >= 400:
-            raise ProviderFailed(
-                self.name,
-                f"the server answered HTTP {response.status} {response.reason}".rstrip(),
-                self._error_detail(reader.read_capped(64 * 1024)),
-            )
+            detail = self._error_detail(reader.read_capped(64 * 1024))
+            reason = f"the server answered HTTP {response.status} {response.reason}".rstrip()
+            raise ProviderFailed(self.name, reason + self._window_told(detail), detail)
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
             return self._read_stream(reader, request)
@@ -316,6 +374,22 @@ class OpenAICompatibleProvider(Provider):
         return ProviderOutputError(
             self.name,
             f"output exceeded {self.max_output // (1024 * 1024)} MiB; stopped and discarded",
+        )
+
+    def _window_told(self, detail: str) -> str:
+        """What a refusal that states the window (llama-cpp-python's and OpenAI's "maximum
+        context length is N tokens", ``context_length_exceeded`` in llama-cpp-python's
+        ``server/errors.py``) teaches: the next prompts in this process are sized for it, and
+        the user is told the line to add ("" when it states none, or one is configured)."""
+        found = _STATED_WINDOW.search(detail)
+        if found is None or self.spec.context_window is not None:
+            return ""
+        window = int(found.group(1))
+        key = (self.address.display, self.spec.model)
+        self._facts = _FACTS[key] = replace(self.facts(), window=window, assumed=False)
+        return (
+            f"; its window is {window:,} tokens: declare context_window: {window} under "
+            f"{self.name} in providers.yaml"
         )
 
     def _error_detail(self, raw: bytes) -> str:
@@ -399,6 +473,7 @@ def _take_event(name: str, line: bytes, answer: _Answer, request: ProviderReques
     piece = _choice_text(event, "delta")
     if piece:
         answer.add(piece, request)
+    answer.finish_reason = _finish_reason(event) or answer.finish_reason
     answer.usage = _usage(event.get("usage")) or answer.usage
     return ""
 
@@ -421,17 +496,29 @@ def _one_object(name: str, raw: bytes, answer: _Answer) -> _Answer:
     if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
         raise ProviderOutputError(name, "the server's answer has no choices")
     answer.add(_choice_text(data, "message"))
+    answer.finish_reason = _finish_reason(data)
     answer.usage = _usage(data.get("usage")) or UNKNOWN
     return answer.end()
 
 
-def _choice_text(event: dict[str, Any], key: str) -> str:
+def _first_choice(event: dict[str, Any]) -> dict[str, Any]:
+    """The event's first choice ({} when it has none)."""
     choices = event.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return ""
-    part = choices[0].get(key)
+        return {}
+    return choices[0]
+
+
+def _choice_text(event: dict[str, Any], key: str) -> str:
+    part = _first_choice(event).get(key)
     content = part.get("content") if isinstance(part, dict) else None
     return content if isinstance(content, str) else ""
+
+
+def _finish_reason(event: dict[str, Any]) -> str:
+    """The first choice's ``finish_reason`` ("" when it has none yet)."""
+    reason = _first_choice(event).get("finish_reason")
+    return reason if isinstance(reason, str) else ""
 
 
 def _usage(raw: object) -> Usage | None:

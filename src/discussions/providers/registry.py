@@ -12,6 +12,7 @@
         env: {NAME: value}      # variables set for the command (optional; see environment)
         write_env: {NAME: value}  # set for write_command, over env (optional)
         context_window: 8192    # the model's context window in tokens (optional; see window)
+        parallel: 1             # requests it serves at once; more wait their turn (optional)
 
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
 ``/providers.yaml``, the user dir's ``providers.yaml``, the project's ``providers.yaml``.
@@ -106,6 +107,7 @@ def _providers_file(extra: bool) -> Fields:
             "stream": Flag(),
             "max_tokens": Number(minimum=1, whole=True),
             "context_window": Number(minimum=1, whole=True, what="a whole number of tokens"),
+            "parallel": Number(minimum=1, whole=True, what="a whole number of requests"),
         },
         noun="provider setting",
         required=("name",),
@@ -188,6 +190,7 @@ def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
         stream=bool(item.get("stream", True)),
         max_tokens=int(limit) if limit is not None else None,
         context_window=int(window) if window is not None else None,
+        parallel=int(item["parallel"]) if item.get("parallel") is not None else None,
     )
 
 

@@ -1,4 +1,5 @@
-"""Where a chat-completions server is, whether it may be used, and the window it says it serves.
+"""Where a chat-completions server is, whether it may be used, and what it says of itself: the
+window it serves and how many requests it serves at once.
 
 `url_problem` says whether a ``base_url`` may be used: plain ``http://`` only to a loopback
 address unless the entry allows it. `http.client` is imported only when a server is asked
@@ -17,6 +18,17 @@ use is taken (a model's trained maximum is not: a server may load it with less):
   in ollama's ``api/types.go``), else ``POST /api/show`` -> ``num_ctx`` in ``parameters``.
   ``model_info``'s ``*.context_length`` is the trained maximum, not what Ollama allocates
   (its default is smaller), so it is not taken.
+* llama-cpp-python (``python -m llama_cpp.server``) reports no window anywhere: its
+  ``GET /v1/models`` entries hold only ``id``, ``object``, ``owned_by`` and ``permissions``
+  (``get_models`` in ``llama_cpp/server/app.py``), and it has no ``/props``. It is known by
+  the title of its ``GET /openapi.json`` ("llama.cpp Python API", ``create_app``); its window
+  is then taken to be its default ``n_ctx``, 2,048 (``ModelSettings`` in
+  ``llama_cpp/server/settings.py``), said as an assumption (`ServerFacts.assumed`).
+
+How many requests a server serves at once (``parallel``): llama.cpp says it in ``/props``
+(``total_slots``); llama-cpp-python serves one (every request takes one lock,
+``get_llama_proxy`` in ``app.py``; and with ``interrupt_requests``, its default, a request that
+arrives during a streamed answer ends that answer early). The others do not say.
 
 Anything else (an error, another shape, no answer within a few seconds) means unknown (None).
 """
@@ -44,6 +56,26 @@ _PROBE_BUDGET = 6.0
 """Seconds for all of them together."""
 _PROBE_CAP = 1024 * 1024
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
+LLAMA_CPP_PYTHON_WINDOW = 2_048
+"""llama-cpp-python's default ``n_ctx`` (``--n_ctx``), what its server uses unless told."""
+_LLAMA_CPP_PYTHON_TITLE = "llama.cpp Python API"
+
+
+@dataclass(slots=True, frozen=True)
+class ServerFacts:
+    """What a server says of itself (None: it does not say)."""
+
+    window: int | None = None
+    """The context window it serves the model with, in tokens."""
+    parallel: int | None = None
+    """How many requests it serves at once."""
+    server: str = ""
+    """What it is, when it says (``llama.cpp``, ``llama-cpp-python``...)."""
+    assumed: bool = False
+    """`window` is the server's default, not a figure it reported."""
+
+
+UNKNOWN_FACTS = ServerFacts()
 
 
 @dataclass(slots=True, frozen=True)
@@ -157,24 +189,24 @@ def _entries(data: Any, key: str) -> list[dict[str, Any]]:
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
-def _llama_cpp(address: ServerAddress, model: str, headers: dict[str, str]) -> int | None:
+def _llama_cpp(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
     data = ask_json(address, "GET", f"{address.root}/props", headers)
     if not isinstance(data, dict):
         return None
     settings = data.get("default_generation_settings")
-    if isinstance(settings, dict) and _positive(settings.get("n_ctx")):
-        return _positive(settings.get("n_ctx"))
-    return _positive(data.get("n_ctx"))
+    window = _positive(settings.get("n_ctx")) if isinstance(settings, dict) else None
+    window, slots = window or _positive(data.get("n_ctx")), _positive(data.get("total_slots"))
+    return ServerFacts(window, slots, "llama.cpp") if window or slots else None
 
 
-def _vllm(address: ServerAddress, model: str, headers: dict[str, str]) -> int | None:
+def _vllm(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
     for entry in _entries(ask_json(address, "GET", address.path("models"), headers), "data"):
         if entry.get("id") == model and _positive(entry.get("max_model_len")):
-            return _positive(entry.get("max_model_len"))
+            return ServerFacts(_positive(entry.get("max_model_len")), server="vLLM")
     return None
 
 
-def _lm_studio(address: ServerAddress, model: str, headers: dict[str, str]) -> int | None:
+def _lm_studio(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
     data = ask_json(address, "GET", f"{address.root}/api/v1/models", headers)
     for entry in _entries(data, "models"):
         if entry.get("key") != model:
@@ -182,44 +214,56 @@ def _lm_studio(address: ServerAddress, model: str, headers: dict[str, str]) -> i
         for instance in _entries(entry, "loaded_instances"):
             config = instance.get("config")
             if isinstance(config, dict) and _positive(config.get("context_length")):
-                return _positive(config.get("context_length"))
+                return ServerFacts(_positive(config.get("context_length")), server="LM Studio")
     return None
 
 
-def _ollama(address: ServerAddress, model: str, headers: dict[str, str]) -> int | None:
+def _ollama(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
     for entry in _entries(ask_json(address, "GET", f"{address.root}/api/ps", headers), "models"):
         if model in (entry.get("name"), entry.get("model")) and _positive(
             entry.get("context_length")
         ):
-            return _positive(entry.get("context_length"))
+            return ServerFacts(_positive(entry.get("context_length")), server="Ollama")
     shown = ask_json(address, "POST", f"{address.root}/api/show", headers, {"model": model})
     parameters = shown.get("parameters") if isinstance(shown, dict) else None
     if isinstance(parameters, str):
         found = _NUM_CTX.search(parameters)
         if found:
-            return int(found.group(1))
+            return ServerFacts(int(found.group(1)), server="Ollama")
     return None
 
 
-_PROBES: tuple[Callable[[ServerAddress, str, dict[str, str]], int | None], ...] = (
+def _llama_cpp_python(
+    address: ServerAddress, model: str, headers: dict[str, str]
+) -> ServerFacts | None:
+    """llama-cpp-python, known by its API's title: one request at a time, and its default
+    window (module docstring)."""
+    data = ask_json(address, "GET", f"{address.root}/openapi.json", headers)
+    info = data.get("info") if isinstance(data, dict) else None
+    title = info.get("title") if isinstance(info, dict) else None
+    if not isinstance(title, str) or _LLAMA_CPP_PYTHON_TITLE not in title:
+        return None
+    return ServerFacts(LLAMA_CPP_PYTHON_WINDOW, 1, "llama-cpp-python", assumed=True)
+
+
+_PROBES: tuple[Callable[[ServerAddress, str, dict[str, str]], ServerFacts | None], ...] = (
     _llama_cpp,
     _vllm,
     _lm_studio,
     _ollama,
+    _llama_cpp_python,
 )
 
 
-def server_context_window(
-    address: ServerAddress, model: str, headers: dict[str, str]
-) -> int | None:
-    """The context window (tokens) the server at `address` says it serves `model` with, or
-    None when it does not say (within a few seconds)."""
+def server_facts(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts:
+    """What the server at `address` says of itself for `model`: the first server kind that
+    answers (`UNKNOWN_FACTS` when none does within a few seconds)."""
     ask_headers = {k: v for k, v in headers.items() if k != "Accept"}
     started = time.monotonic()
     for probe in _PROBES:
         if time.monotonic() - started > _PROBE_BUDGET:
-            return None
-        window = probe(address, model, ask_headers)
-        if window is not None:
-            return window
-    return None
+            break
+        facts = probe(address, model, ask_headers)
+        if facts is not None:
+            return facts
+    return UNKNOWN_FACTS

@@ -8,6 +8,10 @@ kept for the answer, and what a provider says of its window.
   model's ``num_ctx`` parameter when its Modelfile sets one, else ``OLLAMA_CONTEXT_LENGTH``,
   else 2,048 (the smallest default Ollama has shipped), never more than the model's
   ``context length``. Anything else is unknown, and the prompt keeps to ``context.max_chars``.
+* A server that does not report its window (llama-cpp-python; some others) is not refused:
+  a hosted API does not report it either, and its window is large. The user is told once
+  per command, before the first call, how to declare it (`provider_notes`); for
+  llama-cpp-python the prompts are meanwhile sized for its default ``n_ctx``, 2,048 tokens.
 * Tokens are estimated, never under-counted for ordinary text: one token per three characters
   of ASCII, one per non-ASCII character (tokenisers spend at least that on accents and CJK).
   Real English text runs at about four characters per token, so the estimate leaves a margin.
@@ -25,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .base import ProviderSpec
+from .base import HTTP_TYPE, ProviderSpec
 
 if TYPE_CHECKING:
     from .registry import ProviderRegistry
@@ -99,11 +103,44 @@ def provider_window(registry: ProviderRegistry, name: str) -> Window:
     if spec is None or built_in or not registry.installed(name):
         return UNKNOWN_WINDOW
     if not spec.context_window:
-        told = getattr(registry.get(name), "context_window", None)  # a server asked once
+        provider = registry.get(name)
+        told = getattr(provider, "context_window", None)  # a server asked once
         tokens = told() if callable(told) else told
         if isinstance(tokens, int) and tokens > 0:
-            return Window(tokens, "reported by the provider", name)
+            source = getattr(provider, "window_source", "reported by the provider")
+            return Window(tokens, str(source), name)
     return window_of(spec)
+
+
+def provider_notes(registry: ProviderRegistry, name: str) -> str:
+    """What the user should know before provider `name` is called, in a sentence or two
+    ("" when nothing): that a server does not report its window and how to declare it, and
+    that its calls wait their turn on a server that serves one request at a time."""
+    spec = registry.specs.get(name)
+    if spec is None or spec.type != HTTP_TYPE or not registry.installed(name):
+        return ""
+    notes: list[str] = []
+    if spec.context_window is None:
+        window = provider_window(registry, name)
+        declare = f"declare it as context_window: N (tokens) under {name} in providers.yaml"
+        if window.tokens is None:
+            notes.append(
+                f"{name}: the server does not report its context window, so prompts are not "
+                f"sized for it; {declare}."
+            )
+        elif window.source.startswith("assumed"):
+            notes.append(
+                f"{name}: the server does not report its context window; prompts are sized "
+                f"for {window.tokens:,} tokens ({window.source}); if it runs with another, "
+                f"{declare}."
+            )
+    parallel = getattr(registry.get(name), "parallel", None)
+    if parallel:
+        notes.append(
+            f"{name} serves {parallel} request{'s' if parallel != 1 else ''} at a time: its "
+            "calls wait their turn, each timed from its own start."
+        )
+    return " ".join(notes)
 
 
 def chain_window(registry: ProviderRegistry, chain: Iterable[str]) -> Window:

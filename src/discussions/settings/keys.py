@@ -42,6 +42,7 @@ SETTINGS = Fields(
                 "growth": Number(0),
                 "recent_comments": _COUNT,
                 "digest_comments": _COUNT,
+                "compact": OneOf((Flag(), Text(("auto",))), "true, false or auto"),
             },
             noun="context setting",
         ),

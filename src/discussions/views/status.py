@@ -165,11 +165,19 @@ def _usage(d: Discussion) -> list[StatusLine]:
         return []
     lines = [_line(f"Usage: {usage.total.text()}")]
     lines += [_line(f"  {name}: {t.text()}") for name, t in usage.by_participant.items()]
-    cut = [c for c in d.comments if "truncated" in c.meta]
-    if cut:
-        where = ", ".join(f"{c.author} line {c.line}" for c in cut[-3:])
-        lines.append(_line(f"Answers cut to the length limit: {len(cut)} ({where})", "warning"))
+    lines += _cut_answers(d, "truncated", "Answers cut to the length limit")
+    lines += _cut_answers(d, "cut", "Answers cut by the model's token limit")
     return lines
+
+
+def _cut_answers(d: Discussion, key: str, what: str) -> list[StatusLine]:
+    """A warning line counting the answers whose metadata has `key` (cut short), naming the
+    latest three; none when there are none."""
+    cut = [c for c in d.comments if key in c.meta]
+    if not cut:
+        return []
+    where = ", ".join(f"{c.author} line {c.line}" for c in cut[-3:])
+    return [_line(f"{what}: {len(cut)} ({where})", "warning")]
 
 
 def _diagnosis(d: Discussion) -> list[StatusLine]:
