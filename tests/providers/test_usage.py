@@ -334,7 +334,7 @@ def test_providers_test_deep_reports_latency_parse_and_usage(clis: Path) -> None
 def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
     from discussions.providers.presets import DETECT_ORDER, PRESETS
 
-    assert PRESETS["qwen"].command == "qwen --approval-mode plan"
+    assert PRESETS["qwen"].command.startswith("qwen --approval-mode plan --bare")
     assert "qwen" in DETECT_ORDER
     # CLIs that take the prompt only as an argument say so, and are never picked unasked.
     for name in ("copilot", "cursor-agent"):
@@ -390,3 +390,24 @@ def test_deep_test_fails_a_command_model_that_fails_every_real_prompt(
     assert data["prompt"]["chars"] > 3_000  # a long discussion as the engine sends it
     assert "exceeds the context window (512)" in data["error"]
     assert data["context_window"] is None and data["fits"] is None
+
+
+def test_qwen_json_reads_the_result_and_refuses_an_error_given_as_the_answer() -> None:
+    """qwen -o json: the last result event's text and tokens; an "[API Error: ...]" answer
+    (exit 0, subtype success in qwen 0.15) is the error it is."""
+    from discussions.errors import ProviderFailed
+    from discussions.providers.usage import qwen_json
+
+    def events(result: str) -> str:
+        usage = {"input_tokens": 10, "output_tokens": 2, "cache_read_input_tokens": 4}
+        return json.dumps([
+            {"type": "system", "subtype": "init"},
+            {"type": "result", "subtype": "success", "is_error": False, "result": result,
+             "usage": usage},
+        ])  # fmt: skip
+
+    text, usage = qwen_json("qwen", events("VOTE: READY"))
+    assert text == "VOTE: READY" and (usage.input_tokens, usage.output_tokens) == (10, 2)
+    assert usage.cost_usd is None
+    with pytest.raises(ProviderFailed, match="400 refused"):
+        qwen_json("qwen", events("[API Error: 400 refused]"))

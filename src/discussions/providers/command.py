@@ -47,7 +47,7 @@ from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_time
 from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .streaming import output_sink
-from .usage import UNKNOWN, claude_json, codex_usage, json_events
+from .usage import ANSWER_PARSERS, UNKNOWN, claude_json, codex_usage, json_events
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -491,6 +491,8 @@ class CommandProvider(Provider):
             text = _codex_messages(self.name, text)
         elif self.spec.output == "claude-json":
             text, usage = claude_json(self.name, text)
+        elif self.spec.output in ANSWER_PARSERS:
+            text, usage = ANSWER_PARSERS[self.spec.output](self.name, text, stderr_text)
         if not text.strip():
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)

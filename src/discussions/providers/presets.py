@@ -38,8 +38,12 @@ _COPILOT = "copilot -s --no-color --no-ask-user --deny-tool=shell --deny-tool=wr
 # the interactive question a headless run cannot answer; plain text output.
 _CURSOR = "cursor-agent -p --output-format text --mode ask --trust"
 # Qwen Code reads the prompt from stdin when it is not a terminal (headless mode); plan mode
-# is its read-only approval mode (no edits, no shell commands).
-_QWEN = "qwen --approval-mode plan"
+# is its read-only approval mode (no edits, no shell commands). `--bare` ("skip implicit startup
+# auto-discovery and only honor explicitly provided CLI inputs", `qwen --help` 0.15) keeps the
+# repository's .qwen/settings.json MCP servers from starting and stops the hidden "managed
+# memory" call that resends the discussion; `--chat-recording false` saves no chat in HOME;
+# `-o json` ends with a `result` event holding the answer and its tokens (read as `qwen-json`).
+_QWEN = "qwen --approval-mode plan --bare --chat-recording false -o json"
 
 # -- write modes: the lead of `discussions apply` edits files in its working directory (a fresh
 # git worktree) and prints plain text (its output streams to the turn display). A preset has one
@@ -240,6 +244,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "qwen",
             _QWEN,
             "Qwen Code, plan (read-only) mode (prompt on stdin)",
+            output="qwen-json",
         ),
         _preset(
             "copilot",

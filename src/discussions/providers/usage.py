@@ -18,7 +18,7 @@ Where the numbers come from:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,3 +135,37 @@ def codex_usage(text: str) -> Usage:
     if not inputs:
         return UNKNOWN
     return Usage(sum(inputs), sum(outputs), None)
+
+
+_QWEN_API_ERROR = "[API Error: "
+"""How Qwen Code words a failed model call in its answer (qwen-code
+packages/core/src/utils/errorParsing.ts, ``API_ERROR_PREFIX``): 0.15 ends such a run with
+exit status 0 and ``subtype: success``, the error text standing as the answer."""
+
+
+def qwen_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer and tokens from ``qwen -o json`` (a JSON array of events; the last
+    ``result`` event holds the final answer and the run's ``usage``; no cost). A model error
+    it reports as its answer is raised as the error it is, never taken for a comment."""
+    event = _last_result(text)
+    if event is None:
+        raise ProviderOutputError(name, "output is not Qwen Code JSON (no result event)")
+    result = event.get("result")
+    failed = event.get("is_error") or event.get("subtype", "success") != "success"
+    if failed or (isinstance(result, str) and result.startswith(_QWEN_API_ERROR)):
+        detail = event.get("error") or result or event.get("subtype") or "error"
+        raise ProviderFailed(name, "reported an error", str(detail)[:400])
+    if not isinstance(result, str):
+        raise ProviderOutputError(name, "Qwen Code JSON without a 'result' text")
+    raw = event.get("usage")
+    usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    return result, Usage(_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
+
+
+AnswerParser = Callable[[str, str, str], tuple[str, Usage]]
+"""Reads a CLI's answer and usage: (provider name, stdout, end of stderr) -> (text, usage)."""
+
+ANSWER_PARSERS: dict[str, AnswerParser] = {
+    "qwen-json": lambda name, out, err: qwen_json(name, out),
+}
+"""The output formats (`base.OUTPUT_FORMATS`) read by one function each, by name."""
