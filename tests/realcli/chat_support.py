@@ -11,6 +11,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from discussions.cli import cli
@@ -71,6 +72,15 @@ def make_project(project: Path, preset: str, extra: dict[str, str] | None = None
     git(project, "init", "-q", "-b", "main")
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "first")
+
+
+def use_git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A git identity of the test's own (commits of the fixture and the apply)."""
+    config = tmp_path / "gitconfig"
+    config.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("CI", raising=False)
 
 
 def invoke(*args: str) -> Result:

@@ -21,6 +21,7 @@ from .chat_support import (
     recorded,
     turn,
     turn_result,
+    use_git_identity,
 )
 from .stub import CANNED, StubModel, ToolCall
 
@@ -33,8 +34,7 @@ def stub(
     real_cli: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> Iterator[StubModel]:
     real_cli("qwen")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    (tmp_path / "gitconfig").write_text("[user]\n\tname = Test User\n\temail = t@example.com\n")
+    use_git_identity(monkeypatch, tmp_path)
     with StubModel.running(chat.ROUTES) as model:
         monkeypatch.setenv("OPENAI_BASE_URL", model.url("/v1"))
         monkeypatch.setenv("OPENAI_API_KEY", "dummy")

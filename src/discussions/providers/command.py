@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import selectors
 import shlex
 import shutil
@@ -47,7 +48,7 @@ from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_time
 from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .streaming import output_sink
-from .usage import ANSWER_PARSERS, UNKNOWN, claude_json, codex_usage, json_events
+from .usage import ANSWER_PARSERS, FAILURE_READERS, UNKNOWN, claude_json, codex_usage, json_events
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -378,7 +379,18 @@ class _Run:
         return time.monotonic() - self.started
 
     def stderr_text(self) -> str:
-        return bytes(self.err[-_STDERR_KEEP:]).decode("utf-8", errors="replace").strip()
+        """The end of stderr, terminal colour and title codes left out (opencode colours its
+        stderr even without a terminal): what error messages and records quote."""
+        text = bytes(self.err[-_STDERR_KEEP:]).decode("utf-8", errors="replace")
+        return strip_terminal_codes(text).strip()
+
+
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def strip_terminal_codes(text: str) -> str:
+    """`text` without terminal control sequences (CSI colours and cursor moves, OSC titles)."""
+    return _TERMINAL_CODES.sub("", text)
 
 
 def _close(stream: object) -> None:
@@ -465,6 +477,11 @@ class CommandProvider(Provider):
     def _env(self) -> dict[str, str]:
         return command_env(os.environ, self.spec.env_remove, self.spec.env)
 
+    def _failure_said(self, out: bytes) -> str | None:
+        """Why the command failed, where its output format says so on stdout."""
+        read = FAILURE_READERS.get(self.spec.output)
+        return read(out.decode("utf-8", "replace")) if read else None
+
     def _classify(self, run: _Run, timeout: float) -> Completion:
         """The answer text, or the error that says why there is none."""
         if run.timed_out:
@@ -483,7 +500,8 @@ class CommandProvider(Provider):
                 self.name, f"killed by signal {signal.Signals(-rc).name}", _last_lines(stderr_text)
             )
         if rc != 0 and not (self.spec.nonzero_ok and run.out.strip()):
-            raise ProviderFailed(self.name, f"exited with status {rc}", _last_lines(stderr_text))
+            said = self._failure_said(bytes(run.out)) or _last_lines(stderr_text)
+            raise ProviderFailed(self.name, f"exited with status {rc}", said)
         text = self._decode(bytes(run.out))
         usage = UNKNOWN
         if self.spec.output == "codex-jsonl":

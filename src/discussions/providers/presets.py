@@ -135,16 +135,23 @@ def _opencode_config(agent: str, edit: object) -> str:
     return json.dumps(config, separators=(",", ":"))
 
 
+# - OPENCODE_DISABLE_MODELS_FETCH: no fetch of its online model catalogue before each call (a
+#   network round trip, or a wait where the network is closed; the flag is in opencode 1.18's
+#   flags list, packages/opencode/src/flag/flag.ts).
+# `--title` names the session, so opencode makes no hidden title call resending the prompt
+# (`opencode run --help`: "uses truncated prompt if no value provided"); `--format json` prints
+# one event a line: the last message's text is the answer, its tokens are read (`opencode-json`).
 _OPENCODE_ISOLATED = {
     "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
     "OPENCODE_CONFIG_PROJECT_DISABLE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
 }
-_OPENCODE = "opencode run --agent plan"
+_OPENCODE = "opencode run --agent plan --title discussions --format json"
 _OPENCODE_ENV = {**_OPENCODE_ISOLATED, "OPENCODE_CONFIG_CONTENT": _opencode_config("plan", "deny")}
 # The write mode: the build agent with edits allowed inside its working directory (the apply's
 # worktree; `external_directory` stays denied, and so is git's own folder), every other tool
 # as above: edits, no shell command, no web fetch, no subagent.
-_OPENCODE_WRITE = "opencode run --agent build"
+_OPENCODE_WRITE = "opencode run --agent build --title discussions"
 _OPENCODE_WRITE_ENV = {
     "OPENCODE_CONFIG_CONTENT": _opencode_config(
         "build", {"*": "allow", ".git": "deny", ".git/*": "deny"}
@@ -228,6 +235,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "opencode",
             _OPENCODE,
             "opencode, default model, plan agent with every tool but reading denied",
+            output="opencode-json",
             env=_OPENCODE_ENV,
             write_command=_OPENCODE_WRITE,
             write_env=_OPENCODE_WRITE_ENV,
@@ -236,6 +244,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "opencode-deepseek",
             f"{_OPENCODE} --model deepseek/deepseek-chat",
             "opencode, DeepSeek chat, read-only like opencode",
+            output="opencode-json",
             env=_OPENCODE_ENV,
             write_command=f"{_OPENCODE_WRITE} --model deepseek/deepseek-chat",
             write_env=_OPENCODE_WRITE_ENV,

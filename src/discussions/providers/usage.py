@@ -162,10 +162,65 @@ def qwen_json(name: str, text: str) -> tuple[str, Usage]:
     return result, Usage(_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
 
 
+def opencode_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer and tokens from ``opencode run --format json`` (one JSON event a line,
+    opencode packages/opencode/src/cli/cmd/run.ts): the ``text`` parts of the last message
+    only (narration before a tool call is a message of its own), tokens summed over the
+    ``step_finish`` events (input with cache reads and writes, output with reasoning). Its
+    ``cost`` is opencode's own estimate from a price list, so none is taken."""
+    reason = opencode_error(text)
+    if reason is not None:
+        raise ProviderFailed(name, "reported an error", reason[:400])
+    last: tuple[str, list[str]] = ("", [])
+    inputs: list[int] = []
+    outputs: list[int] = []
+    for event in json_events(text):
+        part = event.get("part")
+        if not isinstance(part, dict):
+            continue
+        if event.get("type") == "text" and isinstance(part.get("text"), str):
+            message = str(part.get("messageID", ""))
+            last = (message, [*last[1], part["text"]] if message == last[0] else [part["text"]])
+        elif event.get("type") == "step_finish":
+            _opencode_tokens(part.get("tokens"), inputs, outputs)
+    usage = Usage(sum(inputs), sum(outputs)) if inputs and len(inputs) == len(outputs) else UNKNOWN
+    return "".join(last[1]), usage
+
+
+def _opencode_tokens(raw: Any, inputs: list[int], outputs: list[int]) -> None:
+    tokens: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    raw_cache = tokens.get("cache")
+    cache: dict[str, Any] = raw_cache if isinstance(raw_cache, dict) else {}
+    i, o = _int(tokens.get("input")), _int(tokens.get("output"))
+    if i is not None and o is not None:
+        inputs.append(i + (_int(cache.get("read")) or 0) + (_int(cache.get("write")) or 0))
+        outputs.append(o + (_int(tokens.get("reasoning")) or 0))
+
+
+def opencode_error(text: str) -> str | None:
+    """The message of the last ``error`` event of ``opencode run --format json`` (where it
+    says why a run failed; it exits 1 and stderr stays empty), or None."""
+    found = None
+    for event in json_events(text):
+        if event.get("type") == "error":
+            error = event.get("error")
+            data = error.get("data") if isinstance(error, dict) else None
+            message = data.get("message") if isinstance(data, dict) else None
+            found = str(message or (error.get("name") if isinstance(error, dict) else error))
+    return found
+
+
 AnswerParser = Callable[[str, str, str], tuple[str, Usage]]
 """Reads a CLI's answer and usage: (provider name, stdout, end of stderr) -> (text, usage)."""
 
 ANSWER_PARSERS: dict[str, AnswerParser] = {
     "qwen-json": lambda name, out, err: qwen_json(name, out),
+    "opencode-json": lambda name, out, err: opencode_json(name, out),
 }
 """The output formats (`base.OUTPUT_FORMATS`) read by one function each, by name."""
+
+FAILURE_READERS: dict[str, Callable[[str], str | None]] = {
+    "opencode-json": opencode_error,
+}
+"""Output formats that say on stdout why a run failed (exit status not 0): the reader of
+that reason, by format."""
