@@ -29,10 +29,19 @@ _GEMINI = 'gemini -p "" --approval-mode plan -o text'
 # confines terminal commands; headless runs cannot grant permissions anyway.
 _AGY = "agy --mode plan --sandbox"
 # GitHub Copilot CLI: `-p PROMPT` runs one prompt non-interactively; the prompt is its value,
-# so `-p` comes last and the prompt is appended as one argument (`prompt_via: argument`). `-s`
-# prints only the answer; `--no-ask-user` never waits for input; `--deny-tool` wins over any
-# allow rule, so no shell command and no file write runs.
-_COPILOT = "copilot -s --no-color --no-ask-user --deny-tool=shell --deny-tool=write -p"
+# so `-p` comes last and the prompt is appended as one argument (`prompt_via: argument`).
+# `--no-ask-user` never waits for input; `--available-tools` offers the model only the tools
+# named (`copilot --help` 1.0.102: "Only these tools will be available to the model"): reading
+# ones, so no shell, edit, subagent, SQL or skill tool is there to call; `--deny-tool` still
+# wins over any allow rule. `--output-format json` prints one event a line: the last
+# `assistant.message` is the answer (narration before a tool call is a message of its own;
+# read as `copilot-json`), `session.error` says why a run failed. `--no-auto-update` runs the
+# installed version, never one it downloaded.
+_COPILOT_BASE = "copilot -s --no-color --no-ask-user --no-auto-update"
+_COPILOT = (
+    f"{_COPILOT_BASE} --output-format json --available-tools=view,grep,glob "
+    "--deny-tool=shell --deny-tool=write -p"
+)
 # Cursor's agent: `-p`/`--print` runs headless, the prompt is the positional argument; `--mode
 # ask` is its read-only mode (no edits, no commands); `--trust` accepts the workspace without
 # the interactive question a headless run cannot answer; plain text output.
@@ -68,7 +77,12 @@ _CODEX_WRITE = "codex exec - --sandbox workspace-write --color never --skip-git-
 # Copilot CLI: `--allow-tool=write` grants file writes without a prompt, `--deny-tool=shell`
 # wins over any allow rule, and URL access needs an approval that `--no-ask-user` never gives
 # (docs.github.com, copilot-cli "Allowing and denying tool use" and the programmatic reference).
-_COPILOT_WRITE = "copilot -s --no-color --no-ask-user --allow-tool=write --deny-tool=shell -p"
+# `--disallow-temp-dir` ("Prevent automatic access to the system temporary directory"): without
+# it the write tool writes the temp dir, outside the worktree, without asking.
+_COPILOT_WRITE = (
+    f"{_COPILOT_BASE} --disallow-temp-dir --available-tools=view,grep,glob,edit,create "
+    "--allow-tool=write --deny-tool=shell -p"
+)
 # Cursor agent: print mode without `--force` edits files inside the workspace and rejects what
 # would need an approval: writes outside it or to .git/hooks, shell commands, MCP tools and web
 # fetches not allowed (cursor.com/docs/cli, "Using Headless CLI", "File modification in
@@ -261,6 +275,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "GitHub Copilot CLI, no shell or writes (prompt as an argument: other local "
             "users can see it in the process list)",
             prompt_via="argument",
+            output="copilot-json",
             write_command=_COPILOT_WRITE,
         ),
         _preset(

@@ -210,17 +210,46 @@ def opencode_error(text: str) -> str | None:
     return found
 
 
+def copilot_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer from ``copilot --output-format json`` (one JSON event a line): the content
+    of the last ``assistant.message`` (narration before a tool call is a message of its own).
+    Its events carry no token counts (1.0.102 writes them only to ``--usage-output-file``)."""
+    reason = copilot_error(text)
+    if reason is not None:
+        raise ProviderFailed(name, "reported an error", reason[:400])
+    answer = ""
+    for event in json_events(text):
+        data = event.get("data")
+        if event.get("type") == "assistant.message" and isinstance(data, dict):
+            content = data.get("content")
+            answer = content if isinstance(content, str) else answer
+    return answer, UNKNOWN
+
+
+def copilot_error(text: str) -> str | None:
+    """The message of the last ``session.error`` event of ``copilot --output-format json``
+    (why a run failed; it exits 1 with stderr empty), or None."""
+    found = None
+    for event in json_events(text):
+        data = event.get("data")
+        if event.get("type") == "session.error" and isinstance(data, dict):
+            found = str(data.get("message") or data.get("errorType") or "error")
+    return found
+
+
 AnswerParser = Callable[[str, str, str], tuple[str, Usage]]
 """Reads a CLI's answer and usage: (provider name, stdout, end of stderr) -> (text, usage)."""
 
 ANSWER_PARSERS: dict[str, AnswerParser] = {
     "qwen-json": lambda name, out, err: qwen_json(name, out),
     "opencode-json": lambda name, out, err: opencode_json(name, out),
+    "copilot-json": lambda name, out, err: copilot_json(name, out),
 }
 """The output formats (`base.OUTPUT_FORMATS`) read by one function each, by name."""
 
 FAILURE_READERS: dict[str, Callable[[str], str | None]] = {
     "opencode-json": opencode_error,
+    "copilot-json": copilot_error,
 }
 """Output formats that say on stdout why a run failed (exit status not 0): the reader of
 that reason, by format."""
