@@ -411,3 +411,34 @@ def test_qwen_json_reads_the_result_and_refuses_an_error_given_as_the_answer() -
     assert usage.cost_usd is None
     with pytest.raises(ProviderFailed, match="400 refused"):
         qwen_json("qwen", events("[API Error: 400 refused]"))
+
+
+def test_opencode_copilot_and_llm_answers_keep_the_last_message_and_read_tokens() -> None:
+    """Narration before a tool call is a message of its own: only the last message is the
+    answer. opencode's tokens are summed over its steps, llm's read from `-u` on stderr."""
+    from discussions.errors import ProviderFailed
+    from discussions.providers.usage import ANSWER_PARSERS, FAILURE_READERS
+
+    def lines(*events: dict[str, object]) -> str:
+        return "\n".join(json.dumps(e) for e in events) + "\n"
+
+    step = {"tokens": {"input": 10, "output": 2, "reasoning": 1, "cache": {"read": 5, "write": 0}}}
+    opencode = lines(
+        {"type": "text", "part": {"messageID": "a", "text": "Let me look."}},
+        {"type": "step_finish", "part": step},
+        {"type": "text", "part": {"messageID": "b", "text": "VOTE: READY"}},
+        {"type": "step_finish", "part": step},
+    )
+    text, usage = ANSWER_PARSERS["opencode-json"]("opencode", opencode, "")
+    assert text == "VOTE: READY" and (usage.input_tokens, usage.output_tokens) == (30, 6)
+    copilot = lines(
+        {"type": "assistant.message", "data": {"content": "Let me look.", "toolRequests": [1]}},
+        {"type": "assistant.message", "data": {"content": "VOTE: READY", "toolRequests": []}},
+    )
+    assert ANSWER_PARSERS["copilot-json"]("copilot", copilot, "")[0] == "VOTE: READY"
+    failed = lines({"type": "session.error", "data": {"message": "400 refused"}})
+    assert FAILURE_READERS["copilot-json"](failed) == "400 refused"
+    with pytest.raises(ProviderFailed, match="400 refused"):
+        ANSWER_PARSERS["copilot-json"]("copilot", failed, "")
+    text, usage = ANSWER_PARSERS["llm-usage"]("llm", "VOTE: READY\n", "Token usage: 1,200 input, 34 output\n")
+    assert text == "VOTE: READY" and (usage.input_tokens, usage.output_tokens) == (1200, 34)

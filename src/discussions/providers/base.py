@@ -13,6 +13,7 @@ OUTPUT_FORMATS: tuple[str, ...] = ("text", "codex-jsonl", "claude-json")
 OUTPUT_FORMATS += ("qwen-json",)  # qwen -o json (`usage.qwen_json`)
 OUTPUT_FORMATS += ("opencode-json",)  # opencode run --format json (`usage.opencode_json`)
 OUTPUT_FORMATS += ("copilot-json",)  # copilot --output-format json (`usage.copilot_json`)
+OUTPUT_FORMATS += ("llm-usage",)  # text, and llm -u's tokens on stderr (`usage.llm_usage`)
 HTTP_TYPE = "openai-compatible"
 """The type of a provider that is a chat-completions server (`server_window`, `openai_compat`)."""
 PROVIDER_TYPES = ("command", HTTP_TYPE)

@@ -287,7 +287,9 @@ PRESETS: dict[str, ProviderSpec] = {
             write_command=_CURSOR_WRITE,
         ),
         # llm and ollama answer text and cannot edit files: no write mode, so they never lead.
-        _preset("llm", "llm", "Simon Willison's llm, default model"),
+        # llm: `-u` writes the tokens on stderr after the answer (read as `llm-usage`); `-n`
+        # logs no copy of the prompt and answer in its logs.db (llm.datasette.io, "Usage").
+        _preset("llm", "llm -u -n", "Simon Willison's llm, default model", output="llm-usage"),
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
 }

@@ -41,7 +41,8 @@ def output_sink(output: str, on_output: Callable[[str], None]) -> Callable[[byte
 
     if output == "codex-jsonl":
         return feed_jsonl
-    return feed_text if output == "text" else feed_nothing  # JSON read whole at the end
+    streamed = output in ("text", "llm-usage")  # the answer is stdout as it comes
+    return feed_text if streamed else feed_nothing  # JSON read whole at the end
 
 
 def codex_event_text(line: str) -> str:

@@ -18,6 +18,7 @@ Where the numbers come from:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -237,6 +238,19 @@ def copilot_error(text: str) -> str | None:
     return found
 
 
+_LLM_USAGE = re.compile(r"Token usage: ([\d,]+) input, ([\d,]+) output")
+"""What ``llm -u`` writes on stderr after the answer (llm's ``token_usage_string``)."""
+
+
+def llm_usage(err: str) -> Usage:
+    """The tokens ``llm -u`` reported on stderr (its last ``Token usage:`` line); no cost."""
+    found = _LLM_USAGE.findall(err)
+    if not found:
+        return UNKNOWN
+    given, taken = found[-1]
+    return Usage(int(given.replace(",", "")), int(taken.replace(",", "")))
+
+
 AnswerParser = Callable[[str, str, str], tuple[str, Usage]]
 """Reads a CLI's answer and usage: (provider name, stdout, end of stderr) -> (text, usage)."""
 
@@ -244,6 +258,7 @@ ANSWER_PARSERS: dict[str, AnswerParser] = {
     "qwen-json": lambda name, out, err: qwen_json(name, out),
     "opencode-json": lambda name, out, err: opencode_json(name, out),
     "copilot-json": lambda name, out, err: copilot_json(name, out),
+    "llm-usage": lambda name, out, err: (out.removesuffix("\n"), llm_usage(err)),
 }
 """The output formats (`base.OUTPUT_FORMATS`) read by one function each, by name."""
 
