@@ -3,9 +3,9 @@
 A CLI runs in the project, and some rewrite their project configuration whatever flags they
 are given: Qwen Code 0.15 migrates a project's ``.qwen/settings.json`` (adds ``"$version"``)
 and leaves a ``.orig`` copy, even with ``--bare`` (qwen-code packages/cli/src/config/
-settings.ts, the settings migration). No flag stops it, so the engine looks at these files
-before and after the turn's calls and says what changed: a tracked file rewritten under the
-user's feet is something they must hear about.
+settings.ts, ``loadSettings``: each settings file is loaded and migrated). No flag stops it,
+so the engine looks at these files before and after the turn's calls and says what changed:
+a tracked file rewritten under the user's feet is something they must hear about.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def changes(root: Path, before: dict[str, str]) -> list[str]:
     said += [f"{rel} was added" for rel in sorted(set(after) - set(before))]
     hint = (
         "by an AI CLI during the turn (its own project configuration; see `git status` and "
-        'the README, "Provider presets")'
+        'the README, "What no flag fixes")'
     )
     return [f"{what} {hint}" for what in said]
 
