@@ -67,6 +67,7 @@ def rules(config_text: str | None, agent: str) -> tuple[dict[str, object], dict[
     """The top-level and the agent's permission rules of an OPENCODE_CONFIG_CONTENT."""
     config = json.loads(config_text or "{}")
     assert config["share"] == "disabled" and config["lsp"] is False
+    assert config["snapshot"] is False  # no copy of the working tree in HOME
     agent_config = config["agent"][agent]
     assert agent_config["disable"] is False
     return config["permission"], agent_config["permission"]

@@ -88,7 +88,8 @@ def test_a_turn_records_the_answer_and_its_tokens_in_one_call(
     stub: StubModel, isolated: Path
 ) -> None:
     """One model call (no hidden title call: `--title`), the comment byte for byte, the tokens
-    of `--format json`, no cost (opencode's is its own estimate from a price list)."""
+    of `--format json`, no cost (opencode's is its own estimate from a price list), no
+    snapshot of the working tree kept in HOME."""
     make_project(isolated, "opencode")
     r = turn("opencode")
     assert r.exit_code == 0, r.output
@@ -97,6 +98,7 @@ def test_a_turn_records_the_answer_and_its_tokens_in_one_call(
     assert "tokens: 1200 in / 34 out" in meta and "cost: unknown" in meta
     assert turn_result(r)["usage"]["output_tokens"] == 34  # type: ignore[index]
     assert len(chat.model_calls(stub)) == 1
+    assert not (Path.home() / ".local/share/opencode/snapshot").exists()  # no copy of the tree
 
 
 PROBES = {

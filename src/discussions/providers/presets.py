@@ -118,7 +118,8 @@ _GEMINI_WRITE = 'gemini -p "" --approval-mode default --allowed-tools write_file
 #   user's config puts after our "*" would otherwise keep its own rule). `task` (subagents),
 #   `skill`, `lsp`, web fetch and search, `external_directory` and the plan/question tools are
 #   denied; `share` is disabled (no upload of the discussion), language servers and formatters
-#   off (they start programs).
+#   off (they start programs), and `snapshot` (a git copy of the whole working tree that
+#   opencode keeps in HOME to undo its edits; opencode.ai/docs/config) off.
 # - OPENCODE_DISABLE_PROJECT_CONFIG (and OPENCODE_CONFIG_PROJECT_DISABLE, its newer name) keep
 #   the repository's opencode.json, .opencode/ folders (plugins and MCP servers, which are code
 #   that runs when opencode starts) and AGENTS.md out of the run: a clone is not trusted.
@@ -145,6 +146,7 @@ def _opencode_config(agent: str, edit: object) -> str:
         "share": "disabled",
         "lsp": False,
         "formatter": False,
+        "snapshot": False,
     }
     return json.dumps(config, separators=(",", ":"))
 
