@@ -48,6 +48,12 @@ def test_a_rewritten_cli_config_is_said_in_plain_and_json_output(
     ]
 
 
+def test_a_run_says_it_too(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+    setup(isolated, providers_file, rewrite=True)
+    r = run("run", "d.md", "--rounds", "1")
+    assert "Warning: .qwen/settings.json was changed by an AI CLI" in out(r), out(r)
+
+
 def test_nothing_is_said_when_nothing_changed(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     setup(isolated, providers_file, rewrite=False)
     r = run("turn", "d.md", "@r")
