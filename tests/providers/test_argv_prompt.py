@@ -93,7 +93,10 @@ def fake_cli(bin_dir: Path, name: str) -> None:
     exe = bin_dir / name
     exe.write_text(
         f"#!{sys.executable}\nimport json, sys\nsys.stdin.read()\n"
-        "print(json.dumps({'comment': json.dumps(sys.argv[1:]), 'vote': None}))\n",
+        "said = json.dumps({'comment': json.dumps(sys.argv[1:]), 'vote': None})\n"
+        "if 'json' in sys.argv:  # copilot's events: the answer is an assistant.message\n"
+        "    said = json.dumps({'type': 'assistant.message', 'data': {'content': said}})\n"
+        "print(said)\n",
         encoding="utf-8",
     )
     exe.chmod(0o755)
@@ -104,7 +107,11 @@ def fake_cli(bin_dir: Path, name: str) -> None:
     [
         (
             "copilot",
-            ["-s", "--no-color", "--no-ask-user", "--deny-tool=shell", "--deny-tool=write", "-p"],
+            [
+                *("-s", "--no-color", "--no-ask-user", "--no-auto-update", "--output-format"),
+                *("json", "--available-tools=view,grep,glob", "--deny-tool=shell"),
+                *("--deny-tool=write", "-p"),
+            ],
         ),
         ("cursor-agent", ["-p", "--output-format", "text", "--mode", "ask", "--trust"]),
     ],

@@ -32,6 +32,7 @@ SEEN = (
     "OPENCODE_CONFIG_CONTENT",
     "OPENCODE_DISABLE_PROJECT_CONFIG",
     "OPENCODE_CONFIG_PROJECT_DISABLE",
+    "OPENCODE_DISABLE_MODELS_FETCH",
 )
 
 FAKE_OPENCODE = f"""#!{sys.executable}
@@ -41,7 +42,10 @@ seen = {{"argv": sys.argv[1:], "env": {{k: os.environ.get(k) for k in {SEEN!r}}}
 if "build" in sys.argv:  # the write mode: leave what it saw in its working directory
     with open("seen.json", "w") as f:
         json.dump(seen, f)
-print(json.dumps(seen))
+    print(json.dumps(seen))
+else:  # the read-only preset reads `--format json` events: the answer is a text part
+    part = {{"type": "text", "messageID": "m1", "text": json.dumps(seen)}}
+    print(json.dumps({{"type": "text", "part": part}}))
 """
 
 
@@ -63,6 +67,7 @@ def rules(config_text: str | None, agent: str) -> tuple[dict[str, object], dict[
     """The top-level and the agent's permission rules of an OPENCODE_CONFIG_CONTENT."""
     config = json.loads(config_text or "{}")
     assert config["share"] == "disabled" and config["lsp"] is False
+    assert config["snapshot"] is False  # no copy of the working tree in HOME
     agent_config = config["agent"][agent]
     assert agent_config["disable"] is False
     return config["permission"], agent_config["permission"]
@@ -82,10 +87,12 @@ def test_opencode_presets_run_the_plan_agent_with_everything_but_reading_denied(
     seen = ask(name, isolated)
     argv = seen["argv"]
     assert argv[:3] == ["run", "--agent", "plan"]  # type: ignore[index]
+    assert "--title" in argv and "--format" in argv  # type: ignore[operator]
     assert ("--model" in argv) == (name == "opencode-deepseek")  # type: ignore[operator]
     env: dict[str, str] = seen["env"]  # type: ignore[assignment]
     assert env["OPENCODE_DISABLE_PROJECT_CONFIG"] == "1"  # the clone's opencode.json stays out
     assert env["OPENCODE_CONFIG_PROJECT_DISABLE"] == "1"
+    assert env["OPENCODE_DISABLE_MODELS_FETCH"] == "1"
     for table in rules(env["OPENCODE_CONFIG_CONTENT"], "plan"):
         assert table["*"] == "deny"
         for tool in ("edit", "bash", "webfetch", "websearch", "task", "external_directory"):
@@ -134,7 +141,7 @@ def test_the_apply_lead_runs_with_the_write_modes_variables(
     out = apply_run.execute(job)
     assert out.result == "committed", out.reason
     seen = json.loads(git(isolated, "show", "discussions/apply/env-1:seen.json"))
-    assert seen["argv"] == ["run", "--agent", "build"]
+    assert seen["argv"] == ["run", "--agent", "build", "--title", "discussions"]
     assert seen["env"]["OPENCODE_DISABLE_PROJECT_CONFIG"] == "1"
     top, _ = rules(seen["env"]["OPENCODE_CONFIG_CONTENT"], "build")
     assert top["edit"]["*"] == "allow" and top["bash"] == "deny"

@@ -373,7 +373,7 @@ def test_providers_test_deep_reports_latency_parse_and_usage(clis: Path) -> None
 def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
     from discussions.providers.presets import DETECT_ORDER, PRESETS
 
-    assert PRESETS["qwen"].command == "qwen --approval-mode plan"
+    assert PRESETS["qwen"].command.startswith("qwen --approval-mode plan --bare")
     assert "qwen" in DETECT_ORDER
     # CLIs that take the prompt only as an argument say so, and are never picked unasked.
     for name in ("copilot", "cursor-agent"):
@@ -449,3 +449,55 @@ def test_providers_test_and_a_turn_wait_the_same_configured_timeout(
     for args in ([], ["--deep", "--json"]):
         r = run("providers", "test", "slow", *args)
         assert code(r) == 1 and "timed out after 2s" in out(r), out(r)
+
+
+def test_qwen_json_reads_the_result_and_refuses_an_error_given_as_the_answer() -> None:
+    """qwen -o json: the last result event's text and tokens; an "[API Error: ...]" answer
+    (exit 0, subtype success in qwen 0.15) is the error it is."""
+    from discussions.errors import ProviderFailed
+    from discussions.providers.usage import qwen_json
+
+    def events(result: str) -> str:
+        usage = {"input_tokens": 10, "output_tokens": 2, "cache_read_input_tokens": 4}
+        return json.dumps([
+            {"type": "system", "subtype": "init"},
+            {"type": "result", "subtype": "success", "is_error": False, "result": result,
+             "usage": usage},
+        ])  # fmt: skip
+
+    text, usage = qwen_json("qwen", events("VOTE: READY"))
+    assert text == "VOTE: READY" and (usage.input_tokens, usage.output_tokens) == (10, 2)
+    assert usage.cost_usd is None
+    with pytest.raises(ProviderFailed, match="400 refused"):
+        qwen_json("qwen", events("[API Error: 400 refused]"))
+
+
+def test_opencode_copilot_and_llm_answers_keep_the_last_message_and_read_tokens() -> None:
+    """Narration before a tool call is a message of its own: only the last message is the
+    answer. opencode's tokens are summed over its steps, llm's read from `-u` on stderr."""
+    from discussions.errors import ProviderFailed
+    from discussions.providers.usage import ANSWER_PARSERS, FAILURE_READERS
+
+    def lines(*events: dict[str, object]) -> str:
+        return "\n".join(json.dumps(e) for e in events) + "\n"
+
+    step = {"tokens": {"input": 10, "output": 2, "reasoning": 1, "cache": {"read": 5, "write": 0}}}
+    opencode = lines(
+        {"type": "text", "part": {"messageID": "a", "text": "Let me look."}},
+        {"type": "step_finish", "part": step},
+        {"type": "text", "part": {"messageID": "b", "text": "VOTE: READY"}},
+        {"type": "step_finish", "part": step},
+    )
+    text, usage = ANSWER_PARSERS["opencode-json"]("opencode", opencode, "")
+    assert text == "VOTE: READY" and (usage.input_tokens, usage.output_tokens) == (30, 6)
+    copilot = lines(
+        {"type": "assistant.message", "data": {"content": "Let me look.", "toolRequests": [1]}},
+        {"type": "assistant.message", "data": {"content": "VOTE: READY", "toolRequests": []}},
+    )
+    assert ANSWER_PARSERS["copilot-json"]("copilot", copilot, "")[0] == "VOTE: READY"
+    failed = lines({"type": "session.error", "data": {"message": "400 refused"}})
+    assert FAILURE_READERS["copilot-json"](failed) == "400 refused"
+    with pytest.raises(ProviderFailed, match="400 refused"):
+        ANSWER_PARSERS["copilot-json"]("copilot", failed, "")
+    text, usage = ANSWER_PARSERS["llm-usage"]("llm", "VOTE: READY\n", "Token usage: 1,200 input, 34 output\n")
+    assert text == "VOTE: READY" and (usage.input_tokens, usage.output_tokens) == (1200, 34)

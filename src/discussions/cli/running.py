@@ -163,6 +163,8 @@ def _print_result(result: RunResult, as_json: bool) -> None:
             say(line)
     for note in result.notes:
         say(f"Note: {note}")
+    for warning in dict.fromkeys(w for t in result.turns for w in t.warnings):
+        say(f"Warning: {warning}", err=True)  # an AI CLI rewrote its project configuration
     if result.escalation:
         say("Escalated to the humans. Positions:")
         for line in result.escalation:

@@ -70,9 +70,11 @@ def turn_command(
             d, list(aliases), callout, provider=provider, sequential=sequential
         )
     if as_json:
-        echo_json(result.to_dict())
+        echo_json(result.to_dict())  # its warnings in it
     else:
         _summary(result)
+        for warning in result.warnings:
+            say(f"Warning: {warning}", err=True)
     if result.budget_stop:
         say(f"Budget: stopped before the next call: {result.budget_stop}", err=True)
     if result.failed:

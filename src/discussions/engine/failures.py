@@ -23,13 +23,13 @@ from collections.abc import Callable, Sequence
 from ..model.discussion import Discussion
 from ..model.storage import Appended
 from ..model.usage import NOT_A_CALL
+from ..providers.command import strip_terminal_codes
 from ..syntax import clock
 from ..syntax.render import visible_name
 from .outcomes import Attempt, ParticipantOutcome, clean_field
 
 CAUSE_LIMIT = 200
 """Characters of a provider's error output kept as the cause of a failure."""
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _NOISE = re.compile(r"^[\W_]*$|^\s*\d+%\s*\||^\s*(?:File \"|Traceback \(most recent call)")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 _KEY_SHAPE = re.compile(
@@ -54,7 +54,7 @@ def cause_of(detail: str, limit: int = CAUSE_LIMIT) -> str:
     of punctuation left out, credentials blanked (`blank_secrets`); one line, no marker
     syntax, at most `limit` characters."""
     detail = blank_secrets(detail)
-    lines = [_ANSI.sub("", part).strip() for part in re.split(r" / |\n", detail)]
+    lines = [strip_terminal_codes(part).strip() for part in re.split(r" / |\n", detail)]
     meaningful = [line for line in lines if line and not _NOISE.search(line)]
     if not meaningful:
         return ""

@@ -37,6 +37,7 @@ from ..syntax.code import block_parser
 from ..syntax.render import analyse_tail, join_blocks, neutralise
 from . import followup
 from .appending import GroupAppend
+from .cli_configs import configs_watched
 from .echoes import answer_echo
 from .evidence_turn import after_answers, fulfil_quietly
 from .outcomes import (
@@ -342,7 +343,7 @@ class Runner:
                 on, group, callout, provider, sequential, result, budget_stop, write
             )
 
-        with one_sweep():  # one search for escaped descendants of the turn's calls
+        with one_sweep(), configs_watched(d, result.warnings):  # escapes; CLIs' own configs
             try:
                 try:
                     call(view, chosen)

@@ -10,7 +10,16 @@ from pathlib import Path
 from .slots import call_slot
 from .usage import UNKNOWN, Usage
 
-OUTPUT_FORMATS = ("text", "codex-jsonl", "claude-json", "gemini-json")
+OUTPUT_FORMATS = (
+    "text",
+    "codex-jsonl",  # codex exec --json (`usage.codex_usage`, `reports.codex_last_message`)
+    "claude-json",  # claude -p --output-format json (`usage.claude_json`)
+    "gemini-json",  # gemini -o json (`usage.gemini_json`)
+    "qwen-json",  # qwen -o json (`usage.qwen_json`)
+    "opencode-json",  # opencode run --format json (`usage.opencode_json`)
+    "copilot-json",  # copilot --output-format json (`usage.copilot_json`)
+    "llm-usage",  # text, and llm -u's tokens on stderr (`usage.llm_usage`)
+)
 HTTP_TYPE = "openai-compatible"
 """The type of a provider that is a chat-completions server (`server_window`, `openai_compat`)."""
 PROVIDER_TYPES = ("command", HTTP_TYPE)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import selectors
 import shlex
 import shutil
@@ -49,7 +50,7 @@ from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .reports import codex_last_message, failure_reason
 from .slots import stop_waiting
 from .streaming import output_sink
-from .usage import UNKNOWN, claude_json, codex_usage, gemini_json
+from .usage import ANSWER_PARSERS, UNKNOWN, codex_usage
 
 DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -381,7 +382,18 @@ class _Run:
         return time.monotonic() - self.started
 
     def stderr_text(self) -> str:
-        return bytes(self.err[-_STDERR_KEEP:]).decode("utf-8", errors="replace").strip()
+        """The end of stderr, terminal colour and title codes left out (opencode colours its
+        stderr even without a terminal): what error messages and records quote."""
+        text = bytes(self.err[-_STDERR_KEEP:]).decode("utf-8", errors="replace")
+        return strip_terminal_codes(text).strip()
+
+
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def strip_terminal_codes(text: str) -> str:
+    """`text` without terminal control sequences (CSI colours and cursor moves, OSC titles)."""
+    return _TERMINAL_CODES.sub("", text)
 
 
 def _close(stream: object) -> None:
@@ -495,10 +507,8 @@ class CommandProvider(Provider):
         if self.spec.output == "codex-jsonl":
             usage = codex_usage(text)
             text = _codex_messages(self.name, text)
-        elif self.spec.output == "claude-json":
-            text, usage = claude_json(self.name, text)
-        elif self.spec.output == "gemini-json":
-            text, usage = gemini_json(self.name, text)
+        elif self.spec.output in ANSWER_PARSERS:
+            text, usage = ANSWER_PARSERS[self.spec.output](self.name, text, stderr_text)
         if not text.strip():
             detail = _last_lines(stderr_text)
             raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)

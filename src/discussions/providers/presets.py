@@ -62,17 +62,30 @@ _GEMINI = f'gemini -p "" --skip-trust --approval-mode plan --policy {_GEMINI_REA
 # confines terminal commands; headless runs cannot grant permissions anyway.
 _AGY = "agy --mode plan --sandbox"
 # GitHub Copilot CLI: `-p PROMPT` runs one prompt non-interactively; the prompt is its value,
-# so `-p` comes last and the prompt is appended as one argument (`prompt_via: argument`). `-s`
-# prints only the answer; `--no-ask-user` never waits for input; `--deny-tool` wins over any
-# allow rule, so no shell command and no file write runs.
-_COPILOT = "copilot -s --no-color --no-ask-user --deny-tool=shell --deny-tool=write -p"
+# so `-p` comes last and the prompt is appended as one argument (`prompt_via: argument`).
+# `--no-ask-user` never waits for input; `--available-tools` offers the model only the tools
+# named (`copilot --help` 1.0.102: "Only these tools will be available to the model"): reading
+# ones, so no shell, edit, subagent, SQL or skill tool is there to call; `--deny-tool` still
+# wins over any allow rule. `--output-format json` prints one event a line: the last
+# `assistant.message` is the answer (narration before a tool call is a message of its own;
+# read as `copilot-json`), `session.error` says why a run failed. `--no-auto-update` runs the
+# installed version, never one it downloaded.
+_COPILOT_BASE = "copilot -s --no-color --no-ask-user --no-auto-update"
+_COPILOT = (
+    f"{_COPILOT_BASE} --output-format json --available-tools=view,grep,glob "
+    "--deny-tool=shell --deny-tool=write -p"
+)
 # Cursor's agent: `-p`/`--print` runs headless, the prompt is the positional argument; `--mode
 # ask` is its read-only mode (no edits, no commands); `--trust` accepts the workspace without
 # the interactive question a headless run cannot answer; plain text output.
 _CURSOR = "cursor-agent -p --output-format text --mode ask --trust"
 # Qwen Code reads the prompt from stdin when it is not a terminal (headless mode); plan mode
-# is its read-only approval mode (no edits, no shell commands).
-_QWEN = "qwen --approval-mode plan"
+# is its read-only approval mode (no edits, no shell commands). `--bare` ("skip implicit startup
+# auto-discovery and only honor explicitly provided CLI inputs", `qwen --help` 0.15) keeps the
+# repository's .qwen/settings.json MCP servers from starting and stops the hidden "managed
+# memory" call that resends the discussion; `--chat-recording false` saves no chat in HOME;
+# `-o json` ends with a `result` event holding the answer and its tokens (read as `qwen-json`).
+_QWEN = "qwen --approval-mode plan --bare --chat-recording false -o json"
 
 # -- write modes: the lead of `discussions apply` edits files in its working directory (a fresh
 # git worktree) and prints plain text (its output streams to the turn display). A preset has one
@@ -107,7 +120,12 @@ _CODEX_WRITE = (
 # Copilot CLI: `--allow-tool=write` grants file writes without a prompt, `--deny-tool=shell`
 # wins over any allow rule, and URL access needs an approval that `--no-ask-user` never gives
 # (docs.github.com, copilot-cli "Allowing and denying tool use" and the programmatic reference).
-_COPILOT_WRITE = "copilot -s --no-color --no-ask-user --allow-tool=write --deny-tool=shell -p"
+# `--disallow-temp-dir` ("Prevent automatic access to the system temporary directory"): without
+# it the write tool writes the temp dir, outside the worktree, without asking.
+_COPILOT_WRITE = (
+    f"{_COPILOT_BASE} --disallow-temp-dir --available-tools=view,grep,glob,edit,create "
+    "--allow-tool=write --deny-tool=shell -p"
+)
 # Cursor agent: print mode without `--force` edits files inside the workspace and rejects what
 # would need an approval: writes outside it or to .git/hooks, shell commands, MCP tools and web
 # fetches not allowed (cursor.com/docs/cli, "Using Headless CLI", "File modification in
@@ -148,7 +166,8 @@ _GEMINI_WRITE = (
 #   user's config puts after our "*" would otherwise keep its own rule). `task` (subagents),
 #   `skill`, `lsp`, web fetch and search, `external_directory` and the plan/question tools are
 #   denied; `share` is disabled (no upload of the discussion), language servers and formatters
-#   off (they start programs).
+#   off (they start programs), and `snapshot` (a git copy of the whole working tree that
+#   opencode keeps in HOME to undo its edits; opencode.ai/docs/config) off.
 # - OPENCODE_DISABLE_PROJECT_CONFIG (and OPENCODE_CONFIG_PROJECT_DISABLE, its newer name) keep
 #   the repository's opencode.json, .opencode/ folders (plugins and MCP servers, which are code
 #   that runs when opencode starts) and AGENTS.md out of the run: a clone is not trusted.
@@ -175,20 +194,28 @@ def _opencode_config(agent: str, edit: object) -> str:
         "share": "disabled",
         "lsp": False,
         "formatter": False,
+        "snapshot": False,
     }
     return json.dumps(config, separators=(",", ":"))
 
 
+# - OPENCODE_DISABLE_MODELS_FETCH: no fetch of its online model catalogue before each call (a
+#   network round trip, or a wait where the network is closed; the flag is in opencode 1.18's
+#   flags list, packages/opencode/src/flag/flag.ts).
+# `--title` names the session, so opencode makes no hidden title call resending the prompt
+# (`opencode run --help`: "uses truncated prompt if no value provided"); `--format json` prints
+# one event a line: the last message's text is the answer, its tokens are read (`opencode-json`).
 _OPENCODE_ISOLATED = {
     "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
     "OPENCODE_CONFIG_PROJECT_DISABLE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
 }
-_OPENCODE = "opencode run --agent plan"
+_OPENCODE = "opencode run --agent plan --title discussions --format json"
 _OPENCODE_ENV = {**_OPENCODE_ISOLATED, "OPENCODE_CONFIG_CONTENT": _opencode_config("plan", "deny")}
 # The write mode: the build agent with edits allowed inside its working directory (the apply's
 # worktree; `external_directory` stays denied, and so is git's own folder), every other tool
 # as above: edits, no shell command, no web fetch, no subagent.
-_OPENCODE_WRITE = "opencode run --agent build"
+_OPENCODE_WRITE = "opencode run --agent build --title discussions"
 _OPENCODE_WRITE_ENV = {
     "OPENCODE_CONFIG_CONTENT": _opencode_config(
         "build", {"*": "allow", ".git": "deny", ".git/*": "deny"}
@@ -276,6 +303,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "opencode",
             _OPENCODE,
             "opencode, default model, plan agent with every tool but reading denied",
+            output="opencode-json",
             env=_OPENCODE_ENV,
             write_command=_OPENCODE_WRITE,
             write_env=_OPENCODE_WRITE_ENV,
@@ -284,6 +312,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "opencode-deepseek",
             f"{_OPENCODE} --model deepseek/deepseek-chat",
             "opencode, DeepSeek chat, read-only like opencode",
+            output="opencode-json",
             env=_OPENCODE_ENV,
             write_command=f"{_OPENCODE_WRITE} --model deepseek/deepseek-chat",
             write_env=_OPENCODE_WRITE_ENV,
@@ -292,6 +321,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "qwen",
             _QWEN,
             "Qwen Code, plan (read-only) mode (prompt on stdin)",
+            output="qwen-json",
         ),
         _preset(
             "copilot",
@@ -299,6 +329,7 @@ PRESETS: dict[str, ProviderSpec] = {
             "GitHub Copilot CLI, no shell or writes (prompt as an argument: other local "
             "users can see it in the process list)",
             prompt_via="argument",
+            output="copilot-json",
             write_command=_COPILOT_WRITE,
         ),
         _preset(
@@ -310,7 +341,9 @@ PRESETS: dict[str, ProviderSpec] = {
             write_command=_CURSOR_WRITE,
         ),
         # llm and ollama answer text and cannot edit files: no write mode, so they never lead.
-        _preset("llm", "llm", "Simon Willison's llm, default model"),
+        # llm: `-u` writes the tokens on stderr after the answer (read as `llm-usage`); `-n`
+        # logs no copy of the prompt and answer in its logs.db (llm.datasette.io, "Usage").
+        _preset("llm", "llm -u -n", "Simon Willison's llm, default model", output="llm-usage"),
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
 }

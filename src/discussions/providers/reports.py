@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .usage import gemini_error, json_events
+from .usage import FAILURE_READERS, gemini_error, json_events
 
 _LIMIT = 400
 
@@ -38,7 +38,8 @@ def failure_reason(output: str, text: str, stderr: str = "") -> str | None:
         return _codex_failure(text)
     if output == "gemini-json":
         return _short(gemini_error(text) or gemini_error(stderr))
-    return None
+    read = FAILURE_READERS.get(output)
+    return _short(read(text)) if read else None
 
 
 def _claude_failure(text: str) -> str | None:

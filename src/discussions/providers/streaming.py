@@ -37,12 +37,12 @@ def output_sink(output: str, on_output: Callable[[str], None]) -> Callable[[byte
             report(codex_event_text(line))
 
     def feed_nothing(chunk: bytes) -> None:
-        """claude's and gemini's JSON output is one object at the end: nothing readable
-        streams."""
+        """JSON read whole at the end (claude's, gemini's, qwen's ...): nothing readable streams."""
 
-    if output in ("claude-json", "gemini-json"):
-        return feed_nothing
-    return feed_jsonl if output == "codex-jsonl" else feed_text
+    if output == "codex-jsonl":
+        return feed_jsonl
+    streamed = output in ("text", "llm-usage")  # the answer is stdout as it comes
+    return feed_text if streamed else feed_nothing  # JSON read whole at the end
 
 
 def codex_event_text(line: str) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,3 +236,137 @@ def _last_object(text: str, key: str) -> dict[str, Any] | None:
         if isinstance(value, dict) and key in value:
             return value
     return None
+
+
+_QWEN_API_ERROR = "[API Error: "
+"""How Qwen Code words a failed model call in its answer (qwen-code
+packages/core/src/utils/errorParsing.ts, ``API_ERROR_PREFIX``): 0.15 ends such a run with
+exit status 0 and ``subtype: success``, the error text standing as the answer."""
+
+
+def qwen_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer and tokens from ``qwen -o json`` (a JSON array of events; the last
+    ``result`` event holds the final answer and the run's ``usage``; no cost). A model error
+    it reports as its answer is raised as the error it is, never taken for a comment."""
+    event = _last_result(text)
+    if event is None:
+        raise ProviderOutputError(name, "output is not Qwen Code JSON (no result event)")
+    result = event.get("result")
+    failed = event.get("is_error") or event.get("subtype", "success") != "success"
+    if failed or (isinstance(result, str) and result.startswith(_QWEN_API_ERROR)):
+        detail = event.get("error") or result or event.get("subtype") or "error"
+        raise ProviderFailed(name, "reported an error", str(detail)[:400])
+    if not isinstance(result, str):
+        raise ProviderOutputError(name, "Qwen Code JSON without a 'result' text")
+    raw = event.get("usage")
+    usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    return result, Usage(_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
+
+
+def opencode_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer and tokens from ``opencode run --format json`` (one JSON event a line,
+    opencode packages/opencode/src/cli/cmd/run.ts): the ``text`` parts of the last message
+    only (narration before a tool call is a message of its own), tokens summed over the
+    ``step_finish`` events (input with cache reads and writes, output with reasoning). Its
+    ``cost`` is opencode's own estimate from a price list, so none is taken."""
+    reason = opencode_error(text)
+    if reason is not None:
+        raise ProviderFailed(name, "reported an error", reason[:400])
+    last: tuple[str, list[str]] = ("", [])
+    inputs: list[int] = []
+    outputs: list[int] = []
+    for event in json_events(text):
+        part = event.get("part")
+        if not isinstance(part, dict):
+            continue
+        if event.get("type") == "text" and isinstance(part.get("text"), str):
+            message = str(part.get("messageID", ""))
+            last = (message, [*last[1], part["text"]] if message == last[0] else [part["text"]])
+        elif event.get("type") == "step_finish":
+            _opencode_tokens(part.get("tokens"), inputs, outputs)
+    usage = Usage(sum(inputs), sum(outputs)) if inputs and len(inputs) == len(outputs) else UNKNOWN
+    return "".join(last[1]), usage
+
+
+def _opencode_tokens(raw: Any, inputs: list[int], outputs: list[int]) -> None:
+    tokens: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    raw_cache = tokens.get("cache")
+    cache: dict[str, Any] = raw_cache if isinstance(raw_cache, dict) else {}
+    i, o = _int(tokens.get("input")), _int(tokens.get("output"))
+    if i is not None and o is not None:
+        inputs.append(i + (_int(cache.get("read")) or 0) + (_int(cache.get("write")) or 0))
+        outputs.append(o + (_int(tokens.get("reasoning")) or 0))
+
+
+def opencode_error(text: str) -> str | None:
+    """The message of the last ``error`` event of ``opencode run --format json`` (where it
+    says why a run failed; it exits 1 and stderr stays empty), or None."""
+    found = None
+    for event in json_events(text):
+        if event.get("type") == "error":
+            error = event.get("error")
+            data = error.get("data") if isinstance(error, dict) else None
+            message = data.get("message") if isinstance(data, dict) else None
+            found = str(message or (error.get("name") if isinstance(error, dict) else error))
+    return found
+
+
+def copilot_json(name: str, text: str) -> tuple[str, Usage]:
+    """The answer from ``copilot --output-format json`` (one JSON event a line): the content
+    of the last ``assistant.message`` (narration before a tool call is a message of its own).
+    Its events carry no token counts (1.0.102 writes them only to ``--usage-output-file``)."""
+    reason = copilot_error(text)
+    if reason is not None:
+        raise ProviderFailed(name, "reported an error", reason[:400])
+    answer = ""
+    for event in json_events(text):
+        data = event.get("data")
+        if event.get("type") == "assistant.message" and isinstance(data, dict):
+            content = data.get("content")
+            answer = content if isinstance(content, str) else answer
+    return answer, UNKNOWN
+
+
+def copilot_error(text: str) -> str | None:
+    """The message of the last ``session.error`` event of ``copilot --output-format json``
+    (why a run failed; it exits 1 with stderr empty), or None."""
+    found = None
+    for event in json_events(text):
+        data = event.get("data")
+        if event.get("type") == "session.error" and isinstance(data, dict):
+            found = str(data.get("message") or data.get("errorType") or "error")
+    return found
+
+
+_LLM_USAGE = re.compile(r"Token usage: ([\d,]+) input, ([\d,]+) output")
+"""What ``llm -u`` writes on stderr after the answer (llm's ``token_usage_string``)."""
+
+
+def llm_usage(err: str) -> Usage:
+    """The tokens ``llm -u`` reported on stderr (its last ``Token usage:`` line); no cost."""
+    found = _LLM_USAGE.findall(err)
+    if not found:
+        return UNKNOWN
+    given, taken = found[-1]
+    return Usage(int(given.replace(",", "")), int(taken.replace(",", "")))
+
+
+AnswerParser = Callable[[str, str, str], tuple[str, Usage]]
+"""Reads a CLI's answer and usage: (provider name, stdout, end of stderr) -> (text, usage)."""
+
+ANSWER_PARSERS: dict[str, AnswerParser] = {
+    "claude-json": lambda name, out, err: claude_json(name, out),
+    "gemini-json": lambda name, out, err: gemini_json(name, out),
+    "qwen-json": lambda name, out, err: qwen_json(name, out),
+    "opencode-json": lambda name, out, err: opencode_json(name, out),
+    "copilot-json": lambda name, out, err: copilot_json(name, out),
+    "llm-usage": lambda name, out, err: (out.removesuffix("\n"), llm_usage(err)),
+}
+"""The output formats (`base.OUTPUT_FORMATS`) read by one function each, by name."""
+
+FAILURE_READERS: dict[str, Callable[[str], str | None]] = {
+    "opencode-json": opencode_error,
+    "copilot-json": copilot_error,
+}
+"""Output formats that say on stdout why a run failed (exit status not 0): the reader of
+that reason, by format."""

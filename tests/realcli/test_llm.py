@@ -1,0 +1,82 @@
+"""The `llm` preset against the real `llm` (PyPI) and a stub model (OpenAI Chat Completions),
+pointed there by an ``extra-openai-models.yaml`` model in llm's user folder, its key stored
+as ``llm keys set`` does and made the default model (llm.datasette.io, "OpenAI-compatible
+models"). llm offers the model no tools and has no write mode: it never leads an apply."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from . import chat
+from .chat_support import (
+    fingerprint,
+    invoke,
+    make_project,
+    printed,
+    recorded,
+    turn,
+    turn_result,
+    use_git_identity,
+)
+from .stub import CANNED, StubModel, ToolCall
+
+
+@pytest.fixture
+def stub(
+    real_cli: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[StubModel]:
+    real_cli("llm")
+    use_git_identity(monkeypatch, tmp_path)
+    monkeypatch.delenv("LLM_USER_PATH", raising=False)
+    with StubModel.running(chat.ROUTES) as model:
+        folder = Path.home() / ".config" / "io.datasette.llm"
+        folder.mkdir(parents=True)
+        (folder / "extra-openai-models.yaml").write_text(
+            f"- model_id: stub\n  model_name: {chat.MODEL}\n"
+            f"  api_base: {model.url('/v1')}\n  api_key_name: stub\n"
+        )
+        (folder / "keys.json").write_text(json.dumps({"stub": "dummy"}))
+        (folder / "default_model.txt").write_text("stub")
+        yield model
+
+
+def test_providers_test_answers(stub: StubModel, isolated: Path) -> None:
+    r = invoke("providers", "test", "llm", "--timeout", "90", "--json")
+    assert r.exit_code == 0, r.output
+    assert printed(r)["answer"] == CANNED
+
+
+def test_a_turn_records_the_answer_and_the_tokens_of_llm_u(stub: StubModel, isolated: Path) -> None:
+    """The comment byte for byte, the tokens `llm -u` writes on stderr, no log of the
+    discussion kept in llm's logs.db (`-n`), no tool offered to the model (a tool call the
+    model would make has nothing to run)."""
+    make_project(isolated, "llm")
+    stub.tool = ToolCall("write_file", {"path": str(isolated / "new.txt"), "content": "x"})
+    home = fingerprint(Path.home())
+    r = turn("llm")
+    assert r.exit_code == 0, r.output
+    meta, text = recorded(isolated)
+    assert text == CANNED
+    assert "tokens: 1200 in / 34 out" in meta
+    assert turn_result(r)["usage"]["input_tokens"] == 1200  # type: ignore[index]
+    [call] = chat.model_calls(stub)
+    assert not call.body.get("tools")
+    logs = Path.home() / ".config/io.datasette.llm/logs.db"  # made, with its tables, but
+    with closing(sqlite3.connect(logs)) as db:  # no row of the call
+        assert db.execute("select count(*) from responses").fetchone() == (0,)
+    assert fingerprint(Path.home(), (".config/io.datasette.llm/logs.db",)) == home
+    assert not (isolated / "new.txt").exists()
+
+
+def test_a_model_error_reaches_the_user(stub: StubModel, isolated: Path) -> None:
+    make_project(isolated, "llm")
+    stub.error = (500, "the stub model is down for maintenance")
+    r = turn("llm")
+    assert r.exit_code == 1
+    assert "the stub model is down for maintenance" in r.output and "timed out" not in r.output
