@@ -175,9 +175,9 @@ def render(review: dict[str, Any]) -> str:
 
 
 def _vote_rows(review: dict[str, Any]) -> list[str]:
-    providers = {c.get("author"): (c.get("meta") or {}).get("provider", "") for c in _comments(review)}
+    by = {c.get("author"): (c.get("meta") or {}).get("provider", "") for c in _comments(review)}
     votes = review.get("votes") or {}
-    rows = [f"| {_cell(name)} | {_cell(vote)} | {_cell(providers.get(name, ''))} |" for name, vote in votes.items()]
+    rows = [f"| {_cell(n)} | {_cell(v)} | {_cell(by.get(n, ''))} |" for n, v in votes.items()]
     waiting = (review.get("consensus") or {}).get("waiting_for") or []
     rows += [f"| {_cell(name)} | not voted | |" for name in waiting]
     return rows

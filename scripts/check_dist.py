@@ -18,7 +18,10 @@ import zipfile
 from email.parser import HeaderParser
 from pathlib import Path
 
-BUNDLED = {"participants": "discussions/_bundled/participants", "templates": "discussions/_bundled/templates"}
+BUNDLED = {
+    "participants": "discussions/_bundled/participants",
+    "templates": "discussions/_bundled/templates",
+}
 POLICIES = "src/discussions/providers/policies"
 
 
@@ -43,8 +46,10 @@ def wheel_problems(wheel: Path, version: str, source: Path) -> list[str]:
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         info = f"discussions-{version}.dist-info"
-        metadata = z.read(f"{info}/METADATA").decode() if f"{info}/METADATA" in names else ""
-        entry_points = z.read(f"{info}/entry_points.txt").decode() if f"{info}/entry_points.txt" in names else ""
+        metadata, entry_points = (
+            z.read(f"{info}/{n}").decode() if f"{info}/{n}" in names else ""
+            for n in ("METADATA", "entry_points.txt")
+        )
     problems = [f"wheel lacks {n}" for n in sorted(expected_in_wheel(source)) if n not in names]
     if HeaderParser().parsestr(metadata).get("Version") != version:
         problems.append(f"wheel metadata does not say Version: {version}")
@@ -58,7 +63,8 @@ def expected_in_wheel(source: Path) -> set[str]:
     """The wheel paths every release must have, listed from the checkout."""
     names = {"discussions/__init__.py", "discussions/cli/__init__.py"}
     for folder, target in BUNDLED.items():
-        names |= {f"{target}/{p.relative_to(source / folder).as_posix()}" for p in _files(source / folder)}
+        found = _files(source / folder)
+        names |= {f"{target}/{p.relative_to(source / folder).as_posix()}" for p in found}
     policies = _files(source / POLICIES)
     names |= {"discussions/providers/policies/" + p.name for p in policies}
     if not any(p.suffix == ".toml" for p in policies):

@@ -30,9 +30,7 @@ from .options import json_option
     help="text (FILE:LINE: message, the default), json (as --json), or github: one GitHub "
     "Actions annotation per problem (::error file=...,line=...::message).",
 )
-def check_command(
-    files: tuple[str, ...], rev: str | None, as_json: bool, fmt: str | None
-) -> None:
+def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: str | None) -> None:
     """Report problems in discussion files as FILE:LINE: message.
 
     Settings keys nobody reads (misspelt: "did you mean ...?") and persona or
