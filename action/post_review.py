@@ -104,6 +104,8 @@ def find_sticky(api: Api, repo: str, number: int, author: str) -> dict[str, Any]
     while True:
         path = f"/repos/{repo}/issues/{number}/comments?per_page={PAGE}&page={page}"
         comments = api.call("GET", path)
+        if not isinstance(comments, list):
+            raise ApiError(f"GET {path}: not a list of comments")
         for c in comments:
             if (c.get("user") or {}).get("login") == author and str(c.get("body", "")).startswith(
                 MARKER
