@@ -40,6 +40,8 @@ class ApiError(Exception):
 
 
 def main(argv: list[str]) -> int:
+    """Render the verdict, put it in the job summary, post it where allowed; the exit code
+    says whether posting failed (not whether the council agreed: the check step gates)."""
     if len(argv) != 2:
         print("usage: post_review.py REVIEW.json", file=sys.stderr)
         return 2
@@ -47,6 +49,9 @@ def main(argv: list[str]) -> int:
         review = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         print(f"::error::cannot read the review result {argv[1]}: {e}")
+        return 1
+    if not isinstance(review, dict):
+        print(f"::error::{argv[1]} is not what `discussions review --json` prints")
         return 1
     body = render(review)
     _write_summary(body)
@@ -107,13 +112,16 @@ def find_sticky(api: Api, repo: str, number: int, author: str) -> dict[str, Any]
         if not isinstance(comments, list):
             raise ApiError(f"GET {path}: not a list of comments")
         for c in comments:
-            if (c.get("user") or {}).get("login") == author and str(c.get("body", "")).startswith(
-                MARKER
-            ):
+            if _is_ours(c, author):
                 return dict(c)
         if len(comments) < PAGE:
             return None
         page += 1
+
+
+def _is_ours(comment: dict[str, Any], author: str) -> bool:
+    login = (comment.get("user") or {}).get("login")
+    return login == author and str(comment.get("body", "")).startswith(MARKER)
 
 
 class Api:
