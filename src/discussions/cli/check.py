@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..engine.check import Problem, check_files
+from ..engine.check import CheckReport, Problem, check_files
 from ..errors import DiscussionsError
 from .common import echo_json, say, workspace
 from .options import json_option
@@ -55,21 +55,22 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
     _warn_driver(report.found)
     if as_json or fmt == "json":
         echo_json([p.to_dict() for p in report.problems])
-    elif fmt == "github":
-        for p in report.problems:
-            click.echo(github_annotation(p))
     else:
         for p in report.problems:
-            say(f"{p.file}:{p.line}: {p.message}")
-        files_with = len({p.file for p in report.problems})
-        summary = (
-            f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"
-            if report.problems
-            else f"{report.checked} file(s) checked, no problems"
-        )
-        click.echo(summary, err=True)
+            if fmt == "github":
+                click.echo(github_annotation(p))
+            else:
+                say(f"{p.file}:{p.line}: {p.message}")
+        click.echo(_summary(report), err=True)
     if report.problems:
         sys.exit(1)
+
+
+def _summary(report: CheckReport) -> str:
+    files_with = len({p.file for p in report.problems})
+    if report.problems:
+        return f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"
+    return f"{report.checked} file(s) checked, no problems"
 
 
 _ANNOTATION_LEVEL = {"error": "error", "warning": "warning", "hint": "notice"}
