@@ -52,7 +52,7 @@ _LAZY = {
     "TurnResult": "engine.outcomes",
 }
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Comment",

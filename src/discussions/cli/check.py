@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..engine.check import check_files
+from ..engine.check import CheckReport, Problem, check_files
 from ..errors import DiscussionsError
 from .common import echo_json, say, workspace
 from .options import json_option
@@ -23,7 +23,14 @@ from .options import json_option
     "append). Without FILE: every discussion file changed since REV.",
 )
 @json_option("Print problems as a JSON list.")
-def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    help="text (FILE:LINE: message, the default), json (as --json), or github: one GitHub "
+    "Actions annotation per problem (::error file=...,line=...::message).",
+)
+def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: str | None) -> None:
     """Report problems in discussion files as FILE:LINE: message.
 
     Settings keys nobody reads (misspelt: "did you mean ...?") and persona or
@@ -39,6 +46,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
       discussions check feature-x.md --json
       discussions check --since origin/main          # in CI: append-only since the base
       discussions check --since HEAD discussions/feature-x.md
+      discussions check --since "$BASE_SHA" --format github   # annotations on a pull request
     """
     ws = workspace(warn=False)
     if not files and rev is None:
@@ -47,20 +55,47 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool) -> Non
     _warn_driver(report.found)
     for note in report.notes:  # not problems: on stderr, and the check still passes
         click.echo(f"Note: {note.file}:{note.line}: {note.message}", err=True)
-    if as_json:
+    if as_json or fmt == "json":
         echo_json([p.to_dict() for p in report.problems])
     else:
         for p in report.problems:
-            say(f"{p.file}:{p.line}: {p.message}")
-        files_with = len({p.file for p in report.problems})
-        summary = (
-            f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"
-            if report.problems
-            else f"{report.checked} file(s) checked, no problems"
-        )
-        click.echo(summary, err=True)
+            if fmt == "github":
+                click.echo(github_annotation(p))
+            else:
+                say(f"{p.file}:{p.line}: {p.message}")
+        click.echo(_summary(report), err=True)
     if report.problems:
         sys.exit(1)
+
+
+def _summary(report: CheckReport) -> str:
+    files_with = len({p.file for p in report.problems})
+    if report.problems:
+        return f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"
+    return f"{report.checked} file(s) checked, no problems"
+
+
+_ANNOTATION_LEVEL = {"error": "error", "warning": "warning", "hint": "notice"}
+
+
+def github_annotation(p: Problem) -> str:
+    """`p` as a GitHub Actions workflow command, so a pull request shows it on its line: the
+    level from the severity (a hint is a notice), ``line``/``col`` when known, and the text
+    escaped as the runner's command parser expects (`%`, CR and LF in the message; `:` and
+    `,` too in a property, where they would end it)."""
+    props = [f"file={_escape(p.file, property=True)}"]
+    if p.line:
+        props.append(f"line={p.line}")
+    if p.column:
+        props.append(f"col={p.column}")
+    level = _ANNOTATION_LEVEL.get(p.severity, "error")
+    return f"::{level} {','.join(props)}::{_escape(p.message)}"
+
+
+def _escape(text: str, *, property: bool = False) -> str:
+    """GitHub's escaping of workflow command data (actions/toolkit, core/src/command.ts)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property else text
 
 
 def _warn_driver(paths: list[Path]) -> None:
