@@ -45,7 +45,7 @@ def providers_group() -> None:
 
     Each participant tries its provider_hint, then providers.default, then
     providers.fallback; when none of those is installed, the AI CLIs found on
-    PATH in this order: claude, codex, agy, gemini, opencode, llm, ollama
+    PATH in this order: claude, codex, agy, gemini, opencode, qwen, llm, ollama
     (switch off with `providers: {detect: false}` in discussions.yaml).
     """
 
