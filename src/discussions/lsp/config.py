@@ -60,7 +60,10 @@ end
 ``vim.fs`` and no ``vim.lsp.start``): 0.11's ``vim.lsp.config``/``vim.lsp.enable``, 0.8-0.10's
 ``vim.lsp.start`` from a FileType autocommand, 0.7's ``vim.lsp.start_client`` with
 ``vim.lsp.buf_attach_client``; the project root found with ``vim.loop`` alone. `{cmd}` is the
-server's command as a Lua table."""
+server's command as a Lua table. The 0.11 form follows Neovim's ``:help lsp-config`` (a config
+of ``cmd``, ``filetypes`` and ``root_markers``, then ``vim.lsp.enable``; see
+https://neovim.io/doc/user/lsp.html#lsp-config); the 0.7 form is tested in Debian 12's Neovim
+(tests/lsp/test_nvim.py)."""
 
 
 def server_command() -> list[str]:
