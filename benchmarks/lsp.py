@@ -6,8 +6,12 @@
   and ``initialized`` is sent (target: under 0.5 s; the server answers before it loads pygls,
   see ``discussions/lsp/handshake.py``), beside bare ``python -c pass`` and ``python -c
   "import pygls.lsp.server"`` measured back to back; and spawning until the diagnostics of a
-  small discussion opened right after ``initialized`` arrive (pygls loaded, the discussion
-  machinery loaded, the file checked), which the early answer does not shorten.
+  small discussion opened right after ``initialized`` arrive (target: under 0.5 s; they are
+  sent before pygls is loaded, see ``discussions/lsp/early.py``), beside ``discussions check``
+  of the same file.
+* where a start's time goes: importing ``lsprotocol.types`` (some 570 attrs classes, whose
+  methods attrs compiles), pygls's server, the modules that check a discussion, and the
+  first check of the small file in this process.
 * diagnostics after an edit of a 2,000-comment file: from sending ``didChange`` (a line typed
   in the last comment) to the ``publishDiagnostics`` of that version (target: under 100 ms).
   The server runs with ``--debounce 0``: the figure is measured from the moment the debounce
@@ -50,9 +54,9 @@ ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 SERVER = ["-m", "discussions", "lsp", "--debounce", "0"]
 
 
-def wall(*args: str) -> float:
+def wall(*args: str, check: bool = True) -> float:
     t = time.perf_counter()
-    subprocess.run([PY, *args], cwd=WORK, env=ENV, capture_output=True, check=True)
+    subprocess.run([PY, *args], cwd=WORK, env=ENV, capture_output=True, check=check)
     return time.perf_counter() - t
 
 
@@ -198,6 +202,26 @@ def in_process(path: Path, repeat: int) -> list[list[float]]:
     return stages
 
 
+def first_check(path: Path, repeat: int) -> list[float]:
+    """The first `analyse` of `path` in a fresh interpreter, each time (what the server does
+    on open, its modules already imported)."""
+    code = (
+        "import sys, time; from pathlib import Path; "
+        "from discussions.lsp.buffer import analyse; "
+        "from discussions.settings.workspace import Workspace; "
+        "p = Path(sys.argv[1]); t = time.perf_counter(); "
+        "analyse(Workspace.discover(), p, p.read_text(encoding='utf-8')); "
+        "print(time.perf_counter() - t)"
+    )
+    out = []
+    for _ in range(repeat):
+        done = subprocess.run(
+            [PY, "-c", code, str(path)], cwd=WORK, env=ENV, capture_output=True, check=True
+        )
+        out.append(float(done.stdout))
+    return out
+
+
 def ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.0f} ms"
 
@@ -218,11 +242,24 @@ def main() -> None:
     small = WORK / "discussions" / "small.md"
     generate(small, 5)
     ready = [asyncio.run(first_diagnostics(small)) for _ in range(n)]
+    check = [wall("-m", "discussions", "check", str(small), check=False) for _ in range(n)]
+    parts = {
+        "import lsprotocol.types": "import lsprotocol.types",
+        "import pygls.lsp.server": "import pygls.lsp.server",
+        "import the check (lsp.buffer)": "import discussions.lsp.buffer",
+    }
+    imports = {name: [wall("-c", code) for _ in range(n)] for name, code in parts.items()}
+    first = first_check(small, n)
     print(f"load: {os.getloadavg()[0]:.2f} (1 min)")
     print(f"python -c pass:                          {ms(python)}")
     print(f"python -c 'import pygls.lsp.server':     {ms(pygls)}")
     print(f"discussions lsp, spawn to initialized:   {ms(init)}  (target < 500 ms)")
-    print(f"  spawn to a small file's diagnostics:   {ms(ready)}")
+    print(f"  spawn to a small file's diagnostics:   {ms(ready)}  (target < 500 ms)")
+    print(f"  discussions check of that file:        {ms(check)}")
+    print("where a start's time goes (python -c, each including the interpreter's start):")
+    for name, values in imports.items():
+        print(f"  {name + ':':<37} {ms(values)}")
+    print(f"  the first check of the file, in process: {ms(first)}")
     opened, times = asyncio.run(edits(path, max(n, 10), -3))
     print(f"{args.comments} comments, diagnostics on open:   {opened * 1000:.0f} ms")
     print(f"{args.comments} comments, diagnostics after an edit: {ms(times)}  (target < 100 ms,")

@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 
 from discussions.cli import cli
 
-from ..conftest import SCRIPTS, write
+from ..conftest import SCRIPTS, write, write_signed
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -89,7 +89,7 @@ def project(
         provider_hint: fakewrite
         """)
     write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
-    write(isolated / "discussions" / "retry.md", DISCUSSION)
+    write_signed(isolated / "discussions" / "retry.md", DISCUSSION)
     (isolated / "app.py").write_text("def retry():\n    return 1\n")
     git(isolated, "init", "-q", "-b", "main")
     library = tmp_path / "library"

@@ -30,8 +30,10 @@ def test_web_page_shows_applies_collapsed(isolated: Path) -> None:
         "is missing"
     ) in page
     body = page.split('<div class="body">', 1)[1].split("</div>", 1)[0]
-    assert "3 passed in 0.1s" not in body  # folded out of the comment text
-    assert "Apply 1: AI-Architect (claude-write) committed 2 files" in body  # the visible line
+    assert "3 passed in 0.1s" not in body  # not in the comment's card: in a card of its own
+    assert "Apply 1: AI-Architect" not in body
+    assert page.count("Apply 1: AI-Architect (claude-write) committed 2 files") == 1  # once
+    assert '<article class="engine apply"' in page
 
 
 def test_mcp_read_discussion_folds_the_apply_content(isolated: Path) -> None:

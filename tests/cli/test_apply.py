@@ -215,6 +215,28 @@ def test_dry_run_shows_the_hand_off_and_command_and_runs_nothing(project: Path) 
     assert "discussions/apply" not in git(project, "branch", "--list")
 
 
+def test_a_dry_run_needs_no_writer_and_says_why_it_cannot_run(
+    project: Path, userdir: Path
+) -> None:
+    write(userdir / "providers.yaml", f"""
+        providers:
+          - name: fakewrite
+            command: {sys.executable} -c "print('reads only')"
+          - name: readonly
+            command: {sys.executable} -c "print('reads only')"
+        """)
+    r = invoke("apply", "discussions/retry.md", "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert "implement three tries in retry()" in r.output
+    assert "It cannot run here: nobody in this discussion can lead" in r.output
+    assert "Dry run" in r.output
+    plan = json.loads(invoke("apply", "discussions/retry.md", "--dry-run", "--json").output)
+    assert plan["lead"] is None and plan["provider"] is None and plan["command"] is None
+    assert "nobody in this discussion can lead" in plan["problem"]
+    r = invoke("apply", "discussions/retry.md", "--yes")
+    assert r.exit_code == 1 and "nobody in this discussion can lead" in r.output  # a real run
+
+
 def test_a_failing_lead_is_recorded_with_its_worktree(project: Path, userdir: Path) -> None:
     use_lead(userdir, "fail")
     r = invoke("apply", "discussions/retry.md", "--yes", "--json")

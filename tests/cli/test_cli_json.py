@@ -58,3 +58,21 @@ def test_json_spreads_two_levels_and_keeps_deeper_values_on_one_line(isolated: P
     import gc
 
     assert gc.isenabled()  # status pauses the collector while it works, and resumes it
+
+
+def test_every_json_names_the_file_the_same_way(isolated: Path, tmp_path: Path) -> None:
+    """One rule: relative to the current folder when under it (as the messages say), else
+    absolute."""
+    shown = "discussions/feature-x.md"
+    assert json.loads(out(run("new", "Feature X", "--json")))["file"] == shown
+    assert json.loads(out(run("status", "feature-x.md", "--json")))["file"] == shown
+    turned = run("turn", "feature-x.md", "@architect", "-p", "mock", "--json")
+    assert json.loads(turned.stdout)["file"] == shown  # type: ignore[attr-defined]
+    assert json.loads(out(run("comment", "feature-x.md", "Hi", "-a", "Rob", "--json")))["file"] == (
+        shown
+    )
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    other = outside / "away.md"
+    other.write_bytes((isolated / shown).read_bytes())
+    assert json.loads(out(run("status", str(other), "--json")))["file"] == str(other)

@@ -73,3 +73,28 @@ def test_root_help_loads_no_command_module() -> None:
     )
     loaded = r.stdout.strip().splitlines()[-1]
     assert loaded == "[]", loaded
+
+
+def _help_text(*args: str) -> str:
+    r = CliRunner().invoke(cli, [*args, "--help"], prog_name="discussions")
+    assert r.exit_code == 0, r.output
+    return " ".join(r.output.split())
+
+
+def test_mcp_help_names_every_tool_the_server_has() -> None:
+    import asyncio
+
+    from discussions.mcp.server import build_server
+
+    tools = [t.name for t in asyncio.run(build_server().list_tools())]
+    shown = _help_text("mcp").split("Tools: ", 1)[1].split(". ", 1)[0]
+    assert sorted(shown.split(", ")) == sorted(tools)
+
+
+def test_providers_help_names_the_detection_order_and_its_presets() -> None:
+    from discussions.providers.presets import DETECT_ORDER
+
+    text = _help_text("providers")
+    assert f"in this order: {', '.join(DETECT_ORDER)} " in text
+    presets = text.split("built-in presets (", 1)[1].split(")", 1)[0]
+    assert set(DETECT_ORDER) <= set(presets.split(", "))

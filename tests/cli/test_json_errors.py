@@ -15,7 +15,7 @@ import pytest
 CASES = [
     (["status", "nowhere.md"], 1, "no such discussion file: nowhere.md"),  # a library error
     (["providers", "show", "nothing"], 1, "no provider 'nothing'"),  # a command's own
-    (["check"], 2, "give FILE(s) to check, or --since REV"),  # a usage error
+    (["apply", "x.md", "--force"], 2, "--force needs --reason TEXT"),  # a usage error
 ]
 
 

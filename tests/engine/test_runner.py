@@ -181,6 +181,14 @@ def test_unknown_alias_lists_known_and_touches_nothing(disc: Path) -> None:
     assert disc.read_bytes() == before
 
 
+def test_a_misspelt_alias_gets_a_did_you_mean(disc: Path) -> None:
+    before = disc.read_bytes()
+    r = CliRunner().invoke(cli, ["turn", "auth.md", "@securty"])
+    assert r.exit_code == 1
+    assert r.output.startswith("Error: no participant 'securty'; did you mean @security? (known:")
+    assert disc.read_bytes() == before
+
+
 def test_no_response_sentinel(disc: Path, isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     providers_file({"quiet": answering('{"sentinel": "NO_RESPONSE"}')})
     use(isolated, "quiet")

@@ -82,6 +82,31 @@ def test_trust_covers_evidence_commands(project: Path) -> None:
     git(project, "status")
 
 
+def test_trust_asks_once_for_providers_and_evidence_commands(project: Path) -> None:
+    from click.testing import CliRunner
+
+    from discussions.cli import cli
+    from discussions.providers.registry import is_trusted
+
+    (project / "discussions.yaml").write_text(
+        "evidence:\n  commands:\n    tests: \"python -c 'print(1)'\"\n"
+    )
+    (project / "providers.yaml").write_text(
+        "providers:\n  - name: local\n    command: python -c 'print(2)'\n"
+    )
+    r = CliRunner().invoke(cli, ["trust"], input="y\n")
+    assert r.exit_code == 0, r.output
+    assert r.output.count("Allow `discussions` to run") == 1
+    assert "local: python -c 'print(2)'" in r.output and "tests: python -c 'print(1)'" in r.output
+    assert evidence_trusted(project, {"tests": "python -c 'print(1)'"})
+    assert is_trusted(project / "providers.yaml")
+    r = CliRunner().invoke(cli, ["trust", "--revoke"])
+    r = CliRunner().invoke(cli, ["trust"], input="n\n")  # refused: neither is trusted
+    assert r.exit_code == 1 and r.output.count("Allow `discussions` to run") == 1
+    assert not evidence_trusted(project, {"tests": "python -c 'print(1)'"})
+    assert not is_trusted(project / "providers.yaml")
+
+
 def test_watch_fulfils_a_saved_request(project: Path) -> None:
     from discussions.engine.watch import Watcher
     from discussions.settings.workspace import Workspace

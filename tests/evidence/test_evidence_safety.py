@@ -233,6 +233,20 @@ def test_same_request_same_blob_once_and_limit(project: Path) -> None:
     assert again.status == "fulfilled"
 
 
+def test_a_repeated_request_points_at_the_earlier_block_over_the_limit_too(
+    project: Path,
+) -> None:
+    first, _ = one(project, "read README.md")
+    d = ask(project, "AI-Pragmatist", "read src/app.py:1-2", "read src/app.py:3-4",
+            "read src/app.py:5-6", "read README.md", "read src/app.py:1-2", "read src/app.py:7-8")
+    done = fulfil_pending(d)
+    statuses = [(b.request, b.status, b.see) for b in done.blocks]
+    assert statuses[:3] == [(f"read src/app.py:{a}-{a + 1}", "fulfilled", 0) for a in (1, 3, 5)]
+    assert statuses[3] == ("read README.md", "same", first.number)  # asked before: not refused
+    assert statuses[4] == ("read src/app.py:1-2", "same", done.blocks[0].number)
+    assert statuses[5][1] == "refused" and "limit of 3" in done.blocks[5].reason  # a new one
+
+
 def test_outside_git_the_project_folder(isolated: Path) -> None:
     (isolated / "notes.txt").write_text("TOKEN_NOTES\n")
     (isolated / ".env").write_text("TOKEN_SECRET\n")

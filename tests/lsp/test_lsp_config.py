@@ -40,7 +40,16 @@ def test_vscode_gets_generic_client_settings() -> None:
     assert data["glspc.server.languageId"] == ["markdown"]
 
 
-def test_neovim_gets_a_vim_lsp_start_call() -> None:
+def test_neovim_gets_the_api_of_each_version_from_0_7() -> None:
     snippet = _print("nvim")
-    assert "vim.lsp.start({" in snippet
+    assert "vim.fs." not in snippet  # Neovim 0.7 has no vim.fs
+    for call in ("vim.lsp.start_client(", "vim.lsp.start(", "vim.lsp.config(", "vim.lsp.enable("):
+        assert call in snippet
     assert "cmd = { " + ", ".join(json.dumps(p) for p in server_command()) + " }" in snippet
+
+
+def test_the_readme_shows_the_printed_neovim_snippet() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    command = ", ".join(json.dumps(p) for p in server_command())
+    generic = _print("nvim").replace(f"{{ {command} }}", '{ "discussions", "lsp" }')
+    assert "```lua\n" + generic + "```" in readme

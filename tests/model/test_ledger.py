@@ -204,6 +204,7 @@ def test_decisions_command_text_json_and_empty(folder: Path) -> None:
             "date": "2026-11-01T10:00:00Z",
             "settled": True,
             "implemented_by": [],
+            "written": "",
         }
     ]
     assert run("decisions", "--status", "closed").output == (
@@ -488,3 +489,25 @@ def test_no_memory_without_a_discussions_folder(isolated: Path) -> None:
 )
 def test_is_settled(status: str, initial: str, settled: bool) -> None:
     assert ledger.is_settled(status, initial) is settled
+
+
+def test_a_decision_shows_when_its_comment_was_written(folder: Path) -> None:
+    discussion(
+        folder,
+        "auth.md",
+        "Auth",
+        created="2026-11-02T09:00:00Z",
+        comments=(
+            ("Rob", "<!-- at: 2026-11-20T14:05:00Z -->\n\nDECISION: Use JWT"),
+            ("Ann", "DECISION: 1h expiry"),  # typed by hand: no time recorded
+        ),
+    )
+    text = run("chronicle", "--stdout").output
+    assert "no timestamp" not in text
+    assert "- Use JWT — Rob, 2026-11-20 ([line" in text
+    assert "- 1h expiry — Ann ([line" in text
+    [jwt, expiry] = json.loads(run("decisions", "--json").output)
+    assert jwt["written"] == "2026-11-20T14:05:00Z" and expiry["written"] == ""
+    listed = run("decisions").output
+    assert "2026-11-20  OPEN" in listed and "2026-11-02  OPEN" in listed
+    assert "no timestamp" not in run("decisions", "--help").output

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 from discussions.cli import cli
 
-from ..conftest import write
+from ..conftest import write, write_signed
 
 TIMEOUT = "90"
 """Seconds a call of a real CLI may take in these tests (the stub answers at once)."""
@@ -65,7 +65,7 @@ def make_project(project: Path, preset: str, extra: dict[str, str] | None = None
         )
     write(project / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
     write(project / OPEN, DISCUSSION.format(status="OPEN"))
-    write(project / DECIDED, DISCUSSION.format(status="DECIDED"))
+    write_signed(project / DECIDED, DISCUSSION.format(status="DECIDED"))
     (project / "app.py").write_text("def retry():\n    return 1\n")
     for path, text in (extra or {}).items():
         write(project / path, text)

@@ -109,6 +109,23 @@ async def test_browser_lists_filters_and_opens(isolated: Path) -> None:
     assert app.return_code in (0, None)
 
 
+async def test_typing_in_the_list_filters_without_tab_first(isolated: Path) -> None:
+    new("Auth flow")
+    new("Caching layer")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: table.row_count == 2)
+        assert table.has_focus
+        await pilot.press(*"cach")  # a letter no key is bound to starts the filter
+        await until(pilot, lambda: table.row_count == 1)
+        await pilot.press("escape")  # clears the filter, back to the list
+        await until(pilot, lambda: table.row_count == 2 and table.has_focus)
+        await pilot.press("slash", "r")  # `/` first for a letter bound to a command (reload)
+        await until(pilot, lambda: table.row_count == 1)
+        assert str(table.get_row_at(0)[0]) == "Caching layer"
+
+
 async def test_view_follows_the_file_and_survives_an_invalid_one(isolated: Path) -> None:
     path = new("Auth flow")
     app = app_for(path)

@@ -159,11 +159,13 @@ def _show(plan: Plan, *, dry_run: bool = False) -> None:
         say()
         say(f"It cannot run here: {plan.problem}")
     say()
-    say(f"{plan.reason}.")
+    if plan.choice is not None:
+        say(f"{plan.reason}.")
     if plan.forced:
         say(f"Not decided ({plan.decided}); forced: {plan.forced}")
     say(f"Branch: {plan.branch} (new, from HEAD; your working tree is not touched)")
-    say(f"Command: {plan.command_line()}")
+    if plan.choice is not None:
+        say(f"Command: {plan.command_line()}")
     say(f"Confinement: {plan.confinement()}")
     say(f"Timeout: {plan.timeout:g}s")
     if plan.tests is not None:
@@ -191,7 +193,7 @@ def _ask(plan: Plan, yes: bool) -> None:
     if count:
         plan.acknowledge()
     if not yes and not click.confirm(
-        f"Let {plan.choice.participant.name} make this change on {plan.branch}"
+        f"Let {plan.lead_choice.participant.name} make this change on {plan.branch}"
         f"{_revisions(plan)}, committed as {plan.author}?",
         default=False,
     ):
@@ -218,7 +220,7 @@ def _run(
     from ..engine.outcomes import ParticipantOutcome, TurnEvent
     from .progress import Progress
 
-    p, provider = plan.choice.participant, plan.choice.provider.name
+    p, provider = plan.lead_choice.participant, plan.lead_choice.provider.name
     live = live_display(as_json)
     if not live:
         if not as_json:

@@ -9,7 +9,8 @@ import click
 
 from ..engine.check import CheckReport, Problem, check_files
 from ..errors import DiscussionsError
-from .common import echo_json, say, workspace
+from ..settings.workspace import Workspace
+from .common import display_path, echo_json, say, workspace
 from .options import json_option
 
 
@@ -36,12 +37,14 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
     Settings keys nobody reads (misspelt: "did you mean ...?") and persona or
     template files that cannot be used are problems too.
 
-    Exits 1 when any file has a problem, 0 when all are clean. With --since,
+    Without FILE (and without --since): every discussion in the discussions
+    folder. Exits 1 when any file has a problem, 0 when all are clean. With --since,
     a discussion file whose existing text was edited (not only appended to)
     since REV is a problem too; a file created after REV is fine.
 
     \b
     Examples:
+      discussions check                      # every discussion in the folder
       discussions check discussions/*.md     # summaries and CHRONICLE.md are skipped
       discussions check feature-x.md --json
       discussions check --since origin/main          # in CI: append-only since the base
@@ -50,7 +53,10 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
     """
     ws = workspace(warn=False)
     if not files and rev is None:
-        raise click.UsageError("give FILE(s) to check, or --since REV")
+        files = _every_discussion(ws)
+        if not files:
+            say(f"No discussions in {display_path(ws.config.output_directory)}.")
+            return
     report = check_files(ws, files, rev)
     _warn_driver(report.found)
     for note in report.notes:  # not problems: on stderr, and the check still passes
@@ -96,6 +102,14 @@ def _escape(text: str, *, property: bool = False) -> str:
     """GitHub's escaping of workflow command data (actions/toolkit, core/src/command.ts)."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if property else text
+
+
+def _every_discussion(ws: Workspace) -> tuple[str, ...]:
+    """The discussions of the discussions folder (``output.directory``), as `check` names
+    them."""
+    from ..model.catalog import discussion_paths
+
+    return tuple(display_path(p) for p in discussion_paths(ws))
 
 
 def _warn_driver(paths: list[Path]) -> None:

@@ -7,6 +7,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -40,7 +41,8 @@ def report_problems(problems: Sequence[FileProblem], as_json: bool = False) -> N
     if not problems:
         return
     if as_json:
-        click.echo(json.dumps({"problems": [p.to_dict() for p in problems]}), err=True)
+        found = _shown_files({"problems": [p.to_dict() for p in problems]})
+        click.echo(json.dumps(found), err=True)
         return
     for p in problems:
         where = f"{display_path(p.file)}:{p.line}" if p.line else display_path(p.file)
@@ -84,7 +86,25 @@ def style(text: str, **kwargs: Any) -> str:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json_text(data))
+    """`data` as JSON on standard output, every ``"file"`` in it named by one rule, the one
+    the messages follow (`display_path`): relative to the current folder when under it, else
+    absolute. The library's own dictionaries keep absolute paths."""
+    click.echo(json_text(_shown_files(data)))
+
+
+def _shown_files(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {
+            k: display_path(Path(v)) if k == "file" and _absolute(v) else _shown_files(v)
+            for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [_shown_files(v) for v in data]
+    return data
+
+
+def _absolute(value: object) -> bool:
+    return isinstance(value, str) and os.path.isabs(value)
 
 
 def json_text(data: Any, spread: int = 2) -> str:

@@ -54,8 +54,8 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
     """List every DECISION: across the project's discussions, oldest first.
 
     Each line shows the date, the discussion's status, FILE:LINE, the decision, who wrote it
-    and the discussion's title. Comments carry no timestamp, so the date is the discussion's
-    Created header.
+    and the discussion's title. The date is when the comment was written (its `at:`), else
+    the discussion's Created header; the list is in the order of the discussions' dates.
 
     \b
     Examples:
@@ -79,7 +79,7 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
         return
     width = max(len(e.status) for e in found.entries)
     for e in found.entries:
-        date = e.date[:10] if e.date else "-" * 10
+        date = (e.written or e.date)[:10] or "-" * 10
         done = "".join(_implementation(i) for i in e.implemented_by)
         say(
             f"{date}  {e.status:<{width}}  {_shown(e.file)}:{e.line}  "

@@ -64,12 +64,15 @@ def lsp_command(editor: str | None, provider: str | None, debounce: float) -> No
 
 
 def serve_stdio(provider: str | None, debounce: float) -> None:
-    """Answer the editor's ``initialize`` first, then load pygls (with the collector off, its
-    objects then frozen out of later collections) and hand it the connection."""
+    """Answer the editor's ``initialize`` first, and the first document's diagnostics, then
+    load pygls (with the collector off, its objects then frozen out of later collections)
+    and hand it the connection."""
     from .. import __version__
+    from ..lsp.early import first_diagnostics
     from ..lsp.handshake import open_connection
 
     opening = open_connection(__version__)
+    first_diagnostics(opening)
     gc.disable()
     try:
         from ..lsp.features import build

@@ -62,8 +62,8 @@ def client_config(client: str) -> tuple[str, str]:
 def mcp_command(client: str | None) -> None:
     """Serve this project's discussions to AI coding agents over MCP (stdio).
 
-    Tools: list_discussions, discussion_status, read_discussion, new_discussion,
-    add_comment, start_turn, turn_result, advance. Resources: each discussion's
+    Tools: list_discussions, discussion_status, read_discussion, handoff,
+    new_discussion, add_comment, start_turn, turn_result, advance. Resources: each discussion's
     markdown (discussion://files/NAME). The agent starts the server itself;
     register it once from the project folder.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,7 @@ def providers_group() -> None:
 
     Each participant tries its provider_hint, then providers.default, then
     providers.fallback; when none of those is installed, the AI CLIs found on
-    PATH in this order: claude, codex, agy, gemini, opencode, llm, ollama
+    PATH in this order: claude, codex, agy, gemini, opencode, qwen, llm, ollama
     (switch off with `providers: {detect: false}` in discussions.yaml).
     """
 
@@ -426,13 +427,22 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
             said = "Trust withdrawn for" if gone else "It was not trusted:"
             click.echo(f"{said} evidence.commands.")
         return
-    if path.is_file():
-        _trust_providers(path, yes)
-    if commands:
-        _trust_evidence(ws.config.base_dir, commands, yes)
+    wanted = [
+        *([_providers_to_trust(path)] if path.is_file() else []),
+        *([_evidence_to_trust(ws.config.base_dir, commands)] if commands else []),
+    ]
+    record = [each for each in wanted if each is not None]
+    if not record:
+        return
+    if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
+        raise click.Abort()  # one question for all of it; nothing recorded
+    for each in record:
+        each()
 
 
-def _trust_providers(path: Path, yes: bool) -> None:
+def _providers_to_trust(path: Path) -> Callable[[], None] | None:
+    """Show the commands of the project's providers.yaml; what records trust in them (None:
+    trusted already at its current content)."""
     refusal = trust_refusal(path)
     if refusal is not None:
         raise DiscussionsError(f"{refusal}; copy the file into the project to review and trust it")
@@ -440,7 +450,7 @@ def _trust_providers(path: Path, yes: bool) -> None:
     if changed_since_trust(path, specs) is None:
         click.echo(f"{display_path(path)} is already trusted at its current content.")
         _echo_scope(trust_scope(path, specs))
-        return
+        return None
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
         click.echo(f"  {s.name}: {s.target}")
@@ -452,24 +462,29 @@ def _trust_providers(path: Path, yes: bool) -> None:
             click.echo(f"    write env: {name}={value}")
     scope = trust_scope(path, specs)
     _echo_scope(scope)
-    if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
-        raise click.Abort()
-    trust(path)
-    click.echo(f"Trusted {display_path(path)} ({len(scope)} file(s) covered).")
+
+    def record() -> None:
+        trust(path)
+        click.echo(f"Trusted {display_path(path)} ({len(scope)} file(s) covered).")
+
+    return record
 
 
-def _trust_evidence(root: Path, commands: dict[str, str], yes: bool) -> None:
-    """Ask for, and record, trust in the evidence commands of `discussions.yaml`."""
+def _evidence_to_trust(root: Path, commands: dict[str, str]) -> Callable[[], None] | None:
+    """Show the evidence commands of `discussions.yaml`; what records trust in them (None:
+    trusted already as they stand)."""
     if evidence_trusted(root, commands):
         click.echo("evidence.commands in discussions.yaml is already trusted as it stands.")
-        return
+        return None
     click.echo("discussions.yaml lets participants run (EVIDENCE: run NAME):")
     for name, command in sorted(commands.items()):
         click.echo(f"  {name}: {command}")
-    if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
-        raise click.Abort()
-    scope = trust_evidence(root, commands)
-    click.echo(f"Trusted evidence.commands ({len(scope)} item(s) covered).")
+
+    def record() -> None:
+        scope = trust_evidence(root, commands)
+        click.echo(f"Trusted evidence.commands ({len(scope)} item(s) covered).")
+
+    return record
 
 
 def _echo_scope(scope: dict[str, str]) -> None:

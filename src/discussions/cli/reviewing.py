@@ -122,7 +122,7 @@ def _revisions_allowed(
 
     plan = revision_plan(d, applied.number, timeout=timeout)
     return yes or click.confirm(
-        f"If the council asks for changes, may {plan.choice.participant.name} revise the "
+        f"If the council asks for changes, may {plan.lead_choice.participant.name} revise the "
         f"change on {plan.branch} with `{plan.command_line()}`, committed as {plan.author}?",
         default=False,
     )

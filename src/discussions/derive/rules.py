@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.document import ParseWarning
-from ..syntax.markers import BodyMarkers, Marker, Mention, extract
+from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .diagnosis import rule_diagnosis
@@ -324,7 +324,7 @@ def rule_mentions(s: State) -> None:
                 if target in own or target in pending:
                     continue
                 if target not in known and target not in people:
-                    close = _closest(target, known)
+                    close = closest_alias(target, known)
                     if close is not None:
                         if target not in reported:
                             reported.add(target)
@@ -508,16 +508,9 @@ def mention_typos(
     for name in dict.fromkeys(mentioned):
         if name == "all" or name in known or name in people:
             continue
-        close = _closest(name, known)
+        close = closest_alias(name, known)
         if close is not None:
             found.append((name, close))
     return found
 
 
-def _closest(name: str, known: set[str]) -> str | None:
-    if not known or len(name) < 3:
-        return None
-    import difflib  # only when needed: it is slow to import
-
-    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
-    return matches[0] if matches else None

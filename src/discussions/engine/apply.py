@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import derive
-from ..errors import ApplyError, DiscussionsError, NotDecided
+from ..errors import ApplyError, DiscussionsError, NoLead, NotDecided
 from ..git import worktree
 from ..git.confine import Confinement
 from ..git.run import repo_root
@@ -81,7 +81,8 @@ class Plan:
 
     discussion: Discussion
     handoff: Handoff
-    choice: LeadChoice
+    choice: LeadChoice | None
+    """Who leads; None when nobody can (only a dry run gets that far: `problem` says why)."""
     root: Path
     """The git work tree holding the discussion."""
     branch: str
@@ -105,13 +106,21 @@ class Plan:
     """Where the lead runs (`engine.sandbox`: bubblewrap, or none), from ``apply.sandbox``."""
 
     @property
+    def lead_choice(self) -> LeadChoice:
+        """Who leads; `ApplyError` (the plan's `problem`) when nobody can."""
+        if self.choice is None:
+            raise ApplyError(self.problem or "nobody in this discussion can lead")
+        return self.choice
+
+    @property
     def reason(self) -> str:
-        """``AI-Architect leads: refactoring, architecture``."""
-        return self.choice.reason
+        """``AI-Architect leads: refactoring, architecture`` ("" when nobody can lead)."""
+        return self.choice.reason if self.choice else ""
 
     @property
     def lead(self) -> LeadCommand:
-        return LeadCommand.of(self.choice.provider, str(self.discussion.workspace.config.base_dir))
+        base = str(self.discussion.workspace.config.base_dir)
+        return LeadCommand.of(self.lead_choice.provider, base)
 
     def prompt(self) -> str:
         """The hand-off as the lead gets it (with a revision's blockers)."""
@@ -175,10 +184,10 @@ class Plan:
             "discussion": str(self.discussion.path),
             "decided": self.decided,
             "forced": self.forced or None,
-            "lead": self.choice.participant.name,
-            "lead_reason": self.reason,
-            "provider": self.choice.provider.name,
-            "command": self.command_line(),
+            "lead": self.choice.participant.name if self.choice else None,
+            "lead_reason": self.reason or None,
+            "provider": self.choice.provider.name if self.choice else None,
+            "command": self.command_line() if self.choice else None,
             "branch": self.branch,
             "number": self.number,
             "consent_by": self.author or None,
@@ -206,12 +215,14 @@ def prepare(
     decided, why = is_decided(d)
     forced = _forced(d, decided, why, options.force_reason)
     handoff = build_handoff(d)
-    choice = _choose(d, handoff, options.lead, registry)
+    choice, nobody = _dry_choose(d, handoff, options.lead, registry) if dry_run else (
+        _choose(d, handoff, options.lead, registry), ""
+    )
     root, problem = _dry_root(d) if dry_run else (_root(d), "")
     busy = "" if problem else worktree.unfinished(root)
     if busy and not dry_run:
         raise ApplyError(busy)  # before anyone is asked to consent
-    problem = problem or busy
+    problem = "; ".join(filter(None, (nobody, problem or busy)))
     number = max((a.number for a in d.applies), default=0) + 1
     timeout = options.timeout or configured_timeout(d)
     box, unboxed = _sandbox(d, dry_run)
@@ -259,6 +270,17 @@ def _choose(
         select_participants(d, ["all"]), handoff, name,
         registry=registry, chain=default_chain(registry, d.workspace),
     )
+
+
+def _dry_choose(
+    d: Discussion, handoff: Handoff, name: str | None, registry: ProviderRegistry | None
+) -> tuple[LeadChoice | None, str]:
+    """The lead of a dry run, or (nobody can lead) None and why: a dry run runs nothing, so
+    it shows the plan without a writer."""
+    try:
+        return _choose(d, handoff, name, registry), ""
+    except NoLead as exc:
+        return None, str(exc)
 
 
 def _root(d: Discussion) -> Path:
@@ -356,7 +378,7 @@ def job_of(plan: Plan, on_output: Callable[[str], None] | None = None) -> Job:
         body += f"\nApplied without a decision (--force): {plan.forced}"
     subject = ("Revise: " if plan.revise else "Apply: ") + d.title
     return Job(
-        plan.root, plan.branch, plan.prompt(), plan.lead, plan.author, coauthor(plan.choice),
+        plan.root, plan.branch, plan.prompt(), plan.lead, plan.author, coauthor(plan.lead_choice),
         subject[:72], body, plan.timeout, plan.tests, on_output, plan.revise, plan.sandbox,
     )
 
@@ -365,8 +387,8 @@ def record_of(plan: Plan, result: RunResult) -> ApplyRecord:
     """The ``APPLY`` record of `plan` run with `result`."""
     return ApplyRecord(
         number=plan.number,
-        lead=plan.choice.participant.name,
-        provider=plan.choice.provider.name,
+        lead=plan.lead_choice.participant.name,
+        provider=plan.lead_choice.provider.name,
         branch=result.branch,
         base=result.base,
         commit=result.commit,
@@ -397,7 +419,7 @@ def _output(plan: Plan, result: RunResult) -> str:
         kept = SUMMARY_LINES if result.result in ("committed", "unchanged") else None
         said = "\n".join(result.lead_output.splitlines()[-kept:] if kept else
                          result.lead_output.splitlines())
-        parts.append(f"{plan.choice.participant.name} said:\n{said}")
+        parts.append(f"{plan.lead_choice.participant.name} said:\n{said}")
     if result.test_command:
         parts.append(f"$ {result.test_command}\n{result.test_output}".rstrip())
     return "\n\n".join(parts)

@@ -165,31 +165,49 @@ def _blocks_for(
         for e in latest_by_number(d.evidence)
         if e.status == "fulfilled"
     }
+    answered = {request for request, _ in earlier}
+    found_now: dict[str, Found] = {}
     asked: Counter[str] = Counter(spent or ())
     budget = settings.max_turn_chars
     blocks: list[Block] = []
     for by, text in requests:
-        asked[by] += 1
         block = Block(0, text, by, "refused", clock.now_stamp())
         try:
             request = parse_request(text)
             block.request = request.text
-            if asked[by] > settings.max_requests:
-                raise Refused(f"over the limit of {settings.max_requests} requests per turn")
-            if budget <= 0:
-                raise Refused(
-                    f"the evidence of this turn reached {settings.max_turn_chars} characters; "
-                    "ask again next turn"
-                )
-            found = fulfil(request, where, commands)
+            repeat = request.text in answered or request.text in found_now
+            if not repeat:  # asked before: read once more, to point at the block if unchanged
+                asked[by] += 1
+                _within(asked[by], budget, settings)
+            found = found_now.get(request.text) or fulfil(request, where, commands)
+            found_now[request.text] = found
+            if repeat and (request.text, found.ref) not in earlier:
+                _within(0, budget, settings)  # changed since: a new read after all
         except (Refused, RequestError) as exc:
             block.reason = str(exc)
             blocks.append(block)
             continue
+        twice = (request.text, found.ref) in earlier  # `_append` makes it `same`
         _fill(block, found, min(settings.max_chars, budget), earlier)
-        budget -= len(block.content)
+        budget -= 0 if twice else len(block.content)
         blocks.append(block)
+        if block.status == "fulfilled":  # a repeat later in this turn points at this block
+            earlier.setdefault((block.request, block.ref), 0)
     return blocks
+
+
+def _within(asked: int, budget: int, settings: EvidenceSettings) -> None:
+    """`Refused` when a participant's `asked`-th request this turn is over the limit, or the
+    turn's evidence has used its characters (`budget` left)."""
+    from ..git.confine import Refused
+
+    if asked > settings.max_requests:
+        raise Refused(f"over the limit of {settings.max_requests} requests per turn")
+    if budget <= 0:
+        raise Refused(
+            f"the evidence of this turn reached {settings.max_turn_chars} characters; "
+            "ask again next turn"
+        )
 
 
 def _fill(block: Block, found: Found, cap: int, earlier: dict[tuple[str, str], int]) -> None:

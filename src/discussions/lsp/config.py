@@ -10,6 +10,61 @@ from pathlib import Path
 
 EDITORS = ("nvim", "helix", "vscode")
 
+NVIM = """\
+-- discussions language server; Neovim 0.7 or later
+do
+  local cmd = {cmd}
+  local markers = {{ "discussions.yaml", ".git" }}
+  if vim.fn.has("nvim-0.11") == 1 then
+    vim.lsp.config("discussions", {{
+      cmd = cmd, filetypes = {{ "markdown" }}, root_markers = markers,
+    }})
+    vim.lsp.enable("discussions")
+  else
+    local uv = vim.uv or vim.loop
+    -- the nearest folder above the file holding a marker, else the file's own folder
+    local function root(buf)
+      local start = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":p:h")
+      local dir = start
+      while true do
+        for _, name in ipairs(markers) do
+          if uv.fs_stat(dir .. "/" .. name) then return dir end
+        end
+        local parent = vim.fn.fnamemodify(dir, ":h")
+        if parent == dir then return start end
+        dir = parent
+      end
+    end
+    local clients = {{}}
+    vim.api.nvim_create_autocmd("FileType", {{
+      pattern = "markdown",
+      callback = function(args)
+        local config = {{ name = "discussions", cmd = cmd, root_dir = root(args.buf) }}
+        if vim.lsp.start then -- 0.8 to 0.10
+          vim.lsp.start(config)
+          return
+        end
+        -- 0.7: one client per project, attached to each of its markdown buffers
+        local id = clients[config.root_dir]
+        if not (id and vim.lsp.get_client_by_id(id)) then
+          id = vim.lsp.start_client(config)
+          clients[config.root_dir] = id
+        end
+        if id then vim.lsp.buf_attach_client(args.buf, id) end
+      end,
+    }})
+  end
+end
+"""
+"""Neovim's registration, for every version from 0.7 (Debian 12 ships 0.7.2, which has no
+``vim.fs`` and no ``vim.lsp.start``): 0.11's ``vim.lsp.config``/``vim.lsp.enable``, 0.8-0.10's
+``vim.lsp.start`` from a FileType autocommand, 0.7's ``vim.lsp.start_client`` with
+``vim.lsp.buf_attach_client``; the project root found with ``vim.loop`` alone. `{cmd}` is the
+server's command as a Lua table. The 0.11 form follows Neovim's ``:help lsp-config`` (a config
+of ``cmd``, ``filetypes`` and ``root_markers``, then ``vim.lsp.enable``; see
+https://neovim.io/doc/user/lsp.html#lsp-config); the 0.7 form is tested in Debian 12's Neovim
+(tests/lsp/test_nvim.py)."""
+
 
 def server_command() -> list[str]:
     """The absolute command that starts this installation's language server: the
@@ -27,18 +82,9 @@ def editor_config(editor: str) -> tuple[str, str]:
     if editor == "nvim":
         cmd = "{ " + ", ".join(json.dumps(part) for part in command) + " }"
         return (
-            'vim.api.nvim_create_autocmd("FileType", {\n'
-            '  pattern = "markdown",\n'
-            "  callback = function(args)\n"
-            "    vim.lsp.start({\n"
-            '      name = "discussions",\n'
-            f"      cmd = {cmd},\n"
-            '      root_dir = vim.fs.dirname(vim.fs.find({ "discussions.yaml", ".git" },\n'
-            "        { upward = true, path = vim.api.nvim_buf_get_name(args.buf) })[1]),\n"
-            "    })\n"
-            "  end,\n"
-            "})\n",
-            "Put it in your init.lua (or ftplugin/markdown.lua without the autocommand).",
+            NVIM.format(cmd=cmd),
+            "Put it in your init.lua (Neovim 0.7 or later; it picks the API of the version "
+            "it runs in).",
         )
     if editor == "helix":
         return (
@@ -48,7 +94,8 @@ def editor_config(editor: str) -> tuple[str, str]:
             "[[language]]\n"
             'name = "markdown"\n'
             'language-servers = ["marksman", "discussions"]\n',
-            "Merge into ~/.config/helix/languages.toml (or .helix/languages.toml in the project).",
+            "Merge into ~/.config/helix/languages.toml (or .helix/languages.toml in the project); "
+            "Helix 23.10 or later (the `language-servers` key).",
         )
     settings = {
         "glspc.server.command": command[0],

@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from .early import SOURCE, problem_span
+
 if TYPE_CHECKING:
     from ..engine.check import Problem
     from .buffer import Buffer
 
 
-SOURCE = "discussions"
 RESOLVE = "discussions.resolve"
 """The command that redoes a conflicted merge of the file (`discussions resolve`)."""
 SEVERITY = {
@@ -22,17 +23,9 @@ SEVERITY = {
 
 
 def problem_range(b: Buffer, p: Problem) -> types.Range:
-    """Where `p` is: its columns when it names part of a line, else the line's text (the
-    first line for a problem of the whole file). Columns are characters, as the server's
-    position encoding counts them (`server.position_encoding`)."""
-    number = max(p.line, 1)
-    text = b.line(number)
-    if p.column:
-        start, end = p.column - 1, p.end_column - 1
-    else:
-        start = len(text) - len(text.lstrip())
-        end = len(text)
-    return types.Range(types.Position(number - 1, start), types.Position(number - 1, end))
+    """Where `p` is (`early.problem_span`), in characters."""
+    line, start, end = problem_span(b, p)
+    return types.Range(types.Position(line, start), types.Position(line, end))
 
 
 def diagnostics(b: Buffer) -> list[types.Diagnostic]:

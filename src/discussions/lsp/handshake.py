@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from .framing import MAX_HEADER, declared_length
@@ -72,6 +72,9 @@ class Opening:
     body: bytes = b""
     answer: bytes | None = None
     ident: int | str | None = None
+    early: list[bytes] = field(default_factory=list)
+    """The notifications sent before pygls was loaded (`early`): pygls's own, when the same,
+    are held back."""
 
 
 def open_connection(version: str, fd_in: int = 0, fd_out: int = 1) -> Opening:
@@ -82,10 +85,14 @@ def open_connection(version: str, fd_in: int = 0, fd_out: int = 1) -> Opening:
     if body is None or found is None:
         return Opening(raw)
     ident, data = found
-    out = data
-    while out:
-        out = out[os.write(fd_out, out) :]
+    write_all(fd_out, data)
     return Opening(raw, body, data, ident)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd`."""
+    while data:
+        data = data[os.write(fd, data) :]
 
 
 def read_message(fd: int) -> tuple[bytes, bytes | None]:
@@ -151,7 +158,7 @@ def initialize_answer(body: bytes, version: str) -> tuple[int | str, bytes] | No
     if not isinstance(params, dict) or not _plain_params(params):
         return None
     result = {
-        "capabilities": capabilities(_encoding(params), _client_saves(params)),
+        "capabilities": capabilities(position_encoding(params), _client_saves(params)),
         "serverInfo": {"name": NAME, "version": version},
     }
     text = json.dumps({"id": ident, "jsonrpc": "2.0", "result": result})
@@ -166,7 +173,7 @@ def _is_id(value: object) -> TypeGuard[int | str]:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _encoding(params: dict[str, Any]) -> str:
+def position_encoding(params: dict[str, Any]) -> str:
     """The first of the editor's position encodings pygls supports, else UTF-16."""
     general = params["capabilities"].get("general") or {}
     for wanted in general.get("positionEncodings") or ():

@@ -10,7 +10,6 @@ server is ready (`initialized`) before the discussion machinery has loaded."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -24,6 +23,7 @@ from ..derive.rules import remember_comments
 from ..errors import DiscussionsError
 from ..model import storage
 from .diagnostics import diagnostics
+from .early import enter
 from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
 
@@ -60,11 +60,7 @@ class DiscussionsServer(LanguageServer):
         """Work in the project at `root` (the editor's folder): its settings and personas;
         a folder that cannot be entered leaves the server where it started (``initialize``
         never fails: its answer may have been sent already, see `handshake`)."""
-        if root and Path(root).is_dir():
-            try:
-                os.chdir(root)
-            except OSError:
-                pass
+        enter(root)
         self._ws = None
 
     @property

@@ -1,7 +1,7 @@
 """pygls taking over a connection whose first message was read before pygls was loaded
 (`handshake`): that message is given to pygls first, and pygls's answer to an ``initialize``
 answered already is held back (an editor gets one answer per request), after checking that
-it is the same bytes.
+it is the same bytes; so are its notifications that say what was sent early (`early`).
 
 Imports pygls: only `discussions lsp` uses this module, once pygls is wanted.
 """
@@ -52,6 +52,7 @@ class AnsweredOnce:
     def __init__(self, inner: BinaryIO, opening: Opening) -> None:
         self._inner = inner
         self._held: Opening | None = opening if opening.answer is not None else None
+        self._early = [_body(data) for data in opening.early]
         self._lock = threading.Lock()
 
     def write(self, data: bytes) -> None:
@@ -75,6 +76,9 @@ class AnsweredOnce:
                 )
             self._held = None
             return
+        if self._early and _body(data) in self._early:
+            self._early.remove(_body(data))  # sent before pygls was loaded (`early`)
+            return
         self._inner.write(data)
 
     def flush(self) -> None:
@@ -84,13 +88,18 @@ class AnsweredOnce:
         self._inner.close()
 
 
-def _answers(data: bytes, ident: int | str | None) -> bool:
-    """Whether the message `data` (header and body) is a response to the request `ident`."""
+def _body(data: bytes) -> object:
+    """The JSON body of the message `data` (header and body), None when it is none."""
     _, _, body = data.partition(b"\r\n\r\n")
     try:
-        message = json.loads(body)
+        return json.loads(body)
     except ValueError:
-        return False
+        return None
+
+
+def _answers(data: bytes, ident: int | str | None) -> bool:
+    """Whether the message `data` (header and body) is a response to the request `ident`."""
+    message = _body(data)
     return (
         isinstance(message, dict)
         and "method" not in message

@@ -41,8 +41,8 @@ def render_chronicle(ledger: Ledger) -> str:
         "",
         "*Derived from the `DECISION:` lines of the discussions in this folder, and rebuilt by "
         "`discussions chronicle`: it is never the source of truth. To change a decision, change "
-        "the discussion. Dates are when each discussion was created (comments carry no "
-        "timestamp).*",
+        "the discussion. A discussion's date is when it was created; a decision's, when its "
+        "comment was written (where the file records it).*",
         "",
     ]
     groups = entries_by_file(ledger.entries)
@@ -64,8 +64,9 @@ def render_chronicle(ledger: Ledger) -> str:
         when = f"created {first.date[:10]}" if first.date else "no creation date"
         lines += [f"*{first.status} · {when}*", ""]
         for e in entries:
+            when = f", {e.written[:10]}" if e.written else ""
             lines.append(
-                f"- {one_line(e.text)} — {one_line(e.author)} "
+                f"- {one_line(e.text)} — {one_line(e.author)}{when} "
                 f"([line {e.line}]({link_target(target)}#L{e.line}))"
             )
         lines.append("")

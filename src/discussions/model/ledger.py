@@ -11,8 +11,9 @@ instead, so it can never disagree with the discussions:
 * `link_target`, `link_text`, `one_line`, `relative_path`: how a decision is shown in the
   markdown built from it, ``CHRONICLE.md`` (`chronicle`) and the decision records (`adr`).
 
-Dates: the engine does not timestamp comments, so a decision's date is the ``Created`` header of
-its discussion (empty when the header has none).
+Dates: a decision's `date` is the ``Created`` header of its discussion (empty when the header
+has none), which orders the ledger; `written` is when its comment was written (the comment's
+``at:`` metadata), empty for a comment that does not say (typed by hand, or older).
 
 Speed: most files hold no decision. A file is parsed in full (`Discussion`, code-aware markers)
 only when it is a discussion and a line in it starts like a ``DECISION:`` marker; a
@@ -35,7 +36,7 @@ from ..derive.signatures import Claims, forgery
 from ..derive.state import State
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
-from ..syntax.markers import extract
+from ..syntax.clock import parse_stamp, utc_stamp
 from ..syntax.parse import is_discussion_text, parse_document
 from ..syntax.text import decode
 from . import storage
@@ -94,11 +95,14 @@ class LedgerEntry:
     status: str
     """The discussion's current status (``OPEN``, ``DECIDED``, ``ACCEPTED``...)."""
     date: str
-    """The discussion's ``Created`` header as written (comments carry no timestamp), or ``""``."""
+    """The discussion's ``Created`` header as written, or ``""``."""
     settled: bool = False
     """Whether the discussion is no longer open, so its decisions stand (see `is_settled`)."""
     implemented_by: tuple[Implementation, ...] = ()
     """For a settled decision: the committed applies written after it (`applies`)."""
+    written: str = ""
+    """When its comment was written (``2026-11-23T10:00:00Z``, the comment's ``at:``), or
+    ``""`` when the comment does not say."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -111,6 +115,7 @@ class LedgerEntry:
             "date": self.date,
             "settled": self.settled,
             "implemented_by": [i.to_dict() for i in self.implemented_by],
+            "written": self.written,
         }
 
 
@@ -207,11 +212,13 @@ def _decisions_of(
     for block in doc.comments:
         if "DECISION" not in block.body or not _DECISION_LINE.search(block.body):
             continue
-        if forgery(block, derive.engine_meta(block.body), claims, marker_lines)[0]:
+        found, meta = derive.comment_parts(block.body, block.body_line)
+        if forgery(block, meta, claims, marker_lines)[0]:
             continue  # not the engine's: its decisions count for nothing (`signatures`)
-        for m in extract(block.body, block.body_line).markers:
+        when = written_stamp(meta.get("at"))
+        for m in found.markers:
             if m.kind == "DECISION":
-                items.append(Item(m.kind, m.text, block.author, m.line))
+                items.append(Written(m.kind, m.text, block.author, m.line, when))
     if "ROOT-CAUSE" in text:  # diagnostic mode: a converged diagnosis is a decision
         items += _diagnosis_items(text, path, workspace)
     if "<!-- APPLY" in text:
@@ -234,10 +241,26 @@ def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:
     return [Item("DECISION", decided, first.author, first.line)]
 
 
+@dataclass(slots=True)
+class Written(Item):
+    """A decision with when its comment was written (`LedgerEntry.written`)."""
+
+    written: str = ""
+
+
+def written_stamp(recorded: str | None) -> str:
+    """A comment's recorded ``at:`` time as the ledger shows it, "" when there is none."""
+    when = parse_stamp(recorded) if recorded else None
+    return utc_stamp(when) if when else ""
+
+
 def _entry(
     item: Item, path: Path, title: str, status: str, date: str, settled: bool
 ) -> LedgerEntry:
-    return LedgerEntry(item.text, item.author, path, item.line, title, status, date, settled)
+    written = item.written if isinstance(item, Written) else ""
+    return LedgerEntry(
+        item.text, item.author, path, item.line, title, status, date, settled, written=written
+    )
 
 
 def _sort_key(e: LedgerEntry) -> tuple[str, str, int]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ParticipantError, UnknownParticipant
+from ..syntax.markers import closest_alias
 from ..syntax.record import Record
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
 from .schema import Fields, Keys, ListOf, Text, validate
@@ -315,8 +316,10 @@ class ParticipantRegistry:
         if key in self._broken:
             raise ParticipantError(self._broken[key].error)
         known = ", ".join(self.aliases()) or "none"
+        close = closest_alias(key, self.aliases())
+        guess = f"; did you mean @{close}?" if close else ""
         raise UnknownParticipant(
-            f"no participant '{key}' (known: {known}); add participants/{key}.yaml "
+            f"no participant '{key}'{guess} (known: {known}); add participants/{key}.yaml "
             "or run `discussions participants list`"
         )
 

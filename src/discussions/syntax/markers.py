@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Collection
 
 from .code import code_line_ranges, in_ranges
 from .document import ParseWarning
@@ -328,3 +329,14 @@ def _pair_runs(runs: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
         else:
             i += 1
     return spans
+
+
+def closest_alias(name: str, known: Collection[str]) -> str | None:
+    """The alias among `known` that `name` (3 characters or more) most likely misspells, or
+    None: what a mention typo's warning and an unknown participant's error suggest."""
+    if not known or len(name) < 3:
+        return None
+    import difflib  # only when needed: it is slow to import
+
+    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return matches[0] if matches else None

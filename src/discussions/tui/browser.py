@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -36,6 +36,7 @@ class BrowserScreen(Screen[None]):
         Binding("r", "reload", "Reload"),
         Binding("question_mark", "app.help", "Help"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("slash", "filter", "Filter"),
     ]
 
     def __init__(self, folder: Path, ws: Workspace) -> None:
@@ -106,6 +107,24 @@ class BrowserScreen(Screen[None]):
     @on(Input.Changed, "#filter")
     def _filter(self) -> None:
         self.refill()
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter or digit typed in the list (one no key is bound to: those keep their
+        command) starts the filter with it; no Tab to the box first."""
+        box = self.query_one("#filter", Input)
+        char = event.character or ""
+        if box.has_focus or len(char) != 1 or not char.isalnum():
+            return
+        if event.key in self.active_bindings:  # `s`, `n`, `q`...: their commands
+            return
+        event.stop()
+        box.focus()
+        box.value += char
+        box.cursor_position = len(box.value)
+
+    def action_filter(self) -> None:
+        """Type into the filter (`/`: also for the letters bound to commands)."""
+        self.query_one("#filter", Input).focus()
 
     @on(Input.Submitted, "#filter")
     def _to_table(self) -> None:

@@ -22,8 +22,9 @@ POLL = 0.5
 HELP = """\
 [b]discussions ui[/b] — keys
 
-Browser: type to filter, [b]s[/b] cycles the status filter, [b]Enter[/b] opens,
-  [b]n[/b] new discussion (ctrl+s creates), [b]p[/b] participants, [b]r[/b] reload, [b]q[/b] quits.
+Browser: type to filter ([b]/[/b] first for a letter below), [b]s[/b] cycles the status
+  filter, [b]Enter[/b] opens, [b]n[/b] new discussion (ctrl+s creates), [b]p[/b] participants,
+  [b]r[/b] reload, [b]q[/b] quits.
 Discussion: [b]c[/b] comment (ctrl+s posts), [b]t[/b] turn, [b]a[/b] advance phase,
   [b]x[/b] shows or hides the context, [b]e[/b] edit in $EDITOR, [b]r[/b] reload,
   [b]Escape[/b] back.

@@ -1,7 +1,8 @@
 """Evidence as the views show it, collapsed by default: a comment's text with each evidence
 block (and each ``APPLY`` / ``APPLY-REVIEW`` block, `applies`) folded to its one visible line,
-the blocks as (summary, content) for a collapsible element, and the evidence of a discussion
-as markdown for the terminal app."""
+the blocks the engine appended after a comment taken apart from it, the blocks as (summary,
+content) for a collapsible element, and the evidence of a discussion as markdown for the
+terminal app."""
 
 from __future__ import annotations
 
@@ -53,6 +54,31 @@ def fold_evidence(body: str) -> str:
                 i = span[1]
         i += 1
     return "\n".join(out)
+
+
+def engine_blocks_apart(body: str) -> tuple[str, list[tuple[int, str]]]:
+    """`body` cut where the engine appended blocks of its own to the comment: each ``---``
+    line followed (after blank lines) by an evidence or apply marker starts one, up to the
+    next. The file has no ``Name:`` line for them, so they read as part of the comment above;
+    views show them apart. Returns the comment's own text, and each block's text with the
+    index in `body` of its first line."""
+    if not _has_folded(body):
+        return body, []
+    lines = body.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.strip() == "---" and _opens(lines, i)]
+    if not starts:
+        return body, []
+    ends = [*starts[1:], len(lines)]
+    blocks = [(a + 1, "\n".join(lines[a + 1 : z])) for a, z in zip(starts, ends, strict=True)]
+    return "\n".join(lines[: starts[0]]), blocks
+
+
+def _opens(lines: list[str], separator: int) -> bool:
+    """Whether the first line after `separator` that is not blank is a folded block's marker."""
+    for line in lines[separator + 1 :]:
+        if line.strip():
+            return is_marker_line(line, _FOLDED)
+    return False
 
 
 def evidence_blocks(body: str) -> list[Shown]:

@@ -25,7 +25,7 @@ from ..derive.state import Comment, Item
 from ..derive.voting import VOTES
 from ..model.discussion import Discussion
 from ..model.sections import BY_KEY, SECTIONS
-from .evidence import Shown, evidence_blocks, fold_evidence
+from .evidence import Shown, engine_blocks_apart, evidence_blocks, fold_evidence
 from .rendering import comment_parser, preamble_markdown, shown_time, visible_markdown
 from .verdicts import positions_html
 
@@ -84,6 +84,11 @@ aside#panel li { margin: .2rem 0; overflow-wrap: anywhere; }
 aside#panel p { margin: .25rem 0; }
 aside#panel table { width: 100%; border-collapse: collapse; }
 aside#panel td { padding: .15rem .25rem; border-bottom: 1px solid var(--line); }
+aside#panel .positions-scroll { overflow-x: auto; }
+aside#panel table.positions th { text-align: left; font-weight: 600; overflow-wrap: anywhere;
+  padding: .15rem .25rem; }
+aside#panel table.positions td { padding: .15rem .15rem; }
+aside#panel table.positions .vote { font-size: .7rem; padding: 0 .3rem; }
 .by, .meta, .muted, article.comment time { color: var(--muted); }
 .meta, article.comment time { font-size: .85rem; }
 section#preamble { border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
@@ -101,6 +106,13 @@ article.comment:target { border-color: var(--accent); box-shadow: 0 0 0 1px var(
 .body { padding: .25rem .9rem; overflow-wrap: anywhere; }
 details.evidence, details.apply { margin: 0 .9rem .6rem; color: var(--muted); }
 details.evidence pre, details.apply pre { overflow-x: auto; }
+article.engine { display: flex; align-items: baseline; gap: .6rem; margin: 0 0 1rem;
+  padding: .45rem 0; border: 1px dashed var(--line); border-radius: 6px; font-size: .9rem;
+  content-visibility: auto; contain-intrinsic-size: auto 3rem; }
+article.engine details { flex: 1; min-width: 0; margin: 0 .9rem; overflow-wrap: anywhere; }
+article.engine a.line { margin-right: .9rem; color: var(--muted); font-size: .85rem;
+  text-decoration: none; white-space: nowrap; }
+article.engine:target { border-color: var(--accent); }
 .body img { max-width: 100%; }
 .vote { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .75rem;
   font-weight: 600; line-height: 1.6; border: 1px solid currentColor; }
@@ -240,10 +252,25 @@ def comment_html(c: Comment) -> str:
         parts.append(f'<time datetime="{_esc(stamp)}">{_esc(shown_time(c.at))}</time>')
     parts.append(_meta_line(c.meta))
     parts.append(f'<a class="line" href="#L{c.line}">line {c.line}</a></header>')
-    parts.append(f'<div class="body">{_comment_body(fold_evidence(c.body))}</div>')
-    parts += [_evidence_html(e) for e in evidence_blocks(c.body)]
+    own, appended = engine_blocks_apart(c.body)
+    parts.append(f'<div class="body">{_comment_body(fold_evidence(own))}</div>')
+    parts += [_evidence_html(e) for e in evidence_blocks(own)]
     parts.append("</article>")
+    parts += [_engine_card(c.line, c.line + 1 + at, text) for at, text in appended]
     return "".join(parts)
+
+
+def _engine_card(of: int, line: int, text: str) -> str:
+    """A block the engine appended after the comment at line `of` (evidence, an apply or its
+    review), as a card of its own: its one line, the content collapsed under it. The page
+    replaces the comment's cards with the comment (``data-of``)."""
+    shown = evidence_blocks(text)
+    kind = shown[0].kind if shown else "evidence"
+    return (
+        f'<article class="engine {kind}" id="L{line}" data-line="{line}" data-of="{of}">'
+        + "".join(_evidence_html(e) for e in shown)
+        + f'<a class="line" href="#L{line}">line {line}</a></article>'
+    )
 
 
 def _evidence_html(e: Shown) -> str:

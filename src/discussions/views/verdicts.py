@@ -75,7 +75,8 @@ def positions_html(
         + "</tr>"
         for author, row in p.grid.items()
     ]
-    out = [f'<table class="positions"><tr><th></th>{head}</tr>{"".join(rows)}</table>']
+    table = f'<table class="positions"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
+    out = [f'<div class="positions-scroll">{table}</div>']  # scrolls within the panel
     if p.unexplained:
         items = "".join(f"<li>{escape(f.text())}</li>" for f in p.unexplained)
         out.append(f'<ul class="flips">{items}</ul>')

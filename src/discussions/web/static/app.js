@@ -90,11 +90,14 @@
     for (const c of items) {
       const template = document.createElement("template");
       template.innerHTML = c.html.trim();
-      const node = template.content.firstElementChild;
-      if (!node) continue;
+      // The comment, then the engine's blocks appended after it (cards of their own).
+      const nodes = Array.from(template.content.children);
+      if (!nodes.length) continue;
       const existing = document.getElementById("L" + c.line);
-      if (existing) existing.replaceWith(node);
-      else comments.appendChild(node);
+      if (existing) {
+        comments.querySelectorAll(`[data-of="${c.line}"]`).forEach((card) => card.remove());
+        existing.replaceWith(...nodes);
+      } else comments.append(...nodes);
       landed.add(c.author);
     }
     // A streamed answer is replaced by the comment once it is in the file.
@@ -249,8 +252,7 @@
       if (document.getElementById("L" + c.line)) continue;
       const template = document.createElement("template");
       template.innerHTML = c.html.trim();
-      const node = template.content.firstElementChild;
-      if (node) fragment.appendChild(node);
+      fragment.append(...Array.from(template.content.children));
     }
     older.replaceWith(fragment);
     // The panel's links to them now stay on this page.
