@@ -263,3 +263,40 @@ def test_a_refused_output_path_is_a_json_error_and_run_asks_nobody(
     assert code(r) == 1 and "output.path" in out(r), out(r)
     _nothing_asked(isolated, tmp_path)
     assert not (isolated / "conftest.py").exists()
+
+
+def test_a_reviewer_sees_the_draft_in_a_long_discussion(loop, tmp_path: Path) -> None:
+    """More comments than `recent_comments`: the draft under review is still in every voter's
+    prompt (it was said to "stand at the end of the discussion", and compaction dropped it)."""
+    loop({"voters": "ready"})
+    for n in range(12):
+        said = f"Point {n}: " + ("@security @pragmatist a question?" if n < 4 else "a remark.")
+        assert code(run("comment", "plan.md", said, "--author", "Rob")) == 0
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    votes = prompts(tmp_path, "vote")
+    assert len(votes) == 2
+    for prompt in votes:
+        assert "Version 1 by architect." in prompt and "x = 1" in prompt
+
+
+def test_a_draft_too_long_for_the_prompt_is_cut_and_the_cut_is_stated(
+    loop, isolated: Path, tmp_path: Path
+) -> None:
+    loop({"voters": "ready"})
+    write(
+        isolated / "discussions.yaml",
+        "providers:\n  default: standin\n  detect: false\ncontext:\n  max_chars: 2000\n",
+    )
+    path = isolated / "discussions" / "plan.md"
+    from discussions.model import storage
+    from discussions.syntax.drafts import render_draft
+
+    long = "# The decision\n\n" + "\n".join(f"Line {n} of a long document." for n in range(400))
+    storage.append(path, [render_draft(1, "AI-Architect", long, "2026-11-23T10:00:00Z")])
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    for prompt in prompts(tmp_path, "vote"):
+        assert "Line 0 of a long document." in prompt
+        assert "Line 399 of a long document." not in prompt
+        assert "draft 1 is cut" in prompt.lower()

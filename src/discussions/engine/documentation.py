@@ -32,9 +32,10 @@ from ..model import storage
 from ..settings.output import Output, document_path_problem
 from ..syntax import clock
 from ..syntax.drafts import render_draft
+from ..syntax.fences import fence_block
 from .council import collect, voting_participants
 from .outcomes import ParticipantOutcome
-from .prompts import build_prompt
+from .prompts import build_prompt, prompt_chars
 from .responses import parse_response
 
 if TYPE_CHECKING:
@@ -53,15 +54,20 @@ DRAFT_CALLOUT = (
 REVISE_CALLOUT = (
     "The council did not approve draft {number} of the document ({path}). Its blockers:\n\n"
     "{blockers}\n\nWrite version {next} of the whole document, resolving every blocker. "
-    "Answer with the document only, in markdown, without a vote.\n\nDraft {number}:\n\n{draft}"
+    "Answer with the document only, in markdown, without a vote.\n\n{draft}"
 )
+# The draft is in the callout itself: the discussion part of a prompt is compacted (newest
+# comments, those mentioning the voter first), so a draft at the end of the file can be left
+# out of it; the thing under review never is.
 VOTE_CALLOUT = (
     "{leader} wrote draft {number} of the document that records this discussion's decision "
-    "({path}); it stands at the end of the discussion. Vote whether it is ready: READY if it "
-    "may be published as it is, CHANGES if not, with each blocker on its own line starting "
-    'with CONCERN:. Respond with JSON only: {{"comment": "your reasons and CONCERN: lines", '
-    '"vote": "READY" | "CHANGES"}}.'
+    "({path}); it follows. Vote whether it is ready: READY if it may be published as it is, "
+    "CHANGES if not, with each blocker on its own line starting with CONCERN:. Respond with "
+    'JSON only: {{"comment": "your reasons and CONCERN: lines", "vote": "READY" | "CHANGES"}}.'
+    "\n\n{draft}"
 )
+DRAFT_SHARE = 0.5
+"""The share of the smallest prompt budget of those asked that a draft in a callout may take."""
 SUMMARY_CALLOUT = (
     "The documentation loop has ended: {result}. Write a short closing summary of the "
     "discussion and its document for the record (two or three sentences), without a vote."
@@ -207,7 +213,10 @@ class _Loop:
         due = [p for p in self.voters if p.name not in pos.votes]
         if due:
             callout = VOTE_CALLOUT.format(
-                leader=self.leader.name, number=last.number, path=self._shown()
+                leader=self.leader.name,
+                number=last.number,
+                path=self._shown(),
+                draft=self._quoted(last, due),
             )
             self.outcome.asked += collect(
                 self.runner, self.d, due, callout, self.provider, vote=True
@@ -226,12 +235,19 @@ class _Loop:
                 next=last.number + 1,
                 path=self._shown(),
                 blockers=blockers,
-                draft=last.content,
+                draft=self._quoted(last, [self.leader]),
             )
             return self._draft(last.number + 1, callout)
         else:
             self._reject(last, pos.blockers)
         return True
+
+    def _quoted(self, draft: Draft, asked: list[Participant]) -> str:
+        """`draft` for a callout to `asked`: whole, or cut at a line end to what the smallest
+        of their prompts leaves it (`DRAFT_SHARE`), with the cut stated."""
+        runner, d = self.runner, self.d
+        room = min(prompt_chars(d, runner.window_for(p, self.provider)) for p in asked)
+        return quote_draft(draft, int(room * DRAFT_SHARE))
 
     def _shown(self) -> str:
         return str(_target(self.d, self.out).name)
@@ -295,6 +311,21 @@ class _Loop:
         if self.d.status != status:
             self.d.set_status(status, strict=False)
             self.d.save()
+
+
+def quote_draft(draft: Draft, limit: int) -> str:
+    """Draft `draft` in a fence, at most about `limit` characters: whole, or its first lines
+    and a line saying where it was cut (a reviewer judges what it saw, and knows it)."""
+    content = draft.content.rstrip("\n")
+    head = f"Draft {draft.number}:"
+    if len(content) + len(head) + 20 <= limit:
+        return f"{head}\n\n{fence_block(content, 'markdown')}"
+    kept = content[: max(0, limit - len(head) - 200)].rsplit("\n", 1)[0]
+    note = (
+        f"[Draft {draft.number} is cut for lack of room: its first {len(kept)} of "
+        f"{len(content)} characters are shown; the rest is in the file (line {draft.line}).]"
+    )
+    return f"{head}\n\n{fence_block(kept, 'markdown')}\n{note}"
 
 
 def _leader(d: Discussion, alias: str) -> Participant:
