@@ -30,14 +30,17 @@ phases:
 
 @pytest.fixture
 def loop(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no-untyped-def]
-    """loop(plan, revisions=2): a discussion 'plan.md' with the docs template, the stand-in
-    answering by `plan`. Returns the file's path."""
+    """loop(plan, revisions=2, decided=True): a discussion 'plan.md' with the docs template,
+    the stand-in answering by `plan`, closed as DECIDED unless `decided` is False (`draft`
+    documents decided discussions only). Returns the file's path."""
 
-    def make(plan: dict[str, object], revisions: int = 2) -> Path:
+    def make(plan: dict[str, object], revisions: int = 2, decided: bool = True) -> Path:
         write(isolated / "templates" / "docs.yaml", TEMPLATE.format(revisions=revisions))
         providers_file({"standin": script_command("doc_loop.py", json.dumps(plan), str(memory))})
         write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
         assert code(run("new", "Plan", "--template", "docs")) == 0
+        if decided:
+            assert code(run("close", "plan.md", "--status", "DECIDED")) == 0
         return isolated / "discussions" / "plan.md"
 
     memory = tmp_path / "memory"
@@ -131,7 +134,7 @@ def test_a_killed_loop_resumes_from_the_file(loop, isolated: Path, tmp_path: Pat
 
 
 def test_run_starts_the_loop_at_the_decision(loop, isolated: Path) -> None:
-    path = loop({"voters": "ready"})
+    path = loop({"voters": "ready"}, decided=False)
     r = run("run", "plan.md", "--json")
     assert code(r) == 0, out(r)
     res = result_of(r)
@@ -300,3 +303,45 @@ def test_a_draft_too_long_for_the_prompt_is_cut_and_the_cut_is_stated(
         assert "Line 0 of a long document." in prompt
         assert "Line 399 of a long document." not in prompt
         assert "draft 1 is cut" in prompt.lower()
+
+
+def test_draft_refuses_an_undecided_discussion_before_any_call(
+    loop, isolated: Path, tmp_path: Path
+) -> None:
+    """`draft` on an open discussion told the leader "the discussion has reached its
+    decision", made its calls and marked it UNAPPROVED: refused as `apply` refuses it."""
+    path = loop({"voters": "always"}, decided=False)
+    before = path.read_bytes()
+    r = run("draft", "plan.md")
+    assert code(r) == 1, out(r)
+    assert "not decided" in out(r) and "--force --reason" in out(r)
+    assert path.read_bytes() == before
+    _nothing_asked(isolated, tmp_path)
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 1 and "not decided" in str(result_of(r)["error"])
+    r = run("draft", "plan.md", "--reason", "why not")
+    assert code(r) == 2 and path.read_bytes() == before
+
+
+def test_draft_force_with_a_reason_documents_an_undecided_discussion_and_records_why(
+    loop, isolated: Path, tmp_path: Path
+) -> None:
+    path = loop({"voters": "ready"}, decided=False)
+    r = run("draft", "plan.md", "--force", "--reason", "a write-up before the vote", "--json")
+    assert code(r) == 0, out(r)
+    d = Discussion.load(path)
+    assert [(x.number, x.forced) for x in d.drafts] == [(1, "a write-up before the vote")]
+    assert "without a decision (--force): a write-up before the vote" in path.read_text("utf-8")
+    assert d.status == "APPROVED" and code(run("check", "plan.md")) == 0
+    (asked,) = prompts(tmp_path, "architect-draft")
+    assert "has not reached a decision" in asked and "reached its decision" not in asked
+
+
+def test_draft_resumes_a_loop_under_way_whatever_the_status(loop, isolated: Path) -> None:
+    """The rule is for starting a loop: one that ended UNAPPROVED (not a decision) is done,
+    and running `draft` again says so rather than refusing."""
+    loop({"voters": "always"}, revisions=0)
+    assert code(run("draft", "plan.md")) == 0
+    again = run("draft", "plan.md", "--json")
+    assert code(again) == 0, out(again)
+    assert result_of(again)["stage"] == "unapproved" and result_of(again)["asked"] == []

@@ -29,6 +29,7 @@ from ..atomic import replace_file
 from ..derive.rules import derive
 from ..errors import ConfigError, DocumentExists, OverBudget, UnknownParticipant
 from ..model import storage
+from ..model.handoff import forced_reason
 from ..settings.output import Output, document_path_problem
 from ..syntax import clock
 from ..syntax.drafts import render_draft
@@ -46,8 +47,13 @@ if TYPE_CHECKING:
 
 APPROVED, UNAPPROVED = "APPROVED", "UNAPPROVED"
 
+DECIDED = "The discussion has reached its decision."
+UNDECIDED = (
+    "The discussion has not reached a decision; a person asked for its document anyway "
+    "({reason}): record where it stands, and say what is still undecided."
+)
 DRAFT_CALLOUT = (
-    "The discussion has reached its decision. You are the leader of its documentation: write "
+    "{state} You are the leader of its documentation: write "
     "the document that records it ({path}): what was decided, why, and what follows. "
     "Answer with the document only, in markdown, without a vote."
 )
@@ -163,17 +169,24 @@ def draft_document(
     leader: str | None = None,
     force: bool = False,
     provider: str | None = None,
+    force_reason: str | None = None,
 ) -> DocOutcome:
-    """Run (or resume) the documentation loop on `d` until it ends or a call fails."""
+    """Run (or resume) the documentation loop on `d` until it ends or a call fails.
+
+    A loop not started yet needs a decided discussion (`handoff.forced_reason`, the rule
+    `apply` refuses by: a finished status or a passed motion), or `force_reason`, recorded in
+    draft 1; `NotDecided` before any call otherwise. A loop under way resumes whatever the
+    status (its own ``APPROVED`` or ``UNAPPROVED`` included)."""
     d.adopt_workspace(runner.workspace)
     d.reload()
+    forced = "" if d.drafts else forced_reason(d, force_reason, "to document")
     out = output_of(d) or Output()
     _target(d, out)  # a bad output path is refused before any call
     lead = _leader(d, leader or out.leader)
     voters = [p for p in voting_participants(d) if p.name != lead.name] or [lead]
     names = [p.name for p in voters]
     outcome = DocOutcome(str(d.path))
-    loop = _Loop(runner, d, out, lead, voters, provider, force, outcome)
+    loop = _Loop(runner, d, out, lead, voters, provider, force, outcome, forced)
     while True:
         d.reload()
         pos = position(d, lead.name, names)
@@ -204,11 +217,14 @@ class _Loop:
     provider: str | None
     force: bool
     outcome: DocOutcome
+    forced: str = ""
+    """The ``--force --reason`` text that started the loop on an undecided discussion."""
 
     def step(self, pos: Position) -> bool:
         """Take the next step from `pos`; False when nothing moved (a call failed)."""
         if not pos.drafts:
-            return self._draft(1, DRAFT_CALLOUT.format(path=self._shown()))
+            state = UNDECIDED.format(reason=self.forced) if self.forced else DECIDED
+            return self._draft(1, DRAFT_CALLOUT.format(state=state, path=self._shown()))
         last = pos.drafts[-1]
         due = [p for p in self.voters if p.name not in pos.votes]
         if due:
@@ -277,7 +293,8 @@ class _Loop:
             self.outcome.note = f"{lead.name} answered with an empty draft"
             return False
         outcome.status = "posted"
-        block = render_draft(number, lead.name, document, clock.now_stamp())
+        forced = self.forced if number == 1 else ""
+        block = render_draft(number, lead.name, document, clock.now_stamp(), forced)
 
         def build(text: str) -> list[str]:
             # Another `draft` may have written this version meanwhile: not twice.

@@ -3,6 +3,7 @@ the TODOs with their assignees, the constraints, the evidence cited, the open qu
 whether a person has approved it. Pure derivation from the discussion's state: no I/O.
 
     ok, why = is_decided(d)             # why: the reason and what to do next
+    forced = forced_reason(d, reason)   # NotDecided unless decided or a --force reason
     ok, why, fix = verdict(d)           # the same, apart
     handoff = build_handoff(d)
     prompt = handoff.to_prompt()        # the instruction text a lead gets
@@ -15,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import NotDecided
 from ..settings.templates import FINISHED_STATUSES, is_open
 from ..syntax.code import code_line_ranges
 from ..syntax.text import normalise_newlines
@@ -45,6 +47,21 @@ def is_decided(d: Discussion) -> tuple[bool, str]:
     what to do next): `verdict`'s parts joined."""
     decided, why, fix = verdict(d)
     return decided, f"{why}; {fix}" if fix else why
+
+
+def forced_reason(d: Discussion, reason: str | None, what: str = "to apply") -> str:
+    """The recorded ``--force --reason`` text ("" when `d` is decided, `is_decided`), or
+    `NotDecided` for an undecided discussion without a reason: the one rule `apply` and the
+    documentation loop (`draft`) refuse by. `what` says what the decision is needed for
+    (``"to apply"``, ``"to document"``)."""
+    if reason is not None and not reason.strip():
+        raise NotDecided("--force needs --reason TEXT: say why (it is recorded in the file)")
+    decided, why = is_decided(d)
+    if decided:
+        return ""
+    if reason is None:
+        raise NotDecided(f"{d.path.name} is not decided, so there is nothing {what}: {why}")
+    return " ".join(reason.split())
 
 
 def verdict(d: Discussion) -> tuple[bool, str, str]:
