@@ -56,7 +56,8 @@ def test_turn_appends_each_participant_with_record(
     assert c.meta["provider"] == "fake"
     assert c.meta["failed"] == "claude-sonnet (not installed: `claude` not found on PATH)"
     assert c.meta["duration"].endswith("s")
-    assert [q.text for q in d.questions] == ["TTL?", "TTL?"]
+    assert [q.text for q in d.questions] == ["TTL?"]  # the second asker restated it
+    assert len(d.questions[0].restated) == 1
     assert d.votes == {"AI-Architect": "CHANGES", "AI-Security": "CHANGES"}
 
 

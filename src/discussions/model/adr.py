@@ -16,7 +16,7 @@ from ..settings.templates import OPEN_STATUSES
 from ..syntax.parse import first_heading, parse_document
 from ..syntax.text import normalise_newlines
 from . import storage
-from .discussion import Discussion, slugify
+from .discussion import Discussion, Item, slugify
 from .ledger import counted, link_target, link_text, one_line, relative_path
 
 __all__ = ["AdrRecord", "adr_status", "context_text", "render_adr", "write_adr"]
@@ -137,6 +137,12 @@ def context_text(preamble: str) -> str:
     return "\n".join(out).strip("\n")
 
 
+def _who(item: Item) -> str:
+    """Who said an item, and who restated it (a restated item is one line)."""
+    who = one_line(item.author)
+    return f"{who}; {one_line(item.restaters)}" if item.restated else who
+
+
 def render_adr(
     d: Discussion,
     number: int,
@@ -162,18 +168,18 @@ def render_adr(
     lines.append(context or "The discussion gives no context beyond its title.")
     lines += ["", "## Decision", ""]
     for item in d.decisions:
-        lines.append(f"- {one_line(item.text)} ({one_line(item.author)})")
+        lines.append(f"- {one_line(item.text)} ({_who(item)})")
     lines += ["", "## Consequences", ""]
     concerns, todos = d.concerns, d.todos
     if not concerns and not todos:
         lines.append("None recorded in the discussion.")
     if concerns:
         lines += ["Risks and concerns raised:", ""]
-        lines += [f"- {one_line(i.text)} ({one_line(i.author)})" for i in concerns]
+        lines += [f"- {one_line(i.text)} ({_who(i)})" for i in concerns]
         lines.append("")
     if todos:
         lines += ["Follow-up work:", ""]
-        lines += [f"- {one_line(i.text)} ({one_line(i.author)})" for i in todos]
+        lines += [f"- {one_line(i.text)} ({_who(i)})" for i in todos]
         lines.append("")
     lines += [
         "",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import atomic
+from ..derive.state import restated_by
 from . import storage
 from .ledger import (
     Ledger,
@@ -64,9 +65,10 @@ def render_chronicle(ledger: Ledger) -> str:
         when = f"created {first.date[:10]}" if first.date else "no creation date"
         lines += [f"*{first.status} · {when}*", ""]
         for e in entries:
+            again = f"; {one_line(restated_by(e.restated))}" if e.restated else ""
             lines.append(
                 f"- {one_line(e.text)} — {one_line(e.author)} "
-                f"([line {e.line}]({link_target(target)}#L{e.line}))"
+                f"([line {e.line}]({link_target(target)}#L{e.line}){again})"
             )
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

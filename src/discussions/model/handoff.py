@@ -23,7 +23,7 @@ from ..syntax.text import normalise_newlines
 from .handoff_prompt import render_prompt
 
 if TYPE_CHECKING:
-    from ..derive.state import Item
+    from ..derive.state import Item, Restatement
     from .discussion import Discussion
 
 FORMAT = "discussions-handoff/1"
@@ -115,6 +115,8 @@ class HandoffItem:
     Open Questions section) or ``""`` (a ``Q:`` line)."""
     section: str = ""
     """For ``context`` items: the heading of the preamble section (``""`` before any)."""
+    restated: tuple[Restatement, ...] = ()
+    """Who said it again and where (`Item.restated`): a restated item is listed once."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "author": self.author, "line": self.line}
@@ -122,6 +124,8 @@ class HandoffItem:
             out["source"] = self.source
         if self.source == "context":
             out["section"] = self.section
+        if self.restated:
+            out["restated"] = [r.to_dict() for r in self.restated]
         return out
 
 
@@ -280,7 +284,7 @@ def _folder(d: Discussion) -> str:
 
 
 def _item(i: Item, source: str) -> HandoffItem:
-    return HandoffItem(i.text, i.author, i.line, source)
+    return HandoffItem(i.text, i.author, i.line, source, restated=tuple(i.restated))
 
 
 def _one_line(text: str) -> str:

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..derive import rules as derive
-from ..derive.state import State
+from ..derive.restatements import collapse
+from ..derive.state import Restatement, State
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax.markers import extract
@@ -98,6 +99,8 @@ class LedgerEntry:
     """Whether the discussion is no longer open, so its decisions stand (see `is_settled`)."""
     implemented_by: tuple[Implementation, ...] = ()
     """For a settled decision: the committed applies written after it (`applies`)."""
+    restated: tuple[Restatement, ...] = ()
+    """Where the discussion said the same decision again (`restatements.collapse`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +113,7 @@ class LedgerEntry:
             "date": self.date,
             "settled": self.settled,
             "implemented_by": [i.to_dict() for i in self.implemented_by],
+            **({"restated": [r.to_dict() for r in self.restated]} if self.restated else {}),
         }
 
 
@@ -209,6 +213,7 @@ def _decisions_of(
                 items.append(Item(m.kind, m.text, block.author, m.line))
     if "ROOT-CAUSE" in text:  # diagnostic mode: a converged diagnosis is a decision
         items += _diagnosis_items(text, path, workspace)
+    items = collapse(items)  # restated decisions are one, as `derive` gives them
     if "<!-- APPLY" in text:
         from ..derive.applies import rule_applies
 
@@ -232,7 +237,10 @@ def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:
 def _entry(
     item: Item, path: Path, title: str, status: str, date: str, settled: bool
 ) -> LedgerEntry:
-    return LedgerEntry(item.text, item.author, path, item.line, title, status, date, settled)
+    return LedgerEntry(
+        item.text, item.author, path, item.line, title, status, date, settled,
+        restated=tuple(item.restated),
+    )
 
 
 def _sort_key(e: LedgerEntry) -> tuple[str, str, int]:
