@@ -180,3 +180,39 @@ def test_a_secret_a_failing_cli_prints_stays_out_of_the_record(
     text = (isolated / "discussions" / "auth.md").read_text()
     assert "FAILED: AI-Architect" in text and "was refused" in text
     assert "0123456789abcdef" not in text and "Ab12Cd34" not in text
+
+
+@pytest.mark.parametrize("command", ["turn", "run", "draft"])
+def test_an_uninstalled_provider_by_name_is_refused_before_anything_is_written(
+    isolated: Path, command: str
+) -> None:
+    """`--provider codex` where codex is not installed appended a permanent `FAILED ... calls:
+    0` block per participant to the git-tracked file: a configuration error is refused, and
+    the file records only calls that were made."""
+    assert code(run("new", "Auth")) == 0
+    path = isolated / "discussions" / "auth.md"
+    before = path.read_bytes()
+    extra = ["--force", "--reason", "try"] if command == "draft" else []
+    r = run(command, "auth.md", "--provider", "codex", *extra)
+    assert code(r) == 1, out(r)
+    assert "codex: not installed" in out(r) and "leave out --provider" in out(r)
+    assert path.read_bytes() == before
+    r = run(command, "auth.md", "--provider", "codex", "--json", *extra)
+    assert code(r) == 1 and "not installed" in json.loads(out(r))["error"]
+    assert path.read_bytes() == before
+
+
+def test_no_installed_provider_without_the_mock_is_refused_before_anything_is_written(
+    isolated: Path,
+) -> None:
+    write(
+        isolated / "discussions.yaml",
+        "providers:\n  default: codex\n  detect: false\n  mock_fallback: false\n",
+    )
+    assert code(run("new", "Auth")) == 0
+    path = isolated / "discussions" / "auth.md"
+    before = path.read_bytes()
+    for command in ("turn", "run"):
+        r = run(command, "auth.md")
+        assert code(r) == 1 and "providers is installed" in out(r), out(r)
+        assert path.read_bytes() == before

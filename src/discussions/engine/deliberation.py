@@ -231,9 +231,9 @@ def run_discussion(
     if d.unsaved:
         d.save()
     d.adopt_workspace(runner.workspace)
-    chosen = [p.alias for p in select_participants(d, participants or (), council=True)]
-    if provider:
-        runner.providers.get(provider)  # unknown or untrusted: fail before a round is written
+    council = select_participants(d, participants or (), council=True)
+    chosen = [p.alias for p in council]
+    runner.check_providers(council, provider)  # a provider that cannot run: no round yet
     if documentation.output_of(d) is not None:
         documentation.check_output(d)  # its document's path too: before any AI is asked
     if "APPLY" in d.text:  # no apply anywhere (the common case): no parse needed

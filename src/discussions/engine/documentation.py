@@ -184,6 +184,7 @@ def draft_document(
     _target(d, out)  # a bad output path is refused before any call
     lead = _leader(d, leader or out.leader)
     voters = [p for p in voting_participants(d) if p.name != lead.name] or [lead]
+    runner.check_providers([lead, *voters], provider)  # one that cannot run: before any call
     names = [p.name for p in voters]
     outcome = DocOutcome(str(d.path))
     loop = _Loop(runner, d, out, lead, voters, provider, force, outcome, forced)

@@ -114,7 +114,13 @@ def record_failure(
     d: Discussion, outcome: ParticipantOutcome, write: Callable[[str], Appended]
 ) -> None:
     """Append the ``FAILED`` block for `outcome` (a participant without an answer) with the
-    turn's `write`, so it follows the round's own block like the answers do."""
+    turn's `write`, so it follows the round's own block like the answers do. Only calls are
+    recorded: when no provider ran (none installed, a name nobody defines), nothing is
+    written (the preflight refuses those before a turn starts; this is for a provider that
+    went missing meanwhile), and a note says so."""
+    if not any(ran(a) for a in outcome.attempts):
+        outcome.notes.append("no provider could be started, so no call was made or recorded")
+        return
     outcome.notes.extend(write(render_failed(outcome)).lost_messages(d.path))
 
 

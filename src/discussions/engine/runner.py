@@ -20,7 +20,13 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
+from ..errors import (
+    DiscussionsError,
+    OverBudget,
+    ProviderError,
+    ProviderNotFound,
+    WindowTooSmall,
+)
 from ..model import storage
 from ..model.budget import Budget, configured_budget, estimate_call, render_budget_stop
 from ..model.discussion import Discussion
@@ -355,12 +361,32 @@ class Runner:
     ) -> None:
         """Fail before any provider is called: a file we may not write (not a discussion,
         conflict lines, read-only, a link out of the project), a configuration error, an
-        unknown or untrusted `provider`, a model too small for any prompt."""
+        unknown, untrusted or uninstalled `provider`, participants none of whose providers is
+        installed when the mock may not stand in, a model too small for any prompt. A call
+        that cannot start is a configuration error, never a ``FAILED`` block in the file."""
         storage.check_appendable(d.path, d.workspace.config.base_dir)
-        providers = self.providers
-        if provider:
-            providers.get(provider)
+        self.check_providers(chosen, provider)
         self.check_windows(d, chosen, provider)
+
+    def check_providers(self, chosen: Sequence[Participant], provider: str | None) -> None:
+        """Refuse, before anything is written, providers that cannot be called: `provider`
+        (``--provider``) unknown, untrusted or not installed (`ProviderRegistry.require`);
+        without it, when the mock may not stand in (``providers.mock_fallback: false``), a
+        participant of `chosen` none of whose providers is installed (`ProviderNotFound`)."""
+        if provider:
+            self.providers.require(provider)
+            return
+        if self.workspace.config.section("providers").get("mock_fallback", True):
+            return
+        for p in chosen:
+            chain = self.provider_chain(p)
+            if not any(self.providers.installed(name) for name in chain):
+                raise ProviderNotFound(
+                    ", ".join(chain),
+                    f"none of {p.name}'s providers is installed",
+                    "install one, set providers.default to one you have, or allow the "
+                    "built-in mock (providers.mock_fallback)",
+                )
 
     def _record_budget_stop(
         self, d: Discussion, result: TurnResult, reason: str, budget_rounds: int, run_tag: str

@@ -45,7 +45,13 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from .. import atomic
-from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
+from ..errors import (
+    ConfigError,
+    DiscussionsError,
+    ProviderNotFound,
+    UnknownProvider,
+    UntrustedProvider,
+)
 from ..settings.config import load_yaml, load_yaml_document, located_error, user_dir
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
 from .base import (
@@ -521,6 +527,33 @@ class ProviderRegistry:
     def installed(self, name: str) -> bool:
         """Whether `name` can run here (the mock always can)."""
         return self.status(name) in ("installed", "built in")
+
+    def require(self, name: str) -> Provider:
+        """The provider `name` a person asked for by name (``--provider``), when it can run
+        here: `UnknownProvider` / `UntrustedProvider` as `get`, and `ProviderNotFound` for one
+        whose executable is not on PATH. A configuration error, refused before anything is
+        written: a call that cannot start is no call, and the file records only calls."""
+        provider = self.get(name)
+        if self.status(name) == "missing":
+            spec = self.specs.get(name)
+            what = f"`{_executable(spec.command)}`" if spec and spec.command else "its recording"
+            raise ProviderNotFound(
+                name,
+                f"not installed: {what} not found on PATH",
+                "install it, or leave out --provider to use the participants' providers; "
+                "`discussions providers list` shows what is installed",
+            )
+        return provider
+
+
+def _executable(command: str) -> str:
+    """The program a provider's command line runs (the command itself when it cannot be
+    split)."""
+    try:
+        argv = split_command(command)
+    except DiscussionsError:
+        return command
+    return argv[0] if argv else command
 
 
 def provider_chain(
