@@ -246,7 +246,7 @@ def build_handoff(d: Discussion) -> Handoff:
     # A passed motion is one of the state's decisions already (`derive.motions`).
     moved = {m.line for m in d.motions if m.result == "passed"}
     decisions = [_item(i, "motion" if i.line in moved else "decision") for i in d.decisions]
-    known = {i.line for i in decisions}
+    known = {i.line for i in decisions} | {r.line for i in d.decisions for r in i.restated}
     decisions += [
         HandoffItem(_one_line(m.text), m.by, m.line, "motion")
         for m in d.motions
