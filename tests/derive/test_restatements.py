@@ -14,7 +14,10 @@ from ..conftest import code, out, result_of, run
 
 SAID = [
     ("Ann", "DECISION: Use JWT with a 1h expiry.\nQ: Who rotates the signing key?"),
-    ("AI-Architect", "I agree.\n\nDECISION: use JWT with a 1h expiry\nDECISION: Keep sessions for admins."),
+    (
+        "AI-Architect",
+        "I agree.\n\nDECISION: use JWT with a 1h expiry\nDECISION: Keep sessions for admins.",
+    ),
     ("AI-Security", "**DECISION:** Use  JWT, with a 1h expiry!\nQ: who rotates the signing key"),
     ("AI-Architect", "DECISION: use JWT with a 1h expiry.\nQ: Who rotates the signing key?"),
 ]

@@ -165,7 +165,9 @@ def test_the_default_goes_before_a_bundled_personas_hint(
 def test_a_personas_own_hint_still_goes_first(path_bin, providers_file, isolated: Path) -> None:  # type: ignore[no-untyped-def]
     """A persona file of the project naming a provider is the more specific setting."""
     path_bin()
-    providers_file({"mine": script_command("answer.py", "hi"), "own": script_command("answer.py", "x")})
+    providers_file(
+        {"mine": script_command("answer.py", "hi"), "own": script_command("answer.py", "x")}
+    )
     write(isolated / "discussions.yaml", "providers:\n  default: mine\n")
     write(
         isolated / "participants" / "security.yaml",
@@ -176,7 +178,9 @@ def test_a_personas_own_hint_still_goes_first(path_bin, providers_file, isolated
     assert "  architect: mine (installed) -> claude-sonnet (missing)" in r.output
 
 
-@pytest.mark.parametrize("command", [["turn", "auth.md", "@all"], ["run", "auth.md", "--rounds", "2"]])
+@pytest.mark.parametrize(
+    "command", [["turn", "auth.md", "@all"], ["run", "auth.md", "--rounds", "2"]]
+)
 def test_a_missing_preferred_cli_is_said_once_per_command(
     path_bin, providers_file, isolated: Path, command: list[str]
 ) -> None:  # type: ignore[no-untyped-def]

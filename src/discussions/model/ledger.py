@@ -238,7 +238,14 @@ def _entry(
     item: Item, path: Path, title: str, status: str, date: str, settled: bool
 ) -> LedgerEntry:
     return LedgerEntry(
-        item.text, item.author, path, item.line, title, status, date, settled,
+        item.text,
+        item.author,
+        path,
+        item.line,
+        title,
+        status,
+        date,
+        settled,
         restated=tuple(item.restated),
     )
 
