@@ -75,3 +75,14 @@ def test_every_view_lists_a_restated_item_once(isolated: Path) -> None:
     assert adr.count("with a 1h expiry") == 1 and "AI-Security (line 50)" in adr
     prompt = build_handoff(Discussion.load(path)).to_prompt()
     assert prompt.count("with a 1h expiry") == 1 and "AI-Security (line 50)" in prompt
+
+
+def test_the_side_panels_and_the_summary_list_a_restated_item_once(isolated: Path) -> None:
+    from discussions.model.summary import render_summary
+    from discussions.tui.data import side_panel
+    from discussions.views.html import panel_html
+
+    d = Discussion.load(_discussion(isolated))
+    for shown in (side_panel(d), render_summary(d), panel_html(d)):
+        assert shown.count("with a 1h expiry") == 1, shown
+        assert "restated by AI-Architect (lines 43, 57), AI-Security (line 50)" in shown
