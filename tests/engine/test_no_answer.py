@@ -93,7 +93,7 @@ def test_the_failure_cause_is_recorded_with_the_fallback_that_answered(
     r = run("turn", "auth.md", "@architect")
     assert code(r) == 0, out(r)
     meta = Discussion.load(isolated / "discussions" / "auth.md").comments[-1].meta
-    assert meta["failed"].startswith(f"smol (exited with status 1: {CAUSE})")
+    assert meta["failed"] == f"smol (exited with status 1: {CAUSE})"  # claude: no call
     assert "AI-Architect: good (fallback after smol failed)" in out(r)
     usage = run("status", "auth.md", "--json")
     data = json.loads(out(usage))["usage"]
@@ -216,3 +216,23 @@ def test_no_installed_provider_without_the_mock_is_refused_before_anything_is_wr
         r = run(command, "auth.md")
         assert code(r) == 1 and "providers is installed" in out(r), out(r)
         assert path.read_bytes() == before
+
+
+def test_an_answer_records_the_calls_that_failed_not_the_clis_that_are_missing(
+    isolated: Path, providers_file
+) -> None:  # type: ignore[no-untyped-def]
+    """claude-sonnet (a bundled persona's hint) is not installed: no call was made, so the
+    answer's `failed:` field leaves it out; the call that failed is in it."""
+    providers_file(
+        {
+            "smol": script_command("fail.py", "1", WINDOW_ERROR),
+            "good": script_command("answer.py", '{"comment": "Fine.", "vote": null}'),
+        }
+    )
+    write(isolated / "discussions.yaml", "providers:\n  fallback: [smol, good]\n  detect: false\n")
+    assert code(run("new", "Auth")) == 0
+    r = run("turn", "auth.md", "@architect")
+    assert code(r) == 0, out(r)
+    meta = Discussion.load(isolated / "discussions" / "auth.md").comments[-1].meta
+    assert meta["failed"] == f"smol (exited with status 1: {CAUSE})"
+    assert "claude" not in (isolated / "discussions" / "auth.md").read_text("utf-8")

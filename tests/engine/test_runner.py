@@ -130,11 +130,8 @@ def test_fallback_chain_and_failure_of_one_participant(
     assert r.exit_code == 0  # type: ignore[attr-defined]
     meta = Discussion.load(disc).comments[-1].meta
     assert meta["provider"] == "good"
-    assert (
-        meta["failed"]
-        == "broken (exited with status 2: model overloaded); "
-        "claude-sonnet (not installed: `claude` not found on PATH)"
-    )
+    # a call that failed is recorded; claude-sonnet, not installed, made no call
+    assert meta["failed"] == "broken (exited with status 2: model overloaded)"
     # Now make security fail everywhere: others still post, exit 1, who and why.
     write(isolated / "discussions.yaml", "providers:\n  default: broken\n  fallback: []\n")
     write(

@@ -38,6 +38,7 @@ from ..providers.command import terminate_all
 from ..syntax import clock
 from ..syntax.render import neutralise, render_comment
 from .echoes import prompt_echo
+from .failures import ran
 from .outcomes import ParticipantOutcome, clean_meta, usage_meta
 from .prompts import build_prompt
 from .responses import parse_response
@@ -340,8 +341,8 @@ def _compose(
     digest = body_digest(render_comment(participant.name, comment, vote=cast).split("\n", 1)[1])
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
     if outcome.attempts:
-        failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
-        meta.append("failed: " + "; ".join(failed))
+        failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts if ran(a)]
+        meta += ["failed: " + "; ".join(failed)] if failed else []  # calls, not missing CLIs
     meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
     meta += [f"digest: {digest}", f"at: {clock.now_stamp()}"]
     outcome.status = "posted"

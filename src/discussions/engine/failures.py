@@ -80,10 +80,13 @@ def attempt_text(attempt: Attempt) -> str:
 
 
 def failed_meta(attempts: Sequence[Attempt]) -> list[str]:
-    """The ``failed: ...`` part of an answer's metadata line (none when nothing failed)."""
-    if not attempts:
+    """The ``failed: ...`` part of an answer's metadata line: the calls that failed before it
+    (none when none did). A provider that is not installed made no call and is not recorded
+    (it is said on the terminal, once per command)."""
+    calls = [a for a in attempts if ran(a)]
+    if not calls:
         return []
-    return ["failed: " + "; ".join(attempt_text(a) for a in attempts)]
+    return ["failed: " + "; ".join(attempt_text(a) for a in calls)]
 
 
 def render_failed(outcome: ParticipantOutcome) -> str:
