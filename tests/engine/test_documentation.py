@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -345,3 +346,17 @@ def test_draft_resumes_a_loop_under_way_whatever_the_status(loop, isolated: Path
     again = run("draft", "plan.md", "--json")
     assert code(again) == 0, out(again)
     assert result_of(again)["stage"] == "unapproved" and result_of(again)["asked"] == []
+
+
+def test_the_draft_under_review_is_in_a_prompt_once(loop, tmp_path: Path) -> None:
+    """The draft is in the voters' and the reviser's task; the discussion part shows its
+    block as one line, so a prompt does not carry the document twice."""
+    loop({"voters": "once"})
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    votes, revise = prompts(tmp_path, "vote"), prompts(tmp_path, "architect-revise")
+    assert len(votes) == 4 and len(revise) == 1
+    for prompt in [*votes, *revise]:
+        number = re.search(r"(?:wrote|approve) draft (\d)", prompt).group(1)  # type: ignore[union-attr]
+        assert prompt.count(f"Version {number} by architect.") == 1, prompt
+        assert f"[Draft {number}" in prompt and "quoted under Your task" in prompt

@@ -33,7 +33,9 @@ from ..model.handoff import forced_reason
 from ..settings.output import Output, document_path_problem
 from ..syntax import clock
 from ..syntax.drafts import render_draft
+from ..syntax.evidence import fence_span
 from ..syntax.fences import fence_block
+from ..syntax.text import normalise_newlines
 from .council import collect, voting_participants
 from .outcomes import ParticipantOutcome
 from .prompts import build_prompt, prompt_chars
@@ -235,9 +237,9 @@ class _Loop:
                 path=self._shown(),
                 draft=self._quoted(last, due),
             )
-            self.outcome.asked += collect(
-                self.runner, self.d, due, callout, self.provider, vote=True
-            )
+            view = under_review(self.d, last)
+            self.outcome.asked += collect(self.runner, view, due, callout, self.provider, vote=True)
+            self.d.reload()
             now = position(self.d, self.leader.name, [p.name for p in self.voters])
             if len(now.votes) == len(pos.votes):
                 self.outcome.note = "no new vote came in; run `discussions draft` again"
@@ -254,7 +256,7 @@ class _Loop:
                 blockers=blockers,
                 draft=self._quoted(last, [self.leader]),
             )
-            return self._draft(last.number + 1, callout)
+            return self._draft(last.number + 1, callout, under_review(self.d, last))
         else:
             self._reject(last, pos.blockers)
         return True
@@ -269,15 +271,15 @@ class _Loop:
     def _shown(self) -> str:
         return str(_target(self.d, self.out).name)
 
-    def _draft(self, number: int, callout: str) -> bool:
-        """Ask the leader for draft `number` and append it; False when no draft came."""
+    def _draft(self, number: int, callout: str, shown: Discussion | None = None) -> bool:
+        """Ask the leader for draft `number` and append it; False when no draft came. `shown`:
+        the discussion as the prompt shows it (`under_review`), when not as the file is."""
         d, lead = self.d, self.leader
         refusal = self.runner.budget_refusal(d, [lead], self.provider)
         if refusal is not None:
             raise OverBudget(refusal)
-        prompt = build_prompt(d, lead, callout, window=self.runner.window_for(lead, self.provider))[
-            0
-        ]
+        window = self.runner.window_for(lead, self.provider)
+        prompt = build_prompt(shown or d, lead, callout, window=window)[0]
         outcome = ParticipantOutcome(lead.alias, lead.name)
         started = time.monotonic()
         request = self.runner.request_for(lead, prompt, False, d.path)
@@ -344,6 +346,20 @@ def quote_draft(draft: Draft, limit: int) -> str:
         f"{len(content)} characters are shown; the rest is in the file (line {draft.line}).]"
     )
     return f"{head}\n\n{fence_block(kept, 'markdown')}\n{note}"
+
+
+def under_review(d: Discussion, draft: Draft) -> Discussion:
+    """`d` as a prompt that quotes `draft` in its task shows the discussion: the draft's block
+    reduced to one line saying where it is (every line number kept), so the prompt does not
+    carry the document twice. `d` itself when the block's fence is not found."""
+    lines = normalise_newlines(d.text).split("\n")
+    span = fence_span(lines, draft.line)
+    if span is None:
+        return d
+    lines[draft.line - 1] = f"[Draft {draft.number} by {draft.by}: quoted under Your task below]"
+    for i in range(draft.line, span[1] + 1):
+        lines[i] = ""
+    return d.seen_as("\n".join(lines))
 
 
 def _leader(d: Discussion, alias: str) -> Participant:
