@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,14 +31,17 @@ phases:
 
 @pytest.fixture
 def loop(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no-untyped-def]
-    """loop(plan, revisions=2): a discussion 'plan.md' with the docs template, the stand-in
-    answering by `plan`. Returns the file's path."""
+    """loop(plan, revisions=2, decided=True): a discussion 'plan.md' with the docs template,
+    the stand-in answering by `plan`, closed as DECIDED unless `decided` is False (`draft`
+    documents decided discussions only). Returns the file's path."""
 
-    def make(plan: dict[str, object], revisions: int = 2) -> Path:
+    def make(plan: dict[str, object], revisions: int = 2, decided: bool = True) -> Path:
         write(isolated / "templates" / "docs.yaml", TEMPLATE.format(revisions=revisions))
         providers_file({"standin": script_command("doc_loop.py", json.dumps(plan), str(memory))})
         write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
         assert code(run("new", "Plan", "--template", "docs")) == 0
+        if decided:
+            assert code(run("close", "plan.md", "--status", "DECIDED")) == 0
         return isolated / "discussions" / "plan.md"
 
     memory = tmp_path / "memory"
@@ -131,7 +135,7 @@ def test_a_killed_loop_resumes_from_the_file(loop, isolated: Path, tmp_path: Pat
 
 
 def test_run_starts_the_loop_at_the_decision(loop, isolated: Path) -> None:
-    path = loop({"voters": "ready"})
+    path = loop({"voters": "ready"}, decided=False)
     r = run("run", "plan.md", "--json")
     assert code(r) == 0, out(r)
     res = result_of(r)
@@ -263,3 +267,96 @@ def test_a_refused_output_path_is_a_json_error_and_run_asks_nobody(
     assert code(r) == 1 and "output.path" in out(r), out(r)
     _nothing_asked(isolated, tmp_path)
     assert not (isolated / "conftest.py").exists()
+
+
+def test_a_reviewer_sees_the_draft_in_a_long_discussion(loop, tmp_path: Path) -> None:
+    """More comments than `recent_comments`: the draft under review is still in every voter's
+    prompt (it was said to "stand at the end of the discussion", and compaction dropped it)."""
+    loop({"voters": "ready"})
+    for n in range(12):
+        said = f"Point {n}: " + ("@security @pragmatist a question?" if n < 4 else "a remark.")
+        assert code(run("comment", "plan.md", said, "--author", "Rob")) == 0
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    votes = prompts(tmp_path, "vote")
+    assert len(votes) == 2
+    for prompt in votes:
+        assert "Version 1 by architect." in prompt and "x = 1" in prompt
+
+
+def test_a_draft_too_long_for_the_prompt_is_cut_and_the_cut_is_stated(
+    loop, isolated: Path, tmp_path: Path
+) -> None:
+    loop({"voters": "ready"})
+    write(
+        isolated / "discussions.yaml",
+        "providers:\n  default: standin\n  detect: false\ncontext:\n  max_chars: 2000\n",
+    )
+    path = isolated / "discussions" / "plan.md"
+    from discussions.model import storage
+    from discussions.syntax.drafts import render_draft
+
+    long = "# The decision\n\n" + "\n".join(f"Line {n} of a long document." for n in range(400))
+    storage.append(path, [render_draft(1, "AI-Architect", long, "2026-11-23T10:00:00Z")])
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    for prompt in prompts(tmp_path, "vote"):
+        assert "Line 0 of a long document." in prompt
+        assert "Line 399 of a long document." not in prompt
+        assert "draft 1 is cut" in prompt.lower()
+
+
+def test_draft_refuses_an_undecided_discussion_before_any_call(
+    loop, isolated: Path, tmp_path: Path
+) -> None:
+    """`draft` on an open discussion told the leader "the discussion has reached its
+    decision", made its calls and marked it UNAPPROVED: refused as `apply` refuses it."""
+    path = loop({"voters": "always"}, decided=False)
+    before = path.read_bytes()
+    r = run("draft", "plan.md")
+    assert code(r) == 1, out(r)
+    assert "not decided" in out(r) and "--force --reason" in out(r)
+    assert path.read_bytes() == before
+    _nothing_asked(isolated, tmp_path)
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 1 and "not decided" in str(result_of(r)["error"])
+    r = run("draft", "plan.md", "--reason", "why not")
+    assert code(r) == 2 and path.read_bytes() == before
+
+
+def test_draft_force_with_a_reason_documents_an_undecided_discussion_and_records_why(
+    loop, isolated: Path, tmp_path: Path
+) -> None:
+    path = loop({"voters": "ready"}, decided=False)
+    r = run("draft", "plan.md", "--force", "--reason", "a write-up before the vote", "--json")
+    assert code(r) == 0, out(r)
+    d = Discussion.load(path)
+    assert [(x.number, x.forced) for x in d.drafts] == [(1, "a write-up before the vote")]
+    assert "without a decision (--force): a write-up before the vote" in path.read_text("utf-8")
+    assert d.status == "APPROVED" and code(run("check", "plan.md")) == 0
+    (asked,) = prompts(tmp_path, "architect-draft")
+    assert "has not reached a decision" in asked and "reached its decision" not in asked
+
+
+def test_draft_resumes_a_loop_under_way_whatever_the_status(loop, isolated: Path) -> None:
+    """The rule is for starting a loop: one that ended UNAPPROVED (not a decision) is done,
+    and running `draft` again says so rather than refusing."""
+    loop({"voters": "always"}, revisions=0)
+    assert code(run("draft", "plan.md")) == 0
+    again = run("draft", "plan.md", "--json")
+    assert code(again) == 0, out(again)
+    assert result_of(again)["stage"] == "unapproved" and result_of(again)["asked"] == []
+
+
+def test_the_draft_under_review_is_in_a_prompt_once(loop, tmp_path: Path) -> None:
+    """The draft is in the voters' and the reviser's task; the discussion part shows its
+    block as one line, so a prompt does not carry the document twice."""
+    loop({"voters": "once"})
+    r = run("draft", "plan.md", "--json")
+    assert code(r) == 0, out(r)
+    votes, revise = prompts(tmp_path, "vote"), prompts(tmp_path, "architect-revise")
+    assert len(votes) == 4 and len(revise) == 1
+    for prompt in [*votes, *revise]:
+        number = re.search(r"(?:wrote|approve) draft (\d)", prompt).group(1)  # type: ignore[union-attr]
+        assert prompt.count(f"Version {number} by architect.") == 1, prompt
+        assert f"[Draft {number}" in prompt and "quoted under Your task" in prompt

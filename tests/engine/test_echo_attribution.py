@@ -83,6 +83,7 @@ def test_a_reviewer_restating_its_own_objection_still_votes(
     providers_file({"standin": script_command("doc_loop.py", plan, str(tmp_path / "memory"))})
     write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
     assert code(run("new", "Plan", "--template", "docs")) == 0
+    assert code(run("close", "plan.md", "--status", "DECIDED")) == 0  # `draft` documents decisions
     r = run("draft", "plan.md", "--json")
     assert code(r) == 0, out(r)
     res = result_of(r)

@@ -209,3 +209,25 @@ def test_renumber_moves_a_record_and_the_links_to_it(isolated: Path) -> None:
     assert adr.duplicate_numbers(folder) == {}
     r = run("adr", "--renumber", "docs/adr/README.md")
     assert r.exit_code == 1 and "is not an architecture decision record" in r.output
+
+
+def test_adr_context_leaves_out_engine_blocks_and_empty_template_sections(isolated: Path) -> None:
+    """A run's first ROUND block stands before the first comment, in the preamble: its marker
+    (`<!-- ROUND: 1 | ... pid: ... -->`) went into Context under the template's empty
+    Constraints heading (issue 34, item 14)."""
+    r = run("new", "Cache", "--context", "We need a cache for the API.")
+    assert r.exit_code == 0, r.output
+    r = run("run", "cache.md", "--provider", "mock", "--rounds", "1")
+    assert "ROUND: 1" in Path("discussions/cache.md").read_text("utf-8")
+    assert run("comment", "cache.md", "DECISION: use redis").exit_code == 0
+    assert run("close", "cache.md", "--status", "DECIDED").exit_code == 0
+    r = run("adr", "cache.md", "--json")
+    assert r.exit_code == 0, r.output
+    record = Path(json.loads(r.output)["file"]).read_text("utf-8")
+    context = record.split("## Context", 1)[1].split("## Decision", 1)[0]
+    assert context.strip() == "We need a cache for the API."
+
+
+def test_context_text_leaves_out_html_comments() -> None:
+    preamble = "# T\n\n## Context\nWhy.\n<!-- a note to myself -->\n\n## Constraints\n<!-- x -->\n"
+    assert adr.context_text(preamble) == "Why."

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.providers import ProviderRegistry
+from discussions.providers.chains import provider_chain
 from discussions.providers.presets import DETECT_ORDER
-from discussions.providers.registry import find_executable, provider_chain
+from discussions.providers.registry import find_executable
 
 from ..conftest import script_command, write
 
@@ -131,10 +132,64 @@ def test_user_provider_hint_is_installed_by_its_executable(
     providers_file({"mine": script_command("answer.py", "hi")})
     write(isolated / "discussions.yaml", "providers:\n  default: mine\n")
     r = CliRunner().invoke(cli, ["providers", "list"])
-    assert "  architect: claude-sonnet (missing) -> mine (installed)" in r.output
+    # providers.default goes before the hint of a bundled persona
+    assert "  architect: mine (installed) -> claude-sonnet (missing)" in r.output
 
 
 def test_agy_preset_reads_the_prompt_from_stdin() -> None:
     agy = ProviderRegistry.load(None).specs["agy"]
     assert agy.command == "agy --mode plan --sandbox"
     assert "-p" not in (agy.command or "").split()  # -p would take the prompt in argv
+
+
+def test_the_default_goes_before_a_bundled_personas_hint(
+    path_bin, providers_file, isolated: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """`init` comments providers.default "Provider to try first", but the bundled personas'
+    claude-sonnet went first: every call said it was not installed (issue 34, item 6)."""
+    from discussions import Discussion
+
+    path_bin()
+    providers_file({"mine": script_command("answer.py", '{"comment": "Fine.", "vote": null}')})
+    write(isolated / "discussions.yaml", "providers:\n  default: mine\n  detect: false\n")
+    r = CliRunner().invoke(cli, ["new", "Auth"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["turn", "auth.md", "@all"])
+    assert r.exit_code == 0, r.output
+    assert "claude" not in r.output and "not installed" not in r.output
+    d = Discussion.load(isolated / "discussions" / "auth.md")
+    assert [c.meta["provider"] for c in d.comments] == ["mine"] * 3
+    assert all("failed" not in c.meta for c in d.comments)
+
+
+def test_a_personas_own_hint_still_goes_first(path_bin, providers_file, isolated: Path) -> None:  # type: ignore[no-untyped-def]
+    """A persona file of the project naming a provider is the more specific setting."""
+    path_bin()
+    providers_file(
+        {"mine": script_command("answer.py", "hi"), "own": script_command("answer.py", "x")}
+    )
+    write(isolated / "discussions.yaml", "providers:\n  default: mine\n")
+    write(
+        isolated / "participants" / "security.yaml",
+        "name: AI-Security\nalias: security\nrole: Sec\npersonality: p\nprovider_hint: own\n",
+    )
+    r = CliRunner().invoke(cli, ["providers", "list"])
+    assert "  security: own (installed) -> mine (installed)" in r.output
+    assert "  architect: mine (installed) -> claude-sonnet (missing)" in r.output
+
+
+@pytest.mark.parametrize(
+    "command", [["turn", "auth.md", "@all"], ["run", "auth.md", "--rounds", "2"]]
+)
+def test_a_missing_preferred_cli_is_said_once_per_command(
+    path_bin, providers_file, isolated: Path, command: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    path_bin()
+    providers_file({"mine": script_command("answer.py", '{"comment": "Fine.", "vote": null}')})
+    write(isolated / "discussions.yaml", "providers:\n  fallback: [mine]\n  detect: false\n")
+    assert CliRunner().invoke(cli, ["new", "Auth"]).exit_code == 0
+    r = CliRunner().invoke(cli, command)
+    assert r.exit_code == 0, r.output
+    assert r.output.count("claude-sonnet: not installed") == 1, r.output
+    assert r.output.count("trying the next provider") == 1, r.output
+    assert "after claude-sonnet failed" not in r.output  # no call was made

@@ -18,29 +18,46 @@ from .options import json_option
 @click.command("draft")
 @click.argument("file")
 @click.option("--leader", metavar="ALIAS", help="Who drafts (default: the template's leader).")
-@click.option("--force", is_flag=True, help="Replace an existing file at the document's path.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing file at the document's path; with --reason, draft an undecided "
+    "discussion.",
+)
+@click.option("--reason", metavar="TEXT", help="Why --force on an undecided discussion: recorded.")
 @click.option(
     "-p", "--provider", metavar="NAME", help="Ask every participant through this provider."
 )
 @json_option("Print the loop's result as JSON.")
 def draft_command(
-    file: str, leader: str | None, force: bool, provider: str | None, as_json: bool
+    file: str,
+    leader: str | None,
+    force: bool,
+    reason: str | None,
+    provider: str | None,
+    as_json: bool,
 ) -> None:
     """Draft the document that records a decided discussion, and have the council approve it.
 
     The leader drafts, the voting participants vote READY or CHANGES with CONCERN: lines,
     the leader revises (up to the template's output.max_revisions). Every draft and vote is
     appended to the discussion; run it again after an interruption and it resumes from the
-    file.
+    file. The discussion must be decided (a finished status or a passed motion), as for
+    `apply`; `--force --reason TEXT` drafts it anyway and records why.
 
     \b
     Examples:
       discussions draft auth.md
       discussions draft auth.md --leader architect --force
+      discussions draft spike.md --force --reason "a write-up before the vote"
     """
+    if reason is not None and not force:
+        raise click.UsageError("--reason needs --force")
     ws = workspace(warn=False)
     d = Discussion.load(resolve_discussion(file, ws), ws)
-    result = draft_document(Runner(ws), d, leader=leader, force=force, provider=provider)
+    result = draft_document(
+        Runner(ws), d, leader=leader, force=force, provider=provider, force_reason=reason
+    )
     if as_json:
         echo_json(result.to_dict())
     else:

@@ -11,12 +11,12 @@ import click
 
 from ..errors import DiscussionsError, ProviderError
 from ..providers.base import ProviderRequest, complete_with_usage
+from ..providers.chains import participant_chain
 from ..providers.command import CommandProvider
 from ..providers.registry import (
     ProviderRegistry,
     changed_since_trust,
     evidence_trusted,
-    provider_chain,
     read_specs,
     revoke,
     revoke_evidence,
@@ -44,8 +44,9 @@ def providers_group() -> None:
     project's providers.yaml. An entry with `type: openai-compatible` is a local
     server (llama.cpp, LM Studio, vLLM, Ollama) rather than a command.
 
-    Each participant tries its provider_hint, then providers.default, then
-    providers.fallback; when none of those is installed, the AI CLIs found on
+    Each participant tries its provider_hint, then providers.default (the
+    default first for the bundled personas, whose hints are shipped defaults),
+    then providers.fallback; when none of those is installed, the AI CLIs found on
     PATH in this order: claude, codex, agy, gemini, opencode, qwen, llm, ollama
     (switch off with `providers: {detect: false}` in discussions.yaml).
     """
@@ -103,16 +104,8 @@ def providers_list(as_json: bool) -> None:
 
 def _chains(ws: Workspace, reg: ProviderRegistry) -> dict[str, list[str]]:
     """The provider chain of each participant the workspace knows."""
-    config = ws.config
-    detect = bool(config.section("providers").get("detect", True))
     return {
-        p.alias: provider_chain(
-            reg,
-            hint=p.provider_hint,
-            default=config.default_provider,
-            fallbacks=config.fallback_providers,
-            detect=detect,
-        )
+        p.alias: participant_chain(reg, p, ws.config)
         for p in sorted(ws.participants, key=lambda p: p.alias)
     }
 

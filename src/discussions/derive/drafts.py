@@ -32,6 +32,8 @@ class Draft:
     """The fenced document as it stands in the file ("" when the fence is lost)."""
     intact: bool = True
     """The content is there and matches the digest."""
+    forced: str = ""
+    """Draft 1 of a loop started on an undecided discussion: the ``--force --reason`` text."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -41,6 +43,7 @@ class Draft:
             "digest": self.digest,
             "at": self.at,
             "intact": self.intact,
+            "forced": self.forced or None,
         }
 
 
@@ -59,6 +62,7 @@ def _draft(s: State, line: int, args: str, lines: list[str]) -> Draft:
     if number == 0:
         s.warn(line, f"draft block with a bad number '{f['number']}'")
     draft = Draft(number, f.get("by", ""), line, f.get("digest", ""), at=f.get("at", ""))
+    draft.forced = f.get("forced", "")
     content, draft.intact = checked_content(
         s, lines, line, f"draft {number}", draft.digest, lost="fenced document"
     )

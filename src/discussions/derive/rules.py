@@ -28,6 +28,7 @@ from ..syntax.parse import parse_document
 from .diagnosis import rule_diagnosis
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
+from .restatements import rule_restatements
 from .runlog import group_runs
 from .signatures import Claims, forgery
 from .signatures import body_digest as body_digest  # re-exported: callers and tests
@@ -400,6 +401,7 @@ RULES: list[tuple[str, Rule]] = [
     ("passes", rule_passes),
     ("motions", rule_motions),
     ("notes", rule_notes),
+    ("restatements", rule_restatements),
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),

@@ -28,20 +28,57 @@ ITEM_KINDS = ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
 
 
 @dataclass(slots=True)
+class Restatement:
+    """Where an item was said again (`restatements`)."""
+
+    author: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"author": self.author, "line": self.line}
+
+
+@dataclass(slots=True)
 class Item:
     """A question, todo, decision, assignment, done item or concern."""
 
     kind: str
     """Marker keyword: ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE``, ``CONCERN``."""
     text: str
-    """Text after the marker."""
+    """Text after the marker (where it was first said)."""
     author: str
     """Author of the comment it is in."""
     line: int
     """1-based line number."""
+    restated: list[Restatement] = field(default_factory=list)
+    """Where the same item was said again, in file order (`restatements.collapse`)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "author": self.author, "line": self.line}
+        """The item; ``restated`` only when it was restated."""
+        out: dict[str, Any] = {"text": self.text, "author": self.author, "line": self.line}
+        if self.restated:
+            out["restated"] = [r.to_dict() for r in self.restated]
+        return out
+
+    @property
+    def restaters(self) -> str:
+        """Who restated the item, for a reader (`restated_by`)."""
+        return restated_by(self.restated)
+
+
+def restated_by(restated: list[Restatement] | tuple[Restatement, ...]) -> str:
+    """Who restated an item, for a reader: ``""``, or ``"restated by AI-Security (line 40),
+    Rob (lines 52, 77)"``."""
+    if not restated:
+        return ""
+    lines: dict[str, list[int]] = {}
+    for r in restated:
+        lines.setdefault(r.author, []).append(r.line)
+    said = [
+        f"{who} (line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))})"
+        for who, at in lines.items()
+    ]
+    return "restated by " + ", ".join(said)
 
 
 @dataclass(slots=True)

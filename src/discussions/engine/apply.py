@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import derive
-from ..errors import ApplyError, DiscussionsError, NoLead, NotDecided
+from ..errors import ApplyError, DiscussionsError, NoLead
 from ..git import worktree
 from ..git.confine import Confinement
 from ..git.run import repo_root
 from ..model import storage
 from ..model.discussion import Discussion
-from ..model.handoff import Handoff, build_handoff, is_decided
+from ..model.handoff import Handoff, build_handoff, forced_reason, is_decided
 from ..providers.command import split_command
 from ..providers.registry import ProviderRegistry
 from ..settings.apply import apply_settings
@@ -212,8 +212,8 @@ def prepare(
     `ApplyError` outside git, during a merge, rebase, cherry-pick or revert, or (but for a
     `dry_run`, whose plan says why it cannot run) without a git identity."""
     options = options or ApplyOptions()
-    decided, why = is_decided(d)
-    forced = _forced(d, decided, why, options.force_reason)
+    forced = forced_reason(d, options.force_reason)  # NotDecided, when undecided and unforced
+    why = is_decided(d)[1]
     handoff = build_handoff(d)
     choice, nobody = _dry_choose(d, handoff, options.lead, registry) if dry_run else (
         _choose(d, handoff, options.lead, registry), ""
@@ -246,19 +246,6 @@ def _sandbox(d: Discussion, dry_run: bool = False) -> tuple[Sandbox, str]:
         if dry_run:
             return Sandbox(), str(exc)
         raise
-
-
-def _forced(d: Discussion, decided: bool, why: str, reason: str | None) -> str:
-    """The recorded ``--force`` reason ("" when the discussion is decided), or `NotDecided`."""
-    if reason is not None and not reason.strip():
-        raise NotDecided("--force needs --reason TEXT: say why (it is recorded in the file)")
-    if decided:
-        return ""
-    if reason is None:
-        raise NotDecided(
-            f"{d.path.name} is not decided, so there is nothing to apply: {why}"
-        )
-    return " ".join(reason.split())
 
 
 def _choose(

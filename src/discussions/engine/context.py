@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..derive.restatements import item_key
 from ..derive.signatures import strip_meta
 from ..model.discussion import Comment, Discussion
 from ..settings.participants import Participant
@@ -177,14 +178,16 @@ def state_lines(d: Discussion, p: Participant, comments: list[Comment], viewed: 
                 by += f"; seconded by {', '.join(motion.seconded_by)}"
             lines.append(f"- {_short(motion.text)} ({by})")
     for heading, kind in STATE_ITEMS:
-        items: dict[str, list[str]] = {}  # the same text raised again is listed once
+        # The same item raised again is listed once (`restatements.item_key`, as every view).
+        items: dict[str, tuple[str, list[str]]] = {}
         for c in comments:
             for m in c.markers:
                 if m.kind == kind:
-                    items.setdefault(_short(m.text), []).append(f"{c.author}, line {m.line}")
+                    said = items.setdefault(item_key(m.text) or m.text, (_short(m.text), []))
+                    said[1].append(f"{c.author}, line {m.line}")
         if items:
             lines.append(heading)
-            lines += [f"- {text} ({_places(where)})" for text, where in items.items()]
+            lines += [f"- {text} ({_places(where)})" for text, where in items.values()]
     return lines
 
 

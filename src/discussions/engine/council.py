@@ -38,6 +38,7 @@ from ..providers.command import terminate_all
 from ..syntax import clock
 from ..syntax.render import neutralise
 from .echoes import Echo, answer_echo
+from .failures import ran
 from .outcomes import Attempt, ParticipantOutcome, clean_meta, usage_meta
 from .prompts import build_prompt
 from .responses import ONLY_ECHO, parse_response
@@ -345,8 +346,8 @@ def _compose(
     outcome.vote = cast
     meta = [f"provider: {outcome.provider}", f"duration: {outcome.duration:.1f}s"]
     if outcome.attempts:
-        failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts]
-        meta.append("failed: " + "; ".join(failed))
+        failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts if ran(a)]
+        meta += ["failed: " + "; ".join(failed)] if failed else []  # calls, not missing CLIs
     meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
     meta.append(f"at: {clock.now_stamp()}")
     outcome.status = "posted"

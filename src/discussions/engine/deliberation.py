@@ -231,9 +231,9 @@ def run_discussion(
     if d.unsaved:
         d.save()
     d.adopt_workspace(runner.workspace)
-    chosen = [p.alias for p in select_participants(d, participants or ())]
-    if provider:
-        runner.providers.get(provider)  # unknown or untrusted: fail before a round is written
+    council = select_participants(d, participants or (), council=True)
+    chosen = [p.alias for p in council]
+    runner.check_providers(council, provider)  # a provider that cannot run: no round yet
     if documentation.output_of(d) is not None:
         documentation.check_output(d)  # its document's path too: before any AI is asked
     if "APPLY" in d.text:  # no apply anywhere (the common case): no parse needed
@@ -249,7 +249,8 @@ def run_discussion(
     result.notes += [note] if note else []
     limit = rounds if rounds is not None else _config_rounds(d)
     run = _Rounds(
-        runner, d, chosen, sequential, provider, callout, shuffle_seed, on_round, _start(d), result
+        runner, d, chosen, bool(participants), sequential, provider, callout, shuffle_seed,
+        on_round, _start(d), result,
     )
     try:
         stop = _run_rounds(run, limit)
@@ -287,6 +288,8 @@ class _Rounds:
     runner: Runner
     d: Discussion
     chosen: list[str]
+    named: bool
+    """Aliases were named to the run (else each round asks the council and the mentioned)."""
     sequential: bool
     provider: str | None
     callout: str | None
@@ -308,8 +311,13 @@ def _run_rounds(run: _Rounds, limit: int) -> str:
 
 
 def _round_order(run: _Rounds) -> list[str]:
-    """Who speaks in the next round: sequential rounds after the first are shuffled by seed."""
-    order = list(run.chosen)
+    """Who speaks in the next round: the aliases named to `run`, or else the council and the
+    participants mentioned since (asked again each round: a mention made in a round adds its
+    participant to the next). Sequential rounds after the first are shuffled by seed."""
+    if run.named:
+        order = list(run.chosen)
+    else:
+        order = [p.alias for p in select_participants(run.d, council=True)]
     if run.sequential and run.result.rounds >= 1:
         random.Random(f"{run.shuffle_seed}:{run.result.rounds + 1}").shuffle(order)
     return order

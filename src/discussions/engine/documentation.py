@@ -29,12 +29,16 @@ from ..atomic import replace_file
 from ..derive.rules import derive
 from ..errors import ConfigError, DocumentExists, OverBudget, UnknownParticipant
 from ..model import storage
+from ..model.handoff import forced_reason
 from ..settings.output import Output, document_path_problem
 from ..syntax import clock
 from ..syntax.drafts import render_draft
+from ..syntax.evidence import fence_span
+from ..syntax.fences import fence_block
+from ..syntax.text import normalise_newlines
 from .council import collect, voting_participants
 from .outcomes import ParticipantOutcome, length_cut_note
-from .prompts import build_prompt
+from .prompts import build_prompt, prompt_chars
 from .responses import parse_response
 
 if TYPE_CHECKING:
@@ -45,23 +49,33 @@ if TYPE_CHECKING:
 
 APPROVED, UNAPPROVED = "APPROVED", "UNAPPROVED"
 
+DECIDED = "The discussion has reached its decision."
+UNDECIDED = (
+    "The discussion has not reached a decision; a person asked for its document anyway "
+    "({reason}): record where it stands, and say what is still undecided."
+)
 DRAFT_CALLOUT = (
-    "The discussion has reached its decision. You are the leader of its documentation: write "
+    "{state} You are the leader of its documentation: write "
     "the document that records it ({path}): what was decided, why, and what follows. "
     "Answer with the document only, in markdown, without a vote."
 )
 REVISE_CALLOUT = (
     "The council did not approve draft {number} of the document ({path}). Its blockers:\n\n"
     "{blockers}\n\nWrite version {next} of the whole document, resolving every blocker. "
-    "Answer with the document only, in markdown, without a vote.\n\nDraft {number}:\n\n{draft}"
+    "Answer with the document only, in markdown, without a vote.\n\n{draft}"
 )
+# The draft is in the callout itself: the discussion part of a prompt is compacted (newest
+# comments, those mentioning the voter first), so a draft at the end of the file can be left
+# out of it; the thing under review never is.
 VOTE_CALLOUT = (
     "{leader} wrote draft {number} of the document that records this discussion's decision "
-    "({path}); it stands at the end of the discussion. Vote whether it is ready: READY if it "
-    "may be published as it is, CHANGES if not, with each blocker on its own line starting "
-    'with CONCERN:. Respond with JSON only: {{"comment": "your reasons and CONCERN: lines", '
-    '"vote": "READY" | "CHANGES"}}.'
+    "({path}); it follows. Vote whether it is ready: READY if it may be published as it is, "
+    "CHANGES if not, with each blocker on its own line starting with CONCERN:. Respond with "
+    'JSON only: {{"comment": "your reasons and CONCERN: lines", "vote": "READY" | "CHANGES"}}.'
+    "\n\n{draft}"
 )
+DRAFT_SHARE = 0.5
+"""The share of the smallest prompt budget of those asked that a draft in a callout may take."""
 SUMMARY_CALLOUT = (
     "The documentation loop has ended: {result}. Write a short closing summary of the "
     "discussion and its document for the record (two or three sentences), without a vote."
@@ -157,17 +171,25 @@ def draft_document(
     leader: str | None = None,
     force: bool = False,
     provider: str | None = None,
+    force_reason: str | None = None,
 ) -> DocOutcome:
-    """Run (or resume) the documentation loop on `d` until it ends or a call fails."""
+    """Run (or resume) the documentation loop on `d` until it ends or a call fails.
+
+    A loop not started yet needs a decided discussion (`handoff.forced_reason`, the rule
+    `apply` refuses by: a finished status or a passed motion), or `force_reason`, recorded in
+    draft 1; `NotDecided` before any call otherwise. A loop under way resumes whatever the
+    status (its own ``APPROVED`` or ``UNAPPROVED`` included)."""
     d.adopt_workspace(runner.workspace)
     d.reload()
+    forced = "" if d.drafts else forced_reason(d, force_reason, "to document")
     out = output_of(d) or Output()
     _target(d, out)  # a bad output path is refused before any call
     lead = _leader(d, leader or out.leader)
     voters = [p for p in voting_participants(d) if p.name != lead.name] or [lead]
+    runner.check_providers([lead, *voters], provider)  # one that cannot run: before any call
     names = [p.name for p in voters]
     outcome = DocOutcome(str(d.path))
-    loop = _Loop(runner, d, out, lead, voters, provider, force, outcome)
+    loop = _Loop(runner, d, out, lead, voters, provider, force, outcome, forced)
     while True:
         d.reload()
         pos = position(d, lead.name, names)
@@ -198,20 +220,26 @@ class _Loop:
     provider: str | None
     force: bool
     outcome: DocOutcome
+    forced: str = ""
+    """The ``--force --reason`` text that started the loop on an undecided discussion."""
 
     def step(self, pos: Position) -> bool:
         """Take the next step from `pos`; False when nothing moved (a call failed)."""
         if not pos.drafts:
-            return self._draft(1, DRAFT_CALLOUT.format(path=self._shown()))
+            state = UNDECIDED.format(reason=self.forced) if self.forced else DECIDED
+            return self._draft(1, DRAFT_CALLOUT.format(state=state, path=self._shown()))
         last = pos.drafts[-1]
         due = [p for p in self.voters if p.name not in pos.votes]
         if due:
             callout = VOTE_CALLOUT.format(
-                leader=self.leader.name, number=last.number, path=self._shown()
+                leader=self.leader.name,
+                number=last.number,
+                path=self._shown(),
+                draft=self._quoted(last, due),
             )
-            self.outcome.asked += collect(
-                self.runner, self.d, due, callout, self.provider, vote=True
-            )
+            view = under_review(self.d, last)
+            self.outcome.asked += collect(self.runner, view, due, callout, self.provider, vote=True)
+            self.d.reload()
             now = position(self.d, self.leader.name, [p.name for p in self.voters])
             if len(now.votes) == len(pos.votes):
                 self.outcome.note = "no new vote came in; run `discussions draft` again"
@@ -226,25 +254,32 @@ class _Loop:
                 next=last.number + 1,
                 path=self._shown(),
                 blockers=blockers,
-                draft=last.content,
+                draft=self._quoted(last, [self.leader]),
             )
-            return self._draft(last.number + 1, callout)
+            return self._draft(last.number + 1, callout, under_review(self.d, last))
         else:
             self._reject(last, pos.blockers)
         return True
 
+    def _quoted(self, draft: Draft, asked: list[Participant]) -> str:
+        """`draft` for a callout to `asked`: whole, or cut at a line end to what the smallest
+        of their prompts leaves it (`DRAFT_SHARE`), with the cut stated."""
+        runner, d = self.runner, self.d
+        room = min(prompt_chars(d, runner.window_for(p, self.provider)) for p in asked)
+        return quote_draft(draft, int(room * DRAFT_SHARE))
+
     def _shown(self) -> str:
         return str(_target(self.d, self.out).name)
 
-    def _draft(self, number: int, callout: str) -> bool:
-        """Ask the leader for draft `number` and append it; False when no draft came."""
+    def _draft(self, number: int, callout: str, shown: Discussion | None = None) -> bool:
+        """Ask the leader for draft `number` and append it; False when no draft came. `shown`:
+        the discussion as the prompt shows it (`under_review`), when not as the file is."""
         d, lead = self.d, self.leader
         refusal = self.runner.budget_refusal(d, [lead], self.provider)
         if refusal is not None:
             raise OverBudget(refusal)
-        prompt = build_prompt(d, lead, callout, window=self.runner.window_for(lead, self.provider))[
-            0
-        ]
+        window = self.runner.window_for(lead, self.provider)
+        prompt = build_prompt(shown or d, lead, callout, window=window)[0]
         outcome = ParticipantOutcome(lead.alias, lead.name)
         started = time.monotonic()
         request = self.runner.request_for(lead, prompt, False, d.path)
@@ -263,7 +298,8 @@ class _Loop:
         outcome.status = "posted"
         if outcome.length_cut:  # the reviewers, and whoever approves it, see it is not whole
             document += "\n\n" + length_cut_note(outcome.length_cut)
-        block = render_draft(number, lead.name, document, clock.now_stamp())
+        forced = self.forced if number == 1 else ""
+        block = render_draft(number, lead.name, document, clock.now_stamp(), forced)
 
         def build(text: str) -> list[str]:
             # Another `draft` may have written this version meanwhile: not twice.
@@ -297,6 +333,38 @@ class _Loop:
         if self.d.status != status:
             self.d.set_status(status, strict=False)
             self.d.save()
+
+
+def quote_draft(draft: Draft, limit: int) -> str:
+    """Draft `draft` in a fence, at most about `limit` characters: whole, or its first lines
+    and a line saying where it was cut (a reviewer judges what it saw, and knows it)."""
+    content = draft.content.rstrip("\n")
+    head = f"Draft {draft.number}:"
+    if len(content) + len(head) + 20 <= limit:
+        return f"{head}\n\n{fence_block(content, 'markdown')}"
+    kept = content[: max(0, limit - len(head) - 200)].rsplit("\n", 1)[0]
+    note = (
+        f"[Draft {draft.number} is cut for lack of room: its first {len(kept)} of "
+        f"{len(content)} characters are shown; the rest is in the file (line {draft.line}).]"
+    )
+    return f"{head}\n\n{fence_block(kept, 'markdown')}\n{note}"
+
+
+def under_review(d: Discussion, draft: Draft) -> Discussion:
+    """`d` as a prompt that quotes `draft` in its task shows the discussion: the draft's content
+    reduced to one line saying where it is (every line number kept), so the prompt does not
+    carry the document twice. `d` itself when the block's fence is not found."""
+    lines = normalise_newlines(d.text).split("\n")
+    span = fence_span(lines, draft.line)
+    if span is None:
+        return d
+    # The block's marker stays (without it the note would read as the text of the comment
+    # above, whose digest would then not match: a forged comment, its lines no longer its
+    # author's own); its fenced content becomes the note.
+    lines[span[0]] = f"[Draft {draft.number} by {draft.by}: quoted under Your task below]"
+    for i in range(span[0] + 1, span[1] + 1):
+        lines[i] = ""
+    return d.seen_as("\n".join(lines))
 
 
 def _leader(d: Discussion, alias: str) -> Participant:

@@ -80,10 +80,13 @@ def attempt_text(attempt: Attempt) -> str:
 
 
 def failed_meta(attempts: Sequence[Attempt]) -> list[str]:
-    """The ``failed: ...`` part of an answer's metadata line (none when nothing failed)."""
-    if not attempts:
+    """The ``failed: ...`` part of an answer's metadata line: the calls that failed before it
+    (none when none did). A provider that is not installed made no call and is not recorded
+    (it is said on the terminal, once per command)."""
+    calls = [a for a in attempts if ran(a)]
+    if not calls:
         return []
-    return ["failed: " + "; ".join(attempt_text(a) for a in attempts)]
+    return ["failed: " + "; ".join(attempt_text(a) for a in calls)]
 
 
 def render_failed(outcome: ParticipantOutcome) -> str:
@@ -114,7 +117,13 @@ def record_failure(
     d: Discussion, outcome: ParticipantOutcome, write: Callable[[str], Appended]
 ) -> None:
     """Append the ``FAILED`` block for `outcome` (a participant without an answer) with the
-    turn's `write`, so it follows the round's own block like the answers do."""
+    turn's `write`, so it follows the round's own block like the answers do. Only calls are
+    recorded: when no provider ran (none installed, a name nobody defines), nothing is
+    written (the preflight refuses those before a turn starts; this is for a provider that
+    went missing meanwhile), and a note says so."""
+    if not any(ran(a) for a in outcome.attempts):
+        outcome.notes.append("no provider could be started, so no call was made or recorded")
+        return
     outcome.notes.extend(write(render_failed(outcome)).lost_messages(d.path))
 
 

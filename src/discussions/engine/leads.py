@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from ..errors import NoLead
 from ..model.handoff import Handoff
 from ..providers.base import ProviderSpec
-from ..providers.registry import ProviderRegistry, provider_chain
+from ..providers.chains import participant_chain
+from ..providers.registry import ProviderRegistry
 from ..settings.participants import Participant, normalise_alias
 from ..settings.workspace import Workspace
 
@@ -190,17 +191,9 @@ def writing_provider(
 
 
 def default_chain(registry: ProviderRegistry, workspace: Workspace | None = None) -> Chain:
-    """A participant's providers as a turn tries them (`Runner.provider_chain`): its hint,
-    then the workspace's ``providers.default`` and ``fallback``, then the CLIs found."""
+    """A participant's providers as a turn tries them (`registry.participant_chain`)."""
     config = workspace.config if workspace else None
-    section = config.section("providers") if config else {}
-    return lambda p: provider_chain(
-        registry,
-        hint=p.provider_hint,
-        default=config.default_provider if config else None,
-        fallbacks=config.fallback_providers if config else (),
-        detect=bool(section.get("detect", True)),
-    )
+    return lambda p: participant_chain(registry, p, config)
 
 
 def choose_lead(

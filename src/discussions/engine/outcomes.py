@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..model.usage import NOT_A_CALL
 from ..providers.usage import UNKNOWN, Usage
 from ..syntax.render import visible_name
 
@@ -201,8 +202,8 @@ def outcome_text(o: ParticipantOutcome) -> str:
     """One line about a participant's outcome (plain output and the error summary)."""
     if o.status == "posted":
         vote = f", VOTE: {o.vote}" if o.vote else ""
-        failed = o.attempts and not o.mock_fallback  # the note said why the mock answered
-        via = f"{o.provider} after {_failures(o)} failed" if failed else f"{o.provider}"
+        failed = _failures(o) if not o.mock_fallback else ""  # the note said why the mock answered
+        via = f"{o.provider} after {failed} failed" if failed else f"{o.provider}"
         cut = f", cut at its token limit ({o.length_cut})" if o.length_cut else ""
         return f"posted via {via} in {o.duration:.1f}s{vote}{cut}"
     if o.status == "no_response":
@@ -211,4 +212,6 @@ def outcome_text(o: ParticipantOutcome) -> str:
 
 
 def _failures(o: ParticipantOutcome) -> str:
-    return ", ".join(a.provider for a in o.attempts)
+    """The providers that were called and failed (one not installed made no call: it is said
+    once per command, not in every participant's line)."""
+    return ", ".join(a.provider for a in o.attempts if not a.reason.startswith(NOT_A_CALL))

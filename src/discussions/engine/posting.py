@@ -15,7 +15,7 @@ from ..settings.participants import Participant
 from ..syntax import clock
 from ..syntax.markers import extract
 from . import followup
-from .failures import failed_meta, ran
+from .failures import failed_meta
 from .outcomes import ParticipantOutcome, clean_meta, render_pass, usage_meta
 from .responses import Response
 
@@ -27,8 +27,7 @@ def post_pass(
     write: Callable[[str], Appended],
 ) -> None:
     """Append `participant`'s pass with `write`: the file shows who had nothing to add."""
-    ran_first = [a for a in outcome.attempts if ran(a)]  # calls, not missing CLIs
-    meta = [*usage_meta(outcome), *failed_meta(ran_first)]
+    meta = [*usage_meta(outcome), *failed_meta(outcome.attempts)]  # calls, not missing CLIs
     block = render_pass(participant.name, [*meta, f"at: {clock.now_stamp()}"])
     outcome.notes.extend(write(block).lost_messages(d.path))
 

@@ -205,7 +205,7 @@ def build_prompt(
     d = sealed_for(d, participant)
     budget = max_chars or max_chars_for(d)
     limit = prompt_tokens(window) if window is not None else None
-    size = budget if limit is None else min(budget, chars_for_tokens(limit))
+    size = prompt_chars(d, window, budget)
     compact = compact_for(d, window)
     for _ in range(_FIT_TRIES):
         prompt, ctx = _assemble(d, participant, callout, size, memory and not compact, compact)
@@ -214,6 +214,15 @@ def build_prompt(
             break
         size = min(size - 1, int(size / over * 0.97))  # the parts' sums are estimates
     return prompt, ctx
+
+
+def prompt_chars(d: Discussion, window: int | None, max_chars: int | None = None) -> int:
+    """The characters a whole prompt in `d` may take: `max_chars` (default ``context.max_chars``)
+    and, with a `window` (tokens), what the window leaves once the answer has its room."""
+    budget = max_chars or max_chars_for(d)
+    if window is None:
+        return budget
+    return min(budget, chars_for_tokens(prompt_tokens(window)))
 
 
 def minimal_prompt(d: Discussion, participant: Participant, window: int | None = None) -> str:

@@ -5,7 +5,8 @@
 * Each answer is appended as soon as it arrives, under the file lock, so an interrupted turn
   keeps what finished and a human comment written meanwhile is kept.
 * Fallback chain per participant: ``--provider`` if given (alone), else the participant's
-  ``provider_hint``, ``providers.default``, ``providers.fallback``. When every provider in the
+  ``provider_hint`` and ``providers.default`` (the default first for a bundled persona, see
+  `registry.participant_chain`), ``providers.fallback``. When every provider in the
   chain is simply not installed, the built-in mock answers and the record says so.
 * The record: each appended comment carries
   ``<!-- provider: ... | duration: ... | failed: ... -->``.
@@ -25,11 +26,12 @@ from ..model import storage
 from ..model.budget import Budget, configured_budget, estimate_call, render_budget_stop
 from ..model.discussion import Discussion
 from ..model.storage import Appended
-from ..model.usage import discussion_usage
+from ..model.usage import NOT_A_CALL, discussion_usage
 from ..providers.base import ProviderRequest, complete_with_usage
+from ..providers.chains import check_callable, missing_cli_note, participant_chain
 from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
-from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
+from ..providers.registry import ProviderRegistry
 from ..providers.window import chain_window, provider_notes
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
@@ -73,6 +75,7 @@ class Runner:
         self.timeout = timeout
         self.on_event = on_event
         self._emit_lock = threading.Lock()
+        self._told_missing: set[str] = set()  # not installed, and said so (`_first_telling`)
 
     @property
     def workspace(self) -> Workspace:
@@ -93,16 +96,8 @@ class Runner:
 
     def provider_chain(self, participant: Participant, forced: str | None = None) -> list[str]:
         """Provider names to try for `participant`, in order (see
-        `providers.registry.provider_chain`: hint, default, fallbacks, then installed CLIs)."""
-        config = self.workspace.config
-        return provider_chain(
-            self.providers,
-            hint=participant.provider_hint,
-            default=config.default_provider,
-            fallbacks=config.fallback_providers,
-            forced=forced,
-            detect=bool(config.section("providers").get("detect", True)),
-        )
+        `providers.registry.participant_chain`: hint and default, fallbacks, installed CLIs)."""
+        return participant_chain(self.providers, participant, self.workspace.config, forced)
 
     # -- one participant ------------------------------------------------------------------
 
@@ -153,6 +148,8 @@ class Runner:
                 completion = complete_with_usage(self.providers.get(name), request)
             except ProviderError as exc:
                 outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
+                if not self._first_telling(name, exc.reason):
+                    continue  # said once for the command, not once per call
                 emit(
                     TurnEvent(
                         "attempt_failed",
@@ -185,6 +182,18 @@ class Runner:
         for event in held or ():
             self._emit(event)
         return None
+
+    def _first_telling(self, name: str, reason: str) -> bool:
+        """Whether a failure of `name` is to be told: every failure of a call, and a provider
+        that could not start (not installed, unknown) the first time in this runner (one
+        command) only. The attempt is in the outcome either way."""
+        if not reason.startswith(NOT_A_CALL):
+            return True
+        with self._emit_lock:
+            if name in self._told_missing:
+                return False
+            self._told_missing.add(name)
+            return True
 
     def _streamer(self, participant: Participant, provider: str) -> Callable[[str], None] | None:
         """The `on_output` callback for one provider call: reports ``chunk`` events (None when
@@ -367,13 +376,16 @@ class Runner:
         self, d: Discussion, chosen: Sequence[Participant], provider: str | None
     ) -> None:
         """Fail before any provider is called: a file we may not write (not a discussion,
-        conflict lines, read-only, a link out of the project), a configuration error, an
-        unknown or untrusted `provider`, a model too small for any prompt."""
+        conflict lines, read-only, a link out of the project), a configuration error, a
+        provider that cannot be called (`check_providers`), a model too small for any prompt."""
         storage.check_appendable(d.path, d.workspace.config.base_dir)
-        providers = self.providers
-        if provider:
-            providers.get(provider)
+        self.check_providers(chosen, provider)
         self.check_windows(d, chosen, provider)
+
+    def check_providers(self, chosen: Sequence[Participant], provider: str | None) -> None:
+        """Refuse, before anything is written, providers that cannot be called
+        (`chains.check_callable`)."""
+        check_callable(self.providers, chosen, self.workspace.config, provider)
 
     def _record_budget_stop(
         self, d: Discussion, result: TurnResult, reason: str, budget_rounds: int, run_tag: str

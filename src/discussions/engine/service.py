@@ -418,7 +418,8 @@ class DiscussionTools:
         from .runner import Runner
         from .turns import select_participants
 
-        expected = [p.alias for p in select_participants(d, aliases)]
+        council = kind == "run"  # a run's rounds ask the council and the mentioned
+        expected = [p.alias for p in select_participants(d, aliases, council=council)]
         path = d.path.resolve()
         with self._lock:
             for other in self._jobs.values():

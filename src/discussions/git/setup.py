@@ -70,7 +70,8 @@ consensus:
   human_required: false
 
 providers:
-  # Provider to try first (see `discussions providers list`); null: each persona's hint.
+  # Provider to try first (see `discussions providers list`); a persona file of your own
+  # that names a provider_hint goes before it. null: each persona's hint.
   default: null
   # Providers to try, in order, when the first one fails.
   fallback: []

@@ -16,7 +16,7 @@ from ..settings.templates import OPEN_STATUSES
 from ..syntax.parse import first_heading, parse_document
 from ..syntax.text import normalise_newlines
 from . import storage
-from .discussion import Discussion, slugify
+from .discussion import Discussion, Item, slugify
 from .ledger import counted, link_target, link_text, one_line, relative_path
 
 __all__ = [
@@ -39,6 +39,8 @@ _PLACEHOLDER = re.compile(
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _RULE = re.compile(r"^[ \t]*(?:-[ \t]*){3,}$|^[ \t]*(?:\*[ \t]*){3,}$|^[ \t]*(?:_[ \t]*){3,}$")
 _ITALIC_NOTE = re.compile(r"^[ \t]*\*[^*\n].*\*[ \t]*$")
+_HTML_COMMENT = re.compile(r"^[ \t]*<!--.*-->[ \t]*$")
+"""A line that is only an HTML comment (an engine marker, a note): nothing a reader sees."""
 _TITLE_PREFIX = re.compile(r"^(?:ADR|Architecture Decision(?: Record)?)\s*:\s*", re.I)
 _GENERATED_SECTIONS = {"status", "decision", "consequences"}
 _ACCEPTED = frozenset({"DECIDED", "ACCEPTED", "CLOSED", "APPROVED", "DONE", "RESOLVED"})
@@ -106,8 +108,9 @@ def _record_title(path: Path, number: int) -> str:
 def context_text(preamble: str) -> str:
     """The discussion's preamble as an ADR context: without the title heading, the template's
     placeholder lines (``[Requirement 1]``), its closing note (``*Discussion begins below*``),
-    sections left empty, and the sections the record writes itself (Status, Decision,
-    Consequences). Other headings move one level down, under ``## Context``."""
+    lines that are only an HTML comment (engine markers), sections left empty, and the
+    sections the record writes itself (Status, Decision, Consequences). Other headings move
+    one level down, under ``## Context``."""
     lines = normalise_newlines(preamble).split("\n")
     kept: list[str] = []
     title_seen = False
@@ -116,7 +119,7 @@ def context_text(preamble: str) -> str:
         if h and len(h.group(1)) == 1 and not title_seen:
             title_seen = True
             continue
-        if _PLACEHOLDER.match(raw) or _RULE.match(raw) or _ITALIC_NOTE.match(raw):
+        if any(p.match(raw) for p in (_PLACEHOLDER, _RULE, _ITALIC_NOTE, _HTML_COMMENT)):
             continue
         kept.append(raw.rstrip())
     # Split into sections by headings; drop the empty ones and the generated ones.
@@ -145,6 +148,23 @@ def context_text(preamble: str) -> str:
     return "\n".join(out).strip("\n")
 
 
+def _proposal(text: str) -> str:
+    """The preamble of a discussion's `text` up to its first engine block: a run's first
+    ``ROUND`` block (its marker, its visible line) stands before the first comment."""
+    doc = parse_document(text)
+    start = doc.preamble_line
+    cut = min((m.line for m in doc.engine_markers if m.line >= start), default=None)
+    if cut is None:
+        return doc.preamble
+    return "\n".join(doc.preamble.split("\n")[: cut - start])
+
+
+def _who(item: Item) -> str:
+    """Who said an item, and who restated it (a restated item is one line)."""
+    who = one_line(item.author)
+    return f"{who}; {one_line(item.restaters)}" if item.restated else who
+
+
 def render_adr(
     d: Discussion,
     number: int,
@@ -166,22 +186,22 @@ def render_adr(
             f"({link_target(old_path.name)})",
         ]
     lines += ["", "## Context", ""]
-    context = context_text(parse_document(d.text).preamble)
+    context = context_text(_proposal(d.text))
     lines.append(context or "The discussion gives no context beyond its title.")
     lines += ["", "## Decision", ""]
     for item in d.decisions:
-        lines.append(f"- {one_line(item.text)} ({one_line(item.author)})")
+        lines.append(f"- {one_line(item.text)} ({_who(item)})")
     lines += ["", "## Consequences", ""]
     concerns, todos = d.concerns, d.todos
     if not concerns and not todos:
         lines.append("None recorded in the discussion.")
     if concerns:
         lines += ["Risks and concerns raised:", ""]
-        lines += [f"- {one_line(i.text)} ({one_line(i.author)})" for i in concerns]
+        lines += [f"- {one_line(i.text)} ({_who(i)})" for i in concerns]
         lines.append("")
     if todos:
         lines += ["Follow-up work:", ""]
-        lines += [f"- {one_line(i.text)} ({one_line(i.author)})" for i in todos]
+        lines += [f"- {one_line(i.text)} ({_who(i)})" for i in todos]
         lines.append("")
     lines += [
         "",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import atomic
+from ..derive.state import restated_by
 from . import storage
 from .ledger import (
     Ledger,
@@ -65,9 +66,10 @@ def render_chronicle(ledger: Ledger) -> str:
         lines += [f"*{first.status} · {when}*", ""]
         for e in entries:
             when = f", {e.written[:10]}" if e.written else ""
+            again = f"; {one_line(restated_by(e.restated))}" if e.restated else ""
             lines.append(
                 f"- {one_line(e.text)} — {one_line(e.author)}{when} "
-                f"([line {e.line}]({link_target(target)}#L{e.line}))"
+                f"([line {e.line}]({link_target(target)}#L{e.line}){again})"
             )
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -3,6 +3,7 @@ the TODOs with their assignees, the constraints, the evidence cited, the open qu
 whether a person has approved it. Pure derivation from the discussion's state: no I/O.
 
     ok, why = is_decided(d)             # why: the reason and what to do next
+    forced = forced_reason(d, reason)   # NotDecided unless decided or a --force reason
     ok, why, fix = verdict(d)           # the same, apart
     handoff = build_handoff(d)
     prompt = handoff.to_prompt()        # the instruction text a lead gets
@@ -15,13 +16,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import NotDecided
 from ..settings.templates import FINISHED_STATUSES, is_open
 from ..syntax.code import code_line_ranges
 from ..syntax.text import normalise_newlines
 from .handoff_prompt import render_prompt
 
 if TYPE_CHECKING:
-    from ..derive.state import Item
+    from ..derive.state import Item, Restatement
     from .discussion import Discussion
 
 FORMAT = "discussions-handoff/1"
@@ -45,6 +47,21 @@ def is_decided(d: Discussion) -> tuple[bool, str]:
     what to do next): `verdict`'s parts joined."""
     decided, why, fix = verdict(d)
     return decided, f"{why}; {fix}" if fix else why
+
+
+def forced_reason(d: Discussion, reason: str | None, what: str = "to apply") -> str:
+    """The recorded ``--force --reason`` text ("" when `d` is decided, `is_decided`), or
+    `NotDecided` for an undecided discussion without a reason: the one rule `apply` and the
+    documentation loop (`draft`) refuse by. `what` says what the decision is needed for
+    (``"to apply"``, ``"to document"``)."""
+    if reason is not None and not reason.strip():
+        raise NotDecided("--force needs --reason TEXT: say why (it is recorded in the file)")
+    decided, why = is_decided(d)
+    if decided:
+        return ""
+    if reason is None:
+        raise NotDecided(f"{d.path.name} is not decided, so there is nothing {what}: {why}")
+    return " ".join(reason.split())
 
 
 def verdict(d: Discussion) -> tuple[bool, str, str]:
@@ -98,6 +115,8 @@ class HandoffItem:
     Open Questions section) or ``""`` (a ``Q:`` line)."""
     section: str = ""
     """For ``context`` items: the heading of the preamble section (``""`` before any)."""
+    restated: tuple[Restatement, ...] = ()
+    """Who said it again and where (`Item.restated`): a restated item is listed once."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "author": self.author, "line": self.line}
@@ -105,6 +124,8 @@ class HandoffItem:
             out["source"] = self.source
         if self.source == "context":
             out["section"] = self.section
+        if self.restated:
+            out["restated"] = [r.to_dict() for r in self.restated]
         return out
 
 
@@ -225,7 +246,7 @@ def build_handoff(d: Discussion) -> Handoff:
     # A passed motion is one of the state's decisions already (`derive.motions`).
     moved = {m.line for m in d.motions if m.result == "passed"}
     decisions = [_item(i, "motion" if i.line in moved else "decision") for i in d.decisions]
-    known = {i.line for i in decisions}
+    known = {i.line for i in decisions} | {r.line for i in d.decisions for r in i.restated}
     decisions += [
         HandoffItem(_one_line(m.text), m.by, m.line, "motion")
         for m in d.motions
@@ -263,7 +284,7 @@ def _folder(d: Discussion) -> str:
 
 
 def _item(i: Item, source: str) -> HandoffItem:
-    return HandoffItem(i.text, i.author, i.line, source)
+    return HandoffItem(i.text, i.author, i.line, source, restated=tuple(i.restated))
 
 
 def _one_line(text: str) -> str:

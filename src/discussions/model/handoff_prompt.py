@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from ..derive.state import restated_by
 from ..syntax.fences import fence_block
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def _items(title: str, kind: str, items: list[HandoffItem], empty: str) -> list[
     lines = [f"## {title}", ""]
     for n, i in enumerate(items, 1):
         section = f" (section {' '.join(i.section.split())})" if i.section else ""
-        lines += _quote(f"{kind} {n}{section}, {_where(i.author, i.line)}:", i.text)
+        again = f" ({restated_by(i.restated)})" if i.restated else ""
+        lines += _quote(f"{kind} {n}{section}, {_where(i.author, i.line)}{again}:", i.text)
     return lines if items else [*lines, empty, ""]
 
 

@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..derive import rules as derive
+from ..derive.restatements import collapse
 from ..derive.signatures import Claims, forgery
-from ..derive.state import State
+from ..derive.state import Restatement, State
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax.clock import parse_stamp, utc_stamp
@@ -103,6 +104,8 @@ class LedgerEntry:
     written: str = ""
     """When its comment was written (``2026-11-23T10:00:00Z``, the comment's ``at:``), or
     ``""`` when the comment does not say."""
+    restated: tuple[Restatement, ...] = ()
+    """Where the discussion said the same decision again (`restatements.collapse`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,6 +119,7 @@ class LedgerEntry:
             "settled": self.settled,
             "implemented_by": [i.to_dict() for i in self.implemented_by],
             "written": self.written,
+            **({"restated": [r.to_dict() for r in self.restated]} if self.restated else {}),
         }
 
 
@@ -221,6 +225,7 @@ def _decisions_of(
                 items.append(Written(m.kind, m.text, block.author, m.line, when))
     if "ROOT-CAUSE" in text:  # diagnostic mode: a converged diagnosis is a decision
         items += _diagnosis_items(text, path, workspace)
+    items = collapse(items)  # restated decisions are one, as `derive` gives them
     if "<!-- APPLY" in text:
         from ..derive.applies import rule_applies
 
@@ -259,7 +264,16 @@ def _entry(
 ) -> LedgerEntry:
     written = item.written if isinstance(item, Written) else ""
     return LedgerEntry(
-        item.text, item.author, path, item.line, title, status, date, settled, written=written
+        item.text,
+        item.author,
+        path,
+        item.line,
+        title,
+        status,
+        date,
+        settled,
+        written=written,
+        restated=tuple(item.restated),
     )
 
 

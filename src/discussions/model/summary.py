@@ -31,7 +31,8 @@ def _items(d: Discussion, title: str, items: list[Item]) -> list[str]:
         return []
     out = [f"## {title} ({len(items)})", ""]
     for item in items:
-        out.append(f"- {item.text} ({item.author}, {_link(d, item.line)})")
+        again = f"; {item.restaters}" if item.restated else ""
+        out.append(f"- {item.text} ({item.author}, {_link(d, item.line)}{again})")
     return out + [""]
 
 

@@ -7,10 +7,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .base import Provider, ProviderRequest, ProviderSpec
+    from .chains import provider_chain
     from .command import CommandProvider, split_command
     from .mock import MOCK_BANNER, MockProvider
     from .presets import DETECT_ORDER, PRESETS
-    from .registry import ProviderRegistry, provider_chain
+    from .registry import ProviderRegistry
 
 # Public names load their modules on first use: importing one submodule (`providers.usage`
 # for a turn's figures) does not load the mock, the presets and the registry with it.
@@ -24,7 +25,7 @@ _LAZY = {
     "ProviderRegistry": "registry",
     "ProviderRequest": "base",
     "ProviderSpec": "base",
-    "provider_chain": "registry",
+    "provider_chain": "chains",
     "split_command": "command",
 }
 

@@ -17,9 +17,7 @@
 Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.smarttools``)
 ``/providers.yaml``, the user dir's ``providers.yaml``, the project's ``providers.yaml``.
 
-Which providers a participant tries (`provider_chain`): its ``provider_hint``,
-``providers.default``, ``providers.fallback``; when none of those is installed, the AI CLIs found
-on PATH in `DETECT_ORDER` (unless ``providers.detect: false``).
+Which providers a participant tries: `chains`.
 
 Security (README, "Security and limits"): a project's ``providers.yaml`` comes with the
 repository, so a clone could use it to run any command. Its definitions are used only after the
@@ -46,7 +44,13 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from .. import atomic
-from ..errors import ConfigError, DiscussionsError, UnknownProvider, UntrustedProvider
+from ..errors import (
+    ConfigError,
+    DiscussionsError,
+    ProviderNotFound,
+    UnknownProvider,
+    UntrustedProvider,
+)
 from ..settings.config import load_yaml, load_yaml_document, located_error, user_dir
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
 from .base import (
@@ -58,9 +62,13 @@ from .base import (
     Provider,
     ProviderSpec,
 )
+from .chains import INSTALL_HINT as INSTALL_HINT  # their old home: still importable from here
+from .chains import missing_cli_note as missing_cli_note
+from .chains import participant_chain as participant_chain
+from .chains import provider_chain as provider_chain
 from .command import CommandProvider, split_command
 from .environment import env_problem
-from .presets import DETECT_ORDER, MOCK_SPEC, PRESETS
+from .presets import MOCK_SPEC, PRESETS
 
 if TYPE_CHECKING:  # the mock, replays and servers: loaded when one is used
     from .replay import ReplayProvider
@@ -525,57 +533,29 @@ class ProviderRegistry:
         """Whether `name` can run here (the mock always can)."""
         return self.status(name) in ("installed", "built in")
 
-
-def provider_chain(
-    registry: ProviderRegistry,
-    *,
-    hint: str | None,
-    default: str | None,
-    fallbacks: Iterable[str] = (),
-    forced: str | None = None,
-    detect: bool = True,
-) -> list[str]:
-    """Provider names to try for one participant, in order.
-
-    `forced` (``turn --provider``) alone if given. Else the participant's `hint`, then
-    ``providers.default``, then ``providers.fallback``; when none of those is installed and
-    `detect` is on (``providers.detect``, default true), the AI CLIs installed on PATH follow in
-    `DETECT_ORDER`. No name twice. An empty result becomes ``["mock"]``. The runner's own rule
-    still applies after the chain: the mock answers when every provider tried was not installed.
-    A ``replay:PATH`` name is taken only as `forced`: from settings or a persona (files a
-    repository brings) it would read any file on disk into the discussion, so it is left out.
-    """
-    if forced:
-        return [forced]
-    chain: list[str] = []
-    for name in (hint, default, *fallbacks):
-        if name and name not in chain and not name.startswith(REPLAY_PREFIX):
-            chain.append(name)
-    if detect and not any(registry.installed(name) for name in chain):
-        chain.extend(n for n in DETECT_ORDER if n not in chain and registry.installed(n))
-    return chain or ["mock"]
+    def require(self, name: str) -> Provider:
+        """The provider `name` a person asked for by name (``--provider``), when it can run
+        here: `UnknownProvider` / `UntrustedProvider` as `get`, and `ProviderNotFound` for one
+        whose executable is not on PATH. A configuration error, refused before anything is
+        written: a call that cannot start is no call, and the file records only calls."""
+        provider = self.get(name)
+        if self.status(name) == "missing":
+            spec = self.specs.get(name)
+            what = f"`{_executable(spec.command)}`" if spec and spec.command else "its recording"
+            raise ProviderNotFound(
+                name,
+                f"not installed: {what} not found on PATH",
+                "install it, or leave out --provider to use the participants' providers; "
+                "`discussions providers list` shows what is installed",
+            )
+        return provider
 
 
-INSTALL_HINT = (
-    "install Claude Code (`claude`), Codex (`codex`) or Gemini CLI (`gemini`), or set "
-    "providers.default in discussions.yaml to one you have (`discussions providers list` "
-    "shows them)"
-)
-
-
-def missing_cli_note(registry: ProviderRegistry, tried: Iterable[str]) -> str:
-    """One line for a turn in which no provider of the chain was installed, so the built-in
-    mock answered: what was missing and what to install or configure."""
-    needs: list[str] = []
-    for name in dict.fromkeys(tried):
-        spec = registry.specs.get(name)
-        try:
-            argv = split_command(spec.command) if spec and spec.command else []
-        except DiscussionsError:
-            argv = []
-        needs.append(f"{name} needs `{argv[0]}`" if argv else f"{name} is not defined")
-    missing = f" ({'; '.join(needs)})" if needs else ""
-    return (
-        f"No AI CLI is installed{missing}, so the built-in mock provider answers with "
-        f"placeholder text: {INSTALL_HINT}."
-    )
+def _executable(command: str) -> str:
+    """The program a provider's command line runs (the command itself when it cannot be
+    split)."""
+    try:
+        argv = split_command(command)
+    except DiscussionsError:
+        return command
+    return argv[0] if argv else command

@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import ConfigError, ParticipantError, UnknownParticipant
 from ..syntax.markers import closest_alias
 from ..syntax.record import Record
-from .config import FileProblem, YamlDocument, load_yaml_document, located_error
+from .config import FileProblem, YamlDocument, bundled_dir, load_yaml_document, located_error
 from .schema import Fields, Keys, ListOf, Text, validate
 
 PARTICIPANT_TYPES = ("voting", "background")
@@ -182,6 +182,15 @@ class Participant:
     def votes(self) -> bool:
         """Whether this participant's votes count."""
         return self.type == "voting"
+
+    @property
+    def bundled(self) -> bool:
+        """Whether the persona comes with the package (not a file of the user or the
+        project): its ``provider_hint`` is then a shipped default, and a configured
+        ``providers.default`` goes before it (`registry.participant_chain`)."""
+        if self.source is None:
+            return False
+        return self.source.resolve().is_relative_to(bundled_dir("participants").resolve())
 
     @classmethod
     def from_dict(

@@ -23,19 +23,16 @@ from .fences import fence_block
 from .render import neutralise, visible_name
 
 
-def render_draft(number: int, by: str, document: str, at: str) -> str:
-    """The DRAFT block for version `number` of `document`, written by `by` at `at`."""
+def render_draft(number: int, by: str, document: str, at: str, forced: str = "") -> str:
+    """The DRAFT block for version `number` of `document`, written by `by` at `at`; `forced`:
+    the ``--force --reason`` that started the loop on an undecided discussion (recorded in
+    the marker and said on the visible line)."""
     fenced = neutralise(fence_block(document.strip("\n"), "markdown")).rstrip("\n")
     content = fenced_content(fenced.split("\n")) or ""
     fields = [str(number), f"by: {escape_field(by)}", f"digest: {content_digest(content)}"]
     fields.append(f"at: {escape_field(at)}")
-    return "\n".join(
-        [
-            f"<!-- DRAFT: {' | '.join(fields)} -->",
-            "",
-            f"*Draft {number} of the document, by {visible_name(by)}*",
-            "",
-            fenced,
-            "",
-        ]
-    )
+    visible = f"*Draft {number} of the document, by {visible_name(by)}*"
+    if forced:
+        fields.append(f"forced: {escape_field(forced)}")
+        visible = visible[:-1] + f", without a decision (--force): {visible_name(forced)}*"
+    return "\n".join([f"<!-- DRAFT: {' | '.join(fields)} -->", "", visible, "", fenced, ""])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DiscussionsError
-from ..model.discussion import Discussion
+from ..model.discussion import Discussion, Item
 from ..model.sections import pick
 from ..settings.workspace import Workspace
 from ..views.applies import applies_lines
@@ -126,7 +126,7 @@ def side_panel(d: Discussion) -> str:
         items = d.items_of(section)
         if items:
             lines += ["", f"[b]{section.heading}[/b] ({len(items)})"]
-            lines += [f"  • {escape(i.text)} [dim]({escape(i.author)})[/dim]" for i in items]
+            lines += [f"  • {escape(i.text)} [dim]({escape(_who(i))})[/dim]" for i in items]
     evidence = d.evidence
     if evidence:
         lines += ["", f"[b]Evidence[/b] ({len(evidence)}; [dim]v shows it[/dim])"]
@@ -146,6 +146,11 @@ def side_panel(d: Discussion) -> str:
         lines += ["", f"[b]Warnings[/b] ({len(warnings)})"]
         lines += [f"  line {w.line}: {escape(w.message)}" for w in warnings]
     return "\n".join(lines)
+
+
+def _who(item: Item) -> str:
+    """Who said an item, and who restated it (a restated item is one line)."""
+    return f"{item.author}; {item.restaters}" if item.restated else item.author
 
 
 def escape(text: str) -> str:

@@ -331,7 +331,8 @@ def _item_sections(d: Discussion, anchor: _Anchors) -> list[str]:
 def _item_list(items: Sequence[Item], anchor: _Anchors) -> str:
     rows = (
         f'<li data-line="{i.line}"><a href="{anchor(i.line)}">{_esc(i.text)}</a> '
-        f'<span class="by">— {_esc(i.author)}</span></li>'
+        f'<span class="by">— {_esc(i.author)}{_esc("; " + i.restaters if i.restated else "")}'
+        "</span></li>"
         for i in items
     )
     return f"<ul>{''.join(rows)}</ul>"

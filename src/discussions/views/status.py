@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..derive.diagnosis import describe
 from ..derive.runlog import run_state
-from ..model.discussion import Discussion
+from ..model.discussion import Discussion, Item
 from ..model.sections import SECTIONS, pick
 from ..model.usage import discussion_usage
 from ..settings.workspace import display_path
@@ -243,6 +243,12 @@ def _motions(d: Discussion) -> list[StatusLine]:
     return [_line(t) for t in texts]
 
 
+def _where(i: Item) -> str:
+    """Who said an item and where, and who restated it."""
+    where = f"{i.author}, line {i.line}"
+    return f"{where}; {i.restaters}" if i.restated else where
+
+
 def _items(d: Discussion, verbose: bool) -> list[StatusLine]:
     """The item sections (`sections.SECTIONS`; open questions, decisions and concerns unless
     `verbose`)."""
@@ -253,9 +259,7 @@ def _items(d: Discussion, verbose: bool) -> list[StatusLine]:
         if not items:
             continue
         lines += [_line(), _line(f"{section.heading} ({len(items)}):")]
-        lines += [
-            _line(f"  {section.marker}: {i.text} ({i.author}, line {i.line})") for i in items
-        ]
+        lines += [_line(f"  {section.marker}: {i.text} ({_where(i)})") for i in items]
     return lines
 
 
