@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -77,9 +78,12 @@ class Bench:
         self.log = work / "cli.log"
         self.root = project(work, sleep, self.log)
         self.count = 0
+        self.cpu: list[float] = []
+        """CPU seconds (user + system) of each command run, children included."""
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+        before = _children_cpu()
+        done = subprocess.run(
             [PY, "-m", "discussions", *args],
             cwd=self.root,
             env=self.env,
@@ -87,8 +91,15 @@ class Bench:
             text=True,
             check=False,
         )
+        self.cpu.append(_children_cpu() - before)
+        return done
 
     def fresh(self) -> Path:
+        """A new discussion; the folder holds the warm-up's and this one only, so that the
+        figures do not grow with the repeats (each prompt's memory reads the folder)."""
+        for old in (self.root / "discussions").glob("d*.md"):
+            if old.name != "d1.md":
+                old.unlink()
         self.count += 1
         name = f"d{self.count}"
         out = self.cli("new", f"Bench {name}", "--file", name, "--participants", "a,b,c")
@@ -109,9 +120,19 @@ class Bench:
         return wall, start, [(kind, float(at)) for kind, at in lines]
 
     def python_pass(self) -> float:
+        before = _children_cpu()
         t = time.perf_counter()
         subprocess.run([PY, "-c", "pass"], env=self.env, check=True)
-        return time.perf_counter() - t
+        wall = time.perf_counter() - t
+        self.cpu.append(_children_cpu() - before)
+        return wall
+
+
+def _children_cpu() -> float:
+    """CPU seconds the finished child processes used: unlike wall time, hardly changed by
+    other work on a loaded machine."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
     def turn(self) -> tuple[float, float, float, float]:
         """The turn's wall time, then process start to first CLI start, first to last CLI
@@ -175,10 +196,12 @@ def main() -> None:
 
 
 def bench_turn(bench: Bench, repeat: int) -> None:
-    over, first, starts, tail, bare = [], [], [], [], []
+    over, first, starts, tail, bare, cpu = [], [], [], [], [], []
     for _ in range(repeat):
         t_pass = bench.python_pass()
+        cpu_pass = bench.cpu[-1]
         wall, to_first, spread_, after = bench.turn()
+        cpu.append(bench.cpu[-1] - cpu_pass)
         bare.append(t_pass)
         over.append(wall - bench.sleep - t_pass)
         first.append(to_first - t_pass)
@@ -189,6 +212,7 @@ def bench_turn(bench: Bench, repeat: int) -> None:
     print(f"process start to first CLI, beyond it: {spread(first)}")
     print(f"first to last CLI started:             {spread(starts)}")
     print(f"last CLI ended to exit:                {spread(tail)}")
+    print(f"CPU time beyond `python -c pass`:      {spread(cpu)}  (the CLIs' sh included)")
     row(
         "`turn`, 3 parallel providers: time beyond the slowest provider plus `python -c pass`",
         over,

@@ -25,8 +25,7 @@ from ..model import storage
 from ..model.budget import Budget, configured_budget, estimate_call, render_budget_stop
 from ..model.discussion import Discussion
 from ..model.storage import Appended
-from ..model.usage import discussion_usage
-from ..providers.base import ProviderRequest, complete_with_usage
+from ..providers.base import ProviderRequest, complete_with_usage, max_answer_chars
 from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
 from ..providers.registry import ProviderRegistry, missing_cli_note, provider_chain
@@ -35,10 +34,8 @@ from ..settings.participants import Participant
 from ..settings.workspace import Workspace
 from ..syntax.code import block_parser
 from ..syntax.render import analyse_tail, join_blocks, neutralise
-from . import followup
 from .appending import GroupAppend
 from .cli_configs import configs_watched
-from .echoes import answer_echo
 from .evidence_turn import after_answers, fulfil_quietly
 from .outcomes import (
     Attempt,
@@ -49,7 +46,6 @@ from .outcomes import (
 )
 from .parallel import Parallel
 from .prompts import build_prompt
-from .responses import ONLY_ECHO
 from .streamevents import stream_reporter
 from .turns import select_participants
 
@@ -120,9 +116,7 @@ class Runner:
             concerns=list(participant.concerns),
             wants_vote=wants_vote,
             file=file,
-            max_answer_chars=followup.max_answer_chars(
-                self.workspace.config.section("providers")
-            ),
+            max_answer_chars=max_answer_chars(self.workspace.config.section("providers")),
         )
 
     def ask(
@@ -220,8 +214,11 @@ class Runner:
         text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
         # Loaded after the call (`_warm_up` loads them while it runs): not before it starts.
+        from . import followup
+        from .echoes import answer_echo
         from .failures import record_failure
         from .posting import post_answer, post_pass, weak_answer
+        from .responses import ONLY_ECHO
 
         if text is None:
             outcome.status = "failed"
@@ -243,6 +240,7 @@ class Runner:
                 outcome.notes.append("the answer held no comment and no vote")
             post_pass(d, participant, outcome, write)
             return outcome
+
         def refusal(provider: str) -> str | None:  # `d` is shared by the batch's threads
             fresh = Discussion.load(d.path, d.workspace)
             return self.budget_refusal(fresh, [participant] * (batch + 1), provider)
@@ -274,6 +272,8 @@ class Runner:
         budget = self.budget if self.budget is not None else configured_budget(d)
         if budget.empty:
             return None
+        from ..model.usage import discussion_usage  # only under a budget
+
         d.reload()
         usage = discussion_usage(d)
         estimates = (
@@ -292,6 +292,8 @@ class Runner:
         budget = self.budget if self.budget is not None else configured_budget(d)
         if not budget.estimates:
             return False
+        from ..model.usage import discussion_usage  # only under a budget
+
         usage = discussion_usage(d)
         for p in upcoming:
             e = estimate_call(usage, self.provider_chain(p, forced))
@@ -406,6 +408,8 @@ class Runner:
     ) -> None:
         """Refuse, before any call, participants whose model cannot take their smallest
         prompt (`fitting.misfits`)."""
+        if all(self.window_for(p, forced) is None for p in chosen):
+            return  # no known window, nothing to fit: `fitting` is not loaded before the calls
         from .fitting import misfits, refusal
 
         found = misfits(d, chosen, self.providers, lambda p: self.provider_chain(p, forced))
@@ -574,6 +578,7 @@ _WARM_UP_DELAY = 0.05
 the imports do not hold the interpreter lock while they start."""
 
 _AFTER_THE_CALLS = (
+    "discussions.engine.followup",  # each answer read (capped, echo, vote) and followed up
     "discussions.engine.posting",  # each answer into the record
     "discussions.model.journal",  # the memory of one's own appends
     "discussions.engine.phases",  # the phase rules after the answers
