@@ -213,39 +213,34 @@ class Runner:
         request = self.request_for(participant, prompt, wants_vote, d.path)
         text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
-        # Loaded after the call (`_warm_up` loads them while it runs): not before it starts.
-        from . import followup
-        from .echoes import answer_echo
-        from .failures import record_failure
-        from .posting import post_answer, post_pass, weak_answer
-        from .responses import ONLY_ECHO
+        from . import echoes, failures, followup, posting, responses  # loaded during the call
 
         if text is None:
-            outcome.status = "failed"
-            record_failure(d, outcome, write)  # the file says who got no answer, from whom, why
+            outcome.status = "failed"  # the file says who got no answer, from whom, why
+            failures.record_failure(d, outcome, write)
             return outcome
         limit = request.max_answer_chars
         response, original = followup.read_capped(
-            text, limit, answer_echo(prompt, d, participant.name)
+            text, limit, echoes.answer_echo(prompt, d, participant.name)
         )
         outcome.notes.extend(response.notes)
         if response.only_echo:  # an echo is never a pass: the model said nothing
-            outcome.attempts.append(Attempt(outcome.provider or "?", ONLY_ECHO))
+            outcome.attempts.append(Attempt(outcome.provider or "?", responses.ONLY_ECHO))
             outcome.status = "failed"
-            record_failure(d, outcome, write)
+            failures.record_failure(d, outcome, write)
             return outcome
         if response.no_response or (not response.comment.strip() and response.vote is None):
             outcome.status = "no_response"
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
-            post_pass(d, participant, outcome, write)
+            posting.post_pass(d, participant, outcome, write)
             return outcome
 
         def refusal(provider: str) -> str | None:  # `d` is shared by the batch's threads
             fresh = Discussion.load(d.path, d.workspace)
             return self.budget_refusal(fresh, [participant] * (batch + 1), provider)
 
-        extra, comment, vote = weak_answer(
+        extra, comment, vote = posting.weak_answer(
             self.providers, d, participant, request, response, outcome, refusal
         )
         outcome.duration = time.monotonic() - started  # a follow-up call included
@@ -257,7 +252,7 @@ class Runner:
         if outcome.length_cut:  # recorded, so a reader and `status` know it is not whole
             comment += "\n\n" + length_cut_note(outcome.length_cut)
             extra.append(f"cut: {outcome.length_cut}")
-        post_answer(d, participant, outcome, neutralise(comment), vote, extra, write)
+        posting.post_answer(d, participant, outcome, neutralise(comment), vote, extra, write)
         return outcome
 
     # -- a turn ---------------------------------------------------------------------------
@@ -578,8 +573,7 @@ _WARM_UP_DELAY = 0.05
 the imports do not hold the interpreter lock while they start."""
 
 _AFTER_THE_CALLS = (
-    "discussions.engine.followup",  # each answer read (capped, echo, vote) and followed up
-    "discussions.engine.posting",  # each answer into the record
+    "discussions.engine.posting",  # each answer into the record (with `followup`, `responses`)
     "discussions.model.journal",  # the memory of one's own appends
     "discussions.engine.phases",  # the phase rules after the answers
     "discussions.engine.council",  # an open motion after the answers
