@@ -127,13 +127,6 @@ class Bench:
         self.cpu.append(_children_cpu() - before)
         return wall
 
-
-def _children_cpu() -> float:
-    """CPU seconds the finished child processes used: unlike wall time, hardly changed by
-    other work on a loaded machine."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
     def turn(self) -> tuple[float, float, float, float]:
         """The turn's wall time, then process start to first CLI start, first to last CLI
         start, and last CLI end to the process's exit."""
@@ -149,6 +142,13 @@ def _children_cpu() -> float:
         if calls != 3 * rounds:  # a follow-up call or a round fewer: not the figure we want
             raise SystemExit(f"run --rounds {rounds} made {calls} calls, not {3 * rounds}")
         return wall
+
+
+def _children_cpu() -> float:
+    """CPU seconds the finished child processes used: unlike wall time, hardly changed by
+    other work on a loaded machine."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def spread(values: list[float]) -> str:
