@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -85,15 +86,27 @@ def appended(base: str, n: int, side: str) -> str:
     return base + join_blocks(analyse_tail(base, at_file_start=True), blocks)
 
 
+CPU: dict[Callable[[], object], list[float]] = {}
+"""CPU seconds (user + system) of the processes each function ran, per run."""
+
+
 def compare(*fns: Callable[[], object], repeat: int) -> list[list[float]]:
-    """Wall times of each of `fns`, run in turn `repeat` times so machine noise hits all alike."""
+    """Wall times of each of `fns`, run in turn `repeat` times so machine noise hits all alike
+    (the CPU time of the processes they start into `CPU`: a loaded machine changes it less)."""
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for fn, out in zip(fns, times, strict=True):
+            cpu = _children_cpu()
             t = time.perf_counter()
             fn()
             out.append(time.perf_counter() - t)
+            CPU.setdefault(fn, []).append(_children_cpu() - cpu)
     return times
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def spread(values: list[float]) -> str:
@@ -214,6 +227,14 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, pythonpath: st
     print(f"  the driver's imports alone:  {spread(t_imp)}  (python -P -c 'import ...')")
     (t_merge,) = compare(lambda: merge_texts(base, ours, theirs), repeat=repeat)
     print(f"  in process, merge_texts:     {spread(t_merge)}")
+    print("CPU time of the processes (min / median / max):")
+    for label, fn in (
+        ("as registered", registered),
+        ("python -P -m discussions", driver),
+        ("git merge-file", git_line_merge),
+    ):
+        print(f"  {label + ':':28} {spread(CPU[fn])}")
+    print(f"  {'python -P -c pass:':28} {spread(CPU[python_start])}")
     what = f"the merge driver as git runs it (registered `sh -c` wrapper), {size}"
     if mb < 0.5:
         row(f"{what} vs `python -P -c pass`", ratios(t_reg, t_py), 1.3, "a bare Python")
