@@ -152,3 +152,8 @@ class UnknownProvider(ProviderError):
 
 class UntrustedProvider(ProviderError):
     pass
+
+
+NOT_A_CALL = ("not installed", "no provider of that name", "cannot run")
+"""How the reason of a provider error starts when the provider never ran (a missing
+executable, an unknown name): no call was made, so none is recorded or counted."""

@@ -454,7 +454,7 @@ def test_merge_file_command_contract(tmp_path: Path) -> None:
 def test_the_driver_as_git_runs_it_imports_little(tmp_path: Path) -> None:
     """git starts ``python -P -m discussions merge-file`` once per merged file: a merge where
     both sides appended imports neither click nor the modules that cost more to import than
-    the merge takes (dataclasses with inspect, typing, pathlib)."""
+    the merge takes (dataclasses with inspect, typing, pathlib, hashlib with OpenSSL)."""
     base = render_header([("Title", "T")]) + "\n# T\n\n---\n\nName: Rob\n\nHi.\n\n---\n"
     paths = []
     for name, extra in (
@@ -469,7 +469,7 @@ def test_the_driver_as_git_runs_it_imports_little(tmp_path: Path) -> None:
         "sys.argv = ['discussions', 'merge-file', '--marker-size', '7', *sys.argv[1:]]\n"
         "try:\n    runpy.run_module('discussions', run_name='__main__')\n"
         "except SystemExit as exc:\n    status = exc.code\n"
-        "heavy = ('click', 'dataclasses', 'inspect', 'typing', 'pathlib')\n"
+        "heavy = ('click', 'dataclasses', 'inspect', 'typing', 'pathlib', 'hashlib')\n"
         "print(status, sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run(

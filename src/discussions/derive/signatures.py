@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
+from ..syntax.digest import sha256_hex
 from ..syntax.meta import comment_meta_line
 from ..syntax.render import render_comment
 from ..syntax.text import normalise_newlines
@@ -42,9 +43,7 @@ def body_digest(body: str) -> str:
     surrounding blank lines (what editors change on save)."""
     lines = normalise_newlines(body).split("\n")
     norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
-    import hashlib  # only for comments the engine wrote: not on every command's start-up
-
-    return hashlib.sha256(norm.encode("utf-8", errors="replace")).hexdigest()[:16]
+    return sha256_hex(norm.encode("utf-8", errors="replace"))[:16]
 
 
 def render_signed(author: str, text: str, meta: list[str], vote: str | None = None) -> str:

@@ -10,12 +10,12 @@ a tracked file rewritten under the user's feet is something they must hear about
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..model.discussion import Discussion
+from ..syntax.digest import sha256_hex
 
 WATCHED = (
     ".qwen", ".gemini", ".claude", ".mcp.json", ".codex", ".copilot", "opencode.json",
@@ -46,7 +46,7 @@ def _digest(path: Path) -> str | None:
         if path.is_symlink():
             return "link:" + str(path.readlink())
         if path.is_file():
-            return hashlib.sha256(path.read_bytes()).hexdigest()
+            return sha256_hex(path.read_bytes())
     except OSError:
         return None
     return None

@@ -20,9 +20,9 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
+from ..errors import NOT_A_CALL
 from ..model.discussion import Discussion
 from ..model.storage import Appended
-from ..model.usage import NOT_A_CALL
 from ..providers.command import strip_terminal_codes
 from ..syntax import clock
 from ..syntax.render import visible_name

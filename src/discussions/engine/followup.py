@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ..errors import ProviderError
 from ..model.discussion import Discussion
+from ..providers.base import DEFAULT_MAX_ANSWER_CHARS as DEFAULT_MAX_ANSWER_CHARS
 from ..providers.base import ProviderRequest, complete_with_usage
+from ..providers.base import max_answer_chars as max_answer_chars
 from ..providers.registry import ProviderRegistry
 from ..providers.usage import Usage
 from ..syntax.markers import extract, normalise_vote
@@ -31,8 +32,6 @@ from .echoes import NO_ECHO, Echo
 from .outcomes import ParticipantOutcome
 from .responses import Response, parse_response
 
-DEFAULT_MAX_ANSWER_CHARS = 16_000
-"""Characters of an answer kept; the rest is cut and the cut recorded."""
 EXCERPT_CHARS = 600
 """Characters of the first answer the follow-up prompt repeats, for context."""
 VOTE_QUESTION = "Answer with one line: VOTE: READY, CHANGES or REJECT"
@@ -42,12 +41,6 @@ SCORE_QUESTION = (
 _SCORE_LINE = re.compile(r"(?im)^\W*(?:score\W*)?(\d{1,2})(?:\s*/\s*10)?\W*$")
 # A line that is one word, alone or before a separator and a reason: ``READY``, ``REJECT: ...``.
 _BARE_VOTE = re.compile(r"[\W_]*[A-Za-z]+[*_.!]*(?:\s*$|\s*[-\u2013\u2014:,;(])")
-
-
-def max_answer_chars(providers: dict[str, Any]) -> int:
-    """The cap the ``providers:`` settings configure (``max_answer_chars``; 0: no cap)."""
-    value = providers.get("max_answer_chars")
-    return value if isinstance(value, int) and value >= 0 else DEFAULT_MAX_ANSWER_CHARS
 
 
 def cap_answer(text: str, limit: int) -> tuple[str, int | None]:
@@ -83,8 +76,7 @@ def truncation_note(original: int, limit: int, stopped: bool = False) -> str:
     was still writing, so it wrote more than was read)."""
     if stopped:
         return (
-            f"*[Answer cut at {limit:,} characters: its command was stopped after "
-            f"{original:,}.]*"
+            f"*[Answer cut at {limit:,} characters: its command was stopped after {original:,}.]*"
         )
     return f"*[Answer cut at {limit:,} characters: the model wrote {original:,}.]*"
 
@@ -117,8 +109,9 @@ class FollowUp:
         return f"*[SCORE {self.score} came from a one-line follow-up: the answer had none.]*"
 
 
-def missing(d: Discussion, outcome: ParticipantOutcome, wants_vote: bool, comment: str,
-            vote: str | None) -> str | None:
+def missing(
+    d: Discussion, outcome: ParticipantOutcome, wants_vote: bool, comment: str, vote: str | None
+) -> str | None:
     """What a voting participant's answer lacks: ``vote``, ``score`` or None."""
     info = d.phase_info
     if not wants_vote or outcome.provider in (None, "mock") or outcome.stand_in:

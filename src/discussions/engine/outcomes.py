@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..model.usage import NOT_A_CALL
+from ..errors import NOT_A_CALL
 from ..providers.usage import UNKNOWN, Usage
 from ..syntax.render import visible_name
 

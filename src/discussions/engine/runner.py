@@ -14,20 +14,18 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-from ..errors import DiscussionsError, OverBudget, ProviderError, WindowTooSmall
+from ..errors import NOT_A_CALL, DiscussionsError, OverBudget, ProviderError, WindowTooSmall
 from ..model import storage
 from ..model.budget import Budget, configured_budget, estimate_call, render_budget_stop
 from ..model.discussion import Discussion
 from ..model.storage import Appended
-from ..model.usage import NOT_A_CALL, discussion_usage
-from ..providers.base import ProviderRequest, complete_with_usage
+from ..providers.base import ProviderRequest, complete_with_usage, max_answer_chars
 from ..providers.chains import check_callable, missing_cli_note, participant_chain
 from ..providers.command import terminate_all
 from ..providers.escapes import one_sweep
@@ -35,12 +33,9 @@ from ..providers.registry import ProviderRegistry
 from ..providers.window import chain_window, provider_notes
 from ..settings.participants import Participant
 from ..settings.workspace import Workspace
-from ..syntax.code import block_parser
 from ..syntax.render import analyse_tail, join_blocks, neutralise
-from . import followup
 from .appending import GroupAppend
 from .cli_configs import configs_watched
-from .echoes import answer_echo
 from .evidence_turn import after_answers, fulfil_quietly
 from .outcomes import (
     Attempt,
@@ -51,9 +46,9 @@ from .outcomes import (
 )
 from .parallel import Parallel
 from .prompts import build_prompt
-from .responses import ONLY_ECHO
 from .streamevents import stream_reporter
 from .turns import select_participants
+from .warmup import warm_up
 
 
 class Runner:
@@ -115,9 +110,7 @@ class Runner:
             concerns=list(participant.concerns),
             wants_vote=wants_vote,
             file=file,
-            max_answer_chars=followup.max_answer_chars(
-                self.workspace.config.section("providers")
-            ),
+            max_answer_chars=max_answer_chars(self.workspace.config.section("providers")),
         )
 
     def ask(
@@ -173,15 +166,22 @@ class Runner:
             a.reason.startswith("not installed") or a.reason == "no provider of that name"
             for a in outcome.attempts
         ):
-            note = missing_cli_note(self.providers, [a.provider for a in outcome.attempts])
-            self._emit(TurnEvent("start", participant.alias, participant.name, "mock", note))
-            request.on_output = self._streamer(participant, "mock")
-            outcome.provider = "mock"
-            outcome.mock_fallback = True
-            return self.providers.get("mock").complete(request)
+            return self._mock_answer(participant, request, outcome)
         for event in held or ():
             self._emit(event)
         return None
+
+    def _mock_answer(
+        self, participant: Participant, request: ProviderRequest, outcome: ParticipantOutcome
+    ) -> str:
+        """The built-in mock's answer when nothing in the chain is installed, with one note
+        saying what was missing and what to install or configure."""
+        note = missing_cli_note(self.providers, [a.provider for a in outcome.attempts])
+        self._emit(TurnEvent("start", participant.alias, participant.name, "mock", note))
+        request.on_output = self._streamer(participant, "mock")
+        outcome.provider = "mock"
+        outcome.mock_fallback = True
+        return self.providers.get("mock").complete(request)
 
     def _first_telling(self, name: str, reason: str) -> bool:
         """Whether a failure of `name` is to be told: every failure of a call, and a provider
@@ -228,35 +228,34 @@ class Runner:
         request = self.request_for(participant, prompt, wants_vote, d.path)
         text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
-        # Loaded after the call (`_warm_up` loads them while it runs): not before it starts.
-        from .failures import record_failure
-        from .posting import post_answer, post_pass, weak_answer
+        from . import echoes, failures, followup, posting, responses  # loaded during the call
 
         if text is None:
-            outcome.status = "failed"
-            record_failure(d, outcome, write)  # the file says who got no answer, from whom, why
+            outcome.status = "failed"  # the file says who got no answer, from whom, why
+            failures.record_failure(d, outcome, write)
             return outcome
         limit = request.max_answer_chars
         response, original = followup.read_capped(
-            text, limit, answer_echo(prompt, d, participant.name)
+            text, limit, echoes.answer_echo(prompt, d, participant.name)
         )
         outcome.notes.extend(response.notes)
         if response.only_echo:  # an echo is never a pass: the model said nothing
-            outcome.attempts.append(Attempt(outcome.provider or "?", ONLY_ECHO))
+            outcome.attempts.append(Attempt(outcome.provider or "?", responses.ONLY_ECHO))
             outcome.status = "failed"
-            record_failure(d, outcome, write)
+            failures.record_failure(d, outcome, write)
             return outcome
         if response.no_response or (not response.comment.strip() and response.vote is None):
             outcome.status = "no_response"
             if not response.no_response:
                 outcome.notes.append("the answer held no comment and no vote")
-            post_pass(d, participant, outcome, write)
+            posting.post_pass(d, participant, outcome, write)
             return outcome
+
         def refusal(provider: str) -> str | None:  # `d` is shared by the batch's threads
             fresh = Discussion.load(d.path, d.workspace)
             return self.budget_refusal(fresh, [participant] * (batch + 1), provider)
 
-        extra, comment, vote = weak_answer(
+        extra, comment, vote = posting.weak_answer(
             self.providers, d, participant, request, response, outcome, refusal
         )
         outcome.duration = time.monotonic() - started  # a follow-up call included
@@ -268,7 +267,7 @@ class Runner:
         if outcome.length_cut:  # recorded, so a reader and `status` know it is not whole
             comment += "\n\n" + length_cut_note(outcome.length_cut)
             extra.append(f"cut: {outcome.length_cut}")
-        post_answer(d, participant, outcome, neutralise(comment), vote, extra, write)
+        posting.post_answer(d, participant, outcome, neutralise(comment), vote, extra, write)
         return outcome
 
     # -- a turn ---------------------------------------------------------------------------
@@ -283,6 +282,8 @@ class Runner:
         budget = self.budget if self.budget is not None else configured_budget(d)
         if budget.empty:
             return None
+        from ..model.usage import discussion_usage  # only under a budget
+
         d.reload()
         usage = discussion_usage(d)
         estimates = (
@@ -301,6 +302,8 @@ class Runner:
         budget = self.budget if self.budget is not None else configured_budget(d)
         if not budget.estimates:
             return False
+        from ..model.usage import discussion_usage  # only under a budget
+
         usage = discussion_usage(d)
         for p in upcoming:
             e = estimate_call(usage, self.provider_chain(p, forced))
@@ -418,6 +421,8 @@ class Runner:
     ) -> None:
         """Refuse, before any call, participants whose model cannot take their smallest
         prompt (`fitting.misfits`)."""
+        if all(self.window_for(p, forced) is None for p in chosen):
+            return  # no known window, nothing to fit: `fitting` is not loaded before the calls
         from .fitting import misfits, refusal
 
         found = misfits(d, chosen, self.providers, lambda p: self.provider_chain(p, forced))
@@ -518,7 +523,7 @@ class Runner:
         written once the calls are under way."""
         write = group.append
         if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
-            _warm_up()
+            warm_up()
             group.release()
             part, prompt, wants = jobs[0]
             outcome = self._answer(d, part, prompt, wants, provider, write)
@@ -532,7 +537,7 @@ class Runner:
             ]
         )
         try:
-            _warm_up()
+            warm_up()
             try:
                 _release(group)
                 outcomes: dict[str, ParticipantOutcome] = {}
@@ -556,7 +561,7 @@ def _stands_in(provider: str, outcome: ParticipantOutcome) -> bool:
     """Whether `provider`, the mock, answered for a chain whose providers ran and failed."""
     if provider != "mock" or not outcome.attempts:
         return False
-    from .failures import ran  # after the call: `_warm_up` loads it while the call runs
+    from .failures import ran  # after the call: `warm_up` loads it while the call runs
 
     return any(ran(a) for a in outcome.attempts)
 
@@ -579,35 +584,3 @@ def _release(group: GroupAppend) -> None:
     except BaseException:
         terminate_all()
         raise
-
-
-_WARM_UP_DELAY = 0.05
-"""Seconds before `_warm_up` loads: the commands are started by then (a few ms each), and
-the imports do not hold the interpreter lock while they start."""
-
-_AFTER_THE_CALLS = (
-    "discussions.engine.posting",  # each answer into the record
-    "discussions.model.journal",  # the memory of one's own appends
-    "discussions.engine.phases",  # the phase rules after the answers
-    "discussions.engine.council",  # an open motion after the answers
-)
-"""What only the answers need: loaded while the providers think, not before the first call
-(they are not needed to start it) nor after the last answer (the turn would wait for them)."""
-
-
-def _warm_up() -> None:
-    """Load, while the providers think, the markdown parser that every answer goes through
-    (`neutralise`; importing markdown-it takes 15-50 ms) and the modules only the answers
-    need (`_AFTER_THE_CALLS`): otherwise they would load after the first answer arrives."""
-    if not all(name in sys.modules for name in ("markdown_it", *_AFTER_THE_CALLS)):
-        timer = threading.Timer(_WARM_UP_DELAY, _load_for_the_answers)
-        timer.daemon = True
-        timer.start()
-
-
-def _load_for_the_answers() -> None:
-    import importlib
-
-    block_parser()
-    for name in _AFTER_THE_CALLS:
-        importlib.import_module(name)

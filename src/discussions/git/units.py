@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from ..syntax.code import open_fence_at_end
+from ..syntax.digest import sha256_hex
 from ..syntax.meta import written_at
 from ..syntax.parse import parse_document
 from ..syntax.record import Record
@@ -57,11 +58,9 @@ class Unit(Record):
         which sorts before every time). It does not depend on the side, the newlines or
         whether the unit was closed by a separator."""
         if self._key is None:
-            import hashlib  # here: only a merge where both sides added at one place needs it
-
             closed = closed_block(self.text.replace("\r\n", "\n"), "\n").strip()
             data = closed.encode("utf-8", "surrogatepass")
-            self._key = (written_at(self.text), self.author, hashlib.sha256(data).hexdigest())
+            self._key = (written_at(self.text), self.author, sha256_hex(data))
         return self._key
 
 

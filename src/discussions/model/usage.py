@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import NOT_A_CALL
+
 if TYPE_CHECKING:
     from .discussion import Discussion
 
@@ -117,10 +119,6 @@ def _figure(value: str, what: str, calls: int, unknown: int, missing: str) -> st
 
 def _known(calls: int, unknown: int) -> str:
     return "none" if calls and unknown >= calls else "partial" if unknown else "all"
-
-
-NOT_A_CALL = ("not installed", "no provider of that name", "cannot run")
-"""How the reason of a provider that never ran starts (a missing executable is no call)."""
 
 
 def failed_entries(value: str) -> int:

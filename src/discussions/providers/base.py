@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,18 @@ PROVIDER_TYPES = ("command", HTTP_TYPE)
 REPLAY_PREFIX = "replay:"
 """A provider named ``replay:PATH`` answers from a recorded discussion (`replay`)."""
 PROMPT_VIA = ("stdin", "argument")
+
+
+DEFAULT_MAX_ANSWER_CHARS = 16_000
+"""Characters of an answer kept; the rest is cut and the cut recorded (`engine.followup`)."""
+
+
+def max_answer_chars(providers: Mapping[str, object]) -> int:
+    """The cap the ``providers:`` settings configure (``max_answer_chars``; 0: no cap). Here,
+    with the request that carries it, so a turn starts its calls without loading what reads
+    their answers (`engine.followup`)."""
+    value = providers.get("max_answer_chars")
+    return value if isinstance(value, int) and value >= 0 else DEFAULT_MAX_ANSWER_CHARS
 
 
 @dataclass(slots=True)
