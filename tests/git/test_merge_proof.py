@@ -6,7 +6,9 @@ octopus and forge merges, ADR numbers across branches, numbers recorded twice.""
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -539,3 +541,25 @@ def test_check_since_fails_on_a_discussion_overwritten_with_plain_text(repo: Pat
         result = run_cli("check", "--since", "HEAD")
         assert result.exit_code == 1, result.output
         assert "removed" in result.output
+
+
+def test_a_repository_s_huge_conflict_marker_size_does_not_stall_the_driver(repo: Path) -> None:
+    """``conflict-marker-size`` comes from the repository's ``.gitattributes``: the driver
+    command builds its marker in a number of steps that grows with the size's digits, not
+    with the size (a loop adding one ``<`` at a time ran for hours at two million)."""
+    path = start_discussion(repo)
+    attributes = repo / ".gitattributes"
+    attributes.write_text(attributes.read_text() + "*.md conflict-marker-size=2000000\n")
+    commit_all(repo, "markers")
+    ours, theirs = two_commenting_branches(repo, path)
+    merge = subprocess.Popen(
+        ["git", "merge", "--no-edit", "a"], cwd=repo, start_new_session=True, text=True
+    )
+    try:
+        assert merge.wait(timeout=300) == 0
+    finally:
+        if merge.poll() is None:
+            os.killpg(merge.pid, signal.SIGKILL)
+            merge.wait()
+    text = path.read_text()
+    assert text.count(ours) == 1 and text.count(theirs) == 1
