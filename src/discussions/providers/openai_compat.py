@@ -85,6 +85,12 @@ def forget_windows() -> None:
     _WINDOWS.clear()
 
 
+SECRET_LENGTH = 12
+"""The shortest key blanked: providers' keys are far longer, while local servers take any key
+and their guides give a word (Ollama's ``ollama``, LM Studio's ``lm-studio``, vLLM's
+``EMPTY``), which blanked would turn each mention of it in an answer into ``***``."""
+
+
 @dataclass(slots=True)
 class KeyBlanker:
     """Shows `key` as ``***`` in a text that comes in pieces: `feed` returns what may be shown
@@ -196,9 +202,10 @@ class OpenAICompatibleProvider(Provider):
         return self._blanker().blank(text)
 
     def _blanker(self) -> KeyBlanker:
-        """A `KeyBlanker` of the key this call sends ("" when it sends none)."""
+        """A `KeyBlanker` of the key this call sends ("" when it sends none, or a placeholder:
+        shorter than `SECRET_LENGTH`)."""
         key = os.environ.get(self.spec.api_key_env, "") if self.spec.api_key_env else ""
-        return KeyBlanker(key)
+        return KeyBlanker(key if len(key) >= SECRET_LENGTH else "")
 
     def _call(self, request: ProviderRequest) -> Completion:
         timeout = call_timeout(self.spec, request)
