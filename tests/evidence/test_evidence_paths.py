@@ -258,3 +258,29 @@ def test_with_nothing_refused_the_answer_is_gits_own(project: Path) -> None:
         assert e.content.rstrip() == "\n".join(own.splitlines()[:2000]).rstrip(), request
     apart, _ = one(project, "git log --pretty oneline --stat -n 3")  # given apart: one word
     assert apart.content == git(project, "log", "--pretty=oneline", "--stat", "-n", "3").rstrip()
+
+
+@pytest.mark.parametrize("request_text", ["git show", "git log -p -n 1", "git diff HEAD~1"])
+def test_a_submodule_is_shown_as_its_commits_never_its_files(
+    project: Path, tmp_path: Path, request_text: str
+) -> None:
+    """``diff.submodule=diff`` in the repository's configuration makes git inline every file
+    inside a submodule under its one path (the rule sifts that path, not theirs); only the
+    empty ``diff.external`` git handed on to the submodule's own diff made it fail, by
+    accident, as "(diff failed)". A submodule is shown as its commits."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q", "-b", "main")
+    (sub / ".env").write_text("TOKEN_IN_SUBMODULE\n")
+    git(sub, "add", "-A")
+    git(sub, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "s")
+    git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
+    git(project, "commit", "-q", "-m", "submodule")
+    git(project, "config", "diff.submodule", "diff")
+    (project / "lib" / ".env").write_text("TOKEN_CHANGED_IN_SUBMODULE\n")
+    git(project / "lib", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", "t")
+    git(project, "commit", "-qam", "move the submodule")
+    e, d = one(project, request_text)
+    assert e.status == "fulfilled", e.reason
+    assert "TOKEN_" not in d.path.read_text()
+    assert "+Subproject commit" in e.content and "(diff failed)" not in e.content, e.content

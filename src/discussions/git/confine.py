@@ -11,7 +11,8 @@ it runs nothing the repository chose.
   the content of the allowed ones only, naming each refused one (`Sifted.lines`).
 * git runs with the environment of `safe_git_env` (no system or global configuration, no
   pager, no prompt, no lazy fetch) and the ``-c`` options of `Confinement.git_options`: no
-  fsmonitor, no hooks, no pager, no external diff, no signature program, and every filter
+  fsmonitor, no hooks, no pager, no external diff, no signature program, a submodule shown
+  as its commits only (never the files inside it, which no rule sifted), and every filter
   driver the repository configures emptied; the commands add ``--no-ext-diff`` and
   ``--no-textconv``. It runs through `providers.command.run_contained` (timeout, output cap,
   process group).
@@ -109,6 +110,7 @@ _FIXED_OPTIONS = (
     "core.pager=cat",
     "core.untrackedCache=false",
     "diff.external=",
+    "diff.submodule=short",
     "log.showSignature=false",
     "gpg.program=false",
     "gpg.ssh.program=false",
