@@ -193,9 +193,7 @@ def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
     assert "`Secret_stuff/config.yaml` (refused:" in text
 
 
-def test_a_submodule_s_files_are_never_inlined_in_the_review(
-    repo: Path, tmp_path: Path
-) -> None:
+def test_a_submodule_s_files_are_never_inlined_in_the_review(repo: Path, tmp_path: Path) -> None:
     """With ``diff.submodule=diff`` in the repository's configuration, git writes the diff of
     every file inside a submodule under the submodule's one path, which the rule allowed: its
     ``.env`` went into the discussion. The review asks for a submodule's commits only."""
