@@ -151,6 +151,7 @@ def _blocks_for(
 ) -> list[Block]:
     """A block for each (by, request), numbered from 0 (`_append` numbers them)."""
     from ..derive.evidence import latest_by_number
+    from ..errors import ProviderError
     from ..git.confine import Refused
     from ..providers.registry import evidence_trusted
     from ..syntax.evidence import Block, RequestError, parse_request
@@ -182,7 +183,7 @@ def _blocks_for(
                     "ask again next turn"
                 )
             found = fulfil(request, where, commands)
-        except (Refused, RequestError) as exc:
+        except (Refused, RequestError, ProviderError) as exc:  # git could not even run
             block.reason = str(exc)
             blocks.append(block)
             continue

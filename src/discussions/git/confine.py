@@ -66,12 +66,19 @@ class Sifted:
 
     def pathspecs(self, allowed: list[str] | None = None) -> list[str]:
         """git pathspecs for the allowed paths (or those of `allowed`) and nothing else:
-        each literal (no wildcard widens it), every refused path excluded (a path allowed as
-        a file on one side of a diff is a folder holding a refused one on the other)."""
+        each literal (no wildcard widens it), and excluded, every refused path inside one of
+        them (a path allowed as a file on one side of a diff is a folder holding a refused
+        one on the other); the other refused paths no pathspec reaches, and all of them
+        would overflow the command line (a vendored folder once committed, now ignored)."""
         shown = self.allowed if allowed is None else allowed
-        return [f":(literal){p}" for p in shown] + [
-            f":(exclude,literal){p}" for p, _ in self.refused
-        ]
+        folders = set(shown)
+        inside = [p for p, _ in self.refused if not folders.isdisjoint(_folders_of(p))]
+        return [f":(literal){p}" for p in shown] + [f":(exclude,literal){p}" for p in inside]
+
+
+def _folders_of(path: str) -> list[str]:
+    """The folders `path` is in (``a/b/c`` -> ``a/b``, ``a``)."""
+    return [str(parent) for parent in PurePosixPath(path).parents][:-1]
 
 
 def refused_line(path: str, why: str) -> str:
