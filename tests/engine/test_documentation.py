@@ -202,6 +202,8 @@ def _nothing_asked(isolated: Path, tmp_path: Path) -> None:
         "CLAUDE.md",
         "docs/AGENTS.md",
         "GEMINI.md",
+        "docs/AGENTS.override.md",  # codex reads it before AGENTS.md, in every folder
+        "CONFTEST.PY",
         "discussions/plan.md",  # the discussion itself
     ],
 )

@@ -8,6 +8,7 @@ before a colon, a ``./`` path)."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,75 @@ def test_with_nothing_refused_the_answer_is_gits_own(project: Path) -> None:
         assert e.content.rstrip() == "\n".join(own.splitlines()[:2000]).rstrip(), request
     apart, _ = one(project, "git log --pretty oneline --stat -n 3")  # given apart: one word
     assert apart.content == git(project, "log", "--pretty=oneline", "--stat", "-n", "3").rstrip()
+
+
+@pytest.mark.parametrize("request_text", ["git show", "git log -p -n 1", "git diff HEAD~1"])
+def test_a_submodule_is_shown_as_its_commits_never_its_files(
+    project: Path, tmp_path: Path, request_text: str
+) -> None:
+    """``diff.submodule=diff`` in the repository's configuration makes git inline every file
+    inside a submodule under its one path (the rule sifts that path, not theirs); only the
+    empty ``diff.external`` git handed on to the submodule's own diff made it fail, by
+    accident, as "(diff failed)". A submodule is shown as its commits."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q", "-b", "main")
+    (sub / ".env").write_text("TOKEN_IN_SUBMODULE\n")
+    git(sub, "add", "-A")
+    git(sub, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "s")
+    git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
+    git(project, "commit", "-q", "-m", "submodule")
+    git(project, "config", "diff.submodule", "diff")
+    (project / "lib" / ".env").write_text("TOKEN_CHANGED_IN_SUBMODULE\n")
+    git(project / "lib", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", "t")
+    git(project, "commit", "-qam", "move the submodule")
+    e, d = one(project, request_text)
+    assert e.status == "fulfilled", e.reason
+    assert "TOKEN_" not in d.path.read_text()
+    assert "+Subproject commit" in e.content and "(diff failed)" not in e.content, e.content
+
+
+def commit_many_refused(root: Path, count: int) -> None:
+    """A commit (made with git fast-import, no file written) adding `count` files under a
+    secret folder, as a repository that once committed a vendored folder has, and changing
+    src/util.py."""
+    head = git(root, "rev-parse", "HEAD").strip()
+    util = "def helper():\n    return 'TOKEN_VISIBLE_BESIDE_MANY'\n"
+    lines = ["blob", "mark :1", "data 2", "x", "", "commit refs/heads/main", "mark :2"]
+    lines += ["committer T <t@e> 0 +0000", "data 4", "many", f"from {head}"]
+    lines += [f"M 100644 :1 Secret_stuff/vendored_package_{n:06d}/index.js" for n in range(count)]
+    lines += ["M 100644 inline src/util.py", f"data {len(util)}", util]
+    subprocess.run(
+        ["git", "fast-import", "--quiet"],
+        cwd=root,
+        check=True,
+        input="\n".join(lines) + "\n",
+        text=True,
+    )
+    # the work tree and index are left at the commit before (checking 60000 files out is slow)
+
+
+@pytest.mark.parametrize("request_text", ["git show", "git diff HEAD~1 HEAD", "git log -p -n 1"])
+def test_a_commit_of_many_refused_files_still_shows_its_allowed_ones(
+    project: Path, request_text: str
+) -> None:
+    """Every refused path went to git as an exclusion: 60000 of them overflowed the command
+    line, and the turn failed on "cannot run git" with the request left pending. Only a
+    refused path inside an allowed one needs excluding."""
+    commit_many_refused(project, 60_000)
+    e, _ = one(project, request_text)
+    assert e.status == "fulfilled", e.reason
+    assert "TOKEN_VISIBLE_BESIDE_MANY" in e.content
+    assert "refused Secret_stuff/vendored_package_000000/index.js" in e.content
+
+
+def test_a_git_that_cannot_run_refuses_the_request_and_the_turn_goes_on(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git missing from PATH (or a command line it cannot take): the request is refused,
+    saying why, instead of the fulfilment failing with the request left pending."""
+    ask_git = tmp_path / "empty"
+    ask_git.mkdir()
+    monkeypatch.setenv("PATH", str(ask_git))
+    e, _ = one(project, "git log --oneline")
+    assert e.status == "refused" and "git" in e.reason

@@ -6,7 +6,9 @@ octopus and forge merges, ADR numbers across branches, numbers recorded twice.""
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -503,3 +505,61 @@ def test_the_fallbacks_never_run_a_program_from_the_work_tree(
     merge = git(repo, "merge", "--no-edit", "a", check=False)
     assert merge.returncode == 0, merge.stdout + merge.stderr
     assert not pwned.exists()
+
+
+# --------------------------------------------------------------------------- review: no file left
+
+
+@pytest.mark.parametrize("result", ["emptied", "plain text", "deleted"])
+def test_a_merge_that_drops_a_whole_discussion_is_caught(repo: Path, result: str) -> None:
+    """The merge's file itself gone (deleted, emptied, or no longer a discussion): every
+    block of every parent is still owed, also for a discussion created after REV (so the
+    deleted-file check, which looks at REV, does not see it)."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "before the discussion")
+    git(repo, "tag", "before")
+    path = start_discussion(repo)
+    two_commenting_branches(repo, path)
+    git(repo, "merge", "-q", "--no-commit", "a")
+    if result == "deleted":
+        git(repo, "rm", "-q", "-f", str(path))
+    else:
+        path.write_text("" if result == "emptied" else "Some notes, no longer a discussion.\n")
+    during = run_cli("check", "--since", "HEAD")
+    assert during.exit_code == 1, during.output
+    git(repo, "commit", "-q", "-a", "--no-verify", "--no-edit")
+    after = run_cli("check", "--since", "before")
+    assert after.exit_code == 1, after.output
+    assert "lost by the merge" in after.output and "Ann's point on a." in after.output
+
+
+def test_check_since_fails_on_a_discussion_overwritten_with_plain_text(repo: Path) -> None:
+    """A discussion replaced by text that is no discussion (the hook's `check --since HEAD`)
+    removed what it held, as a deleted file did."""
+    path = start_discussion(repo)
+    for text in ("", "Just some notes.\n"):
+        path.write_text(text)
+        result = run_cli("check", "--since", "HEAD")
+        assert result.exit_code == 1, result.output
+        assert "removed" in result.output
+
+
+def test_a_repository_s_huge_conflict_marker_size_does_not_stall_the_driver(repo: Path) -> None:
+    """``conflict-marker-size`` comes from the repository's ``.gitattributes``: the driver
+    command builds its marker in a number of steps that grows with the size's digits, not
+    with the size (a loop adding one ``<`` at a time ran for hours at two million)."""
+    path = start_discussion(repo)
+    attributes = repo / ".gitattributes"
+    attributes.write_text(attributes.read_text() + "*.md conflict-marker-size=2000000\n")
+    commit_all(repo, "markers")
+    ours, theirs = two_commenting_branches(repo, path)
+    merge = subprocess.Popen(
+        ["git", "merge", "--no-edit", "a"], cwd=repo, start_new_session=True, text=True
+    )
+    try:
+        assert merge.wait(timeout=300) == 0
+    finally:
+        if merge.poll() is None:
+            os.killpg(merge.pid, signal.SIGKILL)
+            merge.wait()
+    text = path.read_text()
+    assert text.count(ours) == 1 and text.count(theirs) == 1

@@ -191,3 +191,26 @@ def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
     text = Path(json.loads(result.output)["file"]).read_text()
     assert "HIDDEN" not in text and "+def retry(times=3):" in text
     assert "`Secret_stuff/config.yaml` (refused:" in text
+
+
+def test_a_submodule_s_files_are_never_inlined_in_the_review(repo: Path, tmp_path: Path) -> None:
+    """With ``diff.submodule=diff`` in the repository's configuration, git writes the diff of
+    every file inside a submodule under the submodule's one path, which the rule allowed: its
+    ``.env`` went into the discussion. The review asks for a submodule's commits only."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q", "-b", "main")
+    (sub / ".env").write_text("TOKEN_IN_SUBMODULE\n")
+    git(sub, "add", "-A")
+    git(sub, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "s")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
+    git(repo, "commit", "-q", "-m", "submodule")
+    git(repo, "config", "diff.submodule", "diff")
+    (repo / "lib" / ".env").write_text("TOKEN_IN_SUBMODULE\nTOKEN_CHANGED_IN_SUBMODULE\n")
+    git(repo / "lib", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-am", "t")
+    (repo / "app.py").write_text("def retry(times=3):\n    return times\n")
+    result = invoke("review", "--json")
+    assert result.exit_code == 0, result.output
+    text = Path(json.loads(result.output)["file"]).read_text()
+    assert "TOKEN_" not in text and "+def retry(times=3):" in text
+    assert "lib" in text  # the submodule's move is shown, as its commits

@@ -446,6 +446,39 @@ def test_a_key_echoed_in_the_answer_is_blanked_before_anything_sees_it(
         assert "".join(pieces) == done.text and len(pieces) > 3
 
 
+@pytest.mark.parametrize("mode", ["stream", "json"])
+@pytest.mark.parametrize("placeholder", ["ollama", "lm-studio", "EMPTY", "x"])
+def test_a_placeholder_key_a_local_server_ignores_leaves_the_answer_whole(
+    monkeypatch: pytest.MonkeyPatch, mode: str, placeholder: str
+) -> None:
+    """Local servers take any key and their guides give a word (Ollama's ``ollama``, LM
+    Studio's ``lm-studio``, vLLM's ``EMPTY``): no secret, and blanking it would turn every
+    mention of the tool (or every letter x) in the answer into ``***``."""
+    monkeypatch.setenv("STUB_KEY", placeholder)
+    answer = "Run ollama or lm-studio; EMPTY is fine, x too.\nVOTE: READY"
+    stub = StubServer(mode=mode, answer=answer)
+    with serve(stub):
+        done = ask(provider(stub, api_key_env="STUB_KEY"))
+    assert done.text == answer
+
+
+def test_a_key_with_a_line_break_is_sent_trimmed_or_refused_without_showing_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key read from a file edited on Windows ends in ``\\r``: http.client refused the
+    header with a ValueError holding the whole key (a traceback, or a failure recorded in the
+    discussion). Around the key, white space is trimmed; inside it, the call fails, naming the
+    variable only."""
+    key = "sk-live-abcdefghijklmnop"
+    monkeypatch.setenv("STUB_KEY", key + "\r\n")
+    with serve() as stub:
+        assert ask(provider(stub, api_key_env="STUB_KEY")).text.startswith("Hello")
+    monkeypatch.setenv("STUB_KEY", key + "\nsk-other-key-0123456789")
+    with serve() as stub, pytest.raises(ProviderFailed) as err:
+        ask(provider(stub, api_key_env="STUB_KEY"))
+    assert "STUB_KEY" in str(err.value) and "sk-" not in str(err.value) + err.value.detail
+
+
 def test_a_key_echoed_in_an_error_body_is_blanked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("STUB_KEY", ECHOED)
     stub = StubServer(mode="error", error_body=f"invalid api key {ECHOED} for this model")

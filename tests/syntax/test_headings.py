@@ -31,6 +31,12 @@ ABOVE = [
     "***",
     "Name: Ann",
     "```\ncode\n```",
+    "Typed by hand,\n    indented: it goes on the paragraph",
+    "Typed by hand,\n\tindented: it goes on the paragraph",
+    "Typed by hand, then\n2. is no list (only 1. starts one under text)",
+    "| a |\n| b | (no delimiter row: a paragraph)",
+    "- a list item\n  continued",
+    "> a quote\nlazily continued",
 ]
 
 

@@ -151,6 +151,7 @@ def _blocks_for(
 ) -> list[Block]:
     """A block for each (by, request), numbered from 0 (`_append` numbers them)."""
     from ..derive.evidence import latest_by_number
+    from ..errors import ProviderError
     from ..git.confine import Refused
     from ..providers.registry import evidence_trusted
     from ..syntax.evidence import Block, RequestError, parse_request
@@ -183,7 +184,7 @@ def _blocks_for(
             found_now[request.text] = found
             if repeat and (request.text, found.ref) not in earlier:
                 _within(0, budget, settings)  # changed since: a new read after all
-        except (Refused, RequestError) as exc:
+        except (Refused, RequestError, ProviderError) as exc:  # git could not even run
             block.reason = str(exc)
             blocks.append(block)
             continue

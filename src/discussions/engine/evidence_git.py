@@ -175,15 +175,17 @@ def git_request(args: str, where: Confinement) -> Found:
 
 
 def _diff_per_file(ask: _Ask, where: Confinement, out: _Output) -> None:
-    """``git diff``: the changed paths listed, sifted, and the diff of the allowed ones."""
+    """``git diff``: the changed paths listed, sifted, and the diff of the allowed ones, then
+    a line naming each refused one (after: thousands of them, a vendored folder once tracked,
+    would otherwise take the whole answer)."""
     listing = _listing(where, ["diff", "--no-renames", "--name-only", "-z"], ask)
     sifted = where.sift([n for n in listing.split("\0") if n])
-    out.lines += sifted.lines()
     for start in range(0, len(sifted.allowed), PATHS_PER_RUN):
         batch = sifted.pathspecs(sifted.allowed[start : start + PATHS_PER_RUN])
         out.add(where, ["diff", *_DIFF, *ask.words(_every), *ask.revs, "--", *batch], False)
         if out.full():
-            return
+            break
+    out.lines += sifted.lines()
 
 
 def _commits_per_file(ask: _Ask, where: Confinement, out: _Output) -> None:

@@ -24,7 +24,9 @@ class AppendViolation:
 
 def changed_discussion_files(rev: str, start: Path) -> list[Path]:
     """Discussion files (`is_discussion_bytes`; not a file the engine derives) in the work
-    tree that differ from `rev`, committed or not, and new ones git does not track yet."""
+    tree that differ from `rev`, committed or not, and new ones git does not track yet; a file
+    that was a discussion at `rev` too, whatever it holds now (emptied, or overwritten with
+    other text, it removed what it held)."""
     from ..model.storage import is_derived
 
     root = repo_root(start)
@@ -38,9 +40,16 @@ def changed_discussion_files(rev: str, start: Path) -> list[Path]:
         path = root / raw.decode("utf-8", "surrogateescape")
         if path.suffix != ".md" or is_derived(path) or not path.is_file():
             continue
-        if is_discussion_bytes(path.read_bytes()):
+        if is_discussion_bytes(path.read_bytes()) or _was_discussion(root, rev, raw):
             found.append(path)
     return found
+
+
+def _was_discussion(root: Path, rev: str, raw: bytes) -> bool:
+    """Whether the file `raw` (a path as git printed it) was a discussion at `rev`."""
+    rel = raw.decode("utf-8", "surrogateescape")
+    old = run_git(["cat-file", "blob", f"{rev}:{rel}"], root, check=False)
+    return old.returncode == 0 and is_discussion_bytes(old.stdout)
 
 
 def deleted_discussion_files(rev: str, start: Path) -> list[Path]:
@@ -203,13 +212,11 @@ def _file_losses(
     """The blocks of each parent's version of discussion `rel` missing from the merge's."""
     from .additions import lost_blocks
 
-    merged = _version(root, merge, rel)
-    if merged is None or not is_discussion_bytes(merged):
-        return []
+    merged = _version(root, merge, rel)  # None (deleted) or no discussion: it holds nothing
     texts = [_version(root, p, rel) for p in parents]
     found: list[AppendViolation] = []
     for i, mine in enumerate(texts):
-        if mine is None:
+        if mine is None or not is_discussion_bytes(mine):
             continue  # the file is new in the merge, or came from another parent
         others = [(_text(texts[j]), bases.texts(i, j, rel)) for j in range(len(parents)) if j != i]
         for block in lost_blocks(_text(merged), _text(mine), others):
@@ -240,7 +247,8 @@ def _changed(root: Path, parent: str, merge: str | None) -> list[str]:
     from ..model.storage import is_derived
 
     if merge is None:
-        return [relative_path(p, root) for p in changed_discussion_files(parent, root)]
+        files = changed_discussion_files(parent, root) + deleted_discussion_files(parent, root)
+        return [relative_path(p, root) for p in files]
     out = run_git(["diff", "--name-only", "-z", "--no-renames", parent, merge, "--"], root)
     names = [n.decode("utf-8", "surrogateescape") for n in out.stdout.split(b"\0") if n]
     return [n for n in names if n.endswith(".md") and not is_derived(root / n)]

@@ -11,7 +11,8 @@ it runs nothing the repository chose.
   the content of the allowed ones only, naming each refused one (`Sifted.lines`).
 * git runs with the environment of `safe_git_env` (no system or global configuration, no
   pager, no prompt, no lazy fetch) and the ``-c`` options of `Confinement.git_options`: no
-  fsmonitor, no hooks, no pager, no external diff, no signature program, and every filter
+  fsmonitor, no hooks, no pager, no external diff, no signature program, a submodule shown
+  as its commits only (never the files inside it, which no rule sifted), and every filter
   driver the repository configures emptied; the commands add ``--no-ext-diff`` and
   ``--no-textconv``. It runs through `providers.command.run_contained` (timeout, output cap,
   process group).
@@ -65,12 +66,19 @@ class Sifted:
 
     def pathspecs(self, allowed: list[str] | None = None) -> list[str]:
         """git pathspecs for the allowed paths (or those of `allowed`) and nothing else:
-        each literal (no wildcard widens it), every refused path excluded (a path allowed as
-        a file on one side of a diff is a folder holding a refused one on the other)."""
+        each literal (no wildcard widens it), and excluded, every refused path inside one of
+        them (a path allowed as a file on one side of a diff is a folder holding a refused
+        one on the other); the other refused paths no pathspec reaches, and all of them
+        would overflow the command line (a vendored folder once committed, now ignored)."""
         shown = self.allowed if allowed is None else allowed
-        return [f":(literal){p}" for p in shown] + [
-            f":(exclude,literal){p}" for p, _ in self.refused
-        ]
+        folders = set(shown)
+        inside = [p for p, _ in self.refused if not folders.isdisjoint(_folders_of(p))]
+        return [f":(literal){p}" for p in shown] + [f":(exclude,literal){p}" for p in inside]
+
+
+def _folders_of(path: str) -> list[str]:
+    """The folders `path` is in (``a/b/c`` -> ``a/b``, ``a``)."""
+    return [str(parent) for parent in PurePosixPath(path).parents][:-1]
 
 
 def refused_line(path: str, why: str) -> str:
@@ -109,6 +117,7 @@ _FIXED_OPTIONS = (
     "core.pager=cat",
     "core.untrackedCache=false",
     "diff.external=",
+    "diff.submodule=short",
     "log.showSignature=false",
     "gpg.program=false",
     "gpg.ssh.program=false",

@@ -16,8 +16,9 @@ DRIVER = "discussions"
 
 DRIVER_SCRIPT = (
     'set -f; q=; IFS=:; for e in $PATH; do case $e in /*) q="$q${q:+:}$e";; esac; done; '
-    "unset IFS; PATH=$q; o=$1 a=$2 b=$3 l=$4 p=$5 m=; "
-    'while [ ${#m} -lt "$l" ]; do m="<$m"; done; '
+    "unset IFS; PATH=$q; o=$1 a=$2 b=$3 l=$4 p=$5 m= h='<' n=$4; "
+    'while [ "$n" -gt 0 ]; do [ $((n - n / 2 * 2)) = 1 ] && m="$m$h"; h="$h$h"; n=$((n / 2)); '
+    "done; "
     'for c in 1 2 3; do case $c in 1) set -- "$0" -P -m discussions;; '
     "2) command -v discussions >/dev/null 2>&1 || continue; set -- discussions;; "
     "3) set -- python3 -P -m discussions;; esac; "
@@ -34,7 +35,9 @@ start, could not import discussions, or could not read the files) gives way to t
 none can, ``git merge-file`` writes the conflict git would have written without a driver. Git
 needs conflict markers in ours: a failed driver that left ours as it was would have the other
 side's comments dropped by the commit that follows (`appends.merge_losses` catches that too).
-Only builtins run before the driver, so a merge costs one ``sh`` more. PATH keeps only its
+Only builtins run before the driver, so a merge costs one ``sh`` more; the marker (``<`` times
+``%L``, a size the repository's ``.gitattributes`` may set) is built by doubling, in steps
+that grow with the size's digits, not with the size. PATH keeps only its
 absolute folders: git runs the driver from the work tree's root, whose files must never be
 taken for ``discussions``, ``python3`` or ``grep``. The script has no ``%`` (git expands its
 placeholders in the whole command)."""

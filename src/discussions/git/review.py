@@ -72,7 +72,10 @@ def collect_changes(
     else:
         spec = ["HEAD"]
         description = "working tree against HEAD"
-    base = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", *spec]
+    # --submodule=short: a submodule is its commits, never the diff of the files inside it
+    # (``diff.submodule=diff`` would show them all under the one path the rule allowed)
+    base = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--submodule=short"]
+    base += spec
     names = git_text([*base, "--name-only", "--no-renames", "-z", "--"], root).split("\0")
     sifted = Confinement.of(root, exclude).sift([n for n in names if n])
     changes = Changes(description, branch, commits, [], [], sifted.refused)

@@ -101,6 +101,16 @@ def forget_windows() -> None:
     _FACTS.clear()
 
 
+SECRET_LENGTH = 12
+"""The shortest key blanked: providers' keys are far longer, while local servers take any key
+and their guides give a word (Ollama's ``ollama``, LM Studio's ``lm-studio``, vLLM's
+``EMPTY``), which blanked would turn each mention of it in an answer into ``***``."""
+
+
+_HEADER_SAFE = re.compile(r"[\x20-\x7e\x80-\xff]+")
+"""What an ``Authorization`` header's key may hold: printable latin-1, no line break."""
+
+
 @dataclass(slots=True)
 class KeyBlanker:
     """Shows `key` as ``***`` in a text that comes in pieces: `feed` returns what may be shown
@@ -248,9 +258,10 @@ class OpenAICompatibleProvider(Provider):
         return self._blanker().blank(text)
 
     def _blanker(self) -> KeyBlanker:
-        """A `KeyBlanker` of the key this call sends ("" when it sends none)."""
-        key = os.environ.get(self.spec.api_key_env, "") if self.spec.api_key_env else ""
-        return KeyBlanker(key)
+        """A `KeyBlanker` of the key this call sends ("" when it sends none, or a placeholder:
+        shorter than `SECRET_LENGTH`)."""
+        key = self._key()
+        return KeyBlanker(key if len(key) >= SECRET_LENGTH else "")
 
     def _call(self, request: ProviderRequest) -> Completion:
         timeout = call_timeout(self.spec, request)
@@ -308,14 +319,26 @@ class OpenAICompatibleProvider(Provider):
         accept = "text/event-stream" if self.spec.stream else "application/json"
         headers = {"Content-Type": "application/json", "Accept": accept}
         if self.spec.api_key_env:
-            key = os.environ.get(self.spec.api_key_env, "")
+            key = self._key()
             if not key:
                 raise ProviderFailed(
                     self.name,
                     f"environment variable {self.spec.api_key_env} (api_key_env) is not set",
                 )
+            if not _HEADER_SAFE.fullmatch(key):  # http.client's error would quote the key
+                raise ProviderFailed(
+                    self.name,
+                    f"environment variable {self.spec.api_key_env} (api_key_env) holds a line "
+                    "break or a character an HTTP header cannot carry",
+                )
             headers["Authorization"] = f"Bearer {key}"
         return headers
+
+    def _key(self) -> str:
+        """The API key this call sends, the white space around it (a key file's line end,
+        ``\\r`` from an editor on Windows) trimmed; "" when it sends none."""
+        name = self.spec.api_key_env
+        return os.environ.get(name, "").strip() if name else ""
 
     def _exchange(
         self,

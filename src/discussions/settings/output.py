@@ -26,11 +26,13 @@ DOCUMENT_SUFFIXES = (".md", ".markdown")
 """What the document may be: the loop asks for markdown, so a markdown file (never code, a
 test, a setting, or a ``.txt``/``.rst`` that would hold markdown under another name)."""
 INSTRUCTION_FILES = (
-    "agents.md", "agent.md", "claude.md", "claude.local.md", "gemini.md", "qwen.md",
+    "agents.md", "agents.override.md", "agent.md", "claude.md", "claude.local.md", "gemini.md",
+    "qwen.md",
 )  # fmt: skip
 """Markdown files an AI coding CLI reads as its instructions when it runs in the project
 (lower-cased; at any depth): a draft written there would steer the next AI run. Claude Code
-reads CLAUDE.md and CLAUDE.local.md, Codex and opencode AGENTS.md, Gemini CLI GEMINI.md, Qwen
+reads CLAUDE.md and CLAUDE.local.md, Codex AGENTS.override.md before AGENTS.md in each folder
+(developers.openai.com/codex/guides/agents-md), opencode AGENTS.md, Gemini CLI GEMINI.md, Qwen
 Code QWEN.md (each CLI's own documentation on project instructions or memory files)."""
 
 OUTPUT = Fields(

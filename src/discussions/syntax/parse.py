@@ -331,14 +331,27 @@ def _run_line_kind(line: str) -> int:
     return 0
 
 
+def _lines_above(text: str, pos: int, most: int = 200) -> list[str]:
+    """The lines right above offset `pos` (a line's start) up to a blank line, a separator or
+    the start, oldest first (at most `most`)."""
+    lines: list[str] = []
+    end = pos - 1
+    while end > 0 and len(lines) < most:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end].rstrip("\r")
+        if _run_line_kind(line):
+            break
+        lines.append(line)
+        end = start - 1
+    return lines[::-1]
+
+
 def _warn_separator_under_text(text: str, sep_pos: int, sep_line: int, doc: Document) -> None:
     """A hint when the ``---`` line at `sep_pos` (a comment's opening or the last comment's
     closing separator) turns the line above it into a heading (`headings.underlines`)."""
     if sep_pos == 0 or text[sep_pos - 1] != "\n":
         return
-    prev_start = text.rfind("\n", 0, sep_pos - 1) + 1
-    before = text[text.rfind("\n", 0, max(prev_start - 1, 0)) + 1 : max(prev_start - 1, 0)]
-    if underlines(text[prev_start : sep_pos - 1].rstrip("\r"), before):
+    if underlines(_lines_above(text, sep_pos)):
         doc.warnings.append(
             ParseWarning(
                 sep_line,
