@@ -32,12 +32,14 @@ def test_helix_gets_a_languages_toml_entry() -> None:
     assert "discussions" in data["language"][0]["language-servers"]
 
 
-def test_vscode_gets_generic_client_settings() -> None:
+def test_vscode_gets_the_settings_of_the_extension_in_editors_vscode() -> None:
     data = json.loads(_print("vscode"))
-    assert [data["glspc.server.command"], *data["glspc.server.commandArguments"]] == (
+    assert [data["discussions.server.command"], *data["discussions.server.args"]] == (
         server_command()
     )
-    assert data["glspc.server.languageId"] == ["markdown"]
+    manifest = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.json"
+    known = json.loads(manifest.read_text(encoding="utf-8"))["contributes"]["configuration"]
+    assert set(data) <= set(known["properties"])
 
 
 def test_neovim_gets_the_api_of_each_version_from_0_7() -> None:

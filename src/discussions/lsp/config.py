@@ -1,5 +1,6 @@
 """What registers `discussions lsp` with an editor: a snippet with this installation's
-absolute command, for Neovim, Helix and VS Code (README, "In the editor")."""
+absolute command, for Neovim, Helix and VS Code (README, "In the editor"); the VS Code
+settings are those of the extension in editors/vscode."""
 
 from __future__ import annotations
 
@@ -98,12 +99,11 @@ def editor_config(editor: str) -> tuple[str, str]:
             "Helix 23.10 or later (the `language-servers` key).",
         )
     settings = {
-        "glspc.server.command": command[0],
-        "glspc.server.commandArguments": command[1:],
-        "glspc.server.languageId": ["markdown"],
+        "discussions.server.command": command[0],
+        "discussions.server.args": command[1:],
     }
     return (
         json.dumps(settings, indent=2) + "\n",
-        "Install the extension \"Generic LSP Client (v2)\" (zsol.vscode-glspc), then merge this "
-        "into .vscode/settings.json.",
+        "Install the Discussions extension (editors/vscode: `code --install-extension "
+        "discussions.vsix`), then merge this into your settings.json (user or workspace).",
     )
