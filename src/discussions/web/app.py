@@ -129,6 +129,8 @@ class Site:
         self._warming: threading.Thread | None = None
         self._recent: tuple[tuple[Path, tuple[int, int, int]], Discussion] | None = None
         self._older: dict[Path, threading.Thread] = {}
+        self._warmed: dict[Path, tuple[int, int, int]] = {}
+        """The signature of each file when `warm` last rendered it."""
         tools.observe(self._observe)
 
     def _observe(self, job: TurnJob, step: str, data: dict[str, Any]) -> None:
@@ -437,13 +439,17 @@ class Site:
     def warm(self) -> None:
         """Render every discussion once, in the background: comments render once and are
         remembered (`htmlview`), so the first visit to a long discussion is as fast as the
-        next."""
+        next. A file rendered already and unchanged since is passed over: the list page asks
+        for this on every visit, and re-deriving a thousand files each time kept the server
+        busy."""
         from ..views.html import discussion_page
 
         for path in self.tools.discussion_files():
             try:
-                if path.stat().st_size <= WARM_LIMIT:
+                seen = file_signature(path)
+                if seen[0] <= WARM_LIMIT and self._warmed.get(path) != seen:
                     discussion_page(Discussion.load(path, self.workspace))
+                    self._warmed[path] = seen  # unchanged since: its comments are cached
             except (DiscussionsError, OSError):
                 continue
 
