@@ -140,7 +140,10 @@ def cli_times(project: Path, env: dict[str, str], args: list[str], repeat: int) 
     for _ in range(1 + repeat):
         t = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "discussions", *args], cwd=project, env=env, check=True,
+            [sys.executable, "-m", "discussions", *args],
+            cwd=project,
+            env=env,
+            check=True,
             stdout=subprocess.DEVNULL,
         )
         times.append(time.perf_counter() - t)
@@ -150,8 +153,12 @@ def cli_times(project: Path, env: dict[str, str], args: list[str], repeat: int) 
 def process_times(project: Path, env: dict[str, str], what: str, repeat: int) -> list[float]:
     shutil.rmtree(Path(env["XDG_CACHE_HOME"]), ignore_errors=True)
     done = subprocess.run(
-        [sys.executable, "-c", _IN_PROCESS, what, str(repeat)], cwd=project, env=env,
-        check=True, capture_output=True, text=True,
+        [sys.executable, "-c", _IN_PROCESS, what, str(repeat)],
+        cwd=project,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return [float(x) for x in json.loads(done.stdout.strip().splitlines()[-1])]
 
@@ -194,11 +201,16 @@ def main() -> None:
         }
         for key, argv in commands.items():
             if key in wanted:
-                show(f"`{' '.join(argv)}` (a new process)", key, cli_times(
-                    project, env, argv, args.repeat
-                ))
-        labels = {"tui": "TUI: every row", "web": "web: GET / (list page)",
-                  "lsp": "LSP: workspace symbols"}
+                show(
+                    f"`{' '.join(argv)}` (a new process)",
+                    key,
+                    cli_times(project, env, argv, args.repeat),
+                )
+        labels = {
+            "tui": "TUI: every row",
+            "web": "web: GET / (list page)",
+            "lsp": "LSP: workspace symbols",
+        }
         for key, label in labels.items():
             if key in wanted:
                 show(label, key, process_times(project, env, key, args.repeat))

@@ -172,7 +172,11 @@ def test_list_in_a_new_process_shows_a_file_changed_since_the_last(isolated: Pat
     def listed() -> list[tuple[str, str, int]]:
         done = subprocess.run(
             [sys.executable, "-m", "discussions", "list", "--json"],
-            capture_output=True, text=True, env=env, check=True, timeout=120,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            timeout=120,
         )
         return [(r["title"], r["status"], r["comments"]) for r in json.loads(done.stdout)]
 
