@@ -13,7 +13,14 @@ from typing import Any
 
 from ..errors import DiscussionNotFound, DiscussionsError, NotADiscussion, PhaseError
 from ..settings.templates import is_open, known_statuses
-from ..settings.workspace import Workspace, display_path, missing, resolve_file, shorten
+from ..settings.workspace import (
+    Workspace,
+    display_in,
+    display_path,
+    missing,
+    resolve_file,
+    shorten,
+)
 from ..syntax.record import Record
 from .discussion import Discussion
 from .filecache import Batch, Shelf
@@ -136,6 +143,7 @@ def list_discussions(
     skipped: list[str] = []
     bounds = Bounds.of(ws, folder)
     seen: set[str] = set()
+    shown = display_in(folder)
     with briefs(ws, folder) as cache:
         for path in sorted(folder.glob("*.md")):
             if path.name.startswith(".") or is_derived(path):
@@ -143,18 +151,20 @@ def list_discussions(
             refusal = refusal_of(path, ws, bounds)
             if isinstance(refusal, NotADiscussion):
                 continue
+            known, b = cache.peek(path)  # a file derived and unchanged since exists
             try:
                 if refusal is not None:
                     raise refusal
-                Discussion.load(path, ws)
+                if not known:
+                    Discussion.load(path, ws)
             except DiscussionsError as exc:
                 skipped.append(f"{display_path(path)}: {exc}")
                 continue
-            b = brief(cache, path, ws)
+            b = b if b is not None else brief(cache, path, ws)
             seen.add(b.status.upper())
             if status and not _matches(b, status):
                 continue
-            rows.append(_row(b, path))
+            rows.append(_row(b, path, shown(path)))
     if status:
         check_status(status, ws, seen)
     return rows, skipped
@@ -236,9 +246,9 @@ def check_status(status: str, ws: Workspace, seen: set[str]) -> None:
         )
 
 
-def _row(b: Brief, path: Path) -> dict[str, Any]:
+def _row(b: Brief, path: Path, shown: str) -> dict[str, Any]:
     return {
-        "file": display_path(path),
+        "file": shown,
         "title": b.title,
         "phase": b.phase,
         "status": b.status,
