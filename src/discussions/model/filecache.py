@@ -230,20 +230,23 @@ class Batch(Generic[T]):
 # --------------------------------------------------------------------------- the file on disk
 
 
+_MODULES = ("discussions.syntax.", "discussions.settings.", "discussions.derive.")
+"""Where the records a cache file holds are defined (and ``discussions.model.``)."""
+
+
 class _Unpickler(pickle.Unpickler):
-    """Builds the package's own classes, paths and plain values, nothing else: a cache file
-    is data, never code."""
+    """Builds the classes of the package's records, paths, times and plain values, nothing
+    else (no function, no other module): a cache file is data, never code."""
 
     def find_class(self, module: str, name: str) -> Any:
+        ours = module.startswith((*_MODULES, "discussions.model."))
         allowed = (
-            module.startswith("discussions.")
-            or module == "pathlib"
-            or module == "datetime"
-            or (module == "builtins" and name in _PLAIN)
+            ours or module in ("pathlib", "datetime") or (module == "builtins" and name in _PLAIN)
         )
-        if not allowed:
+        found = super().find_class(module, name) if allowed else None
+        if not isinstance(found, type):
             raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache file")
-        return super().find_class(module, name)
+        return found
 
 
 def _read(file: Path, context: str) -> dict[str, _Entry]:
