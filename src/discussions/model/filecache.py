@@ -151,20 +151,29 @@ class Shelf(Generic[T]):
         try:
             yield b
         finally:
-            if b.fresh:
-                _save(self.file_for(b.folder), b.folder, b.context, b.fresh)
+            file = self._file(b.folder) if b.fresh else None
+            if file is not None:
+                _save(file, b.folder, b.context, b.fresh)
 
     def file_for(self, folder: str) -> Path:
         """The cache file of `folder` for this shelf."""
         digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
         return user_cache_dir() / "derived" / f"{self.kind}-{digest}.pickle"
 
+    def _file(self, folder: str) -> Path | None:
+        """`file_for`, or None when there is no home folder to keep a cache in."""
+        try:
+            return self.file_for(folder)
+        except RuntimeError:  # no HOME, and none in the password database
+            return None
+
     def _load(self, folder: str, context: str) -> None:
         with self._lock:
             if (folder, context) in self._loaded:
                 return
             self._loaded.add((folder, context))
-        entries = _read(self.file_for(folder), context)
+        file = self._file(folder)
+        entries = _read(file, context) if file is not None else {}
         with self._lock:
             for name, entry in entries.items():
                 self._memory.setdefault((context, os.path.join(folder, name)), entry)
