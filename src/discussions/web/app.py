@@ -461,11 +461,19 @@ class Site:
         next. A file rendered already and unchanged since is passed over: the list page asks
         for this on every visit, and re-deriving a thousand files each time kept the server
         busy."""
+        from ..model.catalog import Bounds, refusal_of
         from ..views.html import discussion_page
 
-        for path in sorted(self.tools.discussion_files(), key=lambda p: file_signature(p)[0]):
+        ws = self.workspace
+        with self._pages:  # not even the listing beside the first page after the start
+            self._pages.wait_for(lambda: self._serving == 0)
+        folder = ws.config.output_directory
+        bounds = Bounds.of(ws, folder)
+        for path in sorted(folder.glob("*.md"), key=lambda p: file_signature(p)[0]):
             with self._pages:  # smallest first, and never beside a page being made
                 self._pages.wait_for(lambda: self._serving == 0)
+            if refusal_of(path, ws, bounds) is not None:  # what `discussion_files` leaves out
+                continue
             try:
                 seen = file_signature(path)
                 if seen[0] <= WARM_LIMIT and self._warmed.get(path) != seen:
