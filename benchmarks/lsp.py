@@ -49,6 +49,7 @@ PY = sys.executable
 WORK = Path(tempfile.mkdtemp(prefix="discussions-bench-lsp-"))
 SRC = Path(__file__).resolve().parent.parent / "src"
 ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
+ENV["XDG_CACHE_HOME"] = str(WORK / "cache")  # the derived-summary cache: this run's own
 ENV["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 SERVER = ["-m", "discussions", "lsp", "--debounce", "0"]

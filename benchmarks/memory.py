@@ -31,6 +31,7 @@ from pathlib import Path
 
 WORK = Path(tempfile.mkdtemp(prefix="discussions-memory-"))
 os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
+os.environ["XDG_CACHE_HOME"] = str(WORK / "cache")  # the derived-summary cache: this run's own
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 

@@ -43,6 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(tempfile.mkdtemp(prefix="discussions-web-"))
 os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
+os.environ["XDG_CACHE_HOME"] = str(WORK / "cache")  # the derived-summary cache: this run's own
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 sys.path.insert(0, str(ROOT / "src"))

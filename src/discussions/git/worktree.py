@@ -156,9 +156,9 @@ def apply_home() -> Path:
     """The folder of every repository's apply clones: ``discussions/apply`` of the user's
     cache folder. Outside the repository, so no path of a clone has a ``.git`` (or
     ``.claude``, ``.vscode``) folder in it, which coding agents treat as protected."""
-    cache = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
-    return base / APPLY_DIR
+    from ..settings.config import user_cache_dir
+
+    return user_cache_dir().parent / APPLY_DIR
 
 
 def repo_id(root: Path) -> str:

@@ -10,8 +10,7 @@ from pygls.uris import from_fs_path
 
 from ..derive.state import Comment
 from ..errors import DiscussionsError
-from ..model.catalog import discussion_paths
-from ..model.discussion import Discussion
+from ..model.catalog import brief, briefs, discussion_paths
 from ..settings.workspace import Workspace
 from ..syntax.document import ENGINE_LINE
 from .buffer import Buffer
@@ -114,22 +113,24 @@ def _words(text: str) -> str:
 
 def workspace_symbols(ws: Workspace, query: str) -> list[types.WorkspaceSymbol]:
     """Each discussion of the folder (its title), its questions and decisions, whose name
-    holds `query` (any case)."""
+    holds `query` (any case). From the shared cache of listings (`catalog.briefs`): a file
+    is derived again only once it changed."""
     wanted = query.lower()
     found: list[types.WorkspaceSymbol] = []
-    for path in discussion_paths(ws):
-        try:
-            d = Discussion(path, ws)
-            rows = [(d.title or path.stem, 1, types.SymbolKind.File)]
-            rows += [(f"Q: {q.text}", q.line, types.SymbolKind.Key) for q in d.questions]
-            rows += [(f"DECISION: {x.text}", x.line, types.SymbolKind.Key) for x in d.decisions]
-        except (DiscussionsError, OSError):  # `check` reports a file that cannot be read
-            continue
-        found += [
-            _symbol(path, name, line, kind, d.title)
-            for name, line, kind in rows
-            if wanted in name.lower()
-        ]
+    with briefs(ws) as cache:
+        for path in discussion_paths(ws):
+            try:
+                b = brief(cache, path, ws)
+            except (DiscussionsError, OSError):  # `check` reports a file that cannot be read
+                continue
+            rows = [(b.title or path.stem, 1, types.SymbolKind.File)]
+            rows += [(f"Q: {text}", line, types.SymbolKind.Key) for text, line in b.questions]
+            rows += [(f"DECISION: {t}", line, types.SymbolKind.Key) for t, line in b.decisions]
+            found += [
+                _symbol(path, name, line, kind, b.title)
+                for name, line, kind in rows
+                if wanted in name.lower()
+            ]
     return found
 
 

@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import DiscussionNotFound, DiscussionsError, NotADiscussion, PhaseError
 from ..settings.templates import is_open, known_statuses
-from ..settings.workspace import Workspace, display_path, missing, resolve_file, shorten
+from ..settings.workspace import (
+    Workspace,
+    display_in,
+    display_path,
+    missing,
+    resolve_file,
+    shorten,
+)
 from ..syntax.record import Record
 from .discussion import Discussion
+from .filecache import Batch, Shelf
 from .storage import discussion_problem, is_derived, require_discussion
 
 
@@ -132,32 +143,94 @@ def list_discussions(
     skipped: list[str] = []
     bounds = Bounds.of(ws, folder)
     seen: set[str] = set()
-    for path in sorted(folder.glob("*.md")):
-        if path.name.startswith(".") or is_derived(path):
-            continue
-        refusal = refusal_of(path, ws, bounds)
-        if isinstance(refusal, NotADiscussion):
-            continue
-        try:
-            if refusal is not None:
-                raise refusal
-            d = Discussion.load(path, ws)
-        except DiscussionsError as exc:
-            skipped.append(f"{display_path(path)}: {exc}")
-            continue
-        seen.add(d.status.upper())
-        if status and not _matches(d, status):
-            continue
-        rows.append(_row(d, path))
+    shown = display_in(folder)
+    with briefs(ws, folder) as cache:
+        for path in sorted(folder.glob("*.md")):
+            if path.name.startswith(".") or is_derived(path):
+                continue
+            refusal = refusal_of(path, ws, bounds)
+            if isinstance(refusal, NotADiscussion):
+                continue
+            known, b = cache.peek(path)  # a file derived and unchanged since exists
+            try:
+                if refusal is not None:
+                    raise refusal
+                if not known:
+                    Discussion.load(path, ws)
+            except DiscussionsError as exc:
+                skipped.append(f"{display_path(path)}: {exc}")
+                continue
+            b = b if b is not None else brief(cache, path, ws)
+            seen.add(b.status.upper())
+            if status and not _matches(b, status):
+                continue
+            rows.append(_row(b, path, shown(path)))
     if status:
         check_status(status, ws, seen)
     return rows, skipped
 
 
-def _matches(d: Discussion, status: str) -> bool:
+@dataclass(slots=True, frozen=True)
+class Brief:
+    """What the listings show of one discussion (`list`, the TUI's browser, the web list
+    page, the editor's workspace symbols), derived once per change of its file and kept in
+    the shared cache (`filecache`, shelf ``brief``)."""
+
+    title: str
+    phase: str
+    status: str
+    open: bool
+    """Not finished (`templates.is_open` of its status and template)."""
+    comments: int
+    consensus: str | None
+    """The outcome reached, or None."""
+    consensus_summary: str
+    questions: tuple[tuple[str, int], ...]
+    """(text, line) of each open question."""
+    decisions: tuple[tuple[str, int], ...]
+    """(text, line) of each decision."""
+    mentions: int
+    """Mentions still waiting for an answer."""
+
+
+_BRIEFS: Shelf[Brief] = Shelf("brief")
+
+
+@contextmanager
+def briefs(ws: Workspace, folder: Path | None = None) -> Iterator[Batch[Brief]]:
+    """The cache of `Brief`s of the files of `folder` (default: ``output.directory``), for
+    `brief`; what was derived is kept on disk when the block ends."""
+    with _BRIEFS.batch(ws, folder or ws.config.output_directory) as cache:
+        yield cache
+
+
+def brief(cache: Batch[Brief], path: Path, ws: Workspace) -> Brief:
+    """The `Brief` of the discussion at `path`, from `cache` while its file is unchanged.
+    Raises `DiscussionsError` (nothing kept) when it cannot be read or derived."""
+    return cache.get(path, lambda p: _brief_of(p, ws))
+
+
+def _brief_of(path: Path, ws: Workspace) -> Brief:
+    d = Discussion.load(path, ws)
+    consensus = d.consensus_result
+    return Brief(
+        d.title,
+        d.phase,
+        d.status,
+        is_open(d.status, d.template),
+        len(d.comments),
+        consensus.outcome if consensus.reached else None,
+        consensus.summary,
+        tuple((q.text, q.line) for q in d.questions),
+        tuple((x.text, x.line) for x in d.decisions),
+        len(d.pending_mentions),
+    )
+
+
+def _matches(b: Brief, status: str) -> bool:
     if status.strip().lower() == "open":
-        return is_open(d.status, d.template)
-    return d.status.upper() == status.strip().upper()
+        return b.open
+    return b.status.upper() == status.strip().upper()
 
 
 def check_status(status: str, ws: Workspace, seen: set[str]) -> None:
@@ -173,17 +246,16 @@ def check_status(status: str, ws: Workspace, seen: set[str]) -> None:
         )
 
 
-def _row(d: Discussion, path: Path) -> dict[str, Any]:
-    consensus = d.consensus_result
+def _row(b: Brief, path: Path, shown: str) -> dict[str, Any]:
     return {
-        "file": display_path(path),
-        "title": d.title,
-        "phase": d.phase,
-        "status": d.status,
-        "comments": len(d.comments),
-        "consensus": consensus.outcome if consensus.reached else None,
-        "consensus_summary": consensus.summary,
-        "questions": len(d.questions),
+        "file": shown,
+        "title": b.title,
+        "phase": b.phase,
+        "status": b.status,
+        "comments": b.comments,
+        "consensus": b.consensus,
+        "consensus_summary": b.consensus_summary,
+        "questions": len(b.questions),
         "changed": _changed(path),
     }
 

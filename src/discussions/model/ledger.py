@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,6 +42,7 @@ from ..syntax.text import decode
 from . import storage
 from .catalog import check_status
 from .discussion import Discussion, Item
+from .filecache import Batch, Shelf, signature
 from .folder import discussion_candidates, resolved
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ def _decisions_of(
         when = written_stamp(meta.get("at"))
         for m in found.markers:
             if m.kind == "DECISION":
-                items.append(Written(m.kind, m.text, block.author, m.line, when))
+                items.append(Written(m.kind, m.text, block.author, m.line, written=when))
     if "ROOT-CAUSE" in text:  # diagnostic mode: a converged diagnosis is a decision
         items += _diagnosis_items(text, path, workspace)
     items = collapse(items)  # restated decisions are one, as `derive` gives them
@@ -293,8 +293,9 @@ def scan(
 
     ``*.sum.md`` summaries, the chronicle, hidden files and files that are not discussions are
     passed over; unreadable files, and non-discussions with ``DECISION:`` lines, are listed in
-    `Ledger.skipped`. With `cached`, files unchanged since an earlier cached scan in this
-    process (same size, modification time and inode) are not read again.
+    `Ledger.skipped`. Files unchanged since an earlier scan (same size, modification time
+    and inode), in this process or a command before, are not read again (`filecache`);
+    `cached` is kept for callers that asked for that, which every scan now does.
     Raises `DiscussionNotFound` when `folder` is not a folder, `PhaseError` when `status`
     matched nothing and is no known status (`catalog.check_status`)."""
     where = _folder(workspace, folder)
@@ -305,17 +306,14 @@ def scan(
         paths = discussion_candidates(where)
     except OSError as exc:
         raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
-    absolute = where.absolute()
     wanted = status.strip().upper() if status else None
-    for path in paths:
-        if cached:
-            entries, skipped, is_discussion = _CACHE.read(path, absolute / path.name, workspace)
-        else:
-            entries, skipped, is_discussion = _read_file(path, workspace)
-        ledger.files += is_discussion
-        if skipped is not None:
-            ledger.skipped.append(skipped)
-        ledger.entries.extend(e for e in entries if not wanted or e.status.upper() == wanted)
+    with _CACHE.batch(workspace, where) as batch:
+        for path in paths:
+            entries, skipped, is_discussion = _CACHE.read(batch, path, workspace)
+            ledger.files += is_discussion
+            if skipped is not None:
+                ledger.skipped.append(skipped)
+            ledger.entries.extend(e for e in entries if not wanted or e.status.upper() == wanted)
     if status and not ledger.entries:
         check_status(status, workspace, set())  # nothing found: a misspelt status says so
     ledger.entries.sort(key=_sort_key)
@@ -329,39 +327,28 @@ def collect(
     return scan(workspace, folder, status).entries
 
 
-class _FileCache:
-    """Per-process cache of what `_read_file` found in each file, checked against the file's
-    size, modification time and inode (an append changes the size; an editor's save replaces
-    the inode). Entries are frozen, so they are shared safely. Thread-safe."""
+class _FileCache(Shelf[_Read]):
+    """What `_read_file` found in each file, in the shared cache of derived summaries
+    (`filecache`: checked against each file's size, modification time and inode, and the
+    context it was derived in; kept on disk between commands). Entries are frozen, so they
+    are shared safely. Thread-safe."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._files: dict[tuple[Path, Path], tuple[tuple[int, int, int], _Read]] = {}
+        super().__init__("decisions")
 
-    def read(self, path: Path, absolute: Path, workspace: Workspace) -> _Read:
-        """`_read_file(path)`, from the cache when the file is unchanged (`absolute` is its
-        absolute path: a relative `path` means another file once the current folder moves)."""
-        try:
-            st = os.stat(path)
-        except OSError:
-            return [], None, False
-        key = (absolute, path)
-        signature = (st.st_size, st.st_mtime_ns, st.st_ino)
-        with self._lock:
-            hit = self._files.get(key)
-        if hit is not None and hit[0] == signature:
-            entries, skipped, is_discussion = hit[1]
-            return list(entries), skipped, is_discussion
-        result = _read_file(path, workspace)
-        with self._lock:
-            if len(self._files) > 20_000:
-                self._files.clear()
-            self._files[key] = (signature, result)
-        return list(result[0]), result[1], result[2]
-
-    def clear(self) -> None:
-        with self._lock:
-            self._files.clear()
+    def read(self, batch: Batch[_Read], path: Path, workspace: Workspace) -> _Read:
+        """`_read_file(path)`, from the cache when the file is unchanged, naming the file as
+        `path` does (the cache knows it by its absolute path)."""
+        if signature(path) is None:  # gone, or a link to nowhere: nothing to keep
+            return _read_file(path, workspace)
+        entries, skipped, is_discussion = batch.get(path, lambda p: _read_file(p, workspace))
+        if skipped is not None and skipped.file != path:
+            skipped = Skipped(path, skipped.reason)
+        return (
+            [e if e.file == path else replace(e, file=path) for e in entries],
+            skipped,
+            (is_discussion),
+        )
 
 
 _CACHE = _FileCache()

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from ..errors import DiscussionsError
 from ..syntax.parse import is_discussion_text
 from ..syntax.text import decode
 from . import storage
+from .filecache import Batch, Shelf
 from .folder import discussion_candidates, holds
 from .ledger import is_settled
 
@@ -294,17 +294,18 @@ def read_file(path: Path, workspace: Workspace) -> FileMemory | None:
     return fm
 
 
-class _FileCache:
-    """Per-process cache of `read_file`, checked against each file's size, modification time
-    and inode, as the ledger's. Entries are frozen (their dicts are not changed after
-    `read_file`), so they are shared safely. Thread-safe."""
+class _FileCache(Shelf["FileMemory | None"]):
+    """`read_file` of each file, in the shared cache of derived summaries (`filecache`:
+    checked against each file's size, modification time and inode and the context it was
+    derived in; kept on disk between commands), as the ledger's. Entries are frozen (their
+    dicts are not changed after `read_file`), so they are shared safely. Thread-safe."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._files: dict[Path, tuple[tuple[int, int, int], FileMemory | None]] = {}
+        super().__init__("memory")
 
     def read(
         self,
+        batch: Batch[FileMemory | None],
         path: Path,
         workspace: Workspace,
         holding: tuple[str, ...] = (),
@@ -320,24 +321,14 @@ class _FileCache:
             return None
         if skip is not None and (st.st_dev, st.st_ino) == skip:
             return None
-        key = path.absolute()
-        signature = (st.st_size, st.st_mtime_ns, st.st_ino)
-        with self._lock:
-            hit = self._files.get(key)
-        if hit is not None and hit[0] == signature:
-            return hit[1]
-        if holding and not holds(path, holding):
-            return None
-        result = read_file(path, workspace)
-        with self._lock:
-            if len(self._files) > 20_000:
-                self._files.clear()
-            self._files[key] = (signature, result)
-        return result
-
-    def clear(self) -> None:
-        with self._lock:
-            self._files.clear()
+        found, known = batch.peek(path)
+        if not found:
+            if holding and not holds(path, holding):
+                return None
+            known = batch.get(path, lambda p: read_file(p, workspace))
+        if known is not None and known.file != path:
+            known = replace(known, file=path)  # the cache knows it by its absolute path
+        return known
 
 
 _CACHE = _FileCache()
@@ -367,8 +358,10 @@ def read_folder(
     except OSError as exc:
         raise DiscussionsError(f"cannot list {where}: {exc.strerror or exc}") from None
     left_out = _file_id(skip) if skip is not None else None
-    read = _CACHE.read
-    found = [fm for fm in (read(p, workspace, holding, left_out) for p in paths) if fm is not None]
+    cache = _CACHE
+    with cache.batch(workspace, where) as batch:
+        read = [cache.read(batch, p, workspace, holding, left_out) for p in paths]
+    found = [fm for fm in read if fm is not None]
     found.sort(key=lambda fm: (fm.date, fm.file.name), reverse=True)
     return found
 

@@ -72,6 +72,15 @@ def user_dir() -> Path:
     return base / "discussions"
 
 
+def user_cache_dir() -> Path:
+    """The user's cache folder for discussions: ``$XDG_CACHE_HOME/discussions`` (an absolute
+    ``XDG_CACHE_HOME`` only, as the XDG specification says), else ``~/.cache/discussions``.
+    What is kept there can be rebuilt (apply clones, derived summaries); not created here."""
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    return base / "discussions"
+
+
 def bundled_dir(kind: str) -> Path:
     """The folder of bundled ``participants`` or ``templates``."""
     here = Path(__file__).resolve().parent.parent  # the package: src/discussions

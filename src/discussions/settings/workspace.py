@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
@@ -57,6 +58,25 @@ def display_path(path: Path) -> str:
         return str(where.relative_to(Path.cwd().resolve()))
     except (ValueError, OSError, RuntimeError):
         return str(path)
+
+
+def display_in(folder: Path) -> Callable[[Path], str]:
+    """`display_path` for the files of `folder`, the folder and the current folder resolved
+    once: a listing of a thousand files resolved both for each file."""
+    try:
+        where, here = folder.resolve(), Path.cwd().resolve()
+    except (OSError, RuntimeError):
+        return display_path
+
+    def shown(path: Path) -> str:
+        if path.parent != folder or not path.name:
+            return display_path(path)
+        try:
+            return str((where / path.name).relative_to(here))
+        except ValueError:
+            return str(path)
+
+    return shown
 
 
 def shorten(name: str, limit: int = 80) -> str:

@@ -20,6 +20,7 @@ from textual.widgets import (
 )
 
 from ..errors import DiscussionsError
+from ..model.catalog import briefs
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
 from . import data
@@ -66,14 +67,15 @@ class BrowserScreen(Screen[None]):
     def load(self) -> None:
         rows: list[data.Summary] = []
         batch: list[data.Summary] = []
-        for path in data.discussion_files(self.folder, self.ws):
-            s = data.summarise(path, self.ws)
-            if s is not None:
-                rows.append(s)
-                batch.append(s)
-            if len(batch) >= 50:
-                self.app.call_from_thread(self._show, list(rows))
-                batch = []
+        with briefs(self.ws, self.folder) as cache:
+            for path in data.discussion_files(self.folder, self.ws):
+                s = data.summarise(path, self.ws, cache)
+                if s is not None:
+                    rows.append(s)
+                    batch.append(s)
+                if len(batch) >= 50:
+                    self.app.call_from_thread(self._show, list(rows))
+                    batch = []
         self.app.call_from_thread(self._show, rows)
 
     def _show(self, rows: list[data.Summary]) -> None:

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DiscussionsError
+from ..model.catalog import Brief, brief, briefs
 from ..model.discussion import Discussion, Item
+from ..model.filecache import Batch
 from ..model.sections import pick
 from ..settings.workspace import Workspace
 from ..views.applies import applies_lines
@@ -42,23 +44,31 @@ def consensus_text(d: Discussion) -> str:
     return d.consensus_result.summary
 
 
-def summarise(path: Path, ws: Workspace) -> Summary | None:
-    """The browser row for `path`; None when it is not a discussion."""
+def summarise(path: Path, ws: Workspace, cache: Batch[Brief] | None = None) -> Summary | None:
+    """The browser row for `path`; None when it is not a discussion. With `cache` (a
+    `catalog.briefs` of its folder) what was derived before is not derived again."""
     from ..model.storage import is_discussion_file
 
     if not is_discussion_file(path):
         return None
+    if cache is None:
+        with briefs(ws, path.parent) as own:
+            return _summary(path, ws, own)
+    return _summary(path, ws, cache)
+
+
+def _summary(path: Path, ws: Workspace, cache: Batch[Brief]) -> Summary:
     try:
         changed = path.stat().st_mtime
-        d = Discussion.load(path, ws)
+        b = brief(cache, path, ws)
         return Summary(
             path,
-            d.title,
-            d.phase,
-            d.status,
-            consensus_text(d),
-            len(d.questions),
-            len(d.pending_mentions),
+            b.title,
+            b.phase,
+            b.status,
+            b.consensus_summary,
+            len(b.questions),
+            b.mentions,
             changed,
         )
     except (DiscussionsError, OSError) as exc:

@@ -13,8 +13,8 @@ import functools
 import html
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,11 @@ class Site:
         self._warming: threading.Thread | None = None
         self._recent: tuple[tuple[Path, tuple[int, int, int]], Discussion] | None = None
         self._older: dict[Path, threading.Thread] = {}
+        self._warmed: dict[Path, tuple[int, int, int]] = {}
+        """The signature of each file when `warm` last rendered it."""
+        self._pages = threading.Condition()
+        self._serving = 0
+        """Pages being served now: `warm` waits for none before each file."""
         tools.observe(self._observe)
 
     def _observe(self, job: TurnJob, step: str, data: dict[str, Any]) -> None:
@@ -211,14 +216,16 @@ class Site:
             return redirect
         from .controls import new_discussion_html
 
-        rows = await call(self.rows)
-        for row in rows:
-            row["href"] = "/d/" + quote(Path(row["file"]).name)
+        with self.serving():
+            rows = await call(self.rows)
+            for row in rows:
+                row["href"] = "/d/" + quote(Path(row["file"]).name)
+            writable = valid(self.settings, presented(self.settings, request))
+            form = await call(new_discussion_html, self.workspace, writable)
+            head = self.page_head(request, {})
+            shown = page(list_page(rows, head=head, script=SCRIPT, controls=form))
         self.warm_soon()  # the next click is likely one of these (some may be new since)
-        writable = valid(self.settings, presented(self.settings, request))
-        form = await call(new_discussion_html, self.workspace, writable)
-        head = self.page_head(request, {})
-        return page(list_page(rows, head=head, script=SCRIPT, controls=form))
+        return shown
 
     def rows(self) -> list[dict[str, Any]]:
         from ..model.catalog import list_discussions
@@ -233,8 +240,9 @@ class Site:
         redirect = self.with_cookie(request)
         if redirect is not None:
             return redirect
-        d = await call(self.load_shown, request.path_params["name"])
-        shown = page(await call(self.render, request, d))
+        with self.serving():
+            d = await call(self.load_shown, request.path_params["name"])
+            shown = page(await call(self.render, request, d))
         if request.query_params.get("comments") != "all":
             # Once the page is sent: not to slow its sending down.
             shown.background = BackgroundTask(self.render_older_soon, d)
@@ -428,6 +436,19 @@ class Site:
 
     # -- the application -------------------------------------------------------------------
 
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        """A page is being made: the background render (`warm`) waits until none is, so the
+        first visit after the start does not share the processor with it."""
+        with self._pages:
+            self._serving += 1
+        try:
+            yield
+        finally:
+            with self._pages:
+                self._serving -= 1
+                self._pages.notify_all()
+
     def warm_soon(self) -> None:
         """`warm` in the background, unless it is running already."""
         if self._warming is None or not self._warming.is_alive():
@@ -437,13 +458,27 @@ class Site:
     def warm(self) -> None:
         """Render every discussion once, in the background: comments render once and are
         remembered (`htmlview`), so the first visit to a long discussion is as fast as the
-        next."""
+        next. A file rendered already and unchanged since is passed over: the list page asks
+        for this on every visit, and re-deriving a thousand files each time kept the server
+        busy."""
+        from ..model.catalog import Bounds, refusal_of
         from ..views.html import discussion_page
 
-        for path in self.tools.discussion_files():
+        ws = self.workspace
+        with self._pages:  # not even the listing beside the first page after the start
+            self._pages.wait_for(lambda: self._serving == 0)
+        folder = ws.config.output_directory
+        bounds = Bounds.of(ws, folder)
+        for path in sorted(folder.glob("*.md"), key=lambda p: file_signature(p)[0]):
+            with self._pages:  # smallest first, and never beside a page being made
+                self._pages.wait_for(lambda: self._serving == 0)
+            if refusal_of(path, ws, bounds) is not None:  # what `discussion_files` leaves out
+                continue
             try:
-                if path.stat().st_size <= WARM_LIMIT:
+                seen = file_signature(path)
+                if seen[0] <= WARM_LIMIT and self._warmed.get(path) != seen:
                     discussion_page(Discussion.load(path, self.workspace))
+                    self._warmed[path] = seen  # unchanged since: its comments are cached
             except (DiscussionsError, OSError):
                 continue
 
