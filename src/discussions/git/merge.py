@@ -115,9 +115,7 @@ class MergeResult(Record):
 
 class _Tally:
     """What a merge counted and decided on the way: units from each side, shared ones, the
-    conflict left in the text (its reason) and how to settle diverging phase moves (`prefer`,
-    and `before`: the text in front of the new blocks at the end, whose phase and status the
-    sides parted from)."""
+    conflict left in the text (its reason) and how to settle diverging phase moves."""
 
     __slots__ = ("ours", "theirs", "shared", "conflict", "marker_size", "prefer", "before")
 
@@ -128,7 +126,7 @@ class _Tally:
         self.conflict = ""
         self.marker_size = marker_size
         self.prefer = prefer
-        self.before = ""
+        self.before = ""  # the text before the new blocks at the end: where the sides part
 
 
 def _segments(units: list[Unit]) -> tuple[list[list[Unit]], list[Unit]]:
@@ -263,21 +261,15 @@ def _settled(exc: Diverged, tally: _Tally, nl: str) -> list[str]:
 
 
 def _state_at(before: str, merged: list[Unit]) -> dict[str, str | None]:
-    """The phase and status where the sides parted: the header's, moved by each marker of the
-    text before the new blocks and of what merged on its own, to its target whatever source it
-    names, as the derivation does (`derive.rules.rule_engine_markers`). A side's first move
-    may name another source (written by hand, or after a merge), so the move back cannot
-    trust it."""
+    """The phase and status where the sides parted: each marker before them (then of what
+    merged on its own) moves them to its target, whatever source it names, as the derivation
+    does (`derive.rules.rule_engine_markers`); a side's first move may name another source."""
     doc = parse_document(before)
-    state = {
-        "phase-transition": doc.header.get("phase"),
-        "status-change": doc.header.get("status") or "OPEN",
-    }
+    head = doc.header
+    state = {"phase-transition": head.get("phase"), "status-change": head.get("status") or "OPEN"}
     moves = [(m.kind, m.target) for m in doc.engine_markers]
     moves += [(kind, target) for u in merged for kind, _, target in u.markers]
-    for kind, target in moves:
-        if kind in state:
-            state[kind] = target
+    state.update((kind, target) for kind, target in moves if kind in state)
     return state
 
 
