@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from discussions.engine.chair import render_fallback
@@ -589,6 +589,16 @@ def play_free(base: str, steps: list[Step], side: str) -> str:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(free_step, max_size=8), st.lists(free_step, max_size=8))
+@example(  # theirs' last move starts from a phase it was not in: settling must still end in ours'
+    ours_steps=[
+        Step("comment", "Rob"),
+        Step("to", "detailed_review"),
+        Step("advance"),
+        Step("comment", "Rob"),
+        Step("close"),
+    ],
+    theirs_steps=[Step("advance"), Step("advance"), Step("to", "detailed_review")],
+)
 def test_no_block_of_either_side_is_dropped(
     ours_steps: list[Step], theirs_steps: list[Step]
 ) -> None:

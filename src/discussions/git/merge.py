@@ -117,7 +117,7 @@ class _Tally:
     """What a merge counted and decided on the way: units from each side, shared ones, the
     conflict left in the text (its reason) and how to settle diverging phase moves."""
 
-    __slots__ = ("ours", "theirs", "shared", "conflict", "marker_size", "prefer")
+    __slots__ = ("ours", "theirs", "shared", "conflict", "marker_size", "prefer", "before")
 
     def __init__(self, marker_size: int = 7, prefer: str | None = None) -> None:
         self.ours = 0
@@ -126,6 +126,7 @@ class _Tally:
         self.conflict = ""
         self.marker_size = marker_size
         self.prefer = prefer
+        self.before = ""  # the text before the new blocks at the end: where the sides part
 
 
 def _segments(units: list[Unit]) -> tuple[list[list[Unit]], list[Unit]]:
@@ -246,15 +247,30 @@ def _settled(exc: Diverged, tally: _Tally, nl: str) -> list[str]:
     tally.ours += len(exc.ours)
     tally.theirs += len(exc.theirs)
     moves = [m for u in loser for m in u.markers]
+    parted = _state_at(tally.before, exc.merged)
     back: list[str] = []
     for kind, render in (
         ("phase-transition", render_phase_transition),
         ("status-change", render_status_change),
     ):
         mine = [(source, target) for k, source, target in moves if k == kind]
-        if mine and mine[0][0] and mine[-1][1] != mine[0][0]:
-            back.append(render(mine[-1][1], mine[0][0]).replace("\n", nl))
+        home = parted[kind] or (mine[0][0] if mine else None)
+        if mine and home and mine[-1][1] != home:
+            back.append(render(mine[-1][1], home).replace("\n", nl))
     return [u.text for u in (*exc.merged, *loser)] + back + [u.text for u in winner]
+
+
+def _state_at(before: str, merged: list[Unit]) -> dict[str, str | None]:
+    """The phase and status where the sides parted: each marker before them (then of what
+    merged on its own) moves them to its target, whatever source it names, as the derivation
+    does (`derive.rules.rule_engine_markers`); a side's first move may name another source."""
+    doc = parse_document(before)
+    head = doc.header
+    state = {"phase-transition": head.get("phase"), "status-change": head.get("status") or "OPEN"}
+    moves = [(m.kind, m.target) for m in doc.engine_markers]
+    moves += [(kind, target) for u in merged for kind, _, target in u.markers]
+    state.update((kind, target) for kind, target in moves if kind in state)
+    return state
 
 
 def _conflict_region(exc: Diverged, tally: _Tally, nl: str) -> str:
@@ -370,6 +386,7 @@ def merge_texts(
             head = _assemble_middle(base_blocks, middle, side_o, side_t, tally, nl)
         else:
             head = base[:prefix_len]
+        tally.before = head + tail
         text = head + tail + _assemble_end(side_o, side_t, cont, tail, nl, tally)
     except Unsafe as exc:
         return conflict(ours, theirs, str(exc), marker_size=marker_size)
