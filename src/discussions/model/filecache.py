@@ -28,7 +28,6 @@ unpickler that builds only the package's own records and plain values.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 import pickle
@@ -79,6 +78,8 @@ def _racy(sig: Signature, now: int) -> bool:
 
 def _digest(path: Path) -> bytes | None:
     """A digest of the file's bytes (None when it cannot be read)."""
+    import hashlib  # here, not at start-up: `status` of one file never needs it
+
     try:
         with open(path, "rb") as f:
             return hashlib.file_digest(f, "blake2b").digest()
@@ -90,6 +91,8 @@ def _digest(path: Path) -> bytes | None:
 def _code_stamp() -> str:
     """A digest of the package's source files (name, size, modification time): derived
     summaries from another version of the code are not used."""
+    import hashlib
+
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
     for folder, dirs, files in os.walk(root):
@@ -104,6 +107,8 @@ def _code_stamp() -> str:
 def context_of(workspace: Workspace) -> str:
     """A digest of everything a file's derivation depends on besides the file: the code, the
     settings as loaded, and the persona and template files (names and signatures)."""
+    import hashlib
+
     h = hashlib.sha256(_code_stamp().encode())
     config = workspace.config
     h.update(repr((str(config.base_dir), sorted(map(str, config.sources)))).encode())
@@ -157,6 +162,8 @@ class Shelf(Generic[T]):
 
     def file_for(self, folder: str) -> Path:
         """The cache file of `folder` for this shelf."""
+        import hashlib
+
         digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
         return user_cache_dir() / "derived" / f"{self.kind}-{digest}.pickle"
 
