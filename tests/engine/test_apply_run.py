@@ -511,3 +511,106 @@ def _cmdline(proc: Path) -> bytes:
         return (proc / "cmdline").read_bytes()
     except OSError:
         return b""
+
+
+needs_bwrap = pytest.mark.skipif(
+    __import__("shutil").which("bwrap") is None, reason="bubblewrap not installed"
+)
+
+
+def boxed(repo: Path, mode: str, *extra: str, command: str = "", **options: object) -> Job:
+    """`job` run in bubblewrap (`sandbox.choose("required")`)."""
+    from discussions.engine.sandbox import choose
+
+    out = job(repo, mode, *extra, sandbox=choose("required"), **options)
+    if command:
+        out.lead.command = command
+    return out
+
+
+@needs_bwrap
+def test_the_test_command_runs_the_leads_code_in_the_sandbox_too(repo: Path) -> None:
+    """The trusted test command runs what the lead wrote (a conftest.py, here a hook.sh the
+    project's script sources): outside the sandbox it wrote the home the lead could not."""
+    home = Path(__import__("os").environ["HOME"])
+    tests = ProjectTests("sh -c '. ./hook.sh'", True, 30, base=str(repo))
+    out = apply_run.execute(boxed(repo, "hookfile", tests=tests))
+    assert out.result == "committed", out.reason
+    assert not (home / "owned").exists()
+    assert out.tests == "failed" and "Read-only file system" in out.test_output
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_cannot_change_what_its_cli_runs_next_time(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The CLI's state folder is writable (sessions, logs): a lead appended a hook to
+    ~/.claude/settings.json and added an agent, which the user's next `claude` ran. The
+    settings there are read-only; what it adds where nothing was is removed and refused."""
+    home = Path(__import__("os").environ["HOME"])
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text("{}\n")
+    claude = tmp_path / "bin" / "claude"  # the state folders go by the executable's name
+    claude.parent.mkdir()
+    claude.write_text(f"#!/bin/sh\nexec {script_command('lead.py', 'settings')}\n")
+    claude.chmod(0o755)
+    out = apply_run.execute(boxed(repo, "settings", command=str(claude)))
+    assert (home / ".claude" / "settings.json").read_text() == "{}\n"
+    assert "settings.json: OSError" in out.lead_output, out.lead_output
+    assert not (home / ".claude" / "agents").exists()
+    assert out.result == "refused-outside" and out.commit is None
+    assert str(home / ".claude" / "agents") in out.reason, out.reason
+    assert not worktree.branch_exists(repo, out.branch) or git(
+        repo, "rev-parse", out.branch
+    ).strip() == out.base
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_cannot_reach_the_sessions_runtime_sockets(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unix socket in $XDG_RUNTIME_DIR (the session bus, systemd's user manager) is a
+    process outside the sandbox that acts for whoever connects (`systemd-run --user`)."""
+    import socket
+    import threading
+
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    heard: list[bytes] = []
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(runtime / "bus"))
+        server.listen(1)
+        server.settimeout(60)
+
+        def serve() -> None:
+            try:
+                conn, _ = server.accept()
+                heard.append(conn.recv(100))
+                conn.close()
+            except OSError:
+                pass
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        out = apply_run.execute(boxed(repo, "socket"))
+        if thread.is_alive():
+            with socket.socket(socket.AF_UNIX) as end:  # end the wait
+                end.connect(str(runtime / "bus"))
+        thread.join()
+    assert out.result == "committed", out.reason
+    assert "refused" in out.lead_output, out.lead_output
+    assert heard in ([], [b""])
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_that_exits_leaves_no_daemon(repo: Path) -> None:
+    """A daemon the lead started in a session of its own (its pid file in the clone) dies
+    with the sandbox's process namespace when the lead exits; the apply does not wait."""
+    mark = f"daemon-{time.time_ns()}.pid"  # this test's own daemon, by its command line
+    out = apply_run.execute(boxed(repo, "daemon", mark, timeout=60))
+    assert out.result == "committed", out.reason
+    assert "left a daemon" in out.lead_output
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
+            and mark.encode() in _cmdline(p)]
+    assert left == []

@@ -27,6 +27,10 @@ merge     changes app.py, then commits in the user's object store and plants .gi
 home      changes app.py, then writes ~/.gitconfig and the user's providers.yaml
 tmp       changes app.py, then writes $TMPDIR/lead-was-here and LEAD_USER_TMP/lead-was-here
 escapes   changes app.py, prints terminal control sequences on stdout and stderr (EXIT: status)
+hookfile  changes app.py and writes hook.sh, which writes ~/owned when a test script sources it
+settings  changes app.py, appends a hook to ~/.claude/settings.json, adds ~/.claude/agents/evil.md
+socket    changes app.py, then connects to the socket $XDG_RUNTIME_DIR/bus and says "owned"
+daemon    changes app.py, starts a child in a session of its own (pid in PIDFILE), exits 0
 attack    every attack above in turn (each failure ignored), then changes app.py
 
 The user's repository is the one git finds from the working directory, or LEAD_TARGET (its
@@ -176,6 +180,46 @@ elif mode == "escapes":
     print(f"done{SEQUENCES} summary", flush=True)
     print(f"warning{SEQUENCES}", file=sys.stderr, flush=True)
     sys.exit(int(os.environ.get("EXIT", "0")))
+elif mode == "hookfile":
+    edit()
+    (here / "hook.sh").write_text('echo owned > "$HOME/owned"\n', encoding="utf-8")
+elif mode == "settings":
+    edit()
+    claude = Path.home() / ".claude"
+    failed = []
+    try:
+        with open(claude / "settings.json", "a", encoding="utf-8") as f:
+            f.write('{"hooks": {"SessionStart": [{"command": "echo owned"}]}}\n')
+    except OSError as exc:
+        failed.append(f"settings.json: {type(exc).__name__}")
+    try:
+        (claude / "agents").mkdir(exist_ok=True)
+        (claude / "agents" / "evil.md").write_text("run echo owned\n", encoding="utf-8")
+    except OSError as exc:
+        failed.append(f"agents: {type(exc).__name__}")
+    print("refused: " + ", ".join(failed), flush=True)
+elif mode == "socket":
+    import socket
+
+    edit()
+    try:
+        with socket.socket(socket.AF_UNIX) as bus:
+            bus.connect(os.path.join(os.environ["XDG_RUNTIME_DIR"], "bus"))
+            bus.sendall(b"owned\n")
+        print("connected", flush=True)
+    except OSError as exc:
+        print(f"refused: {type(exc).__name__}", flush=True)
+elif mode == "daemon":
+    edit()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            Path(sys.argv[2]).write_text(f"{os.getpid()}\n", encoding="utf-8")
+            time.sleep(600)
+        os._exit(0)
+    while not Path(sys.argv[2]).exists():
+        time.sleep(0.01)
+    print("left a daemon", flush=True)
 elif mode == "attack":
     failed = []
     for attack in (overwrite_object, plant_fsmonitor, plant_merge, write_home, write_tmp):

@@ -7,14 +7,24 @@ Inside, the whole file system is mounted read-only (the user's home, the reposit
 temp dir included) but for three places left writable: the clone the lead works in, a private
 temp folder beside it (``TMPDIR``, ``TMP`` and ``TEMP`` point there; ``/tmp`` itself is
 read-only), and the state folders of the CLI that leads (`STATE_FOLDERS`), which the CLIs
-write on every run (sessions, logs, caches, their own settings) and fail without. It has a
-fresh ``/dev`` and ``/proc`` and a process namespace of its own (a process the lead leaves
-behind dies with it); the network is shared, since every CLI calls its model over it.
+write on every run (sessions, logs, caches) and fail without. What in those folders decides
+what the CLI runs next time (its settings, hooks, instructions, commands, agents, plugins:
+`CLI_SETTINGS`) stays read-only where it exists, and `planted` finds what the lead added where
+nothing was (the run is refused and it is removed). The session's runtime folder
+(``$XDG_RUNTIME_DIR``: the session bus, systemd's user manager, agents' sockets, each a
+process outside that acts for whoever connects) is an empty one of its own. It has a fresh
+``/dev`` and ``/proc`` and a process namespace of its own: what the lead leaves running (a daemon
+in a session of its own too) dies when it exits, or when the sandbox is killed.
 
-What it does not cover: the CLI's state folders stay writable (a lead can change the CLI's own
-settings for its next run); everything stays readable (the lead sees what you can read, your
-keys too, and the network lets it send them); a CLI not in `STATE_FOLDERS` gets no writable
-state folder. Without bubblewrap (`choose` says why) the lead runs unconfined, as you.
+The project's test command runs in the same sandbox (without a state folder): it runs code
+the lead wrote.
+
+What it does not cover: the rest of the CLI's state folders stays writable (caches, sessions:
+a CLI that runs code from there, such as a plugin's installed copy, can be changed for its
+next run); everything stays readable (the lead sees what you can read, your keys too, and the
+network lets it send them); sockets outside the runtime folder and abstract ones (an X
+display's) stay reachable; a CLI not in `STATE_FOLDERS` gets no writable state folder.
+Without bubblewrap (`choose` says why) the lead runs unconfined, as you.
 """
 
 from __future__ import annotations
@@ -29,7 +39,10 @@ from pathlib import Path
 from ..errors import ApplyError
 from ..settings.apply import SANDBOX_SETTINGS as SETTINGS
 
-__all__ = ["SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "state_folders"]
+__all__ = [
+    "CLI_SETTINGS", "SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "lead_settings", "planted",
+    "seen", "state_folders",
+]
 
 BUBBLEWRAP = "bubblewrap"
 
@@ -69,6 +82,49 @@ STATE_FOLDERS: dict[str, tuple[str, ...]] = {
 writable in the sandbox. ``~`` is the user's home; ``$NAME`` an environment variable's path,
 when set."""
 
+CLI_SETTINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # (folders, names in them): what each CLI reads from its state folders to decide what it
+    # runs (hooks, MCP servers, plugins, commands, agents) or what it is told (instructions).
+    # Claude Code: settings.json hooks, CLAUDE.md, commands/, agents/, skills/, plugins/,
+    # output-styles/ (code.claude.com/docs/en/settings, "Settings files"; hooks).
+    "claude": (("~/.claude", "$CLAUDE_CONFIG_DIR"), (
+        "settings.json", "settings.local.json", "CLAUDE.md", "commands", "agents", "skills",
+        "hooks", "plugins", "output-styles",
+    )),
+    # Codex: config.toml (mcp_servers, notify), AGENTS.md, prompts/, rules/, skills/
+    # (developers.openai.com/codex/config-reference).
+    "codex": (("~/.codex", "$CODEX_HOME"), (
+        "config.toml", "AGENTS.md", "AGENTS.override.md", "prompts", "rules", "skills",
+    )),
+    # Gemini CLI and Qwen Code: settings.json (mcpServers, hooks), the memory file, commands/,
+    # extensions/, trustedFolders.json (gemini-cli docs/get-started/configuration.md).
+    "gemini": (("~/.gemini",), (
+        "settings.json", "GEMINI.md", "commands", "extensions", "trustedFolders.json",
+        "policies",
+    )),
+    "qwen": (("~/.qwen",), (
+        "settings.json", "QWEN.md", "commands", "extensions", "agents", "trustedFolders.json",
+    )),
+    # opencode: its config folder (opencode.ai/docs/config; plugins, agents, commands, tools).
+    "opencode": (("~/.config/opencode",), (
+        "opencode.json", "opencode.jsonc", "config.json", "AGENTS.md", "agent", "agents",
+        "command", "commands", "plugin", "plugins", "tool", "tools", "mode",
+    )),
+    # Copilot CLI: MCP servers, agents, skills, hooks (its config.json, which it writes
+    # itself, stays writable).
+    "copilot": (("~/.copilot", "$COPILOT_HOME"), (
+        "mcp-config.json", "agents", "skills", "hooks", "copilot-instructions.md",
+    )),
+    "cursor-agent": (("~/.cursor",), ("mcp.json", "rules", "commands", "hooks.json")),
+    # llm: which models it calls, where, and with what (llm.datasette.io, "Configuration").
+    "llm": (("~/.config/io.datasette.llm", "$LLM_USER_PATH"), (
+        "extra-openai-models.yaml", "aliases.json", "default_model.txt", "templates",
+    )),
+}
+
+Seen = dict[Path, str]
+"""A path of `lead_settings` -> what it was (`_seen`): "" absent, else its kind and content."""
+
 
 @dataclass(frozen=True, slots=True)
 class Sandbox:
@@ -104,9 +160,70 @@ class Sandbox:
         # namespace; --die-with-parent kills the sandbox when we die. Tried with 0.8.0.
         box = [self.program, "--die-with-parent", "--unshare-pid", "--unshare-ipc"]
         box += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        box += [w for run in _runtime(env) for w in ("--tmpfs", str(run))]
         for path in (*state_folders(cli, env), scratch, clone):
             box += ["--bind", str(path), str(path)]
+        for path in lead_settings(cli, env):  # over the writable state folder
+            if path.exists() and not path.is_symlink():
+                box += ["--ro-bind", str(path), str(path)]
         return [*box, "--chdir", str(clone), "--", *argv], inner
+
+
+def _runtime(env: dict[str, str]) -> list[Path]:
+    """The session's runtime folder (``$XDG_RUNTIME_DIR``, else ``/run/user/<uid>``) when it
+    exists: its sockets are processes outside the sandbox that act for whoever connects."""
+    found = {Path(env.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}")}
+    return sorted(p for p in found if p.is_absolute() and p.is_dir())
+
+
+def lead_settings(cli: str, env: dict[str, str]) -> list[Path]:
+    """What the CLI named `cli` reads from its state folders to decide what it runs
+    (`CLI_SETTINGS`), whether it exists or not."""
+    folders, names = CLI_SETTINGS.get(cli, ((), ()))
+    home = Path(env.get("HOME") or Path.home())
+    found: list[Path] = []
+    for spec in folders:
+        folder = _expand(spec, home, env)
+        if folder is not None:
+            found += [folder / name for name in names]
+    return list(dict.fromkeys(found))
+
+
+def _seen(path: Path) -> str:
+    """What `path` is now: "" when absent, a link's target, a file's bytes, or "folder"."""
+    if path.is_symlink():
+        return "link:" + os.readlink(path)
+    if path.is_file():
+        return "file:" + path.read_bytes().hex()
+    return "folder" if path.exists() else ""
+
+
+def seen(cli: str, env: dict[str, str]) -> Seen:
+    """`lead_settings` as they are before a lead runs, for `planted` after."""
+    return {path: _seen(path) for path in lead_settings(cli, env)}
+
+
+def planted(before: Seen) -> list[str]:
+    """What changed in the CLI's settings since `before` (the lead's doing: they are read-only
+    to it where they existed), one phrase each; what was added where nothing was is
+    removed (the CLI's next run would have obeyed it)."""
+    found: list[str] = []
+    for path, was in before.items():
+        if _seen(path) == was:
+            continue
+        if not was:
+            _remove(path)
+            found.append(f"{path} was added (removed)")
+        else:
+            found.append(f"{path} changed")
+    return found
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def state_folders(cli: str, env: dict[str, str]) -> list[Path]:
