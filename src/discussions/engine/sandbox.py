@@ -91,10 +91,11 @@ CLI_SETTINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         "settings.json", "settings.local.json", "CLAUDE.md", "commands", "agents", "skills",
         "hooks", "plugins", "output-styles",
     )),
-    # Codex: config.toml (mcp_servers, notify), AGENTS.md, prompts/, rules/, skills/
-    # (developers.openai.com/codex/config-reference).
+    # Codex: config.toml (mcp_servers, notify), AGENTS.md, prompts/, rules/
+    # (developers.openai.com/codex/config-reference). Not skills/: codex 0.171 writes its own
+    # system skills there on every run.
     "codex": (("~/.codex", "$CODEX_HOME"), (
-        "config.toml", "AGENTS.md", "AGENTS.override.md", "prompts", "rules", "skills",
+        "config.toml", "AGENTS.md", "AGENTS.override.md", "prompts", "rules",
     )),
     # Gemini CLI and Qwen Code: settings.json (mcpServers, hooks), the memory file, commands/,
     # extensions/, trustedFolders.json (gemini-cli docs/get-started/configuration.md).
