@@ -614,3 +614,27 @@ def test_a_sandboxed_lead_that_exits_leaves_no_daemon(repo: Path) -> None:
     left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
             and mark.encode() in _cmdline(p)]
     assert left == []
+
+
+def test_what_the_lead_plants_in_its_clone_makes_the_engines_git_run_or_follow_nothing(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A nested repository with an fsmonitor, hooks and a filter in its config, a .git file
+    pointing at the user's git folder, .gitattributes naming the filter, .gitmodules with an
+    ext:: URL, links into the home and the user's config, and the clone's own config aimed at
+    the user's tree: the engine's add, commit and fetch ran none of it, and committed the
+    links as links and the repositories as gitlinks."""
+    ran = tmp_path / "ran"
+    program = tmp_path / "program.sh"
+    program.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {ran}\n")
+    program.chmod(0o755)
+    planted = job(repo, "gitplant", target=True)
+    planted.lead.env["LEAD_MARKER"] = str(program)
+    out = apply_run.execute(planted)
+    assert out.result == "committed", out.reason
+    tree = git(repo, "ls-tree", "-r", str(out.commit))
+    assert "120000 blob" in tree.split("\thome\n")[0].rsplit("\n", 1)[-1]
+    assert "160000 commit" in tree.split("\tnested\n")[0].rsplit("\n", 1)[-1]
+    assert "160000 commit" in tree.split("\tpointer\n")[0].rsplit("\n", 1)[-1]
+    git(repo, "status")
+    assert not ran.exists()

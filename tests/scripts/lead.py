@@ -31,6 +31,10 @@ hookfile  changes app.py and writes hook.sh, which writes ~/owned when a test sc
 settings  changes app.py, appends a hook to ~/.claude/settings.json, adds ~/.claude/agents/evil.md
 socket    changes app.py, then connects to the socket $XDG_RUNTIME_DIR/bus and says "owned"
 daemon    changes app.py, starts a child in a session of its own (pid in PIDFILE), exits 0
+gitplant  changes app.py and plants what would make the engine's git run LEAD_MARKER or read
+          the user's repository: a nested repository whose config sets core.fsmonitor, hooks and
+          a filter; a .git file pointing at the user's git folder; .gitattributes naming that
+          filter; .gitmodules with an ext:: URL; links to the home and the user's git config
 attack    every attack above in turn (each failure ignored), then changes app.py
 
 The user's repository is the one git finds from the working directory, or LEAD_TARGET (its
@@ -220,6 +224,27 @@ elif mode == "daemon":
     while not Path(sys.argv[2]).exists():
         time.sleep(0.01)
     print("left a daemon", flush=True)
+elif mode == "gitplant":
+    edit()
+    runs = os.environ["LEAD_MARKER"]
+    nested = here / "nested"
+    git("init", "-q", str(nested))
+    (nested / "f.txt").write_text("x\n", encoding="utf-8")
+    git("-C", str(nested), "add", "f.txt")
+    git("-C", str(nested), "commit", "-q", "-m", "nested")
+    with open(nested / ".git" / "config", "a", encoding="utf-8") as f:
+        f.write(f"[core]\n\tfsmonitor = {runs}\n\thooksPath = {Path(runs).parent}\n"
+                f'[filter "evil"]\n\tclean = {runs}\n\tprocess = {runs}\n')
+    (here / "pointer").mkdir()
+    (here / "pointer" / ".git").write_text(f"gitdir: {common()}\n", encoding="utf-8")
+    (here / ".gitattributes").write_text("* filter=evil diff=evil\n", encoding="utf-8")
+    (here / ".gitmodules").write_text(
+        f'[submodule "nested"]\n\tpath = nested\n\turl = ext::{runs}\n', encoding="utf-8"
+    )
+    (here / "home").symlink_to(Path.home())
+    (here / "userconfig").symlink_to(common() / "config")
+    with open(own_gitdir() / "config", "a", encoding="utf-8") as f:
+        f.write(f"[core]\n\tfsmonitor = {runs}\n\tworktree = {common().parent}\n")
 elif mode == "attack":
     failed = []
     for attack in (overwrite_object, plant_fsmonitor, plant_merge, write_home, write_tmp):
