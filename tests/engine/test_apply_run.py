@@ -550,6 +550,9 @@ def test_a_sandboxed_lead_cannot_change_what_its_cli_runs_next_time(
     home = Path(__import__("os").environ["HOME"])
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text("{}\n")
+    (tmp_path / "dotfiles").mkdir()
+    (tmp_path / "dotfiles" / "CLAUDE.md").write_text("mine\n")
+    (home / ".claude" / "CLAUDE.md").symlink_to(tmp_path / "dotfiles" / "CLAUDE.md")
     claude = tmp_path / "bin" / "claude"  # the state folders go by the executable's name
     claude.parent.mkdir()
     claude.write_text(f"#!/bin/sh\nexec {script_command('lead.py', 'settings')}\n")
@@ -560,6 +563,8 @@ def test_a_sandboxed_lead_cannot_change_what_its_cli_runs_next_time(
     assert not (home / ".claude" / "agents").exists()
     assert out.result == "refused-outside" and out.commit is None
     assert str(home / ".claude" / "agents") in out.reason, out.reason
+    assert f"{home / '.claude' / 'CLAUDE.md'} was changed (put back)" in out.reason
+    assert (home / ".claude" / "CLAUDE.md").read_text() == "mine\n"
     assert not worktree.branch_exists(repo, out.branch) or git(
         repo, "rev-parse", out.branch
     ).strip() == out.base

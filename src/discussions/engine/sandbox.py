@@ -10,7 +10,7 @@ read-only), and the state folders of the CLI that leads (`STATE_FOLDERS`), which
 write on every run (sessions, logs, caches) and fail without. What in those folders decides
 what the CLI runs next time (its settings, hooks, instructions, commands, agents, plugins:
 `CLI_SETTINGS`) stays read-only where it exists, and `planted` finds what the lead added where
-nothing was (the run is refused and it is removed). The session's runtime folder
+nothing was, or a link of them it replaced (the run is refused and each is put back). The session's runtime folder
 (``$XDG_RUNTIME_DIR``: the session bus, systemd's user manager, agents' sockets, each a
 process outside that acts for whoever connects) is an empty one of its own. It has a fresh
 ``/dev`` and ``/proc`` and a process namespace of its own: what the lead leaves running (a daemon
@@ -205,18 +205,23 @@ def seen(cli: str, env: dict[str, str]) -> Seen:
 
 
 def planted(before: Seen) -> list[str]:
-    """What changed in the CLI's settings since `before` (the lead's doing: they are read-only
-    to it where they existed), one phrase each; what was added where nothing was is
-    removed (the CLI's next run would have obeyed it)."""
+    """What changed in the CLI's settings since `before` (the lead's doing: in the sandbox they
+    are read-only to it where they existed, but for a link, which it can replace), one phrase
+    each. What the CLI's next run would obey is put back as it was: what was added where
+    nothing was is removed, a link or a file is written again (a folder's content cannot be)."""
     found: list[str] = []
     for path, was in before.items():
         if _seen(path) == was:
             continue
-        if not was:
-            _remove(path)
-            found.append(f"{path} was added (removed)")
-        else:
+        if was == "folder":
             found.append(f"{path} changed")
+            continue
+        _remove(path)
+        if was.startswith("link:"):
+            os.symlink(was.removeprefix("link:"), path)
+        elif was.startswith("file:"):
+            path.write_bytes(bytes.fromhex(was.removeprefix("file:")))
+        found.append(f"{path} was {'changed (put back)' if was else 'added (removed)'}")
     return found
 
 
