@@ -10,9 +10,10 @@ read-only), and the state folders of the CLI that leads (`STATE_FOLDERS`), which
 write on every run (sessions, logs, caches) and fail without. What in those folders decides
 what the CLI runs next time (its settings, hooks, instructions, commands, agents, plugins:
 `CLI_SETTINGS`) stays read-only where it exists, and `planted` finds what the lead added where
-nothing was, or a link of them it replaced (the run is refused and each is put back). The session's runtime folder
-(``$XDG_RUNTIME_DIR``: the session bus, systemd's user manager, agents' sockets, each a
-process outside that acts for whoever connects) is an empty one of its own. It has a fresh
+nothing was, or a link of them it replaced (the run is refused and each is put back). The
+session's runtime folder (``$XDG_RUNTIME_DIR``: the session bus, systemd's user manager,
+agents' sockets, each a process outside that acts for whoever connects) is an empty one of
+its own. It has a fresh
 ``/dev`` and ``/proc`` and a process namespace of its own: what the lead leaves running (a daemon
 in a session of its own too) dies when it exits, or when the sandbox is killed.
 
