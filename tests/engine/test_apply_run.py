@@ -643,3 +643,27 @@ def test_what_the_lead_plants_in_its_clone_makes_the_engines_git_run_or_follow_n
     assert "160000 commit" in tree.split("\tpointer\n")[0].rsplit("\n", 1)[-1]
     git(repo, "status")
     assert not ran.exists()
+
+
+@pytest.mark.parametrize("box", ["off", "required"])
+def test_the_lead_and_the_tests_are_told_they_are_in_the_clone(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, box: str
+) -> None:
+    """``PWD`` and ``OLDPWD`` were inherited from the person's shell: the user's repository.
+    A tool that trusts ``PWD`` over the real folder (``os.environ["PWD"]``, ``cd "$OLDPWD"``)
+    acted on the user's tree."""
+    from discussions.engine.sandbox import choose
+
+    if box == "required" and __import__("shutil").which("bwrap") is None:
+        pytest.skip("bubblewrap not installed")
+    monkeypatch.setenv("PWD", str(repo))
+    monkeypatch.setenv("OLDPWD", str(repo))
+    where = "import os; print(os.environ.get('PWD'), os.environ.get('OLDPWD'))"
+    tests = ProjectTests(f'{sys.executable} -c "{where}"', True, 30)
+    run = job(repo, "edit", tests=tests, sandbox=choose(box))
+    run.lead = LeadCommand("fake-write", f'{sys.executable} -c "{where}; open(\'x\', \'w\')"')
+    out = apply_run.execute(run)
+    clone = str(worktree.place(repo, run.branch))
+    assert out.result == "committed", out.reason
+    assert out.lead_output.strip() == f"{clone} None"
+    assert f"{clone} None" in out.test_output

@@ -267,7 +267,8 @@ def _lead(
     """Run the lead in `wt`; set `out.reason` (and the result) when it did not finish well.
     What it left running is killed (`sweep`) before anything looks at the trees."""
     began = time.monotonic()
-    argv, env = job.sandbox.wrap(argv, env, wt.path, wt.scratch, _cli_name(job.lead))
+    argv, env = job.sandbox.wrap(argv, _here(env, wt.path), wt.path, wt.scratch,
+                                 _cli_name(job.lead))
     try:
         done = run_contained(
             job.lead.provider, argv, cwd=wt.path, env=env, timeout=job.timeout,
@@ -290,6 +291,15 @@ def _lead(
         out.reason = f"the lead exited with status {done.returncode}" + (
             f": {said[-1].strip()}" if said else ""
         )
+
+
+def _here(env: dict[str, str], folder: Path) -> dict[str, str]:
+    """`env` telling a command it runs in `folder`: ``PWD`` says so (ours names where the
+    person ran us, their repository, and shells trust it: a lead's ``cd "$OLDPWD"`` or
+    ``rm -rf "$PWD/build"`` reached the user's tree), and no ``OLDPWD``."""
+    out = {k: v for k, v in env.items() if k != "OLDPWD"}
+    out["PWD"] = str(folder)
+    return out
 
 
 def _cli_name(lead: LeadCommand) -> str:
@@ -411,7 +421,7 @@ def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | 
     if exe is None:
         out.tests, out.test_output = "failed", f"`{words[0] if words else ''}` is not installed"
         return
-    argv, env = box.wrap([exe, *words[1:]], _clean_env(), wt.path, wt.scratch, "")
+    argv, env = box.wrap([exe, *words[1:]], _here(_clean_env(), wt.path), wt.path, wt.scratch, "")
     with escapes.one_sweep():
         done = run_contained(
             "test", argv, cwd=wt.path, env=env, timeout=tests.timeout,
