@@ -667,3 +667,18 @@ def test_the_lead_and_the_tests_are_told_they_are_in_the_clone(
     assert out.result == "committed", out.reason
     assert out.lead_output.strip() == f"{clone} None"
     assert f"{clone} None" in out.test_output
+
+
+@needs_bwrap
+def test_a_folder_or_link_left_beside_the_clones_place_is_refused(repo: Path) -> None:
+    """A ``.tmp`` link to the home left where the clone's temp folder goes (by an earlier lead
+    run without a sandbox) was reused, and bound writable: the home was the lead's temp dir."""
+    home = Path(__import__("os").environ["HOME"])
+    branch = "discussions/apply/retry-1"
+    clone = worktree.place(repo, branch)
+    clone.parent.mkdir(parents=True)
+    clone.with_name(clone.name + ".tmp").symlink_to(home)
+    with pytest.raises(ApplyError, match="remove it"):
+        apply_run.execute(boxed(repo, "tmp"))
+    assert not (home / "lead-was-here").exists()
+    assert not worktree.branch_exists(repo, branch)

@@ -88,9 +88,10 @@ CLI_SETTINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # runs (hooks, MCP servers, plugins, commands, agents) or what it is told (instructions).
     # Claude Code: settings.json hooks, CLAUDE.md, commands/, agents/, skills/, plugins/,
     # output-styles/ (code.claude.com/docs/en/settings, "Settings files"; hooks).
+    # With CLAUDE_CONFIG_DIR set, its .claude.json (MCP servers) is there too.
     "claude": (("~/.claude", "$CLAUDE_CONFIG_DIR"), (
         "settings.json", "settings.local.json", "CLAUDE.md", "commands", "agents", "skills",
-        "hooks", "plugins", "output-styles",
+        "hooks", "plugins", "output-styles", ".claude.json",
     )),
     # Codex: config.toml (mcp_servers, notify), AGENTS.md, prompts/, rules/
     # (developers.openai.com/codex/config-reference). Not skills/: codex 0.171 writes its own
