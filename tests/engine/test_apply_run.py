@@ -682,3 +682,18 @@ def test_a_folder_or_link_left_beside_the_clones_place_is_refused(repo: Path) ->
         apply_run.execute(boxed(repo, "tmp"))
     assert not (home / "lead-was-here").exists()
     assert not worktree.branch_exists(repo, branch)
+
+
+def test_a_clone_the_lead_removed_or_replaced_by_a_link_commits_nothing(repo: Path) -> None:
+    """Without a sandbox the lead can replace its clone by a link to the user's tree: the
+    engine's add then committed the user's untracked files (scratch.txt) onto the branch."""
+    code = (
+        "import os, shutil; here = os.getcwd(); os.chdir('/'); shutil.rmtree(here); "
+        f"os.symlink({str(repo)!r}, here)"
+    )
+    run = job(repo, "edit")
+    run.lead = LeadCommand("fake-write", f'{sys.executable} -c "{code}"')
+    out = apply_run.execute(run)
+    assert out.result == "failed" and out.commit is None
+    assert "was removed or replaced" in out.reason, out.reason
+    assert git(repo, "rev-parse", run.branch).strip() == out.base

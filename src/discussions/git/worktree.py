@@ -336,6 +336,8 @@ def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "
     (the branch back at ``wt.base``). `ApplyError` when `tampering` finds the engine's folder
     changed, or the branch moved: nothing reaches the user's repository then."""
     changed = tampering(wt)
+    if wt.path.is_symlink() or not wt.path.is_dir():  # the add would read where it points
+        changed.append(f"the clone {wt.path} was removed or replaced (by a link, or a file)")
     old = _branch_tip(wt)
     if changed or old is None:
         raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")
