@@ -697,3 +697,23 @@ def test_a_clone_the_lead_removed_or_replaced_by_a_link_commits_nothing(repo: Pa
     assert out.result == "failed" and out.commit is None
     assert "was removed or replaced" in out.reason, out.reason
     assert git(repo, "rev-parse", run.branch).strip() == out.base
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_cannot_change_the_program_its_cli_unpacked_in_its_state_folder(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Copilot CLI runs the copy of itself it unpacked in ~/.cache/copilot/pkg, a folder the
+    sandbox keeps writable: a lead that rewrote it ran as the person on their next `copilot`."""
+    home = Path(__import__("os").environ["HOME"])
+    code = home / ".cache" / "copilot" / "pkg" / "linux-x64" / "1.0.102" / "index.js"
+    code.parent.mkdir(parents=True)
+    code.write_text("run()\n")
+    copilot = tmp_path / "bin" / "copilot"  # the state folders go by the executable's name
+    copilot.parent.mkdir()
+    rewrite = f"open({str(code)!r}, 'a').write('owned()')"
+    copilot.write_text(f"#!/bin/sh\nexec {sys.executable} -c \"{rewrite}\"\n")
+    copilot.chmod(0o755)
+    out = apply_run.execute(boxed(repo, "edit", command=str(copilot)))
+    assert code.read_text() == "run()\n"
+    assert out.result == "failed" and "Read-only file system" in out.reason, out.reason

@@ -20,8 +20,11 @@ in a session of its own too) dies when it exits, or when the sandbox is killed.
 The project's test command runs in the same sandbox (without a state folder): it runs code
 the lead wrote.
 
-What it does not cover: the rest of the CLI's state folders stays writable (caches, sessions:
-a CLI that runs code from there, such as a plugin's installed copy, can be changed for its
+Where a CLI keeps its own program there (`CLI_CODE`: copilot's unpacked package, opencode's
+tools and packages), each entry that exists is read-only too.
+
+What it does not cover: the rest of the CLI's state folders stays writable (caches, sessions;
+what a CLI fetches or unpacks there during the run, and then runs, can be changed for its
 next run); everything stays readable (the lead sees what you can read, your keys too, and the
 network lets it send them); sockets outside the runtime folder and abstract ones (an X
 display's) stay reachable; a CLI not in `STATE_FOLDERS` gets no writable state folder.
@@ -41,8 +44,8 @@ from ..errors import ApplyError
 from ..settings.apply import SANDBOX_SETTINGS as SETTINGS
 
 __all__ = [
-    "CLI_SETTINGS", "SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "lead_settings", "planted",
-    "seen", "state_folders",
+    "CLI_CODE", "CLI_SETTINGS", "SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "cli_code",
+    "lead_settings", "planted", "seen", "state_folders",
 ]
 
 BUBBLEWRAP = "bubblewrap"
@@ -125,6 +128,20 @@ CLI_SETTINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     )),
 }
 
+CLI_CODE: dict[str, tuple[str, ...]] = {
+    # What a CLI keeps of its own program in its writable state folders, run by every later
+    # call, the person's own outside the sandbox too: each entry there is read-only (a new
+    # one, a version unpacked or a tool fetched during the run, can still be written).
+    # Copilot CLI 1.0.102 unpacks itself into ~/.cache/copilot/pkg/<platform>/<version>.
+    "copilot": ("~/.cache/copilot/pkg/*/*",),
+    # opencode: the tools it downloads (ripgrep) and the packages it installs (providers,
+    # plugins) under ~/.cache/opencode (seen: bin/), ~/.local/share/opencode/bin.
+    "opencode": (
+        "~/.cache/opencode/bin/*", "~/.cache/opencode/node_modules/*",
+        "~/.local/share/opencode/bin/*",
+    ),
+}
+
 Seen = dict[Path, str]
 """A path of `lead_settings` -> what it was (`_seen`): "" absent, else its kind and content."""
 
@@ -166,7 +183,7 @@ class Sandbox:
         box += [w for run in _runtime(env) for w in ("--tmpfs", str(run))]
         for path in (*state_folders(cli, env), scratch, clone):
             box += ["--bind", str(path), str(path)]
-        for path in lead_settings(cli, env):  # over the writable state folder
+        for path in [*lead_settings(cli, env), *cli_code(cli, env)]:  # over the state folder
             if path.exists() and not path.is_symlink():
                 box += ["--ro-bind", str(path), str(path)]
         return [*box, "--chdir", str(clone), "--", *argv], inner
@@ -190,6 +207,14 @@ def lead_settings(cli: str, env: dict[str, str]) -> list[Path]:
         if folder is not None:
             found += [folder / name for name in names]
     return list(dict.fromkeys(found))
+
+
+def cli_code(cli: str, env: dict[str, str]) -> list[Path]:
+    """The entries of `CLI_CODE` for the CLI named `cli` that exist."""
+    home = Path(env.get("HOME") or Path.home())
+    return [
+        path for spec in CLI_CODE.get(cli, ()) for path in sorted(home.glob(spec[2:]))
+    ]
 
 
 def _seen(path: Path) -> str:
