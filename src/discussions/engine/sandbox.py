@@ -132,6 +132,9 @@ CLI_CODE: dict[str, tuple[str, ...]] = {
     # What a CLI keeps of its own program in its writable state folders, run by every later
     # call, the person's own outside the sandbox too: each entry there is read-only (a new
     # one, a version unpacked or a tool fetched during the run, can still be written).
+    # Claude Code's local installation (`claude migrate-installer`): ~/.claude/local, which
+    # the person's `claude` alias runs.
+    "claude": ("~/.claude/local/*",),
     # Copilot CLI 1.0.102 unpacks itself into ~/.cache/copilot/pkg/<platform>/<version>.
     "copilot": ("~/.cache/copilot/pkg/*/*",),
     # opencode: the tools it downloads (ripgrep) and the packages it installs (providers,
