@@ -511,3 +511,209 @@ def _cmdline(proc: Path) -> bytes:
         return (proc / "cmdline").read_bytes()
     except OSError:
         return b""
+
+
+needs_bwrap = pytest.mark.skipif(
+    __import__("shutil").which("bwrap") is None, reason="bubblewrap not installed"
+)
+
+
+def boxed(repo: Path, mode: str, *extra: str, command: str = "", **options: object) -> Job:
+    """`job` run in bubblewrap (`sandbox.choose("required")`)."""
+    from discussions.engine.sandbox import choose
+
+    out = job(repo, mode, *extra, sandbox=choose("required"), **options)
+    if command:
+        out.lead.command = command
+    return out
+
+
+@needs_bwrap
+def test_the_test_command_runs_the_leads_code_in_the_sandbox_too(repo: Path) -> None:
+    """The trusted test command runs what the lead wrote (a conftest.py, here a hook.sh the
+    project's script sources): outside the sandbox it wrote the home the lead could not."""
+    home = Path(__import__("os").environ["HOME"])
+    tests = ProjectTests("sh -c '. ./hook.sh'", True, 30, base=str(repo))
+    out = apply_run.execute(boxed(repo, "hookfile", tests=tests))
+    assert out.result == "committed", out.reason
+    assert not (home / "owned").exists()
+    assert out.tests == "failed" and "Read-only file system" in out.test_output
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_cannot_change_what_its_cli_runs_next_time(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The CLI's state folder is writable (sessions, logs): a lead appended a hook to
+    ~/.claude/settings.json and added an agent, which the user's next `claude` ran. The
+    settings there are read-only; what it adds where nothing was is removed and refused."""
+    home = Path(__import__("os").environ["HOME"])
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text("{}\n")
+    (tmp_path / "dotfiles").mkdir()
+    (tmp_path / "dotfiles" / "CLAUDE.md").write_text("mine\n")
+    (home / ".claude" / "CLAUDE.md").symlink_to(tmp_path / "dotfiles" / "CLAUDE.md")
+    claude = tmp_path / "bin" / "claude"  # the state folders go by the executable's name
+    claude.parent.mkdir()
+    claude.write_text(f"#!/bin/sh\nexec {script_command('lead.py', 'settings')}\n")
+    claude.chmod(0o755)
+    out = apply_run.execute(boxed(repo, "settings", command=str(claude)))
+    assert (home / ".claude" / "settings.json").read_text() == "{}\n"
+    assert "settings.json: OSError" in out.lead_output, out.lead_output
+    assert not (home / ".claude" / "agents").exists()
+    assert out.result == "refused-outside" and out.commit is None
+    assert str(home / ".claude" / "agents") in out.reason, out.reason
+    assert f"{home / '.claude' / 'CLAUDE.md'} was changed (put back)" in out.reason
+    assert (home / ".claude" / "CLAUDE.md").read_text() == "mine\n"
+    assert not worktree.branch_exists(repo, out.branch) or git(
+        repo, "rev-parse", out.branch
+    ).strip() == out.base
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_cannot_reach_the_sessions_runtime_sockets(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unix socket in $XDG_RUNTIME_DIR (the session bus, systemd's user manager) is a
+    process outside the sandbox that acts for whoever connects (`systemd-run --user`)."""
+    import socket
+    import threading
+
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    heard: list[bytes] = []
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(runtime / "bus"))
+        server.listen(1)
+        server.settimeout(60)
+
+        def serve() -> None:
+            try:
+                conn, _ = server.accept()
+                heard.append(conn.recv(100))
+                conn.close()
+            except OSError:
+                pass
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        out = apply_run.execute(boxed(repo, "socket"))
+        if thread.is_alive():
+            with socket.socket(socket.AF_UNIX) as end:  # end the wait
+                end.connect(str(runtime / "bus"))
+        thread.join()
+    assert out.result == "committed", out.reason
+    assert "refused" in out.lead_output, out.lead_output
+    assert heard in ([], [b""])
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_that_exits_leaves_no_daemon(repo: Path) -> None:
+    """A daemon the lead started in a session of its own (its pid file in the clone) dies
+    with the sandbox's process namespace when the lead exits; the apply does not wait."""
+    mark = f"daemon-{time.time_ns()}.pid"  # this test's own daemon, by its command line
+    out = apply_run.execute(boxed(repo, "daemon", mark, timeout=60))
+    assert out.result == "committed", out.reason
+    assert "left a daemon" in out.lead_output
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
+            and mark.encode() in _cmdline(p)]
+    assert left == []
+
+
+def test_what_the_lead_plants_in_its_clone_makes_the_engines_git_run_or_follow_nothing(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A nested repository with an fsmonitor, hooks and a filter in its config, a .git file
+    pointing at the user's git folder, .gitattributes naming the filter, .gitmodules with an
+    ext:: URL, links into the home and the user's config, and the clone's own config aimed at
+    the user's tree: the engine's add, commit and fetch ran none of it, and committed the
+    links as links and the repositories as gitlinks."""
+    ran = tmp_path / "ran"
+    program = tmp_path / "program.sh"
+    program.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {ran}\n")
+    program.chmod(0o755)
+    planted = job(repo, "gitplant", target=True)
+    planted.lead.env["LEAD_MARKER"] = str(program)
+    out = apply_run.execute(planted)
+    assert out.result == "committed", out.reason
+    tree = git(repo, "ls-tree", "-r", str(out.commit))
+    assert "120000 blob" in tree.split("\thome\n")[0].rsplit("\n", 1)[-1]
+    assert "160000 commit" in tree.split("\tnested\n")[0].rsplit("\n", 1)[-1]
+    assert "160000 commit" in tree.split("\tpointer\n")[0].rsplit("\n", 1)[-1]
+    git(repo, "status")
+    assert not ran.exists()
+
+
+@pytest.mark.parametrize("box", ["off", "required"])
+def test_the_lead_and_the_tests_are_told_they_are_in_the_clone(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, box: str
+) -> None:
+    """``PWD`` and ``OLDPWD`` were inherited from the person's shell: the user's repository.
+    A tool that trusts ``PWD`` over the real folder (``os.environ["PWD"]``, ``cd "$OLDPWD"``)
+    acted on the user's tree."""
+    from discussions.engine.sandbox import choose
+
+    if box == "required" and __import__("shutil").which("bwrap") is None:
+        pytest.skip("bubblewrap not installed")
+    monkeypatch.setenv("PWD", str(repo))
+    monkeypatch.setenv("OLDPWD", str(repo))
+    where = "import os; print(os.environ.get('PWD'), os.environ.get('OLDPWD'))"
+    tests = ProjectTests(f'{sys.executable} -c "{where}"', True, 30)
+    run = job(repo, "edit", tests=tests, sandbox=choose(box))
+    run.lead = LeadCommand("fake-write", f'{sys.executable} -c "{where}; open(\'x\', \'w\')"')
+    out = apply_run.execute(run)
+    clone = str(worktree.place(repo, run.branch))
+    assert out.result == "committed", out.reason
+    assert out.lead_output.strip() == f"{clone} None"
+    assert f"{clone} None" in out.test_output
+
+
+@needs_bwrap
+def test_a_folder_or_link_left_beside_the_clones_place_is_refused(repo: Path) -> None:
+    """A ``.tmp`` link to the home left where the clone's temp folder goes (by an earlier lead
+    run without a sandbox) was reused, and bound writable: the home was the lead's temp dir."""
+    home = Path(__import__("os").environ["HOME"])
+    branch = "discussions/apply/retry-1"
+    clone = worktree.place(repo, branch)
+    clone.parent.mkdir(parents=True)
+    clone.with_name(clone.name + ".tmp").symlink_to(home)
+    with pytest.raises(ApplyError, match="remove it"):
+        apply_run.execute(boxed(repo, "tmp"))
+    assert not (home / "lead-was-here").exists()
+    assert not worktree.branch_exists(repo, branch)
+
+
+def test_a_clone_the_lead_removed_or_replaced_by_a_link_commits_nothing(repo: Path) -> None:
+    """Without a sandbox the lead can replace its clone by a link to the user's tree: the
+    engine's add then committed the user's untracked files (scratch.txt) onto the branch."""
+    code = (
+        "import os, shutil; here = os.getcwd(); os.chdir('/'); shutil.rmtree(here); "
+        f"os.symlink({str(repo)!r}, here)"
+    )
+    run = job(repo, "edit")
+    run.lead = LeadCommand("fake-write", f'{sys.executable} -c "{code}"')
+    out = apply_run.execute(run)
+    assert out.result == "failed" and out.commit is None
+    assert "was removed or replaced" in out.reason, out.reason
+    assert git(repo, "rev-parse", run.branch).strip() == out.base
+
+
+@needs_bwrap
+def test_a_sandboxed_lead_cannot_change_the_program_its_cli_unpacked_in_its_state_folder(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Copilot CLI runs the copy of itself it unpacked in ~/.cache/copilot/pkg, a folder the
+    sandbox keeps writable: a lead that rewrote it ran as the person on their next `copilot`."""
+    home = Path(__import__("os").environ["HOME"])
+    code = home / ".cache" / "copilot" / "pkg" / "linux-x64" / "1.0.102" / "index.js"
+    code.parent.mkdir(parents=True)
+    code.write_text("run()\n")
+    copilot = tmp_path / "bin" / "copilot"  # the state folders go by the executable's name
+    copilot.parent.mkdir()
+    rewrite = f"open({str(code)!r}, 'a').write('owned()')"
+    copilot.write_text(f"#!/bin/sh\nexec {sys.executable} -c \"{rewrite}\"\n")
+    copilot.chmod(0o755)
+    out = apply_run.execute(boxed(repo, "edit", command=str(copilot)))
+    assert code.read_text() == "run()\n"
+    assert out.result == "failed" and "Read-only file system" in out.reason, out.reason

@@ -149,7 +149,8 @@ class Plan:
         if self.sandbox.kind:
             return (
                 f"{self.sandbox.describe()} (all but its clone, a private temp folder and its "
-                "CLI's own state folders read-only, your home included; network shared)"
+                "CLI's own state folders read-only, your home and the CLI's settings included; "
+                "the tests run in it too; network shared)"
             )
         return (
             f"{self.sandbox.describe()} (the lead runs as you, and can write wherever you can; "

@@ -47,6 +47,7 @@ from ..providers.registry import evidence_trusted
 from ..settings.apply import DEFAULT_TIMEOUT  # seconds a lead may take (apply.timeout)
 from ..settings.evidence import EvidenceSettings
 from ..syntax.controls import ControlFilter, strip_controls
+from . import sandbox
 from .sandbox import Sandbox
 
 KEPT_LINES = 40
@@ -184,7 +185,7 @@ def execute(job: Job) -> RunResult:
         out = RunResult("failed", wt.branch, wt.base, sandbox=job.sandbox.recorded)
         try:
             guard = _Watch(job.root, wt, watch.snapshot(job.root, wt), watch.clock(wt),
-                           watch.object_files(job.root))
+                           watch.object_files(job.root), sandbox.seen(_cli_name(job.lead), env))
             _lead(job, wt, argv, stdin, env, out, sweep)
             if not out.reason:
                 _settle(job, wt, guard, out)
@@ -266,7 +267,8 @@ def _lead(
     """Run the lead in `wt`; set `out.reason` (and the result) when it did not finish well.
     What it left running is killed (`sweep`) before anything looks at the trees."""
     began = time.monotonic()
-    argv, env = job.sandbox.wrap(argv, env, wt.path, wt.scratch, _cli_name(job.lead))
+    argv, env = job.sandbox.wrap(argv, _here(env, wt.path), wt.path, wt.scratch,
+                                 _cli_name(job.lead))
     try:
         done = run_contained(
             job.lead.provider, argv, cwd=wt.path, env=env, timeout=job.timeout,
@@ -289,6 +291,15 @@ def _lead(
         out.reason = f"the lead exited with status {done.returncode}" + (
             f": {said[-1].strip()}" if said else ""
         )
+
+
+def _here(env: dict[str, str], folder: Path) -> dict[str, str]:
+    """`env` telling a command it runs in `folder`: ``PWD`` says so (ours names where the
+    person ran us, their repository, and shells trust it: a lead's ``cd "$OLDPWD"`` or
+    ``rm -rf "$PWD/build"`` reached the user's tree), and no ``OLDPWD``."""
+    out = {k: v for k, v in env.items() if k != "OLDPWD"}
+    out["PWD"] = str(folder)
+    return out
 
 
 def _cli_name(lead: LeadCommand) -> str:
@@ -325,6 +336,8 @@ class _Watch:
     change time (ignored files, which ``git status`` does not show, included)."""
     objects: watch.ObjectFiles
     """The files of the object stores then (`watch.object_files`)."""
+    settings: sandbox.Seen
+    """The settings of the lead's CLI then (`sandbox.seen`): what its next run obeys."""
 
     def changes(self, *, walk: bool = True, objects: bool = True) -> list[str]:
         """What changed in the user's tree, index, references and git folder since; with
@@ -357,6 +370,7 @@ def _settle(job: Job, wt: Worktree, guard: _Watch, out: RunResult) -> None:
     folder beside it), else commit, check again, and test."""
     outside = guard.changes()
     tampered = worktree.tampering(wt)
+    tampered += [f"the CLI's settings: {p}" for p in sandbox.planted(guard.settings)]
     if outside or tampered:
         _refuse(out, outside, tampered)
         return
@@ -372,7 +386,7 @@ def _settle(job: Job, wt: Worktree, guard: _Watch, out: RunResult) -> None:
     out.result = "committed"
     out.files = worktree.numstat(wt, wt.base, out.commit)
     if job.tests is not None:
-        _test(job.tests, wt, job.on_output, out)
+        _test(job.tests, wt, job.on_output, out, job.sandbox)
         moved = guard.changes(objects=False)
         if moved:
             out.tests = "failed"
@@ -384,7 +398,7 @@ def _refuse(out: RunResult, outside: list[str], tampered: list[str]) -> None:
     out.result = "refused-outside"
     said = []
     if tampered:
-        said.append("the lead changed the engine's git folder beside its clone: " + "; ".join(
+        said.append("the lead changed what the engine's git or its CLI runs next: " + "; ".join(
             tampered
         ))
     if outside:
@@ -393,8 +407,9 @@ def _refuse(out: RunResult, outside: list[str], tampered: list[str]) -> None:
 
 
 def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | None,
-          out: RunResult) -> None:
-    """Run the trusted test command in the worktree; record its result and output."""
+          out: RunResult, box: Sandbox) -> None:
+    """Run the trusted test command in the worktree, in the lead's sandbox (it runs code the
+    lead wrote); record its result and output."""
     out.test_command = tests.command
     if not tests.trusted:
         out.test_output = (
@@ -406,9 +421,10 @@ def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | 
     if exe is None:
         out.tests, out.test_output = "failed", f"`{words[0] if words else ''}` is not installed"
         return
+    argv, env = box.wrap([exe, *words[1:]], _here(_clean_env(), wt.path), wt.path, wt.scratch, "")
     with escapes.one_sweep():
         done = run_contained(
-            "test", [exe, *words[1:]], cwd=wt.path, env=_clean_env(), timeout=tests.timeout,
+            "test", argv, cwd=wt.path, env=env, timeout=tests.timeout,
             max_output=_TEST_OUTPUT, on_output=_filtered(on_output),
         )
     out.tests = "passed" if done.returncode == 0 and not done.timed_out else "failed"

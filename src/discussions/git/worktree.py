@@ -241,8 +241,12 @@ def _reserve(root: Path, branch: str, base: str) -> None:
 
 
 def _free_place(root: Path, branch: str) -> Path:
+    """Where the clone of `branch` goes, or `ApplyError` when it, or a folder or link beside it
+    (``.git``, ``.tmp``), is there: what another run left there would be reused (a ``.tmp``
+    link to the home made the home the sandbox's writable temp folder)."""
     path = place(root, branch)
-    if path.exists():
+    beside = (path, path.with_name(path.name + ".git"), path.with_name(path.name + ".tmp"))
+    if any(p.exists() or p.is_symlink() for p in beside):
         raise ApplyError(
             f"the clone of `{branch}` is kept at {path}: look at it, then remove it "
             f"(rm -rf {path} {path}.git {path}.tmp) and try again"
@@ -332,6 +336,8 @@ def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "
     (the branch back at ``wt.base``). `ApplyError` when `tampering` finds the engine's folder
     changed, or the branch moved: nothing reaches the user's repository then."""
     changed = tampering(wt)
+    if wt.path.is_symlink() or not wt.path.is_dir():  # the add would read where it points
+        changed.append(f"the clone {wt.path} was removed or replaced (by a link, or a file)")
     old = _branch_tip(wt)
     if changed or old is None:
         raise ApplyError("; ".join(changed) or f"the branch {wt.branch} is gone")

@@ -304,7 +304,7 @@ def apply_sentence(rec: ApplyRecord, name: Callable[[str], str] = str) -> str:
     elif rec.result == "unchanged":
         what = f"changed nothing on {branch}"
     elif rec.result == "refused-outside":
-        what = f"the working tree changed while the lead ran; nothing committed on {branch}"
+        what = f"was refused (something outside its clone changed); nothing committed on {branch}"
     else:
         what = f"{'timed out' if rec.result == 'timeout' else 'failed'} on {branch}"
     notes = [f"tests {rec.tests}"] if rec.tests != "not run" else []
