@@ -9,10 +9,15 @@ import sys
 from pathlib import Path
 
 
-def generate(path: Path, comments: int, seed: int = 1, tag: str = "") -> None:
+def generate(
+    path: Path, comments: int, seed: int = 1, tag: str = "", answers: bool = False
+) -> None:
     """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
     questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
-    comment: a different tag, comments no cache has seen."""
+    comment: a different tag, comments no cache has seen. With `answers`, the AIs' comments
+    read as models write them (nested lists, code under a list item) and each round of three
+    opens with the engine's ``ROUND`` marker: what needs a markdown parse to tell code from
+    text, and a positions table over many rounds."""
     rnd = random.Random(seed)
     names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
     parts = [
@@ -38,10 +43,34 @@ def generate(path: Path, comments: int, seed: int = 1, tag: str = "") -> None:
             body += ["", "```python", "VOTE: REJECT  # not a vote", f"retry({i})", "```"]
         if i % 11 == 0:
             body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
+        if answers and names[i % len(names)].startswith("AI-"):
+            body += _ANSWER
         body += ["", f"VOTE: {rnd.choice(['READY', 'CHANGES', 'READY'])}"]
+        if answers and i % 3 == 2:
+            body += [
+                "",
+                f"<!-- ROUND: {i // 3 + 1} | phase: initial_feedback | order: "
+                "architect, security, pragmatist -->",
+            ]
         parts.append(f"\n---\n\nName: {names[i % len(names)]}\n\n" + "\n".join(body) + "\n")
     parts.append("\n---\n")
     path.write_text("".join(parts), encoding="utf-8")
+
+
+_ANSWER = [
+    "",
+    "1. **Interface**",
+    "    - keep the cache behind one function",
+    "    - name the expiry in the config",
+    "2. **Failure modes**, with the retry loop:",
+    "",
+    "    ```python",
+    "    for attempt in range(3):",
+    "        fetch()",
+    "    ```",
+]
+"""The part of an AI's answer that only a markdown parse reads right: nested list items and
+a fence, indented under a list item."""
 
 
 def use_provider(work: Path, script: Path, *args: str) -> None:
