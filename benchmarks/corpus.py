@@ -15,9 +15,9 @@ def generate(
     """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
     questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
     comment: a different tag, comments no cache has seen. With `answers`, the AIs' comments
-    read as models write them (nested lists, code under a list item) and each round of three
-    opens with the engine's ``ROUND`` marker: what needs a markdown parse to tell code from
-    text, and a positions table over many rounds."""
+    read as models write them (nested lists, code under a list item) and every third comment
+    ends with the engine's ``ROUND`` marker: what needs a markdown parse to tell code from
+    text, and positions over many rounds."""
     rnd = random.Random(seed)
     names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
     parts = [

@@ -9,8 +9,8 @@ For each pathological pattern (issues 7-9; engine blocks whose fence the engine'
 sees closed) and for an ordinary file, the input is built at 1x,
 4x and 16x its base size and parsed by one entry point: `format.parse_document`,
 `markers.extract`, `responses.parse_response`, `format.neutralise`, the whole state
-(`Discussion(path).to_dict()` on a temporary file), or what `check` reports (`problems_in`). The figure to read is the ratio
-t(16x)/t(1x), measured in this one run: about 16 for a linear path, 256 for a quadratic one.
+(`Discussion(path).to_dict()` on a temporary file), or what `check` reports (`problems_in`).
+The figure to read is the ratio t(16x)/t(1x), measured in this one run: about 16 for a linear path, 256 for a quadratic one.
 Ratios over 32 are flagged. Times are the fastest of a few runs. Nothing here asserts. Base sizes are chosen so that
 1x takes a few milliseconds at least: below that, timer and cache noise dominate the ratio
 (a 1 MB file also falls out of the CPU caches that a 64 KB one fits in).
@@ -77,19 +77,8 @@ def blocks_left_open(kind: str, n: int) -> str:
 
     if kind == "apply":
         block = render_apply(
-            ApplyRecord(
-                1,
-                "AI-A",
-                "p",
-                "b",
-                "0" * 40,
-                "1" * 40,
-                "R <r@x>",
-                "committed",
-                (("a.py", 1, 0),),
-                at="t",
-                output="ok",
-            )
+            ApplyRecord(1, "AI-A", "p", "b", "0" * 40, "1" * 40, "R <r@x>", "committed",
+                        (("a.py", 1, 0),), at="t", output="ok")
         )
     elif kind == "evidence":
         block = render_block(Block(1, "read a.py", "AI-A", "fulfilled", "t", "blob 1", "x = 1"))
