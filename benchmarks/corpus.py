@@ -15,7 +15,8 @@ def generate(
     """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
     questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
     comment: a different tag, comments no cache has seen. With `answers`, the AIs' comments
-    read as models write them (nested lists, code under a list item) and every third comment
+    read as models write them (the engine's metadata line, nested lists, code under a list
+    item) and every third comment
     ends with the engine's ``ROUND`` marker: what needs a markdown parse to tell code from
     text, and positions over many rounds."""
     rnd = random.Random(seed)
@@ -52,7 +53,10 @@ def generate(
                 f"<!-- ROUND: {i // 3 + 1} | phase: initial_feedback | order: "
                 "architect, security, pragmatist -->",
             ]
-        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n\n" + "\n".join(body) + "\n")
+        meta = ""
+        if answers and names[i % len(names)].startswith("AI-"):
+            meta = f"<!-- provider: mock | duration: 2s | at: 2026-01-01T00:{i % 60:02d}:00Z -->\n"
+        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n{meta}\n" + "\n".join(body) + "\n")
     parts.append("\n---\n")
     path.write_text("".join(parts), encoding="utf-8")
 
