@@ -15,10 +15,13 @@ def generate(
     """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
     questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
     comment: a different tag, comments no cache has seen. With `answers`, the AIs' comments
-    read as models write them (the engine's metadata line, nested lists, code under a list
-    item) and every third comment
-    ends with the engine's ``ROUND`` marker: what needs a markdown parse to tell code from
-    text, and positions over many rounds."""
+    are written as the engine writes them (signed, with a metadata line) and read as models
+    write them (nested lists, code under a list item), and a ``ROUND`` marker follows every
+    third comment: what needs a markdown parse to tell code from text, and positions over
+    many rounds."""
+    from discussions.derive.signatures import render_signed
+    from discussions.engine.deliberation import render_round
+
     rnd = random.Random(seed)
     names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
     parts = [
@@ -44,19 +47,17 @@ def generate(
             body += ["", "```python", "VOTE: REJECT  # not a vote", f"retry({i})", "```"]
         if i % 11 == 0:
             body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
-        if answers and names[i % len(names)].startswith("AI-"):
-            body += _ANSWER
-        body += ["", f"VOTE: {rnd.choice(['READY', 'CHANGES', 'READY'])}"]
-        if answers and i % 3 == 2:
-            body += [
-                "",
-                f"<!-- ROUND: {i // 3 + 1} | phase: initial_feedback | order: "
-                "architect, security, pragmatist -->",
-            ]
-        meta = ""
-        if answers and names[i % len(names)].startswith("AI-"):
-            meta = f"<!-- provider: mock | duration: 2s | at: 2026-01-01T00:{i % 60:02d}:00Z -->\n"
-        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n{meta}\n" + "\n".join(body) + "\n")
+        name = names[i % len(names)]
+        vote = rnd.choice(["READY", "CHANGES", "READY"])
+        if answers and name.startswith("AI-"):
+            at = f"at: 2026-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+            block = render_signed(name, "\n".join(body + _ANSWER), ["provider: mock", at], vote)
+        else:
+            block = f"Name: {name}\n\n" + "\n".join([*body, "", f"VOTE: {vote}"]) + "\n"
+        parts.append("\n---\n\n" + block)
+        if answers and i % 3 == 2:  # the next round starts, as `discussions run` records it
+            order = ["architect", "security", "pragmatist"]
+            parts.append("\n" + render_round(i // 3 + 2, "initial_feedback", order, None))
     parts.append("\n---\n")
     path.write_text("".join(parts), encoding="utf-8")
 
