@@ -114,8 +114,8 @@ def ai_authors(text: str) -> list[str]:
     """Names that have spoken as an AI in a discussion's `text`: authors of comments with the
     engine's metadata line, and participants whose pass the engine recorded.
 
-    A person's `comment` asks this of the whole file (issue 36: it cost a 20,000-comment file a
-    third more): the ``Name:`` lines are read by one possessive pattern, and a ``PASS`` marker
+    A person's `comment` asks this of the whole file (it cost a 20,000-comment file a third
+    more): the ``Name:`` lines are read by one possessive pattern, and a ``PASS`` marker
     only where a plain substring search (C speed) finds ``PASS:``, rare in any file."""
     text = "\n" + text
     found = [_ai_name(line) for line in _AI_AUTHOR.findall(text)]

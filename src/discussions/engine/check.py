@@ -85,7 +85,9 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     for name, path in paths:
         report.problems += [Problem(name, line, m) for line, m in violations.get(path, [])]
         report.problems += _file_problems(name, path, ws, report)
-    report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
+    report.problems += [
+        Problem(display_path(p.file), p.line, p.message) for p in ws.problems
+    ]
     report.problems += adr_problems(ws)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
@@ -220,7 +222,7 @@ class _LineColumns:
     """Where subjects first stand in one line (any case), as `_columns` finds them, but linear
     in the line and its subjects together: a line holding thousands of distinct unknown
     ``@mentions`` has a warning for each, and a search from the line's start for each one was
-    quadratic (issue 36). Each ``@word`` subject is looked up among the line's ``@`` runs in
+    quadratic. Each ``@word`` subject is looked up among the line's ``@`` runs in
     one pass: it stands first where the first run starting with it does (a subject of word
     characters cannot begin inside a run, only at its ``@``); other subjects are searched."""
 
