@@ -117,6 +117,8 @@ def top_fences(text: str) -> list[tuple[int, int]] | None:
     such comment were most of `status` on a large file); the questions asked of them
     (markers, mentions, engine markers at column 0; an open fence at the end) need only this.
     """
+    if "\r" in text:
+        return None  # markdown-it ends lines at a lone carriage return too
     lines = "\n" + text  # the n-th newline here starts line n
     if _too_deep(lines):
         return None
