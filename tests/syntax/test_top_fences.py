@@ -99,7 +99,6 @@ LINES = [
     "VOTE: READY\r",
     "```\r",
     "\r",
-    "a\rVOTE: READY",
     "- VOTE: CHANGES",
     "    VOTE: REJECT",
     "Q: why?",
