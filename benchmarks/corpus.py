@@ -9,10 +9,19 @@ import sys
 from pathlib import Path
 
 
-def generate(path: Path, comments: int, seed: int = 1, tag: str = "") -> None:
+def generate(
+    path: Path, comments: int, seed: int = 1, tag: str = "", answers: bool = False
+) -> None:
     """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
     questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
-    comment: a different tag, comments no cache has seen."""
+    comment: a different tag, comments no cache has seen. With `answers`, the AIs' comments
+    are written as the engine writes them (signed, with a metadata line) and read as models
+    write them (nested lists, code under a list item), and a ``ROUND`` marker follows every
+    third comment: what needs a markdown parse to tell code from text, and positions over
+    many rounds."""
+    from discussions.derive.signatures import render_signed
+    from discussions.engine.deliberation import render_round
+
     rnd = random.Random(seed)
     names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]
     parts = [
@@ -38,10 +47,35 @@ def generate(path: Path, comments: int, seed: int = 1, tag: str = "") -> None:
             body += ["", "```python", "VOTE: REJECT  # not a vote", f"retry({i})", "```"]
         if i % 11 == 0:
             body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
-        body += ["", f"VOTE: {rnd.choice(['READY', 'CHANGES', 'READY'])}"]
-        parts.append(f"\n---\n\nName: {names[i % len(names)]}\n\n" + "\n".join(body) + "\n")
+        name = names[i % len(names)]
+        vote = rnd.choice(["READY", "CHANGES", "READY"])
+        if answers and name.startswith("AI-"):
+            at = f"at: 2026-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+            block = render_signed(name, "\n".join(body + _ANSWER), ["provider: mock", at], vote)
+        else:
+            block = f"Name: {name}\n\n" + "\n".join([*body, "", f"VOTE: {vote}"]) + "\n"
+        parts.append("\n---\n\n" + block)
+        if answers and i % 3 == 2:  # the next round starts, as `discussions run` records it
+            order = ["architect", "security", "pragmatist"]
+            parts.append("\n" + render_round(i // 3 + 2, "initial_feedback", order, None))
     parts.append("\n---\n")
     path.write_text("".join(parts), encoding="utf-8")
+
+
+_ANSWER = [
+    "",
+    "1. **Interface**",
+    "    - keep the cache behind one function",
+    "    - name the expiry in the config",
+    "2. **Failure modes**, with the retry loop:",
+    "",
+    "    ```python",
+    "    for attempt in range(3):",
+    "        fetch()",
+    "    ```",
+]
+"""The part of an AI's answer that only a markdown parse reads right: nested list items and
+a fence, indented under a list item."""
 
 
 def use_provider(work: Path, script: Path, *args: str) -> None:

@@ -8,9 +8,9 @@
 For each pathological pattern (issues 7-9; engine blocks whose fence the engine's scan never
 sees closed) and for an ordinary file, the input is built at 1x,
 4x and 16x its base size and parsed by one entry point: `format.parse_document`,
-`markers.extract`, `responses.parse_response`, `format.neutralise`, or the whole state
-(`Discussion(path).to_dict()` on a temporary file). The figure to read is the ratio
-t(16x)/t(1x), measured in this one run: about 16 for a linear path, 256 for a quadratic one.
+`markers.extract`, `responses.parse_response`, `format.neutralise`, the whole state
+(`Discussion(path).to_dict()` on a temporary file), or what `check` reports (`problems_in`).
+The figure to read is the ratio t(16x)/t(1x), measured in this one run: about 16 for a linear path, 256 for a quadratic one.
 Ratios over 32 are flagged. Times are the fastest of a few runs. Nothing here asserts. Base sizes are chosen so that
 1x takes a few milliseconds at least: below that, timer and cache noise dominate the ratio
 (a 1 MB file also falls out of the CPU caches that a 64 KB one fits in).
@@ -93,6 +93,15 @@ def full_state(text: str) -> Callable[[], object]:
     path = WORK / f"d{abs(hash(text)) % 10**9}.md"
     path.write_text(text, encoding="utf-8")
     return lambda: Discussion(path).to_dict()
+
+
+def problems(text: str) -> Callable[[], object]:
+    """What `check` reports on `text` as a file: the state, then each problem's columns."""
+    from discussions.engine.check import problems_in
+
+    path = WORK / f"c{abs(hash(text)) % 10**9}.md"
+    path.write_text(text, encoding="utf-8")
+    return lambda: problems_in(Discussion(path), path.name)
 
 
 def parse_doc(text: str) -> Callable[[], object]:
@@ -178,6 +187,12 @@ CASES: dict[str, tuple[int, Callable[[int], Callable[[], object]]]] = {
     "state: distinct mentions": (
         1000,
         lambda n: full_state(in_file(" ".join(f"@p{i}" for i in range(n)))),
+    ),
+    # Issue 36: each unknown mention close to a participant's alias is a problem whose column
+    # was searched for from the start of its line.
+    "check: distinct unknown mentions, one line": (
+        1000,
+        lambda n: problems(in_file(" ".join(f"@architect{i}" for i in range(n)))),
     ),
     "state: Q: x `a` + spaces": (1_000_000, lambda n: full_state(in_file("Q: x `a`\n" + " " * n))),
     "state: ordinary file": (400, lambda n: full_state(ordinary(n))),

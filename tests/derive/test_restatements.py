@@ -10,7 +10,7 @@ from discussions import Discussion
 from discussions.derive.restatements import item_key
 from discussions.model.handoff import build_handoff
 
-from ..conftest import code, out, result_of, run
+from ..conftest import code, out, result_of, run, sign_ai_comments
 
 SAID = [
     ("Ann", "DECISION: Use JWT with a 1h expiry.\nQ: Who rotates the signing key?"),
@@ -29,6 +29,8 @@ def _discussion(isolated: Path) -> Path:
     with path.open("a", encoding="utf-8") as f:
         for author, body in SAID:
             f.write(f"\n---\n\nName: {author}\n\n{body}\n")
+    # the participants' comments as the engine writes them (a hand-typed one counts for nothing)
+    path.write_text(sign_ai_comments(path.read_text("utf-8")), encoding="utf-8")
     return path
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from discussions import Discussion, ReservedName
 from discussions.derive.speakers import ai_authors, impersonated, name_key, name_keys
@@ -401,3 +404,51 @@ def test_a_hand_typed_ballot_is_sealed_past_a_line_that_only_looks_like_an_engin
         prompt = build_prompt(d, d.workspace.participants.get(alias))[0]
         assert REASON not in prompt and "TODO: drop this" not in prompt, alias
         assert "*(a sealed ballot)*" in prompt
+
+
+# --------------------------------------------------------------------------- issue 36
+
+_OLD_AI_AUTHOR = re.compile(
+    r"\nName:[ \t]*(?P<name>[^\n]*?)[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*<!--[ \t]*provider:"
+)
+_OLD_PASS = re.compile(r"\n[ ]{0,3}<!--[ \t]*PASS:[ \t]*(?P<name>[^\n]*?)[ \t]*-->")
+
+
+def _old_ai_authors(text: str) -> list[str]:
+    """`ai_authors` as it was: both patterns tried at every line of the text (the oracle)."""
+    text = "\n" + text
+    found = [m.group("name") for m in _OLD_AI_AUTHOR.finditer(text)]
+    found += [m.group("name") for m in _OLD_PASS.finditer(text)]
+    return list(dict.fromkeys(n for n in found if n))
+
+
+_PIECES = [
+    "Name: AI-A",
+    "Name: provider: B",
+    "Name:  Rob ",
+    "Name:",
+    "<!-- provider: x -->",
+    " <!--provider:",
+    "\t<!-- provider: y | at: t -->",
+    "<!-- PASS: a -->",
+    "   <!-- PASS: PASS: b -->",
+    "    <!-- PASS: c -->",
+    "<!-- PASS:d-->",
+    "PASS: e -->",
+    "provider:",
+    "text",
+    "",
+    " ",
+    "\r",
+    "---",
+    "Name: AI-C\r",
+    "<!-- PASS: f",
+    "x Name: G",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from(["\n", "\n\n", " "]))
+def test_ai_authors_agrees_with_the_scan_of_every_line(pieces: list[str], sep: str) -> None:
+    text = sep.join(pieces)
+    assert ai_authors(text) == _old_ai_authors(text)

@@ -121,14 +121,21 @@ class Positions:
     def unexplained(self) -> list[Flip]:
         return [f for f in self.flips if f.unexplained]
 
-    def grid_lines(self) -> list[str]:
-        """One line per author: ``AI-Architect  R1 CHANGES  R2 CHANGES  R3 READY``."""
+    def grid_lines(self, last: int | None = None) -> list[str]:
+        """One line per author: ``AI-Architect  R1 CHANGES  R2 CHANGES  R3 READY``. With
+        `last`, only each author's last `last` rounds, after how many came before them
+        (``AI-Architect  (40 earlier rounds)  R41 READY ...``): over hundreds of rounds the whole
+        grid is a wall of text (`to_dict` keeps every round)."""
         width = max((len(a) for a in self.grid), default=0)
-        return [
-            f"{author.ljust(width)}  "
-            + "  ".join(f"R{r} {row[r]}" for r in self.rounds if r in row)
-            for author, row in self.grid.items()
-        ]
+        lines = []
+        for author, row in self.grid.items():
+            cells = [f"R{r} {row[r]}" for r in self.rounds if r in row]
+            head = f"{author.ljust(width)}  "
+            if last is not None and len(cells) > last:
+                head += f"({len(cells) - last} earlier rounds)  "
+                cells = cells[-last:]
+            lines.append(head + "  ".join(cells))
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         return {

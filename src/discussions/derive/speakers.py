@@ -44,9 +44,10 @@ _FUZZY_MIN = 5
 _TOKEN = re.compile(r"[^\W_]+")
 # Each starts with a literal newline, so a scan of a large file jumps from line to line that
 # can match (ten times faster than ``^`` with re.M); the text is searched with a newline before it.
-_AI_AUTHOR = re.compile(
-    r"\nName:[ \t]*(?P<name>[^\n]*?)[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*<!--[ \t]*provider:"
-)
+# Possessive runs: nothing given back can help a match, and a scan of a large file that tries
+# the pattern at each ``Name:`` line is then three to seven times faster. The name's line is
+# taken whole and trimmed in code: `_ai_name`.
+_AI_AUTHOR = re.compile(r"\nName:[ \t]*+([^\n]*+)\n(?:[ \t]*+\r?\n)*+[ \t]*+<!--[ \t]*+provider:")
 _PASS = re.compile(r"\n[ ]{0,3}<!--[ \t]*PASS:[ \t]*(?P<name>[^\n]*?)[ \t]*-->")
 
 
@@ -111,11 +112,41 @@ def _looks_like(keys: set[str], known: set[str]) -> bool:
 
 def ai_authors(text: str) -> list[str]:
     """Names that have spoken as an AI in a discussion's `text`: authors of comments with the
-    engine's metadata line, and participants whose pass the engine recorded."""
+    engine's metadata line, and participants whose pass the engine recorded.
+
+    A person's `comment` asks this of the whole file (it cost a 20,000-comment file a third
+    more): the ``Name:`` lines are read by one possessive pattern, and a ``PASS`` marker
+    only where a plain substring search (C speed) finds ``PASS:``, rare in any file."""
     text = "\n" + text
-    found = [m.group("name") for m in _AI_AUTHOR.finditer(text)]
-    found += [m.group("name") for m in _PASS.finditer(text)]
+    found = [_ai_name(line) for line in _AI_AUTHOR.findall(text)]
+    found += _named_matches(text, "PASS:", _PASS, "\n")
     return list(dict.fromkeys(n for n in found if n))
+
+
+def _ai_name(line: str) -> str:
+    """The name on the rest of a ``Name:`` line: without the blanks and carriage return after
+    it (the blanks before it are not in `line`)."""
+    return line.removesuffix("\r").rstrip(" \t")
+
+
+def _named_matches(text: str, word: str, pattern: re.Pattern[str], opener: str) -> list[str]:
+    """The ``name`` of each match of `pattern` in `text`, in order, as `pattern.finditer`
+    finds them, where every match holds `word` and starts with `opener`, which it holds nowhere
+    else: a match is at the last `opener` before one of its `word`s or nowhere. Linear: each
+    look back for the `opener` stops at the `word` before (an `opener` before that one was
+    found from there), and `word` and `opener` cannot overlap."""
+    names: list[str] = []
+    last = 0
+    at = text.find(word)
+    while at >= 0:
+        start = text.rfind(opener, last, at)
+        if start >= 0:
+            m = pattern.match(text, start)
+            if m is not None:
+                names.append(m.group("name"))
+        last = at
+        at = text.find(word, at + len(word))
+    return names
 
 
 def impersonated(

@@ -9,6 +9,7 @@ existed at that revision and was changed or removed (the append-only check of `g
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,14 +201,64 @@ def problems_in(d: Discussion, name: str) -> list[Problem]:
     its columns."""
     warnings = d.warnings
     lines = d.text.split("\n") if warnings else []
+    subjects: dict[int, list[str]] = {}
+    for w in warnings:
+        subjects.setdefault(w.line, []).append(w.subject or _quoted(w.message))
+    columns: dict[int, _LineColumns] = {}
     problems: list[Problem] = []
     for w in warnings:
-        text = lines[w.line - 1] if 0 < w.line <= len(lines) else ""
-        column, end = _columns(text, w.subject or _quoted(w.message))
-        problems.append(
-            Problem(name, w.line, w.message, w.severity, column, end, w.code, w.fix)
-        )
+        if w.line not in columns:
+            text = lines[w.line - 1] if 0 < w.line <= len(lines) else ""
+            columns[w.line] = _LineColumns(text, subjects[w.line])
+        column, end = columns[w.line].of(w.subject or _quoted(w.message))
+        problems.append(Problem(name, w.line, w.message, w.severity, column, end, w.code, w.fix))
     return problems
+
+
+_WORD_AT = re.compile(r"@[\w-]*")
+
+
+class _LineColumns:
+    """Where subjects first stand in one line (any case), as `_columns` finds them, but linear
+    in the line and its subjects together: a line holding thousands of distinct unknown
+    ``@mentions`` has a warning for each, and a search from the line's start for each one was
+    quadratic. Each ``@word`` subject is looked up among the line's ``@`` runs in
+    one pass: it stands first where the first run starting with it does (a subject of word
+    characters cannot begin inside a run, only at its ``@``); other subjects are searched."""
+
+    __slots__ = ("line", "lowered", "searched", "first")
+
+    def __init__(self, line: str, subjects: list[str]) -> None:
+        self.line = line
+        self.lowered = line.lower()
+        keys = {s.lower() for s in subjects} if len(subjects) > 1 else set()
+        self.searched = {k for k in keys if _WORD_AT.fullmatch(k)}
+        self.first = _first_runs(self.lowered, self.searched) if self.searched else {}
+
+    def of(self, subject: str) -> tuple[int, int]:
+        """1-based (start, end) of `subject` in the line, (0, 0) when it is not there."""
+        key = subject.lower()
+        if key in self.first:
+            at = self.first[key]
+            return at + 1, at + 1 + len(subject)
+        if key in self.searched:
+            return 0, 0  # looked for among the runs, not there
+        return _columns(self.line, subject, self.lowered)
+
+
+def _first_runs(lowered: str, wanted: set[str]) -> dict[str, int]:
+    """The offset of the first ``@`` run of `lowered` that starts with each of `wanted`."""
+    lengths = sorted({len(w) for w in wanted})
+    found: dict[str, int] = {}
+    for m in _WORD_AT.finditer(lowered):
+        run = m.group()
+        for n in lengths:
+            if n > len(run):
+                break
+            key = run[:n]
+            if key in wanted and key not in found:
+                found[key] = m.start()
+    return found
 
 
 def _quoted(message: str) -> str:
@@ -217,7 +268,9 @@ def _quoted(message: str) -> str:
     return message[start + 1 : end] if end > start + 1 else ""
 
 
-def _columns(line: str, subject: str) -> tuple[int, int]:
-    """1-based (start, end) of `subject` in `line` (any case), (0, 0) when it is not there."""
-    at = line.lower().find(subject.lower()) if subject else -1
+def _columns(line: str, subject: str, lowered: str | None = None) -> tuple[int, int]:
+    """1-based (start, end) of `subject` in `line` (any case), (0, 0) when it is not there;
+    `lowered` is ``line.lower()`` when the caller has it."""
+    lowered = line.lower() if lowered is None else lowered
+    at = lowered.find(subject.lower()) if subject else -1
     return (at + 1, at + 1 + len(subject)) if at >= 0 else (0, 0)

@@ -95,13 +95,138 @@ def code_line_ranges(text: str) -> list[tuple[int, int]]:
     return []
 
 
+# After a newline, a line that may open or close a fence at the top level (indent, run, info),
+# or that starts an HTML block in any container (its text from the ``<``). Searched in the text
+# with a newline before it: a literal start lets the search skip from newline to newline.
+_TOP_LINE = re.compile(
+    r"\n(?:([ ]{0,3})(`{3,}|~{3,})([^\n]*)|[ \t>*+\-.)0-9]*+(<[A-Za-z!?/][^\n]*))(?=\n|\Z)"
+)
+
+
+def top_fences(text: str) -> list[tuple[int, int]] | None:
+    """0-based inclusive line ranges of the fenced code blocks at the top level of `text` (not
+    in a list item or a quote) when its lines alone tell them, as markdown-it finds them; None
+    when only a markdown parse can (an HTML block other than a one-line comment, or a fence
+    opened with one to three spaces before it, which a list item may hold).
+
+    Why lines suffice: a line at column 0 that is not blank and not quoted (`plain_line`) ends
+    every list item, quote and indented block before it (a fence in an item ends there too),
+    so it is code only inside a top-level fence; and a fence run at column 0, outside one,
+    opens one, whatever came before. A long discussion's comments hold nested lists and code
+    under list items, which `code_line_ranges` needs markdown-it for (three parses of each
+    such comment were most of `status` on a large file); the questions asked of them
+    (markers, mentions, engine markers at column 0; an open fence at the end) need only this.
+    """
+    if "\r" in text:
+        return None  # markdown-it ends lines at a lone carriage return too
+    lines = "\n" + text  # the n-th newline here starts line n
+    if _too_deep(lines):
+        return None
+    ranges: list[tuple[int, int]] = []
+    open_char = ""
+    open_len = 0
+    open_line = 0
+    line = 0
+    pos = 0
+    for m in _TOP_LINE.finditer(lines):
+        if m.group(2) is None:  # an HTML block start
+            html = m.group(4)
+            if not open_char and not (html.startswith("<!--") and "-->" in html):
+                return None  # it may run on over lines, fences and all
+            continue
+        line += lines.count("\n", pos, m.start())
+        pos = m.start()
+        run, info = m.group(2), m.group(3)
+        if open_char:
+            if run[0] == open_char and len(run) >= open_len and not info.strip():
+                ranges.append((open_line, line))
+                open_char = ""
+        elif not (run[0] == "`" and "`" in info):
+            if m.group(1):
+                return None
+            open_char, open_len, open_line = run[0], len(run), line
+    if open_char:
+        ranges.append((open_line, text.count("\n")))
+    return ranges
+
+
+# A line whose containers (quotes, list items, their indentation) may nest deep.
+_DEEP = re.compile(r"\n([ \t>*+\-.)0-9]{8,})")
+_NESTING = 16
+"""How deep `_too_deep` lets containers go: markdown-it stops reading a document at 20 levels
+(its ``maxNesting``), so what comes after is no code for it, fenced or not."""
+
+
+def _too_deep(lines: str) -> bool:
+    """Whether a line's containers may nest `_NESTING` levels deep or more (in `lines`, a text
+    with a newline before it): each quote is one level, each list two (the list and its
+    item), and a list nested in another is indented two columns more at least; so a quote
+    counts two here, a column one."""
+    for m in _DEEP.finditer(lines):
+        prefix = m.group(1)
+        if len(prefix.expandtabs(4)) + prefix.count(">") >= _NESTING:
+            return True
+    return False
+
+
+# A list item whose text starts on its line with nothing that could be code (no fence, no
+# indented code, no quote or list of its own, no HTML).
+_PLAIN_ITEM = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])[ ]{1,4}[^\s`~>\-*+0-9<]")
+
+
+def plain_line(text: str, start: int) -> bool:
+    """Whether the line of `text` starting at offset `start` is one `top_fences` answers for:
+    it starts at column 0, not with a blank or a quote's ``>``, and if with a list marker,
+    then one whose text is plainly no code (``- ```` opens a fence in the item)."""
+    if start >= len(text) or text[start] in " \t\n>":
+        return False
+    if text[start] in "-*+0123456789":
+        return _PLAIN_ITEM.match(text, start) is not None
+    return True
+
+
+class CodeLines:
+    """Which lines of `text` (which starts at the top level) are code, asked line by line: a
+    `plain_line` from `top_fences` when they tell, any other line (or every line, when they do
+    not) from `code_line_ranges`, each found once and only when first needed."""
+
+    __slots__ = ("text", "top_known", "top", "top_starts", "all", "all_starts")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.top_known = False
+        self.top: list[tuple[int, int]] | None = None
+        self.top_starts: list[int] = []
+        self.all: list[tuple[int, int]] | None = None
+        self.all_starts: list[int] = []
+
+    def has(self, line: int, line_start: int) -> bool:
+        """Whether 0-based `line`, which starts at offset `line_start`, is code."""
+        if plain_line(self.text, line_start):
+            if not self.top_known:
+                self.top_known = True
+                self.top = top_fences(self.text)
+                self.top_starts = [a for a, _ in self.top or []]
+            if self.top is not None:
+                return in_ranges(line, self.top, self.top_starts)
+        return in_ranges(line, self.blocks(), self.all_starts)
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """Every code block: `code_line_ranges`."""
+        if self.all is None:
+            self.all = code_line_ranges(self.text)
+            self.all_starts = [a for a, _ in self.all]
+        return self.all
+
+
 def open_fence(text: str) -> tuple[str, int] | None:
     """A top-level fenced code block left open at the end of `text` (which starts at the top
     level): the fence that closes it and its 0-based opening line; None if there is none.
-    Agrees with `code_line_ranges`: what it calls code is what GitHub shows as code."""
+    Agrees with `code_line_ranges`: what it calls code is what GitHub shows as code. Only the
+    top-level fences count, so lines alone tell whenever they tell those (`top_fences`)."""
     if "```" not in text and "~~~" not in text:
         return None
-    if not _NEEDS_MARKDOWN.search(text):
+    if not _NEEDS_MARKDOWN.search(text) or top_fences(text) is not None:
         run = open_fence_at_end(text)
         if run is None:
             return None

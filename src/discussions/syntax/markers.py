@@ -17,11 +17,12 @@ Rules (README, "The file format"):
 * A participant's notes for its later discussions, ``REMEMBER:`` and ``REVISIT-WHEN:``, are
   found like the others (`derive.notes` reads them).
 
-Fast path: most bodies have no backticks and no indented lines, and need no markdown parse at
-all. markdown-it-py is used, block rules only, when a body has indented lines, indented fences
-or HTML blocks (whether a line is code then depends on its context); fences at column 0 alone
-are found by `format.fenced_line_ranges` (see `format.code_line_ranges`). Everything here is
-linear in the body's length.
+Fast path: most marker and mention lines start at column 0, where lines alone tell code
+(`code.CodeLines`: only a top-level fence holds such a line). markdown-it-py is used, block
+rules only, when another line asks and the body has indented lines, indented fences or HTML
+blocks (whether a line is code then depends on its context); fences at column 0 alone are
+found by `code.fenced_line_ranges` (see `code.code_line_ranges`). Everything here is linear in
+the body's length.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection
 
-from .code import code_line_ranges, in_ranges
+from .code import CodeLines, in_ranges
 from .document import ParseWarning
 from .record import Record
 from .render import VOTE_VALUES
@@ -159,19 +160,22 @@ def extract(body: str, first_line: int = 1) -> BodyMarkers:
         pos = m.start(2)
         rel += body.count("\n", last, pos)
         last = pos
-        if not layout.in_code(pos, rel):
+        line_start = m.start() + (body[m.start()] == "\n")
+        if not layout.in_code(pos, rel, line_start):
             _add_marker(result, m, first_line + rel)
     rel, last = 0, 0
     skip_line: dict[int, bool] = {}
+    line_starts: dict[int, int] = {}
     for m in mention_hits:
         pos, end = m.start(), m.end()
         if end + 1 < len(body) and body[end] == "." and body[end + 1].isalnum():
             continue  # a domain or file name: @example.com, @types.ts
         rel += body.count("\n", last, pos)
         last = pos
-        if rel not in skip_line:  # read back to the line's start once a line
-            skip_line[rel] = _SKIP_LINE.match(body, body.rfind("\n", 0, pos) + 1) is not None
-        if skip_line[rel] or layout.in_code(pos, rel):
+        if rel not in line_starts:  # read back to the line's start once a line
+            line_starts[rel] = body.rfind("\n", 0, pos) + 1
+            skip_line[rel] = _SKIP_LINE.match(body, line_starts[rel]) is not None
+        if skip_line[rel] or layout.in_code(pos, rel, line_starts[rel]):
             continue
         alias = m.group(1).rstrip("-_").lower()
         result.mentions.append(Mention(alias, first_line + rel))
@@ -179,17 +183,15 @@ def extract(body: str, first_line: int = 1) -> BodyMarkers:
 
 
 class _Layout:
-    """Which of a body's lines and spans are code, for lookups by binary search."""
+    """Which of a body's lines and spans are code, for lookups by binary search: the lines
+    from `code.CodeLines` (a markdown parse only where lines alone cannot tell), the spans
+    found when a position first needs them."""
 
-    __slots__ = (
-        "body", "code_lines", "code_starts", "spans", "span_starts", "seen", "last_empty",
-        "last_tick",
-    )
+    __slots__ = ("body", "lines", "spans", "span_starts", "seen", "last_empty", "last_tick")
 
-    def __init__(self, body: str, code_lines: list[tuple[int, int]]) -> None:
+    def __init__(self, body: str) -> None:
         self.body = body
-        self.code_lines = code_lines
-        self.code_starts = [a for a, _ in code_lines] if code_lines else []
+        self.lines = CodeLines(body)
         self.spans: list[tuple[int, int]] | None = None
         """Inline code spans, found when a position first needs them (`in_code`)."""
         self.span_starts: list[int] = []
@@ -201,16 +203,17 @@ class _Layout:
 
     @classmethod
     def of(cls, body: str) -> _Layout:
-        return cls(body, code_line_ranges(body))
+        return cls(body)
 
-    def in_code(self, pos: int, rel_line: int) -> bool:
-        """Whether offset `pos`, on 0-based line `rel_line`, is in a code block or span."""
-        if self.code_lines and in_ranges(rel_line, self.code_lines, self.code_starts):
+    def in_code(self, pos: int, rel_line: int, line_start: int) -> bool:
+        """Whether offset `pos`, on 0-based line `rel_line` (which starts at offset
+        `line_start`), is in a code block or span."""
+        if self.lines.has(rel_line, line_start):
             return True
         if self.spans is None:
             if not self._may_be_in_span(pos):
                 return False
-            self.spans = _code_spans(self.body, self.code_lines)
+            self.spans = _code_spans(self.body, self.lines.blocks())
             self.span_starts = [a for a, _ in self.spans]
         i = bisect_right(self.span_starts, pos) - 1
         return i >= 0 and pos < self.spans[i][1]

@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from .code import code_line_ranges, hidden_line_ranges, in_ranges, open_fence
+from .code import CodeLines, hidden_line_ranges, in_ranges, open_fence
 from .controls import control_lines
 from .document import (
     BOUNDARY,
@@ -403,7 +403,7 @@ def _parse_header(text: str, doc: Document) -> int:
 def _find_engine_markers(
     text: str, start: int, segments: list[tuple[int, int, int]], doc: Document
 ) -> None:
-    fences_by_segment: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
+    code_by_segment: dict[int, CodeLines] = {}
     seg_index = 0
     line = 1
     pos = 0
@@ -413,11 +413,9 @@ def _find_engine_markers(
         while seg_index + 1 < len(segments) and segments[seg_index + 1][0] <= m.start():
             seg_index += 1
         seg_start, seg_end, seg_line = segments[seg_index]
-        if seg_index not in fences_by_segment:
-            ranges = code_line_ranges(text[seg_start:seg_end])
-            fences_by_segment[seg_index] = (ranges, [a for a, _ in ranges])
-        ranges, starts = fences_by_segment[seg_index]
-        if in_ranges(line - seg_line, ranges, starts):
+        if seg_index not in code_by_segment:
+            code_by_segment[seg_index] = CodeLines(text[seg_start:seg_end])
+        if code_by_segment[seg_index].has(line - seg_line, m.start() - seg_start):
             continue
         kind = m.group(1).lower()
         args = m.group(2).strip()

@@ -11,6 +11,9 @@ from ..derive.positions import Positions
 from ..model.discussion import Discussion
 from ..model.verdicts import debate_delta, positions_of
 
+GRID_ROUNDS = 12
+"""The rounds of each author's positions `status` shows, the latest (`status --json` has all)."""
+
 
 def worth_showing(p: Positions) -> bool:
     """Whether the grid says more than the votes do: someone took a second position, or the
@@ -28,7 +31,7 @@ def verdict_texts(d: Discussion) -> list[tuple[str, str]]:
     p = positions_of(d)
     if worth_showing(p):
         out += [("", ""), ("Positions by round:", "")]
-        out += [(f"  {line}", "") for line in p.grid_lines()]
+        out += [(f"  {line}", "") for line in p.grid_lines(last=GRID_ROUNDS)]
     unexplained = p.unexplained
     if unexplained:
         out += [("", ""), (f"Flips citing nothing new ({len(unexplained)}):", "warning")]
