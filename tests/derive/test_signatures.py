@@ -49,7 +49,7 @@ def test_a_hand_made_participant_comment_is_reported_and_counts_for_nothing(
     for args in (["check", str(path)], ["check", "--since", "HEAD"]):
         r = run_cli(*args)
         assert r.exit_code == 1, r.output
-        assert "comment signed AI-Architect, a participant's name, was not written by the engine" in r.output
+        assert "comment signed AI-Architect, a participant's name, has no digest" in r.output
     d = Discussion.load(path)
     forged = d.comments[-1]
     assert forged.author == "AI-Architect" and forged.forged
@@ -108,3 +108,43 @@ def test_a_hand_typed_look_alike_name_is_reported_and_counts_for_nothing(
     assert r.exit_code == 1
     assert r.output.count("which is or looks like the name of participant AI-Security") == 2
     assert Discussion.load(path).votes == {"Ann": "READY"}
+
+
+def test_an_edited_participant_comment_says_what_it_costs_and_the_way_back(
+    repo: Path,  # noqa: F811
+) -> None:
+    """A typo fixed by hand in an AI comment voids it: `check` says so (its vote is gone) and
+    how to get it back, not only that a digest differs."""
+    path = start_discussion(repo)
+    _append(path, "\n---\n\n" + signed("AI-Architect", TEXT, "READY"))
+    commit_all(repo, "signed")
+    path.write_text(path.read_text("utf-8").replace("who owns", "who own"), "utf-8")
+    r = run_cli("check", str(path))
+    assert r.exit_code == 1 and "does not match the digest" in r.output
+    assert "its votes and markers count for nothing" in r.output
+    assert "git diff" in r.output and "a comment of your own" in r.output
+
+
+OLD = (
+    "\n---\n\nName: {name}\n\n<!-- provider: claude | duration: 4.2s -->\n\nSure.\n\nVOTE: READY\n"
+)
+"""A participant's comment as discussions 0.1.0 wrote it: the engine's line, no digest."""
+
+
+def test_a_file_from_before_signatures_explains_its_lost_votes_once(
+    repo: Path,  # noqa: F811
+) -> None:
+    """A 0.1.0 file's participant comments count for nothing (the rule is not weakened), and
+    `check` says why once, with what to do; each comment is still reported on its line."""
+    path = start_discussion(repo)
+    for name in ("AI-Architect", "AI-Security", "AI-Pragmatist"):
+        _append(path, OLD.format(name=name))
+    r = run_cli("check", str(path))
+    assert r.exit_code == 1
+    lines = [line for line in r.output.splitlines() if "no digest of its text" in line]
+    assert len(lines) == 3, r.output
+    explained = [line for line in lines if "0.1.0" in line]
+    assert len(explained) == 1 and "discussions turn FILE @architect" in explained[0], r.output
+    first = int(explained[0].split(":")[1])
+    assert all(f"see line {first}" in line for line in lines if line not in explained)
+    assert Discussion.load(path).votes == {}
