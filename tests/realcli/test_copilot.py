@@ -14,14 +14,16 @@ import pytest
 from . import chat
 from .chat_support import (
     DECIDED,
-    fingerprint,
-    git,
     git_state,
-    invoke,
     make_project,
-    printed,
     recorded,
     turn,
+)
+from .common import (
+    fingerprint,
+    git,
+    invoke,
+    printed,
     use_git_identity,
 )
 from .stub import CANNED, StubModel, ToolCall
@@ -167,7 +169,10 @@ def test_an_apply_refuses_a_command_and_a_write_outside(
         "outside": ToolCall("create", {"path": str(outside), "file_text": "x"}),
         "temp dir": ToolCall("create", {"path": str(scratch / "pwned.txt"), "file_text": "x"}),
     }[kind]
-    make_project(isolated, "copilot")
+    # The temp-dir probe without the engine's bubblewrap (`apply.sandbox: off`), which keeps
+    # the temp dir out too: so `--disallow-temp-dir` alone must refuse it.
+    config = "providers:\n  fallback: []\n  detect: false\napply:\n  sandbox: off\n"
+    make_project(isolated, "copilot", {"discussions.yaml": config} if kind == "temp dir" else None)
     home = fingerprint(Path.home(), STATE)
     record = apply_with(stub, tool)
     assert not marker.exists() and not outside.exists()
