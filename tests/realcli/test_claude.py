@@ -224,6 +224,9 @@ def test_apply_lands_the_leads_edit_on_its_branch(
     assert len(record["files"]) == 1, record["files"]  # nothing else, no config rewritten
     assert changed(before, fingerprint(isolated, (".git",))) == [DECIDED]  # its APPLY record
     assert ran(tmp_path) == []
+    # The APPLY block shows what the lead said last (its stdout), not its stderr.
+    said = (isolated / DECIDED).read_text(encoding="utf-8").rpartition(" said:")[2]
+    assert CANNED.splitlines()[0] in said, said
 
 
 @pytest.mark.parametrize(

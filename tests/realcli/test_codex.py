@@ -41,6 +41,7 @@ from .common import (
     printed,
 )
 from .hostile import (
+    DECIDED,
     OPEN,
     apply,
     changed,
@@ -253,6 +254,9 @@ def test_apply_lands_the_leads_edit_on_its_branch(
     after = fingerprint(isolated, (".git",))
     assert changed(before, after) == [hostile.DECIDED]  # its APPLY record
     assert ran(tmp_path) == []
+    # The APPLY block shows what the lead said last (its stdout), not its stderr.
+    said = (isolated / DECIDED).read_text(encoding="utf-8").rpartition(" said:")[2]
+    assert CANNED.splitlines()[0] in said, said
 
 
 OUTSIDE = {
