@@ -88,3 +88,14 @@ def keeping(folder: Path, text: str) -> list[str]:
     """The files under `folder` that hold `text` (a CLI's store of past sessions)."""
     needle = text.encode()
     return sorted(str(p) for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes())
+
+
+def without_our_sandbox(root: Path) -> None:
+    """`apply.sandbox: off` in the project at `root` (committed): the lead runs outside the
+    engine's bubblewrap, which by itself cuts the network and keeps the temp folders out, so
+    what an apply test then sees refused is refused by the preset alone. (With it on, codex's
+    and copilot's write presets passed their temp-folder probes with the flags that keep them
+    out removed.)"""
+    config = root / "discussions.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "apply:\n  sandbox: off\n")
+    git(root, "commit", "-q", "-am", "no sandbox of ours")

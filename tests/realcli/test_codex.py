@@ -39,6 +39,7 @@ from .common import (
     last_comment,
     meta_field,
     printed,
+    without_our_sandbox,
 )
 from .hostile import (
     DECIDED,
@@ -267,15 +268,6 @@ OUTSIDE = {
     "in /tmp": "echo probe > /tmp/discussions-realcli-outside-{pid}.txt",
     "web fetch": "python3 -c \"import urllib.request as u; u.urlopen('{fetch}', timeout=5)\"",
 }
-
-
-def without_our_sandbox(root: Path) -> None:
-    """`apply.sandbox: off`: the lead runs outside the engine's bubblewrap, so what keeps it in
-    is the preset alone (bubblewrap also keeps /tmp and $TMPDIR out: with it on, a preset that
-    lost `exclude_slash_tmp` or `exclude_tmpdir_env_var` still passed the temp-folder probes)."""
-    config = root / "discussions.yaml"
-    config.write_text(config.read_text(encoding="utf-8") + "apply:\n  sandbox: off\n")
-    git(root, "commit", "-q", "-am", "no sandbox of ours")
 
 
 @pytest.mark.parametrize("kind", sorted(OUTSIDE))

@@ -25,6 +25,7 @@ from .common import (
     invoke,
     printed,
     use_git_identity,
+    without_our_sandbox,
 )
 from .stub import CANNED, StubModel, ToolCall
 
@@ -169,10 +170,9 @@ def test_an_apply_refuses_a_command_and_a_write_outside(
         "outside": ToolCall("create", {"path": str(outside), "file_text": "x"}),
         "temp dir": ToolCall("create", {"path": str(scratch / "pwned.txt"), "file_text": "x"}),
     }[kind]
-    # The temp-dir probe without the engine's bubblewrap (`apply.sandbox: off`), which keeps
-    # the temp dir out too: so `--disallow-temp-dir` alone must refuse it.
-    config = "providers:\n  fallback: []\n  detect: false\napply:\n  sandbox: off\n"
-    make_project(isolated, "copilot", {"discussions.yaml": config} if kind == "temp dir" else None)
+    make_project(isolated, "copilot")
+    if kind == "temp dir":
+        without_our_sandbox(isolated)  # so `--disallow-temp-dir` alone must refuse it
     home = fingerprint(Path.home(), STATE)
     record = apply_with(stub, tool)
     assert not marker.exists() and not outside.exists()

@@ -22,7 +22,7 @@ from discussions.providers.presets import PRESETS
 
 from ..conftest import code, out, result_of, run, write, write_signed
 from . import gemini_api
-from .common import git, last_comment, use_git_identity
+from .common import git, last_comment, use_git_identity, without_our_sandbox
 from .stub import CANNED, StubModel, ToolCall
 
 pytestmark = pytest.mark.skipif(
@@ -270,14 +270,11 @@ def test_apply_refuses_a_command_and_a_write_outside_the_worktree(
                                               "content": "gitdir: /tmp/elsewhere\n"}),
         "web_fetch": ToolCall("web_fetch", {"prompt": f"read {stub.url('/fetched')}"}),
     }[kind]  # fmt: skip
-    # Without the engine's bubblewrap (`apply.sandbox: off`), which cuts the network and keeps
-    # the temp folders out by itself: the preset alone must refuse. (These probes still pass
+    # The preset alone must refuse (`without_our_sandbox`). (These probes still pass
     # with `--approval-mode auto_edit` and no policy file: the default mode denies a shell
     # command and a write outside the workspace anyway; the web fetch and temp-folder rules
     # of the policy are not yet told apart by a probe.)
-    config = repo / "discussions.yaml"
-    config.write_text(config.read_text(encoding="utf-8") + "apply:\n  sandbox: off\n")
-    git(repo, "commit", "-q", "-am", "no sandbox of ours")
+    without_our_sandbox(repo)
     before = snapshot(repo, home, tmp_path / "gitconfig")
     stub.tool = target
     r = run("apply", "discussions/retry.md", "--yes")
