@@ -148,3 +148,16 @@ def test_a_file_from_before_signatures_explains_its_lost_votes_once(
     first = int(explained[0].split(":")[1])
     assert all(f"see line {first}" in line for line in lines if line not in explained)
     assert Discussion.load(path).votes == {}
+
+
+def test_a_typo_fixed_in_a_posted_answer_is_told_as_an_edit(repo: Path) -> None:  # noqa: F811
+    """The answer a turn appended, then edited by hand: `check` does not only say it was lost
+    to an editor's old copy (it is still there, changed)."""
+    path = start_discussion(repo)
+    assert run_cli("turn", str(path), "@architect", "--provider", "mock").exit_code == 0
+    text = path.read_text("utf-8")
+    assert "Q: " in text
+    path.write_text(text.replace("Q: ", "Q: (typo fixed) ", 1), "utf-8")
+    r = run_cli("check", str(path))
+    assert r.exit_code == 1 and "its votes and markers count for nothing" in r.output
+    assert "it was edited since, or an editor" in r.output, r.output
