@@ -108,3 +108,56 @@ def test_a_hand_typed_look_alike_name_is_reported_and_counts_for_nothing(
     assert r.exit_code == 1
     assert r.output.count("which is or looks like the name of participant AI-Security") == 2
     assert Discussion.load(path).votes == {"Ann": "READY"}
+
+
+def test_an_edited_participant_comment_says_what_it_costs_and_the_way_back(
+    repo: Path,  # noqa: F811
+) -> None:
+    """A typo fixed by hand in an AI comment voids it: `check` says so (its vote is gone) and
+    how to get it back, not only that a digest differs."""
+    path = start_discussion(repo)
+    _append(path, "\n---\n\n" + signed("AI-Architect", TEXT, "READY"))
+    commit_all(repo, "signed")
+    path.write_text(path.read_text("utf-8").replace("who owns", "who own"), "utf-8")
+    r = run_cli("check", str(path))
+    assert r.exit_code == 1 and "does not match the digest" in r.output
+    assert "its votes and markers count for nothing" in r.output
+    assert "git diff" in r.output and "a comment of your own" in r.output
+
+
+OLD = (
+    "\n---\n\nName: {name}\n\n<!-- provider: claude | duration: 4.2s -->\n\nSure.\n\nVOTE: READY\n"
+)
+"""A participant's comment as discussions 0.1.0 wrote it: the engine's line, no digest."""
+
+
+def test_a_file_from_before_signatures_explains_its_lost_votes_once(
+    repo: Path,  # noqa: F811
+) -> None:
+    """A 0.1.0 file's participant comments count for nothing (the rule is not weakened), and
+    `check` says why once, with what to do; each comment is still reported on its line."""
+    path = start_discussion(repo)
+    for name in ("AI-Architect", "AI-Security", "AI-Pragmatist"):
+        _append(path, OLD.format(name=name))
+    r = run_cli("check", str(path))
+    assert r.exit_code == 1
+    lines = [line for line in r.output.splitlines() if "no digest of its text" in line]
+    assert len(lines) == 3, r.output
+    explained = [line for line in lines if "0.1.0" in line]
+    assert len(explained) == 1 and "discussions turn FILE @architect" in explained[0], r.output
+    first = int(explained[0].split(":")[1])
+    assert all(f"see line {first}" in line for line in lines if line not in explained)
+    assert Discussion.load(path).votes == {}
+
+
+def test_a_typo_fixed_in_a_posted_answer_is_told_as_an_edit(repo: Path) -> None:  # noqa: F811
+    """The answer a turn appended, then edited by hand: `check` does not only say it was lost
+    to an editor's old copy (it is still there, changed)."""
+    path = start_discussion(repo)
+    assert run_cli("turn", str(path), "@architect", "--provider", "mock").exit_code == 0
+    text = path.read_text("utf-8")
+    assert "Q: " in text
+    path.write_text(text.replace("Q: ", "Q: (typo fixed) ", 1), "utf-8")
+    r = run_cli("check", str(path))
+    assert r.exit_code == 1 and "its votes and markers count for nothing" in r.output
+    assert "it was edited since, or an editor" in r.output, r.output

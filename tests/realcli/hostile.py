@@ -12,7 +12,6 @@ command ran, and that no tracked file was rewritten.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shlex
@@ -20,13 +19,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner, Result
-
-from discussions.cli import cli
 from discussions.settings.config import bundled_dir, user_dir
 
 from ..conftest import write
-from ..engine.test_conformance import decided_repository, git
+from ..engine.test_conformance import decided_repository
+from .common import git, invoke, printed
 
 OPEN = "discussions/add-user-authentication.md"
 DECIDED = "discussions/retry-policy.md"
@@ -109,16 +106,6 @@ def hostile_repository(root: Path, markers: Path) -> None:
     git(root, "commit", "-q", "-m", "the project, with every CLI's configuration")
 
 
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
-
-
-def printed(result: Result) -> dict[str, Any]:
-    """The JSON object a command printed (after any progress lines)."""
-    assert "{" in result.output, result.output
-    return json.loads(result.output[result.output.index("{") :])  # type: ignore[no-any-return]
-
-
 def turn(provider: str, *args: str) -> dict[str, Any]:
     """`discussions turn` of @architect on the open discussion through `provider` (--json)."""
     return printed(invoke("turn", OPEN, "@architect", "--provider", provider, *args, "--json"))
@@ -145,12 +132,6 @@ def lead_with(root: Path, provider: str) -> None:
     write(user_dir() / "participants" / "architect.yaml", mine)
 
 
-def keeping(folder: Path, text: str) -> list[str]:
-    """The files under `folder` that hold `text` (a CLI's store of past sessions)."""
-    needle = text.encode()
-    return sorted(str(p) for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes())
-
-
 CONTEXT = "Users need to log in."
 """A sentence of the open discussion: in every prompt of a turn on it."""
 
@@ -160,23 +141,8 @@ def ran(markers: Path) -> list[str]:
     return sorted(p.name for p in markers.iterdir())
 
 
-def tree(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
-    """Every file under `root` by its path, with a digest of its content (a symbolic link by
-    its target); top-level entries named in `skip` left out."""
-    found: dict[str, str] = {}
-    if not root.exists():
-        return found
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if rel.parts[0] in skip or path.is_dir() and not path.is_symlink():
-            continue
-        data = str(path.readlink()).encode() if path.is_symlink() else path.read_bytes()
-        found[rel.as_posix()] = hashlib.sha256(data).hexdigest()
-    return found
-
-
 def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """The paths added, removed or rewritten between two `tree`s."""
+    """The paths added, removed or rewritten between two `common.fingerprint`s."""
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
 
 
@@ -188,24 +154,3 @@ def git_state(root: Path) -> dict[str, str]:
         "worktrees": run("worktree", "list", "--porcelain"),
         "status": run("status", "--porcelain", "--ignored"),
     }
-
-
-_META = re.compile(
-    r"\nName: (?P<name>[^\n]+)\n\n<!-- (?P<meta>[^\n]*) -->\n\n(?P<body>.*?)\n\n---\n", re.S
-)
-
-
-def last_comment(path: Path) -> tuple[str, str]:
-    """(metadata line, body) of the discussion's last comment, as written in the file."""
-    matches = list(_META.finditer(path.read_text(encoding="utf-8")))
-    assert matches, path.read_text(encoding="utf-8")
-    return matches[-1]["meta"], matches[-1]["body"]
-
-
-def meta_field(meta: str, key: str) -> str:
-    """One ``key: value`` part of a comment's metadata line."""
-    for part in meta.split(" | "):
-        name, _, value = part.partition(": ")
-        if name == key:
-            return value
-    raise AssertionError(f"no {key} in {meta!r}")

@@ -18,19 +18,22 @@ import pytest
 
 from . import hostile
 from .anthropic import ROUTES, offered
+from .common import (
+    fingerprint,
+    git,
+    invoke,
+    keeping,
+    last_comment,
+    meta_field,
+)
 from .hostile import (
     DECIDED,
     OPEN,
     apply,
     changed,
-    git,
     git_state,
     hostile_repository,
-    invoke,
-    last_comment,
-    meta_field,
     touch,
-    tree,
 )
 from .stub import CANNED, StubModel, ToolCall
 
@@ -120,7 +123,7 @@ def test_the_cli_keeps_no_copy_of_the_discussion(stub: StubModel) -> None:
     """No session saved: nothing in the CLI's own folders holds the prompt afterwards."""
     turn()
     for name in (".claude", ".claude.json"):
-        assert hostile.keeping(Path.home() / name, hostile.CONTEXT) == []
+        assert keeping(Path.home() / name, hostile.CONTEXT) == []
 
 
 PROBES = {
@@ -157,10 +160,10 @@ def test_a_read_only_turn_refuses_every_tool_that_acts(
     answers the call with a refusal and the comment is still the model's text."""
     stub.tool = _probe(stub, tmp_path, kind)
     home = Path.home()
-    project, user, repo = tree(isolated), tree(home, HOME_STATE), git_state(isolated)
+    project, user, repo = fingerprint(isolated), fingerprint(home, HOME_STATE), git_state(isolated)
     turn()
-    assert changed(project, tree(isolated)) == [OPEN]
-    assert changed(user, tree(home, HOME_STATE)) == []
+    assert changed(project, fingerprint(isolated)) == [OPEN]
+    assert changed(user, fingerprint(home, HOME_STATE)) == []
     assert {k: v for k, v in git_state(isolated).items() if k != "status"} == {
         k: v for k, v in repo.items() if k != "status"
     }
@@ -214,13 +217,16 @@ def test_apply_lands_the_leads_edit_on_its_branch(
     leads: StubModel, isolated: Path, tmp_path: Path
 ) -> None:
     leads.tool = ToolCall("Write", {"file_path": "{cwd}/retries.py", "content": "RETRIES = 3\n"})
-    before = tree(isolated, (".git",))
+    before = fingerprint(isolated, (".git",))
     record = apply()
     assert record["result"] == "committed", json.dumps(record, indent=1)
-    assert git(isolated, "show", f"{record['commit']}:retries.py") == "RETRIES = 3"
+    assert git(isolated, "show", f"{record['commit']}:retries.py").strip() == "RETRIES = 3"
     assert len(record["files"]) == 1, record["files"]  # nothing else, no config rewritten
-    assert changed(before, tree(isolated, (".git",))) == [DECIDED]  # its APPLY record
+    assert changed(before, fingerprint(isolated, (".git",))) == [DECIDED]  # its APPLY record
     assert ran(tmp_path) == []
+    # The APPLY block shows what the lead said last (its stdout), not its stderr.
+    said = (isolated / DECIDED).read_text(encoding="utf-8").rpartition(" said:")[2]
+    assert CANNED.splitlines()[0] in said, said
 
 
 @pytest.mark.parametrize(
@@ -242,10 +248,10 @@ def test_apply_refuses_commands_and_writes_outside_the_worktree(
         "{home}/outside.txt": str(Path.home() / "outside.txt"),
     }
     leads.tool = ToolCall(call.name, {k: fill.get(v, v) for k, v in call.arguments.items()})
-    user = tree(Path.home(), HOME_STATE)
+    user = fingerprint(Path.home(), HOME_STATE)
     record = apply()
     assert record["result"] == "unchanged", record
     assert ran(tmp_path) == []
-    assert changed(user, tree(Path.home(), HOME_STATE)) == []
+    assert changed(user, fingerprint(Path.home(), HOME_STATE)) == []
     assert not list(Path.home().joinpath(".cache").rglob("outside.txt"))
     assert leads.model_requests(r"^/probe-fetch") == []

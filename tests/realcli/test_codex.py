@@ -31,17 +31,23 @@ from discussions.providers.presets import PRESETS
 
 from . import hostile
 from .anthropic import NARRATION
+from .common import (
+    fingerprint,
+    git,
+    invoke,
+    keeping,
+    last_comment,
+    meta_field,
+    printed,
+    without_our_sandbox,
+)
 from .hostile import (
+    DECIDED,
     OPEN,
     apply,
     changed,
-    git,
     git_state,
-    invoke,
-    last_comment,
-    meta_field,
     touch,
-    tree,
 )
 from .responses import ROUTES
 from .stub import CANNED, StubModel, ToolCall
@@ -137,7 +143,7 @@ def test_a_project_trusted_in_codex_still_starts_no_server_of_its_own(
 def test_providers_test_answers_through_the_preset(stub: StubModel, tmp_path: Path) -> None:
     r = invoke("providers", "test", "codex", "--timeout", "60", "--json")
     assert r.exit_code == 0, r.output
-    assert hostile.printed(r)["answer"] == CANNED
+    assert printed(r)["answer"] == CANNED
     assert ran(tmp_path) == []
 
 
@@ -160,7 +166,7 @@ def test_the_cli_keeps_no_copy_of_the_discussion(stub: StubModel) -> None:
     """No session saved (`--ephemeral`): nothing in ~/.codex holds the prompt afterwards (its
     sessions folder and history database did)."""
     turn()
-    assert hostile.keeping(Path.home() / ".codex", hostile.CONTEXT) == []
+    assert keeping(Path.home() / ".codex", hostile.CONTEXT) == []
 
 
 PATCH = (
@@ -188,10 +194,10 @@ def test_a_read_only_turn_refuses_every_effect_of_a_command(
     command = PROBES[kind].replace("{marker}", touch(tmp_path / "markers", "probe-shell"))
     stub.tool = shell(command.replace("{fetch}", stub.url("/probe-fetch")))
     home = Path.home()
-    project, user, repo = tree(isolated), tree(home, HOME_STATE), git_state(isolated)
+    project, user, repo = fingerprint(isolated), fingerprint(home, HOME_STATE), git_state(isolated)
     turn()
-    assert changed(project, tree(isolated)) == [OPEN]
-    assert changed(user, tree(home, HOME_STATE)) == []
+    assert changed(project, fingerprint(isolated)) == [OPEN]
+    assert changed(user, fingerprint(home, HOME_STATE)) == []
     assert {k: v for k, v in git_state(isolated).items() if k != "status"} == {
         k: v for k, v in repo.items() if k != "status"
     }
@@ -241,13 +247,17 @@ def test_apply_lands_the_leads_edit_on_its_branch(
     leads: StubModel, isolated: Path, tmp_path: Path
 ) -> None:
     leads.tool = shell("printf 'RETRIES = 3\\n' > retries.py")
-    before = tree(isolated, (".git",))
+    before = fingerprint(isolated, (".git",))
     record = apply()
     assert record["result"] == "committed", json.dumps(record, indent=1)
-    assert git(isolated, "show", f"{record['commit']}:retries.py") == "RETRIES = 3"
+    assert git(isolated, "show", f"{record['commit']}:retries.py").strip() == "RETRIES = 3"
     assert len(record["files"]) == 1, record["files"]  # nothing else, no config rewritten
-    assert changed(before, tree(isolated, (".git",))) == [hostile.DECIDED]  # its APPLY record
+    after = fingerprint(isolated, (".git",))
+    assert changed(before, after) == [hostile.DECIDED]  # its APPLY record
     assert ran(tmp_path) == []
+    # The APPLY block shows what the lead said last (its stdout), not its stderr.
+    said = (isolated / DECIDED).read_text(encoding="utf-8").rpartition(" said:")[2]
+    assert CANNED.splitlines()[0] in said, said
 
 
 OUTSIDE = {
@@ -262,10 +272,11 @@ OUTSIDE = {
 
 @pytest.mark.parametrize("kind", sorted(OUTSIDE))
 def test_apply_keeps_the_lead_inside_its_worktree(
-    leads: StubModel, tmp_path: Path, kind: str
+    leads: StubModel, isolated: Path, tmp_path: Path, kind: str
 ) -> None:
     """The lead's commands run in the sandbox, which lets them write the worktree only: not
-    beside it, not HOME, not the temp folders (writable by default in workspace-write)."""
+    beside it, not HOME, not the temp folders (writable by default in workspace-write; those
+    two probes without the engine's own sandbox, `without_our_sandbox`)."""
     slash_tmp = Path(f"/tmp/discussions-realcli-outside-{os.getpid()}.txt")
     fill = {
         "{marker}": touch(tmp_path / "markers", "probe-shell"),
@@ -275,13 +286,15 @@ def test_apply_keeps_the_lead_inside_its_worktree(
     command = OUTSIDE[kind]
     for key, value in fill.items():
         command = command.replace(key, value)
+    if kind in ("in /tmp", "in TMPDIR"):
+        without_our_sandbox(isolated)
     leads.tool = shell(command)
-    user = tree(Path.home(), HOME_STATE)
+    user = fingerprint(Path.home(), HOME_STATE)
     try:
         record = apply()
         assert record["result"] == "unchanged", json.dumps(record, indent=1)
         assert ran(tmp_path) == []
-        assert changed(user, tree(Path.home(), HOME_STATE)) == []
+        assert changed(user, fingerprint(Path.home(), HOME_STATE)) == []
         assert not list(Path.home().joinpath(".cache").rglob("outside.txt"))
         assert not (tmp_path / "tmp" / "outside.txt").exists()
         assert not slash_tmp.exists()

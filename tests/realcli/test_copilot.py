@@ -14,15 +14,18 @@ import pytest
 from . import chat
 from .chat_support import (
     DECIDED,
-    fingerprint,
-    git,
     git_state,
-    invoke,
     make_project,
-    printed,
     recorded,
     turn,
+)
+from .common import (
+    fingerprint,
+    git,
+    invoke,
+    printed,
     use_git_identity,
+    without_our_sandbox,
 )
 from .stub import CANNED, StubModel, ToolCall
 
@@ -168,6 +171,8 @@ def test_an_apply_refuses_a_command_and_a_write_outside(
         "temp dir": ToolCall("create", {"path": str(scratch / "pwned.txt"), "file_text": "x"}),
     }[kind]
     make_project(isolated, "copilot")
+    if kind == "temp dir":
+        without_our_sandbox(isolated)  # so `--disallow-temp-dir` alone must refuse it
     home = fingerprint(Path.home(), STATE)
     record = apply_with(stub, tool)
     assert not marker.exists() and not outside.exists()

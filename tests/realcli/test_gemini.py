@@ -22,6 +22,7 @@ from discussions.providers.presets import PRESETS
 
 from ..conftest import code, out, result_of, run, write, write_signed
 from . import gemini_api
+from .common import git, last_comment, use_git_identity, without_our_sandbox
 from .stub import CANNED, StubModel, ToolCall
 
 pytestmark = pytest.mark.skipif(
@@ -79,18 +80,6 @@ def tool_writes(before: dict[str, str], after: dict[str, str], home: Path) -> li
         for p in changed
         if not (Path(p).is_relative_to(home) and _STATE.match(Path(p).relative_to(home).as_posix()))
     ]
-
-
-_COMMENT = re.compile(
-    r"\nName: [^\n]+\n\n<!-- (?P<meta>[^\n]*) -->\n\n(?P<body>.*?)\n\n---\n", re.S
-)
-
-
-def last_comment(path: Path) -> tuple[str, str]:
-    """(metadata line, body) of the discussion's last comment, as written in the file."""
-    found = list(_COMMENT.finditer(path.read_text(encoding="utf-8")))
-    assert found, path.read_text(encoding="utf-8")
-    return found[-1]["meta"], found[-1]["body"]
 
 
 def tool_was_answered(stub: StubModel) -> bool:
@@ -197,9 +186,9 @@ def test_a_server_error_gemini_retries_past_the_timeout_still_says_why(stub: Stu
     model, 5 to 30 s apart; `general.maxAttempts` does not shorten a model's own policy), so
     the call ends at the timeout. Before: "timed out" alone; now the API's reason too."""
     stub.error = (500, "stub: the backend is down")
-    r = run("providers", "test", "gemini", "--timeout", "60")
+    r = run("providers", "test", "gemini", "--timeout", "30")
     assert code(r) != 0
-    assert "timed out after 60s" in out(r) and "stub: the backend is down" in out(r)
+    assert "timed out after 30s" in out(r) and "stub: the backend is down" in out(r)
 
 
 # -- the write mode: discussions apply ----------------------------------------------------
@@ -229,19 +218,10 @@ VOTE: READY
 """
 
 
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
-
-
 @pytest.fixture
 def repo(stub: StubModel, isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git project with a decided discussion whose lead uses the `gemini` preset."""
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("CI", raising=False)
+    use_git_identity(monkeypatch, tmp_path)
     write(
         isolated / "participants" / "lead.yaml",
         "name: AI-Lead\nalias: lead\nrole: Implementer\npersonality: Writes the code.\n"
@@ -290,6 +270,11 @@ def test_apply_refuses_a_command_and_a_write_outside_the_worktree(
                                               "content": "gitdir: /tmp/elsewhere\n"}),
         "web_fetch": ToolCall("web_fetch", {"prompt": f"read {stub.url('/fetched')}"}),
     }[kind]  # fmt: skip
+    # The preset alone must refuse (`without_our_sandbox`). (These probes still pass
+    # with `--approval-mode auto_edit` and no policy file: the default mode denies a shell
+    # command and a write outside the workspace anyway; the web fetch and temp-folder rules
+    # of the policy are not yet told apart by a probe.)
+    without_our_sandbox(repo)
     before = snapshot(repo, home, tmp_path / "gitconfig")
     stub.tool = target
     r = run("apply", "discussions/retry.md", "--yes")

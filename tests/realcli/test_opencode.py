@@ -15,15 +15,17 @@ from . import chat
 from .chat_support import (
     DECIDED,
     applies,
-    fingerprint,
-    git,
     git_state,
-    invoke,
     make_project,
-    printed,
     recorded,
     turn,
     turn_result,
+)
+from .common import (
+    fingerprint,
+    git,
+    invoke,
+    printed,
     use_git_identity,
 )
 from .stub import CANNED, StubModel, ToolCall

@@ -12,15 +12,17 @@ import pytest
 
 from . import chat
 from .chat_support import (
-    fingerprint,
-    git,
     git_state,
-    invoke,
     make_project,
-    printed,
     recorded,
     turn,
     turn_result,
+)
+from .common import (
+    fingerprint,
+    git,
+    invoke,
+    printed,
     use_git_identity,
 )
 from .stub import CANNED, StubModel, ToolCall

@@ -354,10 +354,16 @@ def rule_integrity(s: State) -> None:
         if not recorded or ("provider" in c.meta and not c.forged):
             continue  # an AI's answer not forged: `forgery` found its digest matching
         if recorded != body_digest(own_text(c, marker_lines)):
+            cost = (
+                "; its votes and markers count for nothing (`git diff` shows the change: undo "
+                "it, and put a correction in a comment of your own)"
+                if c.forged
+                else ""
+            )
             s.warn(
                 c.line,
                 f"comment by {c.author} does not match the digest the engine recorded: it was "
-                "cut short by an interrupted write, or edited after it was written",
+                f"cut short by an interrupted write, or edited after it was written{cost}",
                 "error",
             )
 

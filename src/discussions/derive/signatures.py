@@ -87,6 +87,9 @@ class Claims:
     def __init__(self, registry: ParticipantRegistry) -> None:
         self.registry = registry
         self._seen: dict[str, str] = {}
+        self.first_unsigned = 0
+        """The line of the first comment reported for having no digest (`forgery` explains
+        there, once, and points the others to it: a file from 0.1.0 has many)."""
 
     def whom(self, author: str) -> str:
         """``"participant AI-Security (@security)"``, or ``""`` for a name of one's own. The
@@ -120,7 +123,29 @@ def forgery(
         who = f"signed '{c.author}', which is or looks like the name of {whom},"
     else:
         who = f"signed '{c.author}' with the engine's metadata line"
+    if "provider" in meta:
+        return True, _unsigned(c, who, claims)
     return True, (
         f"comment {who} was not written by the engine (it has no digest of its text): its "
         "votes and markers count for nothing; a person comments under their own name"
+    )
+
+
+def _unsigned(c: Comment | CommentBlock, who: str, claims: Claims) -> str:
+    """What `check` says of a comment with the engine's metadata line and no digest: what
+    discussions 0.1.0 wrote (before comments were signed), or a hand copying that line. Said in
+    full once per file (a 0.1.0 file has many), the others pointing there."""
+    if claims.first_unsigned:
+        return (
+            f"comment {who} has no digest of its text either: it counts for nothing (see line "
+            f"{claims.first_unsigned})"
+        )
+    claims.first_unsigned = c.line
+    participant = claims.registry.for_author(c.author)
+    alias = participant.alias if participant is not None else "ALIAS"
+    return (
+        f"comment {who} has no digest of its text, which the engine records on every comment it "
+        "writes: typed by hand, or written by discussions 0.1.0 (before comments were signed), "
+        "its votes and markers count for nothing. For a participant's view to count, ask it "
+        f"again (`discussions turn FILE @{alias}`); a person comments under their own name"
     )

@@ -264,7 +264,8 @@ class Lost:
         if e.done:
             return (
                 f"{e.what} that discussions appended to {name} at {at} is no longer in the "
-                "file; an editor holding an older copy probably saved over it"
+                "file as it was written: it was edited since, or an editor holding an older "
+                "copy saved over it"
             )
         if self.cut_line:
             return (
