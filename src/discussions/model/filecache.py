@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from ..atomic import replace_file
 from ..errors import DiscussionsError
 from ..settings.config import user_cache_dir
+from ..syntax.digest import sha256_hex
 
 if TYPE_CHECKING:
     from ..settings.workspace import Workspace
@@ -78,45 +79,42 @@ def _racy(sig: Signature, now: int) -> bool:
 
 def _digest(path: Path) -> bytes | None:
     """A digest of the file's bytes (None when it cannot be read)."""
-    import hashlib  # here, not at start-up: `status` of one file never needs it
-
     try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "blake2b").digest()
+        data = path.read_bytes()
     except OSError:
         return None
+    return bytes.fromhex(sha256_hex(data))
 
 
 @cache
 def _code_stamp() -> str:
     """A digest of the package's source files (name, size, modification time): derived
     summaries from another version of the code are not used."""
-    import hashlib
-
     root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
+    parts: list[str] = []
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(files):
             if name.endswith(".py"):
                 st = os.stat(os.path.join(folder, name))
-                h.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return h.hexdigest()
+                parts.append(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns};")
+    return sha256_hex("".join(parts).encode())
 
 
 def context_of(workspace: Workspace) -> str:
     """A digest of everything a file's derivation depends on besides the file: the code, the
     settings as loaded, and the persona and template files (names and signatures)."""
-    import hashlib
-
-    h = hashlib.sha256(_code_stamp().encode())
     config = workspace.config
-    h.update(repr((str(config.base_dir), sorted(map(str, config.sources)))).encode())
-    h.update(repr(sorted((str(k), repr(v)) for k, v in config.settings.items())).encode())
+    parts = [
+        _code_stamp(),
+        repr((str(config.base_dir), sorted(map(str, config.sources)))),
+        repr(sorted((str(k), repr(v)) for k, v in config.settings.items())),
+    ]
     for kind in ("participants", "templates"):
         for folder in workspace.folders(kind):
-            h.update(f"{kind}:{folder}:{_listing(folder)};".encode())
-    return h.hexdigest()
+            parts.append(f"{kind}:{folder}:{_listing(folder)};")
+    # one digest of the parts joined (no hashlib: it loads OpenSSL before a turn's first call)
+    return sha256_hex("\0".join(parts).encode())
 
 
 def _listing(folder: Path) -> str:
@@ -162,9 +160,7 @@ class Shelf(Generic[T]):
 
     def file_for(self, folder: str) -> Path:
         """The cache file of `folder` for this shelf."""
-        import hashlib
-
-        digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
+        digest = sha256_hex(os.fsencode(folder))[:20]
         return user_cache_dir() / "derived" / f"{self.kind}-{digest}.pickle"
 
     def _file(self, folder: str) -> Path | None:
