@@ -21,6 +21,14 @@ DRIP = "drip"
 """A route's answer that comes a byte at a time (`StubServer.routes`)."""
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that gives up on a call closes its connection (the engine does so on purpose):
+    no traceback of that on stderr, where a test reading a command's output would see it."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
+
+
 @dataclass
 class StubServer:
     mode: str = "stream"
@@ -232,7 +240,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
 def serve(stub: StubServer | None = None) -> Iterator[StubServer]:
     """Run `stub` on 127.0.0.1 (a free port) for the duration of the block."""
     stub = stub or StubServer()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(stub))
+    server = _QuietServer(("127.0.0.1", 0), _handler(stub))
     server.daemon_threads = True
     stub.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)

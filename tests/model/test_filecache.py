@@ -13,13 +13,17 @@ import textwrap
 import time
 from pathlib import Path
 
+import discussions
 from discussions.atomic import replace_file
 from discussions.model.filecache import Shelf
 from discussions.settings.workspace import Workspace
 
 from .test_ledger import discussion
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = str(Path(discussions.__file__).resolve().parents[1])
+"""Where this test's `discussions` is imported from (the checkout's src, or site-packages
+after a plain install, as in CI): the writers must run the same code, or their cache is
+another version's (`filecache.context_of` digests the code)."""
 
 
 def _reader(seen: list[str]):  # type: ignore[no-untyped-def]

@@ -66,14 +66,20 @@ def meta_field(meta: str, key: str) -> str:
     raise AssertionError(f"no {key} in {meta!r}")
 
 
+ENGINE_CACHE = ".cache/discussions"
+"""The engine's own cache in HOME (derived summaries a turn's prompt reads, `model.filecache`;
+apply's clones): written by discussions, not by the CLI under test."""
+
+
 def fingerprint(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     """Every file under `root` (its path relative to `root`) with its content's hash (a
     symbolic link's: its target), but those under the relative paths `skip` (a CLI's own
-    state, the discussion a turn appends to) and git's index (git refreshes it when asked for
-    a status)."""
+    state, the discussion a turn appends to), the engine's own cache (`ENGINE_CACHE`) and
+    git's index (git refreshes it when asked for a status)."""
     found: dict[str, str] = {}
     if not root.exists():
         return found
+    skip = (*skip, ENGINE_CACHE)
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if rel == ".git/index" or any(rel == s or rel.startswith(s + "/") for s in skip):

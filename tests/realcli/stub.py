@@ -45,6 +45,14 @@ CANNED = (
 """What the stub answers by default: a comment with markers and a vote."""
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that gives up on a call closes its connection (the engine does so on purpose):
+    no traceback of that on stderr, where a test reading a command's output would see it."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """A tool call the model makes: the tool's name as the CLI offers it and its arguments
@@ -104,7 +112,7 @@ class StubModel:
     def running(cls, *route_lists: Sequence[Route], **settings: Any) -> Iterator[StubModel]:
         """Serve on a free loopback port until the block ends."""
         stub = cls(routes=[r for routes in route_lists for r in routes], **settings)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(stub))
+        server = _QuietServer(("127.0.0.1", 0), _handler_class(stub))
         server.daemon_threads = True
         stub.port = server.server_address[1]
         thread = threading.Thread(target=server.serve_forever, daemon=True)

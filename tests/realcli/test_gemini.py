@@ -22,7 +22,7 @@ from discussions.providers.presets import PRESETS
 
 from ..conftest import code, out, result_of, run, write, write_signed
 from . import gemini_api
-from .common import git, last_comment, use_git_identity, without_our_sandbox
+from .common import ENGINE_CACHE, git, last_comment, use_git_identity, without_our_sandbox
 from .stub import CANNED, StubModel, ToolCall
 
 pytestmark = pytest.mark.skipif(
@@ -79,6 +79,7 @@ def tool_writes(before: dict[str, str], after: dict[str, str], home: Path) -> li
         p
         for p in changed
         if not (Path(p).is_relative_to(home) and _STATE.match(Path(p).relative_to(home).as_posix()))
+        and not Path(p).is_relative_to(home / ENGINE_CACHE)  # the engine's, not gemini's
     ]
 
 
