@@ -118,8 +118,14 @@ def project(work: Path, sleep_script: Path, sandbox: str | None = None) -> Path:
 def one(path: Path, branch: str) -> tuple[dict[str, float], str]:
     """One apply as `discussions apply --yes` makes it; seconds of each part, and the
     confinement the lead ran in."""
-    from discussions.engine import apply_run
-    from discussions.engine.apply import ApplyOptions, append_record, job_of, prepare, record_of
+    from discussions.engine.apply import run as apply_run
+    from discussions.engine.apply.plan import (
+        ApplyOptions,
+        append_record,
+        job_of,
+        prepare,
+        record_of,
+    )
     from discussions.model.discussion import Discussion
     from discussions.settings.workspace import Workspace
 

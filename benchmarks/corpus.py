@@ -20,7 +20,7 @@ def generate(
     third comment: what needs a markdown parse to tell code from text, and positions over
     many rounds."""
     from discussions.derive.signatures import render_signed
-    from discussions.engine.deliberation import render_round
+    from discussions.engine.council.deliberation import render_round
 
     rnd = random.Random(seed)
     names = ["AI-Architect", "AI-Security", "AI-Pragmatist", "Rob", "Zoë", "AI-Researcher"]

@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from discussions.engine.evidence import fulfil  # noqa: E402
-from discussions.engine.evidence_sources import Commands  # noqa: E402
+from discussions.engine.evidence.fulfil import fulfil  # noqa: E402
+from discussions.engine.evidence.sources import Commands  # noqa: E402
 from discussions.git.confine import Confinement  # noqa: E402
 from discussions.syntax.evidence import Block, parse_request, render_block  # noqa: E402
 from discussions.syntax.render import analyse_tail, join_blocks, render_comment  # noqa: E402
@@ -83,7 +83,7 @@ def bench_grep(repeat: int) -> tuple[float, int]:
 
 
 def bench_prompt(blocks: int, lines: int) -> None:
-    from discussions.engine.prompts import build_prompt, max_chars_for
+    from discussions.engine.prompt.prompts import build_prompt, max_chars_for
     from discussions.model.discussion import Discussion
     from discussions.settings.workspace import Workspace
 

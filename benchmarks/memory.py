@@ -35,7 +35,7 @@ os.environ["XDG_CACHE_HOME"] = str(WORK / "cache")  # the derived-summary cache:
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
-from discussions.engine.memory_prompt import build_persona_memory, reminder  # noqa: E402
+from discussions.engine.prompt.memory import build_persona_memory, reminder  # noqa: E402
 from discussions.model import memory  # noqa: E402
 from discussions.model.discussion import Discussion  # noqa: E402
 from discussions.settings.workspace import Workspace  # noqa: E402

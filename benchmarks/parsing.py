@@ -33,7 +33,7 @@ os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
-from discussions.engine.responses import parse_response  # noqa: E402
+from discussions.engine.answer.responses import parse_response  # noqa: E402
 from discussions.model.discussion import Discussion  # noqa: E402
 from discussions.syntax.markers import extract  # noqa: E402
 from discussions.syntax.parse import parse_document  # noqa: E402
@@ -97,7 +97,7 @@ def full_state(text: str) -> Callable[[], object]:
 
 def problems(text: str) -> Callable[[], object]:
     """What `check` reports on `text` as a file: the state, then each problem's columns."""
-    from discussions.engine.check import problems_in
+    from discussions.ops.check import problems_in
 
     path = WORK / f"c{abs(hash(text)) % 10**9}.md"
     path.write_text(text, encoding="utf-8")

@@ -110,7 +110,7 @@ def prompt_sizes(
     for n in range(1, rounds + 1):
         d = Discussion.load(path)
         if provider == "mock":
-            from discussions.engine.prompts import build_prompt
+            from discussions.engine.prompt.prompts import build_prompt
 
             seen[n] = [
                 build_prompt(d, runner.workspace.participants.get(a))[0] for a in d.participants
@@ -157,12 +157,12 @@ def _room(window: int) -> int:
 
 
 def answers() -> None:
-    from discussions.engine.responses import parse_response
+    from discussions.engine.answer.responses import parse_response
     from discussions.syntax.markers import extract
     from discussions.syntax.render import render_comment
 
     try:
-        from discussions.engine.echoes import prompt_echo
+        from discussions.engine.answer.echoes import prompt_echo
     except ImportError:
         prompt_echo = None
     rows = {}
@@ -209,7 +209,7 @@ def _share_row(label: str, prompts: list[str]) -> None:
 
 def shape() -> None:
     from discussions import Discussion, Runner
-    from discussions.engine.prompts import build_prompt
+    from discussions.engine.prompt.prompts import build_prompt
 
     print("Instruction share (characters outside the discussion shown, of the prompt)")
     work = Path(tempfile.mkdtemp(prefix="discussions-shape-"))

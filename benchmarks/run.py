@@ -361,7 +361,7 @@ def bench_watch() -> None:
 def bench_prompt() -> None:
     section("prompt size per turn (context.max_chars = 60000 default)")
     code = (
-        "import sys\nfrom discussions import Discussion\nfrom discussions.engine.prompts import build_prompt\n"
+        "import sys\nfrom discussions import Discussion\nfrom discussions.engine.prompt.prompts import build_prompt\n"
         "d = Discussion.load(sys.argv[1])\np = d.workspace.participants.get('security')\n"
         "prompt, ctx = build_prompt(d, p)\n"
         "print(len(d.text), len(prompt), ctx.full_comments, ctx.digested_comments, ctx.omitted_comments)\n"

@@ -16,7 +16,7 @@ PACKAGE = ROOT / "src" / "discussions"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
 LAYER_PACKAGES = (
-    "syntax", "settings", "derive", "model", "providers", "views", "engine", "git",
+    "syntax", "settings", "derive", "model", "providers", "views", "engine", "git", "ops",
     "cli", "tui", "web", "mcp",
 )
 

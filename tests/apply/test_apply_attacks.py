@@ -250,7 +250,7 @@ def test_a_required_sandbox_without_bubblewrap_is_refused_before_anyone_is_asked
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sandbox(project, "required")
-    monkeypatch.setattr("discussions.engine.sandbox.find_bubblewrap", lambda: "")
+    monkeypatch.setattr("discussions.engine.apply.sandbox.find_bubblewrap", lambda: "")
     r = invoke("apply", "discussions/retry.md")
     assert r.exit_code == 1 and "apply.sandbox is `required`" in r.output, r.output
     assert "install bubblewrap" in r.output
@@ -328,7 +328,7 @@ def test_a_bubblewrap_that_cannot_run_here_is_no_sandbox(
     fake = tmp_path / "bwrap"
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n")
     fake.chmod(0o755)
-    monkeypatch.setattr("discussions.engine.sandbox.find_bubblewrap", lambda: str(fake))
+    monkeypatch.setattr("discussions.engine.apply.sandbox.find_bubblewrap", lambda: str(fake))
     r = invoke("apply", "discussions/retry.md", "--dry-run")
     assert "Confinement: no sandbox: bubblewrap cannot run here: bwrap: No permissions" in r.output
     sandbox(project, "required")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from discussions.engine.service import DiscussionTools
 from discussions.model.discussion import Discussion
+from discussions.ops.service import DiscussionTools
 from discussions.settings.workspace import Workspace
 from discussions.views.html import discussion_page
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from discussions.cli import cli
-from discussions.engine.apply import revise
+from discussions.engine.apply.plan import revise
 from discussions.model.discussion import Discussion
 
 from ..conftest import SCRIPTS, write, write_signed

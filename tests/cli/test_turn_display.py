@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.cli.progress import Progress, fit
-from discussions.engine.outcomes import Attempt, ParticipantOutcome, TurnEvent
+from discussions.engine.turn.outcomes import Attempt, ParticipantOutcome, TurnEvent
 
 from ..conftest import script_command, write
 

@@ -13,22 +13,22 @@ from pathlib import Path
 from ..conftest import code, out, result_of, run, script_command
 
 NOT_BEFORE_THE_CALLS = (
-    "discussions.engine.posting",
-    "discussions.engine.failures",
-    "discussions.engine.phases",
-    "discussions.engine.council",
+    "discussions.engine.turn.posting",
+    "discussions.engine.turn.failures",
+    "discussions.engine.turn.phases",
+    "discussions.engine.council.motions",
     "discussions.model.journal",
-    "discussions.engine.followup",  # reads the answers: cap, echo, vote, follow-up
-    "discussions.engine.responses",
-    "discussions.engine.echoes",
+    "discussions.engine.turn.followup",  # reads the answers: cap, echo, vote, follow-up
+    "discussions.engine.answer.responses",
+    "discussions.engine.answer.echoes",
     "discussions.model.usage",  # only under a budget
-    "discussions.engine.fitting",  # only when a provider's window is known
+    "discussions.engine.prompt.fitting",  # only when a provider's window is known
     "hashlib",  # OpenSSL: `syntax.digest` gives the turn's digests
     "discussions.providers.mock",
     "discussions.providers.replay",
     "discussions.providers.server_window",
-    "discussions.engine.evidence_sources",
-    "discussions.engine.evidence_git",
+    "discussions.engine.evidence.sources",
+    "discussions.engine.evidence.gitread",
     "discussions.git.confine",
     "discussions.syntax.evidence",
 )
@@ -71,9 +71,9 @@ def test_a_turn_starts_its_providers_before_loading_what_the_answers_need(
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "posted via quick" in r.stdout
-    assert "discussions.engine.runner" in at_first  # the probe saw the turn's first call
+    assert "discussions.engine.turn.runner" in at_first  # the probe saw the turn's first call
     assert [m for m in NOT_BEFORE_THE_CALLS if m in at_first] == []
-    assert "discussions.engine.posting" in at_exit  # loaded for the answers after all
+    assert "discussions.engine.turn.posting" in at_exit  # loaded for the answers after all
     assert "discussions.providers.mock" not in at_exit
     text = Path(path).read_text(encoding="utf-8")
     assert text.count("Fine.") == 2

@@ -19,7 +19,7 @@ from discussions.derive.diagnosis import (
     parse_confidence,
     similarity,
 )
-from discussions.engine.responses import parse_response
+from discussions.engine.answer.responses import parse_response
 
 from ..conftest import code, out, result_of, run, script_command, sign_ai_comments, write
 
@@ -268,7 +268,7 @@ def test_no_convergence_escalates_by_the_fallback(stand_in, isolated: Path, prom
 
 
 def test_anonymous_prompt_hides_people_too_and_the_file_keeps_names(isolated: Path) -> None:
-    from discussions.engine.prompts import build_prompt
+    from discussions.engine.prompt.prompts import build_prompt
     text = HAND.replace("<!-- Phase: diagnosis -->", "<!-- Phase: convergence -->").replace(
         "No idea yet.", "No idea yet. @architect, Rob and AI-Security, what do you think?"
     )

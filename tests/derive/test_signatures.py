@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from discussions import Discussion
-from discussions.engine.prompts import build_prompt
+from discussions.engine.prompt.prompts import build_prompt
 from discussions.settings.workspace import Workspace
 
 from ..conftest import signed

@@ -385,7 +385,7 @@ def test_a_hand_typed_ballot_is_sealed_past_a_line_that_only_looks_like_an_engin
 ) -> None:
     """The seal ends at engine blocks the parser found, never at a line that merely looks like
     one (typed by hand, or inside a code block): the reasons after it stay sealed."""
-    from discussions.engine.prompts import build_prompt
+    from discussions.engine.prompt.prompts import build_prompt
 
     from ..derive.test_motions import MOTION
 

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from discussions.cli import cli
-from discussions.engine import appending
-from discussions.engine.appending import GroupAppend
+from discussions.engine.turn import appending
+from discussions.engine.turn.appending import GroupAppend
 from discussions.errors import NotWritable
 from discussions.model import storage
 

@@ -1,4 +1,4 @@
-"""Running a lead in a worktree of its own (`engine.apply_run`, `git.worktree`): fake write-mode
+"""Running a lead in a worktree of its own (`engine.apply.run`, `git.worktree`): fake write-mode
 CLIs (tests/scripts/lead.py) in real git repositories."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine import apply_run
-from discussions.engine.apply_run import Job, LeadCommand, ProjectTests
+from discussions.engine.apply import run as apply_run
+from discussions.engine.apply.run import Job, LeadCommand, ProjectTests
 from discussions.errors import ApplyError, ProviderNotFound
 from discussions.git import worktree
 from discussions.providers.registry import trust_evidence
@@ -493,7 +493,7 @@ def test_the_consent_notice_says_the_test_runs_code_the_lead_wrote() -> None:
 def test_a_sandboxed_lead_that_hangs_times_out_and_leaves_no_process(repo: Path) -> None:
     """In bubblewrap the lead has a process namespace of its own: what it left running dies
     with it when the timeout kills it."""
-    from discussions.engine.sandbox import choose
+    from discussions.engine.apply.sandbox import choose
 
     naps = f"{time.time_ns() % 1000}.{__import__('os').getpid()}"  # this test's own sleeps
     lead = LeadCommand("fake-write", f"sh -c 'sleep 6{naps} & setsid sleep 6{naps} & sleep 6{naps}'")
@@ -520,7 +520,7 @@ needs_bwrap = pytest.mark.skipif(
 
 def boxed(repo: Path, mode: str, *extra: str, command: str = "", **options: object) -> Job:
     """`job` run in bubblewrap (`sandbox.choose("required")`)."""
-    from discussions.engine.sandbox import choose
+    from discussions.engine.apply.sandbox import choose
 
     out = job(repo, mode, *extra, sandbox=choose("required"), **options)
     if command:
@@ -652,7 +652,7 @@ def test_the_lead_and_the_tests_are_told_they_are_in_the_clone(
     """``PWD`` and ``OLDPWD`` were inherited from the person's shell: the user's repository.
     A tool that trusts ``PWD`` over the real folder (``os.environ["PWD"]``, ``cd "$OLDPWD"``)
     acted on the user's tree."""
-    from discussions.engine.sandbox import choose
+    from discussions.engine.apply.sandbox import choose
 
     if box == "required" and __import__("shutil").which("bwrap") is None:
         pytest.skip("bubblewrap not installed")

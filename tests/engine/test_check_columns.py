@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discussions.engine.check import problems_in
 from discussions.model.discussion import Discussion
+from discussions.ops.check import problems_in
 
 from ..conftest import code, run
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from discussions.engine.check import check_files
+from discussions.ops.check import check_files
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, run
@@ -57,7 +57,7 @@ def test_since_a_revision_reports_rewrites_and_deletions(isolated: Path) -> None
 def test_text_held_in_memory_is_checked_as_the_saved_file_with_severities_and_columns(
     isolated: Path,
 ) -> None:
-    from discussions.engine.check import check_text
+    from discussions.ops.check import check_text
 
     assert code(run("new", "Typed", "--participants", "security")) == 0
     path = isolated / "discussions" / "typed.md"

@@ -141,7 +141,7 @@ def test_ai_output_cannot_forge_the_time(
 
 
 def test_mcp_add_comment_records_and_reads_back_the_time(disc: Path) -> None:
-    from discussions.engine.service import DiscussionTools
+    from discussions.ops.service import DiscussionTools
 
     tools = DiscussionTools()
     before = now()

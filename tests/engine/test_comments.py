@@ -1,4 +1,4 @@
-"""`engine.comments`: a person's comment as `discussions comment` posts it, called directly
+"""`ops.comments`: a person's comment as `discussions comment` posts it, called directly
 (the command parses its options and prints what `post_comment` returns)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from discussions import Discussion, DiscussionsError
 from discussions.derive.rules import strip_meta
-from discussions.engine.comments import council_lines, post_comment
+from discussions.ops.comments import council_lines, post_comment
 
 from ..conftest import write
 from ..derive.test_motions import people_motion

@@ -1,5 +1,5 @@
 """The conformance review: the council votes whether an applied branch implements the decision,
-the lead revises on blockers, bounded (`engine.conformance`). Real git, real subprocess voters."""
+the lead revises on blockers, bounded (`engine.council.conformance`). Real git, real subprocess voters."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.conformance import review_apply, review_due, votes_since
-from discussions.engine.runner import Runner
+from discussions.engine.council.conformance import review_apply, review_due, votes_since
+from discussions.engine.turn.runner import Runner
 from discussions.errors import DiscussionsError
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace

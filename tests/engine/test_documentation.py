@@ -1,5 +1,5 @@
 """The documentation loop: a leader drafts, the council votes, blockers come back, the leader
-revises; all of it in the file, resumable from it (`engine.documentation`)."""
+revises; all of it in the file, resumable from it (`engine.council.documentation`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The phase rules (`engine.phases`) and the chair of a run (`engine.chair`), called directly on
+"""The phase rules (`engine.turn.phases`) and the chair of a run (`engine.council.chair`), called directly on
 discussion files written in a temporary project."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from discussions import Discussion
-from discussions.engine import chair, phases
-from discussions.engine.council import render_result
+from discussions.engine.council import chair
+from discussions.engine.council.motions import render_result
+from discussions.engine.turn import phases
 
 from ..conftest import signed, write
 

@@ -1,5 +1,5 @@
-"""Who speaks in a turn (`engine.turns`) and what each participant sees of a blind or anonymous
-phase (`engine.visibility`), called directly on discussion files in a temporary project."""
+"""Who speaks in a turn (`engine.turn.routing`) and what each participant sees of a blind or anonymous
+phase (`engine.prompt.visibility`), called directly on discussion files in a temporary project."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.engine.turns import select_participants
-from discussions.engine.visibility import label, view_for
+from discussions.engine.prompt.visibility import label, view_for
+from discussions.engine.turn.routing import select_participants
 from discussions.errors import UnknownParticipant
 from discussions.syntax.render import render_comment
 

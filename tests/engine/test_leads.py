@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from discussions.cli import cli
-from discussions.engine.leads import choose_lead, matched_capabilities
+from discussions.engine.apply.leads import choose_lead, matched_capabilities
 from discussions.errors import NoLead
 from discussions.model.discussion import Discussion
 from discussions.model.handoff import build_handoff
@@ -131,7 +131,7 @@ def test_participants_show_prints_capabilities(isolated: Path) -> None:
 
 
 def test_without_a_chain_the_turns_chain_is_used(isolated: Path, userdir: Path) -> None:
-    from discussions.engine.leads import default_chain
+    from discussions.engine.apply.leads import default_chain
 
     people, reg = _setup(isolated, userdir)
     write(isolated / "discussions.yaml", "providers:\n  default: writer\n  detect: false\n")

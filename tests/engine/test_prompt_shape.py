@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from discussions import Discussion
-from discussions.engine.failures import render_failed
-from discussions.engine.outcomes import Attempt, ParticipantOutcome
-from discussions.engine.prompts import build_prompt
+from discussions.engine.prompt.prompts import build_prompt
+from discussions.engine.turn.failures import render_failed
+from discussions.engine.turn.outcomes import Attempt, ParticipantOutcome
 from discussions.syntax.render import analyse_tail, join_for_append, render_comment
 
 from ..conftest import write

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.echoes import Echo, prompt_echo
-from discussions.engine.followup import DEFAULT_MAX_ANSWER_CHARS, read_capped, read_vote
-from discussions.engine.responses import Response, parse_response
+from discussions.engine.answer.echoes import Echo, prompt_echo
+from discussions.engine.answer.responses import Response, parse_response
+from discussions.engine.turn.followup import DEFAULT_MAX_ANSWER_CHARS, read_capped, read_vote
 from discussions.syntax.markers import extract
 from discussions.syntax.parse import parse_document
 from discussions.syntax.render import render_comment

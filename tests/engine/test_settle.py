@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from discussions import Discussion
 from discussions.cli import cli
-from discussions.engine import phases
+from discussions.engine.turn import phases
 from discussions.model import storage
 
 

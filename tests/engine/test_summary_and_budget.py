@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from discussions import Discussion
-from discussions.engine.context import for_the_prompt
-from discussions.engine.prompts import build_prompt
+from discussions.engine.prompt.context import for_the_prompt
+from discussions.engine.prompt.prompts import build_prompt
 from discussions.model.summary import summary_path
 from discussions.syntax.render import analyse_tail, join_for_append, render_comment
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from discussions import Discussion, Runner
 from discussions.cli import cli
-from discussions.engine import followup
+from discussions.engine.turn import followup
 from discussions.syntax import code
 
 from ..conftest import script_command, write

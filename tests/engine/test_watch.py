@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from discussions import Discussion, DiscussionNotFound
 from discussions.cli import cli
-from discussions.engine.watch import Watcher
+from discussions.ops.watch import Watcher
 from discussions.settings.workspace import Workspace
 
 from ..conftest import script_command, signed, write
@@ -250,7 +250,7 @@ def test_watchdogs_stop_race_message_is_not_printed(
     import logging
     import queue
 
-    from discussions.engine.watch import WatchTargets, observe
+    from discussions.ops.watch import WatchTargets, observe
 
     observer = observe(WatchTargets({isolated}, set(), {isolated}), queue.Queue())
     observer.stop()

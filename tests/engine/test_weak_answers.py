@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.engine.followup import VOTE_QUESTION
+from discussions.engine.turn.followup import VOTE_QUESTION
 from discussions.model.usage import discussion_usage
 from discussions.providers.base import ProviderRequest, ProviderSpec
 from discussions.providers.command import CommandProvider

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.engine.prompts import build_prompt, minimal_prompt
+from discussions.engine.prompt.prompts import build_prompt, minimal_prompt
 from discussions.providers.registry import ProviderRegistry
 from discussions.providers.window import (
     answer_tokens,

@@ -108,7 +108,7 @@ def test_trust_asks_once_for_providers_and_evidence_commands(project: Path) -> N
 
 
 def test_watch_fulfils_a_saved_request(project: Path) -> None:
-    from discussions.engine.watch import Watcher
+    from discussions.ops.watch import Watcher
     from discussions.settings.workspace import Workspace
 
     run("new", "Watched")

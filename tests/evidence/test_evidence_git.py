@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.evidence import fulfil_pending
+from discussions.engine.evidence.fulfil import fulfil_pending
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax import clock
@@ -122,7 +122,7 @@ def test_a_new_block_is_numbered_after_the_largest_number(repo: Path) -> None:  
 
 
 def test_the_prompt_and_the_views_tell_two_blocks_numbered_1_apart(repo: Path) -> None:  # noqa: F811
-    from discussions.engine.prompts import build_prompt
+    from discussions.engine.prompt.prompts import build_prompt
     from discussions.views.evidence import evidence_markdown
 
     path = merged(repo)

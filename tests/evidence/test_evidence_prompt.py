@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from discussions.engine.evidence_prompt import HEADING, PREFACE, evidence_element
-from discussions.engine.prompts import build_prompt
+from discussions.engine.evidence.prompt import HEADING, PREFACE, evidence_element
+from discussions.engine.prompt.prompts import build_prompt
 from discussions.model.discussion import Discussion
 from discussions.syntax.evidence import Block, render_block
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.evidence import fulfil_pending
+from discussions.engine.evidence.fulfil import fulfil_pending
 from discussions.providers.registry import trust_evidence
 
 from .conftest import ask, git

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Collapsible, Markdown
 
-from discussions.engine.evidence import fulfil_pending
-from discussions.engine.service import DiscussionTools
+from discussions.engine.evidence.fulfil import fulfil_pending
 from discussions.model.discussion import Discussion
+from discussions.ops.service import DiscussionTools
 from discussions.settings.workspace import Workspace
 from discussions.views.html import discussion_page
 

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from discussions.engine.chair import render_fallback
-from discussions.engine.council import render_result
-from discussions.engine.deliberation import render_escalation, render_round, render_stop
-from discussions.engine.outcomes import render_pass
+from discussions.engine.council.chair import render_fallback
+from discussions.engine.council.deliberation import render_escalation, render_round, render_stop
+from discussions.engine.council.motions import render_result
+from discussions.engine.turn.outcomes import render_pass
 from discussions.git.additions import lost_blocks
 from discussions.git.merge import CLEAN, CONFLICT, LINE_MERGE, merge_texts
 from discussions.git.units import split_blocks

@@ -348,8 +348,8 @@ def test_tools_and_resources_stay_in_the_discussions_folder(
 def test_start_turn_refuses_a_replay_provider_like_the_web_api(isolated: Path) -> None:
     """A replay reads the file it names: no agent may choose one (one rule with the web API)."""
     pytest.importorskip("mcp")
-    from discussions.engine.service import DiscussionTools
     from discussions.errors import DiscussionsError
+    from discussions.ops.service import DiscussionTools
 
     assert CliRunner().invoke(cli, ["new", "Auth", "--participants", "architect"]).exit_code == 0
     assert CliRunner().invoke(cli, ["turn", "auth.md", "--provider", "mock"]).exit_code == 0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.service import DiscussionTools
 from discussions.errors import NotDecided
+from discussions.ops.service import DiscussionTools
 
 from ..model.test_handoff import decided_file
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from discussions.engine.prompts import MEMORY_HEADING, build_memory, build_prompt
+from discussions.engine.prompt.prompts import MEMORY_HEADING, build_memory, build_prompt
 from discussions.model import ledger
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from discussions.derive.rules import derive
-from discussions.engine.memory_prompt import PERSONA_MEMORY_HEADING, build_persona_memory
-from discussions.engine.prompts import build_prompt
+from discussions.engine.prompt.memory import PERSONA_MEMORY_HEADING, build_persona_memory
+from discussions.engine.prompt.prompts import build_prompt
 from discussions.model import memory
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from discussions import Discussion, Runner
 from discussions.cli import cli
-from discussions.engine.narration import NARRATIVE_CALLOUT
-from discussions.engine.prompts import build_prompt
+from discussions.engine.council.narration import NARRATIVE_CALLOUT
+from discussions.engine.prompt.prompts import build_prompt
 from discussions.providers.mock import MOCK_BANNER, MockProvider, read_prompt
 
 

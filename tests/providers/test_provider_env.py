@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from discussions.cli import cli
-from discussions.engine import apply_run
-from discussions.engine.apply_run import Job, LeadCommand
+from discussions.engine.apply import run as apply_run
+from discussions.engine.apply.run import Job, LeadCommand
 from discussions.errors import ConfigError, UntrustedProvider
 from discussions.providers import CommandProvider, ProviderRegistry, ProviderRequest, ProviderSpec
 from discussions.providers.presets import PRESETS

@@ -407,7 +407,7 @@ def test_a_replay_named_by_settings_is_never_used(isolated: Path, tmp_path: Path
     r = run("turn", "mine.md", "@architect")
     assert code(r) == 0, out(r)
     assert "TOPSECRET" not in (isolated / "discussions" / "mine.md").read_text(encoding="utf-8")
-    from discussions.engine.service import DiscussionTools
+    from discussions.ops.service import DiscussionTools
 
     tools = DiscussionTools()
     ticket = tools.start_turn("mine", ["architect"])["ticket"]

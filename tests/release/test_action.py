@@ -130,7 +130,7 @@ def test_check_prints_github_annotations(project: tuple[Path, dict[str, str]]) -
 
 def test_annotations_escape_what_would_end_a_property_or_the_message() -> None:
     from discussions.cli.check import github_annotation
-    from discussions.engine.check import Problem
+    from discussions.ops.check import Problem
 
     p = Problem("a,b:c%.md", 3, "50% done\nsecond line", severity="hint", column=2)
     assert (

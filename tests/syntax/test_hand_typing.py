@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from discussions import Discussion
-from discussions.engine.watch import Watcher
+from discussions.ops.watch import Watcher
 from discussions.settings.workspace import Workspace
 from discussions.syntax.parse import parse_document
 from discussions.syntax.render import neutralise, render_comment
@@ -191,9 +191,9 @@ def test_listing_and_checking_use_the_same_rule(isolated: Path) -> None:
     assert code(run("new", "Real")) == 0
     headerless = isolated / "discussions" / "old.md"
     headerless.write_text("# Old\n\n---\n\nName: Rob\n\nhi\n", encoding="utf-8")
-    from discussions.engine.watch import is_discussion_file
     from discussions.model.catalog import discussion_paths
     from discussions.model.storage import discussion_problem
+    from discussions.ops.watch import is_discussion_file
     from discussions.tui.data import discussion_files
 
     folder = isolated / "discussions"

@@ -104,7 +104,7 @@ def test_unexplained_flips_over_the_threshold_make_the_phase_anonymous(isolated:
     assert d.phase_info is not None and not d.phase_info.anonymous
     said(d, "AI-Security", "Fine then.\n\nVOTE: READY")  # no reason: over 0
     assert d.phase_info is not None and d.phase_info.anonymous
-    from discussions.engine.visibility import view_for
+    from discussions.engine.prompt.visibility import view_for
 
     view = view_for(d, d.workspace.participants.get("architect"))
     assert view is not None and "AI-Security" not in view.text

@@ -494,7 +494,7 @@ def test_a_deeply_nested_body_is_400(server: LiveServer, project: Path) -> None:
 def test_a_fifo_in_the_folder_blocks_nothing(server: LiveServer, project: Path) -> None:
     import os
 
-    from discussions.engine.service import DiscussionTools
+    from discussions.ops.service import DiscussionTools
 
     os.mkfifo(project / "discussions" / "pipe.md")
     found: list[object] = []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.evidence import fulfil_pending
+from discussions.engine.evidence.fulfil import fulfil_pending
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.render import render_comment

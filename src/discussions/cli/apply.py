@@ -16,8 +16,8 @@ from .turns import live_display
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..engine.apply import Plan
-    from ..engine.conformance import ReviewOutcome
+    from ..engine.apply.plan import Plan
+    from ..engine.council.conformance import ReviewOutcome
     from ..syntax.apply import ApplyRecord
     from .progress import Progress
 
@@ -85,7 +85,7 @@ def apply_command(
       discussions apply spike.md --force --reason "prototype before the vote"
       discussions apply feature-x.md --review --yes
     """
-    from ..engine.apply import ApplyOptions, carry_out, prepare
+    from ..engine.apply.plan import ApplyOptions, carry_out, prepare
     from ..model.discussion import Discussion
 
     if review:
@@ -217,7 +217,7 @@ def _run(
 ) -> ApplyRecord:
     """Run the plan with its output streamed: the turn display on a terminal, the lead's own
     lines on a pipe, nothing with --json."""
-    from ..engine.outcomes import ParticipantOutcome, TurnEvent
+    from ..engine.turn.outcomes import ParticipantOutcome, TurnEvent
     from .progress import Progress
 
     p, provider = plan.lead_choice.participant, plan.lead_choice.provider.name
@@ -240,7 +240,7 @@ def _live_stream(
     progress: Progress, alias: str, name: str, provider: str
 ) -> Callable[[str], None]:
     """Feeds the turn display: the latest line the lead wrote, as a turn's providers do."""
-    from ..engine.outcomes import TurnEvent
+    from ..engine.turn.outcomes import TurnEvent
 
     seen: list[str] = []
 
@@ -254,7 +254,7 @@ def _live_stream(
 
 
 def _result_line(record: ApplyRecord) -> str:
-    from ..engine.apply import summary_line
+    from ..engine.apply.plan import summary_line
 
     line = summary_line(record)
     if record.worktree:

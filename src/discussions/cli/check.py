@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..engine.check import CheckReport, Problem, check_files
 from ..errors import DiscussionsError
+from ..ops.check import CheckReport, Problem, check_files
 from ..settings.workspace import Workspace
 from .common import display_path, echo_json, say, workspace
 from .options import json_option

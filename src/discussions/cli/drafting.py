@@ -1,5 +1,5 @@
 """`discussions draft`: run or resume a discussion's documentation loop
-(`engine.documentation`)."""
+(`engine.council.documentation`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import sys
 
 import click
 
-from ..engine.documentation import draft_document
-from ..engine.failures import answered_line
-from ..engine.runner import Runner
+from ..engine.council.documentation import draft_document
+from ..engine.turn.failures import answered_line
+from ..engine.turn.runner import Runner
 from ..model.discussion import Discussion
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option

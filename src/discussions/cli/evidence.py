@@ -25,7 +25,7 @@ def evidence_command(file: str, as_json: bool) -> None:
       discussions evidence feature-x.md
       discussions evidence feature-x.md --json
     """
-    from ..engine.evidence import fulfil_pending
+    from ..engine.evidence.fulfil import fulfil_pending
     from ..model.discussion import Discussion
 
     ws = workspace()

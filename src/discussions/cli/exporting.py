@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..engine.export import (
+from ..model.discussion import Discussion
+from ..ops.export import (
     default_target,
     export_handoff,
     export_html,
@@ -16,7 +17,6 @@ from ..engine.export import (
     save_export,
     write_post,
 )
-from ..model.discussion import Discussion
 from .common import display_path, resolve_discussion, say, workspace
 
 
@@ -82,7 +82,7 @@ def export_command(
         data = export_handoff(d, allow_undecided=allow_undecided)
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
-        from ..engine.runner import Runner
+        from ..engine.turn.runner import Runner
 
         text, author = write_post(Runner(ws), d, alias or "moderator", provider)
     if out == "-":

@@ -64,7 +64,7 @@ def new_command(
       discussions new "Überprüfung der Änderungen" --file review-2026-11.md
       discussions new "Auth review" --files 'src/auth/**' --files README.md
     """
-    from ..engine.service import create_discussion
+    from ..ops.service import create_discussion
 
     aliases = [a for a in participants.split(",")] if participants else None
     if file_name and Path(file_name).name != file_name:
@@ -99,7 +99,7 @@ def _attach(d: Discussion, patterns: tuple[str, ...]) -> list[str]:
     """Attach the files matching `patterns` as evidence; the lines saying what was attached."""
     if not patterns:
         return []
-    from ..engine.evidence import attach
+    from ..engine.evidence.fulfil import attach
 
     return attach(d, default_author(), list(patterns)).lines()
 
@@ -185,7 +185,7 @@ def comment_command(
       discussions comment feature-x.md --ballot yes --author Rob
       discussions comment feature-x.md "Agreed." --json
     """
-    from ..engine.comments import post_comment
+    from ..ops.comments import post_comment
 
     ws = workspace()
     path = resolve_discussion(file, ws)
@@ -332,8 +332,8 @@ def summary_command(
     d = Discussion.load(resolve_discussion(file, ws), ws)
     narrative, narrator = None, ""
     if use_ai:
-        from ..engine.narration import narrate
-        from ..engine.runner import Runner
+        from ..engine.council.narration import narrate
+        from ..engine.turn.runner import Runner
 
         narrative, narrator = narrate(Runner(ws), d, alias, provider)
     if to_stdout:

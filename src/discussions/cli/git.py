@@ -13,7 +13,7 @@ from ..git.driver import merge_file, resolve_conflict
 from .options import json_option
 
 if TYPE_CHECKING:
-    from ..engine.outcomes import TurnResult
+    from ..engine.turn.outcomes import TurnResult
     from ..git.review import Changes
     from ..model.discussion import Discussion
     from ..settings.workspace import Workspace
@@ -216,7 +216,7 @@ def review_command(
     attached = _attach_changed(d, [f.path for f in changes.files]) if with_files else []
     result = None
     if aliases:
-        from ..engine.runner import Runner
+        from ..engine.turn.runner import Runner
 
         result = Runner(ws).run_turn(d, aliases)
     if as_json:
@@ -267,7 +267,7 @@ def _say_outcomes(result: TurnResult | None, d: Discussion) -> None:
 
 def _attach_changed(d: Discussion, paths: list[str]) -> list[str]:
     """Attach the current text of the changed files that still exist, as evidence."""
-    from ..engine.evidence import attach
+    from ..engine.evidence.fulfil import attach
     from ..git.run import repo_root
     from .common import default_author
 

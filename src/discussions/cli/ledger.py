@@ -206,9 +206,9 @@ def memory_command(alias: str, as_json: bool, write_page: bool) -> None:
       discussions memory @security --json
       discussions memory architect --write
     """
-    from ..engine.memory_page import report_lines, write_memory_page
-    from ..engine.memory_prompt import reminder
+    from ..engine.prompt.memory import reminder
     from ..model.flips import flip_rate
+    from ..ops.memory_page import report_lines, write_memory_page
 
     ws = workspace()
     participant = ws.participants.get(alias)

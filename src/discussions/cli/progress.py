@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import click
 
-from ..engine.outcomes import ParticipantOutcome, TurnEvent, outcome_text
+from ..engine.turn.outcomes import ParticipantOutcome, TurnEvent, outcome_text
 from .common import color_enabled, printable
 
 FALLBACK_HINT = (

@@ -31,7 +31,7 @@ from .common import display_path, echo_json, style, workspace
 from .options import json_option
 
 if TYPE_CHECKING:
-    from ..engine.probe import ProbePrompt, WindowFit
+    from ..ops.probe import ProbePrompt, WindowFit
 
 
 @click.group("providers")
@@ -250,7 +250,7 @@ def providers_test(
     ws = workspace()
     reg = ProviderRegistry.load(ws.config.base_dir)
     provider = reg.get(name)
-    from ..engine.fitting import window_lines  # the engine only when a test is run
+    from ..engine.prompt.fitting import window_lines  # the engine only when a test is run
 
     if deep:
         _deep_test(name, reg, ws, timeout, as_json, window_lines(reg, name, ws))
@@ -292,9 +292,9 @@ def _deep_test(
 ) -> None:
     """`providers test --deep`: a real-size prompt, its fit and the answer (see engine.probe);
     `window` is what `window_lines` says of the provider's window."""
-    from ..engine.echoes import prompt_echo
-    from ..engine.probe import probe_prompt, window_fit
-    from ..engine.responses import parse_response
+    from ..engine.answer.echoes import prompt_echo
+    from ..engine.answer.responses import parse_response
+    from ..ops.probe import probe_prompt, window_fit
     from ..providers.window import provider_window
 
     provider = reg.get(name)

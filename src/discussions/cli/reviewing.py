@@ -1,6 +1,6 @@
 """The conformance review of an applied change, as `discussions apply --review` (and `apply`
 when ``apply: review`` is set) runs it and as `discussions run` reports it
-(`engine.conformance`)."""
+(`engine.council.conformance`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .common import echo_json, printable, resolve_discussion, say, workspace
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..engine.conformance import ReviewOutcome
+    from ..engine.council.conformance import ReviewOutcome
     from ..model.discussion import Discussion
     from ..settings.workspace import Workspace
     from ..syntax.apply import ApplyRecord
@@ -49,8 +49,9 @@ def perform_review(
     blockers (only with `revise`: a person consented to it) with `on_output` following it;
     without `as_json`, say how each vote went (on standard error, as it goes) and what the
     review came to."""
-    from ..engine.conformance import lead_revise, review_apply
-    from ..engine.runner import Runner
+    from ..engine.apply.plan import lead_revise
+    from ..engine.council.conformance import review_apply
+    from ..engine.turn.runner import Runner
 
     def step(text: str) -> None:
         if not as_json:
@@ -86,7 +87,7 @@ def review_only(
             f"--review reviews the change already applied; {', '.join(others)} belong to a new "
             "apply (run it first, then --review)"
         )
-    from ..engine.conformance import pending_review
+    from ..engine.council.conformance import pending_review
     from ..model.discussion import Discussion
 
     ws = workspace(warn=False)
@@ -118,7 +119,7 @@ def _revisions_allowed(
             err=True,
         )
         return False
-    from ..engine.apply import revision_plan
+    from ..engine.apply.plan import revision_plan
 
     plan = revision_plan(d, applied.number, timeout=timeout)
     return yes or click.confirm(

@@ -7,9 +7,9 @@ from typing import IO
 
 import click
 
-from ..engine.deliberation import RoundEvent, RunResult, run_discussion
-from ..engine.outcomes import TurnEvent
-from ..engine.runner import Runner
+from ..engine.council.deliberation import RoundEvent, RunResult, run_discussion
+from ..engine.turn.outcomes import TurnEvent
+from ..engine.turn.runner import Runner
 from ..model.budget import configured_budget
 from ..model.discussion import Discussion
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
@@ -149,7 +149,7 @@ def _print_result(result: RunResult, as_json: bool) -> None:
     say(f"Consensus: {result.consensus.get('reason', '')}")
     if result.budget_stop:
         say(f"Budget: {result.budget_stop}")
-    from ..engine.failures import answered_summary  # loaded while the providers thought
+    from ..engine.turn.failures import answered_summary  # loaded while the providers thought
 
     answered = answered_summary([o for t in result.turns for o in t.outcomes])
     if answered:

@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..engine.outcomes import TurnResult
-from ..engine.runner import Runner
-from ..engine.turns import select_participants
+from ..engine.turn.outcomes import TurnResult
+from ..engine.turn.routing import select_participants
+from ..engine.turn.runner import Runner
 from ..model.discussion import Discussion
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
 
 if TYPE_CHECKING:
-    from ..engine.council import MotionOutcome
+    from ..engine.council.motions import MotionOutcome
 
 
 def live_display(as_json: bool, no_progress: bool = False) -> bool:
@@ -89,7 +89,7 @@ def turn_command(
 
 def say_preflight(d: Discussion, *, err: bool) -> None:
     """Say, before any call, what the evidence of `d` lacks (an attached file gone)."""
-    from ..engine.evidence_turn import preflight_notes
+    from ..engine.evidence.turn import preflight_notes
 
     for note in preflight_notes(d):
         say(f"Note: {note}", err=err)
@@ -140,7 +140,7 @@ def _summary(result: TurnResult) -> None:
         say(f"Votes cast this turn: {_counts(cast)}")
     else:
         say(f"Votes: {_counts(counts)}")
-    from ..engine.failures import answered_line  # loaded while the providers thought
+    from ..engine.turn.failures import answered_line  # loaded while the providers thought
 
     say("Who answered:")
     for o in result.outcomes:

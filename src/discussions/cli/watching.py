@@ -1,4 +1,4 @@
-"""`discussions watch`: the command around `discussions.engine.watch` (`Watcher`, `observe`)."""
+"""`discussions watch`: the command around `discussions.ops.watch` (`Watcher`, `observe`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..engine.watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, observe
+from ..ops.watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, observe
 from .common import display_path, printable, workspace
 
 

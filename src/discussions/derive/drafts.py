@@ -2,7 +2,7 @@
 (`syntax.drafts`) as a `Draft`, in file order. A block whose fenced document no longer matches
 its digest is a warning, so `check` fails on an edited or cut-short draft. Where the loop stands
 (the last version, the votes after it) is worked out from these and the comments by
-`engine.documentation`; nothing else records it."""
+`engine.council.documentation`; nothing else records it."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """Who wrote a comment signed with a participant's name: the engine, or a hand.
 
 The engine writes every answer of a participant with a metadata line whose ``digest`` is
-`body_digest` of the comment's text (`engine.posting`, `engine.council`); a person's comment is
-refused under a participant's name (`speakers.check_human_author`). A comment that claims to
-be a participant's (signed with a participant's name or alias, or a name that looks like one,
-`speakers.impersonated`; or carrying the engine's ``provider:`` line) without a digest that
-matches its text was not written by the engine: it is *forged*, typed into the file by hand
-(or edited, or cut short, after the engine wrote it).
+`body_digest` of the comment's text (`engine.turn.posting`, `engine.council.motions`); a
+person's comment is refused under a participant's name (`speakers.check_human_author`). A
+comment that claims to be a participant's (signed with a participant's name or alias, or a name
+that looks like one, `speakers.impersonated`; or carrying the engine's ``provider:`` line)
+without a digest that matches its text was not written by the engine: it is *forged*, typed
+into the file by hand (or edited, or cut short, after the engine wrote it).
 
 One rule decides it, `forgery`, read by `rules.rule_comments` as it reads each comment (and by
 the ledger's fast scan, `model.ledger`): a forged comment keeps its text, but no marker and no

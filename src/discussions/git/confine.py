@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -346,3 +347,21 @@ def _walk(root: Path) -> list[str]:
         if len(found) > 100_000:
             break
     return found
+
+
+COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+"""A full commit id (SHA-1 or SHA-256)."""
+
+
+def git_says(root: Path, args: list[str]) -> bool:
+    """Whether ``git ARGS`` (a question: it changes nothing) exits 0, confined as every git
+    command of an apply is."""
+    return Confinement(root, True).git(args).returncode == 0
+
+
+def has_commit(root: Path, commit: str | None) -> bool:
+    """Whether `commit` (a full id) is a commit of the repository at `root` (the branch of
+    an apply made in another clone is not)."""
+    return bool(commit) and COMMIT_ID.fullmatch(commit or "") is not None and git_says(
+        root, ["cat-file", "-e", f"{commit}^{{commit}}"]
+    )

@@ -1,5 +1,5 @@
 """What changed in the user's repository while a lead ran: the second line behind the clone and
-the sandbox (`engine.apply_run`), which a lead run without a sandbox may still get past by
+the sandbox (`engine.apply.run`), which a lead run without a sandbox may still get past by
 writing where the person can.
 
 * `snapshot` / `differences`: the working tree and index (``git status``, every changed or

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.check import Problem, problems_in
 from ..errors import DiscussionsError
 from ..model import storage
 from ..model.discussion import Discussion
+from ..ops.check import Problem, problems_in
 from ..settings.workspace import Workspace, display_path
 from ..syntax.parse import is_discussion_text
 

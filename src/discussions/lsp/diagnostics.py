@@ -9,7 +9,7 @@ from lsprotocol import types
 from .early import SOURCE, problem_span
 
 if TYPE_CHECKING:
-    from ..engine.check import Problem
+    from ..ops.check import Problem
     from .buffer import Buffer
 
 

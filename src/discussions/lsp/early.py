@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlparse
 from .handshake import Opening, position_encoding, read_message, write_all
 
 if TYPE_CHECKING:
-    from ..engine.check import Problem
+    from ..ops.check import Problem
     from .buffer import Buffer
 
 SOURCE = "discussions"

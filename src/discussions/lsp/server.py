@@ -28,7 +28,7 @@ from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
 
 if TYPE_CHECKING:
-    from ..engine.service import DiscussionTools, TurnJob
+    from ..ops.service import DiscussionTools, TurnJob
     from ..settings.workspace import Workspace
     from .buffer import Buffer
 
@@ -74,7 +74,7 @@ class DiscussionsServer(LanguageServer):
     @property
     def tools(self) -> DiscussionTools:
         if self._tools is None:
-            from ..engine.service import DiscussionTools
+            from ..ops.service import DiscussionTools
 
             self._tools = DiscussionTools(self.ws)
             self._tools.observe(self._heard)

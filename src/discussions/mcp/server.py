@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from ..engine.service import DiscussionTools, TurnJob
 from ..errors import DiscussionsError
+from ..ops.service import DiscussionTools, TurnJob
 from .handshake import INSTRUCTIONS, NAME, Opening
 
 if TYPE_CHECKING:

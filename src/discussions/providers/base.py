@@ -29,13 +29,13 @@ PROMPT_VIA = ("stdin", "argument")
 
 
 DEFAULT_MAX_ANSWER_CHARS = 16_000
-"""Characters of an answer kept; the rest is cut and the cut recorded (`engine.followup`)."""
+"""Characters of an answer kept; the rest is cut and the cut recorded (`engine.turn.followup`)."""
 
 
 def max_answer_chars(providers: Mapping[str, object]) -> int:
     """The cap the ``providers:`` settings configure (``max_answer_chars``; 0: no cap). Here,
     with the request that carries it, so a turn starts its calls without loading what reads
-    their answers (`engine.followup`)."""
+    their answers (`engine.turn.followup`)."""
     value = providers.get("max_answer_chars")
     return value if isinstance(value, int) and value >= 0 else DEFAULT_MAX_ANSWER_CHARS
 

@@ -1,7 +1,7 @@
 """The built-in mock provider: deterministic, persona-aware, instant, and plainly a mock.
 
 Same request in, same answer out. The mock reads the prompt the runner built (see
-`discussions.engine.prompts`) and answers the way the product works, so a first run shows votes,
+`engine.prompt.prompts`) and answers the way the product works, so a first run shows votes,
 a question and the consensus state:
 
 * it says it is the mock, in a banner and again next to its vote;
@@ -89,7 +89,7 @@ def _state_items(text: str, heading: str) -> int:
 
 
 def read_prompt(prompt: str) -> Reading:
-    """The facts the mock reacts to, from a prompt built by `discussions.engine.prompts`."""
+    """The facts the mock reacts to, from a prompt built by `discussions.engine.prompt.prompts`."""
     r = Reading()
     title = re.search(r"(?m)^## Discussion: (.*)$", prompt)
     r.title = title.group(1).strip() if title else ""

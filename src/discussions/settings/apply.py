@@ -28,7 +28,7 @@ DEFAULT_MAX_REVISIONS = 2
 DEFAULT_TIMEOUT = 1800.0
 SANDBOX_SETTINGS = ("auto", "required", "off")
 """``apply.sandbox``: ``auto`` runs the lead in bubblewrap where it is installed, ``required``
-refuses to run a lead without it, ``off`` never uses it (`engine.sandbox`)."""
+refuses to run a lead without it, ``off`` never uses it (`engine.apply.sandbox`)."""
 _KEYS = ("max_revisions", "timeout", "review", "sandbox")
 
 APPLY = Fields(

@@ -8,7 +8,7 @@
       max_revisions: 2           # revisions after the first draft (0 or more)
       path: docs/decision.md     # where the approved document is written
 
-`engine.documentation` runs the loop; `discussions draft FILE` starts it by hand, and
+`engine.council.documentation` runs the loop; `discussions draft FILE` starts it by hand, and
 `discussions run` starts it when the discussion reaches its decision.
 """
 
@@ -87,7 +87,7 @@ def document_path_problem(path: str) -> str | None:
     None: it must be a relative markdown file (`DOCUMENT_SUFFIXES`), outside every hidden
     folder (``.git``, ``.github``, an AI CLI's settings) and not an AI CLI's instruction file.
     Only the words of the path: where links lead is the engine's to check
-    (`engine.documentation`), on the real path, with this same rule."""
+    (`engine.council.documentation`), on the real path, with this same rule."""
     parts = PurePosixPath(path.replace("\\", "/")).parts
     if not parts or path.startswith(("/", "~")) or ".." in parts:
         return "is not a relative path inside the project"

@@ -1,5 +1,5 @@
 """A documentation loop's draft in the file format: the block the engine appends for each
-version the leader writes (`engine.documentation`)::
+version the leader writes (`engine.council.documentation`)::
 
     <!-- DRAFT: 2 | by: AI-Architect | digest: 0f3c... | at: 2026-11-23T10:00:00Z -->
 

@@ -47,7 +47,7 @@ class TurnScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         d = Discussion.load(self.path, self.ws)
-        from ..engine.turns import select_participants
+        from ..engine.turn.routing import select_participants
 
         try:
             default = [p.alias for p in select_participants(d)]
@@ -92,8 +92,8 @@ class TurnScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="turn")
     def run_turn(self, who: list[str], callout: str | None) -> None:
-        from ..engine.outcomes import TurnEvent
-        from ..engine.runner import Runner
+        from ..engine.turn.outcomes import TurnEvent
+        from ..engine.turn.runner import Runner
 
         def on_event(ev: TurnEvent) -> None:
             self.app.call_from_thread(self.show_event, ev)
@@ -127,7 +127,7 @@ class TurnScreen(Screen[None]):
                 "trying the next provider" if ev.remaining else "nothing left to try"
             )
         elif ev.kind == "done" and ev.outcome is not None:
-            from ..engine.outcomes import outcome_text
+            from ..engine.turn.outcomes import outcome_text
 
             self.status[ev.alias] = outcome_text(ev.outcome)
         head = f"[b]{data.escape(ev.name)}[/b] — {data.escape(self.status.get(ev.alias, ''))}"

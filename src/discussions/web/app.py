@@ -35,7 +35,6 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from .. import __version__
-from ..engine.service import DiscussionTools, TurnJob
 from ..errors import (
     Busy,
     DiscussionNotFound,
@@ -47,6 +46,7 @@ from ..errors import (
     UntrustedProvider,
 )
 from ..model.discussion import Discussion
+from ..ops.service import DiscussionTools, TurnJob
 from ..settings.workspace import Workspace, display_path
 from ..views.status import status_of
 from . import inputs
@@ -321,7 +321,7 @@ class Site:
 
     @endpoint()
     async def api_export(self, request: Request) -> Response:
-        from ..engine.export import export_html, export_json
+        from ..ops.export import export_html, export_json
 
         d = await call(self.load, request.path_params["name"])
         kind = request.query_params.get("format", "html")
@@ -424,8 +424,8 @@ class Site:
     async def api_post(self, request: Request) -> Response:
         """A post written by a participant, returned (never saved into the discussion). The
         request waits for the provider (its timeout bounds the wait)."""
-        from ..engine.export import write_post
-        from ..engine.runner import Runner
+        from ..engine.turn.runner import Runner
+        from ..ops.export import write_post
 
         d = await call(self.load, request.path_params["name"])
         data = await inputs.json_body(request)

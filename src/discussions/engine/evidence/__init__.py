@@ -1,0 +1,2 @@
+"""Evidence: the ``EVIDENCE:`` requests fulfilled from the project (read, grep, list, git, run),
+confined, appended as engine blocks, and quoted into prompts as data."""

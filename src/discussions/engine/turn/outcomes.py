@@ -1,0 +1,217 @@
+"""What a turn produces: each participant's outcome, the turn's result, the events a display
+follows, and the engine blocks that record a pass; shared by the runner, the council and the
+interfaces that show them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...errors import NOT_A_CALL
+from ...providers.usage import UNKNOWN, Usage
+from ...syntax.render import visible_name
+
+if TYPE_CHECKING:
+    from ..council.motions import MotionOutcome
+    from . import phases
+
+
+@dataclass(slots=True)
+class Attempt:
+    """A provider that failed for a participant."""
+
+    provider: str
+    reason: str
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"provider": self.provider, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass(slots=True)
+class ParticipantOutcome:
+    """What happened to one participant in a turn."""
+
+    alias: str
+    name: str
+    status: str = "failed"
+    """``posted``, ``no_response`` or ``failed``."""
+    provider: str | None = None
+    """The provider that answered."""
+    attempts: list[Attempt] = field(default_factory=list)
+    """Providers that failed before (or instead of) an answer."""
+    duration: float = 0.0
+    """Seconds from the first provider call to the answer."""
+    vote: str | None = None
+    notes: list[str] = field(default_factory=list)
+    mock_fallback: bool = False
+    """No configured provider was installed, so the mock answered."""
+    usage: Usage = UNKNOWN
+    """Tokens and cost the answering provider reported (all None when it did not)."""
+    stand_in: bool = False
+    """The mock answered after a provider of the chain that could run failed: its vote is not
+    counted (`failures.answered_line`)."""
+    vote_from_follow_up: bool = False
+    """The vote (or score) came from the one-line follow-up (`followup`)."""
+    truncated: bool = False
+    """The answer was cut to the length limit (`followup.cap_answer`)."""
+    length_cut: str = ""
+    """The model was stopped at its token limit (`Completion.length_cut`: ``max_tokens
+    400``); empty when its answer ended on its own, or the provider does not say."""
+
+    @property
+    def error(self) -> str:
+        return "; ".join(
+            f"{a.provider}: {a.reason}" + (f" ({a.detail})" if a.detail else "")
+            for a in self.attempts
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "alias": self.alias,
+            "name": self.name,
+            "status": self.status,
+            "provider": self.provider,
+            "vote": self.vote,
+            "duration": round(self.duration, 3),
+            "attempts": [a.to_dict() for a in self.attempts],
+            "notes": list(self.notes),
+            "mock_fallback": self.mock_fallback,
+            "stand_in": self.stand_in,
+            "vote_from_follow_up": self.vote_from_follow_up,
+            "truncated": self.truncated,
+            "length_cut": self.length_cut,
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+                "cost_usd": self.usage.cost_usd,
+            },
+        }
+
+
+@dataclass(slots=True)
+class TurnResult:
+    """The result of `Runner.run_turn`."""
+
+    file: str
+    outcomes: list[ParticipantOutcome] = field(default_factory=list)
+    changes: list[phases.AutoAdvance] = field(default_factory=list)
+    """Phase or status changes applied after the turn."""
+    phase: str = ""
+    status: str = ""
+    votes: dict[str, str] = field(default_factory=dict)
+    consensus: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """Problems after the answers were written (a summary that could not be rebuilt)."""
+    motion: MotionOutcome | None = None
+    """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
+    budget_stop: str | None = None
+    """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    """The evidence blocks the turn appended (`evidence.Fulfilled.to_dict`)."""
+    follow_ups: list[str] = field(default_factory=list)
+    """Aliases asked once more because a request of theirs was fulfilled during the turn."""
+
+    @property
+    def no_answer(self) -> bool:
+        """Every participant of the turn was asked and none got an answer."""
+        return bool(self.outcomes) and all(o.status == "failed" for o in self.outcomes)
+
+    @property
+    def posted(self) -> list[ParticipantOutcome]:
+        return [o for o in self.outcomes if o.status == "posted"]
+
+    @property
+    def failed(self) -> list[ParticipantOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "participants": [o.to_dict() for o in self.outcomes],
+            "posted": len(self.posted),
+            "failed": len(self.failed),
+            "changes": [
+                {"kind": c.kind, "target": c.target, "reason": c.reason} for c in self.changes
+            ],
+            "phase": self.phase,
+            "status": self.status,
+            "votes": dict(self.votes),
+            "consensus": dict(self.consensus),
+            "warnings": list(self.warnings),
+            "motion": self.motion.to_dict() if self.motion is not None else None,
+            "budget_stop": self.budget_stop,
+            "evidence": list(self.evidence),
+            "follow_ups": list(self.follow_ups),
+        }
+
+
+@dataclass(slots=True)
+class TurnEvent:
+    """Progress reported while a turn runs."""
+
+    kind: str
+    """``start`` (asking a provider; for the mock answering because no AI CLI of the chain is
+    installed, `message` is the one-line note saying so), ``chunk`` (streamed text: `message`
+    is the latest line, `text` all streamed so far from this provider), ``attempt_failed``, or
+    ``done``."""
+    alias: str
+    name: str
+    provider: str | None = None
+    message: str = ""
+    outcome: ParticipantOutcome | None = None
+    remaining: int = 0
+    """For ``attempt_failed``: how many providers are left to try in the chain."""
+    text: str = ""
+    """For ``chunk``: everything this provider has streamed so far."""
+
+
+def length_cut_note(limit: str) -> str:
+    """The visible line under an answer the model was stopped in at its token `limit`."""
+    return f"*[Answer cut by the token limit ({limit}): the model had not finished.]*"
+
+
+def render_pass(name: str, meta: Sequence[str] = ()) -> str:
+    """The block recording that `name` passed (had nothing to add): an engine marker the parser
+    reads back, with `meta` (``key: value`` parts: the call's provider and usage, and ``at``,
+    when it was written: the merge driver orders by it), and a line a reader sees."""
+    clean = clean_field(name)
+    args = " | ".join([clean, *(clean_meta(part) for part in meta)])
+    return f"<!-- PASS: {args} -->\n\n*{visible_name(clean)} passed: nothing to add.*\n"
+
+
+def usage_meta(outcome: ParticipantOutcome) -> list[str]:
+    """``provider: ...`` and, but for the mock, the usage it reported (``tokens``, ``cost``)."""
+    parts = [f"provider: {outcome.provider}"]
+    if outcome.provider != "mock":
+        parts.extend(outcome.usage.meta_parts())
+    return parts
+
+
+def clean_field(text: str) -> str:
+    """`text` as a field of an engine marker: one line, no ``|``, no ``-->``."""
+    return " ".join(text.replace("-->", "->").replace("|", "/").split())
+
+
+def clean_meta(text: str) -> str:
+    return clean_field(text)[:160]
+
+
+def outcome_text(o: ParticipantOutcome) -> str:
+    """One line about a participant's outcome (plain output and the error summary)."""
+    if o.status == "posted":
+        vote = f", VOTE: {o.vote}" if o.vote else ""
+        failed = _failures(o) if not o.mock_fallback else ""  # the note said why the mock answered
+        via = f"{o.provider} after {failed} failed" if failed else f"{o.provider}"
+        cut = f", cut at its token limit ({o.length_cut})" if o.length_cut else ""
+        return f"posted via {via} in {o.duration:.1f}s{vote}{cut}"
+    if o.status == "no_response":
+        return f"nothing to add ({o.provider}, {o.duration:.1f}s)"
+    return "failed: " + o.error
+
+
+def _failures(o: ParticipantOutcome) -> str:
+    """The providers that were called and failed (one not installed made no call: it is said
+    once per command, not in every participant's line)."""
+    return ", ".join(a.provider for a in o.attempts if not a.reason.startswith(NOT_A_CALL))
