@@ -17,7 +17,8 @@ import yaml
 
 from discussions.cli import cli
 
-from .documentation import DOCS, ROOT, page, pages, script
+from .conftest import code, out, result_of, run
+from .documentation import DOCS, ROOT, page, pages, script, section
 
 # --------------------------------------------------------------------------- links
 
@@ -96,6 +97,23 @@ def test_the_mcp_page_lists_the_tools_the_server_has() -> None:
 
 
 # --------------------------------------------------------------------------- examples
+
+
+def test_the_readmes_example_file_reads_as_the_tour_says(isolated: Path) -> None:
+    """The tour's file is a discussion `check` passes: the participant's comment carries the
+    engine's digest, so its vote and question count, as the text around it says."""
+    tour = section("README.md", "### A discussion is one markdown file")
+    example = re.search(r"```markdown\n(.*?)```", tour, flags=re.S)
+    assert example
+    folder = isolated / "discussions"
+    folder.mkdir()
+    (folder / "auth.md").write_text(example[1], encoding="utf-8")
+    assert code(r := run("check", "discussions/auth.md")) == 0, out(r)
+    state = result_of(run("status", "discussions/auth.md", "--json"))
+    assert state["votes"] == {"AI-Security": "CHANGES", "Rob": "READY"}
+    assert [q["author"] for q in state["questions"]] == ["AI-Security"]  # type: ignore[attr-defined,index]
+    assert [d["author"] for d in state["decisions"]] == ["Rob"]  # type: ignore[attr-defined,index]
+    assert state["pending_mentions"] == [{"alias": "security", "by": "Rob", "line": 29}]
 
 
 def printed_commands(text: str) -> Iterator[list[str]]:
