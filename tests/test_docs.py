@@ -84,6 +84,18 @@ def test_the_commands_table_is_the_same_in_the_readme_and_on_its_page() -> None:
     assert table(page("README.md")) == table(page("commands.md")) != ""
 
 
+def test_the_configuration_page_lists_every_setting_and_its_keys() -> None:
+    from discussions.settings.keys import SETTINGS
+    from discussions.settings.schema import Fields
+
+    table = section("configuration.md", "## Every setting, and where it is described")
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `(\w+)` \| (.*?) \|", table, flags=re.M)}
+    assert list(rows) == list(SETTINGS.keys)
+    for name, spec in SETTINGS.keys.items():
+        keys = list(spec.keys) if isinstance(spec, Fields) else []
+        assert re.findall(r"`(\w+)`", rows[name]) == keys, name
+
+
 def test_the_mcp_page_lists_the_tools_the_server_has() -> None:
     pytest.importorskip("mcp")
     import anyio
