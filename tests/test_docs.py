@@ -100,10 +100,9 @@ def test_the_mcp_page_lists_the_tools_the_server_has() -> None:
     pytest.importorskip("mcp")
     import anyio
 
-    from discussions.engine.service import DiscussionTools
     from discussions.mcp.server import build_server
 
-    tools = anyio.run(build_server(DiscussionTools()).list_tools)
+    tools = anyio.run(build_server().list_tools)
     table = re.findall(r"^\| `(\w+)` \|", page("mcp.md").split("\n## ", 1)[0], flags=re.M)
     assert sorted(table) == sorted(t.name for t in tools)
 
