@@ -144,8 +144,10 @@ def printed_commands(text: str) -> Iterator[list[str]]:
 
 def parse(args: list[str]) -> None:
     """Parse `discussions ARGS` as the CLI would, down to the command, without running it:
-    an unknown command or option, a missing argument or a bad value raises UsageError."""
-    context = click.Context(cli, info_name="discussions")
+    an unknown command or option, a missing argument or a bad value raises UsageError. The
+    root context takes the CLI's own settings (`-h`): click keeps a command's help option
+    from the first context that asks for it, so a bare one would take `-h` away for good."""
+    context = click.Context(cli, info_name="discussions", **cli.context_settings)
     command: click.Command = cli
     while isinstance(command, click.Group) and args and not args[0].startswith("-"):
         found = command.get_command(context, args[0])
