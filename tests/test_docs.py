@@ -10,6 +10,7 @@ import shlex
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -120,10 +121,10 @@ def test_the_readmes_example_file_reads_as_the_tour_says(isolated: Path) -> None
     folder.mkdir()
     (folder / "auth.md").write_text(example[1], encoding="utf-8")
     assert code(r := run("check", "discussions/auth.md")) == 0, out(r)
-    state = result_of(run("status", "discussions/auth.md", "--json"))
+    state: dict[str, Any] = result_of(run("status", "discussions/auth.md", "--json"))
     assert state["votes"] == {"AI-Security": "CHANGES", "Rob": "READY"}
-    assert [q["author"] for q in state["questions"]] == ["AI-Security"]  # type: ignore[attr-defined,index]
-    assert [d["author"] for d in state["decisions"]] == ["Rob"]  # type: ignore[attr-defined,index]
+    assert [q["author"] for q in state["questions"]] == ["AI-Security"]
+    assert [d["author"] for d in state["decisions"]] == ["Rob"]
     assert state["pending_mentions"] == [{"alias": "security", "by": "Rob", "line": 29}]
 
 
