@@ -1,11 +1,13 @@
-"""The README's configuration snippets, for CI to run them as printed (.ci/release-check) and
-for the tests to compare them with the release (tests/release/test_release.py).
+"""The documentation's configuration snippets (README.md and the pages in docs/), for CI to run
+them as printed (.ci/release-check) and for the tests to compare them with the release
+(tests/release/test_release.py).
 
     python scripts/readme_snippets.py pre-commit REPO    # the pre-commit config, with REPO
 
 A snippet is the fenced block whose first line is a comment naming its file, such as
-``# .pre-commit-config.yaml``. REPO replaces the repository's published address
-(https://github.com/OWNER/discussions), so the same configuration runs against a checkout.
+``# .pre-commit-config.yaml``; there is one for each file, on whichever page prints it. REPO
+replaces the repository's published address (https://github.com/OWNER/discussions), so the
+same configuration runs against a checkout.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ import re
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_links import pages  # noqa: E402  (the pages the documentation has, one place)
+
+ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = "https://github.com/OWNER/discussions"
 FILES = {
     "pre-commit": ".pre-commit-config.yaml",
@@ -22,13 +27,17 @@ FILES = {
 }
 
 
-def snippet(name: str, readme: str | None = None) -> str:
-    """The README's one block for the file `FILES[name]`."""
-    text = README.read_text(encoding="utf-8") if readme is None else readme
-    blocks = re.findall(r"^```ya?ml\n(.*?)^```", text, flags=re.M | re.S)
+def documentation() -> str:
+    """The README and every page of docs/, one after the other."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in pages(ROOT))
+
+
+def snippet(name: str, text: str | None = None) -> str:
+    """The documentation's one block for the file `FILES[name]` (in `text`, if given)."""
+    blocks = re.findall(r"^```ya?ml\n(.*?)^```", text or documentation(), flags=re.M | re.S)
     found = [b for b in blocks if b.startswith(f"# {FILES[name]}\n")]
     if len(found) != 1:
-        raise LookupError(f"the README has {len(found)} blocks for {FILES[name]}, not one")
+        raise LookupError(f"the documentation has {len(found)} blocks for {FILES[name]}, not one")
     return str(found[0])
 
 

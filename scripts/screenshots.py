@@ -1,4 +1,4 @@
-"""Make the README's pictures from a real session: the terminal app (SVG) and the web view (PNG).
+"""Make the documentation's pictures from a real session: the terminal app (SVG) and the web view (PNG).
 
 Run from the repository root, in the environment the tests use (``pip install '.[test]'``), with
 Chromium installed (``/usr/bin/chromium`` or ``$DISCUSSIONS_CHROMIUM``)::

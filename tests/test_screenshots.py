@@ -1,4 +1,4 @@
-"""The README's pictures come from a script that drives a real session (scripts/screenshots.py)."""
+"""The pictures of the README and docs/ come from a script that drives a real session (scripts/screenshots.py)."""
 
 from __future__ import annotations
 

@@ -28,6 +28,8 @@ from discussions.syntax import clock
 from discussions.syntax.parse import parse_document
 from discussions.syntax.render import render_header
 
+from ..documentation import page
+
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
@@ -726,7 +728,7 @@ def test_branches_merged_in_every_order_give_identical_bytes(repo: Path, count: 
 
 def test_octopus_merge_keeps_the_repository_safe(repo: Path) -> None:
     """git's octopus strategy never runs merge drivers: it refuses a merge in which both
-    sides appended, leaving the branch as it was; one branch at a time works (README)."""
+    sides appended, leaving the branch as it was; one branch at a time works (docs/git.md)."""
     path = start_discussion(repo)
     branches_commenting(repo, path, ["zed", "ann", "bob"])
     git(repo, "checkout", "-q", "main")
@@ -745,8 +747,7 @@ def test_octopus_merge_keeps_the_repository_safe(repo: Path) -> None:
         text = path.read_text()
     for name in ("zed", "ann", "bob"):
         assert text.count(f"Point from {name}.") == 1
-    readme = (Path(__file__).resolve().parent.parent.parent / "README.md").read_text()
-    assert "octopus" in readme
+    assert "octopus" in page("git.md")
 
 
 # --------------------------------------------------------------------------- check --since

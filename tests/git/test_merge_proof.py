@@ -18,6 +18,7 @@ from discussions.git.setup import driver_command
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
+from ..documentation import page
 from . import test_git
 from .test_git import (
     FILE,
@@ -349,8 +350,7 @@ def test_an_octopus_whose_last_branch_conflicts_is_resolved_as_the_readme_says(
     text = path.read_text()
     assert text.count("Point from ann.") == 1 and text.count("Point from bob.") == 1
     assert run_cli("check", "--since", "HEAD~1").exit_code == 0
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert "octopus merge in progress" in readme
+    assert "octopus merge in progress" in page("git.md")
 
 
 def test_an_octopus_resolved_by_taking_ours_is_caught(repo: Path) -> None:
@@ -388,7 +388,7 @@ def forge_merge(repo: Path, into: str, branch: str) -> bool:
 
 def test_a_forge_merge_button_after_the_documented_step(repo: Path) -> None:
     """Without the driver the button cannot merge a pull request whose discussion also got a
-    comment on main; bringing main into the branch with the driver (the README's step) makes
+    comment on main; bringing main into the branch with the driver (docs/git.md's step) makes
     the button's merge trivial, and `check --since` over it passes."""
     path = start_discussion(repo)
     git(repo, "checkout", "-q", "-b", "pr")
@@ -409,7 +409,7 @@ def test_a_forge_merge_button_after_the_documented_step(repo: Path) -> None:
     text = path.read_text()
     assert text.count("From the pull request.") == 1 and text.count("Meanwhile on main.") == 1
     assert run_cli("check", "--since", before).exit_code == 0
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = page("git.md")
     assert "git merge origin/main" in readme and "merge button" in readme
 
 
@@ -464,7 +464,7 @@ def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> No
     """Both branches applied the decision as apply 1 (the same branch name: it is made from
     the discussion and the number, and each clone saw no apply yet). The merge keeps both
     blocks; an append-only file cannot renumber them, so `check` passes, and says which
-    blocks share the number (the README's words)."""
+    blocks share the number (the words of docs/file-format.md)."""
     from discussions.syntax.apply import render_apply
 
     from ..apply.test_apply_format import record
@@ -483,7 +483,7 @@ def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> No
     assert result.exit_code == 0, result.output
     assert "Note: " in result.output and "apply 1 is recorded 2 times (lines" in result.output
     assert run_cli("check", "--since", "main~1").exit_code == 0
-    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    readme = " ".join(page("file-format.md").split())
     assert "notes (without failing) an apply number recorded twice" in readme
 
 

@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from discussions.cli import cli
 from discussions.lsp.config import server_command
 
+from ..documentation import page
+
 
 def _print(editor: str) -> str:
     r = CliRunner().invoke(cli, ["lsp", "--print-config", editor])
@@ -51,7 +53,7 @@ def test_neovim_gets_the_api_of_each_version_from_0_7() -> None:
 
 
 def test_the_readme_shows_the_printed_neovim_snippet() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = page("editors.md")  # the editors' page of the documentation (it was the README's)
     command = ", ".join(json.dumps(p) for p in server_command())
     generic = _print("nvim").replace(f"{{ {command} }}", '{ "discussions", "lsp" }')
     assert "```lua\n" + generic + "```" in readme

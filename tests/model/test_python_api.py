@@ -11,8 +11,7 @@ import pytest
 from discussions import Discussion, DiscussionNotFound, Participant, Runner
 
 from ..conftest import run
-
-ROOT = Path(__file__).resolve().parent.parent.parent
+from ..documentation import section
 
 
 @pytest.fixture
@@ -80,9 +79,8 @@ def test_the_design_documents_api_example(isolated: Path, no_ai_cli: None) -> No
 
 
 def readme_python_example() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Python API", 1)[1]
-    found = re.search(r"```python\n(.+?)\n```", section, re.S)
+    """The example of docs/commands.md's "Python API" (it was the README's)."""
+    found = re.search(r"```python\n(.+?)\n```", section("commands.md", "## Python API"), re.S)
     assert found is not None
     return found.group(1)
 
@@ -90,7 +88,7 @@ def readme_python_example() -> str:
 def test_the_readmes_python_example_runs(
     isolated: Path, no_ai_cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    exec(compile(readme_python_example(), "README.md", "exec"), {})
+    exec(compile(readme_python_example(), "docs/commands.md", "exec"), {})
     printed = capsys.readouterr().out
     assert printed.startswith("initial_feedback ")
     d = Discussion.load("feature-x.md")

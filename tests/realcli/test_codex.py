@@ -119,14 +119,14 @@ def test_the_hostile_repository_runs_its_commands_once_the_project_is_trusted(
 @pytest.mark.xfail(
     strict=True,
     reason="codex 0.171 loads a trusted project's .codex/config.toml and no -c override "
-    "(mcp_servers={} included) removes its MCP servers: the README says so",
+    "(mcp_servers={} included) removes its MCP servers: docs/providers.md says so",
 )
 def test_a_project_trusted_in_codex_still_starts_no_server_of_its_own(
     stub: StubModel, tmp_path: Path, isolated: Path
 ) -> None:
     """Once you trusted the repository in codex, codex loads its .codex/config.toml (the
     control above). Known to fail (strict: a codex that stops it makes this pass, and the
-    README's note is then to be updated)."""
+    note in docs/providers.md is then to be updated)."""
     subprocess.run(
         ["codex", "exec", "-", "--json", "--trust", "--skip-git-repo-check", "--ephemeral"],
         input=b"Please review the proposal.",

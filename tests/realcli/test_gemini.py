@@ -35,8 +35,8 @@ _STATE = re.compile(
     r"|tmp/[^/]+/(?:\.project_root|logs\.json|chats/session-[^/]+\.jsonl)))$"
 )
 """What Gemini CLI writes in HOME on every run, as its own state: the session recording (the
-whole prompt, kept 30 days: README), its project registry and id. A file anywhere else, or
-a plan under ~/.gemini/tmp/*/*/plans, is a write a tool made."""
+whole prompt, kept 30 days: docs/providers.md), its project registry and id. A file anywhere
+else, or a plan under ~/.gemini/tmp/*/*/plans, is a write a tool made."""
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The agent-ecosystem manifests: the MCP registry's server.json and the Claude Code plugin
 (.claude-plugin/), each against its published schema (vendored, see schemas/README.md), and
-both saying what the package and the README say."""
+both saying what the package and its documentation say."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ from click.testing import CliRunner
 import discussions
 from discussions.cli import cli
 
+from ..documentation import page
 from .schemas import SCHEMAS, problems
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = discussions.__version__
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = page("README.md")  # what reaches PyPI as the package's description
+MCP_PAGE = page("mcp.md")  # the MCP server's page of the documentation (it was the README's)
 PLUGIN = ROOT / ".claude-plugin"
 
 
@@ -86,7 +88,7 @@ def test_plugin_and_marketplace_follow_their_schemas() -> None:
 def test_the_plugin_registers_the_server_as_the_readme_does() -> None:
     plugin = load(PLUGIN / "plugin.json")
     assert plugin["version"] == VERSION
-    gemini = re.search(r'```json\n(\{\n  "mcpServers".*?)```', README, flags=re.S)
+    gemini = re.search(r'```json\n(\{\n  "mcpServers".*?)```', MCP_PAGE, flags=re.S)
     assert gemini
     assert plugin["mcpServers"] == json.loads(gemini[1])["mcpServers"]
     [entry] = load(PLUGIN / "marketplace.json")["plugins"]
@@ -112,10 +114,9 @@ def test_the_plugin_has_turn_status_and_check_commands() -> None:
 
 
 def test_the_commands_use_tools_the_server_has() -> None:
-    """The MCP tools a command names are rows of the README's tool table (which
+    """The MCP tools a command names are rows of docs/mcp.md's tool table (which
     tests/mcp keeps equal to the server's tools); check runs the CLI, allowed by name."""
-    section = README.split("## Use from AI coding agents (MCP)", 1)[1].split("\n## ", 1)[0]
-    tools = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+    tools = set(re.findall(r"^\| `(\w+)` \|", MCP_PAGE.split("\n## ", 1)[0], flags=re.M))
     assert {"start_turn", "turn_result", "discussion_status", "list_discussions"} <= tools
     for name, (_front, body) in commands().items():
         for tool in re.findall(r"`(\w+_\w+)`", body):

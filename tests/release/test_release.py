@@ -1,4 +1,4 @@
-"""The release: one version, named the same everywhere the README, the manifests and the
+"""The release: one version, named the same everywhere the documentation, the manifests and the
 hooks print it; the trusted-publishing workflow; the release check's content rules.
 (.ci/release-check builds, checks and installs the artefacts for real; it needs the index.)"""
 
@@ -19,11 +19,12 @@ import yaml
 
 import discussions
 
+from ..documentation import everything, page
 from .schemas import load_yaml, problems
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = discussions.__version__
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = everything()  # the README and the pages of docs/: wherever a release is named
 
 
 def script(name: str) -> ModuleType:
@@ -87,7 +88,7 @@ def test_the_readme_workflows_follow_the_published_schema() -> None:
     assert problems("github-workflow", workflow) == []
     [job] = workflow["jobs"].values()
     assert job["steps"][1]["uses"] == f"OWNER/discussions@v{VERSION}"
-    steps = re.search(r"Without the action.*?```yaml\n(.*?)```", README, flags=re.S)
+    steps = re.search(r"Without the action.*?```yaml\n(.*?)```", page("ci.md"), flags=re.S)
     assert steps
     wrapped = {
         "on": "pull_request",

@@ -16,8 +16,7 @@ from discussions.settings.keys import SETTINGS
 from discussions.settings.schema import Fields, Number, Text, validate
 
 from ..conftest import write
-
-ROOT = Path(__file__).resolve().parent.parent.parent
+from ..documentation import everything
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
@@ -137,7 +136,7 @@ def test_smarttools_keys_of_its_own_are_left_alone(tmp_path: Path) -> None:
 
 
 def test_every_setting_the_readme_shows_is_known() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = everything()  # the README and every page of docs/
     blocks = re.findall(r"```yaml\n# discussions\.yaml\n(.*?)```", readme, re.S)
     assert len(blocks) >= 3
     for block in blocks:

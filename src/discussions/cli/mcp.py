@@ -31,7 +31,7 @@ def server_command() -> list[str]:
 
 def client_config(client: str) -> tuple[str, str]:
     """The snippet that registers `discussions mcp` with `client`, and where it goes (see
-    README, "Use from AI coding agents"). The server works on the folder it starts in."""
+    docs/mcp.md). The server works on the folder it starts in."""
     command = server_command()
     if client == "claude":
         return (

@@ -1,4 +1,4 @@
-"""Three-way merge of a discussion file at the level of appended blocks (README, "Working in git").
+"""Three-way merge of a discussion file at the level of appended blocks (docs/git.md).
 
 Pure functions, no I/O: `merge_texts(base, ours, theirs)` says what the merged file is, or that
 a line merge is needed (a side edited bytes of the base), or that the sides cannot be merged

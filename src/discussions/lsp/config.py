@@ -1,5 +1,5 @@
 """What registers `discussions lsp` with an editor: a snippet with this installation's
-absolute command, for Neovim, Helix and VS Code (README, "In the editor"); the VS Code
+absolute command, for Neovim, Helix and VS Code (docs/editors.md); the VS Code
 settings are those of the extension in editors/vscode."""
 
 from __future__ import annotations

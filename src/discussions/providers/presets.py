@@ -37,7 +37,7 @@ _CLAUDE_ENV = {"CLAUDE_CODE_MAX_RETRIES": "2"}
 # `-c project_doc_max_bytes=0` reads no AGENTS.md (the repository's instructions to the model;
 # `-c` overrides win over every config file), as claude's `--setting-sources user` and
 # opencode's presets keep theirs out. The repository's .codex/ is loaded only in a project you
-# trusted in codex, and then no override empties its `mcp_servers` (README).
+# trusted in codex, and then no override empties its `mcp_servers` (docs/providers.md).
 _CODEX_ISOLATED = "--ephemeral -c project_doc_max_bytes=0"
 _CODEX = (
     f"codex exec - --sandbox read-only --json --color never --skip-git-repo-check {_CODEX_ISOLATED}"
@@ -94,7 +94,7 @@ _QWEN = "qwen --approval-mode plan --bare --chat-recording false -o json"
 # set for it (`write_env`; opencode's below). A CLI that reads the repository's own agent
 # configuration (cursor's .cursor/cli.json permissions, for one; claude does not, given
 # `--setting-sources user`, nor opencode, given OPENCODE_DISABLE_PROJECT_CONFIG) reads the
-# worktree's copy, which `discussions trust` does not cover (README).
+# worktree's copy, which `discussions trust` does not cover (docs/providers.md).
 # Claude Code: `--permission-mode acceptEdits` approves file edits and writes without asking
 # (code.claude.com/docs/en/permission-modes: default, acceptEdits, plan, auto, dontAsk,
 # bypassPermissions), inside the working directory only (a write elsewhere asks, and `-p`
@@ -140,7 +140,7 @@ _CURSOR_WRITE = "cursor-agent -p --output-format text --sandbox disabled --trust
 # policy file (policies/gemini-write.toml, `--policy`, which replaced the deprecated
 # `--allowed-tools`) allows the two edit tools and the read tools, nothing else, and no write
 # into Gemini CLI's temp folder or git's files: edits, no shell command, no web fetch.
-# `--policy` files take the place of ~/.gemini/policies for the run (README).
+# `--policy` files take the place of ~/.gemini/policies for the run (docs/providers.md).
 _GEMINI_WRITE_POLICY = shlex.quote(str(_GEMINI_POLICIES / "gemini-write.toml"))
 _GEMINI_WRITE = (
     f'gemini -p "" --skip-trust --approval-mode default --policy {_GEMINI_WRITE_POLICY} -o text'

@@ -19,7 +19,7 @@ Precedence, lowest first: built-in presets, ``$SMARTTOOLS_HOME`` (default ``~/.s
 
 Which providers a participant tries: `chains`.
 
-Security (README, "Security and limits"): a project's ``providers.yaml`` comes with the
+Security (docs/security.md): a project's ``providers.yaml`` comes with the
 repository, so a clone could use it to run any command. Its definitions are used only after the
 user runs ``discussions trust`` in that project. Trust covers what will run, not only the YAML: the
 SHA-256 of ``providers.yaml`` (``env`` included) and of every file inside the project that a

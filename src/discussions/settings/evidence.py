@@ -10,7 +10,7 @@ from .config import Config
 
 @dataclass(slots=True)
 class EvidenceSettings:
-    """``evidence:`` in ``discussions.yaml`` (README, "Evidence")."""
+    """``evidence:`` in ``discussions.yaml`` (docs/evidence.md)."""
 
     commands: dict[str, str] = field(default_factory=dict)
     """``run NAME`` -> the command line; they run only once `discussions trust` allows them."""

@@ -83,4 +83,4 @@ SETTINGS = Fields(
     },
     noun="setting",
 )
-"""Every key of ``discussions.yaml`` and the user's ``config.yaml`` (README, Configuration)."""
+"""Every key of ``discussions.yaml`` and the user's ``config.yaml`` (docs/configuration.md)."""

@@ -2,7 +2,7 @@
 ``DONE:``, ``CONCERN:``, ``EVIDENCE:`` (a request to read the repository, `evidence`) and
 ``@alias`` mentions.
 
-Rules (README, "The file format"):
+Rules (docs/file-format.md):
 
 * A marker keyword (upper case) stands at the start of a line, after optional whitespace, an
   optional list bullet or task box, and optional bold (``**VOTE:** READY``).

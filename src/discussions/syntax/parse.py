@@ -1,7 +1,7 @@
 """The discussion file format, read: text in, a `Document` with line numbers out.
 
 Pure functions, no I/O; writing the format is `render`, the records are `document`.
-The grammar (README, "The file format"):
+The grammar (docs/file-format.md):
 
 * An optional header block at the top: ``<!-- DISCUSSION -->`` and ``<!-- Key: Value -->`` lines.
 * The preamble: everything up to the first comment boundary.

@@ -1,4 +1,4 @@
-"""The documentation loop (README, "The documentation loop"): a leader drafts a document from
+"""The documentation loop (docs/documentation-loop.md): a leader drafts a document from
 a decided discussion, the council votes approval, its blockers go back to the leader, who
 revises; bounded by ``max_revisions`` (the template's ``output``, `settings.output`).
 

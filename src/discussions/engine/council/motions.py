@@ -1,4 +1,4 @@
-"""The council: what the engine does with an open motion (README, "Motions and sealed ballots").
+"""The council: what the engine does with an open motion (docs/council.md, "Motions").
 
 `handle_motion` runs after a turn (and so after every round of `discussions run`):
 

@@ -63,7 +63,7 @@ def changes(root: Path, before: dict[str, str]) -> list[str]:
     said += [f"{rel} was added" for rel in sorted(set(after) - set(before))]
     hint = (
         "by an AI CLI during the turn (its own project configuration; see `git status` and "
-        'the README, "What no flag fixes")'
+        'docs/providers.md, "What no flag fixes")'
     )
     return [f"{what} {hint}" for what in said]
 
