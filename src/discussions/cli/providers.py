@@ -13,11 +13,11 @@ from ..errors import DiscussionsError, ProviderError
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.chains import participant_chain
 from ..providers.command import CommandProvider
-from ..providers.registry import (
-    ProviderRegistry,
+from ..providers.registry import ProviderRegistry
+from ..providers.specs import read_specs
+from ..providers.trust import (
     changed_since_trust,
     evidence_trusted,
-    read_specs,
     revoke,
     revoke_evidence,
     trust,
