@@ -9,38 +9,22 @@ Which providers a participant tries: `chains`.
 
 from __future__ import annotations
 
-import functools
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import DiscussionsError, ProviderNotFound, UnknownProvider, UntrustedProvider
+from ..errors import ProviderNotFound, UnknownProvider, UntrustedProvider
 from ..settings.config import user_dir
-from .base import HTTP_TYPE, REPLAY_PREFIX, Provider, ProviderSpec
-from .command import CommandProvider, split_command
+from .base import REPLAY_PREFIX, Provider, ProviderSpec
+from .kinds import kind_of
+from .kinds.command import program, program_on_path
 from .presets import MOCK_SPEC, PRESETS
 from .specs import PROVIDERS_FILE, read_specs, smarttools_file
 from .trust import changed_since_trust, trust_refusal, trust_scope
 
-if TYPE_CHECKING:  # the mock, replays and servers: loaded when one is used
+if TYPE_CHECKING:  # replays: loaded when one is used
     from .replay import ReplayProvider
-
-# --------------------------------------------------------------------------- detection
-
-
-@functools.lru_cache(maxsize=256)
-def _which(executable: str, path_env: str | None) -> str | None:
-    return shutil.which(executable, path=path_env)
-
-
-def find_executable(executable: str) -> str | None:
-    """`shutil.which`, cached per process (and per PATH value)."""
-    return _which(executable, os.environ.get("PATH"))
-
-
-# --------------------------------------------------------------------------- registry
 
 
 @dataclass(slots=True)
@@ -117,15 +101,7 @@ class ProviderRegistry:
                 "no provider of that name",
                 "add it to providers.yaml or see `discussions providers list`",
             )
-        if spec.type == HTTP_TYPE:
-            from .openai_compat import OpenAICompatibleProvider  # http.client: only when used
-
-            return OpenAICompatibleProvider(spec)
-        if spec.command is None:
-            from .mock import MockProvider
-
-            return MockProvider()
-        return CommandProvider(spec)
+        return kind_of(spec).build(spec)
 
     def _replay(self, name: str) -> ReplayProvider:
         """The ``replay:PATH`` provider (a recorded discussion answers; see `replay`)."""
@@ -149,15 +125,7 @@ class ProviderRegistry:
             return "built in" if path.is_file() else "missing"
         if spec is None:
             return "untrusted" if name in self.untrusted else "unknown"
-        if spec.type == HTTP_TYPE:
-            return "installed"  # configured; whether its server is up shows at the call
-        if spec.command is None:
-            return "built in"
-        try:
-            argv = split_command(spec.command)
-        except DiscussionsError:
-            return "missing"
-        return "installed" if argv and find_executable(argv[0]) else "missing"
+        return kind_of(spec).status(spec)
 
     def can_write(self, name: str) -> bool:
         """Whether `name` has a write mode (`ProviderSpec.write_command`) whose executable is
@@ -165,11 +133,7 @@ class ProviderRegistry:
         spec = self.specs.get(name)
         if spec is None or not spec.can_write:
             return False
-        try:
-            argv = split_command(spec.write_command or "")
-        except DiscussionsError:
-            return False
-        return bool(argv) and find_executable(argv[0]) is not None
+        return program_on_path(spec.write_command or "") is not None
 
     def installed(self, name: str) -> bool:
         """Whether `name` can run here (the mock always can)."""
@@ -183,7 +147,7 @@ class ProviderRegistry:
         provider = self.get(name)
         if self.status(name) == "missing":
             spec = self.specs.get(name)
-            what = f"`{_executable(spec.command)}`" if spec and spec.command else "its recording"
+            what = f"`{program(spec.command)}`" if spec and spec.command else "its recording"
             raise ProviderNotFound(
                 name,
                 f"not installed: {what} not found on PATH",
@@ -191,13 +155,3 @@ class ProviderRegistry:
                 "`discussions providers list` shows what is installed",
             )
         return provider
-
-
-def _executable(command: str) -> str:
-    """The program a provider's command line runs (the command itself when it cannot be
-    split)."""
-    try:
-        argv = split_command(command)
-    except DiscussionsError:
-        return command
-    return argv[0] if argv else command

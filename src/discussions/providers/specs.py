@@ -26,8 +26,9 @@ from typing import Any
 from ..errors import ConfigError
 from ..settings.config import load_yaml_document, located_error
 from ..settings.schema import Fields, Flag, ListOf, Number, Text, validate
-from .base import HTTP_TYPE, OUTPUT_FORMATS, PROMPT_VIA, PROVIDER_TYPES, ProviderSpec
+from .base import OUTPUT_FORMATS, PROMPT_VIA, ProviderSpec
 from .environment import env_problem
+from .kinds import declarable, kind
 
 PROVIDERS_FILE = "providers.yaml"
 
@@ -42,6 +43,9 @@ _ENV = Fields({}, noun="environment variable", extra=True)
 
 
 def _providers_file(extra: bool) -> Fields:
+    """Every key of a ``providers.yaml`` (module docstring); with `extra`, other keys are left
+    alone (SmartTools' file has keys of its own). Built per file read, so the ``type:``
+    choices are the kinds registered then (`kinds.KINDS`)."""
     entry = Fields(
         {
             "name": Text(what='text (quote names like "yes")'),
@@ -55,7 +59,7 @@ def _providers_file(extra: bool) -> Fields:
             "write_env": _ENV,
             "nonzero_ok": Flag(),
             "output_limit": Text(),
-            "type": Text(PROVIDER_TYPES),
+            "type": Text(declarable()),
             "prompt_via": Text(PROMPT_VIA),
             "base_url": Text(),
             "model": Text(),
@@ -77,17 +81,12 @@ def _providers_file(extra: bool) -> Fields:
     )
 
 
-PROVIDERS = _providers_file(extra=False)
-"""Every key of our ``providers.yaml`` (module docstring)."""
-SMARTTOOLS_PROVIDERS = _providers_file(extra=True)
-"""SmartTools' ``providers.yaml``: the same keys, and others of SmartTools' own left alone."""
-
-
 def read_specs(path: Path, source: str) -> list[ProviderSpec]:
     """Provider definitions from one ``providers.yaml``; errors name the file, the line and
     the key (an unknown key with the closest known one)."""
     doc = load_yaml_document(path)
-    schema = SMARTTOOLS_PROVIDERS if source == "smarttools" else PROVIDERS
+    # SmartTools' own keys are left alone in its file; the kinds are those registered now
+    schema = _providers_file(extra=source == "smarttools")
     for problem in validate(doc.data, schema):
         raise located_error(ConfigError, path, doc.line(*problem.keys), problem.message)
     if not isinstance(doc.data, dict):
@@ -105,9 +104,8 @@ def read_specs(path: Path, source: str) -> list[ProviderSpec]:
 
 def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
     """(key, why) for an entry its type cannot use, or None."""
-    kind = (item.get("type") or "command").strip()
-    needed = ("name", "base_url", "model") if kind == HTTP_TYPE else ("name", "command")
-    for key in needed:
+    its_kind = kind((item.get("type") or "command").strip())
+    for key in its_kind.REQUIRED:
         if not str(item.get(key) or "").strip():
             return key, f"key '{key}' must not be empty" if key in item else f"needs '{key}'"
     for key in ("env", "write_env"):
@@ -115,12 +113,7 @@ def _entry_problem(item: dict[str, Any]) -> tuple[str, str] | None:
         if bad is not None:
             name, why = bad
             return key, f"{key}.{name} {why}" if name else f"{key} {why}"
-    if kind == HTTP_TYPE:
-        from .server_window import url_problem
-
-        problem = url_problem(item["base_url"].strip(), bool(item.get("allow_plain_http")))
-        return None if problem is None else ("base_url", problem)
-    return None
+    return its_kind.entry_problem(item)
 
 
 def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
