@@ -285,7 +285,7 @@ def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pyt
 def test_the_record_keeps_the_leads_summary_and_the_test_output(
     project: Path, userdir: Path
 ) -> None:
-    from discussions.providers.registry import trust_evidence
+    from discussions.providers.trust import trust_evidence
 
     command = f"{sys.executable} -c \"print('3 passed')\""
     write(project / "discussions.yaml", f"""

@@ -14,7 +14,7 @@ from discussions.engine.apply import run as apply_run
 from discussions.engine.apply.run import Job, LeadCommand, ProjectTests
 from discussions.errors import ApplyError, ProviderNotFound
 from discussions.git import worktree
-from discussions.providers.registry import trust_evidence
+from discussions.providers.trust import trust_evidence
 from discussions.settings.evidence import EvidenceSettings
 
 from ..conftest import script_command

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from discussions.model.discussion import Discussion
-from discussions.providers.registry import evidence_trusted
+from discussions.providers.trust import evidence_trusted
 
 from ..conftest import run
 from .conftest import ask, git
@@ -86,7 +86,7 @@ def test_trust_asks_once_for_providers_and_evidence_commands(project: Path) -> N
     from click.testing import CliRunner
 
     from discussions.cli import cli
-    from discussions.providers.registry import is_trusted
+    from discussions.providers.trust import is_trusted
 
     (project / "discussions.yaml").write_text(
         "evidence:\n  commands:\n    tests: \"python -c 'print(1)'\"\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from discussions.engine.evidence.fulfil import fulfil_pending
-from discussions.providers.registry import trust_evidence
+from discussions.providers.trust import trust_evidence
 
 from .conftest import ask, git
 

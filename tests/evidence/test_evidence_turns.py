@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from discussions.model.discussion import Discussion
-from discussions.providers.registry import trust_evidence
+from discussions.providers.trust import trust_evidence
 
 from ..conftest import run, script_command, write
 from .conftest import git

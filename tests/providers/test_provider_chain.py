@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from discussions.cli import cli
 from discussions.providers import ProviderRegistry
 from discussions.providers.chains import provider_chain
+from discussions.providers.kinds.command import find_executable
 from discussions.providers.presets import DETECT_ORDER
-from discussions.providers.registry import find_executable
 
 from ..conftest import script_command, write
 

@@ -21,7 +21,8 @@ from discussions.engine.apply.run import Job, LeadCommand
 from discussions.errors import ConfigError, UntrustedProvider
 from discussions.providers import CommandProvider, ProviderRegistry, ProviderRequest, ProviderSpec
 from discussions.providers.presets import PRESETS
-from discussions.providers.registry import read_specs, trust_scope
+from discussions.providers.specs import read_specs
+from discussions.providers.trust import trust_scope
 
 from ..cli.test_apply import invoke as apply_cli
 from ..cli.test_apply import project  # noqa: F401  (the fixture: a decided discussion in git)

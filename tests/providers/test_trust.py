@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from discussions.cli import cli
 from discussions.errors import ConfigError, UntrustedProvider
 from discussions.providers import ProviderRegistry
-from discussions.providers.registry import file_digest, trust, trust_scope
+from discussions.providers.trust import file_digest, trust, trust_scope
 
 from ..conftest import write
 
@@ -133,7 +133,7 @@ def test_trust_shows_what_it_covers_when_already_trusted_and_revokes(isolated: P
 
 
 def test_a_trusted_python_module_is_covered(isolated: Path) -> None:
-    from discussions.providers.registry import changed_since_trust, trust
+    from discussions.providers.trust import changed_since_trust, trust
 
     (isolated / "providers.yaml").write_text(
         'providers:\n  - name: proj\n    command: "python3 -m evilmod"\n', encoding="utf-8"

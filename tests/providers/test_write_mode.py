@@ -13,7 +13,7 @@ from discussions.cli import cli
 from discussions.errors import ConfigError
 from discussions.providers import ProviderRegistry
 from discussions.providers.presets import PRESETS
-from discussions.providers.registry import read_specs
+from discussions.providers.specs import read_specs
 
 from ..conftest import write
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from discussions import ConfigError
-from discussions.providers.registry import read_specs
+from discussions.providers.specs import read_specs
 from discussions.settings.config import (
     MAX_YAML_BYTES,
     MAX_YAML_DEPTH,

@@ -12,12 +12,12 @@ import click
 from ..errors import DiscussionsError, ProviderError
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.chains import participant_chain
-from ..providers.command import CommandProvider
-from ..providers.registry import (
-    ProviderRegistry,
+from ..providers.kinds import kind_of
+from ..providers.registry import ProviderRegistry
+from ..providers.specs import read_specs
+from ..providers.trust import (
     changed_since_trust,
     evidence_trusted,
-    read_specs,
     revoke,
     revoke_evidence,
     trust,
@@ -121,18 +121,12 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for name in reg.names():
         spec = reg.specs[name]
-        if spec.type == "openai-compatible":
-            found, where = True, spec.base_url
-        elif spec.command is None:
-            found, where = True, "built in"
-        else:
-            exe = CommandProvider(spec).executable()
-            found, where = exe is not None, exe or "not found"
+        found, where = kind_of(spec).location(spec)
         rows.append(
             {
                 "name": name,
                 "command": spec.command,
-                "target": spec.target,
+                "target": kind_of(spec).target(spec),
                 "description": spec.description,
                 "source": spec.source,
                 "installed": found,
@@ -149,7 +143,7 @@ def _provider_rows(reg: ProviderRegistry) -> list[dict[str, object]]:
             {
                 "name": name,
                 "command": spec.command,
-                "target": spec.target,
+                "target": kind_of(spec).target(spec),
                 "description": spec.description,
                 "source": "project",
                 "installed": None,
@@ -446,7 +440,7 @@ def _providers_to_trust(path: Path) -> Callable[[], None] | None:
         return None
     click.echo(f"{display_path(path)} defines these commands:")
     for s in specs:
-        click.echo(f"  {s.name}: {s.target}")
+        click.echo(f"  {s.name}: {kind_of(s).target(s)}")
         for name, value in s.env.items():
             click.echo(f"    env: {name}={value}")
         if s.write_command:  # what runs when it leads `discussions apply`

@@ -20,9 +20,6 @@ OUTPUT_FORMATS = (
     "copilot-json",  # copilot --output-format json (`usage.copilot_json`)
     "llm-usage",  # text, and llm -u's tokens on stderr (`usage.llm_usage`)
 )
-HTTP_TYPE = "openai-compatible"
-"""The type of a provider that is a chat-completions server (`server_window`, `openai_compat`)."""
-PROVIDER_TYPES = ("command", HTTP_TYPE)
 REPLAY_PREFIX = "replay:"
 """A provider named ``replay:PATH`` answers from a recorded discussion (`replay`)."""
 PROMPT_VIA = ("stdin", "argument")
@@ -95,7 +92,8 @@ class ProviderSpec:
     """Words appended to the command to limit the answer's length, ``{tokens}`` standing for
     the limit (``-o max_tokens {tokens}`` for `llm` models that take it); empty: none."""
     type: str = "command"
-    """``command`` (a subprocess) or ``openai-compatible`` (a chat-completions server)."""
+    """Its kind (`kinds.KINDS`): ``command`` (a subprocess), ``openai-compatible`` (a
+    chat-completions server), ``mock`` (the built-in mock)."""
     prompt_via: str = "stdin"
     """``stdin``, or ``argument``: the prompt as the command's last argument (for CLIs that
     take it no other way; visible to other local users in the process list)."""
@@ -129,15 +127,6 @@ class ProviderSpec:
     def can_write(self) -> bool:
         """Whether this provider has a write mode (can lead an apply)."""
         return bool(self.write_command and self.write_command.strip())
-
-    @property
-    def target(self) -> str:
-        """What a call reaches, for listings and the trust review: the command line, or the
-        server, the model and the variable whose value it is sent as the key."""
-        if self.type == "openai-compatible":
-            key = f", key from ${self.api_key_env}" if self.api_key_env else ""
-            return f"{self.base_url} (model {self.model}{key})"
-        return self.command or "(built in)"
 
 
 class Provider(ABC):

@@ -56,7 +56,6 @@ from ..errors import ProviderError, ProviderFailed, ProviderOutputError, Provide
 from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
 from .server_window import (
-    TYPE,
     UNKNOWN_FACTS,
     ServerAddress,
     ServerFacts,
@@ -66,7 +65,7 @@ from .server_window import (
 )
 from .usage import UNKNOWN, Usage
 
-__all__ = ["TYPE", "OpenAICompatibleProvider", "forget_windows"]
+__all__ = ["OpenAICompatibleProvider", "forget_windows"]
 
 _FACTS: dict[tuple[str, str], ServerFacts] = {}
 """What each server said of itself for each model, asked once per process (a provider object

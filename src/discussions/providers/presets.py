@@ -347,7 +347,9 @@ PRESETS: dict[str, ProviderSpec] = {
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
 }
-MOCK_SPEC = ProviderSpec(name="mock", command=None, description="Built-in mock (testing only)")
+MOCK_SPEC = ProviderSpec(
+    name="mock", command=None, description="Built-in mock (testing only)", type="mock"
+)
 
 DETECT_ORDER = ("claude", "codex", "agy", "gemini", "opencode", "qwen", "llm", "ollama")
 """Presets tried, in this order, when none of a participant's configured providers is installed

@@ -43,12 +43,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .base import HTTP_TYPE
-
 if TYPE_CHECKING:
     import http.client
-
-TYPE = HTTP_TYPE
 
 _PROBE_TIMEOUT = 3.0
 """Seconds for each question asked of the server."""

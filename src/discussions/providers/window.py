@@ -29,7 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .base import HTTP_TYPE, ProviderSpec
+from .base import ProviderSpec
+from .kinds import kind_of
 
 if TYPE_CHECKING:
     from .registry import ProviderRegistry
@@ -99,8 +100,7 @@ def provider_window(registry: ProviderRegistry, name: str) -> Window:
     """The window of provider `name`: unknown for one that cannot run here (it will not be
     called), the built-in mock and replays."""
     spec = registry.specs.get(name)
-    built_in = spec is not None and spec.command is None and spec.type == "command"
-    if spec is None or built_in or not registry.installed(name):
+    if spec is None or registry.status(name) != "installed":  # not here, or built in
         return UNKNOWN_WINDOW
     if not spec.context_window:
         provider = registry.get(name)
@@ -117,7 +117,7 @@ def provider_notes(registry: ProviderRegistry, name: str) -> str:
     ("" when nothing): that a server does not report its window and how to declare it, and
     that its calls wait their turn on a server that serves one request at a time."""
     spec = registry.specs.get(name)
-    if spec is None or spec.type != HTTP_TYPE or not registry.installed(name):
+    if spec is None or not kind_of(spec).SERVER or not registry.installed(name):
         return ""
     notes: list[str] = []
     if spec.context_window is None:

@@ -2,7 +2,7 @@
 
 Each kind of file describes its keys with these pieces (the descriptions sit next to their
 loaders: `keys.SETTINGS`, `participants.PERSONA`, `templates.TEMPLATE`,
-``providers.registry.PROVIDERS``)::
+``providers.specs``)::
 
     Fields({"consensus": Fields({"threshold_ready": Number(0, 1)})}, noun="setting")
 

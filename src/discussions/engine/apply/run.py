@@ -43,7 +43,7 @@ from ...providers.argv_prompt import with_prompt_argument
 from ...providers.base import ProviderSpec
 from ...providers.command import ContainedRun, run_contained, split_command
 from ...providers.environment import command_env
-from ...providers.registry import evidence_trusted
+from ...providers.trust import evidence_trusted
 from ...settings.apply import DEFAULT_TIMEOUT  # seconds a lead may take (apply.timeout)
 from ...settings.evidence import EvidenceSettings
 from ...syntax.controls import ControlFilter, strip_controls

@@ -153,7 +153,7 @@ def _blocks_for(
     from ...derive.evidence import latest_by_number
     from ...errors import ProviderError
     from ...git.confine import Refused
-    from ...providers.registry import evidence_trusted
+    from ...providers.trust import evidence_trusted
     from ...syntax.evidence import Block, RequestError, parse_request
     from .sources import Commands
 
