@@ -495,7 +495,7 @@ def test_the_last_ballot_by_command_records_the_result_and_moves_the_phase(isola
 def test_a_motion_nobody_can_second_yet_waits(isolated: Path) -> None:
     path = people_motion(isolated, "wait.md")
     from discussions.engine.council.motions import handle_motion
-    from discussions.engine.turn.runner import Runner
+    from discussions.engine.runner import Runner
 
     d = Discussion.load(path)
     outcome = handle_motion(Runner(d.workspace), d)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from discussions.engine.council.conformance import review_apply, review_due, votes_since
-from discussions.engine.turn.runner import Runner
+from discussions.engine.runner import Runner
 from discussions.errors import DiscussionsError
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace

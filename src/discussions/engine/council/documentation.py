@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ...derive.drafts import Draft
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
-    from ..turn.runner import Runner
+    from ..turn.asking import Asker
 
 APPROVED, UNAPPROVED = "APPROVED", "UNAPPROVED"
 
@@ -165,7 +165,7 @@ def position(d: Discussion, leader: str, voters: list[str]) -> Position:
 
 
 def draft_document(
-    runner: Runner,
+    runner: Asker,
     d: Discussion,
     *,
     leader: str | None = None,
@@ -212,7 +212,7 @@ def draft_document(
 class _Loop:
     """One run of the loop: what each step needs."""
 
-    runner: Runner
+    runner: Asker
     d: Discussion
     out: Output
     leader: Participant

@@ -1,6 +1,6 @@
-"""What a turn produces: each participant's outcome, the turn's result, the events a display
-follows, and the engine blocks that record a pass; shared by the runner, the council and the
-interfaces that show them."""
+"""What a turn produces: each participant's outcome, what the council did with a motion, the
+turn's result, the events a display follows, and the engine blocks that record a pass; shared
+by the runner, the council and the interfaces that show them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from ...providers.usage import UNKNOWN, Usage
 from ...syntax.render import visible_name
 
 if TYPE_CHECKING:
-    from ..council.motions import MotionOutcome
     from . import phases
 
 
@@ -91,6 +90,39 @@ class ParticipantOutcome:
 
 
 @dataclass(slots=True)
+class MotionOutcome:
+    """What `handle_motion` did."""
+
+    line: int
+    """The motion's line."""
+    text: str
+    stage: str
+    """``lapsed``, ``passed``, ``failed`` (recorded), or ``waiting`` (ballots still due)."""
+    seconded_by: list[str] = field(default_factory=list)
+    ballots: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    waiting_for: list[str] = field(default_factory=list)
+    """Required voters without a ballot (people, or participants whose providers failed)."""
+    advanced_to: str | None = None
+    """The phase a passed motion moved the discussion to."""
+    asked: list[ParticipantOutcome] = field(default_factory=list)
+    """The participants asked to second or to ballot, and how it went."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "text": self.text,
+            "stage": self.stage,
+            "seconded_by": list(self.seconded_by),
+            "ballots": dict(self.ballots),
+            "counts": dict(self.counts),
+            "waiting_for": list(self.waiting_for),
+            "advanced_to": self.advanced_to,
+            "asked": [o.to_dict() for o in self.asked],
+        }
+
+
+@dataclass(slots=True)
 class TurnResult:
     """The result of `Runner.run_turn`."""
 
@@ -105,7 +137,7 @@ class TurnResult:
     warnings: list[str] = field(default_factory=list)
     """Problems after the answers were written (a summary that could not be rebuilt)."""
     motion: MotionOutcome | None = None
-    """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
+    """What the council did with an open motion after the answers (`MotionOutcome`)."""
     budget_stop: str | None = None
     """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
     evidence: list[dict[str, Any]] = field(default_factory=list)
