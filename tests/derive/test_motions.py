@@ -14,7 +14,7 @@ import pytest
 
 from discussions import Discussion
 from discussions.derive.motions import tally
-from discussions.engine.answer.responses import parse_response
+from discussions.syntax.answers import parse_response
 
 from ..conftest import code, out, run, script_command, write
 

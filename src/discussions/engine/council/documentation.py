@@ -32,11 +32,11 @@ from ...model import storage
 from ...model.handoff import forced_reason
 from ...settings.output import Output, document_path_problem
 from ...syntax import clock
+from ...syntax.answers import parse_response
 from ...syntax.drafts import render_draft
 from ...syntax.evidence import fence_span
 from ...syntax.fences import fence_block
 from ...syntax.text import normalise_newlines
-from ..answer.responses import parse_response
 from ..prompt.prompts import build_prompt, prompt_chars
 from ..turn.outcomes import ParticipantOutcome, length_cut_note
 from .motions import collect, voting_participants

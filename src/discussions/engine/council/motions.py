@@ -35,11 +35,11 @@ from ...errors import OverBudget
 from ...model import storage
 from ...providers.command import terminate_all
 from ...syntax import clock
+from ...syntax.answers import ONLY_ECHO, Echo, parse_response
 from ...syntax.render import neutralise
-from ..answer.echoes import Echo, answer_echo
-from ..answer.responses import ONLY_ECHO, parse_response
 from ..prompt.prompts import build_prompt
 from ..turn.failures import ran
+from ..turn.followup import answer_echo
 from ..turn.outcomes import Attempt, MotionOutcome, ParticipantOutcome, clean_meta, usage_meta
 
 if TYPE_CHECKING:

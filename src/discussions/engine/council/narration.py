@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ...errors import ProviderError
 from ...model.discussion import Discussion
+from ...syntax.answers import parse_response
 from ...syntax.render import neutralise
-from ..answer.echoes import answer_echo
-from ..answer.responses import parse_response
 from ..prompt.prompts import build_prompt
 from ..turn.asking import Asker
+from ..turn.followup import answer_echo
 from ..turn.outcomes import ParticipantOutcome, length_cut_note
 
 NARRATIVE_CALLOUT = (

@@ -234,7 +234,7 @@ class TurnRunner:
         request = self.request_for(participant, prompt, wants_vote, d.path)
         text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
-        from ..answer import echoes, responses
+        from ...syntax import answers
         from . import failures, followup, posting  # loaded during the call
 
         if text is None:
@@ -243,11 +243,11 @@ class TurnRunner:
             return outcome
         limit = request.max_answer_chars
         response, original = followup.read_capped(
-            text, limit, echoes.answer_echo(prompt, d, participant.name)
+            text, limit, followup.answer_echo(prompt, d, participant.name)
         )
         outcome.notes.extend(response.notes)
         if response.only_echo:  # an echo is never a pass: the model said nothing
-            outcome.attempts.append(Attempt(outcome.provider or "?", responses.ONLY_ECHO))
+            outcome.attempts.append(Attempt(outcome.provider or "?", answers.ONLY_ECHO))
             outcome.status = "failed"
             failures.record_failure(d, outcome, write)
             return outcome

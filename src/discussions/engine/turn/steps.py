@@ -102,7 +102,7 @@ _WARM_UP_DELAY = 0.05
 imports do not hold the interpreter lock while they start."""
 
 _AFTER_THE_CALLS = (
-    "discussions.engine.turn.posting",  # each answer into the record (with `followup`, `responses`)
+    "discussions.engine.turn.posting",  # each answer into the record (with `followup`, `answers`)
     "discussions.model.journal",  # the memory of one's own appends
 )
 """What only the answers need, whatever the steps: loaded while the providers think, not
