@@ -45,11 +45,11 @@ from .outcomes import (
     TurnEvent,
     TurnResult,
     length_cut_note,
+    stream_reporter,
 )
 from .parallel import Parallel
 from .routing import select_participants
 from .steps import AfterAnswers, Step, warm_up
-from .streamevents import stream_reporter
 
 
 class TurnRunner:
