@@ -53,7 +53,9 @@ class AfterAnswers:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One thing a turn does after its answers, in the order of the runner's list."""
+    """One thing a turn does after its answers, in the order of the runner's list. A step
+    that writes the file reloads the discussion (`Discussion.reload`): the steps after it, and
+    the turn's result, read it as it then is."""
 
     name: str
     run: Callable[[AfterAnswers], None]
