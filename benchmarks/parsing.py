@@ -33,8 +33,8 @@ os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
-from discussions.engine.answer.responses import parse_response  # noqa: E402
 from discussions.model.discussion import Discussion  # noqa: E402
+from discussions.syntax.answers import parse_response  # noqa: E402
 from discussions.syntax.markers import extract  # noqa: E402
 from discussions.syntax.parse import parse_document  # noqa: E402
 from discussions.syntax.render import neutralise  # noqa: E402

@@ -157,12 +157,12 @@ def _room(window: int) -> int:
 
 
 def answers() -> None:
-    from discussions.engine.answer.responses import parse_response
+    from discussions.syntax.answers import parse_response
     from discussions.syntax.markers import extract
     from discussions.syntax.render import render_comment
 
     try:
-        from discussions.engine.answer.echoes import prompt_echo
+        from discussions.syntax.answers import prompt_echo
     except ImportError:
         prompt_echo = None
     rows = {}

@@ -87,7 +87,7 @@ class Screen(io.StringIO):
 
 def turn_display(samples: int) -> list[float]:
     from discussions.cli.progress import Progress
-    from discussions.engine.turn.runner import Runner
+    from discussions.engine.runner import Runner
 
     out = []
     for _ in range(samples):

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from discussions.engine.answer.responses import parse_response
 from discussions.engine.turn.followup import DEFAULT_MAX_ANSWER_CHARS, cap_answer
+from discussions.syntax.answers import parse_response
 
 _VOTE_ASKED = "This phase collects votes"
 

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .derive.voting import ConsensusResult, calculate_consensus
+    from .engine.runner import Runner
     from .engine.turn.outcomes import TurnResult
-    from .engine.turn.runner import Runner
     from .model.discussion import Comment, Discussion, Item, PendingMention
     from .settings.config import VotingConfig
     from .settings.participants import Participant
@@ -48,7 +48,7 @@ _LAZY = {
     "ConsensusResult": "derive.voting",
     "VotingConfig": "settings.config",
     "calculate_consensus": "derive.voting",
-    "Runner": "engine.turn.runner",
+    "Runner": "engine.runner",
     "TurnResult": "engine.turn.outcomes",
 }
 

@@ -19,8 +19,7 @@ NOT_BEFORE_THE_CALLS = (
     "discussions.engine.council.motions",
     "discussions.model.journal",
     "discussions.engine.turn.followup",  # reads the answers: cap, echo, vote, follow-up
-    "discussions.engine.answer.responses",
-    "discussions.engine.answer.echoes",
+    "discussions.syntax.answers",
     "discussions.model.usage",  # only under a budget
     "discussions.engine.prompt.fitting",  # only when a provider's window is known
     "hashlib",  # OpenSSL: `syntax.digest` gives the turn's digests

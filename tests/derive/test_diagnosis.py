@@ -19,7 +19,7 @@ from discussions.derive.diagnosis import (
     parse_confidence,
     similarity,
 )
-from discussions.engine.answer.responses import parse_response
+from discussions.syntax.answers import parse_response
 
 from ..conftest import code, out, result_of, run, script_command, sign_ai_comments, write
 

@@ -14,7 +14,7 @@ import pytest
 
 from discussions import Discussion
 from discussions.derive.motions import tally
-from discussions.engine.answer.responses import parse_response
+from discussions.syntax.answers import parse_response
 
 from ..conftest import code, out, run, script_command, write
 
@@ -495,7 +495,7 @@ def test_the_last_ballot_by_command_records_the_result_and_moves_the_phase(isola
 def test_a_motion_nobody_can_second_yet_waits(isolated: Path) -> None:
     path = people_motion(isolated, "wait.md")
     from discussions.engine.council.motions import handle_motion
-    from discussions.engine.turn.runner import Runner
+    from discussions.engine.runner import Runner
 
     d = Discussion.load(path)
     outcome = handle_motion(Runner(d.workspace), d)
@@ -507,3 +507,40 @@ def test_a_motion_nobody_can_second_yet_waits(isolated: Path) -> None:
     assert "Motion of line 9 passed." in out(r)
     d = Discussion.load(path)
     assert d.phase == "decided" and [i.text for i in d.decisions] == ["Ship it"]
+
+
+def test_the_council_asks_through_any_asker_seconds_before_ballots(isolated: Path) -> None:
+    """`handle_motion` takes an asker, not a runner: a recorder that answers each question
+    sees the seconds asked, then the sealed ballots, recorded in the file for the count."""
+    from discussions.engine.council.motions import handle_motion
+    from discussions.settings.workspace import Workspace
+
+    from ..asking_support import RecordingAsker
+
+    council_template(isolated)
+    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob"]\n')
+    text = (
+        "<!-- DISCUSSION -->\n<!-- Template: council -->\n<!-- Participants: architect, security "
+        "-->\n\n---\n\nName: Rob\n\nMOTION: Ship it\n\n---\n"
+    )
+    path = write(isolated / "discussions" / "asked.md", text)
+
+    def answer(alias: str, prompt: str) -> str:
+        if "moved a motion" in prompt:
+            return '{"comment": "", "second": "yes"}'
+        return '{"comment": "It is ready.", "ballot": "YES"}'
+
+    asker = RecordingAsker(Workspace.discover(), answer)
+    outcome = handle_motion(asker, Discussion.load(path))
+    kinds = ["second" if "moved a motion" in a.prompt else "ballot" for a in asker.asked]
+    assert kinds == ["second", "second", "ballot", "ballot"]
+    assert sorted(a.alias for a in asker.asked[:2]) == ["architect", "security"]
+    assert sorted(a.alias for a in asker.asked[2:]) == ["architect", "security"]
+    assert all("Ship it" in a.prompt for a in asker.asked)
+    assert outcome is not None and outcome.stage == "waiting" and outcome.waiting_for == ["Rob"]
+    assert outcome.ballots == {"AI-Architect": "YES", "AI-Security": "YES"}
+    r = run("comment", "asked.md", "--ballot", "yes", "--author", "Rob")
+    assert "Motion of line 9 passed." in out(r)
+    d = Discussion.load(path)
+    assert d.phase == "decided" and d.motions[0].result == "passed"
+    assert code(run("check", "asked.md")) == 0, out(run("check", "asked.md"))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discussions.engine.answer.responses import parse_response
+from discussions.syntax.answers import parse_response
 from discussions.syntax.markers import extract
 from discussions.syntax.render import neutralise, render_comment
 

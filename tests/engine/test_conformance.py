@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from discussions.engine.council.conformance import review_apply, review_due, votes_since
-from discussions.engine.turn.runner import Runner
+from discussions.engine.runner import Runner
 from discussions.errors import DiscussionsError
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
@@ -495,3 +495,21 @@ def test_a_review_of_a_commit_not_in_this_clone_names_its_branch(project) -> Non
     with pytest.raises(ApplyError, match="retry-policy-9"):
         review_apply(Runner(Workspace.discover()), Discussion.load(path), foreign)
     assert review_blocks(path) == []
+
+
+def test_the_review_asks_through_any_asker(project) -> None:
+    """`review_apply` takes an asker, not a runner: a recorder sees one turn asked of the
+    voters, outside the council's motions, with the decision and the change's diff; its turn
+    stopped, nothing is recorded."""
+    from ..asking_support import RecordingAsker
+
+    path, applied, _ = project({})
+    before = path.read_text("utf-8")
+    asker = RecordingAsker(Workspace.discover())
+    result = review_apply(asker, Discussion.load(path), applied)
+    assert result.stage == "budget" and "nothing was recorded" in result.note
+    ((aliases, callout, council),) = asker.turns
+    assert aliases == ["architect", "security", "pragmatist"] and council is False
+    assert "retry at most 3 times, with a constant RETRIES in app.py" in callout
+    assert "+    for _ in range(100):" in callout and f"`{BRANCH}`" in callout
+    assert asker.asked == [] and path.read_text("utf-8") == before

@@ -362,3 +362,37 @@ def test_the_draft_under_review_is_in_a_prompt_once(loop, tmp_path: Path) -> Non
         number = re.search(r"(?:wrote|approve) draft (\d)", prompt).group(1)  # type: ignore[union-attr]
         assert prompt.count(f"Version {number} by architect.") == 1, prompt
         assert f"[Draft {number}" in prompt and "quoted under Your task" in prompt
+
+
+def test_the_loop_asks_through_any_asker(isolated: Path) -> None:
+    """`draft_document` takes an asker, not a runner: a recorder that answers each question
+    sees the leader asked for a draft, the voters for their votes, the leader for a summary."""
+    from discussions.engine.council.documentation import draft_document
+    from discussions.settings.workspace import Workspace
+
+    from ..asking_support import RecordingAsker
+
+    write(isolated / "templates" / "docs.yaml", TEMPLATE.format(revisions=1))
+    assert code(run("new", "Plan", "--template", "docs")) == 0
+    assert code(run("close", "plan.md", "--status", "DECIDED")) == 0
+    path = isolated / "discussions" / "plan.md"
+
+    def answer(alias: str, prompt: str) -> str:
+        if "You are the leader of its documentation" in prompt:
+            return "# Plan\n\nRetry at most three times."
+        if "Vote whether it is ready" in prompt:
+            return '{"comment": "Clear enough.", "vote": "READY"}'
+        return '{"comment": "Closing summary: approved at draft 1."}'
+
+    asker = RecordingAsker(Workspace.discover(), answer)
+    outcome = draft_document(asker, Discussion.load(path))
+    assert (outcome.stage, outcome.version) == ("approved", 1)
+    assert asker.checked == [["architect", "security", "pragmatist"]]
+    who = [a.alias for a in asker.asked]
+    assert who[0] == "architect" and "You are the leader" in asker.asked[0].prompt
+    assert sorted(who[1:3]) == ["pragmatist", "security"]
+    assert all("Retry at most three times." in a.prompt for a in asker.asked[1:3])
+    assert who[3:] == ["architect"] and "has ended" in asker.asked[3].prompt
+    doc = (isolated / "docs" / "out.md").read_text("utf-8")
+    assert "Retry at most three times." in doc
+    assert code(run("check", "plan.md")) == 0, out(run("check", "plan.md"))

@@ -1,6 +1,6 @@
 """One rule for echoes, in every answer the engine reads: a line counts as an echo when the
 prompt attributes it to someone else or to the engine's instructions; a participant repeating
-its own earlier words still means them (`engine.answer.echoes`). Providers are real subprocesses."""
+its own earlier words still means them (`syntax.answers.Echo`). Providers are real subprocesses."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discussions import Discussion
-from discussions.engine.answer.echoes import prompt_echo
-from discussions.engine.answer.responses import ONLY_ECHO, parse_response
 from discussions.engine.turn.followup import read_vote
+from discussions.syntax.answers import ONLY_ECHO, parse_response, prompt_echo
 from discussions.syntax.markers import normalise_vote
 
 from ..conftest import code, out, result_of, run, script_command, write

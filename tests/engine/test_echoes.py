@@ -13,9 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discussions import Discussion
-from discussions.engine.answer.echoes import prompt_echo
-from discussions.engine.answer.responses import Response, parse_response
 from discussions.engine.prompt.prompts import RESPONSE_FORMAT, build_prompt
+from discussions.syntax.answers import Response, parse_response, prompt_echo
 from discussions.syntax.markers import extract
 from discussions.syntax.render import render_comment
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.answer.responses import parse_response
+from discussions.syntax.answers import parse_response
 
 FOLDER = Path(__file__).parent.parent / "fixtures" / "real-model-2"
 CALLS = sorted(p.name[:2] for p in FOLDER.glob("[0-9][0-9].json"))

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from discussions.engine.answer.echoes import Echo, prompt_echo
-from discussions.engine.answer.responses import Response, parse_response
 from discussions.engine.turn.followup import DEFAULT_MAX_ANSWER_CHARS, read_capped, read_vote
+from discussions.syntax.answers import Echo, Response, parse_response, prompt_echo
 from discussions.syntax.markers import extract
 from discussions.syntax.parse import parse_document
 from discussions.syntax.render import render_comment
@@ -92,7 +91,7 @@ def _read(n: str) -> tuple[str, str]:
 
 
 def turn_echo(prompt: str) -> Echo:
-    """The echo the engine builds for a turn's prompt (`echoes.answer_echo`), from what the
+    """The echo the engine builds for a turn's prompt (`followup.answer_echo`), from what the
     prompt shows: the discussion between its ``<discussion>`` tags, and as the participant's
     own the comments signed with the name it is addressed by."""
     inner = prompt.split("<discussion>\n", 1)[1].split("</discussion>", 1)[0]

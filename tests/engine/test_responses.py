@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from discussions.engine.answer.responses import parse_response
+from discussions.syntax.answers import parse_response
 
 
 @pytest.mark.parametrize(

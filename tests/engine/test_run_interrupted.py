@@ -143,7 +143,7 @@ def test_interleaved_runs_keep_their_own_rounds_and_stops(isolated: Path) -> Non
 
 def test_an_error_in_a_run_is_recorded_as_its_stop(isolated: Path) -> None:
     from discussions.engine.council.deliberation import RoundEvent, run_discussion
-    from discussions.engine.turn.runner import Runner
+    from discussions.engine.runner import Runner
 
     write(isolated / "discussions.yaml", "providers:\n  detect: false\n")
     assert code(run("new", "Err")) == 0

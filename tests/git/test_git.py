@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from discussions.cli import cli
-from discussions.engine.turn.runner import Runner
+from discussions.engine.runner import Runner
 from discussions.git.appends import (
     changed_discussion_files,
     check_appends,

@@ -11,9 +11,8 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.cli.progress import SILENCE, Progress
-from discussions.engine.turn.outcomes import TurnEvent
-from discussions.engine.turn.runner import Runner
-from discussions.engine.turn.streamevents import latest_line, stream_reporter
+from discussions.engine.runner import Runner
+from discussions.engine.turn.outcomes import TurnEvent, latest_line, stream_reporter
 from discussions.model.discussion import Discussion
 from discussions.providers.base import ProviderRequest, ProviderSpec
 from discussions.providers.command import CommandProvider

@@ -39,7 +39,7 @@ PRELUDE = (
     "from discussions.syntax.parse import parse_document\n"
     "from discussions.syntax.render import neutralise\n"
     "from discussions.syntax.markers import extract\n"
-    "from discussions.engine.answer.responses import parse_response\n"
+    "from discussions.syntax.answers import parse_response\n"
 )
 
 

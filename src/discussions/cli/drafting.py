@@ -8,8 +8,8 @@ import sys
 import click
 
 from ..engine.council.documentation import draft_document
+from ..engine.runner import Runner
 from ..engine.turn.failures import answered_line
-from ..engine.turn.runner import Runner
 from ..model.discussion import Discussion
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option

@@ -82,7 +82,7 @@ def export_command(
         data = export_handoff(d, allow_undecided=allow_undecided)
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
-        from ..engine.turn.runner import Runner
+        from ..engine.runner import Runner
 
         text, author = write_post(Runner(ws), d, alias or "moderator", provider)
     if out == "-":

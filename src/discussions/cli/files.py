@@ -333,7 +333,7 @@ def summary_command(
     narrative, narrator = None, ""
     if use_ai:
         from ..engine.council.narration import narrate
-        from ..engine.turn.runner import Runner
+        from ..engine.runner import Runner
 
         narrative, narrator = narrate(Runner(ws), d, alias, provider)
     if to_stdout:

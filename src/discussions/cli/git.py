@@ -216,7 +216,7 @@ def review_command(
     attached = _attach_changed(d, [f.path for f in changes.files]) if with_files else []
     result = None
     if aliases:
-        from ..engine.turn.runner import Runner
+        from ..engine.runner import Runner
 
         result = Runner(ws).run_turn(d, aliases)
     if as_json:

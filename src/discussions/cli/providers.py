@@ -286,10 +286,9 @@ def _deep_test(
 ) -> None:
     """`providers test --deep`: a real-size prompt, its fit and the answer (see engine.probe);
     `window` is what `window_lines` says of the provider's window."""
-    from ..engine.answer.echoes import prompt_echo
-    from ..engine.answer.responses import parse_response
     from ..ops.probe import probe_prompt, window_fit
     from ..providers.window import provider_window
+    from ..syntax.answers import parse_response, prompt_echo
 
     provider = reg.get(name)
     if not as_json:

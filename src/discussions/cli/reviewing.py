@@ -51,7 +51,7 @@ def perform_review(
     review came to."""
     from ..engine.apply.plan import lead_revise
     from ..engine.council.conformance import review_apply
-    from ..engine.turn.runner import Runner
+    from ..engine.runner import Runner
 
     def step(text: str) -> None:
         if not as_json:

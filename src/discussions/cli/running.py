@@ -8,8 +8,8 @@ from typing import IO
 import click
 
 from ..engine.council.deliberation import RoundEvent, RunResult, run_discussion
+from ..engine.runner import Runner
 from ..engine.turn.outcomes import TurnEvent
-from ..engine.turn.runner import Runner
 from ..model.budget import configured_budget
 from ..model.discussion import Discussion
 from .common import echo_json, report_problems, resolve_discussion, say, workspace

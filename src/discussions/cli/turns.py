@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..engine.runner import Runner
 from ..engine.turn.outcomes import TurnResult
 from ..engine.turn.routing import select_participants
-from ..engine.turn.runner import Runner
 from ..model.discussion import Discussion
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
 
 if TYPE_CHECKING:
-    from ..engine.council.motions import MotionOutcome
+    from ..engine.turn.outcomes import MotionOutcome
 
 
 def live_display(as_json: bool, no_progress: bool = False) -> bool:

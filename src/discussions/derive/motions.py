@@ -23,11 +23,10 @@ that count; ABSTAIN is left out, or counts as NO with ``abstain_counts_as_no``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..syntax.markers import Marker
+from ..syntax.markers import BALLOTS, Marker, normalise_ballot, normalise_second
 from .speakers import council_seat
 
 if TYPE_CHECKING:
@@ -35,13 +34,11 @@ if TYPE_CHECKING:
 
     from .state import Item, State
 
-BALLOTS = ("YES", "NO", "ABSTAIN")
 _NOT_ON_COUNCIL = (
     "{what} from {author}, who is not on the council (the discussion's voting participants "
     "and the people in consensus.human_required); not counted"
 )
 RESULTS = ("open", "lapsed", "passed", "failed")
-_WORD = re.compile(r"[A-Za-z]+")
 
 
 @dataclass(slots=True)
@@ -91,24 +88,6 @@ class Motion:
             "counts": dict(self.counts),
             "result_line": self.result_line,
         }
-
-
-def normalise_ballot(value: str) -> str | None:
-    """``yes``, ``**Yes**``, ``ABSTAIN.`` -> ``YES`` / ``ABSTAIN``; anything else -> None."""
-    m = _WORD.search(value)
-    if not m or value[: m.start()].strip("*_ \t"):
-        return None
-    word = m.group(0).upper()
-    return word if word in BALLOTS else None
-
-
-def normalise_second(value: str) -> str | None:
-    """``yes`` / ``no`` (any case, ``true`` / ``false`` too) -> ``yes`` / ``no``; else None."""
-    m = _WORD.search(value)
-    if not m or value[: m.start()].strip("*_ \t"):
-        return None
-    word = m.group(0).lower()
-    return {"yes": "yes", "true": "yes", "no": "no", "false": "no"}.get(word)
 
 
 def tally(

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..derive.motions import BALLOTS
-from ..syntax.markers import MARKER_KINDS
+from ..syntax.markers import BALLOTS, MARKER_KINDS
 from ..syntax.render import VOTE_VALUES
 
 if TYPE_CHECKING:

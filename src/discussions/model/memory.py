@@ -27,10 +27,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..derive.motions import normalise_ballot, normalise_second
 from ..derive.positions import audit
 from ..derive.rules import derive
 from ..errors import DiscussionsError
+from ..syntax.markers import normalise_ballot, normalise_second
 from ..syntax.parse import is_discussion_text
 from ..syntax.text import decode
 from . import storage

@@ -174,7 +174,7 @@ def _window_problems(path: Path, ws: Workspace) -> list[str]:
     """Participants of the discussion at `path` whose model is too small for their smallest
     prompt (`fitting.misfits`); nothing when the providers cannot be read (reported apart)."""
     from ..engine.prompt.fitting import misfits
-    from ..engine.turn.runner import Runner
+    from ..engine.runner import Runner
 
     try:
         d = Discussion.load(path, ws)

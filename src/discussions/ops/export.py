@@ -30,7 +30,7 @@ from ..settings.workspace import display_path
 from ..views.html import discussion_page
 
 if TYPE_CHECKING:
-    from ..engine.turn.runner import Runner
+    from ..engine.runner import Runner
 
 FORMAT = "discussions-export/1"
 SUFFIXES = {"html": ".html", "json": ".json", "post": ".post.md", "handoff": ".handoff.json"}

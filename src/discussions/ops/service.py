@@ -25,8 +25,8 @@ from ..views.status import status_of
 
 if TYPE_CHECKING:
     from ..engine.council.deliberation import RoundEvent
+    from ..engine.runner import Runner
     from ..engine.turn.outcomes import TurnEvent
-    from ..engine.turn.runner import Runner
 
 MAX_WAIT = 45.0
 """Longest `turn_result` waits, in seconds."""
@@ -415,8 +415,8 @@ class DiscussionTools:
         timeout: float | None,
         work: Callable[[TurnJob, Runner], dict[str, Any]],
     ) -> dict[str, Any]:
+        from ..engine.runner import Runner
         from ..engine.turn.routing import select_participants
-        from ..engine.turn.runner import Runner
 
         council = kind == "run"  # a run's rounds ask the council and the mentioned
         expected = [p.alias for p in select_participants(d, aliases, council=council)]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine.turn.runner import Runner
+from ..engine.runner import Runner
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..model.discussion import Comment, Discussion
 from ..model.storage import is_discussion_file as storage_is_discussion

@@ -36,6 +36,9 @@ from .document import ParseWarning
 from .record import Record
 from .render import VOTE_VALUES
 
+BALLOTS = ("YES", "NO", "ABSTAIN")
+"""A council ballot's values (``BALLOT:``, `normalise_ballot`)."""
+
 MARKER_KINDS = (
     "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
     "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE", "EVIDENCE", "REMEMBER",
@@ -142,6 +145,24 @@ def normalise_vote(value: str) -> str | None:
     if word not in VOTE_VALUES:
         return None
     return None if _ANOTHER_CHOICE.match(value, m.end()) else word
+
+
+def normalise_ballot(value: str) -> str | None:
+    """``yes``, ``**Yes**``, ``ABSTAIN.`` -> ``YES`` / ``ABSTAIN``; anything else -> None."""
+    m = _VOTE_WORD.search(value)
+    if not m or value[: m.start()].strip("*_ \t"):
+        return None
+    word = m.group(0).upper()
+    return word if word in BALLOTS else None
+
+
+def normalise_second(value: str) -> str | None:
+    """``yes`` / ``no`` (any case, ``true`` / ``false`` too) -> ``yes`` / ``no``; else None."""
+    m = _VOTE_WORD.search(value)
+    if not m or value[: m.start()].strip("*_ \t"):
+        return None
+    word = m.group(0).lower()
+    return {"yes": "yes", "true": "yes", "no": "no", "false": "no"}.get(word)
 
 
 def extract(body: str, first_line: int = 1) -> BodyMarkers:

@@ -92,8 +92,8 @@ class TurnScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="turn")
     def run_turn(self, who: list[str], callout: str | None) -> None:
+        from ..engine.runner import Runner
         from ..engine.turn.outcomes import TurnEvent
-        from ..engine.turn.runner import Runner
 
         def on_event(ev: TurnEvent) -> None:
             self.app.call_from_thread(self.show_event, ev)

@@ -424,7 +424,7 @@ class Site:
     async def api_post(self, request: Request) -> Response:
         """A post written by a participant, returned (never saved into the discussion). The
         request waits for the provider (its timeout bounds the wait)."""
-        from ..engine.turn.runner import Runner
+        from ..engine.runner import Runner
         from ..ops.export import write_post
 
         d = await call(self.load, request.path_params["name"])

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ...derive.applies import Apply, Review
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
-    from ..turn.runner import Runner
+    from ..turn.asking import TurnAsker
 
 IMPLEMENTED = "IMPLEMENTED"
 
@@ -137,7 +137,7 @@ class ReviewOutcome:
 
 
 def review_apply(
-    runner: Runner,
+    runner: TurnAsker,
     d: Discussion,
     applied: ApplyRecord | None = None,
     revise: Revise | None = None,
@@ -213,7 +213,7 @@ def _standing(d: Discussion, applied: ApplyRecord, last: Review | None) -> _Stan
 class _Loop:
     """One run of the review: what each step needs, and the standing a step leads to."""
 
-    runner: Runner
+    runner: TurnAsker
     d: Discussion
     voters: list[Participant]
     provider: str | None
@@ -358,7 +358,7 @@ def latest_review(d: Discussion, number: int) -> Review | None:
 
 
 def review_round(
-    runner: Runner,
+    runner: TurnAsker,
     d: Discussion,
     applied: ApplyRecord,
     revision: int,
@@ -414,7 +414,7 @@ def votes_since(
 
 
 def review_callout(
-    runner: Runner,
+    runner: TurnAsker,
     d: Discussion,
     applied: ApplyRecord,
     voters: Sequence[Participant],
@@ -463,7 +463,7 @@ def decision_lines(d: Discussion) -> list[str]:
 
 
 def diff_budget(
-    runner: Runner, d: Discussion, voters: Sequence[Participant], provider: str | None = None
+    runner: TurnAsker, d: Discussion, voters: Sequence[Participant], provider: str | None = None
 ) -> int:
     """Characters of diff a review prompt may hold: `DIFF_BUDGET`, and at most half of the
     prompt limit (``context.max_chars``) and of the smallest window among `voters`."""

@@ -49,9 +49,9 @@ from ...model.budget import render_budget_stop
 from ...model.discussion import Discussion
 from ...syntax.render import neutralise
 from ..turn import phases
+from ..turn.asking import TurnAsker
 from ..turn.outcomes import TurnResult
 from ..turn.routing import select_participants
-from ..turn.runner import Runner
 from . import chair, documentation
 
 STOP_REASONS = (
@@ -217,7 +217,7 @@ def render_escalation(reason: str, text: str, lines: Sequence[str]) -> str:
 
 
 def run_discussion(
-    runner: Runner,
+    runner: TurnAsker,
     d: Discussion,
     participants: Sequence[str] = (),
     *,
@@ -267,7 +267,7 @@ def run_discussion(
     return result
 
 
-def _review(runner: Runner, d: Discussion, provider: str | None) -> RunResult:
+def _review(runner: TurnAsker, d: Discussion, provider: str | None) -> RunResult:
     """The review of the applied change that waits for one, in place of rounds. The lead
     does not revise here: `run` asks no one, and a write-mode run needs a person's consent
     (`discussions apply FILE --review` asks); the review stops at its blockers."""
@@ -286,7 +286,7 @@ def _review(runner: Runner, d: Discussion, provider: str | None) -> RunResult:
 class _Rounds:
     """What the rounds of one run share: its settings, its number and its progress so far."""
 
-    runner: Runner
+    runner: TurnAsker
     d: Discussion
     chosen: list[str]
     named: bool
@@ -385,7 +385,7 @@ def _finish(run: _Rounds, stop: str) -> None:
 
 
 def _budget_refuses(
-    runner: Runner,
+    runner: TurnAsker,
     d: Discussion,
     first: Sequence[str],
     provider: str | None,

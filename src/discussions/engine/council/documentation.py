@@ -32,11 +32,11 @@ from ...model import storage
 from ...model.handoff import forced_reason
 from ...settings.output import Output, document_path_problem
 from ...syntax import clock
+from ...syntax.answers import parse_response
 from ...syntax.drafts import render_draft
 from ...syntax.evidence import fence_span
 from ...syntax.fences import fence_block
 from ...syntax.text import normalise_newlines
-from ..answer.responses import parse_response
 from ..prompt.prompts import build_prompt, prompt_chars
 from ..turn.outcomes import ParticipantOutcome, length_cut_note
 from .motions import collect, voting_participants
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ...derive.drafts import Draft
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
-    from ..turn.runner import Runner
+    from ..turn.asking import Asker
 
 APPROVED, UNAPPROVED = "APPROVED", "UNAPPROVED"
 
@@ -165,7 +165,7 @@ def position(d: Discussion, leader: str, voters: list[str]) -> Position:
 
 
 def draft_document(
-    runner: Runner,
+    runner: Asker,
     d: Discussion,
     *,
     leader: str | None = None,
@@ -212,7 +212,7 @@ def draft_document(
 class _Loop:
     """One run of the loop: what each step needs."""
 
-    runner: Runner
+    runner: Asker
     d: Discussion
     out: Output
     leader: Participant

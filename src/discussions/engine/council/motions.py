@@ -26,8 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...derive.motions import Motion, tally
 from ...derive.signatures import render_signed
@@ -36,19 +35,20 @@ from ...errors import OverBudget
 from ...model import storage
 from ...providers.command import terminate_all
 from ...syntax import clock
+from ...syntax.answers import ONLY_ECHO, Echo, parse_response
 from ...syntax.render import neutralise
-from ..answer.echoes import Echo, answer_echo
-from ..answer.responses import ONLY_ECHO, parse_response
 from ..prompt.prompts import build_prompt
 from ..turn.failures import ran
-from ..turn.outcomes import Attempt, ParticipantOutcome, clean_meta, usage_meta
+from ..turn.followup import answer_echo
+from ..turn.outcomes import Attempt, MotionOutcome, ParticipantOutcome, clean_meta, usage_meta
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
-    from ..turn.runner import Runner
+    from ..turn.asking import Asker
+    from ..turn.steps import AfterAnswers
 
 SECOND_CALLOUT = (
     "{by} moved a motion (line {line}): \"{text}\"\n\n"
@@ -64,39 +64,6 @@ BALLOT_CALLOUT = (
 )
 
 
-@dataclass(slots=True)
-class MotionOutcome:
-    """What `handle_motion` did."""
-
-    line: int
-    """The motion's line."""
-    text: str
-    stage: str
-    """``lapsed``, ``passed``, ``failed`` (recorded), or ``waiting`` (ballots still due)."""
-    seconded_by: list[str] = field(default_factory=list)
-    ballots: dict[str, str] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    waiting_for: list[str] = field(default_factory=list)
-    """Required voters without a ballot (people, or participants whose providers failed)."""
-    advanced_to: str | None = None
-    """The phase a passed motion moved the discussion to."""
-    asked: list[ParticipantOutcome] = field(default_factory=list)
-    """The participants asked to second or to ballot, and how it went."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "line": self.line,
-            "text": self.text,
-            "stage": self.stage,
-            "seconded_by": list(self.seconded_by),
-            "ballots": dict(self.ballots),
-            "counts": dict(self.counts),
-            "waiting_for": list(self.waiting_for),
-            "advanced_to": self.advanced_to,
-            "asked": [o.to_dict() for o in self.asked],
-        }
-
-
 def open_motion(d: Discussion) -> Motion | None:
     """The latest motion still open, if any."""
     for motion in reversed(d.motions):
@@ -105,8 +72,23 @@ def open_motion(d: Discussion) -> Motion | None:
     return None
 
 
+def motion_step(after: AfterAnswers) -> None:
+    """The council's after-answer step: an open motion handled (`handle_motion`) once
+    something was said, when the turn handles motions; seconds or ballots the budget cannot
+    cover stop the turn."""
+    if not (after.council and after.heard):
+        return
+    d = after.discussion
+    try:
+        after.result.motion = handle_motion(after.asker, d, provider=after.provider)
+    except OverBudget as exc:
+        if after.result.budget_stop is None:  # else the turn's stop says it already
+            after.budget_stop(str(exc))
+    d.reload()
+
+
 def handle_motion(
-    runner: Runner, d: Discussion, *, provider: str | None = None
+    runner: Asker, d: Discussion, *, provider: str | None = None
 ) -> MotionOutcome | None:
     """Second, ballot on and count the latest open motion (see the module docstring)."""
     d.reload()
@@ -270,7 +252,7 @@ def _advance(d: Discussion, motion: Motion) -> str | None:
 
 
 def collect(
-    runner: Runner,
+    runner: Asker,
     d: Discussion,
     asked: Sequence[Participant],
     callout: str,
@@ -316,7 +298,7 @@ def collect(
 
 
 def _compose(
-    runner: Runner,
+    runner: Asker,
     participant: Participant,
     prompt: str,
     echo: Echo,

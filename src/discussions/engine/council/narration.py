@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from ...errors import ProviderError
 from ...model.discussion import Discussion
+from ...syntax.answers import parse_response
 from ...syntax.render import neutralise
-from ..answer.echoes import answer_echo
-from ..answer.responses import parse_response
 from ..prompt.prompts import build_prompt
+from ..turn.asking import Asker
+from ..turn.followup import answer_echo
 from ..turn.outcomes import ParticipantOutcome, length_cut_note
-from ..turn.runner import Runner
 
 NARRATIVE_CALLOUT = (
     "Write a narrative summary of this discussion for someone who has not read it: what is "
@@ -20,7 +20,7 @@ NARRATIVE_CALLOUT = (
 
 
 def narrate(
-    runner: Runner,
+    runner: Asker,
     d: Discussion,
     alias: str = "moderator",
     provider: str | None = None,

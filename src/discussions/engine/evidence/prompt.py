@@ -7,7 +7,7 @@ folded to one line (line numbers kept); how to ask, in the response format; and 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...settings.evidence import evidence_settings
 from ...syntax.text import normalise_newlines
@@ -160,16 +160,3 @@ def how_to_ask(d: Discussion, budget: int) -> list[str]:
         f"(also: grep TEXT [in GLOB]; list DIR; git log|show|diff|blame ARGS{run}), at most "
         f"{settings.max_requests} per turn; you are shown the result."
     ]
-
-
-def evidence_lines(obj: dict[str, Any], notes: list[str]) -> str:
-    """The ``"evidence"`` field of a JSON answer as ``EVIDENCE:`` lines to add to the comment."""
-    value = obj.get("evidence")
-    if value is None:
-        return ""
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list):
-        notes.append("evidence field ignored: not a list of requests")
-        return ""
-    requests = [" ".join(str(x).split()) for x in items if isinstance(x, str) and x.strip()]
-    return "".join(f"\n\nEVIDENCE: {r[:300]}" for r in requests)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import DiscussionsError
 from ...settings.evidence import evidence_settings
@@ -15,7 +15,15 @@ from .fulfil import Fulfilled, confinement_for, fulfil_pending
 if TYPE_CHECKING:
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
-    from ..turn.outcomes import TurnResult
+
+
+class TurnNotes(Protocol):
+    """What a turn's result holds of its evidence (`turn.outcomes.TurnResult` is one): the
+    blocks written, the participants asked again, and the warnings."""
+
+    warnings: list[str]
+    evidence: list[dict[str, Any]]
+    follow_ups: list[str]
 
 
 def preflight_notes(d: Discussion) -> list[str]:
@@ -34,7 +42,7 @@ def preflight_notes(d: Discussion) -> list[str]:
 
 
 def fulfil_quietly(
-    d: Discussion, result: TurnResult, *, reload: bool = True, spent: Counter[str] | None = None
+    d: Discussion, result: TurnNotes, *, reload: bool = True, spent: Counter[str] | None = None
 ) -> Fulfilled:
     """`fulfil_pending`, its blocks recorded in `result`; a failure is a warning, not an
     error (the answers are in)."""
@@ -50,7 +58,7 @@ def fulfil_quietly(
 def after_answers(
     d: Discussion,
     chosen: Sequence[Participant],
-    result: TurnResult,
+    result: TurnNotes,
     ask_again: Callable[[list[Participant]], None],
 ) -> None:
     """Fulfil the requests the answers made; ask each participant whose request was fulfilled

@@ -142,7 +142,7 @@ def persona_line(participant: Participant) -> str:
 
 # The format is described, never shown as a sample answer: no line of it is a marker, a vote
 # or a JSON object, so a model that repeats it (small models do) adds nothing to the record,
-# and the answer path drops such lines anyway (`echoes`).
+# and the answer path drops such lines anyway (`syntax.answers.Echo`).
 RESPONSE_FORMAT = """\
 Answer with one JSON object and nothing else, with these fields:
 "comment" is your comment in markdown, in your own words; do not copy this prompt.

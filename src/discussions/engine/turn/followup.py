@@ -1,5 +1,5 @@
 """Weak answers: the length cap on an answer, and the one follow-up call that asks for a
-missing vote or score.
+missing vote or score; and the echo of its prompt each answer is read against (`answer_echo`).
 
 * **The cap.** An answer longer than ``providers.max_answer_chars`` (default
   `DEFAULT_MAX_ANSWER_CHARS`; in the JSON answer format: its comment, once read) is cut at
@@ -27,9 +27,8 @@ from ...providers.base import ProviderRequest, complete_with_usage
 from ...providers.base import max_answer_chars as max_answer_chars
 from ...providers.registry import ProviderRegistry
 from ...providers.usage import Usage
+from ...syntax.answers import NO_ECHO, Echo, Response, parse_response, prompt_echo
 from ...syntax.markers import extract, normalise_vote
-from ..answer.echoes import NO_ECHO, Echo
-from ..answer.responses import Response, parse_response
 from .outcomes import ParticipantOutcome
 
 EXCERPT_CHARS = 600
@@ -53,6 +52,14 @@ def cap_answer(text: str, limit: int) -> tuple[str, int | None]:
     if newline >= limit * 3 // 4:
         cut = cut[:newline]
     return cut.rstrip(), len(text)
+
+
+def answer_echo(prompt: str, d: Discussion, author: str) -> Echo:
+    """The `Echo` of `prompt`, built from discussion `d` for the participant signing `author`:
+    the file's lines are the discussion's, and the lines of the comments the engine wrote for
+    `author` (not the forged ones, `signatures.forgery`) are its own."""
+    own = [x for c in d.comments if c.author == author and not c.forged for x in c.body.split("\n")]
+    return prompt_echo(prompt, d.text.split("\n"), own)
 
 
 def read_capped(text: str, limit: int, echo: Echo = NO_ECHO) -> tuple[Response, int | None]:

@@ -1,10 +1,11 @@
-"""What a turn produces: each participant's outcome, the turn's result, the events a display
-follows, and the engine blocks that record a pass; shared by the runner, the council and the
-interfaces that show them."""
+"""What a turn produces: each participant's outcome, what the council did with a motion, the
+turn's result, the events a display follows (streamed text as "latest line" reports:
+`stream_reporter`), and the engine blocks that record a pass; shared by the runner, the
+council and the interfaces that show them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,6 @@ from ...providers.usage import UNKNOWN, Usage
 from ...syntax.render import visible_name
 
 if TYPE_CHECKING:
-    from ..council.motions import MotionOutcome
     from . import phases
 
 
@@ -91,6 +91,39 @@ class ParticipantOutcome:
 
 
 @dataclass(slots=True)
+class MotionOutcome:
+    """What `handle_motion` did."""
+
+    line: int
+    """The motion's line."""
+    text: str
+    stage: str
+    """``lapsed``, ``passed``, ``failed`` (recorded), or ``waiting`` (ballots still due)."""
+    seconded_by: list[str] = field(default_factory=list)
+    ballots: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    waiting_for: list[str] = field(default_factory=list)
+    """Required voters without a ballot (people, or participants whose providers failed)."""
+    advanced_to: str | None = None
+    """The phase a passed motion moved the discussion to."""
+    asked: list[ParticipantOutcome] = field(default_factory=list)
+    """The participants asked to second or to ballot, and how it went."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "text": self.text,
+            "stage": self.stage,
+            "seconded_by": list(self.seconded_by),
+            "ballots": dict(self.ballots),
+            "counts": dict(self.counts),
+            "waiting_for": list(self.waiting_for),
+            "advanced_to": self.advanced_to,
+            "asked": [o.to_dict() for o in self.asked],
+        }
+
+
+@dataclass(slots=True)
 class TurnResult:
     """The result of `Runner.run_turn`."""
 
@@ -105,7 +138,7 @@ class TurnResult:
     warnings: list[str] = field(default_factory=list)
     """Problems after the answers were written (a summary that could not be rebuilt)."""
     motion: MotionOutcome | None = None
-    """What the council did with an open motion after the answers (`council.MotionOutcome`)."""
+    """What the council did with an open motion after the answers (`MotionOutcome`)."""
     budget_stop: str | None = None
     """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -165,6 +198,45 @@ class TurnEvent:
     """For ``attempt_failed``: how many providers are left to try in the chain."""
     text: str = ""
     """For ``chunk``: everything this provider has streamed so far."""
+
+
+# -- streamed text as progress: a provider streams its answer in pieces of any size (a line may
+# arrive in several pieces, a piece may hold several lines); `stream_reporter` keeps what was
+# streamed so far and reports the latest non-blank line (a partial one counts: it is what the
+# provider is writing now).
+
+MAX_STREAM_KEEP = 256 * 1024
+"""Characters of streamed text kept for display; the answer itself is collected elsewhere."""
+
+
+def latest_line(text: str) -> str:
+    """The last non-blank line of `text`, stripped ("" if there is none)."""
+    for line in reversed(text[-4096:].splitlines()):
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def stream_reporter(report: Callable[[str, str], None]) -> Callable[[str], None]:
+    """An `on_output` callback that reports ``(latest line, text so far)`` for each piece."""
+    parts: list[str] = []
+    size = [0]
+
+    def on_output(piece: str) -> None:
+        if not piece:
+            return
+        parts.append(piece)
+        size[0] += len(piece)
+        if size[0] > MAX_STREAM_KEEP:
+            joined = "".join(parts)[-MAX_STREAM_KEEP:]
+            parts[:] = [joined]
+            size[0] = len(joined)
+        text = "".join(parts) if len(parts) > 1 else parts[0]
+        if len(parts) > 1:
+            parts[:] = [text]
+        report(latest_line(text), text)
+
+    return on_output
 
 
 def length_cut_note(limit: str) -> str:

@@ -13,8 +13,8 @@ from ...providers.registry import ProviderRegistry
 from ...providers.usage import UNKNOWN
 from ...settings.participants import Participant
 from ...syntax import clock
+from ...syntax.answers import Response
 from ...syntax.markers import extract
-from ..answer.responses import Response
 from . import followup
 from .failures import failed_meta
 from .outcomes import ParticipantOutcome, clean_meta, render_pass, usage_meta

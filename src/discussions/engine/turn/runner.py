@@ -1,4 +1,5 @@
-"""One turn: pick participants, build prompts, call providers, append answers, apply rules.
+"""One turn: pick participants, build prompts, call providers, append answers, then the
+after-answer steps the runner is given (`steps.Step`: evidence, the council, the phase rules).
 
 * Parallel by default: every participant sees the same snapshot of the file, and the turn takes
   about as long as the slowest provider. ``sequential=True`` lets each see the answers before it.
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-from ...errors import NOT_A_CALL, DiscussionsError, OverBudget, ProviderError, WindowTooSmall
+from ...errors import NOT_A_CALL, ProviderError, WindowTooSmall
 from ...model import storage
 from ...model.budget import Budget, configured_budget, estimate_call, render_budget_stop
 from ...model.discussion import Discussion
@@ -34,7 +35,7 @@ from ...providers.window import chain_window, provider_notes
 from ...settings.participants import Participant
 from ...settings.workspace import Workspace
 from ...syntax.render import analyse_tail, join_blocks, neutralise
-from ..evidence.turn import after_answers, fulfil_quietly
+from ..evidence.turn import fulfil_quietly
 from ..prompt.prompts import build_prompt
 from .appending import GroupAppend
 from .cli_configs import configs_watched
@@ -44,26 +45,31 @@ from .outcomes import (
     TurnEvent,
     TurnResult,
     length_cut_note,
+    stream_reporter,
 )
 from .parallel import Parallel
 from .routing import select_participants
-from .streamevents import stream_reporter
-from .warmup import warm_up
+from .steps import AfterAnswers, Step, warm_up
 
 
-class Runner:
-    """Runs turns. `on_event` is called (from worker threads) as participants progress."""
+class TurnRunner:
+    """Runs turns, each followed by `steps` in order. `on_event` is called (from worker
+    threads) as participants progress. The runner people make, with the default steps, is
+    `discussions.Runner` (`engine.runner`)."""
 
     def __init__(
         self,
         workspace: Workspace | None = None,
         *,
+        steps: Sequence[Step],
         providers: ProviderRegistry | None = None,
         timeout: float | None = None,
         on_event: Callable[[TurnEvent], None] | None = None,
         budget: Budget | None = None,
     ) -> None:
         self._workspace = workspace
+        self.steps = tuple(steps)
+        """What each turn does after its answers, in order."""
         self.budget = budget
         """Limits in place of the configured ``budget:`` (None: the configured one)."""
         self._providers = providers
@@ -228,7 +234,7 @@ class Runner:
         request = self.request_for(participant, prompt, wants_vote, d.path)
         text = self.ask(participant, request, forced, outcome)
         outcome.duration = time.monotonic() - started
-        from ..answer import echoes, responses
+        from ...syntax import answers
         from . import failures, followup, posting  # loaded during the call
 
         if text is None:
@@ -237,11 +243,11 @@ class Runner:
             return outcome
         limit = request.max_answer_chars
         response, original = followup.read_capped(
-            text, limit, echoes.answer_echo(prompt, d, participant.name)
+            text, limit, followup.answer_echo(prompt, d, participant.name)
         )
         outcome.notes.extend(response.notes)
         if response.only_echo:  # an echo is never a pass: the model said nothing
-            outcome.attempts.append(Attempt(outcome.provider or "?", responses.ONLY_ECHO))
+            outcome.attempts.append(Attempt(outcome.provider or "?", answers.ONLY_ECHO))
             outcome.status = "failed"
             failures.record_failure(d, outcome, write)
             return outcome
@@ -329,8 +335,8 @@ class Runner:
         preamble: Sequence[str] = (),
     ) -> TurnResult:
         """Invoke `participants` (aliases; default: see `turns.select_participants`) on
-        `discussion`, append their answers, then apply the phase rules. With `council`, an open
-        motion is then handled (`council.handle_motion`: seconds, sealed ballots, result).
+        `discussion`, append their answers, then run the runner's `steps` in order (evidence
+        fulfilled, an open motion handled when `council` says so, the phase rules).
         Before each call the budget is checked (`budget.Budget`); a call that would go past it
         is not made, the turn stops and a ``RUN-STOP: budget`` block (saying `budget_rounds`
         rounds, and carrying `run_tag`, the identity of the run the turn belongs to) records
@@ -356,24 +362,21 @@ class Runner:
                 on, group, callout, provider, sequential, result, budget_stop, write
             )
 
+        after = AfterAnswers(
+            d, chosen, result, self, provider, council, lambda again: call(d, again), budget_stop
+        )
         with one_sweep(), configs_watched(d, result.warnings):  # escapes; CLIs' own configs
             try:
                 try:
                     call(view, chosen)
                 finally:
                     write.release()  # held while the providers think, written whatever happens
-                # Evidence the answers asked for, and one call again for those who asked.
-                after_answers(d, chosen, result, lambda again: call(d, again))
+                for step in self.steps:  # evidence, the council, the phase rules, the summary
+                    step.run(after)
             except KeyboardInterrupt:
                 terminate_all()
                 raise
-            d.reload()
-            if result.no_answer:  # nothing was said: no motion is handled, no phase moves
-                self._copy_state(d, result)
-                return result
-            if council:
-                self._council(d, provider, result, budget_stop)
-        self._conclude(d, result)
+        self._copy_state(d, result)
         return result
 
     def _preflight(
@@ -472,38 +475,6 @@ class Runner:
                 break
             self._parallel(d, group, provider, result, write)
 
-    def _council(
-        self,
-        d: Discussion,
-        provider: str | None,
-        result: TurnResult,
-        budget_stop: Callable[[str], None],
-    ) -> None:
-        """Handle an open motion (seconds, sealed ballots, result) after the answers."""
-        import importlib  # the council sits above the turn: see the after-answer steps
-
-        motions = importlib.import_module("discussions.engine.council.motions")
-        try:
-            result.motion = motions.handle_motion(self, d, provider=provider)
-        except OverBudget as exc:  # seconds or ballots the budget cannot cover
-            if result.budget_stop is None:  # else the turn's stop says it already
-                budget_stop(str(exc))
-        d.reload()
-
-    def _conclude(self, d: Discussion, result: TurnResult) -> None:
-        """Apply the phase rules, refresh the summary file, and copy the state into `result`."""
-        from . import phases
-
-        result.changes.extend(phases.settle(d))
-        if self.workspace.config.summary_files:
-            from ...model.summary import write_summary
-
-            try:
-                write_summary(d)
-            except DiscussionsError as exc:  # the answers are in; the summary can be rebuilt
-                result.warnings.append(f"summary not updated: {exc}")
-        self._copy_state(d, result)
-
     @staticmethod
     def _copy_state(d: Discussion, result: TurnResult) -> None:
         """The discussion's phase, status, votes and consensus into `result`."""
@@ -525,7 +496,7 @@ class Runner:
         written once the calls are under way."""
         write = group.append
         if len(jobs) == 1:  # no thread for one call: Ctrl-C reaches it directly
-            warm_up()
+            warm_up(self.steps)
             group.release()
             part, prompt, wants = jobs[0]
             outcome = self._answer(d, part, prompt, wants, provider, write)
@@ -539,7 +510,7 @@ class Runner:
             ]
         )
         try:
-            warm_up()
+            warm_up(self.steps)
             try:
                 _release(group)
                 outcomes: dict[str, ParticipantOutcome] = {}
