@@ -9,6 +9,7 @@
     ├── Busy                    a turn or run is already going on in that discussion
     ├── OverBudget              the next calls would go past the budget (none was made)
     ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
+    │   └── EmptyComment        a person's comment with nothing to add
     ├── ReservedName            a person tried to sign with a participant's name
     ├── PhaseError              unknown phase, or no next phase to advance to
     ├── NotDecided              an apply asked of a discussion that decided nothing
@@ -70,6 +71,11 @@ class OverBudget(DiscussionsError):
 
 class InvalidVote(DiscussionsError):
     pass
+
+
+class EmptyComment(InvalidVote):
+    """A person's comment with nothing in it: no text, vote, motion, second or ballot (an
+    interface may name its own way of giving them, as the CLI's usage error does)."""
 
 
 class ReservedName(DiscussionsError):

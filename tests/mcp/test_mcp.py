@@ -213,6 +213,7 @@ def test_tools_without_the_sdk(isolated: Path) -> None:
     """The library layer: bounded reads, unknown tickets, the CLI's messages."""
     from discussions.errors import DiscussionsError
     from discussions.mcp.server import DiscussionTools
+    from discussions.ops.comments import comment
 
     tools = DiscussionTools()
     with pytest.raises(DiscussionsError, match="no discussions folder at discussions"):
@@ -222,13 +223,13 @@ def test_tools_without_the_sdk(isolated: Path) -> None:
     with pytest.raises(DiscussionsError, match="already exists; choose another name"):
         tools.new_discussion("Bounded")
     for i in range(5):
-        tools.add_comment(file, "Rob", f"comment {i} " + "x" * 100)
+        comment(tools.workspace, tools.served(file), "Rob", f"comment {i} " + "x" * 100)
     read = tools.read_discussion(file, comments=3, max_chars=150)
     assert read["total_comments"] == 5
     assert [c["text"][:9] for c in read["comments"]] == ["comment 4"]
     assert read["truncated"]
     with pytest.raises(DiscussionsError, match="give comment text, a vote, or both"):
-        tools.add_comment(file, "Rob")
+        comment(tools.workspace, tools.served(file), "Rob")
     with pytest.raises(DiscussionsError, match="no turn with ticket 'turn-9'"):
         tools.turn_result("turn-9", wait=0)
     ticket = tools.start_turn(file, ["architect"], provider="mock")["ticket"]

@@ -185,25 +185,26 @@ def comment_command(
       discussions comment feature-x.md --ballot yes --author Rob
       discussions comment feature-x.md "Agreed." --json
     """
-    from ..ops.comments import post_comment
+    from ..errors import EmptyComment
+    from ..ops.comments import comment
 
     ws = workspace()
     path = resolve_discussion(file, ws)
     body = read_text_arg(text) or ""
-    if motion is not None and not motion.split():
-        raise click.BadParameter("a motion needs text", param_hint="--motion")
-    if not body.strip() and vote is None and motion is None and not second and not ballot:
-        raise click.UsageError("give comment TEXT ('-' reads standard input), --vote, or both")
-    d = Discussion.load(path, ws)
-    posted = post_comment(
-        d, author or default_author(), body, vote=vote, motion=motion, second=second, ballot=ballot
-    )
+    try:
+        posted = comment(
+            ws, path, author, body, vote=vote, motion=motion, second=second, ballot=ballot
+        )
+    except EmptyComment:
+        raise click.UsageError(
+            "give comment TEXT ('-' reads standard input), --vote, or both"
+        ) from None
     if as_json:
         echo_json(posted.to_dict())
         return
     suffix = f" with VOTE: {posted.vote}" if posted.vote else ""
     say(f"Added comment from {posted.author}{suffix}.")
-    warn_notices(d)
+    warn_notices(posted.notices)
     for m in posted.motions:
         say(f"Motion of line {m.line} {m.result}.")
     if posted.council_note:
@@ -235,11 +236,12 @@ def advance_command(file: str, target: str | None, as_json: bool) -> None:
         echo_json({"file": display_path(d.path), "phase": to, "notices": list(d.notices)})
         return
     say(f"Advanced to phase: {to}")
-    warn_notices(d)
+    warn_notices(d.notices)
 
 
-def warn_notices(d: Discussion) -> None:
-    for notice in d.notices:
+def warn_notices(notices: list[str]) -> None:
+    """What an append noticed (`Discussion.notices`), as warnings on standard error."""
+    for notice in notices:
         say(f"Warning: {notice}", err=True)
 
 
@@ -280,7 +282,7 @@ def _status_changed(d: Discussion, status: str, as_json: bool) -> None:
         echo_json({"file": display_path(d.path), "status": status, "notices": list(d.notices)})
         return
     say(f"Status changed to: {status}")
-    warn_notices(d)
+    warn_notices(d.notices)
 
 
 @click.command("reopen")

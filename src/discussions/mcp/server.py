@@ -174,7 +174,13 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
 
     @server.tool()
     def add_comment(
-        file: str, author: str, text: str = "", vote: str | None = None
+        file: str,
+        author: str,
+        text: str = "",
+        vote: str | None = None,
+        motion: str | None = None,
+        second: str | None = None,
+        ballot: str | None = None,
     ) -> dict[str, Any]:
         """Append a comment (and optionally a vote) to a discussion (like `discussions comment`).
 
@@ -183,8 +189,17 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
             author: the person's name to sign with (a participant's name is refused).
             text: the comment; may contain markers such as Q:, TODO:, DECISION:, @alias.
             vote: READY, CHANGES or REJECT (any case); optional.
+            motion: move a motion with this text (MOTION:); optional.
+            second: "yes" or "no": second the open motion or decline to; optional.
+            ballot: YES, NO or ABSTAIN on the seconded motion; optional.
         """
-        return call(t.add_comment, file, author, text, vote)  # type: ignore[no-any-return]
+        from ..ops.comments import comment
+
+        def write() -> dict[str, Any]:
+            said = {"vote": vote, "motion": motion, "second": second, "ballot": ballot}
+            return comment(t.workspace, t.served(file), author, text, **said).to_dict()
+
+        return call(write)  # type: ignore[no-any-return]
 
 
 def _moving_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:

@@ -206,13 +206,16 @@ class DiscussionTools:
         """Hear every step of the turns and runs started from now on."""
         self._observers.append(observer)
 
-    def _load(self, file: str) -> Discussion:
-        """The discussion `file` names: only one in the discussions folder, never a path
-        elsewhere nor a link out of the project (`catalog.served_path`)."""
+    def served(self, file: str) -> Path:
+        """The discussion file `file` names: only one in the discussions folder, never a path
+        elsewhere nor a link out of the project (`catalog.served_path`). What a server's
+        client names goes through this before any operation is given it."""
         from ..model.catalog import served_path
 
-        ws = self.workspace
-        return Discussion.load(served_path(file, ws), ws)
+        return served_path(file, self.workspace)
+
+    def _load(self, file: str) -> Discussion:
+        return Discussion.load(self.served(file), self.workspace)
 
     def discussion_files(self) -> list[Path]:
         """The discussion files in the discussions folder that `_load` opens."""
@@ -322,24 +325,6 @@ class DiscussionTools:
         out = d.to_dict()
         out["file"] = display_path(d.path)
         return out
-
-    def add_comment(
-        self, file: str, author: str, text: str = "", vote: str | None = None
-    ) -> dict[str, Any]:
-        if not text.strip() and vote is None:
-            raise DiscussionsError("give comment text, a vote, or both")
-        if not author.strip():
-            raise DiscussionsError("give an author name")
-        d = self._load(file)
-        d.add_comment(author.strip(), text.rstrip("\n"), vote=vote)
-        d.save()
-        return {
-            "file": display_path(d.path),
-            "author": author.strip(),
-            "vote": vote.upper() if vote else None,
-            "comments": len(d.comments),
-            "notices": list(d.notices),
-        }
 
     def advance(self, file: str, to: str | None = None) -> dict[str, Any]:
         d = self._load(file)

@@ -67,6 +67,8 @@ SCRIPT = f'<script src="/static/app.js?v={__version__}" defer></script>'
 FIRST_VIEW = 50
 """Comments a discussion's page is served with: the newest; the page's script fetches the
 older ones (`api_older`), and without scripts a link in their place opens `ALL_COMMENTS`."""
+COMMENT_OPTIONS = ("vote", "motion", "second", "ballot")
+"""The fields of a comment besides its author and text (`ops.comments.comment`'s options)."""
 ALL_COMMENTS = "?comments=all"
 """The query of the page with every comment rendered at once."""
 log = logging.getLogger("discussions.web")
@@ -382,11 +384,15 @@ class Site:
 
     @endpoint(write=True)
     async def api_comment(self, request: Request) -> Response:
+        from ..ops.comments import comment
+
         file, data = await self.target(request)
         author = inputs.text(data, "author") or ""
         text = inputs.text(data, "text", "") or ""
-        vote = inputs.text(data, "vote") or None
-        return JSONResponse(await call(self.tools.add_comment, file, author, text, vote), 201)
+        said = {key: inputs.text(data, key) or None for key in COMMENT_OPTIONS}
+        path = await call(self.tools.served, file)
+        done = await call(comment, self.workspace, path, author, text, **said)
+        return JSONResponse(done.to_dict(), 201)
 
     @endpoint(write=True)
     async def api_turn(self, request: Request) -> Response:
