@@ -214,14 +214,15 @@ def test_tools_without_the_sdk(isolated: Path) -> None:
     from discussions.errors import DiscussionsError
     from discussions.mcp.server import DiscussionTools
     from discussions.ops.comments import comment
+    from discussions.ops.lifecycle import advance, create
 
     tools = DiscussionTools()
     with pytest.raises(DiscussionsError, match="no discussions folder at discussions"):
         tools.list_discussions()
-    created = tools.new_discussion("Bounded", participants=["architect"])
+    created = create(tools.workspace, "Bounded", participants=["architect"]).to_dict()
     file = created["file"]
     with pytest.raises(DiscussionsError, match="already exists; choose another name"):
-        tools.new_discussion("Bounded")
+        create(tools.workspace, "Bounded")
     for i in range(5):
         comment(tools.workspace, tools.served(file), "Rob", f"comment {i} " + "x" * 100)
     read = tools.read_discussion(file, comments=3, max_chars=150)
@@ -236,7 +237,7 @@ def test_tools_without_the_sdk(isolated: Path) -> None:
     outcome = tools.turn_result(ticket, wait=30)
     assert outcome["state"] == "done" and outcome["result"]["posted"] == 1
     assert any(e["kind"] == "done" for e in outcome["progress"])
-    assert tools.advance(file)["phase"] != created["phase"]
+    assert advance(tools.workspace, tools.served(file)).phase != created["phase"]
     assert [r["file"] for r in tools.list_discussions()] == [file]
 
 

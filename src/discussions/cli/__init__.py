@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import DiscussionsError
+from ..errors import BadInput, DiscussionsError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -191,6 +191,11 @@ class DiscussionsGroup(click.Group):
     def _invoke_plain(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except BadInput as exc:  # the caller can correct it: a usage error on its option
+            from .common import printable
+
+            hint = f"'--{exc.field.replace('_', '-')}'" if exc.field else None
+            raise click.BadParameter(printable(str(exc)), param_hint=hint) from None
         except DiscussionsError as exc:
             from .common import printable
 

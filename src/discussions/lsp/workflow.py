@@ -86,14 +86,16 @@ def _engine_commands(server: DiscussionsServer) -> None:
         refused = _refuse(ls, uri)
         if refused:
             return refused
+        from ..ops.lifecycle import advance as advance_op
+
         before = ls.document(uri).source
         try:
-            done = ls.tools.advance(str(ls.buffer(uri).path))
+            done = advance_op(ls.ws, ls.buffer(uri).path)
         except DiscussionsError as exc:
             ls.say(str(exc), types.MessageType.Error)
             return {"error": str(exc)}
         await ls.catch_up(uri, before)
-        return done
+        return done.to_dict()
 
     @server.command(RESOLVE)
     async def resolve(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import mention_typos
-from ..errors import DiscussionsError, EmptyComment
+from ..errors import BadInput, EmptyComment
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path
 from ..syntax.markers import extract
@@ -69,15 +69,15 @@ def council_lines(
     if motion is not None:
         text = " ".join(motion.split())
         if not text:
-            raise DiscussionsError("a motion needs text")
+            raise BadInput("a motion needs text", "motion")
         lines.append(f"MOTION: {text}")
     if second:
         if second.strip().lower() not in ("yes", "no"):
-            raise DiscussionsError(f"a second is yes or no, not {second!r}")
+            raise BadInput(f"a second is yes or no, not {second!r}", "second")
         lines.append(f"SECOND: {second.strip().lower()}")
     if ballot:
         if ballot.strip().upper() not in ("YES", "NO", "ABSTAIN"):
-            raise DiscussionsError(f"a ballot is YES, NO or ABSTAIN, not {ballot!r}")
+            raise BadInput(f"a ballot is YES, NO or ABSTAIN, not {ballot!r}", "ballot")
         lines.append(f"BALLOT: {ballot.strip().upper()}")
     return "\n".join(lines)
 

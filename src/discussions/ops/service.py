@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.signatures import strip_meta
-from ..errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
+from ..errors import Busy, DiscussionsError, UntrustedProvider
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path, shorten
 from ..views.evidence import evidence_for_reader, fold_evidence
@@ -36,43 +36,6 @@ MAX_CHARS = 200_000
 """Most characters of comment text `read_discussion` returns."""
 MAX_FINISHED_JOBS = 200
 """Finished tickets kept for `turn_result`; older ones are forgotten first."""
-
-
-def create_discussion(
-    ws: Workspace,
-    title: str,
-    *,
-    template: str | None = None,
-    context: str | None = None,
-    participants: list[str] | None = None,
-    directory: Path | None = None,
-    file_name: str | None = None,
-) -> Discussion:
-    """Create and save a discussion, as `discussions new` does: in `directory` (default:
-    ``output.directory``), named `file_name` (default: made from the title). Never replaces a
-    file: `DiscussionExists` says what to do instead."""
-    path = None
-    if file_name:
-        name = file_name if file_name.endswith(".md") else f"{file_name}.md"
-        if Path(name).name != name:
-            raise DiscussionsError("give a file name, not a path (use --dir for the folder)")
-        path = (directory or ws.config.output_directory) / name
-    d = Discussion.create(
-        title,
-        template=template,
-        context=context,
-        participants=participants,
-        directory=directory,
-        path=path,
-        workspace=ws,
-    )
-    if d.path.exists() or d.path.is_symlink():
-        raise DiscussionExists(
-            f"{display_path(d.path)} already exists; choose another name with --file, "
-            f"or comment on it with `discussions comment {d.path.name}`"
-        )
-    d.save()
-    return d
 
 
 Observer = Callable[["TurnJob", str, dict[str, Any]], None]
@@ -305,38 +268,6 @@ class DiscussionTools:
             "truncated": truncated,
             "evidence": evidence_for_reader(d, budget),
         }
-
-    def new_discussion(
-        self,
-        title: str,
-        template: str | None = None,
-        context: str | None = None,
-        participants: list[str] | None = None,
-        file_name: str | None = None,
-    ) -> dict[str, Any]:
-        d = create_discussion(
-            self.workspace,
-            title,
-            template=template,
-            context=context,
-            participants=participants or None,
-            file_name=file_name,
-        )
-        out = d.to_dict()
-        out["file"] = display_path(d.path)
-        return out
-
-    def advance(self, file: str, to: str | None = None) -> dict[str, Any]:
-        d = self._load(file)
-        phase = d.advance(to)
-        d.save()
-        return {"file": display_path(d.path), "phase": phase, "notices": list(d.notices)}
-
-    def set_status(self, file: str, status: str) -> dict[str, Any]:
-        """Close (any status but OPEN) or reopen (OPEN) by recording a status change."""
-        d = self._load(file)
-        new = d.transact(lambda now: now.set_status(status))
-        return {"file": display_path(d.path), "status": new, "notices": list(d.notices)}
 
     def start_turn(
         self,

@@ -155,11 +155,10 @@ class DiscussionScreen(Screen[None]):
         def done(yes: bool | None) -> None:
             if not yes:
                 return
+            from ..ops.lifecycle import advance
+
             try:
-                fresh = Discussion.load(self.path, self.ws)
-                to = fresh.advance()
-                fresh.save()
-                self.notify(f"Advanced to {to}.")
+                self.notify(f"Advanced to {advance(self.ws, self.path).phase}.")
             except DiscussionsError as exc:
                 self.notify(str(exc), severity="error", timeout=8)
             self.reload()

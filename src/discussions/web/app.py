@@ -174,6 +174,11 @@ class Site:
         file = await call(self.file_for, request.path_params["name"])
         return file, await inputs.json_body(request)
 
+    async def target_path(self, request: Request) -> tuple[Path, dict[str, Any]]:
+        """`target`, the discussion as the path an operation takes (`DiscussionTools.served`)."""
+        file, data = await self.target(request)
+        return await call(self.tools.served, file), data
+
     def asking(self, data: dict[str, Any]) -> dict[str, Any]:
         """What a turn and a run both take from the request (the provider is checked where
         they start: `DiscussionTools.check_provider`, the MCP server's rule too)."""
@@ -378,19 +383,21 @@ class Site:
             raise ApiError(400, "give the discussion a title")
         template = (inputs.text(data, "template") or "").strip() or None
         context = (inputs.text(data, "context") or "").strip() or None
-        made = await call(self.tools.new_discussion, title, template, context)
-        made["href"] = "/d/" + quote(Path(made["file"]).name)
-        return JSONResponse(made, 201)
+        from ..ops.lifecycle import create
+
+        made = await call(create, self.workspace, title, template=template, context=context)
+        shown = made.to_dict()
+        shown["href"] = "/d/" + quote(made.discussion.path.name)
+        return JSONResponse(shown, 201)
 
     @endpoint(write=True)
     async def api_comment(self, request: Request) -> Response:
         from ..ops.comments import comment
 
-        file, data = await self.target(request)
+        path, data = await self.target_path(request)
         author = inputs.text(data, "author") or ""
         text = inputs.text(data, "text", "") or ""
         said = {key: inputs.text(data, key) or None for key in COMMENT_OPTIONS}
-        path = await call(self.tools.served, file)
         done = await call(comment, self.workspace, path, author, text, **said)
         return JSONResponse(done.to_dict(), 201)
 
@@ -409,22 +416,26 @@ class Site:
 
     @endpoint(write=True)
     async def api_advance(self, request: Request) -> Response:
-        file, data = await self.target(request)
+        from ..ops.lifecycle import advance
+
+        path, data = await self.target_path(request)
         to = inputs.text(data, "to") or None
-        return JSONResponse(await call(self.tools.advance, file, to))
+        return JSONResponse((await call(advance, self.workspace, path, to)).to_dict())
 
     @endpoint(write=True)
     async def api_close(self, request: Request) -> Response:
-        file, data = await self.target(request)
-        status = (inputs.text(data, "status", "CLOSED") or "CLOSED").strip().upper()
-        if status == "OPEN":
-            raise ApiError(400, "use reopen to reopen")
-        return JSONResponse(await call(self.tools.set_status, file, status))
+        from ..ops.lifecycle import close
+
+        path, data = await self.target_path(request)
+        status = inputs.text(data, "status", "CLOSED") or "CLOSED"
+        return JSONResponse((await call(close, self.workspace, path, status)).to_dict())
 
     @endpoint(write=True)
     async def api_reopen(self, request: Request) -> Response:
-        file, _ = await self.target(request)
-        return JSONResponse(await call(self.tools.set_status, file, "OPEN"))
+        from ..ops.lifecycle import reopen
+
+        path, _ = await self.target_path(request)
+        return JSONResponse((await call(reopen, self.workspace, path)).to_dict())
 
     @endpoint(write=True)
     async def api_post(self, request: Request) -> Response:
