@@ -9,6 +9,7 @@ background thread and are tracked by a ticket (`TurnJob`); observers registered 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -26,7 +27,6 @@ from ..views.status import status_of
 if TYPE_CHECKING:
     from ..engine.council.deliberation import RoundEvent
     from ..engine.turn.outcomes import TurnEvent
-    from ..engine.turn.runner import Runner
 
 MAX_WAIT = 45.0
 """Longest `turn_result` waits, in seconds."""
@@ -278,16 +278,22 @@ class DiscussionTools:
         sequential: bool = False,
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Ask AI participants in the background; returns the ticket's state at once."""
+        """Ask AI participants in the background (`ops.turns.turn`); returns the ticket's
+        state at once."""
+        from .turns import turn
+
         provider = self.check_provider(provider)
-        d = self._load(file)
+        path = self.served(file)
         aliases = list(participants or [])
+        act = functools.partial(
+            turn, self.workspace, path, aliases, callout=callout, provider=provider,
+            sequential=sequential, timeout=timeout,
+        )  # fmt: skip
 
-        def work(job: TurnJob, runner: Runner) -> dict[str, Any]:
-            turn = runner.run_turn(d, aliases, callout, provider=provider, sequential=sequential)
-            return turn.to_dict()
+        def work(job: TurnJob) -> dict[str, Any]:
+            return act(on_event=job.record).to_dict()
 
-        return self._start(d, aliases, "turn", timeout, work)
+        return self._start(path, aliases, "turn", work)
 
     def start_run(
         self,
@@ -299,44 +305,36 @@ class DiscussionTools:
         sequential: bool = False,
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Run rounds until a stop condition (like `discussions run`) in the background."""
-        from ..engine.council.deliberation import run_discussion
+        """Run rounds until a stop condition (`ops.turns.run`, as `discussions run`) in the
+        background."""
+        from .turns import check_rounds, run
 
-        if rounds is not None and not 1 <= rounds <= 100:
-            raise DiscussionsError("rounds must be between 1 and 100")
+        check_rounds(rounds)
         provider = self.check_provider(provider)
-        d = self._load(file)
+        path = self.served(file)
         aliases = list(participants or [])
+        act = functools.partial(
+            run, self.workspace, path, aliases, rounds=rounds, callout=callout,
+            provider=provider, sequential=sequential, timeout=timeout,
+        )  # fmt: skip
 
-        def work(job: TurnJob, runner: Runner) -> dict[str, Any]:
-            run = run_discussion(
-                runner,
-                d,
-                aliases,
-                rounds=rounds,
-                sequential=sequential,
-                provider=provider,
-                callout=callout,
-                on_round=job.record_round,
-            )
-            return run.to_dict()
+        def work(job: TurnJob) -> dict[str, Any]:
+            return act(on_event=job.record, on_round=job.record_round).to_dict()
 
-        return self._start(d, aliases, "run", timeout, work)
+        return self._start(path, aliases, "run", work)
 
     def _start(
         self,
-        d: Discussion,
+        path: Path,
         aliases: Sequence[str],
         kind: str,
-        timeout: float | None,
-        work: Callable[[TurnJob, Runner], dict[str, Any]],
+        work: Callable[[TurnJob], dict[str, Any]],
     ) -> dict[str, Any]:
-        from ..engine.turn.routing import select_participants
-        from ..engine.turn.runner import Runner
+        from .turns import asked
 
         council = kind == "run"  # a run's rounds ask the council and the mentioned
-        expected = [p.alias for p in select_participants(d, aliases, council=council)]
-        path = d.path.resolve()
+        expected = [p.alias for p in asked(self.workspace, path, aliases, council=council)]
+        path = path.resolve()
         with self._lock:
             for other in self._jobs.values():
                 if other.path == path and not other.done.is_set():
@@ -345,7 +343,7 @@ class DiscussionTools:
                         "wait for it to finish"
                     )
             ticket = f"{kind}-{next(self._tickets)}"
-            job = TurnJob(ticket, display_path(d.path), expected, kind, path)
+            job = TurnJob(ticket, display_path(path), expected, kind, path)
             job.observers = list(self._observers)
             self._jobs[ticket] = job
             self._forget_old()
@@ -353,8 +351,7 @@ class DiscussionTools:
 
         def target() -> None:
             try:
-                runner = Runner(self.workspace, timeout=timeout, on_event=job.record)
-                job.result = work(job, runner)
+                job.result = work(job)
             except DiscussionsError as exc:
                 job.error = str(exc)
             except Exception as exc:  # a crash must still end the ticket, not leave it running

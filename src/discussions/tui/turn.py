@@ -93,15 +93,14 @@ class TurnScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="turn")
     def run_turn(self, who: list[str], callout: str | None) -> None:
         from ..engine.turn.outcomes import TurnEvent
-        from ..engine.turn.runner import Runner
+        from ..ops.turns import turn
 
         def on_event(ev: TurnEvent) -> None:
             self.app.call_from_thread(self.show_event, ev)
 
         try:
-            d = Discussion.load(self.path, self.ws)
-            result = Runner(self.ws, on_event=on_event).run_turn(
-                d, who, callout, provider=self.provider
+            result = turn(
+                self.ws, self.path, who, callout=callout, provider=self.provider, on_event=on_event
             )
             summary = f"Turn done: {len(result.posted)} posted, {len(result.failed)} failed."
         except DiscussionsError as exc:
