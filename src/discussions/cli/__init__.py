@@ -64,7 +64,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Redo a conflicted merge of discussion files from git's index, block by block.",
     ),
     "review": (
-        "git:review_command",
+        "codereview:review_command",
         "Open a code-review discussion from a git diff, and with @aliases run their turn.",
     ),
     "summary": (
