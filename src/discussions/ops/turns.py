@@ -1,5 +1,6 @@
 """The acts that ask the AI participants: a turn (each asked once) and a run (rounds of turns
-until the discussion is decided or a stop condition). The CLI, the terminal app, the web API,
+until the discussion is decided or a stop condition); and evidence, the requests they made
+fulfilled by the engine. The CLI, the terminal app, the web API,
 the MCP tools and the language server all ask through these, so a turn started anywhere asks
 the same participants, under the same budget, with the same checks.
 
@@ -21,6 +22,7 @@ from ..settings.workspace import Workspace
 
 if TYPE_CHECKING:
     from ..engine.council.deliberation import RoundEvent, RunResult
+    from ..engine.evidence.fulfil import Fulfilled
     from ..engine.turn.outcomes import TurnEvent, TurnResult
     from ..settings.participants import Participant
 
@@ -114,3 +116,12 @@ def run(
         seed=seed,
         on_round=on_round,
     )
+
+
+def evidence(ws: Workspace, path: Path) -> Fulfilled:
+    """Fulfil the discussion's pending ``EVIDENCE:`` requests now (a turn does it after its
+    answers): each read from the project, confined to it, and appended as an evidence block;
+    one that may not be fulfilled recorded as refused, with the reason."""
+    from ..engine.evidence.fulfil import fulfil_pending
+
+    return fulfil_pending(Discussion.load(path, ws))
