@@ -194,7 +194,9 @@ class DiscussionsGroup(click.Group):
         except BadInput as exc:  # the caller can correct it: a usage error on its option
             from .common import printable
 
-            hint = f"'--{exc.field.replace('_', '-')}'" if exc.field else None
+            if not exc.field:
+                raise click.UsageError(printable(str(exc))) from None
+            hint = f"'--{exc.field.replace('_', '-')}'"
             raise click.BadParameter(printable(str(exc)), param_hint=hint) from None
         except DiscussionsError as exc:
             from .common import printable

@@ -152,6 +152,10 @@ class Site:
 
         return str(served_path(name, self.workspace))
 
+    def file_path(self, name: str) -> Path:
+        """`file_for`, as the path an operation takes."""
+        return Path(self.file_for(name))
+
     def load(self, name: str) -> Discussion:
         return Discussion.load(self.file_for(name), self.workspace)
 
@@ -175,9 +179,9 @@ class Site:
         return file, await inputs.json_body(request)
 
     async def target_path(self, request: Request) -> tuple[Path, dict[str, Any]]:
-        """`target`, the discussion as the path an operation takes (`DiscussionTools.served`)."""
+        """`target`, the discussion as the path an operation takes."""
         file, data = await self.target(request)
-        return await call(self.tools.served, file), data
+        return Path(file), data
 
     def asking(self, data: dict[str, Any]) -> dict[str, Any]:
         """What a turn and a run both take from the request (the provider is checked where
@@ -328,17 +332,18 @@ class Site:
 
     @endpoint()
     async def api_export(self, request: Request) -> Response:
-        from ..ops.export import export_html, export_json
+        from ..ops.export import export
 
-        d = await call(self.load, request.path_params["name"])
+        path = await call(self.file_path, request.path_params["name"])
         kind = request.query_params.get("format", "html")
+        if kind not in ("html", "json"):
+            raise ApiError(400, f"unknown export format {kind!r} (html or json; a post is a POST)")
+        done = await call(export, self.workspace, path, kind, save=False)
         if kind == "html":
-            headers = download(f"{d.path.stem}.html") | {"Content-Security-Policy": CSP}
-            return HTMLResponse(await call(export_html, d), headers=headers)
-        if kind == "json":
-            data = await call(export_json, d)
-            return JSONResponse(data, headers=download(f"{d.path.stem}.json"))
-        raise ApiError(400, f"unknown export format {kind!r} (html or json; a post is a POST)")
+            headers = download(f"{path.stem}.html") | {"Content-Security-Policy": CSP}
+            return HTMLResponse(done.text, headers=headers)
+        headers = download(f"{path.stem}.json")
+        return Response(done.text, media_type="application/json", headers=headers)
 
     @endpoint()
     async def api_older(self, request: Request) -> Response:
@@ -441,14 +446,16 @@ class Site:
     async def api_post(self, request: Request) -> Response:
         """A post written by a participant, returned (never saved into the discussion). The
         request waits for the provider (its timeout bounds the wait)."""
-        from ..engine.turn.runner import Runner
-        from ..ops.export import write_post
+        from ..ops.export import export
 
-        d = await call(self.load, request.path_params["name"])
+        path = await call(self.file_path, request.path_params["name"])
         data = await inputs.json_body(request)
         alias = inputs.text(data, "participant", "moderator") or "moderator"
         provider = await call(self.tools.check_provider, inputs.text(data, "provider"))
-        markdown, author = await call(write_post, Runner(self.workspace), d, alias, provider)
+        done = await call(
+            export, self.workspace, path, "post", save=False, participant=alias, provider=provider
+        )
+        markdown, author = done.text, done.author
         return JSONResponse({"markdown": markdown, "author": author})
 
     # -- the application -------------------------------------------------------------------
