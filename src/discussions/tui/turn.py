@@ -46,11 +46,11 @@ class TurnScreen(Screen[None]):
         """This turn's note (no AI CLI installed) is on screen."""
 
     def compose(self) -> ComposeResult:
-        d = Discussion.load(self.path, self.ws)
-        from ..engine.turn.routing import select_participants
+        from ..ops.turns import asked
 
+        d = Discussion.load(self.path, self.ws)
         try:
-            default = [p.alias for p in select_participants(d)]
+            default = [p.alias for p in asked(self.ws, self.path)]
         except DiscussionsError:  # the list below still lets the user choose
             default = []
         every = list(dict.fromkeys([*d.participants, *default]))
