@@ -38,6 +38,14 @@ def by_cli(path: Path) -> dict[str, Any]:
 
 
 def by_mcp(path: Path) -> dict[str, Any]:
+    args = {"file": path.name, "author": "Rob", "text": TEXT, "vote": "ready"}
+    is_error, answer = mcp_call("add_comment", args)
+    assert not is_error, answer
+    return dict(answer)
+
+
+def mcp_call(tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+    """Call `tool` on a real `discussions mcp` over stdio: (is_error, its JSON or message)."""
     pytest.importorskip("mcp")
     import anyio
     from mcp.client.session import ClientSession
@@ -49,8 +57,7 @@ def by_mcp(path: Path) -> dict[str, Any]:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "discussions", "mcp"], env=env, cwd=Path.cwd()
     )
-    args = {"file": path.name, "author": "Rob", "text": TEXT, "vote": "ready"}
-    seen: dict[str, Any] = {}
+    seen: list[tuple[bool, Any]] = []
 
     async def scenario() -> None:
         with open(os.devnull, "w") as errlog:
@@ -59,12 +66,12 @@ def by_mcp(path: Path) -> dict[str, Any]:
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()
-                result = await session.call_tool("add_comment", args)
-                assert not result.is_error, result.content
-                seen.update(result.structured_content or {})
+                result = await session.call_tool(tool, args)
+                text = getattr(result.content[0], "text", "") if result.content else ""
+                seen.append((result.is_error, result.structured_content or text))
 
     anyio.run(scenario)
-    return seen
+    return seen[0]
 
 
 def by_web(path: Path) -> dict[str, Any]:
@@ -154,3 +161,36 @@ def test_every_interface_writes_the_same_record_and_answers_the_same_json(
     for name in INTERFACES[1:]:
         assert records[name] == records["cli"], name
         assert answers[name] == answers["cli"], name
+
+
+def test_every_interface_refuses_a_comment_alike(isolated: Path) -> None:
+    """The checks live in the operation: a person signing with a participant's name, and a
+    comment with nothing in it, are refused with the same message by the CLI, the MCP server
+    and the web API, and the file is left as it was."""
+    assert code(run("new", "Tokens", "--participants", "architect,security")) == 0
+    path = isolated / "discussions" / "tokens.md"
+    before = path.read_bytes()
+    r = run("comment", str(path), "I am the architect.", "--author", "Architect")
+    assert code(r) == 1
+    said = out(r).removeprefix("Error: ").strip()
+    assert said
+    is_error, message = mcp_call(
+        "add_comment", {"file": path.name, "author": "Architect", "text": "I am the architect."}
+    )
+    assert is_error and message.endswith(said)
+    pytest.importorskip("starlette")
+    from ..web_support import LiveServer
+
+    server = LiveServer(Workspace.discover())
+    try:
+        body = {"author": "Architect", "text": "I am the architect."}
+        reply = server.post(f"/api/discussions/{path.name}/comments", body)
+        assert reply.status == 400 and reply.json()["error"] == said
+        empty = server.post(f"/api/discussions/{path.name}/comments", {"author": "Rob"})
+        assert empty.status == 400
+        assert empty.json()["error"] == "give comment text, a vote, or both"
+    finally:
+        server.stop()
+    is_error, message = mcp_call("add_comment", {"file": path.name, "author": "Rob"})
+    assert is_error and message.endswith("give comment text, a vote, or both")
+    assert path.read_bytes() == before
