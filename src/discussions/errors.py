@@ -9,6 +9,8 @@
     ├── Busy                    a turn or run is already going on in that discussion
     ├── OverBudget              the next calls would go past the budget (none was made)
     ├── InvalidVote             a vote value other than READY / CHANGES / REJECT
+    ├── BadInput                an act's input the caller can correct (names the field)
+    │   └── EmptyComment        a person's comment with nothing to add
     ├── ReservedName            a person tried to sign with a participant's name
     ├── PhaseError              unknown phase, or no next phase to advance to
     ├── NotDecided              an apply asked of a discussion that decided nothing
@@ -70,6 +72,21 @@ class OverBudget(DiscussionsError):
 
 class InvalidVote(DiscussionsError):
     pass
+
+
+class BadInput(DiscussionsError):
+    """An act's input that its caller can correct (a motion without text, an open status given
+    to close, a path where a file name goes). `field` names the input, as the act's parameter
+    and the CLI's option are named: the CLI reports it as a usage error on ``--field``."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class EmptyComment(BadInput):
+    """A person's comment with nothing in it: no text, vote, motion, second or ballot (an
+    interface may name its own way of giving them, as the CLI's usage error does)."""
 
 
 class ReservedName(DiscussionsError):

@@ -189,7 +189,8 @@ def test_an_edited_apply_block_is_not_reviewed(project, tmp_path: Path) -> None:
     commit = d.applies[0].commit
     assert commit
     text = path.read_text("utf-8")
-    path.write_text(text.replace(f"commit: {commit}", f"commit: {commit[:-1]}0"), "utf-8")
+    other = "1" if commit.endswith("0") else "0"  # another commit, whatever the hash ends with
+    path.write_text(text.replace(f"commit: {commit}", f"commit: {commit[:-1]}{other}"), "utf-8")
     r = run("apply", str(path), "--review", "--yes")
     assert code(r) != 0 and "does not match its digest" in out(r), out(r)
     assert not (tmp_path / "memory").exists()  # nobody was asked to vote

@@ -141,11 +141,12 @@ def test_ai_output_cannot_forge_the_time(
 
 
 def test_mcp_add_comment_records_and_reads_back_the_time(disc: Path) -> None:
+    from discussions.ops.comments import comment
     from discussions.ops.service import DiscussionTools
 
     tools = DiscussionTools()
     before = now()
-    tools.add_comment(str(FILE), "Rob", "Through MCP.")
+    comment(tools.workspace, tools.served(str(FILE)), "Rob", "Through MCP.")
     after = now()
     stamp = written_between(Discussion.load(disc).comments[-1], before, after)
     read = tools.read_discussion(str(FILE))

@@ -213,29 +213,31 @@ def test_tools_without_the_sdk(isolated: Path) -> None:
     """The library layer: bounded reads, unknown tickets, the CLI's messages."""
     from discussions.errors import DiscussionsError
     from discussions.mcp.server import DiscussionTools
+    from discussions.ops.comments import comment
+    from discussions.ops.lifecycle import advance, create
 
     tools = DiscussionTools()
     with pytest.raises(DiscussionsError, match="no discussions folder at discussions"):
         tools.list_discussions()
-    created = tools.new_discussion("Bounded", participants=["architect"])
+    created = create(tools.workspace, "Bounded", participants=["architect"]).to_dict()
     file = created["file"]
     with pytest.raises(DiscussionsError, match="already exists; choose another name"):
-        tools.new_discussion("Bounded")
+        create(tools.workspace, "Bounded")
     for i in range(5):
-        tools.add_comment(file, "Rob", f"comment {i} " + "x" * 100)
+        comment(tools.workspace, tools.served(file), "Rob", f"comment {i} " + "x" * 100)
     read = tools.read_discussion(file, comments=3, max_chars=150)
     assert read["total_comments"] == 5
     assert [c["text"][:9] for c in read["comments"]] == ["comment 4"]
     assert read["truncated"]
     with pytest.raises(DiscussionsError, match="give comment text, a vote, or both"):
-        tools.add_comment(file, "Rob")
+        comment(tools.workspace, tools.served(file), "Rob")
     with pytest.raises(DiscussionsError, match="no turn with ticket 'turn-9'"):
         tools.turn_result("turn-9", wait=0)
     ticket = tools.start_turn(file, ["architect"], provider="mock")["ticket"]
     outcome = tools.turn_result(ticket, wait=30)
     assert outcome["state"] == "done" and outcome["result"]["posted"] == 1
     assert any(e["kind"] == "done" for e in outcome["progress"])
-    assert tools.advance(file)["phase"] != created["phase"]
+    assert advance(tools.workspace, tools.served(file)).phase != created["phase"]
     assert [r["file"] for r in tools.list_discussions()] == [file]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import DiscussionsError
+from ..errors import BadInput, DiscussionsError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -64,7 +64,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Redo a conflicted merge of discussion files from git's index, block by block.",
     ),
     "review": (
-        "git:review_command",
+        "codereview:review_command",
         "Open a code-review discussion from a git diff, and with @aliases run their turn.",
     ),
     "summary": (
@@ -191,6 +191,13 @@ class DiscussionsGroup(click.Group):
     def _invoke_plain(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except BadInput as exc:  # the caller can correct it: a usage error on its option
+            from .common import printable
+
+            if not exc.field:
+                raise click.UsageError(printable(str(exc))) from None
+            hint = f"'--{exc.field.replace('_', '-')}'"
+            raise click.BadParameter(printable(str(exc)), param_hint=hint) from None
         except DiscussionsError as exc:
             from .common import printable
 

@@ -10,18 +10,16 @@ import click
 
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
-from .reviewing import IMPLEMENTED, no_one_to_ask, perform_review, review_only, stderr_stream
+from .reviewing import no_one_to_ask, review_lines, review_only, review_step, stderr_stream
 from .turns import live_display
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..engine.apply.plan import Plan
-    from ..engine.council.conformance import ReviewOutcome
+    from ..ops.decided import Applied
     from ..syntax.apply import ApplyRecord
     from .progress import Progress
-
-_OK = ("committed", "unchanged")
 
 
 @click.command("apply")
@@ -85,24 +83,22 @@ def apply_command(
       discussions apply spike.md --force --reason "prototype before the vote"
       discussions apply feature-x.md --review --yes
     """
-    from ..engine.apply.plan import ApplyOptions, carry_out, prepare
-    from ..model.discussion import Discussion
+    from ..ops.decided import check_forced, plan_apply
 
     if review:
         flags = (lead, branch, dry_run, force, reason, acknowledge_questions)
         return review_only(file, as_json=as_json, timeout=timeout, yes=yes, flags=flags)
-    if force != (reason is not None):
-        said = "--force needs --reason TEXT (it is recorded)" if force else "--reason needs --force"
-        raise click.UsageError(said)
+    check_forced(force, reason, needs_reason=True)  # a usage error before the file is looked for
     ws = workspace(warn=False)
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    options = ApplyOptions(lead, branch, timeout, reason, acknowledge_questions)
-    plan = prepare(d, options, dry_run=dry_run)
+    plan = plan_apply(
+        ws, resolve_discussion(file, ws), lead=lead, branch=branch, timeout=timeout,
+        force=force, reason=reason, acknowledge_questions=acknowledge_questions, dry_run=dry_run,
+    )  # fmt: skip
     if dry_run:
         echo_json(plan.to_dict()) if as_json else _show(plan, dry_run=True)
         return
     _consent(plan, yes, as_json)
-    _finish(plan, _run(plan, carry_out, as_json), as_json)
+    _finish(_run(plan, as_json), as_json)
 
 
 def _consent(plan: Plan, yes: bool, as_json: bool) -> None:
@@ -118,37 +114,22 @@ def _consent(plan: Plan, yes: bool, as_json: bool) -> None:
     _ask(plan, yes)
 
 
-def _finish(plan: Plan, record: ApplyRecord, as_json: bool) -> None:
-    """Say what the apply came to, have the council review it when asked to, report."""
+def _finish(done: Applied, as_json: bool) -> None:
+    """Say what the apply came to, have the council review it when asked to (`review_after`),
+    report; exit 1 unless it committed (or changed nothing), no test failed and a review that
+    ran found that the change implements the decision."""
+    from ..ops.decided import review_after
+
     if not as_json:
-        say(_result_line(record))
-    _report(plan, record, as_json, _review_after(plan, record, as_json))
-
-
-def _review_after(plan: Plan, record: ApplyRecord, as_json: bool) -> ReviewOutcome | None:
-    """The council's review of a committed change, when ``apply: review`` asks for one."""
-    if record.result != "committed" or not plan.review_after():
-        return None
-    d = plan.discussion
-    # the consent just given covers the revisions the question named (`Plan.revisions`)
-    return perform_review(d.workspace, d, record, as_json=as_json, revise=plan.revisions() > 0,
-                          timeout=plan.timeout, on_output=None if as_json else stderr_stream)
-
-
-def _report(
-    plan: Plan, record: ApplyRecord, as_json: bool, review: ReviewOutcome | None = None
-) -> None:
-    """What the apply came to; exit 1 unless it committed (or changed nothing), no test
-    failed and a review that ran found that the change implements the decision."""
+        say(_result_line(done.record))
+    stream = None if as_json else stderr_stream
+    done = review_after(done, on_step=None if as_json else review_step, on_output=stream)
+    if done.review is not None and not as_json:
+        for line in review_lines(done.review.to_dict()):
+            say(line)
     if as_json:
-        echo_json(
-            {"apply": _record_dict(record), "lead_reason": plan.reason,
-             "handoff": plan.handoff.to_dict(),
-             "review": review.to_dict() if review is not None else None}
-        )
-    if record.result not in _OK or record.tests == "failed":
-        sys.exit(1)
-    if review is not None and review.stage != IMPLEMENTED:
+        echo_json(done.to_dict())
+    if not done.ok:
         sys.exit(1)
 
 
@@ -212,12 +193,11 @@ def _refused() -> None:
     sys.exit(1)
 
 
-def _run(
-    plan: Plan, carry_out: Callable[..., ApplyRecord], as_json: bool
-) -> ApplyRecord:
-    """Run the plan with its output streamed: the turn display on a terminal, the lead's own
-    lines on a pipe, nothing with --json."""
+def _run(plan: Plan, as_json: bool) -> Applied:
+    """Run the plan (`ops.decided.apply`) with its output streamed: the turn display on a
+    terminal, the lead's own lines on a pipe, nothing with --json."""
     from ..engine.turn.outcomes import ParticipantOutcome, TurnEvent
+    from ..ops.decided import DONE, apply
     from .progress import Progress
 
     p, provider = plan.lead_choice.participant, plan.lead_choice.provider.name
@@ -225,15 +205,16 @@ def _run(
     if not live:
         if not as_json:
             say(f"{p.name} is working on {plan.branch} ({provider})...", err=True)
-        return carry_out(plan, on_output=None if as_json else stderr_stream)
+        return apply(plan, on_output=None if as_json else stderr_stream)
     with Progress(sys.stderr, True, [(p.alias, p.name)], title="discussions apply") as progress:
         progress(TurnEvent("start", p.alias, p.name, provider))
-        record = carry_out(plan, on_output=_live_stream(progress, p.alias, p.name, provider))
-        done = ParticipantOutcome(p.alias, p.name, "posted" if record.result in _OK else "failed",
-                                  provider, duration=record.duration)
-        done.vote = record.result  # the display's result column: what the apply came to
-        progress(TurnEvent("done", p.alias, p.name, provider, outcome=done))
-    return record
+        done = apply(plan, on_output=_live_stream(progress, p.alias, p.name, provider))
+        record = done.record
+        finished = ParticipantOutcome(p.alias, p.name, "posted" if record.result in DONE else
+                                      "failed", provider, duration=record.duration)  # fmt: skip
+        finished.vote = record.result  # the display's result column: what the apply came to
+        progress(TurnEvent("done", p.alias, p.name, provider, outcome=finished))
+    return done
 
 
 def _live_stream(
@@ -260,11 +241,3 @@ def _result_line(record: ApplyRecord) -> str:
     if record.worktree:
         line += f"\nThe clone is kept for you to look at: {record.worktree}"
     return line
-
-
-def _record_dict(record: ApplyRecord) -> dict[str, object]:
-    from dataclasses import asdict
-
-    out = asdict(record)
-    out["files"] = [{"path": p, "added": a, "removed": r} for p, a, r in record.files]
-    return out

@@ -8,8 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import DiscussionsError
-from ..ops.check import CheckReport, Problem, check_files
-from ..settings.workspace import Workspace
+from ..ops.check import CheckReport, Problem, check
 from .common import display_path, echo_json, say, workspace
 from .options import json_option
 
@@ -52,12 +51,10 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
       discussions check --since "$BASE_SHA" --format github   # annotations on a pull request
     """
     ws = workspace(warn=False)
-    if not files and rev is None:
-        files = _every_discussion(ws)
-        if not files:
-            say(f"No discussions in {display_path(ws.config.output_directory)}.")
-            return
-    report = check_files(ws, files, rev)
+    report = check(ws, files, rev)
+    if not report.checked and not files and rev is None:
+        say(f"No discussions in {display_path(ws.config.output_directory)}.")
+        return
     _warn_driver(report.found)
     for note in report.notes:  # not problems: on stderr, and the check still passes
         click.echo(f"Note: {note.file}:{note.line}: {note.message}", err=True)
@@ -102,14 +99,6 @@ def _escape(text: str, *, property: bool = False) -> str:
     """GitHub's escaping of workflow command data (actions/toolkit, core/src/command.ts)."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if property else text
-
-
-def _every_discussion(ws: Workspace) -> tuple[str, ...]:
-    """The discussions of the discussions folder (``output.directory``), as `check` names
-    them."""
-    from ..model.catalog import discussion_paths
-
-    return tuple(display_path(p) for p in discussion_paths(ws))
 
 
 def _warn_driver(paths: list[Path]) -> None:

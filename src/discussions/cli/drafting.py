@@ -7,10 +7,7 @@ import sys
 
 import click
 
-from ..engine.council.documentation import draft_document
-from ..engine.runner import Runner
 from ..engine.turn.failures import answered_line
-from ..model.discussion import Discussion
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
 
@@ -51,13 +48,14 @@ def draft_command(
       discussions draft auth.md --leader architect --force
       discussions draft spike.md --force --reason "a write-up before the vote"
     """
-    if reason is not None and not force:
-        raise click.UsageError("--reason needs --force")
+    from ..ops.decided import check_forced, draft
+
+    check_forced(force, reason)  # a usage error before the file is looked for
     ws = workspace(warn=False)
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    result = draft_document(
-        Runner(ws), d, leader=leader, force=force, provider=provider, force_reason=reason
-    )
+    result = draft(
+        ws, resolve_discussion(file, ws), leader=leader, force=force, reason=reason,
+        provider=provider,
+    )  # fmt: skip
     if as_json:
         echo_json(result.to_dict())
     else:

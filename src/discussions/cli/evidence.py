@@ -25,12 +25,10 @@ def evidence_command(file: str, as_json: bool) -> None:
       discussions evidence feature-x.md
       discussions evidence feature-x.md --json
     """
-    from ..engine.evidence.fulfil import fulfil_pending
-    from ..model.discussion import Discussion
+    from ..ops.turns import evidence
 
     ws = workspace()
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    done = fulfil_pending(d)
+    done = evidence(ws, resolve_discussion(file, ws))
     if as_json:
         echo_json(done.to_dict())
         return

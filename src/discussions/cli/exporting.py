@@ -3,20 +3,10 @@ hand-off of its decision."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from ..model.discussion import Discussion
-from ..ops.export import (
-    default_target,
-    export_handoff,
-    export_html,
-    export_json,
-    save_export,
-    write_post,
-)
 from .common import display_path, resolve_discussion, say, workspace
 
 
@@ -67,30 +57,18 @@ def export_command(
       discussions export feature-x.md --format html --out site/feature-x.html
       discussions export feature-x.md --format handoff --out - | jq .decisions
     """
-    if kind != "post" and (provider or alias):
-        raise click.UsageError("--provider and --participant apply to --format post only")
-    if kind != "handoff" and allow_undecided:
-        raise click.UsageError("--allow-undecided applies to --format handoff only")
-    ws = workspace()
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    author = ""
-    if kind == "html":
-        text = export_html(d)
-    elif kind == "json":
-        text = json.dumps(export_json(d), indent=2, ensure_ascii=False) + "\n"
-    elif kind == "handoff":
-        data = export_handoff(d, allow_undecided=allow_undecided)
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    else:
-        from ..engine.runner import Runner
+    from ..ops.export import export
 
-        text, author = write_post(Runner(ws), d, alias or "moderator", provider)
-    if out == "-":
+    ws = workspace()
+    done = export(
+        ws, resolve_discussion(file, ws), kind, out=Path(out) if out and out != "-" else None,
+        save=out != "-", participant=alias, provider=provider, allow_undecided=allow_undecided,
+    )  # fmt: skip
+    if done.written is None:
         if kind == "post":
-            say(text, nl=False)
+            say(done.text, nl=False)
         else:
-            click.echo(text, nl=False)
+            click.echo(done.text, nl=False)
         return
-    target = Path(out) if out else default_target(d, kind)
-    save_export(d, target, text)
-    say(f"Wrote {display_path(target)}" + (f" (written by {author})" if author else ""))
+    by = f" (written by {done.author})" if done.author else ""
+    say(f"Wrote {display_path(done.written)}{by}")

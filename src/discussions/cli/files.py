@@ -4,12 +4,12 @@ has a module of its own)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..model.discussion import Discussion
 from .common import (
-    default_author,
     display_path,
     echo_json,
     read_text_arg,
@@ -18,6 +18,9 @@ from .common import (
     workspace,
 )
 from .options import dir_option, json_option
+
+if TYPE_CHECKING:
+    from ..ops.lifecycle import StatusChanged
 
 
 @click.command("new")
@@ -64,26 +67,24 @@ def new_command(
       discussions new "Überprüfung der Änderungen" --file review-2026-11.md
       discussions new "Auth review" --files 'src/auth/**' --files README.md
     """
-    from ..ops.service import create_discussion
+    from ..ops.lifecycle import create
 
-    aliases = [a for a in participants.split(",")] if participants else None
-    if file_name and Path(file_name).name != file_name:
-        raise click.BadParameter("give a file name, not a path (use --dir for the folder)")
-    d = create_discussion(
+    made = create(
         workspace(),
         title,
         template=template,
         context=read_text_arg(context),
-        participants=aliases,
+        participants=participants.split(",") if participants else None,
         directory=directory,
         file_name=file_name,
+        attach=list(attach_files),
     )
-    attached = _attach(d, attach_files)
     if as_json:
-        echo_json(d.to_dict())
+        echo_json(made.to_dict())
         return
+    d = made.discussion
     say(f"Created: {display_path(d.path)}")
-    for line in attached:
+    for line in made.attached:
         say(line)
     info = d.phase_info
     say(
@@ -93,15 +94,6 @@ def new_command(
     if d.participants:
         say(f"Participants: {', '.join('@' + a for a in d.participants)}")
         say(f"Next: discussions turn {display_path(d.path)}  (asks every participant)")
-
-
-def _attach(d: Discussion, patterns: tuple[str, ...]) -> list[str]:
-    """Attach the files matching `patterns` as evidence; the lines saying what was attached."""
-    if not patterns:
-        return []
-    from ..engine.evidence.fulfil import attach
-
-    return attach(d, default_author(), list(patterns)).lines()
 
 
 @click.command("list")
@@ -185,25 +177,26 @@ def comment_command(
       discussions comment feature-x.md --ballot yes --author Rob
       discussions comment feature-x.md "Agreed." --json
     """
-    from ..ops.comments import post_comment
+    from ..errors import EmptyComment
+    from ..ops.comments import comment
 
     ws = workspace()
     path = resolve_discussion(file, ws)
     body = read_text_arg(text) or ""
-    if motion is not None and not motion.split():
-        raise click.BadParameter("a motion needs text", param_hint="--motion")
-    if not body.strip() and vote is None and motion is None and not second and not ballot:
-        raise click.UsageError("give comment TEXT ('-' reads standard input), --vote, or both")
-    d = Discussion.load(path, ws)
-    posted = post_comment(
-        d, author or default_author(), body, vote=vote, motion=motion, second=second, ballot=ballot
-    )
+    try:
+        posted = comment(
+            ws, path, author, body, vote=vote, motion=motion, second=second, ballot=ballot
+        )
+    except EmptyComment:
+        raise click.UsageError(
+            "give comment TEXT ('-' reads standard input), --vote, or both"
+        ) from None
     if as_json:
         echo_json(posted.to_dict())
         return
     suffix = f" with VOTE: {posted.vote}" if posted.vote else ""
     say(f"Added comment from {posted.author}{suffix}.")
-    warn_notices(d)
+    warn_notices(posted.notices)
     for m in posted.motions:
         say(f"Motion of line {m.line} {m.result}.")
     if posted.council_note:
@@ -225,21 +218,20 @@ def advance_command(file: str, target: str | None, as_json: bool) -> None:
       discussions advance feature-x.md --to consensus_vote
       discussions advance feature-x.md --json
     """
+    from ..ops.lifecycle import advance
+
     ws = workspace()
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    # Decided from the phase as read now, checked again under the lock: two people advancing
-    # at once move the discussion one phase, not two.
-    to = d.advance(target)
-    d.save()
+    done = advance(ws, resolve_discussion(file, ws), target)
     if as_json:
-        echo_json({"file": display_path(d.path), "phase": to, "notices": list(d.notices)})
+        echo_json(done.to_dict())
         return
-    say(f"Advanced to phase: {to}")
-    warn_notices(d)
+    say(f"Advanced to phase: {done.phase}")
+    warn_notices(done.notices)
 
 
-def warn_notices(d: Discussion) -> None:
-    for notice in d.notices:
+def warn_notices(notices: list[str]) -> None:
+    """What an append noticed (`Discussion.notices`), as warnings on standard error."""
+    for notice in notices:
         say(f"Warning: {notice}", err=True)
 
 
@@ -262,25 +254,18 @@ def close_command(file: str, new_status: str, as_json: bool) -> None:
       discussions close feature-x.md --status DECIDED
       discussions close feature-x.md --status abandoned --json
     """
+    from ..ops.lifecycle import close
+
     ws = workspace()
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    from ..settings.templates import is_open
-
-    if is_open(new_status, d.template):
-        raise click.BadParameter(
-            f"{new_status.strip().upper()} is an open status; use `discussions reopen` to reopen",
-            param_hint="--status",
-        )
-    status = d.transact(lambda now: now.set_status(new_status))
-    _status_changed(d, status, as_json)
+    _status_changed(close(ws, resolve_discussion(file, ws), new_status), as_json)
 
 
-def _status_changed(d: Discussion, status: str, as_json: bool) -> None:
+def _status_changed(done: StatusChanged, as_json: bool) -> None:
     if as_json:
-        echo_json({"file": display_path(d.path), "status": status, "notices": list(d.notices)})
+        echo_json(done.to_dict())
         return
-    say(f"Status changed to: {status}")
-    warn_notices(d)
+    say(f"Status changed to: {done.status}")
+    warn_notices(done.notices)
 
 
 @click.command("reopen")
@@ -294,10 +279,10 @@ def reopen_command(file: str, as_json: bool) -> None:
       discussions reopen feature-x.md
       discussions reopen feature-x.md --json
     """
+    from ..ops.lifecycle import reopen
+
     ws = workspace()
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    status = d.transact(lambda now: now.set_status("OPEN"))
-    _status_changed(d, status, as_json)
+    _status_changed(reopen(ws, resolve_discussion(file, ws)), as_json)
 
 
 @click.command("summary")

@@ -1,27 +1,19 @@
-"""Commands for working in git: init, merge-file (the merge driver), resolve, review."""
+"""Commands for working in git: init, merge-file (the merge driver), resolve (`review` has a
+module of its own: `codereview`)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import DiscussionExists, DiscussionsError
+from ..errors import DiscussionsError
 from ..git.driver import merge_file, resolve_conflict
 from .options import json_option
 
-if TYPE_CHECKING:
-    from ..engine.turn.outcomes import TurnResult
-    from ..git.review import Changes
-    from ..model.discussion import Discussion
-    from ..settings.workspace import Workspace
-
 # The merge driver runs once per conflicted file in a merge: it imports only what it needs
 # (git.driver, git.merge, syntax.parse); the other commands import the rest when they run.
-
-DEFAULT_BUDGET = 60_000
 
 
 @click.command("init")
@@ -158,135 +150,3 @@ def resolve_command(files: tuple[str, ...], prefer: str | None, as_json: bool) -
         click.echo(f"Check the result, then mark it resolved: git add {names}")
     if failed:
         sys.exit(1)
-
-
-@click.command("review")
-@click.argument("args", nargs=-1, metavar="[REV-RANGE] [@ALIAS]...")
-@click.option("--staged", is_flag=True, help="Review the staged changes (index against HEAD).")
-@click.option("--title", help="Discussion title (default: from the branch and what is compared).")
-@click.option(
-    "--budget",
-    type=click.IntRange(min=0),
-    default=DEFAULT_BUDGET,
-    show_default=True,
-    help="Characters of diff to include; files beyond it are listed, not shown.",
-)
-@click.option(
-    "--with-files",
-    is_flag=True,
-    help="Attach the current text of the changed files as evidence.",
-)
-@json_option("Print the created discussion as JSON.")
-def review_command(
-    args: tuple[str, ...],
-    staged: bool,
-    title: str | None,
-    budget: int,
-    as_json: bool,
-    with_files: bool = False,
-) -> None:
-    """Open a code-review discussion from a git diff, and with @aliases run their turn.
-
-    Default: the working tree against HEAD. The discussion lists the branch, the
-    commits of a range, the changed files with +/- counts, and the diff as code.
-
-    \b
-    Examples:
-      discussions review
-      discussions review --staged @security
-      discussions review main..HEAD @architect @security
-      discussions review HEAD~3 --title "Retry logic" --budget 20000
-      discussions review --with-files @security
-    """
-    from ..git.review import render_review_context
-    from ..model.discussion import Discussion
-    from .common import display_path, echo_json, workspace
-
-    aliases = [a for a in args if a.startswith("@")]
-    revs = [a for a in args if not a.startswith("@")]
-    if len(revs) > 1:
-        raise click.UsageError(f"give at most one REV-RANGE (got: {' '.join(revs)})")
-    ws = workspace()
-    changes = _changes(ws, revs[0] if revs else None, staged)
-    context, omitted = render_review_context(changes, budget)
-    shown = title or f"{changes.branch}: {changes.description}"
-    d = Discussion.create(shown, template="code-review", context=context, workspace=ws)
-    d = _unused_path(d, shown, context)
-    d.save()
-    attached = _attach_changed(d, [f.path for f in changes.files]) if with_files else []
-    result = None
-    if aliases:
-        from ..engine.runner import Runner
-
-        result = Runner(ws).run_turn(d, aliases)
-    if as_json:
-        data = d.to_dict()
-        data["omitted_files"] = omitted
-        data["refused_files"] = [{"path": p, "reason": why} for p, why in changes.refused]
-        if result is not None:
-            data["turn"] = result.to_dict()
-        echo_json(data)
-        return
-    click.echo(f"Created: {display_path(d.path)} ({len(changes.files)} file(s) changed)")
-    if omitted:
-        click.echo(f"Diff of {len(omitted)} file(s) left out (--budget {budget}).")
-    if changes.refused:
-        click.echo(f"Not shown, by the evidence rule: {', '.join(p for p, _ in changes.refused)}")
-    for line in attached:
-        click.echo(line)
-    _say_outcomes(result, d)
-
-
-def _changes(ws: Workspace, rev_range: str | None, staged: bool) -> Changes:
-    """What `review` shows, its paths sifted by the evidence rule (``evidence.exclude``
-    included); a clear error when nothing changed."""
-    from ..git.review import collect_changes
-    from ..settings.evidence import evidence_settings
-
-    exclude = evidence_settings(ws.config).exclude
-    changes = collect_changes(Path.cwd(), rev_range, staged=staged, exclude=exclude)
-    if not changes.files and not changes.refused:
-        raise DiscussionsError(f"nothing to review: no changes ({changes.description})")
-    return changes
-
-
-def _say_outcomes(result: TurnResult | None, d: Discussion) -> None:
-    """What the review's turn did, or how to ask for one."""
-    from .common import say
-
-    if result is None:
-        click.echo(f"Ask for a review: discussions turn {d.path.name} @all")
-        return
-    for o in result.outcomes:
-        vote = f", VOTE: {o.vote}" if o.vote else ""
-        state = f"posted via {o.provider}{vote}" if o.status == "posted" else o.status
-        if o.status == "failed":
-            state += f": {o.error}"
-        say(f"  {o.name}: {state}")
-
-
-def _attach_changed(d: Discussion, paths: list[str]) -> list[str]:
-    """Attach the current text of the changed files that still exist, as evidence."""
-    from ..engine.evidence.fulfil import attach
-    from ..git.run import repo_root
-    from .common import default_author
-
-    root = repo_root(Path.cwd())
-    present = [p for p in paths if (root / p).is_file()]
-    return attach(d, default_author(), present).lines() if present else []
-
-
-def _unused_path(d: Discussion, title: str, context: str) -> Discussion:
-    """`d`, or the same discussion at ``<slug>-2.md``, ``-3``... when the file exists."""
-    from ..model.discussion import Discussion, slugify
-    from .common import display_path
-
-    if not d.path.exists():
-        return d
-    for n in range(2, 1000):
-        path = d.path.with_name(f"{slugify(title)}-{n}.md")
-        if not path.exists():
-            return Discussion.create(
-                title, template="code-review", context=context, path=path, workspace=d.workspace
-            )
-    raise DiscussionExists(f"{display_path(d.path)} and 998 numbered copies already exist")

@@ -206,24 +206,14 @@ def memory_command(alias: str, as_json: bool, write_page: bool) -> None:
       discussions memory @security --json
       discussions memory architect --write
     """
-    from ..engine.prompt.memory import reminder
-    from ..model.flips import flip_rate
-    from ..ops.memory_page import report_lines, write_memory_page
+    from ..ops.memory import memory, report_lines
 
-    ws = workspace()
-    participant = ws.participants.get(alias)
-    if write_page:
-        path, found = write_memory_page(ws, participant)
-    else:
-        found = reminder(ws, participant)
-    flips = flip_rate(ws, participant)
+    done = memory(workspace(), alias, write=write_page)
     if as_json:
-        echo_json({**found.to_dict(), "flips": flips.to_dict(), "episodes": [
-            {**e.to_dict(), "file": _shown(e.file)} for e in found.episodes
-        ]})
+        echo_json(done.to_dict(_shown))
         return
-    for line in report_lines(found, participant, _shown):
+    for line in report_lines(done.reminder, done.participant, _shown):
         say(line)
-    say(flips.text())
-    if write_page:
-        say(f"Wrote {display_path(path)}.")
+    say(done.flips.text())
+    if done.written is not None:
+        say(f"Wrote {display_path(done.written)}.")

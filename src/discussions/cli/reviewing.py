@@ -13,11 +13,7 @@ import click
 from .common import echo_json, printable, resolve_discussion, say, workspace
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from ..engine.council.conformance import ReviewOutcome
     from ..model.discussion import Discussion
-    from ..settings.workspace import Workspace
     from ..syntax.apply import ApplyRecord
 
 IMPLEMENTED = "implemented"
@@ -35,34 +31,9 @@ def review_lines(review: dict[str, Any]) -> list[str]:
     return lines
 
 
-def perform_review(
-    ws: Workspace,
-    d: Discussion,
-    applied: ApplyRecord | None,
-    *,
-    as_json: bool,
-    revise: bool,
-    timeout: float | None = None,
-    on_output: Callable[[str], None] | None = None,
-) -> ReviewOutcome:
-    """Review `applied` (default: the latest committed apply), its lead revising on the
-    blockers (only with `revise`: a person consented to it) with `on_output` following it;
-    without `as_json`, say how each vote went (on standard error, as it goes) and what the
-    review came to."""
-    from ..engine.apply.plan import lead_revise
-    from ..engine.council.conformance import review_apply
-    from ..engine.runner import Runner
-
-    def step(text: str) -> None:
-        if not as_json:
-            say(text, err=True)
-
-    reviser = lead_revise(d, on_output=on_output, timeout=timeout) if revise else None
-    outcome = review_apply(Runner(ws), d, applied, reviser, on_step=step)
-    if not as_json:
-        for line in review_lines(outcome.to_dict()):
-            say(line)
-    return outcome
+def review_step(text: str) -> None:
+    """How each vote of a review went, on standard error as it goes."""
+    say(text, err=True)
 
 
 APPLY_ONLY = ("--lead", "--branch", "--dry-run", "--force", "--reason", "--acknowledge-questions")
@@ -89,17 +60,22 @@ def review_only(
         )
     from ..engine.council.conformance import pending_review
     from ..model.discussion import Discussion
+    from ..ops.decided import review_applied
 
     ws = workspace(warn=False)
-    d = Discussion.load(resolve_discussion(file, ws), ws)
+    path = resolve_discussion(file, ws)
+    d = Discussion.load(path, ws)
     applied = pending_review(d)  # None: reviewed already, nobody is asked
     allowed = applied is not None and _revisions_allowed(d, applied, yes, as_json, timeout)
-    stream = None if as_json else stderr_stream
-    outcome = perform_review(
-        ws, d, None, as_json=as_json, revise=allowed, timeout=timeout, on_output=stream
-    )
+    outcome = review_applied(
+        ws, path, revise=allowed, timeout=timeout, on_step=None if as_json else review_step,
+        on_output=None if as_json else stderr_stream,
+    )  # fmt: skip
     if as_json:
         echo_json({"review": outcome.to_dict()})
+    else:
+        for line in review_lines(outcome.to_dict()):
+            say(line)
     if outcome.stage != IMPLEMENTED:
         sys.exit(1)
 

@@ -3,53 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import IO
 
 import click
 
-from ..engine.council.deliberation import RoundEvent, RunResult, run_discussion
-from ..engine.runner import Runner
-from ..engine.turn.outcomes import TurnEvent
-from ..model.budget import configured_budget
-from ..model.discussion import Discussion
-from .common import echo_json, report_problems, resolve_discussion, say, workspace
+from ..engine.council.deliberation import RunResult
+from .common import echo_json, resolve_discussion, say, workspace
 from .options import ai_options, json_option
-from .progress import Progress
-from .turns import live_display, say_preflight
-
-
-class _RoundDisplay:
-    """One turn display per round (the same one `discussions turn` shows), a line between."""
-
-    def __init__(self, d: Discussion, stream: IO[str], live: bool, forced: str | None) -> None:
-        self.d = d
-        self.stream = stream
-        self.live = live
-        self.forced = forced
-        self.current: Progress | None = None
-        self.said: set[str] = set()
-        """Notes shown already: each is said once per run, not once per round."""
-
-    def round(self, ev: RoundEvent) -> None:
-        self.close()
-        if ev.kind != "round":
-            return
-        registry = self.d.workspace.participants
-        expected = [(a, registry.get(a).name) for a in ev.order]
-        say(f"Round {ev.round} ({ev.phase})", err=self.stream is sys.stderr)
-        self.current = Progress(
-            self.stream, self.live, expected, forced=self.forced, said=self.said
-        )
-        self.current.__enter__()
-
-    def __call__(self, ev: TurnEvent) -> None:
-        if self.current is not None:
-            self.current(ev)
-
-    def close(self) -> None:
-        if self.current is not None:
-            self.current.__exit__(None, None, None)
-            self.current = None
+from .turns import TurnDisplay
 
 
 @click.command("run")
@@ -101,25 +61,27 @@ def run_command(
       discussions run plan.md --provider mock
       discussions run plan.md --max-cost 0.50 --max-calls 20
     """
+    from ..ops.turns import run
+
     ws = workspace(warn=False)
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    report_problems(ws.problems, as_json)  # a persona file skipped: say so before the run
-    budget = configured_budget(d).merged(max_cost, max_calls)
-    live = live_display(as_json, no_progress)
-    display = _RoundDisplay(d, sys.stderr if (live or as_json) else sys.stdout, live, provider)
-    say_preflight(d, err=live or as_json)
-    runner = Runner(ws, timeout=timeout, on_event=display, budget=budget)
+    display = TurnDisplay(ws, as_json, no_progress, provider)
+    display.rounds = True
     try:
-        result = run_discussion(
-            runner,
-            d,
-            list(aliases),
+        result = run(
+            ws,
+            resolve_discussion(file, ws),
+            aliases,
             rounds=rounds,
-            sequential=sequential,
-            provider=provider,
             callout=callout,
+            provider=provider,
+            sequential=sequential,
             seed=seed,
+            timeout=timeout,
+            max_cost=max_cost,
+            max_calls=max_calls,
+            on_event=display,
             on_round=display.round,
+            ready=display.ready,
         )
     finally:
         display.close()

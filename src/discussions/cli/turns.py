@@ -8,16 +8,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..engine.runner import Runner
-from ..engine.turn.outcomes import TurnResult
-from ..engine.turn.routing import select_participants
+from ..engine.turn.outcomes import TurnEvent, TurnResult
 from ..model.discussion import Discussion
 from .common import echo_json, report_problems, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .progress import Progress
 
 if TYPE_CHECKING:
+    from ..engine.council.deliberation import RoundEvent
     from ..engine.turn.outcomes import MotionOutcome
+    from ..settings.participants import Participant
+    from ..settings.workspace import Workspace
 
 
 def live_display(as_json: bool, no_progress: bool = False) -> bool:
@@ -57,18 +58,24 @@ def turn_command(
       discussions turn feature-x.md @pragmatist --provider mock
       discussions turn feature-x.md @all --sequential --json
     """
+    from ..ops.turns import turn
+
     ws = workspace(warn=False)
-    d = Discussion.load(resolve_discussion(file, ws), ws)
-    report_problems(ws.problems, as_json)  # a persona file skipped: say so before the turn
-    expected = [(p.alias, p.name) for p in select_participants(d, aliases)]
-    live = live_display(as_json, no_progress)
-    stream = sys.stderr if (live or as_json) else sys.stdout
-    say_preflight(d, err=stream is sys.stderr)
-    with Progress(stream, live, expected, forced=provider) as progress:
-        runner = Runner(ws, timeout=timeout, on_event=progress)
-        result = runner.run_turn(
-            d, list(aliases), callout, provider=provider, sequential=sequential
+    display = TurnDisplay(ws, as_json, no_progress, provider)
+    try:
+        result = turn(
+            ws,
+            resolve_discussion(file, ws),
+            aliases,
+            callout=callout,
+            provider=provider,
+            sequential=sequential,
+            timeout=timeout,
+            on_event=display,
+            ready=display.ready,
         )
+    finally:
+        display.close()
     if as_json:
         echo_json(result.to_dict())  # its warnings in it
     else:
@@ -85,6 +92,53 @@ def turn_command(
             for o in result.failed:
                 say(f"Error: {o.name} got no answer: {o.error}", err=True)
         sys.exit(1)
+
+
+class TurnDisplay:
+    """What `turn` and `run` show while the AI participants answer: the problems of the
+    settings and what the evidence lacks once the discussion is loaded (`ready`), then one
+    progress display (`Progress`) for the turn, or one per round of a run (`round`)."""
+
+    def __init__(self, ws: Workspace, as_json: bool, no_progress: bool, forced: str | None):
+        self.ws = ws
+        self.as_json = as_json
+        self.live = live_display(as_json, no_progress)
+        self.stream = sys.stderr if (self.live or as_json) else sys.stdout
+        self.forced = forced
+        self.rounds = False
+        """Whether a run's rounds draw the progress (`round`), rather than `ready`."""
+        self.current: Progress | None = None
+        self.said: set[str] = set()
+        """Notes shown already: each is said once per run, not once per round."""
+
+    def ready(self, d: Discussion, chosen: list[Participant]) -> None:
+        report_problems(self.ws.problems, self.as_json)  # a persona file skipped: say so first
+        say_preflight(d, err=self.stream is sys.stderr)
+        if not self.rounds:
+            self._start([(p.alias, p.name) for p in chosen])
+
+    def round(self, ev: RoundEvent) -> None:
+        self.close()
+        if ev.kind != "round":
+            return
+        registry = self.ws.participants
+        say(f"Round {ev.round} ({ev.phase})", err=self.stream is sys.stderr)
+        self._start([(a, registry.get(a).name) for a in ev.order])
+
+    def _start(self, expected: list[tuple[str, str]]) -> None:
+        self.current = Progress(
+            self.stream, self.live, expected, forced=self.forced, said=self.said
+        )
+        self.current.__enter__()
+
+    def __call__(self, ev: TurnEvent) -> None:
+        if self.current is not None:
+            self.current(ev)
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.__exit__(None, None, None)
+            self.current = None
 
 
 def say_preflight(d: Discussion, *, err: bool) -> None:

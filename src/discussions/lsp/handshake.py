@@ -28,6 +28,7 @@ from .framing import MAX_HEADER, declared_length
 NAME = "discussions"
 COMMANDS = (
     "discussions.ask",
+    "discussions.comment",
     "discussions.advance",
     "discussions.resolve",
     "discussions.insertVote",

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 ASK = "discussions.ask"
 ADVANCE = "discussions.advance"
+COMMENT = "discussions.comment"
 INSERT_VOTE = "discussions.insertVote"
 STATUS = "discussions.status"
 _tokens = itertools.count(1)
@@ -62,8 +63,8 @@ def _command_action(title: str, command: str, uri: str) -> types.CodeAction:
 
 
 def register_commands(server: DiscussionsServer) -> None:
-    """`ASK`, `ADVANCE`, `RESOLVE`, `INSERT_VOTE` and `STATUS`, each taking the document's
-    URI first."""
+    """`ASK`, `COMMENT`, `ADVANCE`, `RESOLVE`, `INSERT_VOTE` and `STATUS`, each taking the
+    document's URI first."""
     _engine_commands(server)
     _buffer_commands(server)
 
@@ -75,20 +76,26 @@ def _engine_commands(server: DiscussionsServer) -> None:
     async def ask(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:
         return await ask_now(ls, _uri(args))
 
+    @server.command(COMMENT)
+    async def comment(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:
+        return await comment_now(ls, _uri(args), args[1] if len(args) > 1 else {})
+
     @server.command(ADVANCE)
     async def advance(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:
         uri = _uri(args)
         refused = _refuse(ls, uri)
         if refused:
             return refused
+        from ..ops.lifecycle import advance as advance_op
+
         before = ls.document(uri).source
         try:
-            done = ls.tools.advance(str(ls.buffer(uri).path))
+            done = advance_op(ls.ws, ls.buffer(uri).path)
         except DiscussionsError as exc:
             ls.say(str(exc), types.MessageType.Error)
             return {"error": str(exc)}
         await ls.catch_up(uri, before)
-        return done
+        return done.to_dict()
 
     @server.command(RESOLVE)
     async def resolve(ls: DiscussionsServer, *args: Any) -> dict[str, Any]:
@@ -110,6 +117,34 @@ def _engine_commands(server: DiscussionsServer) -> None:
         await ls.catch_up(uri, before)
         merged = done.result
         return {"resolved": True, "ours": merged.added_ours, "theirs": merged.added_theirs}
+
+
+COMMENT_FIELDS = ("text", "vote", "motion", "second", "ballot")
+"""What `COMMENT`'s second argument (an object) may hold: `ops.comments.comment`'s input."""
+
+
+async def comment_now(ls: DiscussionsServer, uri: str, given: Any) -> dict[str, Any]:
+    """Post the user's comment (signed with their git name) to the saved file, as
+    `discussions comment` does, then bring it into the buffer."""
+    from ..ops.comments import comment
+
+    if not isinstance(given, dict) or not all(
+        isinstance(given.get(k), str | None) for k in COMMENT_FIELDS
+    ):
+        return {"error": "give the comment as an object of strings: " + ", ".join(COMMENT_FIELDS)}
+    refused = _refuse(ls, uri)
+    if refused:
+        return refused
+    before = ls.document(uri).source
+    said = {k: given.get(k) for k in COMMENT_FIELDS[1:]}
+    try:
+        path = ls.buffer(uri).path
+        done = comment(ls.ws, path, ls.author, given.get("text") or "", **said)
+    except DiscussionsError as exc:
+        ls.say(str(exc), types.MessageType.Error)
+        return {"error": str(exc)}
+    await ls.catch_up(uri, before)
+    return done.to_dict()
 
 
 def _buffer_commands(server: DiscussionsServer) -> None:

@@ -57,6 +57,7 @@ def build_server(
     server = _server_class(t, opening)(name=NAME, version=__version__, instructions=INSTRUCTIONS)
     _reading_tools(server, t, call)
     _writing_tools(server, t, call)
+    _comment_tool(server, t, call)
     _moving_tools(server, t, call)
     _file_resource(server, t)
     return server
@@ -146,7 +147,7 @@ def _reading_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
 
 
 def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
-    """The tools that write what a person would: new_discussion, add_comment."""
+    """The tool that creates a discussion: new_discussion (`ops.lifecycle.create`)."""
 
     @server.tool()
     def new_discussion(
@@ -168,13 +169,34 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
 
         Returns the new discussion's state, with its `file`.
         """
-        return call(  # type: ignore[no-any-return]
-            t.new_discussion, title, template, context, participants, file_name
-        )
+        from ..ops.lifecycle import create
+
+        def make() -> dict[str, Any]:
+            made = create(
+                t.workspace,
+                title,
+                template=template,
+                context=context,
+                participants=participants,
+                file_name=file_name,
+            )
+            return made.to_dict()
+
+        return call(make)  # type: ignore[no-any-return]
+
+
+def _comment_tool(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tool add_comment: a person's comment, through `ops.comments.comment`."""
 
     @server.tool()
     def add_comment(
-        file: str, author: str, text: str = "", vote: str | None = None
+        file: str,
+        author: str,
+        text: str = "",
+        vote: str | None = None,
+        motion: str | None = None,
+        second: str | None = None,
+        ballot: str | None = None,
     ) -> dict[str, Any]:
         """Append a comment (and optionally a vote) to a discussion (like `discussions comment`).
 
@@ -183,8 +205,17 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
             author: the person's name to sign with (a participant's name is refused).
             text: the comment; may contain markers such as Q:, TODO:, DECISION:, @alias.
             vote: READY, CHANGES or REJECT (any case); optional.
+            motion: move a motion with this text (MOTION:); optional.
+            second: "yes" or "no": second the open motion or decline to; optional.
+            ballot: YES, NO or ABSTAIN on the seconded motion; optional.
         """
-        return call(t.add_comment, file, author, text, vote)  # type: ignore[no-any-return]
+        from ..ops.comments import comment
+
+        def write() -> dict[str, Any]:
+            said = {"vote": vote, "motion": motion, "second": second, "ballot": ballot}
+            return comment(t.workspace, t.served(file), author, text, **said).to_dict()
+
+        return call(write)  # type: ignore[no-any-return]
 
 
 def _moving_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
@@ -241,7 +272,11 @@ def _moving_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> Non
             file: the discussion file (path or name in the discussions folder).
             to: the phase to move to (default: the current phase's next).
         """
-        return call(t.advance, file, to)  # type: ignore[no-any-return]
+        from ..ops.lifecycle import advance as advance_op
+
+        return call(  # type: ignore[no-any-return]
+            lambda: advance_op(t.workspace, t.served(file), to).to_dict()
+        )
 
 
 def _file_resource(server: MCPServer[Any], t: DiscussionTools) -> None:

@@ -64,6 +64,26 @@ class CheckReport:
     """What is worth knowing but not wrong (it does not fail the check): an apply number
     recorded twice after a merge (`apply_notes`)."""
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "checked": self.checked,
+            "problems": [p.to_dict() for p in self.problems],
+            "notes": [p.to_dict() for p in self.notes],
+        }
+
+
+def check(ws: Workspace, files: Sequence[str] = (), rev: str | None = None) -> CheckReport:
+    """The check act: the discussion files named in `files` (see `check_files`), else with a
+    `rev` those changed since it, else every discussion of the discussions folder (nothing
+    checked, `checked` 0, when it holds none)."""
+    if not files and rev is None:
+        from ..model.catalog import discussion_paths
+
+        files = tuple(display_path(p) for p in discussion_paths(ws))
+        if not files:
+            return CheckReport()
+    return check_files(ws, files, rev)
+
 
 def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> CheckReport:
     """Check the discussion files named in `files` (looked up as the CLI does) or, with none and

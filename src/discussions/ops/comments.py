@@ -1,7 +1,12 @@
-"""A person's comment as `discussions comment` posts it: the text and the council lines its
-options ask for (``MOTION:``, ``SECOND:``, ``BALLOT:``), appended under the lock, the motion
-results it settles recorded, and what to tell the author (mentions that match no participant,
-a second or ballot from someone not on the council)."""
+"""The act of commenting: a person's comment, written the same way from every interface.
+
+`comment` is the one door: the CLI's ``comment`` command, the terminal app's composer, the web
+API's ``POST .../comments``, the MCP tool ``add_comment`` and the language server's
+``discussions.comment`` command each turn their input into its arguments and render what it
+returns (`Commented`). The checks live here, once: something to say, a motion with text, the
+author (a participant's name is refused by `Discussion.add_comment`), a valid vote; and what
+the author is told afterwards (mentions that match no participant, a second or ballot from
+someone not on the council, the motion results the comment settled)."""
 
 from __future__ import annotations
 
@@ -10,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.rules import mention_typos
-from ..errors import DiscussionsError
+from ..errors import BadInput, EmptyComment
 from ..model.discussion import Discussion
-from ..settings.workspace import display_path
+from ..settings.workspace import Workspace, display_path
 from ..syntax.markers import extract
 
 if TYPE_CHECKING:
@@ -20,13 +25,15 @@ if TYPE_CHECKING:
 
 
 @dataclass(slots=True)
-class PostedComment:
-    """What `post_comment` did."""
+class Commented:
+    """What `comment` did."""
 
     file: Path
     author: str
     vote: str | None
     """The vote as written (upper case); None without one."""
+    comments: int = 0
+    """How many comments the discussion holds now."""
     motions: list[Motion] = field(default_factory=list)
     """Motions whose result the comment settled, now recorded (`council.record_results`)."""
     typos: list[tuple[str, str]] = field(default_factory=list)
@@ -38,13 +45,16 @@ class PostedComment:
     the council; empty otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The object `comment --json` prints."""
+        """The one JSON shape of a comment: `comment --json`, the MCP tool, the web API and
+        the language server's command all answer with it."""
         return {
             "file": display_path(self.file),
             "author": self.author,
             "vote": self.vote,
+            "comments": self.comments,
             "motions": [{"line": m.line, "result": m.result} for m in self.motions],
             "unknown_mentions": [{"alias": t, "did_you_mean": c} for t, c in self.typos],
+            "council_note": self.council_note,
             "notices": list(self.notices),
         }
 
@@ -53,45 +63,68 @@ def council_lines(
     motion: str | None = None, second: str | None = None, ballot: str | None = None
 ) -> str:
     """The ``MOTION:`` (its text on one line), ``SECOND: yes|no`` and ``BALLOT: YES|NO|ABSTAIN``
-    lines of a comment, for those given; a motion without text is refused."""
+    lines of a comment, for those given; a motion without text, a second other than yes/no and
+    a ballot other than YES/NO/ABSTAIN are refused."""
     lines = []
     if motion is not None:
         text = " ".join(motion.split())
         if not text:
-            raise DiscussionsError("a motion needs text")
+            raise BadInput("a motion needs text", "motion")
         lines.append(f"MOTION: {text}")
     if second:
-        lines.append(f"SECOND: {second.lower()}")
+        if second.strip().lower() not in ("yes", "no"):
+            raise BadInput(f"a second is yes or no, not {second!r}", "second")
+        lines.append(f"SECOND: {second.strip().lower()}")
     if ballot:
-        lines.append(f"BALLOT: {ballot.upper()}")
+        if ballot.strip().upper() not in ("YES", "NO", "ABSTAIN"):
+            raise BadInput(f"a ballot is YES, NO or ABSTAIN, not {ballot!r}", "ballot")
+        lines.append(f"BALLOT: {ballot.strip().upper()}")
     return "\n".join(lines)
 
 
-def post_comment(
-    d: Discussion,
-    author: str,
-    body: str = "",
+def comment(
+    ws: Workspace,
+    path: Path,
+    author: str | None,
+    text: str = "",
     *,
     vote: str | None = None,
     motion: str | None = None,
     second: str | None = None,
     ballot: str | None = None,
-) -> PostedComment:
-    """Append `author`'s comment to `d` and save it: `body`, then the `council_lines`. With
-    those, record the motion results the comment settled."""
+) -> Commented:
+    """Append `author`'s comment to the discussion at `path` and save it: `text`, then the
+    `council_lines`; with those, record the motion results it settled. `author` None signs with
+    `default_author` (git's user.name). `EmptyComment` when there is nothing to add."""
     council = council_lines(motion, second, ballot)
-    d.add_comment(author, body.rstrip("\n") + ("\n\n" if body.strip() else "") + council, vote=vote)
+    if not text.strip() and vote is None and not council:
+        raise EmptyComment("give comment text, a vote, or both")
+    if author is None:
+        from ..settings.config import default_author
+
+        author = default_author()
+    d = Discussion.load(path, ws)
+    d.add_comment(author, text.rstrip("\n") + ("\n\n" if text.strip() else "") + council, vote=vote)
     d.save()
+    return _told(d, " ".join(author.split()), text, vote, council, bool(second or ballot))
+
+
+def _told(
+    d: Discussion, author: str, text: str, vote: str | None, council: str, counted: bool
+) -> Commented:
+    """What the author of the comment just saved to `d` is told; `counted` when it seconds or
+    ballots (only a council member's is counted)."""
     results: list[Motion] = []
     note = ""
     if council:
         from ..engine.council.motions import off_council_note, record_results
 
         results = record_results(d)
-        if second or ballot:
+        if counted:
             note = off_council_note(d, author)
-    # Only this comment's mentions: no need to parse the whole file.
-    mentioned = [m.alias for m in extract(body).mentions]
+    # Only this comment's mentions: no need to parse the whole file for them.
+    mentioned = [m.alias for m in extract(text).mentions]
     typos = mention_typos(mentioned, set(d.workspace.participants.aliases()))
     upper = vote.upper() if vote else None
-    return PostedComment(d.path, author, upper, results, typos, list(d.notices), note)
+    count = len(d.comments)
+    return Commented(d.path, author, upper, count, results, typos, list(d.notices), note)

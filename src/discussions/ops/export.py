@@ -11,22 +11,27 @@ stated by the file and not by the AI.
     handoff = export_handoff(d)     # the execution-handoff artifact; NotDecided if undecided
     markdown, author = write_post(Runner(), d)
     save_export(d, Path("feature-x.html"), html)
+
+`export` is the act every interface calls: one of those, written next to the discussion (or
+to `out`), or only returned.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import atomic
-from ..errors import DiscussionsError, NotDecided, NotWritable
+from ..errors import BadInput, DiscussionsError, NotDecided, NotWritable
 from ..model import storage
 from ..model.discussion import Discussion, Item
 from ..model.sections import BY_KEY
-from ..settings.workspace import display_path
+from ..settings.workspace import Workspace, display_path
 from ..views.html import discussion_page
 
 if TYPE_CHECKING:
@@ -35,6 +40,76 @@ if TYPE_CHECKING:
 FORMAT = "discussions-export/1"
 SUFFIXES = {"html": ".html", "json": ".json", "post": ".post.md", "handoff": ".handoff.json"}
 """What each format's file is called next to the discussion: ``feature-x.post.md``."""
+
+
+@dataclass(slots=True)
+class Exported:
+    """What `export` made: the text in the format asked for, who wrote it (a post), and
+    where it was written (None when only returned)."""
+
+    file: Path
+    """The discussion exported."""
+    kind: str
+    text: str
+    author: str = ""
+    written: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": display_path(self.file),
+            "format": self.kind,
+            "author": self.author or None,
+            "written": display_path(self.written) if self.written else None,
+        }
+
+
+def export(
+    ws: Workspace,
+    path: Path,
+    kind: str = "html",
+    *,
+    out: Path | None = None,
+    save: bool = True,
+    participant: str | None = None,
+    provider: str | None = None,
+    allow_undecided: bool = False,
+) -> Exported:
+    """Export the discussion at `path` as `kind` (html, json, post or handoff) and, with
+    `save`, write it to `out` (default: next to it, `default_target`). `participant` and
+    `provider` choose who writes a post; `allow_undecided` exports an undecided hand-off."""
+    if kind not in SUFFIXES:
+        raise BadInput(f"unknown export format {kind!r} ({', '.join(SUFFIXES)})", "format")
+    if kind != "post" and (provider or participant):
+        raise BadInput("--provider and --participant apply to --format post only")
+    if kind != "handoff" and allow_undecided:
+        raise BadInput("--allow-undecided applies to --format handoff only")
+    d = Discussion.load(path, ws)
+    done = Exported(d.path, kind, *_made(ws, d, kind, participant, provider, allow_undecided))
+    if save:
+        done.written = out or default_target(d, kind)
+        save_export(d, done.written, done.text)
+    return done
+
+
+def _made(
+    ws: Workspace,
+    d: Discussion,
+    kind: str,
+    participant: str | None,
+    provider: str | None,
+    allow_undecided: bool,
+) -> tuple[str, str]:
+    """The export's text in `kind`, and who wrote it (a post's writer; "" otherwise)."""
+    if kind == "html":
+        return export_html(d), ""
+    if kind == "json":
+        return json.dumps(export_json(d), indent=2, ensure_ascii=False) + "\n", ""
+    if kind == "handoff":
+        data = export_handoff(d, allow_undecided=allow_undecided)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n", ""
+    from ..engine.runner import Runner
+
+    return write_post(Runner(ws), d, participant or "moderator", provider)
 
 
 def _now() -> datetime:

@@ -9,6 +9,7 @@ background thread and are tracked by a ticket (`TurnJob`); observers registered 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.signatures import strip_meta
-from ..errors import Busy, DiscussionExists, DiscussionsError, UntrustedProvider
+from ..errors import Busy, DiscussionsError, UntrustedProvider
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path, shorten
 from ..views.evidence import evidence_for_reader, fold_evidence
@@ -25,7 +26,6 @@ from ..views.status import status_of
 
 if TYPE_CHECKING:
     from ..engine.council.deliberation import RoundEvent
-    from ..engine.runner import Runner
     from ..engine.turn.outcomes import TurnEvent
 
 MAX_WAIT = 45.0
@@ -36,43 +36,6 @@ MAX_CHARS = 200_000
 """Most characters of comment text `read_discussion` returns."""
 MAX_FINISHED_JOBS = 200
 """Finished tickets kept for `turn_result`; older ones are forgotten first."""
-
-
-def create_discussion(
-    ws: Workspace,
-    title: str,
-    *,
-    template: str | None = None,
-    context: str | None = None,
-    participants: list[str] | None = None,
-    directory: Path | None = None,
-    file_name: str | None = None,
-) -> Discussion:
-    """Create and save a discussion, as `discussions new` does: in `directory` (default:
-    ``output.directory``), named `file_name` (default: made from the title). Never replaces a
-    file: `DiscussionExists` says what to do instead."""
-    path = None
-    if file_name:
-        name = file_name if file_name.endswith(".md") else f"{file_name}.md"
-        if Path(name).name != name:
-            raise DiscussionsError("give a file name, not a path (use --dir for the folder)")
-        path = (directory or ws.config.output_directory) / name
-    d = Discussion.create(
-        title,
-        template=template,
-        context=context,
-        participants=participants,
-        directory=directory,
-        path=path,
-        workspace=ws,
-    )
-    if d.path.exists() or d.path.is_symlink():
-        raise DiscussionExists(
-            f"{display_path(d.path)} already exists; choose another name with --file, "
-            f"or comment on it with `discussions comment {d.path.name}`"
-        )
-    d.save()
-    return d
 
 
 Observer = Callable[["TurnJob", str, dict[str, Any]], None]
@@ -206,13 +169,16 @@ class DiscussionTools:
         """Hear every step of the turns and runs started from now on."""
         self._observers.append(observer)
 
-    def _load(self, file: str) -> Discussion:
-        """The discussion `file` names: only one in the discussions folder, never a path
-        elsewhere nor a link out of the project (`catalog.served_path`)."""
+    def served(self, file: str) -> Path:
+        """The discussion file `file` names: only one in the discussions folder, never a path
+        elsewhere nor a link out of the project (`catalog.served_path`). What a server's
+        client names goes through this before any operation is given it."""
         from ..model.catalog import served_path
 
-        ws = self.workspace
-        return Discussion.load(served_path(file, ws), ws)
+        return served_path(file, self.workspace)
+
+    def _load(self, file: str) -> Discussion:
+        return Discussion.load(self.served(file), self.workspace)
 
     def discussion_files(self) -> list[Path]:
         """The discussion files in the discussions folder that `_load` opens."""
@@ -303,56 +269,6 @@ class DiscussionTools:
             "evidence": evidence_for_reader(d, budget),
         }
 
-    def new_discussion(
-        self,
-        title: str,
-        template: str | None = None,
-        context: str | None = None,
-        participants: list[str] | None = None,
-        file_name: str | None = None,
-    ) -> dict[str, Any]:
-        d = create_discussion(
-            self.workspace,
-            title,
-            template=template,
-            context=context,
-            participants=participants or None,
-            file_name=file_name,
-        )
-        out = d.to_dict()
-        out["file"] = display_path(d.path)
-        return out
-
-    def add_comment(
-        self, file: str, author: str, text: str = "", vote: str | None = None
-    ) -> dict[str, Any]:
-        if not text.strip() and vote is None:
-            raise DiscussionsError("give comment text, a vote, or both")
-        if not author.strip():
-            raise DiscussionsError("give an author name")
-        d = self._load(file)
-        d.add_comment(author.strip(), text.rstrip("\n"), vote=vote)
-        d.save()
-        return {
-            "file": display_path(d.path),
-            "author": author.strip(),
-            "vote": vote.upper() if vote else None,
-            "comments": len(d.comments),
-            "notices": list(d.notices),
-        }
-
-    def advance(self, file: str, to: str | None = None) -> dict[str, Any]:
-        d = self._load(file)
-        phase = d.advance(to)
-        d.save()
-        return {"file": display_path(d.path), "phase": phase, "notices": list(d.notices)}
-
-    def set_status(self, file: str, status: str) -> dict[str, Any]:
-        """Close (any status but OPEN) or reopen (OPEN) by recording a status change."""
-        d = self._load(file)
-        new = d.transact(lambda now: now.set_status(status))
-        return {"file": display_path(d.path), "status": new, "notices": list(d.notices)}
-
     def start_turn(
         self,
         file: str,
@@ -362,16 +278,22 @@ class DiscussionTools:
         sequential: bool = False,
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Ask AI participants in the background; returns the ticket's state at once."""
+        """Ask AI participants in the background (`ops.turns.turn`); returns the ticket's
+        state at once."""
+        from .turns import turn
+
         provider = self.check_provider(provider)
-        d = self._load(file)
+        path = self.served(file)
         aliases = list(participants or [])
+        act = functools.partial(
+            turn, self.workspace, path, aliases, callout=callout, provider=provider,
+            sequential=sequential, timeout=timeout,
+        )  # fmt: skip
 
-        def work(job: TurnJob, runner: Runner) -> dict[str, Any]:
-            turn = runner.run_turn(d, aliases, callout, provider=provider, sequential=sequential)
-            return turn.to_dict()
+        def work(job: TurnJob) -> dict[str, Any]:
+            return act(on_event=job.record).to_dict()
 
-        return self._start(d, aliases, "turn", timeout, work)
+        return self._start(path, aliases, "turn", work)
 
     def start_run(
         self,
@@ -383,44 +305,36 @@ class DiscussionTools:
         sequential: bool = False,
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Run rounds until a stop condition (like `discussions run`) in the background."""
-        from ..engine.council.deliberation import run_discussion
+        """Run rounds until a stop condition (`ops.turns.run`, as `discussions run`) in the
+        background."""
+        from .turns import check_rounds, run
 
-        if rounds is not None and not 1 <= rounds <= 100:
-            raise DiscussionsError("rounds must be between 1 and 100")
+        check_rounds(rounds)
         provider = self.check_provider(provider)
-        d = self._load(file)
+        path = self.served(file)
         aliases = list(participants or [])
+        act = functools.partial(
+            run, self.workspace, path, aliases, rounds=rounds, callout=callout,
+            provider=provider, sequential=sequential, timeout=timeout,
+        )  # fmt: skip
 
-        def work(job: TurnJob, runner: Runner) -> dict[str, Any]:
-            run = run_discussion(
-                runner,
-                d,
-                aliases,
-                rounds=rounds,
-                sequential=sequential,
-                provider=provider,
-                callout=callout,
-                on_round=job.record_round,
-            )
-            return run.to_dict()
+        def work(job: TurnJob) -> dict[str, Any]:
+            return act(on_event=job.record, on_round=job.record_round).to_dict()
 
-        return self._start(d, aliases, "run", timeout, work)
+        return self._start(path, aliases, "run", work)
 
     def _start(
         self,
-        d: Discussion,
+        path: Path,
         aliases: Sequence[str],
         kind: str,
-        timeout: float | None,
-        work: Callable[[TurnJob, Runner], dict[str, Any]],
+        work: Callable[[TurnJob], dict[str, Any]],
     ) -> dict[str, Any]:
-        from ..engine.runner import Runner
-        from ..engine.turn.routing import select_participants
+        from .turns import asked
 
         council = kind == "run"  # a run's rounds ask the council and the mentioned
-        expected = [p.alias for p in select_participants(d, aliases, council=council)]
-        path = d.path.resolve()
+        expected = [p.alias for p in asked(self.workspace, path, aliases, council=council)]
+        path = path.resolve()
         with self._lock:
             for other in self._jobs.values():
                 if other.path == path and not other.done.is_set():
@@ -429,7 +343,7 @@ class DiscussionTools:
                         "wait for it to finish"
                     )
             ticket = f"{kind}-{next(self._tickets)}"
-            job = TurnJob(ticket, display_path(d.path), expected, kind, path)
+            job = TurnJob(ticket, display_path(path), expected, kind, path)
             job.observers = list(self._observers)
             self._jobs[ticket] = job
             self._forget_old()
@@ -437,8 +351,7 @@ class DiscussionTools:
 
         def target() -> None:
             try:
-                runner = Runner(self.workspace, timeout=timeout, on_event=job.record)
-                job.result = work(job, runner)
+                job.result = work(job)
             except DiscussionsError as exc:
                 job.error = str(exc)
             except Exception as exc:  # a crash must still end the ticket, not leave it running

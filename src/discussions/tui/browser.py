@@ -21,7 +21,6 @@ from textual.widgets import (
 
 from ..errors import DiscussionsError
 from ..model.catalog import briefs
-from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
 from . import data
 from .discussion import DiscussionScreen
@@ -194,19 +193,15 @@ class NewDiscussion(ModalScreen[Path | None]):
             return
         template = self.query_one("#template", Select).value
         context = self.query_one("#context", TextArea).text.strip() or None
+        from ..ops.lifecycle import create
+
+        chosen = str(template) if isinstance(template, str) else None
         try:
-            d = Discussion.create(
-                title,
-                template=str(template) if isinstance(template, str) else None,
-                context=context,
-                directory=self.folder,
-                workspace=self.ws,
-            )
-            d.save()
+            made = create(self.ws, title, template=chosen, context=context, directory=self.folder)
         except DiscussionsError as exc:
             self.notify(str(exc), severity="error", timeout=8)
             return
-        self.dismiss(d.path)
+        self.dismiss(made.discussion.path)
 
 
 # --------------------------------------------------------------------------- discussion

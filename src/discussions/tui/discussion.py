@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,6 +28,9 @@ from . import data
 from .common import POLL, Confirm, run_editor
 from .personas import ParticipantsScreen
 from .turn import TurnScreen
+
+if TYPE_CHECKING:
+    from ..ops.comments import Commented
 
 
 class DiscussionScreen(Screen[None]):
@@ -151,11 +155,10 @@ class DiscussionScreen(Screen[None]):
         def done(yes: bool | None) -> None:
             if not yes:
                 return
+            from ..ops.lifecycle import advance
+
             try:
-                fresh = Discussion.load(self.path, self.ws)
-                to = fresh.advance()
-                fresh.save()
-                self.notify(f"Advanced to {to}.")
+                self.notify(f"Advanced to {advance(self.ws, self.path).phase}.")
             except DiscussionsError as exc:
                 self.notify(str(exc), severity="error", timeout=8)
             self.reload()
@@ -180,6 +183,8 @@ class Composer(ModalScreen[bool]):
         self.path = path
         self.ws = ws
         self.author = author
+        self.posted: Commented | None = None
+        """What the comment op returned once posted (its notification is made from it)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -200,22 +205,22 @@ class Composer(ModalScreen[bool]):
         self.dismiss(False)
 
     def action_post(self) -> None:
-        from ..settings.config import default_author
+        from ..errors import EmptyComment
+        from ..ops.comments import comment
 
         text = self.query_one(TextArea).text
         vote = str(self.query_one(Select).value or "") or None
-        if not text.strip() and vote is None:
+        try:
+            posted = comment(self.ws, self.path, self.author, text, vote=vote)
+        except EmptyComment:
             self.notify("Write a comment or choose a vote.", severity="warning")
             return
-        author = self.author or default_author()
-        try:
-            d = Discussion.load(self.path, self.ws)
-            d.add_comment(author, text.rstrip("\n"), vote=vote)
-            d.save()
         except DiscussionsError as exc:
             self.notify(str(exc), severity="error", timeout=8)
             return
-        self.app.notify(f"Posted as {author}" + (f" with VOTE: {vote}" if vote else "") + ".")
+        self.posted = posted
+        said = f" with VOTE: {posted.vote}" if posted.vote else ""
+        self.app.notify(f"Posted as {posted.author}{said}.")
         self.dismiss(True)
 
 

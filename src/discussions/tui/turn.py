@@ -46,11 +46,11 @@ class TurnScreen(Screen[None]):
         """This turn's note (no AI CLI installed) is on screen."""
 
     def compose(self) -> ComposeResult:
-        d = Discussion.load(self.path, self.ws)
-        from ..engine.turn.routing import select_participants
+        from ..ops.turns import asked
 
+        d = Discussion.load(self.path, self.ws)
         try:
-            default = [p.alias for p in select_participants(d)]
+            default = [p.alias for p in asked(self.ws, self.path)]
         except DiscussionsError:  # the list below still lets the user choose
             default = []
         every = list(dict.fromkeys([*d.participants, *default]))
@@ -92,16 +92,15 @@ class TurnScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="turn")
     def run_turn(self, who: list[str], callout: str | None) -> None:
-        from ..engine.runner import Runner
         from ..engine.turn.outcomes import TurnEvent
+        from ..ops.turns import turn
 
         def on_event(ev: TurnEvent) -> None:
             self.app.call_from_thread(self.show_event, ev)
 
         try:
-            d = Discussion.load(self.path, self.ws)
-            result = Runner(self.ws, on_event=on_event).run_turn(
-                d, who, callout, provider=self.provider
+            result = turn(
+                self.ws, self.path, who, callout=callout, provider=self.provider, on_event=on_event
             )
             summary = f"Turn done: {len(result.posted)} posted, {len(result.failed)} failed."
         except DiscussionsError as exc:

@@ -67,6 +67,8 @@ SCRIPT = f'<script src="/static/app.js?v={__version__}" defer></script>'
 FIRST_VIEW = 50
 """Comments a discussion's page is served with: the newest; the page's script fetches the
 older ones (`api_older`), and without scripts a link in their place opens `ALL_COMMENTS`."""
+COMMENT_OPTIONS = ("vote", "motion", "second", "ballot")
+"""The fields of a comment besides its author and text (`ops.comments.comment`'s options)."""
 ALL_COMMENTS = "?comments=all"
 """The query of the page with every comment rendered at once."""
 log = logging.getLogger("discussions.web")
@@ -150,6 +152,10 @@ class Site:
 
         return str(served_path(name, self.workspace))
 
+    def file_path(self, name: str) -> Path:
+        """`file_for`, as the path an operation takes."""
+        return Path(self.file_for(name))
+
     def load(self, name: str) -> Discussion:
         return Discussion.load(self.file_for(name), self.workspace)
 
@@ -171,6 +177,11 @@ class Site:
         object sent."""
         file = await call(self.file_for, request.path_params["name"])
         return file, await inputs.json_body(request)
+
+    async def target_path(self, request: Request) -> tuple[Path, dict[str, Any]]:
+        """`target`, the discussion as the path an operation takes."""
+        file, data = await self.target(request)
+        return Path(file), data
 
     def asking(self, data: dict[str, Any]) -> dict[str, Any]:
         """What a turn and a run both take from the request (the provider is checked where
@@ -321,17 +332,18 @@ class Site:
 
     @endpoint()
     async def api_export(self, request: Request) -> Response:
-        from ..ops.export import export_html, export_json
+        from ..ops.export import export
 
-        d = await call(self.load, request.path_params["name"])
+        path = await call(self.file_path, request.path_params["name"])
         kind = request.query_params.get("format", "html")
+        if kind not in ("html", "json"):
+            raise ApiError(400, f"unknown export format {kind!r} (html or json; a post is a POST)")
+        done = await call(export, self.workspace, path, kind, save=False)
         if kind == "html":
-            headers = download(f"{d.path.stem}.html") | {"Content-Security-Policy": CSP}
-            return HTMLResponse(await call(export_html, d), headers=headers)
-        if kind == "json":
-            data = await call(export_json, d)
-            return JSONResponse(data, headers=download(f"{d.path.stem}.json"))
-        raise ApiError(400, f"unknown export format {kind!r} (html or json; a post is a POST)")
+            headers = download(f"{path.stem}.html") | {"Content-Security-Policy": CSP}
+            return HTMLResponse(done.text, headers=headers)
+        headers = download(f"{path.stem}.json")
+        return Response(done.text, media_type="application/json", headers=headers)
 
     @endpoint()
     async def api_older(self, request: Request) -> Response:
@@ -376,17 +388,23 @@ class Site:
             raise ApiError(400, "give the discussion a title")
         template = (inputs.text(data, "template") or "").strip() or None
         context = (inputs.text(data, "context") or "").strip() or None
-        made = await call(self.tools.new_discussion, title, template, context)
-        made["href"] = "/d/" + quote(Path(made["file"]).name)
-        return JSONResponse(made, 201)
+        from ..ops.lifecycle import create
+
+        made = await call(create, self.workspace, title, template=template, context=context)
+        shown = made.to_dict()
+        shown["href"] = "/d/" + quote(made.discussion.path.name)
+        return JSONResponse(shown, 201)
 
     @endpoint(write=True)
     async def api_comment(self, request: Request) -> Response:
-        file, data = await self.target(request)
+        from ..ops.comments import comment
+
+        path, data = await self.target_path(request)
         author = inputs.text(data, "author") or ""
         text = inputs.text(data, "text", "") or ""
-        vote = inputs.text(data, "vote") or None
-        return JSONResponse(await call(self.tools.add_comment, file, author, text, vote), 201)
+        said = {key: inputs.text(data, key) or None for key in COMMENT_OPTIONS}
+        done = await call(comment, self.workspace, path, author, text, **said)
+        return JSONResponse(done.to_dict(), 201)
 
     @endpoint(write=True)
     async def api_turn(self, request: Request) -> Response:
@@ -403,35 +421,41 @@ class Site:
 
     @endpoint(write=True)
     async def api_advance(self, request: Request) -> Response:
-        file, data = await self.target(request)
+        from ..ops.lifecycle import advance
+
+        path, data = await self.target_path(request)
         to = inputs.text(data, "to") or None
-        return JSONResponse(await call(self.tools.advance, file, to))
+        return JSONResponse((await call(advance, self.workspace, path, to)).to_dict())
 
     @endpoint(write=True)
     async def api_close(self, request: Request) -> Response:
-        file, data = await self.target(request)
-        status = (inputs.text(data, "status", "CLOSED") or "CLOSED").strip().upper()
-        if status == "OPEN":
-            raise ApiError(400, "use reopen to reopen")
-        return JSONResponse(await call(self.tools.set_status, file, status))
+        from ..ops.lifecycle import close
+
+        path, data = await self.target_path(request)
+        status = inputs.text(data, "status", "CLOSED") or "CLOSED"
+        return JSONResponse((await call(close, self.workspace, path, status)).to_dict())
 
     @endpoint(write=True)
     async def api_reopen(self, request: Request) -> Response:
-        file, _ = await self.target(request)
-        return JSONResponse(await call(self.tools.set_status, file, "OPEN"))
+        from ..ops.lifecycle import reopen
+
+        path, _ = await self.target_path(request)
+        return JSONResponse((await call(reopen, self.workspace, path)).to_dict())
 
     @endpoint(write=True)
     async def api_post(self, request: Request) -> Response:
         """A post written by a participant, returned (never saved into the discussion). The
         request waits for the provider (its timeout bounds the wait)."""
-        from ..engine.runner import Runner
-        from ..ops.export import write_post
+        from ..ops.export import export
 
-        d = await call(self.load, request.path_params["name"])
+        path = await call(self.file_path, request.path_params["name"])
         data = await inputs.json_body(request)
         alias = inputs.text(data, "participant", "moderator") or "moderator"
         provider = await call(self.tools.check_provider, inputs.text(data, "provider"))
-        markdown, author = await call(write_post, Runner(self.workspace), d, alias, provider)
+        done = await call(
+            export, self.workspace, path, "post", save=False, participant=alias, provider=provider
+        )
+        markdown, author = done.text, done.author
         return JSONResponse({"markdown": markdown, "author": author})
 
     # -- the application -------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """`ops.comments`: a person's comment as `discussions comment` posts it, called directly
-(the command parses its options and prints what `post_comment` returns)."""
+(the command parses its options and prints what `comment` returns)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 
 from discussions import Discussion, DiscussionsError
 from discussions.derive.rules import strip_meta
-from discussions.ops.comments import council_lines, post_comment
+from discussions.ops.comments import comment, council_lines
+from discussions.settings.workspace import Workspace
 
 from ..conftest import write
 from ..derive.test_motions import people_motion
@@ -29,7 +30,7 @@ def test_a_comment_with_a_vote_and_a_mistyped_mention(isolated: Path) -> None:
         isolated / "discussions" / "d.md",
         "<!-- DISCUSSION -->\n<!-- Participants: architect, security -->\n\n# D\n",
     )
-    posted = post_comment(Discussion.load(path), "Rob", "Is @securty happy?\n\n", vote="ready")
+    posted = comment(Workspace.discover(), path, "Rob", "Is @securty happy?\n\n", vote="ready")
     d = Discussion.load(path)
     assert strip_meta(d.comments[-1].body).strip() == "Is @securty happy?\n\nVOTE: READY"
     assert d.votes == {"Rob": "READY"}
@@ -40,22 +41,24 @@ def test_a_comment_with_a_vote_and_a_mistyped_mention(isolated: Path) -> None:
         "file": "discussions/d.md",
         "author": "Rob",
         "vote": "READY",
+        "comments": 1,
         "motions": [],
         "unknown_mentions": [{"alias": "securty", "did_you_mean": "security"}],
+        "council_note": "",
         "notices": [],
     }
 
 
 def test_the_last_ballot_records_the_result(isolated: Path) -> None:
     path = people_motion(isolated, "two.md", ballot=True)
-    post_comment(Discussion.load(path), "Ana", second="yes")
-    assert post_comment(Discussion.load(path), "Rob", ballot="yes").motions == []  # Ana to vote
-    posted = post_comment(Discussion.load(path), "Ana", "I am not convinced.", ballot="no")
+    comment(Workspace.discover(), path, "Ana", second="yes")
+    assert comment(Workspace.discover(), path, "Rob", ballot="yes").motions == []  # Ana to vote
+    posted = comment(Workspace.discover(), path, "Ana", "I am not convinced.", ballot="no")
     assert [(m.line, m.result) for m in posted.motions] == [(9, "failed")]
     assert posted.council_note == ""
     text = path.read_text()
     assert "I am not convinced.\n\nBALLOT: NO" in text
     assert "<!-- MOTION-RESULT: failed | yes: 1 | no: 1 | abstain: 0 | line: 9 -->" in text
     # Someone not on the council is told their ballot is not counted.
-    posted = post_comment(Discussion.load(path), "Lee", ballot="yes")
+    posted = comment(Workspace.discover(), path, "Lee", ballot="yes")
     assert posted.council_note.startswith("Note: Lee is not on this discussion's council")

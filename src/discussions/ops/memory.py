@@ -1,5 +1,6 @@
-"""What `discussions memory ALIAS` shows: a participant's reminder (`memory_prompt.reminder`) as
-lines with ``FILE:LINE`` links, and as ``memory/ALIAS.md`` in the discussions folder.
+"""The memory act (`memory`): what a participant is reminded of from its earlier discussions
+(`engine.prompt.memory.reminder`) and how often it changed its position, as lines with
+``FILE:LINE`` links, and as ``memory/ALIAS.md`` in the discussions folder.
 
 The page is derived and rebuilt from scratch each time, like ``CHRONICLE.md``: it is never the
 source of truth, has no discussion header, and lives in a subfolder the ledger does not scan.
@@ -8,20 +9,30 @@ source of truth, has no discussion header, and lives in a subfolder the ledger d
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import atomic
 from ..engine.prompt.memory import LABELS, SIDES, Reminder, reminder
 from ..model import storage
 from ..model.ledger import counted, link_target, link_text, one_line, relative_path
 from ..model.memory import Episode
+from ..settings.workspace import display_path
 
 if TYPE_CHECKING:
+    from ..model.flips import FlipRate
     from ..settings.participants import Participant
     from ..settings.workspace import Workspace
 
-__all__ = ["MEMORY_FOLDER", "memory_page", "report_lines", "write_memory_page"]
+__all__ = [
+    "MEMORY_FOLDER",
+    "Remembered",
+    "memory",
+    "memory_page",
+    "report_lines",
+    "write_memory_page",
+]
 
 MEMORY_FOLDER = "memory"
 
@@ -34,8 +45,9 @@ def _headline(e: Episode) -> str:
 def _left_out(r: Reminder) -> list[str]:
     if not r.left_out:
         return []
-    return [f"[... {counted(r.left_out, 'older discussion')} left out (memory.discussions: "
-            f"{r.limit})]"]
+    return [
+        f"[... {counted(r.left_out, 'older discussion')} left out (memory.discussions: {r.limit})]"
+    ]
 
 
 def report_lines(r: Reminder, participant: Participant, shown: Callable[[Path], str]) -> list[str]:
@@ -95,3 +107,33 @@ def write_memory_page(workspace: Workspace, participant: Participant) -> tuple[P
     folder.mkdir(parents=True, exist_ok=True)
     atomic.replace_file(target, memory_page(r, participant, folder), new_mode=0o644)
     return target, r
+
+
+@dataclass(slots=True)
+class Remembered:
+    """What `memory` found: the participant, its reminder and flip rate, and the page written
+    (None unless asked for)."""
+
+    participant: Participant
+    reminder: Reminder
+    flips: FlipRate
+    written: Path | None = None
+
+    def to_dict(self, shown: Callable[[Path], str] = display_path) -> dict[str, Any]:
+        """The reminder (`Reminder.to_dict`), its flips, each episode's file as `shown`."""
+        episodes = [{**e.to_dict(), "file": shown(e.file)} for e in self.reminder.episodes]
+        return {**self.reminder.to_dict(), "flips": self.flips.to_dict(), "episodes": episodes}
+
+
+def memory(ws: Workspace, alias: str, *, write: bool = False) -> Remembered:
+    """What participant `alias` is reminded of, and how often it flipped; with `write`, its
+    page ``memory/ALIAS.md`` (re)written too."""
+    from ..model.flips import flip_rate
+
+    participant = ws.participants.get(alias)
+    written = None
+    if write:
+        written, found = write_memory_page(ws, participant)
+    else:
+        found = reminder(ws, participant)
+    return Remembered(participant, found, flip_rate(ws, participant), written)
