@@ -103,13 +103,14 @@ class DiscussionsServer(LanguageServer):
         return TextDocument(uri, text, position_codec=self.workspace.position_codec)
 
     def buffer(self, uri: str) -> Buffer:
-        """The analysis of the document's current text (made again when the text changed)."""
+        """The analysis of the document's current text (made again when the text changed,
+        from the previous analysis: parsed again from the comment the change starts in)."""
         from .buffer import analyse
 
         doc = self.document(uri)
         b = self.buffers.get(uri)
         if b is None or b.text != doc.source:
-            b = analyse(self.ws, Path(doc.path), doc.source)
+            b = analyse(self.ws, Path(doc.path), doc.source, b)
             self.buffers[uri] = b
         return b
 

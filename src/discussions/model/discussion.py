@@ -225,10 +225,13 @@ class Discussion:
             self._text, self._decode_warnings = decode(data)
         return self._text
 
-    def seen_as(self, text: str) -> Discussion:
-        """A read-only copy whose text is `text` (what a prompt shows); the file is untouched."""
+    def seen_as(self, text: str, state: State | None = None) -> Discussion:
+        """A read-only copy whose text is `text` (what a prompt shows); the file is untouched.
+        `state`: what `derive` makes of `text`, when the caller has it (an editor's buffer,
+        parsed again only from the comment an edit is in)."""
         copy = Discussion(self.path, self._workspace)
         copy._text = text
+        copy._state = state
         return copy
 
     def reload(self) -> None:
