@@ -158,46 +158,47 @@ async def _version(
             return params
 
 
-STAGES = ("apply the change", "check (analyse)", "diagnostics", "status", "JSON of both")
+STAGES = ("apply the change", "check (analyse)", "diagnostics and status", "JSON of both")
 
 
 def in_process(path: Path, repeat: int) -> list[list[float]]:
-    """The server's work for one edit, without the protocol, stage by stage (`STAGES`):
-    apply the change, check the text, make the diagnostics and the status, encode the two
-    notifications as pygls does."""
+    """The server's work for one edit, without the protocol, stage by stage (`STAGES`): the
+    server's own methods (a `DiscussionsServer`, initialized in this process): the change
+    applied to its document, its `buffer` (the check), its `publication` (the diagnostics in
+    the client's units and the status), the two notifications encoded as pygls does."""
     from pygls.protocol import default_converter
-    from pygls.workspace import TextDocument
 
-    from discussions.lsp.buffer import analyse
-    from discussions.lsp.diagnostics import diagnostics
-    from discussions.lsp.status import status_params
-    from discussions.settings.workspace import Workspace
+    from discussions.lsp.features import build
 
-    ws = Workspace.discover(WORK)
+    server = build(debounce=0)
+    init = types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(WORK))
+    )
+    for handler, args, _ in server.protocol.lsp_initialize(init):  # its own handler too
+        handler(*args)
     converter = default_converter()
+    uri = from_fs_path(str(path)) or ""
     text = path.read_text(encoding="utf-8")
-    doc = TextDocument(from_fs_path(str(path)) or "", text, version=1)
-    analyse(ws, path, text)
+    server.workspace.put_text_document(types.TextDocumentItem(uri, "markdown", 1, text))
+    server.publication(uri)
     at = types.Position(len(text.split("\n")) - 3, 0)
     stages: list[list[float]] = [[] for _ in STAGES]
-    for version in range(repeat):
+    for version in range(2, repeat + 2):
         marks = [time.perf_counter()]
         change = types.TextDocumentContentChangePartial(
             range=types.Range(at, at), text=f"word{version} @securty\n"
         )
-        doc.apply_change(change)
+        server.workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(version, uri), change
+        )
         marks.append(time.perf_counter())
-        b = analyse(ws, path, doc.source)
+        server.buffer(uri)
         marks.append(time.perf_counter())
-        found = diagnostics(b)
-        for d in found:
-            d.range = doc.range_to_client_units(d.range)
+        status, params = server.publication(uri)
         marks.append(time.perf_counter())
-        status = status_params(doc.uri, b)
-        marks.append(time.perf_counter())
-        params = types.PublishDiagnosticsParams(doc.uri, found, doc.version)
         json.dumps(converter.unstructure(params)) + json.dumps(status)
         marks.append(time.perf_counter())
+        assert any("securty" in d.message for d in params.diagnostics)
         for i, (a, z) in enumerate(zip(marks, marks[1:], strict=False)):
             stages[i].append(z - a)
     return stages

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from pygls.workspace import PositionCodec, ServerTextPosition, ServerTextRange
 
 from .early import SOURCE, problem_span
 
@@ -30,20 +31,53 @@ def problem_range(b: Buffer, p: Problem) -> types.Range:
 
 def diagnostics(b: Buffer) -> list[types.Diagnostic]:
     """Every problem of the buffer, at its place, with `check`'s message and severity."""
-    out: list[types.Diagnostic] = []
-    for p in b.problems:
-        data = {"fix": p.fix} if p.fix else None
-        out.append(
-            types.Diagnostic(
-                range=problem_range(b, p),
-                message=p.message,
-                severity=SEVERITY.get(p.severity, types.DiagnosticSeverity.Warning),
-                source=SOURCE,
-                code=p.code or None,
-                data=data,
-            )
+    return [diagnostic(p, problem_range(b, p)) for p in b.problems]
+
+
+def diagnostic(p: Problem, at: types.Range) -> types.Diagnostic:
+    """The problem `p` at `at`, with `check`'s message and severity."""
+    return types.Diagnostic(
+        range=at,
+        message=p.message,
+        severity=SEVERITY.get(p.severity, types.DiagnosticSeverity.Warning),
+        source=SOURCE,
+        code=p.code or None,
+        data={"fix": p.fix} if p.fix else None,
+    )
+
+
+class Shown:
+    """The diagnostics of one document as published (their characters counted as the client
+    counts them), remembered from one version to the next: a problem on a line whose text
+    did not change is the same diagnostic, not made and converted again. A long file has a
+    problem on most comments; an edit changes those of one or two."""
+
+    def __init__(self, codec: PositionCodec) -> None:
+        self.codec = codec
+        self.known: dict[tuple[Problem, str], types.Diagnostic] = {}
+
+    def of(self, b: Buffer) -> list[types.Diagnostic]:
+        """The buffer's diagnostics in the client's units; remembers only these."""
+        known, self.known = self.known, {}
+        out = []
+        for p in b.problems:
+            key = (p, b.line(p.line)) if 0 < p.line <= len(b.lines) else None
+            d = (known.get(key) or self.known.get(key)) if key else None
+            if d is None:
+                d = diagnostic(p, self.in_client_units(b, problem_range(b, p)))
+            if key:
+                self.known[key] = d
+            out.append(d)
+        return out
+
+    def in_client_units(self, b: Buffer, r: types.Range) -> types.Range:
+        """`r` (in characters) counted as the client counts (UTF-16 code units by default),
+        by the lines of `b` (the document's text, split once)."""
+        server = ServerTextRange(
+            ServerTextPosition(r.start.line, r.start.character),
+            ServerTextPosition(r.end.line, r.end.character),
         )
-    return out
+        return self.codec.range_to_client_units(b.lines, server)
 
 
 def quick_fixes(

@@ -16,13 +16,13 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
+from pygls.workspace import TextDocument
 
 from .. import __version__
 from ..derive.rules import remember_comments
 from ..errors import DiscussionsError
 from ..model import storage
-from .diagnostics import diagnostics
+from .diagnostics import Shown
 from .early import enter
 from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
@@ -46,6 +46,8 @@ class DiscussionsServer(LanguageServer):
         self.provider = provider
         self.debounce = debounce
         self.buffers: dict[str, Buffer] = {}
+        self.shown: dict[str, Shown] = {}
+        """The diagnostics last published for each open document (`diagnostics.Shown`)."""
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._ws: Workspace | None = None
         self._tools: DiscussionTools | None = None
@@ -118,20 +120,25 @@ class DiscussionsServer(LanguageServer):
         """Check the document now: the status notification, then the diagnostics (so a
         client that has the diagnostics of a version has its status too)."""
         self._timers.pop(uri, None)
+        status, params = self.publication(uri)
+        if status is not None:
+            self.protocol.notify(STATUS_METHOD, status)
+        self.text_document_publish_diagnostics(params)
+
+    def publication(self, uri: str) -> tuple[dict[str, Any] | None, types.PublishDiagnosticsParams]:
+        """What `refresh` sends for the document's current text: its status (None for a
+        file that is not a discussion) and its diagnostics, in the client's units."""
         doc = self.document(uri)
         try:
             b = self.buffer(uri)
         except DiscussionsError as exc:  # the project's settings cannot be read
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri, [_whole_file(str(exc))], doc.version)
-            )
-            return
-        found = [_to_client(doc, b, d) for d in diagnostics(b)] if b.is_discussion else []
-        if b.is_discussion:
-            self.protocol.notify(STATUS_METHOD, status_params(uri, b))
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=doc.version)
-        )
+            found = [_whole_file(str(exc))]
+            return None, types.PublishDiagnosticsParams(uri, found, doc.version)
+        if not b.is_discussion:
+            return None, types.PublishDiagnosticsParams(uri, [], doc.version)
+        shown = self.shown.setdefault(uri, Shown(doc.position_codec))
+        found = shown.of(b)
+        return status_params(uri, b), types.PublishDiagnosticsParams(uri, found, doc.version)
 
     def later(self, uri: str) -> None:
         """Check the document after `debounce` seconds without another change."""
@@ -149,6 +156,7 @@ class DiscussionsServer(LanguageServer):
         if timer is not None:
             timer.cancel()
         self.buffers.pop(uri, None)
+        self.shown.pop(uri, None)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
@@ -225,16 +233,3 @@ def _whole_file(message: str) -> types.Diagnostic:
     """A problem of the whole file, shown on its first line (as `check` shows it on line 0)."""
     at = types.Range(types.Position(0, 0), types.Position(0, 0))
     return types.Diagnostic(at, message, types.DiagnosticSeverity.Error, source="discussions")
-
-
-def _to_client(doc: TextDocument, b: Buffer, d: types.Diagnostic) -> types.Diagnostic:
-    """`d` with its range counted as the client counts (UTF-16 code units by default), by
-    the lines of `b` (the document's text, split once)."""
-    r = d.range
-    server = ServerTextRange(
-        ServerTextPosition(r.start.line, r.start.character),
-        ServerTextPosition(r.end.line, r.end.character),
-    )
-    d.range = doc.position_codec.range_to_client_units(b.lines, server)
-    return d
-
