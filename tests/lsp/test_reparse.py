@@ -8,9 +8,14 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pygls.uris import from_fs_path
 
 from discussions.derive.rules import derive, derive_parsed
 from discussions.lsp.buffer import analyse
+from discussions.lsp.early import diagnostic
+from discussions.lsp.features import build
 from discussions.lsp.status import status_params
 from discussions.settings.workspace import Workspace
 from discussions.syntax.document import Document
@@ -132,3 +137,46 @@ def test_the_buffer_analysed_from_its_last_version_is_the_buffer_analysed_anew(
         state, whole = derive_parsed(b.document, text, ws, "cache"), derive(text, ws, "cache")
         whole.doc = _ordered(whole.doc)
         assert state == whole
+
+
+def test_published_diagnostics_remembered_between_versions_are_those_made_anew(
+    isolated: Path,
+) -> None:
+    """`diagnostics.Shown` keeps a diagnostic whose line did not change, and the server's
+    converter encodes it once: what is published is what a fresh check gives, as pygls
+    encodes it, version after version (lines moved, lines edited, characters beyond the
+    Basic Multilingual Plane counted in UTF-16, a problem of a whole line whose line grew)."""
+    server = build(debounce=0)
+    init = types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(isolated))
+    )
+    for handler, args, _ in server.protocol.lsp_initialize(init):
+        handler(*args)
+    path = isolated / "discussions" / "cache.md"
+    uri = from_fs_path(str(path)) or ""
+    text = HEAD + "".join(f"\n---\n\nName: AI-Security\n\n😀 @securty {i}\n" for i in range(4))
+    server.workspace.put_text_document(types.TextDocumentItem(uri, "markdown", 1, text))
+    edits = [
+        (-1, "\n😀😀 @architekt\n"),
+        (len(HEAD) + 30, "a line above\n"),
+        (len(HEAD) + 30, "😀"),
+        (len(text) - 3, "x"),
+        (-1, "\n```py\n"),  # a fence never closed: a problem of its whole line
+        (-2, "thon 😀"),  # that line longer
+    ]
+    for version, (where, typed) in enumerate([(0, ""), *edits], 1):
+        at = where if where >= 0 else len(text) + 1 + where
+        text = text[:at] + typed + text[at:]
+        line, col = text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1)
+        start = types.Position(line, len(text[at - col : at].encode("utf-16-le")) // 2)
+        server.workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(version, uri),
+            types.TextDocumentContentChangePartial(range=types.Range(start, start), text=typed),
+        )
+        assert server.workspace.get_text_document(uri).source == text
+        _, params = server.publication(uri)
+        ours = server.make_converter().unstructure(params)
+        assert ours == default_converter().unstructure(params)
+        fresh = analyse(Workspace.discover(isolated), path, text)
+        assert ours["diagnostics"] == [diagnostic(fresh, p, "utf-16") for p in fresh.problems]
+        assert len(ours["diagnostics"]) >= 4

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.workspace import PositionCodec, ServerTextPosition, ServerTextRange
@@ -13,6 +14,8 @@ if TYPE_CHECKING:
     from ..ops.check import Problem
     from .buffer import Buffer
 
+
+Unstructure = Callable[[types.Diagnostic], dict[str, Any]]
 
 RESOLVE = "discussions.resolve"
 """The command that redoes a conflicted merge of the file (`discussions resolve`)."""
@@ -55,6 +58,9 @@ class Shown:
     def __init__(self, codec: PositionCodec) -> None:
         self.codec = codec
         self.known: dict[tuple[Problem, str], types.Diagnostic] = {}
+        self.encoded: dict[int, tuple[types.Diagnostic, dict[str, Any] | None]] = {}
+        """The remembered diagnostics by ``id`` (each with itself: an id is only its while
+        it is alive), with what the protocol's converter made of it once asked (`encoding`)."""
 
     def of(self, b: Buffer) -> list[types.Diagnostic]:
         """The buffer's diagnostics in the client's units; remembers only these."""
@@ -68,7 +74,19 @@ class Shown:
             if key:
                 self.known[key] = d
             out.append(d)
+        was = self.encoded
+        self.encoded = {id(d): _kept(was, d) for d in self.known.values()}
         return out
+
+    def encoding(self, d: types.Diagnostic, make: Unstructure) -> dict[str, Any] | None:
+        """What `make` (the converter's own hook) makes of `d`, made once per remembered
+        diagnostic; None when `d` is not one of them. Sent as it is: never changed."""
+        entry = self.encoded.get(id(d))
+        if entry is None or entry[0] is not d:
+            return None
+        if entry[1] is None:
+            entry = self.encoded[id(d)] = (d, make(d))
+        return entry[1]
 
     def in_client_units(self, b: Buffer, r: types.Range) -> types.Range:
         """`r` (in characters) counted as the client counts (UTF-16 code units by default),
@@ -133,6 +151,14 @@ def document_edit(
             )
         ]
     )
+
+
+def _kept(
+    was: dict[int, tuple[types.Diagnostic, dict[str, Any] | None]], d: types.Diagnostic
+) -> tuple[types.Diagnostic, dict[str, Any] | None]:
+    """`d`'s entry in `was` (`Shown.encoded`), or a new one."""
+    entry = was.get(id(d))
+    return entry if entry is not None and entry[0] is d else (d, None)
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:

@@ -16,6 +16,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 from pygls.workspace import TextDocument
 
 from .. import __version__
@@ -28,6 +29,8 @@ from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
 
 if TYPE_CHECKING:
+    from cattrs import Converter
+
     from ..ops.service import DiscussionTools, TurnJob
     from ..settings.workspace import Workspace
     from .buffer import Buffer
@@ -41,7 +44,7 @@ class DiscussionsServer(LanguageServer):
     under way and their progress tokens."""
 
     def __init__(self, provider: str | None = None, debounce: float = DEBOUNCE) -> None:
-        super().__init__("discussions", __version__)
+        super().__init__("discussions", __version__, converter_factory=self.make_converter)
         remember_comments()  # an editor derives the same file on every key: re-read what changed
         self.provider = provider
         self.debounce = debounce
@@ -55,6 +58,23 @@ class DiscussionsServer(LanguageServer):
         self.tokens: dict[str, str] = {}
         """The progress token of the turn under way in each file (by resolved path)."""
         self.loop: asyncio.AbstractEventLoop | None = None
+
+    def make_converter(self) -> Converter:
+        """pygls's converter, but a diagnostic published before (`diagnostics.Shown`) is
+        unstructured once, not again for each version: most of a long file's are."""
+        converter: Converter = default_converter()  # type: ignore[no-untyped-call]
+        make = converter.get_unstructure_hook(types.Diagnostic)
+
+        def unstructure(d: types.Diagnostic) -> dict[str, Any]:
+            for shown in self.shown.values():
+                found = shown.encoding(d, make)
+                if found is not None:
+                    return found
+            result: dict[str, Any] = make(d)
+            return result
+
+        converter.register_unstructure_hook(types.Diagnostic, unstructure)
+        return converter
 
     # -- what the features share ---------------------------------------------------------
 
