@@ -20,7 +20,7 @@ from pygls.protocol import default_converter
 from pygls.workspace import TextDocument
 
 from .. import __version__
-from ..derive.rules import remember_comments
+from ..derive.rules import COLLECTOR_PAUSE, remember_comments
 from ..errors import DiscussionsError
 from ..model import storage
 from .diagnostics import Shown
@@ -140,10 +140,11 @@ class DiscussionsServer(LanguageServer):
         """Check the document now: the status notification, then the diagnostics (so a
         client that has the diagnostics of a version has its status too)."""
         self._timers.pop(uri, None)
-        status, params = self.publication(uri)
-        if status is not None:
-            self.protocol.notify(STATUS_METHOD, status)
-        self.text_document_publish_diagnostics(params)
+        with COLLECTOR_PAUSE:  # a pass over the long-lived analyses costs more than the check
+            status, params = self.publication(uri)
+            if status is not None:
+                self.protocol.notify(STATUS_METHOD, status)
+            self.text_document_publish_diagnostics(params)
 
     def publication(self, uri: str) -> tuple[dict[str, Any] | None, types.PublishDiagnosticsParams]:
         """What `refresh` sends for the document's current text: its status (None for a
