@@ -227,11 +227,9 @@ class Discussion:
 
     def seen_as(self, text: str, state: State | None = None) -> Discussion:
         """A read-only copy whose text is `text` (what a prompt shows); the file is untouched.
-        `state`: what `derive` makes of `text`, when the caller has it (an editor's buffer,
-        parsed again only from the comment an edit is in)."""
+        `state`, when given, is what `derive` made of `text` (an editor's, parsed in part)."""
         copy = Discussion(self.path, self._workspace)
-        copy._text = text
-        copy._state = state
+        copy._text, copy._state = text, state
         return copy
 
     def reload(self) -> None:
