@@ -68,6 +68,8 @@ LINES = [
     "# Heading",
     "SCORE: 7",
     "PENDING: x",
+    "\ufeffName: Rob",  # a byte-order mark at a line's start, and a carriage return:
+    "carriage\r",  # the parser moves characters before counting lines
 ]
 
 lines = st.lists(st.sampled_from(LINES), min_size=0, max_size=6).map("\n".join)
