@@ -81,6 +81,28 @@ def test_the_early_notifications_are_what_pygls_sends(isolated: Path, encoding: 
     assert {d.get("code") for d in published} >= {"mention-typo"}
 
 
+def test_the_server_starts_from_the_early_analysis(isolated: Path) -> None:
+    """pygls opening the document the early path checked does not check it again (`serve`
+    hands the analysis over): what it would send is the same, from the same analysis."""
+    path = _discussion(isolated)
+    message = _did_open(path)
+    analysed: dict[str, Any] = {}
+    early = opened(message, "utf-16", analysed)
+    uri = message["params"]["textDocument"]["uri"]
+    assert list(analysed) == [uri]
+
+    sent: list[bytes] = []
+    server = build()
+    server.buffers.update(analysed)
+    server.protocol.set_writer(type("W", (), {"write": lambda _, d: sent.append(d)})())
+    for body in (_initialize(isolated, "utf-16"), json.dumps(message).encode()):
+        server.protocol.handle_message(
+            json.loads(body, object_hook=server.protocol.structure_message)
+        )
+    assert server.buffers[uri] is analysed[uri]
+    assert _bodies(early) == _bodies(sent[1:])
+
+
 GATE = '''\
 """lsprotocol, held until the test opens the gate (a FIFO) for writing and closes it."""
 import os, sys

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
-from ..syntax.document import ParseWarning
+from ..syntax.document import Document, ParseWarning
 from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
@@ -424,7 +424,19 @@ def derive(
 ) -> State:
     """Parse `text` and run every rule (with the cyclic garbage collector paused)."""
     with COLLECTOR_PAUSE:
-        doc = parse_document(text)
+        return derive_parsed(parse_document(text), text, workspace, path_stem, extra_warnings)
+
+
+def derive_parsed(
+    doc: Document,
+    text: str,
+    workspace: Workspace,
+    path_stem: str = "",
+    extra_warnings: list[ParseWarning] | None = None,
+) -> State:
+    """`derive` of `text` whose parse `doc` the caller has already (an editor's buffer parsed
+    again only from the comment an edit is in, `syntax.reparse`)."""
+    with COLLECTOR_PAUSE:
         state = State(doc=doc, workspace=workspace, path_stem=path_stem)
         state.warnings = list(extra_warnings or []) + list(doc.warnings)
         for _name, rule in RULES:

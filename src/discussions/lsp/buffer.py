@@ -6,12 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..derive.rules import derive_parsed
 from ..errors import DiscussionsError
 from ..model import storage
 from ..model.discussion import Discussion
 from ..ops.check import Problem, problems_in
 from ..settings.workspace import Workspace, display_path
-from ..syntax.parse import is_discussion_text
+from ..syntax.document import Document
+from ..syntax.parse import is_discussion_text, parse_document
+from ..syntax.reparse import reparse
 
 
 @dataclass(slots=True)
@@ -22,6 +25,8 @@ class Buffer:
     text: str
     discussion: Discussion
     """The discussion as the buffer shows it (nothing read from or written to disk)."""
+    document: Document
+    """The parse of `text`, kept for the next version's (`syntax.reparse`)."""
     is_discussion: bool
     """Whether the text is a discussion at all (`check`'s rule); other files get no help."""
     problems: list[Problem] = field(default_factory=list)
@@ -32,10 +37,18 @@ class Buffer:
         return self.lines[number - 1].rstrip("\r") if 0 < number <= len(self.lines) else ""
 
 
-def analyse(ws: Workspace, path: Path, text: str) -> Buffer:
-    """The buffer `text` of the file `path`, checked as `discussions check` checks the file."""
-    d = Discussion(path, ws).seen_as(text)
-    b = Buffer(path, text, d, is_discussion_text(text), lines=text.split("\n"))
+def analyse(ws: Workspace, path: Path, text: str, before: Buffer | None = None) -> Buffer:
+    """The buffer `text` of the file `path`, checked as `discussions check` checks the file.
+    `before`: the analysis of the version the editor changed into `text`, whose parse is
+    kept above the comment the change starts in (`syntax.reparse`): the result is the same,
+    but an edit in the last comment of a long file parses that comment alone."""
+    if before is not None and before.path == path:
+        parsed = reparse(before.document, before.text, text)
+    else:
+        parsed = parse_document(text)
+    state = derive_parsed(parsed, text, ws, path.stem)
+    d = Discussion(path, ws).seen_as(text, state)
+    b = Buffer(path, text, d, parsed, is_discussion_text(text), lines=text.split("\n"))
     if b.is_discussion:
         b.problems = problems_in(d, display_path(path))
     return b

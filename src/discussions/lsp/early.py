@@ -53,7 +53,7 @@ def first_diagnostics(opening: Opening, fd_in: int = 0, fd_out: int = 1) -> None
         if method not in QUIET:
             break
     if method == DID_OPEN:
-        sent = opened(message, position_encoding(params))
+        sent = opened(message, position_encoding(params), opening.analysed)
         for data in sent:
             write_all(fd_out, data)
         opening.early.extend(sent)
@@ -102,11 +102,14 @@ def _notification(body: bytes | None) -> tuple[str | None, dict[str, Any]]:
     return (method, message) if isinstance(method, str) else (None, {})
 
 
-def opened(message: dict[str, Any], encoding: str) -> list[bytes]:
+def opened(
+    message: dict[str, Any], encoding: str, analysed: dict[str, Any] | None = None
+) -> list[bytes]:
     """The notifications for a ``didOpen`` message, as `server.DiscussionsServer.refresh`
     sends them; none when the message is not of the usual shape or the project's settings
     cannot be read (pygls then answers it, with the whole-file problem). A failure of the
-    check is said on standard error and left to pygls as well."""
+    check is said on standard error and left to pygls as well. The analysis goes into
+    `analysed`, by URI."""
     document = (message.get("params") or {}).get("textDocument")
     if not isinstance(document, dict):
         return []
@@ -115,13 +118,20 @@ def opened(message: dict[str, Any], encoding: str) -> list[bytes]:
     if path is None or not isinstance(text, str) or not isinstance(version, int):
         return []
     try:
-        return _notifications(str(uri), Path(path), text, version, encoding)
+        return _notifications(str(uri), Path(path), text, version, encoding, analysed)
     except Exception as exc:  # noqa: BLE001  (pygls reports it when it opens the document)
         print(f"discussions lsp: the first check failed: {exc}", file=sys.stderr, flush=True)
         return []
 
 
-def _notifications(uri: str, path: Path, text: str, version: int, encoding: str) -> list[bytes]:
+def _notifications(
+    uri: str,
+    path: Path,
+    text: str,
+    version: int,
+    encoding: str,
+    analysed: dict[str, Any] | None = None,
+) -> list[bytes]:
     from ..derive.rules import remember_comments
     from ..errors import DiscussionsError
     from ..settings.workspace import Workspace
@@ -133,6 +143,8 @@ def _notifications(uri: str, path: Path, text: str, version: int, encoding: str)
         b = analyse(Workspace.discover(), path, text)
     except DiscussionsError:
         return []
+    if analysed is not None:
+        analysed[uri] = b
     found = [diagnostic(b, p, encoding) for p in b.problems] if b.is_discussion else []
     out = [notification(STATUS_METHOD, status_params(uri, b))] if b.is_discussion else []
     params = {"uri": uri, "diagnostics": found, "version": version}

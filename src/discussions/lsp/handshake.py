@@ -76,6 +76,9 @@ class Opening:
     early: list[bytes] = field(default_factory=list)
     """The notifications sent before pygls was loaded (`early`): pygls's own, when the same,
     are held back."""
+    analysed: dict[str, Any] = field(default_factory=dict)
+    """The analysis (`buffer.Buffer`) behind them, by document URI: the server starts from
+    it rather than checking the document again."""
 
 
 def open_connection(version: str, fd_in: int = 0, fd_out: int = 1) -> Opening:

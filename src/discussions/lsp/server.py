@@ -16,18 +16,21 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
+from pygls.protocol import default_converter
+from pygls.workspace import TextDocument
 
 from .. import __version__
-from ..derive.rules import remember_comments
+from ..derive.rules import COLLECTOR_PAUSE, remember_comments
 from ..errors import DiscussionsError
 from ..model import storage
-from .diagnostics import diagnostics
+from .diagnostics import Shown
 from .early import enter
 from .edits import catch_up_edit
 from .status import STATUS_METHOD, status_params
 
 if TYPE_CHECKING:
+    from cattrs import Converter
+
     from ..ops.service import DiscussionTools, TurnJob
     from ..settings.workspace import Workspace
     from .buffer import Buffer
@@ -41,11 +44,13 @@ class DiscussionsServer(LanguageServer):
     under way and their progress tokens."""
 
     def __init__(self, provider: str | None = None, debounce: float = DEBOUNCE) -> None:
-        super().__init__("discussions", __version__)
+        super().__init__("discussions", __version__, converter_factory=self.make_converter)
         remember_comments()  # an editor derives the same file on every key: re-read what changed
         self.provider = provider
         self.debounce = debounce
         self.buffers: dict[str, Buffer] = {}
+        self.shown: dict[str, Shown] = {}
+        """The diagnostics last published for each open document (`diagnostics.Shown`)."""
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._ws: Workspace | None = None
         self._tools: DiscussionTools | None = None
@@ -53,6 +58,23 @@ class DiscussionsServer(LanguageServer):
         self.tokens: dict[str, str] = {}
         """The progress token of the turn under way in each file (by resolved path)."""
         self.loop: asyncio.AbstractEventLoop | None = None
+
+    def make_converter(self) -> Converter:
+        """pygls's converter, but a diagnostic published before (`diagnostics.Shown`) is
+        unstructured once, not again for each version: most of a long file's are."""
+        converter: Converter = default_converter()  # type: ignore[no-untyped-call]
+        make = converter.get_unstructure_hook(types.Diagnostic)
+
+        def unstructure(d: types.Diagnostic) -> dict[str, Any]:
+            for shown in self.shown.values():
+                found = shown.encoding(d, make)
+                if found is not None:
+                    return found
+            result: dict[str, Any] = make(d)
+            return result
+
+        converter.register_unstructure_hook(types.Diagnostic, unstructure)
+        return converter
 
     # -- what the features share ---------------------------------------------------------
 
@@ -103,13 +125,14 @@ class DiscussionsServer(LanguageServer):
         return TextDocument(uri, text, position_codec=self.workspace.position_codec)
 
     def buffer(self, uri: str) -> Buffer:
-        """The analysis of the document's current text (made again when the text changed)."""
+        """The analysis of the document's current text (made again when the text changed,
+        from the previous analysis: parsed again from the comment the change starts in)."""
         from .buffer import analyse
 
         doc = self.document(uri)
         b = self.buffers.get(uri)
         if b is None or b.text != doc.source:
-            b = analyse(self.ws, Path(doc.path), doc.source)
+            b = analyse(self.ws, Path(doc.path), doc.source, b)
             self.buffers[uri] = b
         return b
 
@@ -117,20 +140,26 @@ class DiscussionsServer(LanguageServer):
         """Check the document now: the status notification, then the diagnostics (so a
         client that has the diagnostics of a version has its status too)."""
         self._timers.pop(uri, None)
+        with COLLECTOR_PAUSE:  # a pass over the long-lived analyses costs more than the check
+            status, params = self.publication(uri)
+            if status is not None:
+                self.protocol.notify(STATUS_METHOD, status)
+            self.text_document_publish_diagnostics(params)
+
+    def publication(self, uri: str) -> tuple[dict[str, Any] | None, types.PublishDiagnosticsParams]:
+        """What `refresh` sends for the document's current text: its status (None for a
+        file that is not a discussion) and its diagnostics, in the client's units."""
         doc = self.document(uri)
         try:
             b = self.buffer(uri)
         except DiscussionsError as exc:  # the project's settings cannot be read
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri, [_whole_file(str(exc))], doc.version)
-            )
-            return
-        found = [_to_client(doc, b, d) for d in diagnostics(b)] if b.is_discussion else []
-        if b.is_discussion:
-            self.protocol.notify(STATUS_METHOD, status_params(uri, b))
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=doc.version)
-        )
+            found = [_whole_file(str(exc))]
+            return None, types.PublishDiagnosticsParams(uri, found, doc.version)
+        if not b.is_discussion:
+            return None, types.PublishDiagnosticsParams(uri, [], doc.version)
+        shown = self.shown.setdefault(uri, Shown(doc.position_codec))
+        found = shown.of(b)
+        return status_params(uri, b), types.PublishDiagnosticsParams(uri, found, doc.version)
 
     def later(self, uri: str) -> None:
         """Check the document after `debounce` seconds without another change."""
@@ -148,6 +177,7 @@ class DiscussionsServer(LanguageServer):
         if timer is not None:
             timer.cancel()
         self.buffers.pop(uri, None)
+        self.shown.pop(uri, None)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
@@ -224,16 +254,3 @@ def _whole_file(message: str) -> types.Diagnostic:
     """A problem of the whole file, shown on its first line (as `check` shows it on line 0)."""
     at = types.Range(types.Position(0, 0), types.Position(0, 0))
     return types.Diagnostic(at, message, types.DiagnosticSeverity.Error, source="discussions")
-
-
-def _to_client(doc: TextDocument, b: Buffer, d: types.Diagnostic) -> types.Diagnostic:
-    """`d` with its range counted as the client counts (UTF-16 code units by default), by
-    the lines of `b` (the document's text, split once)."""
-    r = d.range
-    server = ServerTextRange(
-        ServerTextPosition(r.start.line, r.start.character),
-        ServerTextPosition(r.end.line, r.end.character),
-    )
-    d.range = doc.position_codec.range_to_client_units(b.lines, server)
-    return d
-

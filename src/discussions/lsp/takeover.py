@@ -17,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 
 from .framing import Framed
 from .handshake import Opening
+from .server import DiscussionsServer
 
 
 class Replay:
@@ -120,8 +121,9 @@ def unreadable(server: LanguageServer, opening: Opening) -> str | None:
     return None
 
 
-def serve(server: LanguageServer, opening: Opening) -> None:
-    """Serve `server` over standard input and output from `opening` on. An ``initialize``
+def serve(server: DiscussionsServer, opening: Opening) -> None:
+    """Serve `server` over standard input and output from `opening` on, from the analyses
+    made early (not made again when pygls opens the same text). An ``initialize``
     answered early that pygls cannot read stops the server with the reason (pygls alone
     would not have answered it at all)."""
     problem = unreadable(server, opening)
@@ -133,6 +135,7 @@ def serve(server: LanguageServer, opening: Opening) -> None:
             flush=True,
         )
         raise SystemExit(1)
+    server.buffers.update(opening.analysed)
     stdout = AnsweredOnce(sys.stdout.buffer, opening)
     stdin = Framed(Replay(sys.stdin.buffer, opening.raw), stdout.send)
     server.start_io(stdin, stdout)  # type: ignore[arg-type]

@@ -225,10 +225,11 @@ class Discussion:
             self._text, self._decode_warnings = decode(data)
         return self._text
 
-    def seen_as(self, text: str) -> Discussion:
-        """A read-only copy whose text is `text` (what a prompt shows); the file is untouched."""
+    def seen_as(self, text: str, state: State | None = None) -> Discussion:
+        """A read-only copy whose text is `text` (what a prompt shows); the file is untouched.
+        `state`, when given, is what `derive` made of `text` (an editor's, parsed in part)."""
         copy = Discussion(self.path, self._workspace)
-        copy._text = text
+        copy._text, copy._state = text, state
         return copy
 
     def reload(self) -> None:
