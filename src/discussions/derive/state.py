@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..syntax.clock import utc_stamp
 from ..syntax.document import Document, ParseWarning
+from ..syntax.kinds import ITEM_KINDS
 from ..syntax.markers import Marker
 from .diagnosis import Diagnosis
 
@@ -22,10 +23,6 @@ if TYPE_CHECKING:
     from .evidence import Evidence
     from .motions import Motion
     from .runlog import RunRecord
-
-ITEM_KINDS = ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
-
-
 
 @dataclass(slots=True)
 class Restatement:

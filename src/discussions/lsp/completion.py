@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..derive.motions import BALLOTS
-from ..syntax.markers import MARKER_KINDS
+from ..syntax.kinds import MARKER_KINDS
 from ..syntax.render import VOTE_VALUES
 
 if TYPE_CHECKING:

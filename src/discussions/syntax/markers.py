@@ -33,14 +33,9 @@ from collections.abc import Collection
 
 from .code import CodeLines, in_ranges
 from .document import ParseWarning
+from .kinds import MARKER_KINDS, alternation
 from .record import Record
 from .render import VOTE_VALUES
-
-MARKER_KINDS = (
-    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
-    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE", "EVIDENCE", "REMEMBER",
-    "REVISIT-WHEN",
-)
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
 # quadratically on a marker line ending in a long run of spaces. Every scan here is linear.
@@ -48,8 +43,7 @@ MARKER_KINDS = (
 # characters back cannot help a match, only cost time on a long run of spaces.
 _MARKER_LINE = (
     r"[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
-    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT"
-    r"|ROOT-CAUSE|CONFIDENCE|EVIDENCE|REMEMBER|REVISIT-WHEN)"
+    r"(\*\*|__)?(" + alternation(MARKER_KINDS) + ")"  # the names of `kinds.MARKER_KINDS`
     r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
     r"[ \t]*+([^\n]*)"
 )
@@ -77,7 +71,7 @@ class Marker(Record):
 
     __slots__ = ("kind", "text", "line")
     kind: str
-    """``VOTE``, ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE`` or ``CONCERN``."""
+    """One of `kinds.MARKER_KINDS`: ``VOTE``, ``Q``, ``DECISION``..."""
     text: str
     """The text after the colon; for a vote, the normalised value (``READY``...)."""
     line: int
