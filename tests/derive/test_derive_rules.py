@@ -243,3 +243,24 @@ def test_comments_moved_down_by_an_edit_above_them_keep_right_lines_without_a_ne
     assert [c.mention_lines for c in moved.comments] == [c.mention_lines for c in fresh.comments]
     assert moved.warnings == fresh.warnings
     assert sum("invalid vote" in w.message for w in fresh.warnings) == 5
+
+
+def test_every_derivation_is_a_rule_of_the_list(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`derive` runs its rule list and nothing else: with the list emptied, a file with a
+    conflict line, an evidence request, a draft and an apply block derives to nothing."""
+    from discussions.derive import rules
+
+    text = file_of(
+        "Name: Rob\n\nEVIDENCE: read README.md\n\nDECISION: ship it\n",
+        "<!-- DRAFT: 1 | by: architect | digest: x -->\n",
+        "<!-- APPLY: 1 | lead: architect | provider: mock | branch: b -->\n",
+    ) + "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n"
+    full = derive(text, ws)
+    assert full.evidence and full.drafts is not None and full.comments
+    assert any(w.code == "merge-conflict" for w in full.warnings)
+    monkeypatch.setattr(rules, "RULES", [])
+    bare = derive(text, ws)
+    assert (bare.comments, bare.evidence, bare.drafts, bare.applies) == ([], [], [], [])
+    assert [w.message for w in bare.warnings] == [w.message for w in bare.doc.warnings]

@@ -21,6 +21,7 @@ from ..syntax.apply import (
     parse_apply_review,
 )
 from ..syntax.evidence import marker_fields
+from ..syntax.kinds import engine_kinds
 from ..syntax.text import normalise_newlines
 from .fenced import checked_content
 
@@ -69,14 +70,15 @@ class Apply(ApplyRecord):
         return out
 
 
-def rule_applies(s: State, text: str) -> None:
+def rule_applies(s: State) -> None:
     """Fill `s.applies` and `s.apply_reviews` from the blocks, checking each digest; a review
     goes to the nearest block above it with its number (two blocks share one after a merge of
     two branches that each applied: both are kept, told apart by branch, and not a problem)."""
-    blocks = [m for m in s.doc.engine_markers if m.kind in ("apply", "apply-review")]
+    mine = engine_kinds(reader="applies")  # the blocks of `kinds.ENGINE_KINDS` read here
+    blocks = [m for m in s.doc.engine_markers if m.kind in mine]
     if not blocks:
         return
-    lines = normalise_newlines(text).split("\n")
+    lines = normalise_newlines(s.text).split("\n")
     by_number: dict[int, Apply] = {}
     for m in blocks:
         read = _apply if m.kind == "apply" else _review

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.document import ParseWarning
+from ..syntax.kinds import ENGINE_BY_KIND, engine_kinds
 from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
@@ -263,12 +264,16 @@ def parse_score(text: str) -> int | None:
 _SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
 
 
+_RUN_KINDS = engine_kinds(reader="runs")
+"""The blocks `rule_runs` reads: ``round``, ``run-stop``, ``escalation``."""
+
+
 def rule_runs(s: State) -> None:
     """Rounds of the latest run, stops, and an escalation still waiting for a human."""
     registry = s.registry
     marks: list[RunMark] = []
     for m in s.doc.engine_markers:
-        if m.kind not in ("round", "run-stop", "escalation"):
+        if m.kind not in _RUN_KINDS:
             continue
         value, _, rest = m.target.partition("|")
         fields: dict[str, str] = {}
@@ -368,8 +373,9 @@ def rule_integrity(s: State) -> None:
             )
 
 
-def rule_conflicts(s: State, text: str) -> None:
-    for line in conflicts.conflict_lines(text):
+def rule_conflicts(s: State) -> None:
+    """An error on each merge-conflict line left in the file."""
+    for line in conflicts.conflict_lines(s.text):
         s.warn(
             line,
             "unresolved merge-conflict line: `discussions resolve FILE` redoes the merge; "
@@ -395,6 +401,40 @@ def rule_title(s: State) -> None:
     s.title = s.path_stem
 
 
+def _reads_blocks(s: State, reader: str) -> bool:
+    """Whether the file holds an engine block of a kind `reader` reads (`kinds.ENGINE_KINDS`)."""
+    return any(ENGINE_BY_KIND[m.kind].reader == reader for m in s.doc.engine_markers)
+
+
+def _rule_evidence(s: State) -> None:
+    """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
+    request: most files have none, and every command derives one."""
+    if _reads_blocks(s, "evidence") or any(
+        mk.kind == "EVIDENCE" for c in s.comments for mk in c.markers
+    ):
+        from .evidence import rule_evidence
+
+        rule_evidence(s)
+
+
+def _rule_drafts(s: State) -> None:
+    """`drafts.rule_drafts`, loaded only for a file that holds a ``DRAFT`` block (a
+    documentation loop's): the digest and fence helpers it needs are not loaded otherwise."""
+    if _reads_blocks(s, "drafts"):
+        from .drafts import rule_drafts
+
+        rule_drafts(s)
+
+
+def _rule_applies(s: State) -> None:
+    """`applies.rule_applies`, loaded only for a file that holds an ``APPLY`` or
+    ``APPLY-REVIEW`` block."""
+    if _reads_blocks(s, "applies"):
+        from .applies import rule_applies
+
+        rule_applies(s)
+
+
 RULES: list[tuple[str, Rule]] = [
     ("discussion_header", rule_discussion_header),
     ("template", rule_template),
@@ -413,6 +453,10 @@ RULES: list[tuple[str, Rule]] = [
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),
+    ("conflicts", rule_conflicts),
+    ("evidence", _rule_evidence),
+    ("drafts", _rule_drafts),
+    ("applies", _rule_applies),
 ]
 
 
@@ -425,46 +469,12 @@ def derive(
     """Parse `text` and run every rule (with the cyclic garbage collector paused)."""
     with COLLECTOR_PAUSE:
         doc = parse_document(text)
-        state = State(doc=doc, workspace=workspace, path_stem=path_stem)
+        state = State(doc=doc, workspace=workspace, path_stem=path_stem, text=text)
         state.warnings = list(extra_warnings or []) + list(doc.warnings)
         for _name, rule in RULES:
             rule(state)
-        rule_conflicts(state, text)
-        _rule_evidence(state, text)
-        _rule_drafts(state, text)
-        _rule_applies(state, text)
         state.warnings.sort(key=lambda w: w.line)
     return state
-
-
-def _rule_evidence(state: State, text: str) -> None:
-    """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
-    request: most files have none, and every command derives one."""
-    if not any(m.kind == "evidence" for m in state.doc.engine_markers) and not any(
-        mk.kind == "EVIDENCE" for c in state.comments for mk in c.markers
-    ):
-        return
-    from .evidence import rule_evidence
-
-    rule_evidence(state, text)
-
-
-def _rule_drafts(state: State, text: str) -> None:
-    """`drafts.rule_drafts`, loaded only for a file that holds a ``DRAFT`` block (a
-    documentation loop's): the digest and fence helpers it needs are not loaded otherwise."""
-    if any(m.kind == "draft" for m in state.doc.engine_markers):
-        from .drafts import rule_drafts
-
-        rule_drafts(state, text)
-
-
-def _rule_applies(state: State, text: str) -> None:
-    """`applies.rule_applies`, loaded only for a file that holds an ``APPLY`` or
-    ``APPLY-REVIEW`` block."""
-    if any(m.kind in ("apply", "apply-review") for m in state.doc.engine_markers):
-        from .applies import rule_applies
-
-        rule_applies(state, text)
 
 
 class _CollectorPause:

@@ -169,6 +169,9 @@ class State:
     """Participants, templates, configuration (read only)."""
     path_stem: str = ""
     """File name without suffix: the title of last resort."""
+    text: str = ""
+    """The text derived (as given to `rules.derive`: what the rules that read blocks' content
+    and conflict lines read)."""
     warnings: list[ParseWarning] = field(default_factory=list)
     title: str = ""
     template: Template | None = None

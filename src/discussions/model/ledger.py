@@ -206,7 +206,7 @@ def _decisions_of(
     discussion's text: what `Discussion` derives, by the same parser and rules, without
     extracting the markers of comments that cannot hold a decision."""
     doc = parse_document(text)
-    state = State(doc=doc, workspace=workspace, path_stem=path.stem)
+    state = State(doc=doc, workspace=workspace, path_stem=path.stem, text=text)
     rules = dict(derive.RULES)
     for name in _HEAD_RULES:
         rules[name](state)
@@ -229,7 +229,7 @@ def _decisions_of(
     if "<!-- APPLY" in text:
         from ..derive.applies import rule_applies
 
-        rule_applies(state, text)
+        rule_applies(state)
     initial = state.template.status if state.template else "OPEN"
     created = doc.header.get("created", "")
     return state.title, state.status, initial, created, items, state.applies
