@@ -252,11 +252,14 @@ def test_every_derivation_is_a_rule_of_the_list(
     conflict line, an evidence request, a draft and an apply block derives to nothing."""
     from discussions.derive import rules
 
-    text = file_of(
-        "Name: Rob\n\nEVIDENCE: read README.md\n\nDECISION: ship it\n",
-        "<!-- DRAFT: 1 | by: architect | digest: x -->\n",
-        "<!-- APPLY: 1 | lead: architect | provider: mock | branch: b -->\n",
-    ) + "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n"
+    text = (
+        file_of(
+            "Name: Rob\n\nEVIDENCE: read README.md\n\nDECISION: ship it\n",
+            "<!-- DRAFT: 1 | by: architect | digest: x -->\n",
+            "<!-- APPLY: 1 | lead: architect | provider: mock | branch: b -->\n",
+        )
+        + "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n"
+    )
     full = derive(text, ws)
     assert full.evidence and full.drafts is not None and full.comments
     assert any(w.code == "merge-conflict" for w in full.warnings)

@@ -109,8 +109,13 @@ def _what(record: Apply | Review) -> str:
 def _apply(s: State, line: int, args: str, lines: list[str]) -> Apply | None:
     what = f"apply block {_number(args)}"
     content, intact = checked_content(
-        s, lines, line, what, marker_fields(args).get("digest", ""),
-        lambda c: block_digest(args, c), lost="",
+        s,
+        lines,
+        line,
+        what,
+        marker_fields(args).get("digest", ""),
+        lambda c: block_digest(args, c),
+        lost="",
     )
     return _read(s, line, lambda: parse_apply(args, content), Apply, intact)
 
@@ -118,8 +123,13 @@ def _apply(s: State, line: int, args: str, lines: list[str]) -> Apply | None:
 def _review(s: State, line: int, args: str, lines: list[str]) -> Review | None:
     f = marker_fields(args)
     content, intact = checked_content(
-        s, lines, line, f"review of apply {_number(args)}", f.get("digest", ""),
-        lambda c: block_digest(args, c), fenced=f.get("blockers", "0") not in ("", "0"),
+        s,
+        lines,
+        line,
+        f"review of apply {_number(args)}",
+        f.get("digest", ""),
+        lambda c: block_digest(args, c),
+        fenced=f.get("blockers", "0") not in ("", "0"),
         lost="",
     )
     return _read(s, line, lambda: parse_apply_review(args, content), Review, intact)
@@ -130,7 +140,10 @@ def _number(args: str) -> str:
 
 
 def _read(
-    s: State, line: int, parse: Callable[[], ApplyRecord | ApplyReviewRecord], kind: type[R],
+    s: State,
+    line: int,
+    parse: Callable[[], ApplyRecord | ApplyReviewRecord],
+    kind: type[R],
     intact: bool,
 ) -> R | None:
     """The parsed record as `kind`, with its line; None (and an error) when it is malformed."""

@@ -532,5 +532,3 @@ def mention_typos(
         if close is not None:
             found.append((name, close))
     return found
-
-

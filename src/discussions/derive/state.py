@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .motions import Motion
     from .runlog import RunRecord
 
+
 @dataclass(slots=True)
 class Restatement:
     """Where an item was said again (`restatements`)."""
