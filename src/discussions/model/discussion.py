@@ -95,6 +95,11 @@ def _template_name(s: State) -> str | None:
     return s.template.name if s.template else s.doc.header.get("template")
 
 
+def _latest_run(runs: list[RunRecord]) -> RunRecord:
+    """The latest run the file records (an empty one when none)."""
+    return runs[-1] if runs else RunRecord(0)
+
+
 def _phase_value(d: Discussion, name: str) -> Any:
     """`name` of the current phase's rules as they apply now (None without a template)."""
     info = d.phase_info
@@ -285,7 +290,7 @@ class Discussion:
         lambda s: list(s.pending_issues),
         "Open ``PENDING:`` issues of each scorer's latest scored comment.",
     )
-    _json_run = JsonEntry("run", lambda d: (d.runs[-1] if d.runs else RunRecord(0)).to_dict())
+    _json_run = JsonEntry("run", lambda d: _latest_run(d._s.runs).to_dict())
     escalation = Field(
         lambda s: s.escalation, "An escalation to the humans that no human has answered yet."
     )
