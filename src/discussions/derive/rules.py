@@ -435,6 +435,11 @@ def _rule_applies(s: State) -> None:
         rule_applies(s)
 
 
+ITEM_RULES: list[tuple[str, Rule]] = []
+"""The rules that attach to a comment's items what other lines of the same comment say
+(`Item.details`), after the comments rule: `derive` runs them in `RULES`, and the decision
+ledger on the comments that hold a decision (`model.ledger`)."""
+
 RULES: list[tuple[str, Rule]] = [
     ("discussion_header", rule_discussion_header),
     ("template", rule_template),
@@ -442,6 +447,7 @@ RULES: list[tuple[str, Rule]] = [
     ("engine_markers", rule_engine_markers),
     ("participants", rule_participants),
     ("comments", rule_comments),
+    *ITEM_RULES,
     ("votes", rule_votes),
     ("scores", rule_scores),
     ("runs", rule_runs),

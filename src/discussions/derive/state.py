@@ -50,13 +50,16 @@ class Item:
     """1-based line number."""
     restated: list[Restatement] = field(default_factory=list)
     """Where the same item was said again, in file order (`restatements.collapse`)."""
+    details: dict[str, list[str]] = field(default_factory=dict)
+    """What the rules of `rules.ITEM_RULES` attached to the item from other lines of its
+    comment, by name (a ``GOVERNS:`` line's paths under a decision): in the JSON as they are."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The item; ``restated`` only when it was restated."""
+        """The item; ``restated`` only when it was restated, then its `details`."""
         out: dict[str, Any] = {"text": self.text, "author": self.author, "line": self.line}
         if self.restated:
             out["restated"] = [r.to_dict() for r in self.restated]
-        return out
+        return {**out, **self.details}
 
     @property
     def restaters(self) -> str:
