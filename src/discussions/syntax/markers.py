@@ -44,7 +44,7 @@ from .render import VOTE_VALUES
 _MARKER_LINE = (
     r"[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
     r"(\*\*|__)?(" + alternation(MARKER_KINDS) + ")"  # the names of `kinds.MARKER_KINDS`
-    r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
+    r"((?:\*\*|__)?[ \t]*+:(?:\*\*|__)?)"
     r"[ \t]*+([^\n]*)"
 )
 # A marker line: `_MARKER_AT` at the start of a body, `_MARKER` after a newline (a search
@@ -234,8 +234,8 @@ class _Layout:
 def _add_marker(result: BodyMarkers, m: re.Match[str], line: int) -> None:
     """Add the marker `m` matched (not in code) to `result`, unless it is empty; an invalid
     vote adds a warning instead."""
-    kind, value = m.group(2), m.group(3).rstrip(" \t")
-    if m.group(1):  # bold keyword: drop the closing ** of "**VOTE: READY**"
+    kind, value = m.group(2), m.group(4).rstrip(" \t")
+    if m.group(1) and not m.group(3).strip(" \t:"):  # a bold line: "**VOTE: READY**"
         value = value.rstrip("*_ \t")
     if kind == "VOTE":
         vote = normalise_vote(value)
@@ -255,8 +255,9 @@ def _add_marker(result: BodyMarkers, m: re.Match[str], line: int) -> None:
 
 
 def _marker_lines(body: str) -> list[re.Match[str]]:
-    """The lines of `body` that look like marker lines, code or not (group 2 is the keyword,
-    group 3 the rest of the line)."""
+    """The lines of `body` that look like marker lines, code or not (group 1 is an opening
+    bold, group 2 the keyword, group 3 the colon with any bold closed around it, group 4 the
+    rest of the line)."""
     first = _MARKER_AT.match(body)
     return ([first] if first else []) + list(_MARKER.finditer(body))
 
