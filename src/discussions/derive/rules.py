@@ -27,6 +27,7 @@ from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extrac
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .diagnosis import rule_diagnosis
+from .governs import rule_governs
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .restatements import rule_restatements
@@ -435,7 +436,7 @@ def _rule_applies(s: State) -> None:
         rule_applies(s)
 
 
-ITEM_RULES: list[tuple[str, Rule]] = []
+ITEM_RULES: list[tuple[str, Rule]] = [("governs", rule_governs)]
 """The rules that attach to a comment's items what other lines of the same comment say
 (`Item.details`), after the comments rule: `derive` runs them in `RULES`, and the decision
 ledger on the comments that hold a decision (`model.ledger`)."""

@@ -151,6 +151,7 @@ MARKER_KINDS_TABLE: tuple[MarkerKind, ...] = (
     MarkerKind("EVIDENCE"),
     MarkerKind("REMEMBER"),
     MarkerKind("REVISIT-WHEN"),
+    MarkerKind("GOVERNS"),
 )
 
 MARKER_KINDS: tuple[str, ...] = tuple(k.name for k in MARKER_KINDS_TABLE)
