@@ -21,7 +21,6 @@ NOT_BEFORE_THE_CALLS = (
     "discussions.engine.followup",  # reads the answers: cap, echo, vote, follow-up
     "discussions.engine.responses",
     "discussions.engine.echoes",
-    "discussions.model.usage",  # only under a budget
     "discussions.engine.fitting",  # only when a provider's window is known
     "hashlib",  # OpenSSL: `syntax.digest` gives the turn's digests
     "discussions.providers.mock",

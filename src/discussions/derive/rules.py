@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import _thread
 import gc
-import re
 from collections.abc import Callable, Collection
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -23,9 +22,10 @@ from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.document import ParseWarning
 from ..syntax.kinds import ENGINE_BY_KIND, engine_kinds
-from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract
+from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract, parse_score
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
+from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .diagnosis import rule_diagnosis
 from .governs import rule_governs
 from .motions import rule_motions, rule_passes
@@ -37,6 +37,7 @@ from .signatures import body_digest as body_digest  # re-exported: callers and t
 from .signatures import own_text as own_text
 from .signatures import strip_meta as strip_meta
 from .state import Comment, Item, PendingMention, RunMark, State
+from .usage import rule_usage
 
 if TYPE_CHECKING:
     from ..settings.workspace import Workspace
@@ -254,17 +255,6 @@ def rule_scores(s: State) -> None:
     s.pending_issues = [item for items in pending.values() for item in items]
 
 
-def parse_score(text: str) -> int | None:
-    """``8``, ``8/10``, ``8.5`` -> 8 (clamped to 0-10); anything else -> None."""
-    m = _SCORE.match(text)
-    if not m:
-        return None
-    return max(0, min(10, int(float(m.group(1)))))
-
-
-_SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
-
-
 _RUN_KINDS = engine_kinds(reader="runs")
 """The blocks `rule_runs` reads: ``round``, ``run-stop``, ``escalation``."""
 
@@ -464,6 +454,11 @@ RULES: list[tuple[str, Rule]] = [
     ("evidence", _rule_evidence),
     ("drafts", _rule_drafts),
     ("applies", _rule_applies),
+    ("voters", rule_voters),
+    ("first_ballot", rule_first_ballot),
+    ("positions", rule_positions),
+    ("phase_rules", rule_phase_rules),
+    ("usage", rule_usage),
 ]
 
 

@@ -12,11 +12,14 @@ from ..syntax.clock import utc_stamp
 from ..syntax.document import Document, ParseWarning
 from ..syntax.kinds import ITEM_KINDS
 from ..syntax.markers import Marker
+from ..syntax.meta import engine_fields
 from .diagnosis import Diagnosis
+from .positions import Positions
+from .usage import DiscussionUsage
 
 if TYPE_CHECKING:
     from ..settings.participants import ParticipantRegistry
-    from ..settings.templates import Template
+    from ..settings.templates import Phase, Template
     from ..settings.workspace import Workspace
     from .applies import Apply, Review
     from .drafts import Draft
@@ -223,6 +226,16 @@ class State:
     """``APPLY`` blocks, in file order, each with its reviews (`applies.rule_applies`)."""
     apply_reviews: list[Review] = field(default_factory=list)
     """``APPLY-REVIEW`` blocks, in file order (`applies.rule_applies`)."""
+    expected_voters: list[str] = field(default_factory=list)
+    """Display names of the participants whose votes count (`ballots.rule_voters`)."""
+    first_ballot: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Each voter's first vote in the current phase: name -> (vote, line)."""
+    positions: Positions = field(default_factory=Positions)
+    """Every author's positions round by round, and their flips (`ballots.rule_positions`)."""
+    phase_info: Phase | None = None
+    """The current phase's definition as its rules apply now (`ballots.rule_phase_rules`)."""
+    usage: DiscussionUsage = field(default_factory=DiscussionUsage)
+    """Tokens, cost and calls, in all and per participant and provider (`usage.rule_usage`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:
@@ -233,6 +246,16 @@ class State:
             if f.key == key:
                 return f.line
         return 1
+
+    def engine_blocks(self, kind: str) -> list[tuple[str, dict[str, str]]]:
+        """(value, fields) of each engine block of `kind` (`syntax.meta.engine_fields`): for
+        ``pass`` and ``failed``, who and what the call recorded."""
+        found = []
+        for m in self.doc.engine_markers:
+            if m.kind == kind:
+                fields = engine_fields(m.target)
+                found.append((fields.pop(""), fields))
+        return found
 
     def warn(self, line: int, message: str, severity: str = "warning", **found: str) -> None:
         """Record a problem on `line` (`found`: the `ParseWarning`'s code, subject, fix)."""

@@ -39,10 +39,8 @@ from ..syntax.text import BOM, decode, normalise_newlines
 from . import storage
 from .fields import Field, JsonEntry, view_dict
 from .sections import BY_KEY, Section
-from .verdicts import phase_rules
 
 if TYPE_CHECKING:
-    from ..settings.templates import Phase
     from ..settings.workspace import Workspace
 
 __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
@@ -343,17 +341,33 @@ class Discussion:
     last_stop = Field(
         lambda s: s.stops[-1] if s.stops else None, "Why the latest run stopped.", key=None
     )
+    expected_voters = Field(
+        lambda s: list(s.expected_voters),
+        "Display names of the discussion's participants whose votes count.",
+        key=None,
+    )
+    first_ballot = Field(
+        lambda s: dict(s.first_ballot),
+        "Each voter's first vote in the current phase: name -> (vote, line).",
+        key=None,
+    )
+    positions = Field(
+        lambda s: s.positions,
+        "Every author's positions round by round, and their flips (`derive.positions`).",
+        key=None,
+    )
+    phase_info = Field(
+        lambda s: s.phase_info,
+        "The current phase's definition, as its rules apply now (`derive.ballots`).",
+        key=None,
+    )
+    usage = Field(
+        lambda s: s.usage, "Tokens, cost and calls of the AI answers (`derive.usage`).", key=None
+    )
 
     def items_of(self, section: Section) -> list[Item]:
         """The items of one of the `sections.SECTIONS` (``d.items_of(BY_KEY["questions"])``)."""
         return list(self._s.items[section.marker])
-
-    @property
-    def phase_info(self) -> Phase | None:
-        """The current phase's definition, as its rules apply now (`verdicts.phase_rules`)."""
-        t = self._s.template
-        info = t.phase(self._s.phase) if t else None
-        return phase_rules(self, info) if info else None
 
     @property
     def engine_marker_lines(self) -> list[int]:
@@ -363,26 +377,7 @@ class Discussion:
     def engine_blocks(self, kind: str) -> list[tuple[str, dict[str, str]]]:
         """(who, fields) of each engine block of `kind`: ``pass`` (the call's ``provider``,
         ``tokens``, ``cost``) or ``failed`` (no provider answered: ``providers``, ``why``)."""
-        from ..derive.motions import marker_fields
-
-        found = []
-        for m in self._s.doc.engine_markers:
-            if m.kind == kind:
-                fields = marker_fields(m.target)
-                found.append((fields.pop(""), fields))
-        return found
-
-    @property
-    def expected_voters(self) -> list[str]:
-        """Display names of the discussion's participants whose votes count."""
-        registry = self.workspace.participants
-        names = []
-        for alias in self._s.participants:
-            if alias in registry:
-                p = registry.get(alias)
-                if p.votes:
-                    names.append(p.name)
-        return names
+        return self._s.engine_blocks(kind)
 
     @property
     def phase_transitions(self) -> int:

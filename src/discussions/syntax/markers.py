@@ -138,6 +138,18 @@ def normalise_vote(value: str) -> str | None:
     return None if _ANOTHER_CHOICE.match(value, m.end()) else word
 
 
+def parse_score(text: str) -> int | None:
+    """A ``SCORE:`` value: ``8``, ``8/10``, ``8.5`` -> 8 (clamped to 0-10); anything else ->
+    None."""
+    m = _SCORE.match(text)
+    if not m:
+        return None
+    return max(0, min(10, int(float(m.group(1)))))
+
+
+_SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
+
+
 def extract(body: str, first_line: int = 1) -> BodyMarkers:
     """Find markers and mentions in `body`, whose first line is line `first_line` of the file.
 
