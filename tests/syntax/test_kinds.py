@@ -75,3 +75,10 @@ def test_the_state_collects_the_item_kinds() -> None:
 
     items = [k.name for k in MARKER_KINDS_TABLE if k.role == ITEM]
     assert list(State.__dataclass_fields__["items"].default_factory()) == items  # type: ignore[misc]
+
+
+def test_each_engine_kind_names_a_rule_of_the_list_as_its_reader() -> None:
+    from discussions.derive.rules import RULES
+
+    names = {name for name, _ in RULES}
+    assert {k.reader for k in ENGINE_KINDS} - {""} <= names
