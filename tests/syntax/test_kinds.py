@@ -55,7 +55,7 @@ def test_the_merge_ends_a_phase_segment_at_exactly_the_state_kinds() -> None:
 
 
 def test_a_longer_name_is_never_taken_for_a_shorter_one() -> None:
-    assert alternation(["APPLY", "APPLY-REVIEW", "Q"]) == "APPLY-REVIEW|APPLY|Q"
+    assert alternation(["APPLY", "Q", "APPLY-REVIEW"]) == "Q|APPLY-REVIEW|APPLY"
     doc = parse_document("# T\n<!-- APPLY-REVIEW: 1 | result: implemented -->\n")
     assert [m.kind for m in doc.engine_markers] == ["apply-review"]
 

@@ -110,9 +110,11 @@ def engine_kinds(merges: str | None = None, reader: str | None = None) -> tuple[
 
 
 def alternation(names: tuple[str, ...] | list[str]) -> str:
-    """A regex alternation of `names`, longest first (``APPLY-REVIEW`` before ``APPLY``), so
-    no name is taken for the start of a longer one."""
-    return "|".join(sorted(names, key=lambda n: (-len(n), n)))
+    """A regex alternation of `names` in their order, except that a name comes after every
+    longer name it starts (``APPLY-REVIEW`` before ``APPLY``), so none is taken for the start
+    of a longer one. (The tables list the common kinds first: they are tried first.)"""
+    starts = [sum(1 for other in names if other != n and other.startswith(n)) for n in names]
+    return "|".join(n for _, n in sorted(zip(starts, names, strict=True), key=lambda p: p[0]))
 
 
 ITEM = "item"
