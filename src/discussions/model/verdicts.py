@@ -23,6 +23,7 @@ from ..derive.ballots import VOTE_FIRST
 if TYPE_CHECKING:
     from .discussion import Discussion
 
+
 def majority(votes: Mapping[str, str]) -> str | None:
     """The vote most voters hold; ``tie`` when two lead; None without votes."""
     ranked = Counter(votes.values()).most_common()
