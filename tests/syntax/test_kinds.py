@@ -82,3 +82,12 @@ def test_each_engine_kind_names_a_rule_of_the_list_as_its_reader() -> None:
 
     names = {name for name, _ in RULES}
     assert {k.reader for k in ENGINE_KINDS} - {""} <= names
+
+
+def test_the_item_sections_show_exactly_the_item_kinds() -> None:
+    """`model.sections` gives each item kind its heading and place in the views: one section
+    per kind the table says is an item."""
+    from discussions.model.sections import SECTIONS
+    from discussions.syntax.kinds import ITEM_KINDS
+
+    assert sorted(s.marker for s in SECTIONS) == sorted(ITEM_KINDS)
