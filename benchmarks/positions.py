@@ -7,7 +7,8 @@
 Generates one discussion file (ROUND blocks every four comments, votes that change now and
 then, some citing a comment, a quote or nothing) in a temporary folder and times, warm (the
 file's parse cached): deriving the state (`Discussion.comments` of a fresh load), the
-positions with their flips (`model.verdicts.positions_of`), and the whole `status` lines with
+positions with their flips (`derive.positions.audit`, which a rule of every derivation
+runs: `Discussion.positions`), and the whole `status` lines with
 and without them. It prints figures; nothing here asserts.
 """
 
@@ -27,8 +28,8 @@ os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
+from discussions.derive.positions import audit  # noqa: E402
 from discussions.model.discussion import Discussion  # noqa: E402
-from discussions.model.verdicts import positions_of  # noqa: E402
 from discussions.syntax.render import render_comment  # noqa: E402
 from discussions.views import status as status_module  # noqa: E402
 from discussions.views.status import status_lines  # noqa: E402
@@ -73,9 +74,12 @@ def main() -> None:
     try:
         path = build(args.comments)
         d = Discussion.load(path)
-        found = positions_of(d)
+        found = d.positions
         derive = best(lambda: Discussion.load(path).comments, args.repeat)
-        audit = best(lambda: positions_of(d), args.repeat)
+        audited = best(
+            lambda: audit(d.comments, d.runs, d.evidence, d.decisions, d.workspace.participants),
+            args.repeat,
+        )
         status = best(lambda: status_lines(Discussion.load(path)), args.repeat)
         shown, status_module.verdict_texts = status_module.verdict_texts, lambda _d: []
         bare = best(lambda: status_lines(Discussion.load(path)), args.repeat)
@@ -83,7 +87,7 @@ def main() -> None:
         print(f"{args.comments} comments, {len(found.rounds)} rounds, "
               f"{len(found.flips)} flips ({len(found.unexplained)} citing nothing new)")
         print(f"derive the state:      {derive * 1000:8.1f} ms")
-        print(f"positions and flips:   {audit * 1000:8.1f} ms  ({audit / derive:.2f} x derive)")
+        print(f"positions and flips:   {audited * 1000:8.1f} ms  ({audited / derive:.2f} x derive)")
         print(f"status lines (all):    {status * 1000:8.1f} ms  ({status / derive:.2f} x derive)")
         print(f"status without them:   {bare * 1000:8.1f} ms  ({status / bare:.2f}: with / without)")
         print(f"load: {os.getloadavg()[0]:.2f}")

@@ -20,7 +20,6 @@ NOT_BEFORE_THE_CALLS = (
     "discussions.model.journal",
     "discussions.engine.turn.followup",  # reads the answers: cap, echo, vote, follow-up
     "discussions.syntax.answers",
-    "discussions.model.usage",  # only under a budget
     "discussions.engine.prompt.fitting",  # only when a provider's window is known
     "hashlib",  # OpenSSL: `syntax.digest` gives the turn's digests
     "discussions.providers.mock",

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from discussions.derive.rules import body_digest, derive, engine_meta, parse_score, strip_meta
+from discussions.derive.rules import body_digest, derive, engine_meta, strip_meta
 from discussions.derive.state import State
 from discussions.settings.workspace import Workspace
+from discussions.syntax.markers import parse_score
 from discussions.syntax.render import render_comment, render_phase_transition
 
 from ..conftest import signed
@@ -243,3 +244,51 @@ def test_comments_moved_down_by_an_edit_above_them_keep_right_lines_without_a_ne
     assert [c.mention_lines for c in moved.comments] == [c.mention_lines for c in fresh.comments]
     assert moved.warnings == fresh.warnings
     assert sum("invalid vote" in w.message for w in fresh.warnings) == 5
+
+
+def test_every_derivation_is_a_rule_of_the_list(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`derive` runs its rule list and nothing else: with the list emptied, a file with a
+    conflict line, an evidence request, a draft and an apply block derives to nothing."""
+    from discussions.derive import rules
+
+    text = (
+        file_of(
+            "Name: Rob\n\nEVIDENCE: read README.md\n\nDECISION: ship it\n",
+            "<!-- DRAFT: 1 | by: architect | digest: x -->\n",
+            "<!-- APPLY: 1 | lead: architect | provider: mock | branch: b -->\n",
+        )
+        + "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n"
+    )
+    full = derive(text, ws)
+    assert full.evidence and full.drafts is not None and full.comments
+    assert any(w.code == "merge-conflict" for w in full.warnings)
+    monkeypatch.setattr(rules, "RULES", [])
+    bare = derive(text, ws)
+    assert (bare.comments, bare.evidence, bare.drafts, bare.applies) == ([], [], [], [])
+    assert [w.message for w in bare.warnings] == [w.message for w in bare.doc.warnings]
+
+
+def test_the_verdict_state_of_a_file_is_derived_by_rules(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Expected voters, the first ballot, positions, the phase rules and usage are fields of
+    the state that rules fill, not computed by the views."""
+    from discussions.derive import rules
+
+    answer = signed("AI-Architect", "Fine by me.", vote="READY")
+    text = file_of("Name: Rob\n\nVOTE: CHANGES\n", answer, "Name: Rob\n\nVOTE: READY\n")
+    s = derive(text, ws)
+    assert "AI-Architect" in s.expected_voters
+    assert {who: vote for who, (vote, _) in s.first_ballot.items()} == {
+        "Rob": "CHANGES",
+        "AI-Architect": "READY",
+    }
+    assert s.positions.grid["Rob"] and [f.author for f in s.positions.flips] == ["Rob"]
+    assert s.phase_info is not None and s.phase_info.id == "initial_feedback"
+    assert (s.usage.total.calls, list(s.usage.by_participant)) == (1, ["AI-Architect"])
+    monkeypatch.setattr(rules, "RULES", [])
+    bare = derive(text, ws)
+    assert (bare.expected_voters, bare.first_ballot, bare.phase_info) == ([], {}, None)
+    assert (bare.positions.grid, bare.usage.total.calls) == ({}, 0)

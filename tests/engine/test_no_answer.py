@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.model.usage import discussion_usage
 
 from ..conftest import code, out, run, script_command, write
 
@@ -57,7 +56,7 @@ def test_run_stops_at_a_round_without_an_answer(feature: Path) -> None:
         assert f"smol: exited with status 1: {CAUSE}" in fields["why"]
         assert fields["calls"] == "1"  # claude-sonnet is not installed: no call
     assert not d.comments and not d.votes
-    usage = discussion_usage(d).total
+    usage = d.usage.total
     assert (usage.calls, usage.failed_calls) == (0, 3)
     status = run("status", "auth.md")
     assert "Usage: no answers, 3 failed call(s)" in out(status)

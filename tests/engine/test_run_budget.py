@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
+from discussions.derive.usage import UsageTotals
 from discussions.model.budget import Budget, CallEstimate
-from discussions.model.usage import UsageTotals, discussion_usage
 
 from ..conftest import code, out, result_of, run, script_command, write
 
@@ -72,7 +72,7 @@ def test_token_budget_is_never_overshot(priced: Path, isolated: Path) -> None:
     assert code(r) == 0, out(r)
     res = result_of(r)
     assert res["stopped"] == "budget"
-    assert discussion_usage(Discussion.load(priced)).total.tokens == 800  # 2 calls of 400
+    assert Discussion.load(priced).usage.total.tokens == 800  # 2 calls of 400
     assert str(res["budget_stop"]).startswith(
         "max_tokens 1000: 800 tokens used; 1 more call(s) estimated at 400 tokens"
     )
@@ -123,7 +123,7 @@ def test_passes_and_council_calls_are_counted_and_checked(
     res = result_of(r)
     assert res["stopped"] == "budget"
     assert str(res["budget_stop"]).startswith("max_cost_usd 0.6: $0.5000 spent; 3 more call(s)")
-    usage = discussion_usage(Discussion.load(path)).total
+    usage = Discussion.load(path).usage.total
     assert usage.calls == 5 and usage.cost_unknown_calls == 0
     assert usage.cost_usd == pytest.approx(0.5)
     assert not list((tmp_path / "memory" / "prompts").glob("*-ballot.txt"))  # nobody was asked
@@ -136,7 +136,7 @@ def test_estimates_come_from_the_providers_that_may_answer(priced: Path) -> None
 
     assert code(run("turn", "spend.md", "@architect", "--provider", "priced")) == 0
     assert code(run("turn", "spend.md", "@security", "--provider", "mock")) == 0
-    usage = discussion_usage(Discussion.load(priced))
+    usage = Discussion.load(priced).usage
     mine = estimate_call(usage, ["priced"])
     assert (mine.cost_usd, mine.tokens, mine.seen) == (0.4, 400, True)
     assert mine.cost_basis == "the largest call cost seen from priced"

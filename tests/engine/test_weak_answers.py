@@ -11,7 +11,6 @@ import pytest
 
 from discussions import Discussion
 from discussions.engine.turn.followup import VOTE_QUESTION
-from discussions.model.usage import discussion_usage
 from discussions.providers.base import ProviderRequest, ProviderSpec
 from discussions.providers.command import CommandProvider
 
@@ -66,7 +65,7 @@ def test_a_missing_vote_is_asked_for_once(weak, isolated: Path) -> None:  # type
     assert c.vote == "READY" and d.votes == {"AI-Architect": "READY"}
     assert c.meta["follow-up"] == "vote READY"
     assert "The vote below came from a one-line follow-up" in c.body
-    assert discussion_usage(d).total.calls == 2  # the follow-up is a call
+    assert d.usage.total.calls == 2  # the follow-up is a call
     assert "AI-Architect: weak; vote from the one-line follow-up" in out(r)
 
 
@@ -195,4 +194,4 @@ def test_the_follow_up_stays_within_max_calls(
     config.write_text(config.read_text() + f"budget:\n  max_calls: {limit}\n")
     assert code(run("turn", "auth.md", *participants)) == 0
     assert len(list(prompts.glob("*.txt"))) == limit
-    assert discussion_usage(_disc(isolated)).total.calls == limit
+    assert _disc(isolated).usage.total.calls == limit

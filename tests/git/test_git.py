@@ -242,6 +242,24 @@ def test_merge_two_branches_with_the_driver(repo: Path) -> None:
     check_clean(path)
 
 
+def test_two_branches_each_naming_what_a_decision_governs_merge(repo: Path) -> None:
+    """Each branch restates the decision with a ``GOVERNS:`` line (issue 38): `git merge`
+    with the driver keeps both, and the decision governs what each named."""
+    path = start_discussion(repo)
+    git(repo, "checkout", "-q", "-b", "a")
+    comment(path, "Ann", "DECISION: use JWT\nGOVERNS: src/auth/**")
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    comment(path, "Bob", "DECISION: use JWT\nGOVERNS: config/auth.yaml, src/auth/**")
+    commit_all(repo, "b")
+    merge = git(repo, "merge", "-q", "--no-edit", "a", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert not markers_present(path.read_text())
+    [decision] = Discussion.load(path, Workspace.discover()).decisions
+    assert sorted(decision.details["governs"]) == ["config/auth.yaml", "src/auth/**"]
+    check_clean(path)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_random_two_branch_cases_merge_and_rebase(repo: Path, seed: int) -> None:
     """Random appends on two branches (comments, votes, AI turns, a phase advance), merged

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
+from discussions.derive.usage import UsageTotals
 from discussions.errors import ProviderFailed
 from discussions.model.budget import Budget
-from discussions.model.usage import UsageTotals
 from discussions.providers.usage import Usage, claude_json, codex_usage, gemini_error, gemini_json
 
 from ..conftest import SCRIPTS, code, out, run, write

@@ -91,6 +91,13 @@ def test_markers_after_bullets_and_bold() -> None:
     assert kinds(body)[4][1] == "five"
 
 
+def test_a_value_after_a_bold_keyword_keeps_its_own_stars() -> None:
+    """Only a line bold as a whole (``**TODO: x**``) has its closing stars dropped: after
+    ``**TODO:**`` the value is the rest of the line, a glob's ``**`` and a name's ``_`` too."""
+    body = "**TODO:** tidy src/**\n__DONE__: rename x_\n**TODO: bold whole**\n"
+    assert [t for _, t, _ in kinds(body)] == ["tidy src/**", "rename x_", "bold whole"]
+
+
 def test_marker_must_start_the_line() -> None:
     assert kinds("We said Q: not a question\nso VOTE: READY is not a vote\n") == []
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.model.verdicts import positions_of
 from discussions.syntax.render import render_comment
 
 from ..conftest import out, run, signed, write
@@ -35,7 +34,7 @@ def moved(second: str, between: str = "We need a rollback plan before the cache 
 
 def test_a_flip_citing_nothing_new_is_flagged(isolated: Path) -> None:
     d = moved("On reflection, fine.")
-    flips = positions_of(d).flips
+    flips = d.positions.flips
     assert [f.text().split(" (line")[0] for f in flips] == [
         "AI-Pragmatist moved CHANGES -> READY citing nothing new"
     ]
@@ -53,7 +52,7 @@ def test_a_flip_citing_nothing_new_is_flagged(isolated: Path) -> None:
 )
 def test_a_flip_citing_a_new_comment_is_not_flagged(isolated: Path, second: str, cites: str) -> None:
     d = moved(second)
-    [flip] = positions_of(d).flips
+    [flip] = d.positions.flips
     assert flip.cites == cites and not flip.unexplained
     assert "citing nothing new" not in out(run("status", "cache.md"))
 
@@ -64,13 +63,13 @@ def test_naming_an_author_who_wrote_nothing_since_is_not_a_reason(isolated: Path
     said(d, "AI-Architect", "An index per tenant.")
     said(d, "AI-Pragmatist", "Not yet.\n\nVOTE: CHANGES")
     said(d, "AI-Pragmatist", "AI-Architect said so.\n\nVOTE: READY")
-    [flip] = positions_of(d).flips
+    [flip] = d.positions.flips
     assert flip.unexplained
 
 
 def test_a_decision_written_since_is_a_reason(isolated: Path) -> None:
     d = moved("Now that we ship it behind a flag, fine.", "DECISION: ship it behind a flag")
-    [flip] = positions_of(d).flips
+    [flip] = d.positions.flips
     assert flip.cites.startswith("the decision on line")
 
 
@@ -79,7 +78,7 @@ def test_scores_are_positions_too(isolated: Path) -> None:
     d.save()
     said(d, "AI-Security", "Weak.\n\nSCORE: 4")
     said(d, "AI-Security", "Better.\n\nSCORE: 9")
-    p = positions_of(d)
+    p = d.positions
     assert p.grid == {"AI-Security": {0: "9"}}
     assert [(f.before, f.after, f.unexplained) for f in p.flips] == [("4", "9", True)]
 

@@ -21,6 +21,7 @@ from ..syntax.apply import (
     parse_apply_review,
 )
 from ..syntax.evidence import marker_fields
+from ..syntax.kinds import engine_kinds
 from ..syntax.text import normalise_newlines
 from .fenced import checked_content
 
@@ -69,14 +70,15 @@ class Apply(ApplyRecord):
         return out
 
 
-def rule_applies(s: State, text: str) -> None:
+def rule_applies(s: State) -> None:
     """Fill `s.applies` and `s.apply_reviews` from the blocks, checking each digest; a review
     goes to the nearest block above it with its number (two blocks share one after a merge of
     two branches that each applied: both are kept, told apart by branch, and not a problem)."""
-    blocks = [m for m in s.doc.engine_markers if m.kind in ("apply", "apply-review")]
+    mine = engine_kinds(reader="applies")  # the blocks of `kinds.ENGINE_KINDS` read here
+    blocks = [m for m in s.doc.engine_markers if m.kind in mine]
     if not blocks:
         return
-    lines = normalise_newlines(text).split("\n")
+    lines = normalise_newlines(s.text).split("\n")
     by_number: dict[int, Apply] = {}
     for m in blocks:
         read = _apply if m.kind == "apply" else _review
@@ -107,8 +109,13 @@ def _what(record: Apply | Review) -> str:
 def _apply(s: State, line: int, args: str, lines: list[str]) -> Apply | None:
     what = f"apply block {_number(args)}"
     content, intact = checked_content(
-        s, lines, line, what, marker_fields(args).get("digest", ""),
-        lambda c: block_digest(args, c), lost="",
+        s,
+        lines,
+        line,
+        what,
+        marker_fields(args).get("digest", ""),
+        lambda c: block_digest(args, c),
+        lost="",
     )
     return _read(s, line, lambda: parse_apply(args, content), Apply, intact)
 
@@ -116,8 +123,13 @@ def _apply(s: State, line: int, args: str, lines: list[str]) -> Apply | None:
 def _review(s: State, line: int, args: str, lines: list[str]) -> Review | None:
     f = marker_fields(args)
     content, intact = checked_content(
-        s, lines, line, f"review of apply {_number(args)}", f.get("digest", ""),
-        lambda c: block_digest(args, c), fenced=f.get("blockers", "0") not in ("", "0"),
+        s,
+        lines,
+        line,
+        f"review of apply {_number(args)}",
+        f.get("digest", ""),
+        lambda c: block_digest(args, c),
+        fenced=f.get("blockers", "0") not in ("", "0"),
         lost="",
     )
     return _read(s, line, lambda: parse_apply_review(args, content), Review, intact)
@@ -128,7 +140,10 @@ def _number(args: str) -> str:
 
 
 def _read(
-    s: State, line: int, parse: Callable[[], ApplyRecord | ApplyReviewRecord], kind: type[R],
+    s: State,
+    line: int,
+    parse: Callable[[], ApplyRecord | ApplyReviewRecord],
+    kind: type[R],
     intact: bool,
 ) -> R | None:
     """The parsed record as `kind`, with its line; None (and an error) when it is malformed."""

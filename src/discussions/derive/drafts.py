@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.evidence import marker_fields
+from ..syntax.kinds import engine_kinds
 from ..syntax.text import normalise_newlines
 from .fenced import checked_content
 
@@ -47,12 +48,13 @@ class Draft:
         }
 
 
-def rule_drafts(s: State, text: str) -> None:
+def rule_drafts(s: State) -> None:
     """Fill `s.drafts` from the ``DRAFT`` blocks, checking each digest."""
-    blocks = [m for m in s.doc.engine_markers if m.kind == "draft"]
+    mine = engine_kinds(reader="drafts")  # the blocks of `kinds.ENGINE_KINDS` read here
+    blocks = [m for m in s.doc.engine_markers if m.kind in mine]
     if not blocks:
         return
-    lines = normalise_newlines(text).split("\n")
+    lines = normalise_newlines(s.text).split("\n")
     s.drafts = [_draft(s, m.line, m.target, lines) for m in blocks]
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.evidence import marker_fields, normal_request
+from ..syntax.kinds import engine_kinds
 from ..syntax.text import normalise_newlines
 from .fenced import checked_content
 
@@ -61,9 +62,10 @@ class Evidence:
         return out
 
 
-def rule_evidence(s: State, text: str) -> None:
+def rule_evidence(s: State) -> None:
     """Fill `s.evidence`: every block in file order, then the requests no block answers yet."""
-    blocks = [m for m in s.doc.engine_markers if m.kind == "evidence"]
+    mine = engine_kinds(reader="evidence")  # the blocks of `kinds.ENGINE_KINDS` read here
+    blocks = [m for m in s.doc.engine_markers if m.kind in mine]
     asked = [
         (c.author, normal_request(mk.text), mk.line)
         for c in s.comments
@@ -72,7 +74,7 @@ def rule_evidence(s: State, text: str) -> None:
     ]
     if not blocks and not asked:
         return
-    lines = normalise_newlines(text).split("\n") if blocks else []
+    lines = normalise_newlines(s.text).split("\n") if blocks else []
     records = [_block_record(s, m.line, m.target, lines) for m in blocks]
     _resolve_see(records)
     used: set[int] = set()

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.markers import BALLOTS, Marker, normalise_ballot, normalise_second
+from ..syntax.meta import engine_fields
 from .speakers import council_seat
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def rule_passes(s: State) -> None:
 def pass_fields(args: str) -> tuple[str, str]:
     """A ``PASS`` marker's text -> (who passed, the provider that answered; "" when not
     recorded): ``AI-Ada | provider: mock`` -> ("AI-Ada", "mock")."""
-    fields = _fields(args)
+    fields = engine_fields(args)
     return fields[""], fields.get("provider", "")
 
 
@@ -157,7 +158,7 @@ def rule_motions(s: State) -> None:
                 events.append((m.line, c.author, m, {}, c.line))
     for e in s.doc.engine_markers:
         if e.kind == "motion-result":
-            events.append((e.line, "", None, _fields(e.target), 0))
+            events.append((e.line, "", None, engine_fields(e.target), 0))
     events.sort(key=lambda ev: ev[0])
     phase_at = _phase_lines(s)
     required = required_voters(s)
@@ -281,22 +282,6 @@ def _phase_lines(s: State) -> Callable[[int], str]:
         return phase
 
     return phase_at
-
-
-def marker_fields(args: str) -> dict[str, str]:
-    """The value and ``key: value`` fields of an engine marker's arguments (see `_fields`)."""
-    return _fields(args)
-
-
-def _fields(args: str) -> dict[str, str]:
-    """``passed | yes: 2 | line: 12`` -> {"": "passed", "yes": "2", "line": "12"}."""
-    value, _, rest = args.partition("|")
-    fields = {"": value.strip()}
-    for part in rest.split("|"):
-        key, sep, val = part.partition(":")
-        if sep:
-            fields[key.strip().lower()] = val.strip()
-    return fields
 
 
 def _int(text: str) -> int:

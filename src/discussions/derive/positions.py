@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .rules import parse_score
+from ..syntax.markers import parse_score
 from .signatures import strip_meta
-from .state import Comment, Item
 
 if TYPE_CHECKING:
     from ..settings.participants import ParticipantRegistry
     from .evidence import Evidence
     from .runlog import RunRecord
+    from .state import Comment, Item
 
 ENGINE_LINE = re.compile(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
 _EVIDENCE_REF = re.compile(r"\bevidence(?:\s+block)?\s*#?\s*(\d+)\b", re.I)

@@ -28,8 +28,9 @@ def item_key(text: str) -> str:
 
 def collapse(items: list[Item]) -> list[Item]:
     """`items` (of one kind, in file order) with each restatement folded into the first item
-    that says the same (`item_key`): its author and line go to that item's `restated`. Items
-    whose text has no words are kept as they are."""
+    that says the same (`item_key`): its author and line go to that item's `restated`, what
+    it attached (`Item.details`) to that item's. Items whose text has no words are kept as
+    they are."""
     first: dict[str, Item] = {}
     kept: list[Item] = []
     for item in items:
@@ -41,6 +42,9 @@ def collapse(items: list[Item]) -> list[Item]:
             kept.append(item)
             continue
         seen.restated.append(Restatement(item.author, item.line))
+        for name, values in item.details.items():
+            held = seen.details.setdefault(name, [])
+            held += [v for v in values if v not in held]
     return kept
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import _thread
 import gc
-import re
 from collections.abc import Callable, Collection
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -22,10 +21,13 @@ from typing import TYPE_CHECKING
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.document import Document, ParseWarning
-from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract
+from ..syntax.kinds import ENGINE_BY_KIND, engine_kinds
+from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract, parse_score
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
+from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .diagnosis import rule_diagnosis
+from .governs import rule_governs
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .restatements import rule_restatements
@@ -35,6 +37,7 @@ from .signatures import body_digest as body_digest  # re-exported: callers and t
 from .signatures import own_text as own_text
 from .signatures import strip_meta as strip_meta
 from .state import Comment, Item, PendingMention, RunMark, State
+from .usage import rule_usage
 
 if TYPE_CHECKING:
     from ..settings.workspace import Workspace
@@ -252,15 +255,8 @@ def rule_scores(s: State) -> None:
     s.pending_issues = [item for items in pending.values() for item in items]
 
 
-def parse_score(text: str) -> int | None:
-    """``8``, ``8/10``, ``8.5`` -> 8 (clamped to 0-10); anything else -> None."""
-    m = _SCORE.match(text)
-    if not m:
-        return None
-    return max(0, min(10, int(float(m.group(1)))))
-
-
-_SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
+_RUN_KINDS = engine_kinds(reader="runs")
+"""The blocks `rule_runs` reads: ``round``, ``run-stop``, ``escalation``."""
 
 
 def rule_runs(s: State) -> None:
@@ -268,7 +264,7 @@ def rule_runs(s: State) -> None:
     registry = s.registry
     marks: list[RunMark] = []
     for m in s.doc.engine_markers:
-        if m.kind not in ("round", "run-stop", "escalation"):
+        if m.kind not in _RUN_KINDS:
             continue
         value, _, rest = m.target.partition("|")
         fields: dict[str, str] = {}
@@ -368,8 +364,9 @@ def rule_integrity(s: State) -> None:
             )
 
 
-def rule_conflicts(s: State, text: str) -> None:
-    for line in conflicts.conflict_lines(text):
+def rule_conflicts(s: State) -> None:
+    """An error on each merge-conflict line left in the file."""
+    for line in conflicts.conflict_lines(s.text):
         s.warn(
             line,
             "unresolved merge-conflict line: `discussions resolve FILE` redoes the merge; "
@@ -395,6 +392,45 @@ def rule_title(s: State) -> None:
     s.title = s.path_stem
 
 
+def _reads_blocks(s: State, reader: str) -> bool:
+    """Whether the file holds an engine block of a kind `reader` reads (`kinds.ENGINE_KINDS`)."""
+    return any(ENGINE_BY_KIND[m.kind].reader == reader for m in s.doc.engine_markers)
+
+
+def _rule_evidence(s: State) -> None:
+    """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
+    request: most files have none, and every command derives one."""
+    if _reads_blocks(s, "evidence") or any(
+        mk.kind == "EVIDENCE" for c in s.comments for mk in c.markers
+    ):
+        from .evidence import rule_evidence
+
+        rule_evidence(s)
+
+
+def _rule_drafts(s: State) -> None:
+    """`drafts.rule_drafts`, loaded only for a file that holds a ``DRAFT`` block (a
+    documentation loop's): the digest and fence helpers it needs are not loaded otherwise."""
+    if _reads_blocks(s, "drafts"):
+        from .drafts import rule_drafts
+
+        rule_drafts(s)
+
+
+def _rule_applies(s: State) -> None:
+    """`applies.rule_applies`, loaded only for a file that holds an ``APPLY`` or
+    ``APPLY-REVIEW`` block."""
+    if _reads_blocks(s, "applies"):
+        from .applies import rule_applies
+
+        rule_applies(s)
+
+
+ITEM_RULES: list[tuple[str, Rule]] = [("governs", rule_governs)]
+"""The rules that attach to a comment's items what other lines of the same comment say
+(`Item.details`), after the comments rule: `derive` runs them in `RULES`, and the decision
+ledger on the comments that hold a decision (`model.ledger`)."""
+
 RULES: list[tuple[str, Rule]] = [
     ("discussion_header", rule_discussion_header),
     ("template", rule_template),
@@ -402,6 +438,7 @@ RULES: list[tuple[str, Rule]] = [
     ("engine_markers", rule_engine_markers),
     ("participants", rule_participants),
     ("comments", rule_comments),
+    *ITEM_RULES,
     ("votes", rule_votes),
     ("scores", rule_scores),
     ("runs", rule_runs),
@@ -413,6 +450,15 @@ RULES: list[tuple[str, Rule]] = [
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),
+    ("conflicts", rule_conflicts),
+    ("evidence", _rule_evidence),
+    ("drafts", _rule_drafts),
+    ("applies", _rule_applies),
+    ("voters", rule_voters),
+    ("first_ballot", rule_first_ballot),
+    ("positions", rule_positions),
+    ("phase_rules", rule_phase_rules),
+    ("usage", rule_usage),
 ]
 
 
@@ -437,46 +483,12 @@ def derive_parsed(
     """`derive` of `text` whose parse `doc` the caller has already (an editor's buffer parsed
     again only from the comment an edit is in, `syntax.reparse`)."""
     with COLLECTOR_PAUSE:
-        state = State(doc=doc, workspace=workspace, path_stem=path_stem)
+        state = State(doc=doc, workspace=workspace, path_stem=path_stem, text=text)
         state.warnings = list(extra_warnings or []) + list(doc.warnings)
         for _name, rule in RULES:
             rule(state)
-        rule_conflicts(state, text)
-        _rule_evidence(state, text)
-        _rule_drafts(state, text)
-        _rule_applies(state, text)
         state.warnings.sort(key=lambda w: w.line)
     return state
-
-
-def _rule_evidence(state: State, text: str) -> None:
-    """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
-    request: most files have none, and every command derives one."""
-    if not any(m.kind == "evidence" for m in state.doc.engine_markers) and not any(
-        mk.kind == "EVIDENCE" for c in state.comments for mk in c.markers
-    ):
-        return
-    from .evidence import rule_evidence
-
-    rule_evidence(state, text)
-
-
-def _rule_drafts(state: State, text: str) -> None:
-    """`drafts.rule_drafts`, loaded only for a file that holds a ``DRAFT`` block (a
-    documentation loop's): the digest and fence helpers it needs are not loaded otherwise."""
-    if any(m.kind == "draft" for m in state.doc.engine_markers):
-        from .drafts import rule_drafts
-
-        rule_drafts(state, text)
-
-
-def _rule_applies(state: State, text: str) -> None:
-    """`applies.rule_applies`, loaded only for a file that holds an ``APPLY`` or
-    ``APPLY-REVIEW`` block."""
-    if any(m.kind in ("apply", "apply-review") for m in state.doc.engine_markers):
-        from .applies import rule_applies
-
-        rule_applies(state, text)
 
 
 class _CollectorPause:
@@ -534,5 +546,3 @@ def mention_typos(
         if close is not None:
             found.append((name, close))
     return found
-
-

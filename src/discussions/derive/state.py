@@ -10,21 +10,22 @@ from typing import TYPE_CHECKING, Any
 
 from ..syntax.clock import utc_stamp
 from ..syntax.document import Document, ParseWarning
+from ..syntax.kinds import ITEM_KINDS
 from ..syntax.markers import Marker
+from ..syntax.meta import engine_fields
 from .diagnosis import Diagnosis
+from .positions import Positions
+from .usage import DiscussionUsage
 
 if TYPE_CHECKING:
     from ..settings.participants import ParticipantRegistry
-    from ..settings.templates import Template
+    from ..settings.templates import Phase, Template
     from ..settings.workspace import Workspace
     from .applies import Apply, Review
     from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
     from .runlog import RunRecord
-
-ITEM_KINDS = ("Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN")
-
 
 
 @dataclass(slots=True)
@@ -52,13 +53,16 @@ class Item:
     """1-based line number."""
     restated: list[Restatement] = field(default_factory=list)
     """Where the same item was said again, in file order (`restatements.collapse`)."""
+    details: dict[str, list[str]] = field(default_factory=dict)
+    """What the rules of `rules.ITEM_RULES` attached to the item from other lines of its
+    comment, by name (a ``GOVERNS:`` line's paths under a decision): in the JSON as they are."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The item; ``restated`` only when it was restated."""
+        """The item; ``restated`` only when it was restated, then its `details`."""
         out: dict[str, Any] = {"text": self.text, "author": self.author, "line": self.line}
         if self.restated:
             out["restated"] = [r.to_dict() for r in self.restated]
-        return out
+        return {**out, **self.details}
 
     @property
     def restaters(self) -> str:
@@ -172,6 +176,9 @@ class State:
     """Participants, templates, configuration (read only)."""
     path_stem: str = ""
     """File name without suffix: the title of last resort."""
+    text: str = ""
+    """The text derived (as given to `rules.derive`: what the rules that read blocks' content
+    and conflict lines read)."""
     warnings: list[ParseWarning] = field(default_factory=list)
     title: str = ""
     template: Template | None = None
@@ -219,6 +226,16 @@ class State:
     """``APPLY`` blocks, in file order, each with its reviews (`applies.rule_applies`)."""
     apply_reviews: list[Review] = field(default_factory=list)
     """``APPLY-REVIEW`` blocks, in file order (`applies.rule_applies`)."""
+    expected_voters: list[str] = field(default_factory=list)
+    """Display names of the participants whose votes count (`ballots.rule_voters`)."""
+    first_ballot: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Each voter's first vote in the current phase: name -> (vote, line)."""
+    positions: Positions = field(default_factory=Positions)
+    """Every author's positions round by round, and their flips (`ballots.rule_positions`)."""
+    phase_info: Phase | None = None
+    """The current phase's definition as its rules apply now (`ballots.rule_phase_rules`)."""
+    usage: DiscussionUsage = field(default_factory=DiscussionUsage)
+    """Tokens, cost and calls, in all and per participant and provider (`usage.rule_usage`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:
@@ -229,6 +246,16 @@ class State:
             if f.key == key:
                 return f.line
         return 1
+
+    def engine_blocks(self, kind: str) -> list[tuple[str, dict[str, str]]]:
+        """(value, fields) of each engine block of `kind` (`syntax.meta.engine_fields`): for
+        ``pass`` and ``failed``, who and what the call recorded."""
+        found = []
+        for m in self.doc.engine_markers:
+            if m.kind == kind:
+                fields = engine_fields(m.target)
+                found.append((fields.pop(""), fields))
+        return found
 
     def warn(self, line: int, message: str, severity: str = "warning", **found: str) -> None:
         """Record a problem on `line` (`found`: the `ParseWarning`'s code, subject, fix)."""

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ..syntax.code import open_fence_at_end
 from ..syntax.digest import sha256_hex
+from ..syntax.kinds import ENGINE_KINDS, STATE, alternation, engine_kinds
 from ..syntax.meta import written_at
 from ..syntax.parse import parse_document
 from ..syntax.record import Record
@@ -111,13 +112,12 @@ def split_blocks(text: str) -> tuple[list[str], str]:
 BOUNDARY = re.compile(r"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
 
 
-_ENGINE_WORDS = re.compile(
-    r"PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION|FALLBACK|PASS"
-    r"|MOTION-RESULT|FAILED|EVIDENCE|DRAFT|APPLY"
-)
+_ENGINE_WORDS = re.compile(alternation([k.name for k in ENGINE_KINDS]))
+"""Any engine block's name: a run of blocks without one needs no parse."""
 
 
-_STATE_KINDS = ("phase-transition", "vote-reset", "status-change")
+_STATE_KINDS = engine_kinds(merges=STATE)
+"""The kinds that change phase or status (`kinds.STATE`)."""
 
 
 def last_match(pattern: re.Pattern[str], text: str, end: int) -> re.Match[str] | None:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..syntax.markers import BALLOTS, MARKER_KINDS
+from ..syntax.kinds import MARKER_KINDS
+from ..syntax.markers import BALLOTS
 from ..syntax.render import VOTE_VALUES
 
 if TYPE_CHECKING:

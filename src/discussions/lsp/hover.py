@@ -9,21 +9,11 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..syntax.document import ENGINE_LINE
+from ..syntax.kinds import ENGINE_BY_KIND
 
 if TYPE_CHECKING:
     from .buffer import Buffer
 
-ENGINE_WORDS = {
-    "PHASE-TRANSITION": "The phase changed here ({args}); votes cast before it no longer count.",
-    "VOTE-RESET": "Votes restart here: only votes after this line count in phase {args}.",
-    "STATUS-CHANGE": "The discussion's status changed here ({args}).",
-    "ROUND": "A round of a run started here: {args}.",
-    "RUN-STOP": "A run stopped here: {args}.",
-    "ESCALATION": "A run asked a person to step in: {args}.",
-    "FALLBACK": "The chair fell back to a plan of its own: {args}.",
-    "PASS": "A participant had nothing to add: {args}.",
-    "MOTION-RESULT": "The council's motion was settled: {args}.",
-}
 _VOTE_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?VOTE(?:\*\*)?\s*:")
 _MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
 
@@ -33,8 +23,8 @@ def hover(b: Buffer, line: int, character: int) -> types.Hover | None:
     text = b.line(line + 1)
     engine = ENGINE_LINE.match(text)
     if engine:
-        words = ENGINE_WORDS.get(engine.group(1), "An engine line: {args}.")
-        return _markdown(words.format(args=engine.group(2).strip()))
+        says = ENGINE_BY_KIND[engine.group(1).lower()].says
+        return _markdown(says.format(args=engine.group(2).strip()))
     for m in _MENTION.finditer(text):
         if m.start() <= character <= m.end():
             return _markdown(_mention(b, m.group(1).rstrip("-_").lower()))

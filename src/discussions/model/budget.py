@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
+    from ..derive.usage import DiscussionUsage, UsageTotals
     from .discussion import Discussion
-    from .usage import DiscussionUsage, UsageTotals
 
 
 @dataclass(slots=True, frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
@@ -37,11 +37,10 @@ from ..syntax.render import (
 )
 from ..syntax.text import BOM, decode, normalise_newlines
 from . import storage
-from .sections import BY_KEY, SECTIONS, Section
-from .verdicts import phase_rules
+from .fields import Field, JsonEntry, view_dict
+from .sections import BY_KEY, Section
 
 if TYPE_CHECKING:
-    from ..settings.templates import Phase
     from ..settings.workspace import Workspace
 
 __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
@@ -83,26 +82,26 @@ def slugify(title: str) -> str:
     return f"discussion-{digest}"
 
 
-class _Derived(Generic[T]):
-    """A read-only attribute of `Discussion`: what `read` takes from its derived `State` (a
-    copy, so a caller cannot change the state through it). Behaves as a ``@property``."""
-
-    def __init__(self, read: Callable[[State], T], doc: str | None = None) -> None:
-        self.read = read
-        self.__doc__ = doc
-
-    @overload
-    def __get__(self, obj: None, owner: type[Any]) -> _Derived[T]: ...
-    @overload
-    def __get__(self, obj: Discussion, owner: type[Any]) -> T: ...
-    def __get__(self, obj: Discussion | None, owner: type[Any]) -> T | _Derived[T]:
-        return self if obj is None else self.read(obj._s)
-
-
-def _section(key: str) -> _Derived[list[Item]]:
-    """The items of the section `key` of `sections.SECTIONS`."""
+def _section(key: str) -> Field[list[Item]]:
+    """The items of the section `key` of `sections.SECTIONS` (its key is the JSON's)."""
     section = BY_KEY[key]
-    return _Derived(lambda s: list(s.items[section.marker]), f"{section.heading}, in file order.")
+    return Field(lambda s: list(s.items[section.marker]), f"{section.heading}, in file order.")
+
+
+def _template_name(s: State) -> str | None:
+    """The template's name in the JSON: the one found, else the header's as written."""
+    return s.template.name if s.template else s.doc.header.get("template")
+
+
+def _latest_run(runs: list[RunRecord]) -> RunRecord:
+    """The latest run the file records (an empty one when none)."""
+    return runs[-1] if runs else RunRecord(0)
+
+
+def _phase_value(d: Discussion, name: str) -> Any:
+    """`name` of the current phase's rules as they apply now (None without a template)."""
+    info = d.phase_info
+    return getattr(info, name) if info else None
 
 
 class Discussion:
@@ -253,83 +252,123 @@ class Discussion:
         return text + join_blocks(analyse_tail(text, at_file_start=True), blocks)
 
     # -- state -------------------------------------------------------------------------
-    # Each of these is one field of the derived `State`, copied (`_Derived`).
+    # The view of the derived `State`, one field list (`fields`): each `Field` is an
+    # attribute (a copy) and, unless `key` is None, an entry of `to_dict`, in this order.
 
-    title = _Derived(lambda s: s.title)
-    phase = _Derived(
+    _json_file = JsonEntry("file", lambda d: str(d.path))
+    title = Field(lambda s: s.title)
+    phase = Field(
         lambda s: s.phase, "The current phase id: the header's, then the last transition's."
     )
-    status = _Derived(lambda s: s.status)
-    template = _Derived(lambda s: s.template)
-    header = _Derived(lambda s: dict(s.doc.header))
-    participants = _Derived(
+    _json_phase_title = JsonEntry("phase_title", lambda d: _phase_value(d, "title"))
+    _json_voting_mode = JsonEntry("voting_mode", lambda d: _phase_value(d, "voting_mode"))
+    status = Field(lambda s: s.status)
+    template = Field(lambda s: s.template, json=_template_name)
+    participants = Field(
         lambda s: list(s.participants), "Aliases named in the header (or the template's defaults)."
     )
-    comments = _Derived(lambda s: list(s.comments))
-    votes = _Derived(
+    comments = Field(lambda s: list(s.comments))
+    votes = Field(
         lambda s: dict(s.votes),
         "Current votes: each voter's latest since the last reset or transition.",
     )
-    preamble = _Derived(
-        lambda s: s.doc.preamble,
-        "The text between the header and the first comment (title, context, ...).",
-    )
+    _json_consensus = JsonEntry("consensus", lambda d: d.consensus_result.to_dict())
     questions = _section("questions")
+    decisions = _section("decisions")
     todos = _section("todos")
     assigned = _section("assigned")
     done = _section("done")
-    decisions = _section("decisions")
     concerns = _section("concerns")
-    motions = _Derived(lambda s: list(s.motions), "Motions, with seconds, ballots and result.")
-    passes = _Derived(
-        lambda s: list(s.passes),
-        "(who, line) of each recorded pass (a participant had nothing to add).",
-    )
-    evidence = _Derived(lambda s: list(s.evidence), "Evidence blocks, then pending requests.")
-    drafts = _Derived(lambda s: list(s.drafts), "A documentation loop's drafts, in file order.")
-    applies = _Derived(lambda s: list(s.applies), "APPLY blocks in file order, with reviews.")
-    pending_mentions = _Derived(lambda s: list(s.pending))
-    mention_typos = _Derived(
-        lambda s: list(s.mention_typos),
-        "(mentioned name, closest participant alias, line) for mentions that match nobody but "
-        "look like a participant's alias mistyped.",
-    )
-    warnings = _Derived(lambda s: list(s.warnings))
-    phase_started_line = _Derived(
-        lambda s: s.phase_line, "Line of the transition into the current phase (0: the header's)."
-    )
-    status_changed_line = _Derived(
-        lambda s: s.status_line, "Line of the last status change (0: the header's status)."
-    )
-    humans = _Derived(lambda s: set(s.humans), "Authors who are not registered participants.")
-    scores = _Derived(
+    pending_mentions = Field(lambda s: list(s.pending))
+    _json_consensus_mode = JsonEntry("consensus_mode", lambda d: d.consensus_mode)
+    scores = Field(
         lambda s: dict(s.scores),
         "Current scores (0-10): each scorer's latest since the last reset or transition.",
     )
-    pending_issues = _Derived(
+    pending_issues = Field(
         lambda s: list(s.pending_issues),
         "Open ``PENDING:`` issues of each scorer's latest scored comment.",
     )
-    rounds = _Derived(lambda s: list(s.rounds), "Rounds of the latest `discussions run`.")
-    runs = _Derived(lambda s: list(s.runs), "Every run the file records (`runlog`), in order.")
-    last_stop = _Derived(lambda s: s.stops[-1] if s.stops else None, "Why the latest run stopped.")
-    escalation = _Derived(
+    _json_run = JsonEntry("run", lambda d: _latest_run(d._s.runs).to_dict())
+    escalation = Field(
         lambda s: s.escalation, "An escalation to the humans that no human has answered yet."
     )
-    diagnosis = _Derived(
+    diagnosis = Field(
         lambda s: s.diagnosis, "Root-cause candidates and their convergence (diagnostic mode)."
+    )
+    motions = Field(lambda s: list(s.motions), "Motions, with seconds, ballots and result.")
+    passes = Field(
+        lambda s: list(s.passes),
+        "(who, line) of each recorded pass (a participant had nothing to add).",
+        json=lambda s: [{"by": by, "line": line} for by, line in s.passes],
+    )
+    evidence = Field(lambda s: list(s.evidence), "Evidence blocks, then pending requests.")
+    drafts = Field(lambda s: list(s.drafts), "A documentation loop's drafts, in file order.")
+    applies = Field(lambda s: list(s.applies), "APPLY blocks in file order, with reviews.")
+    warnings = Field(
+        lambda s: list(s.warnings),
+        json=lambda s: [{"line": w.line, "message": w.message} for w in s.warnings],
+    )
+    # Attributes only (key=None).
+    header = Field(lambda s: dict(s.doc.header), key=None)
+    preamble = Field(
+        lambda s: s.doc.preamble,
+        "The text between the header and the first comment (title, context, ...).",
+        key=None,
+    )
+    mention_typos = Field(
+        lambda s: list(s.mention_typos),
+        "(mentioned name, closest participant alias, line) for mentions that match nobody but "
+        "look like a participant's alias mistyped.",
+        key=None,
+    )
+    phase_started_line = Field(
+        lambda s: s.phase_line,
+        "Line of the transition into the current phase (0: the header's).",
+        key=None,
+    )
+    status_changed_line = Field(
+        lambda s: s.status_line,
+        "Line of the last status change (0: the header's status).",
+        key=None,
+    )
+    humans = Field(
+        lambda s: set(s.humans), "Authors who are not registered participants.", key=None
+    )
+    rounds = Field(lambda s: list(s.rounds), "Rounds of the latest `discussions run`.", key=None)
+    runs = Field(
+        lambda s: list(s.runs), "Every run the file records (`runlog`), in order.", key=None
+    )
+    last_stop = Field(
+        lambda s: s.stops[-1] if s.stops else None, "Why the latest run stopped.", key=None
+    )
+    expected_voters = Field(
+        lambda s: list(s.expected_voters),
+        "Display names of the discussion's participants whose votes count.",
+        key=None,
+    )
+    first_ballot = Field(
+        lambda s: dict(s.first_ballot),
+        "Each voter's first vote in the current phase: name -> (vote, line).",
+        key=None,
+    )
+    positions = Field(
+        lambda s: s.positions,
+        "Every author's positions round by round, and their flips (`derive.positions`).",
+        key=None,
+    )
+    phase_info = Field(
+        lambda s: s.phase_info,
+        "The current phase's definition, as its rules apply now (`derive.ballots`).",
+        key=None,
+    )
+    usage = Field(
+        lambda s: s.usage, "Tokens, cost and calls of the AI answers (`derive.usage`).", key=None
     )
 
     def items_of(self, section: Section) -> list[Item]:
         """The items of one of the `sections.SECTIONS` (``d.items_of(BY_KEY["questions"])``)."""
         return list(self._s.items[section.marker])
-
-    @property
-    def phase_info(self) -> Phase | None:
-        """The current phase's definition, as its rules apply now (`verdicts.phase_rules`)."""
-        t = self._s.template
-        info = t.phase(self._s.phase) if t else None
-        return phase_rules(self, info) if info else None
 
     @property
     def engine_marker_lines(self) -> list[int]:
@@ -339,26 +378,7 @@ class Discussion:
     def engine_blocks(self, kind: str) -> list[tuple[str, dict[str, str]]]:
         """(who, fields) of each engine block of `kind`: ``pass`` (the call's ``provider``,
         ``tokens``, ``cost``) or ``failed`` (no provider answered: ``providers``, ``why``)."""
-        from ..derive.motions import marker_fields
-
-        found = []
-        for m in self._s.doc.engine_markers:
-            if m.kind == kind:
-                fields = marker_fields(m.target)
-                found.append((fields.pop(""), fields))
-        return found
-
-    @property
-    def expected_voters(self) -> list[str]:
-        """Display names of the discussion's participants whose votes count."""
-        registry = self.workspace.participants
-        names = []
-        for alias in self._s.participants:
-            if alias in registry:
-                p = registry.get(alias)
-                if p.votes:
-                    names.append(p.name)
-        return names
+        return self._s.engine_blocks(kind)
 
     @property
     def phase_transitions(self) -> int:
@@ -562,35 +582,8 @@ class Discussion:
     # -- export ------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        s = self._s
-        phase_info = self.phase_info
-        return {
-            "file": str(self.path),
-            "title": s.title,
-            "phase": s.phase,
-            "phase_title": phase_info.title if phase_info else None,
-            "voting_mode": phase_info.voting_mode if phase_info else None,
-            "status": s.status,
-            "template": s.template.name if s.template else s.doc.header.get("template"),
-            "participants": list(s.participants),
-            "comments": [c.to_dict() for c in s.comments],
-            "votes": dict(s.votes),
-            "consensus": self.consensus_result.to_dict(),
-            **{sec.key: [i.to_dict() for i in s.items[sec.marker]] for sec in SECTIONS},
-            "pending_mentions": [p.to_dict() for p in s.pending],
-            "consensus_mode": self.consensus_mode,
-            "scores": dict(s.scores),
-            "pending_issues": [i.to_dict() for i in s.pending_issues],
-            "run": s.runs[-1].to_dict() if s.runs else RunRecord(0).to_dict(),
-            "escalation": s.escalation.to_dict() if s.escalation else None,
-            "diagnosis": s.diagnosis.to_dict(),
-            "motions": [m.to_dict() for m in s.motions],
-            "passes": [{"by": by, "line": line} for by, line in s.passes],
-            "evidence": [e.to_dict() for e in s.evidence],
-            "drafts": [dr.to_dict() for dr in s.drafts],
-            "applies": [a.to_dict() for a in s.applies],
-            "warnings": [{"line": w.line, "message": w.message} for w in s.warnings],
-        }
+        """The discussion as `status --json` shows it: its fields, in order (`fields`)."""
+        return view_dict(self)
 
 
 def _render_change(change: _Change) -> str:

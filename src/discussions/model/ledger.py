@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,11 +33,10 @@ from urllib.parse import quote
 
 from ..derive import rules as derive
 from ..derive.restatements import collapse
-from ..derive.signatures import Claims, forgery
 from ..derive.state import Restatement, State
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
-from ..syntax.clock import parse_stamp, utc_stamp
+from ..syntax.clock import utc_stamp
 from ..syntax.parse import is_discussion_text, parse_document
 from ..syntax.text import decode
 from . import storage
@@ -106,6 +106,8 @@ class LedgerEntry:
     ``""`` when the comment does not say."""
     restated: tuple[Restatement, ...] = ()
     """Where the discussion said the same decision again (`restatements.collapse`)."""
+    details: dict[str, list[str]] = field(default_factory=dict, hash=False)
+    """What rules attached to the decision (`Item.details`: the paths it governs)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -120,6 +122,7 @@ class LedgerEntry:
             "implemented_by": [i.to_dict() for i in self.implemented_by],
             "written": self.written,
             **({"restated": [r.to_dict() for r in self.restated]} if self.restated else {}),
+            **self.details,
         }
 
 
@@ -206,33 +209,42 @@ def _decisions_of(
     discussion's text: what `Discussion` derives, by the same parser and rules, without
     extracting the markers of comments that cannot hold a decision."""
     doc = parse_document(text)
-    state = State(doc=doc, workspace=workspace, path_stem=path.stem)
+    state = State(doc=doc, workspace=workspace, path_stem=path.stem, text=text)
     rules = dict(derive.RULES)
     for name in _HEAD_RULES:
         rules[name](state)
-    items: list[Item] = []
-    claims = Claims(workspace.participants)
-    marker_lines = [m.line for m in doc.engine_markers]
-    for block in doc.comments:
-        if "DECISION" not in block.body or not _DECISION_LINE.search(block.body):
-            continue
-        found, meta = derive.comment_parts(block.body, block.body_line)
-        if forgery(block, meta, claims, marker_lines)[0]:
-            continue  # not the engine's: its decisions count for nothing (`signatures`)
-        when = written_stamp(meta.get("at"))
-        for m in found.markers:
-            if m.kind == "DECISION":
-                items.append(Written(m.kind, m.text, block.author, m.line, written=when))
+    items: list[Item] = _written_decisions(state)
     if "ROOT-CAUSE" in text:  # diagnostic mode: a converged diagnosis is a decision
         items += _diagnosis_items(text, path, workspace)
     items = collapse(items)  # restated decisions are one, as `derive` gives them
     if "<!-- APPLY" in text:
         from ..derive.applies import rule_applies
 
-        rule_applies(state, text)
+        rule_applies(state)
     initial = state.template.status if state.template else "OPEN"
     created = doc.header.get("created", "")
     return state.title, state.status, initial, created, items, state.applies
+
+
+def _written_decisions(state: State) -> list[Item]:
+    """The decisions of `state`'s comments, as `derive` makes them (the comments rule, then
+    `rules.ITEM_RULES`; a forged comment's count for nothing), with when each was written.
+    Only the comments holding a ``DECISION:`` line are read: the parse (the ledger's own)
+    keeps only those."""
+    doc = state.doc
+    doc.comments = [
+        b for b in doc.comments if "DECISION" in b.body and _DECISION_LINE.search(b.body)
+    ]
+    derive.rule_comments(state)
+    for _name, rule in derive.ITEM_RULES:
+        rule(state)
+    starts = [c.line for c in state.comments]
+    written: list[Item] = []
+    for i in state.items["DECISION"]:
+        c = state.comments[bisect_right(starts, i.line) - 1]
+        when = utc_stamp(c.at) if c.at else ""
+        written.append(Written(i.kind, i.text, i.author, i.line, [], i.details, when))
+    return written
 
 
 def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:
@@ -253,12 +265,6 @@ class Written(Item):
     written: str = ""
 
 
-def written_stamp(recorded: str | None) -> str:
-    """A comment's recorded ``at:`` time as the ledger shows it, "" when there is none."""
-    when = parse_stamp(recorded) if recorded else None
-    return utc_stamp(when) if when else ""
-
-
 def _entry(
     item: Item, path: Path, title: str, status: str, date: str, settled: bool
 ) -> LedgerEntry:
@@ -274,6 +280,7 @@ def _entry(
         settled,
         written=written,
         restated=tuple(item.restated),
+        details=item.details,
     )
 
 

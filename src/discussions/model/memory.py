@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..derive.positions import audit
 from ..derive.rules import derive
 from ..errors import DiscussionsError
 from ..syntax.markers import normalise_ballot, normalise_second
@@ -286,7 +285,7 @@ def read_file(path: Path, workspace: Workspace) -> FileMemory | None:
     for author in dict.fromkeys(c.author for c in s.comments):
         fm.by_author[author.lower()] = (tuple(_positions(s, author)), side_of(s, author, settled))
         fm.authors[author.lower()] = author
-    found = audit(s.comments, s.runs, s.evidence, s.items["DECISION"], s.registry)
+    found = s.positions  # the flip audit, a rule of the derivation (`ballots.rule_positions`)
     for author in found.grid:
         mine = [f for f in found.flips if f.author == author]
         taken = sum(1 for x in found.stances if x.author == author)

@@ -1,6 +1,7 @@
-"""Honest verdicts, derived from a discussion file: positions round by round with their flips
-(`derive.positions`), the sealed first ballot of a ``consensus_mode: vote_first`` phase and
-its debate delta, and the phase rules they imply.
+"""Honest verdicts, read from a discussion's state: the debate delta of a ``consensus_mode:
+vote_first`` phase (its sealed first ballot against the votes as they stand) and what a
+prompt says of it. The per-file state they read (positions and flips, the first ballot, the
+phase rules) is derived by rules (`derive.ballots`).
 
 * ``vote_first``: until every expected voter has voted in the phase (its first ballot), the
   phase is blind: each prompt holds the context and the participant's own comments only, so
@@ -14,56 +15,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..derive.positions import Positions, audit
+from ..derive.ballots import VOTE_FIRST
 
 if TYPE_CHECKING:
-    from ..settings.templates import Phase
     from .discussion import Discussion
-
-VOTE_FIRST = "vote_first"
-
-
-def positions_of(d: Discussion) -> Positions:
-    """The positions of every author of `d`, round by round, and their flips."""
-    return audit(d.comments, d.runs, d.evidence, d.decisions, d.workspace.participants)
-
-
-def first_ballot(d: Discussion) -> dict[str, tuple[str, int]]:
-    """Each voter's first vote in the current phase: name -> (vote, line)."""
-    since = d.phase_started_line
-    found: dict[str, tuple[str, int]] = {}
-    for c in d.comments:
-        if c.vote and c.line > since and c.author not in found:
-            found[c.author] = (c.vote, c.line)
-    return found
-
-
-def first_ballot_open(d: Discussion) -> bool:
-    """Whether the current phase is ``vote_first`` and some expected voter has not cast its
-    first ballot in it yet."""
-    t = d.template
-    info = t.phase(d.phase) if t else None
-    if info is None or info.consensus_mode != VOTE_FIRST:
-        return False
-    cast = first_ballot(d)
-    return any(name not in cast for name in d.expected_voters)
-
-
-def phase_rules(d: Discussion, info: Phase) -> Phase:
-    """`info` as it applies now: blind while a ``vote_first`` ballot is open, anonymous once
-    the flips citing nothing new exceed ``flip_threshold``. `info` itself when neither."""
-    blind = info.consensus_mode == VOTE_FIRST and not info.blind and first_ballot_open(d)
-    anonymous = (
-        info.flip_threshold is not None
-        and not info.anonymous
-        and len(positions_of(d).unexplained) > info.flip_threshold
-    )
-    if not (blind or anonymous):
-        return info
-    return replace(info, blind=info.blind or blind, anonymous=info.anonymous or anonymous)
 
 
 def majority(votes: Mapping[str, str]) -> str | None:
@@ -137,7 +95,7 @@ def debate_delta(d: Discussion) -> DebateDelta | None:
     info = t.phase(d.phase) if t else None
     if info is None or info.consensus_mode != VOTE_FIRST:
         return None
-    cast = first_ballot(d)
+    cast = d.first_ballot
     first = {who: vote for who, (vote, _) in cast.items()}
     complete = bool(first) and all(name in cast for name in d.expected_voters)
     return DebateDelta(first, d.votes, complete)

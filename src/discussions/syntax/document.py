@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 
+from .kinds import ENGINE_KINDS, alternation
 from .record import Record
 
 # A separator, then blank lines, then the Name: line. Column 0 only (see module docstring).
 BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
 
 
+# An engine block's line: group 1 is its name (one of `kinds.ENGINE_KINDS`), group 2 the rest.
 ENGINE_LINE = re.compile(
-    r"^[ ]{0,3}<!--[ \t]*(PHASE-TRANSITION|VOTE-RESET|STATUS-CHANGE|ROUND|RUN-STOP|ESCALATION"
-    r"|FALLBACK|PASS|MOTION-RESULT|FAILED|EVIDENCE|DRAFT|APPLY-REVIEW|APPLY)"
+    r"^[ ]{0,3}<!--[ \t]*(" + alternation([k.name for k in ENGINE_KINDS]) + ")"
     r"[ \t]*:([^\n]*?)-->[ \t]*$",
     re.M,
 )
@@ -115,8 +116,7 @@ class EngineMarker(Record):
 
     __slots__ = ("kind", "line", "source", "target")
     kind: str
-    """``phase-transition``, ``vote-reset``, ``status-change``, ``round``, ``run-stop`` or
-    ``escalation``."""
+    """The kind's name in lower case (``phase-transition``, ``round``: `kinds.ENGINE_KINDS`)."""
     line: int
     """1-based line number."""
     source: str | None

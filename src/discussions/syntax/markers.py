@@ -33,17 +33,12 @@ from collections.abc import Collection
 
 from .code import CodeLines, in_ranges
 from .document import ParseWarning
+from .kinds import MARKER_KINDS, alternation
 from .record import Record
 from .render import VOTE_VALUES
 
 BALLOTS = ("YES", "NO", "ABSTAIN")
 """A council ballot's values (``BALLOT:``, `normalise_ballot`)."""
-
-MARKER_KINDS = (
-    "VOTE", "Q", "TODO", "DECISION", "ASSIGNED", "DONE", "CONCERN", "SCORE", "PENDING",
-    "MOTION", "SECOND", "BALLOT", "ROOT-CAUSE", "CONFIDENCE", "EVIDENCE", "REMEMBER",
-    "REVISIT-WHEN",
-)
 
 # Greedy to the end of the line, trimmed in code: ``([^\n]*?)[ \t]*$`` would backtrack
 # quadratically on a marker line ending in a long run of spaces. Every scan here is linear.
@@ -51,9 +46,8 @@ MARKER_KINDS = (
 # characters back cannot help a match, only cost time on a long run of spaces.
 _MARKER_LINE = (
     r"[ \t]*+(?:(?:[-*+]|\d{1,9}[.)])[ \t]++(?:\[[ xX]\][ \t]++)?)?"
-    r"(\*\*|__)?(VOTE|Q|TODO|DECISION|ASSIGNED|DONE|CONCERN|SCORE|PENDING|MOTION|SECOND|BALLOT"
-    r"|ROOT-CAUSE|CONFIDENCE|EVIDENCE|REMEMBER|REVISIT-WHEN)"
-    r"(?:\*\*|__)?[ \t]*+:(?:\*\*|__)?"
+    r"(\*\*|__)?(" + alternation(MARKER_KINDS) + ")"  # the names of `kinds.MARKER_KINDS`
+    r"((?:\*\*|__)?[ \t]*+:(?:\*\*|__)?)"
     r"[ \t]*+([^\n]*)"
 )
 # A marker line: `_MARKER_AT` at the start of a body, `_MARKER` after a newline (a search
@@ -80,7 +74,7 @@ class Marker(Record):
 
     __slots__ = ("kind", "text", "line")
     kind: str
-    """``VOTE``, ``Q``, ``TODO``, ``DECISION``, ``ASSIGNED``, ``DONE`` or ``CONCERN``."""
+    """One of `kinds.MARKER_KINDS`: ``VOTE``, ``Q``, ``DECISION``..."""
     text: str
     """The text after the colon; for a vote, the normalised value (``READY``...)."""
     line: int
@@ -163,6 +157,18 @@ def normalise_second(value: str) -> str | None:
         return None
     word = m.group(0).lower()
     return {"yes": "yes", "true": "yes", "no": "no", "false": "no"}.get(word)
+
+
+def parse_score(text: str) -> int | None:
+    """A ``SCORE:`` value: ``8``, ``8/10``, ``8.5`` -> 8 (clamped to 0-10); anything else ->
+    None."""
+    m = _SCORE.match(text)
+    if not m:
+        return None
+    return max(0, min(10, int(float(m.group(1)))))
+
+
+_SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
 
 
 def extract(body: str, first_line: int = 1) -> BodyMarkers:
@@ -261,8 +267,8 @@ class _Layout:
 def _add_marker(result: BodyMarkers, m: re.Match[str], line: int) -> None:
     """Add the marker `m` matched (not in code) to `result`, unless it is empty; an invalid
     vote adds a warning instead."""
-    kind, value = m.group(2), m.group(3).rstrip(" \t")
-    if m.group(1):  # bold keyword: drop the closing ** of "**VOTE: READY**"
+    kind, value = m.group(2), m.group(4).rstrip(" \t")
+    if m.group(1) and not m.group(3).strip(" \t:"):  # a bold line: "**VOTE: READY**"
         value = value.rstrip("*_ \t")
     if kind == "VOTE":
         vote = normalise_vote(value)
@@ -282,8 +288,9 @@ def _add_marker(result: BodyMarkers, m: re.Match[str], line: int) -> None:
 
 
 def _marker_lines(body: str) -> list[re.Match[str]]:
-    """The lines of `body` that look like marker lines, code or not (group 2 is the keyword,
-    group 3 the rest of the line)."""
+    """The lines of `body` that look like marker lines, code or not (group 1 is an opening
+    bold, group 2 the keyword, group 3 the colon with any bold closed around it, group 4 the
+    rest of the line)."""
     first = _MARKER_AT.match(body)
     return ([first] if first else []) + list(_MARKER.finditer(body))
 

@@ -42,6 +42,18 @@ def meta_fields(inner: str) -> dict[str, str]:
     return fields
 
 
+def engine_fields(args: str) -> dict[str, str]:
+    """The value and ``key: value`` fields of an engine block's arguments (keys lower-cased):
+    ``passed | yes: 2 | line: 12`` -> {"": "passed", "yes": "2", "line": "12"}."""
+    value, _, rest = args.partition("|")
+    fields = {"": value.strip()}
+    for part in rest.split("|"):
+        key, sep, val = part.partition(":")
+        if sep:
+            fields[key.strip().lower()] = val.strip()
+    return fields
+
+
 def _meta_inner(line: str) -> str | None:
     line = line.rstrip("\r")
     rest = line.lstrip(" ")

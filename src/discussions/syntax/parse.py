@@ -63,6 +63,7 @@ from .document import (
     ParseWarning,
 )
 from .headings import underlines
+from .kinds import ENGINE_BY_KIND, MOVE_OR_VALUE, VALUE
 from .record import Record
 from .text import BOM, detect_newline, normalise_newlines, strip_line_start_boms
 
@@ -431,21 +432,17 @@ def _find_engine_markers(
 
 
 def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
+    """The block of `kind` with arguments `args`, read as its declared form
+    (`kinds.ENGINE_KINDS`); None when they do not fit it."""
     if not args:
         return None
-    if kind in (
-        "vote-reset", "round", "run-stop", "escalation", "fallback", "pass", "motion-result",
-        "failed",
-        "evidence",
-        "draft",
-        "apply",
-        "apply-review",
-    ):
+    form = ENGINE_BY_KIND[kind].form
+    if form == VALUE:
         return EngineMarker(kind, line, None, args)
     parts = _ARROW.split(args)
     if len(parts) == 2 and all(p.strip() for p in parts):
         return EngineMarker(kind, line, parts[0].strip(), parts[1].strip())
-    if len(parts) == 1 and kind == "status-change":
+    if len(parts) == 1 and form == MOVE_OR_VALUE:
         return EngineMarker(kind, line, None, args)
     return None
 

@@ -16,7 +16,6 @@ from ..derive.diagnosis import describe
 from ..derive.runlog import run_state
 from ..model.discussion import Discussion, Item
 from ..model.sections import SECTIONS, pick
-from ..model.usage import discussion_usage
 from ..settings.workspace import display_path
 from .verdicts import verdict_data, verdict_texts
 
@@ -56,7 +55,7 @@ def _line(text: str = "", tone: str = "") -> StatusLine:
 def status_of(d: Discussion) -> dict[str, Any]:
     """The state `status --json` prints: `Discussion.to_dict`, the usage reported so far, and
     the latest run with what became of it (`runlog.run_state`: running, interrupted...)."""
-    data = {**d.to_dict(), "usage": discussion_usage(d).to_dict()}
+    data = {**d.to_dict(), "usage": d.usage.to_dict()}
     data["revisits"] = [r.to_dict() for r in revisits(d)]
     conflicted = conflict_lines(d)
     if conflicted:  # phase and status mix both sides' moves: not the discussion's
@@ -160,7 +159,7 @@ def _consensus(d: Discussion) -> list[StatusLine]:
 
 def _usage(d: Discussion) -> list[StatusLine]:
     """Tokens and cost as the AI CLIs reported them, in total and per participant."""
-    usage = discussion_usage(d)
+    usage = d.usage
     if not usage.total.calls and not usage.total.failed_calls:
         return []
     lines = [_line(f"Usage: {usage.total.text()}")]

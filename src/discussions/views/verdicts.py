@@ -9,7 +9,7 @@ from typing import Any
 
 from ..derive.positions import Positions
 from ..model.discussion import Discussion
-from ..model.verdicts import debate_delta, positions_of
+from ..model.verdicts import debate_delta
 
 GRID_ROUNDS = 12
 """The rounds of each author's positions `status` shows, the latest (`status --json` has all)."""
@@ -28,7 +28,7 @@ def verdict_texts(d: Discussion) -> list[tuple[str, str]]:
     delta = debate_delta(d)
     if delta is not None:
         out += [("", ""), (delta.text(), "warning" if delta.changed else "")]
-    p = positions_of(d)
+    p = d.positions
     if worth_showing(p):
         out += [("", ""), ("Positions by round:", "")]
         out += [(f"  {line}", "") for line in p.grid_lines(last=GRID_ROUNDS)]
@@ -44,7 +44,7 @@ def verdict_data(d: Discussion) -> dict[str, Any]:
     ``debate_delta`` (None unless the phase is ``vote_first``)."""
     delta = debate_delta(d)
     return {
-        "positions": positions_of(d).to_dict(),
+        "positions": d.positions.to_dict(),
         "debate_delta": delta.to_dict() if delta is not None else None,
     }
 
@@ -65,7 +65,7 @@ def positions_html(
     """The panel's "Positions" section (made by `section`, every text through `escape`): a
     participant x round table (flips citing nothing new marked), the debate delta under it;
     empty when the grid adds nothing."""
-    p = positions_of(d)
+    p = d.positions
     delta = debate_delta(d)
     if not worth_showing(p) and delta is None:
         return ""

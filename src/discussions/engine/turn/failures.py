@@ -10,7 +10,7 @@ A participant whose whole provider chain failed leaves, under the file lock like
     *AI-Architect got no answer: llm exited with status 1 (Error: ...).*
 
 (on one line in the file). ``calls`` counts the providers that ran (a provider that is not
-installed made no call); `model.usage` counts them as failed calls, with the ``failed:`` entries
+installed made no call); `derive.usage` counts them as failed calls, with the ``failed:`` entries
 of answers that came after a failure, so `status` shows them.
 """
 

@@ -10,7 +10,7 @@ missing vote or score; and the echo of its prompt each answer is read against (`
   with a minimal prompt: the discussion's title, the start of the answer, and "Answer with
   one line: VOTE: READY, CHANGES or REJECT". A vote (score) in that answer is written into the
   comment with a visible line saying it came from the follow-up, and the metadata records
-  ``follow-up: vote READY`` (counted as a call by `model.usage`). Nothing more is asked
+  ``follow-up: vote READY`` (counted as a call by `derive.usage`). Nothing more is asked
   whatever the follow-up says. ``providers.follow_up: false`` turns it off. The mock is never
   followed up (it votes when a vote is asked for), nor is a replay (it answers as recorded).
 """

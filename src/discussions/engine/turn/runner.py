@@ -289,10 +289,8 @@ class TurnRunner:
         budget = self.budget if self.budget is not None else configured_budget(d)
         if budget.empty:
             return None
-        from ...model.usage import discussion_usage  # only under a budget
-
         d.reload()
-        usage = discussion_usage(d)
+        usage = d.usage
         estimates = (
             [estimate_call(usage, self.provider_chain(p, forced)) for p in upcoming]
             if budget.estimates
@@ -309,9 +307,7 @@ class TurnRunner:
         budget = self.budget if self.budget is not None else configured_budget(d)
         if not budget.estimates:
             return False
-        from ...model.usage import discussion_usage  # only under a budget
-
-        usage = discussion_usage(d)
+        usage = d.usage
         for p in upcoming:
             e = estimate_call(usage, self.provider_chain(p, forced))
             if not e.seen and (

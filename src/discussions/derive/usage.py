@@ -8,7 +8,8 @@ built-in mock costs nothing and is counted as zero. A pass (an AI that had nothi
 records its call the same way, ``<!-- PASS: name | provider: ... | tokens: ... | cost: ... -->``;
 a ``PASS`` block without them counts as a call of unknown usage.
 
-Budgets, checked against these totals, are in `budget`.
+One rule, `rule_usage`, fills `State.usage` (`Discussion.usage`); budgets, checked against
+these totals, are in `model.budget`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NOT_A_CALL
 
 if TYPE_CHECKING:
-    from .discussion import Discussion
+    from .state import State
 
 _TOKENS = re.compile(r"^(\d+) in / (\d+) out$")
 _COST = re.compile(r"^\$(\d+(?:\.\d+)?)$")
@@ -144,26 +145,26 @@ class DiscussionUsage:
         }
 
 
-def discussion_usage(d: Discussion) -> DiscussionUsage:
-    """Totals over the comments that carry the engine's metadata (AI answers)."""
-    result = DiscussionUsage()
-    for c in d.comments:
+def rule_usage(s: State) -> None:
+    """`State.usage`: the totals over the comments that carry the engine's metadata (AI
+    answers), the ``PASS`` blocks (calls whose answer was a pass) and the ``FAILED`` ones."""
+    result = s.usage
+    for c in s.comments:
         if "provider" not in c.meta:
             continue
         result.total.add_meta(c.meta)
         result.by_participant.setdefault(c.author, UsageTotals()).add_meta(c.meta)
         result.by_provider.setdefault(c.meta["provider"], UsageTotals()).add_meta(c.meta)
-    for by, fields in d.engine_blocks("pass"):  # an AI call whose answer was a pass
+    for by, fields in s.engine_blocks("pass"):  # an AI call whose answer was a pass
         meta = fields if "provider" in fields else _PASS
         result.total.add_meta(meta)
         result.by_participant.setdefault(by, UsageTotals()).add_meta(meta)
         if "provider" in fields:
             result.by_provider.setdefault(fields["provider"], UsageTotals()).add_meta(fields)
-    for by, fields in d.engine_blocks("failed"):  # no provider answered a participant
+    for by, fields in s.engine_blocks("failed"):  # no provider answered a participant
         n = int(fields["calls"]) if fields.get("calls", "").isdigit() else 1
         result.total.failed_calls += n
         result.by_participant.setdefault(by, UsageTotals()).failed_calls += n
-    return result
 
 
 _PASS = {"provider": "(pass)"}
