@@ -35,7 +35,19 @@ FACES = _faces()
 
 
 def test_the_public_packages_declare_faces() -> None:
-    assert {"discussions", "discussions.providers", "discussions.tui"} <= set(FACES)
+    assert {"discussions", "discussions.ops", "discussions.providers", "discussions.tui"} <= set(
+        FACES
+    )
+
+
+@pytest.mark.parametrize("package", sorted(FACES))
+def test_no_name_of_a_face_is_also_a_submodule(package: str) -> None:
+    """Importing a submodule binds its name in the package, which would hide a face's name."""
+    folder = PACKAGE.parent.joinpath(*package.split("."))
+    submodules = {p.stem for p in folder.glob("*.py")} | {
+        p.parent.name for p in folder.glob("*/__init__.py")
+    }
+    assert not set(FACES[package]) & submodules
 
 
 def _type_checking_imports(package: str) -> dict[str, str]:

@@ -276,7 +276,9 @@ def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:
     return sorted(bounds + bare, key=lambda b: b.sep_pos)
 
 
-def _bare_boundaries(text: str, start: int, bounds: list[_Bound], names: set[int]) -> list[_Bound]:
+def _bare_boundaries(
+    text: str, start: int, bounds: list[_Bound], names: set[int]
+) -> list[_Bound]:
     """``Name:`` lines at column 0 that no ``---`` opens, outside code and hiding HTML."""
     seg_starts = [start] + [min(b.name_end + 1, len(text)) for b in bounds]
     seg_ends = [b.sep_pos for b in bounds] + [len(text)]  # a `Name:` line is in one of them
