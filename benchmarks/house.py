@@ -10,7 +10,8 @@ name does not), and imports inside function bodies (the start-up laziness spread
 code). Start-up: ``discussions --help``, ``discussions status`` on a small discussion and the
 merge driver's import (``python -P -m discussions merge-file`` on three small files) as
 processes, alternated with a bare ``python -P -c pass`` so the machine's noise hits all alike;
-medians (min-max) and the ratio to the bare Python. Nothing is asserted.
+medians (min-max) and the ratio to the bare Python, in wall time and in the CPU time of the
+processes (which a loaded machine changes less). Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -79,10 +81,17 @@ def _project(work: Path) -> None:
         (work / f"{name}.md").write_text((work / "small.md").read_text(), encoding="utf-8")
 
 
-def _timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+def _timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of running `argv`."""
+    cpu = _children_cpu()
     started = time.perf_counter()
     subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=False)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def startup(trees: dict[str, Path], repeat: int) -> None:
@@ -96,7 +105,7 @@ def startup(trees: dict[str, Path], repeat: int) -> None:
             "status": ["-m", "discussions", "status", "small.md"],
             "merge-file": ["-m", "discussions", "merge-file", "base.md", "ours.md", "theirs.md"],
         }
-        times: dict[str, list[float]] = {}
+        times: dict[str, list[tuple[float, float]]] = {}
         base_env = {**os.environ, "HOME": str(work), "NO_COLOR": "1"}
         for _ in range(repeat):
             times.setdefault("python -c pass", []).append(
@@ -106,13 +115,17 @@ def startup(trees: dict[str, Path], repeat: int) -> None:
                 env = {**base_env, "PYTHONPATH": str(src)}
                 for name, args in commands.items():
                     times.setdefault(f"{label} {name}", []).append(_timed([*py, *args], env, work))
-        bare = statistics.median(times["python -c pass"])
-        for key, values in times.items():
-            med = statistics.median(values)
-            print(
-                f"{key:28} {med * 1000:7.1f} ms ({min(values) * 1000:.1f}-{max(values) * 1000:.1f})"
-                f"  {med / bare:5.2f}x python -c pass"
-            )
+        for i, what in ((0, "wall"), (1, "CPU")):
+            print(f"{what} time (median (min-max), ratio of the medians):")
+            bare = statistics.median(t[i] for t in times["python -c pass"])
+            for key, pairs in times.items():
+                values = [t[i] for t in pairs]
+                med = statistics.median(values)
+                print(
+                    f"  {key:28} {med * 1000:7.1f} ms "
+                    f"({min(values) * 1000:.1f}-{max(values) * 1000:.1f})"
+                    f"  {med / bare:5.2f}x python -c pass"
+                )
 
 
 def main() -> None:

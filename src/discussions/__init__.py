@@ -25,11 +25,10 @@ from .errors import (
     UnknownParticipant,
     UnknownTemplate,
 )
+from .syntax.faces import face
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
-    from typing import Any
-
     from .derive.voting import ConsensusResult, calculate_consensus
     from .engine.runner import Runner
     from .engine.turn.outcomes import TurnResult
@@ -37,22 +36,25 @@ if TYPE_CHECKING:
     from .settings.config import VotingConfig
     from .settings.participants import Participant
 
-# Public names load their modules on first use, so `import discussions` (and the merge driver
-# git runs once per file) stays cheap.
-_LAZY = {
-    "Comment": "model.discussion",
-    "Discussion": "model.discussion",
-    "Item": "model.discussion",
-    "PendingMention": "model.discussion",
-    "Participant": "settings.participants",
-    "ConsensusResult": "derive.voting",
-    "VotingConfig": "settings.config",
-    "calculate_consensus": "derive.voting",
-    "Runner": "engine.runner",
-    "TurnResult": "engine.turn.outcomes",
-}
-
 __version__ = "0.2.0"
+
+# The face (`syntax.faces`): each public name and its module, loaded on first use, so
+# `import discussions` (and the merge driver git runs once per file) stays cheap.
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "Comment": "model.discussion",
+        "Discussion": "model.discussion",
+        "Item": "model.discussion",
+        "PendingMention": "model.discussion",
+        "Participant": "settings.participants",
+        "ConsensusResult": "derive.voting",
+        "VotingConfig": "settings.config",
+        "calculate_consensus": "derive.voting",
+        "Runner": "engine.runner",
+        "TurnResult": "engine.turn.outcomes",
+    },
+)
 
 __all__ = [
     "Comment",
@@ -79,12 +81,3 @@ __all__ = [
     "VotingConfig",
     "calculate_consensus",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'discussions' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f".{module}", __name__), name)

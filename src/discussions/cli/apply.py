@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .. import ops
+from ..engine.turn.outcomes import ParticipantOutcome, TurnEvent
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
+from .progress import Progress
 from .reviewing import no_one_to_ask, review_lines, review_only, review_step, stderr_stream
 from .turns import live_display
 
@@ -83,14 +86,13 @@ def apply_command(
       discussions apply spike.md --force --reason "prototype before the vote"
       discussions apply feature-x.md --review --yes
     """
-    from ..ops.decided import check_forced, plan_apply
-
     if review:
         flags = (lead, branch, dry_run, force, reason, acknowledge_questions)
         return review_only(file, as_json=as_json, timeout=timeout, yes=yes, flags=flags)
-    check_forced(force, reason, needs_reason=True)  # a usage error before the file is looked for
+    # a usage error before the file is looked for
+    ops.check_forced(force, reason, needs_reason=True)
     ws = workspace(warn=False)
-    plan = plan_apply(
+    plan = ops.plan_apply(
         ws, resolve_discussion(file, ws), lead=lead, branch=branch, timeout=timeout,
         force=force, reason=reason, acknowledge_questions=acknowledge_questions, dry_run=dry_run,
     )  # fmt: skip
@@ -118,12 +120,10 @@ def _finish(done: Applied, as_json: bool) -> None:
     """Say what the apply came to, have the council review it when asked to (`review_after`),
     report; exit 1 unless it committed (or changed nothing), no test failed and a review that
     ran found that the change implements the decision."""
-    from ..ops.decided import review_after
-
     if not as_json:
         say(_result_line(done.record))
     stream = None if as_json else stderr_stream
-    done = review_after(done, on_step=None if as_json else review_step, on_output=stream)
+    done = ops.review_after(done, on_step=None if as_json else review_step, on_output=stream)
     if done.review is not None and not as_json:
         for line in review_lines(done.review.to_dict()):
             say(line)
@@ -196,21 +196,17 @@ def _refused() -> None:
 def _run(plan: Plan, as_json: bool) -> Applied:
     """Run the plan (`ops.decided.apply`) with its output streamed: the turn display on a
     terminal, the lead's own lines on a pipe, nothing with --json."""
-    from ..engine.turn.outcomes import ParticipantOutcome, TurnEvent
-    from ..ops.decided import DONE, apply
-    from .progress import Progress
-
     p, provider = plan.lead_choice.participant, plan.lead_choice.provider.name
     live = live_display(as_json)
     if not live:
         if not as_json:
             say(f"{p.name} is working on {plan.branch} ({provider})...", err=True)
-        return apply(plan, on_output=None if as_json else stderr_stream)
+        return ops.apply(plan, on_output=None if as_json else stderr_stream)
     with Progress(sys.stderr, True, [(p.alias, p.name)], title="discussions apply") as progress:
         progress(TurnEvent("start", p.alias, p.name, provider))
-        done = apply(plan, on_output=_live_stream(progress, p.alias, p.name, provider))
+        done = ops.apply(plan, on_output=_live_stream(progress, p.alias, p.name, provider))
         record = done.record
-        finished = ParticipantOutcome(p.alias, p.name, "posted" if record.result in DONE else
+        finished = ParticipantOutcome(p.alias, p.name, "posted" if record.result in ops.DONE else
                                       "failed", provider, duration=record.duration)  # fmt: skip
         finished.vote = record.result  # the display's result column: what the apply came to
         progress(TurnEvent("done", p.alias, p.name, provider, outcome=finished))
@@ -221,8 +217,6 @@ def _live_stream(
     progress: Progress, alias: str, name: str, provider: str
 ) -> Callable[[str], None]:
     """Feeds the turn display: the latest line the lead wrote, as a turn's providers do."""
-    from ..engine.turn.outcomes import TurnEvent
-
     seen: list[str] = []
 
     def feed(text: str) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..ops.review import DEFAULT_BUDGET
+from ..ops.review import DEFAULT_BUDGET, review
 from .common import display_path, echo_json, say, workspace
 from .options import json_option
 
@@ -54,8 +54,6 @@ def review_command(
       discussions review HEAD~3 --title "Retry logic" --budget 20000
       discussions review --with-files @security
     """
-    from ..ops.review import review
-
     aliases = [a for a in args if a.startswith("@")]
     revs = [a for a in args if not a.startswith("@")]
     if len(revs) > 1:

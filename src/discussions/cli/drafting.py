@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from .. import ops
 from ..engine.turn.failures import answered_line
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
@@ -48,11 +49,9 @@ def draft_command(
       discussions draft auth.md --leader architect --force
       discussions draft spike.md --force --reason "a write-up before the vote"
     """
-    from ..ops.decided import check_forced, draft
-
-    check_forced(force, reason)  # a usage error before the file is looked for
+    ops.check_forced(force, reason)  # a usage error before the file is looked for
     ws = workspace(warn=False)
-    result = draft(
+    result = ops.draft(
         ws, resolve_discussion(file, ws), leader=leader, force=force, reason=reason,
         provider=provider,
     )  # fmt: skip

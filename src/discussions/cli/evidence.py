@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .. import ops
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
 
@@ -25,10 +26,8 @@ def evidence_command(file: str, as_json: bool) -> None:
       discussions evidence feature-x.md
       discussions evidence feature-x.md --json
     """
-    from ..ops.turns import evidence
-
     ws = workspace()
-    done = evidence(ws, resolve_discussion(file, ws))
+    done = ops.evidence(ws, resolve_discussion(file, ws))
     if as_json:
         echo_json(done.to_dict())
         return

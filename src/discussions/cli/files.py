@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .. import ops
+from ..errors import EmptyComment
+from ..model.catalog import list_discussions
 from ..model.discussion import Discussion
 from .common import (
     display_path,
@@ -67,9 +70,7 @@ def new_command(
       discussions new "Überprüfung der Änderungen" --file review-2026-11.md
       discussions new "Auth review" --files 'src/auth/**' --files README.md
     """
-    from ..ops.lifecycle import create
-
-    made = create(
+    made = ops.create(
         workspace(),
         title,
         template=template,
@@ -113,8 +114,6 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
       discussions list --status open
       discussions list --dir docs/decisions --json
     """
-    from ..model.catalog import list_discussions
-
     ws = workspace()
     rows, skipped = list_discussions(ws, directory, status_filter)
     for line in skipped:
@@ -177,14 +176,11 @@ def comment_command(
       discussions comment feature-x.md --ballot yes --author Rob
       discussions comment feature-x.md "Agreed." --json
     """
-    from ..errors import EmptyComment
-    from ..ops.comments import comment
-
     ws = workspace()
     path = resolve_discussion(file, ws)
     body = read_text_arg(text) or ""
     try:
-        posted = comment(
+        posted = ops.comment(
             ws, path, author, body, vote=vote, motion=motion, second=second, ballot=ballot
         )
     except EmptyComment:
@@ -218,10 +214,8 @@ def advance_command(file: str, target: str | None, as_json: bool) -> None:
       discussions advance feature-x.md --to consensus_vote
       discussions advance feature-x.md --json
     """
-    from ..ops.lifecycle import advance
-
     ws = workspace()
-    done = advance(ws, resolve_discussion(file, ws), target)
+    done = ops.advance(ws, resolve_discussion(file, ws), target)
     if as_json:
         echo_json(done.to_dict())
         return
@@ -254,10 +248,8 @@ def close_command(file: str, new_status: str, as_json: bool) -> None:
       discussions close feature-x.md --status DECIDED
       discussions close feature-x.md --status abandoned --json
     """
-    from ..ops.lifecycle import close
-
     ws = workspace()
-    _status_changed(close(ws, resolve_discussion(file, ws), new_status), as_json)
+    _status_changed(ops.close(ws, resolve_discussion(file, ws), new_status), as_json)
 
 
 def _status_changed(done: StatusChanged, as_json: bool) -> None:
@@ -279,10 +271,8 @@ def reopen_command(file: str, as_json: bool) -> None:
       discussions reopen feature-x.md
       discussions reopen feature-x.md --json
     """
-    from ..ops.lifecycle import reopen
-
     ws = workspace()
-    _status_changed(reopen(ws, resolve_discussion(file, ws)), as_json)
+    _status_changed(ops.reopen(ws, resolve_discussion(file, ws)), as_json)
 
 
 @click.command("summary")

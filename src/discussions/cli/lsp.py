@@ -8,6 +8,7 @@ import importlib.util
 
 import click
 
+from .. import __version__
 from ..lsp.config import EDITORS, editor_config
 
 MISSING_PYGLS = (
@@ -67,7 +68,6 @@ def serve_stdio(provider: str | None, debounce: float) -> None:
     """Answer the editor's ``initialize`` first, and the first document's diagnostics, then
     load pygls (with the collector off, its objects then frozen out of later collections)
     and hand it the connection."""
-    from .. import __version__
     from ..lsp.early import first_diagnostics
     from ..lsp.handshake import open_connection
 

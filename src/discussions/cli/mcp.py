@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from .. import __version__
+
 CLIENTS = ("claude", "codex", "gemini", "json")
 
 MISSING_SDK = (
@@ -82,7 +84,6 @@ def mcp_command(client: str | None) -> None:
         return
     if importlib.util.find_spec("mcp") is None:
         raise click.ClickException(MISSING_SDK)
-    from .. import __version__
     from ..mcp.handshake import open_connection
 
     # The client's `initialize` is answered before the SDK (most of a second) is imported.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .. import ops
 from ..errors import DiscussionsError, ProviderError
 from ..providers.base import ProviderRequest, complete_with_usage
 from ..providers.chains import participant_chain
@@ -286,7 +287,6 @@ def _deep_test(
 ) -> None:
     """`providers test --deep`: a real-size prompt, its fit and the answer (see engine.probe);
     `window` is what `window_lines` says of the provider's window."""
-    from ..ops.probe import probe_prompt, window_fit
     from ..providers.window import provider_window
     from ..syntax.answers import parse_response, prompt_echo
 
@@ -294,7 +294,7 @@ def _deep_test(
     if not as_json:
         for line in window:
             click.echo(line, err=True)
-    probe = probe_prompt(ws)
+    probe = ops.probe_prompt(ws)
     started = time.monotonic()
     completion, error = None, None
     try:
@@ -305,7 +305,7 @@ def _deep_test(
     usage = completion.usage if completion else UNKNOWN
     spec = getattr(provider, "spec", None)
     room = getattr(spec, "max_tokens", None) or 0
-    fit = window_fit(probe, provider_window(reg, name).tokens, usage.input_tokens, room)
+    fit = ops.window_fit(probe, provider_window(reg, name).tokens, usage.input_tokens, room)
     answer = completion.text if completion else ""
     parsed = parse_response(answer, prompt_echo(probe.text)) if completion else None
     report: dict[str, object] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..settings.personas import origin
 from .common import display_path, echo_json, report_problems, workspace
 from .options import json_option
 
@@ -31,8 +32,6 @@ def participants_list(as_json: bool) -> None:
       discussions participants list
       discussions participants list --json
     """
-    from ..settings.personas import origin
-
     ws = workspace()
     registry = ws.participants
     report_problems(registry.problems, as_json)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .. import ops
+from ..model.discussion import Discussion
 from .common import echo_json, printable, resolve_discussion, say, workspace
 
 if TYPE_CHECKING:
@@ -59,15 +61,13 @@ def review_only(
             "apply (run it first, then --review)"
         )
     from ..engine.council.conformance import pending_review
-    from ..model.discussion import Discussion
-    from ..ops.decided import review_applied
 
     ws = workspace(warn=False)
     path = resolve_discussion(file, ws)
     d = Discussion.load(path, ws)
     applied = pending_review(d)  # None: reviewed already, nobody is asked
     allowed = applied is not None and _revisions_allowed(d, applied, yes, as_json, timeout)
-    outcome = review_applied(
+    outcome = ops.review_applied(
         ws, path, revise=allowed, timeout=timeout, on_step=None if as_json else review_step,
         on_output=None if as_json else stderr_stream,
     )  # fmt: skip

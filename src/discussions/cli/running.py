@@ -7,6 +7,7 @@ import sys
 import click
 
 from ..engine.council.deliberation import RunResult
+from ..engine.turn.failures import answered_summary
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .turns import TurnDisplay
@@ -111,7 +112,6 @@ def _print_result(result: RunResult, as_json: bool) -> None:
     say(f"Consensus: {result.consensus.get('reason', '')}")
     if result.budget_stop:
         say(f"Budget: {result.budget_stop}")
-    from ..engine.turn.failures import answered_summary  # loaded while the providers thought
 
     answered = answered_summary([o for t in result.turns for o in t.outcomes])
     if answered:

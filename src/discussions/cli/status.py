@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from ..derive.rules import COLLECTOR_PAUSE
 from ..model.discussion import Discussion
 from .common import (
     echo_json,
@@ -34,7 +35,6 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
       discussions status discussions/api.md --verbose
       discussions status api.md --json | jq .consensus
     """
-    from ..derive.rules import COLLECTOR_PAUSE
     from ..views.status import status_lines, status_of
 
     ws = workspace(warn=False)

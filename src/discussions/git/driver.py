@@ -4,8 +4,7 @@ point, and `resolve` (the same merge redone from the index stages of a conflicte
 The merge itself is `discussions.git.merge` (pure); this module reads and writes the files git hands
 over, and falls back to ``git merge-file`` (a normal three-way line merge) when a side edited text
 that was already in the file. `python -m discussions merge-file` imports it before anything else,
-so it imports little: the merge machinery is imported by the functions that merge, subprocess and
-tempfile where used.
+so it imports the merge and little else: subprocess and tempfile only where a line merge runs.
 """
 
 from __future__ import annotations
@@ -17,13 +16,13 @@ from collections.abc import Sequence
 from ..errors import DiscussionsError
 from ..syntax.record import Record
 from ..syntax.text import decode
+from .merge import CLEAN, CONFLICT, LINE_MERGE, MergeResult, check_line_merge, merge_texts
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
+from .units import split_blocks
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from .merge import MergeResult
 
     StrPath = str | os.PathLike[str]
 
@@ -42,8 +41,6 @@ def merge_versions(
     Block-level merge first; where a side edited text of the base, a normal three-way line
     merge (``git merge-file``), accepted only if it brings no new parse warning. `prefer`:
     whose phase and status to keep where the sides moved them differently (`merge_texts`)."""
-    from .merge import LINE_MERGE, merge_texts
-
     if not any(is_discussion_bytes(data) for data in (base, ours, theirs)):
         # Another markdown file in the discussions folder: git's own line merge.
         return _line_merge(base, ours, theirs, marker_size, cwd, None)
@@ -76,7 +73,6 @@ def _edits_and_appends(
     hold just those lines and the appends merge after them (`_edits_conflict`). None when
     that does not apply."""
     from .additions import split_appended
-    from .merge import CLEAN, CONFLICT, check_line_merge, merge_texts
 
     base, ours, theirs = texts
     split_o, split_t = split_appended(base, ours), split_appended(base, theirs)
@@ -122,8 +118,6 @@ def _edits_conflict(
 ) -> tuple[MergeResult, bytes] | None:
     """Both sides edited the same lines of the base and both appended: the base with the
     edits' conflict markers, then the appends merged block by block (outside the markers)."""
-    from .merge import CLEAN, CONFLICT, merge_texts
-
     tail = merge_texts(
         head_o, head_o + after_o, head_o + after_t, marker_size=marker_size, prefer=prefer
     )
@@ -137,8 +131,6 @@ def _edits_conflict(
 
 
 def _ends_with_separator(text: str) -> bool:
-    from .units import split_blocks
-
     blocks, rest = split_blocks(text)
     return bool(blocks) and not rest
 
@@ -152,8 +144,6 @@ def _line_merge(
     texts: list[str] | None,
 ) -> tuple[MergeResult, bytes]:
     import tempfile
-
-    from .merge import CLEAN, CONFLICT, MergeResult, check_line_merge
 
     with tempfile.TemporaryDirectory(prefix="discussions-merge-") as tmp:
         paths = []
@@ -287,8 +277,6 @@ def resolve_conflict(path: Path, prefer: str | None = None) -> Resolved:
     write the clean result; refuse (file unchanged) when it cannot be merged safely, saying
     what to do instead. `prefer` (``ours``/``theirs``): whose phase and status to keep where
     the branches moved them differently."""
-    from .merge import CLEAN
-
     base, ours, theirs = index_stages(path)
     result, out = merge_versions(base, ours, theirs, cwd=path.parent, prefer=prefer)
     if result.status != CLEAN:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
+from ..errors import DiscussionsError
 from .handshake import Opening, position_encoding, read_message, write_all
 
 if TYPE_CHECKING:
@@ -133,7 +134,6 @@ def _notifications(
     analysed: dict[str, Any] | None = None,
 ) -> list[bytes]:
     from ..derive.rules import remember_comments
-    from ..errors import DiscussionsError
     from ..settings.workspace import Workspace
     from .buffer import analyse
     from .status import STATUS_METHOD, status_params

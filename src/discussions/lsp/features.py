@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from .diagnostics import quick_fixes
 from .server import DiscussionsServer
 from .workflow import register_commands, session_actions
 
@@ -139,7 +140,6 @@ def _actions(server: DiscussionsServer) -> None:
         if not b.is_discussion:
             return []
         version = ls.document(uri).version
-        from .diagnostics import quick_fixes
 
         actions = quick_fixes(uri, version, b, params.range)
         return actions + session_actions(uri, version, b, ls.author)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from .. import ops
 from ..errors import DiscussionsError
 from ..syntax.render import VOTE_VALUES
 from .diagnostics import RESOLVE
@@ -126,8 +127,6 @@ COMMENT_FIELDS = ("text", "vote", "motion", "second", "ballot")
 async def comment_now(ls: DiscussionsServer, uri: str, given: Any) -> dict[str, Any]:
     """Post the user's comment (signed with their git name) to the saved file, as
     `discussions comment` does, then bring it into the buffer."""
-    from ..ops.comments import comment
-
     if not isinstance(given, dict) or not all(
         isinstance(given.get(k), str | None) for k in COMMENT_FIELDS
     ):
@@ -139,7 +138,7 @@ async def comment_now(ls: DiscussionsServer, uri: str, given: Any) -> dict[str, 
     said = {k: given.get(k) for k in COMMENT_FIELDS[1:]}
     try:
         path = ls.buffer(uri).path
-        done = comment(ls.ws, path, ls.author, given.get("text") or "", **said)
+        done = ops.comment(ls.ws, path, ls.author, given.get("text") or "", **said)
     except DiscussionsError as exc:
         ls.say(str(exc), types.MessageType.Error)
         return {"error": str(exc)}

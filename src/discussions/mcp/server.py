@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
+from .. import __version__, ops
 from ..errors import DiscussionsError
 from ..ops.service import DiscussionTools, TurnJob
 from .handshake import INSTRUCTIONS, NAME, Opening
@@ -43,8 +44,6 @@ def build_server(
     first line read from standard input before, and the answer already sent for it
     (`handshake.open_connection`), for `run("stdio")` to take over from."""
     from mcp.server.mcpserver.exceptions import ToolError
-
-    from .. import __version__
 
     t = tools or DiscussionTools()
 
@@ -169,10 +168,9 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
 
         Returns the new discussion's state, with its `file`.
         """
-        from ..ops.lifecycle import create
 
         def make() -> dict[str, Any]:
-            made = create(
+            made = ops.create(
                 t.workspace,
                 title,
                 template=template,
@@ -209,11 +207,10 @@ def _comment_tool(server: MCPServer[Any], t: DiscussionTools, call: Call) -> Non
             second: "yes" or "no": second the open motion or decline to; optional.
             ballot: YES, NO or ABSTAIN on the seconded motion; optional.
         """
-        from ..ops.comments import comment
 
         def write() -> dict[str, Any]:
             said = {"vote": vote, "motion": motion, "second": second, "ballot": ballot}
-            return comment(t.workspace, t.served(file), author, text, **said).to_dict()
+            return ops.comment(t.workspace, t.served(file), author, text, **said).to_dict()
 
         return call(write)  # type: ignore[no-any-return]
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..derive import rules as derive
+from ..derive.diagnosis import decision_text
 from ..derive.restatements import collapse
 from ..derive.state import Restatement, State
 from ..errors import DiscussionNotFound, DiscussionsError
@@ -248,8 +249,6 @@ def _written_decisions(state: State) -> list[Item]:
 
 
 def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:
-    from ..derive.diagnosis import decision_text
-
     diag = derive.derive(text, workspace, path.stem).diagnosis
     decided = decision_text(diag)
     if decided is None:

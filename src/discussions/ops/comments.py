@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..derive.rules import mention_typos
 from ..errors import BadInput, EmptyComment
 from ..model.discussion import Discussion
+from ..settings.config import default_author
 from ..settings.workspace import Workspace, display_path
 from ..syntax.markers import extract
 
@@ -100,8 +101,6 @@ def comment(
     if not text.strip() and vote is None and not council:
         raise EmptyComment("give comment text, a vote, or both")
     if author is None:
-        from ..settings.config import default_author
-
         author = default_author()
     d = Discussion.load(path, ws)
     d.add_comment(author, text.rstrip("\n") + ("\n\n" if text.strip() else "") + council, vote=vote)

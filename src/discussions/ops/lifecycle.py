@@ -12,6 +12,8 @@ from typing import Any
 
 from ..errors import BadInput, DiscussionExists
 from ..model.discussion import Discussion
+from ..settings.config import default_author
+from ..settings.templates import is_open
 from ..settings.workspace import Workspace, display_path
 
 
@@ -94,7 +96,6 @@ def _attached(d: Discussion, patterns: list[str]) -> list[str]:
     if not patterns:
         return []
     from ..engine.evidence.fulfil import attach
-    from ..settings.config import default_author
 
     return attach(d, default_author(), patterns).lines()
 
@@ -112,8 +113,6 @@ def advance(ws: Workspace, path: Path, to: str | None = None) -> Advanced:
 def close(ws: Workspace, path: Path, status: str = "CLOSED") -> StatusChanged:
     """Record a status change to `status`, one that ends the discussion (DECIDED, REJECTED,
     a template's own...); an open status is refused (`reopen` reopens)."""
-    from ..settings.templates import is_open
-
     d = Discussion.load(path, ws)
     if is_open(status, d.template):
         shown = status.strip().upper()

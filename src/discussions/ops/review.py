@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DiscussionExists, DiscussionsError
-from ..model.discussion import Discussion
+from ..model.discussion import Discussion, slugify
+from ..settings.config import default_author
 from ..settings.workspace import Workspace, display_path
 
 if TYPE_CHECKING:
@@ -95,7 +96,6 @@ def _attach_changed(d: Discussion, paths: list[str]) -> list[str]:
     """Attach the current text of the changed files that still exist, as evidence."""
     from ..engine.evidence.fulfil import attach
     from ..git.run import repo_root
-    from ..settings.config import default_author
 
     root = repo_root(Path.cwd())
     present = [p for p in paths if (root / p).is_file()]
@@ -105,8 +105,6 @@ def _attach_changed(d: Discussion, paths: list[str]) -> list[str]:
 def _unused(ws: Workspace, title: str, context: str) -> Discussion:
     """A new code-review discussion, at ``<slug>.md``, else ``<slug>-2.md``, ``-3``... (the
     first file name not taken)."""
-    from ..model.discussion import slugify
-
     d = Discussion.create(title, template="code-review", context=context, workspace=ws)
     if not d.path.exists():
         return d

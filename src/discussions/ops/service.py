@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..derive.signatures import strip_meta
-from ..errors import Busy, DiscussionsError, UntrustedProvider
+from ..errors import Busy, DiscussionsError, NotDecided, UntrustedProvider
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace, display_path, shorten
 from ..views.evidence import evidence_for_reader, fold_evidence
@@ -219,7 +219,6 @@ class DiscussionTools:
         """The hand-off of a decided discussion: the lead's instruction text and the JSON
         artifact, approval ``pending``. Starts nothing: an apply needs a person's consent,
         which only the command line asks for. `NotDecided` for an undecided discussion."""
-        from ..errors import NotDecided
         from ..model.handoff import build_handoff, verdict
 
         d = self._load(file)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..engine.evidence.fulfil import fulfil_pending
 from ..engine.runner import Runner
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..model.discussion import Comment, Discussion
@@ -226,8 +227,6 @@ class Watcher:
 
     def _fulfil(self, path: Path, d: Discussion) -> None:
         """Fulfil the evidence requests a person saved (`evidence.fulfil_pending`)."""
-        from ..engine.evidence.fulfil import fulfil_pending
-
         try:
             done = fulfil_pending(d)
         except DiscussionsError as exc:

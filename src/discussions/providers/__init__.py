@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..syntax.faces import face
+
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from typing import Any
-
     from .base import Provider, ProviderRequest, ProviderSpec
     from .chains import provider_chain
     from .command import CommandProvider, split_command
@@ -13,21 +13,25 @@ if TYPE_CHECKING:
     from .presets import DETECT_ORDER, PRESETS
     from .registry import ProviderRegistry
 
-# Public names load their modules on first use: importing one submodule (`providers.usage`
-# for a turn's figures) does not load the mock, the presets and the registry with it.
-_LAZY = {
-    "DETECT_ORDER": "presets",
-    "MOCK_BANNER": "mock",
-    "PRESETS": "presets",
-    "CommandProvider": "command",
-    "MockProvider": "mock",
-    "Provider": "base",
-    "ProviderRegistry": "registry",
-    "ProviderRequest": "base",
-    "ProviderSpec": "base",
-    "provider_chain": "chains",
-    "split_command": "command",
-}
+# The face (`syntax.faces`): each public name and its module, loaded on first use, so importing
+# one submodule (`providers.usage` for a turn's figures) does not load the mock, the presets
+# and the registry with it.
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "DETECT_ORDER": "presets",
+        "MOCK_BANNER": "mock",
+        "PRESETS": "presets",
+        "CommandProvider": "command",
+        "MockProvider": "mock",
+        "Provider": "base",
+        "ProviderRegistry": "registry",
+        "ProviderRequest": "base",
+        "ProviderSpec": "base",
+        "provider_chain": "chains",
+        "split_command": "command",
+    },
+)
 
 __all__ = [
     "DETECT_ORDER",
@@ -42,12 +46,3 @@ __all__ = [
     "provider_chain",
     "split_command",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f".{module}", __name__), name)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from .clock import parse_stamp, utc_stamp
 from .document import ENGINE_LINE, NAME_LINE
 from .parse import header_comment
 from .text import normalise_newlines
@@ -82,7 +81,24 @@ def written_at(unit: str) -> str:
             inner = m.group(2).partition("|")[2]
     if not inner:
         return ""
-    when = parse_stamp(meta_fields(inner).get("at", ""))
+    return _recorded_stamp(meta_fields(inner).get("at", ""))
+
+
+def _recorded_stamp(text: str) -> str:
+    """`text` as `utc_stamp` writes it, ``""`` when it is no time. The stamps the tool writes
+    are already in that form: they are checked here without `datetime`, which the merge driver
+    (that reads every appended comment's) would otherwise import at each start; others are
+    read by `clock.parse_stamp`."""
+    text = text.strip()
+    if _STAMP.fullmatch(text):
+        year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+        if year and 1 <= month <= 12 and 1 <= day <= days[month - 1]:
+            return text
+    from .clock import parse_stamp, utc_stamp  # datetime: only for stamps written by hand
+
+    when = parse_stamp(text)
     return utc_stamp(when) if when else ""
 
 
@@ -92,3 +108,4 @@ META_LINES = 8
 
 
 _META_KEY = re.compile(r"(?:provider|at)[ \t]*:")
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ", re.ASCII)

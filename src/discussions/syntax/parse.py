@@ -51,7 +51,6 @@ import re
 from bisect import bisect_right
 
 from .code import CodeLines, hidden_line_ranges, in_ranges, open_fence
-from .controls import control_lines
 from .document import (
     BOUNDARY,
     ENGINE_LINE,
@@ -62,7 +61,6 @@ from .document import (
     HeaderField,
     ParseWarning,
 )
-from .headings import underlines
 from .kinds import ENGINE_BY_KIND, MOVE_OR_VALUE, VALUE
 from .record import Record
 from .text import BOM, detect_newline, normalise_newlines, strip_line_start_boms
@@ -129,6 +127,8 @@ def _warn_control_characters(text: str, doc: Document) -> None:
     """A warning for each line holding a control character (an escape sequence, a bell): the
     engine never writes one, so a hand edit or a paste brought it, and a terminal acts on it
     when the file is shown (``cat``, ``git diff``, ``less -R``)."""
+    from .controls import control_lines  # not on the merge driver's path: its start-up
+
     for line_no, char in control_lines(text):
         doc.warnings.append(
             ParseWarning(
@@ -350,6 +350,8 @@ def _lines_above(text: str, pos: int, most: int = 200) -> list[str]:
 def _warn_separator_under_text(text: str, sep_pos: int, sep_line: int, doc: Document) -> None:
     """A hint when the ``---`` line at `sep_pos` (a comment's opening or the last comment's
     closing separator) turns the line above it into a heading (`headings.underlines`)."""
+    from .headings import underlines  # not on the merge driver's path: its start-up
+
     if sep_pos == 0 or text[sep_pos - 1] != "\n":
         return
     if underlines(_lines_above(text, sep_pos)):

@@ -19,6 +19,7 @@ from textual.widgets import (
     TextArea,
 )
 
+from .. import ops
 from ..errors import DiscussionsError
 from ..model.catalog import briefs
 from ..settings.workspace import Workspace
@@ -193,11 +194,12 @@ class NewDiscussion(ModalScreen[Path | None]):
             return
         template = self.query_one("#template", Select).value
         context = self.query_one("#context", TextArea).text.strip() or None
-        from ..ops.lifecycle import create
 
         chosen = str(template) if isinstance(template, str) else None
         try:
-            made = create(self.ws, title, template=chosen, context=context, directory=self.folder)
+            made = ops.create(
+                self.ws, title, template=chosen, context=context, directory=self.folder
+            )
         except DiscussionsError as exc:
             self.notify(str(exc), severity="error", timeout=8)
             return

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DiscussionsError
-from ..model.catalog import Brief, brief, briefs
+from ..model.catalog import Brief, brief, briefs, discussion_paths
 from ..model.discussion import Discussion, Item
 from ..model.filecache import Batch
 from ..model.sections import pick
+from ..model.storage import is_discussion_file
 from ..settings.workspace import Workspace
 from ..views.applies import applies_lines
 from ..views.evidence import fold_evidence
@@ -47,8 +48,6 @@ def consensus_text(d: Discussion) -> str:
 def summarise(path: Path, ws: Workspace, cache: Batch[Brief] | None = None) -> Summary | None:
     """The browser row for `path`; None when it is not a discussion. With `cache` (a
     `catalog.briefs` of its folder) what was derived before is not derived again."""
-    from ..model.storage import is_discussion_file
-
     if not is_discussion_file(path):
         return None
     if cache is None:
@@ -76,8 +75,6 @@ def _summary(path: Path, ws: Workspace, cache: Batch[Brief]) -> Summary:
 
 
 def discussion_files(folder: Path, ws: Workspace) -> list[Path]:
-    from ..model.catalog import discussion_paths
-
     return discussion_paths(ws, folder)
 
 

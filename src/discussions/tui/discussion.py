@@ -19,7 +19,8 @@ from textual.widgets import (
     TextArea,
 )
 
-from ..errors import DiscussionsError
+from .. import ops
+from ..errors import DiscussionsError, EmptyComment
 from ..model.discussion import Discussion
 from ..settings.workspace import Workspace
 from ..views.evidence import evidence_markdown
@@ -155,10 +156,9 @@ class DiscussionScreen(Screen[None]):
         def done(yes: bool | None) -> None:
             if not yes:
                 return
-            from ..ops.lifecycle import advance
 
             try:
-                self.notify(f"Advanced to {advance(self.ws, self.path).phase}.")
+                self.notify(f"Advanced to {ops.advance(self.ws, self.path).phase}.")
             except DiscussionsError as exc:
                 self.notify(str(exc), severity="error", timeout=8)
             self.reload()
@@ -205,13 +205,10 @@ class Composer(ModalScreen[bool]):
         self.dismiss(False)
 
     def action_post(self) -> None:
-        from ..errors import EmptyComment
-        from ..ops.comments import comment
-
         text = self.query_one(TextArea).text
         vote = str(self.query_one(Select).value or "") or None
         try:
-            posted = comment(self.ws, self.path, self.author, text, vote=vote)
+            posted = ops.comment(self.ws, self.path, self.author, text, vote=vote)
         except EmptyComment:
             self.notify("Write a comment or choose a vote.", severity="warning")
             return

@@ -32,9 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...derive.voting import calculate_consensus
 from ...errors import ApplyError, DiscussionsError, UnknownParticipant
+from ...git.confine import has_commit
 from ...git.review import DIFF_BUDGET, collect_changes, render_review_context
+from ...git.run import repo_root
 from ...model.handoff import build_handoff
 from ...providers.window import chars_for_tokens, prompt_tokens
+from ...settings.apply import apply_settings
 from ...settings.evidence import evidence_settings
 from ...syntax import clock
 from ...syntax.apply import ApplyRecord, ApplyReviewRecord, render_apply_review
@@ -150,8 +153,6 @@ def review_apply(
     while blockers stand, at most `max_revisions` times (default ``apply.max_revisions``);
     see the module docstring. Where the review stands is read from the file: a review that
     asked for changes goes on with the revision; a finished one asks nobody."""
-    from ...settings.apply import apply_settings
-
     d.adopt_workspace(runner.workspace)
     d.reload()
     applied = applied or latest_applied(d)
@@ -330,8 +331,6 @@ def _missing(applied: ApplyRecord) -> str:
 
 
 def _awaiting(d: Discussion) -> Apply | None:
-    from ...settings.apply import apply_settings
-
     if not apply_settings(d.workspace.config, d.template).review:
         return None
     found = [a for a in d.applies if a.result == "committed" and a.commit]
@@ -341,9 +340,6 @@ def _awaiting(d: Discussion) -> Apply | None:
 
 
 def _in_clone(d: Discussion, applied: ApplyRecord) -> bool:
-    from ...git.confine import has_commit
-    from ...git.run import repo_root
-
     try:
         root = repo_root(d.path)
     except DiscussionsError:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...derive.rules import derive
+from ...errors import ProviderError
 from ...model import storage
 from ...settings.evidence import EvidenceSettings, evidence_settings
 from ...syntax import clock
@@ -151,7 +152,6 @@ def _blocks_for(
 ) -> list[Block]:
     """A block for each (by, request), numbered from 0 (`_append` numbers them)."""
     from ...derive.evidence import latest_by_number
-    from ...errors import ProviderError
     from ...git.confine import Refused
     from ...providers.trust import evidence_trusted
     from ...syntax.evidence import Block, RequestError, parse_request
