@@ -18,6 +18,8 @@ from discussions.providers.registry import trust_evidence
 from discussions.settings.evidence import EvidenceSettings
 
 from ..conftest import script_command
+from ..support.git import commit_files
+from ..support.git import git_out as git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -27,30 +29,17 @@ pytestmark = pytest.mark.skipif(
 PERSONA = "AI-Architect <architect@discussions.invalid>"
 
 
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
-
-
 @pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository with one commit and a dirty working tree: a modified tracked file, a
-    staged change and an untracked file."""
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    (isolated / "app.py").write_text("def retry():\n    return 1\n")
-    (isolated / "old.txt").write_text("old\n")
-    (isolated / "staged.txt").write_text("one\n")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    (isolated / "staged.txt").write_text("two\n")
-    git(isolated, "add", "staged.txt")
-    (isolated / "old.txt").write_text("the user's unsaved work\n")
-    (isolated / "scratch.txt").write_text("untracked\n")
-    return isolated
+def repo(repo: Path) -> Path:
+    """The shared repository with one commit and a dirty working tree: a modified tracked
+    file, a staged change and an untracked file."""
+    files = {"app.py": "def retry():\n    return 1\n", "old.txt": "old\n", "staged.txt": "one\n"}
+    commit_files(repo, files)
+    (repo / "staged.txt").write_text("two\n")
+    git(repo, "add", "staged.txt")
+    (repo / "old.txt").write_text("the user's unsaved work\n")
+    (repo / "scratch.txt").write_text("untracked\n")
+    return repo
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

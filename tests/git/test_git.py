@@ -10,10 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from discussions.cli import cli
-from discussions.engine.turn.runner import Runner
 from discussions.git.appends import (
     changed_discussion_files,
     check_appends,
@@ -28,102 +25,24 @@ from discussions.syntax import clock
 from discussions.syntax.parse import parse_document
 from discussions.syntax.render import render_header
 
+from ..support.git import (
+    FILE,
+    advance,
+    ai_turn,
+    check_clean,
+    comment,
+    commit_all,
+    git,
+    markers_present,
+    run_cli,
+    start_discussion,
+    two_branches,
+)
+
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
-
-FILE = "discussions/two-branches.md"
-
-
-@pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository in the project folder; the user's git configuration cannot leak in."""
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        monkeypatch.delenv(var, raising=False)
-    git(isolated, "init", "-q", "-b", "main")
-    git(isolated, "config", "user.name", "Test User")
-    git(isolated, "config", "user.email", "test@example.com")
-    git(isolated, "config", "commit.gpgsign", "false")
-    return isolated
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def run_cli(*args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-
-
-def commit_all(cwd: Path, message: str) -> None:
-    git(cwd, "add", "-A")
-    git(cwd, "commit", "-q", "-m", message)
-
-
-def start_discussion(repo: Path) -> Path:
-    assert run_cli("init").exit_code == 0
-    ws = Workspace.discover()
-    d = Discussion.create("Two branches", template="feature", workspace=ws)
-    d.save()
-    d = Discussion.load(d.path, ws)
-    d.add_comment("Rob", "We want accounts. @architect?", vote=None)
-    d.save()
-    commit_all(repo, "start")
-    return d.path
-
-
-def comment(path: Path, author: str, text: str, vote: str | None = None) -> None:
-    d = Discussion.load(path, Workspace.discover())
-    d.add_comment(author, text, vote=vote)
-    d.save()
-
-
-def ai_turn(path: Path, *aliases: str) -> None:
-    ws = Workspace.discover()
-    Runner(ws).run_turn(Discussion.load(path, ws), list(aliases), provider="mock")
-
-
-def advance(path: Path, to: str | None = None) -> None:
-    d = Discussion.load(path, Workspace.discover())
-    d.advance(to)
-    d.save()
-
-
-def check_clean(path: Path) -> None:
-    result = run_cli("check", str(path))
-    assert result.exit_code == 0, result.output
-
-
-def markers_present(text: str) -> bool:
-    return any(line.startswith(("<<<<<<<", ">>>>>>>")) for line in text.splitlines())
-
-
-def two_branches(repo: Path, path: Path, *, commits: int = 1) -> None:
-    """Branch `a` and `b` from main, each appending comments, an AI turn and a phase advance."""
-    git(repo, "checkout", "-q", "-b", "a")
-    for i in range(commits):
-        comment(path, "Ann", f"Ann's point a{i}.", vote="CHANGES")
-        ai_turn(path, "architect")
-        commit_all(repo, f"a{i}")
-    advance(path)
-    comment(path, "Ann", "After the move, on a.")
-    commit_all(repo, "a advance")
-    git(repo, "checkout", "-q", "main")
-    git(repo, "checkout", "-q", "-b", "b")
-    for i in range(commits):
-        comment(path, "Bob", f"Bob's point b{i}.", vote="READY")
-        ai_turn(path, "security")
-        commit_all(repo, f"b{i}")
-    advance(path)
-    commit_all(repo, "b advance")
 
 
 def expected_comments(text: str) -> list[str]:

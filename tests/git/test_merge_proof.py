@@ -18,8 +18,7 @@ from discussions.git.setup import driver_command
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
-from . import test_git
-from .test_git import (
+from ..support.git import (
     FILE,
     advance,
     comment,
@@ -29,8 +28,6 @@ from .test_git import (
     run_cli,
     start_discussion,
 )
-
-repo = test_git.repo  # the fixture: a repository in the project folder
 
 OLD_STYLE = "/nonexistent/python3 -P -m discussions merge-file --marker-size %L %O %A %B %P"
 

@@ -18,6 +18,9 @@ from discussions.cli import cli
 from discussions.syntax.fences import fence_block, fence_diff_context, looks_like_diff
 from discussions.syntax.parse import parse_document
 
+from ..support.git import commit_files
+from ..support.git import git_out as git
+
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
@@ -30,24 +33,13 @@ CODE_BLOCK = re.compile(
 
 
 @pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    git(isolated, "config", "user.name", "Test User")
-    git(isolated, "config", "user.email", "test@example.com")
-    (isolated / "app.py").write_text("def retry():\n    return 1\n")
-    (isolated / "README.md").write_text("# App\n\n```python\nretry()\n```\n")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    return isolated
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
+def repo(repo: Path) -> Path:
+    """The shared repository with a first commit: a module and a README."""
+    files = {
+        "app.py": "def retry():\n    return 1\n",
+        "README.md": "# App\n\n```python\nretry()\n```\n",
+    }
+    return commit_files(repo, files)
 
 
 def invoke(*args: str) -> Result:

@@ -11,29 +11,20 @@ import pytest
 from discussions.errors import ApplyError
 from discussions.git import watch, worktree
 
+from ..support.git import commit_files
+from ..support.git import git_out as git
+
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
 
 
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
-
-
 @pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    (isolated / "a.txt").write_text("one\ntwo\n")
-    (isolated / "logo.bin").write_bytes(b"\0\1\2")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    return isolated
+def repo(repo: Path) -> Path:
+    """The shared repository with a first commit: a text file and a binary one."""
+    (repo / "logo.bin").write_bytes(b"\0\1\2")
+    return commit_files(repo, {"a.txt": "one\ntwo\n"})
 
 
 def test_numstat_reads_odd_names_and_binary_files(repo: Path) -> None:
