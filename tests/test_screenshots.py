@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .browser_support import browser_or_skip
+from .support.browser import browser_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 

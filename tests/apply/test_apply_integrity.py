@@ -20,7 +20,7 @@ from discussions.syntax.render import render_comment
 from discussions.views.applies import block_summary
 from discussions.views.evidence import evidence_blocks
 
-from .test_apply_format import AT, BASE, append, apply_records, record, review, state
+from ..support.apply import AT, BASE, append, apply_records, record, review, state
 
 GO = render_comment("Rob", "DECISION: ship it", meta=f"at: {AT}")
 

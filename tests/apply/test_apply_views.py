@@ -13,7 +13,7 @@ from discussions.ops.service import DiscussionTools
 from discussions.settings.workspace import Workspace
 from discussions.views.html import discussion_page
 
-from .test_apply_ledger import decided
+from ..support.apply import decided
 
 
 def applied(folder: Path) -> Discussion:

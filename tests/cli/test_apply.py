@@ -9,105 +9,25 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.engine.apply.plan import revise
 from discussions.model.discussion import Discussion
 
-from ..conftest import SCRIPTS, write, write_signed
+from ..conftest import write, write_signed
+from ..support.apply import DISCUSSION, discussion, invoke, use_lead
+from ..support.git import git_out as git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
 
-DISCUSSION = """
-<!-- DISCUSSION -->
-<!-- Title: Retry budget -->
-<!-- Phase: initial_feedback -->
-<!-- Status: {status} -->
-<!-- Participants: lead, reader -->
-
-# Retry budget
-
-## Context
-Calls to the catalogue fail now and then; the public API must not change.
-
----
-
-Name: AI-Lead
-We should implement three tries in the retry function.
-
-DECISION: implement three tries in retry().
-{extra}
-VOTE: READY
-
----
-"""
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
-
-
-def invoke(*args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(cli, list(args), input=input)
-
-
 @pytest.fixture
-def project(isolated: Path, tmp_path: Path, userdir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git project with a decided discussion, a lead whose provider can write and a reader
-    whose provider cannot; committed, then made dirty."""
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("CI", raising=False)
-    use_lead(userdir, "edit")
-    write(isolated / "participants" / "lead.yaml", """
-        name: AI-Lead
-        alias: lead
-        role: Implementer
-        personality: Writes the code.
-        capabilities: [logic, testing]
-        provider_hint: fakewrite
-        """)
-    write(isolated / "participants" / "reader.yaml", """
-        name: AI-Reader
-        alias: reader
-        role: Reader
-        personality: Reads the code.
-        capabilities: [docs]
-        provider_hint: readonly
-        """)
-    write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
-    discussion(isolated)
-    (isolated / "app.py").write_text("def retry():\n    return 1\n")
-    (isolated / "old.txt").write_text("old\n")
-    git(isolated, "init", "-q", "-b", "main")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    (isolated / "app.py").write_text("def retry():\n    return 2  # the user's unsaved work\n")
-    (isolated / "scratch.txt").write_text("untracked\n")
-    return isolated
-
-
-def use_lead(userdir: Path, mode: str) -> None:
-    lead = f"{sys.executable} {SCRIPTS / 'lead.py'} {mode}"
-    write(userdir / "providers.yaml", f"""
-        providers:
-          - name: fakewrite
-            command: {sys.executable} -c "print('reads only')"
-            write_command: {lead}
-          - name: readonly
-            command: {sys.executable} -c "print('reads only')"
-        """)
-
-
-def discussion(root: Path, status: str = "DECIDED", extra: str = "") -> Path:
-    return write_signed(root / "discussions" / "retry.md", DISCUSSION.format(status=status, extra=extra))
+def project(apply_project: Path) -> Path:
+    """The shared apply project (tests/support/apply.py)."""
+    return apply_project
 
 
 def user_files(root: Path) -> dict[str, bytes]:

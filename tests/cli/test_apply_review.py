@@ -12,7 +12,8 @@ import pytest
 from discussions.model.discussion import Discussion
 
 from ..conftest import code, out, result_of, run, script_command, write
-from ..engine.test_conformance import decided_repository, git
+from ..support.apply import decided_repository
+from ..support.git import git_line as git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,

@@ -13,7 +13,7 @@ from discussions.engine.answer.responses import parse_response
 from discussions.syntax.markers import extract
 from discussions.syntax.render import neutralise, render_comment
 
-from ..syntax.test_neutralise import DANGEROUS_LINES, github
+from ..support.documents import DANGEROUS_LINES, github
 
 
 def file_vote(comment: str, vote: str | None) -> str | None:

@@ -12,7 +12,7 @@ from discussions.derive.rules import strip_meta
 from discussions.ops.comments import council_lines, post_comment
 
 from ..conftest import write
-from ..derive.test_motions import people_motion
+from ..support.council import people_motion
 
 
 def test_council_lines() -> None:

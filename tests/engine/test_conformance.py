@@ -16,51 +16,14 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.apply import ApplyRecord, render_apply
 
-from ..conftest import code, out, result_of, run, script_command, sign_ai_comments, signed, write
+from ..conftest import code, out, result_of, run, script_command, signed, write
+from ..support.apply import RETRY_POLICY as DECIDED
+from ..support.apply import decided_repository
+from ..support.git import git_line as git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
-)
-
-DECIDED = sign_ai_comments(
-    """\
-<!-- DISCUSSION -->
-<!-- Title: Retry policy -->
-<!-- Phase: consensus_vote -->
-<!-- Status: DECIDED -->
-<!-- Template: feature -->
-<!-- Participants: architect, security, pragmatist -->
-
-# Retry policy
-
-## Context
-
-The client retries forever.
-
----
-
-Name: AI-Architect
-Retry a bounded number of times.
-
-DECISION: retry at most 3 times, with a constant RETRIES in app.py
-
-VOTE: READY
-
----
-
-Name: AI-Security
-Agreed.
-
-VOTE: READY
-
----
-
-Name: AI-Pragmatist
-Agreed.
-
-VOTE: READY
-"""
 )
 
 BRANCH = "discussions/apply/retry-policy-1"
@@ -88,24 +51,6 @@ def Applied(  # noqa: N802 - reads as the record it makes
         files=(("app.py", 1, 1),) if commit else (),
         reason=reason,
     )
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout.strip()
-
-
-def decided_repository(folder: Path) -> Path:
-    """`folder` made a git repository (one commit, as Test User) holding the decided
-    discussion and the app it is about; the discussion's path."""
-    path = write(folder / "discussions" / "retry-policy.md", DECIDED)
-    (folder / "app.py").write_text("def fetch():\n    while True:\n        pass\n")
-    git(folder, "init", "-q", "-b", "main")
-    git(folder, "config", "user.name", "Test User")
-    git(folder, "config", "user.email", "test@example.com")
-    git(folder, "add", "-A")
-    git(folder, "commit", "-q", "-m", "first")
-    return path
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 from discussions import Discussion
 
 from ..conftest import code, out, result_of, run, script_command, signed, write
+from ..support.waiting import running_below, wait_for_text, wait_until
 
 
 @pytest.fixture
@@ -145,7 +146,6 @@ def test_ctrl_c_stops_cleanly_and_is_recorded(isolated: Path, providers_file) ->
     import signal
     import subprocess
     import sys
-    import time
 
     providers_file(
         {"slow": script_command("answer.py", '{"comment": "thinking", "vote": null}', "30")}
@@ -161,10 +161,8 @@ def test_ctrl_c_stops_cleanly_and_is_recorded(isolated: Path, providers_file) ->
         text=True,
         env=dict(os.environ),
     )
-    deadline = time.monotonic() + 30
-    while "<!-- ROUND: 1" not in path.read_text() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)  # the providers are running now
+    wait_for_text(path, "<!-- ROUND: 1")
+    wait_until(lambda: running_below(proc.pid, "answer.py"), what="the providers running")
     proc.send_signal(signal.SIGINT)
     stdout, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130

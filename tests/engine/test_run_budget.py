@@ -104,7 +104,7 @@ def test_passes_and_council_calls_are_counted_and_checked(
 ) -> None:  # type: ignore[no-untyped-def]
     """A pass and the council's seconds and ballots cost money too: their usage is recorded,
     and the council asks nobody the budget cannot cover."""
-    from ..derive.test_motions import council_template
+    from ..support.council import council_template
 
     council_template(isolated)
     plan = {"mover": "architect", "motion": "Ship it", "second": {"security": "yes"}}

@@ -11,20 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from discussions import Discussion
 from discussions.derive.runlog import host_id, run_state
 
 from ..conftest import code, out, result_of, run, script_command, write
-
-
-def _wait_for(path: Path, text: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while text not in path.read_text(encoding="utf-8"):
-        assert time.monotonic() < deadline, f"{text!r} never appeared in {path}"
-        time.sleep(0.05)
+from ..support.waiting import running_below, wait_for_text, wait_until
 
 
 def test_a_killed_run_is_interrupted_and_the_next_run_is_numbered_after_it(
@@ -47,8 +40,8 @@ def test_a_killed_run_is_interrupted_and_the_next_run_is_numbered_after_it(
         env=dict(os.environ),
     )
     try:
-        _wait_for(path, "<!-- ROUND: 1")
-        time.sleep(0.5)  # the providers are answering now
+        wait_for_text(path, "<!-- ROUND: 1")
+        wait_until(lambda: running_below(proc.pid, "answer.py"), what="the providers answering")
         shown = json.loads(out(run("status", "kill-me.md", "--json")))["run"]
         assert shown["state"] == "running" and shown["number"] == 1
         assert f"process {proc.pid} on this machine" in shown["why"]

@@ -7,11 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from discussions.model.discussion import Discussion
-from discussions.syntax.render import render_comment
-
-from ..conftest import signed
-
 APP = "".join(f"line {n}\n" for n in range(1, 31)).replace("line 7\n", "TOKEN_APP_7 = 'only-here'\n")
 
 
@@ -42,18 +37,3 @@ def project(isolated: Path) -> Path:
     return root
 
 
-def ask(root: Path, author: str, *requests: str) -> Discussion:
-    """A discussion in `root` where `author` asks for `requests`."""
-    path = root / "discussions" / "talk.md"
-    if not path.exists():
-        d = Discussion.create("Talk", directory=root / "discussions")
-        d.save()
-    d = Discussion.load(path)
-    body = "Let me look.\n\n" + "\n".join(f"EVIDENCE: {r}" for r in requests)
-    at = "2026-11-23T10:00:00Z"
-    ai = author.startswith("AI-")  # a participant's comment is the engine's, signed
-    block = signed(author, body, at=at) if ai else render_comment(author, body, meta=f"at: {at}")
-    d.add_block(block)
-    d.save()
-    d.reload()
-    return d

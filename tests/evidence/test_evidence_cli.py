@@ -9,7 +9,8 @@ from discussions.model.discussion import Discussion
 from discussions.providers.registry import evidence_trusted
 
 from ..conftest import run
-from .conftest import ask, git
+from ..support.evidence import ask
+from .conftest import git
 
 
 def test_evidence_command_fulfils_by_hand(project: Path) -> None:

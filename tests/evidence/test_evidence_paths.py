@@ -17,8 +17,8 @@ from discussions.model.discussion import Discussion
 from discussions.syntax.render import render_comment
 
 from ..conftest import run
+from ..support.evidence import one
 from .conftest import git
-from .test_evidence_safety import one
 
 HIDDEN = {
     "Secret_stuff/config.yaml": "password: TOKEN_SECRET_DIR\n",

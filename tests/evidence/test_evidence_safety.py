@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,8 @@ import pytest
 from discussions.engine.evidence.fulfil import fulfil_pending
 from discussions.providers.registry import trust_evidence
 
-from .conftest import ask, git
-
-
-def one(root: Path, request: str, author: str = "AI-Architect"):  # noqa: ANN201
-    d = ask(root, author, request)
-    done = fulfil_pending(d)
-    assert len(done.blocks) == 1
-    (e,) = [e for e in d.evidence if e.number == done.blocks[0].number]
-    assert e.status != "pending"
-    return e, d
+from ..support.evidence import ask, one
+from .conftest import git
 
 
 def test_read_a_range_with_its_blob(project: Path) -> None:
@@ -92,11 +83,10 @@ def test_huge_file_refused_and_long_file_cut(project: Path) -> None:
     assert e.status == "fulfilled" and "cut at" in e.reason and len(e.content) <= 20000
 
 
+@pytest.mark.timeout(60)  # as a regular expression, (a+)+$ on that line backtracks for ages
 def test_grep_is_a_fixed_string_and_fast(project: Path) -> None:
     (project / "src" / "slow.txt").write_text("a" * 50000 + "!\n")
-    started = time.monotonic()
     e, _ = one(project, "grep (a+)+$ in src/*")
-    assert time.monotonic() - started < 5
     assert e.status == "fulfilled" and e.content == "(no matching lines)"
     e, _ = one(project, "grep TOKEN_")
     assert "src/app.py:7:TOKEN_APP_7" in e.content
@@ -208,9 +198,8 @@ def test_run_needs_the_allow_list_and_trust(project: Path) -> None:
                              "slow": "python -c 'import time; time.sleep(30)'"})
     e, d = one(project, "run hello")
     assert e.status == "fulfilled" and "123454321" in e.content and "[exit status 0]" in e.content
-    started = time.monotonic()
     e, _ = one(project, "run slow")
-    assert time.monotonic() - started < 10 and "[timed out]" in e.content
+    assert "[timed out]" in e.content
     (project / "discussions.yaml").write_text(
         "evidence:\n  commands:\n    hello: \"python -c 'print(666)'\"\n"
     )

@@ -15,7 +15,7 @@ from discussions.settings.workspace import Workspace
 from discussions.views.html import discussion_page
 
 from ..conftest import run
-from .conftest import ask
+from ..support.evidence import ask
 
 
 def asked(project: Path) -> Discussion:

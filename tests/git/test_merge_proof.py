@@ -464,7 +464,7 @@ def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> No
     blocks share the number (the README's words)."""
     from discussions.syntax.apply import render_apply
 
-    from ..apply.test_apply_format import record
+    from ..support.apply import record
 
     path = start_discussion(repo)
     for branch, commit in (("a", "a1" * 20), ("main", "b2" * 20)):

@@ -16,8 +16,7 @@ from discussions.lsp.early import opened
 from discussions.lsp.features import build
 
 from ..conftest import code, run
-from .support import TIMEOUT
-from .test_handshake import _framed, _message, _request
+from .support import TIMEOUT, _framed, _message, _request
 
 TEXT = "\nName: Rob\n\n😀 é — what do you think, @securty? And `@nobody`, @archtect.\n"
 

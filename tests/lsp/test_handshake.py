@@ -17,7 +17,7 @@ from discussions.lsp.features import build
 from discussions.lsp.handshake import initialize_answer
 from discussions.lsp.takeover import Replay
 
-from .support import TIMEOUT
+from .support import TIMEOUT, _framed, _message, _request
 
 CLIENTS: list[dict[str, Any]] = [
     {"processId": None, "rootUri": None, "capabilities": {}},
@@ -69,14 +69,6 @@ DECLINED: list[dict[str, Any]] = [
     {"capabilities": {"general": {"positionEncodings": [8]}}},
     {"rootUri": None},
 ]
-
-
-def _request(params: Any, ident: int | str = 1, method: str = "initialize") -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}).encode()
-
-
-def _framed(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def pygls_answer(body: bytes) -> list[bytes]:
@@ -133,13 +125,6 @@ def test_the_replayed_bytes_come_first_then_the_pipe() -> None:
     assert replay.readline() == b"\r\n"
     assert replay.read(2) == b"{}"
     assert replay.read(10) == b"rest"
-
-
-async def _message(stream: asyncio.StreamReader) -> bytes:
-    """One message (header and body) as the server wrote it."""
-    header = await stream.readuntil(b"\r\n\r\n")
-    length = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
-    return header + await stream.readexactly(length)
 
 
 async def _session(project: Path, first: bytes) -> tuple[list[bytes], bytes, int]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from lsprotocol import types
 
 from ..conftest import code, run, script_command
+from ..support.waiting import running_below, wait_until_async
 from .support import TIMEOUT, editor
 
 
@@ -184,7 +186,8 @@ def test_text_typed_while_a_turn_runs_is_never_overwritten(
             uri = ed.open(path)
             await ed.diagnostics(uri)
             asked = asyncio.ensure_future(ed.client.workspace_execute_command_async(_ask(uri)))
-            await asyncio.sleep(0.5)
+            # the turn runs: its provider (below the language server, below this test) answers
+            await wait_until_async(lambda: running_below(os.getpid(), "answer.py"))
             typed = ed.texts[uri] + "\nstill typing\n"
             ed.type(uri, typed)
             result = await asyncio.wait_for(asked, TIMEOUT)
@@ -301,7 +304,7 @@ def test_settings_that_cannot_be_read_are_shown_on_the_file_not_crashed_on(
 
 
 def test_a_merge_conflict_line_offers_discussions_resolve(repo: Path) -> None:
-    from ..git.test_git import git, markers_present, start_discussion, two_branches
+    from ..support.git import git, markers_present, start_discussion, two_branches
 
     path = start_discussion(repo)
     git(repo, "config", "--remove-section", "merge.discussions")  # a clone without the driver

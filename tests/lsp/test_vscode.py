@@ -27,8 +27,8 @@ from urllib.parse import quote
 
 import pytest
 
-from ..browser_support import browser_or_skip, start_browser
 from ..conftest import code, run
+from ..support.browser import browser_or_skip, start_browser
 
 EXTENSION = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 

@@ -14,13 +14,7 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 
-SRC = Path(__file__).parent.parent.parent / "src"
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k.startswith(("DISCUSSIONS_", "HOME", "NO_"))}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
-    return env
+from ..support.subprocesses import server_env as _env
 
 
 def _payload(result: Any) -> Any:

@@ -10,7 +10,7 @@ import pytest
 from discussions.errors import NotDecided
 from discussions.ops.service import DiscussionTools
 
-from ..model.test_handoff import decided_file
+from ..support.documents import decided_file
 
 
 def test_handoff_of_a_decided_discussion(isolated: Path) -> None:

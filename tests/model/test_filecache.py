@@ -18,7 +18,7 @@ from discussions.atomic import replace_file
 from discussions.model.filecache import Shelf
 from discussions.settings.workspace import Workspace
 
-from .test_ledger import discussion
+from ..support.documents import discussion
 
 SRC = str(Path(discussions.__file__).resolve().parents[1])
 """Where this test's `discussions` is imported from (the checkout's src, or site-packages

@@ -143,7 +143,7 @@ def test_every_comment_an_editor_saved_over_is_reported(isolated: Path) -> None:
                 text=True,
             )
             procs.append(p)
-        time.sleep(0.05)
+        time.sleep(0.05)  # the scenario's pace (not a wait): comments land among the saves
     for p in procs:
         said.append(p.communicate(timeout=120)[0])
     stop.touch()

@@ -17,8 +17,8 @@ from discussions.settings.workspace import Workspace
 from discussions.views.status import revisits
 
 from ..conftest import code, out, run, script_command, sign_ai_comments, write, write_signed
-from ..derive.test_motions import council_template
-from ..git.test_git import commit_all, git, repo  # noqa: F401  (the repository fixture)
+from ..support.council import council_template
+from ..support.git import commit_all, git
 
 MOTION = "Adopt JWT with a one-hour expiry"
 
@@ -111,7 +111,7 @@ def test_notes_round_trip_through_the_file_and_check(isolated: Path) -> None:
     assert len(derive(path.read_text(encoding="utf-8"), Workspace.discover()).notes) == 2
 
 
-def test_notes_survive_a_git_merge(repo: Path) -> None:  # noqa: F811
+def test_notes_survive_a_git_merge(repo: Path) -> None:
     assert code(run("init")) == 0
     assert code(run("new", "Queue")) == 0
     commit_all(repo, "start")

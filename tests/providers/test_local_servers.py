@@ -1,6 +1,6 @@
 """Local servers that serve one request at a time and small windows (llama.cpp,
 llama-cpp-python): answers cut at ``max_tokens``, windows they do not report, calls queued on
-one slot. Against a real HTTP server on loopback (tests/openai_stub)."""
+one slot. Against a real HTTP server on loopback (tests/support/openai_stub.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from discussions.providers.base import complete_with_usage
 from discussions.providers.openai_compat import OpenAICompatibleProvider, forget_windows
 
 from ..conftest import code, out, run, write
-from ..openai_stub import StubServer, serve
+from ..support.openai_stub import StubServer, serve
 
 
 @pytest.fixture(autouse=True)

@@ -23,9 +23,8 @@ from discussions.providers import CommandProvider, ProviderRegistry, ProviderReq
 from discussions.providers.presets import PRESETS
 from discussions.providers.registry import read_specs, trust_scope
 
-from ..cli.test_apply import invoke as apply_cli
-from ..cli.test_apply import project  # noqa: F401  (the fixture: a decided discussion in git)
 from ..conftest import write
+from ..support.apply import invoke as apply_cli
 
 PY = shlex.quote(sys.executable)
 SEEN = (
@@ -243,7 +242,7 @@ def test_the_lead_runs_the_trusted_copy_of_an_env_named_file(tmp_path: Path) -> 
     assert env["PLAIN"] == "conf/missing.json"
 
 
-def test_the_apply_consent_names_the_variables_it_sets(project: Path, userdir: Path) -> None:  # noqa: F811
+def test_the_apply_consent_names_the_variables_it_sets(apply_project: Path, userdir: Path) -> None:
     providers = userdir / "providers.yaml"
     providers.write_text(
         providers.read_text().replace(

@@ -55,6 +55,11 @@ def git_out(cwd: Path, *args: str) -> str:
     return git(cwd, *args).stdout
 
 
+def git_line(cwd: Path, *args: str) -> str:
+    """What git printed, stripped (a hash, a count, a name)."""
+    return git(cwd, *args).stdout.strip()
+
+
 def run_cli(*args: str, input: str | None = None) -> Result:
     """The CLI in process, its exceptions raised (not turned into an exit code)."""
     return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from textual.widgets import DataTable, Markdown, Static
+from textual.widgets import DataTable, Static
 
 from discussions.cli import cli
 from discussions.model.discussion import Discussion
-from discussions.settings.workspace import Workspace
 from discussions.tui.app import DiscussionsApp
 from discussions.tui.browser import BrowserScreen
 from discussions.tui.common import HelpScreen
@@ -22,6 +19,7 @@ from discussions.tui.personas import ParticipantsScreen
 from discussions.tui.turn import TurnScreen
 
 from ..conftest import script_command, write
+from ..support.tui import app_for, markdown_text, screen_lines, until
 
 pytestmark = pytest.mark.asyncio
 SIZE = (80, 24)
@@ -33,32 +31,8 @@ def new(title: str, *extra: str) -> Path:
     return Path("discussions") / (title.lower().replace(" ", "-") + ".md")
 
 
-def app_for(file: Path | None = None) -> DiscussionsApp:
-    ws = Workspace.discover()
-    return DiscussionsApp(ws.config.output_directory, file, ws)
-
-
-async def until(pilot, check: Callable[[], bool], timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "condition not met in time"
-        await pilot.pause(0.05)
-
-
 def title_text(app: DiscussionsApp) -> str:
     return str(app.screen.query_one("#title", Static).render())
-
-
-def markdown_text(app: DiscussionsApp) -> str:
-    """The markdown of the title and the comments (not the context)."""
-    heading = app.screen.query_one("#heading", Markdown).source
-    return heading + "\n" + app.screen.query_one("#body", Markdown).source
-
-
-def screen_lines(app: DiscussionsApp) -> list[str]:
-    """The screen as the terminal shows it: one string per row."""
-    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
 
 
 def comments_column(app: DiscussionsApp) -> list[str]:

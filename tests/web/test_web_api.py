@@ -12,7 +12,7 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, result_of, run, script_command, write
-from ..web_support import TOKEN, LiveServer
+from ..support.web import TOKEN, LiveServer
 
 NAME = "auth.md"
 
