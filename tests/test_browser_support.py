@@ -198,6 +198,7 @@ def selenium_manager_tripwire(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     return mark, calls
 
 
+@pytest.mark.slow  # starts its own Chromium
 def test_selenium_manager_never_runs(selenium_manager_tripwire, monkeypatch, capsys) -> None:
     mark, calls = selenium_manager_tripwire
     # Without start_browser's own guard, so this shows what Selenium itself does.
@@ -239,6 +240,7 @@ def test_guard_refuses_selenium_manager(selenium_manager_tripwire) -> None:
     assert not mark.exists()
 
 
+@pytest.mark.slow  # starts its own Chromium
 def test_quit_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch) -> None:
     # Selenium prefers $SE_CHROMEDRIVER over the path it is given: start_browser hides it.
     monkeypatch.setenv("SE_CHROMEDRIVER", "/nonexistent/chromedriver")
@@ -253,6 +255,7 @@ def test_quit_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not os.path.exists(profile)
 
 
+@pytest.mark.slow  # starts its own Chromium
 def test_quit_after_chromedriver_died_still_kills_chromium() -> None:
     driver = start_browser(phone=True)
     assert viewport_size(driver) == bs.PHONE_SIZE

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +52,7 @@ def read_back(block: str) -> ApplyRecord | ApplyReviewRecord:
     return parse_apply_review(m.group(2), fenced_content(lines, 1))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(apply_records())
 @example(
@@ -82,6 +84,7 @@ def test_any_review_record_reads_back_equal(
     assert read_back(render_apply_review(rec)) == rec
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.text(max_size=300), path_text)
 def test_content_cannot_break_out(output: str, path: str) -> None:

@@ -174,6 +174,7 @@ def test_a_lead_that_cannot_write_is_refused(project: Path) -> None:
     assert "fakewrite" in r.output
 
 
+@pytest.mark.slow
 def test_revise_commits_again_on_the_same_branch(project: Path, userdir: Path) -> None:
     assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
     use_lead(userdir, "prompt")
@@ -189,6 +190,7 @@ def test_revise_commits_again_on_the_same_branch(project: Path, userdir: Path) -
     assert [a.number for a in d.applies] == [1, 2]
 
 
+@pytest.mark.slow
 def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = invoke("apply", "discussions/retry.md", "--yes")
     assert "AI-Lead is working on discussions/apply/retry-1" in plain.output
@@ -225,6 +227,7 @@ def test_the_record_keeps_the_leads_summary_and_the_test_output(
     assert "3 passed" in record.output and "[exit status 0]" in record.output
 
 
+@pytest.mark.slow
 def test_a_default_branch_taken_by_another_apply_gets_a_suffix(project: Path) -> None:
     """Two git branches of the project each apply the same discussion in one clone: both
     would be apply 1 on ``discussions/apply/retry-1``; the second takes ``retry-1-2``

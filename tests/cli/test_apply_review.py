@@ -48,6 +48,7 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
     return make
 
 
+@pytest.mark.slow
 def test_apply_reviews_revises_and_ends_implemented(project, isolated: Path) -> None:
     path = project("  review: true\n")
     r = run("apply", str(path), "--yes", "--json")
@@ -73,6 +74,7 @@ def test_apply_reviews_revises_and_ends_implemented(project, isolated: Path) -> 
     assert code(run("check", str(path))) == 0
 
 
+@pytest.mark.slow
 def test_apply_review_reviews_the_change_already_applied(
     project, isolated: Path, tmp_path: Path
 ) -> None:
@@ -109,6 +111,7 @@ def test_apply_review_refuses_options_of_a_new_apply(project) -> None:
     assert "--yes" not in out(r)  # no word about revising: no review runs
 
 
+@pytest.mark.slow
 def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
     project, isolated: Path
 ) -> None:
@@ -130,6 +133,7 @@ def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
     assert Discussion.load(path).status == "IMPLEMENTED"
 
 
+@pytest.mark.slow
 def test_an_unresolved_review_exits_1(project) -> None:
     path = project("  review: true\n  max_revisions: 0\n")
     r = run("apply", str(path), "--yes", "--json")
@@ -139,6 +143,7 @@ def test_an_unresolved_review_exits_1(project) -> None:
     assert code(r) == 1 and "Review of apply 1: unresolved." in out(r)
 
 
+@pytest.mark.slow
 def test_the_revision_question_names_branch_command_and_author(
     project, isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -149,6 +149,7 @@ def final_screen(output: str, width: int) -> Screen:
 # -- live display -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [52, 120])
 def test_live_display_fits_shows_fallover_and_keeps_final_frame(
     width: int, isolated: Path, providers_file, tmp_path: Path
@@ -212,6 +213,7 @@ def test_term_dumb_gets_plain_lines(isolated: Path, providers_file, tmp_path: Pa
     assert "(model overloaded); trying the next provider" in out  # its terminal codes dropped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["turn", "run"])
 def test_no_progress_gives_plain_lines_on_a_terminal(
     command: str, isolated: Path, providers_file, tmp_path: Path
@@ -251,6 +253,7 @@ def test_failed_participant_shows_what_to_do(
     assert any("Error: AI-Security got no answer: broken: exited with status 2" in x for x in lines)
 
 
+@pytest.mark.slow
 def test_live_row_updates_when_its_answer_arrives(
     isolated: Path, providers_file, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -569,6 +572,7 @@ def streaming_setup(project: Path, providers_file, tmp_path: Path) -> Path:  # t
     return gate
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [52, 40])
 def test_narrow_live_display_keeps_participant_state_and_streamed_text(
     width: int, isolated: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

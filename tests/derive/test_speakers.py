@@ -181,6 +181,7 @@ def test_web_refuses_a_participants_name(server: LiveServer, project: Path) -> N
 # -- the MCP tool (a real stdio client) -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_mcp_add_comment_refuses_a_participants_name(project: Path) -> None:
     pytest.importorskip("mcp")
     import anyio
@@ -219,6 +220,7 @@ def test_mcp_add_comment_refuses_a_participants_name(project: Path) -> None:
 # -- the terminal app -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_tui_composer_refuses_a_participants_name(
     project: Path, monkeypatch: pytest.MonkeyPatch

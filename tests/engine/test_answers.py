@@ -116,6 +116,7 @@ answer_lines = st.one_of(
 answer_text = st.lists(answer_lines, max_size=12).map("\n".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     answer_text,

@@ -121,6 +121,7 @@ def test_a_failing_lead_keeps_its_worktree_and_commits_nothing(repo: Path) -> No
     assert tree_bytes(repo) == before
 
 
+@pytest.mark.slow
 def test_a_hanging_lead_times_out_and_leaves_no_process(repo: Path, tmp_path: Path) -> None:
     pidfile = tmp_path / "daemon.pid"
     before = tree_bytes(repo)
@@ -466,6 +467,7 @@ def test_the_consent_notice_says_the_test_runs_code_the_lead_wrote() -> None:
     assert "not trusted" in ProjectTests("make test", False).notice()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(__import__("shutil").which("bwrap") is None, reason="bubblewrap not installed")
 def test_a_sandboxed_lead_that_hangs_times_out_and_leaves_no_process(repo: Path) -> None:
     """In bubblewrap the lead has a process namespace of its own: what it left running dies

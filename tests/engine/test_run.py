@@ -107,6 +107,7 @@ def test_human_required_escalates(stand_in, isolated: Path) -> None:  # type: ig
     assert Discussion.load(isolated / "discussions" / "needs-human.md").escalation is not None
 
 
+@pytest.mark.slow
 def test_sequential_runs_shuffle_the_order_from_round_two_seeded_and_recorded(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]
     stand_in("never")
     assert code(run("new", "Order", "--template", "deliberation")) == 0
@@ -141,6 +142,7 @@ def test_hand_written_scores_count(isolated: Path) -> None:
     assert data["pending_issues"] == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_is_recorded(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     import os
     import signal

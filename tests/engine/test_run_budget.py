@@ -99,6 +99,7 @@ def test_refusal_sums_the_calls_started_together() -> None:
     assert Budget(max_cost_usd=1.0).refusal(spent, 2) is None  # nothing to estimate from
 
 
+@pytest.mark.slow
 def test_passes_and_council_calls_are_counted_and_checked(
     isolated: Path, providers_file, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

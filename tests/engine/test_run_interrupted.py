@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from discussions import Discussion
 from discussions.derive.runlog import host_id, run_state
 
@@ -20,6 +22,7 @@ from ..conftest import code, out, result_of, run, script_command, write
 from ..support.waiting import running_below, wait_for_text, wait_until
 
 
+@pytest.mark.slow
 def test_a_killed_run_is_interrupted_and_the_next_run_is_numbered_after_it(
     isolated: Path, providers_file
 ) -> None:  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from discussions import Discussion
@@ -84,6 +85,7 @@ def _big(path: Path, n: int, mention_at: int | None = None, questions: bool = Tr
     return Discussion.load(path)
 
 
+@pytest.mark.slow
 def test_prompt_stays_within_budget_and_says_what_was_left_out(isolated: Path) -> None:
     sizes = []
     for n in (20, 200, 2000):

@@ -166,6 +166,7 @@ def test_configured_reads_the_watch_settings(isolated: Path) -> None:
     assert (w.debounce, w.max_chain) == (0, 5)
 
 
+@pytest.mark.slow
 def test_watch_command_end_to_end(isolated: Path) -> None:
     """The real thing: watchdog sees a new file and a save, answers, and Ctrl-C ends it."""
     folder = isolated / "discussions"

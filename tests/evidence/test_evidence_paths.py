@@ -307,6 +307,7 @@ def commit_many_refused(root: Path, count: int) -> None:
     # the work tree and index are left at the commit before (checking 60000 files out is slow)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("request_text", ["git show", "git diff HEAD~1 HEAD", "git log -p -n 1"])
 def test_a_commit_of_many_refused_files_still_shows_its_allowed_ones(
     project: Path, request_text: str

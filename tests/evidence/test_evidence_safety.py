@@ -111,6 +111,7 @@ def test_list(project: Path) -> None:
     assert e.content.splitlines() == ["app.py", "util.py"]
 
 
+@pytest.mark.slow
 def test_git_log_show_diff_blame(project: Path) -> None:
     e, _ = one(project, "git log --oneline -n 5")
     assert e.status == "fulfilled" and "TOKEN_COMMIT_MSG" in e.content
@@ -185,6 +186,7 @@ def test_git_runs_nothing_the_repository_chose(project: Path, tmp_path: Path) ->
     assert not mark.exists(), mark.read_text()
 
 
+@pytest.mark.slow
 def test_run_needs_the_allow_list_and_trust(project: Path) -> None:
     (project / "discussions.yaml").write_text(
         "evidence:\n  commands:\n    hello: \"python -c 'print(123454321)'\"\n"

@@ -623,6 +623,7 @@ def branches_commenting(repo: Path, path: Path, names: list[str]) -> None:
         commit_all(repo, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [3, 4])
 def test_branches_merged_in_every_order_give_identical_bytes(repo: Path, count: int) -> None:
     import itertools
@@ -808,6 +809,7 @@ def test_headerless_discussions_merge_block_by_block(tmp_path: Path) -> None:
     assert data == ours + b"\nName: Bob\n\nTwo.\n\n---\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_random_three_branch_cases_with_hand_edits(repo: Path, seed: int) -> None:
     """Three branches of random work (comments, AI turns, a run round, an advance, a typo

@@ -491,6 +491,7 @@ scenario = st.tuples(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario)
 def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
@@ -587,6 +588,7 @@ def play_free(base: str, steps: list[Step], side: str) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(free_step, max_size=8), st.lists(free_step, max_size=8))
 @example(  # theirs' last move starts from a phase it was not in: settling must still end in ours'
@@ -633,6 +635,7 @@ three_branches = st.tuples(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(three_branches)
 def test_branches_merged_in_any_order_give_the_same_bytes(case: tuple[object, ...]) -> None:
@@ -691,6 +694,7 @@ def test_typo_fixed_in_the_last_comment_then_both_comment() -> None:
     assert not parse_document(text).warnings
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.lists(step, max_size=4), min_size=3, max_size=3),

@@ -138,6 +138,7 @@ def lost_merge(repo: Path) -> tuple[Path, str]:
     return path, ours
 
 
+@pytest.mark.slow
 def test_check_during_a_merge_fails_on_a_lost_block(repo: Path) -> None:
     """The pre-commit hook (`check --since HEAD`) while MERGE_HEAD exists: every block of
     every parent must be in the result."""
@@ -149,6 +150,7 @@ def test_check_during_a_merge_fails_on_a_lost_block(repo: Path) -> None:
     assert "Ann's point on a." in result.output
 
 
+@pytest.mark.slow
 def test_check_since_fails_on_a_merge_commit_that_lost_a_block(repo: Path) -> None:
     lost_merge(repo)
     git(repo, "commit", "-q", "--no-verify", "--no-edit")
@@ -160,6 +162,7 @@ def test_check_since_fails_on_a_merge_commit_that_lost_a_block(repo: Path) -> No
     assert run_cli("check", "--since", "HEAD").exit_code == 0
 
 
+@pytest.mark.slow
 def test_check_since_accepts_merges_the_driver_made(repo: Path) -> None:
     path = start_discussion(repo)
     two_commenting_branches(repo, path)
@@ -176,6 +179,7 @@ def type_by_hand(path: Path, text: str) -> None:
         f.write(text)
 
 
+@pytest.mark.slow
 def test_pull_rebase_over_hand_typed_comments_without_separators(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -252,6 +256,7 @@ def conflict_region(text: str) -> str:
     return text[text.index("<<<<<<<") : text.index(">>>>>>>")]
 
 
+@pytest.mark.slow
 def test_diverging_phases_keep_what_merges_outside_the_markers(repo: Path) -> None:
     path = diverging_phases(repo)
     text = path.read_text()
@@ -261,6 +266,7 @@ def test_diverging_phases_keep_what_merges_outside_the_markers(repo: Path) -> No
     assert "Ann after the move." in region and "Bob after the move." in region
 
 
+@pytest.mark.slow
 def test_check_status_and_resolve_lead_to_a_resolution(repo: Path) -> None:
     path = diverging_phases(repo)
     rel = str(path.relative_to(repo))
@@ -333,6 +339,7 @@ def octopus_whose_last_branch_conflicts(repo: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_an_octopus_whose_last_branch_conflicts_is_resolved_as_the_readme_says(
     repo: Path,
 ) -> None:
@@ -425,6 +432,7 @@ def decided_discussion(title: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_adr_numbers_written_on_two_branches(repo: Path) -> None:
     """Two branches each run `discussions adr`; git merges the two 0001 files cleanly;
     `check` fails naming the command that renumbers one, which fixes it for good."""
@@ -507,6 +515,7 @@ def test_the_fallbacks_never_run_a_program_from_the_work_tree(
 # --------------------------------------------------------------------------- review: no file left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("result", ["emptied", "plain text", "deleted"])
 def test_a_merge_that_drops_a_whole_discussion_is_caught(repo: Path, result: str) -> None:
     """The merge's file itself gone (deleted, emptied, or no longer a discussion): every

@@ -139,6 +139,7 @@ def test_piped_git_diff_is_fenced_for_templates_with_diff_context(repo: Path) ->
     assert fence_diff_context("Just prose about a change.") == "Just prose about a change."
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.text(alphabet=st.sampled_from(["`", "~", "a", " ", "\n", "-", "+", ">", "#"]), max_size=80)

@@ -152,6 +152,7 @@ async def _gated_session(project: Path, path: Path, gate: Path, shadow: Path) ->
         await proc.wait()
 
 
+@pytest.mark.slow
 def test_the_first_diagnostics_come_before_pygls_is_loaded_and_once(
     isolated: Path, tmp_path: Path
 ) -> None:

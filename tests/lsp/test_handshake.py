@@ -152,6 +152,7 @@ async def _session(project: Path, first: bytes) -> tuple[list[bytes], bytes, int
     return got, err, await asyncio.wait_for(proc.wait(), TIMEOUT)
 
 
+@pytest.mark.slow
 def test_the_server_answers_initialize_once_with_pygls_answer(tmp_path: Path) -> None:
     body = _request(CLIENTS[2], 7)
     got, err, code = asyncio.run(_session(tmp_path, body))
@@ -161,6 +162,7 @@ def test_the_server_answers_initialize_once_with_pygls_answer(tmp_path: Path) ->
     assert code == 0
 
 
+@pytest.mark.slow
 def test_an_initialize_left_to_pygls_is_answered_once_by_pygls(tmp_path: Path) -> None:
     body = _request({"processId": 1.0, "capabilities": {}}, 3)
     got, err, code = asyncio.run(_session(tmp_path, body))
@@ -169,6 +171,7 @@ def test_an_initialize_left_to_pygls_is_answered_once_by_pygls(tmp_path: Path) -
     assert code == 0
 
 
+@pytest.mark.slow
 def test_an_answered_initialize_pygls_cannot_read_stops_the_server(tmp_path: Path) -> None:
     body = _request({"capabilities": {"textDocument": 5}}, 5)
     got, err, code = asyncio.run(_session(tmp_path, body))

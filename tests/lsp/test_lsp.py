@@ -6,6 +6,7 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from ..conftest import code, run, script_command
@@ -130,6 +131,7 @@ def _ask(uri: str, command: str = "discussions.ask") -> types.ExecuteCommandPara
     return types.ExecuteCommandParams(command, arguments=[uri])
 
 
+@pytest.mark.slow
 def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_answer(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:
@@ -171,6 +173,7 @@ def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_a
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_text_typed_while_a_turn_runs_is_never_overwritten(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:
@@ -247,6 +250,7 @@ def test_advance_phase_and_insert_my_vote(isolated: Path) -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_diagnostics_match_discussions_check_on_every_fixture(isolated: Path) -> None:
     import json
     import shutil
@@ -303,6 +307,7 @@ def test_settings_that_cannot_be_read_are_shown_on_the_file_not_crashed_on(
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_a_merge_conflict_line_offers_discussions_resolve(repo: Path) -> None:
     from ..support.git import git, markers_present, start_discussion, two_branches
 

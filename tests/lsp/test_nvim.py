@@ -18,6 +18,8 @@ import pytest
 from ..conftest import code, run
 from ..support.git import git
 
+pytestmark = pytest.mark.slow  # a real Neovim
+
 ENV_REQUIRE = "DISCUSSIONS_REQUIRE_NVIM"
 
 PROBE = """\

@@ -30,6 +30,8 @@ import pytest
 from ..conftest import code, run
 from ..support.browser import browser_or_skip, start_browser
 
+pytestmark = pytest.mark.slow  # a real VS Code (code-server) in a browser
+
 EXTENSION = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 
 

@@ -108,6 +108,7 @@ def test_missing_sdk_message(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+@pytest.mark.slow
 def test_server_over_stdio(isolated: Path) -> None:
     pytest.importorskip("mcp")
     import anyio
@@ -256,6 +257,7 @@ def _mcp_session(isolated: Path, calls: Any) -> dict[str, Any]:
     return seen
 
 
+@pytest.mark.slow
 def test_tools_and_resources_stay_in_the_discussions_folder(
     isolated: Path, tmp_path: Path
 ) -> None:
@@ -339,6 +341,7 @@ def test_tools_and_resources_stay_in_the_discussions_folder(
         assert not is_error, (file, text)
 
 
+@pytest.mark.slow
 def test_start_turn_refuses_a_replay_provider_like_the_web_api(isolated: Path) -> None:
     """A replay reads the file it names: no agent may choose one (one rule with the web API)."""
     pytest.importorskip("mcp")

@@ -13,6 +13,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 import discussions
 from discussions.atomic import replace_file
 from discussions.model.filecache import Shelf
@@ -173,6 +175,7 @@ def test_two_processes_writing_the_cache_at_once_lose_nothing(isolated: Path) ->
     assert seen == []  # served from the file both wrote
 
 
+@pytest.mark.slow
 def test_list_in_a_new_process_shows_a_file_changed_since_the_last(isolated: Path) -> None:
     folder = isolated / "discussions"
     discussion(folder, "one.md", "One", comments=(("Rob", "Hello."),))

@@ -390,6 +390,7 @@ def test_memory_can_be_turned_off_and_limited(isolated: Path, folder: Path) -> N
     assert MEMORY_HEADING not in build_prompt(d, architect, memory=False)[0]
 
 
+@pytest.mark.slow
 def test_prompt_with_memory_stays_within_budget(isolated: Path, folder: Path) -> None:
     for i in range(300):
         discussion(

@@ -44,6 +44,7 @@ def section(prompt: str) -> str:
     return prompt[start : prompt.index("## The discussion so far")]
 
 
+@pytest.mark.slow
 def test_second_discussion_prompt_holds_own_position_and_outcome(
     isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:

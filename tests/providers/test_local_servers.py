@@ -126,6 +126,7 @@ def one_request_server(userdir: Path, stub: StubServer, *extra: str) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("declared", [False, True])
 def test_calls_to_a_one_request_server_wait_their_turn_and_are_timed_from_their_start(
     userdir: Path, isolated: Path, declared: bool
@@ -146,6 +147,7 @@ def test_calls_to_a_one_request_server_wait_their_turn_and_are_timed_from_their_
     assert len(answers) == 3
 
 
+@pytest.mark.slow
 def test_an_abandoned_call_is_cancelled_by_closing_its_connection() -> None:
     from discussions.errors import ProviderTimeout
 
@@ -247,6 +249,7 @@ print(json.dumps({"comment": "Counted.", "vote": None}))
 """
 
 
+@pytest.mark.slow
 def test_a_command_declared_parallel_1_runs_once_at_a_time(
     isolated: Path,
     providers_file,

@@ -122,6 +122,7 @@ def test_no_server_is_a_failure_not_a_missing_cli() -> None:
     assert not err.value.reason.startswith("not installed")  # the mock must not stand in
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["hang", "drip"])
 def test_a_server_that_hangs_or_drips_is_abandoned_at_the_deadline(mode: str) -> None:
     with serve(StubServer(mode=mode)) as stub:
@@ -130,6 +131,7 @@ def test_a_server_that_hangs_or_drips_is_abandoned_at_the_deadline(mode: str) ->
         assert not stub.outlasted.is_set()  # left at its deadline, not when the server stopped
 
 
+@pytest.mark.slow
 def test_provider_timeout_setting_applies_unless_the_command_line_says() -> None:
     with serve(StubServer(mode="hang")) as stub:
         p = provider(stub, timeout=0.5)
@@ -205,6 +207,7 @@ def test_context_window_from_what_the_server_says(
         assert provider(stub).context_window == window
 
 
+@pytest.mark.slow
 def test_a_server_dripping_what_it_says_of_its_window_is_left_within_seconds() -> None:
     """Each read waits at most a few seconds, but a byte now and then never times out: the
     questions together have one deadline."""
@@ -268,6 +271,7 @@ def test_project_server_entries_wait_for_trust(isolated: Path) -> None:
     assert isinstance(ProviderRegistry.load(isolated).get("local"), OpenAICompatibleProvider)
 
 
+@pytest.mark.slow
 def test_a_turn_through_the_server_is_recorded_without_the_key(
     userdir: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,6 +312,7 @@ def small_window_server(stub: StubServer, userdir: Path) -> None:
     write(userdir / "providers.yaml", "providers:\n" + entry("local", stub.base_url))
 
 
+@pytest.mark.slow
 def test_deep_test_sends_a_real_size_prompt_and_fails_a_model_too_small(
     userdir: Path,
 ) -> None:
@@ -331,6 +336,7 @@ def test_deep_test_sends_a_real_size_prompt_and_fails_a_model_too_small(
     assert 0 < data["seconds"] <= elapsed
 
 
+@pytest.mark.slow
 def test_deep_test_passes_a_model_whose_window_holds_the_prompt(userdir: Path) -> None:
     answer = '{"comment": "Ready from here.", "vote": "READY"}'
     big = StubServer(
@@ -459,6 +465,7 @@ def test_a_placeholder_key_a_local_server_ignores_leaves_the_answer_whole(
     assert done.text == answer
 
 
+@pytest.mark.slow
 def test_a_key_with_a_line_break_is_sent_trimmed_or_refused_without_showing_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -476,6 +483,7 @@ def test_a_key_with_a_line_break_is_sent_trimmed_or_refused_without_showing_it(
     assert "STUB_KEY" in str(err.value) and "sk-" not in str(err.value) + err.value.detail
 
 
+@pytest.mark.slow
 def test_a_key_echoed_in_an_error_body_is_blanked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("STUB_KEY", ECHOED)
     stub = StubServer(mode="error", error_body=f"invalid api key {ECHOED} for this model")
@@ -485,6 +493,7 @@ def test_a_key_echoed_in_an_error_body_is_blanked(monkeypatch: pytest.MonkeyPatc
     assert "invalid api key *** for this model" in err.value.detail
 
 
+@pytest.mark.slow
 def test_a_key_echoed_in_a_streamed_answer_is_never_written(
     userdir: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

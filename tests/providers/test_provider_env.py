@@ -121,6 +121,7 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_apply_lead_runs_with_the_write_modes_variables(
     fake_opencode: Path, isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -29,6 +29,7 @@ def call(
     return provider.complete(request)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("double", [False, True], ids=["setsid", "setsid-double-fork"])
 def test_timeout_holds_when_a_daemon_in_a_new_session_keeps_the_pipes(
     tmp_path: Path, double: bool
@@ -44,6 +45,7 @@ def test_timeout_holds_when_a_daemon_in_a_new_session_keeps_the_pipes(
             kill_quietly(int(pidfile.read_text()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("double", [False, True], ids=["setsid", "setsid-double-fork"])
 def test_answer_returned_when_a_daemon_keeps_the_pipes_after_exit(
     tmp_path: Path, double: bool
@@ -87,6 +89,7 @@ def test_terminate_all_reaches_a_daemon_in_a_new_session(tmp_path: Path) -> None
 # -- the command line's --timeout wins over the provider's own ----------------------------------
 
 
+@pytest.mark.slow
 def test_explicit_timeout_overrides_the_provider_timeout(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
     with pytest.raises(ProviderTimeout, match=r"timed out after 1s"):
@@ -94,6 +97,7 @@ def test_explicit_timeout_overrides_the_provider_timeout(tmp_path: Path) -> None
     assert wait_dead(wait_pid(pidfile))
 
 
+@pytest.mark.slow
 def test_provider_timeout_applies_without_an_explicit_one(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
     with pytest.raises(ProviderTimeout, match=r"timed out after 1s"):
@@ -101,6 +105,7 @@ def test_provider_timeout_applies_without_an_explicit_one(tmp_path: Path) -> Non
     assert wait_dead(wait_pid(pidfile))
 
 
+@pytest.mark.slow
 def test_providers_test_timeout_option_wins(providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     pidfile = tmp_path / "pid"
     providers_file({"slow": script_command("pf_hang_self.py", str(pidfile))}, slow={"timeout": 60})
@@ -193,6 +198,7 @@ def test_install_signal_handlers_for_library_hosts(tmp_path: Path) -> None:
             kill_quietly(int(pidfile.read_text()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
 def test_signal_to_turn_kills_the_provider_and_exits_cleanly(
     isolated: Path, userdir: Path, tmp_path: Path, signame: str

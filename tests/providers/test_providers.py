@@ -87,6 +87,7 @@ def test_nonzero_ok_accepts_answer() -> None:
     assert cmd  # the plain script form is covered above
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     with pytest.raises(ProviderTimeout, match=r"timed out after 1s; process group killed"):

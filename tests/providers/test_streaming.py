@@ -163,6 +163,7 @@ def test_plain_output_ignores_chunks() -> None:
     assert "".join(sink.out) == before
 
 
+@pytest.mark.slow
 def test_live_turn_shows_the_streamed_line_while_the_provider_runs(
     isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:

@@ -91,6 +91,7 @@ def test_gemini_error_is_the_api_message_after_a_stack_trace() -> None:
         gemini_json("gemini", json.dumps({"session_id": "s", "error": err}))
 
 
+@pytest.mark.slow
 def test_claude_and_codex_usage_is_recorded_and_totalled(clis: Path, isolated: Path) -> None:
     assert code(run("turn", "rollout.md", "--provider", "claude")) == 0
     assert code(run("turn", "rollout.md", "--provider", "codex")) == 0
@@ -274,6 +275,7 @@ def _cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_replay_takes_its_position_from_the_file_across_processes(isolated: Path) -> None:
     """Each separate `turn` posts the next recorded answer of that participant (a pass
     included); answers from other providers do not move the position; past the end fails."""
@@ -431,6 +433,7 @@ def test_deep_test_fails_a_command_model_that_fails_every_real_prompt(
     assert data["context_window"] is None and data["fits"] is None
 
 
+@pytest.mark.slow
 def test_providers_test_and_a_turn_wait_the_same_configured_timeout(
     isolated: Path,
     tmp_path: Path,

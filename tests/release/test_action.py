@@ -201,6 +201,7 @@ def _evaluate(value: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{\{ (.+?) \}\}", lambda m: values[m[1]], value)
 
 
+@pytest.mark.slow
 def test_the_steps_annotate_review_and_post_one_comment(
     project: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:

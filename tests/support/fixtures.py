@@ -18,6 +18,16 @@ from .git import init_repository, use_git_identity
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
 
+REAL_CLIS = Path(__file__).resolve().parent.parent / "realcli"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow by nature, marked here so that no such test can forget it: every test that starts
+    a browser (takes the `browser` fixture) and every test of the real AI CLIs."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()) or REAL_CLIS in item.path.parents:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:

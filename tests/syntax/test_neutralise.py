@@ -96,6 +96,7 @@ def check_one_comment(original: str) -> None:
     assert neutralise(safe) == safe
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(untrusted)
 def test_neutralised_text_is_one_plain_comment(original: str) -> None:

@@ -51,6 +51,7 @@ def panel_text(app: DiscussionsApp) -> str:
     return str(app.screen.query_one("#panel", Static).render())
 
 
+@pytest.mark.slow
 async def test_browser_lists_filters_and_opens(isolated: Path) -> None:
     new("Auth flow")
     new("Caching layer")
@@ -100,6 +101,7 @@ async def test_typing_in_the_list_filters_without_tab_first(isolated: Path) -> N
         assert str(table.get_row_at(0)[0]) == "Caching layer"
 
 
+@pytest.mark.slow
 async def test_view_follows_the_file_and_survives_an_invalid_one(isolated: Path) -> None:
     path = new("Auth flow")
     app = app_for(path)
@@ -117,6 +119,7 @@ async def test_view_follows_the_file_and_survives_an_invalid_one(isolated: Path)
         assert isinstance(app.screen, DiscussionScreen)
 
 
+@pytest.mark.slow
 async def test_composer_posts_a_comment_with_a_vote(
     isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -140,6 +143,7 @@ async def test_composer_posts_a_comment_with_a_vote(
     assert d.votes.get("Composer Person") == "CHANGES"
 
 
+@pytest.mark.slow
 async def test_turn_streams_each_answer_into_its_panel(
     isolated: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:
@@ -188,6 +192,7 @@ async def test_turn_streams_each_answer_into_its_panel(
     assert path.read_text(encoding="utf-8").count("STREAMING-LINE") == 2  # once per participant
 
 
+@pytest.mark.slow
 async def test_advance_asks_first(isolated: Path) -> None:
     path = new("Auth flow")
     before = Discussion.load(path).phase
@@ -203,6 +208,7 @@ async def test_advance_asks_first(isolated: Path) -> None:
         await until(pilot, lambda: Discussion.load(path).phase in panel_text(app))
 
 
+@pytest.mark.slow
 async def test_editor_key_runs_editor_and_reloads(
     isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -224,6 +230,7 @@ async def test_editor_key_runs_editor_and_reloads(
         await until(pilot, lambda: "Edited in an editor" in markdown_text(app))
 
 
+@pytest.mark.slow
 async def test_participant_manager_lists_origins_edits_and_removes(
     isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -267,6 +274,7 @@ async def test_participant_manager_lists_origins_edits_and_removes(
     assert os.environ.get("NO_COLOR") == "1"
 
 
+@pytest.mark.slow
 async def test_new_discussion_from_the_browser(isolated: Path) -> None:
     new("Existing one")
     app = app_for()
@@ -288,6 +296,7 @@ async def test_new_discussion_from_the_browser(isolated: Path) -> None:
 MARKED = "Some thoughts:\n- point one\nQ: Is it safe?\nCONCERN: Costs too much\nTODO: Ask ops"
 
 
+@pytest.mark.slow
 async def test_every_marker_line_shows_as_its_own_line(isolated: Path) -> None:
     path = new("Auth flow")
     assert CliRunner().invoke(cli, ["comment", str(path), MARKED, "--author", "Rob"]).exit_code == 0
@@ -308,6 +317,7 @@ async def test_every_marker_line_shows_as_its_own_line(isolated: Path) -> None:
         ], rows
 
 
+@pytest.mark.slow
 async def test_the_context_shows_above_the_comments_and_folds(isolated: Path) -> None:
     context = "Users need to log in.\nWith passkeys, not passwords.\n\nSecond paragraph."
     r = CliRunner().invoke(cli, ["new", "Auth flow", "--context", context])
@@ -337,6 +347,7 @@ async def test_the_context_shows_above_the_comments_and_folds(isolated: Path) ->
         )
 
 
+@pytest.mark.slow
 async def test_a_turn_without_any_ai_cli_says_so_once(
     isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,6 +12,7 @@ import termios
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from discussions.cli import cli
@@ -34,6 +35,7 @@ def read_until(master: int, wanted: bytes, seen: bytearray, timeout: float = 20.
     return False
 
 
+@pytest.mark.slow
 def test_ui_in_a_terminal_opens_a_discussion_and_quits(isolated: Path) -> None:
     assert CliRunner().invoke(cli, ["new", "Pty check", "--context", "c"]).exit_code == 0
     master, slave = os.openpty()
