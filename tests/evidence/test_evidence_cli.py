@@ -10,7 +10,7 @@ from discussions.providers.registry import evidence_trusted
 
 from ..conftest import run
 from ..support.evidence import ask
-from .conftest import git
+from ..support.git import git_out as git
 
 
 def test_evidence_command_fulfils_by_hand(project: Path) -> None:

@@ -18,7 +18,7 @@ from discussions.syntax.render import render_comment
 
 from ..conftest import run
 from ..support.evidence import one
-from .conftest import git
+from ..support.git import git_out as git
 
 HIDDEN = {
     "Secret_stuff/config.yaml": "password: TOKEN_SECRET_DIR\n",

@@ -11,7 +11,7 @@ from discussions.engine.evidence.fulfil import fulfil_pending
 from discussions.providers.registry import trust_evidence
 
 from ..support.evidence import ask, one
-from .conftest import git
+from ..support.git import git_out as git
 
 
 def test_read_a_range_with_its_blob(project: Path) -> None:

@@ -12,7 +12,7 @@ from discussions.model.discussion import Discussion
 from discussions.providers.registry import trust_evidence
 
 from ..conftest import run, script_command, write
-from .conftest import git
+from ..support.git import git_out as git
 
 APP = "def main():\n    return 'TOKEN_ONLY_IN_APP'\n"
 

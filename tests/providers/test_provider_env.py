@@ -25,6 +25,7 @@ from discussions.providers.registry import read_specs, trust_scope
 
 from ..conftest import write
 from ..support.apply import invoke as apply_cli
+from ..support.git import commit_files
 
 PY = shlex.quote(sys.executable)
 SEEN = (
@@ -123,16 +124,9 @@ def git(cwd: Path, *args: str) -> str:
 
 @pytest.mark.slow
 def test_the_apply_lead_runs_with_the_write_modes_variables(
-    fake_opencode: Path, isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_opencode: Path, isolated: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    (isolated / "app.py").write_text("x = 1\n")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
+    commit_files(repo, {"app.py": "x = 1\n"})
     lead = LeadCommand.of(PRESETS["opencode"], str(isolated))
     job = Job(
         isolated, "discussions/apply/env-1", "Implement it.", lead,
