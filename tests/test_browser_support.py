@@ -122,6 +122,7 @@ def test_wait_for_times_out_with_the_last_value() -> None:
 # --- in the browser --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_click_changes_text(browser, site: str) -> None:
     browser.get(site)
     assert by_id(browser, "out").text == "waiting"

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.apply import render_apply, render_apply_review
@@ -28,6 +30,7 @@ def add(path: Path, block: str) -> None:
     d.save()
 
 
+@pytest.mark.slow
 def test_two_branches_each_appending_an_apply_merge_keeping_both(repo: Path) -> None:
     path = start_discussion(repo)
     git(repo, "checkout", "-q", "-b", "b")

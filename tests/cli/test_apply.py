@@ -45,6 +45,7 @@ def applies(root: Path) -> list[dict[str, object]]:
     return data["applies"]  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_apply_with_yes_commits_on_a_branch_and_records_it(project: Path) -> None:
     before = user_files(project)
     r = invoke("apply", "discussions/retry.md", "--yes")
@@ -100,6 +101,7 @@ def test_consent_asked_on_a_terminal(project: Path, monkeypatch: pytest.MonkeyPa
     assert applies(project)[0]["result"] == "committed"
 
 
+@pytest.mark.slow
 def test_an_undecided_discussion_is_refused_and_force_needs_a_reason(project: Path) -> None:
     discussion(project, "OPEN")
     r = invoke("apply", "discussions/retry.md", "--yes")
@@ -112,6 +114,7 @@ def test_an_undecided_discussion_is_refused_and_force_needs_a_reason(project: Pa
     assert applies(project)[0]["forced"] == "a spike"
 
 
+@pytest.mark.slow
 def test_open_questions_are_answered_or_acknowledged(project: Path) -> None:
     discussion(project, extra="Q: what about timeouts?\n")
     r = invoke("apply", "discussions/retry.md", "--yes")
@@ -204,6 +207,7 @@ def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pyt
     assert "AI-Lead" in live.output and "committed" in live.output
 
 
+@pytest.mark.slow
 def test_the_record_keeps_the_leads_summary_and_the_test_output(
     project: Path, userdir: Path
 ) -> None:
@@ -312,6 +316,7 @@ def test_a_revision_refuses_an_edited_block(project: Path) -> None:
         revise(d, 1, ["make it so"])
 
 
+@pytest.mark.slow
 def test_a_revision_is_authored_by_the_person_now(project: Path, userdir: Path) -> None:
     assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
     number = forge(project, consented_by="Linus Torvalds <torvalds@example.org>")

@@ -163,6 +163,7 @@ def test_the_revision_question_names_branch_command_and_author(
     assert "Revision 0: changes." in said and "Revision 1" not in said
 
 
+@pytest.mark.slow
 def test_a_review_with_yes_refuses_a_branch_no_apply_made(project, isolated: Path) -> None:
     from discussions.syntax.apply import ApplyRecord, render_apply
 
@@ -186,6 +187,7 @@ def test_a_review_with_yes_refuses_a_branch_no_apply_made(project, isolated: Pat
     assert path.read_text("utf-8") == before  # refused before the vote
 
 
+@pytest.mark.slow
 def test_an_edited_apply_block_is_not_reviewed(project, tmp_path: Path) -> None:
     """An APPLY block edited after it was written (here its commit) fails its digest: the
     council is not pointed at whatever commit the edit names."""

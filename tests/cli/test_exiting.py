@@ -49,6 +49,7 @@ def test_atexit_handlers_and_buffered_output_survive(tmp_path: Path) -> None:
     assert (tmp_path / "atexit.txt").read_text() == "ran"
 
 
+@pytest.mark.slow
 def test_a_running_thread_is_waited_for(tmp_path: Path) -> None:
     r = host(
         tmp_path,

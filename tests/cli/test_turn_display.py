@@ -199,6 +199,7 @@ def test_live_display_no_color(isolated: Path, providers_file, tmp_path: Path) -
     assert "2/2 done in" in "\n".join(final_screen(out, 80).text)
 
 
+@pytest.mark.slow
 def test_term_dumb_gets_plain_lines(isolated: Path, providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     gate = setup_turn(isolated, providers_file, tmp_path)
     gate.touch()
@@ -230,6 +231,7 @@ def test_no_progress_gives_plain_lines_on_a_terminal(
     assert "discussions turn:" not in out
 
 
+@pytest.mark.slow
 def test_failed_participant_shows_what_to_do(
     isolated: Path, providers_file, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -532,6 +534,7 @@ def test_no_ai_cli_is_said_once_per_turn_in_plain_lines(no_ai_cli: Path) -> None
     assert "Round 2" in r.output and "not installed" not in r.output  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_no_ai_cli_live_rows_show_the_mock_and_one_note(no_ai_cli: Path) -> None:
     run_ = run_in_terminal(["turn", "auth.md"], 100, env={"NO_COLOR": "1"})
     assert run_.code == 0, run_.output

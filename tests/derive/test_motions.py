@@ -102,6 +102,7 @@ def test_seconded_motion_collects_sealed_ballots_and_passes(council, tmp_path: P
     assert f"DECISION: {MOTION}" in shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ballot", "threshold", "as_no", "result"),
     [
@@ -130,6 +131,7 @@ def test_thresholds_and_abstentions(council, ballot, threshold, as_no, result) -
     assert d.phase == ("decided" if result == "passed" else "debate")
 
 
+@pytest.mark.slow
 def test_unseconded_motion_lapses_and_the_discussion_resumes(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = council({"mover": "architect", "motion": MOTION, "second": {"architect": "yes"}})
     r = run("turn", "plan.md", "--json")
@@ -148,6 +150,7 @@ def test_unseconded_motion_lapses_and_the_discussion_resumes(council, tmp_path: 
     assert Discussion.load(path).motions[0].result == "lapsed"
 
 
+@pytest.mark.slow
 def test_human_motion_and_ballots_wait_for_the_people(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = council(
         {"second": {"security": "yes"}, "ballot": {"architect": "NO", "security": "YES"}},

@@ -287,6 +287,7 @@ def test_only_the_council_casts_counted_ballots(isolated: Path) -> None:
     assert code(run("check", "vote.md")) == 1
 
 
+@pytest.mark.slow
 def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     """With no people named, the council is the voting participants; invented names change
     nothing, and the AIs are still asked."""
@@ -331,6 +332,7 @@ def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, prov
 REASON = "the rotation key is shared with staging"
 
 
+@pytest.mark.slow
 def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The stand-in records every prompt it gets: no prompt to another voter shows a ballot's
     comment (reasons included) before the result is recorded; afterwards every prompt does."""
@@ -448,6 +450,7 @@ _PIECES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from(["\n", "\n\n", " "]))
 def test_ai_authors_agrees_with_the_scan_of_every_line(pieces: list[str], sep: str) -> None:

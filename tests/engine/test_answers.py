@@ -38,6 +38,7 @@ def test_valid_surrogate_pair_is_kept() -> None:
     assert parse_response('{"comment": "\\ud83d\\ude00"}').comment == "\U0001f600"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [

@@ -35,6 +35,7 @@ def queue_behind(group: GroupAppend, calls: list[threading.Thread]) -> None:
         wait_until(lambda n=queued: len(group._queue) == n, what=f"{queued} calls queued")
 
 
+@pytest.mark.slow
 def test_blocks_queued_during_a_write_go_together_and_in_order(
     disc: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -72,6 +73,7 @@ def test_blocks_queued_during_a_write_go_together_and_in_order(
     assert positions == sorted(positions)
 
 
+@pytest.mark.slow
 def test_a_failed_write_raises_in_every_call_it_held(
     disc: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

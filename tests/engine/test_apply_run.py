@@ -159,6 +159,7 @@ def test_the_prompt_reaches_the_lead_on_stdin_or_as_an_argument(repo: Path) -> N
     assert git(repo, "show", f"{out.commit}:prompt.txt") == "Implement: retries go to 3."
 
 
+@pytest.mark.slow
 def test_the_trusted_test_command_runs_in_the_worktree(repo: Path, tmp_path: Path) -> None:
     check = tmp_path / "check.py"
     check.write_text(
@@ -176,6 +177,7 @@ def test_the_trusted_test_command_runs_in_the_worktree(repo: Path, tmp_path: Pat
     assert apply_run.execute(failing).tests == "not run"  # nothing changed: nothing to test
 
 
+@pytest.mark.slow
 def test_a_failing_or_untrusted_test_command_is_recorded(repo: Path, tmp_path: Path) -> None:
     command = f"{sys.executable} -c 'import sys; print(\"2 failed\"); sys.exit(1)'"
     settings = EvidenceSettings(commands={"test": command})
@@ -194,6 +196,7 @@ def test_a_failing_or_untrusted_test_command_is_recorded(repo: Path, tmp_path: P
     assert apply_run.project_tests(repo, EvidenceSettings(), 30) is None
 
 
+@pytest.mark.slow
 def test_a_revision_commits_again_on_the_same_branch(repo: Path) -> None:
     first = apply_run.execute(job(repo, "edit"))
     again = job(repo, "prompt", revise=True)
@@ -271,6 +274,7 @@ def test_the_lead_never_sees_the_git_variables_of_a_hook(
     assert git(repo, "rev-parse", f"{out.commit}^").strip() == main
 
 
+@pytest.mark.slow
 def test_a_relative_script_runs_as_trusted_from_the_project_not_the_worktrees_copy(
     repo: Path,
 ) -> None:

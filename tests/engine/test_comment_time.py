@@ -216,6 +216,7 @@ def test_the_web_view_shows_when_a_comment_was_written(server, disc: Path) -> No
     assert status["comments"][-1]["at"] == stamp
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_the_terminal_app_shows_when_a_comment_was_written(disc: Path) -> None:
     from ..support.tui import app_for, markdown_text, screen_lines, until

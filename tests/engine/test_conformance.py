@@ -148,6 +148,7 @@ def test_consensus_on_the_first_vote_sets_implemented(project, tmp_path: Path) -
     assert sorted(review.yes) == ["AI-Architect", "AI-Pragmatist", "AI-Security"]
 
 
+@pytest.mark.slow
 def test_changes_drive_a_revision_and_a_second_vote(project, tmp_path: Path) -> None:
     path, applied, tree = project(
         {"architect": "ready", "security": "changes", "pragmatist": "fixed"}
@@ -182,6 +183,7 @@ def test_changes_drive_a_revision_and_a_second_vote(project, tmp_path: Path) -> 
     assert git(Path.cwd(), "rev-parse", "--abbrev-ref", "HEAD") == "main"  # user's tree untouched
 
 
+@pytest.mark.slow
 def test_max_revisions_bounds_the_loop_and_lists_the_blockers(project, tmp_path: Path) -> None:
     path, applied, tree = project(
         {"architect": "changes", "security": "changes", "pragmatist": "ready"},
@@ -213,6 +215,7 @@ def test_consensus_with_a_blocker_raised_is_implemented(project) -> None:
     assert "CONCERN:" in path.read_text("utf-8")  # ...its concern stands in its comment
 
 
+@pytest.mark.slow
 def test_without_revise_the_review_stops_at_changes_and_resumes_there(
     project, tmp_path: Path
 ) -> None:
@@ -390,6 +393,7 @@ def test_the_budget_stops_the_review_before_a_call(project, tmp_path: Path) -> N
     assert review_blocks(path) == [] and "<!-- RUN-STOP: budget" in path.read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_a_revision_is_reviewed_as_the_whole_change_from_the_first_base(
     project, tmp_path: Path
 ) -> None:
@@ -411,6 +415,7 @@ def test_a_revision_is_reviewed_as_the_whole_change_from_the_first_base(
         assert "Bound the retries" in prompt  # the first apply's commit is in the range
 
 
+@pytest.mark.slow
 def test_run_is_not_blocked_by_an_apply_made_in_another_clone(project, isolated: Path) -> None:
     """APPLY blocks travel through merges; apply branches stay in the clone that made them.
     A review due on a commit this clone lacks is not due here: rounds run, a note says why."""

@@ -21,6 +21,7 @@ def prompts(tmp_path: Path, kind: str) -> list[str]:
     return [p.read_text("utf-8") for p in sorted(folder.glob(f"*-{kind}.txt"))]
 
 
+@pytest.mark.slow
 def test_a_loop_ends_approved_after_one_revision(loop, isolated: Path, tmp_path: Path) -> None:
     path = loop({"voters": "once"})
     r = run("draft", "plan.md", "--json")
@@ -86,6 +87,7 @@ def test_an_existing_document_is_kept_without_force(loop, isolated: Path) -> Non
     assert "Version 1 by architect." in (isolated / "docs" / "out.md").read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_a_killed_loop_resumes_from_the_file(loop, isolated: Path, tmp_path: Path) -> None:
     path = loop({"voters": "once", "kill": "revise"})
     cmd = [sys.executable, "-m", "discussions", "draft", "plan.md"]

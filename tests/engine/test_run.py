@@ -86,6 +86,7 @@ def test_score_consensus_is_reached_from_round_two(stand_in, isolated: Path) -> 
     assert d.status == "DECIDED"
 
 
+@pytest.mark.slow
 def test_all_passed_and_rejected(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]
     stand_in("pass")
     assert code(run("new", "Quiet")) == 0

@@ -108,6 +108,7 @@ def test_prompt_stays_within_budget_and_says_what_was_left_out(isolated: Path) -
     assert sizes[0] < sizes[1] < sizes[2]  # the state grows with the questions, within the budget
 
 
+@pytest.mark.slow
 def test_a_discussion_of_ordinary_comments_stays_a_rounds_size(isolated: Path) -> None:
     """Comments without markers: the prompt at 40 comments is the size of the one at 4, and
     still names every participant's position and the mention of this participant."""

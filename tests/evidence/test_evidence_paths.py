@@ -143,6 +143,7 @@ def test_a_tree_id_before_a_colon_is_refused(history: Path) -> None:
     assert not leaked(d)
 
 
+@pytest.mark.slow
 def test_only_commits_reachable_from_head_or_a_local_branch(history: Path) -> None:
     git(history, "notes", "add", "-m", "TOKEN_NOTE", "HEAD")
     tree = git(history, "rev-parse", "HEAD^{tree}").strip()
@@ -233,6 +234,7 @@ def test_a_file_that_became_a_folder_holding_a_secret(project: Path) -> None:
         assert "-plain" in e.content or "--stat" in request, (request, e.content)
 
 
+@pytest.mark.slow
 def test_with_nothing_refused_the_answer_is_gits_own(project: Path) -> None:
     """Shown per commit and in batches, the answer is what git itself prints."""
     for n in range(30):

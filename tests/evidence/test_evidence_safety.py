@@ -83,6 +83,7 @@ def test_huge_file_refused_and_long_file_cut(project: Path) -> None:
     assert e.status == "fulfilled" and "cut at" in e.reason and len(e.content) <= 20000
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)  # as a regular expression, (a+)+$ on that line backtracks for ages
 def test_grep_is_a_fixed_string_and_fast(project: Path) -> None:
     (project / "src" / "slow.txt").write_text("a" * 50000 + "!\n")
@@ -150,6 +151,7 @@ def test_git_escapes_are_refused(project: Path, request_text: str, reason: str) 
     assert not Path("/tmp/evidence-x").exists()
 
 
+@pytest.mark.slow
 def test_git_never_shows_a_secret_by_its_blob_id(project: Path) -> None:
     git(project, "add", "-f", ".env")
     git(project, "commit", "-qm", "oops, a secret")
@@ -165,6 +167,7 @@ def test_git_never_shows_a_secret_by_its_blob_id(project: Path) -> None:
     assert "TOKEN_SECRET_ENV" not in d.path.read_text()
 
 
+@pytest.mark.slow
 def test_git_runs_nothing_the_repository_chose(project: Path, tmp_path: Path) -> None:
     mark = tmp_path / "ran"
     hook = tmp_path / "hook.sh"

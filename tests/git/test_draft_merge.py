@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
 from ..support.git import check_clean, commit_all, git, markers_present, run_cli
 
 
+@pytest.mark.slow
 def test_drafts_merge_with_a_comment_made_meanwhile(loop, repo: Path) -> None:
     path = loop({"voters": "once"})
     assert run_cli("init").exit_code == 0

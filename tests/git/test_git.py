@@ -159,6 +159,7 @@ def test_merge_two_branches_with_the_driver(repo: Path) -> None:
     check_clean(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_random_two_branch_cases_merge_and_rebase(repo: Path, seed: int) -> None:
     """Random appends on two branches (comments, votes, AI turns, a phase advance), merged
@@ -204,6 +205,7 @@ def test_random_two_branch_cases_merge_and_rebase(repo: Path, seed: int) -> None
     check_clean(path)
 
 
+@pytest.mark.slow
 def test_rebase_replays_without_stopping(repo: Path) -> None:
     path = start_discussion(repo)
     two_branches(repo, path, commits=3)
@@ -521,6 +523,7 @@ def engine_kinds(text: str) -> list[str]:
     return [m.kind for m in parse_document(text).engine_markers]
 
 
+@pytest.mark.slow
 def test_run_on_one_branch_advance_on_the_other_keeps_every_engine_block(repo: Path) -> None:
     """Branch a advances; branch b runs two rounds (ROUND 1, the AIs, its own transition,
     ROUND 2, ..., RUN-STOP): merged either way, every block either side wrote is there."""
@@ -644,6 +647,7 @@ def test_branches_merged_in_every_order_give_identical_bytes(repo: Path, count: 
     check_clean(path)
 
 
+@pytest.mark.slow
 def test_octopus_merge_keeps_the_repository_safe(repo: Path) -> None:
     """git's octopus strategy never runs merge drivers: it refuses a merge in which both
     sides appended, leaving the branch as it was; one branch at a time works (README)."""
@@ -672,6 +676,7 @@ def test_octopus_merge_keeps_the_repository_safe(repo: Path) -> None:
 # --------------------------------------------------------------------------- check --since
 
 
+@pytest.mark.slow
 def test_check_since_accepts_what_a_merge_of_appends_produces(repo: Path) -> None:
     """A pull request that only appended merges main, where someone commented meanwhile; the
     merge orders the two comments by author, so the PR's comment comes before main's."""
@@ -694,6 +699,7 @@ def test_check_since_accepts_what_a_merge_of_appends_produces(repo: Path) -> Non
     assert report.files == [path] and report.violations == []
 
 
+@pytest.mark.slow
 def test_comments_of_two_branches_merge_in_the_order_they_were_written(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -889,6 +895,7 @@ def test_append_only_hook_on_the_first_commit_and_on_git_rm(repo: Path) -> None:
     assert result.exit_code == 1 and "deleted since HEAD" in result.output
 
 
+@pytest.mark.slow
 def test_check_since_accepts_a_hand_typed_comment_a_merge_placed_first(repo: Path) -> None:
     """A comment typed in the documented form (its own `---` before `Name:`, after the
     engine's) has no time, so the merge places it before the other side's timed answer: the

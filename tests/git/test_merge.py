@@ -536,6 +536,7 @@ def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
     assert crlf.text == r.text.replace("\n", "\r\n")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(step, min_size=1, max_size=6), st.lists(step, min_size=1, max_size=6))
 def test_rebase_replay_one_commit_at_a_time(

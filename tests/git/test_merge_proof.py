@@ -294,6 +294,7 @@ def test_check_status_and_resolve_lead_to_a_resolution(repo: Path) -> None:
     assert run_cli("check", "--since", "HEAD~1").exit_code == 0
 
 
+@pytest.mark.slow
 def test_two_edits_of_one_line_keep_the_appends_outside_the_markers(repo: Path) -> None:
     path = start_discussion(repo)
     git(repo, "checkout", "-q", "-b", "a")
@@ -357,6 +358,7 @@ def test_an_octopus_whose_last_branch_conflicts_is_resolved_as_the_readme_says(
     assert "octopus merge in progress" in readme
 
 
+@pytest.mark.slow
 def test_an_octopus_resolved_by_taking_ours_is_caught(repo: Path) -> None:
     path = octopus_whose_last_branch_conflicts(repo)
     git(repo, "checkout", "--ours", "--", str(path))
@@ -390,6 +392,7 @@ def forge_merge(repo: Path, into: str, branch: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_forge_merge_button_after_the_documented_step(repo: Path) -> None:
     """Without the driver the button cannot merge a pull request whose discussion also got a
     comment on main; bringing main into the branch with the driver (the README's step) makes
@@ -465,6 +468,7 @@ def test_adr_numbers_written_on_two_branches(repo: Path) -> None:
 # --------------------------------------------------------------------------- 7. applies, headings
 
 
+@pytest.mark.slow
 def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> None:
     """Both branches applied the decision as apply 1 (the same branch name: it is made from
     the discussion and the number, and each clone saw no apply yet). The merge keeps both
@@ -549,6 +553,7 @@ def test_check_since_fails_on_a_discussion_overwritten_with_plain_text(repo: Pat
         assert "removed" in result.output
 
 
+@pytest.mark.slow
 def test_a_repository_s_huge_conflict_marker_size_does_not_stall_the_driver(repo: Path) -> None:
     """``conflict-marker-size`` comes from the repository's ``.gitattributes``: the driver
     command builds its marker in a number of steps that grows with the size's digits, not

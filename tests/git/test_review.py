@@ -153,6 +153,7 @@ def test_fence_block_cannot_be_closed_by_its_content(text: str) -> None:
     assert page.rstrip().endswith("<p>after</p>")
 
 
+@pytest.mark.slow
 def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
     """The diff is asked for the allowed paths only: a secret folder, a secret name and an
     ``evidence.exclude`` path are named as left out, their content never written."""
@@ -186,6 +187,7 @@ def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
     assert "`Secret_stuff/config.yaml` (refused:" in text
 
 
+@pytest.mark.slow
 def test_a_submodule_s_files_are_never_inlined_in_the_review(repo: Path, tmp_path: Path) -> None:
     """With ``diff.submodule=diff`` in the repository's configuration, git writes the diff of
     every file inside a submodule under the submodule's one path, which the rule allowed: its

@@ -27,6 +27,7 @@ def repo(repo: Path) -> Path:
     return commit_files(repo, {"a.txt": "one\ntwo\n"})
 
 
+@pytest.mark.slow
 def test_numstat_reads_odd_names_and_binary_files(repo: Path) -> None:
     wt = worktree.create(repo, "discussions/apply/odd-1")
     (wt.path / "a.txt").write_text("one\n")
@@ -65,6 +66,7 @@ def test_the_snapshot_sees_a_moved_branch(repo: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_branch_names_and_kept_worktrees(repo: Path) -> None:
     with pytest.raises(ApplyError, match="not a valid branch name"):
         worktree.create(repo, "bad..name")
@@ -82,6 +84,7 @@ def test_branch_names_and_kept_worktrees(repo: Path) -> None:
     assert again.base == git(repo, "rev-parse", "main").strip()
 
 
+@pytest.mark.slow
 def test_worktrees_live_in_the_users_cache_folder_one_folder_per_repository(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -108,6 +111,7 @@ def test_worktrees_live_in_the_users_cache_folder_one_folder_per_repository(
     assert from_linked.base == git(linked, "rev-parse", "HEAD").strip()
 
 
+@pytest.mark.slow
 def test_branches_that_make_the_same_slug_get_folders_of_their_own(repo: Path) -> None:
     assert worktree.place(repo, "a/b") != worktree.place(repo, "a-b")
     first = worktree.create(repo, "a/b")

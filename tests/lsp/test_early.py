@@ -52,6 +52,7 @@ def _bodies(messages: list[bytes]) -> list[Any]:
     return [json.loads(m.split(b"\r\n\r\n", 1)[1]) for m in messages]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
 def test_the_early_notifications_are_what_pygls_sends(isolated: Path, encoding: str) -> None:
     path = _discussion(isolated)

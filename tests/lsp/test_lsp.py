@@ -19,6 +19,7 @@ def _discussion(isolated: Path, title: str = "Feature") -> Path:
     return isolated / "discussions" / f"{title.lower()}.md"
 
 
+@pytest.mark.slow
 def test_a_misspelt_mention_typed_gets_a_diagnostic_with_a_quick_fix(isolated: Path) -> None:
     path = _discussion(isolated)
 
@@ -203,6 +204,7 @@ def test_text_typed_while_a_turn_runs_is_never_overwritten(
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_advance_phase_and_insert_my_vote(isolated: Path) -> None:
     path = _discussion(isolated)
 
@@ -291,6 +293,7 @@ def test_diagnostics_match_discussions_check_on_every_fixture(isolated: Path) ->
     assert {s for *_, s in expected["broken.md"]} == {"error", "warning"}
 
 
+@pytest.mark.slow
 def test_settings_that_cannot_be_read_are_shown_on_the_file_not_crashed_on(
     isolated: Path,
 ) -> None:

@@ -204,6 +204,7 @@ def test_server_over_stdio(isolated: Path) -> None:
     assert message == "Error executing tool discussion_status: " + cli_error.removeprefix("Error: ")
 
 
+@pytest.mark.slow
 def test_tools_without_the_sdk(isolated: Path) -> None:
     """The library layer: bounded reads, unknown tickets, the CLI's messages."""
     from discussions.errors import DiscussionsError

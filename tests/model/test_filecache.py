@@ -137,6 +137,7 @@ _WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_writing_the_cache_at_once_lose_nothing(isolated: Path) -> None:
     folder = isolated / "discussions"
     folder.mkdir()

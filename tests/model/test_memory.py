@@ -112,6 +112,7 @@ def test_notes_round_trip_through_the_file_and_check(isolated: Path) -> None:
     assert len(derive(path.read_text(encoding="utf-8"), Workspace.discover()).notes) == 2
 
 
+@pytest.mark.slow
 def test_notes_survive_a_git_merge(repo: Path) -> None:
     assert code(run("init")) == 0
     assert code(run("new", "Queue")) == 0

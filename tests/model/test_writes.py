@@ -171,6 +171,7 @@ def test_a_stale_advance_is_refused(isolated: Path) -> None:
 # -- discussions finish ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_consensus_in_the_last_phase_decides_the_discussion(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     providers_file({"approve": script_command("answer.py", '{"comment": "Ship it.", "vote": "READY"}')})
     use(isolated, "approve")
@@ -196,6 +197,7 @@ def test_code_review_approved_is_an_end_state(isolated: Path, providers_file) ->
     assert d.status != "OPEN"
 
 
+@pytest.mark.slow
 def test_close_and_reopen_by_hand(isolated: Path) -> None:
     assert code(run("new", "Hand")) == 0
     path = isolated / "discussions" / "hand.md"

@@ -41,6 +41,7 @@ def entry(name: str, base_url: str, *extra: str) -> str:
 # -- answers cut at max_tokens (issue 34, item 9) ---------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stream", "json"])
 def test_an_answer_cut_at_max_tokens_says_so(mode: str) -> None:
     with serve(StubServer(mode=mode, finish_reason="length")) as stub:
@@ -48,6 +49,7 @@ def test_an_answer_cut_at_max_tokens_says_so(mode: str) -> None:
     assert done.length_cut
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stream", "json"])
 def test_an_answer_that_ended_on_its_own_is_not_cut(mode: str) -> None:
     with serve(StubServer(mode=mode)) as stub:
@@ -55,6 +57,7 @@ def test_an_answer_that_ended_on_its_own_is_not_cut(mode: str) -> None:
     assert not done.length_cut
 
 
+@pytest.mark.slow
 def test_a_cut_answer_is_recorded_and_shown_as_cut(userdir: Path, isolated: Path) -> None:
     answer = json.dumps({"comment": "The limit should be per key, because", "vote": None})
     with serve(StubServer(mode="json", answer=answer, finish_reason="length")) as stub:
@@ -76,6 +79,7 @@ def test_a_cut_answer_is_recorded_and_shown_as_cut(userdir: Path, isolated: Path
     assert "3" in status and "token limit" in status
 
 
+@pytest.mark.slow
 def test_a_narrative_cut_at_max_tokens_says_so(userdir: Path, isolated: Path) -> None:
     answer = json.dumps({"comment": "The discussion is about limits and it", "vote": None})
     with serve(StubServer(mode="json", answer=answer, finish_reason="length")) as stub:
@@ -95,6 +99,7 @@ LLAMA_CPP_PYTHON = {"/openapi.json": {"info": {"title": "🦙 llama.cpp Python A
 """What llama-cpp-python's server answers at GET /openapi.json (FastAPI's own), in part."""
 
 
+@pytest.mark.slow
 def test_llama_cpps_slots_are_read_from_props() -> None:
     props = {"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1}
     with serve(StubServer(props=props)) as stub:
@@ -102,6 +107,7 @@ def test_llama_cpps_slots_are_read_from_props() -> None:
         assert (p.parallel, p.context_window) == (1, 4096)
 
 
+@pytest.mark.slow
 def test_llama_cpp_python_is_known_by_its_api_title() -> None:
     with serve(StubServer(routes=dict(LLAMA_CPP_PYTHON))) as stub:
         p = provider(stub)
@@ -109,6 +115,7 @@ def test_llama_cpp_python_is_known_by_its_api_title() -> None:
         assert "assumed" in p.window_source and "llama-cpp-python" in p.window_source
 
 
+@pytest.mark.slow
 def test_a_declared_limit_wins_and_a_remote_api_is_not_asked() -> None:
     with serve(StubServer(routes=dict(LLAMA_CPP_PYTHON))) as stub:
         assert provider(stub, parallel=2).parallel == 2
@@ -198,6 +205,7 @@ def test_waiting_calls_are_sent_away_when_the_calls_are_stopped() -> None:
 # -- a window the server does not report (issue 34, item 7) -----------------------------------
 
 
+@pytest.mark.slow
 def test_a_server_that_reports_no_window_is_named_once_before_the_first_call(
     userdir: Path, isolated: Path
 ) -> None:
@@ -215,6 +223,7 @@ def test_a_server_that_reports_no_window_is_named_once_before_the_first_call(
     assert "does not report its context window" in out(tested)
 
 
+@pytest.mark.slow
 def test_llama_cpp_python_prompts_are_sized_for_its_default_window(
     userdir: Path, isolated: Path
 ) -> None:

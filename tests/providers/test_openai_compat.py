@@ -33,6 +33,7 @@ def fresh_windows() -> None:
     forget_windows()
 
 
+@pytest.mark.slow
 def test_a_servers_window_is_asked_once_per_process() -> None:
     with serve(StubServer(props={"default_generation_settings": {"n_ctx": 2048}})) as stub:
         assert [provider(stub).context_window for _ in range(3)] == [2048] * 3
@@ -51,6 +52,7 @@ def ask(p: OpenAICompatibleProvider, prompt: str = "Hello?", timeout: float = 10
     return complete_with_usage(p, ProviderRequest(prompt=prompt, timeout=timeout, **kw))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_streamed_answer_text_usage_and_pieces() -> None:
     pieces: list[str] = []
     with serve() as stub:
@@ -67,6 +69,7 @@ def test_streamed_answer_text_usage_and_pieces() -> None:
     assert "max_tokens" not in sent["body"] and "Authorization" not in sent["headers"]
 
 
+@pytest.mark.slow
 def test_one_json_object_is_read_too_and_max_tokens_is_sent() -> None:
     with serve(StubServer(mode="json")) as stub:
         done = ask(provider(stub, max_tokens=300))
@@ -75,6 +78,7 @@ def test_one_json_object_is_read_too_and_max_tokens_is_sent() -> None:
     assert stub.requests[-1]["body"]["max_tokens"] == 300
 
 
+@pytest.mark.slow
 def test_stream_false_asks_for_one_object() -> None:
     with serve(StubServer(mode="json")) as stub:
         assert ask(provider(stub, stream=False)).usage == Usage(42, 7, None)
@@ -82,11 +86,13 @@ def test_stream_false_asks_for_one_object() -> None:
     assert sent["stream"] is False and "stream_options" not in sent
 
 
+@pytest.mark.slow
 def test_usage_unknown_when_the_server_does_not_say() -> None:
     with serve(StubServer(usage=None)) as stub:
         assert ask(provider(stub)).usage == Usage()
 
 
+@pytest.mark.slow
 def test_http_error_keeps_the_servers_message() -> None:
     with serve(StubServer(mode="error")) as stub, pytest.raises(ProviderFailed) as err:
         ask(provider(stub))
@@ -94,6 +100,7 @@ def test_http_error_keeps_the_servers_message() -> None:
     assert "exceeds the available context size" in err.value.detail
 
 
+@pytest.mark.slow
 def test_error_event_in_the_stream_fails_the_call() -> None:
     with serve(StubServer(mode="stream-error")) as stub, pytest.raises(ProviderFailed) as err:
         ask(provider(stub))
@@ -101,6 +108,7 @@ def test_error_event_in_the_stream_fails_the_call() -> None:
     assert err.value.detail == "model crashed"
 
 
+@pytest.mark.slow
 def test_a_stream_without_events_says_what_may_have_happened() -> None:
     with serve(StubServer(mode="silent")) as stub, pytest.raises(ProviderOutputError) as err:
         ask(provider(stub))
@@ -108,6 +116,7 @@ def test_a_stream_without_events_says_what_may_have_happened() -> None:
     assert "stream: false shows their reason" in err.value.detail
 
 
+@pytest.mark.slow
 def test_no_server_is_a_failure_not_a_missing_cli() -> None:
     with serve() as stub:
         port_url = stub.base_url
@@ -140,6 +149,7 @@ def test_provider_timeout_setting_applies_unless_the_command_line_says() -> None
         assert not stub.outlasted.is_set()
 
 
+@pytest.mark.slow
 def test_a_flooding_server_is_cut_off() -> None:
     with serve(StubServer(mode="flood")) as stub:
         p = provider(stub)
@@ -148,6 +158,7 @@ def test_a_flooding_server_is_cut_off() -> None:
             ask(p, timeout=20)
 
 
+@pytest.mark.slow
 def test_api_key_from_the_environment_sent_as_header_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -158,6 +169,7 @@ def test_api_key_from_the_environment_sent_as_header_only(
     assert "sk-secret-123" not in str(stub.requests[-1]["body"])
 
 
+@pytest.mark.slow
 def test_missing_key_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("STUB_KEY", raising=False)
     with serve() as stub, pytest.raises(ProviderFailed, match="STUB_KEY .* is not set"):
@@ -165,6 +177,7 @@ def test_missing_key_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not stub.requests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("routes", "window"),
     [
@@ -216,6 +229,7 @@ def test_a_server_dripping_what_it_says_of_its_window_is_left_within_seconds() -
         assert not stub.outlasted.is_set()  # left before the 20 s drip ended
 
 
+@pytest.mark.slow
 def test_configured_context_window_wins_and_asks_nothing() -> None:
     with serve(StubServer(props={"default_generation_settings": {"n_ctx": 2048}})) as stub:
         assert provider(stub, context_window=512).context_window == 512
@@ -297,6 +311,7 @@ def test_a_turn_through_the_server_is_recorded_without_the_key(
     assert "ship it behind a flag" in answers[0].body
 
 
+@pytest.mark.slow
 def test_a_failed_server_falls_back_along_the_chain(userdir: Path, isolated: Path) -> None:
     with serve(StubServer(mode="error")) as stub:
         write(userdir / "providers.yaml", "providers:\n" + entry("local", stub.base_url))
@@ -354,6 +369,7 @@ def test_deep_test_passes_a_model_whose_window_holds_the_prompt(userdir: Path) -
     assert "tokens: 11000 in / 12 out" in text
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_a_call_in_progress_at_once() -> None:
     import threading
 
@@ -378,6 +394,7 @@ def test_ctrl_c_ends_a_call_in_progress_at_once() -> None:
     assert outcome and not isinstance(outcome[0], ProviderTimeout)
 
 
+@pytest.mark.slow
 def test_deep_test_counts_the_answers_room_against_the_window(userdir: Path) -> None:
     answer = '{"comment": "Ready.", "vote": "READY"}'
     tight = StubServer(answer=answer, usage={"prompt_tokens": 1_900, "completion_tokens": 3})
@@ -394,6 +411,7 @@ def test_deep_test_counts_the_answers_room_against_the_window(userdir: Path) -> 
     assert data["fits"] is False and data["error"] is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("before", ["invalid api key ", "x" * 395])
 def test_a_key_echoed_in_a_streamed_error_is_blanked(
     monkeypatch: pytest.MonkeyPatch, before: str
@@ -431,6 +449,7 @@ ECHOED = "sk-echo-789-abcdef"
 mode's 5-character pieces it arrives split across four events)."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stream", "json"])
 def test_a_key_echoed_in_the_answer_is_blanked_before_anything_sees_it(
     monkeypatch: pytest.MonkeyPatch, mode: str
@@ -449,6 +468,7 @@ def test_a_key_echoed_in_the_answer_is_blanked_before_anything_sees_it(
         assert "".join(pieces) == done.text and len(pieces) > 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stream", "json"])
 @pytest.mark.parametrize("placeholder", ["ollama", "lm-studio", "EMPTY", "x"])
 def test_a_placeholder_key_a_local_server_ignores_leaves_the_answer_whole(

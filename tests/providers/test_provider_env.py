@@ -237,6 +237,7 @@ def test_the_lead_runs_the_trusted_copy_of_an_env_named_file(tmp_path: Path) -> 
     assert env["PLAIN"] == "conf/missing.json"
 
 
+@pytest.mark.slow
 def test_the_apply_consent_names_the_variables_it_sets(apply_project: Path, userdir: Path) -> None:
     providers = userdir / "providers.yaml"
     providers.write_text(

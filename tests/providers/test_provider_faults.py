@@ -118,6 +118,7 @@ def test_providers_test_timeout_option_wins(providers_file, tmp_path: Path) -> N
 # -- signals ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("armed_by", ["setpriv", "preexec"])
 def test_provider_dies_with_a_killed_parent(tmp_path: Path, armed_by: str) -> None:
     """SIGKILL leaves no chance to clean up; PR_SET_PDEATHSIG makes the kernel do it, armed
@@ -175,6 +176,7 @@ def test_the_spawn_needs_no_preexec_function_where_setpriv_arms_the_signal() -> 
     assert preexec is None and argv[-2:] == ["/bin/true", "x"] and argv[0] == _setpriv()
 
 
+@pytest.mark.slow
 def test_install_signal_handlers_for_library_hosts(tmp_path: Path) -> None:
     """A program using the library directly gets the same guarantee from one call."""
     pidfile = tmp_path / "pids"

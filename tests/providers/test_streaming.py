@@ -26,6 +26,7 @@ from ..conftest import script_command, write
 from ..support.waiting import running_below
 
 
+@pytest.mark.slow
 def test_command_provider_streams_before_it_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -102,6 +103,7 @@ def _discussion(project: Path, providers_file, command: str) -> Discussion:  # t
     return Discussion.load(project / "discussions" / "auth.md", Workspace.discover())
 
 
+@pytest.mark.slow
 def test_runner_reports_chunks_and_appends_the_answer_once(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:

@@ -195,6 +195,7 @@ def test_budget_refusal_counts_unknown_calls() -> None:
     assert reason is not None and "1 with unknown usage" in reason
 
 
+@pytest.mark.slow
 def test_replay_reproduces_a_recording_and_fails_loudly_on_a_miss(
     clis: Path, isolated: Path
 ) -> None:
@@ -363,6 +364,7 @@ def test_replay_of_a_missing_file_is_refused(isolated: Path) -> None:
     assert "no recording at nope.md" in out(r)
 
 
+@pytest.mark.slow
 def test_providers_test_deep_reports_latency_parse_and_usage(clis: Path) -> None:
     r = run("providers", "test", "claude", "--deep", "--json")
     assert code(r) == 0, out(r)

@@ -84,6 +84,7 @@ async def test_browser_lists_filters_and_opens(isolated: Path) -> None:
     assert app.return_code in (0, None)
 
 
+@pytest.mark.slow
 async def test_typing_in_the_list_filters_without_tab_first(isolated: Path) -> None:
     new("Auth flow")
     new("Caching layer")

@@ -30,6 +30,7 @@ def serve(*args: str) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 def test_serve_prints_its_address_with_the_token_first_and_stops_on_sigterm(
     isolated: Path,
 ) -> None:
