@@ -22,8 +22,8 @@ from .support.browser import (
     start_browser,
     static_server,
     viewport_size,
-    wait_for,
 )
+from .support.waiting import wait_for
 
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>browser support</title>

@@ -14,7 +14,7 @@ from discussions.engine.turn.appending import GroupAppend
 from discussions.errors import NotWritable
 from discussions.model import storage
 
-from ..support.waiting import wait_until
+from ..support.waiting import wait_for
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def queue_behind(group: GroupAppend, calls: list[threading.Thread]) -> None:
     queue (so they queue in this order), while the first write is held."""
     for queued, t in enumerate(calls, start=1):
         t.start()
-        wait_until(lambda n=queued: len(group._queue) == n, what=f"{queued} calls queued")
+        wait_for(lambda n=queued: len(group._queue) == n, message=f"{queued} calls queued")
 
 
 @pytest.mark.slow
@@ -127,7 +127,7 @@ def test_held_blocks_go_first_and_answers_wait_for_them(disc: Path) -> None:
 
     t = threading.Thread(target=answer)
     t.start()
-    wait_until(lambda: len(group._queue) == 2, what="the answer queued behind the held block")
+    wait_for(lambda: len(group._queue) == 2, message="the answer queued behind the held block")
     assert not answered.is_set()  # held: nothing written yet
     assert "ROUND: 1" not in disc.read_text()
     group.release()

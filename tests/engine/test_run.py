@@ -10,7 +10,7 @@ import pytest
 from discussions import Discussion
 
 from ..conftest import code, out, result_of, run, script_command, signed, write
-from ..support.waiting import running_below, wait_for_text, wait_until
+from ..support.waiting import running_below, wait_for, wait_for_text
 
 
 @pytest.fixture
@@ -165,7 +165,7 @@ def test_ctrl_c_stops_cleanly_and_is_recorded(isolated: Path, providers_file) ->
         env=dict(os.environ),
     )
     wait_for_text(path, "<!-- ROUND: 1")
-    wait_until(lambda: running_below(proc.pid, "answer.py"), what="the providers running")
+    wait_for(lambda: running_below(proc.pid, "answer.py"), 30, message="the providers")
     proc.send_signal(signal.SIGINT)
     stdout, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130

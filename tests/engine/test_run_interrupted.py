@@ -19,7 +19,7 @@ from discussions import Discussion
 from discussions.derive.runlog import host_id, run_state
 
 from ..conftest import code, out, result_of, run, script_command, write
-from ..support.waiting import running_below, wait_for_text, wait_until
+from ..support.waiting import running_below, wait_for, wait_for_text
 
 
 @pytest.mark.slow
@@ -44,7 +44,7 @@ def test_a_killed_run_is_interrupted_and_the_next_run_is_numbered_after_it(
     )
     try:
         wait_for_text(path, "<!-- ROUND: 1")
-        wait_until(lambda: running_below(proc.pid, "answer.py"), what="the providers answering")
+        wait_for(lambda: running_below(proc.pid, "answer.py"), 30, message="the providers")
         shown = json.loads(out(run("status", "kill-me.md", "--json")))["run"]
         assert shown["state"] == "running" and shown["number"] == 1
         assert f"process {proc.pid} on this machine" in shown["why"]

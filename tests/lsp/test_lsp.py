@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 
 from ..conftest import code, run, script_command
-from ..support.waiting import running_below, wait_until_async
+from ..support.waiting import running_below, wait_for_async
 from .support import TIMEOUT, editor
 
 
@@ -191,7 +191,7 @@ def test_text_typed_while_a_turn_runs_is_never_overwritten(
             await ed.diagnostics(uri)
             asked = asyncio.ensure_future(ed.client.workspace_execute_command_async(_ask(uri)))
             # the turn runs: its provider (below the language server, below this test) answers
-            await wait_until_async(lambda: running_below(os.getpid(), "answer.py"))
+            await wait_for_async(lambda: running_below(os.getpid(), "answer.py"))
             typed = ed.texts[uri] + "\nstill typing\n"
             ed.type(uri, typed)
             result = await asyncio.wait_for(asked, TIMEOUT)

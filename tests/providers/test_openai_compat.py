@@ -24,7 +24,7 @@ from discussions.providers.usage import Usage
 
 from ..conftest import code, out, run, write
 from ..support.openai_stub import DRIP, StubServer, serve
-from ..support.waiting import wait_until
+from ..support.waiting import wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -387,7 +387,7 @@ def test_ctrl_c_ends_a_call_in_progress_at_once() -> None:
         p = provider(stub)
         worker = threading.Thread(target=call)
         worker.start()
-        wait_until(lambda: any(q["method"] == "POST" for q in stub.requests), what="the call")
+        wait_for(lambda: any(q["method"] == "POST" for q in stub.requests), message="the call")
         assert terminate_all() == 1
         worker.join(30)  # the call would run 30 s to its timeout, the server hanging 30 s
         assert not worker.is_alive() and not stub.outlasted.is_set()

@@ -2,7 +2,8 @@
 
 Use the module-scoped ``browser`` fixture (one Chromium per test module)::
 
-    from ..support.browser import console_errors, wait_for   # `browser`: tests/support/fixtures.py
+    from ..support.browser import console_errors   # `browser`: tests/support/fixtures.py
+    from ..support.waiting import wait_for
 
     def test_page(browser):
         browser.get(url)
@@ -31,7 +32,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -340,34 +341,6 @@ def start_browser(paths: tuple[str, str] | None = None, *, phone: bool = False) 
 
 
 # --- helpers for tests -----------------------------------------------------------------------
-
-
-def wait_for(
-    condition: Callable[[], T],
-    timeout: float = 10.0,
-    poll: float = 0.02,
-    message: str = "",
-) -> T:
-    """Call ``condition`` every ``poll`` seconds until it returns something truthy; return that.
-
-    Exceptions raised by ``condition`` (say, an element not there yet) count as "not yet";
-    after ``timeout`` seconds an AssertionError names the last value or exception.
-    """
-    deadline = time.monotonic() + timeout
-    last: object = None
-    while True:
-        try:
-            value = condition()
-        except Exception as exc:  # retried until the deadline
-            value, last = None, exc  # type: ignore[assignment]
-        else:
-            if value:
-                return value
-            last = value
-        if time.monotonic() >= deadline:
-            what = message or getattr(condition, "__name__", "condition")
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
-        time.sleep(poll)
 
 
 def console_errors(driver: WebDriver, ignore: Iterable[str] = ("favicon.ico",)) -> list[str]:

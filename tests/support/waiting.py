@@ -9,7 +9,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TypeVar
 
@@ -19,31 +19,57 @@ POLL = 0.02
 """Seconds between two looks: short, since each look is cheap."""
 
 
+def _looks(
+    condition: Callable[[], T], timeout: float, poll: float, forgive: tuple[type[Exception], ...]
+) -> Iterator[tuple[T | None, object]]:
+    """Each look at `condition` until `timeout` seconds passed: (its value, what to report:
+    that value or the exception forgiven, an exception of `forgive` counting as "not yet")."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value: T | None = condition()
+            last: object = value
+        except forgive as exc:
+            value, last = None, exc
+        yield value, last
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(poll)
+
+
 def poll_until(condition: Callable[[], T], timeout: float) -> T | None:
     """`condition()` once it is truthy, or its last (falsy) value when `timeout` seconds
     passed: for a test that asserts on the outcome itself."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(POLL)
-
-
-def wait_until(condition: Callable[[], T], timeout: float = 30, what: str = "") -> T:
-    """`condition()` once it is truthy; the test fails naming `what` after `timeout` s."""
-    value = poll_until(condition, timeout)
-    if not value:
-        raise AssertionError(f"waited {timeout} s, in vain, for {what or condition}")
+    value = None
+    for value, _ in _looks(condition, timeout, POLL, ()):
+        if value:
+            break
     return value
 
 
-async def wait_until_async(condition: Callable[[], T], timeout: float = 30, what: str = "") -> T:
-    """`wait_until` for a coroutine: the event loop runs on between two looks."""
+def wait_for(
+    condition: Callable[[], T], timeout: float = 10.0, poll: float = POLL, message: str = ""
+) -> T:
+    """Call ``condition`` every ``poll`` seconds until it returns something truthy; return that.
+
+    Exceptions raised by ``condition`` (say, an element not there yet) count as "not yet";
+    after ``timeout`` seconds an AssertionError names `message` and the last value or exception.
+    """
+    last: object = None
+    for value, seen in _looks(condition, timeout, poll, (Exception,)):
+        if value:
+            return value
+        last = seen
+    what = message or getattr(condition, "__name__", "condition")
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
+
+
+async def wait_for_async(condition: Callable[[], T], timeout: float = 30, what: str = "") -> T:
+    """`wait_for` in a coroutine: the event loop runs on between two looks."""
     deadline = time.monotonic() + timeout
     while not (value := condition()):
         if time.monotonic() >= deadline:
-            raise AssertionError(f"waited {timeout} s, in vain, for {what or condition}")
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}")
         await asyncio.sleep(POLL)
     return value
 
@@ -63,12 +89,12 @@ def wait_for_text(path: Path, text: str, timeout: float = 30) -> str:
         now = file_text(path)
         return now if text in now else ""
 
-    return wait_until(holding, timeout, f"{text!r} in {path}")
+    return wait_for(holding, timeout, message=f"{text!r} in {path}")
 
 
 def wait_pid(pidfile: Path, seconds: float = 20) -> int:
     """The process id a program wrote into `pidfile`, once it is there."""
-    return int(wait_until(lambda: file_text(pidfile).strip(), seconds, f"a pid in {pidfile}"))
+    return int(wait_for(lambda: file_text(pidfile).strip(), seconds, message=f"a pid in {pidfile}"))
 
 
 def alive(pid: int) -> bool:
@@ -166,7 +192,7 @@ class Output:
 
     def wait_for(self, text: str, timeout: float = 30) -> str:
         """The output so far, once it holds `text`."""
-        return wait_until(lambda: self.text if text in self.text else "", timeout, repr(text))
+        return wait_for(lambda: self.text if text in self.text else "", timeout, message=repr(text))
 
     def finish(self, proc: subprocess.Popen[str], timeout: float) -> str:
         """The whole output, once `proc` ended (failing the test if it does not in time)."""

@@ -24,8 +24,7 @@ from discussions.settings.workspace import Workspace  # noqa: E402
 from discussions.web import bind  # noqa: E402
 from discussions.web.app import Settings, create_app  # noqa: E402
 
-from .browser import wait_for  # noqa: E402
-from .waiting import poll_until  # noqa: E402
+from .waiting import poll_until, wait_for  # noqa: E402
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver

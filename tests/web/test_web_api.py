@@ -12,7 +12,7 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, result_of, run, script_command, write
-from ..support.waiting import wait_until
+from ..support.waiting import wait_for
 from ..support.web import TOKEN, LiveServer
 
 NAME = "auth.md"
@@ -213,7 +213,7 @@ def wait_done(server: LiveServer, ticket: str) -> dict[str, object]:
         job: dict[str, object] = server.get(f"/api/turns/{ticket}").json()
         return job if job["state"] != "running" else None
 
-    return wait_until(finished, 30, "the turn to finish")
+    return wait_for(finished, 30, message="the turn to finish")
 
 
 def test_a_turn_returns_a_ticket_at_once_and_appends(server: LiveServer, project: Path) -> None:

@@ -19,7 +19,8 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, run, script_command, write
-from ..support.browser import console_errors, phone_viewport, wait_for
+from ..support.browser import console_errors, phone_viewport
+from ..support.waiting import wait_for
 from ..support.web import LiveServer, open_page
 
 pytest.importorskip("selenium")

@@ -16,7 +16,8 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.render import render_comment
 
-from ..support.browser import console_errors, wait_for
+from ..support.browser import console_errors
+from ..support.waiting import wait_for
 from ..support.web import LiveServer, open_page
 
 pytest.importorskip("selenium")

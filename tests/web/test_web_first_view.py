@@ -16,7 +16,8 @@ from discussions.views.html import comment_html
 from discussions.web.app import ALL_COMMENTS, FIRST_VIEW
 
 from ..conftest import code, run
-from ..support.browser import console_errors, wait_for
+from ..support.browser import console_errors
+from ..support.waiting import wait_for
 from ..support.web import TOKEN, LiveServer
 
 NAME = "long.md"
