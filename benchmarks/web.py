@@ -87,7 +87,7 @@ def missing() -> str | None:
             __import__(module)
         except ImportError:
             return f"the {module!r} package is not installed (pip install '.[{extra}]')"
-    from tests.browser_support import unavailable_reason
+    from tests.support.browser import unavailable_reason
 
     return unavailable_reason()
 
@@ -125,7 +125,7 @@ def wait(condition: Any, timeout: float = 20.0, poll: float = 0.01) -> Any:
 
 
 def open_page(driver: Any, server: Any, name: str) -> None:
-    from tests.web_support import TOKEN
+    from tests.support.web import TOKEN
 
     hub = server.app.state.hub
     driver.get("about:blank")
@@ -205,7 +205,7 @@ def chunk_latency(driver: Any, server: Any, path: Path, samples: int) -> list[fl
 
 def get_page(server: Any, name: str, path: str = "/d/{name}") -> tuple[float, int]:
     """(ms, bytes) of one GET of the writable page (with the token's cookie)."""
-    from tests.web_support import TOKEN
+    from tests.support.web import TOKEN
 
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
     started = time.perf_counter()
@@ -245,7 +245,7 @@ return performance.now();
 def page_load(
     driver: Any, server: Any, name: str, repeat: int, comments: int
 ) -> dict[str, list[float]]:
-    from tests.web_support import TOKEN
+    from tests.support.web import TOKEN
 
     driver.get(f"{server.url}/?token={TOKEN}")  # the token's cookie, for the writable page
     figures: dict[str, list[float]] = {}
@@ -322,8 +322,8 @@ def main() -> int:
         print(f"web benchmark skipped: {reason}")
         return 0
 
-    from tests.browser_support import start_browser
-    from tests.web_support import LiveServer
+    from tests.support.browser import start_browser
+    from tests.support.web import LiveServer
 
     from discussions.settings.workspace import Workspace
     from discussions.web.live import FOLLOW_INTERVAL

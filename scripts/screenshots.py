@@ -68,8 +68,9 @@ async def tui_picture(file: Path, target: Path) -> None:
 
 def web_pictures(file: Path, targets: dict[Path, tuple[int, int]]) -> None:
     """The web view's page of the discussion, at each viewport size (PNG), in headless Chromium
-    driven as the browser tests drive it (tests/browser_support.py: offline, own profile)."""
-    from tests.browser_support import set_viewport, start_browser, wait_for
+    driven as the browser tests drive it (tests/support/browser.py: offline, own profile)."""
+    from tests.support.browser import set_viewport, start_browser
+    from tests.support.waiting import wait_for
 
     server = subprocess.Popen(
         [sys.executable, "-m", "discussions", "serve", "--port", "0"],

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from .browser_support import browser  # noqa: F401  (the module-scoped Chromium fixture)
+# The shared fixtures beyond these (git repositories, the browser, fixtures that tests in more
+# than one module use) live in tests/support, registered here once.
+pytest_plugins = ["tests.support.fixtures"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPTS = Path(__file__).parent / "scripts"

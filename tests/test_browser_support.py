@@ -1,4 +1,4 @@
-"""tests/browser_support.py: a real headless Chromium, offline, quick to poll, no leftovers."""
+"""tests/support/browser.py: a real headless Chromium, offline, quick to poll, no leftovers."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from . import browser_support as bs
-from .browser_support import (
+from .support import browser as bs
+from .support.browser import (
     browser_or_skip,
     chromium_paths,
     console_errors,
@@ -22,8 +22,8 @@ from .browser_support import (
     start_browser,
     static_server,
     viewport_size,
-    wait_for,
 )
+from .support.waiting import wait_for
 
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>browser support</title>
@@ -115,15 +115,14 @@ def test_wait_for_returns_the_value_and_retries_exceptions() -> None:
 
 
 def test_wait_for_times_out_with_the_last_value() -> None:
-    started = time.monotonic()
     with pytest.raises(AssertionError, match=r"timed out after 0.1s waiting for .*last: \[\]"):
         wait_for(lambda: [], timeout=0.1)
-    assert time.monotonic() - started < 1
 
 
 # --- in the browser --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_click_changes_text(browser, site: str) -> None:
     browser.get(site)
     assert by_id(browser, "out").text == "waiting"
@@ -140,8 +139,8 @@ def test_script_set_as_text_does_not_run(browser, site: str) -> None:
     safe = wait_for(lambda: by_id(browser, "safe").text)
     assert safe.startswith("<script>window.__ran.push")
     assert browser.execute_script("return document.querySelectorAll('#safe *').length") == 0
-    time.sleep(0.2)  # give an (unexpected) onerror handler time to fire
     assert browser.execute_script("return window.__ran") == []
+    # and never later: the control below runs the same handler, and only its own entry shows
 
     # The check can see execution: the same payload as HTML runs the img's onerror handler.
     browser.execute_script("injectUnsafe()")
@@ -200,13 +199,12 @@ def selenium_manager_tripwire(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     return mark, calls
 
 
+@pytest.mark.slow  # starts its own Chromium
 def test_selenium_manager_never_runs(selenium_manager_tripwire, monkeypatch, capsys) -> None:
     mark, calls = selenium_manager_tripwire
     # Without start_browser's own guard, so this shows what Selenium itself does.
     monkeypatch.setattr(bs, "selenium_manager_forbidden", contextlib.nullcontext)
-    started = time.monotonic()
     driver = start_browser()
-    elapsed = time.monotonic() - started
     try:
         driver.get("data:text/html,<p id=p>ok</p>")
         assert by_id(driver, "p").text == "ok"
@@ -214,10 +212,7 @@ def test_selenium_manager_never_runs(selenium_manager_tripwire, monkeypatch, cap
         driver.quit()
     assert calls == [] and not mark.exists()
     with capsys.disabled():
-        print(
-            f"\nChromium start-up: {driver.startup_seconds:.2f} s (start_browser: {elapsed:.2f} s)"
-        )
-    assert elapsed < 30
+        print(f"\nChromium start-up: {driver.startup_seconds:.2f} s")
 
 
 def test_tripwire_sees_selenium_manager(selenium_manager_tripwire) -> None:
@@ -246,6 +241,7 @@ def test_guard_refuses_selenium_manager(selenium_manager_tripwire) -> None:
     assert not mark.exists()
 
 
+@pytest.mark.slow  # starts its own Chromium
 def test_quit_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch) -> None:
     # Selenium prefers $SE_CHROMEDRIVER over the path it is given: start_browser hides it.
     monkeypatch.setenv("SE_CHROMEDRIVER", "/nonexistent/chromedriver")
@@ -260,6 +256,7 @@ def test_quit_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not os.path.exists(profile)
 
 
+@pytest.mark.slow  # starts its own Chromium
 def test_quit_after_chromedriver_died_still_kills_chromium() -> None:
     driver = start_browser(phone=True)
     assert viewport_size(driver) == bs.PHONE_SIZE
@@ -267,8 +264,6 @@ def test_quit_after_chromedriver_died_still_kills_chromium() -> None:
     os.kill(driver.service.process.pid, signal.SIGKILL)
     driver.service.process.wait(5)
     assert bs.browser_processes(profile)  # Chromium orphaned
-    started = time.monotonic()
     driver.quit()
     assert bs.browser_processes(profile) == set()
     assert not os.path.exists(profile)
-    assert time.monotonic() - started < 20

@@ -7,11 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .browser_support import browser_or_skip
+import pytest
+
+from .support.browser import browser_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_screenshot_script_draws_the_terminal_app_and_the_web_view(tmp_path: Path) -> None:
     browser_or_skip()
     env = dict(os.environ, DISCUSSIONS_HOME=str(tmp_path / "home"))

@@ -207,6 +207,7 @@ def ours(name: str) -> bool:
                             ".git/logs/refs/heads/discussions/apply/"))
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_every_attack_at_once_changes_nothing_outside_the_clone(
     project: Path, userdir: Path, user_tmp: Path, tmp_path: Path
@@ -236,6 +237,7 @@ def test_every_attack_at_once_changes_nothing_outside_the_clone(
     assert not marker.exists()
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_the_consent_text_and_the_block_name_the_sandbox(project: Path) -> None:
     r = invoke("apply", "discussions/retry.md", "--dry-run")
@@ -286,6 +288,7 @@ def test_without_a_sandbox_the_attack_is_found_and_refused(
 # --------------------------------------------------------------------------- control sequences
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", ["0", "1"])
 def test_no_terminal_control_sequence_reaches_a_stream_or_the_file(
     project: Path, userdir: Path, user_tmp: Path, tmp_path: Path, status: str

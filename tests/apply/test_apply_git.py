@@ -8,19 +8,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.apply import render_apply, render_apply_review
 
-from ..git.test_git import (  # noqa: F401  (the fixture)
+from ..support.apply import record, review
+from ..support.git import (
     commit_all,
     git,
     markers_present,
-    repo,
     run_cli,
     start_discussion,
 )
-from .test_apply_format import record, review
 
 
 def add(path: Path, block: str) -> None:
@@ -29,7 +30,8 @@ def add(path: Path, block: str) -> None:
     d.save()
 
 
-def test_two_branches_each_appending_an_apply_merge_keeping_both(repo: Path) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_two_branches_each_appending_an_apply_merge_keeping_both(repo: Path) -> None:
     path = start_discussion(repo)
     git(repo, "checkout", "-q", "-b", "b")
     add(path, render_apply(record(number=1, branch="apply-b", at="2026-11-24T10:02:00Z")))
@@ -55,7 +57,7 @@ def test_two_branches_each_appending_an_apply_merge_keeping_both(repo: Path) -> 
     assert result.exit_code != 0 and "does not match the digest" in result.output
 
 
-def test_status_shows_applies_and_reviews(repo: Path) -> None:  # noqa: F811
+def test_status_shows_applies_and_reviews(repo: Path) -> None:
     path = start_discussion(repo)
     add(path, render_apply(record()))
     add(path, render_apply_review(review()))

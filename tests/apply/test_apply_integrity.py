@@ -4,6 +4,7 @@ evidence and drafts) are read with, bounded at the next block."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from discussions.syntax.render import render_comment
 from discussions.views.applies import block_summary
 from discussions.views.evidence import evidence_blocks
 
-from .test_apply_format import AT, BASE, append, apply_records, record, review, state
+from ..support.apply import AT, BASE, append, apply_records, record, review, state
 
 GO = render_comment("Rob", "DECISION: ship it", meta=f"at: {AT}")
 
@@ -41,6 +42,7 @@ def test_an_edited_field_fails_the_digest() -> None:
     assert any("apply block 1 does not match the digest" in m for m in messages(edited))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(apply_records())
 def test_any_block_the_engine_writes_matches_its_digest(rec: ApplyRecord) -> None:

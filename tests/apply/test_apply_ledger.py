@@ -10,34 +10,10 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.model import ledger
-from discussions.model.discussion import Discussion
 from discussions.settings.templates import FINISHED_STATUSES, is_open
 from discussions.settings.workspace import Workspace
-from discussions.syntax.apply import render_apply, render_apply_review
 
-from .test_apply_format import record, review
-
-
-def decided(folder: Path, status: str = "DECIDED") -> Discussion:
-    ws = Workspace.discover()
-    d = Discussion.create("Accounts", directory=folder, workspace=ws)
-    d.save()
-    d = Discussion.load(d.path, ws)
-    d.add_comment("Rob", "DECISION: accounts use email logins")
-    d.save()
-    d.add_block(render_apply(record(number=1, commit="a" * 40)))
-    d.add_block(render_apply_review(review(apply=1, commit="b" * 40, result="changes")))
-    d.add_block(render_apply_review(review(apply=1, commit="c" * 40, result="implemented",
-                                           revision=1, blockers=())))
-    d.add_block(render_apply(record(number=2, result="failed", commit=None, tests="not run")))
-    d.save()
-    d.add_comment("Ann", "DECISION: and passwords are hashed")
-    d.save()
-    d = Discussion.load(d.path, ws)
-    if status != "OPEN":
-        d.set_status(status)
-        d.save()
-    return Discussion.load(d.path, ws)
+from ..support.apply import decided
 
 
 def test_implemented_is_a_finished_status(isolated: Path) -> None:

@@ -13,7 +13,7 @@ from discussions.ops.service import DiscussionTools
 from discussions.settings.workspace import Workspace
 from discussions.views.html import discussion_page
 
-from .test_apply_ledger import decided
+from ..support.apply import decided
 
 
 def applied(folder: Path) -> Discussion:
@@ -43,6 +43,7 @@ def test_mcp_read_discussion_folds_the_apply_content(isolated: Path) -> None:
     assert "Apply 1: AI-Architect" in read["comments"][0]["text"]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_tui_shows_applies(isolated: Path) -> None:
     from discussions.tui.app import DiscussionsApp

@@ -9,105 +9,25 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from discussions.cli import cli
 from discussions.engine.apply.plan import revise
 from discussions.model.discussion import Discussion
 
-from ..conftest import SCRIPTS, write, write_signed
+from ..conftest import write, write_signed
+from ..support.apply import DISCUSSION, discussion, invoke, use_lead
+from ..support.git import git_out as git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
 
-DISCUSSION = """
-<!-- DISCUSSION -->
-<!-- Title: Retry budget -->
-<!-- Phase: initial_feedback -->
-<!-- Status: {status} -->
-<!-- Participants: lead, reader -->
-
-# Retry budget
-
-## Context
-Calls to the catalogue fail now and then; the public API must not change.
-
----
-
-Name: AI-Lead
-We should implement three tries in the retry function.
-
-DECISION: implement three tries in retry().
-{extra}
-VOTE: READY
-
----
-"""
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
-
-
-def invoke(*args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(cli, list(args), input=input)
-
-
 @pytest.fixture
-def project(isolated: Path, tmp_path: Path, userdir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git project with a decided discussion, a lead whose provider can write and a reader
-    whose provider cannot; committed, then made dirty."""
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("CI", raising=False)
-    use_lead(userdir, "edit")
-    write(isolated / "participants" / "lead.yaml", """
-        name: AI-Lead
-        alias: lead
-        role: Implementer
-        personality: Writes the code.
-        capabilities: [logic, testing]
-        provider_hint: fakewrite
-        """)
-    write(isolated / "participants" / "reader.yaml", """
-        name: AI-Reader
-        alias: reader
-        role: Reader
-        personality: Reads the code.
-        capabilities: [docs]
-        provider_hint: readonly
-        """)
-    write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
-    discussion(isolated)
-    (isolated / "app.py").write_text("def retry():\n    return 1\n")
-    (isolated / "old.txt").write_text("old\n")
-    git(isolated, "init", "-q", "-b", "main")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    (isolated / "app.py").write_text("def retry():\n    return 2  # the user's unsaved work\n")
-    (isolated / "scratch.txt").write_text("untracked\n")
-    return isolated
-
-
-def use_lead(userdir: Path, mode: str) -> None:
-    lead = f"{sys.executable} {SCRIPTS / 'lead.py'} {mode}"
-    write(userdir / "providers.yaml", f"""
-        providers:
-          - name: fakewrite
-            command: {sys.executable} -c "print('reads only')"
-            write_command: {lead}
-          - name: readonly
-            command: {sys.executable} -c "print('reads only')"
-        """)
-
-
-def discussion(root: Path, status: str = "DECIDED", extra: str = "") -> Path:
-    return write_signed(root / "discussions" / "retry.md", DISCUSSION.format(status=status, extra=extra))
+def project(apply_project: Path) -> Path:
+    """The shared apply project (tests/support/apply.py)."""
+    return apply_project
 
 
 def user_files(root: Path) -> dict[str, bytes]:
@@ -125,6 +45,7 @@ def applies(root: Path) -> list[dict[str, object]]:
     return data["applies"]  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_apply_with_yes_commits_on_a_branch_and_records_it(project: Path) -> None:
     before = user_files(project)
     r = invoke("apply", "discussions/retry.md", "--yes")
@@ -180,6 +101,7 @@ def test_consent_asked_on_a_terminal(project: Path, monkeypatch: pytest.MonkeyPa
     assert applies(project)[0]["result"] == "committed"
 
 
+@pytest.mark.slow
 def test_an_undecided_discussion_is_refused_and_force_needs_a_reason(project: Path) -> None:
     discussion(project, "OPEN")
     r = invoke("apply", "discussions/retry.md", "--yes")
@@ -192,6 +114,7 @@ def test_an_undecided_discussion_is_refused_and_force_needs_a_reason(project: Pa
     assert applies(project)[0]["forced"] == "a spike"
 
 
+@pytest.mark.slow
 def test_open_questions_are_answered_or_acknowledged(project: Path) -> None:
     discussion(project, extra="Q: what about timeouts?\n")
     r = invoke("apply", "discussions/retry.md", "--yes")
@@ -254,6 +177,7 @@ def test_a_lead_that_cannot_write_is_refused(project: Path) -> None:
     assert "fakewrite" in r.output
 
 
+@pytest.mark.slow
 def test_revise_commits_again_on_the_same_branch(project: Path, userdir: Path) -> None:
     assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
     use_lead(userdir, "prompt")
@@ -269,6 +193,7 @@ def test_revise_commits_again_on_the_same_branch(project: Path, userdir: Path) -
     assert [a.number for a in d.applies] == [1, 2]
 
 
+@pytest.mark.slow
 def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = invoke("apply", "discussions/retry.md", "--yes")
     assert "AI-Lead is working on discussions/apply/retry-1" in plain.output
@@ -282,6 +207,7 @@ def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pyt
     assert "AI-Lead" in live.output and "committed" in live.output
 
 
+@pytest.mark.slow
 def test_the_record_keeps_the_leads_summary_and_the_test_output(
     project: Path, userdir: Path
 ) -> None:
@@ -305,6 +231,7 @@ def test_the_record_keeps_the_leads_summary_and_the_test_output(
     assert "3 passed" in record.output and "[exit status 0]" in record.output
 
 
+@pytest.mark.slow
 def test_a_default_branch_taken_by_another_apply_gets_a_suffix(project: Path) -> None:
     """Two git branches of the project each apply the same discussion in one clone: both
     would be apply 1 on ``discussions/apply/retry-1``; the second takes ``retry-1-2``
@@ -389,6 +316,7 @@ def test_a_revision_refuses_an_edited_block(project: Path) -> None:
         revise(d, 1, ["make it so"])
 
 
+@pytest.mark.slow
 def test_a_revision_is_authored_by_the_person_now(project: Path, userdir: Path) -> None:
     assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
     number = forge(project, consented_by="Linus Torvalds <torvalds@example.org>")

@@ -12,7 +12,8 @@ import pytest
 from discussions.model.discussion import Discussion
 
 from ..conftest import code, out, result_of, run, script_command, write
-from ..engine.test_conformance import decided_repository, git
+from ..support.apply import decided_repository
+from ..support.git import git_line as git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -47,6 +48,7 @@ def project(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pro
     return make
 
 
+@pytest.mark.slow
 def test_apply_reviews_revises_and_ends_implemented(project, isolated: Path) -> None:
     path = project("  review: true\n")
     r = run("apply", str(path), "--yes", "--json")
@@ -72,6 +74,7 @@ def test_apply_reviews_revises_and_ends_implemented(project, isolated: Path) -> 
     assert code(run("check", str(path))) == 0
 
 
+@pytest.mark.slow
 def test_apply_review_reviews_the_change_already_applied(
     project, isolated: Path, tmp_path: Path
 ) -> None:
@@ -108,6 +111,7 @@ def test_apply_review_refuses_options_of_a_new_apply(project) -> None:
     assert "--yes" not in out(r)  # no word about revising: no review runs
 
 
+@pytest.mark.slow
 def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
     project, isolated: Path
 ) -> None:
@@ -129,6 +133,7 @@ def test_run_reviews_the_applied_change_and_leaves_revising_to_a_consent(
     assert Discussion.load(path).status == "IMPLEMENTED"
 
 
+@pytest.mark.slow
 def test_an_unresolved_review_exits_1(project) -> None:
     path = project("  review: true\n  max_revisions: 0\n")
     r = run("apply", str(path), "--yes", "--json")
@@ -138,6 +143,7 @@ def test_an_unresolved_review_exits_1(project) -> None:
     assert code(r) == 1 and "Review of apply 1: unresolved." in out(r)
 
 
+@pytest.mark.slow
 def test_the_revision_question_names_branch_command_and_author(
     project, isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,6 +163,7 @@ def test_the_revision_question_names_branch_command_and_author(
     assert "Revision 0: changes." in said and "Revision 1" not in said
 
 
+@pytest.mark.slow
 def test_a_review_with_yes_refuses_a_branch_no_apply_made(project, isolated: Path) -> None:
     from discussions.syntax.apply import ApplyRecord, render_apply
 
@@ -180,6 +187,7 @@ def test_a_review_with_yes_refuses_a_branch_no_apply_made(project, isolated: Pat
     assert path.read_text("utf-8") == before  # refused before the vote
 
 
+@pytest.mark.slow
 def test_an_edited_apply_block_is_not_reviewed(project, tmp_path: Path) -> None:
     """An APPLY block edited after it was written (here its commit) fails its digest: the
     council is not pointed at whatever commit the edit names."""

@@ -49,6 +49,7 @@ def test_atexit_handlers_and_buffered_output_survive(tmp_path: Path) -> None:
     assert (tmp_path / "atexit.txt").read_text() == "ran"
 
 
+@pytest.mark.slow
 def test_a_running_thread_is_waited_for(tmp_path: Path) -> None:
     r = host(
         tmp_path,
@@ -73,6 +74,7 @@ def test_statuses_python_prints_are_left_to_python(
     assert (r.returncode, r.stderr) == (status, err)
 
 
+@pytest.mark.slow
 def test_the_command_line_keeps_its_exit_statuses(isolated: Path) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -112,6 +114,7 @@ def _opens_outside_with(path: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_file_the_package_opens_is_closed_by_a_with_block() -> None:
     """What lets the quick end skip Python's teardown: no file object outlives its block
     with bytes not yet written (descriptors from `os.open` are closed by their callers)."""

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from discussions.cli import cli
 
 from ..conftest import write
-from ..model.test_handoff import decided_file
+from ..support.documents import decided_file
 
 PY = shlex.quote(sys.executable)
 

@@ -81,6 +81,7 @@ def _help_text(*args: str) -> str:
     return " ".join(r.output.split())
 
 
+@pytest.mark.slow
 def test_mcp_help_names_every_tool_the_server_has() -> None:
     import asyncio
 

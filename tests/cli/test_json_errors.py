@@ -26,6 +26,7 @@ def _discussions(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "exit_code", "message"), CASES)
 def test_an_error_under_json_is_a_json_object(
     isolated: Path, args: list[str], exit_code: int, message: str

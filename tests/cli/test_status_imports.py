@@ -63,6 +63,7 @@ def test_status_loads_only_what_it_needs(isolated: Path, as_json: bool) -> None:
         assert "Robin" in output
 
 
+@pytest.mark.slow
 def test_status_of_a_file_with_evidence_loads_the_evidence_rules(isolated: Path) -> None:
     created = result_of(run("new", "Evidence", "--json"))
     path = str(created["file"])

@@ -7,18 +7,10 @@ uses (and fails on any other). Plain output is checked through CliRunner (a pipe
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
-import select
-import struct
-import subprocess
 import sys
-import termios
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,6 +21,7 @@ from discussions.cli.progress import Progress, fit
 from discussions.engine.turn.outcomes import Attempt, ParticipantOutcome, TurnEvent
 
 from ..conftest import script_command, write
+from ..support.terminal import run_in_terminal
 
 REASON = "3 of 3 READY (threshold 0.67)"
 INJECTION = "\x1b]0;PWNED\x07\x1b[2J"
@@ -147,76 +140,6 @@ class Screen:
         return ["".join(line).rstrip() for line in self.lines]
 
 
-@dataclass
-class TerminalRun:
-    output: str
-    """Everything written to the terminal, decoded."""
-    code: int
-    triggered: bool
-    """The `when` text appeared in time (else its action ran at the deadline, to clean up)."""
-
-
-def run_in_terminal(
-    args: list[str],
-    width: int,
-    env: dict[str, str] | None = None,
-    when: tuple[str | Callable[[bytes], bool], Callable[[], None]] | None = None,
-    when_within: float = 60.0,
-) -> TerminalRun:
-    """Run `discussions ARGS` with a pseudo-terminal of `width` columns as its standard
-    output and error. `when` = (text, action): call action as soon as the output holds text
-    (or the output makes `text`, a function, true), or after `when_within` seconds if it
-    never does."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, width, 0, 0))
-    import discussions
-
-    src = str(Path(discussions.__file__).resolve().parents[1])  # this checkout, not an install
-    full_env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": src, **(env or {})}
-    full_env.pop("COLUMNS", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "discussions", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=slave,
-        stderr=slave,
-        env=full_env,
-        close_fds=True,
-    )
-    os.close(slave)
-    data = b""
-    triggered = False
-    started = time.monotonic()
-    deadline = started + when_within + 60
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # EIO: the terminal's other side is closed
-                    break
-                if not chunk:
-                    break
-                data += chunk
-            seen = when and (when[0](data) if callable(when[0]) else when[0].encode() in data)
-            if when and seen:
-                triggered = True
-                when[1]()
-                when = None
-            elif when and time.monotonic() - started > when_within:
-                when[1]()
-                when = None
-            if not ready and proc.poll() is not None:
-                break
-        code = proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-    return TerminalRun(data.decode("utf-8", "replace"), code, triggered)
-
-
 def final_screen(output: str, width: int) -> Screen:
     screen = Screen(width)
     screen.feed(output)
@@ -226,6 +149,7 @@ def final_screen(output: str, width: int) -> Screen:
 # -- live display -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [52, 120])
 def test_live_display_fits_shows_fallover_and_keeps_final_frame(
     width: int, isolated: Path, providers_file, tmp_path: Path
@@ -275,6 +199,7 @@ def test_live_display_no_color(isolated: Path, providers_file, tmp_path: Path) -
     assert "2/2 done in" in "\n".join(final_screen(out, 80).text)
 
 
+@pytest.mark.slow
 def test_term_dumb_gets_plain_lines(isolated: Path, providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     gate = setup_turn(isolated, providers_file, tmp_path)
     gate.touch()
@@ -289,6 +214,7 @@ def test_term_dumb_gets_plain_lines(isolated: Path, providers_file, tmp_path: Pa
     assert "(model overloaded); trying the next provider" in out  # its terminal codes dropped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["turn", "run"])
 def test_no_progress_gives_plain_lines_on_a_terminal(
     command: str, isolated: Path, providers_file, tmp_path: Path
@@ -305,6 +231,7 @@ def test_no_progress_gives_plain_lines_on_a_terminal(
     assert "discussions turn:" not in out
 
 
+@pytest.mark.slow
 def test_failed_participant_shows_what_to_do(
     isolated: Path, providers_file, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -328,6 +255,7 @@ def test_failed_participant_shows_what_to_do(
     assert any("Error: AI-Security got no answer: broken: exited with status 2" in x for x in lines)
 
 
+@pytest.mark.slow
 def test_live_row_updates_when_its_answer_arrives(
     isolated: Path, providers_file, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -606,6 +534,7 @@ def test_no_ai_cli_is_said_once_per_turn_in_plain_lines(no_ai_cli: Path) -> None
     assert "Round 2" in r.output and "not installed" not in r.output  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_no_ai_cli_live_rows_show_the_mock_and_one_note(no_ai_cli: Path) -> None:
     run_ = run_in_terminal(["turn", "auth.md"], 100, env={"NO_COLOR": "1"})
     assert run_.code == 0, run_.output
@@ -646,6 +575,7 @@ def streaming_setup(project: Path, providers_file, tmp_path: Path) -> Path:  # t
     return gate
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [52, 40])
 def test_narrow_live_display_keeps_participant_state_and_streamed_text(
     width: int, isolated: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

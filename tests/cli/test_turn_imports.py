@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ..conftest import code, out, result_of, run, script_command
 
 NOT_BEFORE_THE_CALLS = (
@@ -58,6 +60,7 @@ def _turn_loading(*args: str) -> tuple[subprocess.CompletedProcess[str], list[st
     return r, at_first.split(), at_exit.split()
 
 
+@pytest.mark.slow
 def test_a_turn_starts_its_providers_before_loading_what_the_answers_need(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:

@@ -234,6 +234,7 @@ def test_similar_keys_converge(stand_in, isolated: Path) -> None:  # type: ignor
     assert sorted(d.diagnosis.supporters) == ["AI-Architect", "AI-Security"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["one", "split"])
 def test_no_convergence_escalates_by_the_fallback(stand_in, isolated: Path, prompts: Path, mode: str) -> None:  # type: ignore[no-untyped-def]
     stand_in(mode)

@@ -16,76 +16,11 @@ from discussions import Discussion
 from discussions.derive.motions import tally
 from discussions.syntax.answers import parse_response
 
-from ..conftest import code, out, run, script_command, write
+from ..conftest import code, out, run, write
+from ..support.council import MOTION, council_template, people_motion, prompts
 
 A, S, P = "AI-Architect", "AI-Security", "AI-Pragmatist"
-MOTION = "Adopt JWT with a one-hour expiry"
 CAST = re.compile(r"BALLOT:\s*\**\s*(YES|NO|ABSTAIN)", re.I)
-
-
-def council_template(isolated: Path, threshold: float = 0.5, as_no: bool = False) -> None:
-    write(
-        isolated / "templates" / "council.yaml",
-        f"""
-        name: council
-        participants: [architect, security, pragmatist]
-        consensus_status: DECIDED
-        phases:
-          - id: debate
-            title: Debate
-            majority_threshold: {threshold}
-            abstain_counts_as_no: {str(as_no).lower()}
-            auto_trigger: motion_passed
-            next: decided
-          - id: decided
-            title: Decided
-        """,
-    )
-
-
-@pytest.fixture
-def council(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no-untyped-def]
-    """council(plan, humans=None, threshold=0.5, as_no=False): a discussion 'plan.md' with the
-    council template and the stand-in answering by `plan`. Returns the file's path."""
-
-    def make(
-        plan: dict[str, object],
-        humans: list[str] | None = None,
-        threshold: float = 0.5,
-        as_no: bool = False,
-    ) -> Path:
-        council_template(isolated, threshold, as_no)
-        providers_file({"standin": script_command("council.py", json.dumps(plan), str(memory))})
-        config = "providers:\n  default: standin\n  detect: false\n"
-        if humans:
-            config += f"consensus:\n  human_required: {json.dumps(humans)}\n"
-        write(isolated / "discussions.yaml", config)
-        assert code(run("new", "Plan", "--template", "council")) == 0
-        return isolated / "discussions" / "plan.md"
-
-    memory = tmp_path / "memory"
-    return make
-
-
-def people_motion(isolated: Path, name: str, *, ballot: bool = False) -> Path:
-    """A council of two people, Rob and Ana (no AI member), and Rob's motion "Ship it" (with
-    his YES ballot when `ballot`), in ``discussions/NAME``."""
-    council_template(isolated)
-    write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob", "Ana"]\n')
-    text = (
-        "<!-- DISCUSSION -->\n<!-- Template: council -->\n<!-- Participants: -->\n\n---\n\n"
-        "Name: Rob\n\nMOTION: Ship it\n" + ("BALLOT: YES\n" if ballot else "") + "\n---\n"
-    )
-    return write(isolated / "discussions" / name, text)
-
-
-
-def prompts(tmp_path: Path, kind: str) -> dict[str, str]:
-    """alias -> prompt text, for the prompts of `kind` the stand-in received."""
-    found = {}
-    for f in sorted((tmp_path / "memory" / "prompts").glob(f"*-{kind}.txt")):
-        found[f.stem.split("-")[1]] = f.read_text(encoding="utf-8")
-    return found
 
 
 def json_of(r: object) -> dict[str, object]:
@@ -167,6 +102,7 @@ def test_seconded_motion_collects_sealed_ballots_and_passes(council, tmp_path: P
     assert f"DECISION: {MOTION}" in shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ballot", "threshold", "as_no", "result"),
     [
@@ -195,6 +131,7 @@ def test_thresholds_and_abstentions(council, ballot, threshold, as_no, result) -
     assert d.phase == ("decided" if result == "passed" else "debate")
 
 
+@pytest.mark.slow
 def test_unseconded_motion_lapses_and_the_discussion_resumes(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = council({"mover": "architect", "motion": MOTION, "second": {"architect": "yes"}})
     r = run("turn", "plan.md", "--json")
@@ -213,6 +150,7 @@ def test_unseconded_motion_lapses_and_the_discussion_resumes(council, tmp_path: 
     assert Discussion.load(path).motions[0].result == "lapsed"
 
 
+@pytest.mark.slow
 def test_human_motion_and_ballots_wait_for_the_people(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = council(
         {"second": {"security": "yes"}, "ballot": {"architect": "NO", "security": "YES"}},
@@ -515,7 +453,7 @@ def test_the_council_asks_through_any_asker_seconds_before_ballots(isolated: Pat
     from discussions.engine.council.motions import handle_motion
     from discussions.settings.workspace import Workspace
 
-    from ..asking_support import RecordingAsker
+    from ..support.asking import RecordingAsker
 
     council_template(isolated)
     write(isolated / "discussions.yaml", 'consensus:\n  human_required: ["Rob"]\n')

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from discussions import Discussion
 from discussions.derive.restatements import item_key
 from discussions.model.handoff import build_handoff
@@ -79,6 +81,7 @@ def test_every_view_lists_a_restated_item_once(isolated: Path) -> None:
     assert prompt.count("with a 1h expiry") == 1 and "AI-Security (line 50)" in prompt
 
 
+@pytest.mark.slow
 def test_the_side_panels_and_the_summary_list_a_restated_item_once(isolated: Path) -> None:
     from discussions.model.summary import render_summary
     from discussions.tui.data import side_panel

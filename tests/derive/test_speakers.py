@@ -19,8 +19,7 @@ from discussions.derive.speakers import ai_authors, impersonated, name_key, name
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, out, run, write
-from ..derive.test_motions import council  # noqa: F401  (the council fixture)
-from ..web_support import LiveServer
+from ..support.web import LiveServer
 
 NAME = "auth.md"
 REFUSED = "is the name of participant AI-Security (@security)"
@@ -182,16 +181,17 @@ def test_web_refuses_a_participants_name(server: LiveServer, project: Path) -> N
 # -- the MCP tool (a real stdio client) -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_mcp_add_comment_refuses_a_participants_name(project: Path) -> None:
     pytest.importorskip("mcp")
     import anyio
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from ..mcp.test_mcp import _env
+    from ..support.subprocesses import server_env
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "discussions", "mcp"], env=_env(), cwd=project
+        command=sys.executable, args=["-m", "discussions", "mcp"], env=server_env(), cwd=project
     )
     before = file_text(project)
     seen: dict[str, Any] = {}
@@ -220,6 +220,7 @@ def test_mcp_add_comment_refuses_a_participants_name(project: Path) -> None:
 # -- the terminal app -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_tui_composer_refuses_a_participants_name(
     project: Path, monkeypatch: pytest.MonkeyPatch
@@ -251,7 +252,7 @@ async def test_tui_composer_refuses_a_participants_name(
 
 
 def test_only_the_council_casts_counted_ballots(isolated: Path) -> None:
-    from ..derive.test_motions import people_motion
+    from ..support.council import people_motion
 
     path = people_motion(isolated, "vote.md")
     assert code(run("comment", "vote.md", "--second", "yes", "--author", "Mallory")) == 0
@@ -286,11 +287,12 @@ def test_only_the_council_casts_counted_ballots(isolated: Path) -> None:
     assert code(run("check", "vote.md")) == 1
 
 
+@pytest.mark.slow
 def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     """With no people named, the council is the voting participants; invented names change
     nothing, and the AIs are still asked."""
     from ..conftest import script_command
-    from ..derive.test_motions import council_template
+    from ..support.council import council_template
 
     council_template(isolated)
     plan = {
@@ -330,10 +332,11 @@ def test_ballots_from_outside_do_not_complete_an_ai_council(isolated: Path, prov
 REASON = "the rotation key is shared with staging"
 
 
-def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+@pytest.mark.slow
+def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The stand-in records every prompt it gets: no prompt to another voter shows a ballot's
     comment (reasons included) before the result is recorded; afterwards every prompt does."""
-    from ..derive.test_motions import MOTION, prompts
+    from ..support.council import MOTION, prompts
 
     path = council(
         {"second": {"security": "yes"}, "ballot": {"architect": "NO", "security": "YES"}},
@@ -381,13 +384,13 @@ def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) 
 
 
 def test_a_hand_typed_ballot_is_sealed_past_a_line_that_only_looks_like_an_engine_block(
-    council, tmp_path: Path  # type: ignore[no-untyped-def]  # noqa: F811
+    council, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
     """The seal ends at engine blocks the parser found, never at a line that merely looks like
     one (typed by hand, or inside a code block): the reasons after it stay sealed."""
     from discussions.engine.prompt.prompts import build_prompt
 
-    from ..derive.test_motions import MOTION
+    from ..support.council import MOTION
 
     path = council({"second": {"security": "yes"}}, humans=["Rob", "Ana"])
     assert code(run("comment", "plan.md", "--motion", MOTION, "--author", "Rob")) == 0
@@ -447,6 +450,7 @@ _PIECES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from(["\n", "\n\n", " "]))
 def test_ai_authors_agrees_with_the_scan_of_every_line(pieces: list[str], sep: str) -> None:

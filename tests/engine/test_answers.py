@@ -13,7 +13,7 @@ from discussions.syntax.answers import parse_response
 from discussions.syntax.markers import extract
 from discussions.syntax.render import neutralise, render_comment
 
-from ..syntax.test_neutralise import DANGEROUS_LINES, github
+from ..support.documents import DANGEROUS_LINES, github
 
 
 def file_vote(comment: str, vote: str | None) -> str | None:
@@ -38,6 +38,7 @@ def test_valid_surrogate_pair_is_kept() -> None:
     assert parse_response('{"comment": "\\ud83d\\ude00"}').comment == "\U0001f600"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [
@@ -116,6 +117,7 @@ answer_lines = st.one_of(
 answer_text = st.lists(answer_lines, max_size=12).map("\n".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     answer_text,

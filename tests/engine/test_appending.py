@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,8 @@ from discussions.engine.turn import appending
 from discussions.engine.turn.appending import GroupAppend
 from discussions.errors import NotWritable
 from discussions.model import storage
+
+from ..support.waiting import wait_for
 
 
 @pytest.fixture
@@ -26,6 +27,15 @@ def comment(n: int) -> str:
     return f"Name: AI-Bench{n}\n\nAnswer number {n}.\n"
 
 
+def queue_behind(group: GroupAppend, calls: list[threading.Thread]) -> None:
+    """Start `calls` one after the other, each once the one before waits in the group's
+    queue (so they queue in this order), while the first write is held."""
+    for queued, t in enumerate(calls, start=1):
+        t.start()
+        wait_for(lambda n=queued: len(group._queue) == n, message=f"{queued} calls queued")
+
+
+@pytest.mark.slow
 def test_blocks_queued_during_a_write_go_together_and_in_order(
     disc: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -34,8 +44,11 @@ def test_blocks_queued_during_a_write_go_together_and_in_order(
 
     def slow_append(path: Path, blocks: list[str], *, root: Path | None = None):  # type: ignore[no-untyped-def]
         calls.append(len(blocks))
-        time.sleep(0.3)  # the others queue up meanwhile
+        writing.set()
+        assert release.wait(30)  # the others queue up meanwhile
         return real(path, blocks, root=root)
+
+    writing, release = threading.Event(), threading.Event()
 
     monkeypatch.setattr(appending.storage, "append", slow_append)
     group = GroupAppend(disc, disc.parent.parent)
@@ -47,11 +60,10 @@ def test_blocks_queued_during_a_write_go_together_and_in_order(
 
     first = threading.Thread(target=answer, args=(0,))
     first.start()
-    time.sleep(0.1)
+    assert writing.wait(30)
     others = [threading.Thread(target=answer, args=(n,)) for n in (1, 2, 3)]
-    for t in others:
-        t.start()
-        time.sleep(0.01)
+    queue_behind(group, others)
+    release.set()
     for t in [first, *others]:
         t.join(timeout=30)
     assert calls == [1, 3]
@@ -61,6 +73,7 @@ def test_blocks_queued_during_a_write_go_together_and_in_order(
     assert positions == sorted(positions)
 
 
+@pytest.mark.slow
 def test_a_failed_write_raises_in_every_call_it_held(
     disc: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -69,11 +82,13 @@ def test_a_failed_write_raises_in_every_call_it_held(
     failing.set()
 
     def append(path: Path, blocks: list[str], *, root: Path | None = None):  # type: ignore[no-untyped-def]
-        time.sleep(0.2)
+        writing.set()
+        assert release.wait(30)  # the others queue up meanwhile
         if failing.is_set() and len(blocks) > 1:
             raise NotWritable("disk full")
         return real(path, blocks, root=root)
 
+    writing, release = threading.Event(), threading.Event()
     monkeypatch.setattr(appending.storage, "append", append)
     group = GroupAppend(disc, disc.parent.parent)
     errors: dict[int, str] = {}
@@ -85,9 +100,10 @@ def test_a_failed_write_raises_in_every_call_it_held(
             errors[n] = str(exc)
 
     threads = [threading.Thread(target=answer, args=(n,)) for n in range(3)]
-    for t in threads:
-        t.start()
-        time.sleep(0.05)
+    threads[0].start()
+    assert writing.wait(30)
+    queue_behind(group, threads[1:])
+    release.set()
     for t in threads:
         t.join(timeout=30)
     assert errors == {1: "disk full", 2: "disk full"}
@@ -111,7 +127,8 @@ def test_held_blocks_go_first_and_answers_wait_for_them(disc: Path) -> None:
 
     t = threading.Thread(target=answer)
     t.start()
-    assert not answered.wait(0.3)  # held: nothing written yet
+    wait_for(lambda: len(group._queue) == 2, message="the answer queued behind the held block")
+    assert not answered.is_set()  # held: nothing written yet
     assert "ROUND: 1" not in disc.read_text()
     group.release()
     group.release()  # once only

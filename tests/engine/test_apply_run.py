@@ -18,6 +18,9 @@ from discussions.providers.trust import trust_evidence
 from discussions.settings.evidence import EvidenceSettings
 
 from ..conftest import script_command
+from ..support.git import commit_files
+from ..support.git import git_out as git
+from ..support.waiting import alive, wait_dead
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -27,30 +30,17 @@ pytestmark = pytest.mark.skipif(
 PERSONA = "AI-Architect <architect@discussions.invalid>"
 
 
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
-
-
 @pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository with one commit and a dirty working tree: a modified tracked file, a
-    staged change and an untracked file."""
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    (isolated / "app.py").write_text("def retry():\n    return 1\n")
-    (isolated / "old.txt").write_text("old\n")
-    (isolated / "staged.txt").write_text("one\n")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    (isolated / "staged.txt").write_text("two\n")
-    git(isolated, "add", "staged.txt")
-    (isolated / "old.txt").write_text("the user's unsaved work\n")
-    (isolated / "scratch.txt").write_text("untracked\n")
-    return isolated
+def repo(repo: Path) -> Path:
+    """The shared repository with one commit and a dirty working tree: a modified tracked
+    file, a staged change and an untracked file."""
+    files = {"app.py": "def retry():\n    return 1\n", "old.txt": "old\n", "staged.txt": "one\n"}
+    commit_files(repo, files)
+    (repo / "staged.txt").write_text("two\n")
+    git(repo, "add", "staged.txt")
+    (repo / "old.txt").write_text("the user's unsaved work\n")
+    (repo / "scratch.txt").write_text("untracked\n")
+    return repo
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -76,14 +66,6 @@ def job(root: Path, mode: str, *extra: str, target: bool = False, **options: obj
         root, "discussions/apply/retry-1", "Implement: retries go to 3.", lead,
         "Test User <test@example.com>", PERSONA, "Apply retry: three tries", **options,  # type: ignore[arg-type]
     )
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
 
 
 def test_the_branch_holds_the_change_and_the_dirty_tree_stays_byte_identical(repo: Path) -> None:
@@ -139,18 +121,14 @@ def test_a_failing_lead_keeps_its_worktree_and_commits_nothing(repo: Path) -> No
     assert tree_bytes(repo) == before
 
 
+@pytest.mark.slow
 def test_a_hanging_lead_times_out_and_leaves_no_process(repo: Path, tmp_path: Path) -> None:
     pidfile = tmp_path / "daemon.pid"
     before = tree_bytes(repo)
-    started = time.monotonic()
     out = apply_run.execute(job(repo, "hang", str(pidfile), timeout=1.0))
-    assert time.monotonic() - started < 15
     assert out.result == "timeout" and "1s" in out.reason
     daemon = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
-    while alive(daemon) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(daemon), "the lead's escaped child outlived the apply"
+    assert wait_dead(daemon), "the lead's escaped child outlived the apply"
     assert Path(out.worktree).is_dir() and out.commit is None
     assert "thinking..." in out.lead_output
     assert tree_bytes(repo) == before
@@ -181,6 +159,7 @@ def test_the_prompt_reaches_the_lead_on_stdin_or_as_an_argument(repo: Path) -> N
     assert git(repo, "show", f"{out.commit}:prompt.txt") == "Implement: retries go to 3."
 
 
+@pytest.mark.slow
 def test_the_trusted_test_command_runs_in_the_worktree(repo: Path, tmp_path: Path) -> None:
     check = tmp_path / "check.py"
     check.write_text(
@@ -198,6 +177,7 @@ def test_the_trusted_test_command_runs_in_the_worktree(repo: Path, tmp_path: Pat
     assert apply_run.execute(failing).tests == "not run"  # nothing changed: nothing to test
 
 
+@pytest.mark.slow
 def test_a_failing_or_untrusted_test_command_is_recorded(repo: Path, tmp_path: Path) -> None:
     command = f"{sys.executable} -c 'import sys; print(\"2 failed\"); sys.exit(1)'"
     settings = EvidenceSettings(commands={"test": command})
@@ -216,6 +196,7 @@ def test_a_failing_or_untrusted_test_command_is_recorded(repo: Path, tmp_path: P
     assert apply_run.project_tests(repo, EvidenceSettings(), 30) is None
 
 
+@pytest.mark.slow
 def test_a_revision_commits_again_on_the_same_branch(repo: Path) -> None:
     first = apply_run.execute(job(repo, "edit"))
     again = job(repo, "prompt", revise=True)
@@ -293,6 +274,7 @@ def test_the_lead_never_sees_the_git_variables_of_a_hook(
     assert git(repo, "rev-parse", f"{out.commit}^").strip() == main
 
 
+@pytest.mark.slow
 def test_a_relative_script_runs_as_trusted_from_the_project_not_the_worktrees_copy(
     repo: Path,
 ) -> None:
@@ -489,6 +471,7 @@ def test_the_consent_notice_says_the_test_runs_code_the_lead_wrote() -> None:
     assert "not trusted" in ProjectTests("make test", False).notice()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(__import__("shutil").which("bwrap") is None, reason="bubblewrap not installed")
 def test_a_sandboxed_lead_that_hangs_times_out_and_leaves_no_process(repo: Path) -> None:
     """In bubblewrap the lead has a process namespace of its own: what it left running dies

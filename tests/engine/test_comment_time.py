@@ -198,7 +198,7 @@ def test_a_comment_without_a_time_shows_none(isolated: Path) -> None:
 
 @pytest.fixture
 def server(disc: Path) -> Iterator[object]:
-    from ..web_support import LiveServer
+    from ..support.web import LiveServer
 
     s = LiveServer(Workspace.discover())
     yield s
@@ -217,9 +217,10 @@ def test_the_web_view_shows_when_a_comment_was_written(server, disc: Path) -> No
     assert status["comments"][-1]["at"] == stamp
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_the_terminal_app_shows_when_a_comment_was_written(disc: Path) -> None:
-    from ..tui.test_tui import app_for, markdown_text, screen_lines, until
+    from ..support.tui import app_for, markdown_text, screen_lines, until
 
     d = Discussion.load(disc)
     d.add_comment("Rob", "Said at a time.")

@@ -16,51 +16,14 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.apply import ApplyRecord, render_apply
 
-from ..conftest import code, out, result_of, run, script_command, sign_ai_comments, signed, write
+from ..conftest import code, out, result_of, run, script_command, signed, write
+from ..support.apply import RETRY_POLICY as DECIDED
+from ..support.apply import decided_repository
+from ..support.git import git_line as git
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
-)
-
-DECIDED = sign_ai_comments(
-    """\
-<!-- DISCUSSION -->
-<!-- Title: Retry policy -->
-<!-- Phase: consensus_vote -->
-<!-- Status: DECIDED -->
-<!-- Template: feature -->
-<!-- Participants: architect, security, pragmatist -->
-
-# Retry policy
-
-## Context
-
-The client retries forever.
-
----
-
-Name: AI-Architect
-Retry a bounded number of times.
-
-DECISION: retry at most 3 times, with a constant RETRIES in app.py
-
-VOTE: READY
-
----
-
-Name: AI-Security
-Agreed.
-
-VOTE: READY
-
----
-
-Name: AI-Pragmatist
-Agreed.
-
-VOTE: READY
-"""
 )
 
 BRANCH = "discussions/apply/retry-policy-1"
@@ -88,24 +51,6 @@ def Applied(  # noqa: N802 - reads as the record it makes
         files=(("app.py", 1, 1),) if commit else (),
         reason=reason,
     )
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout.strip()
-
-
-def decided_repository(folder: Path) -> Path:
-    """`folder` made a git repository (one commit, as Test User) holding the decided
-    discussion and the app it is about; the discussion's path."""
-    path = write(folder / "discussions" / "retry-policy.md", DECIDED)
-    (folder / "app.py").write_text("def fetch():\n    while True:\n        pass\n")
-    git(folder, "init", "-q", "-b", "main")
-    git(folder, "config", "user.name", "Test User")
-    git(folder, "config", "user.email", "test@example.com")
-    git(folder, "add", "-A")
-    git(folder, "commit", "-q", "-m", "first")
-    return path
 
 
 @pytest.fixture
@@ -203,6 +148,7 @@ def test_consensus_on_the_first_vote_sets_implemented(project, tmp_path: Path) -
     assert sorted(review.yes) == ["AI-Architect", "AI-Pragmatist", "AI-Security"]
 
 
+@pytest.mark.slow
 def test_changes_drive_a_revision_and_a_second_vote(project, tmp_path: Path) -> None:
     path, applied, tree = project(
         {"architect": "ready", "security": "changes", "pragmatist": "fixed"}
@@ -237,6 +183,7 @@ def test_changes_drive_a_revision_and_a_second_vote(project, tmp_path: Path) -> 
     assert git(Path.cwd(), "rev-parse", "--abbrev-ref", "HEAD") == "main"  # user's tree untouched
 
 
+@pytest.mark.slow
 def test_max_revisions_bounds_the_loop_and_lists_the_blockers(project, tmp_path: Path) -> None:
     path, applied, tree = project(
         {"architect": "changes", "security": "changes", "pragmatist": "ready"},
@@ -268,6 +215,7 @@ def test_consensus_with_a_blocker_raised_is_implemented(project) -> None:
     assert "CONCERN:" in path.read_text("utf-8")  # ...its concern stands in its comment
 
 
+@pytest.mark.slow
 def test_without_revise_the_review_stops_at_changes_and_resumes_there(
     project, tmp_path: Path
 ) -> None:
@@ -445,6 +393,7 @@ def test_the_budget_stops_the_review_before_a_call(project, tmp_path: Path) -> N
     assert review_blocks(path) == [] and "<!-- RUN-STOP: budget" in path.read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_a_revision_is_reviewed_as_the_whole_change_from_the_first_base(
     project, tmp_path: Path
 ) -> None:
@@ -466,6 +415,7 @@ def test_a_revision_is_reviewed_as_the_whole_change_from_the_first_base(
         assert "Bound the retries" in prompt  # the first apply's commit is in the range
 
 
+@pytest.mark.slow
 def test_run_is_not_blocked_by_an_apply_made_in_another_clone(project, isolated: Path) -> None:
     """APPLY blocks travel through merges; apply branches stay in the clone that made them.
     A review due on a commit this clone lacks is not due here: rounds run, a note says why."""
@@ -501,7 +451,7 @@ def test_the_review_asks_through_any_asker(project) -> None:
     """`review_apply` takes an asker, not a runner: a recorder sees one turn asked of the
     voters, outside the council's motions, with the decision and the change's diff; its turn
     stopped, nothing is recorded."""
-    from ..asking_support import RecordingAsker
+    from ..support.asking import RecordingAsker
 
     path, applied, _ = project({})
     before = path.read_text("utf-8")

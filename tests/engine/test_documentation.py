@@ -3,7 +3,6 @@ revises; all of it in the file, resumable from it (`engine.council.documentation
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -14,38 +13,7 @@ import pytest
 
 from discussions.model.discussion import Discussion
 
-from ..conftest import code, out, result_of, run, script_command, write
-
-TEMPLATE = """
-name: docs
-participants: [architect, security, pragmatist]
-consensus_status: DECIDED
-output: {{type: documentation, leader: architect, max_revisions: {revisions}, path: docs/out.md}}
-phases:
-  - id: review
-    title: Review
-    voting_mode: true
-    auto_trigger: consensus
-"""
-
-
-@pytest.fixture
-def loop(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no-untyped-def]
-    """loop(plan, revisions=2, decided=True): a discussion 'plan.md' with the docs template,
-    the stand-in answering by `plan`, closed as DECIDED unless `decided` is False (`draft`
-    documents decided discussions only). Returns the file's path."""
-
-    def make(plan: dict[str, object], revisions: int = 2, decided: bool = True) -> Path:
-        write(isolated / "templates" / "docs.yaml", TEMPLATE.format(revisions=revisions))
-        providers_file({"standin": script_command("doc_loop.py", json.dumps(plan), str(memory))})
-        write(isolated / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
-        assert code(run("new", "Plan", "--template", "docs")) == 0
-        if decided:
-            assert code(run("close", "plan.md", "--status", "DECIDED")) == 0
-        return isolated / "discussions" / "plan.md"
-
-    memory = tmp_path / "memory"
-    return make
+from ..conftest import code, out, result_of, run, write
 
 
 def prompts(tmp_path: Path, kind: str) -> list[str]:
@@ -53,6 +21,7 @@ def prompts(tmp_path: Path, kind: str) -> list[str]:
     return [p.read_text("utf-8") for p in sorted(folder.glob(f"*-{kind}.txt"))]
 
 
+@pytest.mark.slow
 def test_a_loop_ends_approved_after_one_revision(loop, isolated: Path, tmp_path: Path) -> None:
     path = loop({"voters": "once"})
     r = run("draft", "plan.md", "--json")
@@ -118,6 +87,7 @@ def test_an_existing_document_is_kept_without_force(loop, isolated: Path) -> Non
     assert "Version 1 by architect." in (isolated / "docs" / "out.md").read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_a_killed_loop_resumes_from_the_file(loop, isolated: Path, tmp_path: Path) -> None:
     path = loop({"voters": "once", "kill": "revise"})
     cmd = [sys.executable, "-m", "discussions", "draft", "plan.md"]
@@ -370,7 +340,8 @@ def test_the_loop_asks_through_any_asker(isolated: Path) -> None:
     from discussions.engine.council.documentation import draft_document
     from discussions.settings.workspace import Workspace
 
-    from ..asking_support import RecordingAsker
+    from ..support.asking import RecordingAsker
+    from ..support.documentation import TEMPLATE
 
     write(isolated / "templates" / "docs.yaml", TEMPLATE.format(revisions=1))
     assert code(run("new", "Plan", "--template", "docs")) == 0

@@ -17,7 +17,7 @@ from discussions.syntax.answers import ONLY_ECHO, parse_response, prompt_echo
 from discussions.syntax.markers import normalise_vote
 
 from ..conftest import code, out, result_of, run, script_command, write
-from .test_documentation import TEMPLATE as DOCS_TEMPLATE
+from ..support.documentation import TEMPLATE as DOCS_TEMPLATE
 
 ROB = "Q: who rotates the signing keys?\nTODO: write the key rotation runbook\nVOTE: READY"
 

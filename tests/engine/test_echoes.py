@@ -168,6 +168,7 @@ def _outcome(r: Response) -> tuple[object, ...]:
     return (r.vote, r.no_response, r.action, recorded(r))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(echoed_answers(), st.booleans())
 def test_echoed_prompt_lines_change_nothing(

@@ -19,7 +19,7 @@ from discussions.settings.participants import Participant
 from discussions.settings.workspace import Workspace
 
 from ..conftest import write
-from ..model.test_handoff import decided_file
+from ..support.documents import decided_file
 
 PY = shlex.quote(sys.executable)
 

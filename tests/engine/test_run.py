@@ -10,6 +10,7 @@ import pytest
 from discussions import Discussion
 
 from ..conftest import code, out, result_of, run, script_command, signed, write
+from ..support.waiting import running_below, wait_for, wait_for_text
 
 
 @pytest.fixture
@@ -85,6 +86,7 @@ def test_score_consensus_is_reached_from_round_two(stand_in, isolated: Path) -> 
     assert d.status == "DECIDED"
 
 
+@pytest.mark.slow
 def test_all_passed_and_rejected(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]
     stand_in("pass")
     assert code(run("new", "Quiet")) == 0
@@ -106,6 +108,7 @@ def test_human_required_escalates(stand_in, isolated: Path) -> None:  # type: ig
     assert Discussion.load(isolated / "discussions" / "needs-human.md").escalation is not None
 
 
+@pytest.mark.slow
 def test_sequential_runs_shuffle_the_order_from_round_two_seeded_and_recorded(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]
     stand_in("never")
     assert code(run("new", "Order", "--template", "deliberation")) == 0
@@ -140,12 +143,12 @@ def test_hand_written_scores_count(isolated: Path) -> None:
     assert data["pending_issues"] == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_is_recorded(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     import os
     import signal
     import subprocess
     import sys
-    import time
 
     providers_file(
         {"slow": script_command("answer.py", '{"comment": "thinking", "vote": null}', "30")}
@@ -161,10 +164,8 @@ def test_ctrl_c_stops_cleanly_and_is_recorded(isolated: Path, providers_file) ->
         text=True,
         env=dict(os.environ),
     )
-    deadline = time.monotonic() + 30
-    while "<!-- ROUND: 1" not in path.read_text() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)  # the providers are running now
+    wait_for_text(path, "<!-- ROUND: 1")
+    wait_for(lambda: running_below(proc.pid, "answer.py"), 30, message="the providers")
     proc.send_signal(signal.SIGINT)
     stdout, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130

@@ -34,6 +34,7 @@ def _costs(path: Path) -> list[float]:
     return [float(c.meta["cost"][1:]) for c in d.comments if "cost" in c.meta]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("aliases", "sequential", "calls"),
     [
@@ -63,6 +64,7 @@ def test_max_cost_is_never_overshot(
     assert "stopped: budget" in status
 
 
+@pytest.mark.slow
 def test_token_budget_is_never_overshot(priced: Path, isolated: Path) -> None:
     write(
         isolated / "discussions.yaml",
@@ -78,6 +80,7 @@ def test_token_budget_is_never_overshot(priced: Path, isolated: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_evidence_is_the_file_so_a_later_run_knows_the_price(priced: Path) -> None:
     assert code(run("turn", "spend.md", "@architect", "--provider", "priced")) == 0
     # $0.40 spent; a parallel round of three would cost $1.20 more: no call at all.
@@ -99,12 +102,13 @@ def test_refusal_sums_the_calls_started_together() -> None:
     assert Budget(max_cost_usd=1.0).refusal(spent, 2) is None  # nothing to estimate from
 
 
+@pytest.mark.slow
 def test_passes_and_council_calls_are_counted_and_checked(
     isolated: Path, providers_file, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     """A pass and the council's seconds and ballots cost money too: their usage is recorded,
     and the council asks nobody the budget cannot cover."""
-    from ..derive.test_motions import council_template
+    from ..support.council import council_template
 
     council_template(isolated)
     plan = {"mover": "architect", "motion": "Ship it", "second": {"security": "yes"}}

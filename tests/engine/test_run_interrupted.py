@@ -11,22 +11,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+import pytest
 
 from discussions import Discussion
 from discussions.derive.runlog import host_id, run_state
 
 from ..conftest import code, out, result_of, run, script_command, write
+from ..support.waiting import running_below, wait_for, wait_for_text
 
 
-def _wait_for(path: Path, text: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while text not in path.read_text(encoding="utf-8"):
-        assert time.monotonic() < deadline, f"{text!r} never appeared in {path}"
-        time.sleep(0.05)
-
-
+@pytest.mark.slow
 def test_a_killed_run_is_interrupted_and_the_next_run_is_numbered_after_it(
     isolated: Path, providers_file
 ) -> None:  # type: ignore[no-untyped-def]
@@ -47,8 +43,8 @@ def test_a_killed_run_is_interrupted_and_the_next_run_is_numbered_after_it(
         env=dict(os.environ),
     )
     try:
-        _wait_for(path, "<!-- ROUND: 1")
-        time.sleep(0.5)  # the providers are answering now
+        wait_for_text(path, "<!-- ROUND: 1")
+        wait_for(lambda: running_below(proc.pid, "answer.py"), 30, message="the providers")
         shown = json.loads(out(run("status", "kill-me.md", "--json")))["run"]
         assert shown["state"] == "running" and shown["number"] == 1
         assert f"process {proc.pid} on this machine" in shown["why"]

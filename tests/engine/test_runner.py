@@ -111,6 +111,7 @@ def test_prompt_contents(disc: Path, isolated: Path, providers_file, tmp_path: P
     assert 'This phase collects votes: set "vote" to READY, CHANGES or REJECT.' in prompt
 
 
+@pytest.mark.slow
 def test_fallback_chain_and_failure_of_one_participant(
     disc: Path, isolated: Path, providers_file
 ) -> None:  # type: ignore[no-untyped-def]
@@ -233,6 +234,7 @@ def test_provider_output_cannot_forge_structure(
     assert [c.author for c in Discussion.load(disc).comments][-1] == "Ann"
 
 
+@pytest.mark.slow
 def test_human_comment_and_editor_save_during_a_turn_are_kept(
     disc: Path, isolated: Path, providers_file
 ) -> None:  # type: ignore[no-untyped-def]
@@ -269,6 +271,7 @@ def test_default_participants_and_pending_mentions(
     ]
 
 
+@pytest.mark.slow
 def test_consensus_auto_trigger(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     providers_file({"approver": answering('{"comment": "LGTM", "vote": "READY"}')})
     use(isolated, "approver")
@@ -297,6 +300,7 @@ def test_python_api(isolated: Path, providers_file) -> None:  # type: ignore[no-
         Runner().run_turn(d, participants=["nobody"])
 
 
+@pytest.mark.slow
 def test_timeout_option(disc: Path, isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     providers_file({"slow": answering('{"comment": "late"}', 30)})
     use(isolated, "slow")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from discussions import Discussion
@@ -84,6 +85,7 @@ def _big(path: Path, n: int, mention_at: int | None = None, questions: bool = Tr
     return Discussion.load(path)
 
 
+@pytest.mark.slow
 def test_prompt_stays_within_budget_and_says_what_was_left_out(isolated: Path) -> None:
     sizes = []
     for n in (20, 200, 2000):
@@ -106,6 +108,7 @@ def test_prompt_stays_within_budget_and_says_what_was_left_out(isolated: Path) -
     assert sizes[0] < sizes[1] < sizes[2]  # the state grows with the questions, within the budget
 
 
+@pytest.mark.slow
 def test_a_discussion_of_ordinary_comments_stays_a_rounds_size(isolated: Path) -> None:
     """Comments without markers: the prompt at 40 comments is the size of the one at 4, and
     still names every participant's position and the mention of this participant."""

@@ -16,6 +16,7 @@ from discussions.syntax import code
 from ..conftest import script_command, write
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("who", [["architect"], ["architect", "security"]])
 def test_markdown_it_is_loaded_before_the_first_answer_arrives(
     isolated: Path, providers_file, monkeypatch: pytest.MonkeyPatch, who: list[str]

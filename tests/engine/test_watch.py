@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from discussions.ops.watch import Watcher
 from discussions.settings.workspace import Workspace
 
 from ..conftest import script_command, signed, write
+from ..support.waiting import Output, poll_until
 
 
 def new(title: str) -> Path:
@@ -166,15 +166,7 @@ def test_configured_reads_the_watch_settings(isolated: Path) -> None:
     assert (w.debounce, w.max_chain) == (0, 5)
 
 
-def _wait_for(predicate, seconds: float = 30) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
-
-
+@pytest.mark.slow
 def test_watch_command_end_to_end(isolated: Path) -> None:
     """The real thing: watchdog sees a new file and a save, answers, and Ctrl-C ends it."""
     folder = isolated / "discussions"
@@ -197,16 +189,18 @@ def test_watch_command_end_to_end(isolated: Path) -> None:
         text=True,
         env=env,
     )
+    assert proc.stdout is not None
+    output = Output(proc.stdout)
     try:
-        time.sleep(1.5)  # let the observer start
+        output.wait_for("Ctrl-C to stop")  # the observer watches the folder
         path = new("Live")
         comment(path, "@pragmatist can we ship this week?")
-        assert _wait_for(
-            lambda: any(c.author == "AI-Pragmatist" for c in Discussion.load(path).comments)
+        assert poll_until(
+            lambda: any(c.author == "AI-Pragmatist" for c in Discussion.load(path).comments), 30
         )
     finally:
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=20)
+        out = output.finish(proc, 20)
     assert proc.returncode == 0, out
     assert "live.md: new file, watching it" in out
     assert "Rob mentioned @pragmatist" in out

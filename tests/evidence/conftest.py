@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from discussions.model.discussion import Discussion
-from discussions.syntax.render import render_comment
-
-from ..conftest import signed
+from ..support.git import git_out as git
 
 APP = "".join(f"line {n}\n" for n in range(1, 31)).replace("line 7\n", "TOKEN_APP_7 = 'only-here'\n")
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
-
-
 @pytest.fixture
-def project(isolated: Path) -> Path:
-    root = isolated
+def project(repo: Path) -> Path:
+    """The shared repository with code, secrets, an ignored file, a binary, one commit."""
+    root = repo
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text(APP)
     (root / "src" / "util.py").write_text("def helper():\n    return 'aaaa'\n")
@@ -34,26 +25,8 @@ def project(isolated: Path) -> Path:
     (root / "build" / "out.txt").write_text("TOKEN_IGNORED\n")
     (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0TOKEN_BINARY")
     (root / "discussions.yaml").write_text("default_participants: [architect]\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Tester")
-    git(root, "config", "user.email", "t@example.com")
     git(root, "add", "src", "README.md", ".gitignore", "logo.png", "discussions.yaml")
     git(root, "commit", "-q", "-m", "first commit TOKEN_COMMIT_MSG")
     return root
 
 
-def ask(root: Path, author: str, *requests: str) -> Discussion:
-    """A discussion in `root` where `author` asks for `requests`."""
-    path = root / "discussions" / "talk.md"
-    if not path.exists():
-        d = Discussion.create("Talk", directory=root / "discussions")
-        d.save()
-    d = Discussion.load(path)
-    body = "Let me look.\n\n" + "\n".join(f"EVIDENCE: {r}" for r in requests)
-    at = "2026-11-23T10:00:00Z"
-    ai = author.startswith("AI-")  # a participant's comment is the engine's, signed
-    block = signed(author, body, at=at) if ai else render_comment(author, body, meta=f"at: {at}")
-    d.add_block(block)
-    d.save()
-    d.reload()
-    return d

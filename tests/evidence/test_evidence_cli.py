@@ -9,7 +9,8 @@ from discussions.model.discussion import Discussion
 from discussions.providers.trust import evidence_trusted
 
 from ..conftest import run
-from .conftest import ask, git
+from ..support.evidence import ask
+from ..support.git import git_out as git
 
 
 def test_evidence_command_fulfils_by_hand(project: Path) -> None:

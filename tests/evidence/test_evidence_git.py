@@ -16,11 +16,10 @@ from discussions.syntax import clock
 from discussions.syntax.render import render_comment
 
 from ..conftest import signed
-from ..git.test_git import (  # noqa: F401  (the fixture)
+from ..support.git import (
     commit_all,
     git,
     markers_present,
-    repo,
     run_cli,
     start_discussion,
 )
@@ -46,7 +45,7 @@ def ask(path: Path, author: str, request: str) -> Discussion:
     return d
 
 
-def merged(repo: Path) -> Path:  # noqa: F811
+def merged(repo: Path) -> Path:
     """Branch b asks for src/b.py, main for src/a.py: each writes evidence 1; b merged."""
     (repo / "src").mkdir()
     (repo / "src" / "a.py").write_text("A = 1\n")
@@ -64,7 +63,7 @@ def merged(repo: Path) -> Path:  # noqa: F811
     return path
 
 
-def test_merged_duplicate_numbers_pass_check_and_show_in_status(repo: Path) -> None:  # noqa: F811
+def test_merged_duplicate_numbers_pass_check_and_show_in_status(repo: Path) -> None:
     path = merged(repo)
     d = Discussion.load(path, Workspace.discover())
     assert sorted((e.number, e.request) for e in d.evidence) == [
@@ -80,7 +79,7 @@ def test_merged_duplicate_numbers_pass_check_and_show_in_status(repo: Path) -> N
     ]
 
 
-def test_after_the_merge_same_refers_to_the_block_it_repeats(repo: Path) -> None:  # noqa: F811
+def test_after_the_merge_same_refers_to_the_block_it_repeats(repo: Path) -> None:
     path = merged(repo)
     ask(path, "Cy", "read src/a.py")
     d = ask(path, "Cy", "read src/b.py")
@@ -99,7 +98,7 @@ def test_after_the_merge_same_refers_to_the_block_it_repeats(repo: Path) -> None
     assert run_cli("check", str(path)).exit_code == 0
 
 
-def test_a_new_block_is_numbered_after_the_largest_number(repo: Path) -> None:  # noqa: F811
+def test_a_new_block_is_numbered_after_the_largest_number(repo: Path) -> None:
     """main writes evidence 1 and 2, b writes 1; merged, b's 1 is the last block: the next
     block is 3."""
     (repo / "src").mkdir()
@@ -121,7 +120,7 @@ def test_a_new_block_is_numbered_after_the_largest_number(repo: Path) -> None:  
     assert run_cli("check", str(path)).exit_code == 0
 
 
-def test_the_prompt_and_the_views_tell_two_blocks_numbered_1_apart(repo: Path) -> None:  # noqa: F811
+def test_the_prompt_and_the_views_tell_two_blocks_numbered_1_apart(repo: Path) -> None:
     from discussions.engine.prompt.prompts import build_prompt
     from discussions.views.evidence import evidence_markdown
 

@@ -17,8 +17,8 @@ from discussions.model.discussion import Discussion
 from discussions.syntax.render import render_comment
 
 from ..conftest import run
-from .conftest import git
-from .test_evidence_safety import one
+from ..support.evidence import one
+from ..support.git import git_out as git
 
 HIDDEN = {
     "Secret_stuff/config.yaml": "password: TOKEN_SECRET_DIR\n",
@@ -143,6 +143,7 @@ def test_a_tree_id_before_a_colon_is_refused(history: Path) -> None:
     assert not leaked(d)
 
 
+@pytest.mark.slow
 def test_only_commits_reachable_from_head_or_a_local_branch(history: Path) -> None:
     git(history, "notes", "add", "-m", "TOKEN_NOTE", "HEAD")
     tree = git(history, "rev-parse", "HEAD^{tree}").strip()
@@ -233,6 +234,7 @@ def test_a_file_that_became_a_folder_holding_a_secret(project: Path) -> None:
         assert "-plain" in e.content or "--stat" in request, (request, e.content)
 
 
+@pytest.mark.slow
 def test_with_nothing_refused_the_answer_is_gits_own(project: Path) -> None:
     """Shown per commit and in batches, the answer is what git itself prints."""
     for n in range(30):
@@ -307,6 +309,7 @@ def commit_many_refused(root: Path, count: int) -> None:
     # the work tree and index are left at the commit before (checking 60000 files out is slow)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("request_text", ["git show", "git diff HEAD~1 HEAD", "git log -p -n 1"])
 def test_a_commit_of_many_refused_files_still_shows_its_allowed_ones(
     project: Path, request_text: str

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,8 @@ import pytest
 from discussions.engine.evidence.fulfil import fulfil_pending
 from discussions.providers.trust import trust_evidence
 
-from .conftest import ask, git
-
-
-def one(root: Path, request: str, author: str = "AI-Architect"):  # noqa: ANN201
-    d = ask(root, author, request)
-    done = fulfil_pending(d)
-    assert len(done.blocks) == 1
-    (e,) = [e for e in d.evidence if e.number == done.blocks[0].number]
-    assert e.status != "pending"
-    return e, d
+from ..support.evidence import ask, one
+from ..support.git import git_out as git
 
 
 def test_read_a_range_with_its_blob(project: Path) -> None:
@@ -92,11 +83,11 @@ def test_huge_file_refused_and_long_file_cut(project: Path) -> None:
     assert e.status == "fulfilled" and "cut at" in e.reason and len(e.content) <= 20000
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(60)  # as a regular expression, (a+)+$ on that line backtracks for ages
 def test_grep_is_a_fixed_string_and_fast(project: Path) -> None:
     (project / "src" / "slow.txt").write_text("a" * 50000 + "!\n")
-    started = time.monotonic()
     e, _ = one(project, "grep (a+)+$ in src/*")
-    assert time.monotonic() - started < 5
     assert e.status == "fulfilled" and e.content == "(no matching lines)"
     e, _ = one(project, "grep TOKEN_")
     assert "src/app.py:7:TOKEN_APP_7" in e.content
@@ -121,6 +112,7 @@ def test_list(project: Path) -> None:
     assert e.content.splitlines() == ["app.py", "util.py"]
 
 
+@pytest.mark.slow
 def test_git_log_show_diff_blame(project: Path) -> None:
     e, _ = one(project, "git log --oneline -n 5")
     assert e.status == "fulfilled" and "TOKEN_COMMIT_MSG" in e.content
@@ -159,6 +151,7 @@ def test_git_escapes_are_refused(project: Path, request_text: str, reason: str) 
     assert not Path("/tmp/evidence-x").exists()
 
 
+@pytest.mark.slow
 def test_git_never_shows_a_secret_by_its_blob_id(project: Path) -> None:
     git(project, "add", "-f", ".env")
     git(project, "commit", "-qm", "oops, a secret")
@@ -174,6 +167,7 @@ def test_git_never_shows_a_secret_by_its_blob_id(project: Path) -> None:
     assert "TOKEN_SECRET_ENV" not in d.path.read_text()
 
 
+@pytest.mark.slow
 def test_git_runs_nothing_the_repository_chose(project: Path, tmp_path: Path) -> None:
     mark = tmp_path / "ran"
     hook = tmp_path / "hook.sh"
@@ -195,6 +189,7 @@ def test_git_runs_nothing_the_repository_chose(project: Path, tmp_path: Path) ->
     assert not mark.exists(), mark.read_text()
 
 
+@pytest.mark.slow
 def test_run_needs_the_allow_list_and_trust(project: Path) -> None:
     (project / "discussions.yaml").write_text(
         "evidence:\n  commands:\n    hello: \"python -c 'print(123454321)'\"\n"
@@ -208,9 +203,8 @@ def test_run_needs_the_allow_list_and_trust(project: Path) -> None:
                              "slow": "python -c 'import time; time.sleep(30)'"})
     e, d = one(project, "run hello")
     assert e.status == "fulfilled" and "123454321" in e.content and "[exit status 0]" in e.content
-    started = time.monotonic()
     e, _ = one(project, "run slow")
-    assert time.monotonic() - started < 10 and "[timed out]" in e.content
+    assert "[timed out]" in e.content
     (project / "discussions.yaml").write_text(
         "evidence:\n  commands:\n    hello: \"python -c 'print(666)'\"\n"
     )

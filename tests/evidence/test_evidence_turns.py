@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from discussions.model.discussion import Discussion
 from discussions.providers.trust import trust_evidence
 
 from ..conftest import run, script_command, write
-from .conftest import git
+from ..support.git import git_out as git
 
 APP = "def main():\n    return 'TOKEN_ONLY_IN_APP'\n"
 
@@ -67,6 +69,7 @@ def test_read_then_follow_up_then_another_provider(isolated: Path, providers_fil
     assert status["evidence"][0]["request"] == "read src/app.py:1-20"
 
 
+@pytest.mark.slow
 def test_grep_list_git_run_end_to_end(isolated: Path, providers_file, userdir: Path) -> None:  # type: ignore[no-untyped-def]
     cases = {
         "grep TOKEN_ONLY": "src/app.py:2:",

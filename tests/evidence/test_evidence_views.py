@@ -15,7 +15,7 @@ from discussions.settings.workspace import Workspace
 from discussions.views.html import discussion_page
 
 from ..conftest import run
-from .conftest import ask
+from ..support.evidence import ask
 
 
 def asked(project: Path) -> Discussion:
@@ -51,6 +51,7 @@ def test_turn_display_shows_evidence(project: Path) -> None:
     assert "Evidence 1 for Rob: list src (fulfilled)" in r.output  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_tui_shows_evidence_collapsed(project: Path) -> None:
     from discussions.tui.app import DiscussionsApp

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
-from ..engine.test_documentation import loop  # noqa: F401  (the fixture)
-from .test_git import check_clean, commit_all, git, markers_present, repo, run_cli  # noqa: F401
+from ..support.git import check_clean, commit_all, git, markers_present, run_cli
 
 
-def test_drafts_merge_with_a_comment_made_meanwhile(loop, repo: Path) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_drafts_merge_with_a_comment_made_meanwhile(loop, repo: Path) -> None:
     path = loop({"voters": "once"})
     assert run_cli("init").exit_code == 0
     commit_all(repo, "start")

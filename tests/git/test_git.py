@@ -10,10 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from discussions.cli import cli
-from discussions.engine.runner import Runner
 from discussions.git.appends import (
     changed_discussion_files,
     check_appends,
@@ -29,103 +26,24 @@ from discussions.syntax.parse import parse_document
 from discussions.syntax.render import render_header
 
 from ..documentation import page
+from ..support.git import (
+    FILE,
+    advance,
+    ai_turn,
+    check_clean,
+    comment,
+    commit_all,
+    git,
+    markers_present,
+    run_cli,
+    start_discussion,
+    two_branches,
+)
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
-
-FILE = "discussions/two-branches.md"
-
-
-@pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository in the project folder; the user's git configuration cannot leak in."""
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        monkeypatch.delenv(var, raising=False)
-    git(isolated, "init", "-q", "-b", "main")
-    git(isolated, "config", "user.name", "Test User")
-    git(isolated, "config", "user.email", "test@example.com")
-    git(isolated, "config", "commit.gpgsign", "false")
-    return isolated
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def run_cli(*args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-
-
-def commit_all(cwd: Path, message: str) -> None:
-    git(cwd, "add", "-A")
-    git(cwd, "commit", "-q", "-m", message)
-
-
-def start_discussion(repo: Path) -> Path:
-    assert run_cli("init").exit_code == 0
-    ws = Workspace.discover()
-    d = Discussion.create("Two branches", template="feature", workspace=ws)
-    d.save()
-    d = Discussion.load(d.path, ws)
-    d.add_comment("Rob", "We want accounts. @architect?", vote=None)
-    d.save()
-    commit_all(repo, "start")
-    return d.path
-
-
-def comment(path: Path, author: str, text: str, vote: str | None = None) -> None:
-    d = Discussion.load(path, Workspace.discover())
-    d.add_comment(author, text, vote=vote)
-    d.save()
-
-
-def ai_turn(path: Path, *aliases: str) -> None:
-    ws = Workspace.discover()
-    Runner(ws).run_turn(Discussion.load(path, ws), list(aliases), provider="mock")
-
-
-def advance(path: Path, to: str | None = None) -> None:
-    d = Discussion.load(path, Workspace.discover())
-    d.advance(to)
-    d.save()
-
-
-def check_clean(path: Path) -> None:
-    result = run_cli("check", str(path))
-    assert result.exit_code == 0, result.output
-
-
-def markers_present(text: str) -> bool:
-    return any(line.startswith(("<<<<<<<", ">>>>>>>")) for line in text.splitlines())
-
-
-def two_branches(repo: Path, path: Path, *, commits: int = 1) -> None:
-    """Branch `a` and `b` from main, each appending comments, an AI turn and a phase advance."""
-    git(repo, "checkout", "-q", "-b", "a")
-    for i in range(commits):
-        comment(path, "Ann", f"Ann's point a{i}.", vote="CHANGES")
-        ai_turn(path, "architect")
-        commit_all(repo, f"a{i}")
-    advance(path)
-    comment(path, "Ann", "After the move, on a.")
-    commit_all(repo, "a advance")
-    git(repo, "checkout", "-q", "main")
-    git(repo, "checkout", "-q", "-b", "b")
-    for i in range(commits):
-        comment(path, "Bob", f"Bob's point b{i}.", vote="READY")
-        ai_turn(path, "security")
-        commit_all(repo, f"b{i}")
-    advance(path)
-    commit_all(repo, "b advance")
 
 
 def expected_comments(text: str) -> list[str]:
@@ -260,6 +178,7 @@ def test_two_branches_each_naming_what_a_decision_governs_merge(repo: Path) -> N
     check_clean(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_random_two_branch_cases_merge_and_rebase(repo: Path, seed: int) -> None:
     """Random appends on two branches (comments, votes, AI turns, a phase advance), merged
@@ -305,6 +224,7 @@ def test_random_two_branch_cases_merge_and_rebase(repo: Path, seed: int) -> None
     check_clean(path)
 
 
+@pytest.mark.slow
 def test_rebase_replays_without_stopping(repo: Path) -> None:
     path = start_discussion(repo)
     two_branches(repo, path, commits=3)
@@ -622,6 +542,7 @@ def engine_kinds(text: str) -> list[str]:
     return [m.kind for m in parse_document(text).engine_markers]
 
 
+@pytest.mark.slow
 def test_run_on_one_branch_advance_on_the_other_keeps_every_engine_block(repo: Path) -> None:
     """Branch a advances; branch b runs two rounds (ROUND 1, the AIs, its own transition,
     ROUND 2, ..., RUN-STOP): merged either way, every block either side wrote is there."""
@@ -724,6 +645,7 @@ def branches_commenting(repo: Path, path: Path, names: list[str]) -> None:
         commit_all(repo, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [3, 4])
 def test_branches_merged_in_every_order_give_identical_bytes(repo: Path, count: int) -> None:
     import itertools
@@ -744,6 +666,7 @@ def test_branches_merged_in_every_order_give_identical_bytes(repo: Path, count: 
     check_clean(path)
 
 
+@pytest.mark.slow
 def test_octopus_merge_keeps_the_repository_safe(repo: Path) -> None:
     """git's octopus strategy never runs merge drivers: it refuses a merge in which both
     sides appended, leaving the branch as it was; one branch at a time works (docs/git.md)."""
@@ -771,6 +694,7 @@ def test_octopus_merge_keeps_the_repository_safe(repo: Path) -> None:
 # --------------------------------------------------------------------------- check --since
 
 
+@pytest.mark.slow
 def test_check_since_accepts_what_a_merge_of_appends_produces(repo: Path) -> None:
     """A pull request that only appended merges main, where someone commented meanwhile; the
     merge orders the two comments by author, so the PR's comment comes before main's."""
@@ -793,6 +717,7 @@ def test_check_since_accepts_what_a_merge_of_appends_produces(repo: Path) -> Non
     assert report.files == [path] and report.violations == []
 
 
+@pytest.mark.slow
 def test_comments_of_two_branches_merge_in_the_order_they_were_written(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -908,6 +833,7 @@ def test_headerless_discussions_merge_block_by_block(tmp_path: Path) -> None:
     assert data == ours + b"\nName: Bob\n\nTwo.\n\n---\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_random_three_branch_cases_with_hand_edits(repo: Path, seed: int) -> None:
     """Three branches of random work (comments, AI turns, a run round, an advance, a typo
@@ -987,6 +913,7 @@ def test_append_only_hook_on_the_first_commit_and_on_git_rm(repo: Path) -> None:
     assert result.exit_code == 1 and "deleted since HEAD" in result.output
 
 
+@pytest.mark.slow
 def test_check_since_accepts_a_hand_typed_comment_a_merge_placed_first(repo: Path) -> None:
     """A comment typed in the documented form (its own `---` before `Name:`, after the
     engine's) has no time, so the merge places it before the other side's timed answer: the

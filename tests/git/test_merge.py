@@ -491,6 +491,7 @@ scenario = st.tuples(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario)
 def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
@@ -535,6 +536,7 @@ def test_two_branch_appends_merge_cleanly(case: tuple[object, ...]) -> None:
     assert crlf.text == r.text.replace("\n", "\r\n")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(step, min_size=1, max_size=6), st.lists(step, min_size=1, max_size=6))
 def test_rebase_replay_one_commit_at_a_time(
@@ -587,6 +589,7 @@ def play_free(base: str, steps: list[Step], side: str) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(free_step, max_size=8), st.lists(free_step, max_size=8))
 @example(  # theirs' last move starts from a phase it was not in: settling must still end in ours'
@@ -633,6 +636,7 @@ three_branches = st.tuples(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(three_branches)
 def test_branches_merged_in_any_order_give_the_same_bytes(case: tuple[object, ...]) -> None:
@@ -691,6 +695,7 @@ def test_typo_fixed_in_the_last_comment_then_both_comment() -> None:
     assert not parse_document(text).warnings
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.lists(step, max_size=4), min_size=3, max_size=3),

@@ -19,8 +19,7 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
 from ..documentation import page
-from . import test_git
-from .test_git import (
+from ..support.git import (
     FILE,
     advance,
     comment,
@@ -30,8 +29,6 @@ from .test_git import (
     run_cli,
     start_discussion,
 )
-
-repo = test_git.repo  # the fixture: a repository in the project folder
 
 OLD_STYLE = "/nonexistent/python3 -P -m discussions merge-file --marker-size %L %O %A %B %P"
 
@@ -142,6 +139,7 @@ def lost_merge(repo: Path) -> tuple[Path, str]:
     return path, ours
 
 
+@pytest.mark.slow
 def test_check_during_a_merge_fails_on_a_lost_block(repo: Path) -> None:
     """The pre-commit hook (`check --since HEAD`) while MERGE_HEAD exists: every block of
     every parent must be in the result."""
@@ -153,6 +151,7 @@ def test_check_during_a_merge_fails_on_a_lost_block(repo: Path) -> None:
     assert "Ann's point on a." in result.output
 
 
+@pytest.mark.slow
 def test_check_since_fails_on_a_merge_commit_that_lost_a_block(repo: Path) -> None:
     lost_merge(repo)
     git(repo, "commit", "-q", "--no-verify", "--no-edit")
@@ -164,6 +163,7 @@ def test_check_since_fails_on_a_merge_commit_that_lost_a_block(repo: Path) -> No
     assert run_cli("check", "--since", "HEAD").exit_code == 0
 
 
+@pytest.mark.slow
 def test_check_since_accepts_merges_the_driver_made(repo: Path) -> None:
     path = start_discussion(repo)
     two_commenting_branches(repo, path)
@@ -180,6 +180,7 @@ def type_by_hand(path: Path, text: str) -> None:
         f.write(text)
 
 
+@pytest.mark.slow
 def test_pull_rebase_over_hand_typed_comments_without_separators(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -256,6 +257,7 @@ def conflict_region(text: str) -> str:
     return text[text.index("<<<<<<<") : text.index(">>>>>>>")]
 
 
+@pytest.mark.slow
 def test_diverging_phases_keep_what_merges_outside_the_markers(repo: Path) -> None:
     path = diverging_phases(repo)
     text = path.read_text()
@@ -265,6 +267,7 @@ def test_diverging_phases_keep_what_merges_outside_the_markers(repo: Path) -> No
     assert "Ann after the move." in region and "Bob after the move." in region
 
 
+@pytest.mark.slow
 def test_check_status_and_resolve_lead_to_a_resolution(repo: Path) -> None:
     path = diverging_phases(repo)
     rel = str(path.relative_to(repo))
@@ -292,6 +295,7 @@ def test_check_status_and_resolve_lead_to_a_resolution(repo: Path) -> None:
     assert run_cli("check", "--since", "HEAD~1").exit_code == 0
 
 
+@pytest.mark.slow
 def test_two_edits_of_one_line_keep_the_appends_outside_the_markers(repo: Path) -> None:
     path = start_discussion(repo)
     git(repo, "checkout", "-q", "-b", "a")
@@ -337,6 +341,7 @@ def octopus_whose_last_branch_conflicts(repo: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_an_octopus_whose_last_branch_conflicts_is_resolved_as_the_readme_says(
     repo: Path,
 ) -> None:
@@ -353,6 +358,7 @@ def test_an_octopus_whose_last_branch_conflicts_is_resolved_as_the_readme_says(
     assert "octopus merge in progress" in page("git.md")
 
 
+@pytest.mark.slow
 def test_an_octopus_resolved_by_taking_ours_is_caught(repo: Path) -> None:
     path = octopus_whose_last_branch_conflicts(repo)
     git(repo, "checkout", "--ours", "--", str(path))
@@ -386,6 +392,7 @@ def forge_merge(repo: Path, into: str, branch: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_forge_merge_button_after_the_documented_step(repo: Path) -> None:
     """Without the driver the button cannot merge a pull request whose discussion also got a
     comment on main; bringing main into the branch with the driver (docs/git.md's step) makes
@@ -428,6 +435,7 @@ def decided_discussion(title: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_adr_numbers_written_on_two_branches(repo: Path) -> None:
     """Two branches each run `discussions adr`; git merges the two 0001 files cleanly;
     `check` fails naming the command that renumbers one, which fixes it for good."""
@@ -460,6 +468,7 @@ def test_adr_numbers_written_on_two_branches(repo: Path) -> None:
 # --------------------------------------------------------------------------- 7. applies, headings
 
 
+@pytest.mark.slow
 def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> None:
     """Both branches applied the decision as apply 1 (the same branch name: it is made from
     the discussion and the number, and each clone saw no apply yet). The merge keeps both
@@ -467,7 +476,7 @@ def test_two_branches_that_each_applied_pass_check_with_a_note(repo: Path) -> No
     blocks share the number (the words of docs/file-format.md)."""
     from discussions.syntax.apply import render_apply
 
-    from ..apply.test_apply_format import record
+    from ..support.apply import record
 
     path = start_discussion(repo)
     for branch, commit in (("a", "a1" * 20), ("main", "b2" * 20)):
@@ -510,6 +519,7 @@ def test_the_fallbacks_never_run_a_program_from_the_work_tree(
 # --------------------------------------------------------------------------- review: no file left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("result", ["emptied", "plain text", "deleted"])
 def test_a_merge_that_drops_a_whole_discussion_is_caught(repo: Path, result: str) -> None:
     """The merge's file itself gone (deleted, emptied, or no longer a discussion): every
@@ -543,6 +553,7 @@ def test_check_since_fails_on_a_discussion_overwritten_with_plain_text(repo: Pat
         assert "removed" in result.output
 
 
+@pytest.mark.slow
 def test_a_repository_s_huge_conflict_marker_size_does_not_stall_the_driver(repo: Path) -> None:
     """``conflict-marker-size`` comes from the repository's ``.gitattributes``: the driver
     command builds its marker in a number of steps that grows with the size's digits, not

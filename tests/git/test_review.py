@@ -18,6 +18,9 @@ from discussions.cli import cli
 from discussions.syntax.fences import fence_block, fence_diff_context, looks_like_diff
 from discussions.syntax.parse import parse_document
 
+from ..support.git import commit_files
+from ..support.git import git_out as git
+
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
@@ -30,24 +33,13 @@ CODE_BLOCK = re.compile(
 
 
 @pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    git(isolated, "config", "user.name", "Test User")
-    git(isolated, "config", "user.email", "test@example.com")
-    (isolated / "app.py").write_text("def retry():\n    return 1\n")
-    (isolated / "README.md").write_text("# App\n\n```python\nretry()\n```\n")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    return isolated
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
+def repo(repo: Path) -> Path:
+    """The shared repository with a first commit: a module and a README."""
+    files = {
+        "app.py": "def retry():\n    return 1\n",
+        "README.md": "# App\n\n```python\nretry()\n```\n",
+    }
+    return commit_files(repo, files)
 
 
 def invoke(*args: str) -> Result:
@@ -147,6 +139,7 @@ def test_piped_git_diff_is_fenced_for_templates_with_diff_context(repo: Path) ->
     assert fence_diff_context("Just prose about a change.") == "Just prose about a change."
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.text(alphabet=st.sampled_from(["`", "~", "a", " ", "\n", "-", "+", ">", "#"]), max_size=80)
@@ -160,6 +153,7 @@ def test_fence_block_cannot_be_closed_by_its_content(text: str) -> None:
     assert page.rstrip().endswith("<p>after</p>")
 
 
+@pytest.mark.slow
 def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
     """The diff is asked for the allowed paths only: a secret folder, a secret name and an
     ``evidence.exclude`` path are named as left out, their content never written."""
@@ -193,6 +187,7 @@ def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
     assert "`Secret_stuff/config.yaml` (refused:" in text
 
 
+@pytest.mark.slow
 def test_a_submodule_s_files_are_never_inlined_in_the_review(repo: Path, tmp_path: Path) -> None:
     """With ``diff.submodule=diff`` in the repository's configuration, git writes the diff of
     every file inside a submodule under the submodule's one path, which the rule allowed: its

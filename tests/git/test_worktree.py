@@ -11,31 +11,23 @@ import pytest
 from discussions.errors import ApplyError
 from discussions.git import watch, worktree
 
+from ..support.git import commit_files
+from ..support.git import git_out as git
+
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
 
 
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return proc.stdout
-
-
 @pytest.fixture
-def repo(isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    (isolated / "a.txt").write_text("one\ntwo\n")
-    (isolated / "logo.bin").write_bytes(b"\0\1\2")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    return isolated
+def repo(repo: Path) -> Path:
+    """The shared repository with a first commit: a text file and a binary one."""
+    (repo / "logo.bin").write_bytes(b"\0\1\2")
+    return commit_files(repo, {"a.txt": "one\ntwo\n"})
 
 
+@pytest.mark.slow
 def test_numstat_reads_odd_names_and_binary_files(repo: Path) -> None:
     wt = worktree.create(repo, "discussions/apply/odd-1")
     (wt.path / "a.txt").write_text("one\n")
@@ -74,6 +66,7 @@ def test_the_snapshot_sees_a_moved_branch(repo: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_branch_names_and_kept_worktrees(repo: Path) -> None:
     with pytest.raises(ApplyError, match="not a valid branch name"):
         worktree.create(repo, "bad..name")
@@ -91,6 +84,7 @@ def test_branch_names_and_kept_worktrees(repo: Path) -> None:
     assert again.base == git(repo, "rev-parse", "main").strip()
 
 
+@pytest.mark.slow
 def test_worktrees_live_in_the_users_cache_folder_one_folder_per_repository(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,6 +111,7 @@ def test_worktrees_live_in_the_users_cache_folder_one_folder_per_repository(
     assert from_linked.base == git(linked, "rev-parse", "HEAD").strip()
 
 
+@pytest.mark.slow
 def test_branches_that_make_the_same_slug_get_folders_of_their_own(repo: Path) -> None:
     assert worktree.place(repo, "a/b") != worktree.place(repo, "a-b")
     first = worktree.create(repo, "a/b")

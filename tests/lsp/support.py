@@ -5,6 +5,7 @@ does (refusing one made for an older version)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -145,3 +146,18 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+def _request(params: Any, ident: int | str = 1, method: str = "initialize") -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}).encode()
+
+
+def _framed(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+async def _message(stream: asyncio.StreamReader) -> bytes:
+    """One message (header and body) as the server wrote it."""
+    header = await stream.readuntil(b"\r\n\r\n")
+    length = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+    return header + await stream.readexactly(length)

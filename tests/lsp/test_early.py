@@ -16,8 +16,7 @@ from discussions.lsp.early import opened
 from discussions.lsp.features import build
 
 from ..conftest import code, run
-from .support import TIMEOUT
-from .test_handshake import _framed, _message, _request
+from .support import TIMEOUT, _framed, _message, _request
 
 TEXT = "\nName: Rob\n\n😀 é — what do you think, @securty? And `@nobody`, @archtect.\n"
 
@@ -53,6 +52,7 @@ def _bodies(messages: list[bytes]) -> list[Any]:
     return [json.loads(m.split(b"\r\n\r\n", 1)[1]) for m in messages]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
 def test_the_early_notifications_are_what_pygls_sends(isolated: Path, encoding: str) -> None:
     path = _discussion(isolated)
@@ -175,6 +175,7 @@ async def _gated_session(project: Path, path: Path, gate: Path, shadow: Path) ->
         await proc.wait()
 
 
+@pytest.mark.slow
 def test_the_first_diagnostics_come_before_pygls_is_loaded_and_once(
     isolated: Path, tmp_path: Path
 ) -> None:

@@ -17,7 +17,7 @@ from discussions.lsp.features import build
 from discussions.lsp.handshake import initialize_answer
 from discussions.lsp.takeover import Replay
 
-from .support import TIMEOUT
+from .support import TIMEOUT, _framed, _message, _request
 
 CLIENTS: list[dict[str, Any]] = [
     {"processId": None, "rootUri": None, "capabilities": {}},
@@ -69,14 +69,6 @@ DECLINED: list[dict[str, Any]] = [
     {"capabilities": {"general": {"positionEncodings": [8]}}},
     {"rootUri": None},
 ]
-
-
-def _request(params: Any, ident: int | str = 1, method: str = "initialize") -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}).encode()
-
-
-def _framed(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def pygls_answer(body: bytes) -> list[bytes]:
@@ -135,13 +127,6 @@ def test_the_replayed_bytes_come_first_then_the_pipe() -> None:
     assert replay.read(10) == b"rest"
 
 
-async def _message(stream: asyncio.StreamReader) -> bytes:
-    """One message (header and body) as the server wrote it."""
-    header = await stream.readuntil(b"\r\n\r\n")
-    length = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
-    return header + await stream.readexactly(length)
-
-
 async def _session(project: Path, first: bytes) -> tuple[list[bytes], bytes, int]:
     """Start the real server, send `first`, `initialized`, then ``shutdown`` (id 99) and
     ``exit``; every message it wrote up to the shutdown's answer, its stderr and exit code."""
@@ -167,6 +152,7 @@ async def _session(project: Path, first: bytes) -> tuple[list[bytes], bytes, int
     return got, err, await asyncio.wait_for(proc.wait(), TIMEOUT)
 
 
+@pytest.mark.slow
 def test_the_server_answers_initialize_once_with_pygls_answer(tmp_path: Path) -> None:
     body = _request(CLIENTS[2], 7)
     got, err, code = asyncio.run(_session(tmp_path, body))
@@ -176,6 +162,7 @@ def test_the_server_answers_initialize_once_with_pygls_answer(tmp_path: Path) ->
     assert code == 0
 
 
+@pytest.mark.slow
 def test_an_initialize_left_to_pygls_is_answered_once_by_pygls(tmp_path: Path) -> None:
     body = _request({"processId": 1.0, "capabilities": {}}, 3)
     got, err, code = asyncio.run(_session(tmp_path, body))
@@ -184,6 +171,7 @@ def test_an_initialize_left_to_pygls_is_answered_once_by_pygls(tmp_path: Path) -
     assert code == 0
 
 
+@pytest.mark.slow
 def test_an_answered_initialize_pygls_cannot_read_stops_the_server(tmp_path: Path) -> None:
     body = _request({"capabilities": {"textDocument": 5}}, 5)
     got, err, code = asyncio.run(_session(tmp_path, body))

@@ -67,6 +67,7 @@ def _answers(got: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
     return {m.get("id"): m for m in got if "method" not in m}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_a_uri_to_a_fifo_or_a_device_is_answered_and_never_blocks(
     isolated: Path, kind: str
@@ -92,6 +93,7 @@ def test_a_uri_to_a_fifo_or_a_device_is_answered_and_never_blocks(
     assert "result" in answers[99]
 
 
+@pytest.mark.slow
 def test_a_command_on_an_open_fifo_never_blocks(isolated: Path) -> None:
     """An editor that opened a FIFO as a discussion and asks to run a turn: whether the
     buffer differs from the saved file is asked of a regular file only."""
@@ -122,6 +124,7 @@ BAD_LENGTHS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["first", "later"])
 @pytest.mark.parametrize("bad", sorted(BAD_LENGTHS))
 def test_a_bad_content_length_gets_an_error_and_the_server_goes_on(

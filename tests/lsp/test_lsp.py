@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from ..conftest import code, run, script_command
+from ..support.waiting import running_below, wait_for_async
 from .support import TIMEOUT, editor
 
 
@@ -16,6 +19,7 @@ def _discussion(isolated: Path, title: str = "Feature") -> Path:
     return isolated / "discussions" / f"{title.lower()}.md"
 
 
+@pytest.mark.slow
 def test_a_misspelt_mention_typed_gets_a_diagnostic_with_a_quick_fix(isolated: Path) -> None:
     path = _discussion(isolated)
 
@@ -128,6 +132,7 @@ def _ask(uri: str, command: str = "discussions.ask") -> types.ExecuteCommandPara
     return types.ExecuteCommandParams(command, arguments=[uri])
 
 
+@pytest.mark.slow
 def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_answer(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:
@@ -169,6 +174,7 @@ def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_a
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_text_typed_while_a_turn_runs_is_never_overwritten(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:
@@ -184,7 +190,8 @@ def test_text_typed_while_a_turn_runs_is_never_overwritten(
             uri = ed.open(path)
             await ed.diagnostics(uri)
             asked = asyncio.ensure_future(ed.client.workspace_execute_command_async(_ask(uri)))
-            await asyncio.sleep(0.5)
+            # the turn runs: its provider (below the language server, below this test) answers
+            await wait_for_async(lambda: running_below(os.getpid(), "answer.py"))
             typed = ed.texts[uri] + "\nstill typing\n"
             ed.type(uri, typed)
             result = await asyncio.wait_for(asked, TIMEOUT)
@@ -197,6 +204,7 @@ def test_text_typed_while_a_turn_runs_is_never_overwritten(
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_advance_phase_and_insert_my_vote(isolated: Path) -> None:
     path = _discussion(isolated)
 
@@ -244,6 +252,7 @@ def test_advance_phase_and_insert_my_vote(isolated: Path) -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_diagnostics_match_discussions_check_on_every_fixture(isolated: Path) -> None:
     import json
     import shutil
@@ -284,6 +293,7 @@ def test_diagnostics_match_discussions_check_on_every_fixture(isolated: Path) ->
     assert {s for *_, s in expected["broken.md"]} == {"error", "warning"}
 
 
+@pytest.mark.slow
 def test_settings_that_cannot_be_read_are_shown_on_the_file_not_crashed_on(
     isolated: Path,
 ) -> None:
@@ -300,8 +310,9 @@ def test_settings_that_cannot_be_read_are_shown_on_the_file_not_crashed_on(
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_a_merge_conflict_line_offers_discussions_resolve(repo: Path) -> None:
-    from ..git.test_git import git, markers_present, start_discussion, two_branches
+    from ..support.git import git, markers_present, start_discussion, two_branches
 
     path = start_discussion(repo)
     git(repo, "config", "--remove-section", "merge.discussions")  # a clone without the driver

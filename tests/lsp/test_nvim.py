@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from ..conftest import code, run
-from ..git.test_git import git
+from ..support.git import git
+
+pytestmark = pytest.mark.slow  # a real Neovim
 
 ENV_REQUIRE = "DISCUSSIONS_REQUIRE_NVIM"
 

@@ -27,8 +27,10 @@ from urllib.parse import quote
 
 import pytest
 
-from ..browser_support import browser_or_skip, start_browser
 from ..conftest import code, run
+from ..support.browser import browser_or_skip, start_browser
+
+pytestmark = pytest.mark.slow  # a real VS Code (code-server) in a browser
 
 EXTENSION = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 

@@ -14,13 +14,7 @@ from click.testing import CliRunner
 
 from discussions.cli import cli
 
-SRC = Path(__file__).parent.parent.parent / "src"
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k.startswith(("DISCUSSIONS_", "HOME", "NO_"))}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
-    return env
+from ..support.subprocesses import server_env as _env
 
 
 def _payload(result: Any) -> Any:
@@ -114,6 +108,7 @@ def test_missing_sdk_message(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+@pytest.mark.slow
 def test_server_over_stdio(isolated: Path) -> None:
     pytest.importorskip("mcp")
     import anyio
@@ -209,6 +204,7 @@ def test_server_over_stdio(isolated: Path) -> None:
     assert message == "Error executing tool discussion_status: " + cli_error.removeprefix("Error: ")
 
 
+@pytest.mark.slow
 def test_tools_without_the_sdk(isolated: Path) -> None:
     """The library layer: bounded reads, unknown tickets, the CLI's messages."""
     from discussions.errors import DiscussionsError
@@ -264,6 +260,7 @@ def _mcp_session(isolated: Path, calls: Any) -> dict[str, Any]:
     return seen
 
 
+@pytest.mark.slow
 def test_tools_and_resources_stay_in_the_discussions_folder(
     isolated: Path, tmp_path: Path
 ) -> None:
@@ -347,6 +344,7 @@ def test_tools_and_resources_stay_in_the_discussions_folder(
         assert not is_error, (file, text)
 
 
+@pytest.mark.slow
 def test_start_turn_refuses_a_replay_provider_like_the_web_api(isolated: Path) -> None:
     """A replay reads the file it names: no agent may choose one (one rule with the web API)."""
     pytest.importorskip("mcp")

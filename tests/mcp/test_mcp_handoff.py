@@ -10,7 +10,7 @@ import pytest
 from discussions.errors import NotDecided
 from discussions.ops.service import DiscussionTools
 
-from ..model.test_handoff import decided_file
+from ..support.documents import decided_file
 
 
 def test_handoff_of_a_decided_discussion(isolated: Path) -> None:
@@ -32,6 +32,7 @@ def test_handoff_of_an_undecided_discussion_is_an_error(isolated: Path) -> None:
         DiscussionTools().handoff("cache.md")
 
 
+@pytest.mark.slow
 def test_the_mcp_tool_answers_and_refuses(isolated: Path) -> None:
     pytest.importorskip("mcp")
     import anyio

@@ -73,6 +73,7 @@ RICH = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("version", "capabilities", "info"),
     [
@@ -126,6 +127,7 @@ def _exchange(project: Path, data: bytes, answers: int) -> tuple[list[dict[str, 
     return got, err.decode()
 
 
+@pytest.mark.slow
 def test_a_first_line_that_is_not_json_is_the_sdks_to_answer(isolated: Path) -> None:
     pytest.importorskip("mcp")
     sent = (
@@ -140,6 +142,7 @@ def test_a_first_line_that_is_not_json_is_the_sdks_to_answer(isolated: Path) -> 
     assert "tools" in answers[1]["result"]
 
 
+@pytest.mark.slow
 def test_a_first_request_other_than_initialize_is_the_sdks_to_answer(isolated: Path) -> None:
     pytest.importorskip("mcp")
     sent = (
@@ -263,6 +266,7 @@ def test_a_line_the_sdk_cannot_read_gets_no_early_answer(line: bytes) -> None:
     assert initialize_answer(line, __version__) is None
 
 
+@pytest.mark.slow
 def test_a_first_line_longer_than_the_early_read_reaches_the_sdk_whole(isolated: Path) -> None:
     pytest.importorskip("mcp")
     from discussions.mcp.handshake import MAX_LINE

@@ -86,6 +86,7 @@ def _comments(path: Path) -> list[tuple[str, int, str | None]]:
     return [(c.author, c.line, c.vote) for c in Discussion.load(path).comments]
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -125,6 +126,7 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
         assert len(new_markers) == len(old)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -140,6 +142,7 @@ def test_reading_never_raises(original: bytes) -> None:
 # -- concurrent writers -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_threads_appending_at_once_lose_nothing(isolated: Path) -> None:
     path = isolated / "d.md"
     path.write_text("<!-- DISCUSSION -->\n\n# T\n", encoding="utf-8")
@@ -163,6 +166,7 @@ def test_threads_appending_at_once_lose_nothing(isolated: Path) -> None:
     assert d.warnings == []
 
 
+@pytest.mark.slow
 def test_processes_running_comment_at_once_lose_nothing(isolated: Path) -> None:
     path = isolated / "d.md"
     path.write_text("<!-- DISCUSSION -->\n\n# T\n", encoding="utf-8")

@@ -13,12 +13,14 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 import discussions
 from discussions.atomic import replace_file
 from discussions.model.filecache import Shelf
 from discussions.settings.workspace import Workspace
 
-from .test_ledger import discussion
+from ..support.documents import discussion
 
 SRC = str(Path(discussions.__file__).resolve().parents[1])
 """Where this test's `discussions` is imported from (the checkout's src, or site-packages
@@ -135,6 +137,7 @@ _WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_writing_the_cache_at_once_lose_nothing(isolated: Path) -> None:
     folder = isolated / "discussions"
     folder.mkdir()
@@ -173,6 +176,7 @@ def test_two_processes_writing_the_cache_at_once_lose_nothing(isolated: Path) ->
     assert seen == []  # served from the file both wrote
 
 
+@pytest.mark.slow
 def test_list_in_a_new_process_shows_a_file_changed_since_the_last(isolated: Path) -> None:
     folder = isolated / "discussions"
     discussion(folder, "one.md", "One", comments=(("Rob", "Hello."),))

@@ -11,49 +11,7 @@ from discussions.model.handoff import build_handoff, is_decided
 from discussions.syntax.evidence import Block, render_block
 
 from ..conftest import sign_ai_comments, write
-
-DECIDED = """
-<!-- DISCUSSION -->
-<!-- Title: Cache layer -->
-<!-- Phase: initial_feedback -->
-<!-- Status: {status} -->
-<!-- Participants: architect, pragmatist -->
-
-# Cache layer
-
-## Context
-Reads of the catalogue are slow; the database must stay the source of truth.
-
-## Notes
-The catalogue has two million rows.
-
----
-
-Name: AI-Architect
-We should refactor the reader behind an interface.
-
-DECISION: Put an LRU cache in front of the catalogue reader.
-TODO: @pragmatist write the cache tests
-TODO: Document the cache size setting
-CONCERN: Invalidation on writes must be immediate.
-Q: Which size limit by default?
-
-VOTE: READY
-
----
-
-Name: AI-Pragmatist
-DONE: Document the cache size setting
-
-VOTE: READY
-
----
-"""
-
-
-def decided_file(folder: Path, status: str = "DECIDED", extra: str = "") -> Path:
-    """A discussion file with a decision, TODOs, a concern and a question."""
-    return write(folder / "cache.md", sign_ai_comments(DECIDED.format(status=status) + extra))
+from ..support.documents import DECIDED, decided_file
 
 
 def _discussion(folder: Path, status: str = "DECIDED", extra: str = "") -> Discussion:

@@ -14,41 +14,14 @@ from discussions.model import ledger
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
-from ..conftest import FIXTURES, sign_ai_comments, write
+from ..conftest import FIXTURES, write
+from ..support.documents import discussion
 
 
 def run(*args: str):  # type: ignore[no-untyped-def]
     from discussions.cli import cli
 
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def discussion(
-    folder: Path,
-    name: str,
-    title: str,
-    *,
-    created: str | None = "2026-11-01T10:00:00Z",
-    status: str = "OPEN",
-    changed_to: str | None = None,
-    comments: tuple[tuple[str, str], ...] = (),
-    template: str = "feature",
-) -> Path:
-    """A discussion file written by hand: header, preamble, then (author, body) comments."""
-    head = ["<!-- DISCUSSION -->", f"<!-- Title: {title} -->", f"<!-- Status: {status} -->"]
-    if created:
-        head.append(f"<!-- Created: {created} -->")
-    head.append(f"<!-- Template: {template} -->")
-    text = "\n".join(head) + f"\n\n# {title}\n\n## Context\nWhy we talk.\n\n"
-    for author, body in comments:
-        text += f"---\n\nName: {author}\n\n{body}\n\n"
-    text += "---\n"
-    if changed_to:
-        text += f"\n<!-- STATUS-CHANGE: {status} -> {changed_to} -->\n"
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(sign_ai_comments(text), encoding="utf-8")  # as the engine writes them
-    return path
 
 
 @pytest.fixture
@@ -417,6 +390,7 @@ def test_memory_can_be_turned_off_and_limited(isolated: Path, folder: Path) -> N
     assert MEMORY_HEADING not in build_prompt(d, architect, memory=False)[0]
 
 
+@pytest.mark.slow
 def test_prompt_with_memory_stays_within_budget(isolated: Path, folder: Path) -> None:
     for i in range(300):
         discussion(

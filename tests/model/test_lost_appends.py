@@ -13,6 +13,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from ..conftest import code, out, run
 
 
@@ -52,6 +54,7 @@ def _kill_during_write(path: Path, big: bytes) -> int:
     return path.stat().st_size - before
 
 
+@pytest.mark.slow
 def test_a_comment_cut_short_by_sigkill_is_reported(isolated: Path) -> None:
     assert code(run("new", "Killed")) == 0
     path = isolated / "discussions" / "killed.md"
@@ -73,6 +76,7 @@ def test_a_comment_cut_short_by_sigkill_is_reported(isolated: Path) -> None:
     assert "cut short" not in again.stdout + again.stderr
 
 
+@pytest.mark.slow
 def test_the_next_append_reports_a_cut_short_write(isolated: Path) -> None:
     assert code(run("new", "Torn")) == 0
     path = isolated / "discussions" / "torn.md"
@@ -125,6 +129,7 @@ while not os.path.exists(stop):
 """
 
 
+@pytest.mark.slow
 def test_every_comment_an_editor_saved_over_is_reported(isolated: Path) -> None:
     assert code(run("new", "Busy")) == 0
     assert code(run("new", "Other")) == 0  # appended to at the same time, by other people
@@ -143,7 +148,7 @@ def test_every_comment_an_editor_saved_over_is_reported(isolated: Path) -> None:
                 text=True,
             )
             procs.append(p)
-        time.sleep(0.05)
+        time.sleep(0.05)  # the scenario's pace (not a wait): comments land among the saves
     for p in procs:
         said.append(p.communicate(timeout=120)[0])
     stop.touch()
@@ -170,6 +175,7 @@ for i in range(rounds):
 """
 
 
+@pytest.mark.slow
 def test_processes_appending_at_once_never_drop_each_others_journal_entries(
     isolated: Path,
 ) -> None:

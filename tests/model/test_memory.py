@@ -17,8 +17,8 @@ from discussions.settings.workspace import Workspace
 from discussions.views.status import revisits
 
 from ..conftest import code, out, run, script_command, sign_ai_comments, write, write_signed
-from ..derive.test_motions import council_template
-from ..git.test_git import commit_all, git, repo  # noqa: F401  (the repository fixture)
+from ..support.council import council_template
+from ..support.git import commit_all, git
 
 MOTION = "Adopt JWT with a one-hour expiry"
 
@@ -44,6 +44,7 @@ def section(prompt: str) -> str:
     return prompt[start : prompt.index("## The discussion so far")]
 
 
+@pytest.mark.slow
 def test_second_discussion_prompt_holds_own_position_and_outcome(
     isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
@@ -111,7 +112,8 @@ def test_notes_round_trip_through_the_file_and_check(isolated: Path) -> None:
     assert len(derive(path.read_text(encoding="utf-8"), Workspace.discover()).notes) == 2
 
 
-def test_notes_survive_a_git_merge(repo: Path) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_notes_survive_a_git_merge(repo: Path) -> None:
     assert code(run("init")) == 0
     assert code(run("new", "Queue")) == 0
     commit_all(repo, "start")

@@ -60,6 +60,7 @@ def test_the_library_refuses_an_unknown_status(isolated: Path) -> None:
         d.set_status("nope")
 
 
+@pytest.mark.slow
 def test_list_status_open_means_not_finished(isolated: Path) -> None:
     run("new", "Feature X")
     run("new", "Use Postgres", "--template", "adr")

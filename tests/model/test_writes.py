@@ -127,6 +127,7 @@ def _spawn(args: list[str], cwd: Path) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 def test_concurrent_turns_write_one_transition(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     providers_file({"slowish": script_command("answer.py", '{"comment": "ok", "vote": null}', "0.3")})
     use(isolated, "slowish")
@@ -140,6 +141,7 @@ def test_concurrent_turns_write_one_transition(isolated: Path, providers_file) -
     assert d.warnings == []
 
 
+@pytest.mark.slow
 def test_concurrent_advances_never_duplicate_or_go_backwards(isolated: Path) -> None:
     assert code(run("new", "Steps")) == 0
     procs = [_spawn(["advance", "steps.md"], isolated) for _ in range(8)]
@@ -169,6 +171,7 @@ def test_a_stale_advance_is_refused(isolated: Path) -> None:
 # -- discussions finish ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_consensus_in_the_last_phase_decides_the_discussion(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     providers_file({"approve": script_command("answer.py", '{"comment": "Ship it.", "vote": "READY"}')})
     use(isolated, "approve")
@@ -194,6 +197,7 @@ def test_code_review_approved_is_an_end_state(isolated: Path, providers_file) ->
     assert d.status != "OPEN"
 
 
+@pytest.mark.slow
 def test_close_and_reopen_by_hand(isolated: Path) -> None:
     assert code(run("new", "Hand")) == 0
     path = isolated / "discussions" / "hand.md"
@@ -255,6 +259,7 @@ def test_a_cut_short_ai_comment_is_reported(isolated: Path) -> None:
     assert "does not match the digest" in out(r)
 
 
+@pytest.mark.slow
 def test_a_killed_append_is_detected(isolated: Path) -> None:
     """kill -9 in the middle of a large append: the torn comment does not parse as whole."""
     assert code(run("new", "Big")) == 0
@@ -294,6 +299,7 @@ def test_a_killed_append_is_detected(isolated: Path) -> None:
             assert any("does not match the digest" in w.message for w in d.warnings)
 
 
+@pytest.mark.slow
 def test_sigterm_waits_for_the_write_to_be_whole(isolated: Path) -> None:
     assert code(run("new", "Term")) == 0
     path = isolated / "discussions" / "term.md"

@@ -13,7 +13,7 @@ from discussions.ops.comments import comment, council_lines
 from discussions.settings.workspace import Workspace
 
 from ..conftest import write
-from ..derive.test_motions import people_motion
+from ..support.council import people_motion
 
 
 def test_council_lines() -> None:

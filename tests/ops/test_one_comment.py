@@ -76,7 +76,7 @@ def mcp_call(tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
 
 def by_web(path: Path) -> dict[str, Any]:
     pytest.importorskip("starlette")
-    from ..web_support import LiveServer
+    from ..support.web import LiveServer
 
     server = LiveServer(Workspace.discover())
     try:
@@ -179,7 +179,7 @@ def test_every_interface_refuses_a_comment_alike(isolated: Path) -> None:
     )
     assert is_error and message.endswith(said)
     pytest.importorskip("starlette")
-    from ..web_support import LiveServer
+    from ..support.web import LiveServer
 
     server = LiveServer(Workspace.discover())
     try:

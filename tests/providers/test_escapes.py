@@ -12,8 +12,7 @@ from discussions.cli import cli
 from discussions.providers import CommandProvider, ProviderRequest, ProviderSpec, escapes
 
 from ..conftest import script_command, write
-from .test_provider_faults import kill_quietly, wait_pid
-from .test_providers import wait_dead
+from ..support.waiting import kill_quietly, wait_dead, wait_pid
 
 
 def test_a_quiet_daemon_dies_when_a_call_outside_a_turn_ends(tmp_path: Path) -> None:

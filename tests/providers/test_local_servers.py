@@ -1,6 +1,6 @@
 """Local servers that serve one request at a time and small windows (llama.cpp,
 llama-cpp-python): answers cut at ``max_tokens``, windows they do not report, calls queued on
-one slot. Against a real HTTP server on loopback (tests/openai_stub)."""
+one slot. Against a real HTTP server on loopback (tests/support/openai_stub.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from discussions.providers.base import complete_with_usage
 from discussions.providers.openai_compat import OpenAICompatibleProvider, forget_windows
 
 from ..conftest import code, out, run, write
-from ..openai_stub import StubServer, serve
+from ..support.openai_stub import StubServer, serve
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +41,7 @@ def entry(name: str, base_url: str, *extra: str) -> str:
 # -- answers cut at max_tokens (issue 34, item 9) ---------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stream", "json"])
 def test_an_answer_cut_at_max_tokens_says_so(mode: str) -> None:
     with serve(StubServer(mode=mode, finish_reason="length")) as stub:
@@ -48,6 +49,7 @@ def test_an_answer_cut_at_max_tokens_says_so(mode: str) -> None:
     assert done.length_cut
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stream", "json"])
 def test_an_answer_that_ended_on_its_own_is_not_cut(mode: str) -> None:
     with serve(StubServer(mode=mode)) as stub:
@@ -55,6 +57,7 @@ def test_an_answer_that_ended_on_its_own_is_not_cut(mode: str) -> None:
     assert not done.length_cut
 
 
+@pytest.mark.slow
 def test_a_cut_answer_is_recorded_and_shown_as_cut(userdir: Path, isolated: Path) -> None:
     answer = json.dumps({"comment": "The limit should be per key, because", "vote": None})
     with serve(StubServer(mode="json", answer=answer, finish_reason="length")) as stub:
@@ -76,6 +79,7 @@ def test_a_cut_answer_is_recorded_and_shown_as_cut(userdir: Path, isolated: Path
     assert "3" in status and "token limit" in status
 
 
+@pytest.mark.slow
 def test_a_narrative_cut_at_max_tokens_says_so(userdir: Path, isolated: Path) -> None:
     answer = json.dumps({"comment": "The discussion is about limits and it", "vote": None})
     with serve(StubServer(mode="json", answer=answer, finish_reason="length")) as stub:
@@ -95,6 +99,7 @@ LLAMA_CPP_PYTHON = {"/openapi.json": {"info": {"title": "🦙 llama.cpp Python A
 """What llama-cpp-python's server answers at GET /openapi.json (FastAPI's own), in part."""
 
 
+@pytest.mark.slow
 def test_llama_cpps_slots_are_read_from_props() -> None:
     props = {"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1}
     with serve(StubServer(props=props)) as stub:
@@ -102,6 +107,7 @@ def test_llama_cpps_slots_are_read_from_props() -> None:
         assert (p.parallel, p.context_window) == (1, 4096)
 
 
+@pytest.mark.slow
 def test_llama_cpp_python_is_known_by_its_api_title() -> None:
     with serve(StubServer(routes=dict(LLAMA_CPP_PYTHON))) as stub:
         p = provider(stub)
@@ -109,6 +115,7 @@ def test_llama_cpp_python_is_known_by_its_api_title() -> None:
         assert "assumed" in p.window_source and "llama-cpp-python" in p.window_source
 
 
+@pytest.mark.slow
 def test_a_declared_limit_wins_and_a_remote_api_is_not_asked() -> None:
     with serve(StubServer(routes=dict(LLAMA_CPP_PYTHON))) as stub:
         assert provider(stub, parallel=2).parallel == 2
@@ -126,6 +133,7 @@ def one_request_server(userdir: Path, stub: StubServer, *extra: str) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("declared", [False, True])
 def test_calls_to_a_one_request_server_wait_their_turn_and_are_timed_from_their_start(
     userdir: Path, isolated: Path, declared: bool
@@ -146,6 +154,7 @@ def test_calls_to_a_one_request_server_wait_their_turn_and_are_timed_from_their_
     assert len(answers) == 3
 
 
+@pytest.mark.slow
 def test_an_abandoned_call_is_cancelled_by_closing_its_connection() -> None:
     from discussions.errors import ProviderTimeout
 
@@ -196,6 +205,7 @@ def test_waiting_calls_are_sent_away_when_the_calls_are_stopped() -> None:
 # -- a window the server does not report (issue 34, item 7) -----------------------------------
 
 
+@pytest.mark.slow
 def test_a_server_that_reports_no_window_is_named_once_before_the_first_call(
     userdir: Path, isolated: Path
 ) -> None:
@@ -213,6 +223,7 @@ def test_a_server_that_reports_no_window_is_named_once_before_the_first_call(
     assert "does not report its context window" in out(tested)
 
 
+@pytest.mark.slow
 def test_llama_cpp_python_prompts_are_sized_for_its_default_window(
     userdir: Path, isolated: Path
 ) -> None:
@@ -247,6 +258,7 @@ print(json.dumps({"comment": "Counted.", "vote": None}))
 """
 
 
+@pytest.mark.slow
 def test_a_command_declared_parallel_1_runs_once_at_a_time(
     isolated: Path,
     providers_file,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from discussions import Discussion, Runner
@@ -112,6 +113,7 @@ def test_read_prompt_without_the_usual_sections() -> None:
     assert (r.context_missing, r.comments, r.concerns, r.may_vote) == (False, 0, 0, True)
 
 
+@pytest.mark.slow
 def test_quick_start_shows_votes_a_question_and_the_consensus_state(isolated: Path) -> None:
     """The README's quick start, with no AI CLI installed."""
     assert run("new", "Add user authentication").exit_code == 0  # type: ignore[attr-defined]

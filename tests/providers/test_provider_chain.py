@@ -178,6 +178,7 @@ def test_a_personas_own_hint_still_goes_first(path_bin, providers_file, isolated
     assert "  architect: mine (installed) -> claude-sonnet (missing)" in r.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command", [["turn", "auth.md", "@all"], ["run", "auth.md", "--rounds", "2"]]
 )

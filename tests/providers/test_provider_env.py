@@ -24,9 +24,9 @@ from discussions.providers.presets import PRESETS
 from discussions.providers.specs import read_specs
 from discussions.providers.trust import trust_scope
 
-from ..cli.test_apply import invoke as apply_cli
-from ..cli.test_apply import project  # noqa: F401  (the fixture: a decided discussion in git)
 from ..conftest import write
+from ..support.apply import invoke as apply_cli
+from ..support.git import commit_files
 
 PY = shlex.quote(sys.executable)
 SEEN = (
@@ -123,17 +123,11 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_apply_lead_runs_with_the_write_modes_variables(
-    fake_opencode: Path, isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_opencode: Path, isolated: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    git(isolated, "init", "-q", "-b", "main")
-    (isolated / "app.py").write_text("x = 1\n")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
+    commit_files(repo, {"app.py": "x = 1\n"})
     lead = LeadCommand.of(PRESETS["opencode"], str(isolated))
     job = Job(
         isolated, "discussions/apply/env-1", "Implement it.", lead,
@@ -244,7 +238,8 @@ def test_the_lead_runs_the_trusted_copy_of_an_env_named_file(tmp_path: Path) -> 
     assert env["PLAIN"] == "conf/missing.json"
 
 
-def test_the_apply_consent_names_the_variables_it_sets(project: Path, userdir: Path) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_the_apply_consent_names_the_variables_it_sets(apply_project: Path, userdir: Path) -> None:
     providers = userdir / "providers.yaml"
     providers.write_text(
         providers.read_text().replace(

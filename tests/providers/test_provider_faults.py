@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,24 +18,7 @@ from discussions.providers import CommandProvider, ProviderRequest, ProviderSpec
 from discussions.providers.command import _GUARD, _setpriv, _with_pdeathsig, terminate_all
 
 from ..conftest import script_command, write
-from ..providers.test_providers import alive, wait_dead
-
-
-def wait_pid(pidfile: Path, seconds: float = 20) -> int:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if pidfile.exists() and pidfile.read_text().strip():
-            return int(pidfile.read_text())
-        time.sleep(0.02)
-    raise AssertionError(f"{pidfile} was never written")
-
-
-def kill_quietly(pid: int) -> None:
-    """Test hygiene only: never leave a sleeper behind, whatever the code under test did."""
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+from ..support.waiting import alive, kill_quietly, wait_dead, wait_pid
 
 
 def call(
@@ -47,34 +29,33 @@ def call(
     return provider.complete(request)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("double", [False, True], ids=["setsid", "setsid-double-fork"])
 def test_timeout_holds_when_a_daemon_in_a_new_session_keeps_the_pipes(
     tmp_path: Path, double: bool
 ) -> None:
     pidfile = tmp_path / "daemon"
     args = [str(pidfile), "hang", *(["double"] if double else [])]
-    started = time.monotonic()
     try:
         with pytest.raises(ProviderTimeout, match=r"timed out after 2s"):
             call(script_command("pf_daemon.py", *args), timeout=2)
-        assert time.monotonic() - started < 2 + 10
         assert wait_dead(wait_pid(pidfile))  # escaped the group, killed all the same
     finally:
         if pidfile.exists():
             kill_quietly(int(pidfile.read_text()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("double", [False, True], ids=["setsid", "setsid-double-fork"])
 def test_answer_returned_when_a_daemon_keeps_the_pipes_after_exit(
     tmp_path: Path, double: bool
 ) -> None:
     pidfile = tmp_path / "daemon"
     args = [str(pidfile), "answer", *(["double"] if double else [])]
-    started = time.monotonic()
     try:
         out = call(script_command("pf_daemon.py", *args), timeout=60)
+        # the answer, not the 60 s timeout: the pipes are let go once the provider exits
         assert out == '{"comment": "answered while a daemon holds the pipes"}'
-        assert time.monotonic() - started < 30  # not the 60 s timeout: the pipes are let go
         assert wait_dead(wait_pid(pidfile))
     finally:
         if pidfile.exists():
@@ -108,15 +89,15 @@ def test_terminate_all_reaches_a_daemon_in_a_new_session(tmp_path: Path) -> None
 # -- the command line's --timeout wins over the provider's own ----------------------------------
 
 
+@pytest.mark.slow
 def test_explicit_timeout_overrides_the_provider_timeout(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
-    started = time.monotonic()
     with pytest.raises(ProviderTimeout, match=r"timed out after 1s"):
         call(script_command("pf_hang_self.py", str(pidfile)), 1, explicit=True, spec_timeout=60)
-    assert time.monotonic() - started < 1 + 10
     assert wait_dead(wait_pid(pidfile))
 
 
+@pytest.mark.slow
 def test_provider_timeout_applies_without_an_explicit_one(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
     with pytest.raises(ProviderTimeout, match=r"timed out after 1s"):
@@ -124,20 +105,20 @@ def test_provider_timeout_applies_without_an_explicit_one(tmp_path: Path) -> Non
     assert wait_dead(wait_pid(pidfile))
 
 
+@pytest.mark.slow
 def test_providers_test_timeout_option_wins(providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     pidfile = tmp_path / "pid"
     providers_file({"slow": script_command("pf_hang_self.py", str(pidfile))}, slow={"timeout": 60})
-    started = time.monotonic()
     r = CliRunner().invoke(cli, ["providers", "test", "slow", "--timeout", "1"])
     assert r.exit_code == 1
     assert r.output == "Error: slow: timed out after 1s; process group killed\n"
-    assert time.monotonic() - started < 1 + 10
     assert wait_dead(wait_pid(pidfile))
 
 
 # -- signals ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("armed_by", ["setpriv", "preexec"])
 def test_provider_dies_with_a_killed_parent(tmp_path: Path, armed_by: str) -> None:
     """SIGKILL leaves no chance to clean up; PR_SET_PDEATHSIG makes the kernel do it, armed
@@ -195,6 +176,7 @@ def test_the_spawn_needs_no_preexec_function_where_setpriv_arms_the_signal() -> 
     assert preexec is None and argv[-2:] == ["/bin/true", "x"] and argv[0] == _setpriv()
 
 
+@pytest.mark.slow
 def test_install_signal_handlers_for_library_hosts(tmp_path: Path) -> None:
     """A program using the library directly gets the same guarantee from one call."""
     pidfile = tmp_path / "pids"
@@ -218,6 +200,7 @@ def test_install_signal_handlers_for_library_hosts(tmp_path: Path) -> None:
             kill_quietly(int(pidfile.read_text()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
 def test_signal_to_turn_kills_the_provider_and_exits_cleanly(
     isolated: Path, userdir: Path, tmp_path: Path, signame: str

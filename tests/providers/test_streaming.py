@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
-import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from discussions.cli import cli
@@ -21,20 +22,30 @@ from discussions.providers.streaming import codex_event_text, output_sink
 from discussions.settings.workspace import Workspace
 
 from ..conftest import script_command, write
+from ..support.waiting import running_below
 
 
-def test_command_provider_streams_before_it_finishes() -> None:
-    seen: list[tuple[float, str]] = []
-    spec = ProviderSpec("slow", script_command("slow_print.py", "0.3", "one", "two", "three"))
-    started = time.monotonic()
-    text = CommandProvider(spec).complete(
-        ProviderRequest("prompt", on_output=lambda s: seen.append((time.monotonic(), s)))
-    )
-    done = time.monotonic()
+@pytest.mark.slow
+def test_command_provider_streams_before_it_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = tmp_path / "gate"  # the stand-in prints its last line only once this exists
+    monkeypatch.setenv("SLOW_PRINT_GATE", str(gate))
+    seen: list[str] = []
+    running_at_first: list[bool] = []
+
+    def on_output(s: str) -> None:
+        if not seen:
+            running_at_first.append(bool(running_below(os.getpid(), "slow_print.py")))
+        seen.append(s)
+        gate.touch()
+
+    spec = ProviderSpec("slow", script_command("slow_print.py", "0", "one", "two", "three"))
+    text = CommandProvider(spec).complete(ProviderRequest("prompt", on_output=on_output))
     assert text == "one\ntwo\nthree\n"
-    assert "".join(s for _, s in seen) == text
+    assert "".join(seen) == text
     assert len(seen) >= 2
-    assert seen[0][0] - started < done - started - 0.3  # the first line came well before the end
+    assert running_at_first == [True]  # the first line came while the provider still ran
 
 
 def test_split_utf8_and_codex_events_are_decoded_as_they_arrive() -> None:
@@ -91,6 +102,7 @@ def _discussion(project: Path, providers_file, command: str) -> Discussion:  # t
     return Discussion.load(project / "discussions" / "auth.md", Workspace.discover())
 
 
+@pytest.mark.slow
 def test_runner_reports_chunks_and_appends_the_answer_once(
     isolated: Path, providers_file  # type: ignore[no-untyped-def]
 ) -> None:
@@ -152,10 +164,11 @@ def test_plain_output_ignores_chunks() -> None:
     assert "".join(sink.out) == before
 
 
+@pytest.mark.slow
 def test_live_turn_shows_the_streamed_line_while_the_provider_runs(
     isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
-    from ..cli.test_turn_display import run_in_terminal
+    from ..support.terminal import run_in_terminal
 
     gate = tmp_path / "gate"
     _discussion(

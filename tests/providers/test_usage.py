@@ -91,6 +91,7 @@ def test_gemini_error_is_the_api_message_after_a_stack_trace() -> None:
         gemini_json("gemini", json.dumps({"session_id": "s", "error": err}))
 
 
+@pytest.mark.slow
 def test_claude_and_codex_usage_is_recorded_and_totalled(clis: Path, isolated: Path) -> None:
     assert code(run("turn", "rollout.md", "--provider", "claude")) == 0
     assert code(run("turn", "rollout.md", "--provider", "codex")) == 0
@@ -194,6 +195,7 @@ def test_budget_refusal_counts_unknown_calls() -> None:
     assert reason is not None and "1 with unknown usage" in reason
 
 
+@pytest.mark.slow
 def test_replay_reproduces_a_recording_and_fails_loudly_on_a_miss(
     clis: Path, isolated: Path
 ) -> None:
@@ -274,6 +276,7 @@ def _cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_replay_takes_its_position_from_the_file_across_processes(isolated: Path) -> None:
     """Each separate `turn` posts the next recorded answer of that participant (a pass
     included); answers from other providers do not move the position; past the end fails."""
@@ -361,6 +364,7 @@ def test_replay_of_a_missing_file_is_refused(isolated: Path) -> None:
     assert "no recording at nope.md" in out(r)
 
 
+@pytest.mark.slow
 def test_providers_test_deep_reports_latency_parse_and_usage(clis: Path) -> None:
     r = run("providers", "test", "claude", "--deep", "--json")
     assert code(r) == 0, out(r)
@@ -431,6 +435,7 @@ def test_deep_test_fails_a_command_model_that_fails_every_real_prompt(
     assert data["context_window"] is None and data["fits"] is None
 
 
+@pytest.mark.slow
 def test_providers_test_and_a_turn_wait_the_same_configured_timeout(
     isolated: Path,
     tmp_path: Path,

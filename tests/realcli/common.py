@@ -17,6 +17,8 @@ from click.testing import CliRunner, Result
 
 from discussions.cli import cli
 
+from ..support import git as support_git
+
 
 def git(cwd: Path, *args: str) -> str:
     """Run git in `cwd` (failing the test if it fails); its output as printed."""
@@ -25,11 +27,9 @@ def git(cwd: Path, *args: str) -> str:
 
 
 def use_git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A git identity of the test's own (commits of the fixture and the apply)."""
-    config = tmp_path / "gitconfig"
-    config.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    """A git identity of the test's own (commits of the fixture and the apply), outside CI's
+    name (CI never implies consent to an apply)."""
+    support_git.use_git_identity(monkeypatch, tmp_path)
     monkeypatch.delenv("CI", raising=False)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from discussions.settings.config import bundled_dir, user_dir
 
 from ..conftest import write
-from ..engine.test_conformance import decided_repository
+from ..support.apply import decided_repository
 from .common import git, invoke, printed
 
 OPEN = "discussions/add-user-authentication.md"

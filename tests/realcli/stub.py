@@ -31,8 +31,10 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from ..support.servers import serving
 
 CANNED = (
     "The stub model read the proposal.\n"
@@ -43,14 +45,6 @@ CANNED = (
     "VOTE: READY"
 )
 """What the stub answers by default: a comment with markers and a vote."""
-
-
-class _QuietServer(ThreadingHTTPServer):
-    """A client that gives up on a call closes its connection (the engine does so on purpose):
-    no traceback of that on stderr, where a test reading a command's output would see it."""
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass
 
 
 @dataclass(frozen=True)
@@ -112,16 +106,9 @@ class StubModel:
     def running(cls, *route_lists: Sequence[Route], **settings: Any) -> Iterator[StubModel]:
         """Serve on a free loopback port until the block ends."""
         stub = cls(routes=[r for routes in route_lists for r in routes], **settings)
-        server = _QuietServer(("127.0.0.1", 0), _handler_class(stub))
-        server.daemon_threads = True
-        stub.port = server.server_address[1]
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
+        with serving(_handler_class(stub)) as server:
+            stub.port = server.server_address[1]
             yield stub
-        finally:
-            server.shutdown()
-            server.server_close()
 
 
 class Exchange(BaseHTTPRequestHandler):

@@ -21,8 +21,9 @@ import pytest
 from discussions.providers.presets import PRESETS
 
 from ..conftest import code, out, result_of, run, write, write_signed
+from ..support.git import commit_files
 from . import gemini_api
-from .common import ENGINE_CACHE, git, last_comment, use_git_identity, without_our_sandbox
+from .common import ENGINE_CACHE, git, last_comment, without_our_sandbox
 from .stub import CANNED, StubModel, ToolCall
 
 pytestmark = pytest.mark.skipif(
@@ -220,20 +221,16 @@ VOTE: READY
 
 
 @pytest.fixture
-def repo(stub: StubModel, isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git project with a decided discussion whose lead uses the `gemini` preset."""
-    use_git_identity(monkeypatch, tmp_path)
+def repo(repo: Path, stub: StubModel, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shared repository with a decided discussion whose lead uses the `gemini` preset."""
+    monkeypatch.delenv("CI", raising=False)  # CI never implies consent to an apply
     write(
-        isolated / "participants" / "lead.yaml",
+        repo / "participants" / "lead.yaml",
         "name: AI-Lead\nalias: lead\nrole: Implementer\npersonality: Writes the code.\n"
         "capabilities: [logic]\nprovider_hint: gemini\n",
     )
-    write_signed(isolated / "discussions" / "retry.md", DECIDED)
-    (isolated / "app.py").write_text("def retry():\n    return 1\n")
-    git(isolated, "init", "-q", "-b", "main")
-    git(isolated, "add", "-A")
-    git(isolated, "commit", "-q", "-m", "first")
-    return isolated
+    write_signed(repo / "discussions" / "retry.md", DECIDED)
+    return commit_files(repo, {"app.py": "def retry():\n    return 1\n"})
 
 
 def apply_record(root: Path) -> dict[str, object]:

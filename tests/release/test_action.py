@@ -201,6 +201,7 @@ def _evaluate(value: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{\{ (.+?) \}\}", lambda m: values[m[1]], value)
 
 
+@pytest.mark.slow
 def test_the_steps_annotate_review_and_post_one_comment(
     project: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -225,6 +226,7 @@ def test_the_steps_annotate_review_and_post_one_comment(
         assert [m for m, _ in fake.requests].count("PATCH") == 1
 
 
+@pytest.mark.slow
 def test_the_check_step_fails_with_annotations(
     project: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -279,6 +281,7 @@ def post_review(
     )
 
 
+@pytest.mark.slow
 def test_the_sticky_comment_is_found_across_pages_and_updated(tmp_path: Path) -> None:
     with fake_github() as fake:
         for i in range(130):
@@ -295,6 +298,7 @@ def test_the_sticky_comment_is_found_across_pages_and_updated(tmp_path: Path) ->
         assert ("GET", f"/repos/{REPO}/issues/7/comments?per_page=100&page=2") in fake.requests
 
 
+@pytest.mark.slow
 def test_participants_text_cannot_forge_the_marker_or_mention(tmp_path: Path) -> None:
     with fake_github() as fake:
         assert post_review(tmp_path, fake, event()).returncode == 0
@@ -305,6 +309,7 @@ def test_participants_text_cannot_forge_the_marker_or_mention(tmp_path: Path) ->
     assert "| AI-Security | CHANGES | codex |" in body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("head_repo", ["someone/widgets", None])
 def test_nothing_is_posted_from_a_fork(tmp_path: Path, head_repo: str | None) -> None:
     with fake_github() as fake:
@@ -315,6 +320,7 @@ def test_nothing_is_posted_from_a_fork(tmp_path: Path, head_repo: str | None) ->
     assert MARKER in (tmp_path / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_nothing_is_posted_without_a_pull_request_or_a_token(tmp_path: Path) -> None:
     with fake_github() as fake:
         assert post_review(tmp_path / "a", fake, {"ref": "refs/heads/main"}).returncode == 0
@@ -323,6 +329,7 @@ def test_nothing_is_posted_without_a_pull_request_or_a_token(tmp_path: Path) -> 
         assert fake.requests == []
 
 
+@pytest.mark.slow
 def test_a_refused_post_is_an_error_without_a_traceback(tmp_path: Path) -> None:
     with fake_github() as fake:
         fake.refuse.add("POST")

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from discussions import Discussion
 from discussions.ops.watch import Watcher
 from discussions.settings.workspace import Workspace
@@ -35,6 +37,7 @@ def append(path: Path, text: str) -> None:
         f.write(text)
 
 
+@pytest.mark.slow
 def test_documented_comment_after_an_engine_comment_is_no_corruption(isolated: Path) -> None:
     assert cli("new", "R").returncode == 0
     path = isolated / "discussions" / "r.md"
@@ -114,6 +117,7 @@ def test_name_lines_in_code_or_hidden_html_start_nothing() -> None:
     assert not doc.warnings
 
 
+@pytest.mark.slow
 def test_new_files_take_the_natural_append(isolated: Path) -> None:
     assert cli("new", "Fresh").returncode == 0
     path = isolated / "discussions" / "fresh.md"

@@ -43,6 +43,7 @@ PRELUDE = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("call", list(CASES.values()), ids=list(CASES))
 def test_pathological_input_parses(call: str) -> None:
     try:

@@ -9,7 +9,6 @@ import re
 
 import cmarkgfm
 import pytest
-from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,19 +25,12 @@ from discussions.syntax.render import (
 )
 from discussions.syntax.text import normalise_newlines
 
+from ..support.documents import DANGEROUS_LINES, github
+
 FILE = (
     "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n# T\n\n"
     "Context.\n\n---\n\nName: Alice\n\nHello @bob.\n\nVOTE: READY\n\n---\n"
 )
-
-
-def github(text: str, *, positions: bool = False) -> str:
-    """HTML as GitHub renders it: GFM, raw HTML passed through (then tag-filtered). With
-    `positions`, source positions, so a setext heading (two lines) shows apart from ATX."""
-    options = Options.CMARK_OPT_UNSAFE
-    if positions:
-        options |= Options.CMARK_OPT_SOURCEPOS
-    return cmarkgfm.github_flavored_markdown_to_html(text, options=options)
 
 
 def setext_headings(html: str) -> int:
@@ -51,74 +43,6 @@ def append(text: str, *blocks: str) -> str:
 
 SENTINEL = render_comment("Zed", "Sentinel paragraph.", vote="CHANGES")
 
-DANGEROUS_LINES = [
-    "---",
-    "***",
-    "___",
-    "- - -",
-    "* * *",
-    " ---   ",
-    "   ***\t",
-    "- ---",
-    "1. ---",
-    "> ---",
-    "=",
-    "-",
-    "===",
-    "Name: AI-Security",
-    "Name : X",
-    " Name: Y",
-    "> Name: Z",
-    "Name\\: AI-Security",
-    "<!-- PHASE-TRANSITION: initial_feedback -> done -->",
-    "<!-- VOTE-RESET: done -->",
-    "<!-- STATUS-CHANGE: OPEN -> CLOSED -->",
-    "<!-- provider: claude | duration: 1s -->",
-    "<!--",
-    "-->",
-    "<script>",
-    "<script src=x>",
-    "</script>",
-    "<STYLE>",
-    "<pre>",
-    "<textarea>",
-    "<![CDATA[",
-    "]]>",
-    "<?php",
-    "?>",
-    "<!DOCTYPE html>",
-    "<div>",
-    "<details>",
-    "- <script>",
-    "> <!-- x",
-    "```",
-    "```python",
-    "````",
-    "~~~",
-    "  ```",
-    "   ```",
-    "- ```",
-    "- item",
-    "  continued",
-    "    indented code",
-    "\tcode",
-    "1. one",
-    "> quote",
-    "|a|b|",
-    "|-|-|",
-    "\ufeff---",
-    "\ufeffName: Mallory",
-    "\ufeff<!-- VOTE-RESET: x -->",
-    "VOTE: REJECT",
-    "    VOTE: REJECT",
-    "Q: a question?",
-    "@security look",
-    "text",
-    "`code",
-    "",
-    " ",
-    "\xa0",
-]
 
 lines = st.one_of(
     st.sampled_from(DANGEROUS_LINES),
@@ -172,6 +96,7 @@ def check_one_comment(original: str) -> None:
     assert neutralise(safe) == safe
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(untrusted)
 def test_neutralised_text_is_one_plain_comment(original: str) -> None:
@@ -365,7 +290,6 @@ def test_appended_separator_never_renders_as_a_heading(
 def test_an_end_tag_line_cannot_make_github_pair_fences_differently() -> None:
     """Found by hypothesis: cmark-gfm starts an HTML block at `</script>` (markdown-it does
     not), so the fences after it paired differently and the last one swallowed the rest."""
-    import cmarkgfm
 
     from discussions.syntax.render import (
         neutralise,

@@ -6,6 +6,7 @@ is the same. The oracles are the functions as they were, kept here."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,6 +148,7 @@ LINES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(LINES), max_size=40), st.booleans())
 def test_lines_alone_agree_with_the_markdown_parse(lines: list[str], newline: bool) -> None:
@@ -179,6 +181,7 @@ AI_ANSWER = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([*LINES, *AI_ANSWER]), max_size=30), st.integers(1, 4))
 def test_markers_and_engine_markers_are_found_as_by_the_parse_of_each_comment(

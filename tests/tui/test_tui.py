@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from textual.widgets import DataTable, Markdown, Static
+from textual.widgets import DataTable, Static
 
 from discussions.cli import cli
 from discussions.model.discussion import Discussion
-from discussions.settings.workspace import Workspace
 from discussions.tui.app import DiscussionsApp
 from discussions.tui.browser import BrowserScreen
 from discussions.tui.common import HelpScreen
@@ -22,6 +19,7 @@ from discussions.tui.personas import ParticipantsScreen
 from discussions.tui.turn import TurnScreen
 
 from ..conftest import script_command, write
+from ..support.tui import app_for, markdown_text, screen_lines, until
 
 pytestmark = pytest.mark.asyncio
 SIZE = (80, 24)
@@ -33,32 +31,8 @@ def new(title: str, *extra: str) -> Path:
     return Path("discussions") / (title.lower().replace(" ", "-") + ".md")
 
 
-def app_for(file: Path | None = None) -> DiscussionsApp:
-    ws = Workspace.discover()
-    return DiscussionsApp(ws.config.output_directory, file, ws)
-
-
-async def until(pilot, check: Callable[[], bool], timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "condition not met in time"
-        await pilot.pause(0.05)
-
-
 def title_text(app: DiscussionsApp) -> str:
     return str(app.screen.query_one("#title", Static).render())
-
-
-def markdown_text(app: DiscussionsApp) -> str:
-    """The markdown of the title and the comments (not the context)."""
-    heading = app.screen.query_one("#heading", Markdown).source
-    return heading + "\n" + app.screen.query_one("#body", Markdown).source
-
-
-def screen_lines(app: DiscussionsApp) -> list[str]:
-    """The screen as the terminal shows it: one string per row."""
-    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
 
 
 def comments_column(app: DiscussionsApp) -> list[str]:
@@ -77,6 +51,7 @@ def panel_text(app: DiscussionsApp) -> str:
     return str(app.screen.query_one("#panel", Static).render())
 
 
+@pytest.mark.slow
 async def test_browser_lists_filters_and_opens(isolated: Path) -> None:
     new("Auth flow")
     new("Caching layer")
@@ -109,6 +84,7 @@ async def test_browser_lists_filters_and_opens(isolated: Path) -> None:
     assert app.return_code in (0, None)
 
 
+@pytest.mark.slow
 async def test_typing_in_the_list_filters_without_tab_first(isolated: Path) -> None:
     new("Auth flow")
     new("Caching layer")
@@ -126,6 +102,7 @@ async def test_typing_in_the_list_filters_without_tab_first(isolated: Path) -> N
         assert str(table.get_row_at(0)[0]) == "Caching layer"
 
 
+@pytest.mark.slow
 async def test_view_follows_the_file_and_survives_an_invalid_one(isolated: Path) -> None:
     path = new("Auth flow")
     app = app_for(path)
@@ -143,6 +120,7 @@ async def test_view_follows_the_file_and_survives_an_invalid_one(isolated: Path)
         assert isinstance(app.screen, DiscussionScreen)
 
 
+@pytest.mark.slow
 async def test_composer_posts_a_comment_with_a_vote(
     isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -166,6 +144,7 @@ async def test_composer_posts_a_comment_with_a_vote(
     assert d.votes.get("Composer Person") == "CHANGES"
 
 
+@pytest.mark.slow
 async def test_turn_streams_each_answer_into_its_panel(
     isolated: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
 ) -> None:
@@ -214,6 +193,7 @@ async def test_turn_streams_each_answer_into_its_panel(
     assert path.read_text(encoding="utf-8").count("STREAMING-LINE") == 2  # once per participant
 
 
+@pytest.mark.slow
 async def test_advance_asks_first(isolated: Path) -> None:
     path = new("Auth flow")
     before = Discussion.load(path).phase
@@ -229,6 +209,7 @@ async def test_advance_asks_first(isolated: Path) -> None:
         await until(pilot, lambda: Discussion.load(path).phase in panel_text(app))
 
 
+@pytest.mark.slow
 async def test_editor_key_runs_editor_and_reloads(
     isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -250,6 +231,7 @@ async def test_editor_key_runs_editor_and_reloads(
         await until(pilot, lambda: "Edited in an editor" in markdown_text(app))
 
 
+@pytest.mark.slow
 async def test_participant_manager_lists_origins_edits_and_removes(
     isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -293,6 +275,7 @@ async def test_participant_manager_lists_origins_edits_and_removes(
     assert os.environ.get("NO_COLOR") == "1"
 
 
+@pytest.mark.slow
 async def test_new_discussion_from_the_browser(isolated: Path) -> None:
     new("Existing one")
     app = app_for()
@@ -314,6 +297,7 @@ async def test_new_discussion_from_the_browser(isolated: Path) -> None:
 MARKED = "Some thoughts:\n- point one\nQ: Is it safe?\nCONCERN: Costs too much\nTODO: Ask ops"
 
 
+@pytest.mark.slow
 async def test_every_marker_line_shows_as_its_own_line(isolated: Path) -> None:
     path = new("Auth flow")
     assert CliRunner().invoke(cli, ["comment", str(path), MARKED, "--author", "Rob"]).exit_code == 0
@@ -334,6 +318,7 @@ async def test_every_marker_line_shows_as_its_own_line(isolated: Path) -> None:
         ], rows
 
 
+@pytest.mark.slow
 async def test_the_context_shows_above_the_comments_and_folds(isolated: Path) -> None:
     context = "Users need to log in.\nWith passkeys, not passwords.\n\nSecond paragraph."
     r = CliRunner().invoke(cli, ["new", "Auth flow", "--context", context])
@@ -363,6 +348,7 @@ async def test_the_context_shows_above_the_comments_and_folds(isolated: Path) ->
         )
 
 
+@pytest.mark.slow
 async def test_a_turn_without_any_ai_cli_says_so_once(
     isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -109,6 +109,7 @@ def test_unexplained_flips_over_the_threshold_make_the_phase_anonymous(isolated:
     assert view is not None and "AI-Security" not in view.text
 
 
+@pytest.mark.slow
 def test_memory_reports_the_flip_rate_across_discussions(isolated: Path) -> None:
     moved("On reflection, fine.")  # one flip citing nothing new
     d = Discussion.create("Index", participants=TRIO)

@@ -38,6 +38,7 @@ def ran(isolated: Path, providers_file, tmp_path: Path) -> Path:  # type: ignore
     return prompts
 
 
+@pytest.mark.slow
 def test_the_first_round_is_a_sealed_ballot(ran: Path) -> None:
     aliases = ["architect", "security", "pragmatist"]
     for alias in aliases:
@@ -64,6 +65,7 @@ def test_the_debate_delta_is_derived_from_the_file(ran: Path, isolated: Path) ->
     assert "Debate delta: first ballot CHANGES -> now READY: debate changed" in text
 
 
+@pytest.mark.slow
 def test_the_positions_grid_in_status_json_and_html(ran: Path, isolated: Path) -> None:
     text = out(run("status", "cache.md"))
     assert "Positions by round:" in text

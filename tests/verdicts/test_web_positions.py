@@ -7,7 +7,7 @@ from pathlib import Path
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, run
-from ..web_support import LiveServer
+from ..support.web import LiveServer
 
 
 def test_the_web_page_and_api_show_the_positions(isolated: Path) -> None:

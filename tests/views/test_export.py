@@ -250,6 +250,7 @@ def test_json_export_holds_every_comments_text(hostile: Path) -> None:
     assert data["phase"] == "detailed_review"
 
 
+@pytest.mark.slow
 def test_post_is_written_by_the_moderator_next_to_the_file(hostile: Path) -> None:
     before = hostile.read_bytes()
     said = _export(hostile, "--format", "post", "--provider", "mock")

@@ -12,7 +12,8 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
 from ..conftest import code, result_of, run, script_command, write
-from ..web_support import TOKEN, LiveServer
+from ..support.waiting import wait_for
+from ..support.web import TOKEN, LiveServer
 
 NAME = "auth.md"
 
@@ -208,15 +209,11 @@ def test_advance_close_and_reopen(server: LiveServer, project: Path) -> None:
 
 
 def wait_done(server: LiveServer, ticket: str) -> dict[str, object]:
-    import time
+    def finished() -> dict[str, object] | None:
+        job: dict[str, object] = server.get(f"/api/turns/{ticket}").json()
+        return job if job["state"] != "running" else None
 
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        job = server.get(f"/api/turns/{ticket}").json()
-        if job["state"] != "running":
-            return job  # type: ignore[no-any-return]
-        time.sleep(0.05)
-    raise AssertionError("the turn did not finish")
+    return wait_for(finished, 30, message="the turn to finish")
 
 
 def test_a_turn_returns_a_ticket_at_once_and_appends(server: LiveServer, project: Path) -> None:

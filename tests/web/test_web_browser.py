@@ -18,9 +18,10 @@ import pytest
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
-from ..browser_support import console_errors, phone_viewport, wait_for
 from ..conftest import code, run, script_command, write
-from ..web_support import TOKEN, LiveServer
+from ..support.browser import console_errors, phone_viewport
+from ..support.waiting import wait_for
+from ..support.web import LiveServer, open_page
 
 pytest.importorskip("selenium")
 
@@ -87,19 +88,6 @@ def path_of(project: Path, name: str = NAME) -> Path:
 
 def file_text(project: Path, name: str = NAME) -> str:
     return path_of(project, name).read_text(encoding="utf-8")
-
-
-def open_page(browser: WebDriver, server: LiveServer, path: str, *, token: bool = True) -> None:
-    """Open `path` as the user would: with the token in the address (it becomes a cookie and
-    the address loses it), or without it and without the cookie (read-only)."""
-    if token:
-        browser.get(f"{server.url}{path}?token={TOKEN}")
-        assert browser.current_url == f"{server.url}{path}"  # the redirect dropped the token
-    else:
-        browser.get(f"{server.url}/static/app.js")  # any page of the origin, to clear its cookies
-        browser.delete_all_cookies()
-        browser.get(f"{server.url}{path}")
-    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
 
 
 def mark_page(browser: WebDriver) -> None:

@@ -16,9 +16,9 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.render import render_comment
 
-from ..browser_support import console_errors, wait_for
-from ..web_support import LiveServer
-from .test_web_browser import open_page
+from ..support.browser import console_errors
+from ..support.waiting import wait_for
+from ..support.web import LiveServer, open_page
 
 pytest.importorskip("selenium")
 

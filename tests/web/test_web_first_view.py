@@ -15,9 +15,10 @@ from discussions.settings.workspace import Workspace
 from discussions.views.html import comment_html
 from discussions.web.app import ALL_COMMENTS, FIRST_VIEW
 
-from ..browser_support import console_errors, wait_for
 from ..conftest import code, run
-from ..web_support import TOKEN, LiveServer
+from ..support.browser import console_errors
+from ..support.waiting import wait_for
+from ..support.web import TOKEN, LiveServer
 
 NAME = "long.md"
 OLDER = 30

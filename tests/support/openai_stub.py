@@ -14,19 +14,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .servers import serving
 
 DRIP = "drip"
 """A route's answer that comes a byte at a time (`StubServer.routes`)."""
-
-
-class _QuietServer(ThreadingHTTPServer):
-    """A client that gives up on a call closes its connection (the engine does so on purpose):
-    no traceback of that on stderr, where a test reading a command's output would see it."""
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass
 
 
 @dataclass
@@ -58,6 +52,9 @@ class StubServer:
     most_at_once: int = 0
     """The most chat requests the server held at one time, queued ones included."""
     disconnected: threading.Event = field(default_factory=threading.Event)
+    outlasted: threading.Event = field(default_factory=threading.Event)
+    """Set when a hanging or dripping answer ran its whole course (30 s, 20 s): the client
+    waited it out instead of leaving at its deadline."""
     """Set when a client closed its connection while ``generate`` mode worked on its answer."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -120,6 +117,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(b" ")
                 self.wfile.flush()
                 time.sleep(0.2)
+            stub.outlasted.set()
 
         def do_POST(self) -> None:  # noqa: N802
             sent = self._record()
@@ -208,7 +206,8 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             self._json(400, {"error": {"code": 400, "message": message}})
 
         def _mode_hang(self) -> None:
-            stub.stop.wait(30)
+            if not stub.stop.wait(30):
+                stub.outlasted.set()
 
         def _mode_drip(self) -> None:
             self._events()
@@ -240,15 +239,6 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
 def serve(stub: StubServer | None = None) -> Iterator[StubServer]:
     """Run `stub` on 127.0.0.1 (a free port) for the duration of the block."""
     stub = stub or StubServer()
-    server = _QuietServer(("127.0.0.1", 0), _handler(stub))
-    server.daemon_threads = True
-    stub.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(_handler(stub), before_shutdown=stub.stop.set) as server:
+        stub.port = server.server_address[1]
         yield stub
-    finally:
-        stub.stop.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)

@@ -2,14 +2,15 @@
 
 Use the module-scoped ``browser`` fixture (one Chromium per test module)::
 
-    from .browser_support import console_errors, wait_for   # `browser` comes from conftest
+    from ..support.browser import console_errors   # `browser`: tests/support/fixtures.py
+    from ..support.waiting import wait_for
 
     def test_page(browser):
         browser.get(url)
         wait_for(lambda: browser.find_element(By.ID, "out").text == "done")
         assert console_errors(browser) == []
 
-(tests/conftest.py imports the fixture for every test module), or call ``start_browser()``
+(registered for every test module with the other shared fixtures), or call ``start_browser()``
 yourself and ``quit()`` the driver it returns.
 
 Without Chromium, ChromeDriver or the ``selenium`` package the tests are skipped, unless
@@ -30,14 +31,15 @@ import os
 import shutil
 import signal
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from collections.abc import Iterable, Iterator
+from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
+
+from .servers import serving
+from .waiting import alive, command_line, descendants, process_ids
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -179,62 +181,12 @@ def selenium_manager_forbidden() -> Iterator[None]:
 # --- processes -------------------------------------------------------------------------------
 
 
-def _proc_pids() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:  # no /proc (not Linux): nothing we can inspect
-        return []
-
-
-def _ppid(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # "pid (comm) state ppid ...": comm may contain spaces and parentheses
-    try:
-        return int(stat.rsplit(")", 1)[1].split()[1])
-    except (IndexError, ValueError):
-        return None
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return (
-            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        )
-    except OSError:
-        return ""
-
-
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid in _proc_pids():
-        parent = _ppid(pid)
-        if parent is not None:
-            children.setdefault(parent, []).append(pid)
-    found: set[int] = set()
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def browser_processes(marker: str) -> set[int]:
     """Live processes whose command line mentions ``marker`` (e.g. a driver's user-data-dir)."""
     me = os.getpid()
-    return {pid for pid in _proc_pids() if pid != me and marker in _cmdline(pid) and _alive(pid)}
+    return {
+        pid for pid in process_ids() if pid != me and marker in command_line(pid) and alive(pid)
+    }
 
 
 def _kill(pids: Iterable[int]) -> None:
@@ -263,9 +215,9 @@ def _chrome() -> type:
                 driver_pid = None
                 with contextlib.suppress(Exception):
                     driver_pid = self.service.process.pid
-                family = _descendants(driver_pid) if driver_pid else set()
+                family = descendants(driver_pid) if driver_pid else set()
                 # Without a live ChromeDriver nobody will close Chromium: no point in waiting.
-                grace = 5.0 if driver_pid and _alive(driver_pid) else 0.5
+                grace = 5.0 if driver_pid and alive(driver_pid) else 0.5
                 try:
                     super().quit()
                 finally:
@@ -281,8 +233,8 @@ def _reap(driver_pid: int | None, family: set[int], user_data_dir: str, grace: f
     (ChromeDriver, its descendants, anything still using our profile) and delete the profile."""
 
     def left() -> set[int]:
-        pids = {pid for pid in family if _alive(pid)}
-        if driver_pid and _alive(driver_pid):
+        pids = {pid for pid in family if alive(pid)}
+        if driver_pid and alive(driver_pid):
             pids.add(driver_pid)
         if user_data_dir:
             pids |= browser_processes(user_data_dir)
@@ -372,7 +324,7 @@ def start_browser(paths: tuple[str, str] | None = None, *, phone: bool = False) 
     except BaseException:
         process = getattr(service, "process", None)
         pid = process.pid if process is not None else None
-        _reap(pid, _descendants(pid) if pid else set(), user_data_dir)
+        _reap(pid, descendants(pid) if pid else set(), user_data_dir)
         raise
     driver.user_data_dir = user_data_dir
     driver.startup_seconds = time.monotonic() - started
@@ -388,45 +340,7 @@ def start_browser(paths: tuple[str, str] | None = None, *, phone: bool = False) 
     return driver
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[WebDriver]:
-    """One headless Chromium for the whole test module; quit (and its processes killed) at the end."""
-    driver = start_browser()
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 # --- helpers for tests -----------------------------------------------------------------------
-
-
-def wait_for(
-    condition: Callable[[], T],
-    timeout: float = 10.0,
-    poll: float = 0.02,
-    message: str = "",
-) -> T:
-    """Call ``condition`` every ``poll`` seconds until it returns something truthy; return that.
-
-    Exceptions raised by ``condition`` (say, an element not there yet) count as "not yet";
-    after ``timeout`` seconds an AssertionError names the last value or exception.
-    """
-    deadline = time.monotonic() + timeout
-    last: object = None
-    while True:
-        try:
-            value = condition()
-        except Exception as exc:  # retried until the deadline
-            value, last = None, exc  # type: ignore[assignment]
-        else:
-            if value:
-                return value
-            last = value
-        if time.monotonic() >= deadline:
-            what = message or getattr(condition, "__name__", "condition")
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
-        time.sleep(poll)
 
 
 def console_errors(driver: WebDriver, ignore: Iterable[str] = ("favicon.ico",)) -> list[str]:
@@ -507,15 +421,5 @@ def static_server(pages: dict[str, str | bytes]) -> Iterator[str]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
+    with serving(Handler) as server:
         yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)

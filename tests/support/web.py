@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +23,11 @@ import uvicorn  # noqa: E402
 from discussions.settings.workspace import Workspace  # noqa: E402
 from discussions.web import bind  # noqa: E402
 from discussions.web.app import Settings, create_app  # noqa: E402
+
+from .waiting import poll_until, wait_for  # noqa: E402
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 TOKEN = "test-token-0123456789"
 
@@ -57,11 +62,9 @@ class LiveServer:
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
         )
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.01)
+        up = poll_until(lambda: self.server.started or not self.thread.is_alive(), 10)
+        if not (up and self.server.started):
+            raise RuntimeError("the test server did not start")
 
     @property
     def url(self) -> str:
@@ -91,7 +94,9 @@ class LiveServer:
             sent.setdefault("Content-Type", "application/json")
         conn.request(method, path, body=data, headers=sent)
         response = conn.getresponse()
-        reply = Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+        reply = Reply(
+            response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        )
         conn.close()
         return reply
 
@@ -155,7 +160,9 @@ class EventStream:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError(f"no {name!r} event in {timeout} s; saw {[s[0] for s in self.seen]}")
+                raise AssertionError(
+                    f"no {name!r} event in {timeout} s; saw {[s[0] for s in self.seen]}"
+                )
             try:
                 event = self.received.get(timeout=left)
             except queue.Empty:
@@ -181,3 +188,16 @@ class EventStream:
 
 def discussions_folder(project: Path) -> Path:
     return project / "discussions"
+
+
+def open_page(browser: WebDriver, server: LiveServer, path: str, *, token: bool = True) -> None:
+    """Open `path` as the user would: with the token in the address (it becomes a cookie and
+    the address loses it), or without it and without the cookie (read-only)."""
+    if token:
+        browser.get(f"{server.url}{path}?token={TOKEN}")
+        assert browser.current_url == f"{server.url}{path}"  # the redirect dropped the token
+    else:
+        browser.get(f"{server.url}/static/app.js")  # any page of the origin, to clear its cookies
+        browser.delete_all_cookies()
+        browser.get(f"{server.url}{path}")
+    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
