@@ -24,8 +24,10 @@
   ``discussions serve --port 0`` in a new process, in a project of the 2,000-comment
   ``big.md`` among ``--files`` discussions of ~20 comments (what the server renders in the
   background from its start); the GET of ``/d/big.md`` sent as soon as the address is printed,
-  timed to its last byte. Beside it, the same with the background render off (a server whose
-  `create_app` gets ``warm_cache=False``): what the page costs alone. With ``--before REV`` (a
+  timed to its last byte. Then the same in a folder of ``big.md`` and three discussions of
+  three quarters its length, the GET ``--after`` seconds after the address (0.25: a browser
+  opening it), while the server renders them ahead. Beside each, the same with the background
+  render off (a server whose `create_app` gets ``warm_cache=False``): the page's own cost. With ``--before REV`` (a
   git revision of this repository, exported with ``git archive``, or a folder holding a
   ``src/``), both trees are measured in the same run, their servers started in turn
   (interleaved, the order alternating), ``--starts`` times each; min / median / max and the
@@ -337,9 +339,10 @@ def source_tree(before: str) -> Path:
     return out / "src"
 
 
-def first_project(comments: int, files: int) -> Path:
+def first_project(comments: int, files: int, long: int) -> Path:
     """A project of its own (its own settings file: not this run's other project): ``big.md``
-    of `comments` comments among `files` discussions of ~20, dated an hour back."""
+    of `comments` comments among `files` discussions of ~20, dated an hour back, and `long`
+    of three quarters its length (rendered ahead before it: smaller)."""
     from folders import discussion
 
     project = Path(tempfile.mkdtemp(prefix="discussions-first-"))
@@ -347,6 +350,8 @@ def first_project(comments: int, files: int) -> Path:
     folder = project / "discussions"
     folder.mkdir()
     generate(folder / "big.md", comments)
+    for i in range(long):
+        generate(folder / f"long-{i}.md", comments * 3 // 4, tag=f" (long {i})")
     rnd = random.Random(7)
     past = time.time() - 3600
     for i in range(files):
@@ -370,9 +375,11 @@ def tree_env(src: Path, project: Path, tree: int) -> dict[str, str]:
     return env
 
 
-def serve_once(env: dict[str, str], project: Path, quiet: bool) -> tuple[float, float]:
+def serve_once(
+    env: dict[str, str], project: Path, quiet: bool, after: float = 0.0
+) -> tuple[float, float]:
     """(seconds from the spawn of a server (in `env`) to its address printed, seconds of the
-    GET of ``/d/big.md`` sent at once then), the server stopped after."""
+    GET of ``/d/big.md`` sent `after` seconds later), the server stopped after."""
     command = ["-c", SERVE_QUIET] if quiet else ["-m", "discussions"]
     started = time.perf_counter()
     server = subprocess.Popen(
@@ -389,6 +396,7 @@ def serve_once(env: dict[str, str], project: Path, quiet: bool) -> tuple[float, 
         if "?token=" not in address:
             raise RuntimeError(f"the server printed {address!r}, not its address")
         port = int(address.split(":")[2].split("/")[0])
+        time.sleep(after)  # as a browser opening the address would, or at once
         cookie = f"discussions_token_{port}={address.split('?token=')[1]}"
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         sent = time.perf_counter()
@@ -414,47 +422,70 @@ def spread(values: list[float]) -> str:
 
 
 def first_request(args: argparse.Namespace) -> None:
-    """The first request after the start, for each tree (before, then this one), the servers
-    started in turn: with the background render, and without (the baseline)."""
+    """The first request after the start, in two folders, for each tree (before, then this
+    one), the servers started in turn: with the background render, and without."""
     trees = {"this tree": ROOT / "src"}
     if args.before:
         trees = {f"before ({args.before})": source_tree(args.before), **trees}
-    project = first_project(args.comments, args.files)
-    load = os.getloadavg()
-    print(
-        f"\nfirst request after the start: /d/big.md ({args.comments:,} comments) among "
-        f"{args.files:,} discussions, {args.starts} starts of each, load {load[0]:.2f} "
-        f"{load[1]:.2f} {load[2]:.2f}"
+    scenes = (
+        (f"among {args.files:,} discussions of ~20 comments, the GET at once", args.files, 0, 0.0),
+        (
+            f"beside 3 discussions of {args.comments * 3 // 4:,} comments, the GET "
+            f"{args.after:g} s after the address (they are being rendered ahead)",
+            0,
+            3,
+            args.after,
+        ),
     )
-    envs = {name: tree_env(src, project, i) for i, (name, src) in enumerate(trees.items())}
-    for env in envs.values():  # not measured: the libraries' bytecode written
-        serve_once(env, project, quiet=False)
-    runs = [(name, quiet) for name in trees for quiet in (False, True)]
+    for scene, files, long, after in scenes:
+        project = first_project(args.comments, files, long)
+        envs = {name: tree_env(src, project, i) for i, (name, src) in enumerate(trees.items())}
+        load = os.getloadavg()
+        print(
+            f"\nfirst request after the start: /d/big.md ({args.comments:,} comments) {scene}; "
+            f"{args.starts} starts of each, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+        )
+        for env in envs.values():  # not measured: the libraries' bytecode written
+            serve_once(env, project, quiet=False)
+        times = starts(envs, project, args.starts, after)
+        show_starts(times, scene, args)
+
+
+def starts(
+    envs: dict[str, dict[str, str]], project: Path, count: int, after: float
+) -> dict[tuple[str, bool], list[tuple[float, float]]]:
+    """`serve_once` `count` times for each tree, with and without the background render,
+    interleaved (the order alternating)."""
+    runs = [(name, quiet) for name in envs for quiet in (False, True)]
     times: dict[tuple[str, bool], list[tuple[float, float]]] = {run: [] for run in runs}
-    for n in range(args.starts):
-        for name, quiet in runs if n % 2 == 0 else runs[::-1]:  # interleaved, order alternating
-            times[(name, quiet)].append(serve_once(envs[name], project, quiet))
+    for n in range(count):
+        for name, quiet in runs if n % 2 == 0 else runs[::-1]:
+            times[(name, quiet)].append(serve_once(envs[name], project, quiet, after))
+    return times
+
+
+def show_starts(
+    times: dict[tuple[str, bool], list[tuple[float, float]]], scene: str, args: argparse.Namespace
+) -> None:
     print(f"  {'seconds':<58} {'min':>7} {'median':>7} {'max':>7}")
-    medians: dict[str, float] = {}
+    medians: dict[tuple[str, bool], float] = {}
     for (name, quiet), pairs in times.items():
         what = "GET, no background render" if quiet else "GET, the server as it starts"
         if not quiet:
             print(f"  {name + ': spawn -> address printed':<58} {spread([r for r, _ in pairs])}")
-            medians[name] = statistics.median(t for _, t in pairs)
-        else:
-            medians[name + " quiet"] = statistics.median(t for _, t in pairs)
+        medians[(name, quiet)] = statistics.median(t for _, t in pairs)
         print(f"  {name + ': first ' + what:<58} {spread([t for _, t in pairs])}")
     load = os.getloadavg()
-    after = medians["this tree"]
+    after = medians[("this tree", False)]
     target = TARGETS["start"] / 1000
     versus = ""
     if args.before:
-        before = medians[next(iter(trees))]
+        before = medians[(next(iter(times))[0], False)]
         versus = f", before {before:.3f} s, after/before {after / before:.2f}"
     print(
-        f"ROW | web: first request after the start, {args.comments:,}-comment page | "
-        f"{after:.3f} s median{versus}; {after / medians['this tree quiet']:.2f}x the same GET "
-        f"with no background render (target < {target:g} s, "
+        f"ROW | web: first request after the start, {args.comments:,}-comment page ({scene}) | "
+        f"{after:.3f} s median{versus}; {after / medians[('this tree', True)]:.2f}x the same "
+        f"GET with no background render (target < {target:g} s, "
         f"{'meets' if after < target else 'MISSES'}) | n={args.starts} each, interleaved, "
         f"load {load[0]:.2f} at the end"
     )
@@ -481,7 +512,13 @@ def main() -> int:
     parser.add_argument("--comments", type=int, default=2000)
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--files", type=int, default=1000, help="discussions beside big.md")
-    parser.add_argument("--starts", type=int, default=15, help="server starts of each kind")
+    parser.add_argument("--starts", type=int, default=11, help="server starts of each kind")
+    parser.add_argument(
+        "--after",
+        type=float,
+        default=0.25,
+        help="seconds from the address to the GET, beside long discussions",
+    )
     parser.add_argument("--before", help="a git revision or a source tree to measure first")
     parser.add_argument("--only", choices=["first"], help="only the first request after start")
     args = parser.parse_args()
