@@ -368,7 +368,8 @@ class Site:
 
     @endpoint()
     async def api_events(self, request: Request) -> Response:
-        d = await call(self.load, request.path_params["name"])
+        # The page just served asks for its events at once: its parse serves while unchanged.
+        d = await call(self.load_shown, request.path_params["name"])
         count = int_param(request, "count", len(d.comments))
         size = int_param(request, "size", len(d.text))
         digest = request.query_params.get("hash")
