@@ -46,6 +46,7 @@ import http.client
 import os
 import platform
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -449,6 +450,9 @@ def first_request(args: argparse.Namespace) -> None:
             serve_once(env, project, quiet=False)
         times = starts(envs, project, args.starts, after)
         show_starts(times, scene, args)
+        shutil.rmtree(project, ignore_errors=True)
+    if args.before and not Path(args.before).is_dir():  # the revision exported for this run
+        shutil.rmtree(trees[next(iter(trees))].parent, ignore_errors=True)
 
 
 def starts(
