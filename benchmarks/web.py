@@ -2,6 +2,7 @@
 
     python benchmarks/web.py                       # 10 appends, 5 turns, 5 loads of 2,000 comments
     python benchmarks/web.py --appends 20 --turns 10 --comments 5000
+    python benchmarks/web.py --only first --before main   # the first request: main, then this tree
 
 * ``append -> page``: a comment appended by another process (`Discussion.add_comment` + `save`,
   as `discussions comment` does) while the discussion page is open; measured from just after
@@ -19,7 +20,20 @@
   timing (response end, DOMContentLoaded end, load end, first contentful paint) of
   `driver.get`, and the time until every comment is in the page.
 
-Targets: append to page under 500 ms, first streamed chunk under 200 ms, the first render
+* ``first request after the start`` (``--only first`` runs this alone, with no browser): a real
+  ``discussions serve --port 0`` in a new process, in a project of the 2,000-comment
+  ``big.md`` among ``--files`` discussions of ~20 comments (what the server renders in the
+  background from its start); the GET of ``/d/big.md`` sent as soon as the address is printed,
+  timed to its last byte. Then the same in a folder of ``big.md`` and three discussions of
+  three quarters its length, the GET ``--after`` seconds after the address (0.25: a browser
+  opening it), while the server renders them ahead. Beside each, the same with the background
+  render off (a server whose `create_app` gets ``warm_cache=False``): the page's own cost. With ``--before REV`` (a
+  git revision of this repository, exported with ``git archive``, or a folder holding a
+  ``src/``), both trees are measured in the same run, their servers started in turn
+  (interleaved, the order alternating), ``--starts`` times each; min / median / max and the
+  load average.
+
+Targets: the first request after the start under 500 ms, append to page under 500 ms, first streamed chunk under 200 ms, the first render
 of a never-rendered 2,000-comment discussion (its GET) under 300 ms, the browser's figures
 under 1 s. The server runs with its real follow interval (`web.live.FOLLOW_INTERVAL`). It
 prints figures; nothing here asserts.
@@ -32,6 +46,7 @@ import http.client
 import os
 import platform
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -51,7 +66,7 @@ sys.path.insert(0, str(ROOT))
 
 from corpus import generate, use_provider  # noqa: E402  (benchmarks/, this script's folder)
 
-TARGETS = {"append": 500.0, "chunk": 200.0, "first": 300.0, "page": 1000.0}
+TARGETS = {"append": 500.0, "chunk": 200.0, "first": 300.0, "page": 1000.0, "start": 500.0}
 
 OBSERVE_COMMENTS = """
 window.__bench = {seen: {}, frame: {}};
@@ -295,6 +310,191 @@ def render_cpu(path: Path, newest: int | None) -> tuple[float, float]:
     return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
 
 
+# -- the first request after the start -------------------------------------------------------
+
+SERVE_QUIET = """
+import sys
+from discussions.web import app
+real = app.create_app
+app.create_app = lambda *a, **k: real(*a, **dict(k, warm_cache=False))
+from discussions.cli import main
+main()
+"""
+"""`discussions serve` with no background render (`serve` takes `create_app` from its module
+when it is called): the page's own cost, the baseline of the first request."""
+
+
+def source_tree(before: str) -> Path:
+    """The ``src`` folder of the code to compare with: `before`'s own if it is a folder, else
+    that git revision of this repository exported into a temporary folder."""
+    given = Path(before)
+    if given.is_dir():
+        return given / "src" if (given / "src").is_dir() else given
+    out = Path(tempfile.mkdtemp(prefix="discussions-before-"))
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", before, "src"],
+        capture_output=True,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive.stdout, check=True)
+    return out / "src"
+
+
+def first_project(comments: int, files: int, long: int) -> Path:
+    """A project of its own (its own settings file: not this run's other project): ``big.md``
+    of `comments` comments among `files` discussions of ~20, dated an hour back, and `long`
+    of three quarters its length (rendered ahead before it: smaller)."""
+    from folders import discussion
+
+    project = Path(tempfile.mkdtemp(prefix="discussions-first-"))
+    (project / "discussions.yaml").write_text("", encoding="utf-8")
+    folder = project / "discussions"
+    folder.mkdir()
+    generate(folder / "big.md", comments)
+    for i in range(long):
+        generate(folder / f"long-{i}.md", comments * 3 // 4, tag=f" (long {i})")
+    rnd = random.Random(7)
+    past = time.time() - 3600
+    for i in range(files):
+        path = folder / f"topic-{i:05d}.md"
+        path.write_text(discussion(i, rnd), encoding="utf-8")
+        os.utime(path, (past, past))
+    return project
+
+
+def tree_env(src: Path, project: Path, tree: int) -> dict[str, str]:
+    """The environment of a server running `src`: its own bytecode (cached as in any
+    installation, even where PYTHONDONTWRITEBYTECODE is set) and derived-summary cache."""
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(src),
+        PYTHONPYCACHEPREFIX=str(project / f"pycache-{tree}"),
+        XDG_CACHE_HOME=str(project / f"cache-{tree}"),
+    )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], env=env, check=True)
+    return env
+
+
+def serve_once(
+    env: dict[str, str], project: Path, quiet: bool, after: float = 0.0
+) -> tuple[float, float]:
+    """(seconds from the spawn of a server (in `env`) to its address printed, seconds of the
+    GET of ``/d/big.md`` sent `after` seconds later), the server stopped after."""
+    command = ["-c", SERVE_QUIET] if quiet else ["-m", "discussions"]
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [sys.executable, *command, "serve", "--port", "0"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        address = server.stdout.readline().strip() if server.stdout else ""
+        ready = time.perf_counter() - started
+        if "?token=" not in address:
+            raise RuntimeError(f"the server printed {address!r}, not its address")
+        port = int(address.split(":")[2].split("/")[0])
+        time.sleep(after)  # as a browser opening the address would, or at once
+        cookie = f"discussions_token_{port}={address.split('?token=')[1]}"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        sent = time.perf_counter()
+        conn.request("GET", "/d/big.md", headers={"Cookie": cookie})
+        response = conn.getresponse()
+        response.read()
+        took = time.perf_counter() - sent
+        conn.close()
+        if response.status != 200:
+            raise RuntimeError(f"GET /d/big.md: {response.status}")
+        return ready, took
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):7.3f} {statistics.median(values):7.3f} {max(values):7.3f}"
+
+
+def first_request(args: argparse.Namespace) -> None:
+    """The first request after the start, in two folders, for each tree (before, then this
+    one), the servers started in turn: with the background render, and without."""
+    trees = {"this tree": ROOT / "src"}
+    if args.before:
+        trees = {f"before ({args.before})": source_tree(args.before), **trees}
+    scenes = (
+        (f"among {args.files:,} discussions of ~20 comments, the GET at once", args.files, 0, 0.0),
+        (
+            f"beside 3 discussions of {args.comments * 3 // 4:,} comments, the GET "
+            f"{args.after:g} s after the address (they are being rendered ahead)",
+            0,
+            3,
+            args.after,
+        ),
+    )
+    for scene, files, long, after in scenes:
+        project = first_project(args.comments, files, long)
+        envs = {name: tree_env(src, project, i) for i, (name, src) in enumerate(trees.items())}
+        load = os.getloadavg()
+        print(
+            f"\nfirst request after the start: /d/big.md ({args.comments:,} comments) {scene}; "
+            f"{args.starts} starts of each, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+        )
+        for env in envs.values():  # not measured: the libraries' bytecode written
+            serve_once(env, project, quiet=False)
+        times = starts(envs, project, args.starts, after)
+        show_starts(times, scene, args)
+        shutil.rmtree(project, ignore_errors=True)
+    if args.before and not Path(args.before).is_dir():  # the revision exported for this run
+        shutil.rmtree(trees[next(iter(trees))].parent, ignore_errors=True)
+
+
+def starts(
+    envs: dict[str, dict[str, str]], project: Path, count: int, after: float
+) -> dict[tuple[str, bool], list[tuple[float, float]]]:
+    """`serve_once` `count` times for each tree, with and without the background render,
+    interleaved (the order alternating)."""
+    runs = [(name, quiet) for name in envs for quiet in (False, True)]
+    times: dict[tuple[str, bool], list[tuple[float, float]]] = {run: [] for run in runs}
+    for n in range(count):
+        for name, quiet in runs if n % 2 == 0 else runs[::-1]:
+            times[(name, quiet)].append(serve_once(envs[name], project, quiet, after))
+    return times
+
+
+def show_starts(
+    times: dict[tuple[str, bool], list[tuple[float, float]]], scene: str, args: argparse.Namespace
+) -> None:
+    print(f"  {'seconds':<58} {'min':>7} {'median':>7} {'max':>7}")
+    medians: dict[tuple[str, bool], float] = {}
+    for (name, quiet), pairs in times.items():
+        what = "GET, no background render" if quiet else "GET, the server as it starts"
+        if not quiet:
+            print(f"  {name + ': spawn -> address printed':<58} {spread([r for r, _ in pairs])}")
+        medians[(name, quiet)] = statistics.median(t for _, t in pairs)
+        print(f"  {name + ': first ' + what:<58} {spread([t for _, t in pairs])}")
+    load = os.getloadavg()
+    after = medians[("this tree", False)]
+    target = TARGETS["start"] / 1000
+    versus = ""
+    if args.before:
+        before = medians[(next(iter(times))[0], False)]
+        versus = f", before {before:.3f} s, after/before {after / before:.2f}"
+    print(
+        f"ROW | web: first request after the start, {args.comments:,}-comment page ({scene}) | "
+        f"{after:.3f} s median{versus}; {after / medians[('this tree', True)]:.2f}x the same "
+        f"GET with no background render (target < {target:g} s, "
+        f"{'meets' if after < target else 'MISSES'}) | n={args.starts} each, interleaved, "
+        f"load {load[0]:.2f} at the end"
+    )
+
+
 # -- output ----------------------------------------------------------------------------------
 
 
@@ -315,7 +515,20 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--comments", type=int, default=2000)
     parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--files", type=int, default=1000, help="discussions beside big.md")
+    parser.add_argument("--starts", type=int, default=11, help="server starts of each kind")
+    parser.add_argument(
+        "--after",
+        type=float,
+        default=0.25,
+        help="seconds from the address to the GET, beside long discussions",
+    )
+    parser.add_argument("--before", help="a git revision or a source tree to measure first")
+    parser.add_argument("--only", choices=["first"], help="only the first request after start")
     args = parser.parse_args()
+    if args.only == "first":
+        first_request(args)
+        return 0
 
     reason = missing()
     if reason:
@@ -416,6 +629,7 @@ def main() -> int:
         driver.get("about:blank")
         server.stop()
         driver.quit()
+    first_request(args)
     return 0
 
 

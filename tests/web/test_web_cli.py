@@ -90,3 +90,33 @@ def test_without_the_web_extra_serve_says_what_to_install(isolated: Path) -> Non
     assert proc.returncode == 1
     assert "pip install 'discussions[web]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_serve_loads_no_websocket_protocol_an_upgrade_is_answered_as_plain_http(
+    isolated: Path,
+) -> None:
+    """The pages use server-sent events, never a websocket: the server does not load a
+    websocket implementation before its first request (a request asking to upgrade is
+    answered as the plain request it also is)."""
+    assert code(run("new", "Auth")) == 0
+    proc = serve("--port", "0")
+    try:
+        assert proc.stdout is not None
+        base = proc.stdout.readline().strip().split("/?token=")[0]
+        conn = http.client.HTTPConnection("127.0.0.1", int(base.rsplit(":", 1)[1]), timeout=10)
+        upgrade = {
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            "Sec-WebSocket-Version": "13",
+        }
+        conn.request("GET", "/api/discussions", headers=upgrade)
+        reply = conn.getresponse()
+        assert reply.status == 200
+        assert [r["title"] for r in json.loads(reply.read())] == ["Auth"]
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=15)
+    # Nothing on the console but the server's own line (no advice to install a library).
+    assert [line for line in err.splitlines() if not line.startswith("Serving ")] == []

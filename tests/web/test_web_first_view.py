@@ -5,8 +5,10 @@ arrives later is escaped exactly as what came first."""
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,3 +153,40 @@ def test_the_older_comments_are_read_afresh_after_the_file_changed(
     path.write_text(path.read_text().replace("Comment number 0.", "Edited zero."))
     got = server.get(f"/api/discussions/{NAME}/comments?before={first}").json()["comments"]
     assert "Edited zero." in got[0]["html"]
+
+
+def test_the_page_s_event_stream_reuses_the_page_s_parse(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page asks for its events as soon as it is loaded: while the file is unchanged, the
+    discussion the page was rendered from serves (a long one is not parsed again), and the
+    stream brings a comment appended after it."""
+    from discussions.web import app
+
+    loads: list[str] = []
+
+    class Counted(Discussion):
+        @classmethod
+        def load(cls, *args: Any, **kwargs: Any) -> Discussion:
+            if threading.current_thread().name != "discussions-warm":  # not rendering ahead
+                loads.append(str(args[0]))
+            return Discussion.load(*args, **kwargs)
+
+    monkeypatch.setattr(app, "Discussion", Counted)
+    s = LiveServer(Workspace.discover())
+    try:
+        page = s.get(f"/d/{NAME}").text
+        count = re.search(r'name="discussions-count" content="(\d+)"', page)
+        size = re.search(r'name="discussions-size" content="(\d+)"', page)
+        assert count and size
+        stream = s.events(f"/api/discussions/{NAME}/events?count={count[1]}&size={size[1]}&hash=x")
+        assert stream.status == 200
+        assert len(loads) == 1
+        d = Discussion.load(project / "discussions" / NAME, Workspace.discover())
+        d.add_comment("Robin", "After the page.")
+        d.save()
+        sent = stream.next("comment")["comments"]
+        assert "After the page." in sent[-1]["html"]
+        stream.close()
+    finally:
+        s.stop()

@@ -210,9 +210,15 @@ def _comment_body(body: str) -> str:
 
 def render_bodies(comments: Iterable[Comment]) -> None:
     """Render the bodies of `comments` ahead, into what `comment_html` remembers (cheap for
-    those rendered before)."""
+    those rendered before): each as its card shows it (`_shown_body`)."""
     for c in comments:
-        _comment_body(c.body)
+        _comment_body(_shown_body(engine_blocks_apart(c.body)[0]))
+
+
+def _shown_body(own: str) -> str:
+    """The markdown a comment's card renders of its own text (the blocks the engine appended
+    to it are cards of their own): its evidence folded."""
+    return fold_evidence(own)
 
 
 def vote_badge(vote: str) -> str:
@@ -253,7 +259,7 @@ def comment_html(c: Comment) -> str:
     parts.append(_meta_line(c.meta))
     parts.append(f'<a class="line" href="#L{c.line}">line {c.line}</a></header>')
     own, appended = engine_blocks_apart(c.body)
-    parts.append(f'<div class="body">{_comment_body(fold_evidence(own))}</div>')
+    parts.append(f'<div class="body">{_comment_body(_shown_body(own))}</div>')
     parts += [_evidence_html(e) for e in evidence_blocks(own)]
     parts.append("</article>")
     parts += [_engine_card(c.line, c.line + 1 + at, text) for at, text in appended]

@@ -7,6 +7,7 @@ address printed first is the one served, a busy port is reported before anything
 
 from __future__ import annotations
 
+import logging
 import socket
 import sys
 from collections.abc import Callable
@@ -62,6 +63,12 @@ def url_of(host: str, port: int, token: str) -> str:
     return f"http://{shown}:{port}/?token={token}"
 
 
+def no_upgrade_advice(record: logging.LogRecord) -> bool:
+    """Leave out uvicorn's warning on a request asking for a websocket: with none loaded it
+    advises installing one, where the pages need none (the request is answered as plain HTTP)."""
+    return record.funcName != "_unsupported_upgrade_warning"
+
+
 def serve(
     workspace: Workspace,
     host: str = "127.0.0.1",
@@ -88,7 +95,9 @@ def serve(
         timeout_graceful_shutdown=2,
         lifespan="on",
         access_log=False,
+        ws="none",  # server-sent events only: no websocket library loaded before a request
     )
+    logging.getLogger("uvicorn.error").addFilter(no_upgrade_advice)
     hub = app.state.hub
 
     class Server(uvicorn.Server):

@@ -13,7 +13,7 @@ import functools
 import html
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
@@ -45,7 +45,7 @@ from ..errors import (
     UnknownProvider,
     UntrustedProvider,
 )
-from ..model.discussion import Discussion
+from ..model.discussion import Comment, Discussion
 from ..ops.service import DiscussionTools, TurnJob
 from ..settings.workspace import Workspace, display_path
 from ..views.status import status_of
@@ -64,6 +64,8 @@ CSP = (
 WARM_LIMIT = 8 << 20
 """Discussions larger than this (bytes) are not rendered ahead of a visit."""
 SCRIPT = f'<script src="/static/app.js?v={__version__}" defer></script>'
+AHEAD_CHUNK = 50
+"""Comments rendered ahead (`Site.render_ahead`) between two looks for a page being made."""
 FIRST_VIEW = 50
 """Comments a discussion's page is served with: the newest; the page's script fetches the
 older ones (`api_older`), and without scripts a link in their place opens `ALL_COMMENTS`."""
@@ -262,11 +264,11 @@ class Site:
     def render_older_soon(self, d: Discussion) -> None:
         """Render in the background the comments `d`'s page was served without (its script
         asks for them next: `api_older` waits for this rather than render them twice)."""
-        from ..views.html import render_bodies
-
         older = d.comments[: max(0, len(d.comments) - FIRST_VIEW)]
         if older:
-            work = threading.Thread(target=render_bodies, args=(older,), name="discussions-older")
+            work = threading.Thread(
+                target=self.render_ahead, args=(older,), name="discussions-older"
+            )
             work.daemon = True
             work.start()  # before it is shared: `api_older` may join it at once
             self._older[d.path] = work
@@ -366,7 +368,8 @@ class Site:
 
     @endpoint()
     async def api_events(self, request: Request) -> Response:
-        d = await call(self.load, request.path_params["name"])
+        # The page just served asks for its events at once: its parse serves while unchanged.
+        d = await call(self.load_shown, request.path_params["name"])
         count = int_param(request, "count", len(d.comments))
         size = int_param(request, "size", len(d.text))
         digest = request.query_params.get("hash")
@@ -473,6 +476,21 @@ class Site:
                 self._serving -= 1
                 self._pages.notify_all()
 
+    def wait_idle(self) -> None:
+        """Return once no page is being made (`serving`)."""
+        with self._pages:
+            self._pages.wait_for(lambda: self._serving == 0)
+
+    def render_ahead(self, comments: Sequence[Comment]) -> None:
+        """Render `comments` ahead (`htmlview` remembers them), `AHEAD_CHUNK` at a time, each
+        chunk once no page is being made: a page asked for meanwhile shares the processor
+        with one chunk at most, not with the rest of a long discussion."""
+        from ..views.html import render_bodies
+
+        for start in range(0, len(comments), AHEAD_CHUNK):
+            self.wait_idle()
+            render_bodies(comments[start : start + AHEAD_CHUNK])
+
     def warm_soon(self) -> None:
         """`warm` in the background, unless it is running already."""
         if self._warming is None or not self._warming.is_alive():
@@ -486,22 +504,19 @@ class Site:
         for this on every visit, and re-deriving a thousand files each time kept the server
         busy."""
         from ..model.catalog import Bounds, refusal_of
-        from ..views.html import discussion_page
 
         ws = self.workspace
-        with self._pages:  # not even the listing beside the first page after the start
-            self._pages.wait_for(lambda: self._serving == 0)
+        self.wait_idle()  # not even the listing beside the first page after the start
         folder = ws.config.output_directory
         bounds = Bounds.of(ws, folder)
         for path in sorted(folder.glob("*.md"), key=lambda p: file_signature(p)[0]):
-            with self._pages:  # smallest first, and never beside a page being made
-                self._pages.wait_for(lambda: self._serving == 0)
+            self.wait_idle()  # smallest first, and never beside a page being made
             if refusal_of(path, ws, bounds) is not None:  # what `discussion_files` leaves out
                 continue
             try:
                 seen = file_signature(path)
                 if seen[0] <= WARM_LIMIT and self._warmed.get(path) != seen:
-                    discussion_page(Discussion.load(path, self.workspace))
+                    self.render_ahead(Discussion.load(path, self.workspace).comments)
                     self._warmed[path] = seen  # unchanged since: its comments are cached
             except (DiscussionsError, OSError):
                 continue
