@@ -75,15 +75,18 @@ class Dissent:
         return bool(self.votes or self.concerns)
 
     def headline(self) -> str:
-        """One line for where a decision is read: ``Recorded over dissent: 1 REJECT (Bo);
-        1 unanswered concern (Cy).`` ("" when nobody dissents)."""
-        if not self:
-            return ""
+        """One line for where a decision is read: ``Recorded over dissent: REJECT from Bo; 1
+        unanswered concern (Cy).``; with concerns alone, ``Recorded with 1 unanswered concern
+        (Cy).`` ("" when nobody dissents)."""
         parts = [f"{v.vote} from {v.name}" for v in self.votes]
         if self.concerns:
             who = ", ".join(dict.fromkeys(c.by for c in self.concerns))
             n = len(self.concerns)
             parts.append(f"{n} unanswered concern{'s' if n > 1 else ''} ({who})")
+        if not parts:
+            return ""
+        if not self.votes:
+            return f"Recorded with {parts[0]}."
         return "Recorded over dissent: " + "; ".join(parts) + "."
 
     def lines(self) -> list[str]:
