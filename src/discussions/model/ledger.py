@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..derive import rules as derive
+from ..derive.dissent import Dissent
 from ..derive.restatements import collapse
 from ..derive.state import Restatement, State
 from ..errors import DiscussionNotFound, DiscussionsError
@@ -108,6 +109,9 @@ class LedgerEntry:
     """Where the discussion said the same decision again (`restatements.collapse`)."""
     details: dict[str, list[str]] = field(default_factory=dict, hash=False)
     """What rules attached to the decision (`Item.details`: the paths it governs)."""
+    dissent: Dissent = field(default_factory=Dissent, hash=False, compare=False)
+    """The discussion's minority report (`derive.dissent`): who stood against it at the end,
+    and the concerns nobody answered."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -123,6 +127,7 @@ class LedgerEntry:
             "written": self.written,
             **({"restated": [r.to_dict() for r in self.restated]} if self.restated else {}),
             **self.details,
+            "dissent": self.dissent.to_dict(),
         }
 
 
@@ -190,6 +195,9 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
     title, status, initial, date, items, applies = _decisions_of(text, path, workspace)
     settled = is_settled(status, initial)
     entries = [_entry(i, path, title, status, date, settled) for i in items]
+    if entries:  # the minority report needs every comment: the full derivation
+        dissent = derive.derive(text, workspace, path.stem).dissent
+        entries = [replace(e, dissent=dissent) for e in entries]
     if settled and applies:
         from ..derive.applies import implemented_by
 
