@@ -22,7 +22,9 @@ Sessions live in process memory and are lost on every deploy.
 ---
 """
 
-SPLIT = _HEAD + """
+SPLIT = (
+    _HEAD
+    + """
 Name: AI-Architect
 Move sessions to Redis behind the existing store interface.
 
@@ -65,8 +67,11 @@ VOTE: READY
 
 ---
 """
+)
 
-UNANIMOUS = _HEAD + """
+UNANIMOUS = (
+    _HEAD
+    + """
 Name: AI-Architect
 DECISION: Store sessions in Redis with a 24h expiry.
 CONCERN: Redis must be backed up.
@@ -92,8 +97,11 @@ VOTE: READY
 
 ---
 """
+)
 
-MOTION = _HEAD + """
+MOTION = (
+    _HEAD
+    + """
 Name: AI-Architect
 MOTION: Store sessions in Redis with a 24h expiry.
 
@@ -126,6 +134,7 @@ BALLOT: NO
 
 ---
 """
+)
 
 
 def discussion_file(folder: Path, text: str, name: str = "sessions.md") -> Path:

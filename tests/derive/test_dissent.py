@@ -38,10 +38,14 @@ def test_a_no_ballot_on_a_passed_motion_is_dissent(isolated: Path) -> None:
     assert [m.result for m in d.motions] == ["passed"]
     votes = d.dissent.to_dict()["votes"]
     assert [(v["name"], v["vote"]) for v in votes] == [("AI-Security", "NO")]
-    assert votes[0]["reason"] == "Clear-text tokens in a shared cache are a breach waiting to happen."
+    assert (
+        votes[0]["reason"] == "Clear-text tokens in a shared cache are a breach waiting to happen."
+    )
 
 
 def test_a_concern_its_author_then_votes_ready_on_is_answered(isolated: Path) -> None:
-    text = SPLIT + "\nName: AI-Security\nEncryption at rest is configured now.\n\nVOTE: READY\n\n---\n"
+    text = (
+        SPLIT + "\nName: AI-Security\nEncryption at rest is configured now.\n\nVOTE: READY\n\n---\n"
+    )
     d = Discussion.load(discussion_file(isolated, text))
     assert not d.dissent

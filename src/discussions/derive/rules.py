@@ -27,8 +27,8 @@ from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .diagnosis import rule_diagnosis
-from .dissent import rule_dissent
 from .governs import rule_governs
+from .minority import rule_dissent
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .restatements import rule_restatements

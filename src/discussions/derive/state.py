@@ -238,7 +238,7 @@ class State:
     usage: DiscussionUsage = field(default_factory=DiscussionUsage)
     """Tokens, cost and calls, in all and per participant and provider (`usage.rule_usage`)."""
     dissent: Dissent = field(default_factory=Dissent)
-    """The minority report: votes against, unanswered concerns (`dissent.rule_dissent`)."""
+    """The minority report: votes against, unanswered concerns (`minority.rule_dissent`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:
