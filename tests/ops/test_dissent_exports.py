@@ -116,3 +116,18 @@ def test_a_no_ballot_on_the_passed_motion_shows_in_the_adr_and_handoff(isolated:
     assert "AI-Security voted NO (line " in text and "breach waiting to happen" in text
     data = json.loads(_ok("export", str(path), "--format", "handoff", "--out", "-"))
     assert [(v["name"], v["vote"]) for v in data["dissent"]["votes"]] == [("AI-Security", "NO")]
+
+
+def test_the_ledger_derives_the_same_report_as_the_discussion(isolated: Path) -> None:
+    """`decisions` reads only the rules the report rests on (`ledger._DISSENT_RULES`): the same
+    report as the whole derivation, for each kind of dissent and for none."""
+    from discussions.model import ledger
+    from discussions.model.discussion import Discussion
+    from discussions.settings.workspace import Workspace
+
+    ws = Workspace.discover()
+    for n, text in enumerate((SPLIT, UNANIMOUS, MOTION)):
+        path = discussion_file(isolated / "discussions", text, f"d{n}.md")
+        report = ledger._decisions_of(path.read_text("utf-8"), path, ws)[-1]
+        assert report.to_dict() == Discussion.load(path).dissent.to_dict()
+        assert bool(report) == (text is not UNANIMOUS)
