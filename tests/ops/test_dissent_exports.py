@@ -131,3 +131,13 @@ def test_the_ledger_derives_the_same_report_as_the_discussion(isolated: Path) ->
         report = ledger._decisions_of(path.read_text("utf-8"), path, ws)[-1]
         assert report.to_dict() == Discussion.load(path).dissent.to_dict()
         assert bool(report) == (text is not UNANIMOUS)
+
+
+def test_status_shows_the_report_under_the_decisions(isolated: Path) -> None:
+    split = _ok("status", str(_file(isolated, SPLIT)))
+    report = split[split.index("Recorded over dissent: REJECT from AI-Security") :]
+    assert "AI-Security voted REJECT (line " in report and CONCERN in report
+    data = json.loads(_ok("status", str(isolated / "discussions" / "sessions.md"), "--json"))
+    assert data["dissent"]["votes"][0]["vote"] == "REJECT"
+    path = discussion_file(isolated / "discussions", UNANIMOUS, "unanimous.md")
+    assert "Recorded" not in _ok("status", str(path))
