@@ -141,3 +141,16 @@ def test_status_shows_the_report_under_the_decisions(isolated: Path) -> None:
     assert data["dissent"]["votes"][0]["vote"] == "REJECT"
     path = discussion_file(isolated / "discussions", UNANIMOUS, "unanimous.md")
     assert "Recorded" not in _ok("status", str(path))
+
+
+def test_the_terminal_app_and_the_web_panel_show_it(isolated: Path) -> None:
+    from discussions.model.discussion import Discussion
+    from discussions.tui.data import side_panel
+    from discussions.views.html import panel_html
+
+    split = Discussion.load(_file(isolated, SPLIT))
+    panel = side_panel(split)
+    assert "[b]Minority report[/b]" in panel and "REJECT from AI-Security" in panel
+    assert 'id="panel-dissent"' in panel_html(split)
+    same = Discussion.load(discussion_file(isolated / "discussions", UNANIMOUS, "u.md"))
+    assert "Minority" not in side_panel(same) and "panel-dissent" not in panel_html(same)
