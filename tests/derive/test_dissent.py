@@ -49,3 +49,15 @@ def test_a_concern_its_author_then_votes_ready_on_is_answered(isolated: Path) ->
     )
     d = Discussion.load(discussion_file(isolated, text))
     assert not d.dissent
+
+
+def test_a_reason_of_markers_only_is_their_text(isolated: Path) -> None:
+    text = SPLIT + (
+        "\nName: AI-Security\nCONCERN: Nobody has costed the Redis cluster.\n\n"
+        "VOTE: CHANGES\n\n---\n"
+    )
+    d = Discussion.load(discussion_file(isolated, text))
+    votes = d.dissent.to_dict()["votes"]
+    assert [(v["vote"], v["reason"]) for v in votes] == [
+        ("CHANGES", "Nobody has costed the Redis cluster.")
+    ]

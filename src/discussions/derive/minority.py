@@ -19,7 +19,8 @@ AGAINST = ("CHANGES", "REJECT")
 """The votes that stand against a proposal."""
 AGAINST_BALLOTS = ("NO", "ABSTAIN")
 """The ballots on a passed motion that did not carry it."""
-_MARKER_LINE = re.compile(r"^[ \t>*_]*[A-Z][A-Z-]*[*_]*[ \t]*:")
+_VOTED = ("VOTE", "BALLOT", "SECOND", "SCORE")
+"""Markers that are a position, not a reason."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _REASON_CHARS = 280
 _SENTENCES = 2
@@ -27,15 +28,14 @@ _SENTENCES = 2
 
 def reason(c: Comment) -> str:
     """Comment `c`'s own words (no metadata, engine blocks or marker lines such as ``VOTE:``),
-    on one line, cut to its first two sentences (and `_REASON_CHARS` characters)."""
-    kept = [
-        raw.strip()
-        for raw in own_words(c.body).split("\n")
-        if raw.strip() and not _MARKER_LINE.match(raw) and not raw.lstrip().startswith("<!--")
-    ]
+    on one line, cut to its first two sentences (and `_REASON_CHARS` characters); a comment
+    of markers only gives its markers' texts (a ``CONCERN:``), its vote or ballot aside."""
+    marked = {m.line - c.line - 1 for m in c.markers}  # the body starts under ``Name:``
+    body = "\n".join(raw for i, raw in enumerate(c.body.split("\n")) if i not in marked)
+    kept = [raw for raw in own_words(body).split("\n") if not raw.lstrip().startswith("<!--")]
     text = " ".join(" ".join(kept).split())
-    if not text:  # nothing but markers: the markers are the reason
-        text = " ".join(" ".join(m.text for m in c.markers if m.kind != "VOTE").split())
+    if not text:
+        text = " ".join(" ".join(m.text for m in c.markers if m.kind not in _VOTED).split())
     short = " ".join(_SENTENCE_END.split(text)[:_SENTENCES])
     if len(short) > _REASON_CHARS:
         short = short[: _REASON_CHARS - 3].rstrip() + "..."
