@@ -61,3 +61,17 @@ def test_a_reason_of_markers_only_is_their_text(isolated: Path) -> None:
     assert [(v["vote"], v["reason"]) for v in votes] == [
         ("CHANGES", "Nobody has costed the Redis cluster.")
     ]
+
+
+def test_only_someone_else_answers_a_concern(isolated: Path) -> None:
+    """The author quoting or restating their own concern answers nothing; another's quote of
+    part of a word ("Redis" in "Rediscover") is no quote of it."""
+    text = SPLIT + (
+        "\nName: AI-Security\n> Tokens stored unencrypted in Redis.\n\nStill open.\n\n"
+        "VOTE: REJECT\n\n---\n\nName: Rob\n> Tokens stored unencrypted in Rediscover\n\n"
+        "Unrelated.\n\n---\n"
+    )
+    d = Discussion.load(discussion_file(isolated, text))
+    assert [c.text for c in d.dissent.concerns] == ["Tokens stored unencrypted in Redis."]
+    text += "\nName: Rob\n> tokens stored *unencrypted* in Redis\n\nWe encrypt at rest.\n\n---\n"
+    assert not Discussion.load(discussion_file(isolated, text)).dissent.concerns

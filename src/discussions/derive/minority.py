@@ -4,6 +4,8 @@ kept apart from its records so the state can hold them without importing the rul
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from .dissent import Dissent, DissentingVote, OpenConcern
@@ -71,28 +73,61 @@ def _ballot_dissent(s: State, motion: Motion) -> list[DissentingVote]:
     ]
 
 
-def _answered(s: State, concern: Item) -> bool:
-    """Whether someone replied to `concern` after it was last said (see the module)."""
-    said = [concern.author, *(r.author for r in concern.restated)]
-    since = max([concern.line, *(r.line for r in concern.restated)])
-    aliases = {a for who in said for a in s.registry.author_aliases(who)}
-    words = item_key(concern.text)
-    for c in s.comments:
-        if c.line <= since:
-            continue
-        if c.author in said:
-            if c.vote == "READY" and c.author == concern.author:
+class _Replies:
+    """What the comments say in reply, read once for all the concerns (each concern then
+    looks only at what came after it): who last voted READY where, who mentioned whom where,
+    and the words each comment quotes."""
+
+    def __init__(self, comments: list[Comment]) -> None:
+        self.ready: dict[str, int] = {}
+        """Author -> the line of their latest comment voting READY."""
+        self.mentions: dict[str, list[tuple[int, str]]] = {}
+        """Alias -> (line, author) of each comment mentioning it, in file order."""
+        self.quotes: list[tuple[int, str, str]] = []
+        """(line, author, the quoted words: `item_key`) of each comment with ``>`` lines."""
+        for c in comments:
+            if c.vote == "READY":
+                self.ready[c.author] = c.line
+            for alias in c.mentions:
+                self.mentions.setdefault(alias, []).append((c.line, c.author))
+            quoted = [raw.lstrip()[1:] for raw in c.body.split("\n") if raw.lstrip()[:1] == ">"]
+            if quoted:
+                self.quotes.append((c.line, c.author, item_key(" ".join(quoted))))
+        self.quote_lines = [line for line, _, _ in self.quotes]
+        # All the quoted words in one string (no key holds a NUL): one search finds a concern's
+        # words in every later quote at once.
+        # Each key between spaces, so a concern's words match whole words only.
+        self.joined = "\0".join(f" {key} " for _, _, key in self.quotes)
+        self.starts = list(accumulate((len(key) + 3 for _, _, key in self.quotes), initial=0))
+
+    def _quoted(self, words: str, said: set[str], since: int) -> bool:
+        """Whether someone not in `said` quoted `words` after line `since`."""
+        i = bisect_right(self.quote_lines, since)
+        while i < len(self.quotes):
+            hit = self.joined.find(f" {words} ", self.starts[i])
+            if hit < 0:
+                return False
+            i = bisect_right(self.starts, hit) - 1
+            if self.quotes[i][1] not in said:
                 return True
-            continue
-        if aliases.intersection(c.mentions) or (words and _quotes(c, words)):
+            i += 1
+        return False
+
+    def answer(self, s: State, concern: Item) -> bool:
+        """Whether someone replied to `concern` after it was last said (see `dissent`)."""
+        said = {concern.author, *(r.author for r in concern.restated)}
+        since = max([concern.line, *(r.line for r in concern.restated)])
+        if self.ready.get(concern.author, 0) > since:
             return True
-    return False
-
-
-def _quotes(c: Comment, words: str) -> bool:
-    """Whether comment `c` quotes (a ``>`` line) text holding `words`."""
-    quoted = [raw.lstrip()[1:] for raw in c.body.split("\n") if raw.lstrip().startswith(">")]
-    return bool(quoted) and words in item_key(" ".join(quoted))
+        aliases = s.registry.author_aliases
+        for alias in set().union(*(aliases(who) for who in said)):
+            for line, author in reversed(self.mentions.get(alias, ())):
+                if line <= since:
+                    break
+                if author not in said:
+                    return True
+        words = item_key(concern.text)
+        return bool(words) and self._quoted(words, said, since)
 
 
 def rule_dissent(s: State) -> None:
@@ -102,9 +137,11 @@ def rule_dissent(s: State) -> None:
     for motion in s.motions:
         if motion.result == "passed":
             votes += _ballot_dissent(s, motion)
+    items = s.items["CONCERN"]
+    replies = _Replies(s.comments) if items else None
     concerns = [
         OpenConcern(item.author, " ".join(item.text.split()), item.line)
-        for item in s.items["CONCERN"]
-        if not _answered(s, item)
+        for item in items
+        if replies is None or not replies.answer(s, item)
     ]
     s.dissent = Dissent(votes, concerns)
