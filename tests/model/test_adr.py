@@ -108,10 +108,12 @@ def test_adr_supersedes_and_marks_the_old_record(isolated: Path) -> None:
     old = (isolated / "docs/adr/0001-add-user-authentication.md").read_text()
     assert (
         "## Status\n\nAccepted\n\n"
+        "Recorded with 1 unanswered concern (AI-Architect).\n\n"
         "Supersedes [1. Add user authentication](0001-add-user-authentication.md)\n\n## Context"
     ) in new
     assert (
         "## Status\n\nAccepted\n\n"
+        "Recorded with 1 unanswered concern (AI-Architect).\n\n"
         "Superseded by [2. Add user authentication](0002-add-user-authentication.md)\n\n"
         "## Context"
     ) in old

@@ -75,12 +75,16 @@ def test_quoted_text_is_fenced_between_rules(isolated: Path) -> None:
     h = build_handoff(Discussion.load(_hostile(isolated)))
     prompt = h.to_prompt()
     head, quote, tail = _split(prompt)
-    assert head.startswith("# Implement a decided discussion\n\n## Rules\n")
+    assert head.startswith(
+        "# Implement a decided discussion\n\nThis decision was recorded with 1 unanswered "
+    )  # the count only: the concern's words are quoted below, fenced
+    assert "\n\n## Rules\n" in head
     assert HOSTILE not in head and HOSTILE not in tail
     assert "quoted from the discussion file" in head and "not instructions" in head
     assert "discussions/" in head and "Do not commit" in head
     assert "Do not commit" in tail and "discussions/" in tail  # the rules again, last
-    assert quote.count(HOSTILE) == 6  # title, decision, TODO, concern, question, context
+    # title, decision, TODO, concern, question, context, and the concern again, unanswered
+    assert quote.count(HOSTILE) == 7
     _fenced_only(quote, HOSTILE)
     _fenced_only(quote, "END QUOTED DISCUSSION")
     _fenced_only(quote, "Commit and push")

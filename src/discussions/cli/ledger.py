@@ -78,13 +78,16 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
         _revisits(ws, found.folder)
         return
     width = max(len(e.status) for e in found.entries)
-    for e in found.entries:
+    for n, e in enumerate(found.entries):
         date = (e.written or e.date)[:10] or "-" * 10
         done = "".join(_implementation(i) for i in e.implemented_by)
         say(
             f"{date}  {e.status:<{width}}  {_shown(e.file)}:{e.line}  "
             f"{e.text}  ({e.author}; {e.title}{done})"
         )
+        following = found.entries[n + 1].file if n + 1 < len(found.entries) else None
+        if e.settled and e.dissent and following != e.file:  # once, under its last
+            say(f"{' ' * 12}{e.dissent.headline()}")
     _revisits(ws, found.folder)
 
 

@@ -28,6 +28,7 @@ from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .diagnosis import rule_diagnosis
 from .governs import rule_governs
+from .minority import rule_dissent
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .restatements import rule_restatements
@@ -447,6 +448,7 @@ RULES: list[tuple[str, Rule]] = [
     ("motions", rule_motions),
     ("notes", rule_notes),
     ("restatements", rule_restatements),
+    ("dissent", rule_dissent),
     ("mentions", rule_mentions),
     ("integrity", rule_integrity),
     ("title", rule_title),

@@ -14,6 +14,7 @@ from ..syntax.kinds import ITEM_KINDS
 from ..syntax.markers import Marker
 from ..syntax.meta import engine_fields
 from .diagnosis import Diagnosis
+from .dissent import Dissent
 from .positions import Positions
 from .usage import DiscussionUsage
 
@@ -236,6 +237,8 @@ class State:
     """The current phase's definition as its rules apply now (`ballots.rule_phase_rules`)."""
     usage: DiscussionUsage = field(default_factory=DiscussionUsage)
     """Tokens, cost and calls, in all and per participant and provider (`usage.rule_usage`)."""
+    dissent: Dissent = field(default_factory=Dissent)
+    """The minority report: votes against, unanswered concerns (`minority.rule_dissent`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

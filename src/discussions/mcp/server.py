@@ -134,7 +134,8 @@ def _reading_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
     def handoff(file: str) -> dict[str, Any]:
         """The hand-off of a decided discussion, for a coding agent that implements it
         itself: `text` (the instructions: decisions, TODOs with assignees, constraints,
-        evidence cited, open questions, the rules of the change) and `handoff` (the same as
+        evidence cited, open questions, the minority report when someone dissents (named in
+        its first lines), the rules of the change) and `handoff` (the same as
         JSON, approval "pending"). An error for a discussion that decided nothing. This tool
         changes nothing and starts nothing: `discussions apply` runs a lead only on a person's
         consent at the command line.

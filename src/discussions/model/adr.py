@@ -178,6 +178,9 @@ def render_adr(
     source = relative_path(d.path, record_folder)
     lines = [f"# {number}. {title}", "", f"Date: {today}", "", "## Status", ""]
     lines.append(adr_status(d.status))
+    dissent = d.dissent
+    if dissent:
+        lines += ["", dissent.headline()]
     if supersedes is not None:
         old_number, old_path = supersedes
         lines += [
@@ -193,7 +196,7 @@ def render_adr(
         lines.append(f"- {one_line(item.text)} ({_who(item)})")
     lines += ["", "## Consequences", ""]
     concerns, todos = d.concerns, d.todos
-    if not concerns and not todos:
+    if not concerns and not todos and not dissent:
         lines.append("None recorded in the discussion.")
     if concerns:
         lines += ["Risks and concerns raised:", ""]
@@ -203,6 +206,9 @@ def render_adr(
         lines += ["Follow-up work:", ""]
         lines += [f"- {one_line(i.text)} ({_who(i)})" for i in todos]
         lines.append("")
+    if dissent:
+        lines += ["Minority report (the votes against at the end, the concerns never answered):"]
+        lines += ["", *dissent.lines(), ""]
     lines += [
         "",
         f"Discussed in [{link_text(one_line(d.title))}]({link_target(source)}) "

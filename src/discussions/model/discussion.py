@@ -305,6 +305,12 @@ class Discussion:
     evidence = Field(lambda s: list(s.evidence), "Evidence blocks, then pending requests.")
     drafts = Field(lambda s: list(s.drafts), "A documentation loop's drafts, in file order.")
     applies = Field(lambda s: list(s.applies), "APPLY blocks in file order, with reviews.")
+    dissent = Field(
+        lambda s: s.dissent,
+        "The minority report: votes against at the end, NO/ABSTAIN ballots on passed motions, "
+        "unanswered concerns (`derive.dissent`).",
+        json=lambda s: s.dissent.to_dict(),
+    )
     warnings = Field(
         lambda s: list(s.warnings),
         json=lambda s: [{"line": w.line, "message": w.message} for w in s.warnings],

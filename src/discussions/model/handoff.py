@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..derive.dissent import Dissent
 from ..errors import NotDecided
 from ..settings.templates import FINISHED_STATUSES, is_open
 from ..syntax.code import code_line_ranges
@@ -201,6 +202,8 @@ class Handoff:
     evidence: list[HandoffEvidence] = field(default_factory=list)
     questions: list[HandoffItem] = field(default_factory=list)
     approval: Approval = field(default_factory=Approval)
+    dissent: Dissent = field(default_factory=Dissent)
+    """The minority report (`derive.dissent`): the lead reads it before the decisions."""
     folder: str = ""
     """The folder of the discussion file, relative to the project (what the lead must not
     touch); ``""`` when unknown."""
@@ -227,6 +230,7 @@ class Handoff:
             "status": self.status,
             "decided": self.decided,
             "reason": self.reason,
+            "dissent": self.dissent.to_dict(),
             "decisions": [i.to_dict() for i in self.decisions],
             "todos": [t.to_dict() for t in self.todos],
             "constraints": [i.to_dict() for i in self.constraints],
@@ -269,6 +273,7 @@ def build_handoff(d: Discussion) -> Handoff:
             if e.status in ("fulfilled", "same") and e.number
         ],
         questions=asked + [_item(i, "") for i in d.questions],
+        dissent=d.dissent,
         folder=_folder(d),
     )
 

@@ -33,11 +33,13 @@ from urllib.parse import quote
 
 from ..derive import rules as derive
 from ..derive.diagnosis import decision_text
+from ..derive.dissent import Dissent
 from ..derive.restatements import collapse
 from ..derive.state import Restatement, State
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax.clock import utc_stamp
+from ..syntax.document import Document
 from ..syntax.parse import is_discussion_text, parse_document
 from ..syntax.text import decode
 from . import storage
@@ -109,6 +111,9 @@ class LedgerEntry:
     """Where the discussion said the same decision again (`restatements.collapse`)."""
     details: dict[str, list[str]] = field(default_factory=dict, hash=False)
     """What rules attached to the decision (`Item.details`: the paths it governs)."""
+    dissent: Dissent = field(default_factory=Dissent, hash=False, compare=False)
+    """The discussion's minority report (`derive.dissent`): who stood against it at the end,
+    and the concerns nobody answered."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,6 +129,7 @@ class LedgerEntry:
             "written": self.written,
             **({"restated": [r.to_dict() for r in self.restated]} if self.restated else {}),
             **self.details,
+            "dissent": self.dissent.to_dict(),
         }
 
 
@@ -188,9 +194,9 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
         return [], (Skipped(path, reason) if has_decision else None), False
     if not has_decision and "ROOT-CAUSE" not in text:  # a converged diagnosis is a decision
         return [], None, True
-    title, status, initial, date, items, applies = _decisions_of(text, path, workspace)
+    title, status, initial, date, items, applies, dissent = _decisions_of(text, path, workspace)
     settled = is_settled(status, initial)
-    entries = [_entry(i, path, title, status, date, settled) for i in items]
+    entries = [_entry(i, path, title, status, date, settled, dissent) for i in items]
     if settled and applies:
         from ..derive.applies import implemented_by
 
@@ -203,13 +209,32 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
 _HEAD_RULES = ("template", "header_phase", "engine_markers", "title")
 
 
+# The rules the minority report rests on (`derive.minority`): votes since the last reset,
+# motions and their ballots, the concerns with their restatements folded.
+_DISSENT_RULES = (
+    "template",
+    "header_phase",
+    "engine_markers",
+    "participants",
+    "comments",
+    "votes",
+    "motions",
+    "restatements",
+    "dissent",
+)
+# A file holding none of these words has no dissent (no vote or ballot against, no concern).
+_DISSENT_WORDS = re.compile(r"CHANGES|REJECT|CONCERN|BALLOT")
+
+
 def _decisions_of(
     text: str, path: Path, workspace: Workspace
-) -> tuple[str, str, str, str, list[Item], list[Apply]]:
-    """(title, status, the template's initial status, Created, decisions, applies) of a
-    discussion's text: what `Discussion` derives, by the same parser and rules, without
-    extracting the markers of comments that cannot hold a decision."""
+) -> tuple[str, str, str, str, list[Item], list[Apply], Dissent]:
+    """(title, status, the template's initial status, Created, decisions, applies, minority
+    report) of a discussion's text: what `Discussion` derives, by the same parser and rules,
+    without extracting the markers of comments that cannot hold a decision (but for the
+    minority report, which reads every comment: only where dissent can be)."""
     doc = parse_document(text)
+    dissent = _dissent_of(doc, text, path, workspace)
     state = State(doc=doc, workspace=workspace, path_stem=path.stem, text=text)
     rules = dict(derive.RULES)
     for name in _HEAD_RULES:
@@ -224,7 +249,19 @@ def _decisions_of(
         rule_applies(state)
     initial = state.template.status if state.template else "OPEN"
     created = doc.header.get("created", "")
-    return state.title, state.status, initial, created, items, state.applies
+    return state.title, state.status, initial, created, items, state.applies, dissent
+
+
+def _dissent_of(doc: Document, text: str, path: Path, workspace: Workspace) -> Dissent:
+    """The minority report of the discussion parsed as `doc` (`Discussion.dissent`), by the
+    rules it rests on; empty without a word that dissent is written with."""
+    if not _DISSENT_WORDS.search(text):
+        return Dissent()
+    state = State(doc=doc, workspace=workspace, path_stem=path.stem, text=text)
+    rules = dict(derive.RULES)
+    for name in _DISSENT_RULES:
+        rules[name](state)
+    return state.dissent
 
 
 def _written_decisions(state: State) -> list[Item]:
@@ -265,7 +302,7 @@ class Written(Item):
 
 
 def _entry(
-    item: Item, path: Path, title: str, status: str, date: str, settled: bool
+    item: Item, path: Path, title: str, status: str, date: str, settled: bool, dissent: Dissent
 ) -> LedgerEntry:
     written = item.written if isinstance(item, Written) else ""
     return LedgerEntry(
@@ -280,6 +317,7 @@ def _entry(
         written=written,
         restated=tuple(item.restated),
         details=item.details,
+        dissent=dissent,
     )
 
 

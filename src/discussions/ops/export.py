@@ -153,6 +153,15 @@ def _items(title: str, items: list[Item], empty: str) -> list[str]:
     return [*lines, ""]
 
 
+def _minority(d: Discussion) -> list[str]:
+    """The post's minority report (`derive.dissent`) under the decisions; none without
+    dissent or without a decision."""
+    dissent = d.dissent
+    if not d.decisions or not dissent:
+        return []
+    return ["## Minority report", "", dissent.headline(), "", *dissent.lines(), ""]
+
+
 def write_post(
     runner: Runner, d: Discussion, alias: str = "moderator", provider: str | None = None
 ) -> tuple[str, str]:
@@ -177,6 +186,7 @@ def write_post(
         article,
         "",
         *_items(BY_KEY["decisions"].heading, d.decisions, "No decisions recorded."),
+        *_minority(d),
         *_items(BY_KEY["questions"].heading, d.questions, "No open questions."),
     ]
     return "\n".join(lines).rstrip("\n") + "\n", author

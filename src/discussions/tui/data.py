@@ -134,6 +134,10 @@ def side_panel(d: Discussion) -> str:
         if items:
             lines += ["", f"[b]{section.heading}[/b] ({len(items)})"]
             lines += [f"  • {escape(i.text)} [dim]({escape(_who(i))})[/dim]" for i in items]
+    dissent = d.dissent
+    if d.decisions and dissent:  # the minority report (`derive.minority`)
+        lines += ["", "[b]Minority report[/b]", f"  {escape(dissent.headline())}"]
+        lines += [f"  • {escape(text.removeprefix('- '))}" for text in dissent.lines()]
     evidence = d.evidence
     if evidence:
         lines += ["", f"[b]Evidence[/b] ({len(evidence)}; [dim]v shows it[/dim])"]

@@ -65,6 +65,7 @@ a { color: var(--accent); }
 header.top { padding: 1rem 1.5rem; border-bottom: 1px solid var(--line); }
 header.top h1 { margin: 0 0 .25rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
 header.top .state { margin: 0; color: var(--muted); }
+header.top .dissent { margin: .35rem 0 0; font-weight: 600; }
 header.top nav { margin: 0 0 .35rem; font-size: .9rem; }
 .consensus-reached { color: var(--ready); font-weight: 600; }
 .layout {
@@ -384,6 +385,7 @@ def panel_html(d: Discussion, shown_from: int = 0, elsewhere: str = "") -> str:
         _votes_section(d, anchor),
         positions_html(d, _section, _esc),
     ]
+    parts += _dissent_section(d, anchor)
     parts += _item_sections(d, anchor)
     pending = d.pending_mentions
     if pending:
@@ -405,6 +407,33 @@ def panel_html(d: Discussion, shown_from: int = 0, elsewhere: str = "") -> str:
             _section("warnings", f"Warnings ({len(warnings)})", [f"<ul>{''.join(rows)}</ul>"])
         )
     return "".join(parts)
+
+
+def _dissent_line(d: Discussion) -> list[str]:
+    """The header's line saying a decision was recorded over dissent (`Dissent.headline`);
+    none without a decision or without dissent."""
+    if not d.decisions or not (dissent := d.dissent):
+        return []
+    return [f'<p id="dissent" class="dissent">{_esc(dissent.headline())}</p>']
+
+
+def _dissent_section(d: Discussion, anchor: _Anchors) -> list[str]:
+    """The panel's minority report: the votes against with their last reason, the concerns
+    nobody answered; none without a decision or without dissent."""
+    dissent = d.dissent
+    if not d.decisions or not dissent:
+        return []
+    rows = [
+        f'<li><a href="{anchor(v.line)}">{_esc(v.name)}</a> {vote_badge(v.vote)} '
+        f'<span class="by">{_esc(v.reason)}</span></li>'
+        for v in dissent.votes
+    ]
+    rows += [
+        f'<li data-line="{c.line}"><a href="{anchor(c.line)}">{_esc(c.text)}</a> '
+        f'<span class="by">— {_esc(c.by)}, never answered</span></li>'
+        for c in dissent.concerns
+    ]
+    return [_section("dissent", "Minority report", [f"<ul>{''.join(rows)}</ul>"])]
 
 
 def _preamble(d: Discussion) -> str:
@@ -460,6 +489,7 @@ def discussion_page(
         f'<p class="state">Phase <span id="phase">{_esc(d.phase)}</span>{phase_title} · '
         f'Status <span id="status" class="status status-{_class(d.status)}">'
         f'{_esc(d.status)}</span> · <span id="comment-count">{len(comments)}</span> comments</p>',
+        *_dissent_line(d),
         "</header>",
         '<div class="layout">',
         "<main>",

@@ -77,7 +77,7 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
     lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_evidence(d)]
     lines += _applies(d)
     lines += _items(d, verbose)
-    lines += [*_pending(d), *_revisit_lines(d)]
+    lines += [*_dissent(d), *_pending(d), *_revisit_lines(d)]
     if verbose:
         lines += _comments(d)
     return lines + _warnings(d)
@@ -240,6 +240,16 @@ def _motions(d: Discussion) -> list[StatusLine]:
                 f"    ballots not counted (not on the council): {', '.join(m.not_counted)}"
             )
     return [_line(t) for t in texts]
+
+
+def _dissent(d: Discussion) -> list[StatusLine]:
+    """The minority report under the decisions (`derive.minority`): none without a decision
+    or without dissent."""
+    dissent = d.dissent
+    if not d.decisions or not dissent:
+        return []
+    lines = [_line(), _line(dissent.headline(), "warning" if dissent.votes else "")]
+    return lines + [_line("  " + text.removeprefix("- ")) for text in dissent.lines()]
 
 
 def _where(i: Item) -> str:

@@ -1,0 +1,90 @@
+"""The minority report's records: who stands against where the discussion ended, why, and the
+concerns nobody answered. One rule (`minority.rule_dissent`) answers "who dissents and why"
+for every view (the ADR, the hand-off, the exports, the decision ledger), so a decision
+recorded over dissent says so wherever it is read.
+
+* **Votes.** Each voter whose current vote (`State.votes`: the latest since the last reset) is
+  ``CHANGES`` or ``REJECT``; and, for each motion that passed (a decision), each council seat
+  whose ballot was ``NO`` or ``ABSTAIN``. The reason is the voter's last comment carrying that
+  vote or ballot, its own words without the marker lines, trimmed to two sentences.
+* **Concerns.** Each ``CONCERN:`` (restatements folded, `restatements`) never answered. A
+  concern is answered when, after it was last said, someone else replies to it: a comment that
+  mentions its author (``@alias``) or quotes it (a ``>`` line holding its words); or its author
+  votes ``READY`` afterwards (the voice that raised it is satisfied).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class DissentingVote:
+    """A voice against the outcome: its vote (or ballot), its last reason, where."""
+
+    name: str
+    vote: str
+    """``CHANGES``, ``REJECT``; or, on a passed motion, ``NO`` or ``ABSTAIN``."""
+    reason: str
+    """The words of the last comment carrying the vote, two sentences at most ("" if none)."""
+    line: int
+    """The ``Name:`` line of that comment."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "vote": self.vote, "reason": self.reason, "line": self.line}
+
+
+@dataclass(slots=True)
+class OpenConcern:
+    """A ``CONCERN:`` nobody answered."""
+
+    by: str
+    text: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"by": self.by, "text": self.text, "line": self.line}
+
+
+@dataclass(slots=True)
+class Dissent:
+    """The minority report of a discussion: empty when nobody dissents."""
+
+    votes: list[DissentingVote] = field(default_factory=list)
+    concerns: list[OpenConcern] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.votes or self.concerns)
+
+    def headline(self) -> str:
+        """One line for where a decision is read: ``Recorded over dissent: REJECT from Bo; 1
+        unanswered concern (Cy).``; with concerns alone, ``Recorded with 1 unanswered concern
+        (Cy).`` ("" when nobody dissents)."""
+        parts = [f"{v.vote} from {v.name}" for v in self.votes]
+        if self.concerns:
+            who = ", ".join(dict.fromkeys(c.by for c in self.concerns))
+            n = len(self.concerns)
+            parts.append(f"{n} unanswered concern{'s' if n > 1 else ''} ({who})")
+        if not parts:
+            return ""
+        if not self.votes:
+            return f"Recorded with {parts[0]}."
+        return "Recorded over dissent: " + "; ".join(parts) + "."
+
+    def lines(self) -> list[str]:
+        """The report as markdown list lines, votes then concerns."""
+        out = []
+        for v in self.votes:
+            why = f": {v.reason}" if v.reason else ""
+            out.append(f"- {v.name} voted {v.vote} (line {v.line}){why}")
+        out += [
+            f"- Unanswered concern from {c.by} (line {c.line}): {c.text}" for c in self.concerns
+        ]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "votes": [v.to_dict() for v in self.votes],
+            "concerns": [c.to_dict() for c in self.concerns],
+        }
