@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import sign_ai_comments, write
+from ..conftest import sign_ai_comments, write
 
 _HEAD = """
 <!-- DISCUSSION -->

@@ -16,7 +16,7 @@ from discussions.settings.workspace import Workspace
 from discussions.views import html
 from discussions.web.app import AHEAD_CHUNK, FIRST_VIEW, Settings, Site, create_app
 
-from ..web_support import TOKEN
+from ..support.web import TOKEN
 
 NAME = "long.md"
 COUNT = 2 * AHEAD_CHUNK + FIRST_VIEW + 3
