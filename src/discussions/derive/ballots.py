@@ -43,7 +43,7 @@ def rule_positions(s: State) -> None:
     s.positions = audit(s.comments, s.runs, s.evidence, s.items["DECISION"], s.registry)
 
 
-def first_ballot_open(s: State) -> bool:
+def _first_ballot_open(s: State) -> bool:
     """Whether the current phase is ``vote_first`` and some expected voter has not cast its
     first ballot in it yet."""
     info = s.template.phase(s.phase) if s.template else None
@@ -59,7 +59,7 @@ def rule_phase_rules(s: State) -> None:
     info = s.template.phase(s.phase) if s.template else None
     if info is None:
         return
-    blind = info.consensus_mode == VOTE_FIRST and not info.blind and first_ballot_open(s)
+    blind = info.consensus_mode == VOTE_FIRST and not info.blind and _first_ballot_open(s)
     anonymous = (
         info.flip_threshold is not None
         and not info.anonymous

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .state import State
 
-MAX_KEY_CHARS = 60
-MIN_CONFIDENCE = 8
-SIMILARITY = 0.7
-MAX_FAILURES = 2
+_MAX_KEY_CHARS = 60
+_MIN_CONFIDENCE = 8
+_SIMILARITY = 0.7
+_MAX_FAILURES = 2
 
 _WORD_SEPARATORS = re.compile(r"[\s_\-]+")
 _KEY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -86,7 +86,7 @@ def normalise_key(text: str) -> str | None:
     """``Race in Session_Store`` -> ``race-in-session-store``; None when the key holds other
     characters than letters, digits and separators, is empty, or is longer than 60."""
     words = _WORD_SEPARATORS.sub("-", text.strip().strip("`*").strip().lower()).strip("-")
-    if not words or len(words) > MAX_KEY_CHARS or not _KEY.fullmatch(words):
+    if not words or len(words) > _MAX_KEY_CHARS or not _KEY.fullmatch(words):
         return None
     return words
 
@@ -113,10 +113,10 @@ def converge(
 ) -> tuple[str | None, list[str]]:
     """(key, supporters) of the largest group of confident candidates whose keys match the
     group's anchor; (None, []) when no group has two members."""
-    sure = [c for c in candidates if c.confidence >= MIN_CONFIDENCE and c.author not in dropped]
+    sure = [c for c in candidates if c.confidence >= _MIN_CONFIDENCE and c.author not in dropped]
     best: list[Candidate] = []
     for anchor in sure:
-        group = [c for c in sure if similarity(anchor.key, c.key) >= SIMILARITY]
+        group = [c for c in sure if similarity(anchor.key, c.key) >= _SIMILARITY]
         if len(group) > len(best):
             best = group
     if len(best) < 2:
@@ -149,7 +149,7 @@ def rule_diagnosis(s: State) -> None:
                     s.warn(
                         m.line,
                         f"invalid root-cause key `{m.text[:80]}` (expected words of letters and "
-                        f"digits, at most {MAX_KEY_CHARS} characters); not counted",
+                        f"digits, at most {_MAX_KEY_CHARS} characters); not counted",
                     )
             elif m.kind == "CONFIDENCE":
                 confidence = parse_confidence(m.text)
@@ -166,7 +166,7 @@ def rule_diagnosis(s: State) -> None:
             and _phase_of(c.line, phase_at) in diagnosis_phases
         ):
             failures[c.author] = failures.get(c.author, 0) + 1
-            if failures[c.author] == MAX_FAILURES:
+            if failures[c.author] == _MAX_FAILURES:
                 result.dropped.append(c.author)
                 result.notes.append(
                     f"{c.author} gave no parseable diagnosis twice (last at line {c.line}) and "
@@ -192,7 +192,7 @@ def describe(diagnosis: Diagnosis) -> list[str]:
     else:
         head = (
             "Diagnosis: not converged (two participants must name the same root cause "
-            f"with confidence {MIN_CONFIDENCE} or more)"
+            f"with confidence {_MIN_CONFIDENCE} or more)"
         )
     lines = [head]
     for c in diagnosis.candidates:

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from .motions import Motion
     from .state import Comment, Item, State
 
-AGAINST = ("CHANGES", "REJECT")
+_AGAINST = ("CHANGES", "REJECT")
 """The votes that stand against a proposal."""
-AGAINST_BALLOTS = ("NO", "ABSTAIN")
+_AGAINST_BALLOTS = ("NO", "ABSTAIN")
 """The ballots on a passed motion that did not carry it."""
 _VOTED = ("VOTE", "BALLOT", "SECOND", "SCORE")
 """Markers that are a position, not a reason."""
@@ -53,7 +53,7 @@ def _vote_dissent(s: State) -> list[DissentingVote]:
     return [
         DissentingVote(name, vote, reason(last[name]), last[name].line)
         for name, vote in s.votes.items()
-        if vote in AGAINST and name in last
+        if vote in _AGAINST and name in last
     ]
 
 
@@ -69,7 +69,7 @@ def _ballot_dissent(s: State, motion: Motion) -> list[DissentingVote]:
     return [
         DissentingVote(seat, ballot, reason(last[seat]), last[seat].line)
         for seat, ballot in motion.ballots.items()
-        if ballot in AGAINST_BALLOTS and seat in last
+        if ballot in _AGAINST_BALLOTS and seat in last
     ]
 
 

@@ -105,7 +105,7 @@ def tally(
     return ("passed" if passed else "failed"), counts
 
 
-def required_voters(s: State) -> list[str]:
+def _required_voters(s: State) -> list[str]:
     """The council: names whose ballots a motion waits for, and the only ones that second and
     ballot: the voting participants of the discussion and the people listed in
     ``consensus.human_required``."""
@@ -161,7 +161,7 @@ def rule_motions(s: State) -> None:
             events.append((e.line, "", None, engine_fields(e.target), 0))
     events.sort(key=lambda ev: ev[0])
     phase_at = _phase_lines(s)
-    required = required_voters(s)
+    required = _required_voters(s)
     motions: list[Motion] = []
     by_line: dict[int, Motion] = {}
     current: Motion | None = None

@@ -17,12 +17,12 @@ from .state import Item
 if TYPE_CHECKING:
     from .state import State
 
-NOTE_KINDS = ("REMEMBER", "REVISIT-WHEN")
+_NOTE_KINDS = ("REMEMBER", "REVISIT-WHEN")
 
 
 def rule_notes(s: State) -> None:
     """``REMEMBER:`` and ``REVISIT-WHEN:`` markers with a text, in file order."""
     for c in s.comments:
         for m in c.markers:
-            if m.kind in NOTE_KINDS and m.text.strip():
+            if m.kind in _NOTE_KINDS and m.text.strip():
                 s.notes.append(Item(m.kind, m.text.strip(), c.author, m.line))

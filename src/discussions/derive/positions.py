@@ -59,7 +59,7 @@ def _flat(text: str) -> str:
 
 
 @dataclass(slots=True)
-class Stance:
+class _Stance:
     """One position: a vote or a score, where and in which round."""
 
     author: str
@@ -74,7 +74,7 @@ class Stance:
 
 
 @dataclass(slots=True)
-class Flip:
+class _Flip:
     """A change of position, and what it cites that is new (empty: nothing)."""
 
     author: str
@@ -114,11 +114,11 @@ class Positions:
     """The rounds in which someone took a position, in order."""
     grid: dict[str, dict[int, str]] = field(default_factory=dict)
     """Author (in order of first position) -> round -> the position held at its end."""
-    stances: list[Stance] = field(default_factory=list)
-    flips: list[Flip] = field(default_factory=list)
+    stances: list[_Stance] = field(default_factory=list)
+    flips: list[_Flip] = field(default_factory=list)
 
     @property
-    def unexplained(self) -> list[Flip]:
+    def unexplained(self) -> list[_Flip]:
         return [f for f in self.flips if f.unexplained]
 
     def grid_lines(self, last: int | None = None) -> list[str]:
@@ -146,7 +146,7 @@ class Positions:
         }
 
 
-def stance_value(c: Comment) -> str | None:
+def _stance_value(c: Comment) -> str | None:
     """The position comment `c` gives: its vote, else its last valid score; None for none."""
     if c.vote:
         return c.vote
@@ -169,14 +169,14 @@ def positions(
     decisions = sorted(decisions, key=lambda item: item.line)
     decision_lines = [item.line for item in decisions]  # each flip looks only between lines
     out = Positions()
-    last: dict[str, tuple[Stance, int]] = {}
+    last: dict[str, tuple[_Stance, int]] = {}
     seen_rounds: set[int] = set()
     for i, c in enumerate(comments):
-        value = stance_value(c)
+        value = _stance_value(c)
         if value is None:
             continue
         number = bisect_left(marks, c.line)  # ROUND blocks above the comment
-        stance = Stance(c.author, value, c.line, number)
+        stance = _Stance(c.author, value, c.line, number)
         out.stances.append(stance)
         out.grid.setdefault(c.author, {})[number] = value
         seen_rounds.add(number)
@@ -187,7 +187,7 @@ def positions(
                 bisect_right(decision_lines, before.line) : bisect_left(decision_lines, c.line)
             ]
             cites = _cited(c, new, evidence, made, before.line, aliases or {})
-            out.flips.append(Flip(c.author, before.value, value, c.line, before.line, cites))
+            out.flips.append(_Flip(c.author, before.value, value, c.line, before.line, cites))
         last[c.author] = (stance, i)
     out.rounds = sorted(seen_rounds)
     return out

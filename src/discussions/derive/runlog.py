@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .state import RunMark
 
-RUN_STATES = ("stopped", "running", "interrupted", "unknown")
+_RUN_STATES = ("stopped", "running", "interrupted", "unknown")
 
 
 @dataclass(slots=True)
@@ -141,7 +141,7 @@ def identity(number: int) -> str:
     return f"run: {number} | host: {host_id()} | pid: {os.getpid()}"
 
 
-def process_alive(pid: int) -> bool:
+def _process_alive(pid: int) -> bool:
     if pid <= 0:
         return False
     if os.name == "nt":  # signal 0 would end the process there; the project needs POSIX
@@ -170,12 +170,12 @@ def _not_a_zombie(pid: int) -> bool:
 
 
 @dataclass(slots=True)
-class RunState:
+class _RunState:
     """A run and what became of it."""
 
     run: RunRecord
     state: str
-    """One of `RUN_STATES`."""
+    """One of `_RUN_STATES`."""
     why: str = ""
     """For a run without its stop: what the state rests on."""
 
@@ -191,26 +191,26 @@ class RunState:
         return ran + f", {self.state} ({self.why})"
 
 
-def run_state(runs: Sequence[RunRecord], index: int = -1) -> RunState:
+def run_state(runs: Sequence[RunRecord], index: int = -1) -> _RunState:
     """What became of ``runs[index]`` (see the module docstring)."""
     run = runs[index]
     if run.stop is not None:
-        return RunState(run, "stopped")
+        return _RunState(run, "stopped")
     later = [r for r in runs if r.rounds and r.line > run.line]  # runs, not a turn's stop
     if run.host and run.host == host_id() and run.pid is not None:
-        if not process_alive(run.pid):
-            return RunState(
+        if not _process_alive(run.pid):
+            return _RunState(
                 run, "interrupted", f"no stop record; process {run.pid} on this machine is gone"
             )
         if not any((r.host, r.pid) == (run.host, run.pid) for r in later):
-            return RunState(run, "running", f"process {run.pid} on this machine")
+            return _RunState(run, "running", f"process {run.pid} on this machine")
     if later:
-        return RunState(run, "interrupted", "no stop record; a later run started after it")
+        return _RunState(run, "interrupted", "no stop record; a later run started after it")
     if run.host:
-        return RunState(
+        return _RunState(
             run, "unknown", "no stop record; started on another machine: running there or not"
         )
-    return RunState(
+    return _RunState(
         run, "unknown", "no stop record; written by a version that does not record its process"
     )
 

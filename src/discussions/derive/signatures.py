@@ -71,7 +71,7 @@ def own_text(c: Comment | CommentBlock, marker_lines: list[int]) -> str:
     return body
 
 
-def digest_matches(
+def _digest_matches(
     c: Comment | CommentBlock, meta: dict[str, str], marker_lines: list[int]
 ) -> bool:
     """Whether the comment's text matches the digest its metadata line records (False when it
@@ -113,7 +113,7 @@ def forgery(
     whom = claims.whom(c.author)
     if not whom and "provider" not in meta:
         return False, ""
-    if digest_matches(c, meta, marker_lines):
+    if _digest_matches(c, meta, marker_lines):
         return False, ""
     if meta.get("digest"):
         return True, ""

@@ -56,7 +56,7 @@ class UsageTotals:
         reported figures cover both), and the failed calls before it."""
         n = 2 if "follow-up" in meta else 1
         self.calls += n
-        self.failed_calls += failed_entries(meta.get("failed", ""))
+        self.failed_calls += _failed_entries(meta.get("failed", ""))
         if meta.get("provider") == "mock":  # the built-in mock: no tokens, no cost
             self._largest(0.0, 0)
             return
@@ -122,7 +122,7 @@ def _known(calls: int, unknown: int) -> str:
     return "none" if calls and unknown >= calls else "partial" if unknown else "all"
 
 
-def failed_entries(value: str) -> int:
+def _failed_entries(value: str) -> int:
     """How many calls a ``failed:`` metadata field records (providers not installed left
     out): ``a (exited with status 1); b (not installed: ...)`` -> 1."""
     entries = [e.strip() for e in value.split("; ") if e.strip()]

@@ -87,7 +87,7 @@ _SEPARATOR_ONLY = re.compile(r"\A(?:[ \t]*\r?\n)*---[ \t]*(?:\r?\n)?\Z")
 
 
 @dataclass(slots=True)
-class NotAppended:
+class _NotAppended:
     """Where and how a newer version of a file changed what an older one said."""
 
     offset: int
@@ -97,7 +97,7 @@ class NotAppended:
     or ``inside`` (text inserted into an existing comment)."""
 
 
-def appended_only(old: str, new: str) -> NotAppended | None:
+def appended_only(old: str, new: str) -> _NotAppended | None:
     """None when `new` is `old` with blocks added only as merges and appends add them: every
     block of `old` in `new`, unchanged and in order, new comments and engine blocks between
     them (a merge orders both sides' comments), and an unfinished last comment of `old`
@@ -119,7 +119,7 @@ def appended_only(old: str, new: str) -> NotAppended | None:
         if k == len(blocks):
             return _first_difference(block, blocks, j, offsets)
         if k > j and not (_inserts_units(blocks, j) and _starts_unit(block)):
-            return NotAppended(offsets[j], "inside")
+            return _NotAppended(offsets[j], "inside")
         j = k + 1
     if not old_rest.strip():
         return None
@@ -131,21 +131,21 @@ def appended_only(old: str, new: str) -> NotAppended | None:
     return _first_difference(old_rest, blocks, j, offsets)
 
 
-def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -> NotAppended:
+def _first_difference(old: str, blocks: list[str], j: int, offsets: list[int]) -> _NotAppended:
     """Where block `old`, missing from ``blocks[j:]``, went: rewritten (a block there is like
     it, maybe after new comments a merge placed first), or removed (at block `j`)."""
     j = next((k for k in range(j, len(blocks)) if _alike(old, blocks[k])), j)
     if j == len(blocks) or not _alike(old, blocks[j]):
-        return NotAppended(offsets[j] if j < len(blocks) else offsets[-1], "removed")
+        return _NotAppended(offsets[j] if j < len(blocks) else offsets[-1], "removed")
     current = blocks[j]
     limit = min(len(old), len(current))
     p = 0
     while p < limit and old[p] == current[p]:
         p += 1
-    return NotAppended(offsets[j] + p, "changed")
+    return _NotAppended(offsets[j] + p, "changed")
 
 
-def said_blocks(text: str) -> Counter[str]:
+def _said_blocks(text: str) -> Counter[str]:
     """What `text` says, block by block (`content_of` each, an unfinished last comment as if
     closed), counted; separators alone say nothing."""
     blocks, rest = split_blocks(text)
@@ -163,13 +163,13 @@ def lost_blocks(merged: str, parent: str, others: list[tuple[str, list[str]]]) -
     a block of a merge base that another parent changed or removed (that parent's edit, which
     the append-only check judges on its own commits). `others`: each other parent's text with
     its merge bases with `parent`."""
-    have = said_blocks(merged)
-    mine = said_blocks(parent)
+    have = _said_blocks(merged)
+    mine = _said_blocks(parent)
     excused: Counter[str] = Counter()
     for other, bases in others:
-        theirs = said_blocks(other)
+        theirs = _said_blocks(other)
         for base in bases:
-            for said, n in said_blocks(base).items():
+            for said, n in _said_blocks(base).items():
                 excused[said] = max(excused[said], n - theirs[said])
     short = {s: n - have[s] - excused[s] for s, n in mine.items() if n > have[s] + excused[s]}
     lost: list[str] = []

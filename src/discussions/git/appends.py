@@ -13,7 +13,7 @@ from .run import is_discussion_bytes, relative_path, repo_root, run_git, verify_
 
 
 @dataclass(slots=True)
-class AppendViolation:
+class _AppendViolation:
     """A discussion file whose bytes from `rev` were changed, not only appended to."""
 
     path: Path
@@ -75,7 +75,7 @@ def deleted_discussion_files(rev: str, start: Path) -> list[Path]:
     return found
 
 
-def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
+def _append_only_violation(path: Path, rev: str) -> _AppendViolation | None:
     """None when `path` holds everything it held at `rev`, only added to as appends and the
     merge driver add (new comments, possibly ordered among others by a merge), or did not
     exist at `rev`. A file deleted since `rev` is a violation too."""
@@ -91,7 +91,7 @@ def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
     try:
         new = path.read_bytes()
     except FileNotFoundError:
-        return AppendViolation(
+        return _AppendViolation(
             path,
             0,
             f"deleted since {rev}, but discussions are append-only "
@@ -111,25 +111,25 @@ def append_only_violation(path: Path, rev: str) -> AppendViolation | None:
         "removed": f"text that existed at {rev} was removed (not a pure append)",
         "inside": f"text inserted into a comment that existed at {rev} (not a pure append)",
     }
-    return AppendViolation(path, line, messages[found.kind])
+    return _AppendViolation(path, line, messages[found.kind])
 
 
 @dataclass(slots=True)
-class AppendCheck:
+class _AppendCheck:
     """What `check_appends` found: the files it looked at and the violations."""
 
     files: list[Path] = field(default_factory=list)
     """Discussion files present in the work tree that it checked."""
-    violations: list[AppendViolation] = field(default_factory=list)
+    violations: list[_AppendViolation] = field(default_factory=list)
 
 
-def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) -> AppendCheck:
+def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) -> _AppendCheck:
     """The append-only check since `rev` (for `check --since`, hooks, CI): each of `paths`, or
     without them every discussion file changed since `rev` and every one deleted since; and
     every merge since `rev`, or in progress, holds every block of each parent (`merge_losses`).
     Raises `DiscussionsError` for an unknown revision or a folder outside a repository;
     ``HEAD`` before the first commit (a hook's first run) has nothing to compare with."""
-    report = AppendCheck()
+    report = _AppendCheck()
     root = repo_root(start)
     if (
         rev == "HEAD"
@@ -145,9 +145,9 @@ def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) ->
         targets = list(paths)
     for path in targets:
         try:
-            violation = append_only_violation(path, rev)
+            violation = _append_only_violation(path, rev)
         except DiscussionsError as exc:  # a file outside the repository
-            violation = AppendViolation(path, 0, str(exc))
+            violation = _AppendViolation(path, 0, str(exc))
         if violation is not None:
             report.violations.append(violation)
     report.violations += merge_losses(rev, start, paths)
@@ -159,7 +159,7 @@ def check_appends(rev: str, start: Path, paths: Sequence[Path] | None = None) ->
 
 def merge_losses(
     rev: str, start: Path, paths: Sequence[Path] | None = None
-) -> list[AppendViolation]:
+) -> list[_AppendViolation]:
     """Blocks a merge dropped: for each merge commit since `rev` (on the way to HEAD) and for
     a merge in progress (the work tree, with HEAD and each MERGE_HEAD as parents), every block
     of every parent must be in the result (`additions.lost_blocks`). This holds whichever
@@ -167,7 +167,7 @@ def merge_losses(
     anyone can check a merge. `paths`: only these files."""
     root = repo_root(start)
     wanted = None if paths is None else {relative_path(p, root) for p in paths}
-    found: list[AppendViolation] = []
+    found: list[_AppendViolation] = []
     listing = b""
     if rev != "HEAD":  # the hook's case: no commit since
         listing = run_git(["rev-list", "--merges", "--parents", f"{rev}..HEAD"], root).stdout
@@ -180,7 +180,7 @@ def merge_losses(
     return found
 
 
-def git_lines(args: list[str], root: Path) -> list[str]:
+def _git_lines(args: list[str], root: Path) -> list[str]:
     return run_git(args, root).stdout.decode("utf-8", "replace").split()
 
 
@@ -195,11 +195,11 @@ def _merge_heads(root: Path) -> list[str]:
 
 def _merge_losses(
     root: Path, merge: str | None, parents: list[str], wanted: set[str] | None
-) -> list[AppendViolation]:
+) -> list[_AppendViolation]:
     """The blocks of `parents` missing from `merge` (None: the work tree), file by file."""
     names = sorted({name for parent in parents for name in _changed(root, parent, merge)})
     bases = _Bases(root, parents)
-    found: list[AppendViolation] = []
+    found: list[_AppendViolation] = []
     for rel in names:
         if wanted is None or rel in wanted:
             found += _file_losses(root, rel, merge, parents, bases)
@@ -208,13 +208,13 @@ def _merge_losses(
 
 def _file_losses(
     root: Path, rel: str, merge: str | None, parents: list[str], bases: _Bases
-) -> list[AppendViolation]:
+) -> list[_AppendViolation]:
     """The blocks of each parent's version of discussion `rel` missing from the merge's."""
     from .additions import lost_blocks
 
     merged = _version(root, merge, rel)  # None (deleted) or no discussion: it holds nothing
     texts = [_version(root, p, rel) for p in parents]
-    found: list[AppendViolation] = []
+    found: list[_AppendViolation] = []
     for i, mine in enumerate(texts):
         if mine is None or not is_discussion_bytes(mine):
             continue  # the file is new in the merge, or came from another parent
@@ -237,7 +237,7 @@ class _Bases:
         key = (min(i, j), max(i, j))
         if key not in self.found:
             pair = [self.parents[key[0]], self.parents[key[1]]]
-            self.found[key] = git_lines(["merge-base", "--all", *pair], self.root)
+            self.found[key] = _git_lines(["merge-base", "--all", *pair], self.root)
         return [_text(_version(self.root, base, rel)) for base in self.found[key]]
 
 
@@ -269,12 +269,12 @@ def _text(data: bytes | None) -> str:
     return "" if data is None else data.decode("utf-8", "surrogateescape")
 
 
-def _lost(root: Path, rel: str, merge: str | None, parent: str, block: str) -> AppendViolation:
+def _lost(root: Path, rel: str, merge: str | None, parent: str, block: str) -> _AppendViolation:
     """The violation naming a lost block: the parent it came from, its author, its first
     line, and how to get it back."""
     from .units import NAME_HEAD
 
-    short = git_lines(["rev-parse", "--short", parent], root)[0]
+    short = _git_lines(["rev-parse", "--short", parent], root)[0]
     lines = [ln.strip() for ln in block.splitlines() if ln.strip() and ln.strip() != "---"]
     head = NAME_HEAD.match(block)
     if head:
@@ -285,8 +285,8 @@ def _lost(root: Path, rel: str, merge: str | None, parent: str, block: str) -> A
     if merge is None:
         where, fix = "the merge", "redo it: `git merge --abort`, `discussions init`, merge again"
     else:
-        where = f"the merge {git_lines(['rev-parse', '--short', merge], root)[0]}"
+        where = f"the merge {_git_lines(['rev-parse', '--short', merge], root)[0]}"
         fix = f"append it again from `git show {short}:{rel}`"
-    return AppendViolation(
+    return _AppendViolation(
         root / rel, 0, f"lost by {where}: a block of {short} ({what}) is not in the result; {fix}"
     )

@@ -5,11 +5,11 @@ it runs nothing the repository chose.
   of `Confinement.resolve`): a path is relative, written from the project's top (the git work
   tree, or the project folder outside git) without ``./`` or empty parts, has no ``..``, is not
   under ``.git``, is not ignored by git, and does not match the secret patterns
-  (`SECRET_PATTERNS`, plus ``evidence.exclude``) in any of its parts; ``read`` also refuses a
+  (`_SECRET_PATTERNS`, plus ``evidence.exclude``) in any of its parts; ``read`` also refuses a
   path that resolves (symbolic links followed) to a place outside the project or to such a
   path. Answers that show many files ask git for their paths first, sift them, and ask for
   the content of the allowed ones only, naming each refused one (`Sifted.lines`).
-* git runs with the environment of `safe_git_env` (no system or global configuration, no
+* git runs with the environment of `_safe_git_env` (no system or global configuration, no
   pager, no prompt, no lazy fetch) and the ``-c`` options of `Confinement.git_options`: no
   fsmonitor, no hooks, no pager, no external diff, no signature program, a submodule shown
   as its commits only (never the files inside it, which no rule sifted), and every filter
@@ -28,12 +28,12 @@ from pathlib import Path, PurePosixPath
 
 from ..providers.command import ContainedRun, run_contained
 
-SECRET_PATTERNS = (
+_SECRET_PATTERNS = (
     ".env*", "*.pem", "*.key", "id_*", "*secret*", ".netrc", "*.p12", "*.pfx",
 )
 """File and folder names never read, compared without regard to case."""
 
-GIT_TIMEOUT = 20.0
+_GIT_TIMEOUT = 20.0
 """Seconds a git command may take."""
 
 
@@ -93,7 +93,7 @@ def without_git_vars() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
-def safe_git_env() -> dict[str, str]:
+def _safe_git_env() -> dict[str, str]:
     """The environment git runs in: ours without any ``GIT_*`` variable, no system or global
     configuration, no pager, no prompt, no optional locks, no replace objects."""
     env = without_git_vars()
@@ -179,7 +179,7 @@ class Confinement:
         return self._options
 
     def git(
-        self, args: list[str], max_output: int = 4 << 20, timeout: float = GIT_TIMEOUT
+        self, args: list[str], max_output: int = 4 << 20, timeout: float = _GIT_TIMEOUT
     ) -> ContainedRun:
         """Run ``git ARGS`` confined (see the module docstring)."""
         return self._raw_git([*self.git_options(), "--no-pager", *args], max_output, timeout)
@@ -188,7 +188,7 @@ class Confinement:
         self,
         args: list[str],
         max_output: int = 4 << 20,
-        timeout: float = GIT_TIMEOUT,
+        timeout: float = _GIT_TIMEOUT,
         stdin: bytes = b"",
     ) -> ContainedRun:
         base = ["git", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"]
@@ -197,7 +197,7 @@ class Confinement:
             "git",
             [*base, *args],
             cwd=self.root,
-            env=safe_git_env(),
+            env=_safe_git_env(),
             timeout=timeout,
             max_output=max_output,
             stdin=stdin,
@@ -300,7 +300,7 @@ class Confinement:
             return "nothing under .git is read"
         for name in parts:
             low = name.lower()
-            for pattern in SECRET_PATTERNS:
+            for pattern in _SECRET_PATTERNS:
                 if fnmatch.fnmatchcase(low, pattern):
                     return f"`{name}` looks like a secret ({pattern}); secrets are never read"
             for pattern in self.exclude:

@@ -247,7 +247,7 @@ class Resolved(Record):
         self.result = result
 
 
-def index_stages(path: Path) -> tuple[bytes, bytes, bytes]:
+def _index_stages(path: Path) -> tuple[bytes, bytes, bytes]:
     """The base, ours and theirs versions of a conflicted file from git's index
     (stages 1, 2, 3; a missing base, when both sides created the file, is empty)."""
     root = repo_root(path.parent)
@@ -277,18 +277,18 @@ def resolve_conflict(path: Path, prefer: str | None = None) -> Resolved:
     write the clean result; refuse (file unchanged) when it cannot be merged safely, saying
     what to do instead. `prefer` (``ours``/``theirs``): whose phase and status to keep where
     the branches moved them differently."""
-    base, ours, theirs = index_stages(path)
+    base, ours, theirs = _index_stages(path)
     result, out = merge_versions(base, ours, theirs, cwd=path.parent, prefer=prefer)
     if result.status != CLEAN:
         raise DiscussionsError(
             f"{path} cannot be merged safely: {result.reason}; file left as it was. "
-            + conflict_advice(result.reason, str(path))
+            + _conflict_advice(result.reason, str(path))
         )
     path.write_bytes(out)
     return Resolved(path, result)
 
 
-def conflict_advice(reason: str, shown: str) -> str:
+def _conflict_advice(reason: str, shown: str) -> str:
     """The step that settles a conflict of this kind (`reason`, as the merge gave it)."""
     if "phase or status differently" in reason:
         return (

@@ -17,7 +17,7 @@ DIFF_BUDGET = 60_000
 
 
 @dataclass(slots=True)
-class FileChange:
+class _FileChange:
     path: str
     added: int | None
     """Lines added (None for a binary file)."""
@@ -33,7 +33,7 @@ class Changes:
     branch: str
     commits: list[str]
     """``<short hash> <subject>`` of each commit in the range, oldest first."""
-    files: list[FileChange]
+    files: list[_FileChange]
     diffs: list[tuple[str, str]]
     """(path, that file's part of the diff), in diff order."""
     refused: list[tuple[str, str]] = field(default_factory=list)
@@ -86,8 +86,8 @@ def collect_changes(
     return changes
 
 
-def _numstat(out: str) -> list[FileChange]:
-    files: list[FileChange] = []
+def _numstat(out: str) -> list[_FileChange]:
+    files: list[_FileChange] = []
     parts = out.split("\0")
     i = 0
     while i < len(parts):
@@ -101,7 +101,7 @@ def _numstat(out: str) -> list[FileChange]:
             i += 2
             path = f"{old} -> {new}"
         files.append(
-            FileChange(
+            _FileChange(
                 path,
                 int(added) if added.isdigit() else None,
                 int(deleted) if deleted.isdigit() else None,

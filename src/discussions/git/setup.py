@@ -20,13 +20,13 @@ from ..errors import DiscussionsError
 from .drivercheck import DRIVER, DRIVER_SCRIPT
 from .run import repo_root, run_git
 
-DRIVER_NAME = "discussions append-only merge"
-SUMMARY_DRIVER = "discussions-summary"
-SUMMARY_DRIVER_NAME = "discussions summaries: keep ours (rebuild with `discussions summary`)"
+_DRIVER_NAME = "discussions append-only merge"
+_SUMMARY_DRIVER = "discussions-summary"
+_SUMMARY_DRIVER_NAME = "discussions summaries: keep ours (rebuild with `discussions summary`)"
 
 
 @dataclass(slots=True)
-class InitStep:
+class _InitStep:
     """One thing `init_project` looked at."""
 
     what: str
@@ -37,9 +37,9 @@ class InitStep:
 
 
 @dataclass(slots=True)
-class InitReport:
+class _InitReport:
     root: Path
-    steps: list[InitStep] = field(default_factory=list)
+    steps: list[_InitStep] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -53,7 +53,7 @@ class InitReport:
         }
 
 
-DEFAULT_CONFIG = """\
+_DEFAULT_CONFIG = """\
 # discussions.yaml — project settings for `discussions` (every key is optional;
 # the values shown commented out are the defaults).
 
@@ -95,7 +95,7 @@ def driver_command(python: str | None = None) -> str:
     )
 
 
-def attribute_lines(folder: str) -> list[str]:
+def _attribute_lines(folder: str) -> list[str]:
     """The ``.gitattributes`` lines routing discussion files in `folder` (relative to the
     repository root, posix) to the driver; generated summaries keep our side."""
     prefix = "" if folder in ("", ".") else folder.rstrip("/") + "/"
@@ -103,11 +103,11 @@ def attribute_lines(folder: str) -> list[str]:
     summary = f"{prefix}*.sum.md".replace(" ", "[[:space:]]")
     return [
         f"{pattern} merge={DRIVER}",
-        f"{summary} merge={SUMMARY_DRIVER} linguist-generated=true",
+        f"{summary} merge={_SUMMARY_DRIVER} linguist-generated=true",
     ]
 
 
-def init_project(start: Path, *, use_git: bool = True) -> InitReport:
+def init_project(start: Path, *, use_git: bool = True) -> _InitReport:
     """Set a project up for discussions (idempotent): ``discussions.yaml`` with commented
     defaults, the discussions folder, and with git, ``.gitattributes`` and the merge driver in
     this clone's configuration."""
@@ -116,26 +116,26 @@ def init_project(start: Path, *, use_git: bool = True) -> InitReport:
     start = start.resolve()
     git_root = repo_root(start) if use_git else None
     root = find_project_root(start) or start
-    report = InitReport(root)
+    report = _InitReport(root)
 
     config_path = root / PROJECT_FILE
     if config_path.exists():
-        report.steps.append(InitStep(PROJECT_FILE, "unchanged", "already there; left as it is"))
+        report.steps.append(_InitStep(PROJECT_FILE, "unchanged", "already there; left as it is"))
     else:
-        config_path.write_text(DEFAULT_CONFIG, encoding="utf-8")
-        report.steps.append(InitStep(PROJECT_FILE, "created", "defaults, commented"))
+        config_path.write_text(_DEFAULT_CONFIG, encoding="utf-8")
+        report.steps.append(_InitStep(PROJECT_FILE, "created", "defaults, commented"))
 
     folder = Config.load(root).output_directory.resolve()
     shown = _shown(folder, root)
     if folder.is_dir():
-        report.steps.append(InitStep(shown + "/", "unchanged", "folder exists"))
+        report.steps.append(_InitStep(shown + "/", "unchanged", "folder exists"))
     else:
         folder.mkdir(parents=True)
-        report.steps.append(InitStep(shown + "/", "created", "discussions folder"))
+        report.steps.append(_InitStep(shown + "/", "created", "discussions folder"))
 
     if git_root is None:
-        report.steps.append(InitStep(".gitattributes", "skipped", "--no-git"))
-        report.steps.append(InitStep("merge driver", "skipped", "--no-git"))
+        report.steps.append(_InitStep(".gitattributes", "skipped", "--no-git"))
+        report.steps.append(_InitStep("merge driver", "skipped", "--no-git"))
         return report
     try:
         rel_folder = folder.relative_to(git_root).as_posix()
@@ -145,10 +145,10 @@ def init_project(start: Path, *, use_git: bool = True) -> InitReport:
         ) from None
     report.steps.append(_ensure_attributes(git_root, rel_folder))
     for key, value in (
-        (f"merge.{DRIVER}.name", DRIVER_NAME),
+        (f"merge.{DRIVER}.name", _DRIVER_NAME),
         (f"merge.{DRIVER}.driver", driver_command()),
-        (f"merge.{SUMMARY_DRIVER}.name", SUMMARY_DRIVER_NAME),
-        (f"merge.{SUMMARY_DRIVER}.driver", "true"),
+        (f"merge.{_SUMMARY_DRIVER}.name", _SUMMARY_DRIVER_NAME),
+        (f"merge.{_SUMMARY_DRIVER}.driver", "true"),
     ):
         report.steps.append(_ensure_config(git_root, key, value))
     return report
@@ -161,14 +161,14 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _ensure_attributes(git_root: Path, rel_folder: str) -> InitStep:
+def _ensure_attributes(git_root: Path, rel_folder: str) -> _InitStep:
     """Add our lines to ``.gitattributes``; a line for the same pattern that routes it to
     another merge (``merge=union`` damages discussions) has its ``merge`` replaced."""
     path = git_root / ".gitattributes"
     existing = path.read_text(encoding="utf-8") if path.exists() else ""
     lines = existing.splitlines()
     changes: list[str] = []
-    for wanted in attribute_lines(rel_folder):
+    for wanted in _attribute_lines(rel_folder):
         pattern, *attrs = wanted.split()
         same = [i for i, line in enumerate(lines) if line.split()[:1] == [pattern]]
         if same and _has_attrs(lines[same[-1]], attrs):
@@ -185,9 +185,9 @@ def _ensure_attributes(git_root: Path, rel_folder: str) -> InitStep:
             lines.append(wanted)
             changes.append(wanted)
     if not changes:
-        return InitStep(".gitattributes", "unchanged", "routes discussion files to the driver")
+        return _InitStep(".gitattributes", "unchanged", "routes discussion files to the driver")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return InitStep(".gitattributes", "updated" if existing else "created", "; ".join(changes))
+    return _InitStep(".gitattributes", "updated" if existing else "created", "; ".join(changes))
 
 
 def _has_attrs(line: str, attrs: list[str]) -> bool:
@@ -197,10 +197,10 @@ def _has_attrs(line: str, attrs: list[str]) -> bool:
     return set(attrs) <= set(tokens) and len(merges) == 1
 
 
-def _ensure_config(git_root: Path, key: str, value: str) -> InitStep:
+def _ensure_config(git_root: Path, key: str, value: str) -> _InitStep:
     proc = run_git(["config", "--local", "--get", key], git_root, check=False)
     current = proc.stdout.decode("utf-8", "replace").rstrip("\n") if proc.returncode == 0 else None
     if current == value:
-        return InitStep(f"git config {key}", "unchanged", value)
+        return _InitStep(f"git config {key}", "unchanged", value)
     run_git(["config", "--local", key, value], git_root)
-    return InitStep(f"git config {key}", "created" if current is None else "updated", value)
+    return _InitStep(f"git config {key}", "created" if current is None else "updated", value)

@@ -39,7 +39,7 @@ class Snapshot:
     ``ref <name>`` -> the object it names; ``.git/...`` -> the content of a watched file."""
 
 
-def own_output() -> set[tuple[int, int]]:
+def _own_output() -> set[tuple[int, int]]:
     """(device, inode) of the files our standard output and error go to: a person who sends
     them into the repository (``discussions apply F 2> err.txt``) changes that file while the
     lead runs, and that is not a change to watch."""
@@ -63,7 +63,7 @@ def snapshot(root: Path, own: Worktree | None = None) -> Snapshot:
     out = confined_git(root, args)
     header: list[str] = []
     entries: dict[str, str] = {}
-    ours = own_output()
+    ours = _own_output()
     records = iter(out.split("\0"))
     for record in records:
         if not record:
@@ -223,7 +223,7 @@ def written_since(root: Path, since: int, skip: tuple[Path, ...] = ()) -> list[s
     change time (ctime) is used because a process cannot set it back, as it can the
     modification time. Posix paths relative to `root`, folders ending in ``/``."""
     found = ["./"] if root.stat().st_ctime_ns >= since else []
-    found += _changed_under(root, since, {os.fspath(p) for p in skip}, own_output())
+    found += _changed_under(root, since, {os.fspath(p) for p in skip}, _own_output())
     return sorted(p.replace(os.sep, "/") for p in found)
 
 

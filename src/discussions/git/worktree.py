@@ -42,7 +42,7 @@ from ..errors import ApplyError
 from .confine import Confinement
 from .run import run_git
 
-APPLY_DIR = "discussions/apply"
+_APPLY_DIR = "discussions/apply"
 """The folder of the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``) that holds
 the clones of applies, one folder per repository (`repo_id`)."""
 _TIMEOUT = 300.0
@@ -158,7 +158,7 @@ def apply_home() -> Path:
     ``.claude``, ``.vscode``) folder in it, which coding agents treat as protected."""
     from ..settings.config import user_cache_dir
 
-    return user_cache_dir().parent / APPLY_DIR
+    return user_cache_dir().parent / _APPLY_DIR
 
 
 def repo_id(root: Path) -> str:

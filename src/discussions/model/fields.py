@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-SAME = "="
+_SAME = "="
 """`Field`'s default `key`: the JSON key is the attribute's name."""
 
 
@@ -34,7 +34,7 @@ class Field(Generic[T]):
         read: Callable[[State], T],
         doc: str | None = None,
         *,
-        key: str | None = SAME,
+        key: str | None = _SAME,
         json: Callable[[State], Any] | None = None,
     ) -> None:
         self.read = read
@@ -43,7 +43,7 @@ class Field(Generic[T]):
         self.json = json
 
     def __set_name__(self, owner: type[Any], name: str) -> None:
-        if self.key == SAME:
+        if self.key == _SAME:
             self.key = name
 
     @overload

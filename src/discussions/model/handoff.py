@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from .discussion import Discussion
 
 FORMAT = "discussions-handoff/1"
-NEGATIVE_STATUSES = frozenset({"REJECTED", "ABANDONED", "WITHDRAWN", "UNAPPROVED"})
+_NEGATIVE_STATUSES = frozenset({"REJECTED", "ABANDONED", "WITHDRAWN", "UNAPPROVED"})
 """Finished statuses that decide nothing to implement."""
-APPROVAL_STATUSES = ("pending", "approved", "refused")
+_APPROVAL_STATUSES = ("pending", "approved", "refused")
 _MENTION = re.compile(r"(?<![\w@./\\:`-])@([^\W\d_][\w-]*)")
 # Greedy, trimmed in code: a lazy group before an optional run and ``$`` backtracks
 # quadratically on a long run of spaces and hashes.
@@ -73,7 +73,7 @@ def verdict(d: Discussion) -> tuple[bool, str, str]:
     is open, after it was last reopened."""
     status = d.status.strip().upper() or "OPEN"
     template = d.template
-    if status in NEGATIVE_STATUSES:
+    if status in _NEGATIVE_STATUSES:
         return False, f"the discussion ended {status}: nothing was decided to implement", ""
     if status in FINISHED_STATUSES or (template and status == template.consensus_status):
         return True, f"the discussion is {status}", ""
@@ -131,7 +131,7 @@ class HandoffItem:
 
 
 @dataclass(slots=True)
-class HandoffTodo:
+class _HandoffTodo:
     """A ``TODO:`` or ``ASSIGNED:`` line: who it is for (its first ``@mention``), and whether
     a ``DONE:`` line names it."""
 
@@ -152,7 +152,7 @@ class HandoffTodo:
 
 
 @dataclass(slots=True)
-class HandoffEvidence:
+class _HandoffEvidence:
     """An evidence block the discussion cites: what was read, at which version."""
 
     number: int
@@ -172,7 +172,7 @@ class HandoffEvidence:
 
 
 @dataclass(slots=True)
-class Approval:
+class _Approval:
     """Whether a person consented to the hand-off: ``pending`` until someone does."""
 
     status: str = "pending"
@@ -197,11 +197,11 @@ class Handoff:
     reason: str
     """`is_decided`'s sentence."""
     decisions: list[HandoffItem] = field(default_factory=list)
-    todos: list[HandoffTodo] = field(default_factory=list)
+    todos: list[_HandoffTodo] = field(default_factory=list)
     constraints: list[HandoffItem] = field(default_factory=list)
-    evidence: list[HandoffEvidence] = field(default_factory=list)
+    evidence: list[_HandoffEvidence] = field(default_factory=list)
     questions: list[HandoffItem] = field(default_factory=list)
-    approval: Approval = field(default_factory=Approval)
+    approval: _Approval = field(default_factory=_Approval)
     dissent: Dissent = field(default_factory=Dissent)
     """The minority report (`derive.dissent`): the lead reads it before the decisions."""
     folder: str = ""
@@ -210,11 +210,11 @@ class Handoff:
 
     def approve(self, by: str, at: str) -> None:
         """Record that `by` consented at `at`."""
-        self.approval = Approval("approved", by, at)
+        self.approval = _Approval("approved", by, at)
 
     def refuse(self, by: str, at: str) -> None:
         """Record that `by` refused at `at`."""
-        self.approval = Approval("refused", by, at)
+        self.approval = _Approval("refused", by, at)
 
     def words(self) -> set[str]:
         """The lower-case words of the decisions and open TODOs (what a lead is matched on)."""
@@ -268,7 +268,7 @@ def build_handoff(d: Discussion) -> Handoff:
         todos=_todos(d),
         constraints=context + [_item(i, "concern") for i in d.concerns],
         evidence=[
-            HandoffEvidence(e.number, e.request, e.ref, e.by, e.line)
+            _HandoffEvidence(e.number, e.request, e.ref, e.by, e.line)
             for e in d.evidence
             if e.status in ("fulfilled", "same") and e.number
         ],
@@ -324,21 +324,21 @@ def _named(trie: _Trie, words: list[str]) -> bool:
     return bool(words) and (_END in node or len(words) >= 3)
 
 
-def _todos(d: Discussion) -> list[HandoffTodo]:
+def _todos(d: Discussion) -> list[_HandoffTodo]:
     """The TODO and ASSIGNED lines, each done when a later DONE line names it (`_named`);
     read from the end, so each DONE is added once and each TODO looked up once."""
     people = d.workspace.participants
     items = sorted([*d.todos, *d.assigned], key=lambda i: i.line)
     dones = sorted(d.done, key=lambda i: i.line)
     later: _Trie = {}
-    out: list[HandoffTodo] = []
+    out: list[_HandoffTodo] = []
     for i in reversed(items):
         while dones and dones[-1].line > i.line:
             _add(later, _words_of(dones.pop().text))
         found = _MENTION.search(i.text)
         assignee = people.author_alias(found.group(1)) if found else None
         out.append(
-            HandoffTodo(i.text, i.author, i.line, assignee, _named(later, _words_of(i.text)))
+            _HandoffTodo(i.text, i.author, i.line, assignee, _named(later, _words_of(i.text)))
         )
     out.reverse()
     return out

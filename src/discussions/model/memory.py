@@ -6,7 +6,7 @@ in: the positions it took there (its last vote and score, its concerns and decis
 motions it proposed, seconded, declined or balloted on, the root causes it named, its
 ``REMEMBER:`` and ``REVISIT-WHEN:`` notes), each with its line; what the discussion decided
 (``DECISION:`` lines, passed motions, a converged diagnosis) and its status; and the side it
-ended on (`side_of`).
+ended on (`_side_of`).
 
 Speed: each file is derived once per change, by a per-process cache keyed by the file's size,
 modification time and inode (the decision ledger's discipline, `ledger.scan`); one derivation
@@ -230,7 +230,7 @@ def _on_motion(kind: str, value: str, motion: Motion, line: int) -> Position:
     return Position("BALLOT", f"{normalise_ballot(value) or value.strip()}: {about}", line)
 
 
-def side_of(s: State, author: str, settled: bool) -> str:
+def _side_of(s: State, author: str, settled: bool) -> str:
     """``won`` or ``lost``: the last counted motion `author` balloted on (or moved), else a
     converged diagnosis it named a root cause in, else its last vote against the status
     (REJECTED: REJECT won; any other settled status: READY won). ``open`` while the discussion
@@ -283,7 +283,7 @@ def read_file(path: Path, workspace: Workspace) -> FileMemory | None:
         words=significant_words(text),
     )
     for author in dict.fromkeys(c.author for c in s.comments):
-        fm.by_author[author.lower()] = (tuple(_positions(s, author)), side_of(s, author, settled))
+        fm.by_author[author.lower()] = (tuple(_positions(s, author)), _side_of(s, author, settled))
         fm.authors[author.lower()] = author
     found = s.positions  # the flip audit, a rule of the derivation (`ballots.rule_positions`)
     for author in found.grid:

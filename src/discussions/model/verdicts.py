@@ -35,7 +35,7 @@ def majority(votes: Mapping[str, str]) -> str | None:
 
 
 @dataclass(slots=True)
-class DebateDelta:
+class _DebateDelta:
     """What the debate after a sealed first ballot changed."""
 
     first: dict[str, str] = field(default_factory=dict)
@@ -89,7 +89,7 @@ class DebateDelta:
         }
 
 
-def debate_delta(d: Discussion) -> DebateDelta | None:
+def debate_delta(d: Discussion) -> _DebateDelta | None:
     """The debate delta of the current phase; None unless it is ``vote_first``."""
     t = d.template
     info = t.phase(d.phase) if t else None
@@ -98,7 +98,7 @@ def debate_delta(d: Discussion) -> DebateDelta | None:
     cast = d.first_ballot
     first = {who: vote for who, (vote, _) in cast.items()}
     complete = bool(first) and all(name in cast for name in d.expected_voters)
-    return DebateDelta(first, d.votes, complete)
+    return _DebateDelta(first, d.votes, complete)
 
 
 def contested(d: Discussion) -> list[str]:

@@ -62,7 +62,7 @@ class CheckReport:
     """The discussion files that exist and were checked."""
     notes: list[Problem] = field(default_factory=list)
     """What is worth knowing but not wrong (it does not fail the check): an apply number
-    recorded twice after a merge (`apply_notes`)."""
+    recorded twice after a merge (`_apply_notes`)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -108,13 +108,13 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     report.problems += [
         Problem(display_path(p.file), p.line, p.message) for p in ws.problems
     ]
-    report.problems += adr_problems(ws)
+    report.problems += _adr_problems(ws)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
     return report
 
 
-def adr_problems(ws: Workspace) -> list[Problem]:
+def _adr_problems(ws: Workspace) -> list[Problem]:
     """Records of the project's ADR folder (docs/adr) that share a number (two branches each
     ran `adr`): each but the first is a problem naming the command that renumbers it."""
     from ..model.adr import duplicate_numbers
@@ -160,7 +160,7 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
         report.found.append(path)
         d = Discussion.load(path, ws)
         problems = problems_in(d, name)
-        report.notes += apply_notes(d, name)
+        report.notes += _apply_notes(d, name)
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
@@ -168,7 +168,7 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
     return problems
 
 
-def apply_notes(d: Discussion, name: str) -> list[Problem]:
+def _apply_notes(d: Discussion, name: str) -> list[Problem]:
     """Apply numbers two blocks carry: two branches that each applied both write apply 1, and
     the merge keeps both (told apart by branch and commit; an append-only file cannot
     renumber them, so it is not a problem). A review by number goes to the nearest block

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..engine.runner import Runner
 
 FORMAT = "discussions-export/1"
-SUFFIXES = {"html": ".html", "json": ".json", "post": ".post.md", "handoff": ".handoff.json"}
+_SUFFIXES = {"html": ".html", "json": ".json", "post": ".post.md", "handoff": ".handoff.json"}
 """What each format's file is called next to the discussion: ``feature-x.post.md``."""
 
 
@@ -75,10 +75,10 @@ def export(
     allow_undecided: bool = False,
 ) -> Exported:
     """Export the discussion at `path` as `kind` (html, json, post or handoff) and, with
-    `save`, write it to `out` (default: next to it, `default_target`). `participant` and
+    `save`, write it to `out` (default: next to it, `_default_target`). `participant` and
     `provider` choose who writes a post; `allow_undecided` exports an undecided hand-off."""
-    if kind not in SUFFIXES:
-        raise BadInput(f"unknown export format {kind!r} ({', '.join(SUFFIXES)})", "format")
+    if kind not in _SUFFIXES:
+        raise BadInput(f"unknown export format {kind!r} ({', '.join(_SUFFIXES)})", "format")
     if kind != "post" and (provider or participant):
         raise BadInput("--provider and --participant apply to --format post only")
     if kind != "handoff" and allow_undecided:
@@ -86,8 +86,8 @@ def export(
     d = Discussion.load(path, ws)
     done = Exported(d.path, kind, *_made(ws, d, kind, participant, provider, allow_undecided))
     if save:
-        done.written = out or default_target(d, kind)
-        save_export(d, done.written, done.text)
+        done.written = out or _default_target(d, kind)
+        _save_export(d, done.written, done.text)
     return done
 
 
@@ -101,22 +101,22 @@ def _made(
 ) -> tuple[str, str]:
     """The export's text in `kind`, and who wrote it (a post's writer; "" otherwise)."""
     if kind == "html":
-        return export_html(d), ""
+        return _export_html(d), ""
     if kind == "json":
-        return json.dumps(export_json(d), indent=2, ensure_ascii=False) + "\n", ""
+        return json.dumps(_export_json(d), indent=2, ensure_ascii=False) + "\n", ""
     if kind == "handoff":
-        data = export_handoff(d, allow_undecided=allow_undecided)
+        data = _export_handoff(d, allow_undecided=allow_undecided)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n", ""
     from ..engine.runner import Runner
 
-    return write_post(Runner(ws), d, participant or "moderator", provider)
+    return _write_post(Runner(ws), d, participant or "moderator", provider)
 
 
 def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def export_json(d: Discussion) -> dict[str, Any]:
+def _export_json(d: Discussion) -> dict[str, Any]:
     """The ``status --json`` state, with every comment's whole text and metadata."""
     data = d.to_dict()
     data["file"] = display_path(d.path)  # as `status --json` shows it
@@ -124,7 +124,7 @@ def export_json(d: Discussion) -> dict[str, Any]:
     return {"format": FORMAT, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ"), **data}
 
 
-def export_handoff(d: Discussion, *, allow_undecided: bool = False) -> dict[str, Any]:
+def _export_handoff(d: Discussion, *, allow_undecided: bool = False) -> dict[str, Any]:
     """The hand-off (`model.handoff`) as JSON data: decisions, TODOs, constraints, evidence,
     open questions and the approval (``pending``: an export consents to nothing). An
     undecided discussion raises `NotDecided` (as the MCP ``handoff`` tool does) unless
@@ -142,7 +142,7 @@ def export_handoff(d: Discussion, *, allow_undecided: bool = False) -> dict[str,
     return {**data, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
-def export_html(d: Discussion) -> str:
+def _export_html(d: Discussion) -> str:
     """One self-contained page (inline CSS, no script) that looks like the live page."""
     return discussion_page(d)
 
@@ -162,7 +162,7 @@ def _minority(d: Discussion) -> list[str]:
     return ["## Minority report", "", dissent.headline(), "", *dissent.lines(), ""]
 
 
-def write_post(
+def _write_post(
     runner: Runner, d: Discussion, alias: str = "moderator", provider: str | None = None
 ) -> tuple[str, str]:
     """A blog-style article about `d` written by participant `alias` (`prompts.POST_CALLOUT`),
@@ -192,12 +192,12 @@ def write_post(
     return "\n".join(lines).rstrip("\n") + "\n", author
 
 
-def default_target(d: Discussion, kind: str) -> Path:
+def _default_target(d: Discussion, kind: str) -> Path:
     """Where an export goes by default: next to the discussion (``feature-x.html``)."""
-    return d.path.with_name(d.path.stem + SUFFIXES[kind])
+    return d.path.with_name(d.path.stem + _SUFFIXES[kind])
 
 
-def save_export(d: Discussion, target: Path, text: str) -> None:
+def _save_export(d: Discussion, target: Path, text: str) -> None:
     """Write `text` to `target` atomically (temporary file, then rename). Refused: the
     discussion itself, any other discussion file, a symbolic link, anything but a regular
     file. A new file gets the discussion file's permissions."""

@@ -1,7 +1,7 @@
 """The act of opening a code review: a ``code-review`` discussion made from a git diff (the
 working tree, the staged changes or a revision range), its changed files attached as evidence
 when asked, and, with participants named, their first turn. `discussions review` is its
-adapter; any interface that offers a review calls `review` and renders `Reviewed`."""
+adapter; any interface that offers a review calls `review` and renders `_Reviewed`."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ DEFAULT_BUDGET = 60_000
 
 
 @dataclass(slots=True)
-class Reviewed:
+class _Reviewed:
     """What `review` made: the discussion, what it compared, what was left out or refused,
     the files attached, and the turn of the participants named (None when none were)."""
 
@@ -58,7 +58,7 @@ def review(
     budget: int = DEFAULT_BUDGET,
     with_files: bool = False,
     participants: list[str] | None = None,
-) -> Reviewed:
+) -> _Reviewed:
     """Open a code-review discussion of the changes in the repository of the current folder
     (`rev_range`, else the index with `staged`, else the working tree, against HEAD): never
     over an existing file (``<slug>-2.md``... instead). With `participants`, ask them now."""
@@ -70,7 +70,7 @@ def review(
     d = _unused(ws, shown, context)
     d.save()
     attached = _attach_changed(d, [f.path for f in changes.files]) if with_files else []
-    done = Reviewed(d, len(changes.files), omitted, list(changes.refused), attached)
+    done = _Reviewed(d, len(changes.files), omitted, list(changes.refused), attached)
     if participants:
         from .turns import turn
 

@@ -30,11 +30,11 @@ if TYPE_CHECKING:
 
 MAX_WAIT = 45.0
 """Longest `turn_result` waits, in seconds."""
-MAX_COMMENTS = 50
+_MAX_COMMENTS = 50
 """Most comments `read_discussion` returns."""
-MAX_CHARS = 200_000
+_MAX_CHARS = 200_000
 """Most characters of comment text `read_discussion` returns."""
-MAX_FINISHED_JOBS = 200
+_MAX_FINISHED_JOBS = 200
 """Finished tickets kept for `turn_result`; older ones are forgotten first."""
 
 
@@ -234,8 +234,8 @@ class DiscussionTools:
         self, file: str, comments: int = 10, max_chars: int = 20_000
     ) -> dict[str, Any]:
         d = self._load(file)
-        count = max(0, min(comments, MAX_COMMENTS))
-        budget = max(0, min(max_chars, MAX_CHARS))
+        count = max(0, min(comments, _MAX_COMMENTS))
+        budget = max(0, min(max_chars, _MAX_CHARS))
         all_comments = d.comments
         newest = all_comments[-count:] if count else []
         shown: list[dict[str, Any]] = []
@@ -364,7 +364,7 @@ class DiscussionTools:
 
     def _forget_old(self) -> None:
         finished = [t for t, j in self._jobs.items() if j.done.is_set()]
-        for ticket in finished[: max(0, len(finished) - MAX_FINISHED_JOBS)]:
+        for ticket in finished[: max(0, len(finished) - _MAX_FINISHED_JOBS)]:
             del self._jobs[ticket]
 
     def job(self, ticket: str) -> TurnJob:

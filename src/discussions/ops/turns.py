@@ -26,10 +26,10 @@ if TYPE_CHECKING:
     from ..engine.turn.outcomes import TurnEvent, TurnResult
     from ..settings.participants import Participant
 
-MAX_ROUNDS = 100
+_MAX_ROUNDS = 100
 """Most rounds a run may be asked for."""
 
-EventSink = Callable[["TurnEvent"], None]
+_EventSink = Callable[["TurnEvent"], None]
 Ready = Callable[[Discussion, "list[Participant]"], None]
 """Called with the discussion as loaded and the participants about to be asked."""
 
@@ -37,8 +37,8 @@ Ready = Callable[[Discussion, "list[Participant]"], None]
 def check_rounds(rounds: int | None) -> None:
     """Refuse a number of rounds a run cannot be asked for (a server checks before it starts
     the run in the background, `run` again)."""
-    if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
-        raise BadInput(f"rounds must be between 1 and {MAX_ROUNDS}", "rounds")
+    if rounds is not None and not 1 <= rounds <= _MAX_ROUNDS:
+        raise BadInput(f"rounds must be between 1 and {_MAX_ROUNDS}", "rounds")
 
 
 def asked(
@@ -60,7 +60,7 @@ def turn(
     provider: str | None = None,
     sequential: bool = False,
     timeout: float | None = None,
-    on_event: EventSink | None = None,
+    on_event: _EventSink | None = None,
     ready: Ready | None = None,
 ) -> TurnResult:
     """Ask `participants` (aliases; ``all`` for every one; default: see `asked`) to answer,
@@ -88,7 +88,7 @@ def run(
     timeout: float | None = None,
     max_cost: float | None = None,
     max_calls: int | None = None,
-    on_event: EventSink | None = None,
+    on_event: _EventSink | None = None,
     on_round: Callable[[RoundEvent], None] | None = None,
     ready: Ready | None = None,
 ) -> RunResult:

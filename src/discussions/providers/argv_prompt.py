@@ -34,7 +34,7 @@ _SLACK = 4096
 """Room for what is added to the environment at spawn time (the call's tag) and the loader."""
 
 
-def arg_max() -> int:
+def _arg_max() -> int:
     """``sysconf(_SC_ARG_MAX)``: arguments and environment together, in bytes."""
     try:
         value = os.sysconf("SC_ARG_MAX")
@@ -61,11 +61,11 @@ def with_prompt_argument(name: str, argv: list[str], prompt: str, env: dict[str,
     words = [*(os.fsencode(a) for a in argv), data]
     pairs = [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
     total = sum(len(w) + 1 + _POINTER for w in (*words, *pairs)) + 2 * _POINTER + _SLACK
-    if total > arg_max():
+    if total > _arg_max():
         raise ProviderFailed(
             name,
             f"the prompt and environment need {total:,} bytes of arguments; the system "
-            f"accepts {arg_max():,}",
+            f"accepts {_arg_max():,}",
             "use a provider that reads the prompt on stdin, or a smaller context budget",
         )
     return [*argv, prompt]

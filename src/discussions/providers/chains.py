@@ -110,7 +110,7 @@ def check_callable(
             )
 
 
-INSTALL_HINT = (
+_INSTALL_HINT = (
     "install Claude Code (`claude`), Codex (`codex`) or Gemini CLI (`gemini`), or set "
     "providers.default in discussions.yaml to one you have (`discussions providers list` "
     "shows them)"
@@ -131,5 +131,5 @@ def missing_cli_note(registry: ProviderRegistry, tried: Iterable[str]) -> str:
     missing = f" ({'; '.join(needs)})" if needs else ""
     return (
         f"No AI CLI is installed{missing}, so the built-in mock provider answers with "
-        f"placeholder text: {INSTALL_HINT}."
+        f"placeholder text: {_INSTALL_HINT}."
     )

@@ -1,7 +1,7 @@
 """The environment a provider's command runs with: what ``env_remove`` takes out and ``env``
 (and for the write mode ``write_env``) sets, and which variable names an entry may not set.
 
-Names refused in ``env``/``write_env`` (`refused_name`), and why only these:
+Names refused in ``env``/``write_env`` (`_refused_name`), and why only these:
 
 * ``PATH``, ``LD_*`` and ``DYLD_*`` change how every process starts and which programs it
   finds: our own wrappers (``setpriv`` and the ``/bin/sh`` guard), and every program the tool
@@ -27,7 +27,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFUSED_PREFIXES = ("LD_", "DYLD_", "GIT_")
 
 
-def refused_name(name: str) -> str | None:
+def _refused_name(name: str) -> str | None:
     """Why an entry may not set the variable `name`, or None when it may."""
     if not _NAME.fullmatch(name):
         return "is not a variable name (letters, digits and _, not starting with a digit)"
@@ -45,7 +45,7 @@ def env_problem(value: object) -> tuple[str, str] | None:
     if not isinstance(value, Mapping):
         return "", "must be a mapping of variable names to text"
     for name, text in value.items():
-        why = refused_name(str(name))
+        why = _refused_name(str(name))
         if why is not None:
             return str(name), why
         if not isinstance(text, str):

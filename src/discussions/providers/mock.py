@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from .base import Provider, ProviderRequest
 
 MOCK_BANNER = "*[mock response: written by the built-in mock provider, not by an AI model]*"
-PLACEHOLDER_CONTEXT = "[Describe what is being discussed and why]"
+_PLACEHOLDER_CONTEXT = "[Describe what is being discussed and why]"
 
 _SHIPPING = ("pragmat", "ship", "mvp", "simpl", "deliver")
 _CAUTIOUS = ("secur", "perfection", "quality", "risk", "privacy", "complian", "safety")
@@ -98,7 +98,7 @@ def read_prompt(prompt: str) -> Reading:
     discussion = _section(prompt, "\n<discussion>\n", "\n</discussion>")
     context = _section(discussion, "\n## Context\n", "\n## ")
     context = context.split("\n---\n", 1)[0]
-    r.context_missing = PLACEHOLDER_CONTEXT in context or (
+    r.context_missing = _PLACEHOLDER_CONTEXT in context or (
         "## Context" in discussion and not context.strip()
     )
     r.comments = len(re.findall(r"(?m)^Name: ", discussion))
@@ -118,7 +118,7 @@ def read_prompt(prompt: str) -> Reading:
     return r
 
 
-def leaning(request: ProviderRequest) -> str:
+def _leaning(request: ProviderRequest) -> str:
     """``shipping``, ``cautious`` or ``balanced``, from the alias and role."""
     who = f"{request.participant_alias} {request.participant_role}".lower()
     if any(word in who for word in _SHIPPING):
@@ -128,7 +128,7 @@ def leaning(request: ProviderRequest) -> str:
     return "balanced"
 
 
-def choose_vote(lean: str, r: Reading) -> tuple[str, str]:
+def _choose_vote(lean: str, r: Reading) -> tuple[str, str]:
     """The vote and the reason the mock gives for it."""
     if lean == "shipping":
         if r.context_missing:
@@ -154,7 +154,7 @@ class MockProvider(Provider):
             (request.participant_alias + "\0" + request.prompt).encode("utf-8")
         ).digest()
         r = read_prompt(request.prompt)
-        lean = leaning(request)
+        lean = _leaning(request)
         who = request.participant_name or "A participant"
         role = request.participant_role or "participant"
         questions = request.concerns or [_DEFAULT_QUESTION]
@@ -192,7 +192,7 @@ class MockProvider(Provider):
         lines += ["", f"Q: {question}"]
         vote: str | None = None
         if r.may_vote:
-            vote, why = choose_vote(lean, r)
+            vote, why = _choose_vote(lean, r)
             lines += ["", f"Mock vote: {vote}, because {why}."]
         answer = json.dumps({"comment": "\n".join(lines), "vote": vote}, ensure_ascii=False)
         if request.on_output is not None:
@@ -200,14 +200,14 @@ class MockProvider(Provider):
         return answer
 
 
-STREAM_DELAY_VAR = "DISCUSSIONS_MOCK_STREAM_DELAY"
+_STREAM_DELAY_VAR = "DISCUSSIONS_MOCK_STREAM_DELAY"
 """Seconds the mock waits between streamed lines (default 0: stream at once; for demos)."""
 
 
 def _stream(on_output: Callable[[str], None], lines: list[str]) -> None:
     """Stream the comment a line at a time, as a real CLI would print it."""
     try:
-        delay = float(os.environ.get(STREAM_DELAY_VAR, "0") or 0)
+        delay = float(os.environ.get(_STREAM_DELAY_VAR, "0") or 0)
     except ValueError:
         delay = 0.0
     for line in lines:

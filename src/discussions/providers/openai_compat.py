@@ -29,7 +29,7 @@ In ``providers.yaml``::
   ``Authorization`` header; it is never written into a discussion, an error or a listing. A
   server that repeats it (in its answer, streamed or not, or in an error) has it shown as
   ``***`` before the text reaches anything: a streamed piece that could be the start of the
-  key is held back until the next one tells (`KeyBlanker`).
+  key is held back until the next one tells (`_KeyBlanker`).
 * The context window: ``context_window:`` when configured, else what the server says (see
   `server_window`; asked once per process), else None (unknown). How many requests it serves
   at once (`parallel`): ``parallel:`` when configured, else what a server on this machine says
@@ -79,7 +79,7 @@ _open: set[socket.socket] = set()
 _open_lock = threading.Lock()
 
 
-def abort_all() -> int:
+def _abort_all() -> int:
     """End every call in progress by shutting its connection (Ctrl-C, SIGTERM: see
     `command.terminate_all`). Returns how many."""
     with _open_lock:
@@ -92,7 +92,7 @@ def abort_all() -> int:
     return len(socks)
 
 
-also_on_terminate(abort_all)
+also_on_terminate(_abort_all)
 
 
 def forget_windows() -> None:
@@ -100,7 +100,7 @@ def forget_windows() -> None:
     _FACTS.clear()
 
 
-SECRET_LENGTH = 12
+_SECRET_LENGTH = 12
 """The shortest key blanked: providers' keys are far longer, while local servers take any key
 and their guides give a word (Ollama's ``ollama``, LM Studio's ``lm-studio``, vLLM's
 ``EMPTY``), which blanked would turn each mention of it in an answer into ``***``."""
@@ -111,7 +111,7 @@ _HEADER_SAFE = re.compile(r"[\x20-\x7e\x80-\xff]+")
 
 
 @dataclass(slots=True)
-class KeyBlanker:
+class _KeyBlanker:
     """Shows `key` as ``***`` in a text that comes in pieces: `feed` returns what may be shown
     of the text so far, keeping back an end that could be the start of the key (it may be
     split across two server-sent events); `flush` returns what is kept at the end."""
@@ -146,7 +146,7 @@ class _Answer:
     """What one call read: the text pieces (the key blanked), the usage, how many bytes
     came."""
 
-    blanker: KeyBlanker
+    blanker: _KeyBlanker
     pieces: list[str] = field(default_factory=list)
     usage: Usage = UNKNOWN
     received: int = 0
@@ -256,11 +256,11 @@ class OpenAICompatibleProvider(Provider):
         """`text` with the API key, should it hold it, shown as ``***``."""
         return self._blanker().blank(text)
 
-    def _blanker(self) -> KeyBlanker:
-        """A `KeyBlanker` of the key this call sends ("" when it sends none, or a placeholder:
-        shorter than `SECRET_LENGTH`)."""
+    def _blanker(self) -> _KeyBlanker:
+        """A `_KeyBlanker` of the key this call sends ("" when it sends none, or a placeholder:
+        shorter than `_SECRET_LENGTH`)."""
         key = self._key()
-        return KeyBlanker(key if len(key) >= SECRET_LENGTH else "")
+        return _KeyBlanker(key if len(key) >= _SECRET_LENGTH else "")
 
     def _call(self, request: ProviderRequest) -> Completion:
         timeout = call_timeout(self.spec, request)

@@ -51,7 +51,7 @@ class Answer:
     """The provider the file records for it ("" when none is recorded)."""
 
 
-def file_answers(path: Path) -> list[Answer]:
+def _file_answers(path: Path) -> list[Answer]:
     """Every comment and pass in the discussion at `path`, in file order."""
     text, _ = decode(path.read_bytes())
     doc = parse_document(text)
@@ -72,11 +72,11 @@ def file_answers(path: Path) -> list[Answer]:
     return sorted(found, key=lambda a: a.line)
 
 
-def recorded_answers(path: Path) -> dict[str, list[str]]:
+def _recorded_answers(path: Path) -> dict[str, list[str]]:
     """``{author: [answer text, ...]}`` in file order; a pass reads as the NO_RESPONSE
     sentinel."""
     answers: dict[str, list[str]] = {}
-    for a in file_answers(path):
+    for a in _file_answers(path):
         answers.setdefault(a.author, []).append(a.text)
     return answers
 
@@ -100,7 +100,7 @@ class ReplayProvider(Provider):
 
     def _load(self) -> dict[str, list[str]]:
         if self._answers is None:
-            self._answers = recorded_answers(self.path)
+            self._answers = _recorded_answers(self.path)
         return self._answers
 
     def names_this_recording(self, provider: str) -> bool:
@@ -115,7 +115,7 @@ class ReplayProvider(Provider):
         """How many of `who`'s answers in `file` came from this recording."""
         mine: dict[str, bool] = {}  # each spelling of a provider looked at once
         count = 0
-        for a in file_answers(file):
+        for a in _file_answers(file):
             if a.author == who:
                 if a.provider not in mine:
                     mine[a.provider] = self.names_this_recording(a.provider)

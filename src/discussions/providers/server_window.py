@@ -52,7 +52,7 @@ _PROBE_BUDGET = 6.0
 """Seconds for all of them together."""
 _PROBE_CAP = 1024 * 1024
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
-LLAMA_CPP_PYTHON_WINDOW = 2_048
+_LLAMA_CPP_PYTHON_WINDOW = 2_048
 """llama-cpp-python's default ``n_ctx`` (``--n_ctx``), what its server uses unless told."""
 _LLAMA_CPP_PYTHON_TITLE = "llama.cpp Python API"
 
@@ -138,7 +138,7 @@ def url_problem(base_url: str, allow_plain_http: bool) -> str | None:
     return None
 
 
-def ask_json(
+def _ask_json(
     address: ServerAddress,
     method: str,
     path: str,
@@ -186,7 +186,7 @@ def _entries(data: Any, key: str) -> list[dict[str, Any]]:
 
 
 def _llama_cpp(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
-    data = ask_json(address, "GET", f"{address.root}/props", headers)
+    data = _ask_json(address, "GET", f"{address.root}/props", headers)
     if not isinstance(data, dict):
         return None
     settings = data.get("default_generation_settings")
@@ -196,14 +196,14 @@ def _llama_cpp(address: ServerAddress, model: str, headers: dict[str, str]) -> S
 
 
 def _vllm(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
-    for entry in _entries(ask_json(address, "GET", address.path("models"), headers), "data"):
+    for entry in _entries(_ask_json(address, "GET", address.path("models"), headers), "data"):
         if entry.get("id") == model and _positive(entry.get("max_model_len")):
             return ServerFacts(_positive(entry.get("max_model_len")), server="vLLM")
     return None
 
 
 def _lm_studio(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
-    data = ask_json(address, "GET", f"{address.root}/api/v1/models", headers)
+    data = _ask_json(address, "GET", f"{address.root}/api/v1/models", headers)
     for entry in _entries(data, "models"):
         if entry.get("key") != model:
             continue
@@ -215,12 +215,12 @@ def _lm_studio(address: ServerAddress, model: str, headers: dict[str, str]) -> S
 
 
 def _ollama(address: ServerAddress, model: str, headers: dict[str, str]) -> ServerFacts | None:
-    for entry in _entries(ask_json(address, "GET", f"{address.root}/api/ps", headers), "models"):
+    for entry in _entries(_ask_json(address, "GET", f"{address.root}/api/ps", headers), "models"):
         if model in (entry.get("name"), entry.get("model")) and _positive(
             entry.get("context_length")
         ):
             return ServerFacts(_positive(entry.get("context_length")), server="Ollama")
-    shown = ask_json(address, "POST", f"{address.root}/api/show", headers, {"model": model})
+    shown = _ask_json(address, "POST", f"{address.root}/api/show", headers, {"model": model})
     parameters = shown.get("parameters") if isinstance(shown, dict) else None
     if isinstance(parameters, str):
         found = _NUM_CTX.search(parameters)
@@ -234,12 +234,12 @@ def _llama_cpp_python(
 ) -> ServerFacts | None:
     """llama-cpp-python, known by its API's title: one request at a time, and its default
     window (module docstring)."""
-    data = ask_json(address, "GET", f"{address.root}/openapi.json", headers)
+    data = _ask_json(address, "GET", f"{address.root}/openapi.json", headers)
     info = data.get("info") if isinstance(data, dict) else None
     title = info.get("title") if isinstance(info, dict) else None
     if not isinstance(title, str) or _LLAMA_CPP_PYTHON_TITLE not in title:
         return None
-    return ServerFacts(LLAMA_CPP_PYTHON_WINDOW, 1, "llama-cpp-python", assumed=True)
+    return ServerFacts(_LLAMA_CPP_PYTHON_WINDOW, 1, "llama-cpp-python", assumed=True)
 
 
 _PROBES: tuple[Callable[[ServerAddress, str, dict[str, str]], ServerFacts | None], ...] = (

@@ -30,7 +30,7 @@ from .base import ProviderSpec
 from .command import split_command
 from .specs import PROVIDERS_FILE, read_specs
 
-TRUST_FILE = "trust.yaml"
+_TRUST_FILE = "trust.yaml"
 
 
 def file_digest(path: Path) -> str:
@@ -39,7 +39,7 @@ def file_digest(path: Path) -> str:
 
 
 def _trust_path() -> Path:
-    return user_dir() / TRUST_FILE
+    return user_dir() / _TRUST_FILE
 
 
 def _read_trust() -> dict[str, dict[str, str]]:
@@ -166,7 +166,7 @@ def revoke(project_file: Path) -> bool:
 _EVIDENCE_KEY = "#evidence"
 
 
-def evidence_scope(root: Path, commands: dict[str, str]) -> dict[str, str]:
+def _evidence_scope(root: Path, commands: dict[str, str]) -> dict[str, str]:
     """What trusting a project's ``evidence.commands`` covers: the commands themselves and
     every file inside the project they name (``{name: sha256}``)."""
     import json
@@ -183,13 +183,13 @@ def evidence_scope(root: Path, commands: dict[str, str]) -> dict[str, str]:
 def evidence_trusted(root: Path, commands: dict[str, str]) -> bool:
     """Whether the user trusted `commands` for the project at `root`, as they stand now."""
     recorded = _read_trust().get(str(root.resolve()) + _EVIDENCE_KEY)
-    return bool(commands) and recorded == evidence_scope(root, commands)
+    return bool(commands) and recorded == _evidence_scope(root, commands)
 
 
 def trust_evidence(root: Path, commands: dict[str, str]) -> dict[str, str]:
     """Record the user's opt-in for the project's evidence commands; returns what it covers."""
     trusted = _read_trust()
-    scope = evidence_scope(root, commands)
+    scope = _evidence_scope(root, commands)
     trusted[str(root.resolve()) + _EVIDENCE_KEY] = scope
     _write_trust(trusted)
     return scope

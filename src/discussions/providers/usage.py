@@ -269,7 +269,7 @@ def opencode_json(name: str, text: str) -> tuple[str, Usage]:
     only (narration before a tool call is a message of its own), tokens summed over the
     ``step_finish`` events (input with cache reads and writes, output with reasoning). Its
     ``cost`` is opencode's own estimate from a price list, so none is taken."""
-    reason = opencode_error(text)
+    reason = _opencode_error(text)
     if reason is not None:
         raise ProviderFailed(name, "reported an error", reason[:400])
     last: tuple[str, list[str]] = ("", [])
@@ -298,7 +298,7 @@ def _opencode_tokens(raw: Any, inputs: list[int], outputs: list[int]) -> None:
         outputs.append(o + (_int(tokens.get("reasoning")) or 0))
 
 
-def opencode_error(text: str) -> str | None:
+def _opencode_error(text: str) -> str | None:
     """The message of the last ``error`` event of ``opencode run --format json`` (where it
     says why a run failed; it exits 1 and stderr stays empty), or None."""
     found = None
@@ -315,7 +315,7 @@ def copilot_json(name: str, text: str) -> tuple[str, Usage]:
     """The answer from ``copilot --output-format json`` (one JSON event a line): the content
     of the last ``assistant.message`` (narration before a tool call is a message of its own).
     Its events carry no token counts (1.0.102 writes them only to ``--usage-output-file``)."""
-    reason = copilot_error(text)
+    reason = _copilot_error(text)
     if reason is not None:
         raise ProviderFailed(name, "reported an error", reason[:400])
     answer = ""
@@ -327,7 +327,7 @@ def copilot_json(name: str, text: str) -> tuple[str, Usage]:
     return answer, UNKNOWN
 
 
-def copilot_error(text: str) -> str | None:
+def _copilot_error(text: str) -> str | None:
     """The message of the last ``session.error`` event of ``copilot --output-format json``
     (why a run failed; it exits 1 with stderr empty), or None."""
     found = None
@@ -351,10 +351,10 @@ def llm_usage(err: str) -> Usage:
     return Usage(int(given.replace(",", "")), int(taken.replace(",", "")))
 
 
-AnswerParser = Callable[[str, str, str], tuple[str, Usage]]
+_AnswerParser = Callable[[str, str, str], tuple[str, Usage]]
 """Reads a CLI's answer and usage: (provider name, stdout, end of stderr) -> (text, usage)."""
 
-ANSWER_PARSERS: dict[str, AnswerParser] = {
+ANSWER_PARSERS: dict[str, _AnswerParser] = {
     "claude-json": lambda name, out, err: claude_json(name, out),
     "gemini-json": lambda name, out, err: gemini_json(name, out),
     "qwen-json": lambda name, out, err: qwen_json(name, out),
@@ -365,8 +365,8 @@ ANSWER_PARSERS: dict[str, AnswerParser] = {
 """The output formats (`base.OUTPUT_FORMATS`) read by one function each, by name."""
 
 FAILURE_READERS: dict[str, Callable[[str], str | None]] = {
-    "opencode-json": opencode_error,
-    "copilot-json": copilot_error,
+    "opencode-json": _opencode_error,
+    "copilot-json": _copilot_error,
 }
 """Output formats that say on stdout why a run failed (exit status not 0): the reader of
 that reason, by format."""

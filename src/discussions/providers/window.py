@@ -35,13 +35,13 @@ from .kinds import kind_of
 if TYPE_CHECKING:
     from .registry import ProviderRegistry
 
-CHARS_PER_TOKEN = 3
+_CHARS_PER_TOKEN = 3
 """ASCII characters per token in the estimate (conservative: English averages about 4)."""
-ANSWER_SHARE = 4
+_ANSWER_SHARE = 4
 """One part in this many of a window is kept for the answer."""
-ANSWER_MAX = 2_048
-ANSWER_MIN = 64
-OLLAMA_DEFAULT_WINDOW = 2_048
+_ANSWER_MAX = 2_048
+_ANSWER_MIN = 64
+_OLLAMA_DEFAULT_WINDOW = 2_048
 _PROBE_TIMEOUT = 10.0
 _SHOW_LENGTH = re.compile(r"^\s*context length\s+(\d+)\s*$", re.M | re.I)
 _SHOW_NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.M)
@@ -51,17 +51,17 @@ def estimate_tokens(text: str) -> int:
     """Tokens `text` takes at most, for a tokeniser we do not know (module docstring)."""
     ascii_chars = len(text.encode("ascii", "ignore"))
     other = len(text) - ascii_chars
-    return -(-ascii_chars // CHARS_PER_TOKEN) + other
+    return -(-ascii_chars // _CHARS_PER_TOKEN) + other
 
 
 def chars_for_tokens(tokens: int) -> int:
     """About how many characters of ASCII text fit in `tokens` (the estimate's inverse)."""
-    return max(0, tokens) * CHARS_PER_TOKEN
+    return max(0, tokens) * _CHARS_PER_TOKEN
 
 
 def answer_tokens(window: int) -> int:
     """Tokens of a `window` kept for the answer (an output limit can use the same figure)."""
-    return max(ANSWER_MIN, min(ANSWER_MAX, window // ANSWER_SHARE))
+    return max(_ANSWER_MIN, min(_ANSWER_MAX, window // _ANSWER_SHARE))
 
 
 def prompt_tokens(window: int) -> int:
@@ -81,10 +81,10 @@ class Window:
     """The provider it is the window of."""
 
 
-UNKNOWN_WINDOW = Window(None, "unknown")
+_UNKNOWN_WINDOW = Window(None, "unknown")
 
 
-def window_of(spec: ProviderSpec) -> Window:
+def _window_of(spec: ProviderSpec) -> Window:
     """The context window of the provider `spec` defines (module docstring)."""
     if spec.context_window:
         return Window(int(spec.context_window), "providers.yaml", spec.name)
@@ -93,7 +93,7 @@ def window_of(spec: ProviderSpec) -> Window:
         env = os.environ.get("OLLAMA_CONTEXT_LENGTH", "")
         told = _ollama_window(model, env, os.environ.get("PATH", ""))
         return Window(told.tokens, told.source, spec.name)
-    return UNKNOWN_WINDOW
+    return _UNKNOWN_WINDOW
 
 
 def provider_window(registry: ProviderRegistry, name: str) -> Window:
@@ -101,7 +101,7 @@ def provider_window(registry: ProviderRegistry, name: str) -> Window:
     called), the built-in mock and replays."""
     spec = registry.specs.get(name)
     if spec is None or registry.status(name) != "installed":  # not here, or built in
-        return UNKNOWN_WINDOW
+        return _UNKNOWN_WINDOW
     if not spec.context_window:
         provider = registry.get(name)
         told = getattr(provider, "context_window", None)  # a server asked once
@@ -109,7 +109,7 @@ def provider_window(registry: ProviderRegistry, name: str) -> Window:
         if isinstance(tokens, int) and tokens > 0:
             source = getattr(provider, "window_source", "reported by the provider")
             return Window(tokens, str(source), name)
-    return window_of(spec)
+    return _window_of(spec)
 
 
 def provider_notes(registry: ProviderRegistry, name: str) -> str:
@@ -151,7 +151,7 @@ def chain_window(registry: ProviderRegistry, chain: Iterable[str]) -> Window:
 def smallest(windows: Iterable[Window]) -> Window:
     """The smallest known window of `windows` (a prompt that fits it fits them all)."""
     known = [w for w in windows if w.tokens is not None]
-    return min(known, key=lambda w: w.tokens or 0) if known else UNKNOWN_WINDOW
+    return min(known, key=lambda w: w.tokens or 0) if known else _UNKNOWN_WINDOW
 
 
 def _ollama_model(command: str) -> str | None:
@@ -176,9 +176,9 @@ def _ollama_window(model: str, env_length: str, path: str) -> Window:
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
-        return UNKNOWN_WINDOW
+        return _UNKNOWN_WINDOW
     if done.returncode != 0:
-        return UNKNOWN_WINDOW
+        return _UNKNOWN_WINDOW
     length = _SHOW_LENGTH.search(done.stdout)
     num_ctx = _SHOW_NUM_CTX.search(done.stdout)
     if num_ctx:
@@ -186,7 +186,7 @@ def _ollama_window(model: str, env_length: str, path: str) -> Window:
     elif env_length.strip().isdigit():
         window = int(env_length)
     else:
-        window = OLLAMA_DEFAULT_WINDOW
+        window = _OLLAMA_DEFAULT_WINDOW
     if length:
         window = min(window, int(length.group(1)))
     return Window(window, source)

@@ -44,7 +44,7 @@ APPLY = Fields(
 """The keys of ``apply:`` (in ``discussions.yaml`` and in a template)."""
 
 
-class ApplySettings(Record):
+class _ApplySettings(Record):
     """``apply:`` as it applies to one discussion. A `Record`, not a dataclass: this module
     is imported by every command that reads a template, where making a dataclass costs
     start-up time (see `syntax.record`)."""
@@ -87,13 +87,13 @@ def _sandbox(value: Any) -> str:
     return str(value).strip()
 
 
-def apply_settings(config: Config, template: Template | None = None) -> ApplySettings:
+def apply_settings(config: Config, template: Template | None = None) -> _ApplySettings:
     """The ``apply:`` settings for a discussion of `template`: the template's keys, then
     ``discussions.yaml``'s, then the defaults."""
     merged = dict(read_apply(config.section("apply")) or {})
     if template is not None and template.apply:
         merged.update(template.apply)
-    return ApplySettings(
+    return _ApplySettings(
         max_revisions=int(merged.get("max_revisions", DEFAULT_MAX_REVISIONS)),
         timeout=float(merged.get("timeout", DEFAULT_TIMEOUT)),
         review=bool(merged.get("review", False)),

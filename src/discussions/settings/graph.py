@@ -107,7 +107,7 @@ def phase_options(p: dict[str, Any], at: Keys, fail: Fail) -> dict[str, Any]:
     return out
 
 
-def edges(phase: Phase) -> list[tuple[str, Keys]]:
+def _edges(phase: Phase) -> list[tuple[str, Keys]]:
     """(target, key within the phase) of every edge out of `phase`."""
     out: list[tuple[str, Keys]] = [
         (t.to, ("transitions", j, "to")) for j, t in enumerate(phase.transitions)
@@ -123,7 +123,7 @@ def check_graph(phases: Sequence[Phase], cap: Any, fail: Fail) -> int | None:
         raise fail(("max_phase_transitions",), "must be a whole number (1 or more)")
     index = {p.id: i for i, p in enumerate(phases)}
     for i, p in enumerate(phases):
-        for target, key in edges(p):
+        for target, key in _edges(p):
             if target not in index:
                 known = ", ".join(index)
                 raise fail(("phases", i, *key), f"names unknown phase '{target}' ({known})")
@@ -132,7 +132,7 @@ def check_graph(phases: Sequence[Phase], cap: Any, fail: Fail) -> int | None:
     seen = {phases[0].id}
     todo = [phases[0]]
     while todo:
-        for target, _ in edges(todo.pop()):
+        for target, _ in _edges(todo.pop()):
             if target not in seen:
                 seen.add(target)
                 todo.append(phases[index[target]])
@@ -165,7 +165,7 @@ def _back_edge(phases: Sequence[Phase], index: dict[str, int]) -> tuple[int, Key
         state[start] = 1
         while stack:
             i, k = stack[-1]
-            out = edges(phases[i])
+            out = _edges(phases[i])
             if k >= len(out):
                 state[i] = 2
                 stack.pop()

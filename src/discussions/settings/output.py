@@ -20,12 +20,12 @@ from typing import Any
 
 from .schema import Fields, Number, Text
 
-OUTPUT_TYPES = ("documentation",)
+_OUTPUT_TYPES = ("documentation",)
 DEFAULT_MAX_REVISIONS = 2
-DOCUMENT_SUFFIXES = (".md", ".markdown")
+_DOCUMENT_SUFFIXES = (".md", ".markdown")
 """What the document may be: the loop asks for markdown, so a markdown file (never code, a
 test, a setting, or a ``.txt``/``.rst`` that would hold markdown under another name)."""
-INSTRUCTION_FILES = (
+_INSTRUCTION_FILES = (
     "agents.md", "agents.override.md", "agent.md", "claude.md", "claude.local.md", "gemini.md",
     "qwen.md",
 )  # fmt: skip
@@ -37,7 +37,7 @@ Code QWEN.md (each CLI's own documentation on project instructions or memory fil
 
 OUTPUT = Fields(
     {
-        "type": Text(OUTPUT_TYPES),
+        "type": Text(_OUTPUT_TYPES),
         "leader": Text(),
         "max_revisions": Number(0, whole=True, what="a whole number (0 or more)"),
         "path": Text(),
@@ -84,7 +84,7 @@ def read_output(data: Any) -> Output | None:
 
 def document_path_problem(path: str) -> str | None:
     """Why `path` (relative to the project folder) is no place for the approved document, or
-    None: it must be a relative markdown file (`DOCUMENT_SUFFIXES`), outside every hidden
+    None: it must be a relative markdown file (`_DOCUMENT_SUFFIXES`), outside every hidden
     folder (``.git``, ``.github``, an AI CLI's settings) and not an AI CLI's instruction file.
     Only the words of the path: where links lead is the engine's to check
     (`engine.council.documentation`), on the real path, with this same rule."""
@@ -93,8 +93,8 @@ def document_path_problem(path: str) -> str | None:
         return "is not a relative path inside the project"
     if any(p.startswith(".") for p in parts):
         return "is in a hidden folder or names a hidden file (.git, .github and the like)"
-    if not parts[-1].lower().endswith(DOCUMENT_SUFFIXES):
-        return f"does not name a markdown file ({' or '.join(DOCUMENT_SUFFIXES)})"
-    if parts[-1].lower() in INSTRUCTION_FILES:
+    if not parts[-1].lower().endswith(_DOCUMENT_SUFFIXES):
+        return f"does not name a markdown file ({' or '.join(_DOCUMENT_SUFFIXES)})"
+    if parts[-1].lower() in _INSTRUCTION_FILES:
         return "names a file an AI coding tool reads as its instructions"
     return None

@@ -17,8 +17,8 @@ A ``participants.yaml`` with a ``participants:`` list (the seed's registry form)
 Folders are read bundled first, then the user dir, then the project, so later ones win.
 
 ``name``, ``alias``, ``role`` and ``provider_hint`` reach discussion files or the terminal, so
-each must be one line of plain text (`name_problem`, `alias_problem`, `role_problem`,
-`provider_name_problem`); ``personality``, ``expertise`` and ``concerns`` only go into prompts.
+each must be one line of plain text (`name_problem`, `alias_problem`, `_role_problem`,
+`_provider_name_problem`); ``personality``, ``expertise`` and ``concerns`` only go into prompts.
 A file that breaks these rules is reported in `ParticipantRegistry.problems` and skipped; the
 other personas still load.
 """
@@ -39,7 +39,7 @@ from ..syntax.record import Record
 from .config import FileProblem, YamlDocument, bundled_dir, load_yaml_document, located_error
 from .schema import Fields, Keys, ListOf, Text, validate
 
-PARTICIPANT_TYPES = ("voting", "background")
+_PARTICIPANT_TYPES = ("voting", "background")
 _TEXTS = ListOf(Text(), "a list of text items")
 PERSONA = Fields(
     {
@@ -50,15 +50,15 @@ PERSONA = Fields(
         "expertise": _TEXTS,
         "concerns": _TEXTS,
         "capabilities": _TEXTS,
-        "type": Text(PARTICIPANT_TYPES),
+        "type": Text(_PARTICIPANT_TYPES),
         "provider_hint": Text(),
     },
     noun="participant setting",
     required=("name", "alias"),
 )
 """Every key of a persona file (module docstring)."""
-PARTICIPANT_KEYS = frozenset(PERSONA.keys)
-KNOWN_CAPABILITIES = (
+_PARTICIPANT_KEYS = frozenset(PERSONA.keys)
+_KNOWN_CAPABILITIES = (
     "architecture",
     "refactoring",
     "logic",
@@ -75,10 +75,10 @@ KNOWN_CAPABILITIES = (
 )
 """The capability words the bundled personas use; other words are accepted as written."""
 
-NAME_MAX = 64
-ALIAS_MAX = 40
-ROLE_MAX = 120
-NAME_PUNCTUATION = frozenset(" -_.'’(),&+/")
+_NAME_MAX = 64
+_ALIAS_MAX = 40
+_ROLE_MAX = 120
+_NAME_PUNCTUATION = frozenset(" -_.'’(),&+/")
 """Characters other than letters, marks and digits allowed in a display name."""
 _ALIAS = re.compile(r"[^\W\d_][\w-]*")  # what a mention `@alias` can match (markers.py)
 _PROVIDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
@@ -95,12 +95,12 @@ def name_problem(name: str) -> str | None:
     * starts with a letter or digit, holds at least one letter, and has no ``---``.
     """
     for ch in name:
-        if ch not in NAME_PUNCTUATION and unicodedata.category(ch)[0] not in "LMN":
+        if ch not in _NAME_PUNCTUATION and unicodedata.category(ch)[0] not in "LMN":
             return (
                 f"must be one line of letters, digits, spaces and - _ . ' ( ) , & + /; found {ch!r}"
             )
-    if len(name) > NAME_MAX:
-        return f"must be at most {NAME_MAX} characters, got {len(name)}"
+    if len(name) > _NAME_MAX:
+        return f"must be at most {_NAME_MAX} characters, got {len(name)}"
     if unicodedata.category(name[0])[0] not in "LN":
         return f"must start with a letter or digit, got {name[0]!r}"
     if not any(unicodedata.category(ch)[0] == "L" for ch in name):
@@ -121,23 +121,23 @@ def alias_problem(alias: str) -> str | None:
     key = normalise_alias(alias)
     if not _ALIAS.fullmatch(key):
         return f"must be letters, digits, '-' or '_', starting with a letter, got {alias!r}"
-    if len(key) > ALIAS_MAX:
-        return f"must be at most {ALIAS_MAX} characters, got {len(key)}"
+    if len(key) > _ALIAS_MAX:
+        return f"must be at most {_ALIAS_MAX} characters, got {len(key)}"
     return None
 
 
-def role_problem(role: str) -> str | None:
+def _role_problem(role: str) -> str | None:
     """Why `role` cannot be a role, or None: one line of printable text, at most 120
     characters."""
     if not role.isprintable():
         bad = next(ch for ch in role if not ch.isprintable())
         return f"must be one line of printable text, found {bad!r}"
-    if len(role) > ROLE_MAX:
-        return f"must be at most {ROLE_MAX} characters, got {len(role)}"
+    if len(role) > _ROLE_MAX:
+        return f"must be at most {_ROLE_MAX} characters, got {len(role)}"
     return None
 
 
-def provider_name_problem(name: str) -> str | None:
+def _provider_name_problem(name: str) -> str | None:
     """Why `name` cannot name a provider, or None: ASCII letters, digits, ``. _ : -``,
     starting with a letter or digit, at most 64 characters."""
     if not _PROVIDER_NAME.fullmatch(name) or len(name) > 64:
@@ -148,8 +148,8 @@ def provider_name_problem(name: str) -> str | None:
 _FIELD_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
     ("name", name_problem),
     ("alias", alias_problem),
-    ("role", role_problem),
-    ("provider_hint", provider_name_problem),
+    ("role", _role_problem),
+    ("provider_hint", _provider_name_problem),
 )
 
 
@@ -170,7 +170,7 @@ class Participant:
     concerns: list[str] = field(default_factory=list)
     """Questions this persona always asks."""
     capabilities: list[str] = field(default_factory=list)
-    """What it can lead when a decision is applied (lower case words, `KNOWN_CAPABILITIES`)."""
+    """What it can lead when a decision is applied (lower case words, `_KNOWN_CAPABILITIES`)."""
     type: str = "voting"
     """``voting`` or ``background``."""
     provider_hint: str | None = None
@@ -274,16 +274,16 @@ class ParticipantRegistry:
 
     def __init__(
         self,
-        participants: Iterable[Participant | BrokenPersona] = (),
+        participants: Iterable[Participant | _BrokenPersona] = (),
         problems: Iterable[FileProblem] = (),
     ) -> None:
         self._by_alias: dict[str, Participant] = {}
-        self._broken: dict[str, BrokenPersona] = {}
+        self._broken: dict[str, _BrokenPersona] = {}
         self.problems: list[FileProblem] = list(problems)
         """Persona files (or entries) that could not be used, in reading order. The rest
         were read; `get` of an alias one of them defines raises its error."""
         for p in participants:  # later ones win: a broken override hides what it overrides
-            if isinstance(p, BrokenPersona):
+            if isinstance(p, _BrokenPersona):
                 self._by_alias.pop(p.alias, None)
                 self._broken[p.alias] = p
             else:
@@ -299,10 +299,10 @@ class ParticipantRegistry:
     def load(cls, folders: Iterable[Path]) -> ParticipantRegistry:
         """Read persona files from `folders`, lowest precedence first. A file that cannot
         be used becomes an entry of `problems`; it does not stop the others from loading."""
-        found: list[Participant | BrokenPersona] = []
+        found: list[Participant | _BrokenPersona] = []
         for folder in folders:
             found.extend(_read_folder(folder))
-        problems = [p.problem for p in found if isinstance(p, BrokenPersona)]
+        problems = [p.problem for p in found if isinstance(p, _BrokenPersona)]
         return cls(found, problems)
 
     def __iter__(self) -> Iterator[Participant]:
@@ -365,7 +365,7 @@ class ParticipantRegistry:
         return known
 
 
-class BrokenPersona(Record):
+class _BrokenPersona(Record):
     """A persona file (or an entry of a ``participants.yaml``) that could not be used:
     `alias`, the alias it would define (its ``alias`` if that is valid, else the file name's
     stem); `problem`, where and what; `error`, the message `ParticipantRegistry.get` raises
@@ -380,17 +380,17 @@ class BrokenPersona(Record):
         self.error = error
 
 
-def _broken(error: ConfigError, path: Path, data: Any) -> BrokenPersona:
+def _broken(error: ConfigError, path: Path, data: Any) -> _BrokenPersona:
     alias = data.get("alias") if isinstance(data, dict) else None
     readable = isinstance(alias, str) and alias_problem(alias) is None
     key = normalise_alias(alias) if readable and isinstance(alias, str) else path.stem.lower()
-    return BrokenPersona(key, FileProblem.from_error(error, path), str(error))
+    return _BrokenPersona(key, FileProblem.from_error(error, path), str(error))
 
 
-def _read_folder(folder: Path) -> list[Participant | BrokenPersona]:
+def _read_folder(folder: Path) -> list[Participant | _BrokenPersona]:
     if not folder.is_dir():
         return []
-    out: list[Participant | BrokenPersona] = []
+    out: list[Participant | _BrokenPersona] = []
     for path in sorted(folder.iterdir()):
         if path.suffix not in (".yaml", ".yml") or not path.is_file():
             continue
@@ -409,7 +409,7 @@ def _read_folder(folder: Path) -> list[Participant | BrokenPersona]:
                     doc.line("participants"),
                     "key 'participants' must be a list",
                 )
-                out.append(BrokenPersona("", FileProblem.from_error(error, path), str(error)))
+                out.append(_BrokenPersona("", FileProblem.from_error(error, path), str(error)))
                 continue
             for i, item in enumerate(items):
                 out.append(_read_one(item, path, doc, ("participants", i)))
@@ -420,7 +420,7 @@ def _read_folder(folder: Path) -> list[Participant | BrokenPersona]:
 
 def _read_one(
     data: Any, path: Path, doc: YamlDocument, at: tuple[str | int, ...]
-) -> Participant | BrokenPersona:
+) -> Participant | _BrokenPersona:
     try:
         return Participant.from_dict(data, path, doc, at)
     except ParticipantError as exc:

@@ -19,7 +19,7 @@ from .participants import Participant
 from .workspace import Workspace
 
 SCOPES = ("user", "project")
-FIELD_ORDER = (
+_FIELD_ORDER = (
     "name",
     "alias",
     "role",
@@ -65,7 +65,7 @@ def validate(data: Any) -> Participant:
 
 
 def to_yaml(data: dict[str, Any]) -> str:
-    ordered = {k: data[k] for k in FIELD_ORDER if data.get(k) not in (None, "", [])}
+    ordered = {k: data[k] for k in _FIELD_ORDER if data.get(k) not in (None, "", [])}
     ordered.update({k: v for k, v in data.items() if k not in ordered and k != "source"})
     ordered.pop("source", None)
     return yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100)

@@ -111,7 +111,7 @@ class ListOf(Record):
 
     __slots__ = ("item", "what")
 
-    def __init__(self, item: Spec, what: str = "a list") -> None:
+    def __init__(self, item: _Spec, what: str = "a list") -> None:
         self.item = item
         self.what = what
 
@@ -121,7 +121,7 @@ class OneOf(Record):
 
     __slots__ = ("options", "expected")
 
-    def __init__(self, options: tuple[Spec, ...], expected: str) -> None:
+    def __init__(self, options: tuple[_Spec, ...], expected: str) -> None:
         self.options = options
         self.expected = expected
 
@@ -135,7 +135,7 @@ class Fields(Record):
 
     def __init__(
         self,
-        keys: dict[str, Spec],
+        keys: dict[str, _Spec],
         noun: str = "key",
         required: tuple[str, ...] = (),
         extra: bool = False,
@@ -146,7 +146,7 @@ class Fields(Record):
         self.extra = extra
 
 
-Spec = Text | Flag | Number | ListOf | OneOf | Fields
+_Spec = Text | Flag | Number | ListOf | OneOf | Fields
 
 
 class Problem(Record):
@@ -174,7 +174,7 @@ class _Walk:
         self.problems.append(Problem(keys, where + text, unknown))
 
 
-def validate(data: Any, spec: Spec, at: Keys = ()) -> list[Problem]:
+def validate(data: Any, spec: _Spec, at: Keys = ()) -> list[Problem]:
     """Every problem of `data` against `spec`, in document order. Null values are allowed
     (they mean "the default") except for `Fields.required` keys."""
     walk = _Walk()
@@ -182,7 +182,7 @@ def validate(data: Any, spec: Spec, at: Keys = ()) -> list[Problem]:
     return walk.problems
 
 
-def _check(value: Any, spec: Spec, at: Keys, walk: _Walk) -> None:
+def _check(value: Any, spec: _Spec, at: Keys, walk: _Walk) -> None:
     if value is None:
         return
     if isinstance(spec, Fields):

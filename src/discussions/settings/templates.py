@@ -41,7 +41,7 @@ from .output import OUTPUT, Output, read_output
 from .participants import alias_problem, normalise_alias
 from .schema import Fields, Flag, ListOf, Number, Text, key_name, validate
 
-AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
+_AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
 OPEN_STATUSES = ("OPEN", "PROPOSED", "DRAFT")
 """Built-in statuses of a discussion still going on (with every template's starting
 ``status``): what ``list --status open`` shows."""
@@ -59,7 +59,7 @@ FINISHED_STATUSES = (
     "IMPLEMENTED",
 )
 """Built-in statuses of a finished discussion (with every template's ``consensus_status``)."""
-DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
+_DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
 
 
 @dataclass(slots=True)
@@ -136,7 +136,7 @@ class Template:
     status: str = "OPEN"
     title_format: str = "{title}"
     phases: list[Phase] = field(default_factory=list)
-    body: str = DEFAULT_BODY
+    body: str = _DEFAULT_BODY
     consensus_status: str = "CLOSED"
     """Status written when the last phase reaches consensus (auto_trigger: consensus)."""
     context_format: str | None = None
@@ -192,7 +192,7 @@ class Template:
             status=(data.get("status") or "").strip() or "OPEN",
             title_format=(data.get("title_format") or "").strip() or "{title}",
             phases=phases,
-            body=body if body is not None else DEFAULT_BODY,
+            body=body if body is not None else _DEFAULT_BODY,
             consensus_status=((data.get("consensus_status") or "").strip() or "CLOSED").upper(),
             context_format=(data.get("context_format") or "").strip() or None,
             source=source,
@@ -206,7 +206,7 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _STATUS = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
-def plain_name_problem(name: str) -> str | None:
+def _plain_name_problem(name: str) -> str | None:
     """Names written into a discussion's header (template names, phase ids): ASCII letters,
     digits, ``_ . -``, starting with a letter or digit, at most 64 characters."""
     if not _PLAIN_NAME.fullmatch(name) or len(name) > 64:
@@ -214,7 +214,7 @@ def plain_name_problem(name: str) -> str | None:
     return None
 
 
-def status_problem(status: str) -> str | None:
+def _status_problem(status: str) -> str | None:
     """A status word (``OPEN``, ``ACCEPTED``): a letter, then letters, digits, ``_ -``; at
     most 32 characters."""
     if not _STATUS.fullmatch(status) or len(status) > 32:
@@ -222,7 +222,7 @@ def status_problem(status: str) -> str | None:
     return None
 
 
-def line_problem(text: str) -> str | None:
+def _line_problem(text: str) -> str | None:
     """Text shown on one line (titles): printable, no line breaks, at most 200 characters."""
     if not text.isprintable():
         bad = next(ch for ch in text if not ch.isprintable())
@@ -232,17 +232,17 @@ def line_problem(text: str) -> str | None:
     return None
 
 
-def title_format_problem(text: str) -> str | None:
+def _title_format_problem(text: str) -> str | None:
     """``title_format``: one line, without ``<`` or ``>`` (it is written into the header)."""
     if "<" in text or ">" in text:
         return "must not contain '<' or '>'"
-    return line_problem(text)
+    return _line_problem(text)
 
 
 
 
-CONSENSUS_MODES = ("votes", "score", "vote_first")
-CONTEXT_FORMATS = ("diff",)
+_CONSENSUS_MODES = ("votes", "score", "vote_first")
+_CONTEXT_FORMATS = ("diff",)
 
 
 _TEXTS = ListOf(Text(), "a list of text items")
@@ -253,10 +253,10 @@ PHASE = Fields(
         "title": Text(),
         "instructions": Text(),
         "voting_mode": Flag(),
-        "auto_trigger": Text(AUTO_TRIGGERS),
+        "auto_trigger": Text(_AUTO_TRIGGERS),
         "next": Text(),
         "max_rounds": _ROUNDS,
-        "consensus_mode": Text(CONSENSUS_MODES),
+        "consensus_mode": Text(_CONSENSUS_MODES),
         "score_threshold": Number(0, 10, whole=True),
         "transitions": ListOf(
             Fields({"to": Text(), "when": Text(WHEN)}, "transition key", ("to", "when")),
@@ -285,7 +285,7 @@ TEMPLATE = Fields(
         "status": Text(),
         "title_format": Text(),
         "consensus_status": Text(),
-        "context_format": Text(CONTEXT_FORMATS),
+        "context_format": Text(_CONTEXT_FORMATS),
         "phases": ListOf(PHASE, "a non-empty list"),
         "max_phase_transitions": _ROUNDS,
         "body": Text(),
@@ -299,16 +299,16 @@ TEMPLATE = Fields(
 
 
 _TOP_LEVEL_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
-    ("name", plain_name_problem),
-    ("title", line_problem),
-    ("status", status_problem),
-    ("consensus_status", status_problem),
-    ("title_format", title_format_problem),
+    ("name", _plain_name_problem),
+    ("title", _line_problem),
+    ("status", _status_problem),
+    ("consensus_status", _status_problem),
+    ("title_format", _title_format_problem),
 )
 _PHASE_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
-    ("id", plain_name_problem),
-    ("title", line_problem),
-    ("next", plain_name_problem),
+    ("id", _plain_name_problem),
+    ("title", _line_problem),
+    ("next", _plain_name_problem),
 )
 
 
@@ -336,7 +336,7 @@ def _check_top_level(data: dict[str, Any], fail: graph.Fail) -> None:
         problem = _check(data.get(key), check)
         if problem:
             raise fail((key,), problem)
-    for key, item_check in (("aliases", plain_name_problem), ("participants", alias_problem)):
+    for key, item_check in (("aliases", _plain_name_problem), ("participants", alias_problem)):
         for n, item in enumerate(data.get(key) or []):
             problem = _check(item, item_check, required=True)
             if problem:
@@ -386,7 +386,7 @@ def _read_phase(p: dict[str, Any], i: int, fail: graph.Fail) -> Phase:
     )
 
 
-class BrokenTemplate(Record):
+class _BrokenTemplate(Record):
     """A template file that could not be used: `name`, the name it would define (its
     ``name`` if readable, else the file name's stem); `problem`, where and what; `error`, the
     message `TemplateRegistry.get` raises again.
@@ -405,16 +405,16 @@ class TemplateRegistry:
 
     def __init__(
         self,
-        templates: Iterable[Template | BrokenTemplate] = (),
+        templates: Iterable[Template | _BrokenTemplate] = (),
         problems: Iterable[FileProblem] = (),
     ) -> None:
         self._by_name: dict[str, Template] = {}
-        self._broken: dict[str, BrokenTemplate] = {}
+        self._broken: dict[str, _BrokenTemplate] = {}
         self.problems: list[FileProblem] = list(problems)
         """Template files that could not be used, in reading order. The rest were read;
         `get` of a name one of them defines raises its error."""
         for t in templates:  # later ones win: a broken override hides what it overrides
-            if isinstance(t, BrokenTemplate):
+            if isinstance(t, _BrokenTemplate):
                 self._by_name.pop(t.name, None)
                 self._broken[t.name] = t
             else:
@@ -425,14 +425,14 @@ class TemplateRegistry:
     def load(cls, folders: Iterable[Path]) -> TemplateRegistry:
         """Read template files from `folders`, lowest precedence first. A file that cannot
         be used becomes an entry of `problems`; it does not stop the others from loading."""
-        found: list[Template | BrokenTemplate] = []
+        found: list[Template | _BrokenTemplate] = []
         for folder in folders:
             if not folder.is_dir():
                 continue
             for path in sorted(folder.iterdir()):
                 if path.suffix in (".yaml", ".yml") and path.is_file():
                     found.append(_read_template(path))
-        return cls(found, [t.problem for t in found if isinstance(t, BrokenTemplate)])
+        return cls(found, [t.problem for t in found if isinstance(t, _BrokenTemplate)])
 
     def __iter__(self) -> Iterator[Template]:
         return iter(sorted(self._by_name.values(), key=lambda t: t.name))
@@ -487,7 +487,7 @@ def is_open(status: str, template: Template | None = None) -> bool:
     return s in OPEN_STATUSES or (template is not None and s == template.status.upper())
 
 
-def _read_template(path: Path) -> Template | BrokenTemplate:
+def _read_template(path: Path) -> Template | _BrokenTemplate:
     data: Any = None
     try:
         doc = load_yaml_document(path)
@@ -496,4 +496,4 @@ def _read_template(path: Path) -> Template | BrokenTemplate:
     except ConfigError as exc:
         raw = data.get("name") if isinstance(data, dict) else None
         name = raw.strip().lower() if isinstance(raw, str) and raw.strip() else path.stem.lower()
-        return BrokenTemplate(name, FileProblem.from_error(exc, path), str(exc))
+        return _BrokenTemplate(name, FileProblem.from_error(exc, path), str(exc))

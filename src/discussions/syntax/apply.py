@@ -84,7 +84,7 @@ REVIEW_RESULTS = ("implemented", "changes", "unresolved")
 
 NL = "\n"
 
-FileStat = tuple[str, int | None, int | None]
+_FileStat = tuple[str, int | None, int | None]
 """(path, lines added, lines removed); None for a binary file."""
 
 
@@ -110,7 +110,7 @@ class ApplyRecord:
     """Who consented: ``Name <email>``."""
     result: str
     """One of `RESULTS`."""
-    files: tuple[FileStat, ...] = ()
+    files: tuple[_FileStat, ...] = ()
     tests: str = "not run"
     """One of `TEST_RESULTS`."""
     test_command: str = ""
@@ -244,13 +244,13 @@ def _fence(content: str) -> str:
 
 
 def block_digest(args: str, content: str | None) -> str:
-    """The digest a block records: of its marker's fields in canonical form (`canonical_fields`)
+    """The digest a block records: of its marker's fields in canonical form (`_canonical_fields`)
     and of its fenced content as it stands in the file (None: the block has no fence)."""
     fenced = "" if content is None else "\n```\n" + content
-    return content_digest(canonical_fields(args) + fenced)
+    return content_digest(_canonical_fields(args) + fenced)
 
 
-def canonical_fields(args: str) -> str:
+def _canonical_fields(args: str) -> str:
     """A marker's arguments as the digest reads them: the number, then every other field but
     ``digest`` sorted by name, each value unescaped and escaped again, so white space and field
     order do not count and every value does."""
@@ -268,7 +268,7 @@ def _names(names: tuple[str, ...]) -> str:
 
 
 def _apply_content(rec: ApplyRecord) -> str:
-    table = [f"{_count(a)}\t{_count(r)}\t{escape_path(p)}" for p, a, r in rec.files]
+    table = [f"{_count(a)}\t{_count(r)}\t{_escape_path(p)}" for p, a, r in rec.files]
     lines = [*table, _summary(rec.files)]
     output = normal_output(rec.output)
     return NL.join(lines + (["", output] if output else []))
@@ -278,7 +278,7 @@ def _count(n: int | None) -> str:
     return "-" if n is None else str(n)
 
 
-def _summary(files: tuple[FileStat, ...]) -> str:
+def _summary(files: tuple[_FileStat, ...]) -> str:
     if not files:
         return "no files changed"
     added = sum(a or 0 for _, a, _ in files)
@@ -366,12 +366,12 @@ _PATH_ESCAPE = re.compile(r"[\\\x00-\x1f\x7f]")
 _PATH_UNESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2})")
 
 
-def escape_path(path: str) -> str:
+def _escape_path(path: str) -> str:
     """A path on one line of the diffstat: a backslash and control characters escaped."""
     return _PATH_ESCAPE.sub(lambda m: "\\\\" if m[0] == "\\" else f"\\x{ord(m[0]):02x}", path)
 
 
-def unescape_path(text: str) -> str:
+def _unescape_path(text: str) -> str:
     return _PATH_UNESCAPE.sub(lambda m: "\\" if m[1] == "\\" else chr(int(m[1][1:], 16)), text)
 
 
@@ -478,16 +478,16 @@ def _read_names(value: str) -> tuple[str, ...]:
 _STAT = re.compile(r"(-|\d+)\t(-|\d+)\t(.*)")
 
 
-def _read_content(content: str, count: int, number: int) -> tuple[tuple[FileStat, ...], str]:
+def _read_content(content: str, count: int, number: int) -> tuple[tuple[_FileStat, ...], str]:
     lines = content.split(NL)
     if len(lines) <= count:
         raise ApplyFormatError(f"apply block {number} lists fewer than its {count} files")
-    files: list[FileStat] = []
+    files: list[_FileStat] = []
     for line in lines[:count]:
         m = _STAT.fullmatch(line)
         if m is None:
             raise ApplyFormatError(f"apply block {number} has a bad diffstat line `{line}`")
-        files.append((unescape_path(m[3]), _stat(m[1]), _stat(m[2])))
+        files.append((_unescape_path(m[3]), _stat(m[1]), _stat(m[2])))
     return tuple(files), NL.join(lines[count + 2 :])
 
 

@@ -109,7 +109,7 @@ def top_fences(text: str) -> list[tuple[int, int]] | None:
     when only a markdown parse can (an HTML block other than a one-line comment, or a fence
     opened with one to three spaces before it, which a list item may hold).
 
-    Why lines suffice: a line at column 0 that is not blank and not quoted (`plain_line`) ends
+    Why lines suffice: a line at column 0 that is not blank and not quoted (`_plain_line`) ends
     every list item, quote and indented block before it (a fence in an item ends there too),
     so it is code only inside a top-level fence; and a fence run at column 0, outside one,
     opens one, whatever came before. A long discussion's comments hold nested lists and code
@@ -174,7 +174,7 @@ def _too_deep(lines: str) -> bool:
 _PLAIN_ITEM = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])[ ]{1,4}[^\s`~>\-*+0-9<]")
 
 
-def plain_line(text: str, start: int) -> bool:
+def _plain_line(text: str, start: int) -> bool:
     """Whether the line of `text` starting at offset `start` is one `top_fences` answers for:
     it starts at column 0, not with a blank or a quote's ``>``, and if with a list marker,
     then one whose text is plainly no code (``- ```` opens a fence in the item)."""
@@ -187,7 +187,7 @@ def plain_line(text: str, start: int) -> bool:
 
 class CodeLines:
     """Which lines of `text` (which starts at the top level) are code, asked line by line: a
-    `plain_line` from `top_fences` when they tell, any other line (or every line, when they do
+    `_plain_line` from `top_fences` when they tell, any other line (or every line, when they do
     not) from `code_line_ranges`, each found once and only when first needed."""
 
     __slots__ = ("text", "top_known", "top", "top_starts", "all", "all_starts")
@@ -202,7 +202,7 @@ class CodeLines:
 
     def has(self, line: int, line_start: int) -> bool:
         """Whether 0-based `line`, which starts at offset `line_start`, is code."""
-        if plain_line(self.text, line_start):
+        if _plain_line(self.text, line_start):
             if not self.top_known:
                 self.top_known = True
                 self.top = top_fences(self.text)

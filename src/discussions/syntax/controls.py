@@ -30,14 +30,14 @@ _INTRODUCERS = "\x1b\x90\x98\x9b\x9d\x9e\x9f"
 _HELD = 4096
 """Characters of an unfinished sequence at a chunk's end held back for the next chunk; a
 longer one is dropped as garbage."""
-CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """A control character that has no business in a discussion file (tab and newline aside; a
 carriage return too: newlines are normalised before this is asked)."""
 
 
 def strip_controls(text: str) -> str:
     """`text` without terminal control sequences or control characters (module docstring)."""
-    if not CONTROL_CHARACTER.search(text):
+    if not _CONTROL_CHARACTER.search(text):
         return text
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _LEFT.sub("", _SEQUENCE.sub("", text))
@@ -90,11 +90,11 @@ def _terminated(sequence: str) -> bool:
 def control_lines(text: str) -> list[tuple[int, str]]:
     """(1-based line, the first control character on it) for each line of `text` (newlines
     normalised) that holds a control character."""
-    if not CONTROL_CHARACTER.search(text):
+    if not _CONTROL_CHARACTER.search(text):
         return []
     found = []
     for number, line in enumerate(text.split("\n"), 1):
-        hit = CONTROL_CHARACTER.search(line)
+        hit = _CONTROL_CHARACTER.search(line)
         if hit:
             found.append((number, hit.group()))
     return found

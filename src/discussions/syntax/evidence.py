@@ -2,7 +2,7 @@
 appends with what was read.
 
 * A request is a marker line in a comment, ``EVIDENCE: read src/app.py:1-20`` (found by
-  `markers.extract` like ``Q:``); the forms are `REQUEST_FORMS`. `parse_request` checks the
+  `markers.extract` like ``Q:``); the forms are `_REQUEST_FORMS`. `parse_request` checks the
   shape only; what may be read is decided when it is fulfilled.
 * The engine's block, appended after the comment like a phase transition::
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from .fences import fence_block
 from .render import neutralise, visible_name
 
-REQUEST_FORMS = (
+_REQUEST_FORMS = (
     "read PATH[:START-END]",
     "grep TEXT [in GLOB]",
     "list DIR",
@@ -46,7 +46,7 @@ STATUSES = ("fulfilled", "refused", "same", "pending")
 
 NL = "\n"
 
-MAX_REQUEST = 500
+_MAX_REQUEST = 500
 """Characters a request's arguments may have."""
 
 
@@ -66,29 +66,29 @@ class Request:
 
 
 class RequestError(ValueError):
-    """A request that is not one of `REQUEST_FORMS`."""
+    """A request that is not one of `_REQUEST_FORMS`."""
 
 
 def parse_request(text: str) -> Request:
     """``read  src/a.py`` -> Request("read", "src/a.py"); `RequestError` for anything else."""
     words = text.replace("`", " ").split()
     if not words:
-        raise RequestError("an empty request; write one of: " + "; ".join(REQUEST_FORMS))
+        raise RequestError("an empty request; write one of: " + "; ".join(_REQUEST_FORMS))
     kind = words[0].lower()
     if kind not in KINDS:
         raise RequestError(
-            f"unknown request '{words[0]}'; write one of: " + "; ".join(REQUEST_FORMS)
+            f"unknown request '{words[0]}'; write one of: " + "; ".join(_REQUEST_FORMS)
         )
     if len(words) == 1 and kind != "list":
         raise RequestError(f"`{kind}` needs an argument: " + _form(kind))
     args = " ".join(words[1:])
-    if len(args) > MAX_REQUEST:
-        raise RequestError(f"a request of more than {MAX_REQUEST} characters")
+    if len(args) > _MAX_REQUEST:
+        raise RequestError(f"a request of more than {_MAX_REQUEST} characters")
     return Request(kind, args)
 
 
 def _form(kind: str) -> str:
-    return next(f for f in REQUEST_FORMS if f.startswith(kind))
+    return next(f for f in _REQUEST_FORMS if f.startswith(kind))
 
 
 def normal_request(text: str) -> str:
@@ -113,7 +113,7 @@ def escape_field(value: str) -> str:
     return value.replace("&", "&amp;").replace("|", "&#124;").replace("-->", "--&gt;")
 
 
-def unescape_field(value: str) -> str:
+def _unescape_field(value: str) -> str:
     return value.replace("--&gt;", "-->").replace("&#124;", "|").replace("&amp;", "&")
 
 
@@ -183,7 +183,7 @@ def marker_fields(args: str) -> dict[str, str]:
     fields = {"number": parts[0].strip()}
     for part in parts[1:]:
         key, _, value = part.partition(":")
-        fields[key.strip()] = unescape_field(value.strip())
+        fields[key.strip()] = _unescape_field(value.strip())
     return fields
 
 
@@ -196,7 +196,7 @@ def fence_span(lines: list[str], start: int = 0, limit: int = 6) -> tuple[int, i
     lines may stand before it), else None (also when it is not closed before the next block).
 
     The closing fence is looked for up to the next line our parser could read as structure
-    (`ends_segment`: a marker or a comment header), which `neutralise` never leaves in the
+    (`_ends_segment`: a marker or a comment header), which `neutralise` never leaves in the
     content of a block the engine wrote: a fence left open reads no further than its own
     block, so reading every block of a file reads each line about once."""
     i = start
@@ -208,7 +208,7 @@ def fence_span(lines: list[str], start: int = 0, limit: int = 6) -> tuple[int, i
                 line = lines[j]
                 if line.startswith(fence) and not line.strip("`").strip(" \t"):
                     return i, j
-                if ends_segment(line):
+                if _ends_segment(line):
                     return None
             return None
         if lines[i].strip() and not lines[i].startswith("*"):
@@ -217,7 +217,7 @@ def fence_span(lines: list[str], start: int = 0, limit: int = 6) -> tuple[int, i
     return None
 
 
-def ends_segment(line: str) -> bool:
+def _ends_segment(line: str) -> bool:
     """Whether `line` can end an engine block's segment: an HTML comment (a marker, a
     comment's metadata) indented at most three spaces, or a ``Name:`` comment header."""
     rest = line.lstrip(" ")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .record import Record
 
-MOVE = "move"
+_MOVE = "move"
 """An engine block that moves the discussion: ``a -> b`` (``→`` and ``=>`` too)."""
 VALUE = "value"
 """An engine block whose arguments are kept whole (``n | key: value | ...``)."""
@@ -22,14 +22,14 @@ MOVE_OR_VALUE = "move-or-value"
 STATE = "state"
 """A block that changes phase or status: the merge keeps the sides' moves in one order and
 ends a phase segment at it (`git.units`)."""
-BLOCK = "block"
+_BLOCK = "block"
 """A block merged like a comment: a unit of its own, placed by when it was written."""
 
 
 class EngineKind(Record):
     """One kind of engine block: `name` as written (``PHASE-TRANSITION``), its `form` (how
-    the parser reads its arguments: `MOVE`, `VALUE`, `MOVE_OR_VALUE`), how the merge driver
-    treats it (`merges`: `STATE` or `BLOCK`), and the name of the `derive` rule that reads it
+    the parser reads its arguments: `_MOVE`, `VALUE`, `MOVE_OR_VALUE`), how the merge driver
+    treats it (`merges`: `STATE` or `_BLOCK`), and the name of the `derive` rule that reads it
     (`reader`; a rule loaded only for files holding such a block asks by that name; empty:
     kept for people, read by no rule), and what it records, for a reader (`says`, with
     ``{args}`` for its arguments: an editor's hover)."""
@@ -49,7 +49,7 @@ class EngineKind(Record):
 ENGINE_KINDS: tuple[EngineKind, ...] = (
     EngineKind(
         "PHASE-TRANSITION",
-        MOVE,
+        _MOVE,
         STATE,
         "engine_markers",
         "The phase changed here ({args}); votes cast before it no longer count.",
@@ -68,28 +68,28 @@ ENGINE_KINDS: tuple[EngineKind, ...] = (
         "engine_markers",
         "The discussion's status changed here ({args}).",
     ),
-    EngineKind("ROUND", VALUE, BLOCK, "runs", "A round of a run started here: {args}."),
-    EngineKind("RUN-STOP", VALUE, BLOCK, "runs", "A run stopped here: {args}."),
-    EngineKind("ESCALATION", VALUE, BLOCK, "runs", "A run asked a person to step in: {args}."),
-    EngineKind("FALLBACK", VALUE, BLOCK, "", "The chair fell back to a plan of its own: {args}."),
-    EngineKind("PASS", VALUE, BLOCK, "passes", "A participant had nothing to add: {args}."),
+    EngineKind("ROUND", VALUE, _BLOCK, "runs", "A round of a run started here: {args}."),
+    EngineKind("RUN-STOP", VALUE, _BLOCK, "runs", "A run stopped here: {args}."),
+    EngineKind("ESCALATION", VALUE, _BLOCK, "runs", "A run asked a person to step in: {args}."),
+    EngineKind("FALLBACK", VALUE, _BLOCK, "", "The chair fell back to a plan of its own: {args}."),
+    EngineKind("PASS", VALUE, _BLOCK, "passes", "A participant had nothing to add: {args}."),
     EngineKind(
-        "MOTION-RESULT", VALUE, BLOCK, "motions", "The council's motion was settled: {args}."
+        "MOTION-RESULT", VALUE, _BLOCK, "motions", "The council's motion was settled: {args}."
     ),
-    EngineKind("FAILED", VALUE, BLOCK, "usage", "No provider of a participant answered: {args}."),
+    EngineKind("FAILED", VALUE, _BLOCK, "usage", "No provider of a participant answered: {args}."),
     EngineKind(
         "EVIDENCE",
         VALUE,
-        BLOCK,
+        _BLOCK,
         "evidence",
         "What a participant was shown from the repository: {args}.",
     ),
-    EngineKind("DRAFT", VALUE, BLOCK, "drafts", "A documentation loop's draft: {args}."),
-    EngineKind("APPLY", VALUE, BLOCK, "applies", "A decision carried into code: {args}."),
+    EngineKind("DRAFT", VALUE, _BLOCK, "drafts", "A documentation loop's draft: {args}."),
+    EngineKind("APPLY", VALUE, _BLOCK, "applies", "A decision carried into code: {args}."),
     EngineKind(
         "APPLY-REVIEW",
         VALUE,
-        BLOCK,
+        _BLOCK,
         "applies",
         "The council's review of an applied change: {args}.",
     ),
@@ -121,17 +121,17 @@ ITEM = "item"
 """A marker whose lines are collected as items of the state (`State.items`)."""
 VOTE = "vote"
 """The vote: its value is checked and normalised where it is read (`markers`)."""
-OTHER = "other"
+_OTHER = "other"
 """A marker read by the rule that needs it (scores, motions, notes, ...)."""
 
 
 class MarkerKind(Record):
     """One marker a comment's line can start with (``DECISION:``): its `name` and its `role`
-    (`ITEM`, `VOTE`, `OTHER`)."""
+    (`ITEM`, `VOTE`, `_OTHER`)."""
 
     __slots__ = ("name", "role")
 
-    def __init__(self, name: str, role: str = OTHER) -> None:
+    def __init__(self, name: str, role: str = _OTHER) -> None:
         self.name, self.role = name, role
 
 

@@ -145,7 +145,7 @@ def _inline_code(s: str) -> str:
     return f"{ticks}{pad}{s}{pad}{ticks}"
 
 
-class Tail(Record):
+class _Tail(Record):
     """What an append needs to know about the end of a file (read without a full parse)."""
 
     __slots__ = (
@@ -182,7 +182,7 @@ class Tail(Record):
         self.newline = newline
 
 
-def analyse_tail(tail_text: str, *, at_file_start: bool) -> Tail:
+def analyse_tail(tail_text: str, *, at_file_start: bool) -> _Tail:
     """Analyse the end of a file. `tail_text` must start at a line start and hold at least the
     last comment boundary, unless `at_file_start` says it is the whole file."""
     newline = detect_newline(tail_text) if "\n" in tail_text else "\n"
@@ -219,7 +219,7 @@ def analyse_tail(tail_text: str, *, at_file_start: bool) -> Tail:
                 break
         segment = text[cut:]
     fence = open_fence(segment)
-    return Tail(
+    return _Tail(
         empty=not text and at_file_start,
         ends_with_newline=text.endswith("\n"),
         trailing_blank_lines=trailing,
@@ -229,7 +229,7 @@ def analyse_tail(tail_text: str, *, at_file_start: bool) -> Tail:
     )
 
 
-def join_for_append(tail: Tail, block: str) -> str:
+def join_for_append(tail: _Tail, block: str) -> str:
     """The exact text to append after a file whose end is `tail`, so that `block` (which starts
     with a ``Name:`` line or an engine marker and ends with a newline) becomes its own comment
     or follows the last one cleanly, ending with a ``---`` separator. Uses the file's newline."""
@@ -273,13 +273,13 @@ def end_with_separator(text: str) -> str:
     return text + add.replace("\n", tail.newline)
 
 
-def join_blocks(tail: Tail, blocks: list[str]) -> str:
+def join_blocks(tail: _Tail, blocks: list[str]) -> str:
     """The text that appends `blocks`, one after another, to a file ending in `tail`."""
     out: list[str] = []
     for block in blocks:
         out.append(join_for_append(tail, block))
         # What join_for_append leaves behind: a newline-terminated `---` separator.
-        tail = Tail(False, True, 0, True, None, tail.newline)
+        tail = _Tail(False, True, 0, True, None, tail.newline)
     return "".join(out)
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..model.discussion import Discussion
 
 
-def review_text(r: ApplyReviewRecord) -> str:
+def _review_text(r: ApplyReviewRecord) -> str:
     """`review_sentence` with the blockers it counts: ``Review 1 of apply 1: changes requested
     (yes: AI-A; no: AI-B); 1 blocker: the migration is missing``."""
     return review_sentence(r) + (f": {'; '.join(r.blockers)}" if r.blockers else "")
@@ -31,7 +31,7 @@ def block_summary(kind: str, args: str, content: str | None) -> str:
     try:
         if kind == "APPLY":
             return apply_sentence(parse_apply(args, content))
-        return review_text(parse_apply_review(args, content))
+        return _review_text(parse_apply_review(args, content))
     except ApplyFormatError as exc:
         return f"{kind}: {exc}"
 
@@ -42,5 +42,5 @@ def applies_lines(d: Discussion) -> list[str]:
     out: list[str] = []
     for a in d.applies:
         out.append(f"{apply_sentence(a)} (line {a.line})")
-        out += [f"  {review_text(r)}" for r in a.reviews]
+        out += [f"  {_review_text(r)}" for r in a.reviews]
     return out

@@ -94,14 +94,14 @@ def evidence_blocks(body: str) -> list[Shown]:
         span = fence_span(lines, i + 1)
         content = "\n".join(lines[span[0] + 1 : span[1]]) if span else ""
         if m.group(1) == "EVIDENCE":
-            found.append(Shown(summary_of(marker_fields(m.group(2))), content))
+            found.append(Shown(_summary_of(marker_fields(m.group(2))), content))
         else:
             summary = block_summary(m.group(1), m.group(2), content if span else None)
             found.append(Shown(summary, content, "apply"))
     return found
 
 
-def summary_of(f: dict[str, str]) -> str:
+def _summary_of(f: dict[str, str]) -> str:
     status = f.get("status", "")
     extra = f": {f['reason']}" if f.get("reason") else ""
     extra += f" as evidence {f['see']}" if f.get("see") else ""
@@ -118,7 +118,7 @@ def evidence_markdown(d: Discussion) -> str:
         f = {"number": str(e.number), "by": e.by, "request": e.request, "status": e.status}
         see = f"{e.see} (line {e.see_line})" if e.see_line else str(e.see or "")
         f.update({k: v for k, v in (("reason", e.reason), ("see", see)) if v})
-        parts += [f"**{_md(summary_of(f))}** (line {e.line})", ""]
+        parts += [f"**{_md(_summary_of(f))}** (line {e.line})", ""]
         if e.content:
             fence = "`" * max(3, _longest_run(e.content) + 1)
             parts += [fence, e.content, fence, ""]

@@ -222,7 +222,7 @@ def _shown_body(own: str) -> str:
     return fold_evidence(own)
 
 
-def vote_badge(vote: str) -> str:
+def _vote_badge(vote: str) -> str:
     kind = f" vote-{vote.lower()}" if vote in VOTES else ""
     return f'<span class="vote{kind}">{_esc(vote)}</span>'
 
@@ -253,7 +253,7 @@ def comment_html(c: Comment) -> str:
         f'<header><span class="author">{author}</span>',
     ]
     if c.vote:
-        parts.append(vote_badge(c.vote))
+        parts.append(_vote_badge(c.vote))
     if c.at is not None:
         stamp = c.to_dict()["at"]
         parts.append(f'<time datetime="{_esc(stamp)}">{_esc(shown_time(c.at))}</time>')
@@ -354,7 +354,7 @@ def _votes_section(d: Discussion, anchor: _Anchors) -> str:
         latest = {c.author: c.line for c in d.comments if scored or c.vote}
         rows = (
             f'<tr><td><a href="{anchor(latest.get(who, 0))}">{_esc(who)}</a></td>'
-            f"<td>{vote_badge(v) if isinstance(v, str) else _esc(v)}</td></tr>"
+            f"<td>{_vote_badge(v) if isinstance(v, str) else _esc(v)}</td></tr>"
             for who, v in values.items()
         )
         out.append(f'<table class="votes">{"".join(rows)}</table>')
@@ -424,7 +424,7 @@ def _dissent_section(d: Discussion, anchor: _Anchors) -> list[str]:
     if not d.decisions or not dissent:
         return []
     rows = [
-        f'<li><a href="{anchor(v.line)}">{_esc(v.name)}</a> {vote_badge(v.vote)} '
+        f'<li><a href="{anchor(v.line)}">{_esc(v.name)}</a> {_vote_badge(v.vote)} '
         f'<span class="by">{_esc(v.reason)}</span></li>'
         for v in dissent.votes
     ]

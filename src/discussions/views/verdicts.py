@@ -15,7 +15,7 @@ GRID_ROUNDS = 12
 """The rounds of each author's positions `status` shows, the latest (`status --json` has all)."""
 
 
-def worth_showing(p: Positions) -> bool:
+def _worth_showing(p: Positions) -> bool:
     """Whether the grid says more than the votes do: someone took a second position, or the
     positions span more than one round."""
     return len(p.rounds) > 1 or len(p.stances) > len(p.grid)
@@ -29,7 +29,7 @@ def verdict_texts(d: Discussion) -> list[tuple[str, str]]:
     if delta is not None:
         out += [("", ""), (delta.text(), "warning" if delta.changed else "")]
     p = d.positions
-    if worth_showing(p):
+    if _worth_showing(p):
         out += [("", ""), ("Positions by round:", "")]
         out += [(f"  {line}", "") for line in p.grid_lines(last=GRID_ROUNDS)]
     unexplained = p.unexplained
@@ -67,7 +67,7 @@ def positions_html(
     empty when the grid adds nothing."""
     p = d.positions
     delta = debate_delta(d)
-    if not worth_showing(p) and delta is None:
+    if not _worth_showing(p) and delta is None:
         return ""
     round_at = {s.line: s.round for s in p.stances}
     flipped = {(f.author, round_at[f.line]) for f in p.unexplained if f.line in round_at}

@@ -19,7 +19,7 @@ from ...providers.registry import ProviderRegistry
 from ...settings.participants import Participant, normalise_alias
 from ...settings.workspace import Workspace
 
-TRIGGERS: dict[str, tuple[str, ...]] = {
+_TRIGGERS: dict[str, tuple[str, ...]] = {
     "architecture": (
         "architect*",
         "design",
@@ -121,11 +121,11 @@ def forms(trigger: str) -> tuple[str, ...]:
 
 
 def _index() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """(word form -> capabilities, stem -> capabilities) of `TRIGGERS` and the capabilities'
+    """(word form -> capabilities, stem -> capabilities) of `_TRIGGERS` and the capabilities'
     own words."""
     words: dict[str, set[str]] = {}
     stems: dict[str, set[str]] = {}
-    for cap, triggers in TRIGGERS.items():
+    for cap, triggers in _TRIGGERS.items():
         for t in (*triggers, *cap.split("-")):
             if t.endswith("*"):
                 stems.setdefault(t[:-1], set()).add(cap)
@@ -139,7 +139,7 @@ _WORD_CAPS, _STEM_CAPS = _index()
 _STEM_LENGTHS = sorted({len(s) for s in _STEM_CAPS})
 
 
-def called_for(words: set[str]) -> set[str]:
+def _called_for(words: set[str]) -> set[str]:
     """The known capabilities `words` call for: each word looked up as a form, and its
     first letters as each stem length (a few dictionary lookups a word)."""
     found: set[str] = set()
@@ -152,7 +152,7 @@ def called_for(words: set[str]) -> set[str]:
     return found
 
 
-Chain = Callable[[Participant], list[str]]
+_Chain = Callable[[Participant], list[str]]
 
 
 @dataclass(slots=True)
@@ -170,18 +170,20 @@ class LeadChoice:
 
 def matched_capabilities(participant: Participant, words: set[str]) -> tuple[str, ...]:
     """`participant`'s capabilities that `words` (a hand-off's words) call for: a known one
-    through `TRIGGERS`, another through its own words (``ml-ops``: ``ml``, ``ops``)."""
-    known = called_for(words)
+    through `_TRIGGERS`, another through its own words (``ml-ops``: ``ml``, ``ops``)."""
+    known = _called_for(words)
     return tuple(
         cap
         for cap in participant.capabilities
         if cap in known
-        or (cap not in TRIGGERS and any(f in words for part in cap.split("-") for f in forms(part)))
+        or (
+            cap not in _TRIGGERS and any(f in words for part in cap.split("-") for f in forms(part))
+        )
     )
 
 
-def writing_provider(
-    participant: Participant, registry: ProviderRegistry, chain: Chain
+def _writing_provider(
+    participant: Participant, registry: ProviderRegistry, chain: _Chain
 ) -> ProviderSpec | None:
     """The first of `participant`'s providers that has a write mode installed here."""
     for name in chain(participant):
@@ -190,7 +192,7 @@ def writing_provider(
     return None
 
 
-def default_chain(registry: ProviderRegistry, workspace: Workspace | None = None) -> Chain:
+def default_chain(registry: ProviderRegistry, workspace: Workspace | None = None) -> _Chain:
     """A participant's providers as a turn tries them (`registry.participant_chain`)."""
     config = workspace.config if workspace else None
     return lambda p: participant_chain(registry, p, config)
@@ -202,7 +204,7 @@ def choose_lead(
     name: str | None = None,
     *,
     registry: ProviderRegistry,
-    chain: Chain | None = None,
+    chain: _Chain | None = None,
 ) -> LeadChoice:
     """The lead of an apply of `handoff`: `name` (an alias or display name) when given, else
     the participant whose capabilities match the decision best (voting participants first on
@@ -217,7 +219,7 @@ def choose_lead(
         key=lambda ip: (-len(matched_capabilities(ip[1], words)), not ip[1].votes, ip[0]),
     )
     for _, p in ranked:
-        spec = writing_provider(p, registry, chain)
+        spec = _writing_provider(p, registry, chain)
         if spec is None:
             continue
         matched = matched_capabilities(p, words)
@@ -228,7 +230,7 @@ def choose_lead(
     raise NoLead(
         "nobody in this discussion can lead: none of "
         f"{', '.join(p.alias for p in participants) or 'its participants'} has a provider "
-        f"with a write mode installed here. {how_to_write(registry)}"
+        f"with a write mode installed here. {_how_to_write(registry)}"
     )
 
 
@@ -237,7 +239,7 @@ def _named(
     name: str,
     words: set[str],
     registry: ProviderRegistry,
-    chain: Chain,
+    chain: _Chain,
 ) -> LeadChoice:
     key = normalise_alias(name)
     found = next(
@@ -247,18 +249,18 @@ def _named(
     if found is None:
         known = ", ".join(p.alias for p in participants) or "none"
         raise NoLead(f"'{name}' is not a participant of this discussion (participants: {known})")
-    spec = writing_provider(found, registry, chain)
+    spec = _writing_provider(found, registry, chain)
     if spec is None:
         tried = ", ".join(f"{n} ({_write_status(registry, n)})" for n in chain(found))
         others = [
             f"--lead {p.alias}"
             for p in participants
-            if p is not found and writing_provider(p, registry, chain) is not None
+            if p is not found and _writing_provider(p, registry, chain) is not None
         ]
         instead = f" Participants who can lead: {', '.join(others)}." if others else ""
         raise NoLead(
             f"{found.name} cannot lead: none of its providers ({tried or 'none'}) has a write "
-            f"mode installed here.{instead} {how_to_write(registry)}"
+            f"mode installed here.{instead} {_how_to_write(registry)}"
         )
     matched = matched_capabilities(found, words)
     reason = f"{found.name} leads (named with --lead)" + (
@@ -276,7 +278,7 @@ def _write_status(registry: ProviderRegistry, name: str) -> str:
     return "can write" if registry.can_write(name) else "write mode not installed"
 
 
-def how_to_write(registry: ProviderRegistry) -> str:
+def _how_to_write(registry: ProviderRegistry) -> str:
     """Which providers could lead, and how to configure one (the end of a `NoLead` message)."""
     writers = [n for n in registry.names() if registry.specs[n].can_write]
     installed = [n for n in writers if registry.can_write(n)]

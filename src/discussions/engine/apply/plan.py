@@ -54,10 +54,10 @@ if TYPE_CHECKING:
     from ...derive.applies import Apply
     from ..council.conformance import Revise
 
-BRANCH_PREFIX = "discussions/apply/"
-SUMMARY_LINES = 12
+_BRANCH_PREFIX = "discussions/apply/"
+_SUMMARY_LINES = 12
 """Lines of a lead's output an APPLY block keeps when it succeeded (its closing summary)."""
-COAUTHOR_DOMAIN = "discussions.invalid"
+_COAUTHOR_DOMAIN = "discussions.invalid"
 """The persona's address in the ``Co-authored-by`` trailer: a reserved name that reaches no
 one (RFC 2606)."""
 
@@ -168,8 +168,8 @@ class Plan:
     def revisions(self) -> int:
         """How many times the lead may revise its change on the review's blockers under the
         consent to this apply: ``apply.max_revisions`` when the council reviews it after and
-        its branch is one a lead may revise (under `BRANCH_PREFIX`), else 0."""
-        if not self.review_after() or not self.branch.startswith(BRANCH_PREFIX):
+        its branch is one a lead may revise (under `_BRANCH_PREFIX`), else 0."""
+        if not self.review_after() or not self.branch.startswith(_BRANCH_PREFIX):
             return 0
         d = self.discussion
         return apply_settings(d.workspace.config, d.template).max_revisions
@@ -227,7 +227,7 @@ def prepare(
         raise ApplyError(busy)  # before anyone is asked to consent
     problem = "; ".join(filter(None, (nobody, problem or busy)))
     number = max((a.number for a in d.applies), default=0) + 1
-    timeout = options.timeout or configured_timeout(d)
+    timeout = options.timeout or _configured_timeout(d)
     box, unboxed = _sandbox(d, dry_run)
     problem = problem or unboxed
     plan = Plan(
@@ -305,7 +305,7 @@ def _tests(d: Discussion, root: Path, timeout: float) -> ProjectTests | None:
     return apply_run.project_tests(root, evidence_settings(d.workspace.config), timeout)
 
 
-def configured_timeout(d: Discussion) -> float:
+def _configured_timeout(d: Discussion) -> float:
     """``apply.timeout`` of the template, else of ``discussions.yaml``, else 1800 s
     (`settings.apply`)."""
     return apply_settings(d.workspace.config, d.template).timeout
@@ -313,7 +313,7 @@ def configured_timeout(d: Discussion) -> float:
 
 def default_branch(d: Discussion, number: int) -> str:
     """``discussions/apply/<discussion file's name>-<number>``."""
-    return f"{BRANCH_PREFIX}{worktree.slug(d.path.stem, 'discussion')}-{number}"
+    return f"{_BRANCH_PREFIX}{worktree.slug(d.path.stem, 'discussion')}-{number}"
 
 
 def _branch(d: Discussion, root: Path, named: str | None, number: int) -> str:
@@ -335,7 +335,7 @@ def _branch(d: Discussion, root: Path, named: str | None, number: int) -> str:
 def coauthor(choice: LeadChoice) -> str:
     """``AI-Architect <architect@discussions.invalid>``: the persona, for the trailer."""
     alias = re.sub(r"[^a-z0-9._-]+", "-", choice.participant.alias.lower()) or "lead"
-    return f"{choice.participant.name} <{alias}@{COAUTHOR_DOMAIN}>"
+    return f"{choice.participant.name} <{alias}@{_COAUTHOR_DOMAIN}>"
 
 
 def carry_out(plan: Plan, *, on_output: Callable[[str], None] | None = None) -> ApplyRecord:
@@ -406,7 +406,7 @@ def _output(plan: Plan, result: RunResult) -> str:
     if plan.blockers:
         parts.append("Revision for:\n" + "\n".join(f"- {b}" for b in plan.blockers))
     if result.lead_output:
-        kept = SUMMARY_LINES if result.result in ("committed", "unchanged") else None
+        kept = _SUMMARY_LINES if result.result in ("committed", "unchanged") else None
         said = "\n".join(result.lead_output.splitlines()[-kept:] if kept else
                          result.lead_output.splitlines())
         parts.append(f"{plan.lead_choice.participant.name} said:\n{said}")
@@ -477,7 +477,7 @@ def revision_plan(
     _revisable(root, earlier)
     handoff = build_handoff(d)
     choice = _choose(d, handoff, earlier.lead, registry)
-    t = timeout or configured_timeout(d)
+    t = timeout or _configured_timeout(d)
     return Plan(
         d, handoff, choice, root, earlier.branch, max(a.number for a in d.applies) + 1,
         worktree.identity(root), t, _tests(d, root, t), "a revision after a review",
@@ -490,7 +490,7 @@ def revision_plan(
 
 def _revisable(root: Path, earlier: Apply) -> None:
     """`ApplyError` unless a lead may commit on `earlier`'s branch: the block matches its
-    digest, the branch is one `discussions apply` names (under `BRANCH_PREFIX`), and its tip
+    digest, the branch is one `discussions apply` names (under `_BRANCH_PREFIX`), and its tip
     is the block's commit or a commit after it. A discussion file travels through merges, so
     what a block says is checked against the repository, not believed."""
     n, branch, commit = earlier.number, earlier.branch, earlier.commit or ""
@@ -499,9 +499,9 @@ def _revisable(root: Path, earlier: Apply) -> None:
             f"apply {n}'s block no longer matches its digest (edited?): `discussions check` "
             "shows it; a lead revises only what an intact block records. Nothing was run."
         )
-    if not branch.startswith(BRANCH_PREFIX):
+    if not branch.startswith(_BRANCH_PREFIX):
         raise ApplyError(
-            f"apply {n} is on `{branch}`, which is not under {BRANCH_PREFIX}: a lead revises "
+            f"apply {n} is on `{branch}`, which is not under {_BRANCH_PREFIX}: a lead revises "
             "only a branch `discussions apply` made. Revise that branch yourself. Nothing was run."
         )
     if not COMMIT_ID.fullmatch(commit):

@@ -50,7 +50,7 @@ from ...syntax.controls import ControlFilter, strip_controls
 from . import sandbox
 from .sandbox import Sandbox
 
-KEPT_LINES = 40
+_KEPT_LINES = 40
 """Lines of the lead's and the test command's output kept for the record."""
 _LEAD_OUTPUT = 16 << 20
 _TEST_OUTPUT = 1 << 20
@@ -455,14 +455,14 @@ def _which(name: str) -> str | None:
     return shutil.which(name, path=os.pathsep.join(folders))
 
 
-def _summary(done: ContainedRun, lines: int = KEPT_LINES) -> str:
+def _summary(done: ContainedRun, lines: int = _KEPT_LINES) -> str:
     """The last `lines` lines of a lead's standard output, control characters removed: its
     own summary, never its standard error (a CLI's transcript and warnings go there)."""
     text = strip_controls(done.out.decode("utf-8", "replace")).rstrip()
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _tail(done: ContainedRun, lines: int = KEPT_LINES) -> str:
+def _tail(done: ContainedRun, lines: int = _KEPT_LINES) -> str:
     """The last `lines` lines of a run's stdout and stderr together."""
     text = done.out.decode("utf-8", "replace").rstrip()
     if done.err.strip():

@@ -48,7 +48,7 @@ __all__ = [
     "lead_settings", "planted", "seen", "state_folders",
 ]
 
-BUBBLEWRAP = "bubblewrap"
+_BUBBLEWRAP = "bubblewrap"
 
 STATE_FOLDERS: dict[str, tuple[str, ...]] = {
     # Claude Code: settings, sessions and todos in ~/.claude (code.claude.com/docs/en/settings,
@@ -154,7 +154,7 @@ class Sandbox:
     """The confinement a lead runs in: bubblewrap at `program`, or none ("")."""
 
     kind: str = ""
-    """`BUBBLEWRAP` or "" (none)."""
+    """`_BUBBLEWRAP` or "" (none)."""
     program: str = ""
     missing: str = "install bubblewrap"
     """Why there is none, as the consent text says it after ``no sandbox: ``."""
@@ -301,7 +301,7 @@ def choose(setting: str) -> Sandbox:
     program = find_bubblewrap()
     why = _cannot_run(program) if program else "install bubblewrap"
     if not why:
-        return Sandbox(BUBBLEWRAP, program)
+        return Sandbox(_BUBBLEWRAP, program)
     if setting == "required":
         raise ApplyError(
             f"apply.sandbox is `required` and there is no sandbox here ({why}): install "

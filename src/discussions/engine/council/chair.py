@@ -27,7 +27,7 @@ from ..turn import phases
 
 _MOTION_PASSED = re.compile(r"^[ ]{0,3}<!--[ \t]*MOTION-RESULT[ \t]*:[ \t]*passed\b", re.M | re.I)
 
-Escalate = Callable[[Discussion, str, str], str]
+_Escalate = Callable[[Discussion, str, str], str]
 
 
 @dataclass(slots=True)
@@ -68,7 +68,7 @@ def phase_consensus(d: Discussion) -> bool:
     return info.voting_mode and d.has_consensus()
 
 
-def after_round(d: Discussion, in_phase: int, escalate: Escalate) -> Step:
+def after_round(d: Discussion, in_phase: int, escalate: _Escalate) -> Step:
     """Follow the graph after a round `in_phase` rounds into the current phase."""
     info = d.phase_info
     if info is None or not (info.transitions or info.fallback):
@@ -95,7 +95,7 @@ def after_round(d: Discussion, in_phase: int, escalate: Escalate) -> Step:
     return Step(False)
 
 
-def move(d: Discussion, to: str, escalate: Escalate) -> str | None:
+def move(d: Discussion, to: str, escalate: _Escalate) -> str | None:
     """Move to phase `to` unless the template's transition cap is reached; settle the phase
     rules after. Returns a stop reason, or None to go on."""
     t = d.template

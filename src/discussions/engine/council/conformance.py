@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 IMPLEMENTED = "IMPLEMENTED"
 
-REVIEW_CALLOUT = (
+_REVIEW_CALLOUT = (
     "This discussion was decided, and {lead} implemented the decision on the branch "
     "`{branch}` (apply {number}{revised}). Review the change: does it implement what was "
     "decided?\n\n### The decisions\n\n{decisions}\n\n### The change\n\n{change}\n\n"
@@ -70,7 +70,7 @@ REVIEW_CALLOUT = (
 )
 
 
-NO_REVISE_NOTE = (
+_NO_REVISE_NOTE = (
     "the council asks for changes; nobody was asked to revise: the lead revises with "
     "`discussions apply FILE --review`"
 )
@@ -83,7 +83,7 @@ there is none; `engine.apply.revise` records it as the next ``APPLY`` block)."""
 
 
 @dataclass(slots=True)
-class ReviewRound:
+class _ReviewRound:
     """One vote of the council on one state of the branch."""
 
     revision: int
@@ -120,7 +120,7 @@ class ReviewOutcome:
     """``implemented``, ``unresolved`` (revisions used up), ``changes`` (blockers stand and
     no `revise` was given), ``waiting`` (a call failed or a vote is missing: run the review
     again) or ``budget`` (the budget stopped it)."""
-    rounds: list[ReviewRound] = field(default_factory=list)
+    rounds: list[_ReviewRound] = field(default_factory=list)
     note: str = ""
 
     @property
@@ -155,7 +155,7 @@ def review_apply(
     asked for changes goes on with the revision; a finished one asks nobody."""
     d.adopt_workspace(runner.workspace)
     d.reload()
-    applied = applied or latest_applied(d)
+    applied = applied or _latest_applied(d)
     limit = max_revisions
     if limit is None:
         limit = apply_settings(d.workspace.config, d.template).max_revisions
@@ -166,7 +166,7 @@ def review_apply(
             "participants: line"
         )
     outcome = ReviewOutcome(str(d.path), applied.number)
-    last = latest_review(d, applied.number)
+    last = _latest_review(d, applied.number)
     if last is not None and last.result != "changes":
         outcome.stage = last.result
         outcome.note = f"apply {applied.number} was reviewed already (line {last.line})"
@@ -229,7 +229,7 @@ class _Loop:
             return False
         assert now.blockers is not None
         if revise is None:
-            self.outcome.stage, self.outcome.note = "changes", NO_REVISE_NOTE
+            self.outcome.stage, self.outcome.note = "changes", _NO_REVISE_NOTE
             return False
         _say(
             self.on_step, f"Revision {now.revision + 1}: {len(now.blockers)} blocker(s) to the lead"
@@ -243,7 +243,7 @@ class _Loop:
             self.next = _Standing(revised, now.revision + 1)
             return True
         why = revised.reason or f"its result is {revised.result}"
-        record_review(
+        _record_review(
             self.d, now.applied, now.revision, "unresolved", now.blockers, now.yes, now.no
         )
         self.outcome.stage = "unresolved"
@@ -258,7 +258,7 @@ class _Loop:
             self.on_step,
             f"Review of apply {applied.number}, revision {now.revision} ({_short(applied)})",
         )
-        rnd = review_round(self.runner, self.d, applied, now.revision, self.voters, self.provider)
+        rnd = _review_round(self.runner, self.d, applied, now.revision, self.voters, self.provider)
         outcome.rounds.append(rnd)
         outcome.apply = applied.number  # the apply whose change the last vote was on
         for o in rnd.turn.outcomes if rnd.turn else []:
@@ -271,14 +271,14 @@ class _Loop:
         blockers = [f"{b.by}: {b.text}" for b in rnd.blockers]
         yes = tuple(n for n, v in rnd.votes.items() if v == "READY")
         no = tuple(n for n, v in rnd.votes.items() if v != "READY")
-        record_review(self.d, applied, now.revision, rnd.result, blockers, yes, no)
+        _record_review(self.d, applied, now.revision, rnd.result, blockers, yes, no)
         _say(self.on_step, f"Revision {now.revision}: {rnd.result}.")
         outcome.stage = rnd.result
         now.blockers, now.yes, now.no = blockers, yes, no
         return rnd.result == "changes"
 
 
-def latest_applied(d: Discussion) -> Apply:
+def _latest_applied(d: Discussion) -> Apply:
     """The latest apply of `d` that committed a change; `ApplyError` when its block fails its
     digest (an edited block could point the council at another commit)."""
     for found in reversed(d.applies):
@@ -300,8 +300,8 @@ def pending_review(d: Discussion) -> Apply | None:
     """The latest committed apply of `d` when its review is not finished (none yet, or the
     council asked for changes): what `review_apply` would vote on or have revised; None when
     its latest review ended implemented or unresolved. `ApplyError` when no apply committed."""
-    applied = latest_applied(d)
-    last = latest_review(d, applied.number)
+    applied = _latest_applied(d)
+    last = _latest_review(d, applied.number)
     return applied if last is None or last.result == "changes" else None
 
 
@@ -334,7 +334,7 @@ def _awaiting(d: Discussion) -> Apply | None:
     if not apply_settings(d.workspace.config, d.template).review:
         return None
     found = [a for a in d.applies if a.result == "committed" and a.commit]
-    if not found or latest_review(d, found[-1].number) is not None:
+    if not found or _latest_review(d, found[-1].number) is not None:
         return None
     return found[-1]
 
@@ -347,25 +347,25 @@ def _in_clone(d: Discussion, applied: ApplyRecord) -> bool:
     return has_commit(root, applied.commit)
 
 
-def latest_review(d: Discussion, number: int) -> Review | None:
+def _latest_review(d: Discussion, number: int) -> Review | None:
     """The latest review of apply `number`, if any."""
     reviews = [r for a in d.applies if a.number == number for r in a.reviews]
     return reviews[-1] if reviews else None
 
 
-def review_round(
+def _review_round(
     runner: TurnAsker,
     d: Discussion,
     applied: ApplyRecord,
     revision: int,
     voters: Sequence[Participant],
     provider: str | None = None,
-) -> ReviewRound:
+) -> _ReviewRound:
     """Ask `voters` to vote on `applied`'s change (one turn) and count the votes; nothing is
-    recorded here (`record_review` writes the result)."""
+    recorded here (`_record_review` writes the result)."""
     commit = _commit_of(applied)
-    rnd = ReviewRound(revision, commit)
-    callout, rnd.omitted = review_callout(runner, d, applied, voters, provider, revision)
+    rnd = _ReviewRound(revision, commit)
+    callout, rnd.omitted = _review_callout(runner, d, applied, voters, provider, revision)
     d.reload()
     start = d.text.count("\n")  # every line the round writes comes after this one
     rnd.turn = runner.run_turn(
@@ -409,7 +409,7 @@ def votes_since(
     return votes, blockers
 
 
-def review_callout(
+def _review_callout(
     runner: TurnAsker,
     d: Discussion,
     applied: ApplyRecord,
@@ -417,12 +417,12 @@ def review_callout(
     provider: str | None = None,
     revision: int = 0,
 ) -> tuple[str, list[str]]:
-    """The task of a review round: the decisions and the change, within `diff_budget`.
+    """The task of a review round: the decisions and the change, within `_diff_budget`.
     Returns it and the files whose diff was left out."""
     commit = _commit_of(applied)
     if not _in_clone(d, applied):
         raise ApplyError(_missing(applied) + " to review it")
-    base = first_base(d, applied)
+    base = _first_base(d, applied)
     exclude = evidence_settings(d.workspace.config).exclude
     changes = collect_changes(d.path.parent, f"{base}..{commit}", exclude=exclude)
     if not changes.files and not changes.refused:
@@ -431,9 +431,9 @@ def review_callout(
             "there is no change to review"
         )
     changes.branch = applied.branch
-    context, omitted = render_review_context(changes, diff_budget(runner, d, voters, provider))
+    context, omitted = render_review_context(changes, _diff_budget(runner, d, voters, provider))
     revised = f", revision {revision}" if revision else ""
-    callout = REVIEW_CALLOUT.format(
+    callout = _REVIEW_CALLOUT.format(
         lead=applied.lead,
         branch=applied.branch.replace("`", "'"),
         number=applied.number,
@@ -445,7 +445,7 @@ def review_callout(
     return callout, omitted
 
 
-def first_base(d: Discussion, applied: ApplyRecord) -> str:
+def _first_base(d: Discussion, applied: ApplyRecord) -> str:
     """Where the branch of `applied` started: the base of the first apply on that branch (a
     revision's own base is the tip it started from), so a review sees the whole change."""
     same = [a for a in d.applies if a.branch == applied.branch and a.number <= applied.number]
@@ -458,7 +458,7 @@ def decision_lines(d: Discussion) -> list[str]:
     return [f"- {i.text} ({i.author}, line {i.line})" for i in build_handoff(d).decisions]
 
 
-def diff_budget(
+def _diff_budget(
     runner: TurnAsker, d: Discussion, voters: Sequence[Participant], provider: str | None = None
 ) -> int:
     """Characters of diff a review prompt may hold: `DIFF_BUDGET`, and at most half of the
@@ -471,7 +471,7 @@ def diff_budget(
     return budget
 
 
-def record_review(
+def _record_review(
     d: Discussion,
     applied: ApplyRecord,
     revision: int,
@@ -512,7 +512,7 @@ def _short(applied: ApplyRecord) -> str:
     return (applied.commit or "no commit")[:12]
 
 
-def _stopped_note(rnd: ReviewRound) -> str:
+def _stopped_note(rnd: _ReviewRound) -> str:
     if rnd.result == "budget":
         return "the budget stopped the review; nothing was recorded"
     missing = [o.name for o in (rnd.turn.outcomes if rnd.turn else []) if o.vote is None]

@@ -54,12 +54,12 @@ from ..turn.outcomes import TurnResult
 from ..turn.routing import select_participants
 from . import chair, documentation
 
-STOP_REASONS = (
+_STOP_REASONS = (
     "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
     "budget", "error", "no_answers", "reviewed",
 )
-GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
-DEFAULT_MAX_ROUNDS = 5
+_GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
+_DEFAULT_MAX_ROUNDS = 5
 _STOP_TEXT = {
     "consensus": "the discussion is decided",
     "max_rounds": "the round limit was reached without consensus",
@@ -97,7 +97,7 @@ class RunResult:
     rounds: int = 0
     """Rounds run (a round interrupted half-way counts)."""
     stopped: str = ""
-    """One of `STOP_REASONS` or `GRAPH_STOP_REASONS`."""
+    """One of `_STOP_REASONS` or `_GRAPH_STOP_REASONS`."""
     phase: str = ""
     status: str = ""
     consensus: dict[str, Any] = field(default_factory=dict)
@@ -159,7 +159,7 @@ def render_stop(reason: str, rounds: int, run: int | None = None) -> str:
     )
 
 
-def render_lost_stop(run: RunRecord, by: int) -> str:
+def _render_lost_stop(run: RunRecord, by: int) -> str:
     """The stop a run killed outright could not write, recorded by run `by` of this machine
     (with the killed run's own identity, so it reads as that run's stop)."""
     key = run.key or ("", "", "")
@@ -409,7 +409,7 @@ def _start(d: Discussion) -> int:
     number = next_number(runs)
     lost = interrupted_runs(runs)
     for run in lost:
-        d.add_block(render_lost_stop(run, number))
+        d.add_block(_render_lost_stop(run, number))
     if lost:
         d.save()
     return number
@@ -488,8 +488,8 @@ def _escalate(d: Discussion, reason: str, text: str) -> str:
 
 
 def _config_rounds(d: Discussion) -> int:
-    value = d.workspace.config.section("run").get("max_rounds", DEFAULT_MAX_ROUNDS)
-    return value if isinstance(value, int) and value > 0 else DEFAULT_MAX_ROUNDS
+    value = d.workspace.config.section("run").get("max_rounds", _DEFAULT_MAX_ROUNDS)
+    return value if isinstance(value, int) and value > 0 else _DEFAULT_MAX_ROUNDS
 
 
 def _emit(hook: Callable[[RoundEvent], None] | None, event: RoundEvent) -> None:

@@ -50,16 +50,16 @@ if TYPE_CHECKING:
 APPROVED, UNAPPROVED = "APPROVED", "UNAPPROVED"
 
 DECIDED = "The discussion has reached its decision."
-UNDECIDED = (
+_UNDECIDED = (
     "The discussion has not reached a decision; a person asked for its document anyway "
     "({reason}): record where it stands, and say what is still undecided."
 )
-DRAFT_CALLOUT = (
+_DRAFT_CALLOUT = (
     "{state} You are the leader of its documentation: write "
     "the document that records it ({path}): what was decided, why, and what follows. "
     "Answer with the document only, in markdown, without a vote."
 )
-REVISE_CALLOUT = (
+_REVISE_CALLOUT = (
     "The council did not approve draft {number} of the document ({path}). Its blockers:\n\n"
     "{blockers}\n\nWrite version {next} of the whole document, resolving every blocker. "
     "Answer with the document only, in markdown, without a vote.\n\n{draft}"
@@ -67,16 +67,16 @@ REVISE_CALLOUT = (
 # The draft is in the callout itself: the discussion part of a prompt is compacted (newest
 # comments, those mentioning the voter first), so a draft at the end of the file can be left
 # out of it; the thing under review never is.
-VOTE_CALLOUT = (
+_VOTE_CALLOUT = (
     "{leader} wrote draft {number} of the document that records this discussion's decision "
     "({path}); it follows. Vote whether it is ready: READY if it may be published as it is, "
     "CHANGES if not, with each blocker on its own line starting with CONCERN:. Respond with "
     'JSON only: {{"comment": "your reasons and CONCERN: lines", "vote": "READY" | "CHANGES"}}.'
     "\n\n{draft}"
 )
-DRAFT_SHARE = 0.5
+_DRAFT_SHARE = 0.5
 """The share of the smallest prompt budget of those asked that a draft in a callout may take."""
-SUMMARY_CALLOUT = (
+_SUMMARY_CALLOUT = (
     "The documentation loop has ended: {result}. Write a short closing summary of the "
     "discussion and its document for the record (two or three sentences), without a vote."
 )
@@ -203,7 +203,7 @@ def draft_document(
         if not pos.summarised:
             result = f"the document was {outcome.stage} at draft {outcome.version}"
             outcome.asked += collect(
-                runner, d, [lead], SUMMARY_CALLOUT.format(result=result), provider
+                runner, d, [lead], _SUMMARY_CALLOUT.format(result=result), provider
             )
     return outcome
 
@@ -226,18 +226,18 @@ class _Loop:
     def step(self, pos: Position) -> bool:
         """Take the next step from `pos`; False when nothing moved (a call failed)."""
         if not pos.drafts:
-            state = UNDECIDED.format(reason=self.forced) if self.forced else DECIDED
-            return self._draft(1, DRAFT_CALLOUT.format(state=state, path=self._shown()))
+            state = _UNDECIDED.format(reason=self.forced) if self.forced else DECIDED
+            return self._draft(1, _DRAFT_CALLOUT.format(state=state, path=self._shown()))
         last = pos.drafts[-1]
         due = [p for p in self.voters if p.name not in pos.votes]
         if due:
-            callout = VOTE_CALLOUT.format(
+            callout = _VOTE_CALLOUT.format(
                 leader=self.leader.name,
                 number=last.number,
                 path=self._shown(),
                 draft=self._quoted(last, due),
             )
-            view = under_review(self.d, last)
+            view = _under_review(self.d, last)
             self.outcome.asked += collect(self.runner, view, due, callout, self.provider, vote=True)
             self.d.reload()
             now = position(self.d, self.leader.name, [p.name for p in self.voters])
@@ -249,31 +249,31 @@ class _Loop:
             self._approve(last)
         elif last.number - 1 < self.out.max_revisions:
             blockers = "\n".join(f"- {b.by}: {b.text}" for b in pos.blockers)
-            callout = REVISE_CALLOUT.format(
+            callout = _REVISE_CALLOUT.format(
                 number=last.number,
                 next=last.number + 1,
                 path=self._shown(),
                 blockers=blockers,
                 draft=self._quoted(last, [self.leader]),
             )
-            return self._draft(last.number + 1, callout, under_review(self.d, last))
+            return self._draft(last.number + 1, callout, _under_review(self.d, last))
         else:
             self._reject(last, pos.blockers)
         return True
 
     def _quoted(self, draft: Draft, asked: list[Participant]) -> str:
         """`draft` for a callout to `asked`: whole, or cut at a line end to what the smallest
-        of their prompts leaves it (`DRAFT_SHARE`), with the cut stated."""
+        of their prompts leaves it (`_DRAFT_SHARE`), with the cut stated."""
         runner, d = self.runner, self.d
         room = min(prompt_chars(d, runner.window_for(p, self.provider)) for p in asked)
-        return quote_draft(draft, int(room * DRAFT_SHARE))
+        return _quote_draft(draft, int(room * _DRAFT_SHARE))
 
     def _shown(self) -> str:
         return str(_target(self.d, self.out).name)
 
     def _draft(self, number: int, callout: str, shown: Discussion | None = None) -> bool:
         """Ask the leader for draft `number` and append it; False when no draft came. `shown`:
-        the discussion as the prompt shows it (`under_review`), when not as the file is."""
+        the discussion as the prompt shows it (`_under_review`), when not as the file is."""
         d, lead = self.d, self.leader
         refusal = self.runner.budget_refusal(d, [lead], self.provider)
         if refusal is not None:
@@ -335,7 +335,7 @@ class _Loop:
             self.d.save()
 
 
-def quote_draft(draft: Draft, limit: int) -> str:
+def _quote_draft(draft: Draft, limit: int) -> str:
     """Draft `draft` in a fence, at most about `limit` characters: whole, or its first lines
     and a line saying where it was cut (a reviewer judges what it saw, and knows it)."""
     content = draft.content.rstrip("\n")
@@ -350,7 +350,7 @@ def quote_draft(draft: Draft, limit: int) -> str:
     return f"{head}\n\n{fence_block(kept, 'markdown')}\n{note}"
 
 
-def under_review(d: Discussion, draft: Draft) -> Discussion:
+def _under_review(d: Discussion, draft: Draft) -> Discussion:
     """`d` as a prompt that quotes `draft` in its task shows the discussion: the draft's content
     reduced to one line saying where it is (every line number kept), so the prompt does not
     carry the document twice. `d` itself when the block's fence is not found."""

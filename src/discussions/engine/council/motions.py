@@ -50,13 +50,13 @@ if TYPE_CHECKING:
     from ..turn.asking import Asker
     from ..turn.steps import AfterAnswers
 
-SECOND_CALLOUT = (
+_SECOND_CALLOUT = (
     "{by} moved a motion (line {line}): \"{text}\"\n\n"
     "The discussion is paused for seconding. Answer only whether you second it: a second says "
     "the motion should be put to a vote, not how you will vote. Do not discuss the motion. "
     'Respond with JSON only: {{"comment": "", "second": "yes" | "no"}}.'
 )
-BALLOT_CALLOUT = (
+_BALLOT_CALLOUT = (
     "The motion of line {line} by {by}, \"{text}\", was seconded by {seconders} and is put to a "
     "vote. Cast your ballot. Ballots are sealed: nobody sees another's ballot until all are in. "
     'Respond with JSON only: {{"comment": "one or two sentences of reasons", '
@@ -64,7 +64,7 @@ BALLOT_CALLOUT = (
 )
 
 
-def open_motion(d: Discussion) -> Motion | None:
+def _open_motion(d: Discussion) -> Motion | None:
     """The latest motion still open, if any."""
     for motion in reversed(d.motions):
         if motion.result == "open":
@@ -95,14 +95,14 @@ def handle_motion(
     if "MOTION" not in d.text:
         return None  # no motion anywhere (the common case): no parse needed
     settled = record_results(d)
-    motion = open_motion(d)
+    motion = _open_motion(d)
     if motion is None:
         return _outcome(d, settled[-1]) if settled else None
     voters = voting_participants(d)
     outcome = MotionOutcome(motion.line, motion.text, "waiting")
     if not motion.seconded_by:
         asked = [p for p in voters if p.name != motion.by and p.name not in motion.declined_by]
-        callout = SECOND_CALLOUT.format(by=motion.by, line=motion.line, text=motion.text)
+        callout = _SECOND_CALLOUT.format(by=motion.by, line=motion.line, text=motion.text)
         outcome.asked += collect(runner, d, asked, callout, provider)
         motion = _find(d, motion.line)
         others = [n for n in _required_people(d) if n not in (motion.by, *motion.declined_by)]
@@ -111,7 +111,7 @@ def handle_motion(
             motion = _find(d, motion.line)
     if motion.result == "open" and motion.seconded_by:
         due = [p for p in voters if p.name not in motion.ballots]
-        callout = BALLOT_CALLOUT.format(
+        callout = _BALLOT_CALLOUT.format(
             by=motion.by,
             line=motion.line,
             text=motion.text,

@@ -24,7 +24,7 @@ from ...providers.command import ContainedRun
 from ...syntax.evidence import content_digest
 from .sources import PATHS_PER_RUN, Found, capped
 
-SUBCOMMANDS = ("log", "show", "diff", "blame")
+_SUBCOMMANDS = ("log", "show", "diff", "blame")
 
 _FLAGS = frozenset((
     "--oneline", "--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "-p",
@@ -67,9 +67,9 @@ _NO_DIFF = frozenset((
 """Options of a commit's header, kept when a commit shows no file."""
 _REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}~^-]{0,199}$")
 _NUMBER_FLAG = re.compile(r"^-\d{1,6}$")
-MAX_LINES = 2000
+_MAX_LINES = 2000
 """Lines a git answer shows at most."""
-MAX_OUTPUT = 1 << 20
+_MAX_OUTPUT = 1 << 20
 _DIFF = ["--no-color", "--no-ext-diff", "--no-textconv", "--no-renames"]
 """Every run that shows a diff: no program the repository chose, and no rename pairing a
 shown path with another."""
@@ -109,7 +109,7 @@ class _Ask:
 
 @dataclass(slots=True)
 class _Output:
-    """The lines of an answer, gathered run by run, up to `MAX_LINES` or `MAX_OUTPUT`."""
+    """The lines of an answer, gathered run by run, up to `_MAX_LINES` or `_MAX_OUTPUT`."""
 
     sub: str
     lines: list[str] = field(default_factory=list)
@@ -119,16 +119,16 @@ class _Output:
     def add(self, where: Confinement, argv: list[str], literal: bool = True) -> list[str]:
         """Run ``git ARGV`` (with `literal`, its paths as literal pathspecs; else ARGV's
         pathspecs say so themselves) and keep its lines (returned too)."""
-        run = where.git(["--literal-pathspecs"] * literal + argv, max_output=MAX_OUTPUT)
+        run = where.git(["--literal-pathspecs"] * literal + argv, max_output=_MAX_OUTPUT)
         _check(run, self.sub)
         lines = run.out.decode("utf-8", "replace").splitlines()
         self.lines += lines
         self.size += len(run.out)
-        self.flooded = self.flooded or run.flooded or self.size > MAX_OUTPUT
+        self.flooded = self.flooded or run.flooded or self.size > _MAX_OUTPUT
         return lines
 
     def full(self) -> bool:
-        return self.flooded or len(self.lines) > MAX_LINES
+        return self.flooded or len(self.lines) > _MAX_LINES
 
 
 def _every(name: str) -> bool:
@@ -152,8 +152,8 @@ def git_request(args: str, where: Confinement) -> Found:
         words = shlex.split(args)
     except ValueError as exc:
         raise Refused(f"cannot read the arguments: {exc}") from None
-    if not words or words[0] not in SUBCOMMANDS:
-        raise Refused(f"only `git {'|'.join(SUBCOMMANDS)}` are run (read only)")
+    if not words or words[0] not in _SUBCOMMANDS:
+        raise Refused(f"only `git {'|'.join(_SUBCOMMANDS)}` are run (read only)")
     ask = _checked(words[0], words[1:], where)
     out = _Output(ask.sub)
     if ask.sub == "blame":
@@ -167,7 +167,7 @@ def git_request(args: str, where: Confinement) -> Found:
     else:
         out.add(where, [ask.sub, *_DIFF, *ask.words(_every), *ask.revs, "--", *ask.paths])
     head = _head(where)
-    found = capped(out.lines, MAX_LINES, "lines", ask.sub)
+    found = capped(out.lines, _MAX_LINES, "lines", ask.sub)
     found.ref = f"commit {head}" if head else "output " + content_digest(found.content)
     if out.flooded:
         found.note = "output cut at 1 MiB"
@@ -215,7 +215,7 @@ def _commits_per_file(ask: _Ask, where: Confinement, out: _Output) -> None:
             return
 
 
-BATCH = 20
+_BATCH = 20
 """Commits one ``git show`` shows at most."""
 
 
@@ -223,7 +223,7 @@ def _groups(
     commits: list[tuple[str, bool, list[str]]], verdicts: Sifted
 ) -> Iterator[tuple[list[str], Sifted]]:
     """Runs of commits one ``git show`` shows together (their allowed paths as its
-    pathspecs): consecutive commits, not merges, whose every path is allowed, up to `BATCH`
+    pathspecs): consecutive commits, not merges, whose every path is allowed, up to `_BATCH`
     commits and `PATHS_PER_RUN` paths. Any other commit goes alone, its refused paths named
     right after it."""
     group: list[str] = []
@@ -231,7 +231,7 @@ def _groups(
     for commit, merge, names in commits:
         part = verdicts.part(names)
         alone = merge or bool(part.refused) or not part.allowed
-        if group and (alone or len(group) >= BATCH or len(paths) + len(names) > PATHS_PER_RUN):
+        if group and (alone or len(group) >= _BATCH or len(paths) + len(names) > PATHS_PER_RUN):
             yield group, Sifted(list(paths))
             group, paths = [], {}
         if alone:
@@ -249,7 +249,7 @@ def _listing(where: Confinement, argv: list[str], ask: _Ask) -> str:
     run = where.git(
         ["--literal-pathspecs", *argv, *ask.words(_SELECT.__contains__), *ask.revs, "--"]
         + ask.paths,
-        max_output=4 * MAX_OUTPUT,
+        max_output=4 * _MAX_OUTPUT,
     )
     _check(run, ask.sub)
     return run.out.decode("utf-8", "replace")

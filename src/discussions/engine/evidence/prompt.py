@@ -17,10 +17,10 @@ if TYPE_CHECKING:  # loaded with the first evidence block (`derive.rules`): most
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
 
-EVIDENCE_SHARE = 0.4
+_EVIDENCE_SHARE = 0.4
 """Of the prompt's budget, what the evidence section may take (own requests may take more,
-up to `OWN_SHARE`)."""
-OWN_SHARE = 0.75
+up to `_OWN_SHARE`)."""
+_OWN_SHARE = 0.75
 
 HEADING = "## Evidence from the repository"
 PREFACE = (
@@ -136,21 +136,21 @@ def _in_full(blocks: list[Evidence], me: str, budget: int) -> set[int]:
     used = 0
     for e in order:
         size = len(e.content) + len(e.request) + 120
-        if used + size <= budget * (OWN_SHARE if e.by == me else EVIDENCE_SHARE):
+        if used + size <= budget * (_OWN_SHARE if e.by == me else _EVIDENCE_SHARE):
             full.add(e.line)
             used += size
     return full
 
 
-ASK_MIN_BUDGET = 8_000
+_ASK_MIN_BUDGET = 8_000
 """Below this prompt budget the prompt does not teach how to ask (the discussion needs the
 room)."""
 
 
 def how_to_ask(d: Discussion, budget: int) -> list[str]:
     """The response-format line saying how to ask for evidence, and the limit (none when the
-    budget is below `ASK_MIN_BUDGET`)."""
-    if budget < ASK_MIN_BUDGET:
+    budget is below `_ASK_MIN_BUDGET`)."""
+    if budget < _ASK_MIN_BUDGET:
         return []
     settings = evidence_settings(d.workspace.config)
     names = ", ".join(sorted(settings.commands))

@@ -15,11 +15,11 @@ from ...git.confine import Confinement, Refused, refused_line
 from ...providers.command import run_contained, split_command
 from ...syntax.evidence import content_digest
 
-MAX_FILE_BYTES = 4 << 20
+_MAX_FILE_BYTES = 4 << 20
 """A file larger than this is refused (ask for a smaller file)."""
-GREP_RESULTS = 200
+_GREP_RESULTS = 200
 """Lines a ``grep`` shows at most."""
-LIST_ENTRIES = 500
+_LIST_ENTRIES = 500
 """Entries a ``list`` shows at most."""
 
 
@@ -52,8 +52,8 @@ def read(args: str, where: Confinement) -> Found:
     if not path.is_file():
         raise Refused(f"`{rel}` is not a regular file")
     size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise Refused(f"`{rel}` is {size} bytes, over the {MAX_FILE_BYTES} byte limit")
+    if size > _MAX_FILE_BYTES:
+        raise Refused(f"`{rel}` is {size} bytes, over the {_MAX_FILE_BYTES} byte limit")
     data = path.read_bytes()
     if b"\0" in data[:8192]:
         raise Refused(f"`{rel}` is a binary file")
@@ -96,12 +96,12 @@ def grep(args: str, where: Confinement) -> Found:
         hits = _git_grep(text, where, sifted.allowed)
     else:
         hits = _grep_files(text, where, sifted.allowed)
-    return capped(hits, GREP_RESULTS, "matching lines", f"grep {text!r}", sifted.lines())
+    return capped(hits, _GREP_RESULTS, "matching lines", f"grep {text!r}", sifted.lines())
 
 
 def _git_grep(text: str, where: Confinement, paths: list[str]) -> list[str]:
     """``git grep`` of `text` in `paths` only (literal pathspecs, a batch at a time, so no
-    path can widen to another), until more than `GREP_RESULTS` lines are found."""
+    path can widen to another), until more than `_GREP_RESULTS` lines are found."""
     hits: list[str] = []
     for start in range(0, len(paths), PATHS_PER_RUN):
         batch = paths[start : start + PATHS_PER_RUN]
@@ -112,7 +112,7 @@ def _git_grep(text: str, where: Confinement, paths: list[str]) -> list[str]:
         )
         # git grep reads a symbolic link as the path it holds, never what it leads to.
         hits += run.out.decode("utf-8", "replace").splitlines()
-        if len(hits) > GREP_RESULTS:
+        if len(hits) > _GREP_RESULTS:
             break
     return hits
 
@@ -133,12 +133,12 @@ def _grep_files(text: str, where: Confinement, files: list[str]) -> list[str]:
             data = path.read_bytes() if path.is_file() else b""
         except (Refused, OSError):
             continue
-        if len(data) > MAX_FILE_BYTES or b"\0" in data[:8192]:
+        if len(data) > _MAX_FILE_BYTES or b"\0" in data[:8192]:
             continue
         for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
             if text in line:
                 hits.append(f"{rel}:{n}:{line}")
-                if len(hits) > GREP_RESULTS:
+                if len(hits) > _GREP_RESULTS:
                     return hits
     return hits
 
@@ -162,7 +162,7 @@ def listing(args: str, where: Confinement) -> Found:
         shown = name + ("/" if entries[name] else "")
         why = refused.get(prefix + name)
         lines.append(refused_line(shown, why) if why else shown)
-    return capped(lines, LIST_ENTRIES, "entries", f"list {rel}")
+    return capped(lines, _LIST_ENTRIES, "entries", f"list {rel}")
 
 
 def capped(

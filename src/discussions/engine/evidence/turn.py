@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...settings.participants import Participant
 
 
-class TurnNotes(Protocol):
+class _TurnNotes(Protocol):
     """What a turn's result holds of its evidence (`turn.outcomes.TurnResult` is one): the
     blocks written, the participants asked again, and the warnings."""
 
@@ -42,7 +42,7 @@ def preflight_notes(d: Discussion) -> list[str]:
 
 
 def fulfil_quietly(
-    d: Discussion, result: TurnNotes, *, reload: bool = True, spent: Counter[str] | None = None
+    d: Discussion, result: _TurnNotes, *, reload: bool = True, spent: Counter[str] | None = None
 ) -> Fulfilled:
     """`fulfil_pending`, its blocks recorded in `result`; a failure is a warning, not an
     error (the answers are in)."""
@@ -58,7 +58,7 @@ def fulfil_quietly(
 def after_answers(
     d: Discussion,
     chosen: Sequence[Participant],
-    result: TurnNotes,
+    result: _TurnNotes,
     ask_again: Callable[[list[Participant]], None],
 ) -> None:
     """Fulfil the requests the answers made; ask each participant whose request was fulfilled
