@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..derive.citations import Basis, Verdicts, concerns_rest_on, counted_votes, rests_on
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
@@ -117,6 +118,9 @@ class Discussion:
         self._state: State | None = None
         self.notices: list[str] = []
         """What the last `save` or `transact` noticed (an earlier append gone from the file)."""
+        self.grounding: Verdicts | None = None
+        """The repository's verdicts on the citations (`git.grounding.ground` sets them);
+        None: not resolved, and a cited vote is given the benefit of the doubt."""
 
     # -- construction ------------------------------------------------------------------
 
@@ -413,12 +417,31 @@ class Discussion:
                 humans=self._s.humans,
                 human_required=human_required,
             )
-        return calculate_consensus(
-            self._s.votes,
+        votes, dropped = dict(self._s.votes), []
+        if self.workspace.config.grounded_votes:
+            votes, dropped = counted_votes(self._s, self.grounding or {})
+        result = calculate_consensus(
+            votes,
             replace(voting, human_required=human_required),
             humans=self._s.humans,
-            expected=self.expected_voters,
+            expected=[e for e in self.expected_voters if e not in dropped],
         )
+        if dropped:
+            result.reason += f"; not counted (resting on nothing checkable): {', '.join(dropped)}"
+        return result
+
+    def vote_bases(self) -> dict[str, Basis]:
+        """What each counted vote rests on (`derive.citations.rests_on`), by voter."""
+        return rests_on(self._s, self.grounding or {})
+
+    def concern_bases(self) -> list[Basis]:
+        """What each ``CONCERN:`` rests on, in file order."""
+        return concerns_rest_on(self._s, self.grounding or {})
+
+    @property
+    def has_citations(self) -> bool:
+        """Whether any comment cites the repository (only then is there git to run)."""
+        return any(c.citations for c in self._s.comments)
 
     def has_consensus(self) -> bool:
         return self.consensus_result.reached

@@ -1,0 +1,139 @@
+"""Grounded votes (issue 37, item 2): each comment's citations (`syntax.citations`), and what
+a vote or a ``CONCERN:`` rests on.
+
+`rule_citations` attaches the citations to their comment (pure, like every rule). Whether a
+citation holds is the repository's answer (`git.grounding` resolves it, with git); here,
+given those verdicts, `rests_on` says what each vote rests on (the ``EVIDENCE`` blocks the
+discussion holds before it, and its comment's grounded citations), and `counted_votes` which
+votes count when ``consensus.grounded_votes`` is on: a READY always, a CHANGES or REJECT only
+when it rests on something checkable. Without verdicts (nobody resolved the citations) a cited
+vote is kept: a vote is never dropped for want of a look."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..syntax.citations import Citation, find_citations
+
+if TYPE_CHECKING:
+    from .state import Comment, State
+
+GROUNDED, STALE, UNRESOLVABLE = "grounded", "stale", "unresolvable"
+"""A citation's verdicts: the cited text is there; it was there when the comment was written
+but the file has moved on since; it never was (an invented path or line, a quote that does
+not match)."""
+
+BLOCKING = ("CHANGES", "REJECT")
+
+
+def rule_citations(s: State) -> None:
+    """Each comment's citations, on `Comment.citations` (its body starts the line after its
+    ``Name:`` line)."""
+    for c in s.comments:
+        if "." in c.body:
+            c.citations = find_citations(c.body, c.line + 1)
+
+
+def citation_key(c: Citation) -> tuple[int, str]:
+    """What a verdict is filed under: the line and the citation as written."""
+    return (c.line, c.text)
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What the repository says of one citation."""
+
+    status: str
+    """`GROUNDED`, `STALE` or `UNRESOLVABLE`."""
+    why: str = ""
+    """One line saying why (the missing line, the changed text)."""
+    against: str = ""
+    """What it was resolved against: ``commit 1a2b3c4`` or ``the working tree``."""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"status": self.status, "why": self.why, "against": self.against}
+
+
+Verdicts = Mapping[tuple[int, str], Verdict]
+
+
+@dataclass(slots=True)
+class Basis:
+    """What one vote (or concern) rests on."""
+
+    who: str
+    value: str
+    """The vote (``CHANGES``) or the concern's text."""
+    line: int
+    evidence: list[int] = field(default_factory=list)
+    """Numbers of the evidence blocks the discussion holds before it."""
+    citations: list[tuple[Citation, Verdict | None]] = field(default_factory=list)
+    """Its comment's citations, each with its verdict (None: not resolved)."""
+
+    @property
+    def grounded(self) -> list[Citation]:
+        """The citations that hold (or were not resolved: given the benefit of the doubt)."""
+        return [c for c, v in self.citations if v is None or v.status == GROUNDED]
+
+    @property
+    def checkable(self) -> bool:
+        """Whether it rests on something a reader can check."""
+        return bool(self.evidence or self.grounded)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "by": self.who,
+            "value": self.value,
+            "line": self.line,
+            "evidence": list(self.evidence),
+            "citations": [
+                {**c.to_dict(), "verdict": v.to_dict() if v else None} for c, v in self.citations
+            ],
+            "grounded": [c.text for c, v in self.citations if v and v.status == GROUNDED],
+            "checkable": self.checkable,
+        }
+
+
+def _basis(s: State, comment: Comment, value: str, line: int, verdicts: Verdicts) -> Basis:
+    """What `value`, written on `line` of `comment`, rests on."""
+    blocks = [e.number for e in s.evidence if e.status != "pending" and e.number and e.line < line]
+    cited = [(c, verdicts.get(citation_key(c))) for c in comment.citations]
+    return Basis(comment.author, value, line, list(dict.fromkeys(blocks)), cited)
+
+
+def rests_on(s: State, verdicts: Verdicts) -> dict[str, Basis]:
+    """What each counted vote rests on, by voter (its latest vote since the reset)."""
+    out: dict[str, Basis] = {}
+    for c in s.comments:
+        if c.author not in s.votes:
+            continue
+        for m in c.markers:
+            if m.kind == "VOTE" and m.line > s.reset_line and m.text == s.votes[c.author]:
+                out[c.author] = _basis(s, c, m.text, m.line, verdicts)
+    return out
+
+
+def concerns_rest_on(s: State, verdicts: Verdicts) -> list[Basis]:
+    """What each ``CONCERN:`` rests on, in file order."""
+    by_line = {i.line for i in s.items["CONCERN"]}
+    return [
+        _basis(s, c, m.text, m.line, verdicts)
+        for c in s.comments
+        for m in c.markers
+        if m.kind == "CONCERN" and m.line in by_line
+    ]
+
+
+def counted_votes(s: State, verdicts: Verdicts) -> tuple[dict[str, str], list[str]]:
+    """(the votes that count, the voters whose blocking vote does not) under
+    ``consensus.grounded_votes``: a CHANGES or REJECT resting on nothing checkable is left
+    out of the tally (its voter is then not waited for either)."""
+    bases = rests_on(s, verdicts)
+    dropped = [
+        who
+        for who, vote in s.votes.items()
+        if vote in BLOCKING and who in bases and not bases[who].checkable
+    ]
+    return {w: v for w, v in s.votes.items() if w not in dropped}, dropped
