@@ -1,4 +1,4 @@
-"""Grounded votes (issue 37, item 2): each comment's citations (`syntax.citations`), and what
+"""Grounded votes: each comment's citations (`syntax.citations`), and what
 a vote or a ``CONCERN:`` rests on.
 
 `rule_citations` attaches the citations to their comment (pure, like every rule). Whether a
@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..settings.config import VotingConfig
 from ..syntax.citations import Citation, find_citations
+from .voting import ConsensusResult, calculate_consensus
 
 if TYPE_CHECKING:
     from .state import Comment, State
@@ -126,14 +128,24 @@ def concerns_rest_on(s: State, verdicts: Verdicts) -> list[Basis]:
     ]
 
 
-def counted_votes(s: State, verdicts: Verdicts) -> tuple[dict[str, str], list[str]]:
-    """(the votes that count, the voters whose blocking vote does not) under
-    ``consensus.grounded_votes``: a CHANGES or REJECT resting on nothing checkable is left
-    out of the tally (its voter is then not waited for either)."""
-    bases = rests_on(s, verdicts)
-    dropped = [
-        who
-        for who, vote in s.votes.items()
-        if vote in BLOCKING and who in bases and not bases[who].checkable
-    ]
-    return {w: v for w, v in s.votes.items() if w not in dropped}, dropped
+def grounds_of(s: State, verdicts: Verdicts | None) -> tuple[dict[str, Basis], list[Basis]]:
+    """What each counted vote rests on, by voter, and each ``CONCERN:``."""
+    return rests_on(s, verdicts or {}), concerns_rest_on(s, verdicts or {})
+
+
+def grounded_consensus(
+    s: State, verdicts: Verdicts | None, config: VotingConfig, expected: list[str]
+) -> ConsensusResult:
+    """`voting.calculate_consensus` of `s`'s votes; under ``consensus.grounded_votes``, a
+    CHANGES or REJECT resting on nothing checkable is left out of the tally (and its voter
+    is not waited for either), and the reason says whose."""
+    votes, dropped = dict(s.votes), []
+    if s.workspace.config.grounded_votes:
+        bases = rests_on(s, verdicts or {})
+        dropped = [w for w, v in votes.items() if v in BLOCKING and not bases[w].checkable]
+        votes = {w: v for w, v in votes.items() if w not in dropped}
+        expected = [e for e in expected if e not in dropped]
+    result = calculate_consensus(votes, config, humans=s.humans, expected=expected)
+    if dropped:
+        result.reason += f"; not counted (resting on nothing checkable): {', '.join(dropped)}"
+    return result

@@ -1,4 +1,4 @@
-"""Resolving a discussion's citations against the repository (issue 37, grounded votes).
+"""Resolving a discussion's citations against the repository (grounded votes).
 
 A comment the engine wrote records the repository's HEAD when it cites anything (``head:``
 in its metadata line, `current_head`). Each citation is resolved against that commit
@@ -81,7 +81,7 @@ class _Reader:
 def ground(d: Discussion) -> int:
     """Resolve `d`'s citations and set `d.grounding`; the number of files read. Nothing
     runs for a discussion without citations."""
-    if not d.has_citations:
+    if not any(c.citations for c in d.comments):
         d.grounding = {}
         return 0
     reader = _Reader(Confinement.of(d.path.parent))

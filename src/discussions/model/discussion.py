@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..derive.citations import Basis, Verdicts, concerns_rest_on, counted_votes, rests_on
+from ..derive.citations import Basis, Verdicts, grounded_consensus, grounds_of
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
-from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
+from ..derive.voting import ConsensusResult, score_consensus
 from ..errors import DiscussionNotFound, InvalidVote, PhaseError
 from ..syntax import clock
 from ..syntax.clock import utc_stamp
@@ -118,9 +118,7 @@ class Discussion:
         self._state: State | None = None
         self.notices: list[str] = []
         """What the last `save` or `transact` noticed (an earlier append gone from the file)."""
-        self.grounding: Verdicts | None = None
-        """The repository's verdicts on the citations (`git.grounding.ground` sets them);
-        None: not resolved, and a cited vote is given the benefit of the doubt."""
+        self.grounding: Verdicts | None = None  # the citations' verdicts (`git.grounding`)
 
     # -- construction ------------------------------------------------------------------
 
@@ -417,31 +415,16 @@ class Discussion:
                 humans=self._s.humans,
                 human_required=human_required,
             )
-        votes, dropped = dict(self._s.votes), []
-        if self.workspace.config.grounded_votes:
-            votes, dropped = counted_votes(self._s, self.grounding or {})
-        result = calculate_consensus(
-            votes,
+        return grounded_consensus(
+            self._s,
+            self.grounding,
             replace(voting, human_required=human_required),
-            humans=self._s.humans,
-            expected=[e for e in self.expected_voters if e not in dropped],
+            self.expected_voters,
         )
-        if dropped:
-            result.reason += f"; not counted (resting on nothing checkable): {', '.join(dropped)}"
-        return result
 
-    def vote_bases(self) -> dict[str, Basis]:
-        """What each counted vote rests on (`derive.citations.rests_on`), by voter."""
-        return rests_on(self._s, self.grounding or {})
-
-    def concern_bases(self) -> list[Basis]:
-        """What each ``CONCERN:`` rests on, in file order."""
-        return concerns_rest_on(self._s, self.grounding or {})
-
-    @property
-    def has_citations(self) -> bool:
-        """Whether any comment cites the repository (only then is there git to run)."""
-        return any(c.citations for c in self._s.comments)
+    def grounds(self) -> tuple[dict[str, Basis], list[Basis]]:
+        """What each counted vote rests on, by voter, and each ``CONCERN:``."""
+        return grounds_of(self._s, self.grounding)
 
     def has_consensus(self) -> bool:
         return self.consensus_result.reached

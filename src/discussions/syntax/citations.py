@@ -1,5 +1,5 @@
-"""Citations in a comment body: what a comment says it rests on in the repository (issue 37,
-grounded votes).
+"""Citations in a comment body: what a comment says it rests on in the repository (grounded
+votes).
 
 Forms (docs/evidence.md):
 

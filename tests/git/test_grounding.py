@@ -1,0 +1,140 @@
+"""Grounded votes (issue 37, item 2) in a real git repository: citations resolved against the
+commit a comment recorded, the verdicts, and ``consensus.grounded_votes`` changing the tally."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from discussions.derive.signatures import render_signed
+from discussions.engine.turn.posting import head_meta
+from discussions.git.grounding import current_head, ground
+from discussions.model.discussion import Discussion
+from discussions.settings.workspace import Workspace
+from discussions.syntax.render import render_comment
+
+NET = "".join(f"x{n} = {n}\n" for n in range(1, 31)).replace("x12 = 12", "while True: retry()")
+NET += "def retry():\n    return 3\n"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+@pytest.fixture
+def repo(isolated: Path) -> Path:
+    (isolated / "src").mkdir()
+    (isolated / "src" / "net.py").write_text(NET)
+    (isolated / "discussions.yaml").write_text("default_participants: [architect, security]\n")
+    git(isolated, "init", "-q", "-b", "main")
+    git(isolated, "config", "user.name", "Tester")
+    git(isolated, "config", "user.email", "t@example.com")
+    git(isolated, "add", "-A")
+    git(isolated, "commit", "-q", "-m", "first")
+    return isolated
+
+
+def _discussion(root: Path, *blocks: str, title: str = "Talk") -> Discussion:
+    d = Discussion.create(title, directory=root / "discussions")
+    for block in blocks:
+        d.add_block(block)
+    d.save()
+    return Discussion.load(d.path, Workspace.discover(root))
+
+
+def _ai(name: str, text: str, vote: str, head: str) -> str:
+    meta = ["provider: mock"] + ([f"head: {head}"] if head else []) + ["at: 2026-11-28T01:00:00Z"]
+    return render_signed(name, text, meta, vote)
+
+
+def _verdicts(d: Discussion) -> dict[str, str]:
+    ground(d)
+    assert d.grounding is not None
+    return {text: v.status for (_, text), v in d.grounding.items()}
+
+
+def test_real_lines_invented_lines_and_a_misquote(repo: Path) -> None:
+    head = current_head(repo)
+    text = (
+        "It spins at src/net.py:12 `while True: retry()`, and `retry()` in src/net.py never\n"
+        "gives up. Line src/net.py:99 and src/ghost.py:3 are invented; src/net.py:3 `y = 9`\n"
+        "is a misquote."
+    )
+    d = _discussion(repo, _ai("AI-Security", text, "CHANGES", head))
+    assert _verdicts(d) == {
+        "src/net.py:12": "grounded",
+        "retry() in src/net.py": "grounded",
+        "src/net.py:99": "unresolvable",
+        "src/ghost.py:3": "unresolvable",
+        "src/net.py:3": "unresolvable",
+    }
+
+
+def test_a_file_changed_after_the_comment_makes_its_citation_stale(repo: Path) -> None:
+    head = current_head(repo)
+    d = _discussion(
+        repo, _ai("AI-Security", "See src/net.py:12 and src/net.py:2.", "CHANGES", head)
+    )
+    (repo / "src" / "net.py").write_text(NET.replace("while True: retry()", "for _ in range(3):"))
+    git(repo, "commit", "-qam", "bounded")
+    assert _verdicts(d) == {"src/net.py:12": "stale", "src/net.py:2": "grounded"}
+    (_, v), *_ = d.grounding.items()  # type: ignore[union-attr]
+    assert v.against == f"commit {head[:7]}"
+
+
+def test_a_comment_without_a_head_is_resolved_against_the_working_tree(repo: Path) -> None:
+    person = render_comment("Rob", "Look at src/net.py:31 and src/net.py:40.", meta="at: x")
+    d = _discussion(repo, person)
+    assert _verdicts(d) == {"src/net.py:31": "grounded", "src/net.py:40": "unresolvable"}
+    assert {v.against for v in d.grounding.values()} == {"the working tree"}  # type: ignore[union-attr]
+
+
+def test_the_engine_records_head_only_for_a_comment_that_cites(repo: Path) -> None:
+    d = _discussion(repo)
+    assert head_meta(d, "It breaks at src/net.py:12.") == [
+        f"head: {git(repo, 'rev-parse', 'HEAD')}"
+    ]
+    assert head_meta(d, "Nothing cited here.") == []
+
+
+def test_no_git_runs_for_a_discussion_without_citations(repo: Path) -> None:
+    d = _discussion(repo, _ai("AI-Security", "No.", "CHANGES", ""))
+    assert ground(d) == 0 and d.grounding == {}
+
+
+def test_grounded_votes_changes_the_tally(repo: Path) -> None:
+    head = current_head(repo)
+    blocks = (
+        _ai("AI-Architect", "Fine by me.", "READY", head),
+        _ai("AI-Security", "I just do not like it.", "CHANGES", head),
+    )
+    d = _discussion(repo, *blocks)
+    assert not d.consensus_result.reached  # off: the bare CHANGES counts
+    (repo / "discussions.yaml").write_text(
+        "default_participants: [architect, security]\nconsensus:\n  grounded_votes: true\n"
+    )
+    d = Discussion.load(d.path, Workspace.discover(repo))
+    assert d.consensus_result.reached
+    assert "security" in d.consensus_result.reason.lower()
+
+
+def test_a_blocking_vote_on_a_grounded_citation_still_counts(repo: Path) -> None:
+    (repo / "discussions.yaml").write_text(
+        "default_participants: [architect, security]\nconsensus:\n  grounded_votes: true\n"
+    )
+    head = current_head(repo)
+    ready = _ai("AI-Architect", "Fine by me.", "READY", head)
+    grounded = _discussion(repo, ready, _ai("AI-Security", "src/net.py:12 spins.", "CHANGES", head))
+    ground(grounded)
+    assert not grounded.consensus_result.reached
+    invented = _discussion(
+        repo, ready, _ai("AI-Security", "src/net.py:120 spins.", "CHANGES", head), title="Other"
+    )
+    ground(invented)
+    assert invented.consensus_result.reached
+    bases, _ = invented.grounds()
+    assert not bases["AI-Security"].checkable and bases["AI-Architect"].value == "READY"
