@@ -15,6 +15,8 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.render import render_comment
 
+from ..conftest import code, out, result_of, run
+
 NET = "".join(f"x{n} = {n}\n" for n in range(1, 31)).replace("x12 = 12", "while True: retry()")
 NET += "def retry():\n    return 3\n"
 
@@ -138,3 +140,26 @@ def test_a_blocking_vote_on_a_grounded_citation_still_counts(repo: Path) -> None
     assert invented.consensus_result.reached
     bases, _ = invented.grounds()
     assert not bases["AI-Security"].checkable and bases["AI-Architect"].value == "READY"
+
+
+def test_status_and_check_show_the_grounds(repo: Path) -> None:
+    head = current_head(repo)
+    cited = "It spins at src/net.py:12 and at src/net.py:99."
+    d = _discussion(
+        repo,
+        _ai("AI-Architect", "Fine by me.", "READY", head),
+        _ai("AI-Security", cited, "CHANGES", head),
+    )
+    r = run("status", str(d.path))
+    assert code(r) == 0
+    assert "AI-Security CHANGES: src/net.py:12 (grounded); src/net.py:99 (unresolvable)" in out(r)
+    data = result_of(run("status", str(d.path), "--json"))
+    grounds = data["grounds"]
+    assert isinstance(grounds, dict)
+    vote = grounds["votes"]["AI-Security"]
+    assert vote["grounded"] == ["src/net.py:12"] and vote["counted"] is True
+    assert [c["verdict"]["status"] for c in grounds["citations"]] == ["grounded", "unresolvable"]
+    r = run("check", str(d.path))
+    line = d.text.split("\n").index(cited) + 1
+    assert f":{line}: " in out(r) and "src/net.py:99" in out(r)
+    assert "src/net.py:12`" not in out(r)
