@@ -163,3 +163,23 @@ def test_status_and_check_show_the_grounds(repo: Path) -> None:
     line = d.text.split("\n").index(cited) + 1
     assert f":{line}: " in out(r) and "src/net.py:99" in out(r)
     assert "src/net.py:12`" not in out(r)
+
+
+def test_each_commit_and_path_is_read_once(repo: Path) -> None:
+    head = current_head(repo)
+    text = "See src/net.py:12, src/net.py:13, src/net.py:14 and src/ghost.py:1."
+    d = _discussion(repo, _ai("AI-Security", text, "CHANGES", head))
+    # net.py and ghost.py at the commit, net.py in the work tree (is it stale?)
+    assert ground(d) == 3
+
+
+def test_the_editor_shows_an_unresolvable_citation(repo: Path) -> None:
+    from discussions.lsp.buffer import analyse
+    from discussions.lsp.diagnostics import diagnostics
+
+    head = current_head(repo)
+    d = _discussion(repo, _ai("AI-Security", "It spins at src/net.py:99.", "CHANGES", head))
+    b = analyse(Workspace.discover(repo), d.path, d.text)
+    found = [x for x in diagnostics(b) if x.code == "unresolvable-citation"]
+    assert len(found) == 1 and "src/net.py:99" in found[0].message
+    assert found[0].range.start.line == d.text.split("\n").index("It spins at src/net.py:99.")

@@ -38,6 +38,13 @@ def current_head(start: Path) -> str:
     return out if run.returncode == 0 and COMMIT_ID.fullmatch(out) else ""
 
 
+_AT_COMMIT: dict[tuple[str, str, str], list[str] | str] = {}
+"""Files read at a commit, by (root, commit, path): what a commit holds never changes, so a
+long-lived process (an editor's language server, checking each version of a buffer) reads
+each once. Bounded by `_KEPT`."""
+_KEPT = 512
+
+
 class _Reader:
     """File contents at a commit or in the work tree, each read once."""
 
@@ -58,8 +65,16 @@ class _Reader:
         """The lines of `path` at `commit` (``""``: the work tree), or why not."""
         key = (commit, path)
         if key not in self.seen:
+            kept = (str(self.where.root), commit, path)
+            if commit and kept in _AT_COMMIT:
+                self.seen[key] = _AT_COMMIT[kept]
+                return self.seen[key]
             self.reads += 1
             self.seen[key] = self._read(commit, path)
+            if commit:
+                if len(_AT_COMMIT) >= _KEPT:
+                    _AT_COMMIT.clear()
+                _AT_COMMIT[kept] = self.seen[key]
         return self.seen[key]
 
     def _read(self, commit: str, path: str) -> list[str] | str:
