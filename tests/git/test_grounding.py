@@ -183,3 +183,21 @@ def test_the_editor_shows_an_unresolvable_citation(repo: Path) -> None:
     found = [x for x in diagnostics(b) if x.code == "unresolvable-citation"]
     assert len(found) == 1 and "src/net.py:99" in found[0].message
     assert found[0].range.start.line == d.text.split("\n").index("It spins at src/net.py:99.")
+
+
+def test_the_web_view_marks_each_citation(repo: Path) -> None:
+    from ..web_support import LiveServer
+
+    head = current_head(repo)
+    text = "It spins at src/net.py:12; src/net.py:99 too."
+    d = _discussion(repo, _ai("AI-Security", text, "CHANGES", head))
+    server = LiveServer(Workspace.discover(repo))
+    try:
+        page = server.get(f"/d/{d.path.name}").text
+        api = server.get(f"/api/discussions/{d.path.name}").json()
+    finally:
+        server.stop()
+    assert 'class="citation citation-grounded"' in page
+    assert 'class="citation citation-unresolvable"' in page
+    statuses = [c["verdict"]["status"] for c in api["grounds"]["citations"]]
+    assert statuses == ["grounded", "unresolvable"]

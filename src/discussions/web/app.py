@@ -290,7 +290,7 @@ class Site:
         controls = controls_html(d, self.workspace, name, writable)
         every = request.query_params.get("comments") == "all"
         return discussion_page(
-            d,
+            resolve(d),
             head=head,
             controls=controls,
             script=SCRIPT,
