@@ -98,6 +98,9 @@ _CITATION = re.compile(_PATH)
 _SYMBOL = re.compile(r"`([A-Za-z_][\w.:]*)(?:\(\))?`[ \t]+(?:in|of|from)[ \t]+`?" + _PATH + "`?")
 _SNIPPET = re.compile(r"[ \t]*(?:[:,—–-][ \t]*)?(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--)")
+_NEWLINE = re.compile("\n")
+_DOT_WORD = re.compile(r"\w\.[A-Za-z]")
+_BLANK = re.compile(r"\s")
 
 
 class Citation(Record):
@@ -143,9 +146,13 @@ class Citation(Record):
 
 
 def might_cite(body: str) -> bool:
-    """A cheap first look: whether `body` holds a ``.`` followed by a letter at all (every
-    citation names a file with an extension)."""
-    return _CITATION.search(body) is not None
+    """A cheap first look: whether `body` holds a name with an extension (``x.py``) at all,
+    one that looks like a path (`_looks_like_path`); most comments hold none."""
+    if _DOT_WORD.search(body) is None:
+        return False
+    return any(
+        _looks_like_path(m.group(1), m.group(2), m.group(3)) for m in _CITATION.finditer(body)
+    )
 
 
 def find_citations(body: str, first_line: int = 1) -> list[Citation]:
@@ -155,7 +162,7 @@ def find_citations(body: str, first_line: int = 1) -> list[Citation]:
     layout = _Where(body)
     found: list[tuple[int, Citation]] = []
     taken: list[tuple[int, int]] = []
-    for m in _SYMBOL.finditer(body):
+    for m in _SYMBOL.finditer(body) if "`" in body else ():
         if layout.open_line(m.start()) and _looks_like_path(m.group(2), m.group(3), m.group(4)):
             found.append((m.start(), _citation(body, m, 2, m.group(1), layout)))
             taken.append((m.start(), m.end()))
@@ -201,9 +208,9 @@ class _Where:
 
     def __init__(self, body: str) -> None:
         self.body = body
-        self.starts = [0, *(i + 1 for i, ch in enumerate(body) if ch == "\n")]
+        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(body))]
         self.code = CodeLines(body)
-        self.spans = code_spans(body)
+        self.spans = code_spans(body) if "`" in body else []
         self.span_starts = [a for a, _ in self.spans]
 
     def line_of(self, pos: int) -> int:
