@@ -3,6 +3,7 @@ commit a comment recorded, the verdicts, and ``consensus.grounded_votes`` changi
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 from discussions.syntax.render import render_comment
 
-from ..conftest import code, out, result_of, run
+from ..conftest import code, out, result_of, run, script_command
 
 NET = "".join(f"x{n} = {n}\n" for n in range(1, 31)).replace("x12 = 12", "while True: retry()")
 NET += "def retry():\n    return 3\n"
@@ -201,3 +202,25 @@ def test_the_web_view_marks_each_citation(repo: Path) -> None:
     assert 'class="citation citation-unresolvable"' in page
     statuses = [c["verdict"]["status"] for c in api["grounds"]["citations"]]
     assert statuses == ["grounded", "unresolvable"]
+
+
+def test_a_turn_records_head_and_status_follows_the_code(
+    repo: Path,
+    providers_file,  # type: ignore[no-untyped-def]
+) -> None:
+    answer = "It spins at src/net.py:12 `while True: retry()`."
+    reply = json.dumps({"comment": answer, "vote": "CHANGES"})
+    providers_file({"scripted": script_command("answer.py", reply, "0")})
+    (repo / "discussions.yaml").write_text(
+        "default_participants: [architect, security]\n"
+        "providers:\n  default: scripted\n  fallback: []\n"
+    )
+    d = _discussion(repo)
+    r = run("turn", str(d.path), "@security")
+    assert code(r) == 0, out(r)
+    c = Discussion.load(d.path).comments[-1]
+    assert c.meta["head"] == git(repo, "rev-parse", "HEAD")
+    assert "src/net.py:12 (grounded)" in out(run("status", str(d.path)))
+    (repo / "src" / "net.py").write_text(NET.replace("while True: retry()", "for _ in range(3):"))
+    git(repo, "commit", "-qam", "bounded")
+    assert "src/net.py:12 (stale)" in out(run("status", str(d.path)))
