@@ -224,3 +224,13 @@ def test_a_turn_records_head_and_status_follows_the_code(
     (repo / "src" / "net.py").write_text(NET.replace("while True: retry()", "for _ in range(3):"))
     git(repo, "commit", "-qam", "bounded")
     assert "src/net.py:12 (stale)" in out(run("status", str(d.path)))
+
+
+def test_a_stale_citation_is_a_note_and_check_still_passes(repo: Path) -> None:
+    head = current_head(repo)
+    d = _discussion(repo, _ai("AI-Security", "See src/net.py:12.", "CHANGES", head))
+    (repo / "src" / "net.py").write_text(NET.replace("while True: retry()", "for _ in range(3):"))
+    git(repo, "commit", "-qam", "bounded")
+    r = run("check", str(d.path))
+    assert code(r) == 0, out(r)
+    assert "src/net.py:12` is stale" in out(r)

@@ -157,8 +157,9 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
         require_discussion(path)
         report.found.append(path)
         d = Discussion.load(path, ws)
-        problems = problems_in(d, name) + citation_problems(d, name)
-        report.notes += apply_notes(d, name)
+        cited = citation_problems(d, name)  # a stale citation is a note: the code moved on
+        problems = problems_in(d, name) + [p for p in cited if p.severity != "hint"]
+        report.notes += apply_notes(d, name) + [p for p in cited if p.severity == "hint"]
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
