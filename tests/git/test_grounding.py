@@ -234,3 +234,28 @@ def test_a_stale_citation_is_a_note_and_check_still_passes(repo: Path) -> None:
     r = run("check", str(d.path))
     assert code(r) == 0, out(r)
     assert "src/net.py:12` is stale" in out(r)
+
+
+def test_the_engine_decides_on_what_status_shows(repo: Path) -> None:
+    from discussions.engine.turn import phases
+
+    (repo / "discussions.yaml").write_text(
+        "default_participants: [architect, security, pragmatist]\n"
+        "consensus:\n  grounded_votes: true\n"
+    )
+    head = current_head(repo)
+    ws = Workspace.discover(repo)
+    d = Discussion.create("Plan", template="feature", directory=repo / "discussions", workspace=ws)
+    d.save()
+    d.advance("consensus_vote")
+    d.save()
+    for name, text, vote in (
+        ("AI-Architect", "Fine.", "READY"),
+        ("AI-Pragmatist", "Fine.", "READY"),
+        ("AI-Security", "It spins at src/net.py:120 `while True:`.", "REJECT"),
+    ):
+        d.add_block(_ai(name, text, vote, head))
+    d.save()
+    d = Discussion.load(d.path, ws)
+    change = phases.auto_advance(d)  # the invented line leaves the REJECT out of the tally
+    assert change is not None and (change.kind, change.target) == ("status", "DECIDED")
