@@ -99,7 +99,7 @@ _SYMBOL = re.compile(r"`([A-Za-z_][\w.:]*)(?:\(\))?`[ \t]+(?:in|of|from)[ \t]+`?
 _SNIPPET = re.compile(r"[ \t]*(?:[:,—–-][ \t]*)?(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--)")
 _NEWLINE = re.compile("\n")
-_DOT_WORD = re.compile(r"\w\.[A-Za-z]")
+_DOT_WORD = re.compile(r"\.(?<=\w\.)(?=[A-Za-z])")  # a literal first: searched fast
 _BLANK = re.compile(r"\s")
 
 
@@ -148,11 +148,14 @@ class Citation(Record):
 def might_cite(body: str) -> bool:
     """A cheap first look: whether `body` holds a name with an extension (``x.py``) at all,
     one that looks like a path (`_looks_like_path`); most comments hold none."""
-    if _DOT_WORD.search(body) is None:
-        return False
-    return any(
-        _looks_like_path(m.group(1), m.group(2), m.group(3)) for m in _CITATION.finditer(body)
-    )
+    for dot in _DOT_WORD.finditer(body):  # only the word around each dot is read
+        at = dot.start()
+        start = max(body.rfind(" ", 0, at), body.rfind("\n", 0, at)) + 1
+        end = _BLANK.search(body, at)
+        word = body[start : end.start() if end else len(body)]
+        if any(_looks_like_path(m[1], m[2], m[3]) for m in _CITATION.finditer(word)):
+            return True
+    return False
 
 
 def find_citations(body: str, first_line: int = 1) -> list[Citation]:
