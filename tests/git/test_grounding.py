@@ -172,6 +172,9 @@ def test_each_commit_and_path_is_read_once(repo: Path) -> None:
     d = _discussion(repo, _ai("AI-Security", text, "CHANGES", head))
     # net.py and ghost.py at the commit, net.py in the work tree (is it stale?)
     assert ground(d) == 3
+    assert ground(d) == 0  # again (an editor's next version): nothing read, no git
+    (repo / "src" / "net.py").write_text(NET + "x = 0\n")
+    assert ground(d) == 1  # the work-tree file changed: read again, the commit's not
 
 
 def test_the_editor_shows_an_unresolvable_citation(repo: Path) -> None:

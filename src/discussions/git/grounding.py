@@ -38,11 +38,14 @@ def current_head(start: Path) -> str:
     return out if run.returncode == 0 and COMMIT_ID.fullmatch(out) else ""
 
 
-_AT_COMMIT: dict[tuple[str, str, str], list[str] | str] = {}
-"""Files read at a commit, by (root, commit, path): what a commit holds never changes, so a
-long-lived process (an editor's language server, checking each version of a buffer) reads
-each once. Bounded by `_KEPT`."""
-_KEPT = 512
+_KEPT: dict[tuple[str, str, str], tuple[object, list[str] | str]] = {}
+"""Files read, by (root, commit or ``""`` for the work tree, path), with what they were read
+at: a commit never changes, and a work-tree file is read again only when its size or time
+changed. A long-lived process (an editor's language server, checking each version of a
+buffer) then runs no git for a citation it has resolved before. Bounded by `_KEEP`."""
+_KEEP = 512
+_COMMITS: set[tuple[str, str]] = set()
+"""(root, commit) of the commits found in a repository (a commit once there stays)."""
 
 
 class _Reader:
@@ -50,32 +53,28 @@ class _Reader:
 
     def __init__(self, where: Confinement) -> None:
         self.where = where
-        self.seen: dict[tuple[str, str], list[str] | str] = {}
-        self.commits: dict[str, bool] = {}
+        self.root = str(where.root)
         self.reads = 0
         """How many files were read (git runs and work-tree reads), for the figures."""
 
     def has_commit(self, commit: str) -> bool:
-        if commit not in self.commits:
-            run = self.where.git(["cat-file", "-e", f"{commit}^{{commit}}"])
-            self.commits[commit] = run.returncode == 0
-        return self.commits[commit]
+        if (self.root, commit) not in _COMMITS:
+            if self.where.git(["cat-file", "-e", f"{commit}^{{commit}}"]).returncode != 0:
+                return False
+            _COMMITS.add((self.root, commit))
+        return True
 
     def lines(self, commit: str, path: str) -> list[str] | str:
         """The lines of `path` at `commit` (``""``: the work tree), or why not."""
-        key = (commit, path)
-        if key not in self.seen:
-            kept = (str(self.where.root), commit, path)
-            if commit and kept in _AT_COMMIT:
-                self.seen[key] = _AT_COMMIT[kept]
-                return self.seen[key]
+        key = (self.root, commit, path)
+        seen = _KEPT.get(key)
+        signature = "" if commit else _signature(self.where.root / path)
+        if seen is None or seen[0] != signature:
             self.reads += 1
-            self.seen[key] = self._read(commit, path)
-            if commit:
-                if len(_AT_COMMIT) >= _KEPT:
-                    _AT_COMMIT.clear()
-                _AT_COMMIT[kept] = self.seen[key]
-        return self.seen[key]
+            if len(_KEPT) >= _KEEP:
+                _KEPT.clear()
+            seen = _KEPT[key] = (signature, self._read(commit, path))
+        return seen[1]
 
     def _read(self, commit: str, path: str) -> list[str] | str:
         why = self.where.problem(path)
@@ -91,6 +90,15 @@ class _Reader:
         if run.returncode != 0:
             return f"no file `{path}` at commit {commit[:7]}"
         return run.out.decode("utf-8", "replace").splitlines()
+
+
+def _signature(path: Path) -> object:
+    """What tells a work-tree file changed: its size, time and inode (None: not there)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def ground(d: Discussion) -> int:
