@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..settings.config import VotingConfig
@@ -35,7 +36,16 @@ def rule_citations(s: State) -> None:
     ``Name:`` line)."""
     for c in s.comments:
         if "." in c.body:
-            c.citations = find_citations(c.body, c.line + 1)
+            c.citations = [Citation(*found[:5], found[5] + c.line) for found in _cited(c.body)]
+
+
+@lru_cache(maxsize=8192)
+def _cited(body: str) -> tuple[tuple[str, int, int, str, str, int], ...]:
+    """The citations of `body` as if it started on line 1, remembered: a long-lived process
+    (an editor's language server) derives the same comments again on every version."""
+    return tuple(
+        (c.path, c.start, c.end, c.symbol, c.snippet, c.line) for c in find_citations(body)
+    )
 
 
 def citation_key(c: Citation) -> tuple[int, str]:
