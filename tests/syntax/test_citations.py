@@ -60,3 +60,7 @@ def test_the_rule_attaches_citations_to_their_comment(isolated: Path) -> None:
     (comment,) = d.comments
     text_line = d.text.split("\n").index("It breaks at src/net.py:12.") + 1
     assert [(c.text, c.line) for c in comment.citations] == [("src/net.py:12", text_line)]
+
+
+def test_an_evidence_request_is_no_citation() -> None:
+    assert _texts("EVIDENCE: read src/app.py:1-20\n- **EVIDENCE:** read src/b.py") == []

@@ -11,6 +11,7 @@ vote is kept: a vote is never dropped for want of a look."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,9 +35,20 @@ BLOCKING = ("CHANGES", "REJECT")
 def rule_citations(s: State) -> None:
     """Each comment's citations, on `Comment.citations` (its body starts the line after its
     ``Name:`` line)."""
+    marker_lines = [m.line for m in s.doc.engine_markers]
     for c in s.comments:
         if "." in c.body:
-            c.citations = [Citation(*found[:5], found[5] + c.line) for found in _cited(c.body)]
+            own = _own_lines(c, marker_lines)
+            c.citations = [Citation(*found[:5], found[5] + c.line) for found in _cited(own)]
+
+
+def _own_lines(c: Comment, marker_lines: list[int]) -> str:
+    """`c`'s body up to the first engine block the parser keeps in it (an evidence block
+    and its visible line, appended after the comment, cite what the engine read)."""
+    i = bisect_right(marker_lines, c.line)
+    if i == len(marker_lines) or marker_lines[i] > c.end_line:
+        return c.body
+    return "\n".join(c.body.split("\n")[: marker_lines[i] - c.line - 1])
 
 
 @lru_cache(maxsize=8192)
