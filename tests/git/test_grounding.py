@@ -262,3 +262,13 @@ def test_the_engine_decides_on_what_status_shows(repo: Path) -> None:
     d = Discussion.load(d.path, ws)
     change = phases.auto_advance(d)  # the invented line leaves the REJECT out of the tally
     assert change is not None and (change.kind, change.target) == ("status", "DECIDED")
+
+
+def test_the_terminal_app_panel_shows_the_grounds(repo: Path) -> None:
+    from discussions.tui.data import side_panel
+
+    head = current_head(repo)
+    d = _discussion(repo, _ai("AI-Security", "It spins at src/net.py:99.", "CHANGES", head))
+    ground(d)
+    panel = side_panel(d)
+    assert "[b]Grounds[/b]" in panel and "src/net.py:99 (unresolvable)" in panel
