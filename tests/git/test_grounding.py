@@ -272,3 +272,12 @@ def test_the_terminal_app_panel_shows_the_grounds(repo: Path) -> None:
     ground(d)
     panel = side_panel(d)
     assert "[b]Grounds[/b]" in panel and "src/net.py:99 (unresolvable)" in panel
+
+
+def test_a_persons_comment_that_cites_records_head(repo: Path) -> None:
+    d = _discussion(repo)
+    assert code(run("comment", str(d.path), "See src/net.py:12.", "--author", "Rob")) == 0
+    assert code(run("comment", str(d.path), "Nothing cited.", "--author", "Rob")) == 0
+    cited, plain = Discussion.load(d.path).comments[-2:]
+    assert cited.meta["head"] == git(repo, "rev-parse", "HEAD") and "head" not in plain.meta
+    assert cited.at is not None  # the time is still read from the same line

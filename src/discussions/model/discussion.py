@@ -431,10 +431,12 @@ class Discussion:
 
     # -- changes (appended by save()) --------------------------------------------------
 
-    def add_comment(self, author: str, text: str = "", vote: str | None = None) -> None:
-        """Queue a comment by the person `author`. Raises `InvalidVote` for a bad vote, and
-        `ReservedName` when `author` is a participant's name (see `speakers`: a person cannot
-        speak for a participant; the engine writes participants' comments with `add_block`).
+    def add_comment(
+        self, author: str, text: str = "", vote: str | None = None, head: str = ""
+    ) -> None:
+        """Queue a comment by the person `author` (`head`: the commit its citations cite). Raises
+        `InvalidVote` for a bad vote, `ReservedName` when `author` is a participant's name (see
+        `speakers`: a person cannot speak for one; the engine writes theirs with `add_block`).
 
         `text` is one comment by `author`: it may carry their own markers and votes, but never a
         comment boundary, an engine marker or anything that renders as another comment."""
@@ -451,7 +453,7 @@ class Discussion:
                 raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
-        meta = f"at: {clock.now_stamp()}"  # when it was said: read back as `Comment.at`
+        meta = f"at: {clock.now_stamp()}" + (f" | head: {head}" if head else "")
         self._pending.append(render_comment(author, neutralise(text), vote=norm, meta=meta))
         self._state = None
 
