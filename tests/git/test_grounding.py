@@ -281,3 +281,12 @@ def test_a_persons_comment_that_cites_records_head(repo: Path) -> None:
     cited, plain = Discussion.load(d.path).comments[-2:]
     assert cited.meta["head"] == git(repo, "rev-parse", "HEAD") and "head" not in plain.meta
     assert cited.at is not None  # the time is still read from the same line
+
+
+def test_the_html_export_marks_each_citation(repo: Path) -> None:
+    head = current_head(repo)
+    d = _discussion(repo, _ai("AI-Security", "It spins at src/net.py:99.", "CHANGES", head))
+    r = run("export", str(d.path), "--format", "html")
+    assert code(r) == 0, out(r)
+    page = (repo / "discussions" / "talk.html").read_text(encoding="utf-8")
+    assert 'class="citation citation-unresolvable"' in page

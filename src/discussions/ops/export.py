@@ -33,6 +33,7 @@ from ..model.discussion import Discussion, Item
 from ..model.sections import BY_KEY
 from ..settings.workspace import Workspace, display_path
 from ..views.html import discussion_page
+from .grounds import resolve
 
 if TYPE_CHECKING:
     from ..engine.runner import Runner
@@ -143,8 +144,9 @@ def export_handoff(d: Discussion, *, allow_undecided: bool = False) -> dict[str,
 
 
 def export_html(d: Discussion) -> str:
-    """One self-contained page (inline CSS, no script) that looks like the live page."""
-    return discussion_page(d)
+    """One self-contained page (inline CSS, no script) that looks like the live page, its
+    citations marked as the repository has them now (`grounds.resolve`)."""
+    return discussion_page(resolve(d))
 
 
 def _items(title: str, items: list[Item], empty: str) -> list[str]:
