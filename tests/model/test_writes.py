@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from discussions import Discussion
 from discussions.cli import cli
-from discussions.model.discussion import slugify
 from discussions.syntax.render import render_phase_transition
+from discussions.syntax.text import slugify
 
 from ..conftest import script_command, write
 

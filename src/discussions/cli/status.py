@@ -35,13 +35,14 @@ def status_command(file: str, verbose: bool, as_json: bool) -> None:
       discussions status discussions/api.md --verbose
       discussions status api.md --json | jq .consensus
     """
+    from ..ops.grounds import resolve
     from ..views.status import status_lines, status_of
 
     ws = workspace(warn=False)
     # The collector would only walk a long file's state, freed (`del`) before it resumes: the
     # few cycles in it (a handful, however long the file) wait for its next pass.
     with COLLECTOR_PAUSE:
-        d = Discussion.load(resolve_discussion(file, ws), ws)
+        d = resolve(Discussion.load(resolve_discussion(file, ws), ws))
         path = d.path
         if as_json:
             echo_json(status_of(d))

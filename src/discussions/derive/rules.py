@@ -26,6 +26,7 @@ from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extrac
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
+from .citations import rule_citations
 from .diagnosis import rule_diagnosis
 from .governs import rule_governs
 from .minority import rule_dissent
@@ -439,6 +440,7 @@ RULES: list[tuple[str, Rule]] = [
     ("engine_markers", rule_engine_markers),
     ("participants", rule_participants),
     ("comments", rule_comments),
+    ("citations", rule_citations),
     *ITEM_RULES,
     ("votes", rule_votes),
     ("scores", rule_scores),

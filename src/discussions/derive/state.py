@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..settings.participants import ParticipantRegistry
     from ..settings.templates import Phase, Template
     from ..settings.workspace import Workspace
+    from ..syntax.citations import Citation
     from .applies import Apply, Review
     from .drafts import Draft
     from .evidence import Evidence
@@ -115,6 +116,8 @@ class Comment:
     forged: bool = False
     """It claims to be a participant's without the engine's digest (`signatures.forgery`):
     its `markers` and `vote` are left empty, so none of it counts."""
+    citations: list[Citation] = field(default_factory=list)
+    """What it cites in the repository (``src/net.py:12``; `derive.citations`)."""
 
     @property
     def summary(self) -> str:

@@ -10,7 +10,7 @@ from ..derive.rules import derive_parsed
 from ..errors import DiscussionsError
 from ..model import storage
 from ..model.discussion import Discussion
-from ..ops.check import Problem, problems_in
+from ..ops.check import Problem, citation_problems, problems_in
 from ..settings.workspace import Workspace, display_path
 from ..syntax.document import Document
 from ..syntax.parse import is_discussion_text, parse_document
@@ -50,7 +50,8 @@ def analyse(ws: Workspace, path: Path, text: str, before: Buffer | None = None) 
     d = Discussion(path, ws).seen_as(text, state)
     b = Buffer(path, text, d, parsed, is_discussion_text(text), lines=text.split("\n"))
     if b.is_discussion:
-        b.problems = problems_in(d, display_path(path))
+        shown = display_path(path)
+        b.problems = problems_in(d, shown) + citation_problems(d, shown)
     return b
 
 

@@ -14,9 +14,9 @@ from .. import atomic
 from ..errors import DiscussionExists, DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax.parse import first_heading, parse_document
-from ..syntax.text import normalise_newlines
+from ..syntax.text import normalise_newlines, slugify
 from . import storage
-from .discussion import Discussion, Item, slugify
+from .discussion import Discussion, Item
 from .ledger import counted, link_target, link_text, one_line, relative_path
 
 __all__ = [

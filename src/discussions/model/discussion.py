@@ -6,7 +6,6 @@ is lazy: `Discussion.load` only checks the file exists, so appending a comment n
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
@@ -14,11 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..derive.citations import Basis, Verdicts, grounded_consensus, grounds_of
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
-from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
+from ..derive.voting import ConsensusResult, score_consensus
 from ..errors import DiscussionNotFound, InvalidVote, PhaseError
 from ..syntax import clock
 from ..syntax.clock import utc_stamp
@@ -35,7 +35,7 @@ from ..syntax.render import (
     render_phase_transition,
     render_status_change,
 )
-from ..syntax.text import BOM, decode, normalise_newlines
+from ..syntax.text import BOM, decode, normalise_newlines, slugify
 from . import storage
 from .fields import Field, JsonEntry, view_dict
 from .sections import BY_KEY, Section
@@ -47,7 +47,6 @@ __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
 
 T = TypeVar("T")
 
-_SLUG = re.compile(r"[^\w]+")
 _BINARY_SAMPLE = 8192
 """Bytes looked at for a NUL, which no discussion holds (the engine never writes one): a file
 with one there is binary (git's test)."""
@@ -63,23 +62,6 @@ class _Change(Record):
 
     def __init__(self, kind: str, source: str, target: str, strict: bool) -> None:
         self.kind, self.source, self.target, self.strict = kind, source, target, strict
-
-
-def slugify(title: str) -> str:
-    """A file name for `title`: letters of every script are kept (accents folded where that
-    is lossless), everything else becomes ``-``. A title with no letters or digits at all
-    (emoji, punctuation) gets ``discussion-`` and a short hash, so distinct titles stay
-    distinct."""
-    folded = unicodedata.normalize("NFKD", title.lower())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    folded = unicodedata.normalize("NFC", folded)
-    slug = _SLUG.sub("-", folded).strip("-_")[:60].strip("-_")
-    if slug:
-        return slug
-    import hashlib  # only for a title with no letters to make a name of
-
-    digest = hashlib.sha256(title.strip().encode("utf-8")).hexdigest()[:8]
-    return f"discussion-{digest}"
 
 
 def _section(key: str) -> Field[list[Item]]:
@@ -117,6 +99,7 @@ class Discussion:
         self._state: State | None = None
         self.notices: list[str] = []
         """What the last `save` or `transact` noticed (an earlier append gone from the file)."""
+        self.grounding: Verdicts | None = None  # the citations' verdicts (`git.grounding`)
 
     # -- construction ------------------------------------------------------------------
 
@@ -419,22 +402,28 @@ class Discussion:
                 humans=self._s.humans,
                 human_required=human_required,
             )
-        return calculate_consensus(
-            self._s.votes,
+        return grounded_consensus(
+            self._s,
+            self.grounding,
             replace(voting, human_required=human_required),
-            humans=self._s.humans,
-            expected=self.expected_voters,
+            self.expected_voters,
         )
+
+    def grounds(self) -> tuple[dict[str, Basis], list[Basis]]:
+        """What each counted vote rests on, by voter, and each ``CONCERN:``."""
+        return grounds_of(self._s, self.grounding)
 
     def has_consensus(self) -> bool:
         return self.consensus_result.reached
 
     # -- changes (appended by save()) --------------------------------------------------
 
-    def add_comment(self, author: str, text: str = "", vote: str | None = None) -> None:
-        """Queue a comment by the person `author`. Raises `InvalidVote` for a bad vote, and
-        `ReservedName` when `author` is a participant's name (see `speakers`: a person cannot
-        speak for a participant; the engine writes participants' comments with `add_block`).
+    def add_comment(
+        self, author: str, text: str = "", vote: str | None = None, head: str = ""
+    ) -> None:
+        """Queue a comment by the person `author` (`head`: the commit its citations cite). Raises
+        `InvalidVote` for a bad vote, `ReservedName` when `author` is a participant's name (see
+        `speakers`: a person cannot speak for one; the engine writes theirs with `add_block`).
 
         `text` is one comment by `author`: it may carry their own markers and votes, but never a
         comment boundary, an engine marker or anything that renders as another comment."""
@@ -451,7 +440,7 @@ class Discussion:
                 raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
-        meta = f"at: {clock.now_stamp()}"  # when it was said: read back as `Comment.at`
+        meta = f"at: {clock.now_stamp()}" + (f" | head: {head}" if head else "")
         self._pending.append(render_comment(author, neutralise(text), vote=norm, meta=meta))
         self._state = None
 

@@ -105,9 +105,7 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     for name, path in paths:
         report.problems += [Problem(name, line, m) for line, m in violations.get(path, [])]
         report.problems += _file_problems(name, path, ws, report)
-    report.problems += [
-        Problem(display_path(p.file), p.line, p.message) for p in ws.problems
-    ]
+    report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
     report.problems += _adr_problems(ws)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
@@ -159,8 +157,9 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
         require_discussion(path)
         report.found.append(path)
         d = Discussion.load(path, ws)
-        problems = problems_in(d, name)
-        report.notes += _apply_notes(d, name)
+        cited = citation_problems(d, name)  # a stale citation is a note: the code moved on
+        problems = problems_in(d, name) + [p for p in cited if p.severity != "hint"]
+        report.notes += _apply_notes(d, name) + [p for p in cited if p.severity == "hint"]
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
@@ -188,6 +187,39 @@ def _apply_notes(d: Discussion, name: str) -> list[Problem]:
         for number, lines in seen.items()
         if len(lines) > 1
     ]
+
+
+def citation_problems(d: Discussion, name: str) -> list[Problem]:
+    """What `check` says of `d`'s citations: a warning for each that is unresolvable (an
+    invented path or line, a misquote), a hint for each that is stale; at the citation's
+    columns."""
+    if not any(c.citations for c in d.comments):
+        return []
+    from ..derive.citations import GROUNDED, UNRESOLVABLE, citation_key
+    from .grounds import resolve
+
+    resolve(d)
+    lines = d.text.split("\n") if d.grounding else []
+    out: list[Problem] = []
+    for comment in d.comments:
+        for c in comment.citations:
+            v = (d.grounding or {}).get(citation_key(c))
+            if v is None or v.status == GROUNDED:
+                continue
+            text = lines[c.line - 1] if 0 < c.line <= len(lines) else ""
+            start = text.find(c.path) + 1
+            unresolvable = v.status == UNRESOLVABLE
+            message = (
+                f"`{c.text}` cites nothing in the repository: {v.why} ({v.against})"
+                if unresolvable
+                else f"`{c.text}` is stale: {v.why}"
+            )
+            severity, code = (
+                ("warning", "unresolvable-citation") if unresolvable else ("hint", "stale-citation")
+            )
+            end = start + len(c.path) if start else 0
+            out.append(Problem(name, c.line, message, severity, start, end, code))
+    return out
 
 
 def _window_problems(path: Path, ws: Workspace) -> list[str]:

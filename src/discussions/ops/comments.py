@@ -103,9 +103,22 @@ def comment(
     if author is None:
         author = default_author()
     d = Discussion.load(path, ws)
-    d.add_comment(author, text.rstrip("\n") + ("\n\n" if text.strip() else "") + council, vote=vote)
+    body = text.rstrip("\n") + ("\n\n" if text.strip() else "") + council
+    d.add_comment(author, body, vote=vote, head=_head_if_cited(d, text))
     d.save()
     return _told(d, " ".join(author.split()), text, vote, council, bool(second or ballot))
+
+
+def _head_if_cited(d: Discussion, text: str) -> str:
+    """The repository's HEAD when `text` cites the code (`syntax.citations`): what its
+    citations are read at later (`git.grounding`); ``""`` otherwise, and no git runs."""
+    from ..syntax.citations import find_citations
+
+    if not find_citations(text):
+        return ""
+    from ..git.grounding import current_head
+
+    return current_head(d.path.parent)
 
 
 def _told(

@@ -6,7 +6,7 @@ discussion. HTML and JSON are derived (the same file gives the same output, apar
 chain, followed by the decisions and open questions taken from the file, so what was decided is
 stated by the file and not by the AI.
 
-    html = export_html(d)
+    html = _export_html(d)
     data = export_json(d)
     handoff = export_handoff(d)     # the execution-handoff artifact; NotDecided if undecided
     markdown, author = write_post(Runner(), d)
@@ -33,6 +33,7 @@ from ..model.discussion import Discussion, Item
 from ..model.sections import BY_KEY
 from ..settings.workspace import Workspace, display_path
 from ..views.html import discussion_page
+from .grounds import resolve
 
 if TYPE_CHECKING:
     from ..engine.runner import Runner
@@ -143,8 +144,9 @@ def _export_handoff(d: Discussion, *, allow_undecided: bool = False) -> dict[str
 
 
 def _export_html(d: Discussion) -> str:
-    """One self-contained page (inline CSS, no script) that looks like the live page."""
-    return discussion_page(d)
+    """One self-contained page (inline CSS, no script) that looks like the live page, its
+    citations marked as the repository has them now (`grounds.resolve`)."""
+    return discussion_page(resolve(d))
 
 
 def _items(title: str, items: list[Item], empty: str) -> list[str]:

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DiscussionExists, DiscussionsError
-from ..model.discussion import Discussion, slugify
+from ..model.discussion import Discussion
 from ..settings.config import default_author
 from ..settings.workspace import Workspace, display_path
+from ..syntax.text import slugify
 
 if TYPE_CHECKING:
     from ..engine.turn.outcomes import TurnResult

@@ -213,7 +213,9 @@ class DiscussionTools:
         return list_discussions(self.workspace, status=status)[0]
 
     def discussion_status(self, file: str) -> dict[str, Any]:
-        return status_of(self._load(file))
+        from .grounds import resolve
+
+        return status_of(resolve(self._load(file)))
 
     def handoff(self, file: str) -> dict[str, Any]:
         """The hand-off of a decided discussion: the lead's instruction text and the JSON

@@ -427,6 +427,13 @@ class Config:
         )
 
     @property
+    def grounded_votes(self) -> bool:
+        """``consensus.grounded_votes``: a CHANGES or REJECT vote, or a ``CONCERN:``, counts
+        only when it rests on something checkable (an evidence block, a grounded citation;
+        `derive.citations`). Off by default."""
+        return bool((self.data.get("consensus") or {}).get("grounded_votes", False))
+
+    @property
     def default_participants(self) -> list[str]:
         return [str(a) for a in self.data.get("default_participants") or []]
 

@@ -21,6 +21,7 @@ SETTINGS = Fields(
                 "human_required": OneOf(
                     (Flag(), _NAMES), "true or false, or a list of names (who ballot)"
                 ),
+                "grounded_votes": Flag(),
             },
             noun="consensus setting",
         ),

@@ -308,6 +308,12 @@ def vote_line_numbers(body: str) -> list[int]:
     return out
 
 
+def code_spans(body: str) -> list[tuple[int, int]]:
+    """Character ranges of the inline code spans of `body` (outside its code blocks): what
+    the citations reader skips as it skips markers there (`citations`)."""
+    return _code_spans(body, CodeLines(body).blocks())
+
+
 def _code_spans(body: str, code_lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Character ranges of inline code spans (CommonMark backtick runs: an opening run closes
     at the next run of the same length in the same paragraph). Sorted, disjoint.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from .document import ParseWarning
 
@@ -58,3 +59,23 @@ def strip_line_start_boms(text: str) -> tuple[str, list[int]]:
         pos = m.start()
         lines.append(line)
     return _LINE_START_BOMS.sub("", text), lines
+
+
+_SLUG = re.compile(r"[^\w]+")
+
+
+def slugify(title: str) -> str:
+    """A file name for `title`: letters of every script are kept (accents folded where that
+    is lossless), everything else becomes ``-``. A title with no letters or digits at all
+    (emoji, punctuation) gets ``discussion-`` and a short hash, so distinct titles stay
+    distinct."""
+    folded = unicodedata.normalize("NFKD", title.lower())
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = unicodedata.normalize("NFC", folded)
+    slug = _SLUG.sub("-", folded).strip("-_")[:60].strip("-_")
+    if slug:
+        return slug
+    import hashlib  # only for a title with no letters to make a name of
+
+    digest = hashlib.sha256(title.strip().encode("utf-8")).hexdigest()[:8]
+    return f"discussion-{digest}"

@@ -15,6 +15,7 @@ from ..model.storage import is_discussion_file
 from ..settings.workspace import Workspace
 from ..views.applies import applies_lines
 from ..views.evidence import fold_evidence
+from ..views.grounds import grounds_texts
 from ..views.rendering import shown_time, visible_markdown
 
 
@@ -129,6 +130,9 @@ def side_panel(d: Discussion) -> str:
         lines.append(f"  {escape(c.reason)}")
     if c.waiting_for:
         lines.append("  waiting for: " + escape(", ".join(c.waiting_for)))
+    grounds = grounds_texts(d)  # what each vote rests on, when the file cites the code
+    if grounds:
+        lines += ["", "[b]Grounds[/b]", *(f"  {escape(text.strip())}" for text, _ in grounds[1:])]
     for section in pick("questions", "decisions", "todos", "concerns"):
         items = d.items_of(section)
         if items:

@@ -22,6 +22,7 @@ from textual.widgets import (
 from .. import ops
 from ..errors import DiscussionsError, EmptyComment
 from ..model.discussion import Discussion
+from ..ops.grounds import resolve
 from ..settings.workspace import Workspace
 from ..views.evidence import evidence_markdown
 from ..views.rendering import comment_parser, preamble_markdown
@@ -91,7 +92,7 @@ class DiscussionScreen(Screen[None]):
         self.stamp = self._stamp()
         panel = self.query_one("#panel", Static)
         try:
-            d = Discussion.load(self.path, self.ws)
+            d = resolve(Discussion.load(self.path, self.ws))
             body, side = data.comments_markdown(d), data.side_panel(d)
         except (DiscussionsError, OSError, ValueError) as exc:
             panel.update(f"[b red]Cannot read this file[/b red]\n\n{data.escape(str(exc))}")

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from ..derive.citations import Verdicts, citation_key
 from ..derive.state import Comment, Item
 from ..derive.voting import VOTES
 from ..model.discussion import Discussion
@@ -120,6 +121,10 @@ article.engine:target { border-color: var(--accent); }
 .vote-ready { color: var(--ready); }
 .vote-changes { color: var(--changes); }
 .vote-reject { color: var(--reject); }
+ul.citations { margin: 0 .9rem .6rem; padding: 0; list-style: none; font-size: .85rem; }
+.citation-grounded { color: var(--ready); }
+.citation-stale { color: var(--changes); }
+.citation-unresolvable { color: var(--reject); text-decoration: line-through; }
 .positions td.flip { outline: 1px dashed var(--reject); }
 .status { font-weight: 600; }
 pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
@@ -246,7 +251,25 @@ def _meta_line(meta: dict[str, str]) -> str:
     return f'<span class="meta"{title}>{_esc(" · ".join(shown))}</span>'
 
 
-def comment_html(c: Comment) -> str:
+def _citations_html(c: Comment, grounding: Verdicts | None) -> str:
+    """Each citation of `c`, marked grounded, stale or unresolvable (``not resolved`` when
+    nobody looked), with why in its title."""
+    if not c.citations:
+        return ""
+    items = []
+    for cite in c.citations:
+        v = (grounding or {}).get(citation_key(cite))
+        status = v.status if v else "unresolved"
+        why = f"{v.status}: {v.why} ({v.against})" if v else "not resolved"
+        items.append(
+            f'<li class="citation citation-{status}" data-line="{cite.line}" title="{_esc(why)}">'
+            f"<code>{_esc(cite.text)}</code> {_esc(status)}</li>"
+        )
+    return f'<ul class="citations">{"".join(items)}</ul>'
+
+
+def comment_html(c: Comment, grounding: Verdicts | None = None) -> str:
+    """A comment as the page shows it; `grounding`: the verdicts on its citations."""
     author = _esc(c.author)
     parts = [
         f'<article class="comment" id="L{c.line}" data-line="{c.line}" data-author="{author}">',
@@ -262,6 +285,7 @@ def comment_html(c: Comment) -> str:
     own, appended = engine_blocks_apart(c.body)
     parts.append(f'<div class="body">{_comment_body(_shown_body(own))}</div>')
     parts += [_evidence_html(e) for e in evidence_blocks(own)]
+    parts.append(_citations_html(c, grounding))
     parts.append("</article>")
     parts += [_engine_card(c.line, c.line + 1 + at, text) for at, text in appended]
     return "".join(parts)
@@ -496,7 +520,7 @@ def discussion_page(
         f'<section id="preamble">{_preamble(d)}</section>',
         '<section id="comments">',
         *([_older(left, shown_from, all_href)] if left else []),
-        *(comment_html(c) for c in comments[left:]),
+        *(comment_html(c, d.grounding) for c in comments[left:]),
         "</section>",
         '<section id="stream" aria-live="polite"></section>',
         controls,

@@ -17,6 +17,7 @@ from ..derive.runlog import run_state
 from ..model.discussion import Discussion, Item
 from ..model.sections import SECTIONS, pick
 from ..settings.workspace import display_path
+from .grounds import grounds_data, grounds_texts
 from .verdicts import verdict_data, verdict_texts
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ def status_of(d: Discussion) -> dict[str, Any]:
     if conflicted:  # phase and status mix both sides' moves: not the discussion's
         data.update(phase="conflicted", status="conflicted", conflict_lines=conflicted)
     data.update(verdict_data(d))
+    data["grounds"] = grounds_data(d)
     if d.runs:
         data["run"] = run_state(d.runs).to_dict()
     return data
@@ -71,6 +73,7 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
     usage, diagnosis, passes, motions, items, pending mentions, warnings. `verbose` adds the
     TODOs, assignments and done items, and every comment."""
     lines = [*_escalation(d), *_heading(d), *_authors(d), *_consensus(d)]
+    lines += [_line(text, tone) for text, tone in grounds_texts(d)]
     lines += [_line(text, tone) for text, tone in verdict_texts(d)]
     if d.runs:
         lines.append(_line(run_state(d.runs).text()))

@@ -46,6 +46,7 @@ from ..errors import (
     UntrustedProvider,
 )
 from ..model.discussion import Comment, Discussion
+from ..ops.grounds import resolve
 from ..ops.service import DiscussionTools, TurnJob
 from ..settings.workspace import Workspace, display_path
 from ..views.status import status_of
@@ -291,7 +292,7 @@ class Site:
         controls = controls_html(d, self.workspace, name, writable)
         every = request.query_params.get("comments") == "all"
         return discussion_page(
-            d,
+            resolve(d),
             head=head,
             controls=controls,
             script=SCRIPT,
@@ -323,7 +324,7 @@ class Site:
     @endpoint()
     async def api_status(self, request: Request) -> Response:
         d = await call(self.load, request.path_params["name"])
-        data = await call(status_of, d)
+        data = await call(lambda: status_of(resolve(d)))
         data["file"] = display_path(d.path)  # relative to the project: no home folder shown
         return JSONResponse(data)
 

@@ -68,11 +68,18 @@ def file_signature(path: Path) -> tuple[int, int, int]:
 
 def comment_event(d: Discussion, start: int, end: int | None = None) -> dict[str, Any]:
     """The ``comment`` event for `d`'s comments from index `start` on (to `end`)."""
+    from ..ops.grounds import resolve
     from ..views.html import comment_html
 
-    comments = d.comments
+    comments, grounding = d.comments, resolve(d).grounding
     out = [
-        {"index": i, "line": c.line, "author": c.author, "vote": c.vote, "html": comment_html(c)}
+        {
+            "index": i,
+            "line": c.line,
+            "author": c.author,
+            "vote": c.vote,
+            "html": comment_html(c, grounding),
+        }
         for i, c in enumerate(comments[max(0, start) : end], max(0, start))
     ]
     return {"comments": out, "count": len(comments)}

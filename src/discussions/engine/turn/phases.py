@@ -41,11 +41,16 @@ def all_mentioned_responded(d: Discussion) -> bool:
 
 
 def auto_advance(d: Discussion) -> AutoAdvance | None:
-    """What the rules call for now, if anything."""
+    """What the rules call for now, if anything. Under ``consensus.grounded_votes`` the
+    citations are resolved first (`git.grounding`), so the engine counts what `status` shows."""
     info = d.phase_info
     template = d.template
     if info is None or template is None:
         return None
+    if d.workspace.config.grounded_votes and d.grounding is None:
+        from ...git.grounding import ground
+
+        ground(d)
     if info.next is None and info.transitions:
         return None  # the phase graph leads on from here (`chair`)
     if info.next is None:

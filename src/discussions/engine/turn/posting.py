@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...derive.signatures import render_signed
+from ...git.grounding import current_head
 from ...model.discussion import Discussion
 from ...model.storage import Appended
 from ...providers.base import ProviderRequest
@@ -14,6 +15,7 @@ from ...providers.usage import UNKNOWN
 from ...settings.participants import Participant
 from ...syntax import clock
 from ...syntax.answers import Response
+from ...syntax.citations import find_citations
 from ...syntax.markers import extract
 from . import followup
 from .failures import failed_meta
@@ -33,7 +35,7 @@ def post_pass(
 
 
 def weak_answer(
-providers: ProviderRegistry,
+    providers: ProviderRegistry,
     d: Discussion,
     participant: Participant,
     request: ProviderRequest,
@@ -74,6 +76,17 @@ providers: ProviderRegistry,
         comment += f"\n\nSCORE: {got.score}"
     return extra, comment, got.vote or vote
 
+
+def head_meta(d: Discussion, comment: str) -> list[str]:
+    """``head: COMMIT`` when `comment` cites the repository (`syntax.citations`): what its
+    citations are resolved against later (`git.grounding`); nothing otherwise (no git runs
+    for an answer that cites nothing)."""
+    if not find_citations(comment):
+        return []
+    head = current_head(d.path.parent)
+    return [f"head: {head}"] if head else []
+
+
 def post_answer(
     d: Discussion,
     participant: Participant,
@@ -91,6 +104,7 @@ def post_answer(
         meta.append("note: no configured AI CLI is installed")
     meta.extend(clean_meta(part) for part in extra)
     meta.extend(usage_meta(outcome)[1:])
+    meta.extend(head_meta(d, comment))
     meta.append(f"at: {clock.now_stamp()}")
     block = render_signed(participant.name, comment, meta, vote)
     outcome.notes.extend(write(block).lost_messages(d.path))
