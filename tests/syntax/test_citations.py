@@ -64,3 +64,10 @@ def test_the_rule_attaches_citations_to_their_comment(isolated: Path) -> None:
 
 def test_an_evidence_request_is_no_citation() -> None:
     assert _texts("EVIDENCE: read src/app.py:1-20\n- **EVIDENCE:** read src/b.py") == []
+
+
+def test_a_governs_line_names_paths_it_does_not_cite() -> None:
+    """The paths a decision governs may not exist yet: a ``GOVERNS:`` line is no citation."""
+    body = "DECISION: keep auth in one place\nGOVERNS: src/auth/**, config/auth.yaml\n"
+    assert _texts(body) == []
+    assert _texts(body.replace("GOVERNS: ", "See ")) != []

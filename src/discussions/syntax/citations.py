@@ -97,9 +97,10 @@ _PATH = (
 _CITATION = re.compile(_PATH)
 _SYMBOL = re.compile(r"`([A-Za-z_][\w.:]*)(?:\(\))?`[ \t]+(?:in|of|from)[ \t]+`?" + _PATH + "`?")
 _SNIPPET = re.compile(r"[ \t]*(?:[:,—–-][ \t]*)?(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-# A quote, an HTML comment (the metadata line, an engine block), or an ``EVIDENCE:`` request
-# (what a participant asks to read is no claim about what the code holds).
-_SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--|(?:[-*+][ \t]+)?(?:\*\*|__)?EVIDENCE\b)")
+# A quote, an HTML comment (the metadata line, an engine block), an ``EVIDENCE:`` request
+# (what a participant asks to read is no claim about what the code holds) or a ``GOVERNS:``
+# line (the paths a decision governs, which may not exist yet, are no claim either).
+_SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--|(?:[-*+][ \t]+)?(?:\*\*|__)?(?:EVIDENCE|GOVERNS)\b)")
 _NEWLINE = re.compile("\n")
 _DOT_WORD = re.compile(r"\.(?<=\w\.)(?=[A-Za-z])")  # a literal first: searched fast
 _BLANK = re.compile(r"\s")
