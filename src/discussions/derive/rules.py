@@ -30,6 +30,7 @@ from .diagnosis import rule_diagnosis
 from .governs import rule_governs
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
+from .quorum import rule_quorum
 from .restatements import rule_restatements
 from .runlog import group_runs
 from .signatures import Claims, forgery
@@ -440,6 +441,7 @@ RULES: list[tuple[str, Rule]] = [
     ("comments", rule_comments),
     *ITEM_RULES,
     ("votes", rule_votes),
+    ("quorum", rule_quorum),
     ("scores", rule_scores),
     ("runs", rule_runs),
     ("diagnosis", rule_diagnosis),

@@ -18,6 +18,7 @@ from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
+from ..derive.quorum import independent_sources
 from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
 from ..errors import DiscussionNotFound, InvalidVote, PhaseError
 from ..syntax import clock
@@ -272,6 +273,8 @@ class Discussion:
         lambda s: dict(s.votes),
         "Current votes: each voter's latest since the last reset or transition.",
     )
+    vote_sources = Field(lambda s: dict(s.vote_sources), "Each vote's provider, model, confidence.")
+    failed_seats = Field(lambda s: list(s.failed_seats), "Seats whose call failed, with no vote.")
     _json_consensus = JsonEntry("consensus", lambda d: d.consensus_result.to_dict())
     questions = _section("questions")
     decisions = _section("decisions")
@@ -418,6 +421,8 @@ class Discussion:
             replace(voting, human_required=human_required),
             humans=self._s.humans,
             expected=self.expected_voters,
+            failed=self._s.failed_seats,
+            ready_sources=len(independent_sources(self._s.vote_sources.values())),
         )
 
     def has_consensus(self) -> bool:

@@ -21,6 +21,8 @@ SETTINGS = Fields(
                 "human_required": OneOf(
                     (Flag(), _NAMES), "true or false, or a list of names (who ballot)"
                 ),
+                "distinct_providers": _COUNT,
+                "failed_seats": Text(("abstain", "exclude")),
             },
             noun="consensus setting",
         ),
