@@ -25,36 +25,52 @@ def ready(comment: str = "Looks right.", confidence: int | None = None) -> str:
     return json.dumps(answer)
 
 
+def seat(isolated: Path, alias: str, provider: str) -> None:
+    """The project's persona `alias`, answered by `provider` alone."""
+    write(
+        isolated / "participants" / f"{alias}.yaml",
+        f"name: AI-{alias.title()}\nalias: {alias}\nrole: r\npersonality: p\n"
+        f"provider_hint: {provider}\n",
+    )
+
+
+def scripted_providers(isolated: Path, providers_file, consensus: str = "") -> None:  # type: ignore[no-untyped-def]
+    """The scripted providers (``claude-x`` names its model and gives confidence 8; ``solo``
+    and ``other`` are plain, ``other`` with confidence 3; ``dead`` fails) and the project's
+    `consensus` settings."""
+    providers_file(
+        {
+            "claude-x": script_command("modelled.py", ready(confidence=8), "claude-x-1"),
+            "solo": script_command("answer.py", ready()),
+            "other": script_command("answer.py", ready(confidence=3)),
+            "dead": script_command("fail.py", "1", "model overloaded\n"),
+        },
+        **{"claude-x": {"output": "claude-json"}},
+    )
+    settings = "providers:\n  detect: false\n  mock_fallback: false\n"
+    consensus = f"consensus:\n{consensus}" if consensus else ""
+    write(isolated / "discussions.yaml", settings + consensus)
+
+
+def open_vote() -> Path:
+    """A feature discussion in its voting phase."""
+    assert code(run("new", "Auth", "--context", "Tokens in cookies.")) == 0
+    assert code(run("advance", "auth.md", "--to", "consensus_vote")) == 0
+    return Path("discussions/auth.md").resolve()
+
+
 @pytest.fixture
 def council(isolated: Path, providers_file):  # type: ignore[no-untyped-def]
     """Make a feature discussion in its voting phase whose seats (alias -> provider) are
     answered by scripted providers; `consensus` is the project's consensus settings."""
 
     def make(seats: dict[str, str], consensus: str = "") -> Path:
-        providers_file(
-            {
-                "claude-x": script_command("modelled.py", ready(confidence=8), "claude-x-1"),
-                "solo": script_command("answer.py", ready()),
-                "other": script_command("answer.py", ready(confidence=3)),
-                "dead": script_command("fail.py", "1", "model overloaded\n"),
-            },
-            **{"claude-x": {"output": "claude-json"}},
-        )
-        settings = "providers:\n  detect: false\n  mock_fallback: false\n"
-        write(
-            isolated / "discussions.yaml",
-            settings + (f"consensus:\n{consensus}" if consensus else ""),
-        )
+        scripted_providers(isolated, providers_file, consensus)
         for alias, provider in seats.items():
-            write(
-                isolated / "participants" / f"{alias}.yaml",
-                f"name: AI-{alias.title()}\nalias: {alias}\nrole: r\npersonality: p\n"
-                f"provider_hint: {provider}\n",
-            )
-        assert code(run("new", "Auth", "--context", "Tokens in cookies.")) == 0
-        assert code(run("advance", "auth.md", "--to", "consensus_vote")) == 0
+            seat(isolated, alias, provider)
+        path = open_vote()
         run("turn", "auth.md", *(f"@{a}" for a in seats))
-        return isolated / "discussions" / "auth.md"
+        return path
 
     return make
 
