@@ -193,3 +193,20 @@ def test_an_invalid_confidence_is_reported_and_not_attached(council) -> None:  #
     data = status_json()
     assert data["vote_sources"]["Rita"]["confidence"] is None  # type: ignore[index]
     assert any("invalid confidence `very`" in w["message"] for w in data["warnings"])  # type: ignore[union-attr,index]
+
+
+def test_the_web_panel_and_the_terminal_app_show_sources_and_failed_seats(council) -> None:  # type: ignore[no-untyped-def]
+    from discussions.tui.data import side_panel
+    from discussions.views.html import panel_html
+
+    path = council({"architect": "claude-x", "security": "solo", "pragmatist": "dead"})
+    d = Discussion.load(path)
+    panel = panel_html(d)
+    assert '<td class="by">claude-x, model claude-x-1, confidence 8</td>' in panel
+    assert "Sources: 2 READY, 2 independent sources (" in panel  # in the order of the votes
+    assert "claude-x: 1 vote" in panel and "solo: 1 vote" in panel
+    assert "Failed seats, abstaining: AI-Pragmatist" in panel
+    tui = side_panel(d)
+    assert "AI-Architect: READY [dim](claude-x, model claude-x-1, confidence 8)[/dim]" in tui
+    assert "sources: 2 READY, 2 independent sources" in tui
+    assert "failed seats (abstaining): AI-Pragmatist" in tui

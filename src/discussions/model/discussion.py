@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..derive.quorum import independent_sources
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
-from ..derive.quorum import independent_sources
 from ..derive.voting import ConsensusResult, calculate_consensus, score_consensus
 from ..errors import DiscussionNotFound, InvalidVote, PhaseError
 from ..syntax import clock
