@@ -149,10 +149,11 @@ def _authors(d: Discussion) -> list[StatusLine]:
 
 def sources_text(d: Discussion) -> str:
     """``3 READY, 1 independent source (solo: 3 votes)``: how many voices the READY votes
-    are (`quorum.independent_sources`); "" without READY votes."""
+    are (`quorum.independent_sources`); "" without a READY vote from an AI (people alone
+    are as many voices as they are)."""
     sources = d.vote_sources
     ready = [v for v in sources.values() if v.vote == "READY"]
-    if not ready:
+    if not any(v.provider for v in ready):
         return ""
     groups = independent_sources(ready)
     said = [f"{_group_name(d, g)}: {_votes(len(g))}" for g in groups]
