@@ -529,6 +529,12 @@ def test_the_model_is_recorded_only_when_the_cli_names_exactly_one() -> None:
     tokens = {"prompt": 10, "candidates": 2}
     gemini = {"response": "hi", "stats": {"models": {"gemini-2.5-pro": {"tokens": tokens}}}}
     assert gemini_json("gemini", json.dumps(gemini))[1] == Usage(10, 2, None, "gemini-2.5-pro")
+    from discussions.providers.usage import qwen_json
+
+    start = {"type": "system", "subtype": "session_start", "model": "qwen3-coder-plus"}
+    end = {"type": "result", "subtype": "success", "result": "hi", "usage": {}}
+    assert qwen_json("qwen", json.dumps([start, end]))[1].model == "qwen3-coder-plus"
+    assert qwen_json("qwen", json.dumps([end]))[1].model is None
     assert Usage(1, 2, None, "m").meta_parts() == [
         "tokens: 1 in / 2 out",
         "cost: unknown",

@@ -104,15 +104,22 @@ def claude_json(name: str, text: str) -> tuple[str, Usage]:
 
 
 def _claude_model(text: str, models: Any) -> str | None:
-    """The model that answered a ``claude -p`` run: the ``model`` of its ``system`` ``init``
-    event (a stream-json or verbose transcript; Claude Code docs, "Run Claude Code
-    programmatically": the init message names the session's model), else the one key of
-    ``modelUsage`` when the run called a single model. With several (the hidden title call
-    may use a smaller one) and no init event, None: the model is never guessed."""
+    """The model that answered a ``claude -p`` run: its ``system`` ``init`` event's (in a
+    stream-json or verbose transcript), else the one key of ``modelUsage`` when the run called
+    a single model. With several (the hidden title call may use a smaller one) and no init
+    event, None: the model is never guessed."""
+    return session_model(text) or answering_model(models)
+
+
+def session_model(text: str) -> str | None:
+    """The ``model`` of the session's opening ``system`` event: claude's ``init`` (its
+    SystemMessage.Init: type, subtype, session_id, tools, model, ...) or qwen's
+    ``session_start`` (qwen-code docs, "Headless Mode", JSON output: the array opens with
+    ``{"type": "system", "subtype": "session_start", ..., "model": ...}``)."""
     for event in _events(text):
-        if event.get("type") == "system" and event.get("subtype") == "init":
+        if event.get("type") == "system" and event.get("subtype") in ("init", "session_start"):
             return model_name(event.get("model"))
-    return answering_model(models)
+    return None
 
 
 def answering_model(models: Any) -> str | None:
@@ -307,7 +314,8 @@ def qwen_json(name: str, text: str) -> tuple[str, Usage]:
         raise ProviderOutputError(name, "Qwen Code JSON without a 'result' text")
     raw = event.get("usage")
     usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    return result, Usage(_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
+    tokens = (_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
+    return result, Usage(*tokens, None, session_model(text))
 
 
 def opencode_json(name: str, text: str) -> tuple[str, Usage]:
