@@ -130,12 +130,13 @@ def answering_model(models: Any) -> str | None:
     return None
 
 
-_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,119}")
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,119}")
 
 
 def model_name(value: Any) -> str | None:
-    """`value` as a model's name fit for a metadata field (letters, digits, ``. _ : / @ + -``,
-    at most 120 characters); None for anything else."""
+    """`value` as a model's name fit for a metadata field: letters, digits and
+    ``. _ : / @ + - [ ]`` (claude names ``claude-opus-4-8[1m]``), at most 120 characters;
+    None for anything else."""
     if isinstance(value, str) and _MODEL_NAME.fullmatch(value.strip()):
         return value.strip()
     return None
