@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from discussions.derive.voting import calculate_consensus
 from discussions.settings.config import VotingConfig
 
@@ -73,3 +75,38 @@ def test_expected_voters_who_have_not_voted_count_as_not_ready() -> None:
     )
     assert r.reached  # 2 of 3
     assert r.waiting_for == ["AI-Security"]
+
+
+def test_a_failed_seat_abstains_or_is_left_out() -> None:
+    votes = {"a": "READY", "b": "READY"}
+    unanimous = VotingConfig(threshold_ready=1.0)
+    abstain = calculate_consensus(votes, unanimous, expected=["a", "b", "c"], failed=["c"])
+    assert not abstain.reached and abstain.abstained == ["c"] and abstain.waiting_for == []
+    exclude = replace(unanimous, failed_seats="exclude")
+    left_out = calculate_consensus(votes, exclude, expected=["a", "b", "c"], failed=["c"])
+    assert left_out.reached and left_out.excluded == ["c"]
+    # a failed seat the header does not name still counts as an abstention
+    assert not calculate_consensus(votes, unanimous, failed=["c"]).reached
+
+
+def test_distinct_providers_counts_independent_sources() -> None:
+    votes = {"a": "READY", "b": "READY", "c": "READY"}
+    two = VotingConfig(distinct_providers=2)
+    assert not calculate_consensus(votes, two, ready_sources=1).reached
+    assert not calculate_consensus(votes, two).reached  # sources unknown: not enough
+    assert calculate_consensus(votes, two, ready_sources=2).reached
+    assert calculate_consensus(votes, VotingConfig(), ready_sources=1).reached
+
+
+def test_independent_sources_join_providers_of_one_model_and_skip_the_mock() -> None:
+    from discussions.derive.quorum import VoteSource, independent_sources
+
+    sources = [
+        VoteSource("a", "READY", 1, "opencode", "gpt-5"),
+        VoteSource("b", "READY", 2, "codex", "gpt-5"),
+        VoteSource("c", "READY", 3, "claude"),
+        VoteSource("d", "READY", 4, "mock"),
+        VoteSource("Rita", "READY", 5),
+        VoteSource("e", "CHANGES", 6, "gemini"),
+    ]
+    assert independent_sources(sources) == [["a", "b"], ["c"], ["Rita"]]

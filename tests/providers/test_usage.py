@@ -272,7 +272,12 @@ def _cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, "-m", "discussions", *args],
-        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -385,7 +390,9 @@ def test_qwen_preset_is_read_only_with_the_prompt_on_stdin() -> None:
 
 
 @pytest.mark.parametrize("setting", ["default", "fallback", "persona"])
-def test_a_replay_named_by_settings_is_never_used(isolated: Path, tmp_path: Path, setting: str) -> None:
+def test_a_replay_named_by_settings_is_never_used(
+    isolated: Path, tmp_path: Path, setting: str
+) -> None:
     """`replay:PATH` reads a file anywhere on disk into the discussion, so only `--provider`
     (the person at the terminal) may name it: from `discussions.yaml` or a project persona,
     files a repository brings without any trust, it is left out of the chain."""
@@ -504,5 +511,37 @@ def test_opencode_copilot_and_llm_answers_keep_the_last_message_and_read_tokens(
     assert FAILURE_READERS["copilot-json"](failed) == "400 refused"
     with pytest.raises(ProviderFailed, match="400 refused"):
         ANSWER_PARSERS["copilot-json"]("copilot", failed, "")
-    text, usage = ANSWER_PARSERS["llm-usage"]("llm", "VOTE: READY\n", "Token usage: 1,200 input, 34 output\n")
+    text, usage = ANSWER_PARSERS["llm-usage"](
+        "llm", "VOTE: READY\n", "Token usage: 1,200 input, 34 output\n"
+    )
     assert text == "VOTE: READY" and (usage.input_tokens, usage.output_tokens) == (1200, 34)
+
+
+def test_the_model_is_recorded_only_when_the_cli_names_exactly_one() -> None:
+    """The model of a claude run: its init event's, else the one key of ``modelUsage``;
+    two models and no init event (a title call on a smaller model): none, never a guess.
+    gemini: the one model of ``stats.models``."""
+    entry = {"inputTokens": 4, "outputTokens": 2, "costUSD": 0.1}
+    result = {"type": "result", "subtype": "success", "result": "hi", "total_cost_usd": 0.1}
+    one = json.dumps({**result, "modelUsage": {"claude-opus-4-1": entry}})
+    assert claude_json("claude", one)[1].model == "claude-opus-4-1"
+    two = {**result, "modelUsage": {"claude-opus-4-1": entry, "claude-haiku-4-5": entry}}
+    assert claude_json("claude", json.dumps(two))[1].model is None
+    init = {"type": "system", "subtype": "init", "model": "claude-opus-4-1"}
+    assert claude_json("claude", json.dumps([init, two]))[1].model == "claude-opus-4-1"
+    odd = {**result, "modelUsage": {"a | b -->": entry}}
+    assert claude_json("claude", json.dumps(odd))[1].model is None
+    tokens = {"prompt": 10, "candidates": 2}
+    gemini = {"response": "hi", "stats": {"models": {"gemini-2.5-pro": {"tokens": tokens}}}}
+    assert gemini_json("gemini", json.dumps(gemini))[1] == Usage(10, 2, None, "gemini-2.5-pro")
+    from discussions.providers.usage import qwen_json
+
+    start = {"type": "system", "subtype": "session_start", "model": "qwen3-coder-plus"}
+    end = {"type": "result", "subtype": "success", "result": "hi", "usage": {}}
+    assert qwen_json("qwen", json.dumps([start, end]))[1].model == "qwen3-coder-plus"
+    assert qwen_json("qwen", json.dumps([end]))[1].model is None
+    assert Usage(1, 2, None, "m").meta_parts() == [
+        "tokens: 1 in / 2 out",
+        "cost: unknown",
+        "model: m",
+    ]

@@ -110,6 +110,7 @@ def test_a_turn_records_the_answer_byte_for_byte_and_the_usage_of_every_call(
     assert "claude-md" not in sent and "agents-md" not in sent, "the repository's instructions"
     assert meta_field(meta, "tokens") == f"{1200 * n} in / {34 * n} out"
     assert meta_field(meta, "cost").startswith("$")
+    assert meta_field(meta, "model").startswith("claude-")  # the one model of `modelUsage`
     assert ran(tmp_path) == []
 
 

@@ -72,6 +72,7 @@ def test_a_turn_records_the_answer_and_its_tokens_in_one_call(
     meta, text = recorded(isolated)
     assert text == CANNED
     assert "tokens: 1200 in / 34 out" in meta
+    assert f"model: {chat.MODEL}" in meta  # named by its JSON output's opening system event
     assert turn_result(r)["usage"]["input_tokens"] == 1200  # type: ignore[index]
     assert len(chat.model_calls(stub)) == 1
     assert not list(Path.home().glob(".qwen/projects/*/chats/*"))

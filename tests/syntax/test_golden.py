@@ -45,9 +45,9 @@ def test_seed_session_status_output(isolated: Path) -> None:
     assert "Discussion: Add user authentication" in out
     assert "Phase: initial_feedback" in out
     assert "Status: OPEN" in out
-    assert "AI-Architect: CHANGES - I'm concerned about session management" in out
-    assert "AI-Security: CHANGES - This needs a threat model" in out
-    assert "AI-Pragmatist: READY - MVP approach is fine" in out
+    assert "AI-Architect: CHANGES (mock) - I'm concerned about session management" in out
+    assert "AI-Security: CHANGES (mock) - This needs a threat model" in out
+    assert "AI-Pragmatist: READY (mock) - MVP approach is fine" in out
     assert "Open questions (2):" in out
     assert "Q: Should we use JWT or session cookies? (AI-Architect, line 20)" in out
     assert "Q: What's our token expiry policy? (AI-Security, line 31)" in out

@@ -12,7 +12,7 @@ vote is kept: a vote is never dropped for want of a look."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -156,18 +156,32 @@ def grounds_of(s: State, verdicts: Verdicts | None) -> tuple[dict[str, Basis], l
 
 
 def grounded_consensus(
-    s: State, verdicts: Verdicts | None, config: VotingConfig, expected: list[str]
+    s: State,
+    verdicts: Verdicts | None,
+    config: VotingConfig,
+    expected: list[str],
+    *,
+    failed: Collection[str] = (),
+    ready_sources: int | None = None,
 ) -> ConsensusResult:
     """`voting.calculate_consensus` of `s`'s votes; under ``consensus.grounded_votes``, a
     CHANGES or REJECT resting on nothing checkable is left out of the tally (and its voter
-    is not waited for either), and the reason says whose."""
+    is not waited for either), and the reason says whose. `failed` and `ready_sources` as
+    `calculate_consensus` takes them (the quorum's failed seats and independent sources)."""
     votes, dropped = dict(s.votes), []
     if s.workspace.config.grounded_votes:
         bases = rests_on(s, verdicts or {})
         dropped = [w for w, v in votes.items() if v in BLOCKING and not bases[w].checkable]
         votes = {w: v for w, v in votes.items() if w not in dropped}
         expected = [e for e in expected if e not in dropped]
-    result = calculate_consensus(votes, config, humans=s.humans, expected=expected)
+    result = calculate_consensus(
+        votes,
+        config,
+        humans=s.humans,
+        expected=expected,
+        failed=failed,
+        ready_sources=ready_sources,
+    )
     if dropped:
         result.reason += f"; not counted (resting on nothing checkable): {', '.join(dropped)}"
     return result

@@ -32,6 +32,7 @@ from .governs import rule_governs
 from .minority import rule_dissent
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
+from .quorum import rule_quorum
 from .restatements import rule_restatements
 from .runlog import group_runs
 from .signatures import Claims, forgery
@@ -443,6 +444,7 @@ RULES: list[tuple[str, Rule]] = [
     ("citations", rule_citations),
     *ITEM_RULES,
     ("votes", rule_votes),
+    ("quorum", rule_quorum),
     ("scores", rule_scores),
     ("runs", rule_runs),
     ("diagnosis", rule_diagnosis),

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
+    from .quorum import VoteSource
     from .runlog import RunRecord
 
 
@@ -197,6 +198,10 @@ class State:
     participants: list[str] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
     votes: dict[str, str] = field(default_factory=dict)
+    vote_sources: dict[str, VoteSource] = field(default_factory=dict)
+    """Each current vote's provider, model and confidence (`quorum.rule_quorum`)."""
+    failed_seats: list[str] = field(default_factory=list)
+    """Participants whose call failed since the reset and who hold no vote (`quorum`)."""
     items: dict[str, list[Item]] = field(default_factory=lambda: {k: [] for k in ITEM_KINDS})
     humans: set[str] = field(default_factory=set)
     pending: list[PendingMention] = field(default_factory=list)

@@ -32,6 +32,12 @@ class ConsensusResult:
     """One line saying why."""
     waiting_for: list[str] = field(default_factory=list)
     """Expected voters who have not voted yet (they count as not READY)."""
+    abstained: list[str] = field(default_factory=list)
+    """Failed seats counted as abstentions (``consensus.failed_seats: abstain``): not READY."""
+    excluded: list[str] = field(default_factory=list)
+    """Failed seats left out of the total (``consensus.failed_seats: exclude``)."""
+    independent_sources: int | None = None
+    """How many independent sources the READY votes come from (`quorum`); None: not known."""
 
     @property
     def summary(self) -> str:
@@ -51,6 +57,9 @@ class ConsensusResult:
             "counts": dict(self.counts),
             "reason": self.reason,
             "waiting_for": list(self.waiting_for),
+            "abstained": list(self.abstained),
+            "excluded": list(self.excluded),
+            "independent_sources": self.independent_sources,
         }
 
 
@@ -64,58 +73,97 @@ def calculate_consensus(
     *,
     humans: Collection[str] = (),
     expected: Collection[str] = (),
+    failed: Collection[str] = (),
+    ready_sources: int | None = None,
 ) -> ConsensusResult:
     """Count `votes` (voter -> READY/CHANGES/REJECT) under `config`.
 
     `humans` names the voters who are people; it matters only with ``human_required``.
     `expected` names voters who should vote (a discussion's voting participants): those who
     have not voted yet count towards the total as not READY, so one early READY is not
-    consensus.
+    consensus. `failed` names seats whose call failed (`quorum`): abstentions in the total,
+    or left out with ``failed_seats: exclude``. `ready_sources` is how many independent
+    sources the READY votes come from: below ``distinct_providers``, no consensus.
     """
     config = config or VotingConfig()
+    result = _count(votes, config, expected, failed)
+    result.independent_sources = ready_sources
+    counts = result.counts
+    total = sum(counts.values()) + len(result.waiting_for) + len(result.abstained)
+    if sum(counts.values()) == 0:
+        return result
+    rejecters = [who for who, v in votes.items() if v == "REJECT"]
+    if rejecters and _meets(len(rejecters), total, config.threshold_reject):
+        return _settle(
+            result, False, "REJECT", rejecters, "blocked by REJECT from " + ", ".join(rejecters)
+        )
+    if not _meets(counts["READY"], total, config.threshold_ready):
+        holders = [who for who, v in votes.items() if v != "READY"]
+        reason = f"{counts['READY']} of {total} READY, below threshold {config.threshold_ready:.2f}"
+        reason += _absent(result)
+        return _settle(result, False, "CHANGES" if holders else "READY", holders, reason)
+    short = _too_few_sources(counts["READY"], ready_sources, config.distinct_providers)
+    if short:
+        return _settle(result, False, "READY", [], short)
+    if config.human_required and not any(votes.get(h) == "READY" for h in humans):
+        return _settle(
+            result, False, "READY", [], "READY threshold met; waiting for a human READY vote"
+        )
+    reason = f"{counts['READY']} of {total} READY (threshold {config.threshold_ready:.2f})"
+    return _settle(result, True, "READY", [], reason + _absent(result, waiting=False))
+
+
+def _count(
+    votes: Mapping[str, str],
+    config: VotingConfig,
+    expected: Collection[str],
+    failed: Collection[str],
+) -> ConsensusResult:
+    """The counts, who is waited for and the failed seats (abstaining or excluded): the result
+    as it stands without votes."""
     counts = {v: 0 for v in VOTES}
     for value in votes.values():
         if value in counts:
             counts[value] += 1
-    waiting = [e for e in expected if e not in votes]
-    total = sum(counts.values()) + len(waiting)
-    if sum(counts.values()) == 0:
-        return ConsensusResult(False, None, [], counts, "no votes yet", waiting)
+    dead = [f for f in dict.fromkeys(failed) if f not in votes]
+    waiting = [e for e in expected if e not in votes and e not in dead]
+    result = ConsensusResult(False, None, [], counts, "no votes yet", waiting)
+    if config.failed_seats == "exclude":
+        result.excluded = dead
+    else:
+        result.abstained = dead
+    return result
 
-    rejecters = [who for who, v in votes.items() if v == "REJECT"]
-    if rejecters and _meets(len(rejecters), total, config.threshold_reject):
-        return ConsensusResult(
-            False,
-            "REJECT",
-            rejecters,
-            counts,
-            f"blocked by REJECT from {', '.join(rejecters)}",
-            waiting,
-        )
-    if _meets(counts["READY"], total, config.threshold_ready):
-        if config.human_required and not any(votes.get(h) == "READY" for h in humans):
-            return ConsensusResult(
-                False,
-                "READY",
-                [],
-                counts,
-                "READY threshold met; waiting for a human READY vote",
-                waiting,
-            )
-        return ConsensusResult(
-            True,
-            "READY",
-            [],
-            counts,
-            f"{counts['READY']} of {total} READY (threshold {config.threshold_ready:.2f})",
-            waiting,
-        )
-    holders = [who for who, v in votes.items() if v != "READY"]
-    reason = f"{counts['READY']} of {total} READY, below threshold {config.threshold_ready:.2f}"
-    if waiting:
-        reason += f"; not voted yet: {', '.join(waiting)}"
-    return ConsensusResult(
-        False, "CHANGES" if holders else "READY", holders, counts, reason, waiting
+
+def _settle(
+    result: ConsensusResult, reached: bool, outcome: str, blocked_by: list[str], reason: str
+) -> ConsensusResult:
+    result.reached, result.outcome, result.reason = reached, outcome, reason
+    result.blocked_by = blocked_by
+    return result
+
+
+def _absent(result: ConsensusResult, *, waiting: bool = True) -> str:
+    """``; not voted yet: X; failed, abstaining: Y; failed, left out: Z``: who is missing."""
+    parts = []
+    if waiting and result.waiting_for:
+        parts.append("not voted yet: " + ", ".join(result.waiting_for))
+    if result.abstained:
+        parts.append("failed, abstaining: " + ", ".join(result.abstained))
+    if result.excluded:
+        parts.append("failed, left out: " + ", ".join(result.excluded))
+    return "".join("; " + p for p in parts)
+
+
+def _too_few_sources(ready: int, sources: int | None, required: int) -> str:
+    """Why `ready` READY votes from `sources` independent sources fall short of `required`
+    (``consensus.distinct_providers``); "" when they do not."""
+    if required <= 0 or (sources is not None and sources >= required):
+        return ""
+    got = "an unknown number of" if sources is None else str(sources)
+    return (
+        f"READY threshold met, but {ready} READY from {got} independent source(s); "
+        f"consensus.distinct_providers needs {required}"
     )
 
 

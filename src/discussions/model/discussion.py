@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..derive.citations import Basis, Verdicts, grounded_consensus, grounds_of
+from ..derive.quorum import independent_sources
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
 from ..derive.speakers import check_human_author
@@ -255,6 +256,8 @@ class Discussion:
         lambda s: dict(s.votes),
         "Current votes: each voter's latest since the last reset or transition.",
     )
+    vote_sources = Field(lambda s: dict(s.vote_sources), "Each vote's provider, model, confidence.")
+    failed_seats = Field(lambda s: list(s.failed_seats), "Seats whose call failed, with no vote.")
     _json_consensus = JsonEntry("consensus", lambda d: d.consensus_result.to_dict())
     questions = _section("questions")
     decisions = _section("decisions")
@@ -407,6 +410,8 @@ class Discussion:
             self.grounding,
             replace(voting, human_required=human_required),
             self.expected_voters,
+            failed=self._s.failed_seats,
+            ready_sources=len(independent_sources(self._s.vote_sources.values())),
         )
 
     def grounds(self) -> tuple[dict[str, Basis], list[Basis]]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import ProviderFailed, ProviderOutputError
@@ -44,6 +44,8 @@ class Usage:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
+    model: str | None = None
+    """The model that answered, when the CLI named exactly one (`answering_model`)."""
 
     @property
     def tokens_known(self) -> bool:
@@ -57,7 +59,8 @@ class Usage:
             else "tokens: unknown"
         )
         cost = f"cost: ${self.cost_usd:.6f}" if self.cost_usd is not None else "cost: unknown"
-        return [tokens, cost]
+        model = [f"model: {self.model}"] if self.model else []
+        return [tokens, cost, *model]
 
 
 UNKNOWN = Usage()
@@ -87,8 +90,9 @@ def claude_json(name: str, text: str) -> tuple[str, Usage]:
         raise ProviderOutputError(name, "Claude Code JSON without a 'result' text")
     cost = _number(event.get("total_cost_usd"))
     models = event.get("modelUsage")
+    model = _claude_model(text, models)
     if isinstance(models, dict) and models:
-        return result, _claude_model_usage(models, cost)
+        return result, replace(_claude_model_usage(models, cost), model=model)
     raw = event.get("usage")
     usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
     parts = [
@@ -96,7 +100,46 @@ def claude_json(name: str, text: str) -> tuple[str, Usage]:
         for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     ]
     input_tokens = None if parts[0] is None else sum(p or 0 for p in parts)
-    return result, Usage(input_tokens, _int(usage.get("output_tokens")), cost)
+    return result, Usage(input_tokens, _int(usage.get("output_tokens")), cost, model)
+
+
+def _claude_model(text: str, models: Any) -> str | None:
+    """The model that answered a ``claude -p`` run: its ``system`` ``init`` event's (in a
+    stream-json or verbose transcript), else the one key of ``modelUsage`` when the run called
+    a single model. With several (the hidden title call may use a smaller one) and no init
+    event, None: the model is never guessed."""
+    return session_model(text) or answering_model(models)
+
+
+def session_model(text: str) -> str | None:
+    """The ``model`` of the session's opening ``system`` event: claude's ``init`` (its
+    SystemMessage.Init: type, subtype, session_id, tools, model, ...) or qwen's
+    ``session_start`` (qwen-code docs, "Headless Mode", JSON output: the array opens with
+    ``{"type": "system", "subtype": "session_start", ..., "model": ...}``)."""
+    for event in _events(text):
+        if event.get("type") == "system" and event.get("subtype") in ("init", "session_start"):
+            return model_name(event.get("model"))
+    return None
+
+
+def answering_model(models: Any) -> str | None:
+    """The one model a per-model usage table names (``modelUsage``, gemini's
+    ``stats.models``); None when it names none or several."""
+    if isinstance(models, dict) and len(models) == 1:
+        return model_name(next(iter(models)))
+    return None
+
+
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,119}")
+
+
+def model_name(value: Any) -> str | None:
+    """`value` as a model's name fit for a metadata field: letters, digits and
+    ``. _ : / @ + - [ ]`` (claude names ``claude-opus-4-8[1m]``), at most 120 characters;
+    None for anything else."""
+    if isinstance(value, str) and _MODEL_NAME.fullmatch(value.strip()):
+        return value.strip()
+    return None
 
 
 def _claude_model_usage(models: dict[str, Any], cost: float | None) -> Usage:
@@ -118,6 +161,15 @@ def _claude_model_usage(models: dict[str, Any], cost: float | None) -> Usage:
 
 
 def _last_result(text: str) -> dict[str, Any] | None:
+    found = None
+    for event in _events(text):
+        if event.get("type", "result") == "result":
+            found = event
+    return found
+
+
+def _events(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of `text`: one object, an array of them, or one a line."""
     stripped = text.strip()
     candidates: list[Any] = []
     try:
@@ -128,12 +180,10 @@ def _last_result(text: str) -> dict[str, Any] | None:
                 candidates.append(json.loads(line))
             except json.JSONDecodeError:
                 continue
-    found = None
     for item in candidates:
         for event in item if isinstance(item, list) else [item]:
-            if isinstance(event, dict) and event.get("type", "result") == "result":
-                found = event
-    return found
+            if isinstance(event, dict):
+                yield event
 
 
 def json_events(text: str) -> Iterator[dict[str, Any]]:
@@ -183,7 +233,12 @@ def gemini_json(name: str, text: str) -> tuple[str, Usage]:
         reason = gemini_error(text)
         if reason:
             raise ProviderFailed(name, "reported an error", reason)
-    return (response if isinstance(response, str) else ""), _gemini_usage(data.get("stats"))
+    stats = data.get("stats")
+    usage = _gemini_usage(stats)
+    models = stats.get("models") if isinstance(stats, dict) else None
+    return (response if isinstance(response, str) else ""), replace(
+        usage, model=answering_model(models)
+    )
 
 
 def _gemini_usage(stats: Any) -> Usage:
@@ -260,7 +315,8 @@ def qwen_json(name: str, text: str) -> tuple[str, Usage]:
         raise ProviderOutputError(name, "Qwen Code JSON without a 'result' text")
     raw = event.get("usage")
     usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    return result, Usage(_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
+    tokens = (_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
+    return result, Usage(*tokens, None, session_model(text))
 
 
 def opencode_json(name: str, text: str) -> tuple[str, Usage]:

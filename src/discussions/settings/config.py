@@ -59,7 +59,13 @@ class VotingConfig:
     """Fraction of REJECT votes that blocks consensus."""
     human_required: bool = False
     """Whether consensus needs a READY vote from at least one human."""
-
+    distinct_providers: int = 0
+    """How many independent sources (distinct providers; two providers that recorded the same
+    model are one) the READY votes must come from; 0: no such rule. A person is a source of
+    their own; the built-in mock is none."""
+    failed_seats: str = "abstain"
+    """A seat whose call failed (a ``FAILED`` block, no vote since): ``abstain`` counts it in
+    the total as not READY, so a dead seat makes passing harder; ``exclude`` leaves it out."""
 
 
 def user_dir() -> Path:
@@ -424,6 +430,8 @@ class Config:
             threshold_ready=float(c.get("threshold_ready", 0.67)),
             threshold_reject=float(c.get("threshold_reject", 0.01)),
             human_required=bool(c.get("human_required", False)),
+            distinct_providers=int(c.get("distinct_providers", 0)),
+            failed_seats=str(c.get("failed_seats", "abstain")).strip(),
         )
 
     @property

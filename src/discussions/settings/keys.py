@@ -22,6 +22,8 @@ SETTINGS = Fields(
                     (Flag(), _NAMES), "true or false, or a list of names (who ballot)"
                 ),
                 "grounded_votes": Flag(),
+                "distinct_providers": _COUNT,
+                "failed_seats": Text(("abstain", "exclude")),
             },
             noun="consensus setting",
         ),

@@ -17,6 +17,7 @@ from ..views.applies import applies_lines
 from ..views.evidence import fold_evidence
 from ..views.grounds import grounds_texts
 from ..views.rendering import shown_time, visible_markdown
+from ..views.status import sources_text
 
 
 @dataclass(slots=True)
@@ -123,7 +124,10 @@ def side_panel(d: Discussion) -> str:
         lines += ["", escape(info.instructions.strip())]
     votes = d.votes
     lines += ["", "[b]Votes[/b]"]
-    lines += [f"  {escape(who)}: {vote}" for who, vote in votes.items()] or ["  none yet"]
+    lines += [_vote_line(d, who, vote) for who, vote in votes.items()] or ["  none yet"]
+    said = sources_text(d)
+    if said:
+        lines.append(f"  [dim]sources: {escape(said)}[/dim]")
     c = d.consensus_result
     lines += ["", f"[b]Consensus[/b] {consensus_text(d)}"]
     if c.reason:
@@ -133,6 +137,9 @@ def side_panel(d: Discussion) -> str:
     grounds = grounds_texts(d)  # what each vote rests on, when the file cites the code
     if grounds:
         lines += ["", "[b]Grounds[/b]", *(f"  {escape(text.strip())}" for text, _ in grounds[1:])]
+    if c.abstained or c.excluded:
+        how = "abstaining" if c.abstained else "left out"
+        lines.append(f"  failed seats ({how}): " + escape(", ".join(c.abstained or c.excluded)))
     for section in pick("questions", "decisions", "todos", "concerns"):
         items = d.items_of(section)
         if items:
@@ -161,6 +168,13 @@ def side_panel(d: Discussion) -> str:
         lines += ["", f"[b]Warnings[/b] ({len(warnings)})"]
         lines += [f"  line {w.line}: {escape(w.message)}" for w in warnings]
     return "\n".join(lines)
+
+
+def _vote_line(d: Discussion, who: str, vote: str) -> str:
+    """``  AI-Ada: READY (claude, model m, confidence 7)``: a vote and where it comes from."""
+    source = d.vote_sources.get(who)
+    label = source.label() if source is not None else ""
+    return f"  {escape(who)}: {vote}" + (f" [dim]({escape(label)})[/dim]" if label else "")
 
 
 def _who(item: Item) -> str:

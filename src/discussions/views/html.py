@@ -28,6 +28,7 @@ from ..model.discussion import Discussion
 from ..model.sections import BY_KEY, SECTIONS
 from .evidence import Shown, engine_blocks_apart, evidence_blocks, fold_evidence
 from .rendering import comment_parser, preamble_markdown, shown_time, visible_markdown
+from .status import sources_text
 from .verdicts import positions_html
 
 if TYPE_CHECKING:
@@ -376,20 +377,31 @@ def _votes_section(d: Discussion, anchor: _Anchors) -> str:
     values: dict[str, Any] = dict(d.scores) if scored else dict(d.votes)
     if values:
         latest = {c.author: c.line for c in d.comments if scored or c.vote}
+        sources = {} if scored else d.vote_sources
         rows = (
             f'<tr><td><a href="{anchor(latest.get(who, 0))}">{_esc(who)}</a></td>'
-            f"<td>{_vote_badge(v) if isinstance(v, str) else _esc(v)}</td></tr>"
+            f"<td>{_vote_badge(v) if isinstance(v, str) else _esc(v)}</td>"
+            f'<td class="by">{_esc(sources[who].label() if who in sources else "")}</td></tr>'
             for who, v in values.items()
         )
         out.append(f'<table class="votes">{"".join(rows)}</table>')
     else:
         out.append('<p class="muted">No votes yet.</p>')
+    said = "" if scored else sources_text(d)
+    if said:
+        out.append(f'<p class="sources">Sources: {_esc(said)}</p>')
     reached = "reached" if result.reached else "not reached"
     out.append(
         f'<p id="consensus" class="consensus consensus-{reached.replace(" ", "-")}">'
         f"Consensus {reached}: {_esc(result.reason)}</p>"
     )
-    for label, names in (("Blocking", result.blocked_by), ("Waiting for", result.waiting_for)):
+    absent = (
+        ("Blocking", result.blocked_by),
+        ("Waiting for", result.waiting_for),
+        ("Failed seats, abstaining", result.abstained),
+        ("Failed seats, left out", result.excluded),
+    )
+    for label, names in absent:
         if names:
             out.append(f'<p class="muted">{label}: {_esc(", ".join(names))}</p>')
     return _section("votes", "Votes", out)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..derive.diagnosis import describe
+from ..derive.quorum import MOCK, independent_sources
 from ..derive.runlog import run_state
 from ..model.discussion import Discussion, Item
 from ..model.sections import SECTIONS, pick
@@ -139,11 +140,62 @@ def author_votes(d: Discussion) -> dict[str, tuple[str | None, str]]:
 
 def _authors(d: Discussion) -> list[StatusLine]:
     latest = author_votes(d)
+    sources = d.vote_sources
     lines = [_line(), _line(f"Comments: {len(d.comments)} from {len(latest)} author(s)")]
     for author, (vote, summary) in latest.items():
         shown = vote or "no vote"
+        label = sources[author].label() if author in sources else ""
+        shown += f" ({label})" if label else ""
         lines.append(_line(f"  {author}: {shown}" + (f" - {summary}" if summary else "")))
     return lines
+
+
+def sources_text(d: Discussion) -> str:
+    """``3 READY, 1 independent source (solo: 3 votes)``: how many voices the READY votes
+    are (`quorum.independent_sources`); "" without a READY vote from an AI (people alone
+    are as many voices as they are)."""
+    sources = d.vote_sources
+    ready = [v for v in sources.values() if v.vote == "READY"]
+    if not any(v.provider for v in ready):
+        return ""
+    groups = independent_sources(ready)
+    said = [f"{_group_name(d, g)}: {_votes(len(g))}" for g in groups]
+    mock = sum(1 for v in ready if v.provider == MOCK)
+    if mock:
+        said.append(f"mock: {_votes(mock)}, no source")
+    plural = "" if len(groups) == 1 else "s"
+    return f"{len(ready)} READY, {len(groups)} independent source{plural} ({', '.join(said)})"
+
+
+def _group_name(d: Discussion, voters: list[str]) -> str:
+    """The providers of one source's voters (``codex/opencode``), or the person's name."""
+    names = [d.vote_sources[v].provider or v for v in voters]
+    return "/".join(dict.fromkeys(names))
+
+
+def _votes(n: int) -> str:
+    return f"{n} vote" if n == 1 else f"{n} votes"
+
+
+def _failed_seats(d: Discussion) -> list[StatusLine]:
+    """The seats whose call failed, and how the consensus counts them."""
+    result = d.consensus_result
+    if result.abstained:
+        return [
+            _line(
+                f"Failed seats: {', '.join(result.abstained)} (abstaining: counted as not READY)",
+                "warning",
+            )
+        ]
+    if result.excluded:
+        return [
+            _line(
+                f"Failed seats: {', '.join(result.excluded)} (left out of the count: "
+                "consensus.failed_seats: exclude)",
+                "warning",
+            )
+        ]
+    return []
 
 
 def _consensus(d: Discussion) -> list[StatusLine]:
@@ -156,6 +208,8 @@ def _consensus(d: Discussion) -> list[StatusLine]:
             f"Votes: READY: {counts.get('READY', 0)}, CHANGES: {counts.get('CHANGES', 0)}, "
             f"REJECT: {counts.get('REJECT', 0)}"
         ),
+        *([_line(f"Sources: {said}")] if (said := sources_text(d)) else []),
+        *_failed_seats(d),
         StatusLine([Span("Consensus: "), verdict, Span(f" ({result.reason})")]),
     ]
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...derive.quorum import independent_sources
 from ...derive.voting import calculate_consensus
 from ...errors import ApplyError, DiscussionsError, UnknownParticipant
 from ...git.confine import has_commit
@@ -379,8 +380,13 @@ def _review_round(
     rnd.votes, rnd.blockers = votes_since(d, start, names)
     if any(n not in rnd.votes for n in names):
         return rnd  # waiting: a call failed, or an answer carried no vote
+    fresh = [v for v in d.vote_sources.values() if v.voter in rnd.votes and v.line > start]
     counted = calculate_consensus(
-        rnd.votes, d.workspace.config.voting, humans=d.humans, expected=names
+        rnd.votes,
+        d.workspace.config.voting,
+        humans=d.humans,
+        expected=names,
+        ready_sources=len(independent_sources(fresh)),  # consensus.distinct_providers
     )
     if counted.reached:
         rnd.result = "implemented"

@@ -195,4 +195,5 @@ def add_usage(a: Usage, b: Usage | None) -> Usage:
         int(tokens_in) if tokens_in is not None else None,
         int(tokens_out) if tokens_out is not None else None,
         total(a.cost_usd, b.cost_usd),
+        a.model,
     )
