@@ -106,6 +106,27 @@ def read_bytes(path: Path) -> bytes:
         os.close(fd)
 
 
+_BINARY_SAMPLE = 8192
+"""Bytes looked at for a NUL, which no discussion holds (the engine never writes one): a file
+with one there is binary (git's test)."""
+
+
+def read_discussion(path: Path) -> bytes:
+    """The bytes of the discussion file at `path`; `DiscussionNotFound` for a binary file."""
+    data = read_bytes(path)
+    if b"\x00" in data[:_BINARY_SAMPLE]:
+        raise DiscussionNotFound(f"{path} is a binary file, not a discussion")
+    return data
+
+
+def ai_authors(path: Path) -> list[str]:
+    """`speakers.ai_authors` of the discussion file at `path`, scanning only what was appended
+    since it was last asked (`filefacts`)."""
+    from . import filefacts
+
+    return filefacts.facts(target_of(path, None), read_discussion(path)).ai_authors
+
+
 def create(path: Path, text: str, *, root: Path | None = None) -> None:
     """Write a new file; never overwrites. Parent folders are created. On any failure nothing
     is left behind. With `root`, a path that leads out of the project through a link is
@@ -169,7 +190,7 @@ def check_appendable(path: Path, root: Path | None = None) -> None:
     target = target_of(path, root)
     fd = _open_for_append(target, path)
     try:
-        _check_content(fd, path)
+        _check_content(fd, path, target)
     finally:
         os.close(fd)
 
@@ -190,22 +211,28 @@ def _open_for_append(target: Path, shown: Path) -> int:
     return fd
 
 
-def _check_content(fd: int, shown: Path) -> None:
-    """Refuse a file that is not a discussion or holds unresolved merge-conflict lines."""
+def _check_content(
+    fd: int, shown: Path, target: Path, read: Callable[[], bytes] | None = None
+) -> None:
+    """Refuse a file that is not a discussion or holds unresolved merge-conflict lines.
+    `target` is the file `shown` names (links resolved); `read` gives its bytes.
+    The test for conflict lines scans only what was appended since the last one
+    (`filefacts`)."""
     problem = _content_problem(fd, shown)
     if problem is not None:
         what, hint = problem
         raise NotWritable(f"{what}; nothing was written" + (f". {hint}" if hint else ""))
-    size = os.fstat(fd).st_size
-    with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
-        if conflicts.may_have_conflicts(data):
-            lines = conflicts.conflict_lines(bytes(data).decode("utf-8", errors="replace"))
-            if lines:
-                shown_lines = ", ".join(str(n) for n in lines[:5])
-                raise NotWritable(
-                    f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
-                    "them first (`discussions resolve`), then try again. Nothing was written"
-                )
+    from . import filefacts
+
+    data = read() if read is not None else os.pread(fd, os.fstat(fd).st_size, 0)
+    if filefacts.facts(target, data).may_have_conflicts:
+        lines = conflicts.conflict_lines(data.decode("utf-8", errors="replace"))
+        if lines:
+            shown_lines = ", ".join(str(n) for n in lines[:5])
+            raise NotWritable(
+                f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
+                "them first (`discussions resolve`), then try again. Nothing was written"
+            )
 
 
 _NEW_HINT = "Create one with `discussions new`"
@@ -415,7 +442,6 @@ def locked_append(
     propagates and nothing is written."""
     fd = _open_locked(path, root)
     try:
-        _check_content(fd, path)
         size = os.fstat(fd).st_size
         from . import journal
 
@@ -427,6 +453,7 @@ def locked_append(
                 cache.append(os.pread(fd, size, 0))
             return cache[0]
 
+        _check_content(fd, path, target, read)
         lost = journal.missing(target, read)
         text = read().decode("utf-8", errors="replace") if read_all else ""
         blocks = list(build(text))
