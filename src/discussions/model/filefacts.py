@@ -24,10 +24,13 @@ likes, so the check guards against accidents, which it catches, not against a fo
 
 from __future__ import annotations
 
+import io
 import json
+import mmap
 import os
 import stat
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +47,8 @@ __all__ = ["Facts", "facts"]
 _FORMAT = 1
 """The layout of a summary file; another one is ignored."""
 _CUT = b"\nName:"
+_SLICE = 1 << 18
+"""Bytes read at a time to check a summary against a file (`_file_crc`)."""
 _BOM = "\ufeff"
 
 
@@ -78,46 +83,101 @@ class _Summary(Record):
         """`zlib.crc32` of the bytes summarised."""
         self.conflicts = conflicts
         self.spoken: list[str] = spoken or []
+        """The names `speakers.ai_author_names` finds on ``Name:`` lines (`_distinct`)."""
         self.passed: list[str] = passed or []
+        """The names it finds in ``PASS`` markers (`_distinct`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {s: getattr(self, s) for s in self.__slots__}
 
 
-def facts(path: Path, data: bytes) -> Facts:
+def facts(path: Path, data: bytes | mmap.mmap) -> Facts:
     """The facts of `data`, the bytes of the discussion file at `path` (an absolute path with
-    links resolved: the cache's key) as read now. Uses and updates the kept summary."""
-    kept = _load(path, data)
-    summary = _extend(kept, data)
+    links resolved: the cache's key) as read now (or mapped: only the bytes the kept summary
+    does not cover are copied). Uses and updates the kept summary."""
+    return _facts(path, len(data), lambda end: _crc(data, end), lambda start: data[start:])
+
+
+def facts_of_file(path: Path, fd: int) -> Facts:
+    """`facts` of the file open as `fd` (at `path`), read as it is now: the bytes the kept
+    summary covers are checked a slice at a time (never copied whole), the rest read."""
+    size = os.fstat(fd).st_size
+    return _facts(
+        path,
+        size,
+        lambda end: _file_crc(fd, end),
+        lambda start: os.pread(fd, max(size - start, 0), start),
+    )
+
+
+def _facts(
+    path: Path, size: int, crc_to: Callable[[int], int], read_from: Callable[[int], bytes]
+) -> Facts:
+    """The facts of a file of `size` bytes at `path`: `crc_to(n)` is the CRC-32 of its first
+    `n` bytes, `read_from(n)` its bytes from offset `n`."""
+    kept = _load(path, size, crc_to)
+    rest = read_from(kept.upto)
+    summary = _extend(kept, rest)
     if summary.upto != kept.upto:
         _save(path, summary)
-    conflicts, spoken, passed = _scan(data, summary.upto, len(data))
+    conflicts, spoken, passed = _scan(rest[summary.upto - kept.upto :], summary.upto == 0)
     names = [*summary.spoken, *spoken, *summary.passed, *passed]
-    return Facts(summary.conflicts or conflicts, list(dict.fromkeys(n for n in names if n)))
+    return Facts(summary.conflicts or conflicts, _distinct(names))
 
 
-def _scan(data: bytes, start: int, end: int) -> tuple[bool, list[str], list[str]]:
-    """The facts of ``data[start:end]``: may it hold conflict lines, the AI authors' names
-    and the passes' names in it. `start` is 0 or the position of a ``\\nName:``."""
-    part = data[start:end]
+def _scan(part: bytes, at_start: bool) -> tuple[bool, list[str], list[str]]:
+    """The facts of `part` of a file: may it hold conflict lines, the AI authors' names and
+    the passes' names in it. `part` starts at the file's start (`at_start`) or at a
+    ``\nName:``."""
     text = part.decode("utf-8", errors="replace")
-    spoken, passed = ai_author_names(text.removeprefix(_BOM) if start == 0 else text)
+    spoken, passed = ai_author_names(text.removeprefix(_BOM) if at_start else text)
     return may_have_conflicts(part), spoken, passed
 
 
-def _extend(summary: _Summary, data: bytes) -> _Summary:
-    """`summary` (of a prefix of `data`) extended to the last ``\\nName:`` of `data`."""
-    cut = data.rfind(_CUT, summary.upto)
-    if cut <= summary.upto:
+def _extend(summary: _Summary, rest: bytes) -> _Summary:
+    """`summary` extended over `rest`, the file's bytes after the ones it covers, to the last
+    ``\nName:`` in `rest`."""
+    cut = rest.rfind(_CUT)
+    if cut <= 0:
         return summary
-    conflicts, spoken, passed = _scan(data, summary.upto, cut)
+    part = rest[:cut]
+    conflicts, spoken, passed = _scan(part, summary.upto == 0)
     return _Summary(
-        cut,
-        zlib.crc32(memoryview(data)[summary.upto : cut], summary.crc),
+        summary.upto + cut,
+        zlib.crc32(part, summary.crc),
         summary.conflicts or conflicts,
-        [*summary.spoken, *spoken],
-        [*summary.passed, *passed],
+        _distinct([*summary.spoken, *spoken]),
+        _distinct([*summary.passed, *passed]),
     )
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """`names` without the empty ones and repeats (the first of each kept): what `facts` makes
+    of a list is the same, and a file's 13,000 AI comments have a handful of authors."""
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _crc(data: bytes | mmap.mmap, end: int) -> int:
+    """`zlib.crc32` of ``data[:end]``, without copying the bytes (the views are released at
+    once: a mapping with views left cannot be closed)."""
+    with memoryview(data) as whole, whole[:end] as part:
+        return zlib.crc32(part)
+
+
+def _file_crc(fd: int, end: int) -> int:
+    """`zlib.crc32` of the first `end` bytes of the file open as `fd`, read a slice at a time
+    into one buffer (steadier on a busy machine than one read of the whole file, which makes
+    the system zero and map fresh pages for it); -1 (no CRC-32) when it holds fewer."""
+    crc = at = 0
+    with io.FileIO(fd, "rb", closefd=False) as f, memoryview(bytearray(_SLICE)) as buf:
+        f.seek(0)
+        while at < end:
+            n = f.readinto(buf[: min(_SLICE, end - at)])
+            if not n:
+                return -1
+            crc = zlib.crc32(buf[:n], crc)
+            at += n
+    return crc
 
 
 def _file(path: Path) -> Path | None:
@@ -129,13 +189,13 @@ def _file(path: Path) -> Path | None:
     return folder / f"{sha256_hex(os.fsencode(path))[:32]}.json"
 
 
-def _load(path: Path, data: bytes) -> _Summary:
-    """The kept summary of `path` when it still describes the start of `data`; else an empty
-    one (nothing summarised)."""
+def _load(path: Path, size: int, crc_to: Callable[[int], int]) -> _Summary:
+    """The kept summary of `path` when it still describes the start of the file (`size`
+    bytes, `crc_to` as for `_facts`); else an empty one (nothing summarised)."""
     found = _read(path)
-    if found is None or found.upto > len(data):
+    if found is None or found.upto > size:
         return _Summary()
-    if zlib.crc32(memoryview(data)[: found.upto]) != found.crc:
+    if crc_to(found.upto) != found.crc:
         return _Summary()  # changed since: by an editor, git, anyone
     return found
 
