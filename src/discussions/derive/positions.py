@@ -50,7 +50,7 @@ def own_words(body: str) -> str:
     if "<!--" not in body:  # neither a metadata line nor an engine block: all its own
         return body
     body = strip_meta(body)
-    cut = ENGINE_LINE.search(body)
+    cut = ENGINE_LINE.search(body) if "<!--" in body else None  # most hold none but the meta
     return body[: cut.start()] if cut else body
 
 
@@ -219,7 +219,7 @@ def _cited(
         for ref in _EVIDENCE_REF.finditer(words):
             if int(ref.group(1)) in fresh:
                 return f"evidence {ref.group(1)}"
-    flat = _flat(_QUOTE_MARKS.sub("", words))
+    flat = _flat(_QUOTE_MARKS.sub("", words) if ">" in words else words)
     for item in decisions:
         if since < item.line < c.line and _flat(item.text) and _flat(item.text) in flat:
             return f"the decision on line {item.line}"
