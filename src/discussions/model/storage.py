@@ -212,7 +212,8 @@ def check_appendable(path: Path, root: Path | None = None) -> None:
     target = target_of(path, root)
     fd = _open_for_append(target, path)
     try:
-        _check_content(fd, path, target)
+        with _Mapped(fd) as contents:
+            _check_content(fd, path, target, contents.read)
     finally:
         os.close(fd)
 
@@ -234,7 +235,7 @@ def _open_for_append(target: Path, shown: Path) -> int:
 
 
 def _check_content(
-    fd: int, shown: Path, target: Path, read: Callable[[], bytes | mmap.mmap] | None = None
+    fd: int, shown: Path, target: Path, read: Callable[[], bytes | mmap.mmap]
 ) -> None:
     """Refuse a file that is not a discussion or holds unresolved merge-conflict lines.
     `target` is the file `shown` names (links resolved); `read` gives its bytes.
@@ -246,7 +247,7 @@ def _check_content(
         raise NotWritable(f"{what}; nothing was written" + (f". {hint}" if hint else ""))
     from . import filefacts
 
-    data = read() if read is not None else os.pread(fd, os.fstat(fd).st_size, 0)
+    data = read()
     if filefacts.facts(target, data).may_have_conflicts:
         lines = conflicts.conflict_lines(data[:].decode("utf-8", errors="replace"))
         if lines:
