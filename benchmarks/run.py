@@ -186,6 +186,15 @@ def bench_status() -> None:
                 spread(found),
             )
 
+    if len(VERSIONS) > 1:  # the versions side by side, without the parse's own noise
+        (first, env_a), (last, env_b) = VERSIONS[0], VERSIONS[-1]
+        found = ratios(
+            lambda: cli("status", str(big), env=env_b),
+            lambda: cli("status", str(big), env=env_a),
+            9,
+        )
+        print(f"status [{last}] / status [{first}]: {spread(found)}")
+
     small = WORK / "small.md"
     generate(small, 10)
     section("status --json on a small file vs `python -c 'import click, yaml, markdown_it'`")
