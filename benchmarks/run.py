@@ -2,6 +2,7 @@
 
     python benchmarks/run.py            # everything
     python benchmarks/run.py --only status,turn
+    python benchmarks/run.py --only status,comment --pythonpath /tmp/before/src --pythonpath src
 
 Each figure compares two things measured back to back in this run, so a noisy shared machine
 shifts both sides alike. Nothing here asserts; it prints. Wall times are medians of repeats.
@@ -13,6 +14,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -31,13 +33,29 @@ ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
 # start-up against; an environment that disables writing bytecode would make only our side
 # recompile from source at every start.
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+# What the engine keeps between runs (derived summaries, the facts of each file) stays here.
+ENV["XDG_CACHE_HOME"] = str(WORK / "cache")
+VERSIONS: list[tuple[str, dict[str, str]]] = [("", ENV)]
+"""(label, environment) of each version of the package the rows that compare versions run
+(`--pythonpath`); by default one: whatever `python -m discussions` imports here."""
 
 
-def cli(*args: str, cwd: Path = WORK, check: bool = True) -> subprocess.CompletedProcess[str]:
+def use_versions(paths: list[str]) -> None:
+    """Run the version-comparing rows once for each source folder in `paths` (put first on
+    ``PYTHONPATH``), measured in turns within each row."""
+    VERSIONS[:] = [
+        (path, dict(ENV, PYTHONPATH=os.pathsep.join([str(Path(path).resolve()), str(HERE)])))
+        for path in paths
+    ]
+
+
+def cli(
+    *args: str, cwd: Path = WORK, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [PY, "-m", "discussions", *args],
         cwd=cwd,
-        env=ENV,
+        env=env or ENV,
         capture_output=True,
         text=True,
         check=check,
@@ -78,11 +96,14 @@ def row(figure: str, ratio: float, target: float, detail: str = "") -> None:
     print(f"ROW | {figure} | {ratio:.2f}x (target <= {target:g}x, {verdict}) | {detail}")
 
 
-def ratios(a: Callable[[], object], b: Callable[[], object], repeat: int) -> list[float]:
-    """t(a)/t(b) for `repeat` pairs, each pair run back to back (in turns, which goes first),
-    so the load of a shared machine weighs on both sides of each ratio alike."""
+def ratios(
+    a: Callable[[], object], b: Callable[[], object], repeat: int, first: int = 0
+) -> list[float]:
+    """t(a)/t(b) for `repeat` pairs, each pair run back to back (in turns, which goes first;
+    `first` is the number of the first pair), so the load of a shared machine weighs on both
+    sides of each ratio alike."""
     found = []
-    for i in range(repeat):
+    for i in range(first, first + repeat):
         times = {}
         for name, fn in (("a", a), ("b", b)) if i % 2 == 0 else (("b", b), ("a", a)):
             t = time.perf_counter()
@@ -90,6 +111,23 @@ def ratios(a: Callable[[], object], b: Callable[[], object], repeat: int) -> lis
             times[name] = time.perf_counter() - t
         found.append(times["a"] / times["b"])
     return found
+
+
+def version_ratios(
+    a: Callable[[dict[str, str]], object], b: Callable[[dict[str, str]], object], repeat: int
+) -> dict[str, list[float]]:
+    """`ratios` of `a` and `b` for each of `VERSIONS` (called with its environment), the
+    versions' pairs in turns: each round of pairs measures every version back to back."""
+    found: dict[str, list[float]] = {label: [] for label, _ in VERSIONS}
+    for i in range(repeat):
+        for label, env in VERSIONS:
+            found[label] += ratios(lambda env=env: a(env), lambda env=env: b(env), 1, first=i)
+    return found
+
+
+def labelled(label: str, text: str) -> str:
+    """`text` with the version it measured, when the run compares versions."""
+    return f"{text} [{label}]" if label else text
 
 
 def spread(found: list[float]) -> str:
@@ -121,23 +159,41 @@ def bench_status() -> None:
         "import sys, markdown_it; t = open(sys.argv[1], encoding='utf-8').read(); "
         "markdown_it.MarkdownIt('commonmark').parse(t)"
     )
-    n = len(json.loads(cli("status", "--json", str(big)).stdout)["comments"])
-    shown = len(cli("status", str(big)).stdout.encode())
-    print(f"file: {size_mb:.1f} MB, {n} comments; `status` prints {shown / 1e6:.2f} MB")
+    for label, env in VERSIONS:
+        n = len(json.loads(cli("status", "--json", str(big), env=env).stdout)["comments"])
+        shown = len(cli("status", str(big), env=env).stdout.encode())
+        print(
+            labelled(
+                label, f"file: {size_mb:.1f} MB, {n} comments; `status` prints {shown / 1e6:.2f} MB"
+            )
+        )
     for args in (("status",), ("status", "--json")):
-        found = ratios(
-            lambda args=args: cli(*args, str(big)),
-            lambda: subprocess.run([PY, "-c", parse, str(big)], check=True),
+        by_version = version_ratios(
+            lambda env, args=args: cli(*args, str(big), env=env),
+            lambda env: subprocess.run([PY, "-c", parse, str(big)], check=True),
             5,
         )
-        print(f"{' '.join(args)}: {spread(found)}")
-        row(
-            f"`{' '.join(args)}` on a {size_mb:.0f} MB, {n:,}-comment file vs one markdown-it "
-            "parse",
-            statistics.median(found),
-            0.15,
-            spread(found),
+        for label, found in by_version.items():
+            print(labelled(label, f"{' '.join(args)}: {spread(found)}"))
+            row(
+                labelled(
+                    label,
+                    f"`{' '.join(args)}` on a {size_mb:.0f} MB, {n:,}-comment file vs one "
+                    "markdown-it parse",
+                ),
+                statistics.median(found),
+                0.15,
+                spread(found),
+            )
+
+    if len(VERSIONS) > 1:  # the versions side by side, without the parse's own noise
+        (first, env_a), (last, env_b) = VERSIONS[0], VERSIONS[-1]
+        found = ratios(
+            lambda: cli("status", str(big), env=env_b),
+            lambda: cli("status", str(big), env=env_a),
+            9,
         )
+        print(f"status [{last}] / status [{first}]: {spread(found)}")
 
     small = WORK / "small.md"
     generate(small, 10)
@@ -160,19 +216,30 @@ def bench_comment() -> None:
     section("comment on the 20,000-comment file vs on a 10-comment file")
     big, small = big_file(), WORK / "small-comment.md"
     generate(small, 10)
+    files = {}
+    for i, (label, _env) in enumerate(VERSIONS):  # each version appends to copies of its own
+        files[label] = (WORK / f"big-comment-{i}.md", WORK / f"small-comment-{i}.md")
+        shutil.copyfile(big, files[label][0])
+        shutil.copyfile(small, files[label][1])
     n = 20_000
-    found = ratios(
-        lambda: cli("comment", str(big), "benchmark comment", "--author", "Robin"),
-        lambda: cli("comment", str(small), "benchmark comment", "--author", "Robin"),
-        11,
-    )
-    print(f"comment: {spread(found)}")
-    row(
-        f"`comment` on the {n:,}-comment file vs on a 10-comment file",
-        statistics.median(found),
-        1.1,
-        spread(found),
-    )
+
+    def on(which: int) -> Callable[[dict[str, str]], object]:
+        def post(env: dict[str, str]) -> object:
+            label = next(lb for lb, e in VERSIONS if e is env)
+            path = str(files[label][which])
+            return cli("comment", path, "benchmark comment", "--author", "Robin", env=env)
+
+        return post
+
+    by_version = version_ratios(on(0), on(1), 11)
+    for label, found in by_version.items():
+        print(labelled(label, f"comment: {spread(found)}"))
+        row(
+            labelled(label, f"`comment` on the {n:,}-comment file vs on a 10-comment file"),
+            statistics.median(found),
+            1.1,
+            spread(found),
+        )
 
 
 # --------------------------------------------------------------------------- issue 3
@@ -524,7 +591,17 @@ BENCHES = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", help="comma-separated: " + ",".join(BENCHES))
+    parser.add_argument(
+        "--pythonpath",
+        action="append",
+        metavar="SRC",
+        help="a source folder of the package to measure (put first on PYTHONPATH); give it "
+        "twice or more to measure versions back to back in the rows that compare them "
+        "(status, comment), e.g. a `git worktree` of main and this checkout's src",
+    )
     args = parser.parse_args()
+    if args.pythonpath:
+        use_versions(args.pythonpath)
     names = args.only.split(",") if args.only else list(BENCHES)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, work dir {WORK}")
     for name in names:

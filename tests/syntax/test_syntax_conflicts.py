@@ -3,7 +3,11 @@ and never a heading underline."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from discussions.syntax.conflicts import conflict_lines, may_have_conflicts
 
@@ -62,3 +66,41 @@ def test_the_byte_test_is_false_only_when_there_is_certainly_none() -> None:
     assert not may_have_conflicts(b"No markers here.\n")
     assert not may_have_conflicts(b"a ======= b\n")  # a run, but not a line of its own
     assert may_have_conflicts(b"=======\n")  # a candidate: the text test decides
+
+
+# --------------------------------------------------------------------------- issue 36
+
+# The line patterns alone, tried at every line (the oracle).
+_OLD_CANDIDATE = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: [^\n]*)?$|^={7}[ \t]*$", re.M)
+_OLD_CANDIDATE_BYTES = re.compile(rb"^(?:<{7}|>{7}|\|{7})(?: [^\n]*)?\r?$|^={7}[ \t]*\r?$", re.M)
+_PIECES = [
+    "<<<<<<< ours",
+    "<<<<<<<",
+    ">>>>>>> theirs",
+    "||||||| base",
+    "=======",
+    "======= ",
+    "=======x",
+    "<<<<<<",
+    " =======",
+    "text",
+    "```",
+    "",
+    "\r",
+    "\ufeff<<<<<<< a",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=16), st.sampled_from(["\n", "\r\n", " "]))
+def test_the_quick_tests_agree_with_the_line_pattern(pieces: list[str], sep: str) -> None:
+    """The scans for a line that starts with a run (the first step of both tests) never hide
+    a line the candidate pattern finds."""
+    text = sep.join(pieces)
+    data = text.encode("utf-8")
+    assert may_have_conflicts(data) == (_OLD_CANDIDATE_BYTES.search(data) is not None)
+    norm = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    hits = [norm.count("\n", 0, m.start()) + 1 for m in _OLD_CANDIDATE.finditer(norm)]
+    sides = any(norm[m.start()] in "<>" for m in _OLD_CANDIDATE.finditer(norm))
+    if "```" not in norm:
+        assert conflict_lines(text) == (hits if sides else [])

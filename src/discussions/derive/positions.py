@@ -50,7 +50,7 @@ def own_words(body: str) -> str:
     if "<!--" not in body:  # neither a metadata line nor an engine block: all its own
         return body
     body = strip_meta(body)
-    cut = ENGINE_LINE.search(body)
+    cut = ENGINE_LINE.search(body) if "<!--" in body else None  # most hold none but the meta
     return body[: cut.start()] if cut else body
 
 
@@ -203,23 +203,28 @@ def _cited(
 ) -> str:
     """What comment `c` cites of what is new since line `since` (see the module docstring):
     `new` the others' comments since, `decisions` those written since."""
-    words = own_words(c.body)
-    lowered = words.lower()
     mentioned = {m.lower() for m in c.mentions}
-    for author in dict.fromkeys(o.author for o in new):
+    words = lowered = ""
+    for i, author in enumerate(dict.fromkeys(o.author for o in new)):
         alias = aliases.get(author, "").lower()
         if alias and alias in mentioned:
             return f"{author}'s comment"
+        if not i:  # the own words, read once an @alias does not tell (most flips answer one)
+            words = own_words(c.body)
+            lowered = words.lower()
         # The substring test first: the pattern (a name as a word of its own) only where the
         # name appears at all.
         if author.lower() in lowered and _name_pattern(author).search(words):
             return f"{author}'s comment"
+    if not new:
+        words = own_words(c.body)
+        lowered = words.lower()
     if evidence and "evidence" in lowered:
         fresh = {n for n, line in evidence if since < line < c.line}
         for ref in _EVIDENCE_REF.finditer(words):
             if int(ref.group(1)) in fresh:
                 return f"evidence {ref.group(1)}"
-    flat = _flat(_QUOTE_MARKS.sub("", words))
+    flat = _flat(_QUOTE_MARKS.sub("", words) if ">" in words else words)
     for item in decisions:
         if since < item.line < c.line and _flat(item.text) and _flat(item.text) in flat:
             return f"the decision on line {item.line}"

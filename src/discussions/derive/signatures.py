@@ -20,7 +20,7 @@ import bisect
 from typing import TYPE_CHECKING
 
 from ..syntax.digest import sha256_hex
-from ..syntax.meta import comment_meta_line
+from ..syntax.meta import META_LINES, comment_meta_line
 from ..syntax.render import render_comment
 from ..syntax.text import normalise_newlines
 from .speakers import impersonated
@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 
 def strip_meta(body: str) -> str:
-    """`body` without the tool's metadata line."""
-    lines = body.split("\n")
+    """`body` without the tool's metadata line (looked for in its first lines only: the rest
+    is not split apart)."""
+    lines = body.split("\n", META_LINES)
     i = comment_meta_line(lines)
     return body if i is None else "\n".join(lines[:i] + lines[i + 1 :])
 

@@ -117,10 +117,20 @@ def ai_authors(text: str) -> list[str]:
     A person's `comment` asks this of the whole file (it cost a 20,000-comment file a third
     more): the ``Name:`` lines are read by one possessive pattern, and a ``PASS`` marker
     only where a plain substring search (C speed) finds ``PASS:``, rare in any file."""
+    spoken, passed = ai_author_names(text)
+    return list(dict.fromkeys(n for n in [*spoken, *passed] if n))
+
+
+def ai_author_names(text: str) -> tuple[list[str], list[str]]:
+    """What `ai_authors` finds in `text`, in file order, as two lists: the names on ``Name:``
+    lines of comments with the engine's metadata line, and the names of ``PASS`` markers
+    (empty names and repeats kept). Every match starts at a line start and lies within the
+    lines from one ``Name:`` line to the next, so the answer for a text is the answers for its
+    parts cut just before a ``\nName:`` put together (`model.filefacts` scans only what an
+    append added)."""
     text = "\n" + text
-    found = [_ai_name(line) for line in _AI_AUTHOR.findall(text)]
-    found += _named_matches(text, "PASS:", _PASS, "\n")
-    return list(dict.fromkeys(n for n in found if n))
+    spoken = [_ai_name(line) for line in _AI_AUTHOR.findall(text)]
+    return spoken, _named_matches(text, "PASS:", _PASS, "\n")
 
 
 def _ai_name(line: str) -> str:
@@ -186,10 +196,12 @@ def _spoken_keys(name: str, skeleton: bool = True) -> set[str]:
     return keys | {k[2:] for k in keys if k[:2] in ("ai", "al") and k[2:]}
 
 
-def check_human_author(author: str, registry: ParticipantRegistry, text: str = "") -> None:
+def check_human_author(
+    author: str, registry: ParticipantRegistry, spoken: Iterable[str] = ()
+) -> None:
     """Raise `ReservedName` when a person signing as `author` would speak for a participant
-    (of `registry`, or one who spoke as an AI in the discussion's `text`)."""
-    whom = impersonated(author, registry, ai_authors(text) if text else ())
+    (of `registry`, or one of `spoken`, who spoke as an AI in the discussion: `ai_authors`)."""
+    whom = impersonated(author, registry, spoken)
     if whom:
         raise ReservedName(
             f"'{author}' is the name of {whom}, or looks like it; a person cannot comment "

@@ -17,10 +17,10 @@ from ..derive.citations import Basis, Verdicts, grounded_consensus, grounds_of
 from ..derive.quorum import independent_sources
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
-from ..derive.speakers import check_human_author
+from ..derive.speakers import ai_authors, check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
 from ..derive.voting import ConsensusResult, score_consensus
-from ..errors import DiscussionNotFound, InvalidVote, PhaseError
+from ..errors import InvalidVote, PhaseError
 from ..syntax import clock
 from ..syntax.clock import utc_stamp
 from ..syntax.document import ParseWarning
@@ -48,9 +48,6 @@ __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
 
 T = TypeVar("T")
 
-_BINARY_SAMPLE = 8192
-"""Bytes looked at for a NUL, which no discussion holds (the engine never writes one): a file
-with one there is binary (git's test)."""
 
 
 class _Change(Record):
@@ -202,11 +199,15 @@ class Discussion:
         if self._new_text is not None:
             return self._new_text
         if self._text is None:
-            data = storage.read_bytes(self.path)
-            if b"\x00" in data[:_BINARY_SAMPLE]:
-                raise DiscussionNotFound(f"{self.path} is a binary file, not a discussion")
-            self._text, self._decode_warnings = decode(data)
+            self._text, self._decode_warnings = decode(storage.read_discussion(self.path))
         return self._text
+
+    def _ai_authors(self) -> list[str]:
+        """`speakers.ai_authors` of the text with what is queued (of a file not read yet, from
+        `filefacts`: it scans only what was appended since it last looked)."""
+        if self._text is None and self._new_text is None and not self._pending:
+            return storage.ai_authors(self.path)
+        return ai_authors(self._full_text())
 
     def seen_as(self, text: str, state: State | None = None) -> Discussion:
         """A read-only copy whose text is `text` (what a prompt shows); the file is untouched.
@@ -437,7 +438,7 @@ class Discussion:
             raise InvalidVote("a comment needs an author name")
         if len(author) > 80 or any(unicodedata.category(ch)[0] == "C" for ch in author):
             raise InvalidVote("an author name is one line of at most 80 printable characters")
-        check_human_author(author, self.workspace.participants, self._full_text())
+        check_human_author(author, self.workspace.participants, self._ai_authors())
         norm = None
         if vote is not None:
             norm = normalise_vote(vote)

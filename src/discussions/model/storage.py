@@ -34,7 +34,7 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..atomic import os_reason
 from ..errors import (
@@ -87,8 +87,22 @@ def check_exists(path: Path) -> None:
         raise not_found(path)
 
 
+T = TypeVar("T")
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes. Never blocks on a FIFO: anything but a regular file is refused."""
+    return _reading(path, _read_all)
+
+
+def _read_all(fd: int) -> bytes:
+    with os.fdopen(os.dup(fd), "rb") as f:
+        return f.read()
+
+
+def _reading(path: Path, read: Callable[[int], T]) -> T:
+    """``read(fd)`` on the regular file at `path` opened for reading (closed after). Never
+    blocks on a FIFO: anything but a regular file is refused."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -98,12 +112,41 @@ def read_bytes(path: Path) -> bytes:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise not_found(path)
-        with os.fdopen(os.dup(fd), "rb") as f:
-            return f.read()
+        return read(fd)
     except OSError as exc:
         raise DiscussionsError(f"cannot read {path}: {exc.strerror}") from None
     finally:
         os.close(fd)
+
+
+_BINARY_SAMPLE = 8192
+"""Bytes looked at for a NUL, which no discussion holds (the engine never writes one): a file
+with one there is binary (git's test)."""
+
+
+def read_discussion(path: Path) -> bytes:
+    """The bytes of the discussion file at `path`; `DiscussionNotFound` for a binary file."""
+    data = read_bytes(path)
+    _refuse_binary(path, data)
+    return data
+
+
+def _refuse_binary(path: Path, head: bytes) -> None:
+    if b"\x00" in head[:_BINARY_SAMPLE]:
+        raise DiscussionNotFound(f"{path} is a binary file, not a discussion")
+
+
+def ai_authors(path: Path) -> list[str]:
+    """`speakers.ai_authors` of the discussion file at `path` (`DiscussionNotFound` as
+    `read_discussion`), scanning only what was appended since it was last asked
+    (`filefacts`)."""
+    from . import filefacts
+
+    def read(fd: int) -> list[str]:
+        _refuse_binary(path, os.pread(fd, _BINARY_SAMPLE, 0))
+        return filefacts.facts_of_file(target_of(path, None), fd).ai_authors
+
+    return _reading(path, read)
 
 
 def create(path: Path, text: str, *, root: Path | None = None) -> None:
@@ -169,7 +212,8 @@ def check_appendable(path: Path, root: Path | None = None) -> None:
     target = target_of(path, root)
     fd = _open_for_append(target, path)
     try:
-        _check_content(fd, path)
+        with _Mapped(fd) as contents:
+            _check_content(fd, path, target, contents.read)
     finally:
         os.close(fd)
 
@@ -190,22 +234,28 @@ def _open_for_append(target: Path, shown: Path) -> int:
     return fd
 
 
-def _check_content(fd: int, shown: Path) -> None:
-    """Refuse a file that is not a discussion or holds unresolved merge-conflict lines."""
+def _check_content(
+    fd: int, shown: Path, target: Path, read: Callable[[], bytes | mmap.mmap]
+) -> None:
+    """Refuse a file that is not a discussion or holds unresolved merge-conflict lines.
+    `target` is the file `shown` names (links resolved); `read` gives its bytes.
+    The test for conflict lines scans only what was appended since the last one
+    (`filefacts`)."""
     problem = _content_problem(fd, shown)
     if problem is not None:
         what, hint = problem
         raise NotWritable(f"{what}; nothing was written" + (f". {hint}" if hint else ""))
-    size = os.fstat(fd).st_size
-    with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
-        if conflicts.may_have_conflicts(data):
-            lines = conflicts.conflict_lines(bytes(data).decode("utf-8", errors="replace"))
-            if lines:
-                shown_lines = ", ".join(str(n) for n in lines[:5])
-                raise NotWritable(
-                    f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
-                    "them first (`discussions resolve`), then try again. Nothing was written"
-                )
+    from . import filefacts
+
+    data = read()
+    if filefacts.facts(target, data).may_have_conflicts:
+        lines = conflicts.conflict_lines(data[:].decode("utf-8", errors="replace"))
+        if lines:
+            shown_lines = ", ".join(str(n) for n in lines[:5])
+            raise NotWritable(
+                f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
+                "them first (`discussions resolve`), then try again. Nothing was written"
+            )
 
 
 _NEW_HINT = "Create one with `discussions new`"
@@ -415,41 +465,65 @@ def locked_append(
     propagates and nothing is written."""
     fd = _open_locked(path, root)
     try:
-        _check_content(fd, path)
-        size = os.fstat(fd).st_size
         from . import journal
 
         target = Path(os.path.abspath(path)).resolve()
-        cache: list[bytes] = []
-
-        def read() -> bytes:  # the whole file, read at most once
-            if not cache:
-                cache.append(os.pread(fd, size, 0))
-            return cache[0]
-
-        lost = journal.missing(target, read)
-        text = read().decode("utf-8", errors="replace") if read_all else ""
+        with _Mapped(fd) as contents:
+            _check_content(fd, path, target, contents.read)
+            lost = journal.missing(target, contents.read)
+            text = contents.read()[:].decode("utf-8", errors="replace") if read_all else ""
         blocks = list(build(text))
         if not blocks:
             return Appended([], lost)
-        tail, whole = _read_tail(fd, size)
-        data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
-        # Remembered before the write: a write cut short by SIGKILL (which cannot be held
-        # back) is then reported by the next append or `check`.
-        entry = journal.begin(target, data, _describe(blocks), size)
-        try:
-            with _signals_held():
-                _write_all(fd, data)
-                os.fsync(fd)
-        except OSError as exc:
-            # Leave the file exactly as it was. (A writer that takes no lock, an editor or
-            # `>>`, appending in this instant would lose its bytes too: an accepted risk.)
-            os.ftruncate(fd, size)
-            journal.abandon(entry)
-            raise NotWritable(
-                f"could not append to {path}: {os_reason(exc)}; file unchanged"
-            ) from None
-        journal.finish(entry)
+        _write_blocks(fd, path, target, contents.size, blocks)
         return Appended(blocks, lost)
     finally:
         os.close(fd)  # closing releases the lock
+
+
+class _Mapped:
+    """The open file `fd` whole, as it is under the lock, mapped when first asked for (not
+    copied: the checks read what they need of it, a 10 MB file's bytes are not copied for a
+    look at its last comment) and unmapped when the block ends."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.size = os.fstat(fd).st_size
+        self._map: mmap.mmap | None = None
+
+    def read(self) -> bytes | mmap.mmap:
+        if not self.size:
+            return b""
+        if self._map is None:
+            self._map = mmap.mmap(self.fd, self.size, prot=mmap.PROT_READ)
+        return self._map
+
+    def __enter__(self) -> _Mapped:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._map is not None:
+            self._map.close()
+
+
+def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str]) -> None:
+    """Append `blocks` to the locked file `fd` of `size` bytes (`path`, which names `target`),
+    remembered in the journal; on failure the file is left as it was."""
+    from . import journal
+
+    tail, whole = _read_tail(fd, size)
+    data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
+    # Remembered before the write: a write cut short by SIGKILL (which cannot be held
+    # back) is then reported by the next append or `check`.
+    entry = journal.begin(target, data, _describe(blocks), size)
+    try:
+        with _signals_held():
+            _write_all(fd, data)
+            os.fsync(fd)
+    except OSError as exc:
+        # Leave the file exactly as it was. (A writer that takes no lock, an editor or
+        # `>>`, appending in this instant would lose its bytes too: an accepted risk.)
+        os.ftruncate(fd, size)
+        journal.abandon(entry)
+        raise NotWritable(f"could not append to {path}: {os_reason(exc)}; file unchanged") from None
+    journal.finish(entry)

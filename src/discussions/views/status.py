@@ -22,6 +22,7 @@ from .grounds import grounds_data, grounds_texts
 from .verdicts import verdict_data, verdict_texts
 
 if TYPE_CHECKING:
+    from ..derive.state import Comment
     from ..model.memory import Revisit
 
 TONES = ("strong", "good", "alert", "warning")
@@ -130,11 +131,15 @@ def author_votes(d: Discussion) -> dict[str, tuple[str | None, str]]:
     `Discussion.votes`); without one, when their latest comment voted, ``no vote in PHASE
     (voted X before)`` (a vote cast before the votes restarted, or one that does not count,
     as a background participant's); else None."""
-    votes = d.votes
+    votes, phase, comments = d.votes, d.phase, d.comments
+    last: dict[str, Comment] = {}
+    for c in reversed(comments):  # each author's latest comment: summarised once, not each
+        last.setdefault(c.author, c)
     latest: dict[str, tuple[str | None, str]] = {}
-    for c in d.comments:
-        before = f"no vote in {d.phase} (voted {c.vote} before)" if c.vote else None
-        latest[c.author] = (votes.get(c.author) or before, c.summary)
+    for author in dict.fromkeys(c.author for c in comments):
+        c = last[author]
+        before = f"no vote in {phase} (voted {c.vote} before)" if c.vote else None
+        latest[author] = (votes.get(author) or before, c.summary)
     return latest
 
 
