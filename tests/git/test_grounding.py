@@ -190,7 +190,7 @@ def test_the_editor_shows_an_unresolvable_citation(repo: Path) -> None:
 
 
 def test_the_web_view_marks_each_citation(repo: Path) -> None:
-    from ..web_support import LiveServer
+    from ..support.web import LiveServer
 
     head = current_head(repo)
     text = "It spins at src/net.py:12; src/net.py:99 too."

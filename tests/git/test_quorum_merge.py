@@ -8,10 +8,8 @@ import json
 from pathlib import Path
 
 from ..conftest import code, out, run
-from ..engine.test_quorum import open_vote, scripted_providers, seat
-from .test_git import check_clean, commit_all, git, markers_present, repo
-
-__all__ = ["repo"]  # the fixture, used by name
+from ..support.git import check_clean, commit_all, git, markers_present
+from ..support.quorum import open_vote, scripted_providers, seat
 
 
 def test_vote_sources_and_failed_seats_survive_a_merge(repo: Path, providers_file) -> None:  # type: ignore[no-untyped-def]

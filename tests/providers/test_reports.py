@@ -58,5 +58,5 @@ def test_claude_tokens_come_from_model_usage_like_the_cost() -> None:
         },
     }
     assert claude_json("claude", json.dumps(event)) == ("hi", Usage(245, 14, 0.02))
-    event["modelUsage"] = {"opus": {"inputTokens": 100}}
-    assert claude_json("claude", json.dumps(event)) == ("hi", Usage(None, None, 0.02))
+    event["modelUsage"] = {"opus": {"inputTokens": 100}}  # one model named: it is recorded
+    assert claude_json("claude", json.dumps(event)) == ("hi", Usage(None, None, 0.02, "opus"))

@@ -253,8 +253,7 @@ def _meta_line(meta: dict[str, str]) -> str:
 
 
 def _citations_html(c: Comment, grounding: Verdicts | None) -> str:
-    """Each citation of `c`, marked grounded, stale or unresolvable (``not resolved`` when
-    nobody looked), with why in its title."""
+    """Each citation of `c`, marked grounded, stale, unresolvable or not resolved, and why."""
     if not c.citations:
         return ""
     items = []
@@ -387,21 +386,19 @@ def _votes_section(d: Discussion, anchor: _Anchors) -> str:
         out.append(f'<table class="votes">{"".join(rows)}</table>')
     else:
         out.append('<p class="muted">No votes yet.</p>')
-    said = "" if scored else sources_text(d)
-    if said:
+    if said := ("" if scored else sources_text(d)):
         out.append(f'<p class="sources">Sources: {_esc(said)}</p>')
     reached = "reached" if result.reached else "not reached"
     out.append(
         f'<p id="consensus" class="consensus consensus-{reached.replace(" ", "-")}">'
         f"Consensus {reached}: {_esc(result.reason)}</p>"
     )
-    absent = (
+    for label, names in (
         ("Blocking", result.blocked_by),
         ("Waiting for", result.waiting_for),
         ("Failed seats, abstaining", result.abstained),
         ("Failed seats, left out", result.excluded),
-    )
-    for label, names in absent:
+    ):
         if names:
             out.append(f'<p class="muted">{label}: {_esc(", ".join(names))}</p>')
     return _section("votes", "Votes", out)
@@ -446,18 +443,15 @@ def panel_html(d: Discussion, shown_from: int = 0, elsewhere: str = "") -> str:
 
 
 def _dissent_line(d: Discussion) -> list[str]:
-    """The header's line saying a decision was recorded over dissent (`Dissent.headline`);
-    none without a decision or without dissent."""
+    """The header's line saying a decision was recorded over dissent (`Dissent.headline`)."""
     if not d.decisions or not (dissent := d.dissent):
         return []
     return [f'<p id="dissent" class="dissent">{_esc(dissent.headline())}</p>']
 
 
 def _dissent_section(d: Discussion, anchor: _Anchors) -> list[str]:
-    """The panel's minority report: the votes against with their last reason, the concerns
-    nobody answered; none without a decision or without dissent."""
-    dissent = d.dissent
-    if not d.decisions or not dissent:
+    """The panel's minority report: the votes against, their last reason, concerns unanswered."""
+    if not d.decisions or not (dissent := d.dissent):
         return []
     rows = [
         f'<li><a href="{anchor(v.line)}">{_esc(v.name)}</a> {_vote_badge(v.vote)} '
@@ -487,8 +481,7 @@ def _document(title: str, head: str, body: str, script: str) -> str:
 
 
 def _older(count: int, before: int, href: str) -> str:
-    """What stands for the `count` comments before line `before` left off a page: a link to
-    the page `href` that has them all (the live page's script fetches them in its place)."""
+    """A link to `href`, the page with the `count` comments before line `before` left off."""
     return (
         f'<p id="older" data-before="{before}" data-count="{count}">'
         f'<a id="older-link" href="{_esc(href)}">Show the {count} older comment'
