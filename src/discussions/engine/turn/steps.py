@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import DiscussionsError
 from ...syntax.code import block_parser
+from ...syntax.record import Record
 from ..evidence.turn import after_answers
 
 if TYPE_CHECKING:
@@ -25,10 +26,14 @@ if TYPE_CHECKING:
     from .outcomes import TurnResult
 
 
-@dataclass(slots=True)
-class AfterAnswers:
-    """What the after-answer steps of one turn work on and share."""
+class AfterAnswers(Record):
+    """What the after-answer steps of one turn work on and share.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = (
+        "discussion", "chosen", "result", "asker", "provider", "council", "ask_again",
+        "budget_stop",
+    )  # fmt: skip
     discussion: Discussion
     chosen: Sequence[Participant]
     """The participants the turn called."""
@@ -44,6 +49,26 @@ class AfterAnswers:
     """One more call, in this turn, for these participants (the evidence follow-up)."""
     budget_stop: Callable[[str], None]
     """Stop the turn for a reason: noted in the result and recorded as a ``RUN-STOP`` block."""
+
+    def __init__(
+        self,
+        discussion: Discussion,
+        chosen: Sequence[Participant],
+        result: TurnResult,
+        asker: Asker,
+        provider: str | None,
+        council: bool,
+        ask_again: Callable[[list[Participant]], None],
+        budget_stop: Callable[[str], None],
+    ) -> None:
+        self.discussion = discussion
+        self.chosen = chosen
+        self.result = result
+        self.asker = asker
+        self.provider = provider
+        self.council = council
+        self.ask_again = ask_again
+        self.budget_stop = budget_stop
 
     @property
     def heard(self) -> bool:
