@@ -31,19 +31,28 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ProviderFailed, ProviderOutputError
+from ..syntax.record import FrozenRecord
 
 
-@dataclass(slots=True, frozen=True)
-class Usage:
-    """One call's reported usage; ``None`` where the CLI did not say."""
+class Usage(FrozenRecord):
+    """One call's reported usage; ``None`` where the CLI did not say.
+    (A frozen `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
+    __slots__ = ("input_tokens", "output_tokens", "cost_usd")
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+
+    def __init__(
+        self,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cost_usd: float | None = None,
+    ) -> None:
+        self._init(input_tokens, output_tokens, cost_usd)
 
     @property
     def tokens_known(self) -> bool:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...errors import DiscussionsError
 from ...syntax.code import block_parser
-from ...syntax.record import Record
+from ...syntax.record import FrozenRecord, Record
 from ..evidence.turn import after_answers
 
 if TYPE_CHECKING:
@@ -76,16 +75,21 @@ class AfterAnswers(Record):
         return not self.result.no_answer
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(FrozenRecord):
     """One thing a turn does after its answers, in the order of the runner's list. A step
     that writes the file reloads the discussion (`Discussion.reload`): the steps after it, and
-    the turn's result, read it as it then is."""
+    the turn's result, read it as it then is. (A frozen `Record`, as `AfterAnswers`.)"""
 
+    __slots__ = ("name", "run", "loads")
     name: str
     run: Callable[[AfterAnswers], None]
-    loads: tuple[str, ...] = ()
+    loads: tuple[str, ...]
     """Modules `run` imports when it runs: loaded while the providers think (`warm_up`)."""
+
+    def __init__(
+        self, name: str, run: Callable[[AfterAnswers], None], loads: tuple[str, ...] = ()
+    ) -> None:
+        self._init(name, run, loads)
 
 
 def fulfil_requests(after: AfterAnswers) -> None:
