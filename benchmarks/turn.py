@@ -3,6 +3,7 @@
     python benchmarks/turn.py                   # turn, and run of 3 rounds
     python benchmarks/turn.py --repeat 9 --sleep 1 --rounds 3
     python benchmarks/turn.py --pythonpath src  # a patched tree
+    python benchmarks/turn.py --pythonpath ../main-copy/src --pythonpath src   # before, after
 
 Three fake AI CLIs (shell scripts that read the prompt, sleep, answer, and log when they
 started and ended) answer for participants a, b and c. Figures, medians over runs alternated
@@ -12,9 +13,14 @@ with a bare `python -c pass` so machine noise hits both alike:
   timeline: process start to the first CLI started, the CLIs' spread, last CLI ended to exit;
 * the run: per round after the first, (t(N) - t(1)) / (N - 1) minus the sleep, where t(N) is
   the wall time of `run --rounds N` (the start-up is the turn's figure); and, start-up shared
-  out, (t(N) - `python -c pass`) / N minus the sleep.
+  out, (t(N) - `python -c pass`) / N minus the sleep; and from the CLIs' log, the engine's gap
+  between rounds (a round's last CLI ended to the next round's first started: what the
+  wall-time figure holds besides the fake CLIs' own start and exit).
 
-Nothing is asserted; the ROW lines say whether the figure is within its target (0.05 s).
+With `--pythonpath` given more than once, the trees (the first is the baseline) take turns
+within every repeat, so that all see the same machine; each tree's figures are printed, then
+the medians against the baseline's. Nothing is asserted; the ROW lines say whether the figure
+is within its target (0.05 s).
 """
 
 from __future__ import annotations
@@ -78,6 +84,8 @@ class Bench:
         self.log = work / "cli.log"
         self.root = project(work, sleep, self.log)
         self.count = 0
+        self.tree = "(installed)"
+        """Where discussions is run from (`--pythonpath`)."""
         self.cpu: list[float] = []
         """CPU seconds (user + system) of each command run, children included."""
 
@@ -135,13 +143,20 @@ class Bench:
         ends = [at for kind, at in log if kind == "end"]
         return wall, min(starts) - start, max(starts) - min(starts), start + wall - max(ends)
 
-    def run(self, rounds: int) -> float:
+    def run(self, rounds: int) -> tuple[float, list[float]]:
+        """The run's wall time, and the engine's gap between each round and the next (a
+        round's last CLI ended to the next round's first started)."""
         f = self.fresh()
         wall, _, log = self.timed("run", str(f), "@a", "@b", "@c", "--rounds", str(rounds))
         calls = sum(1 for kind, _ in log if kind == "start")
         if calls != 3 * rounds:  # a follow-up call or a round fewer: not the figure we want
             raise SystemExit(f"run --rounds {rounds} made {calls} calls, not {3 * rounds}")
-        return wall
+        events = sorted(log, key=lambda e: e[1])
+        return wall, [
+            events[i + 1][1] - at
+            for i, (kind, at) in enumerate(events[:-1])
+            if kind == "end" and events[i + 1][0] == "start"
+        ]
 
 
 def _children_cpu() -> float:
@@ -173,70 +188,140 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=("turn", "run"))
-    parser.add_argument("--pythonpath", help="run discussions from this source folder")
+    parser.add_argument(
+        "--pythonpath",
+        action="append",
+        help="run discussions from this source folder; again for another tree, measured in "
+        "the same repeats (the first is the baseline)",
+    )
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="discussions-turn-bench-"))
+    top = Path(tempfile.mkdtemp(prefix="discussions-turn-bench-"))
+    try:
+        benches = [
+            _bench(top / str(i), tree, args.sleep)
+            for i, tree in enumerate(args.pythonpath or [None])
+        ]
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {_load()}")
+        turns: list[list[float]] = []
+        runs: list[list[float]] = []
+        if args.only != "run":
+            turns = bench_turn(benches, args.repeat)
+        if args.only != "turn":
+            runs = bench_run(benches, args.repeat, args.rounds)
+        compare(benches, turns, runs)
+        print(f"load after: {_load()}")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _load() -> str:
+    return "{:.2f} / {:.2f} / {:.2f} (1, 5, 15 min)".format(*os.getloadavg())
+
+
+def _bench(work: Path, tree: str | None, sleep: float) -> Bench:
+    """A project in `work` whose commands run discussions from `tree` (None: as installed),
+    warmed up (the bytecode cache written)."""
     env = dict(os.environ, DISCUSSIONS_HOME=str(work / "userdir"), NO_COLOR="1")
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as in any installation
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-    if args.pythonpath:
-        env["PYTHONPATH"] = str(Path(args.pythonpath).resolve())
-    try:
-        bench = Bench(work, env, args.sleep)
-        bench.turn()  # warm-up: writes the bytecode cache
-        load = os.getloadavg()[0]
-        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {load:.2f}")
-        if args.only != "run":
-            bench_turn(bench, args.repeat)
-        if args.only != "turn":
-            bench_run(bench, args.repeat, args.rounds)
-        print(f"load after: {os.getloadavg()[0]:.2f}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    if tree:
+        env["PYTHONPATH"] = str(Path(tree).resolve())
+    bench = Bench(work, env, sleep)
+    bench.tree = tree or "(installed)"
+    bench.turn()  # warm-up: writes the bytecode cache
+    return bench
 
 
-def bench_turn(bench: Bench, repeat: int) -> None:
-    over, first, starts, tail, bare, cpu = [], [], [], [], [], []
-    for _ in range(repeat):
+class _TurnFigures:
+    """One tree's turn figures, in seconds, one per repeat."""
+
+    def __init__(self) -> None:
+        self.over: list[float] = []
+        self.first: list[float] = []
+        self.starts: list[float] = []
+        self.tail: list[float] = []
+        self.bare: list[float] = []
+        self.cpu: list[float] = []
+
+    def measure(self, bench: Bench) -> None:
         t_pass = bench.python_pass()
         cpu_pass = bench.cpu[-1]
         wall, to_first, spread_, after = bench.turn()
-        cpu.append(bench.cpu[-1] - cpu_pass)
-        bare.append(t_pass)
-        over.append(wall - bench.sleep - t_pass)
-        first.append(to_first - t_pass)
-        starts.append(spread_)
-        tail.append(after)
-    print(f"\n== turn, 3 fake CLIs of {bench.sleep:g} s (interleaved with `python -c pass`)")
-    print(f"python -c pass:                        {spread(bare)}")
-    print(f"process start to first CLI, beyond it: {spread(first)}")
-    print(f"first to last CLI started:             {spread(starts)}")
-    print(f"last CLI ended to exit:                {spread(tail)}")
-    print(f"CPU time beyond `python -c pass`:      {spread(cpu)}  (the CLIs' sh included)")
-    row(
-        "`turn`, 3 parallel providers: time beyond the slowest provider plus `python -c pass`",
-        over,
-        f"load {os.getloadavg()[0]:.2f}",
-    )
-    print(json.dumps({"turn_overhead_s": over}))
+        self.cpu.append(bench.cpu[-1] - cpu_pass)
+        self.bare.append(t_pass)
+        self.over.append(wall - bench.sleep - t_pass)
+        self.first.append(to_first - t_pass)
+        self.starts.append(spread_)
+        self.tail.append(after)
+
+    def show(self, bench: Bench) -> None:
+        print(f"\n== turn, 3 fake CLIs of {bench.sleep:g} s; {bench.tree}")
+        print(f"python -c pass:                        {spread(self.bare)}")
+        print(f"process start to first CLI, beyond it: {spread(self.first)}")
+        print(f"first to last CLI started:             {spread(self.starts)}")
+        print(f"last CLI ended to exit:                {spread(self.tail)}")
+        print(f"CPU time beyond `python -c pass`:      {spread(self.cpu)}  (the CLIs' sh too)")
+        row(
+            "`turn`, 3 parallel providers: time beyond the slowest provider plus `python -c pass`",
+            self.over,
+            f"load {_load()}; {bench.tree}",
+        )
+        print(json.dumps({"tree": bench.tree, "turn_overhead_s": self.over}))
 
 
-def bench_run(bench: Bench, repeat: int, rounds: int) -> None:
-    per, marginal = [], []
+def bench_turn(benches: list[Bench], repeat: int) -> list[list[float]]:
+    """Each tree's turn beyond the slowest provider; the trees take turns in each repeat,
+    each turn next to its own `python -c pass`."""
+    found = [_TurnFigures() for _ in benches]
+    for _ in range(repeat):
+        for bench, figures in zip(benches, found, strict=True):
+            figures.measure(bench)
+    for bench, figures in zip(benches, found, strict=True):
+        figures.show(bench)
+    return [figures.over for figures in found]
+
+
+def bench_run(benches: list[Bench], repeat: int, rounds: int) -> list[list[float]]:
+    """Each tree's run figures (per round after the first); the trees take turns in each
+    repeat."""
+    per: list[list[float]] = [[] for _ in benches]
+    marginal: list[list[float]] = [[] for _ in benches]
+    gaps: list[list[float]] = [[] for _ in benches]
     for _ in range(max(3, repeat // 2)):
-        t_pass = bench.python_pass()
-        t_n = bench.run(rounds)
-        t_1 = bench.run(1)
-        per.append((t_n - t_pass) / rounds - bench.sleep)
-        marginal.append((t_n - t_1) / (rounds - 1) - bench.sleep)
-    print(f"\n== run --rounds {rounds}, 3 fake CLIs of {bench.sleep:g} s")
-    print(f"per round beyond the sleep, start-up shared out: {spread(per)}")
-    print(f"per round after the first, beyond the sleep:    {spread(marginal)}")
-    row(
-        f"`run`, per round beyond the slowest provider (rounds 2 to {rounds})",
-        marginal,
-        f"start-up shared out over {rounds} rounds {spread(per)}; load {os.getloadavg()[0]:.2f}",
-    )
+        for i, bench in enumerate(benches):
+            t_pass = bench.python_pass()
+            t_n, between = bench.run(rounds)
+            t_1, _ = bench.run(1)
+            per[i].append((t_n - t_pass) / rounds - bench.sleep)
+            marginal[i].append((t_n - t_1) / (rounds - 1) - bench.sleep)
+            gaps[i].extend(between)
+    for i, bench in enumerate(benches):
+        print(f"\n== run --rounds {rounds}, 3 fake CLIs of {bench.sleep:g} s; {bench.tree}")
+        print(f"per round beyond the sleep, start-up shared out: {spread(per[i])}")
+        print(f"per round after the first, beyond the sleep:    {spread(marginal[i])}")
+        print(f"engine between rounds (a round's last CLI end to the next's first start): "
+              f"{spread(gaps[i])}")  # fmt: skip
+        row(
+            f"`run`, per round beyond the slowest provider (rounds 2 to {rounds})",
+            marginal[i],
+            f"start-up shared out over {rounds} rounds {spread(per[i])}; "
+            f"load {_load()}; {bench.tree}",
+        )
+    return marginal
+
+
+def compare(benches: list[Bench], turns: list[list[float]], runs: list[list[float]]) -> None:
+    """Each tree's medians against the first tree's (measured in the same repeats)."""
+    if len(benches) < 2:
+        return
+    print(f"\n== against the baseline {benches[0].tree}")
+    for figures, what in ((turns, "turn beyond the slowest provider"), (runs, "run per round")):
+        if not figures:
+            continue
+        base = statistics.median(figures[0])
+        for bench, values in zip(benches[1:], figures[1:], strict=True):
+            m = statistics.median(values)
+            print(f"{what}: {bench.tree}: median {m:.3f} s vs {base:.3f} s = {m / base:.2f}x")
 
 
 if __name__ == "__main__":

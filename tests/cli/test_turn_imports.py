@@ -1,7 +1,8 @@
 """What `discussions turn` loads before its first provider starts: only what the calls need.
 What only the answers need (posting them, the phase rules, the council, the journal) loads
 while the providers think; the mock, replays, chat servers and the evidence readers load only
-when used. Each costs start-up time before the first call of every turn."""
+when used. Each costs start-up time before the first call of every turn; so does making a
+dataclass (~0.3 ms each): the engine's and the command line's records are `Record`s."""
 
 from __future__ import annotations
 
@@ -36,13 +37,21 @@ NOT_BEFORE_THE_CALLS = (
 
 def _turn_loading(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str], list[str]]:
     """Run `discussions ARGS` in a fresh interpreter: the result, the modules loaded when the
-    first provider process was started, and those loaded at exit."""
+    first provider process was started (and after them, ``dataclass:`` and the classes made
+    by `dataclasses` that the engine and the command line had defined by then), and those
+    loaded at exit."""
     probe = (
         "import atexit, sys\n"
         "first = []\n"
+        "def made():\n"
+        "    dc = sys.modules.get('dataclasses')\n"
+        "    return [f'dataclass:{m}.{n}' for m, mod in list(sys.modules.items())\n"
+        "            if m.startswith(('discussions.engine', 'discussions.cli'))\n"
+        "            for n, v in vars(mod).items() if isinstance(v, type)\n"
+        "            and v.__module__ == m and dc is not None and dc.is_dataclass(v)]\n"
         "def hook(event, args):\n"
         "    if event == 'subprocess.Popen' and not first:\n"
-        "        first.append(' '.join(sorted(sys.modules)))\n"
+        "        first.append(' '.join([*sorted(sys.modules), *made()]))\n"
         "sys.addaudithook(hook)\n"
         "def show():\n"
         "    print('\\nFIRST', first[0] if first else '', file=sys.stderr)\n"
@@ -74,6 +83,7 @@ def test_a_turn_starts_its_providers_before_loading_what_the_answers_need(
     assert "posted via quick" in r.stdout
     assert "discussions.engine.turn.runner" in at_first  # the probe saw the turn's first call
     assert [m for m in NOT_BEFORE_THE_CALLS if m in at_first] == []
+    assert [m for m in at_first if m.startswith("dataclass:")] == []
     assert "discussions.engine.turn.posting" in at_exit  # loaded for the answers after all
     assert "discussions.providers.mock" not in at_exit
     text = Path(path).read_text(encoding="utf-8")

@@ -19,12 +19,12 @@ import shutil
 import threading
 import time
 import unicodedata
-from dataclasses import dataclass, field
 from typing import IO, Any
 
 import click
 
 from ..engine.turn.outcomes import ParticipantOutcome, TurnEvent, outcome_text
+from ..syntax.record import Record
 from .common import color_enabled, printable
 
 FALLBACK_HINT = (
@@ -42,17 +42,23 @@ SILENCE = 25.0
 """Seconds without output after which a row says that its provider has been silent."""
 
 
-@dataclass(slots=True)
-class Glyphs:
-    """The symbols a row uses; plain ASCII when the terminal's encoding lacks the others."""
+class Glyphs(Record):
+    """The symbols a row uses; plain ASCII when the terminal's encoding lacks the others.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
-    done: str
-    failed: str
-    passed: str
-    waiting: str
-    arrow: str
-    ellipsis: str
-    spinner: str
+    __slots__ = ("done", "failed", "passed", "waiting", "arrow", "ellipsis", "spinner")
+
+    def __init__(
+        self, done: str, failed: str, passed: str, waiting: str, arrow: str, ellipsis: str,
+        spinner: str,
+    ) -> None:  # fmt: skip
+        self.done = done
+        self.failed = failed
+        self.passed = passed
+        self.waiting = waiting
+        self.arrow = arrow
+        self.ellipsis = ellipsis
+        self.spinner = spinner
 
 
 UNICODE_GLYPHS = Glyphs("✓", "✗", "·", "·", "→", "…", "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
@@ -68,25 +74,40 @@ def glyphs_for(stream: IO[str]) -> Glyphs:
     return UNICODE_GLYPHS
 
 
-@dataclass(slots=True)
-class Row:
-    """One participant's state in the display."""
+class Row(Record):
+    """One participant's state in the display.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = (
+        "alias", "name", "provider", "failures", "started", "outcome", "nothing_left", "latest",
+        "heard",
+    )  # fmt: skip
     alias: str
     name: str
-    provider: str | None = None
+    provider: str | None
     """The provider being asked now (or the one that answered)."""
-    failures: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[tuple[str, str]]
     """(provider, short reason) for each provider that failed so far."""
-    started: float | None = None
+    started: float | None
     """When the first provider was asked (monotonic seconds); None while waiting."""
-    outcome: ParticipantOutcome | None = None
-    nothing_left: bool = False
+    outcome: ParticipantOutcome | None
+    nothing_left: bool
     """The last failure had no provider left in the chain."""
-    latest: str = ""
+    latest: str
     """The latest line the provider being asked has streamed ("" before any output)."""
-    heard: float | None = None
+    heard: float | None
     """When the provider being asked last said something (or was started), monotonic."""
+
+    def __init__(self, alias: str, name: str) -> None:
+        self.alias = alias
+        self.name = name
+        self.provider = None
+        self.failures = []
+        self.started = None
+        self.outcome = None
+        self.nothing_left = False
+        self.latest = ""
+        self.heard = None
 
     @property
     def done(self) -> bool:

@@ -12,23 +12,32 @@ cost; with no reported figure at all, nothing can be estimated and the call is m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..syntax.record import FrozenRecord
 
 if TYPE_CHECKING:
     from ..derive.usage import DiscussionUsage, UsageTotals
     from .discussion import Discussion
 
 
-@dataclass(slots=True, frozen=True)
-class Budget:
-    """Limits for a discussion; None: no limit."""
+class Budget(FrozenRecord):
+    """Limits for a discussion; None: no limit.
+    (A frozen `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
-    max_cost_usd: float | None = None
-    max_tokens: int | None = None
-    max_calls: int | None = None
+    __slots__ = ("max_cost_usd", "max_tokens", "max_calls")
+    max_cost_usd: float | None
+    max_tokens: int | None
+    max_calls: int | None
+
+    def __init__(
+        self,
+        max_cost_usd: float | None = None,
+        max_tokens: int | None = None,
+        max_calls: int | None = None,
+    ) -> None:
+        self._init(max_cost_usd, max_tokens, max_calls)
 
     @property
     def empty(self) -> bool:
@@ -95,17 +104,28 @@ class Budget:
         return None
 
 
-@dataclass(slots=True, frozen=True)
-class CallEstimate:
-    """What one upcoming call is expected to cost, on the evidence in the file."""
+class CallEstimate(FrozenRecord):
+    """What one upcoming call is expected to cost, on the evidence in the file.
+    (A frozen `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
-    cost_usd: float = 0.0
-    tokens: int = 0
-    cost_basis: str = ""
+    __slots__ = ("cost_usd", "tokens", "cost_basis", "tokens_basis", "seen")
+    cost_usd: float
+    tokens: int
+    cost_basis: str
     """Where `cost_usd` comes from ("the largest call cost seen from claude"); empty: nothing."""
-    tokens_basis: str = ""
-    seen: bool = False
+    tokens_basis: str
+    seen: bool
     """A provider that may answer has answered in this discussion before."""
+
+    def __init__(
+        self,
+        cost_usd: float = 0.0,
+        tokens: int = 0,
+        cost_basis: str = "",
+        tokens_basis: str = "",
+        seen: bool = False,
+    ) -> None:
+        self._init(cost_usd, tokens, cost_basis, tokens_basis, seen)
 
 
 def estimate_call(usage: DiscussionUsage, providers: Sequence[str]) -> CallEstimate:

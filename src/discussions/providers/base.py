@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..syntax.record import Record
 from .slots import call_slot
 from .usage import UNKNOWN, Usage
 
@@ -151,19 +152,28 @@ class Provider(ABC):
         """Return the answer text, or raise a `ProviderError` subclass."""
 
 
-@dataclass(slots=True)
-class Completion:
-    """An answer and what it cost, as far as the provider reported it."""
+class Completion(Record):
+    """An answer and what it cost, as far as the provider reported it.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = ("text", "usage", "stopped", "length_cut")
     text: str
-    usage: Usage = UNKNOWN
+    usage: Usage
     """Reported usage; `UNKNOWN` (all ``None``) when the provider did not say."""
-    stopped: bool = False
+    stopped: bool
     """The command was stopped because its answer ran past the cap (`max_answer_chars`)."""
-    length_cut: str = ""
+    length_cut: str
     """The model stopped at its token limit, not at the end of what it meant to say: the
     limit as the record names it (``max_tokens 400``; ``max_tokens`` when the figure is not
     known); empty when the answer ended on its own or the provider does not say."""
+
+    def __init__(
+        self, text: str, usage: Usage = UNKNOWN, stopped: bool = False, length_cut: str = ""
+    ) -> None:
+        self.text = text
+        self.usage = usage
+        self.stopped = stopped
+        self.length_cut = length_cut
 
 
 def call_timeout(spec: ProviderSpec, request: ProviderRequest) -> float:

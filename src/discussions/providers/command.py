@@ -32,7 +32,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
@@ -42,6 +41,7 @@ from ..errors import (
     ProviderOutputError,
     ProviderTimeout,
 )
+from ..syntax.record import Record
 from . import escapes
 from .argv_prompt import with_prompt_argument
 from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
@@ -198,27 +198,34 @@ def _pdeathsig_preexec() -> Callable[[], None] | None:
     return set_pdeathsig
 
 
-@dataclass(eq=False)
 class _Run:
-    """One running command: its pipes, what it said, and how it ended."""
+    """One running command: its pipes, what it said, how it ended (not a dataclass: start-up)."""
 
-    proc: subprocess.Popen[bytes]
-    tag: str
-    max_output: int
-    out: bytearray = field(default_factory=bytearray)
-    err: bytearray = field(default_factory=bytearray)
-    timed_out: bool = False
-    flooded: bool = False
-    cap: int = 0
+    cap: int
     """Bytes of answer after which the command is stopped and what it wrote kept (0: none)."""
-    capped: bool = False
-    clean: bool = False
+    clean: bool
     """The command exited by itself and closed its output: nothing holds our pipes."""
-    since: int = 0
+    since: int
     """The command's start in clock ticks since boot (see `escapes.Call`)."""
-    started: float = field(default_factory=time.monotonic)
-    on_out: Callable[[bytes], None] | None = None
+    on_out: Callable[[bytes], None] | None
     """Streaming: called with each stdout chunk as it is read (see `streaming.output_sink`)."""
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], tag: str, max_output: int, since: int = 0
+    ) -> None:
+        self.proc = proc
+        self.tag = tag
+        self.max_output = max_output
+        self.out = bytearray()
+        self.err = bytearray()
+        self.timed_out = False
+        self.flooded = False
+        self.cap = 0
+        self.capped = False
+        self.clean = False
+        self.since = since
+        self.started = time.monotonic()
+        self.on_out = None
 
     @classmethod
     def spawn(
@@ -528,10 +535,10 @@ class CommandProvider(Provider):
         return said or _last_lines(stderr_text)
 
 
-@dataclass(slots=True)
-class ContainedRun:
-    """How a command run by `run_contained` ended."""
+class ContainedRun(Record):
+    """How a command run by `run_contained` ended (a `Record`, cheaper to make than a dataclass)."""
 
+    __slots__ = ("out", "err", "returncode", "timed_out", "flooded")
     out: bytes
     """stdout, at most `max_output` bytes (cut when `flooded`)."""
     err: str
@@ -539,6 +546,15 @@ class ContainedRun:
     returncode: int | None
     timed_out: bool
     flooded: bool
+
+    def __init__(
+        self, out: bytes, err: str, returncode: int | None, timed_out: bool, flooded: bool
+    ) -> None:
+        self.out = out
+        self.err = err
+        self.returncode = returncode
+        self.timed_out = timed_out
+        self.flooded = flooded
 
 
 def run_contained(

@@ -15,8 +15,9 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
+
+from ..syntax.record import FrozenRecord
 
 RUN_TAG_VAR = "DISCUSSIONS_PROVIDER_RUN"
 """Environment variable holding a per-call tag, used to find escaped descendants."""
@@ -26,15 +27,19 @@ _STARTTIME = 19
 """Index of ``starttime`` (field 22 of ``/proc/PID/stat``) in the fields after the name."""
 
 
-@dataclass(slots=True, frozen=True)
-class Call:
-    """One provider call as the search sees it."""
+class Call(FrozenRecord):
+    """One provider call as the search sees it.
+    (A frozen `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = ("tag", "leader", "since")
     tag: str
     leader: int | None
     """The command's pid while it is not reaped (after that the pid may be anyone's)."""
-    since: int = 0
+    since: int
     """The leader's start time in clock ticks since boot (0: unknown, search everything)."""
+
+    def __init__(self, tag: str, leader: int | None, since: int = 0) -> None:
+        self._init(tag, leader, since)
 
 
 def start_tick(pid: int) -> int:

@@ -10,12 +10,12 @@ Which providers a participant tries: `chains`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ProviderNotFound, UnknownProvider, UntrustedProvider
 from ..settings.config import user_dir
+from ..syntax.record import Record
 from .base import REPLAY_PREFIX, Provider, ProviderSpec
 from .kinds import kind_of
 from .kinds.command import program, program_on_path
@@ -27,20 +27,35 @@ if TYPE_CHECKING:  # replays: loaded when one is used
     from .replay import ReplayProvider
 
 
-@dataclass(slots=True)
-class ProviderRegistry:
-    """All provider definitions visible from a project."""
+class ProviderRegistry(Record):
+    """All provider definitions visible from a project.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
-    specs: dict[str, ProviderSpec] = field(default_factory=dict)
+    __slots__ = ("specs", "untrusted", "project_file", "untrusted_reason", "replays")
+    specs: dict[str, ProviderSpec]
     """Usable definitions by name."""
-    untrusted: dict[str, ProviderSpec] = field(default_factory=dict)
+    untrusted: dict[str, ProviderSpec]
     """Project definitions withheld until the project is trusted."""
-    project_file: Path | None = None
+    project_file: Path | None
     """The project's providers.yaml, if there is one."""
-    untrusted_reason: str = ""
+    untrusted_reason: str
     """Why the project's definitions are withheld (not trusted, changed since, a link)."""
-    replays: dict[str, ReplayProvider] = field(default_factory=dict)
+    replays: dict[str, ReplayProvider]
     """``replay:PATH`` providers handed out, one per name (each keeps its position)."""
+
+    def __init__(
+        self,
+        specs: dict[str, ProviderSpec] | None = None,
+        untrusted: dict[str, ProviderSpec] | None = None,
+        project_file: Path | None = None,
+        untrusted_reason: str = "",
+        replays: dict[str, ReplayProvider] | None = None,
+    ) -> None:
+        self.specs = {} if specs is None else specs
+        self.untrusted = {} if untrusted is None else untrusted
+        self.project_file = project_file
+        self.untrusted_reason = untrusted_reason
+        self.replays = {} if replays is None else replays
 
     @classmethod
     def load(cls, project_root: Path | None) -> ProviderRegistry:

@@ -31,21 +31,35 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import ProviderFailed, ProviderOutputError
+from ..syntax.record import FrozenRecord
 
 
-@dataclass(slots=True, frozen=True)
-class Usage:
-    """One call's reported usage; ``None`` where the CLI did not say."""
+class Usage(FrozenRecord):
+    """One call's reported usage; ``None`` where the CLI did not say.
+    (A frozen `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
-    model: str | None = None
+    __slots__ = ("input_tokens", "output_tokens", "cost_usd", "model")
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    model: str | None
     """The model that answered, when the CLI named exactly one (`answering_model`)."""
+
+    def __init__(
+        self,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cost_usd: float | None = None,
+        model: str | None = None,
+    ) -> None:
+        self._init(input_tokens, output_tokens, cost_usd, model)
+
+    def with_model(self, model: str | None) -> Usage:
+        """The same figures, answered by `model`."""
+        return Usage(self.input_tokens, self.output_tokens, self.cost_usd, model)
 
     @property
     def tokens_known(self) -> bool:
@@ -92,7 +106,7 @@ def claude_json(name: str, text: str) -> tuple[str, Usage]:
     models = event.get("modelUsage")
     model = _claude_model(text, models)
     if isinstance(models, dict) and models:
-        return result, replace(_claude_model_usage(models, cost), model=model)
+        return result, _claude_model_usage(models, cost).with_model(model)
     raw = event.get("usage")
     usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
     parts = [
@@ -236,8 +250,8 @@ def gemini_json(name: str, text: str) -> tuple[str, Usage]:
     stats = data.get("stats")
     usage = _gemini_usage(stats)
     models = stats.get("models") if isinstance(stats, dict) else None
-    return (response if isinstance(response, str) else ""), replace(
-        usage, model=answering_model(models)
+    return (response if isinstance(response, str) else ""), usage.with_model(
+        answering_model(models)
     )
 
 

@@ -26,9 +26,9 @@ import os
 import re
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..syntax.record import FrozenRecord
 from .base import ProviderSpec
 from .kinds import kind_of
 
@@ -69,16 +69,20 @@ def prompt_tokens(window: int) -> int:
     return max(0, window - answer_tokens(window))
 
 
-@dataclass(slots=True, frozen=True)
-class Window:
-    """What is known of one provider's context window."""
+class Window(FrozenRecord):
+    """What is known of one provider's context window.
+    (A frozen `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = ("tokens", "source", "provider")
     tokens: int | None
     """The window in tokens; None when unknown."""
     source: str
     """Where it comes from: ``providers.yaml``, ``ollama show MODEL``, ``unknown``..."""
-    provider: str = ""
+    provider: str
     """The provider it is the window of."""
+
+    def __init__(self, tokens: int | None, source: str, provider: str = "") -> None:
+        self._init(tokens, source, provider)
 
 
 _UNKNOWN_WINDOW = Window(None, "unknown")

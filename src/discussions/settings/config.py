@@ -171,17 +171,25 @@ def located_error(
     return error
 
 
-@dataclass(slots=True)
-class YamlDocument:
-    """A YAML file's data and the lines its keys and items are on."""
+class YamlDocument(Record):
+    """A YAML file's data and the lines its keys and items are on.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = ("data", "path", "lines")
     data: Any
     """The loaded data (plain dicts, lists, scalars)."""
     path: Path
     """The file."""
-    lines: dict[tuple[str | int, ...], int] = field(default_factory=dict)
+    lines: dict[tuple[str | int, ...], int]
     """1-based line of each mapping key / list item, by key path (``("phases", 0, "next")``;
     ``()`` is the document); mapping keys are given as text."""
+
+    def __init__(
+        self, data: Any, path: Path, lines: dict[tuple[str | int, ...], int] | None = None
+    ) -> None:
+        self.data = data
+        self.path = path
+        self.lines = {} if lines is None else lines
 
     def line(self, *keys: str | int) -> int:
         """The line of the key path `keys`, else of its nearest listed parent (a missing key:

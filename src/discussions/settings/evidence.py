@@ -3,29 +3,50 @@ run, what is never read, the follow-up call, and the limits."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ..syntax.record import Record
 from .config import Config
 
 
-@dataclass(slots=True)
-class EvidenceSettings:
-    """``evidence:`` in ``discussions.yaml`` (docs/evidence.md)."""
+class EvidenceSettings(Record):
+    """``evidence:`` in ``discussions.yaml`` (docs/evidence.md).
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
-    commands: dict[str, str] = field(default_factory=dict)
+    __slots__ = (
+        "commands", "exclude", "follow_up", "max_requests", "max_chars", "max_turn_chars",
+        "timeout",
+    )  # fmt: skip
+    commands: dict[str, str]
     """``run NAME`` -> the command line; they run only once `discussions trust` allows them."""
-    exclude: tuple[str, ...] = ()
+    exclude: tuple[str, ...]
     """Globs never read, besides the built-in secret patterns."""
-    follow_up: bool = True
+    follow_up: bool
     """Whether a participant whose request was fulfilled during a turn is asked once more."""
-    max_requests: int = 3
+    max_requests: int
     """Requests fulfilled per participant per turn; more are refused."""
-    max_chars: int = 20_000
+    max_chars: int
     """Characters one block holds at most (cut at a line, said in the block)."""
-    max_turn_chars: int = 60_000
+    max_turn_chars: int
     """Characters all blocks of one fulfilment hold at most; later requests are refused."""
-    timeout: float = 120.0
+    timeout: float
     """Seconds a ``run`` command may take."""
+
+    def __init__(
+        self,
+        commands: dict[str, str] | None = None,
+        exclude: tuple[str, ...] = (),
+        follow_up: bool = True,
+        max_requests: int = 3,
+        max_chars: int = 20_000,
+        max_turn_chars: int = 60_000,
+        timeout: float = 120.0,
+    ) -> None:
+        self.commands = {} if commands is None else commands
+        self.exclude = exclude
+        self.follow_up = follow_up
+        self.max_requests = max_requests
+        self.max_chars = max_chars
+        self.max_turn_chars = max_turn_chars
+        self.timeout = timeout
 
 
 def evidence_settings(config: Config) -> EvidenceSettings:

@@ -1,4 +1,5 @@
-"""`Record`: equality and repr by fields for the records the merge driver's path builds.
+"""`Record`: equality and repr by fields for the records the merge driver's path builds
+(and a turn's, before its first call); `FrozenRecord`, one whose fields cannot change.
 
 git starts the merge driver once per merged file, and the ``dataclasses`` module (with
 ``inspect``, which it imports) costs more to import than the merge itself takes, as does
@@ -25,3 +26,34 @@ class Record:
     def __repr__(self) -> str:
         shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
         return f"{type(self).__name__}({shown})"
+
+
+class FrozenRecord(Record):
+    """A `Record` whose fields are set once, by `_init` in ``__init__``, as a frozen
+    dataclass's: assigning or deleting one afterwards raises `AttributeError`, and it is
+    hashable by its fields. It pickles as its class called with its fields in order, so
+    ``__init__`` takes them in the order of ``__slots__``."""
+
+    __slots__ = ()
+
+    def _init(self, *values: object) -> None:
+        """Set the fields, in the order of ``__slots__``."""
+        names: tuple[str, ...] = self.__slots__
+        for name, value in zip(names, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        names: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, name) for name in names)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of a frozen record")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} of a frozen record")
+
+    def __hash__(self) -> int:  # type: ignore[override]  # a Record is not hashable
+        return hash(self._fields())
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), self._fields()

@@ -32,13 +32,13 @@ comments, with neither the state of the discussion nor the digest of older comme
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ...derive.restatements import item_key
 from ...derive.signatures import strip_meta
 from ...model.discussion import Comment, Discussion
 from ...settings.participants import Participant
 from ...syntax.meta import comment_meta_line
+from ...syntax.record import Record
 from ...syntax.text import normalise_newlines
 from .visibility import view_for
 
@@ -86,17 +86,37 @@ def for_the_prompt(text: str) -> str:
     return _BLANK_RUNS.sub("\n\n", text)
 
 
-@dataclass(slots=True)
-class Context:
-    """The discussion as shown to one participant."""
+class Context(Record):
+    """The discussion as shown to one participant.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = (
+        "text", "full_comments", "digested_comments", "omitted_comments", "truncated_preamble",
+        "state_lines",
+    )  # fmt: skip
     text: str
     full_comments: int
     digested_comments: int
     omitted_comments: int
     truncated_preamble: bool
-    state_lines: int = 0
+    state_lines: int
     """Lines of the state of the discussion shown (0: none, the file is shown whole)."""
+
+    def __init__(
+        self,
+        text: str,
+        full_comments: int,
+        digested_comments: int,
+        omitted_comments: int,
+        truncated_preamble: bool,
+        state_lines: int = 0,
+    ) -> None:
+        self.text = text
+        self.full_comments = full_comments
+        self.digested_comments = digested_comments
+        self.omitted_comments = omitted_comments
+        self.truncated_preamble = truncated_preamble
+        self.state_lines = state_lines
 
     @property
     def complete(self) -> bool:
@@ -249,14 +269,16 @@ def growth_for(d: Discussion) -> float:
         return DEFAULT_GROWTH
 
 
-@dataclass(slots=True)
-class _Shown:
+class _Shown(Record):
     """Which comments the context shows, and how."""
 
-    full: dict[int, str] = field(default_factory=dict)
-    digest: dict[int, str] = field(default_factory=dict)
-    cut: int = 0
-    omitted: int = 0
+    __slots__ = ("full", "digest", "cut", "omitted")
+
+    def __init__(self) -> None:
+        self.full: dict[int, str] = {}
+        self.digest: dict[int, str] = {}
+        self.cut = 0
+        self.omitted = 0
 
 
 def build_context(

@@ -6,59 +6,103 @@ council and the interfaces that show them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import NOT_A_CALL
 from ...providers.usage import UNKNOWN, Usage
+from ...syntax.record import Record
 from ...syntax.render import visible_name
 
 if TYPE_CHECKING:
     from . import phases
 
 
-@dataclass(slots=True)
-class Attempt:
+# The records below are slotted `Record`s, not dataclasses: making a dataclass costs ~0.3 ms of
+# every turn's start, before its first call.
+
+
+class Attempt(Record):
     """A provider that failed for a participant."""
 
+    __slots__ = ("provider", "reason", "detail")
     provider: str
     reason: str
-    detail: str = ""
+    detail: str
+
+    def __init__(self, provider: str, reason: str, detail: str = "") -> None:
+        self.provider = provider
+        self.reason = reason
+        self.detail = detail
 
     def to_dict(self) -> dict[str, str]:
         return {"provider": self.provider, "reason": self.reason, "detail": self.detail}
 
 
-@dataclass(slots=True)
-class ParticipantOutcome:
+class ParticipantOutcome(Record):
     """What happened to one participant in a turn."""
 
+    __slots__ = (
+        "alias", "name", "status", "provider", "attempts", "duration", "vote", "notes",
+        "mock_fallback", "usage", "stand_in", "vote_from_follow_up", "truncated", "length_cut",
+    )  # fmt: skip
     alias: str
     name: str
-    status: str = "failed"
+    status: str
     """``posted``, ``no_response`` or ``failed``."""
-    provider: str | None = None
+    provider: str | None
     """The provider that answered."""
-    attempts: list[Attempt] = field(default_factory=list)
+    attempts: list[Attempt]
     """Providers that failed before (or instead of) an answer."""
-    duration: float = 0.0
+    duration: float
     """Seconds from the first provider call to the answer."""
-    vote: str | None = None
-    notes: list[str] = field(default_factory=list)
-    mock_fallback: bool = False
+    vote: str | None
+    notes: list[str]
+    mock_fallback: bool
     """No configured provider was installed, so the mock answered."""
-    usage: Usage = UNKNOWN
+    usage: Usage
     """Tokens and cost the answering provider reported (all None when it did not)."""
-    stand_in: bool = False
+    stand_in: bool
     """The mock answered after a provider of the chain that could run failed: its vote is not
     counted (`failures.answered_line`)."""
-    vote_from_follow_up: bool = False
+    vote_from_follow_up: bool
     """The vote (or score) came from the one-line follow-up (`followup`)."""
-    truncated: bool = False
+    truncated: bool
     """The answer was cut to the length limit (`followup.cap_answer`)."""
-    length_cut: str = ""
+    length_cut: str
     """The model was stopped at its token limit (`Completion.length_cut`: ``max_tokens
     400``); empty when its answer ended on its own, or the provider does not say."""
+
+    def __init__(
+        self,
+        alias: str,
+        name: str,
+        status: str = "failed",
+        provider: str | None = None,
+        attempts: list[Attempt] | None = None,
+        duration: float = 0.0,
+        vote: str | None = None,
+        notes: list[str] | None = None,
+        mock_fallback: bool = False,
+        usage: Usage = UNKNOWN,
+        stand_in: bool = False,
+        vote_from_follow_up: bool = False,
+        truncated: bool = False,
+        length_cut: str = "",
+    ) -> None:
+        self.alias = alias
+        self.name = name
+        self.status = status
+        self.provider = provider
+        self.attempts = [] if attempts is None else attempts
+        self.duration = duration
+        self.vote = vote
+        self.notes = [] if notes is None else notes
+        self.mock_fallback = mock_fallback
+        self.usage = usage
+        self.stand_in = stand_in
+        self.vote_from_follow_up = vote_from_follow_up
+        self.truncated = truncated
+        self.length_cut = length_cut
 
     @property
     def error(self) -> str:
@@ -90,24 +134,49 @@ class ParticipantOutcome:
         }
 
 
-@dataclass(slots=True)
-class MotionOutcome:
+class MotionOutcome(Record):
     """What `handle_motion` did."""
 
+    __slots__ = (
+        "line", "text", "stage", "seconded_by", "ballots", "counts", "waiting_for",
+        "advanced_to", "asked",
+    )  # fmt: skip
     line: int
     """The motion's line."""
     text: str
     stage: str
     """``lapsed``, ``passed``, ``failed`` (recorded), or ``waiting`` (ballots still due)."""
-    seconded_by: list[str] = field(default_factory=list)
-    ballots: dict[str, str] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    waiting_for: list[str] = field(default_factory=list)
+    seconded_by: list[str]
+    ballots: dict[str, str]
+    counts: dict[str, int]
+    waiting_for: list[str]
     """Required voters without a ballot (people, or participants whose providers failed)."""
-    advanced_to: str | None = None
+    advanced_to: str | None
     """The phase a passed motion moved the discussion to."""
-    asked: list[ParticipantOutcome] = field(default_factory=list)
+    asked: list[ParticipantOutcome]
     """The participants asked to second or to ballot, and how it went."""
+
+    def __init__(
+        self,
+        line: int,
+        text: str,
+        stage: str,
+        seconded_by: list[str] | None = None,
+        ballots: dict[str, str] | None = None,
+        counts: dict[str, int] | None = None,
+        waiting_for: list[str] | None = None,
+        advanced_to: str | None = None,
+        asked: list[ParticipantOutcome] | None = None,
+    ) -> None:
+        self.line = line
+        self.text = text
+        self.stage = stage
+        self.seconded_by = [] if seconded_by is None else seconded_by
+        self.ballots = {} if ballots is None else ballots
+        self.counts = {} if counts is None else counts
+        self.waiting_for = [] if waiting_for is None else waiting_for
+        self.advanced_to = advanced_to
+        self.asked = [] if asked is None else asked
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -123,28 +192,59 @@ class MotionOutcome:
         }
 
 
-@dataclass(slots=True)
-class TurnResult:
+class TurnResult(Record):
     """The result of `Runner.run_turn`."""
 
+    __slots__ = (
+        "file", "outcomes", "changes", "phase", "status", "votes", "consensus", "warnings",
+        "motion", "budget_stop", "evidence", "follow_ups",
+    )  # fmt: skip
     file: str
-    outcomes: list[ParticipantOutcome] = field(default_factory=list)
-    changes: list[phases.AutoAdvance] = field(default_factory=list)
+    outcomes: list[ParticipantOutcome]
+    changes: list[phases.AutoAdvance]
     """Phase or status changes applied after the turn."""
-    phase: str = ""
-    status: str = ""
-    votes: dict[str, str] = field(default_factory=dict)
-    consensus: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    phase: str
+    status: str
+    votes: dict[str, str]
+    consensus: dict[str, Any]
+    warnings: list[str]
     """Problems after the answers were written (a summary that could not be rebuilt)."""
-    motion: MotionOutcome | None = None
+    motion: MotionOutcome | None
     """What the council did with an open motion after the answers (`MotionOutcome`)."""
-    budget_stop: str | None = None
+    budget_stop: str | None
     """Why the turn stopped before a call: the budget would be exceeded (see `usage`)."""
-    evidence: list[dict[str, Any]] = field(default_factory=list)
+    evidence: list[dict[str, Any]]
     """The evidence blocks the turn appended (`evidence.Fulfilled.to_dict`)."""
-    follow_ups: list[str] = field(default_factory=list)
+    follow_ups: list[str]
     """Aliases asked once more because a request of theirs was fulfilled during the turn."""
+
+    def __init__(
+        self,
+        file: str,
+        outcomes: list[ParticipantOutcome] | None = None,
+        changes: list[phases.AutoAdvance] | None = None,
+        phase: str = "",
+        status: str = "",
+        votes: dict[str, str] | None = None,
+        consensus: dict[str, Any] | None = None,
+        warnings: list[str] | None = None,
+        motion: MotionOutcome | None = None,
+        budget_stop: str | None = None,
+        evidence: list[dict[str, Any]] | None = None,
+        follow_ups: list[str] | None = None,
+    ) -> None:
+        self.file = file
+        self.outcomes = [] if outcomes is None else outcomes
+        self.changes = [] if changes is None else changes
+        self.phase = phase
+        self.status = status
+        self.votes = {} if votes is None else votes
+        self.consensus = {} if consensus is None else consensus
+        self.warnings = [] if warnings is None else warnings
+        self.motion = motion
+        self.budget_stop = budget_stop
+        self.evidence = [] if evidence is None else evidence
+        self.follow_ups = [] if follow_ups is None else follow_ups
 
     @property
     def no_answer(self) -> bool:
@@ -180,10 +280,10 @@ class TurnResult:
         }
 
 
-@dataclass(slots=True)
-class TurnEvent:
+class TurnEvent(Record):
     """Progress reported while a turn runs."""
 
+    __slots__ = ("kind", "alias", "name", "provider", "message", "outcome", "remaining", "text")
     kind: str
     """``start`` (asking a provider; for the mock answering because no AI CLI of the chain is
     installed, `message` is the one-line note saying so), ``chunk`` (streamed text: `message`
@@ -191,13 +291,33 @@ class TurnEvent:
     ``done``."""
     alias: str
     name: str
-    provider: str | None = None
-    message: str = ""
-    outcome: ParticipantOutcome | None = None
-    remaining: int = 0
+    provider: str | None
+    message: str
+    outcome: ParticipantOutcome | None
+    remaining: int
     """For ``attempt_failed``: how many providers are left to try in the chain."""
-    text: str = ""
+    text: str
     """For ``chunk``: everything this provider has streamed so far."""
+
+    def __init__(
+        self,
+        kind: str,
+        alias: str,
+        name: str,
+        provider: str | None = None,
+        message: str = "",
+        outcome: ParticipantOutcome | None = None,
+        remaining: int = 0,
+        text: str = "",
+    ) -> None:
+        self.kind = kind
+        self.alias = alias
+        self.name = name
+        self.provider = provider
+        self.message = message
+        self.outcome = outcome
+        self.remaining = remaining
+        self.text = text
 
 
 # -- streamed text as progress: a provider streams its answer in pieces of any size (a line may

@@ -11,11 +11,11 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...errors import DiscussionsError
 from ...syntax.code import block_parser
+from ...syntax.record import FrozenRecord, Record
 from ..evidence.turn import after_answers
 
 if TYPE_CHECKING:
@@ -25,10 +25,14 @@ if TYPE_CHECKING:
     from .outcomes import TurnResult
 
 
-@dataclass(slots=True)
-class AfterAnswers:
-    """What the after-answer steps of one turn work on and share."""
+class AfterAnswers(Record):
+    """What the after-answer steps of one turn work on and share.
+    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
+    __slots__ = (
+        "discussion", "chosen", "result", "asker", "provider", "council", "ask_again",
+        "budget_stop",
+    )  # fmt: skip
     discussion: Discussion
     chosen: Sequence[Participant]
     """The participants the turn called."""
@@ -45,22 +49,47 @@ class AfterAnswers:
     budget_stop: Callable[[str], None]
     """Stop the turn for a reason: noted in the result and recorded as a ``RUN-STOP`` block."""
 
+    def __init__(
+        self,
+        discussion: Discussion,
+        chosen: Sequence[Participant],
+        result: TurnResult,
+        asker: Asker,
+        provider: str | None,
+        council: bool,
+        ask_again: Callable[[list[Participant]], None],
+        budget_stop: Callable[[str], None],
+    ) -> None:
+        self.discussion = discussion
+        self.chosen = chosen
+        self.result = result
+        self.asker = asker
+        self.provider = provider
+        self.council = council
+        self.ask_again = ask_again
+        self.budget_stop = budget_stop
+
     @property
     def heard(self) -> bool:
         """Something was said: without it no motion is handled and no phase moves."""
         return not self.result.no_answer
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(FrozenRecord):
     """One thing a turn does after its answers, in the order of the runner's list. A step
     that writes the file reloads the discussion (`Discussion.reload`): the steps after it, and
-    the turn's result, read it as it then is."""
+    the turn's result, read it as it then is. (A frozen `Record`, as `AfterAnswers`.)"""
 
+    __slots__ = ("name", "run", "loads")
     name: str
     run: Callable[[AfterAnswers], None]
-    loads: tuple[str, ...] = ()
+    loads: tuple[str, ...]
     """Modules `run` imports when it runs: loaded while the providers think (`warm_up`)."""
+
+    def __init__(
+        self, name: str, run: Callable[[AfterAnswers], None], loads: tuple[str, ...] = ()
+    ) -> None:
+        self._init(name, run, loads)
 
 
 def fulfil_requests(after: AfterAnswers) -> None:
