@@ -33,7 +33,7 @@ def test_a_frozen_record_is_hashable_unchangeable_and_picklable() -> None:
     u = Usage(10, 20, 0.5)
     assert u == Usage(10, 20, 0.5) and hash(u) == hash(Usage(10, 20, 0.5))
     assert u != Usage(10, 20, None)
-    assert repr(u) == "Usage(input_tokens=10, output_tokens=20, cost_usd=0.5)"
+    assert repr(u) == "Usage(input_tokens=10, output_tokens=20, cost_usd=0.5, model=None)"
     with pytest.raises(AttributeError):
         u.cost_usd = 1.0  # type: ignore[misc]
     with pytest.raises(AttributeError):
