@@ -3,7 +3,7 @@ a vote or a ``CONCERN:`` rests on.
 
 `rule_citations` attaches the citations to their comment (pure, like every rule). Whether a
 citation holds is the repository's answer (`git.grounding` resolves it, with git); here,
-given those verdicts, `rests_on` says what each vote rests on (the ``EVIDENCE`` blocks the
+given those verdicts, `_rests_on` says what each vote rests on (the ``EVIDENCE`` blocks the
 discussion holds before it, and its comment's grounded citations), and `counted_votes` which
 votes count when ``consensus.grounded_votes`` is on: a READY always, a CHANGES or REJECT only
 when it rests on something checkable. Without verdicts (nobody resolved the citations) a cited
@@ -29,7 +29,7 @@ GROUNDED, STALE, UNRESOLVABLE = "grounded", "stale", "unresolvable"
 but the file has moved on since; it never was (an invented path or line, a quote that does
 not match)."""
 
-BLOCKING = ("CHANGES", "REJECT")
+_BLOCKING = ("CHANGES", "REJECT")
 
 
 def rule_citations(s: State) -> None:
@@ -127,7 +127,7 @@ def _basis(s: State, comment: Comment, value: str, line: int, verdicts: Verdicts
     return Basis(comment.author, value, line, list(dict.fromkeys(blocks)), cited)
 
 
-def rests_on(s: State, verdicts: Verdicts) -> dict[str, Basis]:
+def _rests_on(s: State, verdicts: Verdicts) -> dict[str, Basis]:
     """What each counted vote rests on, by voter (its latest vote since the reset)."""
     out: dict[str, Basis] = {}
     for c in s.comments:
@@ -139,7 +139,7 @@ def rests_on(s: State, verdicts: Verdicts) -> dict[str, Basis]:
     return out
 
 
-def concerns_rest_on(s: State, verdicts: Verdicts) -> list[Basis]:
+def _concerns_rest_on(s: State, verdicts: Verdicts) -> list[Basis]:
     """What each ``CONCERN:`` rests on, in file order."""
     by_line = {i.line for i in s.items["CONCERN"]}
     return [
@@ -152,7 +152,7 @@ def concerns_rest_on(s: State, verdicts: Verdicts) -> list[Basis]:
 
 def grounds_of(s: State, verdicts: Verdicts | None) -> tuple[dict[str, Basis], list[Basis]]:
     """What each counted vote rests on, by voter, and each ``CONCERN:``."""
-    return rests_on(s, verdicts or {}), concerns_rest_on(s, verdicts or {})
+    return _rests_on(s, verdicts or {}), _concerns_rest_on(s, verdicts or {})
 
 
 def grounded_consensus(
@@ -170,8 +170,8 @@ def grounded_consensus(
     `calculate_consensus` takes them (the quorum's failed seats and independent sources)."""
     votes, dropped = dict(s.votes), []
     if s.workspace.config.grounded_votes:
-        bases = rests_on(s, verdicts or {})
-        dropped = [w for w, v in votes.items() if v in BLOCKING and not bases[w].checkable]
+        bases = _rests_on(s, verdicts or {})
+        dropped = [w for w, v in votes.items() if v in _BLOCKING and not bases[w].checkable]
         votes = {w: v for w, v in votes.items() if w not in dropped}
         expected = [e for e in expected if e not in dropped]
     result = calculate_consensus(

@@ -24,7 +24,7 @@ from ..model.discussion import Discussion
 from ..syntax.citations import Citation
 from .confine import COMMIT_ID, Confinement, Refused
 
-WORK_TREE = "the working tree"
+_WORK_TREE = "the working tree"
 
 
 def current_head(start: Path) -> str:
@@ -120,7 +120,7 @@ def ground(d: Discussion) -> int:
 def _verdict(reader: _Reader, c: Citation, head: str) -> Verdict:
     """One citation's verdict, against `head` when the repository has it."""
     commit = head if head and reader.where.in_git and reader.has_commit(head) else ""
-    against = f"commit {commit[:7]}" if commit else WORK_TREE
+    against = f"commit {commit[:7]}" if commit else _WORK_TREE
     if head and not commit:
         against += f" (commit {head[:7]} is not in this repository)"
     then = reader.lines(commit, c.path)

@@ -50,8 +50,8 @@ if TYPE_CHECKING:
 __all__ = ["Batch", "Shelf", "context_of", "signature"]
 
 T = TypeVar("T")
-Signature = tuple[int, int, int]
-_Entry = tuple[Signature, bytes | None, Any]
+_Signature = tuple[int, int, int]
+_Entry = tuple[_Signature, bytes | None, Any]
 """(the file's signature, the digest of its text when it was racy, the derived value)."""
 _RACY_NS = 3_000_000_000
 _FORMAT = 1
@@ -63,7 +63,7 @@ _PLAIN = frozenset(
 )
 
 
-def signature(path: Path | str) -> Signature | None:
+def signature(path: Path | str) -> _Signature | None:
     """(size, modification time in ns, inode) of the file at `path`; None when there is none."""
     try:
         st = os.stat(path)
@@ -72,7 +72,7 @@ def signature(path: Path | str) -> Signature | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
-def _racy(sig: Signature, now: int) -> bool:
+def _racy(sig: _Signature, now: int) -> bool:
     """Whether a file with `sig` may yet change without its signature changing."""
     return sig[1] + _RACY_NS > now
 

@@ -37,12 +37,12 @@ from ..errors import DiscussionsError
 from ..settings.config import user_dir
 
 KEEP = 200
-MAX_AGE = 7 * 24 * 3600.0
+_MAX_AGE = 7 * 24 * 3600.0
 _NAME = "appends.jsonl"
 
 
 @dataclass(slots=True)
-class Entry:
+class _Entry:
     """One append this user's engine made."""
 
     path: str
@@ -84,7 +84,7 @@ class Entry:
         return {f: getattr(self, f) for f in self.__slots__}
 
 
-def normalise(text: str) -> str:
+def _normalise(text: str) -> str:
     """What an editor's save keeps: line endings and trailing whitespace may change."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
@@ -98,15 +98,15 @@ def _file() -> Path:
     return user_dir() / _NAME
 
 
-def _read() -> list[Entry]:
+def _read() -> list[_Entry]:
     try:
         lines = _file().read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return []
-    entries: list[Entry] = []
+    entries: list[_Entry] = []
     for line in lines[-KEEP:]:
         try:
-            entries.append(Entry(**json.loads(line)))
+            entries.append(_Entry(**json.loads(line)))
         except (ValueError, TypeError):
             continue
     return entries
@@ -126,7 +126,7 @@ def _open_journal(flags: int) -> int:
         return -1
 
 
-def _add_line(entry: Entry) -> bool:
+def _add_line(entry: _Entry) -> bool:
     """Append `entry` as one line, without rewriting the rest; False when the journal must be
     rewritten instead (too large, or not a plain file of ours). Caller holds the lock."""
     fd = _open_journal(os.O_RDWR | os.O_CREAT | os.O_APPEND)
@@ -147,7 +147,7 @@ def _add_line(entry: Entry) -> bool:
         os.close(fd)
 
 
-def _mark_done(entry: Entry) -> bool:
+def _mark_done(entry: _Entry) -> bool:
     """Mark `entry` done in its line, in place (``false`` becomes ``true `` of the same
     length): no rewrite. False when its line is not found as written. Caller holds the lock."""
     fd = _open_journal(os.O_RDWR)
@@ -166,7 +166,7 @@ def _mark_done(entry: Entry) -> bool:
         os.close(fd)
 
 
-def _write(entries: list[Entry]) -> None:
+def _write(entries: list[_Entry]) -> None:
     """Rewrite the journal. Not synced to disk (`durable=False`): it is a memory, written twice
     per append, and a journal lost to a power cut only means nothing is checked."""
     target = _file()
@@ -195,10 +195,10 @@ def _locked() -> Iterator[None]:
             os.close(fd)
 
 
-def begin(path: Path, data: bytes, what: str, offset: int) -> Entry:
+def begin(path: Path, data: bytes, what: str, offset: int) -> _Entry:
     """Remember that `data` is about to be written to `path` at `offset` (not yet whole)."""
-    norm = normalise(data.decode("utf-8", errors="replace"))
-    entry = Entry(
+    norm = _normalise(data.decode("utf-8", errors="replace"))
+    entry = _Entry(
         str(path),
         norm[:120],
         len(norm),
@@ -218,12 +218,12 @@ def begin(path: Path, data: bytes, what: str, offset: int) -> Entry:
     with _locked():
         if not _add_line(entry):
             now = entry.when
-            entries = [e for e in _read() if now - e.when < MAX_AGE][-(KEEP - 1) :]
+            entries = [e for e in _read() if now - e.when < _MAX_AGE][-(KEEP - 1) :]
             _write([*entries, entry])
     return entry
 
 
-def finish(entry: Entry) -> None:
+def finish(entry: _Entry) -> None:
     """The bytes of `entry` are written whole (marked in place where its line is found)."""
     with _locked():
         if _mark_done(entry):
@@ -231,12 +231,12 @@ def finish(entry: Entry) -> None:
     _update(entry, done=True)
 
 
-def abandon(entry: Entry) -> None:
+def abandon(entry: _Entry) -> None:
     """The write of `entry` failed and was undone: forget it."""
     _update(entry, done=None)
 
 
-def _update(entry: Entry, *, done: bool | None) -> None:
+def _update(entry: _Entry, *, done: bool | None) -> None:
     with _locked():
         entries = _read()
         kept = []
@@ -253,7 +253,7 @@ def _update(entry: Entry, *, done: bool | None) -> None:
 class Lost:
     """An append of ours that is not in the file as it was written."""
 
-    entry: Entry
+    entry: _Entry
     cut_line: int = 0
     """For a write cut short: the line of the file where its first part stands (0: none of
     it is in the file, or it was written whole and then lost)."""
@@ -283,7 +283,7 @@ def missing(
     path: Path, read: Callable[[], bytes | mmap.mmap], *, forget: bool = True
 ) -> list[Lost]:
     """Recent appends to `path` that are not in its bytes (``read()``): gone (an editor saved
-    an older copy over them) or never written whole (`Entry.done` is False). Each is reported
+    an older copy over them) or never written whole (`_Entry.done` is False). Each is reported
     once, then forgotten (unless not `forget`). The caller holds the file's lock (shared will
     do): an append under way is not mistaken for one cut short."""
     with _locked():
@@ -293,7 +293,7 @@ def missing(
         mine = [
             e
             for e in entries
-            if e.path == str(path) and now - e.when < MAX_AGE and e.git_head == head
+            if e.path == str(path) and now - e.when < _MAX_AGE and e.git_head == head
         ]
         if not mine:
             return []
@@ -305,7 +305,7 @@ def missing(
     return [Lost(e, _cut_line(e, data)) for e in gone]
 
 
-def _not_found(mine: list[Entry], data: bytes | mmap.mmap) -> list[Entry]:
+def _not_found(mine: list[_Entry], data: bytes | mmap.mmap) -> list[_Entry]:
     """The entries of `mine` with no place of their own in `data`: each place (where the
     bytes were written, else another copy of them) accounts for one entry only."""
     claimed: set[int] = set()
@@ -316,7 +316,7 @@ def _not_found(mine: list[Entry], data: bytes | mmap.mmap) -> list[Entry]:
         return []
     # The others are looked for as an editor's save may have changed them, among the places
     # the entries found so far do not account for.
-    norm = normalise(data[:].decode("utf-8", errors="replace"))
+    norm = _normalise(data[:].decode("utf-8", errors="replace"))
     claimed_norm: set[int] = set()
     looked_for = {id(e) for e in rest}
     for e in mine:
@@ -325,7 +325,7 @@ def _not_found(mine: list[Entry], data: bytes | mmap.mmap) -> list[Entry]:
     return [e for e in rest if not _contains(norm, e, claimed_norm)]
 
 
-def _at_offset(data: bytes | mmap.mmap, e: Entry, claimed: set[int]) -> bool:
+def _at_offset(data: bytes | mmap.mmap, e: _Entry, claimed: set[int]) -> bool:
     if e.offset < 0 or not e.raw_digest or e.offset in claimed:
         return False
     if hashlib.sha256(data[e.offset : e.offset + e.raw_length]).hexdigest() != e.raw_digest:
@@ -351,7 +351,7 @@ def git_head(path: Path) -> str:
     return ""
 
 
-def _contains_raw(data: bytes | mmap.mmap, e: Entry, claimed: set[int]) -> bool:
+def _contains_raw(data: bytes | mmap.mmap, e: _Entry, claimed: set[int]) -> bool:
     """The bytes, untouched, at a place no other entry claimed (C-speed search). Looked for
     by their first bytes, which start with the comment's ``Name:`` line or a marker: few
     places hold them, even in a file of one repeated character."""
@@ -370,7 +370,7 @@ def _contains_raw(data: bytes | mmap.mmap, e: Entry, claimed: set[int]) -> bool:
     return False
 
 
-def _search_key(e: Entry) -> tuple[bytes, int]:
+def _search_key(e: _Entry) -> tuple[bytes, int]:
     """What `_contains_raw` looks for, and its offset in the appended bytes: their first bytes
     (entries written before those were kept: the longest of their first lines)."""
     try:
@@ -382,7 +382,7 @@ def _search_key(e: Entry) -> tuple[bytes, int]:
     return e.anchor.encode("utf-8"), e.anchor_at
 
 
-def _contains(norm: str, e: Entry, claimed: set[int]) -> bool:
+def _contains(norm: str, e: _Entry, claimed: set[int]) -> bool:
     """The text, as an editor's save may have changed it, at a place no other entry claimed."""
     if not e.head:
         return False
@@ -395,7 +395,7 @@ def _contains(norm: str, e: Entry, claimed: set[int]) -> bool:
     return False
 
 
-def _cut_line(e: Entry, data: bytes | mmap.mmap) -> int:
+def _cut_line(e: _Entry, data: bytes | mmap.mmap) -> int:
     """For an entry never written whole whose first bytes stand where it was to be written:
     the line they start on (1-based, at the ``Name:`` line when they hold one), else 0."""
     if e.done or e.offset < 0 or len(data) <= e.offset:

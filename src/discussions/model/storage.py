@@ -61,14 +61,14 @@ _BOUNDARY_BYTES = re.compile(
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
-DERIVED_NAMES = ("CHRONICLE.md",)
-DERIVED_SUFFIXES = (".sum.md", ".post.md")
+_DERIVED_NAMES = ("CHRONICLE.md",)
+_DERIVED_SUFFIXES = (".sum.md", ".post.md")
 
 
 def is_derived(path: Path) -> bool:
     """A file the engine makes from discussions (a ``.sum.md`` summary, a ``.post.md``
     exported post, ``CHRONICLE.md``): never a discussion, never checked or watched as one."""
-    return path.name in DERIVED_NAMES or path.name.endswith(DERIVED_SUFFIXES)
+    return path.name in _DERIVED_NAMES or path.name.endswith(_DERIVED_SUFFIXES)
 
 
 def not_found(path: Path) -> DiscussionNotFound:

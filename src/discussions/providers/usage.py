@@ -46,7 +46,7 @@ class Usage(FrozenRecord):
     output_tokens: int | None
     cost_usd: float | None
     model: str | None
-    """The model that answered, when the CLI named exactly one (`answering_model`)."""
+    """The model that answered, when the CLI named exactly one (`_answering_model`)."""
 
     def __init__(
         self,
@@ -122,10 +122,10 @@ def _claude_model(text: str, models: Any) -> str | None:
     stream-json or verbose transcript), else the one key of ``modelUsage`` when the run called
     a single model. With several (the hidden title call may use a smaller one) and no init
     event, None: the model is never guessed."""
-    return session_model(text) or answering_model(models)
+    return _session_model(text) or _answering_model(models)
 
 
-def session_model(text: str) -> str | None:
+def _session_model(text: str) -> str | None:
     """The ``model`` of the session's opening ``system`` event: claude's ``init`` (its
     SystemMessage.Init: type, subtype, session_id, tools, model, ...) or qwen's
     ``session_start`` (qwen-code docs, "Headless Mode", JSON output: the array opens with
@@ -136,7 +136,7 @@ def session_model(text: str) -> str | None:
     return None
 
 
-def answering_model(models: Any) -> str | None:
+def _answering_model(models: Any) -> str | None:
     """The one model a per-model usage table names (``modelUsage``, gemini's
     ``stats.models``); None when it names none or several."""
     if isinstance(models, dict) and len(models) == 1:
@@ -251,7 +251,7 @@ def gemini_json(name: str, text: str) -> tuple[str, Usage]:
     usage = _gemini_usage(stats)
     models = stats.get("models") if isinstance(stats, dict) else None
     return (response if isinstance(response, str) else ""), usage.with_model(
-        answering_model(models)
+        _answering_model(models)
     )
 
 
@@ -330,7 +330,7 @@ def qwen_json(name: str, text: str) -> tuple[str, Usage]:
     raw = event.get("usage")
     usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
     tokens = (_int(usage.get("input_tokens")), _int(usage.get("output_tokens")))
-    return result, Usage(*tokens, None, session_model(text))
+    return result, Usage(*tokens, None, _session_model(text))
 
 
 def opencode_json(name: str, text: str) -> tuple[str, Usage]:

@@ -32,7 +32,7 @@ from ..syntax.record import Record
 from .keys import SETTINGS
 from .schema import key_name, validate
 
-ENV_HOME = "DISCUSSIONS_HOME"
+_ENV_HOME = "DISCUSSIONS_HOME"
 PROJECT_FILE = "discussions.yaml"
 
 try:  # libyaml is several times faster than the pure-Python loader
@@ -40,7 +40,7 @@ try:  # libyaml is several times faster than the pure-Python loader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _SafeLoader = yaml.SafeLoader
 
-DEFAULTS: dict[str, Any] = {
+_DEFAULTS: dict[str, Any] = {
     "default_participants": ["architect", "security", "pragmatist"],
     "default_template": "feature",
     "consensus": {"threshold_ready": 0.67, "threshold_reject": 0.01, "human_required": False},
@@ -70,7 +70,7 @@ class VotingConfig:
 
 def user_dir() -> Path:
     """The user's configuration folder (see module docstring). Not created here."""
-    env = os.environ.get(ENV_HOME)
+    env = os.environ.get(_ENV_HOME)
     if env:
         return Path(env).expanduser()
     xdg = os.environ.get("XDG_CONFIG_HOME")
@@ -386,7 +386,7 @@ class Config:
 
     @classmethod
     def load(cls, start: Path | None = None) -> Config:
-        data = dict(DEFAULTS)
+        data = dict(_DEFAULTS)
         sources: list[Path] = []
         settings: dict[Path, dict[str, Any]] = {}
         problems: list[FileProblem] = []

@@ -26,7 +26,7 @@ from .code import CodeLines
 from .markers import code_spans
 from .record import Record
 
-KNOWN_EXTENSIONS = frozenset(
+_KNOWN_EXTENSIONS = frozenset(
     [
         "py",
         "pyi",
@@ -148,7 +148,7 @@ class Citation(Record):
         }
 
 
-def might_cite(body: str) -> bool:
+def _might_cite(body: str) -> bool:
     """A cheap first look: whether `body` holds a name with an extension (``x.py``) at all,
     one that looks like a path (`_looks_like_path`); most comments hold none."""
     for dot in _DOT_WORD.finditer(body):  # only the word around each dot is read
@@ -163,7 +163,7 @@ def might_cite(body: str) -> bool:
 
 def find_citations(body: str, first_line: int = 1) -> list[Citation]:
     """The citations of `body`, whose first line is line `first_line` of the file, in order."""
-    if not might_cite(body):
+    if not _might_cite(body):
         return []
     layout = _Where(body)
     found: list[tuple[int, Citation]] = []
@@ -188,7 +188,7 @@ def find_citations(body: str, first_line: int = 1) -> list[Citation]:
 def _looks_like_path(path: str, extension: str, start: str | None) -> bool:
     """Whether a match is a path and not a word with a dot (``e.g``, ``v1.2``): a known
     extension, or a ``/`` in it with a line given or a short extension."""
-    if extension.lower() in KNOWN_EXTENSIONS:
+    if extension.lower() in _KNOWN_EXTENSIONS:
         return True
     return "/" in path and (start is not None or len(extension) <= 4)
 

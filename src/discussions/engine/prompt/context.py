@@ -1,8 +1,8 @@
 """The discussion as one participant's prompt shows it, within a character budget.
 
-A discussion with no more comments than `recent_for` (a round's worth) that fits is shown as
+A discussion with no more comments than `_recent_for` (a round's worth) that fits is shown as
 the file is. Past that, the prompt stays about the size of a round's, however long the file
-grows: the comments may add `growth_for` (``context.growth``, default 0.45) times the size of
+grows: the comments may add `_growth_for` (``context.growth``, default 0.45) times the size of
 the prompt without them. The budget goes in this order of priority:
 
 1. the proposal: the header and the text before the first comment (the introduction);
@@ -11,9 +11,9 @@ the prompt without them. The budget goes in this order of priority:
    current vote, score and pending issues, and latest comment), the open motions, the
    decisions, the open questions, the concerns and the root causes named; all
    of it, whatever the growth allowance (only the character budget can shorten it);
-3. the newest comments in full (at most `recent_for`; first those that mention this
+3. the newest comments in full (at most `_recent_for`; first those that mention this
    participant since its latest comment), one that is too long for what is left cut to fit;
-4. older comments as one line each, newest first (at most `digest_for`); the oldest are then
+4. older comments as one line each, newest first (at most `_digest_for`); the oldest are then
    only counted, their markers being in the state above.
 
 A note says what was left out. In blind or anonymous phases everything is taken from the
@@ -42,17 +42,17 @@ from ...syntax.record import Record
 from ...syntax.text import normalise_newlines
 from .visibility import view_for
 
-STATE_HEADING = "## State of the discussion (derived from every comment; line numbers of the file)"
-POSITIONS = "Where each participant stands (current vote, latest comment):"
-MOTIONS = "Motions waiting for a result:"
-DECISIONS = "Decisions:"
-QUESTIONS = "Open questions:"
-CONCERNS = "Concerns:"
-DEFAULT_GROWTH = 0.45
-STATE_ITEMS = (
-    (DECISIONS, "DECISION"),
-    (QUESTIONS, "Q"),
-    (CONCERNS, "CONCERN"),
+_STATE_HEADING = "## State of the discussion (derived from every comment; line numbers of the file)"
+_POSITIONS = "Where each participant stands (current vote, latest comment):"
+_MOTIONS = "Motions waiting for a result:"
+_DECISIONS = "Decisions:"
+_QUESTIONS = "Open questions:"
+_CONCERNS = "Concerns:"
+_DEFAULT_GROWTH = 0.45
+_STATE_ITEMS = (
+    (_DECISIONS, "DECISION"),
+    (_QUESTIONS, "Q"),
+    (_CONCERNS, "CONCERN"),
     ("Root causes named:", "ROOT-CAUSE"),
 )
 _PROPOSAL_SHARE = 0.85
@@ -131,16 +131,16 @@ def _setting(d: Discussion, key: str, default: int) -> int:
         return default
 
 
-def recent_for(d: Discussion) -> int:
+def _recent_for(d: Discussion) -> int:
     """``context.recent_comments``: comments shown in full (default: one per participant of
     the discussion, at least 3)."""
     return _setting(d, "recent_comments", max(3, len(d.participants)))
 
 
-def digest_for(d: Discussion) -> int:
+def _digest_for(d: Discussion) -> int:
     """``context.digest_comments``: older comments listed one line each (default: twice
-    `recent_for`)."""
-    return _setting(d, "digest_comments", 2 * recent_for(d))
+    `_recent_for`)."""
+    return _setting(d, "digest_comments", 2 * _recent_for(d))
 
 
 def _render(c: Comment) -> str:
@@ -191,13 +191,13 @@ def state_lines(d: Discussion, p: Participant, comments: list[Comment], viewed: 
     lines += _positions(d, p, comments, viewed)
     motions = [] if viewed else [m for m in d.motions if m.result == "open"]
     if motions:
-        lines.append(MOTIONS)
+        lines.append(_MOTIONS)
         for motion in motions:
             by = f"moved by {motion.by}, line {motion.line}"
             if motion.seconded_by:
                 by += f"; seconded by {', '.join(motion.seconded_by)}"
             lines.append(f"- {_short(motion.text)} ({by})")
-    for heading, kind in STATE_ITEMS:
+    for heading, kind in _STATE_ITEMS:
         # The same item raised again is listed once (`restatements.item_key`, as every view).
         items: dict[str, tuple[str, list[str]]] = {}
         for c in comments:
@@ -219,7 +219,7 @@ def _positions(d: Discussion, p: Participant, comments: list[Comment], viewed: b
         latest[c.author] = c
     if not latest:
         return []
-    lines = [POSITIONS]
+    lines = [_POSITIONS]
     votes = {} if viewed else d.votes
     scores = {} if viewed else d.scores
     for author, c in latest.items():
@@ -259,14 +259,14 @@ def _shorten(text: str, budget: int, what: str) -> tuple[str, bool]:
     return cut + f"\n[... rest of {what} left out ...]\n", True
 
 
-def growth_for(d: Discussion) -> float:
+def _growth_for(d: Discussion) -> float:
     """``context.growth``: what the comments may add to a prompt, as a share of its size
     without them (the frame and the proposal; default 0.45)."""
-    value = d.workspace.config.section("context").get("growth", DEFAULT_GROWTH)
+    value = d.workspace.config.section("context").get("growth", _DEFAULT_GROWTH)
     try:
         return max(0.0, float(value))
     except (TypeError, ValueError):
-        return DEFAULT_GROWTH
+        return _DEFAULT_GROWTH
 
 
 class _Shown(Record):
@@ -285,29 +285,29 @@ def build_context(
     d: Discussion, participant: Participant, max_chars: int, frame: int = 0, compact: bool = False
 ) -> Context:
     """The discussion part of `participant`'s prompt, at most about `max_chars` long, its
-    comments adding at most `growth_for` times the size of the prompt without them (`frame`,
+    comments adding at most `_growth_for` times the size of the prompt without them (`frame`,
     the rest of the prompt, and the proposal); `compact`: the proposal and the newest comments
     only. See the module docstring."""
     view = view_for(d, participant)  # blind or anonymous phases: what this participant sees
     raw = view.text if view else normalise_newlines(d.text)
     comments = view.comments if view else d.comments
     text, head = for_the_prompt(raw), for_the_prompt(_head(raw, comments))
-    allowance = int(growth_for(d) * (frame + len(head)))
+    allowance = int(_growth_for(d) * (frame + len(head)))
     whole = max_chars if compact else min(max_chars, len(head) + allowance)
-    if len(comments) <= recent_for(d) and len(text) <= whole:
+    if len(comments) <= _recent_for(d) and len(text) <= whole:
         return Context(text, len(comments), 0, 0, False)
     avail = max(0, max_chars - _NOTE_ROOM)
     share = int(avail * _PROPOSAL_SHARE) if comments else avail
     head, truncated = _shorten(head, share, "the introduction")
     avail -= len(head)
     every = [] if compact else state_lines(d, participant, comments, view is not None)
-    state = _fit_lines(every, avail - len(STATE_HEADING) - 1)
-    state_text = "\n".join([STATE_HEADING, *state]) + "\n" if state else ""
+    state = _fit_lines(every, avail - len(_STATE_HEADING) - 1)
+    state_text = "\n".join([_STATE_HEADING, *state]) + "\n" if state else ""
     avail -= len(state_text)
     room = max(allowance - len(state_text) - _NOTE_ROOM, int(allowance * _MIN_ROOM))
     room = avail if compact else room  # a small window: the comments get what it leaves
-    digested = 0 if compact else digest_for(d)
-    shown = _choose(comments, participant, min(avail, room), recent_for(d), digested)
+    digested = 0 if compact else _digest_for(d)
+    shown = _choose(comments, participant, min(avail, room), _recent_for(d), digested)
     note = _note(shown, len(comments), truncated, len(every) - len(state), not compact)
     out = [head, "\n" + note + "\n"]
     if state_text:

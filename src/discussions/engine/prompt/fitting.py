@@ -24,7 +24,7 @@ from .prompts import minimal_prompt
 
 
 @dataclass(slots=True, frozen=True)
-class Misfit:
+class _Misfit:
     """A participant whose model is too small for its smallest prompt."""
 
     participant: Participant
@@ -45,7 +45,7 @@ class Misfit:
         )
 
 
-def refusal(found: list[Misfit]) -> str:
+def refusal(found: list[_Misfit]) -> str:
     """Why a turn cannot ask the participants of `found`, one line each."""
     lines = [f"- {m.message}" for m in found]
     return "models too small for the prompt, nothing was sent:\n" + "\n".join(lines)
@@ -56,18 +56,18 @@ def misfits(
     participants: Iterable[Participant],
     registry: ProviderRegistry,
     chain: Callable[[Participant], list[str]],
-) -> list[Misfit]:
+) -> list[_Misfit]:
     """The `participants` of `d` whose fallback `chain` holds a model too small for their
     smallest prompt (the smallest known window of the chain counts: the prompt is sized
     for it)."""
-    found: list[Misfit] = []
+    found: list[_Misfit] = []
     for p in participants:
         window = chain_window(registry, chain(p))
         if window.tokens is None:
             continue
         need = estimate_tokens(minimal_prompt(d, p, window.tokens))
         if need > prompt_tokens(window.tokens):
-            found.append(Misfit(p, window, need))
+            found.append(_Misfit(p, window, need))
     return found
 
 

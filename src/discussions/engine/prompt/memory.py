@@ -42,7 +42,7 @@ __all__ = [
 
 DEFAULT_PER_PARTICIPANT_CHARS = 3_000
 PERSONA_MEMORY_HEADING = "## Your own record in earlier discussions (newest first)"
-NOTE_HINT = (
+_NOTE_HINT = (
     "To keep something for your later discussions, write a REMEMBER: line; to have a question "
     "looked at again under a condition, a REVISIT-WHEN: line."
 )
@@ -184,7 +184,7 @@ def build_persona_memory(d: Discussion, participant: Participant, max_chars: int
         return ""
     hide = _anonymiser(d, participant)
     head = PERSONA_MEMORY_HEADING + "\n\n"
-    tail = NOTE_HINT + "\n"
+    tail = _NOTE_HINT + "\n"
     blocks: list[str] = []
     used = len(head) + len(tail) + 60  # room for the left-out line
     for e in r.episodes:

@@ -18,10 +18,10 @@ it, the participant's own record in earlier discussions (`memory_prompt`).
 
 One format, stated once: the engine's (`RESPONSE_FORMAT`). A persona's own "Response format"
 block (personas written for other tools end with one, asking for ``VOTE:`` lines) is left
-out of the prompt (`persona_text`).
+out of the prompt (`_persona_text`).
 
 A compact prompt, for a small window (``context.compact``: ``auto``, the default, for a
-window of `COMPACT_WINDOW` tokens or fewer; ``true``; ``false``): the persona in one line,
+window of `_COMPACT_WINDOW` tokens or fewer; ``true``; ``false``): the persona in one line,
 the proposal, the newest comments, the task and a short format; no phase instructions, state
 of the discussion, digest, memory, or how to ask for evidence. A 2,048-token window leaves a
 prompt about 4,600 characters: instructions written for large models would take half of it.
@@ -45,14 +45,14 @@ from .visibility import sealed_for
 if TYPE_CHECKING:
     from ...settings.templates import Phase
 
-DEFAULT_MAX_CHARS = 60_000
-DEFAULT_MEMORY_CHARS = 4_000
+_DEFAULT_MAX_CHARS = 60_000
+_DEFAULT_MEMORY_CHARS = 4_000
 MEMORY_HEADING = "## Settled decisions in this project (do not reopen unless asked)"
 _MEMORY_SHARE = 0.25
 _MEMORY_ITEM_CHARS = 300
 _MIN_MAX_CHARS = 1_000
 _FIT_TRIES = 4
-COMPACT_WINDOW = 4_096
+_COMPACT_WINDOW = 4_096
 """Windows of this many tokens or fewer get a compact prompt (``context.compact: auto``)."""
 _PERSONA_FORMAT = re.compile(
     r"^[ \t]*#*[ \t]*response format[ \t]*:?[ \t]*(?:\n|\Z)(?:[ \t]*[-*][^\n]*(?:\n|\Z))*",
@@ -62,23 +62,23 @@ _PERSONA_FORMAT = re.compile(
 
 
 def max_chars_for(d: Discussion) -> int:
-    value = d.workspace.config.section("context").get("max_chars", DEFAULT_MAX_CHARS)
+    value = d.workspace.config.section("context").get("max_chars", _DEFAULT_MAX_CHARS)
     try:
         return max(_MIN_MAX_CHARS, int(value))
     except (TypeError, ValueError):
-        return DEFAULT_MAX_CHARS
+        return _DEFAULT_MAX_CHARS
 
 
-def memory_chars_for(d: Discussion) -> int:
+def _memory_chars_for(d: Discussion) -> int:
     """``memory.max_chars`` (default 4,000); 0 when ``memory.enabled`` is false."""
     section = d.workspace.config.section("memory")
     if section.get("enabled", True) is False:
         return 0
-    value = section.get("max_chars", DEFAULT_MEMORY_CHARS)
+    value = section.get("max_chars", _DEFAULT_MEMORY_CHARS)
     try:
         return max(0, int(value))
     except (TypeError, ValueError):
-        return DEFAULT_MEMORY_CHARS
+        return _DEFAULT_MEMORY_CHARS
 
 
 def build_memory(d: Discussion, max_chars: int) -> str:
@@ -116,22 +116,22 @@ def _left_out(count: int) -> str:
     return f"[... {count} older settled decision{'s' if count != 1 else ''} left out]\n"
 
 
-def compact_for(d: Discussion, window: int | None) -> bool:
+def _compact_for(d: Discussion, window: int | None) -> bool:
     """Whether prompts in `d` for a model of `window` tokens are compact (module docstring)."""
     value = d.workspace.config.section("context").get("compact", "auto")
     if isinstance(value, bool):
         return value
-    return window is not None and window <= COMPACT_WINDOW
+    return window is not None and window <= _COMPACT_WINDOW
 
 
-def persona_text(participant: Participant) -> str:
+def _persona_text(participant: Participant) -> str:
     """The persona as the prompt gives it: without a "Response format" block of its own,
     since the engine states the one format the answer is read in."""
     text = _PERSONA_FORMAT.sub("", participant.personality.strip())
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def persona_line(participant: Participant) -> str:
+def _persona_line(participant: Participant) -> str:
     """The persona in one line, for a compact prompt."""
     role = participant.role or "a participant"
     line = f"You are {participant.name} (@{participant.alias}), {role}"
@@ -153,14 +153,14 @@ CONCERN: then a risk or problem, ASSIGNED: then a task someone has taken on, DON
 finished task.
 Mention another participant with @ and their alias to ask them something."""
 
-COMPACT_FORMAT = """\
+_COMPACT_FORMAT = """\
 Answer with one JSON object and nothing else: "comment" is your comment in markdown, in your \
 own words; "vote" is READY, CHANGES, REJECT or null.
 A line of the comment may start with Q: (a question), TODO: (an action), DECISION: (a \
 decision) or CONCERN: (a risk)."""
 
 
-DIAGNOSIS_FORMAT = (
+_DIAGNOSIS_FORMAT = (
     'This phase diagnoses a problem. Also give "root_cause_key": the root cause as a short key '
     '(a few words joined by -, such as "session-token-expired", at most 60 characters) and '
     '"confidence": 0-10, how sure you are (8 or more: sure). In markdown, write ROOT-CAUSE: key '
@@ -168,7 +168,7 @@ DIAGNOSIS_FORMAT = (
     "with confidence 8 or more."
 )
 
-TURN_ACTIONS = (
+_TURN_ACTIONS = (
     '"action" is optional: "PASS" when you have nothing to add, or "CALL_VOTE" with '
     '"motion" set to one sentence, for a formal vote.'
 )
@@ -201,12 +201,12 @@ def build_prompt(
     ``memory.enabled`` in the configuration), the settled decisions of other discussions
     come before the discussion (see `build_memory`). Ballots on motions not yet decided are
     sealed from everyone but their authors (`visibility.sealed_for`). A small `window` gets
-    a compact prompt (`compact_for`)."""
+    a compact prompt (`_compact_for`)."""
     d = sealed_for(d, participant)
     budget = max_chars or max_chars_for(d)
     limit = prompt_tokens(window) if window is not None else None
     size = prompt_chars(d, window, budget)
-    compact = compact_for(d, window)
+    compact = _compact_for(d, window)
     for _ in range(_FIT_TRIES):
         prompt, ctx = _assemble(d, participant, callout, size, memory and not compact, compact)
         over = max(len(prompt) / budget, estimate_tokens(prompt) / limit if limit else 0.0)
@@ -228,7 +228,7 @@ def prompt_chars(d: Discussion, window: int | None, max_chars: int | None = None
 def minimal_prompt(d: Discussion, participant: Participant, window: int | None = None) -> str:
     """The smallest prompt `participant` can get in `d` for a model of `window` tokens:
     persona, phase, task and format, with no room left for the discussion."""
-    compact = compact_for(d, window)
+    compact = _compact_for(d, window)
     return _assemble(sealed_for(d, participant), participant, None, 1, False, compact)[0]
 
 
@@ -255,7 +255,7 @@ def _assemble(
     ]
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
     if memory:
-        share = min(memory_chars_for(d), int(max(0, budget - frame) * _MEMORY_SHARE))
+        share = min(_memory_chars_for(d), int(max(0, budget - frame) * _MEMORY_SHARE))
         known = build_memory(d, share)
         if known:
             head.insert(memory_at, known)  # ends with a newline: a blank line follows it
@@ -279,8 +279,8 @@ def _prompt_head(
     phase = f"{info.title} ({d.phase})" if info else d.phase
     if compact:
         title = f"## Discussion: {d.title}"
-        return [persona_line(participant), "", title, "", f"Current phase: {phase}", ""]
-    head: list[str] = [persona_text(participant), ""]
+        return [_persona_line(participant), "", title, "", f"Current phase: {phase}", ""]
+    head: list[str] = [_persona_text(participant), ""]
     head.append(
         f"You are {participant.name} (@{participant.alias}), "
         f"{participant.role or 'a participant'}, "
@@ -327,7 +327,7 @@ def _response_format(
     `participant`'s answer: a vote or none, a score and pending issues, a diagnosis,
     blindness."""
     lines = ["", "## Response format"]
-    lines += [COMPACT_FORMAT] if compact else [RESPONSE_FORMAT, TURN_ACTIONS]
+    lines += [_COMPACT_FORMAT] if compact else [RESPONSE_FORMAT, _TURN_ACTIONS]
     wants_vote = bool(info and info.voting_mode and participant.votes)
     if not participant.votes:
         lines.append('You are a background participant and do not vote: set "vote" to null.')
@@ -345,7 +345,7 @@ def _response_format(
             "way (empty when none). In markdown, write SCORE: n and one PENDING: line per issue."
         )
     if info is not None and info.diagnosis:
-        lines.append(DIAGNOSIS_FORMAT)
+        lines.append(_DIAGNOSIS_FORMAT)
     if info is not None and info.blind:
         lines.append("This round is blind: you see none of the other participants' answers.")
     return lines

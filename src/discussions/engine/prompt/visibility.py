@@ -14,7 +14,7 @@ prompt shows the file as it is.
 
 In every phase, ballots are sealed (`sealed_for`): until a motion's result is recorded, each
 comment that carries a ballot on it is shown to the other participants as its ``Name:`` line
-and `SEALED_BALLOT` only (a ``MOTION:`` line in it stays); its reasons, its vote, everything
+and `_SEALED_BALLOT` only (a ``MOTION:`` line in it stays); its reasons, its vote, everything
 else in it is left out. The participant's own comments are shown as they are.
 """
 
@@ -34,11 +34,11 @@ if TYPE_CHECKING:
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
 
-SEALED_BALLOT = "*(a sealed ballot)*"
+_SEALED_BALLOT = "*(a sealed ballot)*"
 _PARTICIPANTS_HEADER = re.compile(r"^<!--[ \t]*Participants[ \t]*:.*$", re.M | re.I)
 
 
-class View(Record):
+class _View(Record):
     """The discussion as one participant sees it.
     (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
 
@@ -61,7 +61,7 @@ def label(n: int) -> str:
     return f"Participant {string.ascii_uppercase[n] if n < 26 else n + 1}"
 
 
-def view_for(d: Discussion, participant: Participant) -> View | None:
+def view_for(d: Discussion, participant: Participant) -> _View | None:
     """The view of `d` for `participant` in its current phase; None when the phase is neither
     blind nor anonymous."""
     info = d.phase_info
@@ -109,7 +109,7 @@ def view_for(d: Discussion, participant: Participant) -> View | None:
             )
         )
         out += block
-    return View(out, visible, labels)
+    return _View(out, visible, labels)
 
 
 def _context(text: str, first_comment_line: int) -> str:
@@ -169,7 +169,7 @@ def _seal(lines: list[str], c: Comment, engine_lines: set[int]) -> None:
     """Blank the text of comment `c` in `lines` (1-based line numbers), up to the first engine
     block the parser found after it (`engine_lines`: a line that only looks like one, typed by
     hand or inside code, is text and sealed too); keep its ``---`` lines and ``MOTION:`` lines;
-    show `SEALED_BALLOT`."""
+    show `_SEALED_BALLOT`."""
     keep = {m.line for m in c.markers if m.kind == "MOTION"}
     blanked: list[int] = []
     for n in range(c.line + 1, min(c.end_line, len(lines)) + 1):
@@ -182,4 +182,4 @@ def _seal(lines: list[str], c: Comment, engine_lines: set[int]) -> None:
         blanked.append(n)
     if blanked:
         at = blanked[1] if len(blanked) > 1 and blanked[0] == c.line + 1 else blanked[0]
-        lines[at - 1] = SEALED_BALLOT
+        lines[at - 1] = _SEALED_BALLOT

@@ -17,7 +17,7 @@ from pathlib import Path
 from ...model.discussion import Discussion
 from ...syntax.digest import sha256_hex
 
-WATCHED = (
+_WATCHED = (
     ".qwen", ".gemini", ".claude", ".mcp.json", ".codex", ".copilot", "opencode.json",
     "opencode.jsonc", ".opencode", ".cursor",
 )  # fmt: skip
@@ -31,7 +31,7 @@ def fingerprint(root: Path) -> dict[str, str]:
     """The watched files under `root` (relative path -> hash of the content; links by their
     target, never followed)."""
     found: dict[str, str] = {}
-    for name in WATCHED:
+    for name in _WATCHED:
         top = root / name
         paths = [top] if not top.is_dir() or top.is_symlink() else sorted(top.rglob("*"))
         for path in paths[:_MAX_FILES]:

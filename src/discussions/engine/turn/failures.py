@@ -28,7 +28,7 @@ from ...syntax import clock
 from ...syntax.render import visible_name
 from .outcomes import Attempt, ParticipantOutcome, clean_field
 
-CAUSE_LIMIT = 200
+_CAUSE_LIMIT = 200
 """Characters of a provider's error output kept as the cause of a failure."""
 _NOISE = re.compile(r"^[\W_]*$|^\s*\d+%\s*\||^\s*(?:File \"|Traceback \(most recent call)")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
@@ -38,7 +38,7 @@ _KEY_SHAPE = re.compile(
 """API keys of well-known shapes (OpenAI and Anthropic, GitHub, Google, Slack)."""
 
 
-def blank_secrets(text: str) -> str:
+def _blank_secrets(text: str) -> str:
     """`text` with what looks like a credential shown as ``***``: the value of an environment
     variable named like one (``*_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``), and keys
     of well-known shapes. A CLI's error output goes into the record, which is committed."""
@@ -48,12 +48,12 @@ def blank_secrets(text: str) -> str:
     return _KEY_SHAPE.sub("***", text)
 
 
-def cause_of(detail: str, limit: int = CAUSE_LIMIT) -> str:
+def _cause_of(detail: str, limit: int = _CAUSE_LIMIT) -> str:
     """The last meaningful line of a provider's error output (`ProviderError.detail`: its last
     lines joined by `` / ``): terminal colour codes, progress bars, traceback frames and lines
-    of punctuation left out, credentials blanked (`blank_secrets`); one line, no marker
+    of punctuation left out, credentials blanked (`_blank_secrets`); one line, no marker
     syntax, at most `limit` characters."""
-    detail = blank_secrets(detail)
+    detail = _blank_secrets(detail)
     lines = [strip_terminal_codes(part).strip() for part in re.split(r" / |\n", detail)]
     meaningful = [line for line in lines if line and not _NOISE.search(line)]
     if not meaningful:
@@ -69,12 +69,12 @@ def ran(attempt: Attempt) -> bool:
 
 def _why(attempt: Attempt) -> str:
     """``exited with status 1: Error: context window exceeded``: the reason and the cause."""
-    cause = cause_of(attempt.detail)
+    cause = _cause_of(attempt.detail)
     reason = clean_field(attempt.reason).replace(";", ",")
     return f"{reason}: {cause}" if cause else reason
 
 
-def attempt_text(attempt: Attempt) -> str:
+def _attempt_text(attempt: Attempt) -> str:
     """``llm (exited with status 1: Error: context window exceeded)``."""
     return f"{clean_field(attempt.provider)} ({_why(attempt)})"
 
@@ -86,7 +86,7 @@ def failed_meta(attempts: Sequence[Attempt]) -> list[str]:
     calls = [a for a in attempts if ran(a)]
     if not calls:
         return []
-    return ["failed: " + "; ".join(attempt_text(a) for a in calls)]
+    return ["failed: " + "; ".join(_attempt_text(a) for a in calls)]
 
 
 def render_failed(outcome: ParticipantOutcome) -> str:
@@ -108,7 +108,7 @@ def render_failed(outcome: ParticipantOutcome) -> str:
 
 
 def _shown(attempt: Attempt) -> str:
-    cause = cause_of(attempt.detail, 120)
+    cause = _cause_of(attempt.detail, 120)
     text = f"{attempt.provider} {attempt.reason}" + (f" ({cause})" if cause else "")
     return visible_name(clean_field(text))
 

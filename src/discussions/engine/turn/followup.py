@@ -31,10 +31,10 @@ from ...syntax.answers import NO_ECHO, Echo, Response, parse_response, prompt_ec
 from ...syntax.markers import extract, normalise_vote
 from .outcomes import ParticipantOutcome
 
-EXCERPT_CHARS = 600
+_EXCERPT_CHARS = 600
 """Characters of the first answer the follow-up prompt repeats, for context."""
 VOTE_QUESTION = "Answer with one line: VOTE: READY, CHANGES or REJECT"
-SCORE_QUESTION = (
+_SCORE_QUESTION = (
     "Answer with one line: SCORE: n, where n is 0-10 (how ready the proposal is to decide)"
 )
 _SCORE_LINE = re.compile(r"(?im)^\W*(?:score\W*)?(\d{1,2})(?:\s*/\s*10)?\W*$")
@@ -89,7 +89,7 @@ def truncation_note(original: int, limit: int, stopped: bool = False) -> str:
 
 
 @dataclass(slots=True)
-class FollowUp:
+class _FollowUp:
     """What the follow-up call gave."""
 
     kind: str
@@ -135,18 +135,18 @@ def missing(
 
 def follow_up_prompt(d: Discussion, kind: str, answer: str) -> str:
     """The minimal follow-up: what was discussed, the start of the answer, one question."""
-    excerpt = " ".join(answer.split())[:EXCERPT_CHARS]
+    excerpt = " ".join(answer.split())[:_EXCERPT_CHARS]
     return (
         f'You were asked for your position on "{d.title}" and answered:\n\n'
-        f"{excerpt}\n\n{VOTE_QUESTION if kind == 'vote' else SCORE_QUESTION}\n"
+        f"{excerpt}\n\n{VOTE_QUESTION if kind == 'vote' else _SCORE_QUESTION}\n"
     )
 
 
 def ask_follow_up(
     providers: ProviderRegistry, request: ProviderRequest, provider: str, prompt: str, kind: str
-) -> FollowUp:
+) -> _FollowUp:
     """One call to `provider` with `prompt`; the vote or score its answer holds."""
-    result = FollowUp(kind)
+    result = _FollowUp(kind)
     try:
         completion = complete_with_usage(
             providers.get(provider), replace(request, prompt=prompt, on_output=None)
@@ -158,7 +158,7 @@ def ask_follow_up(
     if kind == "vote":
         result.vote = read_vote(completion.text)
     else:
-        result.score = read_score(completion.text)
+        result.score = _read_score(completion.text)
     return result
 
 
@@ -172,7 +172,7 @@ def read_vote(text: str) -> str | None:
     return parse_response(text).vote or (normalise_vote(first) if bare else None)
 
 
-def read_score(text: str) -> int | None:
+def _read_score(text: str) -> int | None:
     """The score (0-10) a follow-up answer gives: its ``SCORE:`` line, else a line that is a
     number (``8``, ``8/10``)."""
     text = text.strip()

@@ -325,7 +325,7 @@ class TurnEvent(Record):
 # streamed so far and reports the latest non-blank line (a partial one counts: it is what the
 # provider is writing now).
 
-MAX_STREAM_KEEP = 256 * 1024
+_MAX_STREAM_KEEP = 256 * 1024
 """Characters of streamed text kept for display; the answer itself is collected elsewhere."""
 
 
@@ -347,8 +347,8 @@ def stream_reporter(report: Callable[[str, str], None]) -> Callable[[str], None]
             return
         parts.append(piece)
         size[0] += len(piece)
-        if size[0] > MAX_STREAM_KEEP:
-            joined = "".join(parts)[-MAX_STREAM_KEEP:]
+        if size[0] > _MAX_STREAM_KEEP:
+            joined = "".join(parts)[-_MAX_STREAM_KEEP:]
             parts[:] = [joined]
             size[0] = len(joined)
         text = "".join(parts) if len(parts) > 1 else parts[0]

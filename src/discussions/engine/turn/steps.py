@@ -92,14 +92,14 @@ class Step(FrozenRecord):
         self._init(name, run, loads)
 
 
-def fulfil_requests(after: AfterAnswers) -> None:
+def _fulfil_requests(after: AfterAnswers) -> None:
     """The evidence step: requests the answers made fulfilled, and one follow-up call for
     those whose request was (`evidence.turn.after_answers`)."""
     after_answers(after.discussion, after.chosen, after.result, after.ask_again)
     after.discussion.reload()
 
 
-def settle_phases(after: AfterAnswers) -> None:
+def _settle_phases(after: AfterAnswers) -> None:
     """The phase rules applied (`phases.settle`), once something was said."""
     if after.heard:
         from . import phases  # loaded while the providers think
@@ -107,7 +107,7 @@ def settle_phases(after: AfterAnswers) -> None:
         after.result.changes.extend(phases.settle(after.discussion))
 
 
-def refresh_summary(after: AfterAnswers) -> None:
+def _refresh_summary(after: AfterAnswers) -> None:
     """The summary file rewritten (``summary_files``), once something was said; a failure is a
     warning (the answers are in, the summary can be rebuilt)."""
     d = after.discussion
@@ -121,9 +121,9 @@ def refresh_summary(after: AfterAnswers) -> None:
         after.result.warnings.append(f"summary not updated: {exc}")
 
 
-FULFIL = Step("evidence", fulfil_requests)
-SETTLE = Step("phases", settle_phases, ("discussions.engine.turn.phases",))
-SUMMARY = Step("summary", refresh_summary)
+FULFIL = Step("evidence", _fulfil_requests)
+SETTLE = Step("phases", _settle_phases, ("discussions.engine.turn.phases",))
+SUMMARY = Step("summary", _refresh_summary)
 
 
 # -- loading while the providers think ---------------------------------------------------------
@@ -148,12 +148,12 @@ def warm_up(steps: Sequence[Step] = ()) -> None:
     answer arrives."""
     names = (*_AFTER_THE_CALLS, *(name for step in steps for name in step.loads))
     if not all(name in sys.modules for name in ("markdown_it", *names)):
-        timer = threading.Timer(_WARM_UP_DELAY, load_for_the_answers, (names,))
+        timer = threading.Timer(_WARM_UP_DELAY, _load_for_the_answers, (names,))
         timer.daemon = True
         timer.start()
 
 
-def load_for_the_answers(names: Sequence[str] = _AFTER_THE_CALLS) -> None:
+def _load_for_the_answers(names: Sequence[str] = _AFTER_THE_CALLS) -> None:
     """Load the markdown parser and the modules `names`."""
     import importlib
 
