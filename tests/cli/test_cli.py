@@ -242,6 +242,7 @@ def test_participants_and_templates(isolated: Path) -> None:
     r = run("participants", "list")
     aliases = re.findall(r"^@(\S+)", r.output, re.M)
     assert aliases == [
+        "advocate",
         "architect",
         "designer",
         "moderator",

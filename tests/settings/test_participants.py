@@ -16,7 +16,7 @@ from ..conftest import write
 
 def test_bundled_personas_are_complete() -> None:
     reg = Workspace.discover().participants
-    assert len(list(bundled_dir("participants").glob("*.yaml"))) == 8
+    assert len(list(bundled_dir("participants").glob("*.yaml"))) == 9
     voting = sorted(p.alias for p in reg if p.votes)
     background = sorted(p.alias for p in reg if not p.votes)
     assert voting == [
@@ -27,7 +27,7 @@ def test_bundled_personas_are_complete() -> None:
         "pragmatist",
         "security",
     ]
-    assert background == ["researcher", "visualizer"]
+    assert background == ["advocate", "researcher", "visualizer"]
     for p in reg:
         assert p.name.startswith("AI-") and p.role and len(p.personality) > 400
         assert p.expertise and p.concerns and p.provider_hint

@@ -27,6 +27,7 @@ from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .citations import rule_citations
+from .contrarian import rule_contrarian
 from .diagnosis import rule_diagnosis
 from .governs import rule_governs
 from .minority import rule_dissent
@@ -462,6 +463,7 @@ RULES: list[tuple[str, Rule]] = [
     ("applies", _rule_applies),
     ("voters", rule_voters),
     ("first_ballot", rule_first_ballot),
+    ("contrarian", rule_contrarian),
     ("positions", rule_positions),
     ("phase_rules", rule_phase_rules),
     ("usage", rule_usage),

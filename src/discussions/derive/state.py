@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..settings.workspace import Workspace
     from ..syntax.citations import Citation
     from .applies import Apply, Review
+    from .contrarian import Challenge
     from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
@@ -247,6 +248,10 @@ class State:
     """Tokens, cost and calls, in all and per participant and provider (`usage.rule_usage`)."""
     dissent: Dissent = field(default_factory=Dissent)
     """The minority report: votes against, unanswered concerns (`minority.rule_dissent`)."""
+    too_fast: bool = False
+    """Agreement came too fast in this phase (`contrarian.rule_contrarian`)."""
+    challenge: Challenge | None = None
+    """The contrarian's challenge in this phase, if one was made (`contrarian`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

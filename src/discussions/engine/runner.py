@@ -2,9 +2,9 @@
 every turn runs, declared once here, above the wings, because one of them is the council's.
 
 In order, as `derive` runs its rules: the evidence the answers asked for (and one follow-up
-call), the council's open motion (seconds, sealed ballots, the count), the phase rules, the
-summary file. A step is loaded when it first runs, or while the providers think (its
-`Step.loads`), never before a turn's first call."""
+call), the council's open motion (seconds, sealed ballots, the count), the contrarian when
+agreement came too fast, the phase rules, the summary file. A step is loaded when it first
+runs, or while the providers think (its `Step.loads`), never before a turn's first call."""
 
 from __future__ import annotations
 
@@ -30,7 +30,19 @@ def _handle_motion(after: AfterAnswers) -> None:
 
 MOTION = Step("motion", _handle_motion, ("discussions.engine.council.motions",))
 
-STEPS: tuple[Step, ...] = (FULFIL, MOTION, SETTLE, SUMMARY)
+
+def _challenge(after: AfterAnswers) -> None:
+    """The contrarian's step (`council.contrarian.contrarian_step`), before the phase rules:
+    agreement that came too fast is challenged before the consensus is recorded."""
+    if after.heard and after.discussion.too_fast:
+        from .council.contrarian import contrarian_step  # loaded only when called for
+
+        contrarian_step(after)
+
+
+CONTRARIAN = Step("contrarian", _challenge)
+
+STEPS: tuple[Step, ...] = (FULFIL, MOTION, CONTRARIAN, SETTLE, SUMMARY)
 """What every turn does after its answers, in order."""
 
 

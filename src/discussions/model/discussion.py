@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..derive.citations import Basis, Verdicts, grounded_consensus, grounds_of
+from ..derive.contrarian import challenge_entry
 from ..derive.quorum import independent_sources
 from ..derive.rules import derive
 from ..derive.runlog import RunRecord
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
 
 T = TypeVar("T")
-
 
 
 class _Change(Record):
@@ -344,6 +344,12 @@ class Discussion:
         lambda s: dict(s.first_ballot),
         "Each voter's first vote in the current phase: name -> (vote, line).",
         key=None,
+    )
+    too_fast = Field(lambda s: s.too_fast, "Agreed too fast (`derive.contrarian`).", key=None)
+    challenge = Field(
+        lambda s: s.challenge,
+        "The contrarian's challenge (`derive.contrarian`).",
+        json=challenge_entry,
     )
     positions = Field(
         lambda s: s.positions,

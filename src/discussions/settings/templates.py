@@ -11,6 +11,7 @@ A template is one YAML file::
     title_format: "{title}"          # how the discussion title is written
     consensus_status: ACCEPTED       # status once the last phase reaches consensus
     output: {type: documentation, leader: architect, max_revisions: 2, path: docs/x.md}
+    contrarian: advocate             # asked when agreement comes too fast (docs/council.md)
     phases:
       - id: initial_feedback
         title: Initial Feedback
@@ -148,6 +149,9 @@ class Template:
     """What the decided discussion produces (``output:``, `output.Output`)."""
     apply: dict[str, Any] | None = None
     """The ``apply:`` keys the template sets (`apply.apply_settings` merges them)."""
+    contrarian: str | None = None
+    """The persona asked for the strongest case against when a voting phase agrees at once on
+    nothing checkable (``contrarian:``, `derive.contrarian`); None: never asked."""
 
     @property
     def first_phase(self) -> str:
@@ -199,6 +203,7 @@ class Template:
             max_phase_transitions=cap,
             output=read_output(data.get("output")),
             apply=read_apply(data.get("apply")),
+            contrarian=normalise_alias(data["contrarian"]) if data.get("contrarian") else None,
         )
 
 
@@ -291,6 +296,7 @@ TEMPLATE = Fields(
         "body": Text(),
         "output": OUTPUT,
         "apply": APPLY,
+        "contrarian": Text(),
     },
     noun="template setting",
     required=("name", "phases"),
@@ -336,6 +342,9 @@ def _check_top_level(data: dict[str, Any], fail: graph.Fail) -> None:
         problem = _check(data.get(key), check)
         if problem:
             raise fail((key,), problem)
+    problem = _check(data.get("contrarian"), alias_problem)
+    if problem:
+        raise fail(("contrarian",), problem)
     for key, item_check in (("aliases", _plain_name_problem), ("participants", alias_problem)):
         for n, item in enumerate(data.get(key) or []):
             problem = _check(item, item_check, required=True)

@@ -84,6 +84,13 @@ ENGINE_KINDS: tuple[EngineKind, ...] = (
         "evidence",
         "What a participant was shown from the repository: {args}.",
     ),
+    EngineKind(
+        "CONTRARIAN",
+        VALUE,
+        _BLOCK,
+        "contrarian",
+        "Agreement came too fast; the contrarian was asked for the case against: {args}.",
+    ),
     EngineKind("DRAFT", VALUE, _BLOCK, "drafts", "A documentation loop's draft: {args}."),
     EngineKind("APPLY", VALUE, _BLOCK, "applies", "A decision carried into code: {args}."),
     EngineKind(
