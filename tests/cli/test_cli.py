@@ -256,7 +256,7 @@ def test_participants_and_templates(isolated: Path) -> None:
     assert r.output.startswith("AI-Security (@security)\nRole: Security Specialist\n")
     r = run("participants", "show", "ghost")
     assert r.exit_code == 1 and r.output.startswith(
-        "Error: no participant 'ghost' (known: architect,"
+        "Error: no participant 'ghost' (known: advocate,"
     )
     data = json.loads(run("templates", "list", "--json").output)
     feature = next(t for t in data if t["name"] == "feature")

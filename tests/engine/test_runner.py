@@ -175,7 +175,7 @@ def test_unknown_alias_lists_known_and_touches_nothing(disc: Path) -> None:
     r = CliRunner().invoke(cli, ["turn", "auth.md", "@architect", "@ghost"])
     assert r.exit_code == 1
     assert r.output.startswith(
-        "Error: no participant 'ghost' (known: architect, designer, moderator,"
+        "Error: no participant 'ghost' (known: advocate, architect, designer, moderator,"
     )
     assert disc.read_bytes() == before
 

@@ -121,7 +121,7 @@ def test_participants_list_reports_problems_on_stderr(isolated: Path) -> None:
         "got 'sometimes' (skipped)\n"
     )
     r = CliRunner().invoke(cli, ["participants", "list", "--json"], catch_exceptions=False)
-    assert [p["alias"] for p in json.loads(r.stdout)][0] == "architect"
+    assert [p["alias"] for p in json.loads(r.stdout)][0] == "advocate"
     problems = json.loads(r.stderr)["problems"]
     assert problems == [
         {
