@@ -244,8 +244,6 @@ def _title_format_problem(text: str) -> str | None:
     return _line_problem(text)
 
 
-
-
 _CONSENSUS_MODES = ("votes", "score", "vote_first")
 _CONTEXT_FORMATS = ("diff",)
 

@@ -1,0 +1,81 @@
+"""Agreement that came too fast, derived from the file (`derive.contrarian`): every voter's
+first vote of the phase READY on nothing checked, the consensus held until a challenge made by
+the template's contrarian is answered by another voter or a person."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from discussions.model.discussion import Discussion
+from discussions.settings.config import bundled_dir
+
+from ..conftest import sign_ai_comments, write
+
+_HEAD = """<!-- DISCUSSION -->
+<!-- Title: Auth -->
+<!-- Template: feature -->
+<!-- Phase: consensus_vote -->
+<!-- Status: OPEN -->
+<!-- Participants: architect, security, pragmatist -->
+
+# Auth
+
+Tokens in cookies.
+
+---
+"""
+_BLOCK = (
+    "\n<!-- CONTRARIAN: advocate | phase: consensus_vote | why: too fast -->\n\n"
+    "**Contrarian: &#64;advocate is asked.**\n\n---\n"
+)
+
+
+def _comment(author: str, text: str, vote: str | None = None) -> str:
+    return f"\nName: {author}\n{text}\n" + (f"\nVOTE: {vote}\n" if vote else "") + "\n---\n"
+
+
+def _unanimous(text: str = "Looks right.") -> str:
+    return "".join(
+        _comment(f"AI-{a}", text, "READY") for a in ("Architect", "Security", "Pragmatist")
+    )
+
+
+def _load(isolated: Path, body: str, contrarian: str = "advocate") -> Discussion:
+    feature = (bundled_dir("templates") / "feature.yaml").read_text(encoding="utf-8")
+    write(isolated / "templates" / "feature.yaml", feature + f"contrarian: {contrarian}\n")
+    path = write(isolated / "discussions" / "auth.md", sign_ai_comments(_HEAD + body))
+    return Discussion.load(path)
+
+
+def test_a_unanimous_first_round_on_nothing_is_held_until_the_contrarian_is_asked(
+    isolated: Path,
+) -> None:
+    d = _load(isolated, _unanimous())
+    assert d.too_fast and d.challenge is None
+    result = d.consensus_result
+    assert not result.reached
+    assert result.reason.startswith("agreement came too fast: @advocate is to be asked first")
+
+
+def test_a_first_vote_other_than_ready_is_no_agreement_too_fast(isolated: Path) -> None:
+    body = _comment("AI-Security", "Not yet.", "CHANGES") + _unanimous()
+    d = _load(isolated, body)
+    assert not d.too_fast and d.has_consensus()
+
+
+def test_the_challenge_holds_until_another_voter_or_a_person_speaks(isolated: Path) -> None:
+    challenged = _unanimous() + _BLOCK + _comment("AI-Advocate", "CONCERN: CSRF.")
+    d = _load(isolated, challenged)
+    assert d.challenge is not None and not d.challenge.answered
+    assert d.consensus_result.reason.startswith("challenged by @advocate: awaiting an answer")
+    again = _load(isolated, challenged + _comment("AI-Advocate", "And another thing."))
+    assert not again.has_consensus()  # the contrarian does not answer itself
+    for answer in (_comment("AI-Security", "SameSite=strict is set."), _comment("Rob", "Ack.")):
+        d = _load(isolated, challenged + answer)
+        assert d.challenge is not None and d.challenge.answered and d.has_consensus()
+
+
+def test_an_unknown_contrarian_is_reported_and_never_waited_for(isolated: Path) -> None:
+    d = _load(isolated, _unanimous(), contrarian="nobody")
+    assert not d.too_fast and d.has_consensus()
+    assert any("contrarian @nobody is unknown" in w.message for w in d.warnings)
