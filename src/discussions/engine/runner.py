@@ -33,8 +33,10 @@ MOTION = Step("motion", _handle_motion, ("discussions.engine.council.motions",))
 
 def _challenge(after: AfterAnswers) -> None:
     """The contrarian's step (`council.contrarian.contrarian_step`), before the phase rules:
-    agreement that came too fast is challenged before the consensus is recorded."""
-    if after.heard and after.discussion.too_fast:
+    agreement that came too fast is challenged before the consensus is recorded. Without a
+    template that names a contrarian, the file is not derived again for it."""
+    d = after.discussion
+    if after.heard and any(t.contrarian for t in d.workspace.templates) and d.too_fast:
         from .council.contrarian import contrarian_step  # loaded only when called for
 
         contrarian_step(after)
