@@ -11,47 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from discussions.settings.config import bundled_dir
+from ..conftest import code, out, run
+from ..support.contrarian import advocate_comments, contrarian_council, ready
+from ..support.quorum import ALIASES, open_vote
 
-from ..conftest import code, out, run, script_command, write
-from ..support.quorum import ALIASES, open_vote, seat
-
-_CHALLENGE = json.dumps(
-    {"comment": "CONCERN: a cookie token is sent on every cross-site request (auth.py:12)."}
-)
 _HELD = "challenged by @advocate: awaiting an answer"
-
-
-def _ready(comment: str = "Looks right.") -> str:
-    return json.dumps({"comment": comment, "vote": "READY"})
 
 
 @pytest.fixture
 def council(isolated: Path, providers_file):  # type: ignore[no-untyped-def]
-    """A feature discussion in its voting phase, the seats answered by `voters` (a scripted
-    answer), the advocate by a scripted challenge; `contrarian` sets the template's
-    ``contrarian: advocate`` (a project copy of the bundled feature template)."""
+    """A feature discussion in its voting phase after one turn of its seats
+    (`contrarian_council`: `voters` answer, `contrarian` sets the template's setting)."""
 
-    def make(voters: str = _ready(), contrarian: bool = True) -> Path:
-        providers_file(
-            {
-                "voters": script_command("answer.py", voters),
-                "devil": script_command("answer.py", _CHALLENGE),
-            }
-        )
-        write(
-            isolated / "discussions.yaml", "providers:\n  detect: false\n  mock_fallback: false\n"
-        )
-        for alias in ALIASES:
-            seat(isolated, alias, "voters")
-        write(
-            isolated / "participants" / "advocate.yaml",
-            "name: AI-Advocate\nalias: advocate\nrole: r\npersonality: p\n"
-            "provider_hint: devil\ntype: background\n",
-        )
-        if contrarian:
-            feature = (bundled_dir("templates") / "feature.yaml").read_text(encoding="utf-8")
-            write(isolated / "templates" / "feature.yaml", feature + "contrarian: advocate\n")
+    def make(voters: str = ready(), contrarian: bool = True) -> Path:
+        contrarian_council(isolated, providers_file, voters, contrarian)
         path = open_vote()
         assert code(run("turn", "auth.md", *(f"@{a}" for a in ALIASES))) == 0
         return path
@@ -66,16 +39,12 @@ def status_json() -> dict[str, object]:
     return data
 
 
-def _advocate_comments(text: str) -> int:
-    return text.count("Name: AI-Advocate\n")
-
-
 def test_a_unanimous_first_round_on_nothing_calls_the_contrarian_once(council) -> None:  # type: ignore[no-untyped-def]
     path = council()
     text = path.read_text(encoding="utf-8")
     assert text.count("<!-- CONTRARIAN: advocate") == 1
     block = text.index("<!-- CONTRARIAN: advocate")
-    assert _advocate_comments(text[block:]) == 1 and "cross-site request" in text[block:]
+    assert advocate_comments(text[block:]) == 1 and "cross-site request" in text[block:]
     data = status_json()
     assert data["status"] == "OPEN"
     assert data["challenge"] == {
@@ -88,7 +57,7 @@ def test_a_unanimous_first_round_on_nothing_calls_the_contrarian_once(council) -
     # The others answer in the next round: the consensus is recorded; no second challenge.
     assert code(run("turn", "auth.md", *(f"@{a}" for a in ALIASES))) == 0
     text = path.read_text(encoding="utf-8")
-    assert text.count("<!-- CONTRARIAN:") == 1 and _advocate_comments(text) == 1
+    assert text.count("<!-- CONTRARIAN:") == 1 and advocate_comments(text) == 1
     data = status_json()
     assert data["status"] == "DECIDED"
     assert data["challenge"]["answered"] is True and data["challenge"]["held"] is None  # type: ignore[index]
@@ -108,15 +77,15 @@ def test_a_persons_acknowledgement_releases_the_consensus(council) -> None:  # t
 @pytest.mark.parametrize(
     "answer",
     [
-        _ready("CONCERN: the token never expires."),
-        _ready("EVIDENCE: read discussions.yaml"),
+        ready("CONCERN: the token never expires."),
+        ready("EVIDENCE: read discussions.yaml"),
     ],
     ids=["concern", "evidence"],
 )
 def test_evidence_or_a_concern_calls_no_contrarian(council, answer: str) -> None:  # type: ignore[no-untyped-def]
     path = council(answer)
     text = path.read_text(encoding="utf-8")
-    assert "CONTRARIAN" not in text and _advocate_comments(text) == 0
+    assert "CONTRARIAN" not in text and advocate_comments(text) == 0
     data = status_json()
     assert data["status"] == "DECIDED" and data["challenge"] is None
 
@@ -124,6 +93,6 @@ def test_evidence_or_a_concern_calls_no_contrarian(council, answer: str) -> None
 def test_a_template_without_the_setting_never_calls_it(council) -> None:  # type: ignore[no-untyped-def]
     path = council(contrarian=False)
     text = path.read_text(encoding="utf-8")
-    assert "CONTRARIAN" not in text and _advocate_comments(text) == 0
+    assert "CONTRARIAN" not in text and advocate_comments(text) == 0
     data = status_json()
     assert data["status"] == "DECIDED" and data["challenge"] is None
