@@ -42,8 +42,10 @@ def strip_meta(body: str) -> str:
 def body_digest(body: str) -> str:
     """A short digest of a comment's text, insensitive to line endings, trailing whitespace and
     surrounding blank lines (what editors change on save)."""
-    lines = normalise_newlines(body).split("\n")
-    norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
+    text = normalise_newlines(body)
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
+    norm = text.strip("\n")  # no line ends in a blank: as the engine writes its comments
     return sha256_hex(norm.encode("utf-8", errors="replace"))[:16]
 
 

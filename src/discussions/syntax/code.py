@@ -203,13 +203,19 @@ class CodeLines:
     def has(self, line: int, line_start: int) -> bool:
         """Whether 0-based `line`, which starts at offset `line_start`, is code."""
         if _plain_line(self.text, line_start):
-            if not self.top_known:
-                self.top_known = True
-                self.top = top_fences(self.text)
-                self.top_starts = [a for a, _ in self.top or []]
-            if self.top is not None:
-                return in_ranges(line, self.top, self.top_starts)
+            top = self.top_fences()
+            if top is not None:
+                return in_ranges(line, top, self.top_starts)
         return in_ranges(line, self.blocks(), self.all_starts)
+
+    def top_fences(self) -> list[tuple[int, int]] | None:
+        """`top_fences` of the text, found once: the parse asks it of a comment both for its
+        engine markers and for a fence left open (`open_fence`)."""
+        if not self.top_known:
+            self.top_known = True
+            self.top = top_fences(self.text)
+            self.top_starts = [a for a, _ in self.top or []]
+        return self.top
 
     def blocks(self) -> list[tuple[int, int]]:
         """Every code block: `code_line_ranges`."""
@@ -219,14 +225,18 @@ class CodeLines:
         return self.all
 
 
-def open_fence(text: str) -> tuple[str, int] | None:
+def open_fence(text: str, code: CodeLines | None = None) -> tuple[str, int] | None:
     """A top-level fenced code block left open at the end of `text` (which starts at the top
     level): the fence that closes it and its 0-based opening line; None if there is none.
     Agrees with `code_line_ranges`: what it calls code is what GitHub shows as code. Only the
-    top-level fences count, so lines alone tell whenever they tell those (`top_fences`)."""
+    top-level fences count, so lines alone tell whenever they tell those (`top_fences`).
+    `code`, the `CodeLines` of `text` where the caller has them, answers that once for both."""
     if "```" not in text and "~~~" not in text:
         return None
-    if not _NEEDS_MARKDOWN.search(text) or top_fences(text) is not None:
+    if (
+        not _NEEDS_MARKDOWN.search(text)
+        or (code.top_fences() if code is not None else top_fences(text)) is not None
+    ):
         run = open_fence_at_end(text)
         if run is None:
             return None

@@ -199,8 +199,9 @@ def parse_document(text: str) -> Document:
         )
         segments.append((body_start, end, b.name_line + 1))
 
-    _find_engine_markers(text, header_end, segments, doc)
-    _warn_fence_examples(text, segments, doc)
+    code: dict[int, CodeLines] = {}
+    _find_engine_markers(text, header_end, segments, doc, code)
+    _warn_fence_examples(text, segments, doc, code)
     return doc
 
 
@@ -404,9 +405,14 @@ def _parse_header(text: str, doc: Document) -> int:
 
 
 def _find_engine_markers(
-    text: str, start: int, segments: list[tuple[int, int, int]], doc: Document
+    text: str,
+    start: int,
+    segments: list[tuple[int, int, int]],
+    doc: Document,
+    code_by_segment: dict[int, CodeLines],
 ) -> None:
-    code_by_segment: dict[int, CodeLines] = {}
+    """The engine markers outside code; `code_by_segment` keeps the `CodeLines` made of each
+    segment that holds a marker line (by its index), for `_warn_fence_examples`."""
     seg_index = 0
     line = 1
     pos = 0
@@ -449,13 +455,19 @@ def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     return None
 
 
-def _warn_fence_examples(text: str, segments: list[tuple[int, int, int]], doc: Document) -> None:
-    """Warn where a fence opened in one comment was cut short by a boundary."""
-    for seg_start, seg_end, seg_line in segments:
+def _warn_fence_examples(
+    text: str,
+    segments: list[tuple[int, int, int]],
+    doc: Document,
+    code_by_segment: dict[int, CodeLines],
+) -> None:
+    """Warn where a fence opened in one comment was cut short by a boundary (the segments'
+    `CodeLines` that `_find_engine_markers` made are asked again rather than made anew)."""
+    for i, (seg_start, seg_end, seg_line) in enumerate(segments):
         segment = text[seg_start:seg_end]
         if "``" not in segment and "~~" not in segment:
             continue
-        opener = open_fence(segment)
+        opener = open_fence(segment, code_by_segment.get(i))
         if opener is None:
             continue
         # The fence is still open where the next boundary starts.
