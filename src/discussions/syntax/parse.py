@@ -144,8 +144,10 @@ def _warn_control_characters(text: str, doc: Document) -> None:
 _HEADING_LINE = re.compile(r"^#([ \t][^\n]*)", re.M)
 
 
-def parse_document(text: str) -> Document:
-    """Parse discussion text (already decoded) into a `Document`. Never raises."""
+def parse_document(text: str, comment_code: list[CodeLines | None] | None = None) -> Document:
+    """Parse discussion text (already decoded) into a `Document`. Never raises. `comment_code`
+    receives each comment's `CodeLines` the parse made (or None): the derive asks them again
+    (`markers.extract`) rather than find each comment's top-level fences a second time."""
     doc = Document(newline=detect_newline(text))
     text = normalise_newlines(text)
     if text.startswith(BOM):
@@ -199,10 +201,31 @@ def parse_document(text: str) -> Document:
         )
         segments.append((body_start, end, b.name_line + 1))
 
-    code: dict[int, CodeLines] = {}
-    _find_engine_markers(text, header_end, segments, doc, code)
-    _warn_fence_examples(text, segments, doc, code)
+    _read_segments(text, header_end, segments, doc, comment_code)
     return doc
+
+
+def _read_segments(
+    text: str,
+    start: int,
+    segments: list[tuple[int, int, int]],
+    doc: Document,
+    comment_code: list[CodeLines | None] | None,
+) -> None:
+    """The engine markers and the fences cut short of the segments (the preamble, then each
+    comment to the next boundary), which ask the same `CodeLines` of each segment; those of
+    the comments go to `comment_code` (see `parse_document`)."""
+    code: dict[int, CodeLines] = {}
+    _find_engine_markers(text, start, segments, doc, code)
+    _warn_fence_examples(text, segments, doc, code)
+    if comment_code is not None:
+        comment_code[:] = [_same_text(code.get(i + 1), c.body) for i, c in enumerate(doc.comments)]
+
+
+def _same_text(code: CodeLines | None, body: str) -> CodeLines | None:
+    """`code` if it was made of `body` (a segment runs to the next boundary, the last comment's
+    body may stop short of it: at the ``---`` lines that close it), else None."""
+    return code if code is not None and code.text == body else None
 
 
 class _Bound(Record):
@@ -462,12 +485,14 @@ def _warn_fence_examples(
     code_by_segment: dict[int, CodeLines],
 ) -> None:
     """Warn where a fence opened in one comment was cut short by a boundary (the segments'
-    `CodeLines` that `_find_engine_markers` made are asked again rather than made anew)."""
+    `CodeLines` that `_find_engine_markers` made are asked again rather than made anew, and
+    those made here are kept in `code_by_segment` too)."""
     for i, (seg_start, seg_end, seg_line) in enumerate(segments):
         segment = text[seg_start:seg_end]
         if "``" not in segment and "~~" not in segment:
             continue
-        opener = open_fence(segment, code_by_segment.get(i))
+        code = code_by_segment.setdefault(i, CodeLines(segment))
+        opener = open_fence(segment, code)
         if opener is None:
             continue
         # The fence is still open where the next boundary starts.
