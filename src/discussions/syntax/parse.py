@@ -304,6 +304,9 @@ def _bare_boundaries(
     text: str, start: int, bounds: list[_Bound], names: set[int]
 ) -> list[_Bound]:
     """``Name:`` lines at column 0 that no ``---`` opens, outside code and hiding HTML."""
+    at_top = start == 0 and text.startswith("Name:")
+    if text.count("\nName:", max(start - 1, 0)) + at_top == len(names):
+        return []  # as many such lines (from `start`) as BOUNDARY matched: each one of those
     seg_starts = [start] + [min(b.name_end + 1, len(text)) for b in bounds]
     seg_ends = [b.sep_pos for b in bounds] + [len(text)]  # a `Name:` line is in one of them
     seg_lines = [text.count("\n", 0, start)] + [b.name_line for b in bounds]  # 0-based
