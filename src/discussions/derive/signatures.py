@@ -63,15 +63,14 @@ def own_text(c: Comment | CommentBlock, marker_lines: list[int]) -> str:
     """The comment's text without its metadata line and without engine-marker blocks appended
     after it (a phase transition is its own block, but the parser keeps it in the comment
     before it)."""
-    body = strip_meta(c.body)
     i = bisect.bisect_right(marker_lines, c.line)
     first = marker_lines[i] if i < len(marker_lines) and marker_lines[i] <= c.end_line else None
-    if first is not None:
-        lines = normalise_newlines(c.body).split("\n")[: first - c.line - 1]
-        while lines and lines[-1].strip() in ("", "---"):
-            lines.pop()
-        body = strip_meta("\n".join(lines))
-    return body
+    if first is None:
+        return strip_meta(c.body)
+    lines = normalise_newlines(c.body).split("\n")[: first - c.line - 1]
+    while lines and lines[-1].strip() in ("", "---"):
+        lines.pop()
+    return strip_meta("\n".join(lines))
 
 
 def _digest_matches(
