@@ -65,6 +65,10 @@ from .kinds import ENGINE_BY_KIND, MOVE_OR_VALUE, VALUE
 from .record import Record
 from .text import BOM, detect_newline, normalise_newlines, strip_line_start_boms
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 # Every pattern here runs in time linear in its input: no lazy quantifier followed by an
 # optional run and an anchor (``(.*?)[ \t]*$`` backtracks quadratically on a long run of
 # spaces); such lines are matched greedily and trimmed in code instead.
@@ -274,8 +278,8 @@ def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:
     line = 1
     pos = 0
     limit = start
-    for m in BOUNDARY.finditer(text, start):
-        sep = _separator_run_start(text, limit, m.start())
+    for at, m in _lines_matching(BOUNDARY, _BOUNDARY_NL, text, start):
+        sep = _separator_run_start(text, limit, at)
         line += text.count("\n", pos, sep)
         pos = sep
         name_line = line + text.count("\n", sep, m.end())
@@ -298,6 +302,28 @@ def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:
             )
         )
     return sorted(bounds + bare, key=lambda b: b.sep_pos)
+
+
+# BOUNDARY and ENGINE_LINE after a newline: a literal start lets the search skip from newline
+# to newline, where ``^`` with re.M is tried at every character of a long file.
+_BOUNDARY_NL = re.compile("\n" + BOUNDARY.pattern.removeprefix("^"), re.M)
+_ENGINE_LINE_NL = re.compile("\n" + ENGINE_LINE.pattern.removeprefix("^"), re.M)
+
+
+def _lines_matching(
+    pattern: re.Pattern[str], after_newline: re.Pattern[str], text: str, start: int
+) -> Iterator[tuple[int, re.Match[str]]]:
+    """(offset of the line, match) of each match of `pattern` (which starts with ``^``, re.M)
+    in `text` from `start`, as ``pattern.finditer(text, start)`` finds them, found with
+    `after_newline` (the same after a newline: its match starts one before the line)."""
+    after = 0
+    if start == 0:
+        first = pattern.match(text)
+        if first is not None:
+            yield 0, first
+            after = first.end()  # as finditer, no match overlaps the one before
+    for m in after_newline.finditer(text, max(start - 1, 0, after)):
+        yield m.start() + 1, m
 
 
 def _bare_boundaries(
@@ -442,15 +468,15 @@ def _find_engine_markers(
     seg_index = 0
     line = 1
     pos = 0
-    for m in ENGINE_LINE.finditer(text, start):
-        line += text.count("\n", pos, m.start())
-        pos = m.start()
-        while seg_index + 1 < len(segments) and segments[seg_index + 1][0] <= m.start():
+    for at, m in _lines_matching(ENGINE_LINE, _ENGINE_LINE_NL, text, start):
+        line += text.count("\n", pos, at)
+        pos = at
+        while seg_index + 1 < len(segments) and segments[seg_index + 1][0] <= at:
             seg_index += 1
         seg_start, seg_end, seg_line = segments[seg_index]
         if seg_index not in code_by_segment:
             code_by_segment[seg_index] = CodeLines(text[seg_start:seg_end])
-        if code_by_segment[seg_index].has(line - seg_line, m.start() - seg_start):
+        if code_by_segment[seg_index].has(line - seg_line, at - seg_start):
             continue
         kind = m.group(1).lower()
         args = m.group(2).strip()
