@@ -403,11 +403,14 @@ def _lines_above(text: str, pos: int, most: int = 200) -> list[str]:
 def _warn_separator_under_text(text: str, sep_pos: int, sep_line: int, doc: Document) -> None:
     """A hint when the ``---`` line at `sep_pos` (a comment's opening or the last comment's
     closing separator) turns the line above it into a heading (`headings.underlines`)."""
-    from .headings import underlines  # not on the merge driver's path: its start-up
-
     if sep_pos == 0 or text[sep_pos - 1] != "\n":
         return
-    if underlines(_lines_above(text, sep_pos)):
+    above = _lines_above(text, sep_pos)
+    if not above:  # a blank line or a separator above: no heading (most separators)
+        return
+    from .headings import underlines  # not on the merge driver's path: its start-up
+
+    if underlines(above):
         doc.warnings.append(
             ParseWarning(
                 sep_line,
