@@ -160,6 +160,12 @@ def test_lines_alone_agree_with_the_markdown_parse(lines: list[str], newline: bo
         assert code.has(n, start) == in_ranges(n, old), (n, body)
         start += len(line) + 1
     assert open_fence(body) == old_open_fence(body), body
+    # As the parse asks it, with the comment's `CodeLines` (fresh, or asked already): the same.
+    assert open_fence(body, CodeLines(body)) == old_open_fence(body), body
+    assert open_fence(body, code) == old_open_fence(body), body
+    shared = CodeLines(body)
+    open_fence(body, shared)
+    assert extract(body, 1, shared) == extract(body, 1), body
 
 
 AI_ANSWER = [

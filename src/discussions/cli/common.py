@@ -93,13 +93,19 @@ def echo_json(data: Any) -> None:
 
 
 def _shown_files(data: Any) -> Any:
+    """`data` with its ``"file"`` values shown (`echo_json`); only containers are walked into
+    (`status --json` of a long discussion holds some 300,000 values, most of them plain)."""
     if isinstance(data, dict):
         return {
-            k: display_path(Path(v)) if k == "file" and _absolute(v) else _shown_files(v)
+            k: display_path(Path(v))
+            if k == "file" and _absolute(v)
+            else _shown_files(v)
+            if isinstance(v, (dict, list))
+            else v
             for k, v in data.items()
         }
     if isinstance(data, list):
-        return [_shown_files(v) for v in data]
+        return [_shown_files(v) if isinstance(v, (dict, list)) else v for v in data]
     return data
 
 

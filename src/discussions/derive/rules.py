@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
+from ..syntax.code import CodeLines
 from ..syntax.document import Document, ParseWarning
 from ..syntax.kinds import ENGINE_BY_KIND, engine_kinds
 from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract, parse_score
@@ -118,8 +119,9 @@ def rule_comments(s: State) -> None:
     registry = s.registry
     claims = Claims(registry)
     marker_lines = [m.line for m in s.doc.engine_markers]
-    for block in s.doc.comments:
-        found, meta = comment_parts(block.body, block.body_line)
+    code = s.comment_code
+    for i, block in enumerate(s.doc.comments):
+        found, meta = comment_parts(block.body, block.body_line, code[i] if code else None)
         forged, why = forgery(block, meta, claims, marker_lines)
         if why:
             s.warn(block.line, why, "error", code="forged-comment", subject=block.author)
@@ -165,12 +167,14 @@ def remember_comments(on: bool = True) -> None:
     _REMEMBER[0] = on
 
 
-def comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
+def comment_parts(
+    body: str, first_line: int, code: CodeLines | None = None
+) -> tuple[BodyMarkers, dict[str, str]]:
     """The markers and mentions of a comment body whose first line is `first_line`, and its
     engine metadata (a copy the caller may change); remembered when `remember_comments` is
-    on."""
+    on. `code`: the parse's `CodeLines` of `body`, if it made them (`markers.extract`)."""
     if not _REMEMBER[0]:
-        return extract(body, first_line), engine_meta(body)
+        return extract(body, first_line, code), engine_meta(body)
     found, meta = _comment_parts(body, first_line)
     return found, dict(meta)
 
@@ -478,7 +482,9 @@ def derive(
 ) -> State:
     """Parse `text` and run every rule (with the cyclic garbage collector paused)."""
     with COLLECTOR_PAUSE:
-        return derive_parsed(parse_document(text), text, workspace, path_stem, extra_warnings)
+        code: list[CodeLines | None] = []
+        doc = parse_document(text, code)
+        return derive_parsed(doc, text, workspace, path_stem, extra_warnings, code)
 
 
 def derive_parsed(
@@ -487,14 +493,18 @@ def derive_parsed(
     workspace: Workspace,
     path_stem: str = "",
     extra_warnings: list[ParseWarning] | None = None,
+    comment_code: list[CodeLines | None] | None = None,
 ) -> State:
     """`derive` of `text` whose parse `doc` the caller has already (an editor's buffer parsed
-    again only from the comment an edit is in, `syntax.reparse`)."""
+    again only from the comment an edit is in, `syntax.reparse`); `comment_code`, what the
+    parse found of each comment's code lines (`parse.parse_document`), where it has it."""
     with COLLECTOR_PAUSE:
         state = State(doc=doc, workspace=workspace, path_stem=path_stem, text=text)
+        state.comment_code = comment_code or []
         state.warnings = list(extra_warnings or []) + list(doc.warnings)
         for _name, rule in RULES:
             rule(state)
+        state.comment_code = []  # read; the state may be kept (an editor's), they need not
         state.warnings.sort(key=lambda w: w.line)
     return state
 

@@ -42,8 +42,10 @@ def strip_meta(body: str) -> str:
 def body_digest(body: str) -> str:
     """A short digest of a comment's text, insensitive to line endings, trailing whitespace and
     surrounding blank lines (what editors change on save)."""
-    lines = normalise_newlines(body).split("\n")
-    norm = "\n".join(line.rstrip(" \t") for line in lines).strip("\n")
+    text = normalise_newlines(body)
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = "\n".join(line.rstrip(" \t") for line in text.split("\n"))
+    norm = text.strip("\n")  # no line ends in a blank: as the engine writes its comments
     return sha256_hex(norm.encode("utf-8", errors="replace"))[:16]
 
 
@@ -61,15 +63,14 @@ def own_text(c: Comment | CommentBlock, marker_lines: list[int]) -> str:
     """The comment's text without its metadata line and without engine-marker blocks appended
     after it (a phase transition is its own block, but the parser keeps it in the comment
     before it)."""
-    body = strip_meta(c.body)
     i = bisect.bisect_right(marker_lines, c.line)
     first = marker_lines[i] if i < len(marker_lines) and marker_lines[i] <= c.end_line else None
-    if first is not None:
-        lines = normalise_newlines(c.body).split("\n")[: first - c.line - 1]
-        while lines and lines[-1].strip() in ("", "---"):
-            lines.pop()
-        body = strip_meta("\n".join(lines))
-    return body
+    if first is None:
+        return strip_meta(c.body)
+    lines = normalise_newlines(c.body).split("\n")[: first - c.line - 1]
+    while lines and lines[-1].strip() in ("", "---"):
+        lines.pop()
+    return strip_meta("\n".join(lines))
 
 
 def _digest_matches(

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.clock import utc_stamp
+from ..syntax.code import CodeLines
 from ..syntax.document import Document, ParseWarning
 from ..syntax.kinds import ITEM_KINDS
 from ..syntax.markers import Marker
@@ -185,6 +186,9 @@ class State:
     text: str = ""
     """The text derived (as given to `rules.derive`: what the rules that read blocks' content
     and conflict lines read)."""
+    comment_code: list[CodeLines | None] = field(default_factory=list, repr=False, compare=False)
+    """Each comment's code lines as the parse found them, where it did (`rules.rule_comments`
+    reads them rather than finding them again); empty when the parse came from elsewhere."""
     warnings: list[ParseWarning] = field(default_factory=list)
     title: str = ""
     template: Template | None = None

@@ -54,24 +54,27 @@ class UsageTotals:
     def add_meta(self, meta: dict[str, str]) -> None:
         """Count one AI call from its comment's metadata (two with a ``follow-up``: the
         reported figures cover both), and the failed calls before it."""
-        n = 2 if "follow-up" in meta else 1
+        self.add_call(_Call(meta))
+
+    def add_call(self, call: _Call) -> None:
+        """`add_meta` of the metadata `call` was read from (read once for every total it
+        counts in: the discussion's, its participant's, its provider's)."""
+        n = call.n
         self.calls += n
-        self.failed_calls += _failed_entries(meta.get("failed", ""))
-        if meta.get("provider") == "mock":  # the built-in mock: no tokens, no cost
+        self.failed_calls += call.failed
+        if call.mock:  # the built-in mock: no tokens, no cost
             self._largest(0.0, 0)
             return
-        tokens = _TOKENS.match(meta.get("tokens", ""))
-        if tokens:
-            n_in, n_out = int(tokens.group(1)), int(tokens.group(2))
+        if call.tokens is not None:
+            n_in, n_out = call.tokens
             self.input_tokens += n_in
             self.output_tokens += n_out
             self._largest(None, n_in + n_out)
         else:
             self.unknown_calls += n
-        cost = _COST.match(meta.get("cost", ""))
-        if cost:
-            self.cost_usd += float(cost.group(1))
-            self._largest(float(cost.group(1)), None)
+        if call.cost is not None:
+            self.cost_usd += call.cost
+            self._largest(call.cost, None)
         else:
             self.cost_unknown_calls += n
 
@@ -107,6 +110,21 @@ class UsageTotals:
         if self.failed_calls:
             parts.append(f"{self.failed_calls} failed call(s) without an answer")
         return ", ".join(parts)
+
+
+class _Call:
+    """What one AI call's metadata says for the totals (`UsageTotals.add_meta`)."""
+
+    __slots__ = ("n", "failed", "mock", "tokens", "cost")
+
+    def __init__(self, meta: dict[str, str]) -> None:
+        self.n = 2 if "follow-up" in meta else 1
+        self.failed = _failed_entries(meta.get("failed", ""))
+        self.mock = meta.get("provider") == "mock"
+        tokens = _TOKENS.match(meta.get("tokens", ""))
+        self.tokens = (int(tokens.group(1)), int(tokens.group(2))) if tokens else None
+        cost = _COST.match(meta.get("cost", ""))
+        self.cost = float(cost.group(1)) if cost else None
 
 
 def _figure(value: str, what: str, calls: int, unknown: int, missing: str) -> str:
@@ -152,9 +170,10 @@ def rule_usage(s: State) -> None:
     for c in s.comments:
         if "provider" not in c.meta:
             continue
-        result.total.add_meta(c.meta)
-        result.by_participant.setdefault(c.author, UsageTotals()).add_meta(c.meta)
-        result.by_provider.setdefault(c.meta["provider"], UsageTotals()).add_meta(c.meta)
+        call = _Call(c.meta)
+        result.total.add_call(call)
+        result.by_participant.setdefault(c.author, UsageTotals()).add_call(call)
+        result.by_provider.setdefault(c.meta["provider"], UsageTotals()).add_call(call)
     for by, fields in s.engine_blocks("pass"):  # an AI call whose answer was a pass
         meta = fields if "provider" in fields else _PASS
         result.total.add_meta(meta)

@@ -117,11 +117,17 @@ def top_fences(text: str) -> list[tuple[int, int]] | None:
     such comment were most of `status` on a large file); the questions asked of them
     (markers, mentions, engine markers at column 0; an open fence at the end) need only this.
     """
+    return _top_fences(text)[0]
+
+
+def _top_fences(text: str) -> tuple[list[tuple[int, int]] | None, str]:
+    """`top_fences` of `text`, and the fence that closes the last of them if it is left open
+    at the end (``""`` if it is closed; what `open_fence_at_end` finds, when lines tell)."""
     if "\r" in text:
-        return None  # markdown-it ends lines at a lone carriage return too
+        return None, ""  # markdown-it ends lines at a lone carriage return too
     lines = "\n" + text  # the n-th newline here starts line n
     if _too_deep(lines):
-        return None
+        return None, ""
     ranges: list[tuple[int, int]] = []
     open_char = ""
     open_len = 0
@@ -132,7 +138,7 @@ def top_fences(text: str) -> list[tuple[int, int]] | None:
         if m.group(2) is None:  # an HTML block start
             html = m.group(4)
             if not open_char and not (html.startswith("<!--") and "-->" in html):
-                return None  # it may run on over lines, fences and all
+                return None, ""  # it may run on over lines, fences and all
             continue
         line += lines.count("\n", pos, m.start())
         pos = m.start()
@@ -143,11 +149,11 @@ def top_fences(text: str) -> list[tuple[int, int]] | None:
                 open_char = ""
         elif not (run[0] == "`" and "`" in info):
             if m.group(1):
-                return None
+                return None, ""
             open_char, open_len, open_line = run[0], len(run), line
     if open_char:
         ranges.append((open_line, text.count("\n")))
-    return ranges
+    return ranges, open_char * open_len
 
 
 # A line whose containers (quotes, list items, their indentation) may nest deep.
@@ -190,12 +196,14 @@ class CodeLines:
     `_plain_line` from `top_fences` when they tell, any other line (or every line, when they do
     not) from `code_line_ranges`, each found once and only when first needed."""
 
-    __slots__ = ("text", "top_known", "top", "top_starts", "all", "all_starts")
+    __slots__ = ("text", "top_known", "top", "top_open", "top_starts", "all", "all_starts")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.top_known = False
         self.top: list[tuple[int, int]] | None = None
+        self.top_open = ""
+        """The fence that closes the last of `top` if it is left open at the end, else ``""``."""
         self.top_starts: list[int] = []
         self.all: list[tuple[int, int]] | None = None
         self.all_starts: list[int] = []
@@ -203,13 +211,19 @@ class CodeLines:
     def has(self, line: int, line_start: int) -> bool:
         """Whether 0-based `line`, which starts at offset `line_start`, is code."""
         if _plain_line(self.text, line_start):
-            if not self.top_known:
-                self.top_known = True
-                self.top = top_fences(self.text)
-                self.top_starts = [a for a, _ in self.top or []]
-            if self.top is not None:
-                return in_ranges(line, self.top, self.top_starts)
+            top = self.top_fences()
+            if top is not None:
+                return in_ranges(line, top, self.top_starts)
         return in_ranges(line, self.blocks(), self.all_starts)
+
+    def top_fences(self) -> list[tuple[int, int]] | None:
+        """`top_fences` of the text, found once: the parse asks it of a comment both for its
+        engine markers and for a fence left open (`open_fence`)."""
+        if not self.top_known:
+            self.top_known = True
+            self.top, self.top_open = _top_fences(self.text)
+            self.top_starts = [a for a, _ in self.top or []]
+        return self.top
 
     def blocks(self) -> list[tuple[int, int]]:
         """Every code block: `code_line_ranges`."""
@@ -219,14 +233,20 @@ class CodeLines:
         return self.all
 
 
-def open_fence(text: str) -> tuple[str, int] | None:
+def open_fence(text: str, code: CodeLines | None = None) -> tuple[str, int] | None:
     """A top-level fenced code block left open at the end of `text` (which starts at the top
     level): the fence that closes it and its 0-based opening line; None if there is none.
     Agrees with `code_line_ranges`: what it calls code is what GitHub shows as code. Only the
-    top-level fences count, so lines alone tell whenever they tell those (`top_fences`)."""
+    top-level fences count, so lines alone tell whenever they tell those (`top_fences`).
+    `code`, the `CodeLines` of `text` where the caller has them, answers from the top-level
+    fences it found (what `open_fence_at_end` and `fenced_line_ranges` find then)."""
     if "```" not in text and "~~~" not in text:
         return None
-    if not _NEEDS_MARKDOWN.search(text) or top_fences(text) is not None:
+    if code is not None:
+        top = code.top_fences()
+        if top is not None:
+            return (code.top_open, top[-1][0]) if code.top_open else None
+    if not _NEEDS_MARKDOWN.search(text) or (code is None and top_fences(text) is not None):
         run = open_fence_at_end(text)
         if run is None:
             return None

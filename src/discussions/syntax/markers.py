@@ -171,8 +171,10 @@ def parse_score(text: str) -> int | None:
 _SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
 
 
-def extract(body: str, first_line: int = 1) -> BodyMarkers:
+def extract(body: str, first_line: int = 1, code: CodeLines | None = None) -> BodyMarkers:
     """Find markers and mentions in `body`, whose first line is line `first_line` of the file.
+    `code`, the `CodeLines` of `body` the parse made (`parse.parse_document`), answers what it
+    already found rather than finding it again.
 
     Linear in the length of `body`: line numbers are counted on from one hit to the next, and
     "is this in code?" is a binary search in sorted, disjoint ranges."""
@@ -181,7 +183,7 @@ def extract(body: str, first_line: int = 1) -> BodyMarkers:
     mention_hits = list(_MENTION.finditer(body)) if "@" in body else []
     if not marker_hits and not mention_hits:
         return result
-    layout = _Layout.of(body)
+    layout = _Layout(body, code)
     rel, last = 0, 0
     for m in marker_hits:
         pos = m.start(2)
@@ -216,9 +218,9 @@ class _Layout:
 
     __slots__ = ("body", "lines", "spans", "span_starts", "seen", "last_empty", "last_tick")
 
-    def __init__(self, body: str) -> None:
+    def __init__(self, body: str, code: CodeLines | None = None) -> None:
         self.body = body
-        self.lines = CodeLines(body)
+        self.lines = CodeLines(body) if code is None else code
         self.spans: list[tuple[int, int]] | None = None
         """Inline code spans, found when a position first needs them (`in_code`)."""
         self.span_starts: list[int] = []
@@ -227,10 +229,6 @@ class _Layout:
         it."""
         self.last_empty = -1
         self.last_tick = -1
-
-    @classmethod
-    def of(cls, body: str) -> _Layout:
-        return cls(body)
 
     def in_code(self, pos: int, rel_line: int, line_start: int) -> bool:
         """Whether offset `pos`, on 0-based line `rel_line` (which starts at offset

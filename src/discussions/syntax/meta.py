@@ -20,15 +20,24 @@ def comment_meta(body: str) -> str | None:
     the tool writes its own line first, so the first one found is always the tool's."""
     if "<!--" not in body:
         return None
-    i = comment_meta_line(body.split("\n", META_LINES)[:META_LINES])
-    return None if i is None else _meta_inner(body.split("\n", i + 1)[i])
+    found = _meta_line(body.split("\n", META_LINES)[:META_LINES])
+    return None if found is None else found[1]
 
 
 def comment_meta_line(lines: list[str]) -> int | None:
     """The index of the metadata line (see `comment_meta`) in a comment's `lines`, else None."""
+    found = _meta_line(lines)
+    return None if found is None else found[0]
+
+
+def _meta_line(lines: list[str]) -> tuple[int, str] | None:
+    """The index and the inside of the metadata line in `lines`, else None (a line with no
+    ``<!--`` is passed over without a closer look: most lines of a comment)."""
     for i, line in enumerate(lines[:META_LINES]):
-        if _meta_inner(line) is not None:
-            return i
+        if "<!--" in line:
+            inner = _meta_inner(line)
+            if inner is not None:
+                return i, inner
     return None
 
 

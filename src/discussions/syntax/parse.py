@@ -65,6 +65,10 @@ from .kinds import ENGINE_BY_KIND, MOVE_OR_VALUE, VALUE
 from .record import Record
 from .text import BOM, detect_newline, normalise_newlines, strip_line_start_boms
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 # Every pattern here runs in time linear in its input: no lazy quantifier followed by an
 # optional run and an anchor (``(.*?)[ \t]*$`` backtracks quadratically on a long run of
 # spaces); such lines are matched greedily and trimmed in code instead.
@@ -144,8 +148,10 @@ def _warn_control_characters(text: str, doc: Document) -> None:
 _HEADING_LINE = re.compile(r"^#([ \t][^\n]*)", re.M)
 
 
-def parse_document(text: str) -> Document:
-    """Parse discussion text (already decoded) into a `Document`. Never raises."""
+def parse_document(text: str, comment_code: list[CodeLines | None] | None = None) -> Document:
+    """Parse discussion text (already decoded) into a `Document`. Never raises. `comment_code`
+    receives each comment's `CodeLines` the parse made (or None): the derive asks them again
+    (`markers.extract`) rather than find each comment's top-level fences a second time."""
     doc = Document(newline=detect_newline(text))
     text = normalise_newlines(text)
     if text.startswith(BOM):
@@ -199,9 +205,31 @@ def parse_document(text: str) -> Document:
         )
         segments.append((body_start, end, b.name_line + 1))
 
-    _find_engine_markers(text, header_end, segments, doc)
-    _warn_fence_examples(text, segments, doc)
+    _read_segments(text, header_end, segments, doc, comment_code)
     return doc
+
+
+def _read_segments(
+    text: str,
+    start: int,
+    segments: list[tuple[int, int, int]],
+    doc: Document,
+    comment_code: list[CodeLines | None] | None,
+) -> None:
+    """The engine markers and the fences cut short of the segments (the preamble, then each
+    comment to the next boundary), which ask the same `CodeLines` of each segment; those of
+    the comments go to `comment_code` (see `parse_document`)."""
+    code: dict[int, CodeLines] = {}
+    _find_engine_markers(text, start, segments, doc, code)
+    _warn_fence_examples(text, segments, doc, code)
+    if comment_code is not None:
+        comment_code[:] = [_same_text(code.get(i + 1), c.body) for i, c in enumerate(doc.comments)]
+
+
+def _same_text(code: CodeLines | None, body: str) -> CodeLines | None:
+    """`code` if it was made of `body` (a segment runs to the next boundary, the last comment's
+    body may stop short of it: at the ``---`` lines that close it), else None."""
+    return code if code is not None and code.text == body else None
 
 
 class _Bound(Record):
@@ -250,8 +278,8 @@ def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:
     line = 1
     pos = 0
     limit = start
-    for m in BOUNDARY.finditer(text, start):
-        sep = _separator_run_start(text, limit, m.start())
+    for at, m in _lines_matching(BOUNDARY, _BOUNDARY_NL, text, start):
+        sep = _separator_run_start(text, limit, at)
         line += text.count("\n", pos, sep)
         pos = sep
         name_line = line + text.count("\n", sep, m.end())
@@ -276,10 +304,35 @@ def _boundaries(text: str, start: int, doc: Document) -> list[_Bound]:
     return sorted(bounds + bare, key=lambda b: b.sep_pos)
 
 
+# BOUNDARY and ENGINE_LINE after a newline: a literal start lets the search skip from newline
+# to newline, where ``^`` with re.M is tried at every character of a long file.
+_BOUNDARY_NL = re.compile("\n" + BOUNDARY.pattern.removeprefix("^"), re.M)
+_ENGINE_LINE_NL = re.compile("\n" + ENGINE_LINE.pattern.removeprefix("^"), re.M)
+
+
+def _lines_matching(
+    pattern: re.Pattern[str], after_newline: re.Pattern[str], text: str, start: int
+) -> Iterator[tuple[int, re.Match[str]]]:
+    """(offset of the line, match) of each match of `pattern` (which starts with ``^``, re.M)
+    in `text` from `start`, as ``pattern.finditer(text, start)`` finds them, found with
+    `after_newline` (the same after a newline: its match starts one before the line)."""
+    after = 0
+    if start == 0:
+        first = pattern.match(text)
+        if first is not None:
+            yield 0, first
+            after = first.end()  # as finditer, no match overlaps the one before
+    for m in after_newline.finditer(text, max(start - 1, 0, after)):
+        yield m.start() + 1, m
+
+
 def _bare_boundaries(
     text: str, start: int, bounds: list[_Bound], names: set[int]
 ) -> list[_Bound]:
     """``Name:`` lines at column 0 that no ``---`` opens, outside code and hiding HTML."""
+    at_top = start == 0 and text.startswith("Name:")
+    if text.count("\nName:", max(start - 1, 0)) + at_top == len(names):
+        return []  # as many such lines (from `start`) as BOUNDARY matched: each one of those
     seg_starts = [start] + [min(b.name_end + 1, len(text)) for b in bounds]
     seg_ends = [b.sep_pos for b in bounds] + [len(text)]  # a `Name:` line is in one of them
     seg_lines = [text.count("\n", 0, start)] + [b.name_line for b in bounds]  # 0-based
@@ -350,11 +403,14 @@ def _lines_above(text: str, pos: int, most: int = 200) -> list[str]:
 def _warn_separator_under_text(text: str, sep_pos: int, sep_line: int, doc: Document) -> None:
     """A hint when the ``---`` line at `sep_pos` (a comment's opening or the last comment's
     closing separator) turns the line above it into a heading (`headings.underlines`)."""
-    from .headings import underlines  # not on the merge driver's path: its start-up
-
     if sep_pos == 0 or text[sep_pos - 1] != "\n":
         return
-    if underlines(_lines_above(text, sep_pos)):
+    above = _lines_above(text, sep_pos)
+    if not above:  # a blank line or a separator above: no heading (most separators)
+        return
+    from .headings import underlines  # not on the merge driver's path: its start-up
+
+    if underlines(above):
         doc.warnings.append(
             ParseWarning(
                 sep_line,
@@ -404,21 +460,26 @@ def _parse_header(text: str, doc: Document) -> int:
 
 
 def _find_engine_markers(
-    text: str, start: int, segments: list[tuple[int, int, int]], doc: Document
+    text: str,
+    start: int,
+    segments: list[tuple[int, int, int]],
+    doc: Document,
+    code_by_segment: dict[int, CodeLines],
 ) -> None:
-    code_by_segment: dict[int, CodeLines] = {}
+    """The engine markers outside code; `code_by_segment` keeps the `CodeLines` made of each
+    segment that holds a marker line (by its index), for `_warn_fence_examples`."""
     seg_index = 0
     line = 1
     pos = 0
-    for m in ENGINE_LINE.finditer(text, start):
-        line += text.count("\n", pos, m.start())
-        pos = m.start()
-        while seg_index + 1 < len(segments) and segments[seg_index + 1][0] <= m.start():
+    for at, m in _lines_matching(ENGINE_LINE, _ENGINE_LINE_NL, text, start):
+        line += text.count("\n", pos, at)
+        pos = at
+        while seg_index + 1 < len(segments) and segments[seg_index + 1][0] <= at:
             seg_index += 1
         seg_start, seg_end, seg_line = segments[seg_index]
         if seg_index not in code_by_segment:
             code_by_segment[seg_index] = CodeLines(text[seg_start:seg_end])
-        if code_by_segment[seg_index].has(line - seg_line, m.start() - seg_start):
+        if code_by_segment[seg_index].has(line - seg_line, at - seg_start):
             continue
         kind = m.group(1).lower()
         args = m.group(2).strip()
@@ -449,13 +510,21 @@ def _engine_marker(kind: str, args: str, line: int) -> EngineMarker | None:
     return None
 
 
-def _warn_fence_examples(text: str, segments: list[tuple[int, int, int]], doc: Document) -> None:
-    """Warn where a fence opened in one comment was cut short by a boundary."""
-    for seg_start, seg_end, seg_line in segments:
+def _warn_fence_examples(
+    text: str,
+    segments: list[tuple[int, int, int]],
+    doc: Document,
+    code_by_segment: dict[int, CodeLines],
+) -> None:
+    """Warn where a fence opened in one comment was cut short by a boundary (the segments'
+    `CodeLines` that `_find_engine_markers` made are asked again rather than made anew, and
+    those made here are kept in `code_by_segment` too)."""
+    for i, (seg_start, seg_end, seg_line) in enumerate(segments):
         segment = text[seg_start:seg_end]
         if "``" not in segment and "~~" not in segment:
             continue
-        opener = open_fence(segment)
+        code = code_by_segment.setdefault(i, CodeLines(segment))
+        opener = open_fence(segment, code)
         if opener is None:
             continue
         # The fence is still open where the next boundary starts.
