@@ -36,8 +36,10 @@ class DissentingVote:
 
 
 @dataclass(slots=True)
-class OpenConcern:
-    """A ``CONCERN:`` nobody answered."""
+class Concern:
+    """A ``CONCERN:``: who raised it, its text, its line (one nobody answered, in the minority
+    report; a blocker of a draft or of an applied change, in the documentation loop and the
+    conformance review)."""
 
     by: str
     text: str
@@ -52,7 +54,7 @@ class Dissent:
     """The minority report of a discussion: empty when nobody dissents."""
 
     votes: list[DissentingVote] = field(default_factory=list)
-    concerns: list[OpenConcern] = field(default_factory=list)
+    concerns: list[Concern] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.votes or self.concerns)

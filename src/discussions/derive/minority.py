@@ -8,7 +8,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from .dissent import Dissent, DissentingVote, OpenConcern
+from .dissent import Concern, Dissent, DissentingVote
 from .positions import own_words
 from .restatements import item_key
 from .speakers import council_seat
@@ -140,7 +140,7 @@ def rule_dissent(s: State) -> None:
     items = s.items["CONCERN"]
     replies = _Replies(s.comments) if items else None
     concerns = [
-        OpenConcern(item.author, " ".join(item.text.split()), item.line)
+        Concern(item.author, " ".join(item.text.split()), item.line)
         for item in items
         if replies is None or not replies.answer(s, item)
     ]

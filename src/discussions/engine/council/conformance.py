@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...derive.dissent import Concern
 from ...derive.quorum import independent_sources
 from ...derive.voting import calculate_consensus
 from ...errors import ApplyError, DiscussionsError, UnknownParticipant
@@ -45,7 +46,6 @@ from ...syntax.apply import ApplyRecord, ApplyReviewRecord, render_apply_review
 from ..prompt.prompts import max_chars_for
 from ..turn.failures import answered_line
 from ..turn.outcomes import TurnResult
-from .documentation import Blocker
 from .motions import voting_participants
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class _ReviewRound:
     result: str = "waiting"
     """``implemented``, ``changes``, ``unresolved`` (recorded), ``waiting`` or ``budget``."""
     votes: dict[str, str] = field(default_factory=dict)
-    blockers: list[Blocker] = field(default_factory=list)
+    blockers: list[Concern] = field(default_factory=list)
     omitted: list[str] = field(default_factory=list)
     """Files whose diff was left out to stay within the budget."""
     turn: TurnResult | None = None
@@ -125,7 +125,7 @@ class ReviewOutcome:
     note: str = ""
 
     @property
-    def blockers(self) -> list[Blocker]:
+    def blockers(self) -> list[Concern]:
         return self.rounds[-1].blockers if self.rounds else []
 
     def to_dict(self) -> dict[str, Any]:
@@ -398,7 +398,7 @@ def _review_round(
 
 def votes_since(
     d: Discussion, start: int, order: Sequence[str] = ()
-) -> tuple[dict[str, str], list[Blocker]]:
+) -> tuple[dict[str, str], list[Concern]]:
     """Each author's latest vote in a comment after line `start`, and the blockers: the
     ``CONCERN:`` lines of the latest comment of each author who voted CHANGES or REJECT.
     Authors named in `order` come first, in that order (answers arrive in any order)."""
@@ -406,12 +406,12 @@ def votes_since(
     names = [n for n in order if n in voted] + [n for n in voted if n not in order]
     latest = {n: voted[n] for n in names}
     votes = {name: c.vote for name, c in latest.items() if c.vote}
-    blockers: list[Blocker] = []
+    blockers: list[Concern] = []
     for name, c in latest.items():
         if c.vote == "READY":
             continue
-        found = [Blocker(name, m.text.strip(), m.line) for m in c.markers if m.kind == "CONCERN"]
-        blockers += found or [Blocker(name, f"(voted {c.vote}, no CONCERN: given)", c.line)]
+        found = [Concern(name, m.text.strip(), m.line) for m in c.markers if m.kind == "CONCERN"]
+        blockers += found or [Concern(name, f"(voted {c.vote}, no CONCERN: given)", c.line)]
     return votes, blockers
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...atomic import replace_file
+from ...derive.dissent import Concern
 from ...derive.rules import derive
 from ...errors import ConfigError, DocumentExists, OverBudget, UnknownParticipant
 from ...model import storage
@@ -83,25 +84,13 @@ _SUMMARY_CALLOUT = (
 
 
 @dataclass(slots=True)
-class Blocker:
-    """A ``CONCERN:`` of a voter who asked for changes to a draft."""
-
-    by: str
-    text: str
-    line: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"by": self.by, "text": self.text, "line": self.line}
-
-
-@dataclass(slots=True)
 class Position:
     """Where the loop stands, read from the file (`position`)."""
 
     drafts: list[Draft]
     votes: dict[str, str] = field(default_factory=dict)
     """Each voter's latest vote since the last draft."""
-    blockers: list[Blocker] = field(default_factory=list)
+    blockers: list[Concern] = field(default_factory=list)
     """The ``CONCERN:`` lines of the latest comment of each voter who voted CHANGES."""
     result: str = ""
     """``APPROVED`` or ``UNAPPROVED`` once recorded after the last draft."""
@@ -119,7 +108,7 @@ class DocOutcome:
     version: int = 0
     written: str = ""
     """The document (approved) or ``FILE.doc.unapproved.md`` written."""
-    blockers: list[Blocker] = field(default_factory=list)
+    blockers: list[Concern] = field(default_factory=list)
     asked: list[ParticipantOutcome] = field(default_factory=list)
     note: str = ""
 
@@ -155,8 +144,8 @@ def position(d: Discussion, leader: str, voters: list[str]) -> Position:
         if pos.votes.get(name) == "CHANGES":
             c = d.comments[latest[name]]
             concerns = [m for m in c.markers if m.kind == "CONCERN"]
-            found = [Blocker(name, m.text.strip(), m.line) for m in concerns]
-            pos.blockers += found or [Blocker(name, "(no CONCERN: given)", c.line)]
+            found = [Concern(name, m.text.strip(), m.line) for m in concerns]
+            pos.blockers += found or [Concern(name, "(no CONCERN: given)", c.line)]
     if d.status in (APPROVED, UNAPPROVED) and d.status_changed_line > last:
         pos.result = d.status
         after = d.status_changed_line
@@ -322,7 +311,7 @@ class _Loop:
         replace_file(target, document, what="the document")
         self._close(APPROVED)
 
-    def _reject(self, last: Draft, blockers: list[Blocker]) -> None:
+    def _reject(self, last: Draft, blockers: list[Concern]) -> None:
         lines = [last.content, "", "## Open blockers", ""]
         lines += [f"- {b.by}: {b.text} (line {b.line})" for b in blockers]
         replace_file(_unapproved(self.d), "\n".join(lines) + "\n", what="the unapproved document")
