@@ -74,7 +74,9 @@ def link_ignored(work: Path) -> int:
     """Hard-link what git ignores in this checkout into the clone; how many entries."""
     out = subprocess.run(
         ["git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
-        cwd=REPO, capture_output=True, check=True,
+        cwd=REPO,
+        capture_output=True,
+        check=True,
     ).stdout.decode()
     for name in filter(None, out.split("\0")):
         target = work / name.rstrip("/")
@@ -168,11 +170,16 @@ def main() -> None:
         path = project(work, script, args.sandbox)
         entries = 0 if args.no_ignored else link_ignored(work)
         os.chdir(work)
-        files = len(subprocess.run(["git", "ls-files"], cwd=work, capture_output=True,
-                                   text=True, check=True).stdout.splitlines())
-        print(f"load before: {os.getloadavg()[0]:.2f} (1 min); a clone of this repository, "
-              f"{files} tracked files, {entries or 'no'} entries in all with the ignored ones; "
-              f"package timed: {args.src}")
+        files = len(
+            subprocess.run(
+                ["git", "ls-files"], cwd=work, capture_output=True, text=True, check=True
+            ).stdout.splitlines()
+        )
+        print(
+            f"load before: {os.getloadavg()[0]:.2f} (1 min); a clone of this repository, "
+            f"{files} tracked files, {entries or 'no'} entries in all with the ignored ones; "
+            f"package timed: {args.src}"
+        )
         try:
             try:
                 from discussions.git import watch as walker
@@ -181,8 +188,10 @@ def main() -> None:
 
             began = time.perf_counter()
             seen = walker.written_since(work, 0)
-            print(f"one walk for ignored files written during a run: "
-                  f"{(time.perf_counter() - began) * 1000:.0f} ms ({len(seen)} entries)")
+            print(
+                f"one walk for ignored files written during a run: "
+                f"{(time.perf_counter() - began) * 1000:.0f} ms ({len(seen)} entries)"
+            )
         except AttributeError:
             print("(this copy of the package does not walk for ignored files)")
         for sleep in args.sleep:

@@ -99,7 +99,9 @@ def bench_prompt(blocks: int, lines: int) -> None:
             by = names[n % 4]
             request = f"read src/module_{n}.py"
             parts.append(render_comment(by, f"Let me look.\n\nEVIDENCE: {request}"))
-            content = "\n".join(f"{i:>4}  module_{n}.value_{i} = compute({i * n})" for i in range(lines))
+            content = "\n".join(
+                f"{i:>4}  module_{n}.value_{i} = compute({i * n})" for i in range(lines)
+            )
             block = Block(n, request, by, "fulfilled", "2026-11-23T10:00:00Z", "blob x", content)
             parts.append(render_block(block))
         d.path.write_text(text + join_blocks(analyse_tail(text, at_file_start=True), parts))

@@ -141,8 +141,10 @@ def main() -> None:
         found = counts(src)
         modules = found["modules"]
         assert isinstance(modules, dict)
-        print(f"{label}: {sum(modules.values())} modules, {found['public']} public top-level "
-              f"names, {found['inner']} imports inside functions")
+        print(
+            f"{label}: {sum(modules.values())} modules, {found['public']} public top-level "
+            f"names, {found['inner']} imports inside functions"
+        )
         print("   " + ", ".join(f"{k} {v}" for k, v in modules.items()))
     print(f"load: {os.getloadavg()[0]:.2f}")
     if not args.skip_startup:

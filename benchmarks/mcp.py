@@ -53,9 +53,10 @@ async def to_initialize() -> tuple[float, float]:
     """Seconds from the spawn to the answer to ``initialize``, and to the first tool list."""
     with open(os.devnull, "w") as errlog:
         t = time.perf_counter()
-        async with stdio_client(PARAMS, errlog=errlog) as (read, write), ClientSession(
-            read, write
-        ) as session:
+        async with (
+            stdio_client(PARAMS, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             initialized = time.perf_counter() - t
             await session.list_tools()
@@ -67,9 +68,10 @@ async def turns(repeat: int) -> tuple[list[float], list[float]]:
     started: list[float] = []
     whole: list[float] = []
     with open(os.devnull, "w") as errlog:
-        async with stdio_client(PARAMS, errlog=errlog) as (read, write), ClientSession(
-            read, write
-        ) as session:
+        async with (
+            stdio_client(PARAMS, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             created = await session.call_tool(
                 "new_discussion", {"title": "Bench", "participants": ["architect"]}

@@ -124,8 +124,10 @@ def main() -> None:
         f"{len(found.episodes)} and counts {found.left_out} left out."
     )
     verdict = "met" if warm < TARGET else "NOT met"
-    print(f"Target: one persona's memory over {n} files under {TARGET} s warm: "
-          f"{warm:.3f} s, {verdict} ({warm / TARGET:.0%} of the target).")
+    print(
+        f"Target: one persona's memory over {n} files under {TARGET} s warm: "
+        f"{warm:.3f} s, {verdict} ({warm / TARGET:.0%} of the target)."
+    )
 
 
 if __name__ == "__main__":

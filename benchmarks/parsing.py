@@ -77,8 +77,19 @@ def blocks_left_open(kind: str, n: int) -> str:
 
     if kind == "apply":
         block = render_apply(
-            ApplyRecord(1, "AI-A", "p", "b", "0" * 40, "1" * 40, "R <r@x>", "committed",
-                        (("a.py", 1, 0),), at="t", output="ok")
+            ApplyRecord(
+                1,
+                "AI-A",
+                "p",
+                "b",
+                "0" * 40,
+                "1" * 40,
+                "R <r@x>",
+                "committed",
+                (("a.py", 1, 0),),
+                at="t",
+                output="ok",
+            )
         )
     elif kind == "evidence":
         block = render_block(Block(1, "read a.py", "AI-A", "fulfilled", "t", "blob 1", "x = 1"))

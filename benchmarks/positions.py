@@ -84,12 +84,16 @@ def main() -> None:
         shown, status_module.verdict_texts = status_module.verdict_texts, lambda _d: []
         bare = best(lambda: status_lines(Discussion.load(path)), args.repeat)
         status_module.verdict_texts = shown
-        print(f"{args.comments} comments, {len(found.rounds)} rounds, "
-              f"{len(found.flips)} flips ({len(found.unexplained)} citing nothing new)")
+        print(
+            f"{args.comments} comments, {len(found.rounds)} rounds, "
+            f"{len(found.flips)} flips ({len(found.unexplained)} citing nothing new)"
+        )
         print(f"derive the state:      {derive * 1000:8.1f} ms")
         print(f"positions and flips:   {audited * 1000:8.1f} ms  ({audited / derive:.2f} x derive)")
         print(f"status lines (all):    {status * 1000:8.1f} ms  ({status / derive:.2f} x derive)")
-        print(f"status without them:   {bare * 1000:8.1f} ms  ({status / bare:.2f}: with / without)")
+        print(
+            f"status without them:   {bare * 1000:8.1f} ms  ({status / bare:.2f}: with / without)"
+        )
         print(f"load: {os.getloadavg()[0]:.2f}")
     finally:
         shutil.rmtree(WORK, ignore_errors=True)

@@ -59,8 +59,9 @@ def setup(hold: float) -> Path:
     script = WORK / "stamp.py"
     script.write_text(PROVIDER.replace("%(hold)s", str(hold)), encoding="utf-8")
     use_provider(WORK, script)
-    d = Discussion.create("Latency", context="Measure.", participants=["bench"],
-                          workspace=Workspace.discover())
+    d = Discussion.create(
+        "Latency", context="Measure.", participants=["bench"], workspace=Workspace.discover()
+    )
     d.save()
     return d.path
 
@@ -148,10 +149,12 @@ def startup(files: int) -> tuple[float | None, float | None]:
     folder = WORK / "many"
     folder.mkdir(exist_ok=True)
     ws = Workspace.discover()
-    template = Discussion.create("Template", context="Lots of text. " * 40, workspace=ws,
-                                 directory=folder)
-    template.add_comment("Rob", "A comment.\n\nQ: why?\n\n@architect what do you think?",
-                         vote="READY")
+    template = Discussion.create(
+        "Template", context="Lots of text. " * 40, workspace=ws, directory=folder
+    )
+    template.add_comment(
+        "Rob", "A comment.\n\nQ: why?\n\n@architect what do you think?", vote="READY"
+    )
     template.save()
     text = template.path.read_text(encoding="utf-8")
     for i in range(files - 1):
@@ -162,7 +165,11 @@ def startup(files: int) -> tuple[float | None, float | None]:
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "discussions", "ui", "--dir", str(folder)],
-        stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
     )
     os.close(slave)
     data = b""

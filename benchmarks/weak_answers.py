@@ -20,8 +20,10 @@ _VOTE_ASKED = "This phase collects votes"
 
 
 def main() -> None:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else (
-        Path(__file__).parent.parent / "tests" / "fixtures" / "real-model"
+    folder = (
+        Path(sys.argv[1])
+        if len(sys.argv) > 1
+        else (Path(__file__).parent.parent / "tests" / "fixtures" / "real-model")
     )
     answers = sorted(folder.glob("*.answer.txt"))
     asked = votes = follow_ups = cut = passes = 0

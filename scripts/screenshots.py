@@ -1,4 +1,4 @@
-"""Make the documentation's pictures from a real session: the terminal app (SVG) and the web view (PNG).
+"""Make the docs' pictures from a real session: the terminal app (SVG) and the web view (PNG).
 
 Run from the repository root, in the environment the tests use (``pip install '.[test]'``), with
 Chromium installed (``/usr/bin/chromium`` or ``$DISCUSSIONS_CHROMIUM``)::
@@ -51,8 +51,12 @@ def make_session(project: Path) -> Path:
     file = project / "discussions" / "add-user-authentication.md"
     cli_run("turn", str(file), "@architect", "@security", "@pragmatist", "--provider", "mock")
     cli_run(
-        "comment", str(file), "Tokens for an hour, refresh for a week. @security does that "
-        "cover the session concern?\n\nQ: Do we need single sign-out?", "--author", "Rob",
+        "comment",
+        str(file),
+        "Tokens for an hour, refresh for a week. @security does that "
+        "cover the session concern?\n\nQ: Do we need single sign-out?",
+        "--author",
+        "Rob",
     )
     return file
 
@@ -74,7 +78,8 @@ def web_pictures(file: Path, targets: dict[Path, tuple[int, int]]) -> None:
 
     server = subprocess.Popen(
         [sys.executable, "-m", "discussions", "serve", "--port", "0"],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     driver = None
     try:

@@ -16,8 +16,19 @@ PACKAGE = ROOT / "src" / "discussions"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
 LAYER_PACKAGES = (
-    "syntax", "settings", "derive", "model", "providers", "views", "engine", "git", "ops",
-    "cli", "tui", "web", "mcp",
+    "syntax",
+    "settings",
+    "derive",
+    "model",
+    "providers",
+    "views",
+    "engine",
+    "git",
+    "ops",
+    "cli",
+    "tui",
+    "web",
+    "mcp",
 )
 
 

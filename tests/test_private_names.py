@@ -43,7 +43,9 @@ def _imported_modules(tree: ast.Module) -> set[str]:
     """Names the module binds to modules of the package (``from . import data``)."""
     names: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.level or "discussions" in (node.module or "")):
+        if isinstance(node, ast.ImportFrom) and (
+            node.level or "discussions" in (node.module or "")
+        ):
             names |= {a.asname or a.name for a in node.names if a.name.islower()}
     return names
 

@@ -20,7 +20,12 @@ def test_screenshot_script_draws_the_terminal_app_and_the_web_view(tmp_path: Pat
     env = dict(os.environ, DISCUSSIONS_HOME=str(tmp_path / "home"))
     out = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "screenshots.py"), "--out", str(tmp_path / "pics")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     svg = (tmp_path / "pics" / "tui.svg").read_text(encoding="utf-8")

@@ -80,14 +80,17 @@ def project(
     script = tmp_path / "ran.sh"  # what a planted fsmonitor runs
     script.write_text(f"#!/bin/sh\necho ran >> {tmp_path / 'ran'}\n")
     script.chmod(0o755)
-    write(isolated / "participants" / "lead.yaml", """
+    write(
+        isolated / "participants" / "lead.yaml",
+        """
         name: AI-Lead
         alias: lead
         role: Implementer
         personality: Writes the code.
         capabilities: [logic]
         provider_hint: fakewrite
-        """)
+        """,
+    )
     write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
     write_signed(isolated / "discussions" / "retry.md", DISCUSSION)
     (isolated / "app.py").write_text("def retry():\n    return 1\n")
@@ -107,20 +110,29 @@ def project(
 def use_lead(userdir: Path, mode: str, user_tmp: Path, marker: Path, **env: str) -> None:
     """The user's providers.yaml: `fakewrite` leads with lead.py MODE, aimed at the project."""
     lead = f"{sys.executable} {SCRIPTS / 'lead.py'} {mode}"
-    values = {"LEAD_TARGET": os.getcwd(), "LEAD_USER_TMP": str(user_tmp),
-              "LEAD_MARKER": str(marker), **env}
-    write(userdir / "providers.yaml", f"""
+    values = {
+        "LEAD_TARGET": os.getcwd(),
+        "LEAD_USER_TMP": str(user_tmp),
+        "LEAD_MARKER": str(marker),
+        **env,
+    }
+    write(
+        userdir / "providers.yaml",
+        f"""
         providers:
           - name: fakewrite
             command: {sys.executable} -c "print('reads only')"
             write_command: {lead}
             write_env: {json.dumps(values)}
-        """)
+        """,
+    )
 
 
 def sandbox(root: Path, setting: str) -> None:
-    write(root / "discussions.yaml",
-          f"providers:\n  fallback: []\n  detect: false\napply:\n  sandbox: {setting}\n")
+    write(
+        root / "discussions.yaml",
+        f"providers:\n  fallback: []\n  detect: false\napply:\n  sandbox: {setting}\n",
+    )
 
 
 def apply(mode: str, userdir: Path, user_tmp: Path, marker: Path, **env: str) -> Result:
@@ -129,7 +141,7 @@ def apply(mode: str, userdir: Path, user_tmp: Path, marker: Path, **env: str) ->
 
 
 def record(r: Result) -> dict[str, object]:
-    return json.loads(r.output[r.output.index("{"):])["apply"]  # type: ignore[no-any-return]
+    return json.loads(r.output[r.output.index("{") :])["apply"]  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- prevented
@@ -203,8 +215,13 @@ def fingerprint(folder: Path, skip: tuple[Path, ...] = ()) -> dict[str, str]:
 def ours(name: str) -> bool:
     """What the apply itself adds to the user's git folder: its branch, its reflog and the
     objects of its commit (fetched)."""
-    return name.startswith((".git/objects/", ".git/refs/heads/discussions/apply/",
-                            ".git/logs/refs/heads/discussions/apply/"))
+    return name.startswith(
+        (
+            ".git/objects/",
+            ".git/refs/heads/discussions/apply/",
+            ".git/logs/refs/heads/discussions/apply/",
+        )
+    )
 
 
 @pytest.mark.slow
@@ -218,20 +235,27 @@ def test_every_attack_at_once_changes_nothing_outside_the_clone(
     use_lead(userdir, "attack", user_tmp, marker)
     home = Path(os.environ["HOME"])
     journal = (userdir / "appends.jsonl", userdir / "appends.lock")  # our own record of appends
-    before = [fingerprint(project), fingerprint(home), fingerprint(user_tmp),
-              fingerprint(userdir, journal)]
+    before = [
+        fingerprint(project),
+        fingerprint(home),
+        fingerprint(user_tmp),
+        fingerprint(userdir, journal),
+    ]
     r = invoke("apply", "discussions/retry.md", "--yes", "--json")
     rec = record(r)
     assert rec["result"] == "committed" and rec["sandbox"] == "bubblewrap", r.output
-    repo, *others = [fingerprint(project), fingerprint(home), fingerprint(user_tmp),
-                     fingerprint(userdir, journal)]
+    repo, *others = [
+        fingerprint(project),
+        fingerprint(home),
+        fingerprint(user_tmp),
+        fingerprint(userdir, journal),
+    ]
     changed = {k for k in {*before[0], *repo} if before[0].get(k) != repo.get(k)}
     assert {k for k in changed if not ours(k) and k != "discussions/retry.md"} == set()
     assert all(before[0][k] == repo[k] for k in before[0] if k.startswith(".git/objects/"))
     assert others == before[1:]
     said = str(rec["output"])
-    for attack in ("overwrite_object", "plant_fsmonitor", "plant_merge", "write_home",
-                   "write_tmp"):
+    for attack in ("overwrite_object", "plant_fsmonitor", "plant_merge", "write_home", "write_tmp"):
         assert attack in said, said  # each one was tried and refused by the file system
     git(project, "status")
     assert not marker.exists()
@@ -303,7 +327,7 @@ def test_no_terminal_control_sequence_reaches_a_stream_or_the_file(
     assert ESC not in r.output and "\x07" not in r.output and "ZWNobyBvd25lZA" not in r.output
     text = (project / "discussions" / "retry.md").read_text()
     assert ESC not in text and "\x07" not in text and "\ufffd" not in text
-    block = text[text.index("<!-- APPLY:"):]
+    block = text[text.index("<!-- APPLY:") :]
     assert "hidden text" in block and "summary" in block
     assert "warning" not in block.split("```", 1)[1]  # stderr stays out of what the lead said
     assert "ZWNobyBvd25lZA" not in text  # the clipboard payload is dropped, not shown
@@ -329,7 +353,9 @@ def test_a_bubblewrap_that_cannot_run_here_is_no_sandbox(
     """Installed but forbidden its namespaces (Ubuntu's AppArmor does so for unprivileged
     users): auto runs without it and says why; required refuses."""
     fake = tmp_path / "bwrap"
-    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n")
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n"
+    )
     fake.chmod(0o755)
     monkeypatch.setattr("discussions.engine.apply.sandbox.find_bubblewrap", lambda: str(fake))
     r = invoke("apply", "discussions/retry.md", "--dry-run")
@@ -337,5 +363,6 @@ def test_a_bubblewrap_that_cannot_run_here_is_no_sandbox(
     sandbox(project, "required")
     r = invoke("apply", "discussions/retry.md", "--yes")
     assert r.exit_code == 1 and "bubblewrap cannot run here" in r.output, r.output
-    assert "Nothing was run" in r.output and not (project / "discussions" / "retry.md").read_text(
-    ).count("<!-- APPLY:")
+    assert "Nothing was run" in r.output and not (
+        project / "discussions" / "retry.md"
+    ).read_text().count("<!-- APPLY:")

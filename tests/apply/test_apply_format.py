@@ -57,8 +57,12 @@ def read_back(block: str) -> ApplyRecord | ApplyReviewRecord:
 @given(apply_records())
 @example(
     record(
-        lead="A | B --> C &#124; &amp;", branch="x-->y", reason="a|b", forced="--> <!-- x",
-        consented_by="Rob <rob@example.com>", files=(("a\\b\tc\n|d.py", 1, 0),),
+        lead="A | B --> C &#124; &amp;",
+        branch="x-->y",
+        reason="a|b",
+        forced="--> <!-- x",
+        consented_by="Rob <rob@example.com>",
+        files=(("a\\b\tc\n|d.py", 1, 0),),
     )
 )
 def test_any_apply_record_reads_back_equal(rec: ApplyRecord) -> None:
@@ -103,8 +107,16 @@ def test_content_cannot_break_out(output: str, path: str) -> None:
 
 def test_blocks_read_back_into_state_with_reviews() -> None:
     failed = record(
-        number=2, result="timeout", commit=None, files=(), tests="not run", test_command="",
-        reason="no answer in 1800 s", worktree="/tmp/wt", output="", forced="urgent fix",
+        number=2,
+        result="timeout",
+        commit=None,
+        files=(),
+        tests="not run",
+        test_command="",
+        reason="no answer in 1800 s",
+        worktree="/tmp/wt",
+        output="",
+        forced="urgent fix",
     )
     text = append(
         BASE,
@@ -116,7 +128,8 @@ def test_blocks_read_back_into_state_with_reviews() -> None:
     )
     s = state(text)
     assert [(a.number, a.result, a.commit) for a in s.applies] == [
-        (1, "committed", "9c1d" * 10), (2, "timeout", None)
+        (1, "committed", "9c1d" * 10),
+        (2, "timeout", None),
     ]
     first, second = s.applies
     assert [r.result for r in first.reviews] == ["changes", "implemented"]
@@ -124,7 +137,9 @@ def test_blocks_read_back_into_state_with_reviews() -> None:
     assert first.reviews[0].blockers == ("the migration is missing",)
     assert s.apply_reviews == first.reviews and second.reviews == []
     assert (second.reason, second.worktree, second.forced) == (
-        "no answer in 1800 s", "/tmp/wt", "urgent fix"
+        "no answer in 1800 s",
+        "/tmp/wt",
+        "urgent fix",
     )
     assert not s.warnings
     assert "*Apply 1: AI-Architect (claude-write) committed 2 files on" in text
@@ -158,15 +173,21 @@ def test_apply_blocks_merge_through_the_driver() -> None:
     ours = append(base, render_apply(record(at="2026-11-24T10:01:00Z", output="ours-TOKEN")))
     theirs = append(
         base,
-        render_apply(record(branch="discussions/apply/apply-1-b", at="2026-11-24T10:02:00Z",
-                            output="---\n\nName: X\ntheirs-TOKEN")),
+        render_apply(
+            record(
+                branch="discussions/apply/apply-1-b",
+                at="2026-11-24T10:02:00Z",
+                output="---\n\nName: X\ntheirs-TOKEN",
+            )
+        ),
     )
     result = merge_texts(base, ours, theirs)
     assert result.status == CLEAN, result
     assert result.text == merge_texts(base, theirs, ours).text
     s = state(result.text)
     assert sorted(a.branch for a in s.applies) == [
-        "discussions/apply/apply-1", "discussions/apply/apply-1-b"
+        "discussions/apply/apply-1",
+        "discussions/apply/apply-1-b",
     ]
     assert all(a.intact for a in s.applies)
     assert s.warnings == []  # both numbered 1 (each branch applied once): both kept, no problem

@@ -83,21 +83,24 @@ def test_contradictions_are_reported_even_with_a_good_digest() -> None:
     for name, rec in cases.items():
         found = messages(append(BASE, GO, render_apply(rec)))
         assert found and all("does not match the digest" not in m for m in found), name
-    found = messages(append(BASE, GO, render_apply(record()),
-                            render_apply_review_of(result="implemented")))
+    found = messages(
+        append(BASE, GO, render_apply(record()), render_apply_review_of(result="implemented"))
+    )
     assert any("implemented" in m and "blocker" in m for m in found), found
 
 
 def test_implemented_by_skips_blocks_that_fail_their_digest() -> None:
     text = append(
-        BASE, GO,
+        BASE,
+        GO,
         render_apply(record(number=1, commit="a" * 40)),
         render_apply_review_of(apply=1, commit="b" * 40, result="changes"),
         render_apply_review_of(apply=1, commit="c" * 40, result="changes", revision=1),
         render_apply(record(number=2, commit="d" * 40, branch="discussions/apply/apply-2")),
     )
-    edited = text.replace("result: changes | commit: " + "c" * 40,
-                          "result: implemented | commit: " + "c" * 40)
+    edited = text.replace(
+        "result: changes | commit: " + "c" * 40, "result: implemented | commit: " + "c" * 40
+    )
     edited = edited.replace("d" * 40, "e" * 40)  # apply 2's commit, in its marker
     found = implemented_by(state(edited).applies, 0)
     assert [(i.apply, i.commits, i.implemented) for i in found] == [
@@ -114,7 +117,8 @@ def test_duplicate_numbers_are_kept_and_reviews_go_to_the_nearest_block() -> Non
     first = record(branch="discussions/apply/x-1", commit="a" * 40)
     second = record(branch="discussions/apply/x-1-b", commit="b" * 40)
     text = append(
-        BASE, GO,
+        BASE,
+        GO,
         render_apply(first),
         render_apply_review_of(apply=1, commit="a" * 40, result="changes"),
         render_apply(second),

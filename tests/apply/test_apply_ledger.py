@@ -29,8 +29,12 @@ def test_decisions_json_links_the_commits_that_implement_them(isolated: Path) ->
     first, second = json.loads(r.output)
     assert first["text"] == "accounts use email logins"
     assert first["implemented_by"] == [
-        {"apply": 1, "branch": "discussions/apply/apply-1",
-         "commits": ["a" * 40, "b" * 40, "c" * 40], "implemented": True}
+        {
+            "apply": 1,
+            "branch": "discussions/apply/apply-1",
+            "commits": ["a" * 40, "b" * 40, "c" * 40],
+            "implemented": True,
+        }
     ]
     assert second["implemented_by"] == []  # written after the apply
     text = CliRunner().invoke(cli, ["decisions"], catch_exceptions=False).output

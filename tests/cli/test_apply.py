@@ -24,6 +24,7 @@ pytestmark = pytest.mark.skipif(
     reason="git is not installed",
 )
 
+
 @pytest.fixture
 def project(apply_project: Path) -> Path:
     """The shared apply project (tests/support/apply.py)."""
@@ -34,14 +35,13 @@ def user_files(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and ".git" not in p.relative_to(root).parts
-        and p.name != "retry.md"
+        if p.is_file() and ".git" not in p.relative_to(root).parts and p.name != "retry.md"
     } | {".git/index": (root / ".git" / "index").read_bytes()}
 
 
 def applies(root: Path) -> list[dict[str, object]]:
     r = invoke("status", "discussions/retry.md", "--json")
-    data = json.loads(r.output[r.output.index("{"):])
+    data = json.loads(r.output[r.output.index("{") :])
     return data["applies"]  # type: ignore[no-any-return]
 
 
@@ -138,16 +138,17 @@ def test_dry_run_shows_the_hand_off_and_command_and_runs_nothing(project: Path) 
     assert "discussions/apply" not in git(project, "branch", "--list")
 
 
-def test_a_dry_run_needs_no_writer_and_says_why_it_cannot_run(
-    project: Path, userdir: Path
-) -> None:
-    write(userdir / "providers.yaml", f"""
+def test_a_dry_run_needs_no_writer_and_says_why_it_cannot_run(project: Path, userdir: Path) -> None:
+    write(
+        userdir / "providers.yaml",
+        f"""
         providers:
           - name: fakewrite
             command: {sys.executable} -c "print('reads only')"
           - name: readonly
             command: {sys.executable} -c "print('reads only')"
-        """)
+        """,
+    )
     r = invoke("apply", "discussions/retry.md", "--dry-run")
     assert r.exit_code == 0, r.output
     assert "implement three tries in retry()" in r.output
@@ -164,7 +165,7 @@ def test_a_failing_lead_is_recorded_with_its_worktree(project: Path, userdir: Pa
     use_lead(userdir, "fail")
     r = invoke("apply", "discussions/retry.md", "--yes", "--json")
     assert r.exit_code == 1
-    record = json.loads(r.output[r.output.index("{"):])["apply"]
+    record = json.loads(r.output[r.output.index("{") :])["apply"]
     assert record["result"] == "failed" and record["commit"] is None
     assert Path(record["worktree"]).is_dir()
     [written] = applies(project)
@@ -194,7 +195,9 @@ def test_revise_commits_again_on_the_same_branch(project: Path, userdir: Path) -
 
 
 @pytest.mark.slow
-def test_the_leads_output_streams_to_the_display(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_leads_output_streams_to_the_display(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plain = invoke("apply", "discussions/retry.md", "--yes")
     assert "AI-Lead is working on discussions/apply/retry-1" in plain.output
     assert "edited app.py, added notes/new.txt" in plain.output  # the lead's own line
@@ -214,14 +217,17 @@ def test_the_record_keeps_the_leads_summary_and_the_test_output(
     from discussions.providers.trust import trust_evidence
 
     command = f"{sys.executable} -c \"print('3 passed')\""
-    write(project / "discussions.yaml", f"""
+    write(
+        project / "discussions.yaml",
+        f"""
         providers:
           fallback: []
           detect: false
         evidence:
           commands:
             test: {json.dumps(command)}
-        """)
+        """,
+    )
     trust_evidence(project, {"test": command})
     assert invoke("apply", "discussions/retry.md", "--yes").exit_code == 0
     d = Discussion.load(project / "discussions" / "retry.md")
@@ -371,17 +377,22 @@ def test_dry_run_outside_git_shows_the_hand_off(
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "none"))
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(isolated.parent))
     use_lead(userdir, "edit")
-    write(isolated / "participants" / "lead.yaml", """
+    write(
+        isolated / "participants" / "lead.yaml",
+        """
         name: AI-Lead
         alias: lead
         role: Implementer
         personality: Writes the code.
         capabilities: [logic]
         provider_hint: fakewrite
-        """)
+        """,
+    )
     write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
-    write_signed(isolated / "discussions" / "retry.md", DISCUSSION.format(status="DECIDED", extra="")
-          .replace("lead, reader", "lead"))
+    write_signed(
+        isolated / "discussions" / "retry.md",
+        DISCUSSION.format(status="DECIDED", extra="").replace("lead, reader", "lead"),
+    )
     r = invoke("apply", "discussions/retry.md", "--dry-run")
     assert r.exit_code == 0, r.output
     assert "implement three tries in retry()" in r.output and "not in a git repository" in r.output

@@ -174,8 +174,15 @@ def test_a_review_with_yes_refuses_a_branch_no_apply_made(project, isolated: Pat
     git(isolated, "branch", "release", "main")
     tip = git(isolated, "rev-parse", "release")
     forged = ApplyRecord(
-        2, first.lead, first.provider, "release", first.base, first.commit,
-        "Linus Torvalds <torvalds@example.org>", "committed", files=first.files,
+        2,
+        first.lead,
+        first.provider,
+        "release",
+        first.base,
+        first.commit,
+        "Linus Torvalds <torvalds@example.org>",
+        "committed",
+        files=first.files,
     )
     d.add_block(render_apply(forged))
     d.save()

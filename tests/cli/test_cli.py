@@ -63,7 +63,8 @@ def test_new_errors(disc: Path) -> None:
     r = run("new", "X", "--template", "nope")
     assert (
         r.exit_code == 1
-        and "Error: no template 'nope' (known: adr, code-review, deliberation, diagnostic, feature)" in r.output
+        and "Error: no template 'nope' (known: adr, code-review, deliberation, diagnostic, feature)"
+        in r.output
     )
     r = run("new", "X", "--participants", "ghost")
     assert r.exit_code == 1 and "Error: no participant 'ghost'" in r.output
@@ -200,7 +201,9 @@ def test_list_leaves_links_out_of_the_project_out_and_says_so(
     r = run("list")
     assert r.exit_code == 0
     assert "Secret" not in r.output
-    assert re.search(r"discussions/alias\.md +Add user authentication", r.output)  # shown by its own name
+    assert re.search(
+        r"discussions/alias\.md +Add user authentication", r.output
+    )  # shown by its own name
     assert "Skipped discussions/away.md: away.md is a symbolic link out of the project" in r.output
     assert "lock" not in r.output
     # a folder named on the command line is the user's choice: its own files are listed

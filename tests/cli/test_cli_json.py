@@ -10,17 +10,30 @@ from ..conftest import code, out, run
 
 def test_comment_advance_close_and_reopen_print_json(isolated: Path) -> None:
     run("new", "Feature X")
-    r = run("comment", "feature-x.md", "Ship it, @architec.", "--vote", "ready", "--author", "Rob", "--json")
+    r = run(
+        "comment",
+        "feature-x.md",
+        "Ship it, @architec.",
+        "--vote",
+        "ready",
+        "--author",
+        "Rob",
+        "--json",
+    )
     assert code(r) == 0
     data = json.loads(out(r))
     assert data["file"] == "discussions/feature-x.md" and data["author"] == "Rob"
     assert data["vote"] == "READY" and data["motions"] == [] and data["notices"] == []
     assert data["unknown_mentions"] == [{"alias": "architec", "did_you_mean": "architect"}]
     assert json.loads(out(run("advance", "feature-x.md", "--json"))) == {
-        "file": "discussions/feature-x.md", "phase": "detailed_review", "notices": []
+        "file": "discussions/feature-x.md",
+        "phase": "detailed_review",
+        "notices": [],
     }
     assert json.loads(out(run("close", "feature-x.md", "--status", "decided", "--json"))) == {
-        "file": "discussions/feature-x.md", "status": "DECIDED", "notices": []
+        "file": "discussions/feature-x.md",
+        "status": "DECIDED",
+        "notices": [],
     }
     assert json.loads(out(run("reopen", "feature-x.md", "--json")))["status"] == "OPEN"
 

@@ -7,7 +7,9 @@ import click
 from discussions.cli import cli
 
 
-def _walk(group: click.Group, ctx: click.Context, prefix: str = "") -> list[tuple[str, click.Command]]:
+def _walk(
+    group: click.Group, ctx: click.Context, prefix: str = ""
+) -> list[tuple[str, click.Command]]:
     found: list[tuple[str, click.Command]] = []
     for name in group.list_commands(ctx):
         cmd = group.get_command(ctx, name)
@@ -61,9 +63,26 @@ CONVENTION: dict[str, str | None] = {
 
 # Commands whose output a script would want to read.
 WITH_JSON = {
-    "status", "list", "new", "comment", "advance", "close", "reopen", "turn", "run", "check",
-    "init", "resolve", "review", "decisions", "adr", "participants list", "participants show",
-    "templates list", "providers list", "providers test",
+    "status",
+    "list",
+    "new",
+    "comment",
+    "advance",
+    "close",
+    "reopen",
+    "turn",
+    "run",
+    "check",
+    "init",
+    "resolve",
+    "review",
+    "decisions",
+    "adr",
+    "participants list",
+    "participants show",
+    "templates list",
+    "providers list",
+    "providers test",
 }
 
 

@@ -20,8 +20,10 @@ def run(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
 def test_add_from_file_validates_names_the_field_and_never_overwrites(
     isolated: Path, tmp_path: Path
 ) -> None:
-    good = write(tmp_path / "r.yaml", "name: AI-Reviewer\nalias: reviewer\nrole: Reviews\n"
-                 "personality: You review.\n")
+    good = write(
+        tmp_path / "r.yaml",
+        "name: AI-Reviewer\nalias: reviewer\nrole: Reviews\npersonality: You review.\n",
+    )
     r = run("participants", "add", "reviewer", "--from-file", str(good))
     assert r.exit_code == 0, r.output
     saved = isolated / "participants" / "reviewer.yaml"

@@ -71,7 +71,8 @@ def _turn_loading(*args: str) -> tuple[subprocess.CompletedProcess[str], list[st
 
 @pytest.mark.slow
 def test_a_turn_starts_its_providers_before_loading_what_the_answers_need(
-    isolated: Path, providers_file  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,  # type: ignore[no-untyped-def]
 ) -> None:
     providers_file({"quick": script_command("answer.py", '{"comment": "Fine.", "vote": null}')})
     created = result_of(run("new", "Start-up", "--json"))

@@ -98,7 +98,9 @@ def test_convergence_needs_two_confident_matching_keys() -> None:
 
 
 def test_json_fields_become_marker_lines() -> None:
-    r = parse_response('{"comment": "It is the token.", "root_cause_key": "Token expired", "confidence": 9}')
+    r = parse_response(
+        '{"comment": "It is the token.", "root_cause_key": "Token expired", "confidence": 9}'
+    )
     assert "ROOT-CAUSE: Token expired" in r.comment
     assert "CONFIDENCE: 9" in r.comment
 
@@ -159,12 +161,21 @@ def test_hand_written_markers_converge_and_failures_drop(isolated: Path) -> None
     assert diag.supporters == ["Rob", "Ann"]  # the pragmatist failed twice: left out
     assert diag.dropped == ["AI-Pragmatist"]
     assert "AI-Pragmatist gave no parseable diagnosis twice" in diag.notes[0]
-    assert [(c.author, c.line) for c in diag.candidates] == [("Rob", 14), ("AI-Pragmatist", 33), ("Ann", 40)]
+    assert [(c.author, c.line) for c in diag.candidates] == [
+        ("Rob", 14),
+        ("AI-Pragmatist", 33),
+        ("Ann", 40),
+    ]
     assert any(w.line == 27 and "invalid root-cause key" in w.message for w in d.warnings)
     data = json.loads(out(run("status", str(path), "--json")))["diagnosis"]
     assert data["converged"] is True and data["key"] == "session-token-expired"
     assert data["supporters"] == ["Rob", "Ann"]
-    assert data["candidates"][0] == {"key": "session-token-expired", "author": "Rob", "confidence": 9, "line": 14}
+    assert data["candidates"][0] == {
+        "key": "session-token-expired",
+        "author": "Rob",
+        "confidence": 9,
+        "line": 14,
+    }
     shown = out(run("status", str(path)))
     assert "Diagnosis: converged on 'session-token-expired' (supported by Rob, Ann)" in shown
     assert "line 27: invalid root-cause key" in shown
@@ -184,10 +195,16 @@ def test_new_with_diagnostic_template(stand_in, isolated: Path) -> None:  # type
     assert code(r) == 0, out(r)
     d = Discussion.load(isolated / "discussions" / "login-crashes-on-submit.md")
     assert d.phase == "triage"
-    assert d.template is not None and [p.id for p in d.template.phases] == ["triage", "diagnosis", "convergence"]
+    assert d.template is not None and [p.id for p in d.template.phases] == [
+        "triage",
+        "diagnosis",
+        "convergence",
+    ]
 
 
-def test_diagnostic_run_converges_on_two_matching_keys(stand_in, isolated: Path, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+def test_diagnostic_run_converges_on_two_matching_keys(
+    stand_in, isolated: Path, prompts: Path
+) -> None:  # type: ignore[no-untyped-def]
     stand_in("match")
     assert code(run("new", "login crashes on submit", "--template", "diagnostic")) == 0
     r = run("run", "login-crashes-on-submit.md", "--sequential", "--seed", "1", "--json")
@@ -216,7 +233,11 @@ def test_diagnostic_run_converges_on_two_matching_keys(stand_in, isolated: Path,
     assert blind == 3
     # The decisions list the converged diagnosis with the others.
     data = json.loads(out(run("decisions", "--json")))
-    texts = [e["text"] for e in data["decisions"]] if isinstance(data, dict) else [e["text"] for e in data]
+    texts = (
+        [e["text"] for e in data["decisions"]]
+        if isinstance(data, dict)
+        else [e["text"] for e in data]
+    )
     assert any(t.startswith("Root cause: session-token-expired") for t in texts)
     from discussions.model.summary import render_summary
 
@@ -236,7 +257,9 @@ def test_similar_keys_converge(stand_in, isolated: Path) -> None:  # type: ignor
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["one", "split"])
-def test_no_convergence_escalates_by_the_fallback(stand_in, isolated: Path, prompts: Path, mode: str) -> None:  # type: ignore[no-untyped-def]
+def test_no_convergence_escalates_by_the_fallback(
+    stand_in, isolated: Path, prompts: Path, mode: str
+) -> None:  # type: ignore[no-untyped-def]
     stand_in(mode)
     assert code(run("new", "Crash", "--template", "diagnostic")) == 0
     res = result_of(run("run", "crash.md", "--json"))
@@ -270,6 +293,7 @@ def test_no_convergence_escalates_by_the_fallback(stand_in, isolated: Path, prom
 
 def test_anonymous_prompt_hides_people_too_and_the_file_keeps_names(isolated: Path) -> None:
     from discussions.engine.prompt.prompts import build_prompt
+
     text = HAND.replace("<!-- Phase: diagnosis -->", "<!-- Phase: convergence -->").replace(
         "No idea yet.", "No idea yet. @architect, Rob and AI-Security, what do you think?"
     )

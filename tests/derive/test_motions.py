@@ -25,7 +25,9 @@ CAST = re.compile(r"BALLOT:\s*\**\s*(YES|NO|ABSTAIN)", re.I)
 
 def json_of(r: object) -> dict[str, object]:
     text = out(r)
-    data: dict[str, object] = json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
+    data: dict[str, object] = json.loads(
+        text[text.index("\n{") + 1 :] if not text.startswith("{") else text
+    )
     return data
 
 
@@ -71,7 +73,10 @@ def test_seconded_motion_collects_sealed_ballots_and_passes(council, tmp_path: P
     authors = [c.author for c in d.comments]
     assert authors[-3:] == [A, S, P] and all("BALLOT:" in c.body for c in d.comments[-3:])
     text = path.read_text()
-    assert f"<!-- MOTION-RESULT: passed | yes: 2 | no: 1 | abstain: 0 | line: {motion.line} -->" in text
+    assert (
+        f"<!-- MOTION-RESULT: passed | yes: 2 | no: 1 | abstain: 0 | line: {motion.line} -->"
+        in text
+    )
     assert "passed: 2 yes, 1 no, 0 abstaining" in text
     # The others passed their turn: recorded, not comments.
     assert sorted(by for by, _ in d.passes) == [P, S]
@@ -107,7 +112,12 @@ def test_seconded_motion_collects_sealed_ballots_and_passes(council, tmp_path: P
     ("ballot", "threshold", "as_no", "result"),
     [
         # Abstentions left out: 1 YES of 1 counted ballot passes; counted as NO: 1 of 3 fails.
-        ({"architect": "YES", "security": "ABSTAIN", "pragmatist": "ABSTAIN"}, 0.5, False, "passed"),
+        (
+            {"architect": "YES", "security": "ABSTAIN", "pragmatist": "ABSTAIN"},
+            0.5,
+            False,
+            "passed",
+        ),
         ({"architect": "YES", "security": "ABSTAIN", "pragmatist": "ABSTAIN"}, 0.5, True, "failed"),
         # Strictly more than the threshold: 2 of 3 is more than 0.66, not more than 0.67.
         ({"architect": "YES", "security": "YES", "pragmatist": "NO"}, 0.66, False, "passed"),
@@ -330,7 +340,8 @@ def test_answers_carry_turn_actions() -> None:
     r = parse_response('{"comment": "x", "ballot": "maybe", "action": "CALL_VOTE"}')
     assert r.ballot is None and r.action == "CONTRIBUTE"
     assert r.notes == ["invalid ballot 'maybe' ignored", "CALL_VOTE without a motion ignored"] or (
-        sorted(r.notes) == sorted(["invalid ballot 'maybe' ignored", "CALL_VOTE without a motion ignored"])
+        sorted(r.notes)
+        == sorted(["invalid ballot 'maybe' ignored", "CALL_VOTE without a motion ignored"])
     )
 
 
@@ -427,7 +438,9 @@ def test_the_last_ballot_by_command_records_the_result_and_moves_the_phase(isola
     assert code(r) == 0 and "Motion of line 9 failed." in out(r)  # 1 of 2 is not a majority
     d = Discussion.load(path)
     assert d.motions[0].recorded and d.phase == "debate"
-    assert "<!-- MOTION-RESULT: failed | yes: 1 | no: 1 | abstain: 0 | line: 9 -->" in path.read_text()
+    assert (
+        "<!-- MOTION-RESULT: failed | yes: 1 | no: 1 | abstain: 0 | line: 9 -->" in path.read_text()
+    )
 
 
 def test_a_motion_nobody_can_second_yet_waits(isolated: Path) -> None:

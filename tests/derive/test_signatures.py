@@ -49,7 +49,10 @@ def test_a_hand_made_participant_comment_is_reported_and_counts_for_nothing(
     for args in (["check", str(path)], ["check", "--since", "HEAD"]):
         r = run_cli(*args)
         assert r.exit_code == 1, r.output
-        assert "comment signed AI-Architect, a participant's name, was not written by the engine" in r.output
+        assert (
+            "comment signed AI-Architect, a participant's name, was not written by the engine"
+            in r.output
+        )
     d = Discussion.load(path)
     forged = d.comments[-1]
     assert forged.author == "AI-Architect" and forged.forged

@@ -384,7 +384,8 @@ def test_a_ballots_reasons_are_sealed_until_the_result(council, tmp_path: Path) 
 
 
 def test_a_hand_typed_ballot_is_sealed_past_a_line_that_only_looks_like_an_engine_block(
-    council, tmp_path: Path  # type: ignore[no-untyped-def]
+    council,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     """The seal ends at engine blocks the parser found, never at a line that merely looks like
     one (typed by hand, or inside a code block): the reasons after it stay sealed."""

@@ -63,8 +63,14 @@ def job(root: Path, mode: str, *extra: str, target: bool = False, **options: obj
     if target:
         lead.env = {"LEAD_TARGET": str(root)}
     return Job(
-        root, "discussions/apply/retry-1", "Implement: retries go to 3.", lead,
-        "Test User <test@example.com>", PERSONA, "Apply retry: three tries", **options,  # type: ignore[arg-type]
+        root,
+        "discussions/apply/retry-1",
+        "Implement: retries go to 3.",
+        lead,
+        "Test User <test@example.com>",
+        PERSONA,
+        "Apply retry: three tries",
+        **options,  # type: ignore[arg-type]
     )
 
 
@@ -479,13 +485,28 @@ def test_a_sandboxed_lead_that_hangs_times_out_and_leaves_no_process(repo: Path)
     from discussions.engine.apply.sandbox import choose
 
     naps = f"{time.time_ns() % 1000}.{__import__('os').getpid()}"  # this test's own sleeps
-    lead = LeadCommand("fake-write", f"sh -c 'sleep 6{naps} & setsid sleep 6{naps} & sleep 6{naps}'")
-    out = apply_run.execute(Job(repo, "discussions/apply/nap-1", "p", lead,
-                                "Test User <test@example.com>", PERSONA, "s", timeout=1,
-                                sandbox=choose("required")))
+    lead = LeadCommand(
+        "fake-write", f"sh -c 'sleep 6{naps} & setsid sleep 6{naps} & sleep 6{naps}'"
+    )
+    out = apply_run.execute(
+        Job(
+            repo,
+            "discussions/apply/nap-1",
+            "p",
+            lead,
+            "Test User <test@example.com>",
+            PERSONA,
+            "s",
+            timeout=1,
+            sandbox=choose("required"),
+        )
+    )
     assert out.result == "timeout" and out.sandbox == "bubblewrap"
-    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
-            and f"sleep\0006{naps}".encode() in _cmdline(p)]
+    left = [
+        p
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and alive(int(p.name)) and f"sleep\0006{naps}".encode() in _cmdline(p)
+    ]
     assert left == []
 
 
@@ -548,9 +569,10 @@ def test_a_sandboxed_lead_cannot_change_what_its_cli_runs_next_time(
     assert str(home / ".claude" / "agents") in out.reason, out.reason
     assert f"{home / '.claude' / 'CLAUDE.md'} was changed (put back)" in out.reason
     assert (home / ".claude" / "CLAUDE.md").read_text() == "mine\n"
-    assert not worktree.branch_exists(repo, out.branch) or git(
-        repo, "rev-parse", out.branch
-    ).strip() == out.base
+    assert (
+        not worktree.branch_exists(repo, out.branch)
+        or git(repo, "rev-parse", out.branch).strip() == out.base
+    )
 
 
 @needs_bwrap
@@ -599,8 +621,11 @@ def test_a_sandboxed_lead_that_exits_leaves_no_daemon(repo: Path) -> None:
     out = apply_run.execute(boxed(repo, "daemon", mark, timeout=60))
     assert out.result == "committed", out.reason
     assert "left a daemon" in out.lead_output
-    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
-            and mark.encode() in _cmdline(p)]
+    left = [
+        p
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and alive(int(p.name)) and mark.encode() in _cmdline(p)
+    ]
     assert left == []
 
 
@@ -614,7 +639,7 @@ def test_what_the_lead_plants_in_its_clone_makes_the_engines_git_run_or_follow_n
     links as links and the repositories as gitlinks."""
     ran = tmp_path / "ran"
     program = tmp_path / "program.sh"
-    program.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {ran}\n")
+    program.write_text(f'#!/bin/sh\necho "$0 $*" >> {ran}\n')
     program.chmod(0o755)
     planted = job(repo, "gitplant", target=True)
     planted.lead.env["LEAD_MARKER"] = str(program)
@@ -644,7 +669,7 @@ def test_the_lead_and_the_tests_are_told_they_are_in_the_clone(
     where = "import os; print(os.environ.get('PWD'), os.environ.get('OLDPWD'))"
     tests = ProjectTests(f'{sys.executable} -c "{where}"', True, 30)
     run = job(repo, "edit", tests=tests, sandbox=choose(box))
-    run.lead = LeadCommand("fake-write", f'{sys.executable} -c "{where}; open(\'x\', \'w\')"')
+    run.lead = LeadCommand("fake-write", f"{sys.executable} -c \"{where}; open('x', 'w')\"")
     out = apply_run.execute(run)
     clone = str(worktree.place(repo, run.branch))
     assert out.result == "committed", out.reason
@@ -695,7 +720,7 @@ def test_a_sandboxed_lead_cannot_change_the_program_its_cli_unpacked_in_its_stat
     copilot = tmp_path / "bin" / "copilot"  # the state folders go by the executable's name
     copilot.parent.mkdir()
     rewrite = f"open({str(code)!r}, 'a').write('owned()')"
-    copilot.write_text(f"#!/bin/sh\nexec {sys.executable} -c \"{rewrite}\"\n")
+    copilot.write_text(f'#!/bin/sh\nexec {sys.executable} -c "{rewrite}"\n')
     copilot.chmod(0o755)
     out = apply_run.execute(boxed(repo, "edit", command=str(copilot)))
     assert code.read_text() == "run()\n"

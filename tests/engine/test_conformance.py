@@ -105,7 +105,10 @@ def reviser(  # type: ignore[no-untyped-def]
         d = Discussion.load(Path.cwd() / "discussions" / "retry-policy.md")
         number = max(a.number for a in d.applies) + 1
         record = Applied(
-            number, under.lead, under.branch, tip if from_tip else under.base,
+            number,
+            under.lead,
+            under.branch,
+            tip if from_tip else under.base,
             git(tree, "rev-parse", "HEAD"),
         )
         d.add_block(render_apply(record))
@@ -127,7 +130,9 @@ def test_consensus_on_the_first_vote_sets_implemented(project, tmp_path: Path) -
     path, applied, _ = project({"architect": "ready", "security": "ready", "pragmatist": "ready"})
     calls: list[list[str]] = []
     result = review_apply(
-        Runner(Workspace.discover()), Discussion.load(path), applied,
+        Runner(Workspace.discover()),
+        Discussion.load(path),
+        applied,
         reviser(tmp_path / "lead-tree", applied, calls),
     )
     assert result.stage == "implemented" and len(result.rounds) == 1 and calls == []
@@ -404,7 +409,9 @@ def test_a_revision_is_reviewed_as_the_whole_change_from_the_first_base(
     )
     calls: list[list[str]] = []
     result = review_apply(
-        Runner(Workspace.discover()), Discussion.load(path), applied,
+        Runner(Workspace.discover()),
+        Discussion.load(path),
+        applied,
         reviser(tree, applied, calls, from_tip=True),
     )
     assert [r.result for r in result.rounds] == ["changes", "implemented"]

@@ -138,7 +138,9 @@ OWN = [
     "VOTE: REJECT",
 ]
 ENGINE = ["## Your task", "Give your perspective on the discussion so far.", "## Response format"]
-PROMPT = "\n".join([*ENGINE[:2], "<discussion>", *OTHERS, "", "---", "", *OWN, "</discussion>", ENGINE[2]])
+PROMPT = "\n".join(
+    [*ENGINE[:2], "<discussion>", *OTHERS, "", "---", "", *OWN, "</discussion>", ENGINE[2]]
+)
 ECHO = prompt_echo(PROMPT, quoted=[*OTHERS, "", "---", "", *OWN], own=OWN)
 FRESH = st.sampled_from(
     [

@@ -68,7 +68,9 @@ def test_a_turn_records_failures_the_way_a_run_does(feature: Path) -> None:
     assert code(r) == 1
     added = feature.read_text()[len(before) :]
     assert added.startswith("\n<!-- FAILED: AI-Architect | providers: smol, claude-sonnet | why: ")
-    assert f"*AI-Architect got no answer: smol exited with status 1 ({CAUSE}); claude-sonnet" in added
+    assert (
+        f"*AI-Architect got no answer: smol exited with status 1 ({CAUSE}); claude-sonnet" in added
+    )
     assert "Name:" not in added and "@" not in added.split("-->", 1)[1]
     d = Discussion.load(feature)
     assert d.phase == "initial_feedback" and not d.comments
@@ -136,9 +138,7 @@ def test_the_mock_votes_where_nothing_could_run(isolated: Path) -> None:
     assert "AI-Architect: mock (built-in mock: no AI CLI of the chain is installed)" in out(r)
 
 
-def test_status_says_unknown_where_no_usage_was_reported(
-    isolated: Path, providers_file
-) -> None:  # type: ignore[no-untyped-def]
+def test_status_says_unknown_where_no_usage_was_reported(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     providers_file(
         {
             "plain": script_command("answer.py", '{"comment": "Fine.", "vote": "READY"}'),

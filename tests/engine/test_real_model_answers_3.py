@@ -54,7 +54,9 @@ TURNS = {
     "10": Said(True, "a numbered section of prose"),
     "11": Said(True, "a quoted paragraph; '2 of 3:' is no marker"),
     "15": Said(True, "cut at max_tokens; invented biography"),
-    "16": Said(True, "quotes its persona loosely ('Your role ... AI-Pragmatist'), not a prompt line"),
+    "16": Said(
+        True, "quotes its persona loosely ('Your role ... AI-Pragmatist'), not a prompt line"
+    ),
     "17": Said(True, "placeholders such as [Your Name]"),
     "21": Said(True, "cut at max_tokens; made-up format rules, no marker"),
     "22": Said(True, "'**DISCUSSION:**' and '**Response format:**' are bold headings, not markers"),
@@ -146,7 +148,11 @@ def test_the_probe_answers_hold_no_vote(n: str) -> None:
 
 def test_a_follow_up_listing_the_choices_is_no_vote() -> None:
     """What the README of the fixtures warns of: the choices repeated, in any form."""
-    for text in ("READY, CHANGES or REJECT", "VOTE: READY, CHANGES or REJECT", "READY/CHANGES/REJECT"):
+    for text in (
+        "READY, CHANGES or REJECT",
+        "VOTE: READY, CHANGES or REJECT",
+        "READY/CHANGES/REJECT",
+    ):
         assert read_vote(text) is None
     assert read_vote("READY") == "READY" and read_vote("VOTE: changes\n") == "CHANGES"
 

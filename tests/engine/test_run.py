@@ -22,7 +22,9 @@ def stand_in(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no
     return make
 
 
-def test_run_reaches_consensus_when_participants_agree_from_round_two(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]
+def test_run_reaches_consensus_when_participants_agree_from_round_two(
+    stand_in, isolated: Path
+) -> None:  # type: ignore[no-untyped-def]
     stand_in("agree2")
     assert code(run("new", "Rollout")) == 0
     r = run("run", "rollout.md", "--json")
@@ -50,7 +52,10 @@ def test_run_stops_at_the_limit_and_escalates(stand_in, isolated: Path) -> None:
     res = result_of(r)
     assert res["stopped"] == "max_rounds" and res["rounds"] == 3
     assert res["status"] == "OPEN"
-    assert any("AI-Architect: vote CHANGES, score 5/10, pending: no rollback plan" in line for line in res["escalation"])  # type: ignore[union-attr]
+    assert any(
+        "AI-Architect: vote CHANGES, score 5/10, pending: no rollback plan" in line
+        for line in res["escalation"]
+    )  # type: ignore[union-attr]
     path = isolated / "discussions" / "forever.md"
     text = path.read_text()
     assert "<!-- ESCALATION: max_rounds -->" in text
@@ -109,10 +114,14 @@ def test_human_required_escalates(stand_in, isolated: Path) -> None:  # type: ig
 
 
 @pytest.mark.slow
-def test_sequential_runs_shuffle_the_order_from_round_two_seeded_and_recorded(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]
+def test_sequential_runs_shuffle_the_order_from_round_two_seeded_and_recorded(
+    stand_in, isolated: Path
+) -> None:  # type: ignore[no-untyped-def]
     stand_in("never")
     assert code(run("new", "Order", "--template", "deliberation")) == 0
-    res = result_of(run("run", "order.md", "--sequential", "--seed", "7", "--rounds", "4", "--json"))
+    res = result_of(
+        run("run", "order.md", "--sequential", "--seed", "7", "--rounds", "4", "--json")
+    )
     assert res["seed"] == 7
     d = Discussion.load(isolated / "discussions" / "order.md")
     orders = [r.fields["order"] for r in d.rounds]
@@ -121,13 +130,18 @@ def test_sequential_runs_shuffle_the_order_from_round_two_seeded_and_recorded(st
     # Same seed, same orders.
     assert code(run("new", "Order two", "--template", "deliberation")) == 0
     run("run", "order-two.md", "--sequential", "--seed", "7", "--rounds", "4")
-    again = [r.fields["order"] for r in Discussion.load(isolated / "discussions" / "order-two.md").rounds]
+    again = [
+        r.fields["order"] for r in Discussion.load(isolated / "discussions" / "order-two.md").rounds
+    ]
     assert again == orders
     assert len(set(orders)) > 1
 
 
 def test_hand_written_scores_count(isolated: Path) -> None:
-    assert code(run("new", "By hand", "--template", "deliberation", "--participants", "architect")) == 0
+    assert (
+        code(run("new", "By hand", "--template", "deliberation", "--participants", "architect"))
+        == 0
+    )
     path = isolated / "discussions" / "by-hand.md"
     d = Discussion.load(path)
     # The architect's comment as the engine writes it (a person cannot sign as a participant).

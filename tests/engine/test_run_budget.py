@@ -132,7 +132,9 @@ def test_passes_and_council_calls_are_counted_and_checked(
     assert usage.cost_usd == pytest.approx(0.5)
     assert not list((tmp_path / "memory" / "prompts").glob("*-ballot.txt"))  # nobody was asked
     text = path.read_text(encoding="utf-8")
-    assert "| provider: priced | tokens: 100 in / 300 out | cost: $0.100000 | at: " in text  # a pass
+    assert (
+        "| provider: priced | tokens: 100 in / 300 out | cost: $0.100000 | at: " in text
+    )  # a pass
 
 
 def test_estimates_come_from_the_providers_that_may_answer(priced: Path) -> None:

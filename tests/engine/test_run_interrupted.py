@@ -64,7 +64,9 @@ def test_a_killed_run_is_interrupted_and_the_next_run_is_numbered_after_it(
     assert code(r) == 0, out(r)
     assert result_of(r)["rounds"] == 1
     written = path.read_text(encoding="utf-8")
-    lost = f"<!-- RUN-STOP: interrupted | rounds: 1 | run: 1 | host: {host_id()} | pid: {proc.pid} -->"
+    lost = (
+        f"<!-- RUN-STOP: interrupted | rounds: 1 | run: 1 | host: {host_id()} | pid: {proc.pid} -->"
+    )
     assert lost in written
     assert "*Run 1 stopped after 1 round: interrupted (its process ended" in written
     second = written[written.index(lost) :]  # recorded before run 2's first round
@@ -103,12 +105,21 @@ def test_runs_without_a_stop_from_elsewhere_or_older_versions(isolated: Path) ->
     assert run_state(d.runs).state == "unknown" and "another machine" in run_state(d.runs).why
     assert run_state(d.runs, 1).state == "interrupted"  # a later run started after it
     # A run of this machine whose process is gone, and a live one (this process).
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     mine = f"run: 4 | host: {host_id()} | pid: {{pid}}"
-    d = _blocks(path, f"<!-- ROUND: 1 | phase: p | order: a | {mine.format(pid=gone.stdout.strip())} -->\n")
+    d = _blocks(
+        path, f"<!-- ROUND: 1 | phase: p | order: a | {mine.format(pid=gone.stdout.strip())} -->\n"
+    )
     assert run_state(d.runs).state == "interrupted"
-    d = _blocks(path, f"<!-- ROUND: 1 | phase: p | order: a | {mine.format(pid=os.getpid()).replace('run: 4', 'run: 5')} -->\n")
+    d = _blocks(
+        path,
+        f"<!-- ROUND: 1 | phase: p | order: a | {mine.format(pid=os.getpid()).replace('run: 4', 'run: 5')} -->\n",
+    )
     assert run_state(d.runs).state == "running"
     assert run_state(d.runs, -2).state == "interrupted"
 

@@ -89,7 +89,8 @@ def test_loop_guard_bounds_ai_ping_pong(isolated: Path, providers_file) -> None:
             "pingpong": script_command(
                 # Three words: a participant saying again what another said in a line this
                 # short still means it (`syntax.answers.Echo`); a longer line copied would be an echo.
-                "answer.py", '{"comment": "@architect @security, yours", "vote": null}'
+                "answer.py",
+                '{"comment": "@architect @security, yours", "vote": null}',
             ),
         }
     )

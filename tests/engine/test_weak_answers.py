@@ -88,9 +88,7 @@ def test_no_follow_up_where_no_vote_is_asked(weak, isolated: Path) -> None:  # t
     assert "follow-up" not in _disc(isolated).comments[-1].meta
 
 
-def test_a_missing_score_is_asked_for_once(
-    isolated: Path, providers_file, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_score_is_asked_for_once(isolated: Path, providers_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     prompts = tmp_path / "prompts"
     providers_file({"weak": script_command("weak.py", "Fine by me.", "SCORE: 9", str(prompts))})
     write(isolated / "discussions.yaml", "providers:\n  default: weak\n  detect: false\n")
@@ -130,9 +128,7 @@ def test_a_rambling_command_is_stopped_and_its_answer_cut(
     assert c.body.count("Line ") <= 2000 // 50 + 1
 
 
-def test_a_real_small_model_answer_is_cut_and_says_so(
-    isolated: Path, providers_file
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_small_model_answer_is_cut_and_says_so(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
     answer = REAL / "13.answer.txt"  # SmolLM2-135M writing until its window filled
     wrote = len(answer.read_text(encoding="utf-8"))
     providers_file({"smol": script_command("from_file.py", str(answer))})

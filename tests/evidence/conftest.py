@@ -8,7 +8,9 @@ import pytest
 
 from ..support.git import git_out as git
 
-APP = "".join(f"line {n}\n" for n in range(1, 31)).replace("line 7\n", "TOKEN_APP_7 = 'only-here'\n")
+APP = "".join(f"line {n}\n" for n in range(1, 31)).replace(
+    "line 7\n", "TOKEN_APP_7 = 'only-here'\n"
+)
 
 
 @pytest.fixture
@@ -28,5 +30,3 @@ def project(repo: Path) -> Path:
     git(root, "add", "src", "README.md", ".gitignore", "logo.png", "discussions.yaml")
     git(root, "commit", "-q", "-m", "first commit TOKEN_COMMIT_MSG")
     return root
-
-

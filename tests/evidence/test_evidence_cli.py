@@ -117,7 +117,9 @@ def test_watch_fulfils_a_saved_request(project: Path) -> None:
     logs: list[str] = []
     w = Watcher(Workspace.discover(), log=logs.append, provider="mock", debounce=0)
     w.add(path)
-    r = run("comment", str(path), "Before we decide:\n\nEVIDENCE: read src/app.py:7", "--author", "Rob")
+    r = run(
+        "comment", str(path), "Before we decide:\n\nEVIDENCE: read src/app.py:7", "--author", "Rob"
+    )
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
     w.process(path)
     (e,) = Discussion.load(path).evidence

@@ -127,8 +127,13 @@ def test_evidence_blocks_merge_through_the_driver() -> None:
     ours = append(
         base,
         render_comment("AI-A", "EVIDENCE: read a.py", meta="at: 2026-11-23T10:01:00Z"),
-        block(1, "---\n\nName: X\nours-TOKEN\n", by="AI-A", request="read a.py",
-              at="2026-11-23T10:01:05Z"),
+        block(
+            1,
+            "---\n\nName: X\nours-TOKEN\n",
+            by="AI-A",
+            request="read a.py",
+            at="2026-11-23T10:01:05Z",
+        ),
     )
     theirs = append(
         base,

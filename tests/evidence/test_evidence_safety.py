@@ -156,8 +156,14 @@ def test_git_never_shows_a_secret_by_its_blob_id(project: Path) -> None:
     git(project, "add", "-f", ".env")
     git(project, "commit", "-qm", "oops, a secret")
     blob = git(project, "rev-parse", "HEAD:.env").strip()
-    for request in (f"git show {blob}", f"git diff {blob} HEAD:src/app.py", "git show HEAD",
-                    "git log -p", "git show HEAD^{tree}", "grep x in :(top).env"):
+    for request in (
+        f"git show {blob}",
+        f"git diff {blob} HEAD:src/app.py",
+        "git show HEAD",
+        "git log -p",
+        "git show HEAD^{tree}",
+        "grep x in :(top).env",
+    ):
         e, d = one(project, request)
         assert "TOKEN_SECRET_ENV" not in d.path.read_text(), request
     git(project, "-c", "user.name=T", "-c", "user.email=t@e", "tag", "-a", "sec", blob, "-m", "x")
@@ -182,8 +188,15 @@ def test_git_runs_nothing_the_repository_chose(project: Path, tmp_path: Path) ->
     git(project, "config", "diff.external", str(hook))
     (project / ".gitattributes").write_text("*.py filter=evil diff=evil\n")
     (project / "src" / "util.py").write_text("changed TOKEN_CHANGED\n")
-    for request in ("git diff", "git log -p -n 1", "git show HEAD", "grep TOKEN", "list src",
-                    "git blame -- src/app.py", "read src/util.py"):
+    for request in (
+        "git diff",
+        "git log -p -n 1",
+        "git show HEAD",
+        "grep TOKEN",
+        "list src",
+        "git blame -- src/app.py",
+        "read src/util.py",
+    ):
         e, _ = one(project, request)
         assert e.status == "fulfilled", (request, e.reason)
     assert not mark.exists(), mark.read_text()
@@ -199,8 +212,13 @@ def test_run_needs_the_allow_list_and_trust(project: Path) -> None:
     assert e.status == "refused" and "not in evidence.commands" in e.reason
     e, _ = one(project, "run hello")
     assert e.status == "refused" and "discussions trust" in e.reason
-    trust_evidence(project, {"hello": "python -c 'print(123454321)'",
-                             "slow": "python -c 'import time; time.sleep(30)'"})
+    trust_evidence(
+        project,
+        {
+            "hello": "python -c 'print(123454321)'",
+            "slow": "python -c 'import time; time.sleep(30)'",
+        },
+    )
     e, d = one(project, "run hello")
     assert e.status == "fulfilled" and "123454321" in e.content and "[exit status 0]" in e.content
     e, _ = one(project, "run slow")
@@ -216,8 +234,14 @@ def test_same_request_same_blob_once_and_limit(project: Path) -> None:
     first, _ = one(project, "read README.md")
     second, d = one(project, "read README.md", author="AI-Security")
     assert second.status == "same" and second.see == first.number
-    d = ask(project, "AI-Pragmatist", "read src/app.py:1-2", "read src/app.py:3-4",
-            "read src/app.py:5-6", "read src/app.py:7-8")
+    d = ask(
+        project,
+        "AI-Pragmatist",
+        "read src/app.py:1-2",
+        "read src/app.py:3-4",
+        "read src/app.py:5-6",
+        "read src/app.py:7-8",
+    )
     done = fulfil_pending(d)
     assert [b.status for b in done.blocks] == ["fulfilled"] * 3 + ["refused"]
     assert "limit of 3" in done.blocks[-1].reason
@@ -231,8 +255,16 @@ def test_a_repeated_request_points_at_the_earlier_block_over_the_limit_too(
     project: Path,
 ) -> None:
     first, _ = one(project, "read README.md")
-    d = ask(project, "AI-Pragmatist", "read src/app.py:1-2", "read src/app.py:3-4",
-            "read src/app.py:5-6", "read README.md", "read src/app.py:1-2", "read src/app.py:7-8")
+    d = ask(
+        project,
+        "AI-Pragmatist",
+        "read src/app.py:1-2",
+        "read src/app.py:3-4",
+        "read src/app.py:5-6",
+        "read README.md",
+        "read src/app.py:1-2",
+        "read src/app.py:7-8",
+    )
     done = fulfil_pending(d)
     statuses = [(b.request, b.status, b.see) for b in done.blocks]
     assert statuses[:3] == [(f"read src/app.py:{a}-{a + 1}", "fulfilled", 0) for a in (1, 3, 5)]

@@ -26,10 +26,14 @@ def setup_project(root: Path, providers_file, ask: str, how: str = "json") -> Pa
             "reader": script_command("evidence_reader.py", "read"),
         }
     )
-    write(root / "participants" / "architect.yaml",
-          "name: AI-Architect\nalias: architect\nrole: Arch\npersonality: p\nprovider_hint: asker\n")
-    write(root / "participants" / "security.yaml",
-          "name: AI-Security\nalias: security\nrole: Sec\npersonality: p\nprovider_hint: reader\n")
+    write(
+        root / "participants" / "architect.yaml",
+        "name: AI-Architect\nalias: architect\nrole: Arch\npersonality: p\nprovider_hint: asker\n",
+    )
+    write(
+        root / "participants" / "security.yaml",
+        "name: AI-Security\nalias: security\nrole: Sec\npersonality: p\nprovider_hint: reader\n",
+    )
     write(root / "discussions.yaml", "default_participants: [architect, security]\n")
     git(root, "init", "-q")
     git(root, "add", "src")
@@ -39,13 +43,15 @@ def setup_project(root: Path, providers_file, ask: str, how: str = "json") -> Pa
     return root / "discussions" / "review-app.md"
 
 
-def test_read_then_follow_up_then_another_provider(isolated: Path, providers_file, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_read_then_follow_up_then_another_provider(
+    isolated: Path, providers_file, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     prompts = isolated.parent / "prompts.txt"
     monkeypatch.setenv("EVIDENCE_PROMPTS", str(prompts))
     path = setup_project(isolated, providers_file, "read src/app.py:1-20")
     r = run("turn", str(path), "@architect", "--json")
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
-    result = json.loads(r.output[r.output.index("{"):])  # type: ignore[attr-defined]
+    result = json.loads(r.output[r.output.index("{") :])  # type: ignore[attr-defined]
     assert result["follow_ups"] == ["architect"]
     assert [b["status"] for b in result["evidence"]] == ["fulfilled"]
     d = Discussion.load(path)
@@ -85,9 +91,11 @@ def test_grep_list_git_run_end_to_end(isolated: Path, providers_file, userdir: P
 
         os.chdir(root)
         path = setup_project(root, providers_file, request, "line")
-        write(root / "discussions.yaml",
-              "default_participants: [architect, security]\nevidence:\n  commands:\n"
-              "    hello: \"python -c 'print(\\\"TOKEN_FROM_RUN\\\")'\"\n")
+        write(
+            root / "discussions.yaml",
+            "default_participants: [architect, security]\nevidence:\n  commands:\n"
+            '    hello: "python -c \'print(\\"TOKEN_FROM_RUN\\")\'"\n',
+        )
         trust_evidence(root, {"hello": "python -c 'print(\"TOKEN_FROM_RUN\")'"})
         r = run("turn", str(path), "@architect")
         assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
@@ -102,7 +110,7 @@ def test_the_limit_is_per_turn_follow_up_included(isolated: Path, providers_file
     providers_file({"asker": script_command("evidence_reader.py", "greedy")})
     r = run("turn", str(path), "@architect", "--json")
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
-    result = json.loads(r.output[r.output.index("{"):])  # type: ignore[attr-defined]
+    result = json.loads(r.output[r.output.index("{") :])  # type: ignore[attr-defined]
     assert [(b["request"], b["status"]) for b in result["evidence"]] == [
         ("read src/app.py:1", "fulfilled"),
         ("read src/app.py:2", "fulfilled"),

@@ -176,7 +176,9 @@ def test_review_shows_no_path_the_evidence_rule_refuses(repo: Path) -> None:
         text = Path(data["file"]).read_text()
         assert "HIDDEN" not in text and "+def retry(times=3):" in text
         assert [f["path"] for f in data["refused_files"]] == [
-            ".env.production", "Secret_stuff/config.yaml", "private/notes.txt"
+            ".env.production",
+            "Secret_stuff/config.yaml",
+            "private/notes.txt",
         ]
         for rel in ("Secret_stuff/config.yaml", ".env.production", "private/notes.txt"):
             assert re.search(rf"`{re.escape(rel)}` \(refused: [^)]+\)", text), text

@@ -135,6 +135,4 @@ def test_written_since_finds_ignored_files_written_or_removed(repo: Path) -> Non
     (repo / "cache" / "deep" / "kept.bin").write_text("y")
     os.utime(repo / "cache" / "deep" / "kept.bin", (0, 0))
     (repo / "cache" / "gone.bin").unlink()
-    assert watch.written_since(repo, since, (wt.path,)) == [
-        "cache/", "cache/deep/kept.bin"
-    ]
+    assert watch.written_since(repo, since, (wt.path,)) == ["cache/", "cache/deep/kept.bin"]

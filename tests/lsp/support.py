@@ -35,9 +35,7 @@ class Editor:
         text = path.read_text(encoding="utf-8")
         self.texts[uri], self.versions[uri] = text, 1
         self.client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(uri, "markdown", 1, text)
-            )
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, text))
         )
         return uri
 

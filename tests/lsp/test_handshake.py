@@ -131,8 +131,15 @@ async def _session(project: Path, first: bytes) -> tuple[list[bytes], bytes, int
     """Start the real server, send `first`, `initialized`, then ``shutdown`` (id 99) and
     ``exit``; every message it wrote up to the shutdown's answer, its stderr and exit code."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "discussions", "lsp", "--debounce", "0",
-        cwd=str(project), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "discussions",
+        "lsp",
+        "--debounce",
+        "0",
+        cwd=str(project),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdin and proc.stdout and proc.stderr

@@ -134,7 +134,8 @@ def _ask(uri: str, command: str = "discussions.ask") -> types.ExecuteCommandPara
 
 @pytest.mark.slow
 def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_answer(
-    isolated: Path, providers_file  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,  # type: ignore[no-untyped-def]
 ) -> None:
     providers_file({"slow": script_command("slow_print.py", "0.3", "Use a lock.", "Then test it.")})
     path = _discussion(isolated)
@@ -176,9 +177,12 @@ def test_asking_the_mentioned_participants_streams_progress_then_brings_in_the_a
 
 @pytest.mark.slow
 def test_text_typed_while_a_turn_runs_is_never_overwritten(
-    isolated: Path, providers_file  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,  # type: ignore[no-untyped-def]
 ) -> None:
-    providers_file({"slow": script_command("answer.py", '{"comment": "Later.", "vote": null}', "2")})
+    providers_file(
+        {"slow": script_command("answer.py", '{"comment": "Later.", "vote": null}', "2")}
+    )
     path = _discussion(isolated)
     path.write_text(
         path.read_text(encoding="utf-8") + "\nName: Rob\n\n@security please look\n",

@@ -71,7 +71,11 @@ def test_print_config_command_runs_without_path(tmp_path: Path) -> None:
     env = {k: v for k, v in _env().items() if k != "PATH"} | {"PATH": str(tmp_path)}
     out = subprocess.run(
         [entry["command"], *entry["args"], "--help"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     assert "Serve this project's discussions" in out.stdout
@@ -124,53 +128,50 @@ def test_server_over_stdio(isolated: Path) -> None:
 
     async def scenario() -> None:
         with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-                read, write
-            ) as session:
-                    await session.initialize()
-                    tools = await session.list_tools()
-                    seen["tools"] = sorted(t.name for t in tools.tools)
-                    seen["descriptions"] = {t.name: t.description or "" for t in tools.tools}
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                tools = await session.list_tools()
+                seen["tools"] = sorted(t.name for t in tools.tools)
+                seen["descriptions"] = {t.name: t.description or "" for t in tools.tools}
 
-                    created = await session.call_tool(
-                        "new_discussion",
-                        {"title": "Cache layer", "participants": ["architect"]},
-                    )
-                    assert not created.is_error, created.content
-                    seen["created"] = _payload(created)
-                    file = seen["created"]["file"]
+                created = await session.call_tool(
+                    "new_discussion",
+                    {"title": "Cache layer", "participants": ["architect"]},
+                )
+                assert not created.is_error, created.content
+                seen["created"] = _payload(created)
+                file = seen["created"]["file"]
 
-                    added = await session.call_tool(
-                        "add_comment",
-                        {"file": file, "author": "Rob", "text": "Use Redis?", "vote": "changes"},
-                    )
-                    assert not added.is_error, added.content
-                    seen["added"] = _payload(added)
+                added = await session.call_tool(
+                    "add_comment",
+                    {"file": file, "author": "Rob", "text": "Use Redis?", "vote": "changes"},
+                )
+                assert not added.is_error, added.content
+                seen["added"] = _payload(added)
 
-                    started = await session.call_tool(
-                        "start_turn", {"file": file, "provider": "mock"}
-                    )
-                    assert not started.is_error, started.content
-                    ticket = _payload(started)["ticket"]
-                    outcome: dict[str, Any] = {"state": "running"}
-                    for _ in range(10):
-                        got = await session.call_tool(
-                            "turn_result", {"ticket": ticket, "wait": 10}
-                        )
-                        outcome = _payload(got)
-                        if outcome["state"] != "running":
-                            break
-                    seen["outcome"] = outcome
+                started = await session.call_tool("start_turn", {"file": file, "provider": "mock"})
+                assert not started.is_error, started.content
+                ticket = _payload(started)["ticket"]
+                outcome: dict[str, Any] = {"state": "running"}
+                for _ in range(10):
+                    got = await session.call_tool("turn_result", {"ticket": ticket, "wait": 10})
+                    outcome = _payload(got)
+                    if outcome["state"] != "running":
+                        break
+                seen["outcome"] = outcome
 
-                    read_back = await session.call_tool("read_discussion", {"file": file})
-                    seen["read"] = _payload(read_back)
-                    resources = await session.list_resources()
-                    seen["resources"] = [str(r.uri) for r in resources.resources]
-                    markdown = await session.read_resource(seen["resources"][0])
-                    seen["markdown"] = markdown.contents[0].text  # type: ignore[union-attr]
+                read_back = await session.call_tool("read_discussion", {"file": file})
+                seen["read"] = _payload(read_back)
+                resources = await session.list_resources()
+                seen["resources"] = [str(r.uri) for r in resources.resources]
+                markdown = await session.read_resource(seen["resources"][0])
+                seen["markdown"] = markdown.contents[0].text  # type: ignore[union-attr]
 
-                    missing = await session.call_tool("discussion_status", {"file": "nope.md"})
-                    seen["error"] = (missing.is_error, missing.content[0].text)  # type: ignore[union-attr]
+                missing = await session.call_tool("discussion_status", {"file": "nope.md"})
+                seen["error"] = (missing.is_error, missing.content[0].text)  # type: ignore[union-attr]
 
     anyio.run(scenario)
 
@@ -250,9 +251,10 @@ def _mcp_session(isolated: Path, calls: Any) -> dict[str, Any]:
 
     async def scenario() -> None:
         with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-                read, write
-            ) as session:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
                 await session.initialize()
                 await calls(session, seen)
 
@@ -261,9 +263,7 @@ def _mcp_session(isolated: Path, calls: Any) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_tools_and_resources_stay_in_the_discussions_folder(
-    isolated: Path, tmp_path: Path
-) -> None:
+def test_tools_and_resources_stay_in_the_discussions_folder(isolated: Path, tmp_path: Path) -> None:
     """Absolute paths elsewhere, `../`, links out of the project and links to files that are
     not discussions are refused by every tool and resource; the project's discussions work."""
     pytest.importorskip("mcp")
@@ -360,7 +360,8 @@ def test_start_turn_refuses_a_replay_provider_like_the_web_api(isolated: Path) -
         got = []
         for provider in (f"replay:{path}", "replay:discussions/auth.md", "nope"):
             result = await session.call_tool(
-                "start_turn", {"file": "auth.md", "participants": ["architect"], "provider": provider}
+                "start_turn",
+                {"file": "auth.md", "participants": ["architect"], "provider": provider},
             )
             got.append((result.is_error, result.content[0].text))
         seen["got"] = got

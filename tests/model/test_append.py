@@ -102,7 +102,11 @@ def test_append_keeps_every_byte_and_adds_exactly_one_comment(
         if not text.strip() and vote is None:
             text = "something"
         # What a provider says is untrusted: neutralise it, as the runner does.
-        name, said, cast = " ".join(author.split()), neutralise(text), vote.upper() if vote else None
+        name, said, cast = (
+            " ".join(author.split()),
+            neutralise(text),
+            vote.upper() if vote else None,
+        )
         # A participant's comment is the engine's, signed (`derive.signatures`).
         ai = name.startswith("AI-")
         d.add_block(signed(name, said, cast) if ai else render_comment(name, said, vote=cast))

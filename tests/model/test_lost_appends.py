@@ -68,8 +68,11 @@ def test_a_comment_cut_short_by_sigkill_is_reported(isolated: Path) -> None:
     assert 0 < written < len(big), f"the kill never landed during the write ({written} bytes)"
     checked = cli("check", str(path))
     assert checked.returncode == 1, checked.stdout + checked.stderr
-    assert re.search(r"a comment by Rob that discussions was appending to killed\.md at "
-                     r"\S+ was cut short .* at line \d+", checked.stdout), checked.stdout
+    assert re.search(
+        r"a comment by Rob that discussions was appending to killed\.md at "
+        r"\S+ was cut short .* at line \d+",
+        checked.stdout,
+    ), checked.stdout
     # Reported once; the next append carries on after the torn part.
     again = cli("comment", str(path), "after the kill", "--author", "Ann")
     assert again.returncode == 0
@@ -141,8 +144,16 @@ def test_every_comment_an_editor_saved_over_is_reported(isolated: Path) -> None:
     for i in range(24):
         for target, author in ((path, f"P{i}"), (path.with_name("other.md"), f"O{i}")):
             p = subprocess.Popen(
-                [sys.executable, "-m", "discussions", "comment", str(target),
-                 f"comment number {i}", "--author", author],
+                [
+                    sys.executable,
+                    "-m",
+                    "discussions",
+                    "comment",
+                    str(target),
+                    f"comment number {i}",
+                    "--author",
+                    author,
+                ],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 text=True,

@@ -46,7 +46,9 @@ def section(prompt: str) -> str:
 
 @pytest.mark.slow
 def test_second_discussion_prompt_holds_own_position_and_outcome(
-    isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     council_template(isolated)
     plan = {
@@ -138,7 +140,12 @@ def test_notes_survive_a_git_merge(repo: Path) -> None:
 def test_history_fades_newest_first_and_fits_its_budget(isolated: Path) -> None:
     folder = isolated / "discussions"
     for i in range(30):
-        _hand(folder, f"topic-{i:02d}", f"2026-10-{1 + i:02d}T09:00:00Z", f"VOTE: READY\nDECISION: d{i}")
+        _hand(
+            folder,
+            f"topic-{i:02d}",
+            f"2026-10-{1 + i:02d}T09:00:00Z",
+            f"VOTE: READY\nDECISION: d{i}",
+        )
     current = _hand(folder, "now", "2026-11-20T09:00:00Z", "Hello", status="OPEN")
     d = Discussion.load(current)
     architect = d.workspace.participants.get("architect")
@@ -152,7 +159,9 @@ def test_history_fades_newest_first_and_fits_its_budget(isolated: Path) -> None:
     assert settled < prompt.index(PERSONA_MEMORY_HEADING) < prompt.index("<discussion>")
     small = build_persona_memory(d, architect, 700)
     assert len(small) <= 700 and "older discussions of yours left out" in small
-    write(isolated / "discussions.yaml", "memory:\n  discussions: 3\n  per_participant_chars: 5000\n")
+    write(
+        isolated / "discussions.yaml", "memory:\n  discussions: 3\n  per_participant_chars: 5000\n"
+    )
     d = Discussion.load(current)
     text = build_persona_memory(d, architect, 100_000)
     assert sum(x.startswith("- ") for x in text.splitlines()) == 3
@@ -180,7 +189,12 @@ def test_anonymous_phase_keeps_others_anonymous_blind_keeps_it(isolated: Path) -
         """,
     )
     folder = isolated / "discussions"
-    _hand(folder, "old", "2026-10-01T09:00:00Z", "VOTE: READY\nDECISION: ask @security and AI-Security")
+    _hand(
+        folder,
+        "old",
+        "2026-10-01T09:00:00Z",
+        "VOTE: READY\nDECISION: ask @security and AI-Security",
+    )
     assert code(run("new", "Masked", "--template", "masked")) == 0
     path = folder / "masked.md"
     d = Discussion.load(path)
@@ -199,7 +213,11 @@ def test_revisit_when_is_surfaced_when_a_later_discussion_mentions_it(isolated: 
     folder = isolated / "discussions"
     _hand(folder, "queue", "2026-10-01T09:00:00Z", "REVISIT-WHEN: the message size exceeds limits")
     later = _hand(
-        folder, "big", "2026-11-01T09:00:00Z", "Our message size now exceeds the SQS limits.", "OPEN"
+        folder,
+        "big",
+        "2026-11-01T09:00:00Z",
+        "Our message size now exceeds the SQS limits.",
+        "OPEN",
     )
     other = _hand(folder, "small", "2026-11-02T09:00:00Z", "Message size is fine.", "OPEN")
     before = _hand(folder, "before", "2026-09-01T09:00:00Z", "Message size exceeds limits.", "OPEN")
@@ -214,8 +232,12 @@ def test_revisit_when_is_surfaced_when_a_later_discussion_mentions_it(isolated: 
     assert revisits(Discussion.load(before)) == []  # created before the condition was written
     assert memory.mentions("a and the", frozenset({"a"})) is False  # no significant word
     r = run("status", "discussions/big.md")
-    assert code(r) == 0 and "Revisit: the message size exceeds limits (discussions/queue.md:16" in out(r)
-    assert json.loads(out(run("status", "discussions/big.md", "--json")))["revisits"][0]["line"] == 16
+    assert code(
+        r
+    ) == 0 and "Revisit: the message size exceeds limits (discussions/queue.md:16" in out(r)
+    assert (
+        json.loads(out(run("status", "discussions/big.md", "--json")))["revisits"][0]["line"] == 16
+    )
     r = run("decisions")
     assert out(r).splitlines()[1:] == [
         "",
@@ -250,7 +272,9 @@ def test_status_derives_only_the_discussions_that_hold_a_condition(
 
 def test_memory_command_text_json_and_page(isolated: Path) -> None:
     folder = isolated / "discussions"
-    _hand(folder, "auth", "2026-10-01T09:00:00Z", "VOTE: READY\nCONCERN: tokens leak\nDECISION: JWT")
+    _hand(
+        folder, "auth", "2026-10-01T09:00:00Z", "VOTE: READY\nCONCERN: tokens leak\nDECISION: JWT"
+    )
     r = run("memory", "architect")
     assert code(r) == 0, out(r)
     assert "discussions/auth.md:17  concern: tokens leak" in out(r)
@@ -267,7 +291,15 @@ def test_memory_command_text_json_and_page(isolated: Path) -> None:
     assert "no participant 'nobody'" in out(run("memory", "nobody"))
 
 
-@pytest.mark.parametrize("status, vote, side", [("DECIDED", "READY", "won"), ("REJECTED", "READY", "lost"), ("REJECTED", "REJECT", "won"), ("OPEN", "READY", "open")])
+@pytest.mark.parametrize(
+    "status, vote, side",
+    [
+        ("DECIDED", "READY", "won"),
+        ("REJECTED", "READY", "lost"),
+        ("REJECTED", "REJECT", "won"),
+        ("OPEN", "READY", "open"),
+    ],
+)
 def test_side_follows_the_outcome(isolated: Path, status: str, vote: str, side: str) -> None:
     _hand(isolated / "discussions", "x", "2026-10-01T09:00:00Z", f"VOTE: {vote}", status)
     architect = Workspace.discover().participants.get("architect")

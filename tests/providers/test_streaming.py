@@ -104,12 +104,15 @@ def _discussion(project: Path, providers_file, command: str) -> Discussion:  # t
 
 @pytest.mark.slow
 def test_runner_reports_chunks_and_appends_the_answer_once(
-    isolated: Path, providers_file  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,  # type: ignore[no-untyped-def]
 ) -> None:
     d = _discussion(
         isolated,
         providers_file,
-        script_command("slow_print.py", "0.1", "Thinking about it.", "STREAMED-ONCE", "VOTE: READY"),
+        script_command(
+            "slow_print.py", "0.1", "Thinking about it.", "STREAMED-ONCE", "VOTE: READY"
+        ),
     )
     events: list[TurnEvent] = []
     lock = threading.Lock()
@@ -166,7 +169,9 @@ def test_plain_output_ignores_chunks() -> None:
 
 @pytest.mark.slow
 def test_live_turn_shows_the_streamed_line_while_the_provider_runs(
-    isolated: Path, providers_file, tmp_path: Path  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     from ..support.terminal import run_in_terminal
 

@@ -42,7 +42,10 @@ elif kind == "ballot":
     print(json.dumps({"comment": reasons, "ballot": choice}))
 elif alias == plan.get("mover") and not (memory / "moved").exists():
     (memory / "moved").write_text("1")
-    print(json.dumps({"comment": "We have talked enough.", "action": "CALL_VOTE",
-                      "motion": plan["motion"]}))
+    print(
+        json.dumps(
+            {"comment": "We have talked enough.", "action": "CALL_VOTE", "motion": plan["motion"]}
+        )
+    )
 else:
     print(json.dumps({"action": "PASS"}))

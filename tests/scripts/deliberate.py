@@ -26,15 +26,36 @@ if mode == "pass":
 elif mode == "reject":
     print(json.dumps({"comment": "This is the wrong approach.\n\nSCORE: 2", "vote": "REJECT"}))
 elif mode == "never":
-    print(json.dumps({"comment": "Still not convinced.\n\nSCORE: 5\nPENDING: no rollback plan", "vote": "CHANGES"}))
+    print(
+        json.dumps(
+            {
+                "comment": "Still not convinced.\n\nSCORE: 5\nPENDING: no rollback plan",
+                "vote": "CHANGES",
+            }
+        )
+    )
 elif mode.startswith("crash:"):
     if alias == mode.split(":", 1)[1]:
         sys.exit(1)
     print(json.dumps({"comment": "Fine by me.\n\nSCORE: 10\nPENDING: none", "vote": "READY"}))
 elif mode == "agree2":
     if calls == 0:
-        print(json.dumps({"comment": "Needs a rollback plan.\n\nSCORE: 6\nPENDING: no rollback plan", "vote": "CHANGES"}))
+        print(
+            json.dumps(
+                {
+                    "comment": "Needs a rollback plan.\n\nSCORE: 6\nPENDING: no rollback plan",
+                    "vote": "CHANGES",
+                }
+            )
+        )
     else:
-        print(json.dumps({"comment": "The rollback plan answers it.\n\nSCORE: 10\nPENDING: none", "vote": "READY"}))
+        print(
+            json.dumps(
+                {
+                    "comment": "The rollback plan answers it.\n\nSCORE: 10\nPENDING: none",
+                    "vote": "READY",
+                }
+            )
+        )
 else:
     sys.exit(f"unknown mode {mode}")

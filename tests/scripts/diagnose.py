@@ -38,14 +38,26 @@ names = " and ".join(f"AI-{a.capitalize()} (@{a})" for a in others)
 comment = f"{token}: my view, having heard {names}."
 
 KEYS = {
-    "match": {"architect": ("Session token expired", 9), "security": ("session-token-expired", 9),
-              "pragmatist": ("db-pool-exhausted", 6)},
-    "similar": {"architect": ("session-token-expired", 9), "security": ("session token expiry", 9),
-                "pragmatist": ("db-pool-exhausted", 9)},
-    "split": {"architect": ("session-token-expired", 9), "security": ("csrf-check-fails", 9),
-              "pragmatist": ("db-pool-exhausted", 9)},
-    "one": {"architect": ("session-token-expired", 9), "security": ("session-token-expired", 5),
-            "pragmatist": ("session-token-expired", 5)},
+    "match": {
+        "architect": ("Session token expired", 9),
+        "security": ("session-token-expired", 9),
+        "pragmatist": ("db-pool-exhausted", 6),
+    },
+    "similar": {
+        "architect": ("session-token-expired", 9),
+        "security": ("session token expiry", 9),
+        "pragmatist": ("db-pool-exhausted", 9),
+    },
+    "split": {
+        "architect": ("session-token-expired", 9),
+        "security": ("csrf-check-fails", 9),
+        "pragmatist": ("db-pool-exhausted", 9),
+    },
+    "one": {
+        "architect": ("session-token-expired", 9),
+        "security": ("session-token-expired", 5),
+        "pragmatist": ("session-token-expired", 5),
+    },
 }
 
 answer: dict[str, object] = {"comment": comment, "vote": None}

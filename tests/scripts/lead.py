@@ -54,8 +54,12 @@ prompt = sys.stdin.read() if mode != "argument" else sys.argv[-1]
 here = Path.cwd()
 
 
-ROBOT = {"GIT_AUTHOR_NAME": "Robot", "GIT_AUTHOR_EMAIL": "robot@example.com",
-         "GIT_COMMITTER_NAME": "Robot", "GIT_COMMITTER_EMAIL": "robot@example.com"}
+ROBOT = {
+    "GIT_AUTHOR_NAME": "Robot",
+    "GIT_AUTHOR_EMAIL": "robot@example.com",
+    "GIT_COMMITTER_NAME": "Robot",
+    "GIT_COMMITTER_EMAIL": "robot@example.com",
+}
 
 
 def git(*args: str) -> str:
@@ -237,8 +241,10 @@ elif mode == "gitplant":
     git("-C", str(nested), "add", "f.txt")
     git("-C", str(nested), "commit", "-q", "-m", "nested")
     with open(nested / ".git" / "config", "a", encoding="utf-8") as f:
-        f.write(f"[core]\n\tfsmonitor = {runs}\n\thooksPath = {Path(runs).parent}\n"
-                f'[filter "evil"]\n\tclean = {runs}\n\tprocess = {runs}\n')
+        f.write(
+            f"[core]\n\tfsmonitor = {runs}\n\thooksPath = {Path(runs).parent}\n"
+            f'[filter "evil"]\n\tclean = {runs}\n\tprocess = {runs}\n'
+        )
     (here / "pointer").mkdir()
     (here / "pointer" / ".git").write_text(f"gitdir: {common()}\n", encoding="utf-8")
     (here / ".gitattributes").write_text("* filter=evil diff=evil\n", encoding="utf-8")

@@ -21,5 +21,15 @@ answer = json.dumps({"comment": "Priced answer.", "vote": None})
 if command:
     answer = subprocess.run(command, input=prompt, capture_output=True, text=True).stdout
 usage = {"input_tokens": 100, "output_tokens": tokens_out}
-print(json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": answer,
-                  "total_cost_usd": cost, "usage": usage}))
+print(
+    json.dumps(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "result": answer,
+            "total_cost_usd": cost,
+            "usage": usage,
+        }
+    )
+)

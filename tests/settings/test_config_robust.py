@@ -365,8 +365,7 @@ def test_summary_on_a_full_disk_leaves_no_partial_file(
     with pytest.raises(DiscussionsError) as err:
         summary.write_summary(discussion)
     assert str(err.value) == (
-        f"cannot write the summary {target}: disk full; "
-        "the previous version is unchanged"
+        f"cannot write the summary {target}: disk full; the previous version is unchanged"
     )
     assert target.read_text(encoding="utf-8") == "previous\n"
     assert sorted(os.listdir(target.parent)) == before

@@ -46,17 +46,29 @@ phases:
 def test_a_valid_graph_loads(isolated: Path) -> None:
     t = load(write(isolated / "templates" / "graph.yaml", GOOD))
     a, b, _ = t.phases
-    assert [(x.to, x.when) for x in a.transitions] == [("c", "rounds_exhausted"), ("b", "motion_passed")]
-    assert b.fallback is not None and b.fallback.action == "next" and b.fallback.resolution == "Move on."
+    assert [(x.to, x.when) for x in a.transitions] == [
+        ("c", "rounds_exhausted"),
+        ("b", "motion_passed"),
+    ]
+    assert (
+        b.fallback is not None
+        and b.fallback.action == "next"
+        and b.fallback.resolution == "Move on."
+    )
     assert t.max_phase_transitions is None
-    assert a.to_dict()["transitions"] == [{"to": "c", "when": "rounds_exhausted"}, {"to": "b", "when": "motion_passed"}]
+    assert a.to_dict()["transitions"] == [
+        {"to": "c", "when": "rounds_exhausted"},
+        {"to": "b", "when": "motion_passed"},
+    ]
 
 
 @pytest.mark.parametrize(
     ("text", "line", "message"),
     [
         (
-            GOOD.replace("{to: c, when: rounds_exhausted}", "{to: nowhere, when: rounds_exhausted}"),
+            GOOD.replace(
+                "{to: c, when: rounds_exhausted}", "{to: nowhere, when: rounds_exhausted}"
+            ),
             6,
             "key 'phases[0].transitions[0].to' names unknown phase 'nowhere' (a, b, c)",
         ),
@@ -112,7 +124,9 @@ def test_a_valid_graph_loads(isolated: Path) -> None:
         ),
     ],
 )
-def test_validation_errors_name_file_line_and_key(isolated: Path, text: str, line: int, message: str) -> None:
+def test_validation_errors_name_file_line_and_key(
+    isolated: Path, text: str, line: int, message: str
+) -> None:
     path = write(isolated / "templates" / "g.yaml", text)
     with pytest.raises(TemplateError) as info:
         load(path)
@@ -207,7 +221,9 @@ def stand_in(isolated: Path, providers_file, tmp_path: Path):  # type: ignore[no
 
 
 def transitions(path: Path) -> list[str]:
-    return [line for line in path.read_text().splitlines() if line.startswith("<!-- PHASE-TRANSITION")]
+    return [
+        line for line in path.read_text().splitlines() if line.startswith("<!-- PHASE-TRANSITION")
+    ]
 
 
 def test_run_follows_transitions(stand_in, isolated: Path) -> None:  # type: ignore[no-untyped-def]
@@ -232,7 +248,10 @@ def test_fallback_end_stops_the_run_with_its_resolution(stand_in, isolated: Path
     assert res["phase"] == "review" and res["status"] == "OPEN"
     text = (isolated / "discussions" / "flow.md").read_text()
     assert "<!-- FALLBACK: end | phase: review | rounds: 2 -->" in text
-    assert "*Phase 'review' used its 2 rounds; fallback: end. Shelved until the next planning meeting.*" in text
+    assert (
+        "*Phase 'review' used its 2 rounds; fallback: end. Shelved until the next planning meeting.*"
+        in text
+    )
     assert "<!-- RUN-STOP: ended | rounds: 3 | run: 1 | " in text
     assert json.loads(out(run("status", "flow.md", "--json")))["run"]["stopped"] == "ended"
 

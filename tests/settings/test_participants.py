@@ -184,4 +184,9 @@ def test_author_lookups_are_remembered_per_author(
     assert len(asked) <= 6  # for_author, then author_aliases for a person: once each
     reg = d.workspace.participants
     assert reg.for_author("ai-architect") is reg.get("architect")
-    assert reg.author_aliases("Zoë Ångström") == ("zoë ångström", "zoë-ångström", "zoë_ångström", "zoë")
+    assert reg.author_aliases("Zoë Ångström") == (
+        "zoë ångström",
+        "zoë-ångström",
+        "zoë_ångström",
+        "zoë",
+    )

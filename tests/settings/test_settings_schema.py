@@ -38,7 +38,10 @@ def test_the_validator_reports_every_problem_with_its_key() -> None:
         (("b",), False),
         (("c",), True),
     ]
-    assert problems[0].message == "key 'a.threshold' is not an output setting; did you mean 'threshold_ready'?"
+    assert (
+        problems[0].message
+        == "key 'a.threshold' is not an output setting; did you mean 'threshold_ready'?"
+    )
     assert problems[1].message == "key 'a.threshold_ready' must be a number from 0 to 1, got 2"
     assert problems[3].message == "key 'c' is not a key (known: a, b)"
 
@@ -115,9 +118,18 @@ def test_a_misspelt_template_key(isolated: Path, talk: str) -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ("    comand: echo hi\n", "line 3: key 'providers[0].comand' is not a provider setting; did you mean 'command'?"),
-        ("    command: echo hi\n    timeout: soon\n", "line 4: key 'providers[0].timeout' must be a positive number of seconds"),
-        ("    command: echo hi\n    output: xml\n", "line 4: key 'providers[0].output' must be one of"),
+        (
+            "    comand: echo hi\n",
+            "line 3: key 'providers[0].comand' is not a provider setting; did you mean 'command'?",
+        ),
+        (
+            "    command: echo hi\n    timeout: soon\n",
+            "line 4: key 'providers[0].timeout' must be a positive number of seconds",
+        ),
+        (
+            "    command: echo hi\n    output: xml\n",
+            "line 4: key 'providers[0].output' must be one of",
+        ),
     ],
 )
 def test_providers_yaml(userdir: Path, entry: str, message: str) -> None:
@@ -163,7 +175,10 @@ def test_turn_says_it_skipped_a_broken_persona_file(isolated: Path, talk: str) -
 
 
 def test_a_key_given_twice_is_an_error(isolated: Path, talk: str) -> None:
-    write(isolated / "discussions.yaml", "consensus:\n  threshold_ready: 0.5\nconsensus:\n  human_required: true\n")
+    write(
+        isolated / "discussions.yaml",
+        "consensus:\n  threshold_ready: 0.5\nconsensus:\n  human_required: true\n",
+    )
     r = invoke("status", talk)
     assert r.exit_code == 1
     assert r.output.strip().endswith(

@@ -161,10 +161,7 @@ def test_code_is_shown_as_written() -> None:
     text = "```yaml\n---\nkey: value\n===\n<script>\n```\n\n    ---\n    <!-- x -->\n"
     assert neutralise(text) == text
     inside = "```\nName: Example\n<!-- PHASE-TRANSITION: a -> b -->\n```\n"
-    assert (
-        neutralise(inside)
-        == "```\n Name: Example\n    <!-- PHASE-TRANSITION: a -> b -->\n```\n"
-    )
+    assert neutralise(inside) == "```\n Name: Example\n    <!-- PHASE-TRANSITION: a -> b -->\n```\n"
 
 
 def test_markers_stay() -> None:

@@ -146,14 +146,18 @@ async def test_composer_posts_a_comment_with_a_vote(
 
 @pytest.mark.slow
 async def test_turn_streams_each_answer_into_its_panel(
-    isolated: Path, providers_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    isolated: Path,
+    providers_file,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     gate = tmp_path / "gate"
     monkeypatch.setenv("SLOW_PRINT_GATE", str(gate))
     providers_file(
         {
-            "slow": script_command("slow_print.py", "0.1", "Reading the proposal.",
-                                   "STREAMING-LINE", "VOTE: READY"),
+            "slow": script_command(
+                "slow_print.py", "0.1", "Reading the proposal.", "STREAMING-LINE", "VOTE: READY"
+            ),
             "broken": script_command("fail.py", "2", "overloaded\n"),
         }
     )
@@ -259,7 +263,8 @@ async def test_participant_manager_lists_origins_edits_and_removes(
         await pilot.press("escape")
         await pilot.press("e")
         await until(
-            pilot, lambda: "Edited role" in (isolated / "participants" / "reviewer.yaml").read_text()
+            pilot,
+            lambda: "Edited role" in (isolated / "participants" / "reviewer.yaml").read_text(),
         )
         bundled = next(k for k, r in rows.items() if str(r[3]) == "bundled")
         table = app.screen.query_one(DataTable)

@@ -21,7 +21,9 @@ def said(d: Discussion, who: str, text: str) -> None:
     d.save()
 
 
-def moved(second: str, between: str = "We need a rollback plan before the cache ships.") -> Discussion:
+def moved(
+    second: str, between: str = "We need a rollback plan before the cache ships."
+) -> Discussion:
     """AI-Pragmatist votes CHANGES, AI-Security writes `between`, AI-Pragmatist writes
     `second` (with a READY vote)."""
     d = Discussion.create("Cache", participants=TRIO)
@@ -47,10 +49,15 @@ def test_a_flip_citing_nothing_new_is_flagged(isolated: Path) -> None:
     [
         ("AI-Security is right, and the plan exists.", "AI-Security's comment"),
         ("@security convinced me.", "AI-Security's comment"),
-        ("As was said:\n> we need a rollback plan before the cache ships", "a line of AI-Security's comment"),
+        (
+            "As was said:\n> we need a rollback plan before the cache ships",
+            "a line of AI-Security's comment",
+        ),
     ],
 )
-def test_a_flip_citing_a_new_comment_is_not_flagged(isolated: Path, second: str, cites: str) -> None:
+def test_a_flip_citing_a_new_comment_is_not_flagged(
+    isolated: Path, second: str, cites: str
+) -> None:
     d = moved(second)
     [flip] = d.positions.flips
     assert flip.cites == cites and not flip.unexplained

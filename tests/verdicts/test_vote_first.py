@@ -57,7 +57,9 @@ def test_the_debate_delta_is_derived_from_the_file(ran: Path, isolated: Path) ->
     data = json.loads(out(run("status", "cache.md", "--json")))
     delta = data["debate_delta"]
     assert delta["first_ballot"] == {
-        "AI-Architect": "READY", "AI-Security": "CHANGES", "AI-Pragmatist": "CHANGES"
+        "AI-Architect": "READY",
+        "AI-Security": "CHANGES",
+        "AI-Pragmatist": "CHANGES",
     }
     assert delta["first_majority"] == "CHANGES" and delta["final_majority"] == "READY"
     assert delta["changed"] is True and delta["moved"] == ["AI-Security: CHANGES -> READY"]
@@ -100,7 +102,6 @@ def test_a_vote_first_phase_votes_and_is_blind_only_until_the_ballot_is_in(
     info = d.phase_info
     assert info is not None and info.voting_mode and info.blind
     for who, vote in (("AI-Architect", "READY"), ("AI-Security", "READY")):
-
         d.add_block(signed(who, f"Fine.\n\nVOTE: {vote}"))
         d.save()
         assert d.phase_info is not None and d.phase_info.blind  # one voter still to come

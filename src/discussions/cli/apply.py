@@ -32,17 +32,21 @@ if TYPE_CHECKING:
 @click.option("-y", "--yes", is_flag=True, help="Consent without asking (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Print the hand-off and the command; run nothing.")
 @click.option(
-    "--timeout", type=click.FloatRange(min=0.1), metavar="S",
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    metavar="S",
     help="Seconds the lead may take (default: apply.timeout, 1800).",
 )
 @click.option("--force", is_flag=True, help="Apply an undecided discussion (needs --reason).")
 @click.option("--reason", metavar="TEXT", help="Why --force: recorded in the discussion.")
 @click.option(
-    "--acknowledge-questions", is_flag=True,
+    "--acknowledge-questions",
+    is_flag=True,
     help="Go ahead with open questions unanswered (recorded).",
 )
 @click.option(
-    "--review", is_flag=True,
+    "--review",
+    is_flag=True,
     help=(
         "Have the council review the change already applied (with --yes or your y/N, its "
         "lead revises on the blockers)."
@@ -213,9 +217,7 @@ def _run(plan: Plan, as_json: bool) -> Applied:
     return done
 
 
-def _live_stream(
-    progress: Progress, alias: str, name: str, provider: str
-) -> Callable[[str], None]:
+def _live_stream(progress: Progress, alias: str, name: str, provider: str) -> Callable[[str], None]:
     """Feeds the turn display: the latest line the lead wrote, as a turn's providers do."""
     seen: list[str] = []
 

@@ -28,7 +28,7 @@ MISSING_PYGLS = (
     "-p",
     "--provider",
     metavar="NAME",
-    help="Provider that answers \"Ask the mentioned participants now\" (default: each "
+    help='Provider that answers "Ask the mentioned participants now" (default: each '
     "participant's own).",
 )
 @click.option(

@@ -38,10 +38,18 @@ def _edit_until_valid(text: str, ws: Any) -> dict[str, Any]:
 
 @click.command("add")
 @click.argument("alias")
-@click.option("--from-file", "from_file", type=click.Path(path_type=Path),
-              help="Read the persona from this YAML file.")
-@click.option("-i", "--interactive", is_flag=True,
-              help="Ask for each field; the personality is written in $EDITOR.")
+@click.option(
+    "--from-file",
+    "from_file",
+    type=click.Path(path_type=Path),
+    help="Read the persona from this YAML file.",
+)
+@click.option(
+    "-i",
+    "--interactive",
+    is_flag=True,
+    help="Ask for each field; the personality is written in $EDITOR.",
+)
 @click.option("--user", is_flag=True, help="Write to the user folder (~/.config/discussions).")
 @click.option("--project", is_flag=True, help="Write to the project's participants/ (default).")
 def participants_add(
@@ -80,16 +88,21 @@ def _prompt_fields(alias: str) -> dict[str, Any]:
     data["name"] = click.prompt("Name", default=base["name"])
     data["role"] = click.prompt("Role", default="", show_default=False)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "your editor"
-    say(f"Personality: opening {editor} for the system prompt; save and close it to go on.",
-        err=True)
+    say(
+        f"Personality: opening {editor} for the system prompt; save and close it to go on.",
+        err=True,
+    )
     personality = click.edit("You are ...\n", extension=".md", require_save=False) or ""
     data["personality"] = personality.strip() + "\n"
-    data["expertise"] = split(click.prompt("Expertise (comma separated)", default="",
-                                           show_default=False))
-    data["concerns"] = split(click.prompt("Concerns (comma separated)", default="",
-                                          show_default=False))
-    data["type"] = click.prompt("Type", type=click.Choice(["voting", "background"]),
-                                default="voting")
+    data["expertise"] = split(
+        click.prompt("Expertise (comma separated)", default="", show_default=False)
+    )
+    data["concerns"] = split(
+        click.prompt("Concerns (comma separated)", default="", show_default=False)
+    )
+    data["type"] = click.prompt(
+        "Type", type=click.Choice(["voting", "background"]), default="voting"
+    )
     hint = click.prompt("Provider hint", default="", show_default=False).strip()
     data["provider_hint"] = hint or None
     personas.validate(data)
@@ -118,8 +131,12 @@ def participants_edit(alias: str, user: bool, project: bool) -> None:
     data = _edit_until_valid(personas.to_yaml(p.to_dict()), ws)
     target = personas.folder_for(scope, ws) / f"{personas.validate(data).alias}.yaml"
     replace = p.source is not None and p.source.resolve() == target.resolve()
-    if target.exists() and not replace and not click.confirm(
-        f"{display_path(target)} exists; replace it?", default=False, err=True
+    if (
+        target.exists()
+        and not replace
+        and not click.confirm(
+            f"{display_path(target)} exists; replace it?", default=False, err=True
+        )
     ):
         raise click.ClickException("nothing written")
     saved, path = personas.write(data, scope, ws, replace=True)

@@ -45,9 +45,7 @@ def participants_list(as_json: bool) -> None:
     aw = max(len(p.alias) for p in rows)
     nw = max(len(p.name) for p in rows)
     for p in rows:
-        click.echo(
-            f"@{p.alias:<{aw}}  {p.name:<{nw}}  {p.type:<10}  {origin(p, ws):<8}  {p.role}"
-        )
+        click.echo(f"@{p.alias:<{aw}}  {p.name:<{nw}}  {p.type:<10}  {origin(p, ws):<8}  {p.role}")
 
 
 @participants_group.command("show")

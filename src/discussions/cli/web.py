@@ -8,10 +8,19 @@ from .common import default_author, say, workspace
 
 
 @click.command("serve")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
-              help="Port to listen on (0 picks a free one).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. Beyond loopback, reading needs the token too.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to listen on (0 picks a free one).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Beyond loopback, reading needs the token too.",
+)
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
 def serve_command(port: int, host: str, open_browser: bool) -> None:
     """Serve the discussions folder as a live web page and a JSON API.

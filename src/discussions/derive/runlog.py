@@ -222,6 +222,9 @@ def interrupted_runs(runs: Sequence[RunRecord]) -> list[RunRecord]:
     return [
         r
         for i, r in enumerate(runs)
-        if r.stop is None and r.host == here and r.pid is not None
-        and r.pid != os.getpid() and run_state(runs, i).state == "interrupted"
+        if r.stop is None
+        and r.host == here
+        and r.pid is not None
+        and r.pid != os.getpid()
+        and run_state(runs, i).state == "interrupted"
     ]

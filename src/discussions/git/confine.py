@@ -29,7 +29,14 @@ from pathlib import Path, PurePosixPath
 from ..providers.command import ContainedRun, run_contained
 
 _SECRET_PATTERNS = (
-    ".env*", "*.pem", "*.key", "id_*", "*secret*", ".netrc", "*.p12", "*.pfx",
+    ".env*",
+    "*.pem",
+    "*.key",
+    "id_*",
+    "*secret*",
+    ".netrc",
+    "*.p12",
+    "*.pfx",
 )
 """File and folder names never read, compared without regard to case."""
 
@@ -362,6 +369,8 @@ def git_says(root: Path, args: list[str]) -> bool:
 def has_commit(root: Path, commit: str | None) -> bool:
     """Whether `commit` (a full id) is a commit of the repository at `root` (the branch of
     an apply made in another clone is not)."""
-    return bool(commit) and COMMIT_ID.fullmatch(commit or "") is not None and git_says(
-        root, ["cat-file", "-e", f"{commit}^{{commit}}"]
+    return (
+        bool(commit)
+        and COMMIT_ID.fullmatch(commit or "") is not None
+        and git_says(root, ["cat-file", "-e", f"{commit}^{{commit}}"])
     )

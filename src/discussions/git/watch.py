@@ -25,7 +25,6 @@ _HASHED_BYTES = 1 << 20
 """Files larger than this are compared by size and modification time, not by content."""
 
 
-
 @dataclass(slots=True)
 class Snapshot:
     """The user's working tree and index as git sees them, with the content of every file
@@ -106,9 +105,17 @@ def _refs(root: Path, own_branch: str) -> dict[str, str]:
 
 
 _WATCHED = (
-    "config", "config.worktree", "info/attributes", "info/exclude", "info/grafts",
-    "info/sparse-checkout", "objects/info/alternates", "objects/info/http-alternates",
-    "packed-refs", "shallow", "commondir",
+    "config",
+    "config.worktree",
+    "info/attributes",
+    "info/exclude",
+    "info/grafts",
+    "info/sparse-checkout",
+    "objects/info/alternates",
+    "objects/info/http-alternates",
+    "packed-refs",
+    "shallow",
+    "commondir",
 )
 """Files of the git folder that would make the user's own git run something (a hook path, a
 filter, an alias, an fsmonitor), read objects from elsewhere or see the tree or history
@@ -117,8 +124,18 @@ same files of every submodule's git folder (``modules/...``) are watched too. A 
 sandbox can reach all of them (it runs as the person)."""
 _WORKTREE_FILES = ("HEAD", "commondir", "gitdir", "config.worktree", "locked")
 _STATE_FILES = (
-    "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_RR", "AUTO_MERGE", "CHERRY_PICK_HEAD",
-    "REVERT_HEAD", "BISECT_START", "SQUASH_MSG", "rebase-merge", "rebase-apply", "sequencer",
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "MERGE_RR",
+    "AUTO_MERGE",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "BISECT_START",
+    "SQUASH_MSG",
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
 )
 """Files of a work tree's git folder that the user's next git command reads as an operation
 under way (a planted ``MERGE_HEAD`` makes the next commit a merge of the lead's commit)."""
@@ -239,8 +256,11 @@ def object_files(root: Path) -> ObjectFiles:
     common = common_dir(root)
     stores = [common / "objects"]
     if (common / "modules").is_dir():
-        stores += [Path(f, "objects") for f, _, files in os.walk(common / "modules")
-                   if "HEAD" in files and os.path.isdir(os.path.join(f, "objects"))]
+        stores += [
+            Path(f, "objects")
+            for f, _, files in os.walk(common / "modules")
+            if "HEAD" in files and os.path.isdir(os.path.join(f, "objects"))
+        ]
     found: ObjectFiles = {}
     for store in stores:
         for folder, _, files in os.walk(store):
@@ -251,7 +271,9 @@ def object_files(root: Path) -> ObjectFiles:
                 except OSError:
                     continue
                 found[".git/" + Path(path).relative_to(common).as_posix()] = (
-                    info.st_ino, info.st_ctime_ns, info.st_size
+                    info.st_ino,
+                    info.st_ctime_ns,
+                    info.st_size,
                 )
     found = {k: v for k, v in found.items() if not k.endswith("/objects/info/packs")}
     return found

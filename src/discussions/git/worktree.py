@@ -48,12 +48,26 @@ the clones of applies, one folder per repository (`repo_id`)."""
 _TIMEOUT = 300.0
 """Seconds one git command may take here (a checkout of a large tree takes a while)."""
 _COMMIT_OPTIONS = (
-    "-c", "commit.gpgsign=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "maintenance.auto=false",
 )
 _TRANSFER_OPTIONS = (
-    "-c", "protocol.file.allow=always", "-c", "transfer.fsckObjects=true",
-    "-c", "fetch.fsckObjects=true", "-c", "fetch.writeCommitGraph=false", "-c", "gc.auto=0",
-    "-c", "maintenance.auto=false",
+    "-c",
+    "protocol.file.allow=always",
+    "-c",
+    "transfer.fsckObjects=true",
+    "-c",
+    "fetch.fsckObjects=true",
+    "-c",
+    "fetch.writeCommitGraph=false",
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "maintenance.auto=false",
 )
 """A fetch between the user's repository and a clone: over git's transport (`confine` forbids
 every protocol else), every object received checked (``fsckObjects``), no housekeeping."""
@@ -352,7 +366,8 @@ def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "
     who = ("-c", f"user.name={name}", "-c", f"user.email={email.rstrip('>')}")
     message = ["-m", subject, *(["-m", body] if body else []), "-m", f"Co-authored-by: {coauthor}"]
     new = confined_git(
-        wt.root, [f"--git-dir={wt.engine}", "commit-tree", tree, "-p", wt.base, *message],
+        wt.root,
+        [f"--git-dir={wt.engine}", "commit-tree", tree, "-p", wt.base, *message],
         (*_COMMIT_OPTIONS, *who),
     ).strip()
     confined_git(wt.root, [f"--git-dir={wt.engine}", "update-ref", "refs/heads/apply", new])

@@ -111,15 +111,18 @@ def quick_fixes(
             title, edit = f"Change to {p.fix}", types.TextEdit(d.range, p.fix)
         elif p.code == "missing-separator":
             at = types.Position(p.line - 1, 0)
-            title, edit = "Insert the `---` separator above", types.TextEdit(
-                types.Range(at, at), "---\n\n"
+            title, edit = (
+                "Insert the `---` separator above",
+                types.TextEdit(types.Range(at, at), "---\n\n"),
             )
         elif p.code == "merge-conflict":
             title = "Resolve the merge block by block (discussions resolve)"
             command = types.Command(title, RESOLVE, arguments=[uri])
             actions.append(
                 types.CodeAction(
-                    title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[d],
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[d],
                     command=command,
                 )
             )

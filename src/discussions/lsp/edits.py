@@ -32,9 +32,7 @@ def vote_edit(
     return document_edit(uri, version, [types.TextEdit(types.Range(at, at), added)])
 
 
-def catch_up_edit(
-    uri: str, version: int | None, before: str, after: str
-) -> types.WorkspaceEdit:
+def catch_up_edit(uri: str, version: int | None, before: str, after: str) -> types.WorkspaceEdit:
     """The edit that turns the buffer `before` (the file as it was saved) into the file as the
     engine left it, `after`: the appended text at the end, else (the engine rewrote it, which
     it does not do) the whole text."""

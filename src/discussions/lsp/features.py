@@ -15,8 +15,8 @@ from .workflow import register_commands, session_actions
 def build(provider: str | None = None, debounce: float | None = None) -> DiscussionsServer:
     """A server with every feature; `provider` answers "Ask the mentioned participants now"
     (default: each participant's own), `debounce` the seconds of quiet before checking."""
-    server = DiscussionsServer(provider) if debounce is None else DiscussionsServer(
-        provider, debounce
+    server = (
+        DiscussionsServer(provider) if debounce is None else DiscussionsServer(provider, debounce)
     )
     _documents(server)
     _language(server)
@@ -95,7 +95,6 @@ def _language(server: DiscussionsServer) -> None:
         return hover(b, at.line, at.character) if b.is_discussion else None
 
 
-
 def _navigation(server: DiscussionsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(
@@ -107,9 +106,7 @@ def _navigation(server: DiscussionsServer) -> None:
         return document_symbols(b) if b.is_discussion else []
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(
-        ls: DiscussionsServer, params: types.ReferenceParams
-    ) -> list[types.Location]:
+    def references(ls: DiscussionsServer, params: types.ReferenceParams) -> list[types.Location]:
         from .symbols import answers
 
         uri = params.text_document.uri
@@ -122,7 +119,6 @@ def _navigation(server: DiscussionsServer) -> None:
         from .symbols import workspace_symbols
 
         return workspace_symbols(ls.ws, params.query)
-
 
 
 def _actions(server: DiscussionsServer) -> None:
@@ -143,4 +139,3 @@ def _actions(server: DiscussionsServer) -> None:
 
         actions = quick_fixes(uri, version, b, params.range)
         return actions + session_actions(uri, version, b, ls.author)
-

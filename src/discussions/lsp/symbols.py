@@ -22,9 +22,7 @@ OUTLINED = ("Q", "DECISION", "MOTION", "CONCERN", "TODO")
 def _range(b: Buffer, first: int, last: int) -> types.Range:
     """Lines `first` to `last` (1-based, inclusive) as a protocol range."""
     last = max(first, min(last, len(b.lines)))
-    return types.Range(
-        types.Position(first - 1, 0), types.Position(last - 1, len(b.line(last)))
-    )
+    return types.Range(types.Position(first - 1, 0), types.Position(last - 1, len(b.line(last))))
 
 
 def _line_range(b: Buffer, number: int) -> types.Range:

@@ -109,9 +109,7 @@ def _engine_commands(server: DiscussionsServer) -> None:
         before = ls.document(uri).source
         path = ls.buffer(uri).path
         try:
-            done = await asyncio.get_running_loop().run_in_executor(
-                None, resolve_conflict, path
-            )
+            done = await asyncio.get_running_loop().run_in_executor(None, resolve_conflict, path)
         except DiscussionsError as exc:
             ls.say(str(exc), types.MessageType.Error)
             return {"error": str(exc)}

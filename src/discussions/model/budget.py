@@ -158,10 +158,7 @@ def _ahead_note(upcoming: int, amount: str, estimates: Sequence[CallEstimate], k
     bases = list(dict.fromkeys(b for b in bases if b))
     if not bases:
         return ""
-    return (
-        f"; {upcoming} more call(s) estimated at {amount} ({'; '.join(bases)}) "
-        "would go past it"
-    )
+    return f"; {upcoming} more call(s) estimated at {amount} ({'; '.join(bases)}) would go past it"
 
 
 def _unknown_note(n: int, what: str) -> str:

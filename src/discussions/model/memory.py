@@ -61,10 +61,46 @@ DEFAULT_DISCUSSIONS = 25
 _WORD = re.compile(r"[^\W_]{4,}")
 _COMMON = frozenset(
     {
-        "that", "this", "with", "when", "from", "have", "will", "would", "there", "their", "than",
-        "then", "them", "they", "what", "which", "into", "more", "less", "over", "under", "about",
-        "after", "before", "again", "each", "only", "also", "been", "being", "does", "should",
-        "could", "some", "such", "very", "just", "like", "make", "made",
+        "that",
+        "this",
+        "with",
+        "when",
+        "from",
+        "have",
+        "will",
+        "would",
+        "there",
+        "their",
+        "than",
+        "then",
+        "them",
+        "they",
+        "what",
+        "which",
+        "into",
+        "more",
+        "less",
+        "over",
+        "under",
+        "about",
+        "after",
+        "before",
+        "again",
+        "each",
+        "only",
+        "also",
+        "been",
+        "being",
+        "does",
+        "should",
+        "could",
+        "some",
+        "such",
+        "very",
+        "just",
+        "like",
+        "make",
+        "made",
     }
 )
 _MAX_CONCERNS = 5
@@ -434,7 +470,7 @@ def revisits_for(
     out: list[Revisit] = []
     for fm, p, author in conditions:
         if mentions(p.text, held):
-                out.append(Revisit(p.text, author, fm.file, p.line, path))
+            out.append(Revisit(p.text, author, fm.file, p.line, path))
     return out
 
 

@@ -124,4 +124,3 @@ def contested(d: Discussion) -> list[str]:
         "for something new you name (a comment, an evidence block, a decision)."
     )
     return lines
-

@@ -53,9 +53,7 @@ SETTINGS = Fields(
             {"directory": Text(what="the path of a folder (text)"), "summary_files": Flag()},
             noun="output setting",
         ),
-        "watch": Fields(
-            {"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"
-        ),
+        "watch": Fields({"debounce": Number(0), "max_chain": _COUNT}, noun="watch setting"),
         "memory": Fields(
             {
                 "enabled": Flag(),

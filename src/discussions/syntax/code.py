@@ -80,9 +80,7 @@ def code_line_ranges(text: str) -> list[tuple[int, int]]:
     Fast path: fences at column 0 with no HTML block around are top-level fences, exactly as
     CommonMark reads them, and `fenced_line_ranges` finds them without a markdown parse.
     Otherwise (indented lines, indented fences, HTML blocks) markdown-it-py decides."""
-    if _indented(text) or (
-        ("```" in text or "~~~" in text) and _NEEDS_MARKDOWN.search(text)
-    ):
+    if _indented(text) or (("```" in text or "~~~" in text) and _NEEDS_MARKDOWN.search(text)):
         ranges = [
             (t.map[0], t.map[1] - 1)
             for t in block_parser().parse(text)
@@ -294,7 +292,8 @@ def hidden_line_ranges(text: str) -> list[tuple[int, int]]:
 HTML_OPEN = re.compile(
     # Also the end tags of those four: cmark-gfm starts a (type 7) HTML block at `</script>`
     # where markdown-it does not, and the two would then pair the fences after it differently.
-    r"<(?:/?(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)", re.I
+    r"<(?:/?(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)",
+    re.I,
 )
 
 

@@ -326,9 +326,7 @@ def _lines_matching(
         yield m.start() + 1, m
 
 
-def _bare_boundaries(
-    text: str, start: int, bounds: list[_Bound], names: set[int]
-) -> list[_Bound]:
+def _bare_boundaries(text: str, start: int, bounds: list[_Bound], names: set[int]) -> list[_Bound]:
     """``Name:`` lines at column 0 that no ``---`` opens, outside code and hiding HTML."""
     at_top = start == 0 and text.startswith("Name:")
     if text.count("\nName:", max(start - 1, 0)) + at_top == len(names):

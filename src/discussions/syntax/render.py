@@ -149,8 +149,12 @@ class _Tail(Record):
     """What an append needs to know about the end of a file (read without a full parse)."""
 
     __slots__ = (
-        "empty", "ends_with_newline", "trailing_blank_lines", "ends_with_separator",
-        "open_fence", "newline",
+        "empty",
+        "ends_with_newline",
+        "trailing_blank_lines",
+        "ends_with_separator",
+        "open_fence",
+        "newline",
     )
     empty: bool
     """The file has no content at all."""

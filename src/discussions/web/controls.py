@@ -115,7 +115,7 @@ def _exports_html(name: str, writable: bool) -> str:
 def _comment_form() -> str:
     votes = "".join(
         f'<label class="check"><input type="radio" name="vote" value="{v}"'
-        f'{" checked" if not v else ""}> {v or "no vote"}</label>'
+        f"{' checked' if not v else ''}> {v or 'no vote'}</label>"
         for v in ("", "READY", "CHANGES", "REJECT")
     )
     return f"""<form id="comment-form" class="card">

@@ -139,8 +139,10 @@ class Plan:
     def command_line(self) -> str:
         """The command that would run, as a shell would show it, and where the prompt goes."""
         words = split_command(self.lead.command)
-        where = "the hand-off as its last argument" if self.lead.prompt_via == "argument" else (
-            "the hand-off on standard input"
+        where = (
+            "the hand-off as its last argument"
+            if self.lead.prompt_via == "argument"
+            else ("the hand-off on standard input")
         )
         setting = f"; with {', '.join(sorted(self.lead.env))} set" if self.lead.env else ""
         where += setting  # `providers show NAME` prints the values
@@ -218,8 +220,10 @@ def prepare(
     forced = forced_reason(d, options.force_reason)  # NotDecided, when undecided and unforced
     why = is_decided(d)[1]
     handoff = build_handoff(d)
-    choice, nobody = _dry_choose(d, handoff, options.lead, registry) if dry_run else (
-        _choose(d, handoff, options.lead, registry), ""
+    choice, nobody = (
+        _dry_choose(d, handoff, options.lead, registry)
+        if dry_run
+        else (_choose(d, handoff, options.lead, registry), "")
     )
     root, problem = _dry_root(d) if dry_run else (_root(d), "")
     busy = "" if problem else worktree.unfinished(root)
@@ -231,9 +235,19 @@ def prepare(
     box, unboxed = _sandbox(d, dry_run)
     problem = problem or unboxed
     plan = Plan(
-        d, handoff, choice, root, _branch(d, root, options.branch, number), number,
-        _author(root, dry_run), timeout, _tests(d, root, timeout), why, forced,
-        problem=problem, sandbox=box,
+        d,
+        handoff,
+        choice,
+        root,
+        _branch(d, root, options.branch, number),
+        number,
+        _author(root, dry_run),
+        timeout,
+        _tests(d, root, timeout),
+        why,
+        forced,
+        problem=problem,
+        sandbox=box,
     )
     if options.acknowledge_questions:
         plan.acknowledge()
@@ -257,8 +271,11 @@ def _choose(
     if registry is None:
         registry = ProviderRegistry.load(d.workspace.config.base_dir)
     return choose_lead(
-        select_participants(d, ["all"]), handoff, name,
-        registry=registry, chain=default_chain(registry, d.workspace),
+        select_participants(d, ["all"]),
+        handoff,
+        name,
+        registry=registry,
+        chain=default_chain(registry, d.workspace),
     )
 
 
@@ -368,8 +385,19 @@ def job_of(plan: Plan, on_output: Callable[[str], None] | None = None) -> Job:
         body += f"\nApplied without a decision (--force): {plan.forced}"
     subject = ("Revise: " if plan.revise else "Apply: ") + d.title
     return Job(
-        plan.root, plan.branch, plan.prompt(), plan.lead, plan.author, coauthor(plan.lead_choice),
-        subject[:72], body, plan.timeout, plan.tests, on_output, plan.revise, plan.sandbox,
+        plan.root,
+        plan.branch,
+        plan.prompt(),
+        plan.lead,
+        plan.author,
+        coauthor(plan.lead_choice),
+        subject[:72],
+        body,
+        plan.timeout,
+        plan.tests,
+        on_output,
+        plan.revise,
+        plan.sandbox,
     )
 
 
@@ -407,8 +435,9 @@ def _output(plan: Plan, result: RunResult) -> str:
         parts.append("Revision for:\n" + "\n".join(f"- {b}" for b in plan.blockers))
     if result.lead_output:
         kept = _SUMMARY_LINES if result.result in ("committed", "unchanged") else None
-        said = "\n".join(result.lead_output.splitlines()[-kept:] if kept else
-                         result.lead_output.splitlines())
+        said = "\n".join(
+            result.lead_output.splitlines()[-kept:] if kept else result.lead_output.splitlines()
+        )
         parts.append(f"{plan.lead_choice.participant.name} said:\n{said}")
     if result.test_command:
         parts.append(f"$ {result.test_command}\n{result.test_output}".rstrip())
@@ -479,13 +508,22 @@ def revision_plan(
     choice = _choose(d, handoff, earlier.lead, registry)
     t = timeout or _configured_timeout(d)
     return Plan(
-        d, handoff, choice, root, earlier.branch, max(a.number for a in d.applies) + 1,
-        worktree.identity(root), t, _tests(d, root, t), "a revision after a review",
-        earlier.forced, earlier.acknowledged, revise=True, blockers=tuple(blockers),
+        d,
+        handoff,
+        choice,
+        root,
+        earlier.branch,
+        max(a.number for a in d.applies) + 1,
+        worktree.identity(root),
+        t,
+        _tests(d, root, t),
+        "a revision after a review",
+        earlier.forced,
+        earlier.acknowledged,
+        revise=True,
+        blockers=tuple(blockers),
         sandbox=_sandbox(d)[0],
     )
-
-
 
 
 def _revisable(root: Path, earlier: Apply) -> None:
@@ -524,6 +562,7 @@ def lead_revise(
 ) -> Revise:
     """`revise` by the lead of the apply under review, on its branch (`apply.revise`: a
     new commit, recorded as the next ``APPLY`` block)."""
+
     def run(under: ApplyRecord, blockers: list[str]) -> ApplyRecord:
         return revise(d, under.number, blockers, on_output=on_output, timeout=timeout)
 

@@ -104,8 +104,7 @@ class ProjectTests:
         if not self.trusted:
             return f"{self.command} (not trusted: will not run)"
         return (
-            f"{self.command} (runs in the clone after the change, so it runs code the lead "
-            "wrote)"
+            f"{self.command} (runs in the clone after the change, so it runs code the lead wrote)"
         )
 
 
@@ -179,13 +178,21 @@ def execute(job: Job) -> RunResult:
     # One search of /proc for what every command left behind, when the lead ends and at the
     # end, rather than one per git command.
     with escapes.one_sweep() as sweep:
-        wt = worktree.attach(job.root, job.branch) if job.revise else worktree.create(
-            job.root, job.branch
+        wt = (
+            worktree.attach(job.root, job.branch)
+            if job.revise
+            else worktree.create(job.root, job.branch)
         )
         out = RunResult("failed", wt.branch, wt.base, sandbox=job.sandbox.recorded)
         try:
-            guard = _Watch(job.root, wt, watch.snapshot(job.root, wt), watch.clock(wt),
-                           watch.object_files(job.root), sandbox.seen(_cli_name(job.lead), env))
+            guard = _Watch(
+                job.root,
+                wt,
+                watch.snapshot(job.root, wt),
+                watch.clock(wt),
+                watch.object_files(job.root),
+                sandbox.seen(_cli_name(job.lead), env),
+            )
             _lead(job, wt, argv, stdin, env, out, sweep)
             if not out.reason:
                 _settle(job, wt, guard, out)
@@ -267,12 +274,19 @@ def _lead(
     """Run the lead in `wt`; set `out.reason` (and the result) when it did not finish well.
     What it left running is killed (`sweep`) before anything looks at the trees."""
     began = time.monotonic()
-    argv, env = job.sandbox.wrap(argv, _here(env, wt.path), wt.path, wt.scratch,
-                                 _cli_name(job.lead))
+    argv, env = job.sandbox.wrap(
+        argv, _here(env, wt.path), wt.path, wt.scratch, _cli_name(job.lead)
+    )
     try:
         done = run_contained(
-            job.lead.provider, argv, cwd=wt.path, env=env, timeout=job.timeout,
-            max_output=_LEAD_OUTPUT, stdin=stdin, on_output=_filtered(job.on_output),
+            job.lead.provider,
+            argv,
+            cwd=wt.path,
+            env=env,
+            timeout=job.timeout,
+            max_output=_LEAD_OUTPUT,
+            stdin=stdin,
+            on_output=_filtered(job.on_output),
         )
     except KeyboardInterrupt:
         out.result, out.reason = "failed", "interrupted (Ctrl-C); the lead was stopped"
@@ -398,16 +412,21 @@ def _refuse(out: RunResult, outside: list[str], tampered: list[str]) -> None:
     out.result = "refused-outside"
     said = []
     if tampered:
-        said.append("the lead changed what the engine's git or its CLI runs next: " + "; ".join(
-            tampered
-        ))
+        said.append(
+            "the lead changed what the engine's git or its CLI runs next: " + "; ".join(tampered)
+        )
     if outside:
         said.append(_CHANGED + "; ".join(outside[:10]))
     out.reason = "; ".join(said)
 
 
-def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | None,
-          out: RunResult, box: Sandbox) -> None:
+def _test(
+    tests: ProjectTests,
+    wt: Worktree,
+    on_output: Callable[[str], None] | None,
+    out: RunResult,
+    box: Sandbox,
+) -> None:
     """Run the trusted test command in the worktree, in the lead's sandbox (it runs code the
     lead wrote); record its result and output."""
     out.test_command = tests.command
@@ -424,12 +443,19 @@ def _test(tests: ProjectTests, wt: Worktree, on_output: Callable[[str], None] | 
     argv, env = box.wrap([exe, *words[1:]], _here(_clean_env(), wt.path), wt.path, wt.scratch, "")
     with escapes.one_sweep():
         done = run_contained(
-            "test", argv, cwd=wt.path, env=env, timeout=tests.timeout,
-            max_output=_TEST_OUTPUT, on_output=_filtered(on_output),
+            "test",
+            argv,
+            cwd=wt.path,
+            env=env,
+            timeout=tests.timeout,
+            max_output=_TEST_OUTPUT,
+            on_output=_filtered(on_output),
         )
     out.tests = "passed" if done.returncode == 0 and not done.timed_out else "failed"
-    status = f"timed out after {tests.timeout:g}s" if done.timed_out else (
-        f"exit status {done.returncode}"
+    status = (
+        f"timed out after {tests.timeout:g}s"
+        if done.timed_out
+        else (f"exit status {done.returncode}")
     )
     out.test_output = strip_controls(_tail(done)) + f"\n[{status}]"
 

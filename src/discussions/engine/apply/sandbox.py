@@ -44,8 +44,17 @@ from ...errors import ApplyError
 from ...settings.apply import SANDBOX_SETTINGS as SETTINGS
 
 __all__ = [
-    "CLI_CODE", "CLI_SETTINGS", "SETTINGS", "STATE_FOLDERS", "Sandbox", "choose", "cli_code",
-    "lead_settings", "planted", "seen", "state_folders",
+    "CLI_CODE",
+    "CLI_SETTINGS",
+    "SETTINGS",
+    "STATE_FOLDERS",
+    "Sandbox",
+    "choose",
+    "cli_code",
+    "lead_settings",
+    "planted",
+    "seen",
+    "state_folders",
 ]
 
 _BUBBLEWRAP = "bubblewrap"
@@ -68,7 +77,9 @@ STATE_FOLDERS: dict[str, tuple[str, ...]] = {
     # opencode: the XDG folders (opencode.ai/docs/config, "Global"; its data, cache and
     # state under ~/.local/share, ~/.cache and ~/.local/state).
     "opencode": (
-        "~/.config/opencode", "~/.local/share/opencode", "~/.cache/opencode",
+        "~/.config/opencode",
+        "~/.local/share/opencode",
+        "~/.cache/opencode",
         "~/.local/state/opencode",
     ),
     # Copilot CLI: one folder, ~/.copilot, moved by COPILOT_HOME (docs.github.com, copilot
@@ -92,40 +103,100 @@ CLI_SETTINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # Claude Code: settings.json hooks, CLAUDE.md, commands/, agents/, skills/, plugins/,
     # output-styles/ (code.claude.com/docs/en/settings, "Settings files"; hooks).
     # With CLAUDE_CONFIG_DIR set, its .claude.json (MCP servers) is there too.
-    "claude": (("~/.claude", "$CLAUDE_CONFIG_DIR"), (
-        "settings.json", "settings.local.json", "CLAUDE.md", "commands", "agents", "skills",
-        "hooks", "plugins", "output-styles", ".claude.json",
-    )),
+    "claude": (
+        ("~/.claude", "$CLAUDE_CONFIG_DIR"),
+        (
+            "settings.json",
+            "settings.local.json",
+            "CLAUDE.md",
+            "commands",
+            "agents",
+            "skills",
+            "hooks",
+            "plugins",
+            "output-styles",
+            ".claude.json",
+        ),
+    ),
     # Codex: config.toml (mcp_servers, notify), AGENTS.md, prompts/, rules/
     # (developers.openai.com/codex/config-reference). Not skills/: codex 0.171 writes its own
     # system skills there on every run.
-    "codex": (("~/.codex", "$CODEX_HOME"), (
-        "config.toml", "AGENTS.md", "AGENTS.override.md", "prompts", "rules",
-    )),
+    "codex": (
+        ("~/.codex", "$CODEX_HOME"),
+        (
+            "config.toml",
+            "AGENTS.md",
+            "AGENTS.override.md",
+            "prompts",
+            "rules",
+        ),
+    ),
     # Gemini CLI and Qwen Code: settings.json (mcpServers, hooks), the memory file, commands/,
     # extensions/, trustedFolders.json (gemini-cli docs/get-started/configuration.md).
-    "gemini": (("~/.gemini",), (
-        "settings.json", "GEMINI.md", "commands", "extensions", "trustedFolders.json",
-        "policies",
-    )),
-    "qwen": (("~/.qwen",), (
-        "settings.json", "QWEN.md", "commands", "extensions", "agents", "trustedFolders.json",
-    )),
+    "gemini": (
+        ("~/.gemini",),
+        (
+            "settings.json",
+            "GEMINI.md",
+            "commands",
+            "extensions",
+            "trustedFolders.json",
+            "policies",
+        ),
+    ),
+    "qwen": (
+        ("~/.qwen",),
+        (
+            "settings.json",
+            "QWEN.md",
+            "commands",
+            "extensions",
+            "agents",
+            "trustedFolders.json",
+        ),
+    ),
     # opencode: its config folder (opencode.ai/docs/config; plugins, agents, commands, tools).
-    "opencode": (("~/.config/opencode",), (
-        "opencode.json", "opencode.jsonc", "config.json", "AGENTS.md", "agent", "agents",
-        "command", "commands", "plugin", "plugins", "tool", "tools", "mode",
-    )),
+    "opencode": (
+        ("~/.config/opencode",),
+        (
+            "opencode.json",
+            "opencode.jsonc",
+            "config.json",
+            "AGENTS.md",
+            "agent",
+            "agents",
+            "command",
+            "commands",
+            "plugin",
+            "plugins",
+            "tool",
+            "tools",
+            "mode",
+        ),
+    ),
     # Copilot CLI: MCP servers, agents, skills, hooks (its config.json, which it writes
     # itself, stays writable).
-    "copilot": (("~/.copilot", "$COPILOT_HOME"), (
-        "mcp-config.json", "agents", "skills", "hooks", "copilot-instructions.md",
-    )),
+    "copilot": (
+        ("~/.copilot", "$COPILOT_HOME"),
+        (
+            "mcp-config.json",
+            "agents",
+            "skills",
+            "hooks",
+            "copilot-instructions.md",
+        ),
+    ),
     "cursor-agent": (("~/.cursor",), ("mcp.json", "rules", "commands", "hooks.json")),
     # llm: which models it calls, where, and with what (llm.datasette.io, "Configuration").
-    "llm": (("~/.config/io.datasette.llm", "$LLM_USER_PATH"), (
-        "extra-openai-models.yaml", "aliases.json", "default_model.txt", "templates",
-    )),
+    "llm": (
+        ("~/.config/io.datasette.llm", "$LLM_USER_PATH"),
+        (
+            "extra-openai-models.yaml",
+            "aliases.json",
+            "default_model.txt",
+            "templates",
+        ),
+    ),
 }
 
 CLI_CODE: dict[str, tuple[str, ...]] = {
@@ -140,7 +211,8 @@ CLI_CODE: dict[str, tuple[str, ...]] = {
     # opencode: the tools it downloads (ripgrep) and the packages it installs (providers,
     # plugins) under ~/.cache/opencode (seen: bin/), ~/.local/share/opencode/bin.
     "opencode": (
-        "~/.cache/opencode/bin/*", "~/.cache/opencode/node_modules/*",
+        "~/.cache/opencode/bin/*",
+        "~/.cache/opencode/node_modules/*",
         "~/.local/share/opencode/bin/*",
     ),
 }
@@ -215,9 +287,7 @@ def lead_settings(cli: str, env: dict[str, str]) -> list[Path]:
 def cli_code(cli: str, env: dict[str, str]) -> list[Path]:
     """The entries of `CLI_CODE` for the CLI named `cli` that exist."""
     home = Path(env.get("HOME") or Path.home())
-    return [
-        path for spec in CLI_CODE.get(cli, ()) for path in sorted(home.glob(spec[2:]))
-    ]
+    return [path for spec in CLI_CODE.get(cli, ()) for path in sorted(home.glob(spec[2:]))]
 
 
 def _seen(path: Path) -> str:
@@ -316,8 +386,20 @@ def _cannot_run(program: str) -> str:
     """Why `program` (bwrap) cannot make a sandbox here, or "": it is tried once, as a lead
     would run (a system may forbid the namespaces it needs, as Ubuntu's AppArmor does for
     unprivileged users)."""
-    probe = [program, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev",
-             "/dev", "--proc", "/proc", "--", "true"]
+    probe = [
+        program,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--",
+        "true",
+    ]
     try:
         run = subprocess.run(probe, capture_output=True, timeout=20, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

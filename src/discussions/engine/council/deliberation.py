@@ -55,8 +55,17 @@ from ..turn.routing import select_participants
 from . import chair, documentation
 
 _STOP_REASONS = (
-    "consensus", "max_rounds", "escalated", "all_passed", "rejected", "interrupted", "ballots",
-    "budget", "error", "no_answers", "reviewed",
+    "consensus",
+    "max_rounds",
+    "escalated",
+    "all_passed",
+    "rejected",
+    "interrupted",
+    "ballots",
+    "budget",
+    "error",
+    "no_answers",
+    "reviewed",
 )
 _GRAPH_STOP_REASONS = ("ended", "max_transitions")  # the phase graph (`chair`)
 _DEFAULT_MAX_ROUNDS = 5
@@ -250,8 +259,17 @@ def run_discussion(
     result.notes += [note] if note else []
     limit = rounds if rounds is not None else _config_rounds(d)
     run = _Rounds(
-        runner, d, chosen, bool(participants), sequential, provider, callout, shuffle_seed,
-        on_round, _start(d), result,
+        runner,
+        d,
+        chosen,
+        bool(participants),
+        sequential,
+        provider,
+        callout,
+        shuffle_seed,
+        on_round,
+        _start(d),
+        result,
     )
     try:
         stop = _run_rounds(run, limit)

@@ -51,13 +51,13 @@ if TYPE_CHECKING:
     from ..turn.steps import AfterAnswers
 
 _SECOND_CALLOUT = (
-    "{by} moved a motion (line {line}): \"{text}\"\n\n"
+    '{by} moved a motion (line {line}): "{text}"\n\n'
     "The discussion is paused for seconding. Answer only whether you second it: a second says "
     "the motion should be put to a vote, not how you will vote. Do not discuss the motion. "
     'Respond with JSON only: {{"comment": "", "second": "yes" | "no"}}.'
 )
 _BALLOT_CALLOUT = (
-    "The motion of line {line} by {by}, \"{text}\", was seconded by {seconders} and is put to a "
+    'The motion of line {line} by {by}, "{text}", was seconded by {seconders} and is put to a '
     "vote. Cast your ballot. Ballots are sealed: nobody sees another's ballot until all are in. "
     'Respond with JSON only: {{"comment": "one or two sentences of reasons", '
     '"ballot": "YES" | "NO" | "ABSTAIN"}}.'

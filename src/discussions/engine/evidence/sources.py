@@ -201,9 +201,11 @@ def run(args: str, where: Confinement, commands: Commands) -> Found:
         raise Refused(str(exc)) from None
     out = done.out.decode("utf-8", "replace")
     status = "timed out" if done.timed_out else f"exit status {done.returncode}"
-    content = f"$ {shlex.join(argv)}\n{out.rstrip()}\n" + (
-        f"[stderr]\n{done.err}\n" if done.err else ""
-    ) + f"[{status}]"
+    content = (
+        f"$ {shlex.join(argv)}\n{out.rstrip()}\n"
+        + (f"[stderr]\n{done.err}\n" if done.err else "")
+        + f"[{status}]"
+    )
     note = "output cut at 1 MiB" if done.flooded else ""
     return Found(content, "output " + content_digest(content), note)
 

@@ -169,4 +169,3 @@ def answered_summary(outcomes: Sequence[ParticipantOutcome]) -> list[str]:
         f"{name}: " + ", ".join(f"{how} {n}" for how, n in tally.items())
         for name, tally in tallies.items()
     ]
-
