@@ -19,6 +19,7 @@ from discussions.syntax.render import render_comment
 from ..conftest import run
 from ..support.evidence import one
 from ..support.git import git_out as git
+from ..support.git import submodule_with_secret
 
 HIDDEN = {
     "Secret_stuff/config.yaml": "password: TOKEN_SECRET_DIR\n",
@@ -271,15 +272,7 @@ def test_a_submodule_is_shown_as_its_commits_never_its_files(
     inside a submodule under its one path (the rule sifts that path, not theirs); only the
     empty ``diff.external`` git handed on to the submodule's own diff made it fail, by
     accident, as "(diff failed)". A submodule is shown as its commits."""
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    git(sub, "init", "-q", "-b", "main")
-    (sub / ".env").write_text("TOKEN_IN_SUBMODULE\n")
-    git(sub, "add", "-A")
-    git(sub, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "s")
-    git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
-    git(project, "commit", "-q", "-m", "submodule")
-    git(project, "config", "diff.submodule", "diff")
+    submodule_with_secret(project, tmp_path)
     (project / "lib" / ".env").write_text("TOKEN_CHANGED_IN_SUBMODULE\n")
     git(project / "lib", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", "t")
     git(project, "commit", "-qam", "move the submodule")

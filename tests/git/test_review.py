@@ -18,7 +18,7 @@ from discussions.cli import cli
 from discussions.syntax.fences import fence_block, fence_diff_context, looks_like_diff
 from discussions.syntax.parse import parse_document
 
-from ..support.git import commit_files
+from ..support.git import commit_files, submodule_with_secret
 from ..support.git import git_out as git
 
 pytestmark = pytest.mark.skipif(
@@ -194,15 +194,7 @@ def test_a_submodule_s_files_are_never_inlined_in_the_review(repo: Path, tmp_pat
     """With ``diff.submodule=diff`` in the repository's configuration, git writes the diff of
     every file inside a submodule under the submodule's one path, which the rule allowed: its
     ``.env`` went into the discussion. The review asks for a submodule's commits only."""
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    git(sub, "init", "-q", "-b", "main")
-    (sub / ".env").write_text("TOKEN_IN_SUBMODULE\n")
-    git(sub, "add", "-A")
-    git(sub, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "s")
-    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
-    git(repo, "commit", "-q", "-m", "submodule")
-    git(repo, "config", "diff.submodule", "diff")
+    submodule_with_secret(repo, tmp_path)
     (repo / "lib" / ".env").write_text("TOKEN_IN_SUBMODULE\nTOKEN_CHANGED_IN_SUBMODULE\n")
     git(repo / "lib", "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-am", "t")
     (repo / "app.py").write_text("def retry(times=3):\n    return times\n")

@@ -136,3 +136,17 @@ def two_branches(repo: Path, path: Path, *, commits: int = 1) -> None:
         commit_all(repo, f"b{i}")
     advance(path)
     commit_all(repo, "b advance")
+
+
+def submodule_with_secret(repo: Path, tmp_path: Path) -> None:
+    """Add a submodule ``lib`` to `repo` whose ``.env`` holds ``TOKEN_IN_SUBMODULE``, with
+    ``diff.submodule=diff`` set, so git would inline every file inside it under its one path."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git_out(sub, "init", "-q", "-b", "main")
+    (sub / ".env").write_text("TOKEN_IN_SUBMODULE\n")
+    git_out(sub, "add", "-A")
+    git_out(sub, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "s")
+    git_out(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "lib")
+    git_out(repo, "commit", "-q", "-m", "submodule")
+    git_out(repo, "config", "diff.submodule", "diff")
