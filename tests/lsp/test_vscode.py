@@ -163,7 +163,8 @@ def _open_and_check(browser: Any, address: str, folder: Path, discussion: Path) 
     wait = WebDriverWait(browser, 120, poll_frequency=0.2)
     item = wait.until(lambda b: _element(b, By.ID, "discussions.discussions", "waiting for"))
     assert "initial_feedback" in item.text and "waiting for @security" in item.text
-    _element(browser, By.ID, "status.problems", "").click()
+    # the Problems item may join the status bar after the extension's item: wait for it too
+    wait.until(lambda b: _element(b, By.ID, "status.problems", "")).click()
     wait.until(lambda b: _element(b, By.CSS_SELECTOR, ".markers-panel", "@securty matches"))
 
 
