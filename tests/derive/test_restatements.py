@@ -85,7 +85,7 @@ def test_every_view_lists_a_restated_item_once(isolated: Path) -> None:
 def test_the_side_panels_and_the_summary_list_a_restated_item_once(isolated: Path) -> None:
     from discussions.model.summary import render_summary
     from discussions.tui.data import side_panel
-    from discussions.views.html import panel_html
+    from discussions.views.panel import panel_html
 
     d = Discussion.load(_discussion(isolated))
     for shown in (side_panel(d), render_summary(d), panel_html(d)):

@@ -155,7 +155,7 @@ def test_an_invalid_confidence_is_reported_and_not_attached(council) -> None:  #
 
 def test_the_web_panel_and_the_terminal_app_show_sources_and_failed_seats(council) -> None:  # type: ignore[no-untyped-def]
     from discussions.tui.data import side_panel
-    from discussions.views.html import panel_html
+    from discussions.views.panel import panel_html
 
     path = council({"architect": "claude-x", "security": "solo", "pragmatist": "dead"})
     d = Discussion.load(path)

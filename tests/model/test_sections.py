@@ -12,7 +12,7 @@ from discussions.cli import cli
 from discussions.model import sections, summary
 from discussions.model.discussion import Discussion
 from discussions.tui.data import side_panel
-from discussions.views.html import panel_html
+from discussions.views.panel import panel_html
 
 BODY = """
 ---

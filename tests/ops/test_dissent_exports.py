@@ -146,7 +146,7 @@ def test_status_shows_the_report_under_the_decisions(isolated: Path) -> None:
 def test_the_terminal_app_and_the_web_panel_show_it(isolated: Path) -> None:
     from discussions.model.discussion import Discussion
     from discussions.tui.data import side_panel
-    from discussions.views.html import panel_html
+    from discussions.views.panel import panel_html
 
     split = Discussion.load(_file(isolated, SPLIT))
     panel = side_panel(split)

@@ -14,22 +14,18 @@ metadata, phase transitions) are machine data: they are left out, as GitHub leav
 
 from __future__ import annotations
 
-import bisect
 import functools
-import re
 from collections.abc import Iterable, Sequence
-from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ..derive.citations import Verdicts, citation_key
-from ..derive.state import Comment, Item
-from ..derive.voting import VOTES
+from ..derive.state import Comment
 from ..model.discussion import Discussion
-from ..model.sections import BY_KEY, SECTIONS
+from ..model.sections import BY_KEY
 from .evidence import Shown, engine_blocks_apart, evidence_blocks, fold_evidence
+from .markup import CONTROL, css_class, esc, vote_badge
+from .panel import dissent_line, panel_html
 from .rendering import comment_parser, preamble_markdown, shown_time, visible_markdown
-from .status import sources_text
-from .verdicts import positions_html
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -37,9 +33,6 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
     from markdown_it.utils import EnvType, OptionsDict
 
-# Characters HTML does not allow as text (and that could drive a terminal the page is printed on).
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_CLASS_UNSAFE = re.compile(r"[^a-z0-9_-]+")
 _LINK_REL = "nofollow noopener noreferrer"
 
 CSS = """\
@@ -191,21 +184,13 @@ def _render_image(
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children, options, env)
     if src.lower().startswith("data:image/"):
-        return f'<img src="{_esc(src)}" alt="{_esc(alt)}">'
-    return f'<a class="image" href="{_esc(src)}" rel="{_LINK_REL}">{_esc(alt or src)}</a>'
-
-
-def _esc(text: object) -> str:
-    return escape(_CONTROL.sub("\ufffd", str(text)), quote=True)
-
-
-def _class(value: str) -> str:
-    return _CLASS_UNSAFE.sub("-", value.lower()).strip("-")
+        return f'<img src="{esc(src)}" alt="{esc(alt)}">'
+    return f'<a class="image" href="{esc(src)}" rel="{_LINK_REL}">{esc(alt or src)}</a>'
 
 
 def render_markdown(text: str) -> str:
     """Untrusted markdown as safe HTML (raw HTML escaped, unsafe links refused)."""
-    return _CONTROL.sub("\ufffd", _markdown().render(visible_markdown(text)))
+    return CONTROL.sub("\ufffd", _markdown().render(visible_markdown(text)))
 
 
 @functools.lru_cache(maxsize=16384)
@@ -228,11 +213,6 @@ def _shown_body(own: str) -> str:
     return fold_evidence(own)
 
 
-def _vote_badge(vote: str) -> str:
-    kind = f" vote-{vote.lower()}" if vote in VOTES else ""
-    return f'<span class="vote{kind}">{_esc(vote)}</span>'
-
-
 def _meta_line(meta: dict[str, str]) -> str:
     tokens = meta.get("tokens")
     shown = [
@@ -248,8 +228,8 @@ def _meta_line(meta: dict[str, str]) -> str:
     if not shown:
         return ""
     notes = "; ".join(f"{k}: {meta[k]}" for k in ("failed", "note") if meta.get(k))
-    title = f' title="{_esc(notes)}"' if notes else ""
-    return f'<span class="meta"{title}>{_esc(" · ".join(shown))}</span>'
+    title = f' title="{esc(notes)}"' if notes else ""
+    return f'<span class="meta"{title}>{esc(" · ".join(shown))}</span>'
 
 
 def _citations_html(c: Comment, grounding: Verdicts | None) -> str:
@@ -262,24 +242,24 @@ def _citations_html(c: Comment, grounding: Verdicts | None) -> str:
         status = v.status if v else "unresolved"
         why = f"{v.status}: {v.why} ({v.against})" if v else "not resolved"
         items.append(
-            f'<li class="citation citation-{status}" data-line="{cite.line}" title="{_esc(why)}">'
-            f"<code>{_esc(cite.text)}</code> {_esc(status)}</li>"
+            f'<li class="citation citation-{status}" data-line="{cite.line}" title="{esc(why)}">'
+            f"<code>{esc(cite.text)}</code> {esc(status)}</li>"
         )
     return f'<ul class="citations">{"".join(items)}</ul>'
 
 
 def comment_html(c: Comment, grounding: Verdicts | None = None) -> str:
     """A comment as the page shows it; `grounding`: the verdicts on its citations."""
-    author = _esc(c.author)
+    author = esc(c.author)
     parts = [
         f'<article class="comment" id="L{c.line}" data-line="{c.line}" data-author="{author}">',
         f'<header><span class="author">{author}</span>',
     ]
     if c.vote:
-        parts.append(_vote_badge(c.vote))
+        parts.append(vote_badge(c.vote))
     if c.at is not None:
         stamp = c.to_dict()["at"]
-        parts.append(f'<time datetime="{_esc(stamp)}">{_esc(shown_time(c.at))}</time>')
+        parts.append(f'<time datetime="{esc(stamp)}">{esc(shown_time(c.at))}</time>')
     parts.append(_meta_line(c.meta))
     parts.append(f'<a class="line" href="#L{c.line}">line {c.line}</a></header>')
     own, appended = engine_blocks_apart(c.body)
@@ -306,164 +286,8 @@ def _engine_card(of: int, line: int, text: str) -> str:
 
 def _evidence_html(e: Shown) -> str:
     """An evidence or apply block, collapsed: its summary, and its content when opened."""
-    content = f"<pre><code>{_esc(e.content)}</code></pre>" if e.content else ""
-    return f'<details class="{e.kind}"><summary>{_esc(e.summary)}</summary>{content}</details>'
-
-
-class _Anchors:
-    """The comment a line belongs to, as a fragment: items link to their comment. A comment
-    before line `shown_from` is not on the page: its link goes to `elsewhere` (the page with
-    every comment) and the fragment."""
-
-    def __init__(
-        self, comments: Sequence[Comment], shown_from: int = 0, elsewhere: str = ""
-    ) -> None:
-        self._lines = [c.line for c in comments]
-        self._shown_from = shown_from
-        self._elsewhere = elsewhere
-
-    def __call__(self, line: int) -> str:
-        i = bisect.bisect_right(self._lines, line) - 1
-        if i < 0:
-            return "#preamble"
-        target = self._lines[i]
-        return f"{self._elsewhere if target < self._shown_from else ''}#L{target}"
-
-
-def _section(key: str, title: str, body: Iterable[str]) -> str:
-    return f'<section id="panel-{key}"><h2>{_esc(title)}</h2>{"".join(body)}</section>'
-
-
-_TODO_GROUP = ("todos", "assigned", "done")
-"""Sections the panel shows together, under the TODOs heading."""
-
-
-def _item_sections(d: Discussion, anchor: _Anchors) -> list[str]:
-    """The panel's item sections (`sections.SECTIONS`): each one that has items, with the
-    TODOs, assigned and done items as groups of one section."""
-    parts: list[str] = []
-    groups: list[str] = []
-    for s in SECTIONS:
-        items = d.items_of(s)
-        if s.key in _TODO_GROUP:
-            if items:
-                groups.append(
-                    f"<h3>{_esc(s.heading)} ({len(items)})</h3>{_item_list(items, anchor)}"
-                )
-            if s.key == _TODO_GROUP[-1] and groups:
-                parts.append(_section("todos", BY_KEY["todos"].heading, groups))
-        elif items:
-            parts.append(
-                _section(s.key, f"{s.heading} ({len(items)})", [_item_list(items, anchor)])
-            )
-    return parts
-
-
-def _item_list(items: Sequence[Item], anchor: _Anchors) -> str:
-    rows = (
-        f'<li data-line="{i.line}"><a href="{anchor(i.line)}">{_esc(i.text)}</a> '
-        f'<span class="by">— {_esc(i.author)}{_esc("; " + i.restaters if i.restated else "")}'
-        "</span></li>"
-        for i in items
-    )
-    return f"<ul>{''.join(rows)}</ul>"
-
-
-def _votes_section(d: Discussion, anchor: _Anchors) -> str:
-    result = d.consensus_result
-    out: list[str] = []
-    scored = d.consensus_mode == "score"
-    values: dict[str, Any] = dict(d.scores) if scored else dict(d.votes)
-    if values:
-        latest = {c.author: c.line for c in d.comments if scored or c.vote}
-        sources = {} if scored else d.vote_sources
-        rows = (
-            f'<tr><td><a href="{anchor(latest.get(who, 0))}">{_esc(who)}</a></td>'
-            f"<td>{_vote_badge(v) if isinstance(v, str) else _esc(v)}</td>"
-            f'<td class="by">{_esc(sources[who].label() if who in sources else "")}</td></tr>'
-            for who, v in values.items()
-        )
-        out.append(f'<table class="votes">{"".join(rows)}</table>')
-    else:
-        out.append('<p class="muted">No votes yet.</p>')
-    if said := ("" if scored else sources_text(d)):
-        out.append(f'<p class="sources">Sources: {_esc(said)}</p>')
-    reached = "reached" if result.reached else "not reached"
-    out.append(
-        f'<p id="consensus" class="consensus consensus-{reached.replace(" ", "-")}">'
-        f"Consensus {reached}: {_esc(result.reason)}</p>"
-    )
-    for label, names in (
-        ("Blocking", result.blocked_by),
-        ("Waiting for", result.waiting_for),
-        ("Failed seats, abstaining", result.abstained),
-        ("Failed seats, left out", result.excluded),
-    ):
-        if names:
-            out.append(f'<p class="muted">{label}: {_esc(", ".join(names))}</p>')
-    return _section("votes", "Votes", out)
-
-
-def panel_html(d: Discussion, shown_from: int = 0, elsewhere: str = "") -> str:
-    """The side panel's inner HTML: phase, status, votes and consensus, then whichever of
-    questions, decisions, TODOs, concerns, pending mentions and warnings the file has. Links
-    to comments before line `shown_from` (not on the page) go to the page `elsewhere`."""
-    anchor = _Anchors(d.comments, shown_from, elsewhere)
-    info = d.phase_info
-    phase = f"<strong>{_esc(d.phase)}</strong>" + (f" — {_esc(info.title)}" if info else "")
-    status = f'<span class="status status-{_class(d.status)}">{_esc(d.status)}</span>'
-    parts = [
-        _section("phase", "Phase", [f"<p>{phase}</p>"]),
-        _section("status", "Status", [f"<p>{status}</p>"]),
-        _votes_section(d, anchor),
-        positions_html(d, _section, _esc),
-    ]
-    parts += _dissent_section(d, anchor)
-    parts += _item_sections(d, anchor)
-    pending = d.pending_mentions
-    if pending:
-        rows = (
-            f'<li><a href="{anchor(p.line)}">@{_esc(p.alias)}</a> '
-            f'<span class="by">mentioned by {_esc(p.by)}</span></li>'
-            for p in pending
-        )
-        parts.append(_section("mentions", "Waiting for", [f"<ul>{''.join(rows)}</ul>"]))
-    warnings = d.warnings
-    if warnings:
-        rows = (
-            f'<li><a href="{anchor(w.line)}">line {w.line}</a>: {_esc(w.message)}</li>'
-            if w.line
-            else f"<li>{_esc(w.message)}</li>"
-            for w in warnings
-        )
-        parts.append(
-            _section("warnings", f"Warnings ({len(warnings)})", [f"<ul>{''.join(rows)}</ul>"])
-        )
-    return "".join(parts)
-
-
-def _dissent_line(d: Discussion) -> list[str]:
-    """The header's line saying a decision was recorded over dissent (`Dissent.headline`)."""
-    if not d.decisions or not (dissent := d.dissent):
-        return []
-    return [f'<p id="dissent" class="dissent">{_esc(dissent.headline())}</p>']
-
-
-def _dissent_section(d: Discussion, anchor: _Anchors) -> list[str]:
-    """The panel's minority report: the votes against, their last reason, concerns unanswered."""
-    if not d.decisions or not (dissent := d.dissent):
-        return []
-    rows = [
-        f'<li><a href="{anchor(v.line)}">{_esc(v.name)}</a> {_vote_badge(v.vote)} '
-        f'<span class="by">{_esc(v.reason)}</span></li>'
-        for v in dissent.votes
-    ]
-    rows += [
-        f'<li data-line="{c.line}"><a href="{anchor(c.line)}">{_esc(c.text)}</a> '
-        f'<span class="by">— {_esc(c.by)}, never answered</span></li>'
-        for c in dissent.concerns
-    ]
-    return [_section("dissent", "Minority report", [f"<ul>{''.join(rows)}</ul>"])]
+    content = f"<pre><code>{esc(e.content)}</code></pre>" if e.content else ""
+    return f'<details class="{e.kind}"><summary>{esc(e.summary)}</summary>{content}</details>'
 
 
 def _preamble(d: Discussion) -> str:
@@ -475,7 +299,7 @@ def _document(title: str, head: str, body: str, script: str) -> str:
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_esc(title)}</title>\n<style>\n{CSS}</style>\n{head}\n</head>\n"
+        f"<title>{esc(title)}</title>\n<style>\n{CSS}</style>\n{head}\n</head>\n"
         f"<body>\n{body}\n{script}\n</body>\n</html>\n"
     )
 
@@ -484,7 +308,7 @@ def _older(count: int, before: int, href: str) -> str:
     """A link to `href`, the page with the `count` comments before line `before` left off."""
     return (
         f'<p id="older" data-before="{before}" data-count="{count}">'
-        f'<a id="older-link" href="{_esc(href)}">Show the {count} older comment'
+        f'<a id="older-link" href="{esc(href)}">Show the {count} older comment'
         f"{'' if count == 1 else 's'}</a></p>"
     )
 
@@ -510,15 +334,15 @@ def discussion_page(
     info = d.phase_info
     # Always there (the live page fills it in when the phase changes); the dash inside.
     titled = f" — {info.title}" if info and info.title else ""
-    phase_title = f'<span id="phase-title">{_esc(titled)}</span>'
+    phase_title = f'<span id="phase-title">{esc(titled)}</span>'
     parts = [
         '<header class="top">',
         nav,
-        f'<h1 id="title">{_esc(d.title)}</h1>',
-        f'<p class="state">Phase <span id="phase">{_esc(d.phase)}</span>{phase_title} · '
-        f'Status <span id="status" class="status status-{_class(d.status)}">'
-        f'{_esc(d.status)}</span> · <span id="comment-count">{len(comments)}</span> comments</p>',
-        *_dissent_line(d),
+        f'<h1 id="title">{esc(d.title)}</h1>',
+        f'<p class="state">Phase <span id="phase">{esc(d.phase)}</span>{phase_title} · '
+        f'Status <span id="status" class="status status-{css_class(d.status)}">'
+        f'{esc(d.status)}</span> · <span id="comment-count">{len(comments)}</span> comments</p>',
+        *dissent_line(d),
         "</header>",
         '<div class="layout">',
         "<main>",
@@ -549,7 +373,7 @@ _LIST_COLUMNS = (
 
 
 def _list_cell(row: dict[str, Any], key: str, label: str) -> str:
-    return f'<td data-label="{_esc(label)}">{_list_value(row, key)}</td>'
+    return f'<td data-label="{esc(label)}">{_list_value(row, key)}</td>'
 
 
 def _list_value(row: dict[str, Any], key: str) -> str:
@@ -557,16 +381,16 @@ def _list_value(row: dict[str, Any], key: str) -> str:
     if value is None:
         return ""
     if key == "title" and row.get("href"):
-        return f'<a href="{_esc(row["href"])}">{_esc(value)}</a>'
+        return f'<a href="{esc(row["href"])}">{esc(value)}</a>'
     if key == "status":
-        return f'<span class="status status-{_class(str(value))}">{_esc(value)}</span>'
+        return f'<span class="status status-{css_class(str(value))}">{esc(value)}</span>'
     if key == "consensus_summary":
         reached = " consensus-reached" if str(value).startswith("reached") else ""
-        return f'<span class="consensus{reached}">{_esc(value)}</span>'
+        return f'<span class="consensus{reached}">{esc(value)}</span>'
     if key == "changed":
         shown = str(value).replace("T", " ")[:16]
-        return f'<time datetime="{_esc(value)}">{_esc(shown)}</time>'
-    return _esc(value)
+        return f'<time datetime="{esc(value)}">{esc(shown)}</time>'
+    return esc(value)
 
 
 def list_page(
@@ -582,13 +406,13 @@ def list_page(
     `controls` is the caller's HTML (the web view's new-discussion form), above the table."""
     header = "".join(f'<th scope="col">{label}</th>' for _, label in _LIST_COLUMNS)
     body = "".join(
-        f'<tr data-file="{_esc(row.get("file", ""))}">'
+        f'<tr data-file="{esc(row.get("file", ""))}">'
         + "".join(_list_cell(row, key, label) for key, label in _LIST_COLUMNS)
         + "</tr>"
         for row in rows
     )
     page = (
-        f'<header class="top"><h1 id="title">{_esc(title)}</h1></header>\n'
+        f'<header class="top"><h1 id="title">{esc(title)}</h1></header>\n'
         '<main class="list-page">\n'
         f"{controls}"
         '<input id="filter" type="search" aria-label="Filter" placeholder="Filter">\n'

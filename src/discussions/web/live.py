@@ -99,7 +99,7 @@ def text_hash(text: str) -> str:
 def panel_event(d: Discussion) -> dict[str, Any]:
     """The side panel rendered afresh, with the size and digest of the text it was built
     from (a page reconnecting says what it has seen)."""
-    from ..views.html import panel_html
+    from ..views.panel import panel_html
 
     return {"html": panel_html(d), "size": len(d.text), "hash": text_hash(d.text)}
 
