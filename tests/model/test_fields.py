@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from discussions.model.discussion import Discussion
-from discussions.model.view import StateView
 from discussions.model.fields import Field, JsonEntry, plain
+from discussions.model.view import StateView
 
 
 def test_to_dict_is_the_field_list_in_order(isolated: Path) -> None:

@@ -18,6 +18,7 @@ from ..errors import DiscussionsError
 from ..model.discussion import Discussion
 from ..model.storage import is_derived, lost_appends, require_discussion
 from ..settings.workspace import Workspace, display_path, resolve_file
+from ..syntax.headers import misformatted_headers
 
 
 @dataclass(slots=True, frozen=True)
@@ -250,8 +251,8 @@ def check_text(ws: Workspace, path: Path, text: str, name: str | None = None) ->
 def problems_in(d: Discussion, name: str) -> list[Problem]:
     """The parse and state warnings of the discussion `d` (as loaded, or as `seen_as` a text)
     as problems of the file `name`, each at its line and, where it is about part of the line,
-    its columns."""
-    warnings = d.warnings
+    its columns; and the comment headers typed with formatting (`syntax.headers`)."""
+    warnings = d.warnings + misformatted_headers(d.text)
     lines = d.text.split("\n") if warnings else []
     subjects: dict[int, list[str]] = {}
     for w in warnings:
