@@ -102,7 +102,8 @@ def quick_fixes(
     uri: str, version: int | None, b: Buffer, wanted: types.Range
 ) -> list[types.CodeAction]:
     """Fixes for the problems in `wanted`: a mistyped mention becomes the close alias, a
-    ``Name:`` line gets its ``---`` separator, a formatted ``**Name:**`` header its plain form, a merge-conflict line offers `RESOLVE`."""
+    ``Name:`` line gets its ``---`` separator, a formatted ``**Name:**`` header its plain
+    form, a merge-conflict line offers `RESOLVE`."""
     actions: list[types.CodeAction] = []
     for p, d in zip(b.problems, diagnostics(b), strict=True):
         if not _overlaps(d.range, wanted):
