@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -13,6 +14,13 @@ import pytest
 # The shared fixtures beyond these (git repositories, the browser, fixtures that tests in more
 # than one module use) live in tests/support, registered here once.
 pytest_plugins = ["tests.support.fixtures"]
+
+# A shell starts a background job with Ctrl-C ignored, and an ignored signal stays ignored in
+# every process started from it: Python then installs no KeyboardInterrupt, and the tests that
+# interrupt a run, a watch or a write saw a process that would not stop. Tests run as they
+# would from a terminal: Ctrl-C raises here, and is default in the processes they start.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPTS = Path(__file__).parent / "scripts"
