@@ -128,6 +128,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "web:serve_command",
         "Serve the discussions folder as a live web page and a JSON API.",
     ),
+    "outcome": (
+        "hindsight:outcome_command",
+        "Record how a decision turned out: an OUTCOME: line in a comment of yours.",
+    ),
 }
 
 
