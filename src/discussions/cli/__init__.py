@@ -132,6 +132,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "hindsight:outcome_command",
         "Record how a decision turned out: an OUTCOME: line in a comment of yours.",
     ),
+    "retrial": (
+        "hindsight:retrial_command",
+        "Ask a decision's first ballot again of another provider or model, and record the flips.",
+    ),
 }
 
 

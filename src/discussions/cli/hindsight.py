@@ -43,3 +43,43 @@ def outcome_command(
         echo_json(posted.to_dict())
         return
     say(f"Recorded the outcome from {posted.author}: {verdict.lower()}.")
+
+
+@click.command("retrial")
+@click.argument("file")
+@click.option("-p", "--provider", required=True, help="The provider to ask the ballot again.")
+@click.option("-m", "--model", default="", help="Another model (openai-compatible providers).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
+@json_option("Print what the re-trial found as JSON.")
+def retrial_command(
+    file: str, provider: str, model: str, timeout: float | None, as_json: bool
+) -> None:
+    """Ask a decision's first ballot again of another provider or model, and record the flips.
+
+    Each AI voter's first vote of the deciding phase is asked again, with the prompt rebuilt
+    from the file as it stood when that vote was cast. A RETRIAL block records each answer:
+    the votes that would flip and why; a failed call as failed.
+
+    \b
+    Examples:
+      discussions retrial cache.md --provider claude
+      discussions retrial cache.md --provider local --model qwen3-8b --json
+    """
+    from ..ops.retrial import retry
+
+    ws = workspace()
+    path = resolve_discussion(file, ws)
+    tell = None if as_json else (lambda v: say(f"  {v.text()}"))
+    done = retry(ws, path, provider, model, timeout=timeout, on_vote=tell)
+    if as_json:
+        echo_json(done.to_dict())
+        return
+    d = done.to_dict()
+    answered = len(done.votes) - d["failed"]
+    failed = f"; {d['failed']} call(s) failed" if d["failed"] else ""
+    say(
+        f"{d['flips']} of {answered} answered first-ballot votes would flip{failed} "
+        f"(RETRIAL block, line {done.line})."
+    )
+    if done.people:
+        say(f"Not asked again (people): {', '.join(done.people)}.")

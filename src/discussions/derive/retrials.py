@@ -97,8 +97,12 @@ class Retrial:
         (AI-Architect READY -> CHANGES); 1 call failed``."""
         flips = self.flips
         asked = len(self.votes) - len(self.failed)
-        text = f"Re-trial on {self.on()}, line {self.line}: {len(flips)} of {asked} "
-        text += "first-ballot votes would flip" if asked != 1 else "first-ballot vote would flip"
+        text = f"Re-trial on {self.on()}, line {self.line}: "
+        if not asked:
+            text += "no answer"
+        else:
+            noun = "vote" if asked == 1 else "votes"
+            text += f"{len(flips)} of {asked} first-ballot {noun} would flip"
         if flips:
             text += " (" + "; ".join(f"{v.voter} {v.was} -> {v.now}" for v in flips) + ")"
         failed = len(self.failed)
