@@ -136,6 +136,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "hindsight:retrial_command",
         "Ask a decision's first ballot again of another provider or model, and record the flips.",
     ),
+    "calibration": (
+        "hindsight:calibration_command",
+        "Score each persona and provider against how the folder's decisions turned out.",
+    ),
 }
 
 
