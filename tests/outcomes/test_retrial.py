@@ -14,6 +14,7 @@ from discussions.git.units import split_blocks
 
 from ..conftest import script_command
 from ..support.git import check_clean, commit_all, git
+from ..support.openai_stub import StubServer, serve
 from .support import OTHER_PLAN, cli, cli_json, decided_discussion
 
 pytestmark = pytest.mark.skipif(
@@ -143,3 +144,22 @@ def test_retrials_on_two_branches_are_both_kept_by_the_merge_driver(
     check_clean(decided)
     providers = sorted(r["provider"] for r in cli_json("status", "cache.md")["retrials"])
     assert providers == ["broken", "other"]
+
+
+@pytest.mark.slow
+def test_a_model_is_asked_of_an_openai_compatible_server(decided: Path, userdir: Path) -> None:
+    answer = json.dumps({"comment": "The key ignores the tenant. More below.", "vote": "REJECT"})
+    with serve(StubServer(mode="json", answer=answer)) as stub:
+        with (userdir / "providers.yaml").open("a", encoding="utf-8") as f:
+            f.write(
+                "  - name: local\n    type: openai-compatible\n"
+                f"    base_url: http://127.0.0.1:{stub.port}/v1\n    model: small\n"
+            )
+        done = json.loads(cli("retrial", "cache.md", "-p", "local", "-m", "big", "--json").stdout)
+    chats = [r for r in stub.requests if r["path"].endswith("/chat/completions")]
+    assert len(chats) == 3 and {r["body"]["model"] for r in chats} == {"big"}
+    assert done["provider"] == "local" and done["model"] == "big" and done["flips"] == 3
+    assert {v["why"] for v in done["votes"]} == {"The key ignores the tenant."}
+    (retrial,) = cli_json("status", "cache.md")["retrials"]
+    assert retrial["provider"] == "local" and retrial["model"] == "big"
+    assert "big" not in (userdir / "providers.yaml").read_text()  # for this command only
