@@ -49,14 +49,18 @@ def cli_json(*args: str) -> Any:
 
 
 def decided_discussion(
-    repo: Path, providers_file: Callable[..., Path], prompts: Path, others: dict[str, str]
+    repo: Path,
+    providers_file: Callable[..., Path],
+    prompts: Path,
+    others: dict[str, str],
+    template: str = VOTE_FIRST,
 ) -> Path:
     """`init`, a ``vote_first`` discussion 'cache.md' with a person's DECISION: line, run to
     its decision by the stand-in ``standin`` (recording prompts in `prompts`/first), and
     committed. `others`: more providers, name -> command. Returns the file."""
     entries = {"standin": script_command("ballot.py", str(prompts / "first"), PLAN), **others}
     providers_file(entries)
-    write(repo / "templates" / "verdict.yaml", VOTE_FIRST)
+    write(repo / "templates" / "verdict.yaml", template)
     cli("init")
     write(repo / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
     cli("new", "Cache", "--template", "verdict", "--context", "Cache prices for an hour.")

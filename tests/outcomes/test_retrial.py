@@ -15,7 +15,7 @@ from discussions.git.units import split_blocks
 from ..conftest import script_command
 from ..support.git import check_clean, commit_all, git
 from ..support.openai_stub import StubServer, serve
-from .support import OTHER_PLAN, cli, cli_json, decided_discussion
+from .support import OTHER_PLAN, VOTE_FIRST, cli, cli_json, decided_discussion
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -163,3 +163,20 @@ def test_a_model_is_asked_of_an_openai_compatible_server(decided: Path, userdir:
     (retrial,) = cli_json("status", "cache.md")["retrials"]
     assert retrial["provider"] == "local" and retrial["model"] == "big"
     assert "big" not in (userdir / "providers.yaml").read_text()  # for this command only
+
+
+@pytest.mark.slow
+def test_the_deciding_phase_is_the_last_one_with_votes(
+    repo: Path, providers_file, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    moving_on = VOTE_FIRST + "    transitions: [{to: done, when: consensus}]\n  - id: done\n"
+    other = script_command("ballot.py", str(tmp_path / "prompts" / "other"), OTHER_PLAN)
+    decided_discussion(repo, providers_file, tmp_path / "prompts", {"other": other}, moving_on)
+    assert cli_json("status", "cache.md")["phase"] == "done"
+    done = json.loads(cli("retrial", "cache.md", "--provider", "other", "--json").stdout)
+    assert done["flips"] == 2
+    (retrial,) = cli_json("status", "cache.md")["retrials"]
+    assert retrial["phase"] == "ballot"
+    for alias in ALIASES:
+        first = (tmp_path / "prompts" / "first" / f"{alias}-1.prompt").read_text()
+        assert (tmp_path / "prompts" / "other" / f"{alias}-1.prompt").read_text() == first

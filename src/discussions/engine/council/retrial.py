@@ -81,7 +81,8 @@ def retrial(
     registry = d.workspace.participants
     done = RetrialDone(named or provider, model)
     seats: list[tuple[Participant, str, int]] = []
-    for name, (vote, line) in d.first_ballot.items():
+    then = deciding(d)
+    for name, (vote, line) in then.first_ballot.items():
         p = registry.for_author(name)
         if p is None:
             done.people.append(name)
@@ -89,19 +90,31 @@ def retrial(
             seats.append((p, vote, line))
     if not seats:
         raise NotDecided(
-            f"{d.path.name}: no participant has voted in phase '{d.phase}': there is no first "
-            "ballot to ask again"
+            f"{d.path.name}: no participant has voted in phase '{then.phase}': there is no "
+            "first ballot to ask again"
         )
     asker.check_providers([p for p, _, _ in seats], provider)
     for p, vote, line in seats:
         done.votes.append(_ask_again(asker, d, p, vote, line, provider))
         if on_vote is not None:
             on_vote(done.votes[-1])
-    block = render_retrial(done, d.phase)
+    block = render_retrial(done, then.phase)
     storage.append(d.path, [block], root=d.workspace.config.base_dir)
     d.reload()
     done.line = d.retrials[-1].line if d.retrials else 0
     return done
+
+
+def deciding(d: Discussion) -> Discussion:
+    """`d` as it stood at the end of its deciding phase: the latest phase in which a
+    participant voted (a template may move on to a phase without votes once decided)."""
+    registry = d.workspace.participants
+    while d.phase_started_line > 0 and not any(
+        registry.for_author(name) for name in d.first_ballot
+    ):
+        lines = normalise_newlines(d.text).split("\n")
+        d = d.seen_as("\n".join(lines[: d.phase_started_line - 1]) + "\n")
+    return d
 
 
 def _ask_again(
