@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from discussions.derive.signatures import render_signed
+
 from ..conftest import script_command, write
 from ..support.git import commit_all
 
@@ -69,3 +71,30 @@ def decided_discussion(
     cli("run", "cache.md", "--rounds", "3")
     commit_all(repo, "decided")
     return path
+
+
+HEAD = """\
+<!-- DISCUSSION -->
+<!-- Title: {title} -->
+<!-- Phase: ballot -->
+<!-- Status: CLOSED -->
+<!-- Template: verdict -->
+<!-- Participants: architect, security, pragmatist -->
+
+# {title}
+
+---
+"""
+
+
+def ai(author: str, vote: str, provider: str, confidence: int | None = None) -> str:
+    """A participant's comment as the engine writes it, with its provider (and model)."""
+    text = f"My reasons.\n\nCONFIDENCE: {confidence}" if confidence is not None else "Hm."
+    meta = [f"provider: {provider.split('/')[0]}"]
+    if "/" in provider:
+        meta.append(f"model: {provider.split('/')[1]}")
+    return render_signed(author, text, meta, vote) + "\n---\n"
+
+
+def person(author: str, text: str) -> str:
+    return f"\nName: {author}\n\n{text}\n\n---\n"

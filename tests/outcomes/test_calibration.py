@@ -9,36 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from discussions.derive.signatures import render_signed
-
 from ..conftest import write
-from .support import VOTE_FIRST, cli, cli_json
-
-HEAD = """\
-<!-- DISCUSSION -->
-<!-- Title: {title} -->
-<!-- Phase: ballot -->
-<!-- Status: CLOSED -->
-<!-- Template: verdict -->
-<!-- Participants: architect, security, pragmatist -->
-
-# {title}
-
----
-"""
-
-
-def ai(author: str, vote: str, provider: str, confidence: int | None = None) -> str:
-    """A participant's comment as the engine writes it, with its provider (and model)."""
-    text = f"My reasons.\n\nCONFIDENCE: {confidence}" if confidence is not None else "Hm."
-    meta = [f"provider: {provider.split('/')[0]}"]
-    if "/" in provider:
-        meta.append(f"model: {provider.split('/')[1]}")
-    return render_signed(author, text, meta, vote) + "\n---\n"
-
-
-def person(author: str, text: str) -> str:
-    return f"\nName: {author}\n\n{text}\n\n---\n"
+from .support import HEAD, VOTE_FIRST, ai, cli, cli_json, person
 
 
 @pytest.fixture

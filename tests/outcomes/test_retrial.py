@@ -12,10 +12,19 @@ import pytest
 
 from discussions.git.units import split_blocks
 
-from ..conftest import script_command
+from ..conftest import script_command, write
 from ..support.git import check_clean, commit_all, git
 from ..support.openai_stub import StubServer, serve
-from .support import OTHER_PLAN, VOTE_FIRST, cli, cli_json, decided_discussion
+from .support import (
+    HEAD,
+    OTHER_PLAN,
+    VOTE_FIRST,
+    ai,
+    cli,
+    cli_json,
+    decided_discussion,
+    person,
+)
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -180,3 +189,25 @@ def test_the_deciding_phase_is_the_last_one_with_votes(
     for alias in ALIASES:
         first = (tmp_path / "prompts" / "first" / f"{alias}-1.prompt").read_text()
         assert (tmp_path / "prompts" / "other" / f"{alias}-1.prompt").read_text() == first
+
+
+def test_the_mock_can_retry_a_decision_written_by_hand(isolated: Path) -> None:
+    write(isolated / "templates" / "verdict.yaml", VOTE_FIRST)
+    path = isolated / "discussions" / "hand.md"
+    write(
+        path,
+        HEAD.format(title="Hand")
+        + ai("AI-Architect", "READY", "codex", 8)
+        + ai("AI-Security", "REJECT", "codex")
+        + person("Rob", "Agreed.\n\nVOTE: READY"),
+    )
+    done = json.loads(cli("retrial", "hand.md", "--provider", "mock", "--json").stdout)
+    assert done["people_not_asked"] == ["Rob"]
+    votes = {v["voter"]: v for v in done["votes"]}
+    assert sorted(votes) == ["AI-Architect", "AI-Security"]
+    for was, v in (("READY", votes["AI-Architect"]), ("REJECT", votes["AI-Security"])):
+        assert v["was"] == was and v["now"] in ("READY", "CHANGES", "REJECT")
+        assert v["flipped"] == (v["now"] != was) and v["why"]
+    (retrial,) = cli_json("status", "hand.md")["retrials"]
+    assert retrial["provider"] == "mock" and retrial["votes"] == done["votes"]
+    cli("check", "hand.md")
