@@ -4,7 +4,6 @@ ballot asked again of another provider) and calibration (who was right, across a
 from __future__ import annotations
 
 import pathlib
-from typing import Any
 
 import click
 
@@ -106,6 +105,7 @@ def calibration_command(folder: pathlib.Path | None, as_json: bool) -> None:
       discussions calibration docs/decisions --json | jq '.personas'
     """
     from ..model.calibration import calibrate
+    from ..views.hindsight import calibration_lines
 
     ws = workspace()
     found = calibrate(ws, folder)
@@ -115,49 +115,3 @@ def calibration_command(folder: pathlib.Path | None, as_json: bool) -> None:
         return
     for line in calibration_lines(data, display_path(found.folder)):
         say(line)
-
-
-def calibration_lines(data: dict[str, Any], where: str) -> list[str]:
-    """The report `calibration` prints, from its JSON (`Calibration.to_dict`)."""
-    counts = ", ".join(f"{n} {v}" for v, n in data["verdicts"].items() if n)
-    head = f"Calibration: {data['judged']} of {data['discussions']} discussions in {where} judged"
-    lines = [head + (f" ({counts})" if counts else "") + "."]
-    if not data["judged"]:
-        lines.append("Record how a decision turned out: discussions outcome FILE --verdict ...")
-        return lines
-    for title, rows in (("persona", data["personas"]), ("provider", data["providers"])):
-        lines += ["", *_table(title, rows)]
-    debate = data["debate"]
-    n = debate["overturned"]
-    lines.append("")
-    if not n:
-        lines.append("Debate delta: no judged debate overturned its first ballot's majority.")
-    else:
-        lines.append(
-            f"Debate delta: the debate overturned {n} first-ballot majorit"
-            f"{'y' if n == 1 else 'ies'}; the first ballot was right in "
-            f"{_num(debate['first_ballot_right'])} of {n}, the debate in "
-            f"{_num(debate['debate_right'])} of {n}."
-        )
-    return lines
-
-
-def _table(title: str, rows: list[dict[str, Any]]) -> list[str]:
-    """One table: a row per persona or provider."""
-    if not rows:
-        return [f"By {title}: no votes."]
-    width = max(len(title), *(len(r["name"]) for r in rows))
-    out = [f"{'By ' + title:<{width + 3}}  votes  agreed  agreement  confidence  Brier"]
-    for r in rows:
-        out.append(
-            f"{r['name']:<{width + 3}}  {r['votes']:>5}  {_num(r['agreed']):>6}  "
-            f"{_num(r['agreement']):>9}  {r['with_confidence']:>10}  {_num(r['brier']):>5}"
-        )
-    return out
-
-
-def _num(value: float | None) -> str:
-    """``2``, ``1.5``, ``0.667``; ``-`` for none."""
-    if value is None:
-        return "-"
-    return f"{value:.3f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
