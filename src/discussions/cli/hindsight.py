@@ -22,7 +22,7 @@ from .options import json_option
 )
 @click.option("--reason", required=True, help="Why: what happened since the decision.")
 @click.option(
-    "-a", "--as", "--author", "author", help="Name to sign with (default: git user.name)."
+    "-a", "--author", "--as", "author", help="Name to sign with (default: git user.name)."
 )
 @json_option("Print what was added as JSON.")
 def outcome_command(
