@@ -183,6 +183,7 @@ def test_server_over_stdio(isolated: Path) -> None:
             "handoff",
             "list_discussions",
             "new_discussion",
+            "outcome",
             "read_discussion",
             "start_turn",
             "turn_result",

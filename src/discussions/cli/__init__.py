@@ -128,6 +128,18 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "web:serve_command",
         "Serve the discussions folder as a live web page and a JSON API.",
     ),
+    "outcome": (
+        "hindsight:outcome_command",
+        "Record how a decision turned out: an OUTCOME: line in a comment of yours.",
+    ),
+    "retrial": (
+        "hindsight:retrial_command",
+        "Ask a decision's first ballot again of another provider or model, and record the flips.",
+    ),
+    "calibration": (
+        "hindsight:calibration_command",
+        "Score each persona and provider against how the folder's decisions turned out.",
+    ),
 }
 
 

@@ -49,8 +49,13 @@ def _implementation(i: Implementation) -> str:
 @click.command("decisions")
 @click.option("--status", "status_filter", help="Only decisions of discussions with this status.")
 @_DIR_OPTION
+@click.option(
+    "--flipped", is_flag=True, help="Only decisions whose re-trial found votes that would flip."
+)
 @json_option("Print a JSON list.")
-def decisions_command(status_filter: str | None, directory: Path | None, as_json: bool) -> None:
+def decisions_command(
+    status_filter: str | None, directory: Path | None, as_json: bool, flipped: bool = False
+) -> None:
     """List every DECISION: across the project's discussions, oldest first.
 
     Each line shows the date, the discussion's status, FILE:LINE, the decision, who wrote it
@@ -62,16 +67,21 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
       discussions decisions
       discussions decisions --status decided
       discussions decisions --dir docs/decisions --json | jq '.[].text'
+      discussions decisions --flipped
     """
     ws = workspace()
     found = ledger.scan(ws, _folder(directory, ws), status_filter)
     _notes(found)
+    if flipped:  # a re-trial (`discussions retrial`) found votes that would flip
+        found.entries = [e for e in found.entries if e.flipped]
     if as_json:
         echo_json([{**e.to_dict(), "file": _shown(e.file)} for e in found.entries])
         return
     if not found.entries:
         where = display_path(found.folder)
-        if status_filter:
+        if flipped:
+            say(f"No decisions in {where} whose re-trial found a vote that would flip.")
+        elif status_filter:
             say(f"No decisions in {where} with status {status_filter.upper()}.")
         else:
             say(f"No decisions in {where}. Record one with a `DECISION:` line in a comment.")
@@ -88,6 +98,9 @@ def decisions_command(status_filter: str | None, directory: Path | None, as_json
         following = found.entries[n + 1].file if n + 1 < len(found.entries) else None
         if e.settled and e.dissent and following != e.file:  # once, under its last
             say(f"{' ' * 12}{e.dissent.headline()}")
+        if following != e.file:
+            for r in e.retrials:
+                say(f"{' ' * 12}{r.headline()}")
     _revisits(ws, found.folder)
 
 

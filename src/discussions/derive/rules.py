@@ -434,6 +434,22 @@ def _rule_applies(s: State) -> None:
         rule_applies(s)
 
 
+def _rule_retrials(s: State) -> None:
+    """`retrials.rule_retrials`, loaded only for a file that holds a ``RETRIAL`` block."""
+    if _reads_blocks(s, "retrials"):
+        from .retrials import rule_retrials
+
+        rule_retrials(s)
+
+
+def _rule_outcomes(s: State) -> None:
+    """`outcomes.rule_outcomes`, loaded only for a file with an ``OUTCOME:`` marker."""
+    if any(mk.kind == "OUTCOME" for c in s.comments for mk in c.markers):
+        from .outcomes import rule_outcomes
+
+        rule_outcomes(s)
+
+
 ITEM_RULES: list[tuple[str, Rule]] = [("governs", rule_governs)]
 """The rules that attach to a comment's items what other lines of the same comment say
 (`Item.details`), after the comments rule: `derive` runs them in `RULES`, and the decision
@@ -471,6 +487,8 @@ RULES: list[tuple[str, Rule]] = [
     ("positions", rule_positions),
     ("phase_rules", rule_phase_rules),
     ("usage", rule_usage),
+    ("retrials", _rule_retrials),
+    ("outcomes", _rule_outcomes),
 ]
 
 

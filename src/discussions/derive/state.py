@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
+    from .outcomes import Outcome
     from .quorum import VoteSource
+    from .retrials import Retrial
     from .runlog import RunRecord
 
 
@@ -256,6 +258,10 @@ class State:
     """Agreement came too fast in this phase (`contrarian.rule_contrarian`)."""
     challenge: Challenge | None = None
     """The contrarian's challenge in this phase, if one was made (`contrarian`)."""
+    retrials: list[Retrial] = field(default_factory=list)
+    """``RETRIAL`` blocks: the first ballot asked again elsewhere (`retrials`)."""
+    outcomes: list[Outcome] = field(default_factory=list)
+    """People's ``OUTCOME:`` lines, in file order (`outcomes.rule_outcomes`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

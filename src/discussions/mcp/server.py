@@ -58,6 +58,7 @@ def build_server(
     _writing_tools(server, t, call)
     _comment_tool(server, t, call)
     _moving_tools(server, t, call)
+    _outcome_tool(server, t, call)
     _file_resource(server, t)
     return server
 
@@ -274,6 +275,29 @@ def _moving_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> Non
 
         return call(  # type: ignore[no-any-return]
             lambda: advance_op(t.workspace, t.served(file), to).to_dict()
+        )
+
+
+def _outcome_tool(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tool outcome: a person's verdict on how a decision turned out, through
+    `ops.outcomes.outcome` (a comment, by `ops.comments.comment`)."""
+
+    @server.tool()
+    def outcome(file: str, verdict: str, reason: str, author: str) -> dict[str, Any]:
+        """Record how a discussion's decision turned out (like `discussions outcome`): an
+        ``OUTCOME: verdict - reason`` line in a comment signed by `author`. A later outcome
+        replaces an earlier one; `discussions calibration` scores the votes against it.
+
+        Args:
+            file: the discussion file (path or name in the discussions folder).
+            verdict: right, wrong or partly.
+            reason: why: what happened since the decision.
+            author: the person's name to sign with (a participant's name is refused).
+        """
+        from ..ops.outcomes import outcome as record
+
+        return call(  # type: ignore[no-any-return]
+            lambda: record(t.workspace, t.served(file), verdict, reason, author).to_dict()
         )
 
 

@@ -50,6 +50,7 @@ from .folder import discussion_candidates, resolved
 
 if TYPE_CHECKING:
     from ..derive.applies import Apply, Implementation
+    from ..derive.retrials import Retrial
     from ..settings.workspace import Workspace
 
 __all__ = [
@@ -114,6 +115,14 @@ class LedgerEntry:
     dissent: Dissent = field(default_factory=Dissent, hash=False, compare=False)
     """The discussion's minority report (`derive.dissent`): who stood against it at the end,
     and the concerns nobody answered."""
+    retrials: tuple[Retrial, ...] = field(default=(), hash=False, compare=False)
+    """The discussion's re-trials (`derive.retrials`): its first ballot asked again of other
+    providers, and the votes that would flip."""
+
+    @property
+    def flipped(self) -> bool:
+        """Whether a re-trial of the discussion found a vote that would flip."""
+        return any(r.flips for r in self.retrials)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +139,7 @@ class LedgerEntry:
             **({"restated": [r.to_dict() for r in self.restated]} if self.restated else {}),
             **self.details,
             "dissent": self.dissent.to_dict(),
+            **({"retrials": [r.to_dict() for r in self.retrials]} if self.retrials else {}),
         }
 
 
@@ -201,7 +211,19 @@ def _read_file(path: Path, workspace: Workspace) -> _Read:
         from ..derive.applies import implemented_by
 
         entries = [replace(e, implemented_by=implemented_by(applies, e.line)) for e in entries]
+    if "<!-- RETRIAL" in text:
+        retrials = _retrials_of(text)
+        entries = [replace(e, retrials=retrials) for e in entries]
     return entries, None, True
+
+
+def _retrials_of(text: str) -> tuple[Retrial, ...]:
+    """The ``RETRIAL`` blocks of a discussion's text, as `derive.retrials` reads them."""
+    from ..derive.retrials import RETRIAL, read_retrial
+
+    blocks = [m for m in parse_document(text).engine_markers if m.kind == RETRIAL]
+    found = [read_retrial(m.target, m.line)[0] for m in blocks]
+    return tuple(r for r in found if r.provider and r.votes)
 
 
 # The rules of `derive` that give a discussion's title and status; the comments rule (markers of

@@ -174,3 +174,11 @@ class StateView:
     usage = Field(
         lambda s: s.usage, "Tokens, cost and calls of the AI answers (`derive.usage`).", key=None
     )
+    retrials = Field(
+        lambda s: list(s.retrials),
+        "Re-trials of the first ballot on another provider (`derive.retrials`).",
+    )
+    outcomes = Field(
+        lambda s: list(s.outcomes),
+        "How the decision turned out, as people judged it, in file order (`derive.outcomes`).",
+    )

@@ -100,6 +100,13 @@ ENGINE_KINDS: tuple[EngineKind, ...] = (
         "applies",
         "The council's review of an applied change: {args}.",
     ),
+    EngineKind(
+        "RETRIAL",
+        VALUE,
+        _BLOCK,
+        "retrials",
+        "The first ballot asked again of another provider or model: {args}.",
+    ),
 )
 
 ENGINE_BY_KIND: dict[str, EngineKind] = {k.kind: k for k in ENGINE_KINDS}
@@ -161,6 +168,7 @@ MARKER_KINDS_TABLE: tuple[MarkerKind, ...] = (
     MarkerKind("REMEMBER"),
     MarkerKind("REVISIT-WHEN"),
     MarkerKind("GOVERNS"),
+    MarkerKind("OUTCOME"),
 )
 
 MARKER_KINDS: tuple[str, ...] = tuple(k.name for k in MARKER_KINDS_TABLE)

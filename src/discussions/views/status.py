@@ -19,6 +19,7 @@ from ..model.discussion import Discussion, Item
 from ..model.sections import SECTIONS, pick
 from ..settings.workspace import display_path
 from .grounds import grounds_data, grounds_texts
+from .hindsight import hindsight_texts
 from .verdicts import verdict_data, verdict_texts
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
     lines += _applies(d)
     lines += _items(d, verbose)
     lines += [*_dissent(d), *_pending(d), *_revisit_lines(d)]
+    lines += [_line(text, tone) for text, tone in hindsight_texts(d)]
     if verbose:
         lines += _comments(d)
     return lines + _warnings(d)
