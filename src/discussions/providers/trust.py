@@ -112,6 +112,7 @@ def trust_scope(project_file: Path, specs: Iterable[ProviderSpec] | None = None)
     for spec in specs:
         named = [*_named_files(spec.command or "", root)]
         named += _named_files(spec.write_command or "", root)
+        named += _named_files(spec.api_key_command or "", root)
         for value in [*spec.env.values(), *spec.write_env.values()]:  # a config file's path
             named += _named_files(shlex.quote(value), root)
         for path in named:
