@@ -52,8 +52,7 @@ from urllib.parse import quote
 
 from ..errors import ProviderFailed, ProviderOutputError
 from .base import ProviderRequest, ProviderSpec
-from .kinds.anthropic import URL as ANTHROPIC_URL
-from .kinds.gemini import URL as GEMINI_URL
+from .endpoints import ANTHROPIC_URL, GEMINI_URL
 from .openai_compat import Answer, OpenAICompatibleProvider
 from .server_window import UNKNOWN_FACTS, ServerFacts
 from .usage import Usage

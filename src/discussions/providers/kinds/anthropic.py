@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..base import Provider, ProviderSpec
+from ..endpoints import ANTHROPIC_URL
 from . import hosted
 
 DECLARABLE = True
 REQUIRED = ("name", "model")
 SERVER = False
-URL = "https://api.anthropic.com/v1"
+URL = ANTHROPIC_URL
 """The API's root when the entry names no ``base_url``."""
 
 

@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..base import Provider, ProviderSpec
+from ..endpoints import GEMINI_URL
 from . import hosted
 
 DECLARABLE = True
 REQUIRED = ("name", "model")
 SERVER = False
-URL = "https://generativelanguage.googleapis.com/v1beta"
+URL = GEMINI_URL
 """The API's root when the entry names no ``base_url``."""
 
 
