@@ -16,7 +16,7 @@ from discussions.engine.prompt.prompts import build_prompt
 from discussions.model.discussion import Discussion
 from discussions.settings.workspace import Workspace
 
-from ..conftest import run, write
+from ..conftest import run, script_command, write
 from ..support.evidence import ask
 from ..support.web_stub import HANG, WebStub, serve_web
 
@@ -233,3 +233,29 @@ def test_the_researcher_is_told_how_to_research() -> None:
     researcher = Workspace.discover().participants.get("researcher")
     assert "EVIDENCE: web URL" in researcher.personality
     assert "EVIDENCE: search QUERY" in researcher.personality
+
+
+def test_a_turn_asks_for_a_page_and_the_follow_up_reads_it(
+    isolated: Path, userdir: Path, providers_file
+) -> None:  # type: ignore[no-untyped-def]
+    """End to end: an AI CLI (a script) answers with ``"evidence": ["web URL"]``; the engine
+    fetches the page, appends the block and asks it again with the page quoted in its prompt."""
+    allow(userdir, "127.0.0.1")
+    with serve_web(WebStub({"/doc": html(b"<h1>Doc</h1><p>TOKEN_FROM_THE_WEB</p>")})) as stub:
+        providers_file(
+            {"asker": script_command("evidence_reader.py", "ask", f"web {stub.url('/doc')}")}
+        )
+        write(
+            isolated / "participants" / "researcher.yaml",
+            "name: AI-Researcher\nalias: researcher\nrole: R\npersonality: p\nprovider_hint: asker\n",
+        )
+        assert run("new", "Retry policy").exit_code == 0  # type: ignore[attr-defined]
+        path = isolated / "discussions" / "retry-policy.md"
+        r = run("turn", str(path), "@researcher", "--json")
+    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    result = json.loads(r.output[r.output.index("{") :])  # type: ignore[attr-defined]
+    assert result["follow_ups"] == ["researcher"]
+    assert [b["status"] for b in result["evidence"]] == ["fulfilled"]
+    d = Discussion.load(path)
+    assert "TOKEN_FROM_THE_WEB" in d.comments[-1].body  # read from the quoted page
+    assert d.evidence[0].content.startswith(f"URL: {stub.url('/doc')}\nRetrieved: ")

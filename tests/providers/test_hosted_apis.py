@@ -266,3 +266,20 @@ def test_a_project_key_command_waits_for_trust_and_trust_covers_its_script(
     script.write_text("#!/bin/sh\necho tok-changed-0123456789\n", encoding="utf-8")
     with pytest.raises(UntrustedProvider):
         ProviderRegistry.load(isolated).get("hosted")
+
+
+def test_openai_compatible_takes_a_key_command_too(tmp_path: Path, userdir: Path) -> None:
+    from ..support.openai_stub import serve
+
+    command = helper(tmp_path, "tok-openai-0123456789")
+    with serve() as stub:
+        write(
+            userdir / "providers.yaml",
+            "providers:\n  - name: local\n    type: openai-compatible\n"
+            f"    base_url: {stub.base_url}\n    model: tiny\n"
+            f"    api_key_command: {json.dumps(command)}\n",
+        )
+        assert ask(ProviderRegistry.load(None).get("local")).text.startswith("Hello")
+        listing = out(run("providers", "list"))
+    assert stub.requests[-1]["headers"]["Authorization"] == "Bearer tok-openai-0123456789"
+    assert "key from the command `" in listing and "tok-openai" not in listing
