@@ -135,6 +135,11 @@ class AnthropicProvider(_Hosted):
             "stream": self.spec.stream,
         }
 
+    def _length_cut(self, answer: Answer) -> str:
+        """The limit sent, named even when the entry sets none (`DEFAULT_MAX_TOKENS`)."""
+        limit = self.spec.max_tokens or DEFAULT_MAX_TOKENS
+        return f"max_tokens {limit}" if answer.finish_reason == "length" else ""
+
     def _whole(self, raw: bytes, answer: Answer) -> Answer:
         data = _answer_object(self.name, raw)
         blocks = data.get("content")

@@ -61,8 +61,10 @@ class _TextParser(HTMLParser):
         if tag == "pre" and self.in_pre:
             self.flush_pre()
             self.in_pre -= 1
-        elif tag in _BLOCKS or tag in ("td", "th"):
-            self.flush() if tag not in ("td", "th") else self.current.append(" | ")
+        elif tag in ("td", "th"):
+            self.current.append(" | ")
+        elif tag in _BLOCKS:
+            self.flush()
 
     def handle_data(self, data: str) -> None:
         if self.skipping and not self.in_title:

@@ -41,7 +41,7 @@ from .sources import Found
 _MAX_REDIRECTS = 5
 _CHUNK = 65536
 _TEXT_TYPES = ("application/json", "application/xml", "application/xhtml+xml")
-_USER_AGENT = "discussions-evidence/1 (+https://github.com)"
+_USER_AGENT = "discussions-evidence/1"
 
 
 @dataclass(slots=True)
