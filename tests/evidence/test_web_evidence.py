@@ -259,3 +259,39 @@ def test_a_turn_asks_for_a_page_and_the_follow_up_reads_it(
     d = Discussion.load(path)
     assert "TOKEN_FROM_THE_WEB" in d.comments[-1].body  # read from the quoted page
     assert d.evidence[0].content.startswith(f"URL: {stub.url('/doc')}\nRetrieved: ")
+
+
+def test_pages_read_on_two_branches_merge_through_the_driver(repo: Path, userdir: Path) -> None:
+    from ..support.git import commit_all, git, markers_present, start_discussion
+
+    allow(userdir, "127.0.0.1")
+    routes = {"/a": html(b"<p>TOKEN_PAGE_A</p>"), "/b": html(b"<p>TOKEN_PAGE_B</p>")}
+    with serve_web(WebStub(routes)) as stub:
+        path = start_discussion(repo)
+        git(repo, "checkout", "-q", "-b", "b")
+        fulfil_pending(ask_in(path, f"web {stub.url('/b')}"))
+        commit_all(repo, "b read")
+        git(repo, "checkout", "-q", "main")
+        fulfil_pending(ask_in(path, f"web {stub.url('/a')}"))
+        commit_all(repo, "main read")
+    merge = git(repo, "merge", "-q", "--no-edit", "b", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    text = path.read_text("utf-8")
+    assert not markers_present(text) and "TOKEN_PAGE_A" in text and "TOKEN_PAGE_B" in text
+    assert run("check", str(path)).exit_code == 0  # type: ignore[attr-defined]
+    shown = json.loads(run("status", "--json", str(path)).output)["evidence"]  # type: ignore[attr-defined]
+    assert sorted((e["request"], e["status"]) for e in shown) == [
+        (f"web {stub.url('/a')}", "fulfilled"),
+        (f"web {stub.url('/b')}", "fulfilled"),
+    ]
+
+
+def ask_in(path: Path, request: str) -> Discussion:
+    """A person's comment in `path` asking for `request`."""
+    from discussions.syntax.render import render_comment
+
+    d = Discussion.load(path, Workspace.discover())
+    body = f"Let me look.\n\nEVIDENCE: {request}"
+    d.add_block(render_comment("Rob", body, meta="at: 2026-11-24T10:00:00Z"))
+    d.save()
+    return Discussion.load(path, Workspace.discover())
