@@ -295,3 +295,16 @@ def ask_in(path: Path, request: str) -> Discussion:
     d.add_block(render_comment("Rob", body, meta="at: 2026-11-24T10:00:00Z"))
     d.save()
     return Discussion.load(path, Workspace.discover())
+
+
+def test_a_query_in_the_commands_words_cannot_be_an_option(
+    isolated: Path, userdir: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "search.py"
+    script.write_text("import sys\nprint('results for', sys.argv[1:])\n")
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {{query}}"
+    write(userdir / "config.yaml", f"evidence:\n  search:\n    command: {json.dumps(command)}\n")
+    d = fulfilled(isolated, "search retry budget", "search --output=/tmp/x")
+    words, option = d.evidence
+    assert words.status == "fulfilled" and "results for ['retry budget']" in words.content
+    assert option.status == "refused" and "may not start with '-'" in option.reason

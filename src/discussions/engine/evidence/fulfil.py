@@ -220,7 +220,7 @@ def _blocks_for(
 def _web_access(d: Discussion, root: Path, requests: list[tuple[str, str]]) -> WebAccess | None:
     """What ``web`` and ``search`` requests may reach (None when none is asked: the HTTP
     client is not loaded)."""
-    if not any(text.split()[:1] in (["web"], ["search"]) for _, text in requests):
+    if not any(text.lower().split()[:1] in (["web"], ["search"]) for _, text in requests):
         return None
     from ...providers.trust import web_trusted
     from ...settings.research import web_settings

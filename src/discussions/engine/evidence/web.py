@@ -230,6 +230,8 @@ def _search_command(query: str, settings: WebSettings, cwd: Path) -> Found:
 
     argv = split_command(settings.search_command)
     placed = [w.replace("{query}", query) for w in argv]
+    if placed != argv and query.startswith("-"):
+        raise Refused("a search query may not start with '-' (the command would read an option)")
     stdin = b"" if placed != argv else query.encode("utf-8")
     exe = shutil.which(argv[0]) if argv else None
     if exe is None:
