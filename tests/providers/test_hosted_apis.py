@@ -120,7 +120,8 @@ def test_http_errors_are_shown_clearly_and_never_with_the_key(
     stub = HostedStub(api=api, status=status, error_message=message)
     with serve_hosted(stub), pytest.raises(ProviderFailed) as err:
         ask(hosted(stub))
-    assert err.value.reason == f"the server answered {reason}"
+    key_hint = "; check the key from $HOSTED_KEY" if status == 401 else ""
+    assert err.value.reason == f"the server answered {reason}{key_hint}"
     assert err.value.detail == "request refused for key ***"
     assert KEY not in str(err.value) + err.value.detail
 

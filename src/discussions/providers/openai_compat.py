@@ -377,6 +377,8 @@ class OpenAICompatibleProvider(Provider):
         if response.status >= 400:
             detail = self._error_detail(reader.read_capped(64 * 1024))
             reason = f"the server answered HTTP {response.status} {response.reason}".rstrip()
+            if response.status in (401, 403) and wants_key(self.spec):
+                reason += f"; check the key from {key_source(self.spec)}"
             raise ProviderFailed(self.name, reason + self._window_told(detail), detail)
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
