@@ -115,10 +115,10 @@ def web(args: str, access: WebAccess) -> Found:
 def fetch(url: str, domains: tuple[str, ...], settings: WebSettings) -> Page:
     """GET `url`, following redirects that stay on `domains`; `Refused` for anything else."""
     deadline = time.monotonic() + settings.timeout
-    for _ in range(_MAX_REDIRECTS + 1):
+    for hop in range(_MAX_REDIRECTS + 1):
         why = url_refusal(url, domains)
         if why:
-            raise Refused(why)
+            raise Refused(f"redirected to {url}, refused: {why}" if hop else why)
         status, location, page = _get(url, deadline, settings.max_bytes)
         if location is None:
             if status >= 400:
