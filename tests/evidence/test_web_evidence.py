@@ -169,10 +169,13 @@ def test_a_projects_domains_wait_for_trust(isolated: Path) -> None:
             d.evidence[0].status == "refused" and "run `discussions trust`" in d.evidence[0].reason
         )
         assert stub.requests == []
+        architect = Workspace.discover().participants.get("architect")
+        assert "web URL from" not in build_prompt(d, architect)[0]  # not offered untrusted
         r = run("trust", "--yes")
         assert r.exit_code == 0 and "EVIDENCE: web URL from: 127.0.0.1" in r.output, r.output  # type: ignore[attr-defined]
         d = fulfilled(isolated, f"web {stub.url('/guide')}")
         assert d.evidence[-1].status == "fulfilled"
+        assert "web URL from 127.0.0.1" in build_prompt(d, architect)[0]
         write(
             isolated / "discussions.yaml",
             'evidence:\n  web:\n    domains: ["127.0.0.1", "x.org"]\n',

@@ -165,9 +165,15 @@ def how_to_ask(d: Discussion, budget: int) -> list[str]:
 
 def _web(d: Discussion) -> str:
     """The web requests the prompt offers: ``web URL`` when domains are allowed (naming
-    them), ``search QUERY`` when a search is configured."""
+    them), ``search QUERY`` when a search is configured; neither while a project's settings
+    wait for trust."""
     from ...settings.research import web_settings
 
     web = web_settings(d.workspace.config)
+    if web.from_project:
+        from ...providers.trust import web_trusted
+
+        if not web_trusted(d.workspace.config.base_dir, web):
+            return ""
     out = f"; web URL from {', '.join(web.domains)}" if web.domains else ""
     return out + ("; search QUERY" if web.search_command or web.search_url else "")
