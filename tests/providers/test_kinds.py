@@ -107,4 +107,4 @@ def test_a_kind_checks_its_own_entries(shout: None, userdir: Path) -> None:
 def test_a_built_in_kind_cannot_be_declared(userdir: Path) -> None:
     write(userdir / "providers.yaml", "providers:\n  - name: fake\n    type: mock\n")
     said = out(run("providers", "list"))
-    assert "must be one of command, openai-compatible, got 'mock'" in said
+    assert "must be one of command, openai-compatible, anthropic, gemini, got 'mock'" in said

@@ -385,7 +385,8 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     of them changes, the project must be trusted again. A providers.yaml that
     is a symbolic link, or resolves outside the project, is never trusted.
     The commands participants may ask to run as evidence (`evidence.commands`
-    in discussions.yaml) are trusted the same way, separately.
+    in discussions.yaml) are trusted the same way, separately, and so is the
+    network access they may ask for (`evidence.web` domains, `evidence.search`).
 
     \b
     Examples:
@@ -393,11 +394,14 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
       discussions trust --revoke
     """
     from ..settings.evidence import evidence_settings
+    from ..settings.research import web_settings
+    from .webtrust import revoke_web_trust, web_to_trust
 
     ws = workspace()
     path = ws.config.base_dir / "providers.yaml"
     commands = evidence_settings(ws.config).commands
-    if not path.is_file() and not commands:
+    web = web_settings(ws.config)
+    if not path.is_file() and not commands and not web.from_project:
         raise DiscussionsError(
             f"no providers.yaml and no evidence.commands in {display_path(ws.config.base_dir)}; "
             "nothing to trust"
@@ -412,10 +416,12 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
             gone = revoke_evidence(ws.config.base_dir)
             said = "Trust withdrawn for" if gone else "It was not trusted:"
             click.echo(f"{said} evidence.commands.")
+        revoke_web_trust(ws.config.base_dir, web)
         return
     wanted = [
         *([_providers_to_trust(path)] if path.is_file() else []),
         *([_evidence_to_trust(ws.config.base_dir, commands)] if commands else []),
+        web_to_trust(ws.config.base_dir, web),
     ]
     record = [each for each in wanted if each is not None]
     if not record:

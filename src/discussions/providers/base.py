@@ -103,7 +103,7 @@ class ProviderSpec:
     model: str = ""
     """``openai-compatible``: the model name sent with each request."""
     api_key_env: str = ""
-    """``openai-compatible``: the environment variable holding the API key (never the key)."""
+    """HTTP kinds: the environment variable holding the API key (never the key)."""
     allow_plain_http: bool = False
     """``openai-compatible``: allow ``http://`` to a host that is not loopback."""
     max_tokens: int | None = None
@@ -123,6 +123,10 @@ class ProviderSpec:
     write_env: dict[str, str] = field(default_factory=dict)
     """Environment variables set for `write_command` over `env` (a name in both takes this
     value): the write mode's own settings."""
+    api_key_command: str | None = None
+    """HTTP kinds: a command printing the API key (`api_keys`); wins over `api_key_env`."""
+    api_key_ttl: float | None = None
+    """Seconds a key printed by `api_key_command` is reused (None: `api_keys.DEFAULT_TTL`)."""
 
     @property
     def can_write(self) -> bool:

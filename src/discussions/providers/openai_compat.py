@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import socket
 import threading
@@ -53,6 +52,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ProviderError, ProviderFailed, ProviderOutputError, ProviderTimeout
+from .api_keys import api_key, key_source, wants_key
 from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_timeout
 from .command import DEFAULT_MAX_OUTPUT, also_on_terminate
 from .server_window import (
@@ -65,7 +65,7 @@ from .server_window import (
 )
 from .usage import UNKNOWN, Usage
 
-__all__ = ["OpenAICompatibleProvider", "forget_windows"]
+__all__ = ["Answer", "OpenAICompatibleProvider", "forget_windows"]
 
 _FACTS: dict[tuple[str, str], ServerFacts] = {}
 """What each server said of itself for each model, asked once per process (a provider object
@@ -142,7 +142,7 @@ def _key_start_at_end(text: str, key: str) -> int:
 
 
 @dataclass(slots=True)
-class _Answer:
+class Answer:
     """What one call read: the text pieces (the key blanked), the usage, how many bytes
     came."""
 
@@ -161,7 +161,7 @@ class _Answer:
             if request is not None:
                 _report(request, shown)
 
-    def end(self, request: ProviderRequest | None = None) -> _Answer:
+    def end(self, request: ProviderRequest | None = None) -> Answer:
         """The answer complete: what was kept back is shown too."""
         rest = self.blanker.flush()
         if rest:
@@ -185,6 +185,7 @@ class OpenAICompatibleProvider(Provider):
         self.max_output = max_output
         self.address = ServerAddress.of(spec.base_url)
         self._facts: ServerFacts | None = None
+        self._api_key: str | None = None
 
     def facts(self) -> ServerFacts:
         """What the server says of itself (asked once per process; unknown without the API
@@ -259,7 +260,10 @@ class OpenAICompatibleProvider(Provider):
     def _blanker(self) -> _KeyBlanker:
         """A `_KeyBlanker` of the key this call sends ("" when it sends none, or a placeholder:
         shorter than `_SECRET_LENGTH`)."""
-        key = self._key()
+        try:
+            key = self._key()
+        except ProviderFailed:  # no key was sent, so none can come back
+            key = ""
         return _KeyBlanker(key if len(key) >= _SECRET_LENGTH else "")
 
     def _call(self, request: ProviderRequest) -> Completion:
@@ -294,7 +298,7 @@ class OpenAICompatibleProvider(Provider):
             raise ProviderOutputError(self.name, "the server's answer was empty", detail)
         return Completion(text, answer.usage, length_cut=self._length_cut(answer))
 
-    def _length_cut(self, answer: _Answer) -> str:
+    def _length_cut(self, answer: Answer) -> str:
         """``max_tokens N`` when the server says it stopped the answer at the token limit
         (``finish_reason: length``, the OpenAI API's word that llama.cpp, llama-cpp-python,
         vLLM and Ollama use too)."""
@@ -317,8 +321,9 @@ class OpenAICompatibleProvider(Provider):
     def _headers(self) -> dict[str, str]:
         accept = "text/event-stream" if self.spec.stream else "application/json"
         headers = {"Content-Type": "application/json", "Accept": accept}
-        if self.spec.api_key_env:
+        if wants_key(self.spec):
             key = self._key()
+            source = key_source(self.spec)
             if not key:
                 raise ProviderFailed(
                     self.name,
@@ -327,17 +332,23 @@ class OpenAICompatibleProvider(Provider):
             if not _HEADER_SAFE.fullmatch(key):  # http.client's error would quote the key
                 raise ProviderFailed(
                     self.name,
-                    f"environment variable {self.spec.api_key_env} (api_key_env) holds a line "
-                    "break or a character an HTTP header cannot carry",
+                    f"the key from {source} holds a line break or a character an HTTP header "
+                    "cannot carry",
                 )
-            headers["Authorization"] = f"Bearer {key}"
+            headers.update(self._auth(key))
         return headers
+
+    def _auth(self, key: str) -> dict[str, str]:
+        """The header that carries `key` (the OpenAI API's bearer token)."""
+        return {"Authorization": f"Bearer {key}"}
 
     def _key(self) -> str:
         """The API key this call sends, the white space around it (a key file's line end,
-        ``\\r`` from an editor on Windows) trimmed; "" when it sends none."""
-        name = self.spec.api_key_env
-        return os.environ.get(name, "").strip() if name else ""
+        ``\\r`` from an editor on Windows) trimmed; "" when it sends none. Read once per
+        provider object (a command's token is cached longer: `api_keys`)."""
+        if self._api_key is None:
+            self._api_key = api_key(self.spec)
+        return self._api_key
 
     def _exchange(
         self,
@@ -345,14 +356,14 @@ class OpenAICompatibleProvider(Provider):
         body: bytes,
         deadline: float,
         request: ProviderRequest,
-    ) -> _Answer:
+    ) -> Answer:
         headers = self._headers()
         conn.connect()
         sock = conn.sock
         with _open_lock:
             _open.add(sock)
         try:
-            conn.request("POST", self.address.path("chat/completions"), body, headers)
+            conn.request("POST", self._endpoint(), body, headers)
             _arm(sock, deadline)
             with conn.getresponse() as response:
                 return self._answer(_Reader(response, sock, deadline), request)
@@ -361,11 +372,13 @@ class OpenAICompatibleProvider(Provider):
                 _open.discard(sock)
             sock.close()
 
-    def _answer(self, reader: _Reader, request: ProviderRequest) -> _Answer:
+    def _answer(self, reader: _Reader, request: ProviderRequest) -> Answer:
         response = reader.response
         if response.status >= 400:
             detail = self._error_detail(reader.read_capped(64 * 1024))
             reason = f"the server answered HTTP {response.status} {response.reason}".rstrip()
+            if response.status in (401, 403) and wants_key(self.spec):
+                reason += f"; check the key from {key_source(self.spec)}"
             raise ProviderFailed(self.name, reason + self._window_told(detail), detail)
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
@@ -373,10 +386,22 @@ class OpenAICompatibleProvider(Provider):
         raw = reader.read_capped(self.max_output + 1)
         if len(raw) > self.max_output:
             raise self._flooded()
-        return _one_object(self.name, raw, _Answer(self._blanker(), received=len(raw)))
+        return self._whole(raw, Answer(self._blanker(), received=len(raw)))
 
-    def _read_stream(self, reader: _Reader, request: ProviderRequest) -> _Answer:
-        answer = _Answer(self._blanker())
+    def _endpoint(self) -> str:
+        """The path a call is posted to."""
+        return self.address.path("chat/completions")
+
+    def _whole(self, raw: bytes, answer: Answer) -> Answer:
+        """A non-streamed answer read into `answer`."""
+        return _one_object(self.name, raw, answer)
+
+    def _event(self, line: bytes, answer: Answer, request: ProviderRequest) -> str:
+        """One server-sent-events line read into `answer`; ``done`` at the stream's end."""
+        return _take_event(self.name, line, answer, request)
+
+    def _read_stream(self, reader: _Reader, request: ProviderRequest) -> Answer:
+        answer = Answer(self._blanker())
         pending = b""
         while True:
             chunk = reader.read()
@@ -387,9 +412,9 @@ class OpenAICompatibleProvider(Provider):
                 raise self._flooded()
             *lines, pending = (pending + chunk).split(b"\n")
             for line in lines:
-                if _take_event(self.name, line, answer, request) == "done":
+                if self._event(line, answer, request) == "done":
                     return answer.end(request)
-        _take_event(self.name, pending, answer, request)
+        self._event(pending, answer, request)
         return answer.end(request)
 
     def _flooded(self) -> ProviderOutputError:
@@ -474,7 +499,7 @@ class _Reader:
         return bytes(data)
 
 
-def _take_event(name: str, line: bytes, answer: _Answer, request: ProviderRequest) -> str:
+def _take_event(name: str, line: bytes, answer: Answer, request: ProviderRequest) -> str:
     """Read one server-sent-events line into `answer`; ``done`` at ``data: [DONE]``."""
     text = line.decode("utf-8", errors="replace").strip()
     if not text.startswith("data:"):
@@ -509,7 +534,7 @@ def _report(request: ProviderRequest, piece: str) -> None:
         pass
 
 
-def _one_object(name: str, raw: bytes, answer: _Answer) -> _Answer:
+def _one_object(name: str, raw: bytes, answer: Answer) -> Answer:
     """A non-streamed answer: one ``chat.completion`` object, read into `answer`."""
     try:
         data = json.loads(raw.decode("utf-8"))

@@ -64,6 +64,8 @@ def _providers_file(extra: bool) -> Fields:
             "base_url": Text(),
             "model": Text(),
             "api_key_env": Text(what="the name of an environment variable"),
+            "api_key_command": Text(what="a command line that prints the key"),
+            "api_key_ttl": Number(0, what="a number of seconds (0 or more)"),
             "allow_plain_http": Flag(),
             "stream": Flag(),
             "max_tokens": Number(minimum=1, whole=True),
@@ -141,4 +143,6 @@ def _spec(item: dict[str, Any], source: str) -> ProviderSpec:
         max_tokens=int(limit) if limit is not None else None,
         context_window=int(window) if window is not None else None,
         parallel=int(item["parallel"]) if item.get("parallel") is not None else None,
+        api_key_command=str(item.get("api_key_command") or "").strip() or None,
+        api_key_ttl=float(item["api_key_ttl"]) if item.get("api_key_ttl") is not None else None,
     )

@@ -9,7 +9,7 @@ itself, a config file), recorded in the user
 dir's ``trust.yaml`` under the project's resolved path. Any change to any of them needs
 trusting again. A ``providers.yaml`` that is a symbolic link, or that resolves outside the
 project, is never trusted. A project's ``evidence.commands`` are trusted the same way, under
-their own key.
+their own key, and so are its ``evidence.web`` and ``evidence.search`` (network access).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import yaml
 from .. import atomic
 from ..errors import ConfigError, DiscussionsError
 from ..settings.config import load_yaml, user_dir
+from ..settings.research import WebSettings, web_scope
 from ..syntax.digest import sha256_hex
 from .base import ProviderSpec
 from .command import split_command
@@ -112,6 +113,7 @@ def trust_scope(project_file: Path, specs: Iterable[ProviderSpec] | None = None)
     for spec in specs:
         named = [*_named_files(spec.command or "", root)]
         named += _named_files(spec.write_command or "", root)
+        named += _named_files(spec.api_key_command or "", root)
         for value in [*spec.env.values(), *spec.write_env.values()]:  # a config file's path
             named += _named_files(shlex.quote(value), root)
         for path in named:
@@ -199,6 +201,45 @@ def revoke_evidence(root: Path) -> bool:
     """Withdraw the opt-in for the project's evidence commands; whether there was one."""
     trusted = _read_trust()
     removed = trusted.pop(str(root.resolve()) + _EVIDENCE_KEY, None) is not None
+    if removed:
+        _write_trust(trusted)
+    return removed
+
+
+_WEB_KEY = "#web"
+
+
+def _web_scope(root: Path, settings: WebSettings) -> dict[str, str]:
+    """What trusting a project's web settings covers: the settings themselves (`web_scope`)
+    and every file inside the project the search command names."""
+    scope = {"evidence.web": sha256_hex(web_scope(settings).encode("utf-8"))}
+    root = root.resolve()
+    for path in _named_files(settings.search_command, root) if settings.search_command else []:
+        scope[Path(os.path.relpath(path, root)).as_posix()] = file_digest(path)
+    return dict(sorted(scope.items()))
+
+
+def web_trusted(root: Path, settings: WebSettings) -> bool:
+    """Whether the web settings may be used: always when only the user's own config sets
+    them; when the project's discussions.yaml does, once the user trusted them as they are."""
+    if not settings.from_project:
+        return True
+    return _read_trust().get(str(root.resolve()) + _WEB_KEY) == _web_scope(root, settings)
+
+
+def trust_web(root: Path, settings: WebSettings) -> dict[str, str]:
+    """Record the user's opt-in for the project's web settings; returns what it covers."""
+    trusted = _read_trust()
+    scope = _web_scope(root, settings)
+    trusted[str(root.resolve()) + _WEB_KEY] = scope
+    _write_trust(trusted)
+    return scope
+
+
+def revoke_web(root: Path) -> bool:
+    """Withdraw the opt-in for the project's web settings; whether there was one."""
+    trusted = _read_trust()
+    removed = trusted.pop(str(root.resolve()) + _WEB_KEY, None) is not None
     if removed:
         _write_trust(trusted)
     return removed

@@ -73,6 +73,18 @@ SETTINGS = Fields(
                 "max_chars": _COUNT,
                 "max_turn_chars": _COUNT,
                 "timeout": Number(above=0, what="a positive number of seconds"),
+                "web": Fields(
+                    {
+                        "domains": ListOf(Text(), "a list of host names"),
+                        "max_bytes": Number(1, whole=True, what="a whole number of bytes"),
+                        "timeout": Number(above=0, what="a positive number of seconds"),
+                    },
+                    noun="evidence.web setting",
+                ),
+                "search": Fields(
+                    {"command": Text(), "url": Text(what="a URL with {query} in it")},
+                    noun="evidence.search setting",
+                ),
             },
             noun="evidence setting",
         ),

@@ -37,10 +37,12 @@ _REQUEST_FORMS = (
     "list DIR",
     "git log|show|diff|blame ARGS",
     "run NAME",
+    "web URL",
+    "search QUERY",
 )
 """How a request is written, after ``EVIDENCE:``."""
 
-KINDS = ("read", "grep", "list", "git", "run")
+KINDS = ("read", "grep", "list", "git", "run", "web", "search")
 
 STATUSES = ("fulfilled", "refused", "same", "pending")
 
@@ -55,7 +57,7 @@ class Request:
     """One evidence request, its words split off."""
 
     kind: str
-    """``read``, ``grep``, ``list``, ``git`` or ``run``."""
+    """``read``, ``grep``, ``list``, ``git``, ``run``, ``web`` or ``search``."""
     args: str
     """Everything after the kind, spaces collapsed."""
 

@@ -23,14 +23,18 @@ from ...derive.rules import derive
 from ...errors import ProviderError
 from ...model import storage
 from ...settings.evidence import EvidenceSettings, evidence_settings
+from ...settings.research import WebSettings
 from ...syntax import clock
 from ...syntax.record import Record
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ...git.confine import Confinement
     from ...model.discussion import Discussion
     from ...syntax.evidence import Block, Request
     from .sources import Commands, Found
+    from .web import WebAccess
 
 # What reads the project (`evidence_sources`, `evidence_git`, `git.confine`) and the block
 # syntax are loaded by the functions that use them: every turn asks whether anything is
@@ -81,10 +85,21 @@ class Fulfilled(Record):
         }
 
 
-def fulfil(request: Request, where: Confinement, commands: Commands) -> Found:
-    """Read what `request` asks for, or raise `Refused`."""
+def fulfil(
+    request: Request, where: Confinement, commands: Commands, access: WebAccess | None = None
+) -> Found:
+    """Read what `request` asks for, or raise `Refused` (`access`: what ``web`` and
+    ``search`` may reach; None: nothing)."""
     from .gitread import git_request
     from .sources import grep, listing, read, run
+
+    if request.kind in ("web", "search"):
+        from .web import WebAccess, search, web
+
+        access = access or WebAccess(WebSettings(), trusted=True)
+        if request.kind == "web":
+            return web(request.args, access)
+        return search(request.args, access, where.root)
 
     if request.kind == "read":
         return read(request.args, where)
@@ -171,6 +186,7 @@ def _blocks_for(
         if e.status == "fulfilled"
     }
     answered = {request for request, _ in earlier}
+    access = _web_access(d, root, requests)
     found_now: dict[str, Found] = {}
     asked: Counter[str] = Counter(spent or ())
     budget = settings.max_turn_chars
@@ -184,7 +200,7 @@ def _blocks_for(
             if not repeat:  # asked before: read once more, to point at the block if unchanged
                 asked[by] += 1
                 _within(asked[by], budget, settings)
-            found = found_now.get(request.text) or fulfil(request, where, commands)
+            found = found_now.get(request.text) or fulfil(request, where, commands, access)
             found_now[request.text] = found
             if repeat and (request.text, found.ref) not in earlier:
                 _within(0, budget, settings)  # changed since: a new read after all
@@ -199,6 +215,19 @@ def _blocks_for(
         if block.status == "fulfilled":  # a repeat later in this turn points at this block
             earlier.setdefault((block.request, block.ref), 0)
     return blocks
+
+
+def _web_access(d: Discussion, root: Path, requests: list[tuple[str, str]]) -> WebAccess | None:
+    """What ``web`` and ``search`` requests may reach (None when none is asked: the HTTP
+    client is not loaded)."""
+    if not any(text.lower().split()[:1] in (["web"], ["search"]) for _, text in requests):
+        return None
+    from ...providers.trust import web_trusted
+    from ...settings.research import web_settings
+    from .web import WebAccess
+
+    settings = web_settings(d.workspace.config)
+    return WebAccess(settings, web_trusted(d.workspace.config.base_dir, settings))
 
 
 def _within(asked: int, budget: int, settings: EvidenceSettings) -> None:

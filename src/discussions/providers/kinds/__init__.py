@@ -22,6 +22,8 @@ KINDS: dict[str, str] = {
     "command": ".command",
     "openai-compatible": ".openai_compatible",
     "mock": ".mock",
+    "anthropic": ".anthropic",
+    "gemini": ".gemini",
 }
 """Each kind's name and its module (relative to this package, or absolute), imported when a
 provider of the kind is first met."""

@@ -41,5 +41,7 @@ def location(spec: ProviderSpec) -> tuple[bool, str]:
 
 def target(spec: ProviderSpec) -> str:
     """The server, the model and the variable whose value is sent as the key."""
-    key = f", key from ${spec.api_key_env}" if spec.api_key_env else ""
+    from ..api_keys import key_source
+
+    key = f", key from {key_source(spec)}" if key_source(spec) else ""
     return f"{spec.base_url} (model {spec.model}{key})"
