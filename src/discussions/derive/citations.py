@@ -186,4 +186,4 @@ def grounded_consensus(
     )
     if dropped:
         result.reason += f"; not counted (resting on nothing checkable): {', '.join(dropped)}"
-    return hold(s, result)
+    return hold(s, result, verdicts)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..settings.workspace import Workspace
     from ..syntax.citations import Citation
     from .applies import Apply, Review
-    from .contrarian import Challenge
+    from .contrarian import Challenge, Jump
     from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
@@ -256,6 +256,9 @@ class State:
     """Agreement came too fast in this phase (`contrarian.rule_contrarian`)."""
     challenge: Challenge | None = None
     """The contrarian's challenge in this phase, if one was made (`contrarian`)."""
+    jump: Jump | None = None
+    """The ballot's jump from split to unanimous READY on no evidence and no answered
+    concern, in this phase (`contrarian.rule_contrarian`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:
