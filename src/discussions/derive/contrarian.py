@@ -26,12 +26,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .citations import GROUNDED, STALE, Verdict, citation_key
 from .minority import Replies
 
 if TYPE_CHECKING:
     from ..settings.templates import Template
     from ..syntax.citations import Citation
-    from .citations import Verdict
     from .state import State
     from .voting import ConsensusResult
 
@@ -188,7 +188,6 @@ def jumped_too_fast(a: Agreement, verdicts: Mapping[tuple[int, str], Verdict] | 
         return jump is not None
     if verdicts is None:
         return False
-    from .citations import GROUNDED, STALE, citation_key  # citations imports this module
 
     def holds(c: Citation) -> bool:
         v = verdicts.get(citation_key(c))
