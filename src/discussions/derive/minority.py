@@ -147,9 +147,21 @@ def rule_dissent(s: State) -> None:
             votes += _ballot_dissent(s, motion)
     items = s.items["CONCERN"]
     replies = Replies(s.comments) if items else None
-    concerns = [
-        Concern(item.author, " ".join(item.text.split()), item.line)
-        for item in items
-        if replies is None or not replies.answer(s, item)
-    ]
-    s.dissent = Dissent(votes, concerns)
+    concerns: list[Concern] = []
+    reservations: list[Concern] = []
+    for item in items:
+        if replies is not None and replies.answer(s, item):
+            continue
+        found = Concern(item.author, " ".join(item.text.split()), item.line)
+        (reservations if _reserved(s, item) else concerns).append(found)
+    s.dissent = Dissent(votes, concerns, reservations)
+
+
+def _reserved(s: State, concern: Item) -> bool:
+    """Whether `concern` is its author's reservation: the comment that last said it votes
+    READY, and so does its author now (`dissent`, "Reservations")."""
+    said = max([(concern.line, concern.author), *((r.line, r.author) for r in concern.restated)])
+    line, author = said
+    if s.votes.get(author) != "READY":
+        return False
+    return any(c.line < line <= c.end_line and c.vote == "READY" for c in s.comments)
