@@ -97,6 +97,7 @@ def contrarian_step(after: AfterAnswers) -> None:
         after.result.outcomes.extend(asked)
         _record_failures(d, asked)
     d.reload()
+    d.grounding = None  # the file grew: the phase rules resolve its citations afresh
 
 
 def _record_failures(d: Discussion, asked: list[ParticipantOutcome]) -> None:
