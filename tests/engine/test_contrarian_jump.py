@@ -99,3 +99,28 @@ def test_the_contrarians_failed_call_is_a_failed_block(
     )
     r = run("check", "auth.md")
     assert code(r) == 0, out(r)
+
+
+def test_status_shows_the_jump_while_the_challenge_waits(
+    isolated: Path,
+    providers_file,  # type: ignore[no-untyped-def]
+    repo: Path,
+) -> None:
+    commit_files(isolated, {"auth.py": "def cookie():\n    return {}\n"})
+    contrarian_council(
+        isolated, providers_file, plan={"architect": [_SPLIT, ready()], "*": [ready()]}
+    )
+    path = open_vote()
+    r = run("run", "auth.md", "--rounds", "2")
+    assert code(r) == 0, out(r)
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    against = 1 + next(i for i, s in enumerate(lines) if s == "VOTE: REJECT")
+    data = _status()
+    assert data["status"] == "OPEN"
+    jump = data["challenge"]["jump"]  # type: ignore[index]
+    assert jump["cited"] == [] and jump["from"] < jump["to"]
+    assert jump["from"] <= against  # the vote against opens the window
+    assert "Consensus: not reached (challenged by @advocate: awaiting an answer" in out(
+        run("status", "auth.md")
+    )
