@@ -22,11 +22,10 @@ comment after the block.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .citations import GROUNDED, STALE, Verdict, citation_key
+from .citations import GROUNDED, STALE, Verdicts, citation_key
 from .minority import Replies
 
 if TYPE_CHECKING:
@@ -172,13 +171,13 @@ def _concern_answered(s: State, start: int, end: int) -> bool:
     return any(replies.replied(s, i, max(start, i.line), end) for i in concerns)
 
 
-def came_too_fast(a: Agreement, verdicts: Mapping[tuple[int, str], Verdict] | None) -> bool:
+def came_too_fast(a: Agreement, verdicts: Verdicts | None) -> bool:
     """Whether agreement came too fast (at once, or by a jump: `jumped_too_fast`), given the
     citations' `verdicts` when they were resolved."""
     return a.too_fast or jumped_too_fast(a, verdicts)
 
 
-def jumped_too_fast(a: Agreement, verdicts: Mapping[tuple[int, str], Verdict] | None) -> bool:
+def jumped_too_fast(a: Agreement, verdicts: Verdicts | None) -> bool:
     """Whether the phase's `Jump` came on nothing checked: nothing cited in between, or (the
     citations resolved) nothing cited that held when written (grounded or stale). Unresolved,
     a citation is given the benefit of the doubt, as a vote resting on it is
@@ -208,7 +207,7 @@ def _answered(s: State, challenge: Challenge) -> bool:
     )
 
 
-def held(a: Agreement, verdicts: Mapping[tuple[int, str], Verdict] | None = None) -> str | None:
+def held(a: Agreement, verdicts: Verdicts | None = None) -> str | None:
     """Why the consensus is held by the contrarian now, or None: a challenge not answered yet,
     or agreement that came too fast (at once, or by a jump) before the contrarian was asked."""
     if a.challenge is not None:
@@ -225,9 +224,7 @@ def held(a: Agreement, verdicts: Mapping[tuple[int, str], Verdict] | None = None
     return f"agreement came too fast: {asked}"
 
 
-def challenge_entry(
-    a: Agreement, verdicts: Mapping[tuple[int, str], Verdict] | None = None
-) -> dict[str, Any] | None:
+def challenge_entry(a: Agreement, verdicts: Verdicts | None = None) -> dict[str, Any] | None:
     """The challenge in `status --json` (``challenge``): who, where, whether answered, and
     why the consensus is held (None: not held); None when no contrarian is called for."""
     why = held(a, verdicts)
@@ -243,9 +240,7 @@ def challenge_entry(
     }
 
 
-def hold(
-    s: State, result: ConsensusResult, verdicts: Mapping[tuple[int, str], Verdict] | None = None
-) -> ConsensusResult:
+def hold(s: State, result: ConsensusResult, verdicts: Verdicts | None = None) -> ConsensusResult:
     """`result`, not reached while the contrarian holds it (`held`), the reason saying so."""
     why = held(s, verdicts) if result.reached else None
     if why:
