@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from discussions.model.discussion import Discussion
 from discussions.settings.config import bundled_dir
 
@@ -57,10 +59,70 @@ def test_a_unanimous_first_round_on_nothing_is_held_until_the_contrarian_is_aske
     assert result.reason.startswith("agreement came too fast: @advocate is to be asked first")
 
 
-def test_a_first_vote_other_than_ready_is_no_agreement_too_fast(isolated: Path) -> None:
+def test_a_split_ballot_made_unanimous_on_nothing_is_a_jump(isolated: Path) -> None:
     body = _comment("AI-Security", "Not yet.", "CHANGES") + _unanimous()
     d = _load(isolated, body)
+    assert d.too_fast and d.jump is not None and d.jump.cited == []
+    against, last = d.comments[0].line, d.comments[-1].line  # the last voter made it unanimous
+    assert (d.jump.start, d.jump.end) == (against, last)
+    reason = d.consensus_result.reason
+    assert reason.startswith(
+        f"agreement jumped from a split ballot (line {against}) to unanimous READY "
+        f"(line {last}) on nothing checked: @advocate is to be asked first"
+    )
+    jump = {"from": against, "to": last, "cited": []}
+    assert d.to_dict()["challenge"]["jump"] == jump  # type: ignore[index]
+
+
+_SPLIT = _comment("AI-Architect", "Fine.", "READY") + _comment(
+    "AI-Security", "CONCERN: the token never expires.", "CHANGES"
+)
+_AGREE = _comment("AI-Pragmatist", "Fine.", "READY") + _comment(
+    "AI-Security", "Fine after all.", "READY"
+)
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        _comment("AI-Pragmatist", "EVIDENCE: read auth.py"),
+        _comment("AI-Architect", "@security it expires after an hour."),
+        _comment("AI-Architect", "> the token never expires\n\nIt does: one hour."),
+        _comment("AI-Architect", "See src/auth.py:12 for the expiry."),
+    ],
+    ids=["evidence-request", "concern-answered-by-mention", "concern-quoted", "a-citation"],
+)
+def test_something_checked_between_split_and_unanimity_is_no_jump(
+    isolated: Path, between: str
+) -> None:
+    d = _load(isolated, _SPLIT + between + _AGREE)
     assert not d.too_fast and d.has_consensus()
+    if "src/auth.py" in between:  # a citation: a jump, given the benefit of the doubt
+        assert d.jump is not None and [c.text for c in d.jump.cited] == ["src/auth.py:12"]
+    else:
+        assert d.jump is None
+
+
+def test_an_invented_citation_between_does_not_justify_the_jump(isolated: Path) -> None:
+    from discussions.derive.citations import UNRESOLVABLE, Verdict, citation_key
+
+    d = _load(isolated, _SPLIT + _comment("AI-Architect", "See src/auth.py:12.") + _AGREE)
+    assert d.jump is not None and d.has_consensus()
+    d.grounding = {citation_key(c): Verdict(UNRESOLVABLE) for c in d.jump.cited}
+    assert not d.has_consensus() and "agreement jumped" in d.consensus_result.reason
+    assert d.to_dict()["challenge"]["held"].startswith("agreement jumped")  # type: ignore[index]
+
+
+def test_the_switching_voters_own_concern_unanswered_is_still_a_jump(isolated: Path) -> None:
+    """Its author's READY is no reply to its concern: folding is not being answered."""
+    d = _load(isolated, _SPLIT + _AGREE)
+    assert d.too_fast and d.jump is not None
+
+
+def test_evidence_before_the_last_vote_against_does_not_count(isolated: Path) -> None:
+    before = _comment("AI-Pragmatist", "EVIDENCE: read auth.py")
+    d = _load(isolated, before + _SPLIT + _AGREE)
+    assert d.too_fast and d.jump is not None
 
 
 def test_the_challenge_holds_until_another_voter_or_a_person_speaks(isolated: Path) -> None:

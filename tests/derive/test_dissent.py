@@ -29,7 +29,7 @@ def test_a_reject_and_an_unanswered_concern_make_the_report(isolated: Path) -> N
 def test_a_unanimous_decision_with_its_concern_answered_has_no_report(isolated: Path) -> None:
     d = Discussion.load(discussion_file(isolated, UNANIMOUS))
     assert not d.dissent
-    assert d.dissent.to_dict() == {"votes": [], "concerns": []}
+    assert d.dissent.to_dict() == {"votes": [], "concerns": [], "reservations": []}
     assert d.dissent.headline() == ""
 
 
@@ -75,3 +75,53 @@ def test_only_someone_else_answers_a_concern(isolated: Path) -> None:
     assert [c.text for c in d.dissent.concerns] == ["Tokens stored unencrypted in Redis."]
     text += "\nName: Rob\n> tokens stored *unencrypted* in Redis\n\nWe encrypt at rest.\n\n---\n"
     assert not Discussion.load(discussion_file(isolated, text)).dissent.concerns
+
+
+# Issue 37, item 5: a CONCERN: raised beside one's own READY vote.
+_RESERVED = UNANIMOUS.replace(
+    "Name: AI-Performance\nVOTE: READY",
+    "Name: AI-Performance\nCONCERN: The cluster has no failover yet.\n\nVOTE: READY",
+)
+
+
+def test_a_concern_beside_ones_own_ready_is_a_reservation_not_dissent(isolated: Path) -> None:
+    d = Discussion.load(discussion_file(isolated, _RESERVED))
+    line = 1 + d.text.split("\n").index("CONCERN: The cluster has no failover yet.")
+    report = d.dissent
+    assert report and not report.dissents  # shown, but nobody dissents
+    assert report.concerns == [] and report.votes == []
+    assert [c.to_dict() for c in report.reservations] == [
+        {"by": "AI-Performance", "text": "The cluster has no failover yet.", "line": line}
+    ]
+    assert report.headline() == "Recorded with 1 reservation from a READY voter (AI-Performance)."
+    assert "over dissent" not in report.headline()
+    assert report.lines() == [
+        f"- Reservation from AI-Performance, voting READY (line {line}): "
+        "The cluster has no failover yet."
+    ]
+
+
+def test_beside_dissent_a_reservation_is_its_own_sentence(isolated: Path) -> None:
+    text = SPLIT.replace(
+        "DECISION: Store sessions in Redis with a 24h expiry.\n",
+        "DECISION: Store sessions in Redis with a 24h expiry.\n"
+        "CONCERN: Nobody owns the Redis upgrade.\n",
+    )
+    d = Discussion.load(discussion_file(isolated, text))
+    assert d.dissent.headline() == (
+        "Recorded over dissent: REJECT from AI-Security; 1 unanswered concern (AI-Security). "
+        "1 reservation from a READY voter (AI-Architect)."
+    )
+
+
+def test_a_reservation_answered_by_another_is_gone(isolated: Path) -> None:
+    text = _RESERVED + "\nName: Rob\n@performance failover lands next sprint.\n\n---\n"
+    assert not Discussion.load(discussion_file(isolated, text)).dissent
+
+
+def test_a_reservation_whose_author_then_votes_against_is_dissent(isolated: Path) -> None:
+    text = _RESERVED + "\nName: AI-Performance\nOn reflection, no.\n\nVOTE: CHANGES\n\n---\n"
+    d = Discussion.load(discussion_file(isolated, text))
+    assert d.dissent.reservations == []
+    assert [c.text for c in d.dissent.concerns] == ["The cluster has no failover yet."]
+    assert d.dissent.headline().startswith("Recorded over dissent: CHANGES from AI-Performance")

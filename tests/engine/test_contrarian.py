@@ -52,6 +52,7 @@ def test_a_unanimous_first_round_on_nothing_calls_the_contrarian_once(council) -
         "line": data["challenge"]["line"],  # type: ignore[index]
         "answered": False,
         "held": _HELD,
+        "jump": None,
     }
     assert _HELD in out(run("status", "auth.md"))
     # The others answer in the next round: the consensus is recorded; no second challenge.

@@ -17,11 +17,12 @@ def test_handoff_of_a_decided_discussion(isolated: Path) -> None:
     path = decided_file(isolated / "discussions")
     before = path.read_bytes()
     got = DiscussionTools().handoff("cache")
-    # the fixture's CONCERN: is never answered: the lead reads so first (`derive.dissent`)
+    # the fixture's CONCERN: beside its author's READY is never answered: a reservation, which
+    # the lead reads first (`derive.dissent`)
     assert got["text"].startswith(
-        "# Implement a decided discussion\n\nThis decision was recorded with 1 unanswered"
+        "# Implement a decided discussion\n\nThis decision was recorded with 1 reservation(s)"
     )
-    assert got["handoff"]["dissent"]["concerns"][0]["by"] == "AI-Architect"
+    assert got["handoff"]["dissent"]["reservations"][0]["by"] == "AI-Architect"
     assert "Cache layer" in got["text"] and "`discussions/`" in got["text"]
     assert got["handoff"]["file"] == "discussions/cache.md"
     assert got["handoff"]["approval"]["status"] == "pending"

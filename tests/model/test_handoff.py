@@ -91,9 +91,9 @@ def test_to_dict_is_the_artifact_with_its_approval(isolated: Path) -> None:
 def test_to_prompt_says_what_to_do_and_what_not_to(isolated: Path) -> None:
     prompt = build_handoff(_discussion(isolated)).to_prompt()
     assert prompt.startswith(
-        "# Implement a decided discussion\n\nThis decision was recorded with 1 unanswered "
-        "concern(s). Read the Minority report"
-    )  # AI-Architect's CONCERN: nobody answered (`derive.dissent`)
+        "# Implement a decided discussion\n\nThis decision was recorded with 1 reservation(s) "
+        "from READY voters. Read the Minority report"
+    )  # AI-Architect's CONCERN beside its READY: nobody answered (`derive.dissent`)
     assert "\n\n## Rules\n\n" in prompt
     assert "```text\nCache layer\n```" in prompt
     assert "```text\nPut an LRU cache in front of the catalogue reader.\n```" in prompt

@@ -178,7 +178,7 @@ def test_decisions_command_text_json_and_empty(folder: Path) -> None:
             "settled": True,
             "implemented_by": [],
             "written": "",
-            "dissent": {"votes": [], "concerns": []},  # nobody dissented
+            "dissent": {"votes": [], "concerns": [], "reservations": []},  # nobody dissented
         }
     ]
     assert run("decisions", "--status", "closed").output == (

@@ -94,7 +94,7 @@ def test_a_unanimous_decision_has_no_minority_section(isolated: Path) -> None:
     text = _adr(path)
     assert "dissent" not in text.lower() and "Minority" not in text
     data = json.loads(_ok("export", str(path), "--format", "handoff", "--out", "-"))
-    assert data["dissent"] == {"votes": [], "concerns": []}
+    assert data["dissent"] == {"votes": [], "concerns": [], "reservations": []}
     from discussions.model.discussion import Discussion
     from discussions.model.handoff import build_handoff
 

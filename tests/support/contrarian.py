@@ -26,16 +26,20 @@ def contrarian_council(  # type: ignore[no-untyped-def]
     voters: str = ready(),
     contrarian: bool = True,
     challenge: str = CHALLENGE,
+    plan: dict[str, list[str]] | None = None,
+    devil: str = "",
 ) -> None:
-    """The seats answered by `voters` (a scripted answer), the advocate (a background persona)
-    by `challenge`; with `contrarian`, a project copy of the bundled feature template that
-    sets ``contrarian: advocate``."""
-    providers_file(
-        {
-            "voters": script_command("answer.py", voters),
-            "devil": script_command("answer.py", challenge),
-        }
+    """The seats answered by `voters` (a scripted answer), or each by its list of answers in
+    `plan` (`tests/scripts/sequence.py`: one per call, the last repeated; "*" for the
+    others); the advocate (a background persona) by `challenge`, or by the command `devil`;
+    with `contrarian`, a project copy of the bundled feature template that sets
+    ``contrarian: advocate``."""
+    seats = (
+        script_command("sequence.py", json.dumps(plan), str(isolated.parent / "calls"))
+        if plan
+        else script_command("answer.py", voters)
     )
+    providers_file({"voters": seats, "devil": devil or script_command("answer.py", challenge)})
     write(isolated / "discussions.yaml", "providers:\n  detect: false\n  mock_fallback: false\n")
     for alias in ALIASES:
         seat(isolated, alias, "voters")

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..settings.config import VotingConfig
 from ..syntax.citations import Citation, find_citations
-from .contrarian import hold
 from .voting import ConsensusResult, calculate_consensus
 
 if TYPE_CHECKING:
@@ -165,8 +164,8 @@ def grounded_consensus(
     failed: Collection[str] = (),
     ready_sources: int | None = None,
 ) -> ConsensusResult:
-    """`voting.calculate_consensus` of `s`'s votes, held while the contrarian holds it
-    (`contrarian.hold`); under ``consensus.grounded_votes``, a
+    """`voting.calculate_consensus` of `s`'s votes (the caller holds it while the contrarian
+    does, `contrarian.hold`); under ``consensus.grounded_votes``, a
     CHANGES or REJECT resting on nothing checkable is left out of the tally (and its voter
     is not waited for either), and the reason says whose. `failed` and `ready_sources` as
     `calculate_consensus` takes them (the quorum's failed seats and independent sources)."""
@@ -186,4 +185,4 @@ def grounded_consensus(
     )
     if dropped:
         result.reason += f"; not counted (resting on nothing checkable): {', '.join(dropped)}"
-    return hold(s, result)
+    return result

@@ -11,6 +11,11 @@ recorded over dissent says so wherever it is read.
   concern is answered when, after it was last said, someone else replies to it: a comment that
   mentions its author (``@alias``) or quotes it (a ``>`` line holding its words); or its author
   votes ``READY`` afterwards (the voice that raised it is satisfied).
+* **Reservations.** A ``CONCERN:`` never answered whose author voted ``READY`` in the very
+  comment that (last) said it, and still does: the voter's own reservation. It is kept in the
+  report, as a reservation, but it is no dissent: a decision recorded with reservations only
+  is not "recorded over dissent", and they are not counted among the unanswered concerns.
+  Once its author votes against, it is an unanswered concern like any other.
 """
 
 from __future__ import annotations
@@ -55,27 +60,46 @@ class Dissent:
 
     votes: list[DissentingVote] = field(default_factory=list)
     concerns: list[Concern] = field(default_factory=list)
+    reservations: list[Concern] = field(default_factory=list)
+    """Concerns raised beside a READY vote and never answered (see the module docstring)."""
 
     def __bool__(self) -> bool:
+        return bool(self.votes or self.concerns or self.reservations)
+
+    @property
+    def dissents(self) -> bool:
+        """Whether anyone dissents (a vote against, a concern unanswered), reservations aside."""
         return bool(self.votes or self.concerns)
 
     def headline(self) -> str:
         """One line for where a decision is read: ``Recorded over dissent: REJECT from Bo; 1
         unanswered concern (Cy).``; with concerns alone, ``Recorded with 1 unanswered concern
-        (Cy).`` ("" when nobody dissents)."""
+        (Cy).``; a sentence more for reservations, ``1 reservation from a READY voter (Di).``
+        ("" when the report is empty)."""
         parts = [f"{v.vote} from {v.name}" for v in self.votes]
         if self.concerns:
             who = ", ".join(dict.fromkeys(c.by for c in self.concerns))
             n = len(self.concerns)
             parts.append(f"{n} unanswered concern{'s' if n > 1 else ''} ({who})")
-        if not parts:
-            return ""
-        if not self.votes:
-            return f"Recorded with {parts[0]}."
-        return "Recorded over dissent: " + "; ".join(parts) + "."
+        said = []
+        if parts:
+            lead = "Recorded over dissent: " if self.votes else "Recorded with "
+            said.append(lead + "; ".join(parts) + ".")
+        if self.reservations:
+            said.append(("Recorded with " if not said else "") + self._kept() + ".")
+        return " ".join(said)
+
+    def _kept(self) -> str:
+        """``2 reservations from READY voters (Di, Ed)``."""
+        n = len(self.reservations)
+        who = ", ".join(dict.fromkeys(c.by for c in self.reservations))
+        kept = (
+            "1 reservation from a READY voter" if n == 1 else f"{n} reservations from READY voters"
+        )
+        return f"{kept} ({who})"
 
     def lines(self) -> list[str]:
-        """The report as markdown list lines, votes then concerns."""
+        """The report as markdown list lines, votes, concerns, then reservations."""
         out = []
         for v in self.votes:
             why = f": {v.reason}" if v.reason else ""
@@ -83,10 +107,15 @@ class Dissent:
         out += [
             f"- Unanswered concern from {c.by} (line {c.line}): {c.text}" for c in self.concerns
         ]
+        out += [
+            f"- Reservation from {c.by}, voting READY (line {c.line}): {c.text}"
+            for c in self.reservations
+        ]
         return out
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "votes": [v.to_dict() for v in self.votes],
             "concerns": [c.to_dict() for c in self.concerns],
+            "reservations": [c.to_dict() for c in self.reservations],
         }

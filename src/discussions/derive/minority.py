@@ -73,7 +73,7 @@ def _ballot_dissent(s: State, motion: Motion) -> list[DissentingVote]:
     ]
 
 
-class _Replies:
+class Replies:
     """What the comments say in reply, read once for all the concerns (each concern then
     looks only at what came after it): who last voted READY where, who mentioned whom where,
     and the words each comment quotes."""
@@ -100,14 +100,16 @@ class _Replies:
         self.joined = "\0".join(f" {key} " for _, _, key in self.quotes)
         self.starts = list(accumulate((len(key) + 3 for _, _, key in self.quotes), initial=0))
 
-    def _quoted(self, words: str, said: set[str], since: int) -> bool:
-        """Whether someone not in `said` quoted `words` after line `since`."""
+    def _quoted(self, words: str, said: set[str], since: int, until: float) -> bool:
+        """Whether someone not in `said` quoted `words` after line `since`, up to `until`."""
         i = bisect_right(self.quote_lines, since)
         while i < len(self.quotes):
             hit = self.joined.find(f" {words} ", self.starts[i])
             if hit < 0:
                 return False
             i = bisect_right(self.starts, hit) - 1
+            if self.quotes[i][0] > until:
+                return False
             if self.quotes[i][1] not in said:
                 return True
             i += 1
@@ -115,19 +117,25 @@ class _Replies:
 
     def answer(self, s: State, concern: Item) -> bool:
         """Whether someone replied to `concern` after it was last said (see `dissent`)."""
-        said = {concern.author, *(r.author for r in concern.restated)}
         since = max([concern.line, *(r.line for r in concern.restated)])
         if self.ready.get(concern.author, 0) > since:
             return True
+        return self.replied(s, concern, since)
+
+    def replied(self, s: State, concern: Item, after: int, until: float = float("inf")) -> bool:
+        """Whether someone other than those who said `concern` replied to it (mentioned one
+        of them, or quoted it) between line `after` (excluded) and `until`: its author's own
+        READY is no reply (the contrarian's jumps ask whether anyone answered it)."""
+        said = {concern.author, *(r.author for r in concern.restated)}
         aliases = s.registry.author_aliases
         for alias in set().union(*(aliases(who) for who in said)):
             for line, author in reversed(self.mentions.get(alias, ())):
-                if line <= since:
+                if line <= after:
                     break
-                if author not in said:
+                if line <= until and author not in said:
                     return True
         words = item_key(concern.text)
-        return bool(words) and self._quoted(words, said, since)
+        return bool(words) and self._quoted(words, said, after, until)
 
 
 def rule_dissent(s: State) -> None:
@@ -138,10 +146,22 @@ def rule_dissent(s: State) -> None:
         if motion.result == "passed":
             votes += _ballot_dissent(s, motion)
     items = s.items["CONCERN"]
-    replies = _Replies(s.comments) if items else None
-    concerns = [
-        Concern(item.author, " ".join(item.text.split()), item.line)
-        for item in items
-        if replies is None or not replies.answer(s, item)
-    ]
-    s.dissent = Dissent(votes, concerns)
+    replies = Replies(s.comments) if items else None
+    concerns: list[Concern] = []
+    reservations: list[Concern] = []
+    for item in items:
+        if replies is not None and replies.answer(s, item):
+            continue
+        found = Concern(item.author, " ".join(item.text.split()), item.line)
+        (reservations if _reserved(s, item) else concerns).append(found)
+    s.dissent = Dissent(votes, concerns, reservations)
+
+
+def _reserved(s: State, concern: Item) -> bool:
+    """Whether `concern` is its author's reservation: the comment that last said it votes
+    READY, and so does its author now (`dissent`, "Reservations")."""
+    said = max([(concern.line, concern.author), *((r.line, r.author) for r in concern.restated)])
+    line, author = said
+    if s.votes.get(author) != "READY":
+        return False
+    return any(c.line < line <= c.end_line and c.vote == "READY" for c in s.comments)

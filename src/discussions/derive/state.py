@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..settings.workspace import Workspace
     from ..syntax.citations import Citation
     from .applies import Apply, Review
-    from .contrarian import Challenge
+    from .contrarian import Challenge, Jump
     from .drafts import Draft
     from .evidence import Evidence
     from .motions import Motion
@@ -262,6 +262,9 @@ class State:
     """``RETRIAL`` blocks: the first ballot asked again elsewhere (`retrials`)."""
     outcomes: list[Outcome] = field(default_factory=list)
     """People's ``OUTCOME:`` lines, in file order (`outcomes.rule_outcomes`)."""
+    jump: Jump | None = None
+    """The ballot's jump from split to unanimous READY on no evidence and no answered
+    concern, in this phase (`contrarian.rule_contrarian`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

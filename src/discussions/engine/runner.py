@@ -36,7 +36,8 @@ def _challenge(after: AfterAnswers) -> None:
     agreement that came too fast is challenged before the consensus is recorded. Without a
     template that names a contrarian, the file is not derived again for it."""
     d = after.discussion
-    if after.heard and any(t.contrarian for t in d.workspace.templates) and d.too_fast:
+    called = d.too_fast or d.jump is not None  # a jump on citations: resolved there
+    if after.heard and any(t.contrarian for t in d.workspace.templates) and called:
         from .council.contrarian import contrarian_step  # loaded only when called for
 
         contrarian_step(after)

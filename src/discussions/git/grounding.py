@@ -6,9 +6,14 @@ in its metadata line, `current_head`). Each citation is resolved against that co
 filter, no hook): the file exists there, the lines exist, the quoted snippet is in them, the
 named function is defined in the file. Holding there, it is `GROUNDED` when the work tree
 still holds the same lines and `STALE` when the file has moved on; not holding there, it is
-`UNRESOLVABLE` (an invented path, an out-of-range line, a misquote). A comment with no
-recorded HEAD (a person's, or written outside git), or whose commit this clone lacks, is
-resolved against the work tree, and its verdicts say so.
+`UNRESOLVABLE` (an invented path, an out-of-range line, a misquote).
+
+A comment with no recorded HEAD (typed by hand in an editor, or written by an older version)
+is resolved at the commit that introduced its ``Name:`` line (`git.commented`, one ``git
+blame`` of the discussion file): the closest commit to when it was written that the history
+holds, so a hand-typed citation goes stale like an engine-written one. A comment not committed
+yet, one written outside git, and one whose commit this clone lacks are resolved against the
+work tree, and their verdicts say so.
 
 Each (commit, path) is read once per resolution; no git runs for a file without citations.
 Paths pass the evidence rule (`Confinement.problem`): a secret is never read.
@@ -22,6 +27,7 @@ from pathlib import Path
 from ..derive.citations import GROUNDED, STALE, UNRESOLVABLE, Verdict, citation_key
 from ..model.discussion import Discussion
 from ..syntax.citations import Citation
+from .commented import commits_of
 from .confine import COMMIT_ID, Confinement, Refused
 
 _WORK_TREE = "the working tree"
@@ -108,19 +114,25 @@ def ground(d: Discussion) -> int:
         d.grounding = {}
         return 0
     reader = _Reader(Confinement.of(d.path.parent))
+    headless = [c.line for c in d.comments if c.citations and not c.meta.get("head")]
+    committed = commits_of(reader.where, d.path, d.text, headless) if headless else {}
     verdicts = {}
     for comment in d.comments:
         head = comment.meta.get("head", "")
+        blamed = "" if head else committed.get(comment.line, "")
         for c in comment.citations:
-            verdicts[citation_key(c)] = _verdict(reader, c, head)
+            verdicts[citation_key(c)] = _verdict(reader, c, head or blamed, bool(blamed))
     d.grounding = verdicts
     return reader.reads
 
 
-def _verdict(reader: _Reader, c: Citation, head: str) -> Verdict:
-    """One citation's verdict, against `head` when the repository has it."""
+def _verdict(reader: _Reader, c: Citation, head: str, blamed: bool = False) -> Verdict:
+    """One citation's verdict, against `head` when the repository has it (`blamed`: the
+    commit that introduced a comment that recorded none)."""
     commit = head if head and reader.where.in_git and reader.has_commit(head) else ""
     against = f"commit {commit[:7]}" if commit else _WORK_TREE
+    if commit and blamed:
+        against += " (where the comment was committed)"
     if head and not commit:
         against += f" (commit {head[:7]} is not in this repository)"
     then = reader.lines(commit, c.path)
@@ -135,7 +147,7 @@ def _verdict(reader: _Reader, c: Citation, head: str) -> Verdict:
     if isinstance(now, str):
         return Verdict(STALE, f"`{c.path}` is gone from the working tree", against)
     if _cited(c, now) != _cited(c, then) or _mismatch(c, now):
-        return Verdict(STALE, f"`{c.text}` changed since {against}", against)
+        return Verdict(STALE, f"`{c.text}` changed since commit {commit[:7]}", against)
     return Verdict(GROUNDED, "", against)
 
 

@@ -207,7 +207,10 @@ def render_adr(
         lines += [f"- {one_line(i.text)} ({_who(i)})" for i in todos]
         lines.append("")
     if dissent:
-        lines += ["Minority report (the votes against at the end, the concerns never answered):"]
+        lines += [
+            "Minority report (the votes against at the end, the concerns never answered, the "
+            "reservations of READY voters):"
+        ]
         lines += ["", *dissent.lines(), ""]
     lines += [
         "",

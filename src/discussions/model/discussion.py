@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..derive.citations import Basis, Verdicts, grounded_consensus, grounds_of
+from ..derive.contrarian import hold
 from ..derive.quorum import independent_sources
 from ..derive.rules import derive
 from ..derive.speakers import ai_authors, check_human_author
@@ -246,7 +247,6 @@ class Discussion(StateView):
         return self._consensus(False)
 
     def _consensus(self, human_required: bool) -> ConsensusResult:
-        voting = self.workspace.config.voting
         if self.consensus_mode == "score":
             info = self.phase_info
             pending: dict[str, list[str]] = {}
@@ -260,6 +260,11 @@ class Discussion(StateView):
                 humans=self._s.humans,
                 human_required=human_required,
             )
+        return hold(self._s, self._counted(human_required), self.grounding)
+
+    def _counted(self, human_required: bool) -> ConsensusResult:
+        """The votes' consensus, before the contrarian may hold it (`_consensus`)."""
+        voting = self.workspace.config.voting
         return grounded_consensus(
             self._s,
             self.grounding,

@@ -96,6 +96,8 @@ def _minority(h: Handoff) -> list[str]:
         lines += _quote(f"{v.vote} from {_where(v.name, v.line)}, last reason:", v.reason or "-")
     for c in h.dissent.concerns:
         lines += _quote(f"Unanswered concern from {_where(c.by, c.line)}:", c.text)
+    for c in h.dissent.reservations:
+        lines += _quote(f"Reservation from {_where(c.by, c.line)}, voting READY:", c.text)
     return lines
 
 
@@ -103,10 +105,12 @@ def _over_dissent(h: Handoff) -> list[str]:
     """The hand-off's first lines when the decision was recorded over dissent: counts only
     (the names and words are quoted below, as data)."""
     votes, concerns = len(h.dissent.votes), len(h.dissent.concerns)
-    if not votes and not concerns:
+    kept = len(h.dissent.reservations)
+    if not votes and not concerns and not kept:
         return []
     said = [f"{votes} vote(s) against"] if votes else []
     said += [f"{concerns} unanswered concern(s)"] if concerns else []
+    said += [f"{kept} reservation(s) from READY voters"] if kept else []
     how = "over dissent:" if votes else "with"
     return [
         f"This decision was recorded {how} {' and '.join(said)}. Read the Minority report in "

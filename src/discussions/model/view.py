@@ -157,10 +157,9 @@ class StateView:
     )
     too_fast = Field(lambda s: s.too_fast, "Agreed too fast (`derive.contrarian`).", key=None)
     challenge = Field(
-        lambda s: s.challenge,
-        "The contrarian's challenge (`derive.contrarian`).",
-        json=challenge_entry,
+        lambda s: s.challenge, "The contrarian's challenge (`derive.contrarian`).", key=None
     )
+    _json_challenge = JsonEntry("challenge", lambda d: challenge_entry(d, d.grounding))
     positions = Field(
         lambda s: s.positions,
         "Every author's positions round by round, and their flips (`derive.positions`).",
@@ -181,4 +180,9 @@ class StateView:
     outcomes = Field(
         lambda s: list(s.outcomes),
         "How the decision turned out, as people judged it, in file order (`derive.outcomes`).",
+    )
+    jump = Field(
+        lambda s: s.jump,
+        "The ballot's jump to unanimous READY on nothing checked (`derive.contrarian`).",
+        key=None,
     )

@@ -163,4 +163,9 @@ def _dissent_section(d: Discussion, anchor: Anchors) -> list[str]:
         f'<span class="by">— {esc(c.by)}, never answered</span></li>'
         for c in dissent.concerns
     ]
+    rows += [
+        f'<li class="reservation" data-line="{c.line}"><a href="{anchor(c.line)}">'
+        f'{esc(c.text)}</a> <span class="by">— {esc(c.by)}, a reservation beside READY</span></li>'
+        for c in dissent.reservations
+    ]
     return [section("dissent", "Minority report", [f"<ul>{''.join(rows)}</ul>"])]

@@ -41,6 +41,7 @@ from ..prompt.prompts import build_prompt
 from ..turn.failures import ran
 from ..turn.followup import answer_echo
 from ..turn.outcomes import Attempt, MotionOutcome, ParticipantOutcome, clean_meta, usage_meta
+from ..turn.posting import head_meta_at
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -331,6 +332,7 @@ def _compose(
         failed = [clean_meta(f"{a.provider} ({a.reason})") for a in outcome.attempts if ran(a)]
         meta += ["failed: " + "; ".join(failed)] if failed else []  # calls, not missing CLIs
     meta.extend(usage_meta(outcome)[1:])  # what the call reported: counted by the budget
+    meta.extend(head_meta_at(file, comment))  # what its citations are read at
     meta.append(f"at: {clock.now_stamp()}")
     outcome.status = "posted"
     return outcome, render_signed(participant.name, comment, meta, cast)

@@ -168,6 +168,14 @@ _DIAGNOSIS_FORMAT = (
     "with confidence 8 or more."
 )
 
+CONFIDENCE_INVITATION = (
+    'You may also give "confidence": 0-10, how sure you are of your vote (in markdown, a line '
+    "CONFIDENCE: n beside the vote); leave it out rather than guess."
+)
+"""What every voting phase says of confidence (docs/council.md, "Diverse quorums and
+confidence"): described, not shown as a line, like the rest of the format (an echo of it
+starts with no marker)."""
+
 _TURN_ACTIONS = (
     '"action" is optional: "PASS" when you have nothing to add, or "CALL_VOTE" with '
     '"motion" set to one sentence, for a formal vote.'
@@ -333,6 +341,8 @@ def _response_format(
         lines.append('You are a background participant and do not vote: set "vote" to null.')
     elif wants_vote:
         lines.append('This phase collects votes: set "vote" to READY, CHANGES or REJECT.')
+        if info is not None and info.consensus_mode != "score" and not info.diagnosis:
+            lines.append(CONFIDENCE_INVITATION)
     else:
         lines.append(
             'This phase does not collect votes yet: set "vote" to null unless you must block.'

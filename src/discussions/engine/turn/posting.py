@@ -4,6 +4,7 @@ mock standing in is set aside and a missing vote or score was asked for once."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from ...derive.signatures import render_signed
 from ...git.grounding import current_head
@@ -81,9 +82,15 @@ def head_meta(d: Discussion, comment: str) -> list[str]:
     """``head: COMMIT`` when `comment` cites the repository (`syntax.citations`): what its
     citations are resolved against later (`git.grounding`); nothing otherwise (no git runs
     for an answer that cites nothing)."""
+    return head_meta_at(d.path, comment)
+
+
+def head_meta_at(file: Path, comment: str) -> list[str]:
+    """`head_meta` for a comment to be written to `file` (the council's answers, written
+    from a snapshot: `council.motions.collect`)."""
     if not find_citations(comment):
         return []
-    head = current_head(d.path.parent)
+    head = current_head(file.parent)
     return [f"head: {head}"] if head else []
 
 
