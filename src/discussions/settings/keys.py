@@ -36,6 +36,7 @@ SETTINGS = Fields(
                 "detect": Flag(),
                 "max_answer_chars": _COUNT,
                 "follow_up": Flag(),
+                "personas": Fields({}, noun="persona", extra=True),
             },
             noun="providers setting",
         ),
