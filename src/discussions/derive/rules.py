@@ -27,6 +27,7 @@ from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extrac
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
+from .choices import rule_choices
 from .citations import rule_citations
 from .contrarian import rule_contrarian
 from .diagnosis import rule_diagnosis
@@ -471,6 +472,7 @@ RULES: list[tuple[str, Rule]] = [
     ("positions", rule_positions),
     ("phase_rules", rule_phase_rules),
     ("usage", rule_usage),
+    ("choices", rule_choices),
 ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..derive.choices import choice_entry, latest_choice
 from ..derive.contrarian import challenge_entry
 from ..derive.runlog import RunRecord
 from ..derive.state import Item, State
@@ -173,4 +174,9 @@ class StateView:
     )
     usage = Field(
         lambda s: s.usage, "Tokens, cost and calls of the AI answers (`derive.usage`).", key=None
+    )
+    choice = Field(
+        latest_choice,
+        "The latest King's Choice after a consensus (`derive.choices`).",
+        json=choice_entry,
     )

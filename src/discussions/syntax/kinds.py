@@ -100,6 +100,13 @@ ENGINE_KINDS: tuple[EngineKind, ...] = (
         "applies",
         "The council's review of an applied change: {args}.",
     ),
+    EngineKind(
+        "CHOICE",
+        VALUE,
+        _BLOCK,
+        "choices",
+        "What a person chose after the consensus (the King's Choice): {args}.",
+    ),
 )
 
 ENGINE_BY_KIND: dict[str, EngineKind] = {k.kind: k for k in ENGINE_KINDS}
