@@ -128,6 +128,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "web:serve_command",
         "Serve the discussions folder as a live web page and a JSON API.",
     ),
+    "summon": (
+        "summon:summon_command",
+        "List the code comments that summon a council (`# @discuss: QUESTION`).",
+    ),
 }
 
 

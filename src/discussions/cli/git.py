@@ -38,6 +38,12 @@ from .options import json_option
     "http://127.0.0.1:8000/v1) instead of the usual ports (repeat).",
 )
 @click.option("--no-test", is_flag=True, help="Do not try each provider with a tiny real call.")
+@click.option(
+    "--hooks",
+    is_flag=True,
+    help="Install a pre-commit hook listing the code comments that summon a council "
+    "(`discussions summon --hook`; never stops a commit).",
+)
 @json_option("Print what was done as JSON.")
 def init_command(
     no_git: bool,
@@ -47,6 +53,7 @@ def init_command(
     servers: tuple[str, ...],
     no_test: bool,
     as_json: bool,
+    hooks: bool = False,
 ) -> None:
     """Set a project up: discussions.yaml, the discussions folder, and for git the
     .gitattributes entries and this clone's merge driver. Safe to run again.
@@ -68,6 +75,7 @@ def init_command(
       discussions init --no-git        # outside a git repository
       discussions init --yes --json    # every tool found that answers
       discussions init --provider claude --fallback codex --no-test
+      discussions init --hooks         # list @discuss comments at each commit
     """
     from ..git.setup import init_project
     from .common import echo_json, say
@@ -76,7 +84,7 @@ def init_command(
 
     options = WizardOptions(yes, provider, fallback, servers, not no_test)
     interactive = not yes and options.named is None and not no_one_to_ask(as_json)
-    report = init_project(Path.cwd(), use_git=not no_git)
+    report = init_project(Path.cwd(), use_git=not no_git, hooks=hooks)
     if not as_json:
         for step in report.steps:
             detail = f" ({step.detail})" if step.detail else ""

@@ -82,6 +82,10 @@ SETTINGS = Fields(
             noun="budget setting",
         ),
         "apply": APPLY,
+        "summon": Fields(
+            {"prefix": Text(what="text (the summons word, e.g. @discuss)"), "context": _COUNT},
+            noun="summon setting",
+        ),
     },
     noun="setting",
 )
