@@ -193,3 +193,16 @@ def test_setting_keys_keeps_every_other_line(tmp_path: Path) -> None:
         "# mine\nproviders:\n- name: a\n  command: b  # c\n- name: s\n  command: t u\nz: 1\n"
     )
     assert json.dumps(yaml.safe_load(items.read_text()))  # still YAML
+
+
+def test_on_a_terminal_with_nothing_working_the_settings_are_kept(
+    tools: Path, isolated: Path
+) -> None:
+    write(isolated / "discussions.yaml", "providers:\n  default: claude-haiku  # ours\n")
+    before = (isolated / "discussions.yaml").read_text()
+    talk = converse(
+        ["init", "--no-git", "--server", "http://127.0.0.1:9/v1"], [("Providers [keep]", "\r")]
+    )
+    assert talk.code == 0 and not talk.unanswered, talk.output
+    assert "Providers left as they are." in talk.output
+    assert (isolated / "discussions.yaml").read_text() == before

@@ -59,6 +59,9 @@ def run_wizard(
         if not as_json:
             _show(found.tools)
         chain = _ask_chain(found) if interactive else None
+        if interactive and chain is None:
+            click.echo("Providers left as they are.")
+            return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
     choice = wizard.plan_choice(ws, found, chain)
     if interactive and not _confirm(choice):
         return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
@@ -107,13 +110,17 @@ def _show(tools: list[FoundTool]) -> None:
         say(f"  {t.name:<16} {t.vendor:<15} {where}{t.detail}{mark}{tried}")
 
 
-def _ask_chain(found: wizard.Survey) -> list[str]:
-    """Which tools to use, in order (names, comma- or space-separated); ``none`` for none."""
-    offered = ", ".join(t.name for t in found.working) or "none"
+def _ask_chain(found: wizard.Survey) -> list[str] | None:
+    """Which tools to use, in order (names, comma- or space-separated); ``none`` for none,
+    ``keep`` (offered when nothing works) for the settings as they are (None)."""
+    offered = ", ".join(t.name for t in found.working) or "keep"
     click.echo("Which should answer? The first is the default, the others the fallback chain,")
-    click.echo("in order (names separated by commas; 'none' to set no provider).")
+    click.echo("in order (names separated by commas; 'none' to set no provider, 'keep' to")
+    click.echo("leave the settings as they are).")
     answer = click.prompt("Providers", default=offered, show_default=True)
     names = [n for n in answer.replace(",", " ").split() if n]
+    if names == ["keep"]:
+        return None
     return [] if names == ["none"] else names
 
 

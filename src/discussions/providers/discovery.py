@@ -206,7 +206,8 @@ def try_tool(registry: ProviderRegistry, tool: FoundTool, timeout: float) -> Non
         )
         answer = complete_with_usage(provider, request).text
     except DiscussionsError as exc:
-        tool.test = f"failed: {exc}"
+        said = str(exc).strip().splitlines() or ["no answer"]
+        tool.test = f"failed: {said[0][:200]}"
     else:
         tool.test = "ok" if answer.strip() else "failed: empty answer"
     tool.seconds = time.monotonic() - started
