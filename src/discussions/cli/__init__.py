@@ -140,6 +140,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "hindsight:calibration_command",
         "Score each persona and provider against how the folder's decisions turned out.",
     ),
+    "summon": (
+        "summon:summon_command",
+        "List the code comments that summon a council (`# @discuss: QUESTION`).",
+    ),
 }
 
 

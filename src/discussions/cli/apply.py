@@ -12,6 +12,7 @@ from .. import ops
 from ..engine.turn.outcomes import ParticipantOutcome, TurnEvent
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
+from .parley import ask_file, refuse_without_terminal
 from .progress import Progress
 from .reviewing import no_one_to_ask, review_lines, review_only, review_step, stderr_stream
 from .turns import live_display
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..engine.apply.plan import Plan
+    from ..git.parley import FileChoice
     from ..ops.decided import Applied
     from ..syntax.apply import ApplyRecord
     from .progress import Progress
@@ -52,6 +54,12 @@ if TYPE_CHECKING:
         "lead revises on the blockers)."
     ),
 )
+@click.option(
+    "--parley",
+    is_flag=True,
+    help="After the lead finishes, show each changed file's diff and accept or reject it "
+    "(a terminal only); only the accepted files are committed.",
+)
 @json_option("Print the APPLY record (with --dry-run: the plan) as JSON.")
 def apply_command(
     file: str,
@@ -65,6 +73,7 @@ def apply_command(
     acknowledge_questions: bool,
     as_json: bool,
     review: bool = False,
+    parley: bool = False,
 ) -> None:
     """Have a lead implement a decided discussion on a new git branch.
 
@@ -79,7 +88,9 @@ def apply_command(
     APPLY block records it all in the discussion. Nothing is ever merged.
 
     You are asked to consent (y/N). Without a terminal, or in CI, nothing
-    runs unless --yes is given.
+    runs unless --yes is given. With --parley each changed file's diff is
+    shown when the lead has finished, and you accept or reject it: only the
+    accepted files are committed, and the APPLY block records both lists.
 
     \b
     Examples:
@@ -89,12 +100,15 @@ def apply_command(
       discussions apply feature-x.md --yes --acknowledge-questions --json
       discussions apply spike.md --force --reason "prototype before the vote"
       discussions apply feature-x.md --review --yes
+      discussions apply feature-x.md --parley
     """
     if review:
         flags = (lead, branch, dry_run, force, reason, acknowledge_questions)
         return review_only(file, as_json=as_json, timeout=timeout, yes=yes, flags=flags)
     # a usage error before the file is looked for
     ops.check_forced(force, reason, needs_reason=True)
+    if parley and not dry_run:
+        refuse_without_terminal(as_json)
     ws = workspace(warn=False)
     plan = ops.plan_apply(
         ws, resolve_discussion(file, ws), lead=lead, branch=branch, timeout=timeout,
@@ -104,7 +118,7 @@ def apply_command(
         echo_json(plan.to_dict()) if as_json else _show(plan, dry_run=True)
         return
     _consent(plan, yes, as_json)
-    _finish(_run(plan, as_json), as_json)
+    _finish(_run(plan, as_json, ask_file if parley else None), as_json)
 
 
 def _consent(plan: Plan, yes: bool, as_json: bool) -> None:
@@ -197,15 +211,16 @@ def _refused() -> None:
     sys.exit(1)
 
 
-def _run(plan: Plan, as_json: bool) -> Applied:
+def _run(plan: Plan, as_json: bool, parley: FileChoice | None = None) -> Applied:
     """Run the plan (`ops.decided.apply`) with its output streamed: the turn display on a
-    terminal, the lead's own lines on a pipe, nothing with --json."""
+    terminal (not during a parley, whose questions take the terminal), the lead's own lines
+    on a pipe, nothing with --json."""
     p, provider = plan.lead_choice.participant, plan.lead_choice.provider.name
-    live = live_display(as_json)
+    live = live_display(as_json) and parley is None
     if not live:
         if not as_json:
             say(f"{p.name} is working on {plan.branch} ({provider})...", err=True)
-        return ops.apply(plan, on_output=None if as_json else stderr_stream)
+        return ops.apply(plan, on_output=None if as_json else stderr_stream, parley=parley)
     with Progress(sys.stderr, True, [(p.alias, p.name)], title="discussions apply") as progress:
         progress(TurnEvent("start", p.alias, p.name, provider))
         done = ops.apply(plan, on_output=_live_stream(progress, p.alias, p.name, provider))

@@ -18,34 +18,89 @@ from .options import json_option
 
 @click.command("init")
 @click.option("--no-git", is_flag=True, help="Only the config file and folder; no git setup.")
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Set the AI providers up without asking: every tool found that answers its test, "
+    "in the order found.",
+)
+@click.option("--provider", "-p", metavar="NAME", help="The default provider (no questions).")
+@click.option(
+    "--fallback", metavar="NAME", multiple=True, help="A fallback provider, in order (repeat)."
+)
+@click.option(
+    "--server",
+    "servers",
+    metavar="URL",
+    multiple=True,
+    help="Look for a model server at URL (an OpenAI-compatible API root, e.g. "
+    "http://127.0.0.1:8000/v1) instead of the usual ports (repeat).",
+)
+@click.option("--no-test", is_flag=True, help="Do not try each provider with a tiny real call.")
+@click.option(
+    "--hooks",
+    is_flag=True,
+    help="Install a pre-commit hook listing the code comments that summon a council "
+    "(`discussions summon --hook`; never stops a commit).",
+)
 @json_option("Print what was done as JSON.")
-def init_command(no_git: bool, as_json: bool) -> None:
+def init_command(
+    no_git: bool,
+    yes: bool,
+    provider: str | None,
+    fallback: tuple[str, ...],
+    servers: tuple[str, ...],
+    no_test: bool,
+    as_json: bool,
+    hooks: bool = False,
+) -> None:
     """Set a project up: discussions.yaml, the discussions folder, and for git the
     .gitattributes entries and this clone's merge driver. Safe to run again.
 
     Each clone needs it once: git takes merge drivers from the clone's own
     configuration, never from the repository.
 
+    On a terminal it also finds the AI tools of this machine (the CLIs claude,
+    codex, gemini, qwen, opencode, copilot, llm, ollama on PATH; Ollama, llama.cpp
+    and LM Studio servers on 127.0.0.1:11434, 8080, 1234), tries each with a tiny
+    call, asks which to use, and writes providers.default, providers.fallback and
+    providers.personas (a persona each, spread over vendors) into discussions.yaml,
+    keeping what is there. Without a terminal it does so only when told: --yes,
+    or --provider and --fallback.
+
     \b
     Examples:
       discussions init
       discussions init --no-git        # outside a git repository
-      discussions init --json
+      discussions init --yes --json    # every tool found that answers
+      discussions init --provider claude --fallback codex --no-test
+      discussions init --hooks         # list @discuss comments at each commit
     """
     from ..git.setup import init_project
     from .common import echo_json, say
+    from .reviewing import no_one_to_ask
+    from .wizard import WizardOptions, run_wizard, wanted
 
-    report = init_project(Path.cwd(), use_git=not no_git)
+    options = WizardOptions(yes, provider, fallback, servers, not no_test)
+    interactive = not yes and options.named is None and not no_one_to_ask(as_json)
+    report = init_project(Path.cwd(), use_git=not no_git, hooks=hooks)
+    if not as_json:
+        for step in report.steps:
+            detail = f" ({step.detail})" if step.detail else ""
+            say(f"{step.action:>9}  {step.what}{detail}")
+    providers = (
+        run_wizard(report.root, options, interactive, as_json)
+        if wanted(options, interactive)
+        else None
+    )
     if as_json:
-        echo_json(report.to_dict())
+        echo_json({**report.to_dict(), **({"providers": providers} if providers else {})})
         return
-    for step in report.steps:
-        detail = f" ({step.detail})" if step.detail else ""
-        say(f"{step.action:>9}  {step.what}{detail}")
     if report.changed:
         click.echo("Done. Commit discussions.yaml and .gitattributes so the team shares them;")
         click.echo("each clone runs `discussions init` once for the merge driver.")
-    else:
+    elif providers is None:
         click.echo("Nothing to do: the project is already set up.")
 
 

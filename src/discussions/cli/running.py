@@ -8,6 +8,7 @@ import click
 
 from ..engine.council.deliberation import RunResult
 from ..engine.turn.failures import answered_summary
+from .choice import offer
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import ai_options, json_option
 from .turns import TurnDisplay
@@ -30,6 +31,12 @@ from .turns import TurnDisplay
     type=click.IntRange(min=0),
     help="Stop before a call that would make more than N AI calls in this discussion.",
 )
+@click.option(
+    "-y",
+    "--yes",
+    is_flag=True,
+    help="Ask nothing at the end: no King's Choice after a consensus (for scripts).",
+)
 @json_option("Print the run's result as JSON.")
 def run_command(
     file: str,
@@ -43,6 +50,7 @@ def run_command(
     max_cost: float | None,
     max_calls: int | None,
     no_progress: bool,
+    yes: bool,
     as_json: bool,
 ) -> None:
     """Run rounds until the discussion is decided or a stop condition is met.
@@ -53,6 +61,9 @@ def run_command(
     then the humans are asked to decide), every participant passing, unanimous
     rejection, a human vote being required, or Ctrl-C. Every round, stop and
     escalation is recorded in the file.
+
+    On a terminal, a consensus ends with the King's Choice (apply it now, leave
+    it to a person, decide later), recorded in the file; not with --json or --yes.
 
     \b
     Examples:
@@ -65,29 +76,20 @@ def run_command(
     from ..ops.turns import run
 
     ws = workspace(warn=False)
+    path = resolve_discussion(file, ws)
     display = TurnDisplay(ws, as_json, no_progress, provider)
     display.rounds = True
     try:
         result = run(
-            ws,
-            resolve_discussion(file, ws),
-            aliases,
-            rounds=rounds,
-            callout=callout,
-            provider=provider,
-            sequential=sequential,
-            seed=seed,
-            timeout=timeout,
-            max_cost=max_cost,
-            max_calls=max_calls,
-            on_event=display,
-            on_round=display.round,
-            ready=display.ready,
-        )
+            ws, path, aliases, rounds=rounds, callout=callout, provider=provider,
+            sequential=sequential, seed=seed, timeout=timeout, max_cost=max_cost,
+            max_calls=max_calls, on_event=display, on_round=display.round, ready=display.ready,
+        )  # fmt: skip
     finally:
         display.close()
     _print_result(result, as_json)
     _exit_for(result)
+    offer(path, result.stopped, as_json, yes)
 
 
 def _exit_for(result: RunResult) -> None:

@@ -5,11 +5,17 @@ from __future__ import annotations
 import queue
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from ..ops.codewatch import CodeWatcher, observe_code, serve_all
 from ..ops.watch import DEFAULT_DEBOUNCE, DEFAULT_MAX_CHAIN, Watcher, observe
+from ..settings.workspace import Workspace
 from .common import display_path, printable, workspace
+
+if TYPE_CHECKING:
+    from watchdog.observers.api import BaseObserver
 
 
 def _log(message: str) -> None:
@@ -30,8 +36,18 @@ def _log(message: str) -> None:
     f"set off when AIs mention each other (default: watch.max_chain, {DEFAULT_MAX_CHAIN}).",
 )
 @click.option("-p", "--provider", help="Use this provider for every turn.")
+@click.option(
+    "--code",
+    is_flag=True,
+    help="Also watch the project's files for new code comments that summon a council "
+    "(`# @discuss: ...`) and start their discussions.",
+)
 def watch_command(
-    paths: tuple[Path, ...], debounce: float | None, max_chain: int | None, provider: str | None
+    paths: tuple[Path, ...],
+    debounce: float | None,
+    max_chain: int | None,
+    provider: str | None,
+    code: bool = False,
 ) -> None:
     """Answer @mentions when a discussion file is saved.
 
@@ -45,6 +61,7 @@ def watch_command(
       discussions watch
       discussions watch discussions/feature-x.md --debounce 2
       discussions watch docs/decisions --max-chain 1 --provider claude-haiku
+      discussions watch --code         # and new `# @discuss:` comments in the code
     """
     ws = workspace()
     watcher = Watcher.configured(
@@ -59,10 +76,25 @@ def watch_command(
         + f" (debounce {watcher.debounce:g}s, loop guard {watcher.max_chain} turn(s));"
         " Ctrl-C to stop"
     )
+    coder = _code_watch(ws, watcher.debounce, changes) if code else None
     try:
-        watcher.serve(changes)
+        if coder is None:
+            watcher.serve(changes)
+        else:
+            serve_all([(watcher, targets.wants), (coder[0], lambda p: True)], changes)
     except KeyboardInterrupt:
         _log("stopped")
     finally:
-        observer.stop()
-        observer.join(timeout=5)
+        for running in (observer, *(coder[1:] if coder else ())):
+            running.stop()
+            running.join(timeout=5)
+
+
+def _code_watch(
+    ws: Workspace, debounce: float, changes: queue.Queue[Path]
+) -> tuple[CodeWatcher, BaseObserver]:
+    """The code watcher of `watch --code` and its observer, started."""
+    coder = CodeWatcher(ws, log=_log, debounce=debounce)
+    observer = observe_code(coder.root, changes)
+    _log(f"watching the code under {display_path(coder.root)} for new {coder.prefix}: comments")
+    return coder, observer

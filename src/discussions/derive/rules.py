@@ -27,6 +27,7 @@ from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extrac
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
+from .choices import rule_choices
 from .citations import rule_citations
 from .contrarian import rule_contrarian
 from .diagnosis import rule_diagnosis
@@ -489,6 +490,7 @@ RULES: list[tuple[str, Rule]] = [
     ("usage", rule_usage),
     ("retrials", _rule_retrials),
     ("outcomes", _rule_outcomes),
+    ("choices", rule_choices),
 ]
 
 

@@ -107,10 +107,11 @@ def _attribute_lines(folder: str) -> list[str]:
     ]
 
 
-def init_project(start: Path, *, use_git: bool = True) -> _InitReport:
+def init_project(start: Path, *, use_git: bool = True, hooks: bool = False) -> _InitReport:
     """Set a project up for discussions (idempotent): ``discussions.yaml`` with commented
     defaults, the discussions folder, and with git, ``.gitattributes`` and the merge driver in
-    this clone's configuration."""
+    this clone's configuration; with `hooks`, the pre-commit hook that lists the code comments
+    summoning a council (`summons.install_hook`)."""
     from ..settings.config import PROJECT_FILE, Config, find_project_root
 
     start = start.resolve()
@@ -151,6 +152,11 @@ def init_project(start: Path, *, use_git: bool = True) -> _InitReport:
         (f"merge.{_SUMMARY_DRIVER}.driver", "true"),
     ):
         report.steps.append(_ensure_config(git_root, key, value))
+    if hooks:
+        from .summons import install_hook
+
+        action, detail = install_hook(git_root)
+        report.steps.append(_InitStep("pre-commit hook", action, detail))
     return report
 
 

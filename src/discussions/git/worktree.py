@@ -340,6 +340,11 @@ def _in_engine(wt: Worktree) -> list[str]:
     return [f"--git-dir={wt.engine}", f"--work-tree={wt.path}"]
 
 
+def engine_git(wt: Worktree) -> list[str]:
+    """`_in_engine`'s options, for the modules beside this one that read the clone (`parley`)."""
+    return _in_engine(wt)
+
+
 def commit(wt: Worktree, author: str, coauthor: str, subject: str, body: str = "") -> str | None:
     """Commit everything the lead changed in `wt`'s clone (new, modified and deleted files;
     what ``.gitignore`` names stays out; the clone's ``.git`` is not read, so commits the lead

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..derive.choices import choice_entry, latest_choice
 from ..derive.contrarian import challenge_entry
 from ..derive.runlog import RunRecord
 from ..derive.state import Item, State
@@ -185,4 +186,9 @@ class StateView:
         lambda s: s.jump,
         "The ballot's jump to unanimous READY on nothing checked (`derive.contrarian`).",
         key=None,
+    )
+    choice = Field(
+        latest_choice,
+        "The latest King's Choice after a consensus (`derive.choices`).",
+        json=choice_entry,
     )

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..engine.apply.plan import Plan
     from ..engine.council.conformance import ReviewOutcome
     from ..engine.council.documentation import DocOutcome
+    from ..git.parley import FileChoice
     from ..syntax.apply import ApplyRecord
 
 Output = Callable[[str], None]
@@ -111,12 +112,16 @@ def plan_apply(
     return prepare(d, options, dry_run=dry_run)
 
 
-def apply(plan: Plan, *, on_output: Output | None = None) -> Applied:
+def apply(
+    plan: Plan, *, on_output: Output | None = None, parley: FileChoice | None = None
+) -> Applied:
     """Carry out the `plan` a person consented to: the lead makes the change on its branch
-    and the APPLY block is appended. `on_output` follows the lead as it works. Then call
+    and the APPLY block is appended. `on_output` follows the lead as it works; `parley` asks
+    the person about each file it changed (only the accepted ones are committed). Then call
     `review_after` (an interface says what the apply came to in between)."""
     from ..engine.apply.plan import carry_out
 
+    plan.parley = parley
     return Applied(plan, carry_out(plan, on_output=on_output))
 
 

@@ -70,16 +70,19 @@ def participant_chain(
     persona (the bundled ones all name a Claude model), so a project set to `llm` is not
     preceded call after call by a Claude CLI that is not installed, nor moved to Claude when
     one is installed later. A persona file of the user or the project that names a
-    ``provider_hint`` is the more specific setting: its hint goes first."""
+    ``provider_hint`` is the more specific setting: its hint goes first. Most specific of all,
+    ``providers.personas`` (the provider `discussions init` gave this persona) goes first in
+    place of the hint."""
     section = config.section("providers") if config else {}
+    assigned = config.persona_providers.get(participant.alias) if config else None
     return provider_chain(
         registry,
-        hint=participant.provider_hint,
+        hint=assigned or participant.provider_hint,
         default=config.default_provider if config else None,
         fallbacks=config.fallback_providers if config else (),
         forced=forced,
         detect=bool(section.get("detect", True)),
-        default_first=participant.bundled,
+        default_first=participant.bundled and not assigned,
     )
 
 

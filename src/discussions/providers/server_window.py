@@ -263,3 +263,15 @@ def server_facts(address: ServerAddress, model: str, headers: dict[str, str]) ->
         if facts is not None:
             return facts
     return UNKNOWN_FACTS
+
+
+def models_at(base_url: str, timeout: float) -> list[str] | None:
+    """The model names a chat-completions server at `base_url` serves (``GET {base_url}/models``,
+    the OpenAI-compatible list that llama.cpp, LM Studio, vLLM and Ollama all answer), or None
+    when nothing answers that within `timeout` seconds: how `discussions init` finds a local
+    server."""
+    address = ServerAddress.of(base_url)
+    data = _ask_json(address, "GET", address.path("models"), {}, timeout=timeout)
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        return None
+    return [str(e["id"]) for e in _entries(data, "data") if isinstance(e.get("id"), str)]

@@ -525,6 +525,15 @@ class Config:
         return [str(p) for p in (self.data.get("providers") or {}).get("fallback") or []]
 
     @property
+    def persona_providers(self) -> dict[str, str]:
+        """``providers.personas``: the provider each persona (by alias) tries first, as
+        `discussions init` spreads the installed tools over the voting personas."""
+        value = (self.data.get("providers") or {}).get("personas") or {}
+        if not isinstance(value, dict):
+            return {}
+        return {str(k).lower(): str(v) for k, v in value.items() if isinstance(v, str) and v}
+
+    @property
     def provider_timeout(self) -> float:
         return float((self.data.get("providers") or {}).get("timeout") or 300)
 

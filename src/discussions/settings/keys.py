@@ -36,6 +36,7 @@ SETTINGS = Fields(
                 "detect": Flag(),
                 "max_answer_chars": _COUNT,
                 "follow_up": Flag(),
+                "personas": Fields({}, noun="persona", extra=True),
             },
             noun="providers setting",
         ),
@@ -93,6 +94,10 @@ SETTINGS = Fields(
             noun="budget setting",
         ),
         "apply": APPLY,
+        "summon": Fields(
+            {"prefix": Text(what="text (the summons word, e.g. @discuss)"), "context": _COUNT},
+            noun="summon setting",
+        ),
     },
     noun="setting",
 )

@@ -28,7 +28,9 @@ whether that change implements the decision.
   given with ``--force``), ``acknowledged`` (open questions acknowledged unanswered) and
   ``worktree`` (the lead's clone, kept after a failure) are left out when empty; ``sandbox``
   (``bubblewrap`` or ``none``: where the lead ran) is absent from blocks written before it
-  existed. ``duration`` is in seconds.
+  existed. ``duration`` is in seconds. ``accepted`` and ``rejected`` (the files a person
+  accepted and rejected one by one, ``apply --parley``) stand only after a parley, both
+  then, even empty; names as in a review's lists.
   The fence always stands: its first ``files`` lines are the diffstat as ``git diff
   --numstat`` prints it (``-`` for a binary file; a backslash and control characters in a
   path are written ``\\\\`` and ``\\xNN``), then a summary line, then, after a blank line, the
@@ -130,6 +132,12 @@ class ApplyRecord:
     failure, of the lead's output."""
     sandbox: str = ""
     """Where the lead ran: ``bubblewrap``, ``none`` (no sandbox), "" (not recorded)."""
+    parley: bool = False
+    """A person accepted or rejected each changed file (``apply --parley``)."""
+    accepted: tuple[str, ...] = ()
+    """With `parley`: the files the person accepted (those committed)."""
+    rejected: tuple[str, ...] = ()
+    """With `parley`: the files the person rejected (put back as they were; not committed)."""
 
 
 @dataclass(slots=True)
@@ -180,6 +188,10 @@ def render_apply(rec: ApplyRecord) -> str:
     fields += _optional(("reason", rec.reason), ("forced", rec.forced))
     fields += _optional(("acknowledged", str(rec.acknowledged or "")), ("worktree", rec.worktree))
     fields += _optional(("sandbox", rec.sandbox))
+    if rec.parley:
+        fields += [
+            f"{k}: {_paths(v)}" for k, v in (("accepted", rec.accepted), ("rejected", rec.rejected))
+        ]
     fields.append(f"at: {escape_field(rec.at)}")
     return _block("APPLY", fields, f"*{apply_sentence(rec, visible_name)}*", fenced)
 
@@ -312,8 +324,15 @@ def apply_sentence(rec: ApplyRecord, name: Callable[[str], str] = str) -> str:
     notes += [f"forced: {name(rec.forced)}"] if rec.forced else []
     notes += [f"clone kept at {name(rec.worktree)}"] if rec.worktree else []
     notes += [_confinement(rec.sandbox)] if rec.sandbox else []
+    notes += [_parley(rec, name)] if rec.parley else []
     head = f"Apply {rec.number}: {name(rec.lead)} ({name(rec.provider)})"
     return "; ".join([f"{head} {what}", *notes])
+
+
+def _parley(rec: ApplyRecord, name: Callable[[str], str]) -> str:
+    """The sentence's note on a parley: how many files the person accepted, which rejected."""
+    rejected = f" ({', '.join(name(p) for p in rec.rejected)})" if rec.rejected else ""
+    return f"parley: {len(rec.accepted)} accepted, {len(rec.rejected)} rejected{rejected}"
 
 
 def _confinement(sandbox: str) -> str:
@@ -357,6 +376,11 @@ def contradictions(rec: ApplyRecord | ApplyReviewRecord) -> list[str]:
         found.append("says it changed nothing but lists files changed")
     if rec.tests != "not run" and not rec.test_command:
         found.append(f"says the tests {rec.tests} but records no test command")
+    committed = {p for p, _, _ in rec.files}
+    if rec.parley and rec.result == "committed" and set(rec.accepted) != committed:
+        found.append("says a person accepted other files than those it committed")
+    if set(rec.accepted) & set(rec.rejected):
+        found.append("says a file was both accepted and rejected")
     return found
 
 
@@ -413,6 +437,9 @@ def parse_apply(args: str, content: str | None) -> ApplyRecord:
         f.get("at", ""),
         output,
         f.get("sandbox", ""),
+        "accepted" in f or "rejected" in f,
+        _read_paths(f.get("accepted", "")),
+        _read_paths(f.get("rejected", "")),
     )
 
 
@@ -468,6 +495,15 @@ def _text(f: dict[str, str], key: str, number: int) -> str:
     if not value:
         raise ApplyFormatError(f"apply block {number} has no {key}")
     return value
+
+
+def _paths(paths: tuple[str, ...]) -> str:
+    """Paths as a list field: each escaped as in the diffstat, then as a name."""
+    return _names(tuple(_escape_path(p) for p in paths))
+
+
+def _read_paths(value: str) -> tuple[str, ...]:
+    return tuple(_unescape_path(p) for p in _read_names(value))
 
 
 def _read_names(value: str) -> tuple[str, ...]:

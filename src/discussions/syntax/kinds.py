@@ -107,6 +107,13 @@ ENGINE_KINDS: tuple[EngineKind, ...] = (
         "retrials",
         "The first ballot asked again of another provider or model: {args}.",
     ),
+    EngineKind(
+        "CHOICE",
+        VALUE,
+        _BLOCK,
+        "choices",
+        "What a person chose after the consensus (the King's Choice): {args}.",
+    ),
 )
 
 ENGINE_BY_KIND: dict[str, EngineKind] = {k.kind: k for k in ENGINE_KINDS}

@@ -81,7 +81,7 @@ def status_lines(d: Discussion, *, verbose: bool = False) -> list[StatusLine]:
     if d.runs:
         lines.append(_line(run_state(d.runs).text()))
     lines += [*_usage(d), *_diagnosis(d), *_passes(d), *_motions(d), *_evidence(d)]
-    lines += _applies(d)
+    lines += [*_applies(d), *_choice(d)]
     lines += _items(d, verbose)
     lines += [*_dissent(d), *_pending(d), *_revisit_lines(d)]
     lines += [_line(text, tone) for text, tone in hindsight_texts(d)]
@@ -281,6 +281,16 @@ def _applies(d: Discussion) -> list[StatusLine]:
 
     found = applies_lines(d)
     return [_line(), _line(f"Applies ({len(d.applies)}):"), *(_line(f"  {t}") for t in found)]
+
+
+def _choice(d: Discussion) -> list[StatusLine]:
+    """The latest King's Choice, with its line."""
+    chosen = d.choice
+    if chosen is None:
+        return []
+    from ..syntax.choice import choice_sentence
+
+    return [_line(), _line(f"{choice_sentence(chosen)} (line {chosen.line})")]
 
 
 def _motions(d: Discussion) -> list[StatusLine]:

@@ -33,6 +33,7 @@ from ...derive.rules import derive
 from ...errors import ApplyError, DiscussionsError, NoLead
 from ...git import worktree
 from ...git.confine import COMMIT_ID, git_says
+from ...git.parley import FileChoice
 from ...git.run import repo_root
 from ...model import storage
 from ...model.discussion import Discussion
@@ -106,6 +107,8 @@ class Plan:
     """Why it cannot run as it stands (a dry run outside git shows the plan all the same)."""
     sandbox: Sandbox = field(default_factory=Sandbox)
     """Where the lead runs (`engine.apply.sandbox`: bubblewrap, or none), from ``apply.sandbox``."""
+    parley: FileChoice | None = None
+    """Asks the person about each changed file before the commit (``apply --parley``)."""
 
     @property
     def lead_choice(self) -> LeadChoice:
@@ -398,6 +401,7 @@ def job_of(plan: Plan, on_output: Callable[[str], None] | None = None) -> Job:
         on_output,
         plan.revise,
         plan.sandbox,
+        plan.parley,
     )
 
 
@@ -423,6 +427,9 @@ def record_of(plan: Plan, result: RunResult) -> ApplyRecord:
         at=clock.now_stamp(),
         output=_output(plan, result),
         sandbox=result.sandbox or plan.sandbox.recorded,
+        parley=result.parley is not None,
+        accepted=tuple(result.parley.accepted) if result.parley else (),
+        rejected=tuple(result.parley.rejected) if result.parley else (),
     )
 
 

@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ApplyError, ProviderError, ProviderNotFound
-from ...git import watch, worktree
+from ...git import parley, watch, worktree
 from ...git.confine import without_git_vars
+from ...git.parley import FileChoice, Parley
 from ...git.worktree import Worktree
 from ...providers import escapes
 from ...providers.argv_prompt import with_prompt_argument
@@ -131,6 +132,8 @@ class Job:
     """Work on the existing `branch` (a revision) instead of a new branch from HEAD."""
     sandbox: Sandbox = field(default_factory=Sandbox)
     """Where the lead runs: bubblewrap, or no sandbox (`sandbox.choose`)."""
+    parley: FileChoice | None = None
+    """Asks the person about each changed file before the commit (``apply --parley``)."""
 
 
 @dataclass(slots=True)
@@ -159,6 +162,8 @@ class RunResult:
     """How long the lead itself ran (the rest of `duration` is the apply's own work)."""
     sandbox: str = ""
     """``bubblewrap`` or ``none``: the confinement the lead ran in."""
+    parley: Parley | None = None
+    """What the person accepted and rejected, after a parley."""
 
 
 def project_tests(root: Path, settings: EvidenceSettings, timeout: float) -> ProjectTests | None:
@@ -388,6 +393,8 @@ def _settle(job: Job, wt: Worktree, guard: _Watch, out: RunResult) -> None:
     if outside or tampered:
         _refuse(out, outside, tampered)
         return
+    if job.parley is not None:
+        out.parley = parley.hold(wt, job.parley)
     out.commit = worktree.commit(wt, job.author, job.coauthor, job.subject, job.body)
     moved = guard.changes(walk=False)
     if moved:
