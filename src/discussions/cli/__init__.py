@@ -128,6 +128,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "web:serve_command",
         "Serve the discussions folder as a live web page and a JSON API.",
     ),
+    "drift": (
+        "drift:drift_command",
+        "List the decisions whose governed code changed since they were recorded or implemented.",
+    ),
 }
 
 

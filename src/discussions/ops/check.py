@@ -63,12 +63,17 @@ class CheckReport:
     notes: list[Problem] = field(default_factory=list)
     """What is worth knowing but not wrong (it does not fail the check): an apply number
     recorded twice after a merge (`_apply_notes`)."""
+    warnings: list[Problem] = field(default_factory=list)
+    """What a reviewer should see but that does not fail the check: with a revision, a change
+    to code a decision governs that neither touches nor references its discussion
+    (`ops.drift.check_problems`; a problem instead under ``drift.strict``)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "checked": self.checked,
             "problems": [p.to_dict() for p in self.problems],
             "notes": [p.to_dict() for p in self.notes],
+            "warnings": [p.to_dict() for p in self.warnings],
         }
 
 
@@ -107,9 +112,20 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
         report.problems += _file_problems(name, path, ws, report)
     report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
     report.problems += _adr_problems(ws)
+    if rev is not None:
+        _drift(ws, rev, files, report)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
     return report
+
+
+def _drift(ws: Workspace, rev: str, files: Sequence[str], report: CheckReport) -> None:
+    """The changes in ``rev..HEAD`` that depart from a decision (`ops.drift`): warnings, or
+    problems under ``drift.strict``."""
+    from .drift import check_problems
+
+    found = check_problems(ws, rev, files)
+    (report.problems if ws.config.drift_strict else report.warnings).extend(found)
 
 
 def _adr_problems(ws: Workspace) -> list[Problem]:

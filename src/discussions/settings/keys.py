@@ -81,6 +81,7 @@ SETTINGS = Fields(
             noun="budget setting",
         ),
         "apply": APPLY,
+        "drift": Fields({"strict": Flag()}, noun="drift setting"),
     },
     noun="setting",
 )
