@@ -12,6 +12,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sized
+
     from .state import Item, State
 
 
@@ -41,6 +43,12 @@ def rule_governs(s: State) -> None:
             elif m.kind == "GOVERNS" and decision is not None and governed_paths(m.text):
                 held = decision.details.setdefault("governs", [])
                 held += [p for p in governed_paths(m.text) if p not in held]
+
+
+def governs_code(decisions: Iterable[Item], applies: Sized) -> bool:
+    """Whether a discussion with these decisions and apply blocks may govern code (a decision
+    with a ``GOVERNS:`` line, or an apply): the cheap test before anything asks git."""
+    return bool(applies) or any(i.details.get("governs") for i in decisions)
 
 
 def normal_pattern(pattern: str) -> str:

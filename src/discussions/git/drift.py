@@ -1,4 +1,4 @@
-"""The repository's side of drift (issue 38): when each decision of a discussion file was
+"""The repository's side of drift: when each decision of a discussion file was
 committed, and the commits since then that changed the code the decisions govern.
 
 Per discussion, git runs at most three times, whatever the number of decisions, paths or

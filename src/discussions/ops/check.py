@@ -66,7 +66,7 @@ class CheckReport:
     warnings: list[Problem] = field(default_factory=list)
     """What a reviewer should see but that does not fail the check: with a revision, a change
     to code a decision governs that neither touches nor references its discussion
-    (`ops.drift.check_problems`; a problem instead under ``drift.strict``)."""
+    (`ops.drift.departing`; a problem instead under ``drift.strict``)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -119,13 +119,37 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
     return report
 
 
-def _drift(ws: Workspace, rev: str, files: Sequence[str], report: CheckReport) -> None:
-    """The changes in ``rev..HEAD`` that depart from a decision (`ops.drift`): warnings, or
-    problems under ``drift.strict``."""
-    from .drift import check_problems
+DRIFT_CODE = "drift"
+"""The code of a drift problem (`Problem.code`)."""
 
-    found = check_problems(ws, rev, files)
-    (report.problems if ws.config.drift_strict else report.warnings).extend(found)
+
+def _drift(ws: Workspace, rev: str, files: Sequence[str], report: CheckReport) -> None:
+    """The changes in ``rev..HEAD`` that depart from a decision (`ops.drift.departing`):
+    warnings, or problems (errors) under ``drift.strict``."""
+    from .drift import departing
+
+    strict = ws.config.drift_strict
+    found = [
+        Problem(file, line, message, "error" if strict else "warning", code=DRIFT_CODE)
+        for file, line, message in departing(ws, rev, files)
+    ]
+    (report.problems if strict else report.warnings).extend(found)
+
+
+def drift_problems(d: Discussion, name: str) -> list[Problem]:
+    """The drift of `d`'s decisions (`ops.drift.drifted`) as problems of the file `name`, at
+    each decision's line: a warning where a change departs from it, else a hint (the
+    language server's diagnostics)."""
+    from ..derive.governs import governs_code
+
+    if not governs_code(d.decisions, d.applies):
+        return []
+    from .drift import drifted
+
+    return [
+        Problem(name, x.line, x.note(), "warning" if x.departures else "hint", code=DRIFT_CODE)
+        for x in drifted(d)
+    ]
 
 
 def _adr_problems(ws: Workspace) -> list[Problem]:

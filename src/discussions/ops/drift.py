@@ -1,4 +1,4 @@
-"""Drift (issue 38): the decisions whose governed code changed since they were recorded, or
+"""Drift (docs/drift.md): the decisions whose governed code changed since they were recorded, or
 since they were implemented, with the commits that changed it.
 
 A decision governs the paths of its ``GOVERNS:`` line (`derive.governs`) and, once applied,
@@ -9,7 +9,7 @@ change *departs* when its commit neither touches the discussion file nor names i
 name or its path) in its message.
 
 One function answers each question, and every interface calls it: `drift` (the command and
-the MCP tool), `check_problems` (``check --since``: each departure in a range as
+the MCP tool), `departing` (``check --since``: each departure in a range as
 ``FILE:LINE``, at the decision's line) and `drifted` (the decisions of one discussion that
 drifted, each with its one-line `DecisionDrift.note`: the language server's diagnostic and
 the web panel's line, through `ops.grounds.resolve`). git runs
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..derive.governs import matches, normal_pattern, pathspec
+from ..derive.governs import governs_code, matches, normal_pattern, pathspec
 from ..errors import DiscussionsError
 from ..git import drift as history
 from ..git.run import relative_path, repo_root, run_git
@@ -31,10 +31,6 @@ from ..model.discussion import Discussion
 from ..model.filecache import signature
 from ..model.ledger import LedgerEntry, file_decisions, scan
 from ..settings.workspace import Workspace, display_path, resolve_file
-from .check import Problem
-
-DRIFT_CODE = "drift"
-"""The code of a drift problem (`Problem.code`)."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -164,20 +160,16 @@ def drift(ws: Workspace, files: Sequence[str] = (), since: str | None = None) ->
     return report
 
 
-def check_problems(ws: Workspace, rev: str, files: Sequence[str] = ()) -> list[Problem]:
-    """``check --since REV``: each commit in ``REV..HEAD`` that changed code a decision
-    governs and neither touches nor references the decision's discussion, as a problem at
-    the decision's line; a warning, an error under ``drift.strict``. Nothing outside git."""
+def departing(ws: Workspace, rev: str, files: Sequence[str] = ()) -> list[tuple[str, int, str]]:
+    """``check --since REV``: (discussion file, decision line, message) of each commit in
+    ``REV..HEAD`` that changed code a decision governs and neither touches nor references the
+    decision's discussion (`ops.check` makes them warnings, or errors under
+    ``drift.strict``). Nothing outside git."""
     try:
         report = drift(ws, files, rev)
     except DiscussionsError:
         return []  # no repository, or no such revision: `check --since` says so itself
-    severity = "error" if ws.config.drift_strict else "warning"
-    return [
-        Problem(d.file, d.line, _departure(d, c), severity, code=DRIFT_CODE)
-        for d in report.decisions
-        for c in d.departures
-    ]
+    return [(d.file, d.line, _departure(d, c)) for d in report.decisions for c in d.departures]
 
 
 def _departure(d: DecisionDrift, c: Change) -> str:
@@ -195,10 +187,10 @@ _DRIFTED: dict[Path, tuple[object, list[DecisionDrift]]] = {}
 
 def drifted(d: Discussion) -> list[DecisionDrift]:
     """The decisions of `d` whose governed code changed, for the language server and the web
-    panel (`note_problems`, `ops.grounds.resolve`); nothing (and no git) for a discussion none
-    of whose decisions governs code, or outside git. Kept while the saved file and HEAD stay
-    the same, so an editor's every version does not run git again."""
-    if not d.applies and not any(i.details.get("governs") for i in d.decisions):
+    panel (`ops.check.drift_problems`, `ops.grounds.resolve`); nothing (and no git) for a
+    discussion none of whose decisions governs code, or outside git. Kept while the saved
+    file and HEAD stay the same, so an editor's every version does not run git again."""
+    if not governs_code(d.decisions, d.applies):
         return []
     path = d.path.resolve()
     try:
@@ -213,15 +205,6 @@ def drifted(d: Discussion) -> list[DecisionDrift]:
         return []
     _DRIFTED[path] = (key, found)
     return found
-
-
-def note_problems(d: Discussion, name: str) -> list[Problem]:
-    """`drifted` as problems of the file `name`, at each decision's line: a warning where a
-    change departs from it, else a hint."""
-    return [
-        Problem(name, x.line, x.note(), "warning" if x.departures else "hint", code=DRIFT_CODE)
-        for x in drifted(d)
-    ]
 
 
 # --------------------------------------------------------------------------- the pieces
