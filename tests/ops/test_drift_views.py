@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import html
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -61,3 +62,35 @@ def test_the_web_panel_shows_drift_under_the_decision(repo: Path) -> None:
     assert "<signing>" not in page
     assert note.endswith("; 2 of them neither touch nor reference this discussion")
     assert '<p class="drift">drift: 1 commit changed' in quiet
+
+
+@pytest.mark.slow
+def test_the_mcp_drift_tool_answers_as_the_command_does(repo: Path) -> None:
+    pytest.importorskip("mcp")
+    import json
+
+    import anyio
+
+    from discussions.mcp.server import build_server
+    from discussions.ops.service import DiscussionTools
+
+    from ..support.git import run_cli
+
+    d = drifted_repository(repo)
+    server = build_server(DiscussionTools())
+
+    async def calls() -> tuple[Any, Any, Any]:
+        every = await server.call_tool("drift", {})
+        one = await server.call_tool("drift", {"files": ["auth-tokens"]})
+        try:
+            refused = await server.call_tool("drift", {"files": ["../elsewhere.md"]})
+        except Exception as exc:  # an SDK that raises the tool's error
+            return every, one, exc
+        return every, one, refused
+
+    every, one, refused = anyio.run(calls)
+    expected = json.loads(run_cli("drift", "--json").stdout)
+    assert json.loads(every.content[0].text) == expected
+    [auth] = json.loads(one.content[0].text)["decisions"]
+    assert auth["line"] == d.auth_line and auth["departures"] == 1
+    assert isinstance(refused, Exception) or refused.is_error  # out of the folder: refused

@@ -434,6 +434,14 @@ def _rule_applies(s: State) -> None:
         rule_applies(s)
 
 
+def _rule_rechecks(s: State) -> None:
+    """`rechecks.rule_rechecks`, loaded only for a file that holds a ``RECHECK`` block."""
+    if _reads_blocks(s, "rechecks"):
+        from .rechecks import rule_rechecks
+
+        rule_rechecks(s)
+
+
 ITEM_RULES: list[tuple[str, Rule]] = [("governs", rule_governs)]
 """The rules that attach to a comment's items what other lines of the same comment say
 (`Item.details`), after the comments rule: `derive` runs them in `RULES`, and the decision
@@ -471,6 +479,7 @@ RULES: list[tuple[str, Rule]] = [
     ("positions", rule_positions),
     ("phase_rules", rule_phase_rules),
     ("usage", rule_usage),
+    ("rechecks", _rule_rechecks),
 ]
 
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .evidence import Evidence
     from .motions import Motion
     from .quorum import VoteSource
+    from .rechecks import Recheck
     from .runlog import RunRecord
 
 
@@ -256,6 +257,8 @@ class State:
     """Agreement came too fast in this phase (`contrarian.rule_contrarian`)."""
     challenge: Challenge | None = None
     """The contrarian's challenge in this phase, if one was made (`contrarian`)."""
+    rechecks: list[Recheck] = field(default_factory=list)
+    """``RECHECK`` blocks, in file order (`rechecks.rule_rechecks`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

@@ -174,3 +174,8 @@ class StateView:
     usage = Field(
         lambda s: s.usage, "Tokens, cost and calls of the AI answers (`derive.usage`).", key=None
     )
+    rechecks = Field(
+        lambda s: list(s.rechecks),
+        "RECHECK blocks in file order: the council's votes on whether the code a decision "
+        "governs still conforms to it (`derive.rechecks`).",
+    )

@@ -12,16 +12,17 @@ One function answers each question, and every interface calls it: `drift` (the c
 the MCP tool), `departing` (``check --since``: each departure in a range as
 ``FILE:LINE``, at the decision's line) and `drifted` (the decisions of one discussion that
 drifted, each with its one-line `DecisionDrift.note`: the language server's diagnostic and
-the web panel's line, through `ops.grounds.resolve`). git runs
+the web panel's line, through `ops.grounds.resolve`); `recheck` has the council vote whether the
+code as it is now still conforms. git runs
 through `git.drift`: a blame, at most one merge-base and one log per discussion."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..derive.governs import governs_code, matches, normal_pattern, pathspec
 from ..errors import DiscussionsError
@@ -31,6 +32,9 @@ from ..model.discussion import Discussion
 from ..model.filecache import signature
 from ..model.ledger import LedgerEntry, file_decisions, scan
 from ..settings.workspace import Workspace, display_path, resolve_file
+
+if TYPE_CHECKING:
+    from ..engine.council.recheck import RecheckOutcome
 
 
 @dataclass(slots=True, frozen=True)
@@ -297,3 +301,47 @@ def _naming(rel: str) -> re.Pattern[str]:
     name = rel.rsplit("/", 1)[-1]
     either = "|".join(re.escape(n) for n in dict.fromkeys([rel, name]))
     return re.compile(rf"(?<![\w.-])(?:{either})(?![\w-])", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- the recheck
+
+
+def recheck(
+    ws: Workspace,
+    path: Path,
+    since: str | None = None,
+    *,
+    provider: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> RecheckOutcome:
+    """Have the council of the discussion at `path` recheck whether the code its decisions
+    govern, as it is now, still conforms to them: shown the changes to that code since
+    `since` (default: where its drift is counted from, the oldest of its decisions'), and
+    recorded as a ``RECHECK`` block (`engine.council.recheck`)."""
+    from ..engine.council.recheck import recheck_code
+    from ..engine.runner import Runner
+
+    found = drift(ws, [str(path)]).decisions
+    if not found:
+        raise DiscussionsError(
+            f"{path.name} has no decision that governs code: name it on a `GOVERNS:` line "
+            "under the decision (or apply it), then recheck"
+        )
+    root = repo_root(path)
+    start = _commit_id(root, since) if since else _oldest(root, found)
+    specs = [pathspec(p) for x in found for p in x.governs]
+    specs += [pathspec(p, literal=True) for x in found for p in x.implemented]
+    d = Discussion.load(path, ws)
+    return recheck_code(
+        Runner(ws), d, start, list(dict.fromkeys(specs)), provider=provider, on_step=on_step
+    )
+
+
+def _oldest(root: Path, found: list[DecisionDrift]) -> str:
+    """The commit the drift of all of `found` counts from (their common base)."""
+    since = [x.since for x in found if x.since]
+    if not since:
+        raise DiscussionsError(
+            "its decisions are not committed yet: commit the discussion, or give --since REV"
+        )
+    return history.common_base(root, since)

@@ -100,6 +100,13 @@ ENGINE_KINDS: tuple[EngineKind, ...] = (
         "applies",
         "The council's review of an applied change: {args}.",
     ),
+    EngineKind(
+        "RECHECK",
+        VALUE,
+        _BLOCK,
+        "rechecks",
+        "The council's recheck of the code a decision governs, as it is now: {args}.",
+    ),
 )
 
 ENGINE_BY_KIND: dict[str, EngineKind] = {k.kind: k for k in ENGINE_KINDS}
