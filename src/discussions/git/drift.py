@@ -91,8 +91,9 @@ def history(root: Path, since: str, pathspecs: Sequence[str], until: str = "HEAD
     if not pathspecs:
         return []
     spec = f"{since}..{until}" if since else until
-    args = ["-c", "core.quotepath=off", "log", "--full-history", "--parents", "--no-renames"]
-    args += ["--no-show-signature", "--no-color", f"--format={_FORMAT}", "--name-only", "-z"]
+    args = ["-c", "core.quotepath=off", "log", "--full-history", "--simplify-merges", "--parents"]
+    args += ["--no-renames", "--no-show-signature", "--no-color", f"--format={_FORMAT}"]
+    args += ["--name-only", "-z"]
     proc = run_git([*args, spec, "--", *pathspecs], root)
     text = proc.stdout.decode("utf-8", "replace")
     return [c for c in map(_commit, text.split("\x1e")) if c is not None]

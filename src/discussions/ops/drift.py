@@ -252,12 +252,14 @@ def _file_drift(
     """The drift of one discussion's governing decisions (`drift`): one blame, one log."""
     rel = relative_path(path, root)
     recorded = history.recorded_commits(root, rel, [e.line for e in entries])
-    bases = [recorded[e.line] for e in entries if e.line in recorded] + ([since] if since else [])
-    lower = history.common_base(root, bases) if bases else ""
+    # With `since` (`check --since`) the walk is the range: a decision recorded before it is
+    # an ancestor of `since` (all of the range comes after it), one recorded in it is in it.
+    bases = [recorded[e.line] for e in entries if e.line in recorded]
+    lower = since or (history.common_base(root, bases) if bases else "")
     specs = [pathspec(p) for e in entries for p in _patterns(e)]
     specs += [pathspec(p, literal=True) for e in entries for p in _implemented(e)]
     walked = history.history(root, lower, [*dict.fromkeys(specs), pathspec(rel, literal=True)])
-    return [_decision(e, rel, recorded.get(e.line, ""), walked, lower, since) for e in entries]
+    return [_decision(e, rel, recorded.get(e.line, ""), walked, lower) for e in entries]
 
 
 def _decision(
@@ -266,7 +268,6 @@ def _decision(
     recorded: str,
     walked: list[history.Commit],
     lower: str,
-    since: str,
 ) -> DecisionDrift:
     """One decision's drift among the commits `walked` from `lower`."""
     patterns, implemented = _patterns(e), _implemented(e)
@@ -279,9 +280,6 @@ def _decision(
     applied = next((c.id for c in walked if c.id in done), "")
     out.since, out.counted_from = (applied, "implemented") if applied else (recorded, "recorded")
     later = history.after(walked, out.since, lower)
-    if since:  # `check --since`: only what the range holds
-        within = {c.id for c in history.after(walked, since, lower)}
-        later = [c for c in later if c.id in within]
     named = _naming(rel)
     for c in later:
         governed = tuple(p for p in c.paths if _governed(p, patterns, implemented))
