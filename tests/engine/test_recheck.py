@@ -131,3 +131,18 @@ def test_two_branches_that_each_recheck_merge_through_the_driver(repo: Path) -> 
     merged = Discussion.load(d.path, Workspace.discover()).rechecks
     assert sorted(r.result for r in merged) == ["conforms", "departs"]
     assert run_cli("check", str(d.path)).exit_code == 0
+
+
+def test_a_malformed_recheck_block_is_reported_at_its_line(isolated: Path) -> None:
+    d = Discussion.create("Malformed", workspace=Workspace.discover())
+    d.save()
+    block = render_recheck(RecheckRecord(1, "a" * 40, "b" * 40, "conforms", at="t"))
+    d = Discussion.load(d.path, Workspace.discover())
+    d.add_block(block.replace("result: conforms", "result: maybe"))
+    d.save()
+    line = next(
+        n for n, text in enumerate(d.path.read_text().split("\n"), 1) if "RECHECK:" in text
+    )
+    r = run_cli("check", str(d.path))
+    assert r.exit_code == 1
+    assert f"{d.path.name}:{line}: recheck 1 has an unknown result 'maybe'" in r.output
