@@ -193,14 +193,15 @@ def drifted(d: Discussion) -> list[DecisionDrift]:
     """The decisions of `d` whose governed code changed, for the language server and the web
     panel (`ops.check.drift_problems`, `ops.grounds.resolve`); nothing (and no git) for a
     discussion none of whose decisions governs code, or outside git. Kept while the saved
-    file and HEAD stay the same, so an editor's every version does not run git again."""
+    file and HEAD stay the same: an editor's next version runs one git process (HEAD)."""
     if not governs_code(d.decisions, d.applies):
         return []
     path = d.path.resolve()
-    try:
-        root = repo_root(path)
-        head = run_git(["rev-parse", "--verify", "--quiet", "HEAD"], root, check=False).stdout
-        key = (signature(path), head)
+    try:  # one git process while nothing changed: HEAD, asked from the file's folder
+        head = run_git(["rev-parse", "--verify", "--quiet", "HEAD"], path.parent, check=False)
+        if head.returncode != 0:
+            return []  # outside git, or nothing committed yet: nothing drifted
+        key = (signature(path), head.stdout)
         kept = _DRIFTED.get(path)
         if kept is not None and kept[0] == key:
             return kept[1]
