@@ -140,9 +140,7 @@ def test_a_malformed_recheck_block_is_reported_at_its_line(isolated: Path) -> No
     d = Discussion.load(d.path, Workspace.discover())
     d.add_block(block.replace("result: conforms", "result: maybe"))
     d.save()
-    line = next(
-        n for n, text in enumerate(d.path.read_text().split("\n"), 1) if "RECHECK:" in text
-    )
+    line = next(n for n, text in enumerate(d.path.read_text().split("\n"), 1) if "RECHECK:" in text)
     r = run_cli("check", str(d.path))
     assert r.exit_code == 1
     assert f"{d.path.name}:{line}: recheck 1 has an unknown result 'maybe'" in r.output
