@@ -206,6 +206,10 @@ def decision_line_of(path: Path, start: str) -> int:
         ("src/**/test_*.py", "src/x/y/test_a.py", True),
         ("config/auth.yaml", "config/auth.yaml.bak", False),
         ("src/a?.py", "src/ab.py", True),
+        ("src/[ab].py", "src/b.py", True),
+        ("src/[ab].py", "src/c.py", False),
+        ("src/[!ab].py", "src/c.py", True),
+        ("src/v[0-9].py", "src/v7.py", True),
     ],
 )
 def test_a_governed_glob_matches_as_git_matches_it(

@@ -68,8 +68,8 @@ def pathspec(pattern: str, *, literal: bool = False) -> str:
 
 def matches(pattern: str, path: str, *, literal: bool = False) -> bool:
     """Whether `path` (from the repository's top) is governed by `pattern`, as git's glob
-    pathspec matches it: ``*`` and ``?`` within one folder, ``**/`` any folders, a trailing
-    ``/**`` everything inside, and a folder everything under it."""
+    pathspec matches it: ``*``, ``?`` and ``[...]`` within one folder, ``**/`` any folders,
+    a trailing ``/**`` everything inside, and a folder everything under it."""
     p = normal_pattern(pattern)
     if literal:
         return path == p or path.startswith(p + "/")
@@ -87,6 +87,12 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         elif pattern.startswith("/**", i) and i + 3 == len(pattern):
             out.append("/.*")
             i += 3
+        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) > 0:
+            inside = pattern[i + 1 : end]
+            negated = inside.startswith(("!", "^"))
+            body = re.escape(inside[1:] if negated else inside).replace("\\-", "-")
+            out.append(f"[{'^/' if negated else ''}{body}]")
+            i = end + 1
         else:
             out.append(_GLOB_ATOMS.get(pattern[i], re.escape(pattern[i])))
             i += 1
