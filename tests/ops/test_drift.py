@@ -119,6 +119,12 @@ def test_check_since_warns_at_the_decisions_line(repo: Path) -> None:
         "the change is meant)",
     ]
     assert "2 drift warning(s)" in r.stderr
+    ranged = json.loads(run_cli("drift", "--since", d.departs, "--json").stdout)
+    assert [c["commit"] for x in ranged["decisions"] for c in x["commits"]] == [
+        d.touches,
+        d.references,
+        d.after_apply,
+    ]
     later = run_cli("check", "--since", d.departs, "--json")
     [only] = json.loads(later.stdout)
     assert (only["file"], only["line"], only["severity"]) == (RETRY, d.retry_line, "warning")

@@ -13,8 +13,11 @@ from .options import json_option
 
 @click.command("drift")
 @click.argument("files", nargs=-1)
+@click.option(
+    "--since", metavar="REV", help="Only the changes in REV..HEAD (what `check --since` sees)."
+)
 @json_option("Print every decision that governs code, drifted or not, as JSON.")
-def drift_command(files: tuple[str, ...], as_json: bool) -> None:
+def drift_command(files: tuple[str, ...], since: str | None, as_json: bool) -> None:
     """List the decisions whose governed code changed since they were recorded or implemented.
 
     A decision governs the paths and globs of its `GOVERNS:` line and, once
@@ -34,9 +37,10 @@ def drift_command(files: tuple[str, ...], as_json: bool) -> None:
     Examples:
       discussions drift
       discussions drift discussions/auth-tokens.md
+      discussions drift --since origin/main
       discussions drift --json | jq '.decisions[] | select(.departures > 0)'
     """
-    report = drift(workspace(), files)
+    report = drift(workspace(), files, since)
     if as_json:
         echo_json(report.to_dict())
     else:

@@ -12,9 +12,9 @@ One function answers each question, and every interface calls it: `drift` (the c
 the MCP tool), `departing` (``check --since``: each departure in a range as
 ``FILE:LINE``, at the decision's line) and `drifted` (the decisions of one discussion that
 drifted, each with its one-line `DecisionDrift.note`: the language server's diagnostic and
-the web panel's line, through `ops.grounds.resolve`); `recheck` has the council vote whether the
-code as it is now still conforms. git runs
-through `git.drift`: a blame, at most one merge-base and one log per discussion."""
+the web panel's line, through `ops.grounds.resolve`); `recheck` has the council vote whether
+the code as it is now still conforms. git runs through `git.drift`: a blame, at most one
+merge-base and one log per discussion."""
 
 from __future__ import annotations
 
