@@ -34,6 +34,7 @@ def test_decisions_json_links_the_commits_that_implement_them(isolated: Path) ->
             "branch": "discussions/apply/apply-1",
             "commits": ["a" * 40, "b" * 40, "c" * 40],
             "implemented": True,
+            "paths": ["src/app.py", "logo.png"],  # what the decision governs from then on
         }
     ]
     assert second["implemented_by"] == []  # written after the apply

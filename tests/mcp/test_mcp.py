@@ -180,6 +180,7 @@ def test_server_over_stdio(isolated: Path) -> None:
             "add_comment",
             "advance",
             "discussion_status",
+            "drift",
             "handoff",
             "list_discussions",
             "new_discussion",

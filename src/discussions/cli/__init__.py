@@ -144,6 +144,14 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "summon:summon_command",
         "List the code comments that summon a council (`# @discuss: QUESTION`).",
     ),
+    "drift": (
+        "drift:drift_command",
+        "List the decisions whose governed code changed since they were recorded or implemented.",
+    ),
+    "recheck": (
+        "recheck:recheck_command",
+        "Ask the council whether the governed code, as it is now, still conforms to the decision.",
+    ),
 }
 
 

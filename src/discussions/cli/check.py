@@ -39,7 +39,11 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
     Without FILE (and without --since): every discussion in the discussions
     folder. Exits 1 when any file has a problem, 0 when all are clean. With --since,
     a discussion file whose existing text was edited (not only appended to)
-    since REV is a problem too; a file created after REV is fine.
+    since REV is a problem too; a file created after REV is fine. So is, as
+    a warning (an error under the drift.strict setting), a commit in
+    REV..HEAD that changed code a decision governs (GOVERNS:, or what its
+    apply changed) and neither touches nor names that decision's
+    discussion: reported at the decision's line (see `discussions drift`).
 
     \b
     Examples:
@@ -59,13 +63,19 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
     for note in report.notes:  # not problems: on stderr, and the check still passes
         click.echo(f"Note: {note.file}:{note.line}: {note.message}", err=True)
     if as_json or fmt == "json":
-        echo_json([p.to_dict() for p in report.problems])
+        echo_json([p.to_dict() for p in [*report.problems, *report.warnings]])
     else:
         for p in report.problems:
             if fmt == "github":
                 click.echo(github_annotation(p))
             else:
                 say(f"{p.file}:{p.line}: {p.message}")
+        for p in report.warnings:  # drift: shown, but the check passes (see drift.strict)
+            say(
+                github_annotation(p)
+                if fmt == "github"
+                else f"{p.file}:{p.line}: warning: {p.message}"
+            )
         click.echo(_summary(report), err=True)
     if report.problems:
         sys.exit(1)
@@ -73,9 +83,13 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
 
 def _summary(report: CheckReport) -> str:
     files_with = len({p.file for p in report.problems})
+    warned = f"; {len(report.warnings)} drift warning(s)" if report.warnings else ""
     if report.problems:
-        return f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"
-    return f"{report.checked} file(s) checked, no problems"
+        return (
+            f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"
+            + warned
+        )
+    return f"{report.checked} file(s) checked, no problems{warned}"
 
 
 _ANNOTATION_LEVEL = {"error": "error", "warning": "warning", "hint": "notice"}

@@ -167,6 +167,9 @@ class Implementation:
     """The apply's commit, then each later commit a review looked at (revisions)."""
     implemented: bool | None
     """What the latest review said: implemented or not; None when none reviewed it."""
+    paths: tuple[str, ...] = ()
+    """The paths the apply's commit changed (its block's diffstat): what the decision governs
+    from then on, with its ``GOVERNS:`` paths (drift)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -174,6 +177,7 @@ class Implementation:
             "branch": self.branch,
             "commits": list(self.commits),
             "implemented": self.implemented,
+            "paths": list(self.paths),
         }
 
 
@@ -188,5 +192,6 @@ def implemented_by(applies: list[Apply], line: int) -> tuple[Implementation, ...
         reviews = [r for r in a.reviews if r.intact]
         commits = tuple(dict.fromkeys([a.commit, *(r.commit for r in reviews if r.commit)]))
         said = reviews[-1].result == "implemented" if reviews else None
-        found.append(Implementation(a.number, a.branch, commits, said))
+        paths = tuple(p for p, _, _ in a.files)
+        found.append(Implementation(a.number, a.branch, commits, said, paths))
     return tuple(found)

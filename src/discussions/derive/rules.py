@@ -451,6 +451,14 @@ def _rule_outcomes(s: State) -> None:
         rule_outcomes(s)
 
 
+def _rule_rechecks(s: State) -> None:
+    """`rechecks.rule_rechecks`, loaded only for a file that holds a ``RECHECK`` block."""
+    if _reads_blocks(s, "rechecks"):
+        from .rechecks import rule_rechecks
+
+        rule_rechecks(s)
+
+
 ITEM_RULES: list[tuple[str, Rule]] = [("governs", rule_governs)]
 """The rules that attach to a comment's items what other lines of the same comment say
 (`Item.details`), after the comments rule: `derive` runs them in `RULES`, and the decision
@@ -491,6 +499,7 @@ RULES: list[tuple[str, Rule]] = [
     ("retrials", _rule_retrials),
     ("outcomes", _rule_outcomes),
     ("choices", rule_choices),
+    ("rechecks", _rule_rechecks),
 ]
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .motions import Motion
     from .outcomes import Outcome
     from .quorum import VoteSource
+    from .rechecks import Recheck
     from .retrials import Retrial
     from .runlog import RunRecord
 
@@ -265,6 +266,8 @@ class State:
     jump: Jump | None = None
     """The ballot's jump from split to unanimous READY on no evidence and no answered
     concern, in this phase (`contrarian.rule_contrarian`)."""
+    rechecks: list[Recheck] = field(default_factory=list)
+    """``RECHECK`` blocks, in file order (`rechecks.rule_rechecks`)."""
 
     @property
     def registry(self) -> ParticipantRegistry:

@@ -47,11 +47,13 @@ def collect_changes(
     *,
     staged: bool = False,
     exclude: tuple[str, ...] = (),
+    paths: tuple[str, ...] = (),
 ) -> Changes:
     """The changes to review: the working tree against HEAD (default), the index against HEAD
     (`staged`), a range ``A..B``, or the working tree against a revision. The changed paths
     are listed first and sifted by the evidence rule (secrets, `exclude`, what git ignores);
-    the counts and the diff are asked for the allowed paths only, as literal pathspecs."""
+    the counts and the diff are asked for the allowed paths only, as literal pathspecs.
+    `paths` (git pathspecs) limits the commits and the changes to what they match."""
     root = repo_root(start)
     branch = git_text(["rev-parse", "--abbrev-ref", "HEAD"], root).strip()
     if staged and rev_range:
@@ -66,7 +68,7 @@ def collect_changes(
         for rev in re.split(r"\.{2,3}", rev_range):
             if rev:
                 verify_rev(rev, root)
-        log = git_text(["log", "--reverse", "--format=%h %s", log_range, "--"], root)
+        log = git_text(["log", "--reverse", "--format=%h %s", log_range, "--", *paths], root)
         commits = [line for line in log.splitlines() if line.strip()]
         description = rev_range if ".." in rev_range else f"working tree against {rev_range}"
     else:
@@ -76,7 +78,7 @@ def collect_changes(
     # (``diff.submodule=diff`` would show them all under the one path the rule allowed)
     base = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--submodule=short"]
     base += spec
-    names = git_text([*base, "--name-only", "--no-renames", "-z", "--"], root).split("\0")
+    names = git_text([*base, "--name-only", "--no-renames", "-z", "--", *paths], root).split("\0")
     sifted = Confinement.of(root, exclude).sift([n for n in names if n])
     changes = Changes(description, branch, commits, [], [], sifted.refused)
     if sifted.allowed:

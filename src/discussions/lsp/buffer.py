@@ -10,7 +10,7 @@ from ..derive.rules import derive_parsed
 from ..errors import DiscussionsError
 from ..model import storage
 from ..model.discussion import Discussion
-from ..ops.check import Problem, citation_problems, problems_in
+from ..ops.check import Problem, citation_problems, drift_problems, problems_in
 from ..settings.workspace import Workspace, display_path
 from ..syntax.document import Document
 from ..syntax.parse import is_discussion_text, parse_document
@@ -51,7 +51,7 @@ def analyse(ws: Workspace, path: Path, text: str, before: Buffer | None = None) 
     b = Buffer(path, text, d, parsed, is_discussion_text(text), lines=text.split("\n"))
     if b.is_discussion:
         shown = display_path(path)
-        b.problems = problems_in(d, shown) + citation_problems(d, shown)
+        b.problems = problems_in(d, shown) + citation_problems(d, shown) + drift_problems(d, shown)
     return b
 
 

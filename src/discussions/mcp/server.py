@@ -59,6 +59,7 @@ def build_server(
     _comment_tool(server, t, call)
     _moving_tools(server, t, call)
     _outcome_tool(server, t, call)
+    _drift_tool(server, t, call)
     _file_resource(server, t)
     return server
 
@@ -298,6 +299,28 @@ def _outcome_tool(server: MCPServer[Any], t: DiscussionTools, call: Call) -> Non
 
         return call(  # type: ignore[no-any-return]
             lambda: record(t.workspace, t.served(file), verdict, reason, author).to_dict()
+        )
+
+
+def _drift_tool(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tool that reads the code's history against the decisions: drift (`ops.drift`)."""
+
+    @server.tool()
+    def drift(files: list[str] | None = None) -> dict[str, Any]:
+        """The decisions whose governed code changed since they were recorded or implemented
+        (the object `discussions drift --json` prints): for each decision that governs code
+        (its GOVERNS: paths, and what its apply changed), the commits since then that changed
+        that code, each with hash, subject, author, date, the governed paths it changed and
+        whether it departs (neither touches nor names the discussion). Reads git only.
+
+        Args:
+            files: discussion files (path or name in the discussions folder); default every
+                discussion in the folder.
+        """
+        from ..ops.drift import drift as drift_op
+
+        return call(  # type: ignore[no-any-return]
+            lambda: drift_op(t.workspace, [str(t.served(f)) for f in files or []]).to_dict()
         )
 
 

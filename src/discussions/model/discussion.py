@@ -76,6 +76,9 @@ class Discussion(StateView):
         self.notices: list[str] = []
         """What the last `save` or `transact` noticed (an earlier append gone from the file)."""
         self.grounding: Verdicts | None = None  # the citations' verdicts (`git.grounding`)
+        self.drift: list[tuple[int, str]] | None = None
+        """(line, note) of each decision whose governed code changed since it (`ops.drift`),
+        set by `ops.grounds.resolve` for the views; None until then."""
 
     # -- construction ------------------------------------------------------------------
 

@@ -60,6 +60,7 @@ __all__ = [
     "collect",
     "counted",
     "entries_by_file",
+    "file_decisions",
     "is_settled",
     "link_target",
     "link_text",
@@ -384,6 +385,12 @@ def scan(
         check_status(status, workspace, set())  # nothing found: a misspelt status says so
     ledger.entries.sort(key=_sort_key)
     return ledger
+
+
+def file_decisions(path: Path, workspace: Workspace) -> list[LedgerEntry]:
+    """The decisions of the one discussion at `path`, as `scan` gives them (nothing when it is
+    not a discussion or cannot be read)."""
+    return _read_file(path, workspace)[0]
 
 
 def collect(

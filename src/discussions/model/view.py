@@ -192,3 +192,8 @@ class StateView:
         "The latest King's Choice after a consensus (`derive.choices`).",
         json=choice_entry,
     )
+    rechecks = Field(
+        lambda s: list(s.rechecks),
+        "RECHECK blocks in file order: the council's votes on whether the code a decision "
+        "governs still conforms to it (`derive.rechecks`).",
+    )

@@ -64,12 +64,17 @@ class CheckReport:
     notes: list[Problem] = field(default_factory=list)
     """What is worth knowing but not wrong (it does not fail the check): an apply number
     recorded twice after a merge (`_apply_notes`)."""
+    warnings: list[Problem] = field(default_factory=list)
+    """What a reviewer should see but that does not fail the check: with a revision, a change
+    to code a decision governs that neither touches nor references its discussion
+    (`ops.drift.departing`; a problem instead under ``drift.strict``)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "checked": self.checked,
             "problems": [p.to_dict() for p in self.problems],
             "notes": [p.to_dict() for p in self.notes],
+            "warnings": [p.to_dict() for p in self.warnings],
         }
 
 
@@ -108,9 +113,44 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
         report.problems += _file_problems(name, path, ws, report)
     report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
     report.problems += _adr_problems(ws)
+    if rev is not None:
+        _drift(ws, rev, files, report)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
     return report
+
+
+DRIFT_CODE = "drift"
+"""The code of a drift problem (`Problem.code`)."""
+
+
+def _drift(ws: Workspace, rev: str, files: Sequence[str], report: CheckReport) -> None:
+    """The changes in ``rev..HEAD`` that depart from a decision (`ops.drift.departing`):
+    warnings, or problems (errors) under ``drift.strict``."""
+    from .drift import departing
+
+    strict = ws.config.drift_strict
+    found = [
+        Problem(file, line, message, "error" if strict else "warning", code=DRIFT_CODE)
+        for file, line, message in departing(ws, rev, files)
+    ]
+    (report.problems if strict else report.warnings).extend(found)
+
+
+def drift_problems(d: Discussion, name: str) -> list[Problem]:
+    """The drift of `d`'s decisions (`ops.drift.drifted`) as problems of the file `name`, at
+    each decision's line: a warning where a change departs from it, else a hint (the
+    language server's diagnostics)."""
+    from ..derive.governs import governs_code
+
+    if not governs_code(d.decisions, d.applies):
+        return []
+    from .drift import drifted
+
+    return [
+        Problem(name, x.line, x.note(), "warning" if x.departures else "hint", code=DRIFT_CODE)
+        for x in drifted(d)
+    ]
 
 
 def _adr_problems(ws: Workspace) -> list[Problem]:

@@ -512,6 +512,13 @@ class Config:
         return path
 
     @property
+    def drift_strict(self) -> bool:
+        """``drift.strict``: `check --since` fails (an error, not a warning) on a change to
+        code a decision governs by a commit that neither touches nor references the
+        discussion (`ops.drift`). Off by default."""
+        return bool((self.data.get("drift") or {}).get("strict", False))
+
+    @property
     def summary_files(self) -> bool:
         return bool((self.data.get("output") or {}).get("summary_files", False))
 

@@ -98,6 +98,7 @@ SETTINGS = Fields(
             {"prefix": Text(what="text (the summons word, e.g. @discuss)"), "context": _COUNT},
             noun="summon setting",
         ),
+        "drift": Fields({"strict": Flag()}, noun="drift setting"),
     },
     noun="setting",
 )

@@ -168,7 +168,7 @@ def render_apply(rec: ApplyRecord) -> str:
     _require(rec.result, RESULTS, "result")
     _require(rec.tests, TEST_RESULTS, "tests")
     rec = _without_controls(rec)
-    fenced = _fence(_apply_content(rec))
+    fenced = fence_text(_apply_content(rec))
     fields = [
         str(rec.number),
         f"lead: {escape_field(rec.lead)}",
@@ -193,32 +193,32 @@ def render_apply(rec: ApplyRecord) -> str:
             f"{k}: {_paths(v)}" for k, v in (("accepted", rec.accepted), ("rejected", rec.rejected))
         ]
     fields.append(f"at: {escape_field(rec.at)}")
-    return _block("APPLY", fields, f"*{apply_sentence(rec, visible_name)}*", fenced)
+    return render_block("APPLY", fields, f"*{apply_sentence(rec, visible_name)}*", fenced)
 
 
 def render_apply_review(rec: ApplyReviewRecord) -> str:
     """The ``APPLY-REVIEW`` block for `rec` (see the module docstring), ready to append."""
     _require(rec.result, REVIEW_RESULTS, "result")
     blockers = [_one_line(b) for b in rec.blockers]
-    fenced = _fence("\n".join(f"- {b}" for b in blockers)) if blockers else ""
+    fenced = fence_text("\n".join(f"- {b}" for b in blockers)) if blockers else ""
     fields = [
         str(rec.apply),
         f"revision: {rec.revision}",
         f"result: {rec.result}",
         f"commit: {escape_field(rec.commit)}",
-        f"yes: {_names(rec.yes)}",
-        f"no: {_names(rec.no)}",
-        f"abstain: {_names(rec.abstain)}",
+        f"yes: {name_field(rec.yes)}",
+        f"no: {name_field(rec.no)}",
+        f"abstain: {name_field(rec.abstain)}",
         f"blockers: {len(blockers)}",
     ]
     fields.append(f"at: {escape_field(rec.at)}")
-    return _block("APPLY-REVIEW", fields, f"*{review_sentence(rec, visible_name)}*", fenced)
+    return render_block("APPLY-REVIEW", fields, f"*{review_sentence(rec, visible_name)}*", fenced)
 
 
 def normal_output(text: str) -> str:
     """`text` as an `ApplyRecord.output` reads back: without control characters, as
     `neutralise` leaves it in a fence, without newlines at its end."""
-    return (fenced_content(_fence(strip_controls(text)).split(NL)) or "").rstrip(NL)
+    return (fenced_content(fence_text(strip_controls(text)).split(NL)) or "").rstrip(NL)
 
 
 def _without_controls(rec: ApplyRecord) -> ApplyRecord:
@@ -241,7 +241,7 @@ def _optional(*pairs: tuple[str, str]) -> list[str]:
     return [f"{key}: {escape_field(value)}" for key, value in pairs if value]
 
 
-def _block(kind: str, fields: list[str], visible: str, fenced: str) -> str:
+def render_block(kind: str, fields: list[str], visible: str, fenced: str) -> str:
     """The block, its digest (`block_digest`) put before the last field (``at``)."""
     content = (fenced_content(fenced.split(NL)) or "") if fenced else None
     fields.insert(-1, f"digest: {block_digest(' | '.join(fields), content)}")
@@ -251,7 +251,8 @@ def _block(kind: str, fields: list[str], visible: str, fenced: str) -> str:
     return NL.join(lines)
 
 
-def _fence(content: str) -> str:
+def fence_text(content: str) -> str:
+    """`content` in a ``text`` fence it cannot close, neutralised (no comment, no marker)."""
     return neutralise(fence_block(content, "text")).rstrip("\n")
 
 
@@ -275,7 +276,8 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _names(names: tuple[str, ...]) -> str:
+def name_field(names: tuple[str, ...]) -> str:
+    """A list of names as one field value (``%`` and ``,`` in a name escaped)."""
     return escape_field(", ".join(n.replace("%", "%25").replace(",", "%2C") for n in names))
 
 
@@ -406,10 +408,10 @@ def parse_apply(args: str, content: str | None) -> ApplyRecord:
     """The record an ``APPLY`` marker's arguments and its fenced `content` (as `fenced_content`
     reads it; None when lost) stand for; `ApplyFormatError` saying what is wrong."""
     f = marker_fields(args)
-    number = _number(f, "number", "apply block")
+    number = number_field(f, "number", "apply block")
     result = _one_of(f, "result", RESULTS, number)
     tests = _one_of(f, "tests", TEST_RESULTS, number)
-    count = _number(f, "files", f"apply block {number}", zero=True)
+    count = number_field(f, "files", f"apply block {number}", zero=True)
     if content is None:
         raise ApplyFormatError(f"apply block {number} has lost its fenced content")
     files, output = _read_content(content, count, number)
@@ -432,7 +434,7 @@ def parse_apply(args: str, content: str | None) -> ApplyRecord:
         duration,
         f.get("reason", ""),
         f.get("forced", ""),
-        _number(f, "acknowledged", f"apply block {number}", zero=True, default="0"),
+        number_field(f, "acknowledged", f"apply block {number}", zero=True, default="0"),
         f.get("worktree", ""),
         f.get("at", ""),
         output,
@@ -447,12 +449,12 @@ def parse_apply_review(args: str, content: str | None) -> ApplyReviewRecord:
     """The record an ``APPLY-REVIEW`` marker's arguments and its fenced `content` (None when
     there is none) stand for; `ApplyFormatError` saying what is wrong."""
     f = marker_fields(args)
-    number = _number(f, "number", "apply review")
+    number = number_field(f, "number", "apply review")
     what = f"the review of apply {number}"
     result = f.get("result", "")
     if result not in REVIEW_RESULTS:
         raise ApplyFormatError(f"{what} has an unknown result '{result}'")
-    count = _number(f, "blockers", what, zero=True, default="0")
+    count = number_field(f, "blockers", what, zero=True, default="0")
     blockers: tuple[str, ...] = ()
     if count:
         if content is None:
@@ -463,18 +465,22 @@ def parse_apply_review(args: str, content: str | None) -> ApplyReviewRecord:
         blockers = tuple(line[2:] for line in lines)
     return ApplyReviewRecord(
         number,
-        _number(f, "revision", what, zero=True, default="0"),
+        number_field(f, "revision", what, zero=True, default="0"),
         result,
         f.get("commit", ""),
-        _read_names(f.get("yes", "")),
-        _read_names(f.get("no", "")),
-        _read_names(f.get("abstain", "")),
+        read_name_field(f.get("yes", "")),
+        read_name_field(f.get("no", "")),
+        read_name_field(f.get("abstain", "")),
         blockers,
         f.get("at", ""),
     )
 
 
-def _number(f: dict[str, str], key: str, what: str, zero: bool = False, default: str = "") -> int:
+def number_field(
+    f: dict[str, str], key: str, what: str, zero: bool = False, default: str = ""
+) -> int:
+    """The whole number of field `key` (0 only with `zero`); `ApplyFormatError` naming `what`
+    when it is bad or missing."""
     value = f.get(key, default)
     if not value.isascii() or not value.isdigit() or (not zero and int(value) == 0):
         raise ApplyFormatError(f"{what} has a bad or missing {key} '{value}'")
@@ -499,14 +505,15 @@ def _text(f: dict[str, str], key: str, number: int) -> str:
 
 def _paths(paths: tuple[str, ...]) -> str:
     """Paths as a list field: each escaped as in the diffstat, then as a name."""
-    return _names(tuple(_escape_path(p) for p in paths))
+    return name_field(tuple(_escape_path(p) for p in paths))
 
 
 def _read_paths(value: str) -> tuple[str, ...]:
-    return tuple(_unescape_path(p) for p in _read_names(value))
+    return tuple(_unescape_path(p) for p in read_name_field(value))
 
 
-def _read_names(value: str) -> tuple[str, ...]:
+def read_name_field(value: str) -> tuple[str, ...]:
+    """The names `name_field` wrote."""
     names = (n.strip() for n in value.split(","))
     return tuple(n.replace("%2C", ",").replace("%25", "%") for n in names if n)
 

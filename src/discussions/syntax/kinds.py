@@ -114,6 +114,13 @@ ENGINE_KINDS: tuple[EngineKind, ...] = (
         "choices",
         "What a person chose after the consensus (the King's Choice): {args}.",
     ),
+    EngineKind(
+        "RECHECK",
+        VALUE,
+        _BLOCK,
+        "rechecks",
+        "The council's recheck of the code a decision governs, as it is now: {args}.",
+    ),
 )
 
 ENGINE_BY_KIND: dict[str, EngineKind] = {k.kind: k for k in ENGINE_KINDS}

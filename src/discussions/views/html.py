@@ -61,6 +61,7 @@ header.top { padding: 1rem 1.5rem; border-bottom: 1px solid var(--line); }
 header.top h1 { margin: 0 0 .25rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
 header.top .state { margin: 0; color: var(--muted); }
 header.top .dissent { margin: .35rem 0 0; font-weight: 600; }
+aside#panel p.drift { font-size: .85rem; color: var(--changes); }
 header.top nav { margin: 0 0 .35rem; font-size: .9rem; }
 .consensus-reached { color: var(--ready); font-weight: 600; }
 .layout {

@@ -42,7 +42,9 @@ _TODO_GROUP = ("todos", "assigned", "done")
 
 def _item_sections(d: Discussion, anchor: Anchors) -> list[str]:
     """The panel's item sections (`sections.SECTIONS`): each one that has items, with the
-    TODOs, assigned and done items as groups of one section."""
+    TODOs, assigned and done items as groups of one section; a decision whose governed code
+    changed since it carries its drift note (`Discussion.drift`)."""
+    drift = dict(d.drift or ())
     parts: list[str] = []
     groups: list[str] = []
     for s in SECTIONS:
@@ -55,18 +57,25 @@ def _item_sections(d: Discussion, anchor: Anchors) -> list[str]:
             if s.key == _TODO_GROUP[-1] and groups:
                 parts.append(section("todos", BY_KEY["todos"].heading, groups))
         elif items:
-            parts.append(section(s.key, f"{s.heading} ({len(items)})", [_item_list(items, anchor)]))
+            shown = _item_list(items, anchor, drift if s.key == "decisions" else {})
+            parts.append(section(s.key, f"{s.heading} ({len(items)})", [shown]))
     return parts
 
 
-def _item_list(items: Sequence[Item], anchor: Anchors) -> str:
+def _item_list(items: Sequence[Item], anchor: Anchors, drift: dict[int, str] | None = None) -> str:
+    notes = drift or {}
     rows = (
         f'<li data-line="{i.line}"><a href="{anchor(i.line)}">{esc(i.text)}</a> '
         f'<span class="by">— {esc(i.author)}{esc("; " + i.restaters if i.restated else "")}'
-        "</span></li>"
+        f"</span>{_drift_note(notes.get(i.line))}</li>"
         for i in items
     )
     return f"<ul>{''.join(rows)}</ul>"
+
+
+def _drift_note(note: str | None) -> str:
+    """A decision's drift (`ops.drift`), under it: what changed its governed code since."""
+    return f'<p class="drift">{esc(note)}</p>' if note else ""
 
 
 def _votes_section(d: Discussion, anchor: Anchors) -> str:

@@ -99,9 +99,10 @@ def text_hash(text: str) -> str:
 def panel_event(d: Discussion) -> dict[str, Any]:
     """The side panel rendered afresh, with the size and digest of the text it was built
     from (a page reconnecting says what it has seen)."""
+    from ..ops.grounds import resolve
     from ..views.panel import panel_html
 
-    return {"html": panel_html(d), "size": len(d.text), "hash": text_hash(d.text)}
+    return {"html": panel_html(resolve(d)), "size": len(d.text), "hash": text_hash(d.text)}
 
 
 def phase_event(d: Discussion) -> dict[str, Any]:

@@ -367,33 +367,45 @@ def _review_round(
     commit = _commit_of(applied)
     rnd = _ReviewRound(revision, commit)
     callout, rnd.omitted = _review_callout(runner, d, applied, voters, provider, revision)
+    rnd.turn, rnd.result, rnd.votes, rnd.blockers = council_vote(
+        runner, d, voters, callout, provider
+    )
+    return rnd
+
+
+def council_vote(
+    runner: TurnAsker,
+    d: Discussion,
+    voters: Sequence[Participant],
+    callout: str,
+    provider: str | None = None,
+) -> tuple[TurnResult, str, dict[str, str], list[Concern]]:
+    """Ask `voters` to vote on `callout` (one turn) and count the votes cast in it with the
+    project's thresholds, every voter expected: (the turn, ``implemented`` on consensus,
+    ``changes`` when blockers stand, ``budget`` when the budget stopped it, else ``waiting``,
+    each voter's vote, the blockers). Nothing is recorded here (a review or a recheck
+    records its block)."""
     d.reload()
     start = d.text.count("\n")  # every line the round writes comes after this one
-    rnd.turn = runner.run_turn(
-        d, [p.alias for p in voters], callout, provider=provider, council=False
-    )
-    if rnd.turn.budget_stop is not None:
-        rnd.result = "budget"
-        return rnd
+    turn = runner.run_turn(d, [p.alias for p in voters], callout, provider=provider, council=False)
+    if turn.budget_stop is not None:
+        return turn, "budget", {}, []
     d.reload()
     names = [p.name for p in voters]
-    rnd.votes, rnd.blockers = votes_since(d, start, names)
-    if any(n not in rnd.votes for n in names):
-        return rnd  # waiting: a call failed, or an answer carried no vote
-    fresh = [v for v in d.vote_sources.values() if v.voter in rnd.votes and v.line > start]
+    votes, blockers = votes_since(d, start, names)
+    if any(n not in votes for n in names):
+        return turn, "waiting", votes, blockers  # a call failed, or an answer had no vote
+    fresh = [v for v in d.vote_sources.values() if v.voter in votes and v.line > start]
     counted = calculate_consensus(
-        rnd.votes,
+        votes,
         d.workspace.config.voting,
         humans=d.humans,
         expected=names,
         ready_sources=len(independent_sources(fresh)),  # consensus.distinct_providers
     )
-    if counted.reached:
-        rnd.result = "implemented"
-        rnd.blockers = []  # a minority's concerns stand in its comment, not as blockers
-    elif rnd.blockers:
-        rnd.result = "changes"
-    return rnd  # not reached and nothing blocks: waiting (for a human READY)
+    if counted.reached:  # a minority's concerns stand in its comment, not as blockers
+        return turn, "implemented", votes, []
+    return turn, "changes" if blockers else "waiting", votes, blockers  # waiting: a human READY
 
 
 def votes_since(
@@ -423,7 +435,7 @@ def _review_callout(
     provider: str | None = None,
     revision: int = 0,
 ) -> tuple[str, list[str]]:
-    """The task of a review round: the decisions and the change, within `_diff_budget`.
+    """The task of a review round: the decisions and the change, within `diff_budget`.
     Returns it and the files whose diff was left out."""
     commit = _commit_of(applied)
     if not _in_clone(d, applied):
@@ -437,7 +449,7 @@ def _review_callout(
             "there is no change to review"
         )
     changes.branch = applied.branch
-    context, omitted = render_review_context(changes, _diff_budget(runner, d, voters, provider))
+    context, omitted = render_review_context(changes, diff_budget(runner, d, voters, provider))
     revised = f", revision {revision}" if revision else ""
     callout = _REVIEW_CALLOUT.format(
         lead=applied.lead,
@@ -464,7 +476,7 @@ def decision_lines(d: Discussion) -> list[str]:
     return [f"- {i.text} ({i.author}, line {i.line})" for i in build_handoff(d).decisions]
 
 
-def _diff_budget(
+def diff_budget(
     runner: TurnAsker, d: Discussion, voters: Sequence[Participant], provider: str | None = None
 ) -> int:
     """Characters of diff a review prompt may hold: `DIFF_BUDGET`, and at most half of the
