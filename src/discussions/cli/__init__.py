@@ -128,6 +128,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "web:serve_command",
         "Serve the discussions folder as a live web page and a JSON API.",
     ),
+    "trial": (
+        "trial:trial_command",
+        "Run a task file through arms and report whether the council beats one model.",
+    ),
 }
 
 

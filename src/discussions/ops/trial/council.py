@@ -1,0 +1,135 @@
+"""The council arm: a real discussion of the task, run by the engine in a temporary file, the
+path ``discussions new`` then ``discussions run`` take (`lifecycle.create`, `turns.run`).
+
+The council's answer is read from the discussion as the run left it: the text of its latest
+``DECISION:`` line that gives an answer (`answers.extract`: ``DECISION: ANSWER: 42`` or
+``DECISION: 42``; a decision said again counts where it was last said); none, no answer.
+Whether the run ended on consensus is reported beside it (`Outcome.decided`). Its calls,
+tokens and cost are the discussion's own totals (`Discussion.usage`), as ``status`` shows.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+
+from ...errors import BadInput
+from ...model.discussion import Discussion
+from ...settings.config import Config
+from ...settings.participants import ParticipantRegistry
+from ...settings.workspace import Workspace
+from ..lifecycle import create
+from ..turns import run
+from .answers import answer_of, council_context, extract
+from .arms import Arm, Asking, Outcome
+from .tasks import Task
+
+
+@dataclass(frozen=True, slots=True)
+class CouncilSettings:
+    """How the council arm runs: the template (None: the configured default), the round
+    limit (None: the run's own), and the provider for every seat (``--provider``)."""
+
+    template: str | None = None
+    rounds: int | None = None
+    provider: str | None = None
+
+
+class SeatedWorkspace(Workspace):
+    """The workspace with the council's seats answered by the providers a mixed arm names:
+    each seat's persona with that provider as its hint, tried first (a persona of the user's
+    own, not a bundled default: `registry.participant_chain`)."""
+
+    def __init__(self, config: Config, participants: ParticipantRegistry) -> None:
+        super().__init__(config)
+        self._seated = participants
+
+    @cached_property
+    def participants(self) -> ParticipantRegistry:
+        return self._seated
+
+
+def seats(ws: Workspace, template: str | None) -> list[str]:
+    """The aliases a new discussion of `template` seats (`Discussion.create`'s rule)."""
+    return list(Discussion.create("seats", template=template, workspace=ws).participants)
+
+
+def seated(ws: Workspace, aliases: list[str], providers: tuple[str, ...]) -> Workspace:
+    """`ws` with seat i answered by ``providers[i]``; `BadInput` when more providers are named
+    than there are seats."""
+    if len(providers) > len(aliases):
+        raise BadInput(
+            f"council:{','.join(providers)} names {len(providers)} providers for "
+            f"{len(aliases)} seats ({', '.join(aliases)}); name at most one a seat",
+            "arm",
+        )
+    changed = [
+        replace(ws.participants.get(a), provider_hint=providers[i % len(providers)], source=None)
+        for i, a in enumerate(aliases)
+    ]
+    return SeatedWorkspace(ws.config, ParticipantRegistry([*ws.participants, *changed]))
+
+
+def ask_council(
+    ws: Workspace, asking: Asking, task: Task, arm: Arm, settings: CouncilSettings
+) -> Outcome:
+    """Run the council on `task` in a temporary discussion, deleted afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="discussions-trial-"))
+    try:
+        return _run_in(folder, ws, asking, task, arm, settings)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_in(
+    folder: Path, ws: Workspace, asking: Asking, task: Task, arm: Arm, settings: CouncilSettings
+) -> Outcome:
+    forced = settings.provider
+    if len(arm.providers) == 1:
+        forced = arm.providers[0]
+    elif arm.providers:
+        ws = seated(ws, seats(ws, settings.template), arm.providers)
+        forced = None
+    made = create(
+        ws,
+        f"Trial: {task.id}",
+        template=settings.template,
+        context=council_context(task),
+        directory=folder,
+        file_name="task.md",
+    )
+
+    def stop_between_rounds(_event: object) -> None:
+        if asking.stopping.is_set():
+            raise KeyboardInterrupt  # `run` records the stop and returns
+
+    result = run(
+        ws,
+        made.discussion.path,
+        rounds=settings.rounds,
+        provider=forced,
+        timeout=asking.timeout,
+        on_round=stop_between_rounds,
+    )
+    d = Discussion.load(made.discussion.path, ws)
+    outcome = Outcome(usage=d.usage.total, decided=result.stopped == "consensus")
+    outcome.stopped = result.stopped
+    outcome.answered_by = set(d.usage.by_provider)
+    latest_last = sorted(d.decisions, key=lambda i: max([i.line, *(r.line for r in i.restated)]))
+    outcome.answer = _decided_answer(task, [item.text for item in latest_last])
+    outcome.interrupted = result.stopped == "interrupted"
+    if not task.judged and not outcome.interrupted:
+        outcome.correct = task.matches(outcome.answer)
+    return outcome
+
+
+def _decided_answer(task: Task, decisions: list[str]) -> str | None:
+    """The answer of the latest decision that gives one (the module docstring's rule)."""
+    for text in reversed(decisions):
+        found = answer_of(task, text) if task.judged else extract(text)
+        if found:
+            return found
+    return None
