@@ -17,7 +17,7 @@ from .options import json_option
 
 
 @click.command("trial")
-@click.argument("tasks", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("tasks", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--arm",
     "arms",

@@ -108,8 +108,9 @@ def number_in(text: str) -> float | None:
 def load_tasks(path: Path) -> list[Task]:
     """The tasks of the file at `path` (``.jsonl``: JSON lines; else YAML). Errors name the
     file and the line: `ConfigError`."""
+    defaults: dict[str, Any] = {}
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        items, defaults = _json_lines(path), {}
+        items = _json_lines(path)
     else:
         items, defaults = _yaml_tasks(path)
     if not items:
@@ -123,7 +124,8 @@ def load_tasks(path: Path) -> list[Task]:
 
 def _yaml_tasks(path: Path) -> tuple[list[tuple[Any, int]], dict[str, Any]]:
     doc = load_yaml_document(path)
-    data, keys = doc.data, ()
+    data = doc.data
+    keys: tuple[str, ...] = ()
     defaults: dict[str, Any] = {}
     if isinstance(data, dict):
         defaults = {k: data[k] for k in ("match", "tolerance", "context") if k in data}
