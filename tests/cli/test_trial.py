@@ -103,6 +103,21 @@ def test_a_mix_of_providers_takes_one_seat_each(isolated: Path, providers_file) 
     assert code(r) == 2 and "4 providers for 3 seats" in out(r)
 
 
+def test_the_councils_answer_is_what_most_of_its_decisions_say(
+    isolated: Path, providers_file
+) -> None:  # type: ignore[no-untyped-def]
+    # seats that always answer right or always the same wrong number: in every run the
+    # decisions are appended in whatever order the parallel answers finish
+    providers_file({"right": answerer(1.0, "r"), "wrong": answerer(0.0, "w")})
+    settings(isolated, "right")
+    tasks = sums(isolated / "t.yaml", [(5, 6), (7, 8), (30, 12)])
+    arms = ["--arm", "council:right,right,wrong", "--arm", "council:wrong,wrong,right"]
+    data = result_of(run("trial", str(tasks), *arms, "--json", "-q"))
+    two_right, two_wrong = data["arms"]
+    assert (two_right["correct"], two_wrong["correct"]) == (3, 0)
+    assert data["per_task"]["s5-6"]["council:wrong,wrong,right"]["answer"] == "12"
+
+
 def test_a_provider_that_cannot_run_is_refused_before_any_call(isolated: Path) -> None:
     tasks = sums(isolated / "t.yaml", [(1, 1)])
     r = run("trial", str(tasks), "--arm", "single:nowhere")

@@ -269,6 +269,12 @@ def _notes(result: TrialResult) -> list[str]:
     return notes
 
 
+_REVIEW = (
+    "A trial made by `discussions trial`, for review: are the tasks, the arms and the "
+    "figures sound, and what should this project conclude from them about its council?\n\n"
+)
+
+
 def write_discussion(ws: Workspace, result: TrialResult, out: Path) -> Path:
     """Write the report as a new discussion file at `out` (never over an existing file), its
     proposal the markdown report: reviewable like any decision (`discussions run` on it)."""
@@ -279,7 +285,7 @@ def write_discussion(ws: Workspace, result: TrialResult, out: Path) -> Path:
     made = create(
         ws,
         title,
-        context=markdown(result, heading="###"),
+        context=_REVIEW + markdown(result, heading="###"),
         directory=out.parent,
         file_name=out.name,
     )

@@ -1,10 +1,13 @@
 """The council arm: a real discussion of the task, run by the engine in a temporary file, the
 path ``discussions new`` then ``discussions run`` take (`lifecycle.create`, `turns.run`).
 
-The council's answer is read from the discussion as the run left it: the text of its latest
-``DECISION:`` line that gives an answer (`answers.extract`: ``DECISION: ANSWER: 42`` or
-``DECISION: 42``; a decision said again counts where it was last said); none, no answer.
-Whether the run ended on consensus is reported beside it (`Outcome.decided`). Its calls,
+The council's answer is read from the discussion as the run left it (`decided_answer`): each
+author's latest ``DECISION:`` line that gives an answer (`answers.extract`: ``DECISION:
+ANSWER: 42`` or ``DECISION: 42``; a decision said again counts where it was last said)
+counts once, and the answer most of them give is the council's, a tie going to the one
+written last. A council that agrees has one answer; one that does not is read by its
+majority, never by which parallel answer happened to be appended last. No decision, no
+answer. Whether the run ended on consensus is reported beside it (`Outcome.decided`). Its calls,
 tokens and cost are the discussion's own totals (`Discussion.usage`), as ``status`` shows.
 """
 
@@ -16,6 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
+from ...derive.state import Item
 from ...errors import BadInput
 from ...model.discussion import Discussion
 from ...settings.config import Config
@@ -118,18 +122,26 @@ def _run_in(
     outcome = Outcome(usage=d.usage.total, decided=result.stopped == "consensus")
     outcome.stopped = result.stopped
     outcome.answered_by = set(d.usage.by_provider)
-    latest_last = sorted(d.decisions, key=lambda i: max([i.line, *(r.line for r in i.restated)]))
-    outcome.answer = _decided_answer(task, [item.text for item in latest_last])
+    outcome.answer = decided_answer(task, d.decisions)
     outcome.interrupted = result.stopped == "interrupted"
     if not task.judged and not outcome.interrupted:
         outcome.correct = task.matches(outcome.answer)
     return outcome
 
 
-def _decided_answer(task: Task, decisions: list[str]) -> str | None:
-    """The answer of the latest decision that gives one (the module docstring's rule)."""
-    for text in reversed(decisions):
-        found = answer_of(task, text) if task.judged else extract(text)
-        if found:
-            return found
-    return None
+def decided_answer(task: Task, decisions: list[Item]) -> str | None:
+    """The council's answer (the module docstring's rule)."""
+    latest: dict[str, tuple[int, str]] = {}  # author -> (line, answer) of their latest
+    for item in decisions:
+        found = answer_of(task, item.text) if task.judged else extract(item.text)
+        said = [(item.author, item.line), *((r.author, r.line) for r in item.restated)]
+        for author, line in said if found else []:
+            if line >= latest.get(author, (0, ""))[0]:
+                latest[author] = (line, str(found))
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for line, found in latest.values():
+        groups.setdefault(task.vote_key(found), []).append((line, found))
+    if not groups:
+        return None
+    best = max(groups.values(), key=lambda said: (len(said), max(said)[0]))
+    return max(best)[1]
