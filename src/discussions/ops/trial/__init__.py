@@ -20,12 +20,14 @@ from pathlib import Path
 
 from ...errors import BadInput
 from ...providers.chains import provider_chain
+from ...providers.command import terminate_all
 from ...providers.registry import ProviderRegistry
 from ...settings.workspace import Workspace, display_path
+from ..lifecycle import create
 from .arms import DEFAULT_ARMS, Arm, Asking, Outcome, add_usage, ask_many, ask_once, parse_arm
 from .council import CouncilSettings, ask_council, seats
 from .judge import Judging, judge_task
-from .report import ArmSummary, TrialResult
+from .report import ArmSummary, TrialResult, markdown
 from .tasks import Task, load_tasks
 
 __all__ = ["TrialOptions", "TrialResult", "TrialRun", "run_trial", "write_discussion"]
@@ -57,8 +59,6 @@ class TrialRun:
 
     def stop(self) -> None:
         """No new call starts; the running ones are ended (their process groups killed)."""
-        from ...providers.command import terminate_all
-
         self.stopping.set()
         terminate_all()
 
@@ -278,9 +278,6 @@ _REVIEW = (
 def write_discussion(ws: Workspace, result: TrialResult, out: Path) -> Path:
     """Write the report as a new discussion file at `out` (never over an existing file), its
     proposal the markdown report: reviewable like any decision (`discussions run` on it)."""
-    from ..lifecycle import create
-    from .report import markdown
-
     title = f"Trial of {Path(result.source).name}"
     made = create(
         ws,
