@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import SCRIPTS, code, out, result_of, run, script_command, write
+from ..support.openai_stub import StubServer, serve
 from ..support.waiting import kill_quietly, running_below, wait_dead, wait_for, wait_pid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,6 +117,26 @@ def test_the_councils_answer_is_what_most_of_its_decisions_say(
     two_right, two_wrong = data["arms"]
     assert (two_right["correct"], two_wrong["correct"]) == (3, 0)
     assert data["per_task"]["s5-6"]["council:wrong,wrong,right"]["answer"] == "12"
+
+
+def test_one_call_and_the_council_on_an_openai_compatible_server(
+    isolated: Path, userdir: Path
+) -> None:
+    answer = "Forty plus two.\n\nANSWER: 42\n\nDECISION: ANSWER: 42\n\nVOTE: READY"
+    tasks = sums(isolated / "t.yaml", [(40, 2)])
+    with serve(StubServer(answer=answer)) as stub:
+        write(
+            userdir / "providers.yaml",
+            "providers:\n  - name: local\n    type: openai-compatible\n"
+            f"    base_url: {stub.base_url}\n    model: tiny\n",
+        )
+        r = run("trial", str(tasks), "--arm", "single:local", "--arm", "council:local", "-q")
+        assert code(r) == 0, out(r)
+        chats = [q for q in stub.requests if q["path"] == "/v1/chat/completions"]
+    assert "| single:local | local | 100.0% | 20.7-100.0% | 1/1 | 1 | 42 in / 7 out |" in out(r)
+    council_calls = len(chats) - 1
+    assert f"| 1/1 (1 decided) | {council_calls} | {42 * council_calls} in /" in out(r)
+    assert "What is 40 + 2?" in chats[0]["body"]["messages"][-1]["content"]
 
 
 def test_a_provider_that_cannot_run_is_refused_before_any_call(isolated: Path) -> None:
