@@ -97,9 +97,14 @@ def test_a_mix_of_providers_takes_one_seat_each(isolated: Path, providers_file) 
     providers_file({n: answerer(1.0, n) for n in ("a", "b", "c")})
     settings(isolated, "a")
     tasks = sums(isolated / "t.yaml", [(5, 6)])
-    data = result_of(run("trial", str(tasks), "--arm", "council:a,b,c", "--json", "-q"))
+    args = ["--arm", "council:a,b,c", "--json", "-q", "--keep", "councils"]
+    data = result_of(run("trial", str(tasks), *args))
     outcome = data["per_task"]["s5-6"]["council:a,b,c"]
     assert outcome["answered_by"] == ["a", "b", "c"] and outcome["correct"] is True
+    kept = isolated / "councils" / "council-a-b-c--s5-6.md"
+    assert code(run("check", str(kept))) == 0
+    status = result_of(run("status", str(kept), "--json"))
+    assert status["status"] == "DECIDED" and "DECISION: ANSWER: 11" in kept.read_text()
     r = run("trial", str(tasks), "--arm", "council:a,b,c,a")
     assert code(r) == 2 and "4 providers for 3 seats" in out(r)
 

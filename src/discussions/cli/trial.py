@@ -58,6 +58,11 @@ from .options import json_option
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the report as a new discussion file, to review like any decision.",
 )
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the council's discussions in this folder (ARM--TASK.md) instead of deleting them.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on standard error.")
 @json_option("Print the report as JSON (as --format json).")
 def trial_command(
@@ -72,6 +77,7 @@ def trial_command(
     jobs: int,
     fmt: str,
     out: Path | None,
+    keep: Path | None,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -92,9 +98,10 @@ def trial_command(
       discussions trial tasks.jsonl --arm single:claude --arm council:claude,codex,gemini
       discussions trial tasks.yaml --arm single --arm self-consistency --samples 5 --json
       discussions trial essays.yaml --judge claude --discussion trial-essays.md
+      discussions trial tasks.yaml --arm council --rounds 3 --keep trial-councils
     """
     ws = workspace(warn=False)
-    options = TrialOptions(provider, judge, samples, template, rounds, timeout, jobs)
+    options = TrialOptions(provider, judge, samples, template, rounds, timeout, jobs, keep)
     progress = None if quiet else _Progress()
     running = TrialRun()
     try:

@@ -49,6 +49,8 @@ class TrialOptions:
     rounds: int | None = None
     timeout: float | None = None
     jobs: int = 4
+    keep: Path | None = None
+    """Where the council's discussions are kept (None: deleted after each task)."""
 
 
 class TrialRun:
@@ -135,7 +137,9 @@ class _Plan:
     ) -> None:
         self.ws, self.asking, self.arms, self.default = ws, asking, arms, default
         self.options = options
-        self.council = CouncilSettings(options.template, options.rounds, options.provider)
+        self.council = CouncilSettings(
+            options.template, options.rounds, options.provider, options.keep
+        )
         self.judging = Judging()
         self._seats = 0
 

@@ -25,6 +25,7 @@ from ...model.discussion import Discussion
 from ...settings.config import Config
 from ...settings.participants import ParticipantRegistry
 from ...settings.workspace import Workspace
+from ...syntax.text import slugify
 from ..lifecycle import create
 from ..turns import run
 from .answers import answer_of, council_context, extract
@@ -35,11 +36,13 @@ from .tasks import Task
 @dataclass(frozen=True, slots=True)
 class CouncilSettings:
     """How the council arm runs: the template (None: the configured default), the round
-    limit (None: the run's own), and the provider for every seat (``--provider``)."""
+    limit (None: the run's own), the provider for every seat (``--provider``), and the
+    folder its discussions are kept in (None: each in a temporary folder, deleted)."""
 
     template: str | None = None
     rounds: int | None = None
     provider: str | None = None
+    keep: Path | None = None
 
 
 class SeatedWorkspace(Workspace):
@@ -80,16 +83,26 @@ def seated(ws: Workspace, aliases: list[str], providers: tuple[str, ...]) -> Wor
 def ask_council(
     ws: Workspace, asking: Asking, task: Task, arm: Arm, settings: CouncilSettings
 ) -> Outcome:
-    """Run the council on `task` in a temporary discussion, deleted afterwards."""
+    """Run the council on `task` in a temporary discussion, deleted afterwards (kept, as
+    ``ARM--TASK.md``, in `CouncilSettings.keep` when given)."""
+    if settings.keep is not None:
+        name = f"{slugify(arm.label) or 'council'}--{slugify(task.id) or 'task'}.md"
+        return _run_in(settings.keep, name, ws, asking, task, arm, settings)
     folder = Path(tempfile.mkdtemp(prefix="discussions-trial-"))
     try:
-        return _run_in(folder, ws, asking, task, arm, settings)
+        return _run_in(folder, "task.md", ws, asking, task, arm, settings)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def _run_in(
-    folder: Path, ws: Workspace, asking: Asking, task: Task, arm: Arm, settings: CouncilSettings
+    folder: Path,
+    name: str,
+    ws: Workspace,
+    asking: Asking,
+    task: Task,
+    arm: Arm,
+    settings: CouncilSettings,
 ) -> Outcome:
     forced = settings.provider
     if len(arm.providers) == 1:
@@ -103,7 +116,7 @@ def _run_in(
         template=settings.template,
         context=council_context(task),
         directory=folder,
-        file_name="task.md",
+        file_name=name,
     )
 
     def stop_between_rounds(_event: object) -> None:
