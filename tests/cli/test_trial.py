@@ -218,7 +218,8 @@ def test_the_report_as_a_discussion_passes_check(isolated: Path, providers_file)
 
 
 @pytest.mark.slow
-def test_ctrl_c_leaves_a_partial_report(isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("stuck_arm", ["vote:quick,stuck", "council:stuck"])
+def test_ctrl_c_leaves_a_partial_report(isolated: Path, providers_file, stuck_arm: str) -> None:  # type: ignore[no-untyped-def]
     pidfile = isolated / "hang.pid"
     providers_file(
         {
@@ -230,7 +231,7 @@ def test_ctrl_c_leaves_a_partial_report(isolated: Path, providers_file) -> None:
     tasks = sums(isolated / "t.yaml", [(1, 1), (2, 2)])
     proc = subprocess.Popen(
         [sys.executable, "-m", "discussions", "trial", str(tasks), "-j", "1"]
-        + ["--arm", "single:quick", "--arm", "vote:quick,stuck"],
+        + ["--arm", "single:quick", "--arm", stuck_arm],
         cwd=isolated,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -240,7 +241,7 @@ def test_ctrl_c_leaves_a_partial_report(isolated: Path, providers_file) -> None:
     wait_for(lambda: running_below(proc.pid, "hang.py"), 30, message="the stuck provider")
     child = wait_pid(pidfile)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert "0 of 2 task(s) finished (interrupted" in stdout

@@ -136,7 +136,8 @@ def _run_in(
     outcome.stopped = result.stopped
     outcome.answered_by = set(d.usage.by_provider)
     outcome.answer = decided_answer(task, d.decisions)
-    outcome.interrupted = result.stopped == "interrupted"
+    # Ctrl-C ends the calls under way: the run may then stop as a round without answers
+    outcome.interrupted = result.stopped == "interrupted" or asking.stopping.is_set()
     if not task.judged and not outcome.interrupted:
         outcome.correct = task.matches(outcome.answer)
     return outcome
