@@ -218,8 +218,8 @@ def test_the_report_as_a_discussion_passes_check(isolated: Path, providers_file)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stuck_arm", ["vote:quick,stuck", "council:stuck"])
-def test_ctrl_c_leaves_a_partial_report(isolated: Path, providers_file, stuck_arm: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("arms", [["single:quick", "vote:quick,stuck"], ["council:stuck"]])
+def test_ctrl_c_leaves_a_partial_report(isolated: Path, providers_file, arms: list[str]) -> None:  # type: ignore[no-untyped-def]
     pidfile = isolated / "hang.pid"
     providers_file(
         {
@@ -231,7 +231,7 @@ def test_ctrl_c_leaves_a_partial_report(isolated: Path, providers_file, stuck_ar
     tasks = sums(isolated / "t.yaml", [(1, 1), (2, 2)])
     proc = subprocess.Popen(
         [sys.executable, "-m", "discussions", "trial", str(tasks), "-j", "1"]
-        + ["--arm", "single:quick", "--arm", stuck_arm],
+        + [f"--arm={arm}" for arm in arms],
         cwd=isolated,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
