@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..ops.trial import TrialOptions, TrialResult, TrialRun, run_trial, write_discussion
+from ..ops.trial import TrialOptions, TrialRun, run_trial, write_discussion
 from ..ops.trial.arms import Outcome
 from ..ops.trial.report import markdown
 from ..ops.trial.tasks import Task
@@ -135,6 +135,3 @@ def _mark(o: Outcome) -> str:
     if o.correct is None:
         return "answered" if o.answer is not None else "no answer"
     return "right" if o.correct else "wrong"
-
-
-__all__ = ["TrialResult", "trial_command"]

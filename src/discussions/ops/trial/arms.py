@@ -20,7 +20,7 @@ the built-in mock; the council's seats then keep their own chains, as in ``discu
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -201,6 +201,3 @@ def add_usage(total: UsageTotals, part: UsageTotals) -> None:
     """Add `part`'s figures to `total` (a trial sums its calls' and its councils' totals)."""
     for name in _SUMMED:
         setattr(total, name, getattr(total, name) + getattr(part, name))
-
-
-Progress = Callable[[str], None]
