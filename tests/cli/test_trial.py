@@ -144,6 +144,18 @@ def test_one_call_and_the_council_on_an_openai_compatible_server(
     assert "What is 40 + 2?" in chats[0]["body"]["messages"][-1]["content"]
 
 
+def test_the_councils_temporary_discussions_leave_the_append_journal_as_it_was(
+    isolated: Path, userdir: Path
+) -> None:
+    assert code(run("new", "Real work")) == 0
+    assert code(run("comment", "real-work.md", "Mine.")) == 0
+    journal = userdir / "appends.jsonl"
+    before = journal.read_text(encoding="utf-8")
+    tasks = sums(isolated / "t.yaml", [(1, 2), (3, 4)])
+    assert code(run("trial", str(tasks), "--arm", "council", "-q")) == 0
+    assert journal.read_text(encoding="utf-8") == before
+
+
 def test_a_provider_that_cannot_run_is_refused_before_any_call(isolated: Path) -> None:
     tasks = sums(isolated / "t.yaml", [(1, 1)])
     r = run("trial", str(tasks), "--arm", "single:nowhere")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ...derive.state import Item
 from ...errors import BadInput
+from ...model import journal
 from ...model.discussion import Discussion
 from ...settings.config import Config
 from ...settings.participants import ParticipantRegistry
@@ -93,6 +94,7 @@ def ask_council(
         return _run_in(folder, "task.md", ws, asking, task, arm, settings)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        journal.forget(folder)
 
 
 def _run_in(
