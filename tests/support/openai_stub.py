@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -30,6 +30,8 @@ class StubServer:
     usage: dict[str, int] | None = field(
         default_factory=lambda: {"prompt_tokens": 42, "completion_tokens": 7}
     )
+    reply: Callable[[dict[str, Any]], str] | None = None
+    """The answer computed from each chat request's body (model, messages); None: `answer`."""
     props: dict[str, Any] | None = None
     """What ``GET /props`` answers (None: 404)."""
     models: dict[str, Any] | None = None
@@ -70,6 +72,7 @@ class StubServer:
 def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        answer_text = stub.answer
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             pass
@@ -128,6 +131,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 self._json(404, {"error": {"message": "not found"}})
                 return
             prompt = sent["body"]["messages"][-1]["content"]
+            self.answer_text = stub.reply(sent["body"]) if stub.reply else stub.answer
             if stub.window and len(prompt.encode()) / 4 > stub.window:
                 self._mode_error()
                 return
@@ -167,7 +171,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": stub.answer},
+                        "message": {"role": "assistant", "content": self.answer_text},
                         "finish_reason": stub.finish_reason,
                     }
                 ],
@@ -190,8 +194,8 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
         def _mode_stream(self) -> None:
             self._events()
             self.wfile.write(b": keep-alive comment\n\n")
-            for i in range(0, len(stub.answer), 5):
-                piece = stub.answer[i : i + 5]
+            for i in range(0, len(self.answer_text), 5):
+                piece = self.answer_text[i : i + 5]
                 self._send({"choices": [{"index": 0, "delta": {"content": piece}}]})
             end = {"index": 0, "delta": {}, "finish_reason": stub.finish_reason}
             self._send({"choices": [end]})

@@ -152,6 +152,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "recheck:recheck_command",
         "Ask the council whether the governed code, as it is now, still conforms to the decision.",
     ),
+    "trial": (
+        "trial:trial_command",
+        "Run a task file through arms and report whether the council beats one model.",
+    ),
 }
 
 

@@ -410,3 +410,31 @@ def _cut_line(e: _Entry, data: bytes | mmap.mmap) -> int:
     line = data[: e.offset].count(b"\n") + 1
     name = head.find(b"Name:")
     return line + (head[:name].count(b"\n") if name >= 0 else 0)
+
+
+def forget(folder: Path) -> None:
+    """Forget every append to a file under `folder`: a folder of discussions made to be
+    deleted (a trial's councils), whose entries would push this user's own appends out of the
+    last `KEEP`, with nothing left to check."""
+    prefix = str(folder.resolve()) + os.sep
+    with _locked():
+        try:
+            lines = _file().read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return
+        kept = [line for line in lines if not _entry_under(line, prefix)]
+        if len(kept) == len(lines):
+            return
+        try:
+            text = "".join(f"{line}\n" for line in kept)
+            atomic.replace_file(_file(), text, mode=0o600, durable=False)
+        except (OSError, DiscussionsError):
+            pass
+
+
+def _entry_under(line: str, prefix: str) -> bool:
+    try:
+        path = json.loads(line).get("path")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(path, str) and path.startswith(prefix)
