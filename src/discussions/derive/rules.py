@@ -27,7 +27,6 @@ from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extrac
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
-from .choices import rule_choices
 from .citations import rule_citations
 from .contrarian import rule_contrarian
 from .diagnosis import rule_diagnosis
@@ -406,6 +405,14 @@ def _reads_blocks(s: State, reader: str) -> bool:
     return any(ENGINE_BY_KIND[m.kind].reader == reader for m in s.doc.engine_markers)
 
 
+def _rule_choices(s: State) -> None:
+    """`choices.rule_choices`, loaded only for a file that holds a ``CHOICE`` line."""
+    if _reads_blocks(s, "choices"):
+        from .choices import rule_choices
+
+        rule_choices(s)
+
+
 def _rule_evidence(s: State) -> None:
     """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
     request: most files have none, and every command derives one."""
@@ -498,7 +505,7 @@ RULES: list[tuple[str, Rule]] = [
     ("usage", rule_usage),
     ("retrials", _rule_retrials),
     ("outcomes", _rule_outcomes),
-    ("choices", rule_choices),
+    ("choices", _rule_choices),
     ("rechecks", _rule_rechecks),
 ]
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..derive.choices import choice_entry, latest_choice
 from ..derive.contrarian import challenge_entry
 from ..derive.runlog import RunRecord
 from ..derive.state import Item, State
@@ -15,6 +14,7 @@ from .fields import Field, JsonEntry
 from .sections import BY_KEY
 
 if TYPE_CHECKING:
+    from ..derive.choices import Choice
     from .discussion import Discussion
 
 
@@ -38,6 +38,16 @@ def _phase_value(d: Discussion, name: str) -> Any:
     """`name` of the current phase's rules as they apply now (None without a template)."""
     info = d.phase_info
     return getattr(info, name) if info else None
+
+
+def _latest_choice(s: State) -> Choice | None:
+    """`choices.latest_choice`, its modules loaded only for a file with a ``CHOICE`` line
+    (every `status` reads this field)."""
+    if not any(m.kind == "choice" for m in s.doc.engine_markers):
+        return None
+    from ..derive.choices import latest_choice
+
+    return latest_choice(s)
 
 
 class StateView:
@@ -188,9 +198,9 @@ class StateView:
         key=None,
     )
     choice = Field(
-        latest_choice,
+        _latest_choice,
         "The latest King's Choice after a consensus (`derive.choices`).",
-        json=choice_entry,
+        json=lambda s: c.to_dict() if (c := _latest_choice(s)) else None,
     )
     rechecks = Field(
         lambda s: list(s.rechecks),
