@@ -33,7 +33,7 @@ from .options import json_option
     type=click.IntRange(min=1, max=100),
     help="Self-consistency's calls per task (default: as many as the council made).",
 )
-@click.option("--template", help="The council's template (default: default_template).")
+@click.option("-t", "--template", help="The council's template (default: default_template).")
 @click.option("--rounds", type=click.IntRange(min=1, max=100), help="The council's round limit.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
 @click.option(

@@ -22,7 +22,7 @@ from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.code import CodeLines
 from ..syntax.document import Document, ParseWarning
-from ..syntax.kinds import ENGINE_BY_KIND, engine_kinds
+from ..syntax.kinds import engine_kinds
 from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract, parse_score
 from ..syntax.meta import comment_meta, meta_fields
 from ..syntax.parse import parse_document
@@ -31,6 +31,7 @@ from .citations import rule_citations
 from .contrarian import rule_contrarian
 from .diagnosis import rule_diagnosis
 from .governs import rule_governs
+from .loaded import loaded_rule
 from .minority import rule_dissent
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
@@ -400,72 +401,6 @@ def rule_title(s: State) -> None:
     s.title = s.path_stem
 
 
-def _reads_blocks(s: State, reader: str) -> bool:
-    """Whether the file holds an engine block of a kind `reader` reads (`kinds.ENGINE_KINDS`)."""
-    return any(ENGINE_BY_KIND[m.kind].reader == reader for m in s.doc.engine_markers)
-
-
-def _rule_choices(s: State) -> None:
-    """`choices.rule_choices`, loaded only for a file that holds a ``CHOICE`` line."""
-    if _reads_blocks(s, "choices"):
-        from .choices import rule_choices
-
-        rule_choices(s)
-
-
-def _rule_evidence(s: State) -> None:
-    """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
-    request: most files have none, and every command derives one."""
-    if _reads_blocks(s, "evidence") or any(
-        mk.kind == "EVIDENCE" for c in s.comments for mk in c.markers
-    ):
-        from .evidence import rule_evidence
-
-        rule_evidence(s)
-
-
-def _rule_drafts(s: State) -> None:
-    """`drafts.rule_drafts`, loaded only for a file that holds a ``DRAFT`` block (a
-    documentation loop's): the digest and fence helpers it needs are not loaded otherwise."""
-    if _reads_blocks(s, "drafts"):
-        from .drafts import rule_drafts
-
-        rule_drafts(s)
-
-
-def _rule_applies(s: State) -> None:
-    """`applies.rule_applies`, loaded only for a file that holds an ``APPLY`` or
-    ``APPLY-REVIEW`` block."""
-    if _reads_blocks(s, "applies"):
-        from .applies import rule_applies
-
-        rule_applies(s)
-
-
-def _rule_retrials(s: State) -> None:
-    """`retrials.rule_retrials`, loaded only for a file that holds a ``RETRIAL`` block."""
-    if _reads_blocks(s, "retrials"):
-        from .retrials import rule_retrials
-
-        rule_retrials(s)
-
-
-def _rule_outcomes(s: State) -> None:
-    """`outcomes.rule_outcomes`, loaded only for a file with an ``OUTCOME:`` marker."""
-    if any(mk.kind == "OUTCOME" for c in s.comments for mk in c.markers):
-        from .outcomes import rule_outcomes
-
-        rule_outcomes(s)
-
-
-def _rule_rechecks(s: State) -> None:
-    """`rechecks.rule_rechecks`, loaded only for a file that holds a ``RECHECK`` block."""
-    if _reads_blocks(s, "rechecks"):
-        from .rechecks import rule_rechecks
-
-        rule_rechecks(s)
-
-
 ITEM_RULES: list[tuple[str, Rule]] = [("governs", rule_governs)]
 """The rules that attach to a comment's items what other lines of the same comment say
 (`Item.details`), after the comments rule: `derive` runs them in `RULES`, and the decision
@@ -494,19 +429,19 @@ RULES: list[tuple[str, Rule]] = [
     ("integrity", rule_integrity),
     ("title", rule_title),
     ("conflicts", rule_conflicts),
-    ("evidence", _rule_evidence),
-    ("drafts", _rule_drafts),
-    ("applies", _rule_applies),
+    ("evidence", loaded_rule("evidence", blocks="evidence", marker="EVIDENCE")),
+    ("drafts", loaded_rule("drafts", blocks="drafts")),
+    ("applies", loaded_rule("applies", blocks="applies")),
     ("voters", rule_voters),
     ("first_ballot", rule_first_ballot),
     ("contrarian", rule_contrarian),
     ("positions", rule_positions),
     ("phase_rules", rule_phase_rules),
     ("usage", rule_usage),
-    ("retrials", _rule_retrials),
-    ("outcomes", _rule_outcomes),
-    ("choices", _rule_choices),
-    ("rechecks", _rule_rechecks),
+    ("retrials", loaded_rule("retrials", blocks="retrials")),
+    ("outcomes", loaded_rule("outcomes", marker="OUTCOME")),
+    ("choices", loaded_rule("choices", blocks="choices")),
+    ("rechecks", loaded_rule("rechecks", blocks="rechecks")),
 ]
 
 
