@@ -42,6 +42,7 @@ from .signatures import body_digest as body_digest  # re-exported: callers and t
 from .signatures import own_text as own_text
 from .signatures import strip_meta as strip_meta
 from .state import Comment, Item, PendingMention, RunMark, State
+from .translated import rule_translated_markers
 from .usage import rule_usage
 
 if TYPE_CHECKING:
@@ -471,6 +472,7 @@ RULES: list[tuple[str, Rule]] = [
     ("positions", rule_positions),
     ("phase_rules", rule_phase_rules),
     ("usage", rule_usage),
+    ("translated_markers", rule_translated_markers),
 ]
 
 

@@ -156,6 +156,7 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
         context: str | None = None,
         participants: list[str] | None = None,
         file_name: str | None = None,
+        language: str | None = None,
     ) -> dict[str, Any]:
         """Create a discussion file from a template (like `discussions new`).
 
@@ -166,6 +167,8 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
             participants: persona aliases, e.g. ["architect", "security"] (default: the
                 project's default_participants, else the template's).
             file_name: file name to create in the discussions folder instead.
+            language: the language participants answer in, a code (nl) or a name; markers
+                and votes stay in English.
 
         Returns the new discussion's state, with its `file`.
         """
@@ -178,6 +181,7 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
                 context=context,
                 participants=participants,
                 file_name=file_name,
+                language=language,
             )
             return made.to_dict()
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..derive.contrarian import challenge_entry
 from ..derive.runlog import RunRecord
 from ..derive.state import Item, State
+from ..settings.language import discussion_language
 from .fields import Field, JsonEntry
 from .sections import BY_KEY
 
@@ -173,4 +174,9 @@ class StateView:
     )
     usage = Field(
         lambda s: s.usage, "Tokens, cost and calls of the AI answers (`derive.usage`).", key=None
+    )
+    language = Field(
+        lambda s: discussion_language(s.doc.header, s.workspace.config.data),
+        "The language participants answer in: the ``Language:`` header, else the "
+        "``language`` setting; None: not set (`settings.language`).",
     )

@@ -63,10 +63,12 @@ def create(
     directory: Path | None = None,
     file_name: str | None = None,
     attach: list[str] | None = None,
+    language: str | None = None,
 ) -> Created:
     """Create and save a discussion: in `directory` (default: ``output.directory``), named
     `file_name` (default: made from the title), the files matching the `attach` patterns
-    attached as evidence. Never replaces a file: `DiscussionExists` says what to do instead."""
+    attached as evidence, held in `language` (a ``Language:`` header line). Never replaces
+    a file: `DiscussionExists` says what to do instead."""
     path = None
     if file_name:
         name = file_name if file_name.endswith(".md") else f"{file_name}.md"
@@ -81,6 +83,7 @@ def create(
         directory=directory,
         path=path,
         workspace=ws,
+        language=language,
     )
     if d.path.exists() or d.path.is_symlink():
         raise DiscussionExists(

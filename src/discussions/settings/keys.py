@@ -81,6 +81,7 @@ SETTINGS = Fields(
             noun="budget setting",
         ),
         "apply": APPLY,
+        "language": Text(what="a language code or name, such as nl or German"),
     },
     noun="setting",
 )

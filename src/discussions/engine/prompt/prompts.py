@@ -39,6 +39,7 @@ from ...providers.window import chars_for_tokens, estimate_tokens, prompt_tokens
 from ...settings.participants import Participant
 from ..evidence.prompt import evidence_section, folded, how_to_ask
 from .context import Context, build_context
+from .language import language_lines
 from .memory import build_persona_memory, persona_memory_chars
 from .visibility import sealed_for
 
@@ -251,6 +252,7 @@ def _assemble(
         *evidence_section(d, participant, budget),
         *_prompt_task(d, participant, info, callout),
         *_response_format(participant, info, compact),
+        *language_lines(d, compact),
         *([] if compact else how_to_ask(d, budget)),
     ]
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
