@@ -28,6 +28,8 @@ _FIELD_ORDER = (
     "expertise",
     "concerns",
     "capabilities",
+    "traits",
+    "focus",
     "personality",
 )
 

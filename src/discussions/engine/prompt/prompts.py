@@ -41,6 +41,7 @@ from ..evidence.prompt import evidence_section, folded, how_to_ask
 from .context import Context, build_context
 from .language import language_lines
 from .memory import build_persona_memory, persona_memory_chars
+from .shape import shape_lines
 from .visibility import sealed_for
 
 if TYPE_CHECKING:
@@ -292,6 +293,7 @@ def _prompt_head(
         head.append("Your expertise: " + ", ".join(participant.expertise) + ".")
     if participant.concerns:
         head.append("Questions you always ask: " + " ".join(participant.concerns))
+    head += shape_lines(participant)
     head += ["", f"## Discussion: {d.title}", ""]
     head.append(f"Current phase: {phase}")
     if info and info.instructions.strip():
