@@ -128,6 +128,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "web:serve_command",
         "Serve the discussions folder as a live web page and a JSON API.",
     ),
+    "council-memory": (
+        "council_memory:council_memory_command",
+        "Show what the council decided across the project's discussions and how its votes went.",
+    ),
 }
 
 

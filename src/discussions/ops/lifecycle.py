@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadInput, DiscussionExists
+from ..errors import BadInput, DiscussionExists, DiscussionsError
 from ..model.discussion import Discussion
 from ..settings.config import default_author
 from ..settings.templates import is_open
@@ -121,11 +121,23 @@ def close(ws: Workspace, path: Path, status: str = "CLOSED") -> StatusChanged:
         shown = status.strip().upper()
         raise BadInput(f"{shown} is an open status; use `discussions reopen` to reopen", "status")
     new = d.transact(lambda now: now.set_status(status))
-    return StatusChanged(d.path, new, list(d.notices))
+    return StatusChanged(d.path, new, list(d.notices) + _council_updated(ws, d.path))
 
 
 def reopen(ws: Workspace, path: Path) -> StatusChanged:
     """Reopen a closed or decided discussion: record a status change to OPEN."""
     d = Discussion.load(path, ws)
     new = d.transact(lambda now: now.set_status("OPEN"))
-    return StatusChanged(d.path, new, list(d.notices))
+    return StatusChanged(d.path, new, list(d.notices) + _council_updated(ws, d.path))
+
+
+def _council_updated(ws: Workspace, path: Path) -> list[str]:
+    """The council files brought up to date for the discussion at `path`, once they exist
+    (`model.council.update_council`); a notice when they could not be (they can be rebuilt)."""
+    from ..model.council import update_council
+
+    try:
+        update_council(ws, [path])
+    except (DiscussionsError, OSError) as exc:
+        return [f"council memory not updated: {exc}"]
+    return []

@@ -60,6 +60,8 @@ SETTINGS = Fields(
                 "max_chars": _COUNT,
                 "per_participant_chars": _COUNT,
                 "discussions": _COUNT,
+                "council_chars": _COUNT,
+                "council_discussions": _COUNT,
             },
             noun="memory setting",
         ),

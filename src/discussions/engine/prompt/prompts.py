@@ -39,6 +39,7 @@ from ...providers.window import chars_for_tokens, estimate_tokens, prompt_tokens
 from ...settings.participants import Participant
 from ..evidence.prompt import evidence_section, folded, how_to_ask
 from .context import Context, build_context
+from .council import build_council_memory, council_memory_chars
 from .language import language_lines
 from .memory import build_persona_memory, persona_memory_chars
 from .shape import shape_lines
@@ -267,6 +268,10 @@ def _assemble(
         if own:  # the participant's own record, after the settled decisions
             head.insert(memory_at + bool(known), own)
             frame += len(own) + 1
+        council = build_council_memory(d, participant, council_memory_chars(d, budget - frame))
+        if council:  # how the council decided before, after the participant's own record
+            head.insert(memory_at + bool(known) + bool(own), council)
+            frame += len(council) + 1
     # The discussion gets what the frame leaves (evidence blocks folded to one line each).
     ctx = build_context(folded(d), participant, max(0, budget - frame), frame, compact)
     lines = [*head, ctx.text.rstrip(), *tail]
