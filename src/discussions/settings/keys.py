@@ -84,6 +84,13 @@ SETTINGS = Fields(
         ),
         "apply": APPLY,
         "language": Text(what="a language code or name, such as nl or German"),
+        "diagrams": Fields(
+            {
+                "mermaid_js": Text(what="the path of mermaid.min.js"),
+                "plantuml": Text(what="a command line (source on stdin, SVG on stdout)"),
+            },
+            noun="diagrams setting",
+        ),
     },
     noun="setting",
 )
