@@ -59,6 +59,7 @@ def build_server(
     _comment_tool(server, t, call)
     _moving_tools(server, t, call)
     _file_resource(server, t)
+    _council_memory_tool(server, t, call)
     return server
 
 
@@ -296,6 +297,21 @@ def _file_resource(server: MCPServer[Any], t: DiscussionTools) -> None:
             return t.markdown(unquote(name))
         except DiscussionsError as exc:
             raise ResourceError(str(exc)) from None
+
+
+def _council_memory_tool(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tool council_memory (`ops.council_memory`): reads, writes nothing."""
+
+    @server.tool()
+    def council_memory() -> dict[str, Any]:
+        """What the council decided across the project's discussions and how its votes went:
+        each settled discussion that decided or voted on something, newest first, with its
+        tally, who voted what, its decisions, motions and dissent (`discussions council-memory
+        --json`), derived from the discussion files. Changes nothing.
+        """
+        from ..ops.council_memory import council_memory as remembered
+
+        return call(lambda: remembered(t.workspace).to_dict())  # type: ignore[no-any-return]
 
 
 def serve(opening: Opening | None = None) -> None:
