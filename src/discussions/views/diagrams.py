@@ -160,6 +160,9 @@ def plantuml_command(workspace: Workspace) -> tuple[str, ...] | None:
 def _render_plantuml(command: tuple[str, ...], source: str) -> tuple[bytes, str]:
     """(the SVG, "") that `command` draws of `source`, or (b"", why not). Remembered per
     command and source: a page is rendered again on every load."""
+    # PlantUML reads its security profile from this environment variable (since 1.2020.11);
+    # in SANDBOX it reaches no local file and no URL (https://plantuml.com/security). `-pipe`
+    # reads the source on stdin and writes the picture on stdout (plantuml(1), -tsvg: SVG).
     env = {**os.environ, "PLANTUML_SECURITY_PROFILE": "SANDBOX", "JAVA_TOOL_OPTIONS": ""}
     try:
         with tempfile.TemporaryDirectory(prefix="discussions-diagram-") as empty:

@@ -1,6 +1,9 @@
 // discussions web view: draws each ```mermaid figure with mermaid.js (served from this origin,
 // /static/mermaid.min.js, loaded before this file), on the page and as comments arrive live.
 // The figure's source stays one click away in its <details>. Nothing external is loaded.
+// Mermaid's API as documented (mermaid.js.org, config/usage; the render method): initialize()
+// with startOnLoad false, then `await mermaid.render(id, text)` resolves to { svg, ... } and
+// rejects on a diagram it cannot parse; securityLevel "strict" sanitizes labels.
 "use strict";
 
 (function () {
