@@ -73,3 +73,29 @@ def test_a_mermaid_fence_becomes_an_svg_in_the_live_view(
     finally:
         browser.get("about:blank")
         server.stop()
+
+
+def test_a_diagram_mermaid_cannot_parse_keeps_its_source_open(
+    isolated: Path, userdir: Path, browser: WebDriver
+) -> None:
+    write(userdir / "config.yaml", f"diagrams:\n  mermaid_js: {str(_mermaid_js())!r}\n")
+    assert code(run("new", "Broken", "--participants", "architect")) == 0
+    broken = "```mermaid\ngraph TD\n  A -->\n  this is not mermaid ((\n```"
+    text = f"Two:\n\n{broken}\n\n{FLOW}"
+    assert code(run("comment", "discussions/broken.md", text, "--author", "Rob")) == 0
+    console_errors(browser)
+    server = LiveServer(Workspace.discover())
+    try:
+        open_page(browser, server, "/d/broken.md")
+        wait_for(lambda: _svgs(browser) == 1, timeout=30)
+        failed = 'figure.diagram-mermaid[data-drawn="error"]'
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, failed)) == 1, timeout=30)
+        figure = browser.find_element(By.CSS_SELECTOR, failed)
+        assert figure.find_element(By.CSS_SELECTOR, ".diagram-note").text.startswith("Not drawn:")
+        details = figure.find_element(By.CSS_SELECTOR, "details.diagram-source")
+        assert details.get_attribute("open") is not None
+        assert figure.find_elements(By.CSS_SELECTOR, ".diagram-picture svg") == []
+        assert browser.find_elements(By.CSS_SELECTOR, 'body > [id^="ddiagram-"]') == []
+    finally:
+        browser.get("about:blank")
+        server.stop()
