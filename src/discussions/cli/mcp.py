@@ -65,8 +65,8 @@ def mcp_command(client: str | None) -> None:
     """Serve this project's discussions to AI coding agents over MCP (stdio).
 
     Tools: list_discussions, discussion_status, read_discussion, handoff,
-    new_discussion, add_comment, start_turn, turn_result, advance. Resources: each discussion's
-    markdown (discussion://files/NAME). The agent starts the server itself;
+    new_discussion, add_comment, start_turn, turn_result, advance, council_memory. Resources:
+    each discussion's markdown (discussion://files/NAME). The agent starts the server itself;
     register it once from the project folder.
 
     \b
