@@ -44,7 +44,14 @@ def test_a_runner_runs_the_steps_it_is_given_in_order_after_the_answers(
 
 
 def test_every_runner_gets_the_default_steps_declared_once(isolated: Path) -> None:
-    assert [s.name for s in STEPS] == ["evidence", "motion", "contrarian", "phases", "summary"]
+    assert [s.name for s in STEPS] == [
+        "evidence",
+        "motion",
+        "contrarian",
+        "phases",
+        "summary",
+        "council-memory",
+    ]
     assert Runner().steps == STEPS
     motion = next(s for s in STEPS if s.name == "motion")
     assert motion.loads == ("discussions.engine.council.motions",)  # loaded during the calls

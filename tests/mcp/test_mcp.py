@@ -179,6 +179,7 @@ def test_server_over_stdio(isolated: Path) -> None:
         [
             "add_comment",
             "advance",
+            "council_memory",
             "discussion_status",
             "drift",
             "handoff",

@@ -156,6 +156,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "trial:trial_command",
         "Run a task file through arms and report whether the council beats one model.",
     ),
+    "council-memory": (
+        "council_memory:council_memory_command",
+        "Show what the council decided across the project's discussions and how its votes went.",
+    ),
 }
 
 

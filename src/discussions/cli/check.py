@@ -61,7 +61,8 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
         return
     _warn_driver(report.found)
     for note in report.notes:  # not problems: on stderr, and the check still passes
-        click.echo(f"Note: {note.file}:{note.line}: {note.message}", err=True)
+        label = "Warning" if note.severity == "warning" else "Note"
+        click.echo(f"{label}: {note.file}:{note.line}: {note.message}", err=True)
     if as_json or fmt == "json":
         echo_json([p.to_dict() for p in [*report.problems, *report.warnings]])
     else:

@@ -48,6 +48,11 @@ if TYPE_CHECKING:
     help="Attach files as evidence (a glob from the project root, '**' crosses folders); "
     "repeatable.",
 )
+@click.option(
+    "--language",
+    help="The language participants answer in: a code (nl, de) or a name (default: the "
+    "language setting). Markers and votes stay in English.",
+)
 @dir_option("Folder to create the file in (default: output.directory, ./discussions).")
 @json_option("Print the created discussion as JSON.")
 def new_command(
@@ -59,6 +64,7 @@ def new_command(
     file_name: str | None,
     as_json: bool,
     attach_files: tuple[str, ...] = (),
+    language: str | None = None,
 ) -> None:
     """Create a discussion file from a template.
 
@@ -69,6 +75,7 @@ def new_command(
       git diff | discussions new "Review: retry logic" -t code-review --context -
       discussions new "Überprüfung der Änderungen" --file review-2026-11.md
       discussions new "Auth review" --files 'src/auth/**' --files README.md
+      discussions new "Inlogbeveiliging" --language nl
     """
     made = ops.create(
         workspace(),
@@ -79,6 +86,7 @@ def new_command(
         directory=directory,
         file_name=file_name,
         attach=list(attach_files),
+        language=language,
     )
     if as_json:
         echo_json(made.to_dict())

@@ -65,9 +65,9 @@ def mcp_command(client: str | None) -> None:
     """Serve this project's discussions to AI coding agents over MCP (stdio).
 
     Tools: list_discussions, discussion_status, read_discussion, handoff,
-    new_discussion, add_comment, start_turn, turn_result, advance, outcome, drift. Resources: each
-    discussion's markdown (discussion://files/NAME). The agent starts the server itself;
-    register it once from the project folder.
+    new_discussion, add_comment, start_turn, turn_result, advance, outcome, drift,
+    council_memory. Resources: each discussion's markdown (discussion://files/NAME). The agent
+    starts the server itself; register it once from the project folder.
 
     \b
     Examples:

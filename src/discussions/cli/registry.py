@@ -72,6 +72,10 @@ def participants_show(alias: str, as_json: bool) -> None:
     if p.expertise:
         click.echo("Expertise: " + ", ".join(p.expertise))
     click.echo("Capabilities: " + (", ".join(p.capabilities) or "-"))
+    if p.traits:
+        click.echo("Traits: " + ", ".join(p.traits))
+    if p.focus:
+        click.echo("Focus: " + ", ".join(f"{t} {w:g}" for t, w in p.focus.items()))
     if p.concerns:
         click.echo("Concerns:")
         for c in p.concerns:

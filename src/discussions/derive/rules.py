@@ -43,6 +43,7 @@ from .signatures import body_digest as body_digest  # re-exported: callers and t
 from .signatures import own_text as own_text
 from .signatures import strip_meta as strip_meta
 from .state import Comment, Item, PendingMention, RunMark, State
+from .translated import rule_translated_markers
 from .usage import rule_usage
 
 if TYPE_CHECKING:
@@ -442,6 +443,7 @@ RULES: list[tuple[str, Rule]] = [
     ("outcomes", loaded_rule("outcomes", marker="OUTCOME")),
     ("choices", loaded_rule("choices", blocks="choices")),
     ("rechecks", loaded_rule("rechecks", blocks="rechecks")),
+    ("translated_markers", rule_translated_markers),
 ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .council.memory_step import COUNCIL_MEMORY
 from .turn.runner import TurnRunner
 from .turn.steps import FULFIL, SETTLE, SUMMARY, AfterAnswers, Step
 
@@ -45,7 +46,7 @@ def _challenge(after: AfterAnswers) -> None:
 
 CONTRARIAN = Step("contrarian", _challenge)
 
-STEPS: tuple[Step, ...] = (FULFIL, MOTION, CONTRARIAN, SETTLE, SUMMARY)
+STEPS: tuple[Step, ...] = (FULFIL, MOTION, CONTRARIAN, SETTLE, SUMMARY, COUNCIL_MEMORY)
 """What every turn does after its answers, in order."""
 
 

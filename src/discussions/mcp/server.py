@@ -61,6 +61,7 @@ def build_server(
     _outcome_tool(server, t, call)
     _drift_tool(server, t, call)
     _file_resource(server, t)
+    _council_memory_tool(server, t, call)
     return server
 
 
@@ -158,6 +159,7 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
         context: str | None = None,
         participants: list[str] | None = None,
         file_name: str | None = None,
+        language: str | None = None,
     ) -> dict[str, Any]:
         """Create a discussion file from a template (like `discussions new`).
 
@@ -168,6 +170,8 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
             participants: persona aliases, e.g. ["architect", "security"] (default: the
                 project's default_participants, else the template's).
             file_name: file name to create in the discussions folder instead.
+            language: the language participants answer in, a code (nl) or a name; markers
+                and votes stay in English.
 
         Returns the new discussion's state, with its `file`.
         """
@@ -180,6 +184,7 @@ def _writing_tools(server: MCPServer[Any], t: DiscussionTools, call: Call) -> No
                 context=context,
                 participants=participants,
                 file_name=file_name,
+                language=language,
             )
             return made.to_dict()
 
@@ -339,6 +344,21 @@ def _file_resource(server: MCPServer[Any], t: DiscussionTools) -> None:
             return t.markdown(unquote(name))
         except DiscussionsError as exc:
             raise ResourceError(str(exc)) from None
+
+
+def _council_memory_tool(server: MCPServer[Any], t: DiscussionTools, call: Call) -> None:
+    """The tool council_memory (`ops.council_memory`): reads, writes nothing."""
+
+    @server.tool()
+    def council_memory() -> dict[str, Any]:
+        """What the council decided across the project's discussions and how its votes went:
+        each settled discussion that decided or voted on something, newest first, with its
+        tally, who voted what, its decisions, motions and dissent (`discussions council-memory
+        --json`), derived from the discussion files. Changes nothing.
+        """
+        from ..ops.council_memory import council_memory as remembered
+
+        return call(lambda: remembered(t.workspace).to_dict())  # type: ignore[no-any-return]
 
 
 def serve(opening: Opening | None = None) -> None:

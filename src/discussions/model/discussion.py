@@ -110,8 +110,10 @@ class Discussion(StateView):
         path: str | Path | None = None,
         workspace: Workspace | None = None,
         now: datetime | None = None,
+        language: str | None = None,
     ) -> Discussion:
-        """A new discussion from a template; written by `save()` (never over an existing file)."""
+        """A new discussion from a template; written by `save()` (never over an existing file);
+        held in `language` (a ``Language:`` header line, `settings.language`) when given."""
         if workspace is None:
             from ..settings.workspace import Workspace
 
@@ -140,6 +142,7 @@ class Discussion(StateView):
                 ("Created", stamp),
                 ("Template", tpl.name),
                 ("Participants", ", ".join(aliases)),
+                *_language_field(language),
             ]
         )
         if context and tpl.context_format == "diff":
@@ -453,3 +456,17 @@ def _render_change(change: _Change) -> str:
     if change.kind == "phase":
         return render_phase_transition(change.source, change.target)
     return render_status_change(change.source, change.target)
+
+
+def _language_field(language: str | None) -> list[tuple[str, str]]:
+    """The ``Language:`` header field for `language` (none when not given); `BadInput` when it
+    names no language (`settings.language.language_problem`)."""
+    if language is None or not language.strip():
+        return []
+    from ..errors import BadInput
+    from ..settings.language import language_problem
+
+    problem = language_problem(language)
+    if problem:
+        raise BadInput(problem, "language")
+    return [("Language", " ".join(language.split()))]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..derive.contrarian import challenge_entry
 from ..derive.runlog import RunRecord
 from ..derive.state import Item, State
+from ..settings.language import discussion_language
 from .fields import Field, JsonEntry
 from .sections import BY_KEY
 
@@ -206,4 +207,9 @@ class StateView:
         lambda s: list(s.rechecks),
         "RECHECK blocks in file order: the council's votes on whether the code a decision "
         "governs still conforms to it (`derive.rechecks`).",
+    )
+    language = Field(
+        lambda s: discussion_language(s.doc.header, s.workspace.config.data),
+        "The language participants answer in: the ``Language:`` header, else the "
+        "``language`` setting; None: not set (`settings.language`).",
     )

@@ -19,6 +19,7 @@ from ..model.discussion import Discussion
 from ..model.storage import is_derived, lost_appends, require_discussion
 from ..settings.workspace import Workspace, display_path, resolve_file
 from ..syntax.headers import misformatted_headers
+from .council_notes import council_notes
 
 
 @dataclass(slots=True, frozen=True)
@@ -201,6 +202,10 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
         cited = citation_problems(d, name)  # a stale citation is a note: the code moved on
         problems = problems_in(d, name) + [p for p in cited if p.severity != "hint"]
         report.notes += _apply_notes(d, name) + [p for p in cited if p.severity == "hint"]
+        report.notes += [
+            Problem(name, line, message, "warning", code="even-council")
+            for line, message in council_notes(d)
+        ]
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]

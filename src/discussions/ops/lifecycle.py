@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadInput, DiscussionExists
+from ..errors import BadInput, DiscussionExists, DiscussionsError
 from ..model.discussion import Discussion
 from ..settings.config import default_author
 from ..settings.templates import is_open
@@ -63,10 +63,12 @@ def create(
     directory: Path | None = None,
     file_name: str | None = None,
     attach: list[str] | None = None,
+    language: str | None = None,
 ) -> Created:
     """Create and save a discussion: in `directory` (default: ``output.directory``), named
     `file_name` (default: made from the title), the files matching the `attach` patterns
-    attached as evidence. Never replaces a file: `DiscussionExists` says what to do instead."""
+    attached as evidence, held in `language` (a ``Language:`` header line). Never replaces
+    a file: `DiscussionExists` says what to do instead."""
     path = None
     if file_name:
         name = file_name if file_name.endswith(".md") else f"{file_name}.md"
@@ -81,6 +83,7 @@ def create(
         directory=directory,
         path=path,
         workspace=ws,
+        language=language,
     )
     if d.path.exists() or d.path.is_symlink():
         raise DiscussionExists(
@@ -118,11 +121,23 @@ def close(ws: Workspace, path: Path, status: str = "CLOSED") -> StatusChanged:
         shown = status.strip().upper()
         raise BadInput(f"{shown} is an open status; use `discussions reopen` to reopen", "status")
     new = d.transact(lambda now: now.set_status(status))
-    return StatusChanged(d.path, new, list(d.notices))
+    return StatusChanged(d.path, new, list(d.notices) + _council_updated(ws, d.path))
 
 
 def reopen(ws: Workspace, path: Path) -> StatusChanged:
     """Reopen a closed or decided discussion: record a status change to OPEN."""
     d = Discussion.load(path, ws)
     new = d.transact(lambda now: now.set_status("OPEN"))
-    return StatusChanged(d.path, new, list(d.notices))
+    return StatusChanged(d.path, new, list(d.notices) + _council_updated(ws, d.path))
+
+
+def _council_updated(ws: Workspace, path: Path) -> list[str]:
+    """The council files brought up to date for the discussion at `path`, once they exist
+    (`model.council.update_council`); a notice when they could not be (they can be rebuilt)."""
+    from ..model.council import update_council
+
+    try:
+        update_council(ws, [path])
+    except (DiscussionsError, OSError) as exc:
+        return [f"council memory not updated: {exc}"]
+    return []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import atomic
 from ..engine.prompt.memory import LABELS, SIDES, Reminder, reminder
 from ..model import storage
+from ..model.council import MEMORY_FOLDER
 from ..model.ledger import counted, link_target, link_text, one_line, relative_path
 from ..model.memory import Episode
 from ..settings.workspace import display_path
@@ -33,8 +34,6 @@ __all__ = [
     "report_lines",
     "write_memory_page",
 ]
-
-MEMORY_FOLDER = "memory"
 
 
 def _headline(e: Episode) -> str:

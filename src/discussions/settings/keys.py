@@ -61,6 +61,8 @@ SETTINGS = Fields(
                 "max_chars": _COUNT,
                 "per_participant_chars": _COUNT,
                 "discussions": _COUNT,
+                "council_chars": _COUNT,
+                "council_discussions": _COUNT,
             },
             noun="memory setting",
         ),
@@ -99,6 +101,14 @@ SETTINGS = Fields(
             noun="summon setting",
         ),
         "drift": Fields({"strict": Flag()}, noun="drift setting"),
+        "language": Text(what="a language code or name, such as nl or German"),
+        "diagrams": Fields(
+            {
+                "mermaid_js": Text(what="the path of mermaid.min.js"),
+                "plantuml": Text(what="a command line (source on stdin, SVG on stdout)"),
+            },
+            noun="diagrams setting",
+        ),
     },
     noun="setting",
 )

@@ -12,6 +12,8 @@ A persona file holds one mapping::
     capabilities: [architecture, refactoring]   # what it can lead when a decision is applied
     type: voting                # voting | background (background participants never vote)
     provider_hint: claude-sonnet
+    traits: [skeptical, concise]                # how it argues (`shape`)
+    focus: {security: 3, performance: 1}        # topic -> weight 0-10 (`shape`)
 
 A ``participants.yaml`` with a ``participants:`` list (the seed's registry form) is read too.
 Folders are read bundled first, then the user dir, then the project, so later ones win.
@@ -36,8 +38,9 @@ from typing import Any
 from ..errors import ConfigError, ParticipantError, UnknownParticipant
 from ..syntax.markers import closest_alias
 from ..syntax.record import Record
+from . import shape
 from .config import FileProblem, YamlDocument, bundled_dir, load_yaml_document, located_error
-from .schema import Fields, Keys, ListOf, Text, validate
+from .schema import Fields, Keys, ListOf, Text, key_name, validate
 
 _PARTICIPANT_TYPES = ("voting", "background")
 _TEXTS = ListOf(Text(), "a list of text items")
@@ -52,6 +55,8 @@ PERSONA = Fields(
         "capabilities": _TEXTS,
         "type": Text(_PARTICIPANT_TYPES),
         "provider_hint": Text(),
+        "traits": _TEXTS,
+        "focus": Fields({}, noun="focus topic", extra=True),
     },
     noun="participant setting",
     required=("name", "alias"),
@@ -177,6 +182,10 @@ class Participant:
     """Preferred provider name."""
     source: Path | None = None
     """File the persona was read from (None when built in code)."""
+    traits: list[str] = field(default_factory=list)
+    """Words for how it argues (`shape`): a line of its prompt."""
+    focus: dict[str, float] = field(default_factory=dict)
+    """Topic -> weight 0-10 (`shape`): a line of its prompt, and its score as an apply's lead."""
 
     @property
     def votes(self) -> bool:
@@ -221,6 +230,8 @@ class Participant:
             problem = check(value.strip()) if isinstance(value, str) and value.strip() else None
             if problem:
                 raise fail(key, problem)
+        for keys, problem in shape.problems(data):
+            raise fail(None, f"key '{key_name(keys)}' {problem}", keys)
         ptype = (data.get("type") or "voting").strip()
         return cls(
             name=data["name"].strip(),
@@ -233,6 +244,8 @@ class Participant:
             type=ptype,
             provider_hint=(data.get("provider_hint") or "").strip() or None,
             source=source,
+            traits=shape.traits_of(data),
+            focus=shape.focus_of(data),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -247,6 +260,8 @@ class Participant:
             "capabilities": list(self.capabilities),
             "personality": self.personality,
             "source": str(self.source) if self.source else None,
+            "traits": list(self.traits),
+            "focus": dict(self.focus),
         }
 
 

@@ -28,6 +28,8 @@ _FIELD_ORDER = (
     "expertise",
     "concerns",
     "capabilities",
+    "traits",
+    "focus",
     "personality",
 )
 
@@ -65,7 +67,7 @@ def validate(data: Any) -> Participant:
 
 
 def to_yaml(data: dict[str, Any]) -> str:
-    ordered = {k: data[k] for k in _FIELD_ORDER if data.get(k) not in (None, "", [])}
+    ordered = {k: data[k] for k in _FIELD_ORDER if data.get(k) not in (None, "", [], {})}
     ordered.update({k: v for k, v in data.items() if k not in ordered and k != "source"})
     ordered.pop("source", None)
     return yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100)

@@ -22,6 +22,7 @@ from ..derive.citations import Verdicts, citation_key
 from ..derive.state import Comment
 from ..model.discussion import Discussion
 from ..model.sections import BY_KEY
+from .diagrams import DIAGRAM_CSS, render_fence, with_pictures
 from .evidence import Shown, engine_blocks_apart, evidence_blocks, fold_evidence
 from .markup import CONTROL, css_class, esc, vote_badge
 from .panel import dissent_line, panel_html
@@ -166,6 +167,7 @@ def _markdown() -> MarkdownIt:
         md = comment_parser()
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
+        md.add_render_rule("fence", render_fence)  # diagrams (`diagrams`)
         _md = md
     return _md
 
@@ -300,7 +302,7 @@ def _document(title: str, head: str, body: str, script: str) -> str:
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{esc(title)}</title>\n<style>\n{CSS}</style>\n{head}\n</head>\n"
+        f"<title>{esc(title)}</title>\n<style>\n{CSS}{DIAGRAM_CSS}</style>\n{head}\n</head>\n"
         f"<body>\n{body}\n{script}\n</body>\n</html>\n"
     )
 
@@ -359,7 +361,7 @@ def discussion_page(
         f"{panel_html(d, shown_from, all_href)}</aside>",
         "</div>",
     ]
-    return _document(d.title, head, "\n".join(parts), script)
+    return with_pictures(_document(d.title, head, "\n".join(parts), script), d.workspace)
 
 
 _LIST_COLUMNS = (

@@ -124,6 +124,8 @@ def _heading(d: Discussion) -> list[StatusLine]:
     ]
     if d.participants:
         lines.append(_line(f"Participants: {', '.join(d.participants)}"))
+    if d.language:
+        lines.append(_line(f"Language: {d.language}"))
     return lines
 
 

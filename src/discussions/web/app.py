@@ -15,7 +15,6 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -52,6 +51,7 @@ from ..settings.workspace import Workspace, display_path
 from ..views.status import status_of
 from . import inputs
 from .access import ApiError, Settings, check_read, check_write, new_token, presented, valid
+from .assets import diagram_scripts, static_file
 from .controls import CSS as CONTROLS_CSS
 from .live import Hub, file_signature, older_comments, text_hash
 
@@ -295,21 +295,14 @@ class Site:
             resolve(d),
             head=head,
             controls=controls,
-            script=SCRIPT,
+            script=SCRIPT + diagram_scripts(self.workspace),
             nav=BACK_LINK,
             newest=None if every else FIRST_VIEW,
             all_href=ALL_COMMENTS,
         )
 
     async def static(self, request: Request) -> Response:
-        if request.path_params["name"] != "app.js":
-            return JSONResponse({"error": f"not found: {request.url.path}"}, 404)
-        text = resources.files(__package__).joinpath("static", "app.js").read_text("utf-8")
-        return Response(
-            text,
-            media_type="text/javascript; charset=utf-8",
-            headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
-        )
+        return static_file(request.path_params["name"], self.workspace)  # `assets`
 
     # -- reading ---------------------------------------------------------------------------
 

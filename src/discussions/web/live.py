@@ -69,6 +69,7 @@ def file_signature(path: Path) -> tuple[int, int, int]:
 def comment_event(d: Discussion, start: int, end: int | None = None) -> dict[str, Any]:
     """The ``comment`` event for `d`'s comments from index `start` on (to `end`)."""
     from ..ops.grounds import resolve
+    from ..views.diagrams import with_pictures
     from ..views.html import comment_html
 
     comments, grounding = d.comments, resolve(d).grounding
@@ -78,7 +79,7 @@ def comment_event(d: Discussion, start: int, end: int | None = None) -> dict[str
             "line": c.line,
             "author": c.author,
             "vote": c.vote,
-            "html": comment_html(c, grounding),
+            "html": with_pictures(comment_html(c, grounding), d.workspace),
         }
         for i, c in enumerate(comments[max(0, start) : end], max(0, start))
     ]

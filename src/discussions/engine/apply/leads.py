@@ -2,6 +2,12 @@
 first of its providers that has a write mode and is installed here, with the sentence that
 says why ("AI-Architect leads: refactoring, architecture").
 
+The rule (`lead_score`): each of a participant's capabilities the decision's words call for
+counts one; each of its focus topics (`settings.shape`) they call for adds its weight (0-10).
+The highest score leads; on a tie a voting participant before a background one, then the
+order the discussion names them in. Words only, no model: the same decision gets the same
+lead.
+
     choice = choose_lead(participants, handoff, None, registry=runner.providers,
                          chain=runner.provider_chain)
 """
@@ -182,6 +188,34 @@ def matched_capabilities(participant: Participant, words: set[str]) -> tuple[str
     )
 
 
+def matched_focus(participant: Participant, words: set[str]) -> tuple[tuple[str, float], ...]:
+    """`participant`'s focus topics (`settings.shape`) that `words` call for, with their
+    weights, heaviest first: a topic is called for as a capability is (`matched_capabilities`:
+    a known capability's trigger words, else the topic's own words and their inflections)."""
+    known = _called_for(words)
+    found = [
+        (topic, weight)
+        for topic, weight in participant.focus.items()
+        if topic in known
+        or any(f in words for part in topic.split("-") if part for f in forms(part))
+    ]
+    return tuple(sorted(found, key=lambda tw: (-tw[1], tw[0])))
+
+
+def lead_score(participant: Participant, words: set[str]) -> float:
+    """How well `participant` fits to lead a decision of `words`: one for each capability the
+    decision calls for, plus the weight of each focus topic it calls for (module docstring)."""
+    focus = sum(w for _, w in matched_focus(participant, words))
+    return len(matched_capabilities(participant, words)) + focus
+
+
+def _why(participant: Participant, words: set[str]) -> str:
+    """What made `participant` the lead: its matched capabilities and focus topics."""
+    parts = list(matched_capabilities(participant, words))
+    parts += [f"focus {t} {w:g}" for t, w in matched_focus(participant, words)]
+    return ", ".join(parts)
+
+
 def _writing_provider(
     participant: Participant, registry: ProviderRegistry, chain: _Chain
 ) -> ProviderSpec | None:
@@ -207,8 +241,9 @@ def choose_lead(
     chain: _Chain | None = None,
 ) -> LeadChoice:
     """The lead of an apply of `handoff`: `name` (an alias or display name) when given, else
-    the participant whose capabilities match the decision best (voting participants first on
-    a tie, then the order given) among those with a provider that can write. `NoLead` says
+    the participant with the highest `lead_score` (its capabilities and focus weights the
+    decision calls for; voting participants first on a tie, then the order given) among those
+    with a provider that can write. `NoLead` says
     why nobody can, which providers could, and how to configure one."""
     chain = chain or default_chain(registry)
     words = handoff.words()
@@ -216,14 +251,14 @@ def choose_lead(
         return _named(participants, name, words, registry, chain)
     ranked = sorted(
         enumerate(participants),
-        key=lambda ip: (-len(matched_capabilities(ip[1], words)), not ip[1].votes, ip[0]),
+        key=lambda ip: (-lead_score(ip[1], words), not ip[1].votes, ip[0]),
     )
     for _, p in ranked:
         spec = _writing_provider(p, registry, chain)
         if spec is None:
             continue
         matched = matched_capabilities(p, words)
-        why = ", ".join(matched) or (
+        why = _why(p, words) or (
             "no capability matched the decision; the first participant whose provider can write"
         )
         return LeadChoice(p, spec, matched, f"{p.name} leads: {why}")

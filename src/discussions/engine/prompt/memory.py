@@ -33,6 +33,7 @@ __all__ = [
     "SIDES",
     "PERSONA_MEMORY_HEADING",
     "Reminder",
+    "anonymiser",
     "build_persona_memory",
     "episode_lines",
     "memory_settings",
@@ -153,7 +154,10 @@ def episode_lines(e: Episode) -> list[str]:
     return lines
 
 
-def _anonymiser(d: Discussion, participant: Participant) -> re.Pattern[str] | None:
+def anonymiser(d: Discussion, participant: Participant) -> re.Pattern[str] | None:
+    """In an anonymous phase of `d`, what hides the others from `participant`: every
+    ``@mention`` and the names of `d`'s other participants and authors (to be replaced with
+    "another participant"); None in any other phase."""
     info = d.phase_info
     if info is None or not info.anonymous:
         return None
@@ -182,7 +186,7 @@ def build_persona_memory(d: Discussion, participant: Participant, max_chars: int
     r = reminder(d.workspace, participant, exclude=d.path)
     if not r.enabled or not r.episodes:
         return ""
-    hide = _anonymiser(d, participant)
+    hide = anonymiser(d, participant)
     head = PERSONA_MEMORY_HEADING + "\n\n"
     tail = _NOTE_HINT + "\n"
     blocks: list[str] = []

@@ -39,7 +39,10 @@ from ...providers.window import chars_for_tokens, estimate_tokens, prompt_tokens
 from ...settings.participants import Participant
 from ..evidence.prompt import evidence_section, folded, how_to_ask
 from .context import Context, build_context
+from .council import build_council_memory, council_memory_chars
+from .language import language_lines
 from .memory import build_persona_memory, persona_memory_chars
+from .shape import shape_lines
 from .visibility import sealed_for
 
 if TYPE_CHECKING:
@@ -259,6 +262,7 @@ def _assemble(
         *evidence_section(d, participant, budget),
         *_prompt_task(d, participant, info, callout),
         *_response_format(participant, info, compact),
+        *language_lines(d, compact),
         *([] if compact else how_to_ask(d, budget)),
     ]
     frame = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail) + 2
@@ -272,6 +276,10 @@ def _assemble(
         if own:  # the participant's own record, after the settled decisions
             head.insert(memory_at + bool(known), own)
             frame += len(own) + 1
+        council = build_council_memory(d, participant, council_memory_chars(d, budget - frame))
+        if council:  # how the council decided before, after the participant's own record
+            head.insert(memory_at + bool(known) + bool(own), council)
+            frame += len(council) + 1
     # The discussion gets what the frame leaves (evidence blocks folded to one line each).
     ctx = build_context(folded(d), participant, max(0, budget - frame), frame, compact)
     lines = [*head, ctx.text.rstrip(), *tail]
@@ -298,6 +306,7 @@ def _prompt_head(
         head.append("Your expertise: " + ", ".join(participant.expertise) + ".")
     if participant.concerns:
         head.append("Questions you always ask: " + " ".join(participant.concerns))
+    head += shape_lines(participant)
     head += ["", f"## Discussion: {d.title}", ""]
     head.append(f"Current phase: {phase}")
     if info and info.instructions.strip():
