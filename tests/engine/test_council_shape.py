@@ -4,6 +4,7 @@ about an even number of voting members where votes are counted."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -91,9 +92,17 @@ def test_check_warns_about_an_even_council_where_votes_count(isolated: Path) -> 
     run("new", "Scored", "--participants", "architect,security", "-t", "deliberation")
     r = run("check")
     assert code(r) == 0, out(r)
-    warned = [line for line in out(r).splitlines() if line.startswith("Warning:")]
+    warned = [line for line in out(r).splitlines() if ": warning: " in line]
     assert warned == [
-        "Warning: discussions/even.md:7: an even council: 2 voting members (AI-Architect, "
+        "discussions/even.md:7: warning: an even council: 2 voting members (AI-Architect, "
         "AI-Security) in phases that count votes (consensus_vote), where a vote can tie; seat "
         "an odd number (add or drop a voting member, or make one `type: background`)"
     ]
+    shown = run("check", "--json")
+    assert code(shown) == 0
+    [found] = json.loads(shown.output)
+    assert (found["file"], found["line"], found["severity"]) == (
+        "discussions/even.md",
+        7,
+        "warning",
+    )

@@ -118,7 +118,7 @@ def test_check_since_warns_at_the_decisions_line(repo: Path) -> None:
         "and neither touches nor references retry-policy.md (name it in the commit message if "
         "the change is meant)",
     ]
-    assert "2 drift warning(s)" in r.stderr
+    assert "2 warning(s)" in r.stderr
     ranged = json.loads(run_cli("drift", "--since", d.departs, "--json").stdout)
     assert [c["commit"] for x in ranged["decisions"] for c in x["commits"]] == [
         d.touches,

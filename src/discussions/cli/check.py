@@ -71,7 +71,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
                 click.echo(github_annotation(p))
             else:
                 say(f"{p.file}:{p.line}: {p.message}")
-        for p in report.warnings:  # drift: shown, but the check passes (see drift.strict)
+        for p in report.warnings:  # shown, but the check passes (drift: see drift.strict)
             say(
                 github_annotation(p)
                 if fmt == "github"
@@ -84,7 +84,7 @@ def check_command(files: tuple[str, ...], rev: str | None, as_json: bool, fmt: s
 
 def _summary(report: CheckReport) -> str:
     files_with = len({p.file for p in report.problems})
-    warned = f"; {len(report.warnings)} drift warning(s)" if report.warnings else ""
+    warned = f"; {len(report.warnings)} warning(s)" if report.warnings else ""
     if report.problems:
         return (
             f"{len(report.problems)} problem(s) in {files_with} of {report.checked} file(s)"

@@ -66,9 +66,10 @@ class CheckReport:
     """What is worth knowing but not wrong (it does not fail the check): an apply number
     recorded twice after a merge (`_apply_notes`)."""
     warnings: list[Problem] = field(default_factory=list)
-    """What a reviewer should see but that does not fail the check: with a revision, a change
-    to code a decision governs that neither touches nor references its discussion
-    (`ops.drift.departing`; a problem instead under ``drift.strict``)."""
+    """What a reviewer should see but that does not fail the check (shown with the problems,
+    in the JSON too): with a revision, a change to code a decision governs that neither
+    touches nor references its discussion (`ops.drift.departing`; a problem instead under
+    ``drift.strict``); an even council where votes count (`council_notes`)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -202,7 +203,7 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
         cited = citation_problems(d, name)  # a stale citation is a note: the code moved on
         problems = problems_in(d, name) + [p for p in cited if p.severity != "hint"]
         report.notes += _apply_notes(d, name) + [p for p in cited if p.severity == "hint"]
-        report.notes += [
+        report.warnings += [
             Problem(name, line, message, "warning", code="even-council")
             for line, message in council_notes(d)
         ]
