@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..syntax import conflicts
 from ..syntax.clock import parse_stamp
 from ..syntax.code import CodeLines
-from ..syntax.document import Document, ParseWarning
+from ..syntax.document import CommentBlock, Document, ParseWarning
 from ..syntax.kinds import ENGINE_BY_KIND, engine_kinds
 from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract, parse_score
 from ..syntax.meta import comment_meta, meta_fields
@@ -35,6 +35,7 @@ from .minority import rule_dissent
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .quorum import rule_quorum
+from .readings import Reading, resumable
 from .restatements import rule_restatements
 from .runlog import group_runs
 from .signatures import Claims, forgery
@@ -115,44 +116,65 @@ def rule_participants(s: State) -> None:
 def rule_comments(s: State) -> None:
     """Each comment's markers, mentions and engine metadata; items; who is human. A comment
     that claims to be a participant's without the engine's digest (`signatures.forgery`) is
-    kept with its text and mentions, but without markers or a vote: none of it counts."""
-    registry = s.registry
-    claims = Claims(registry)
+    kept with its text and mentions, but without markers or a vote: none of it counts. The
+    leading comments a previous derivation read the same are taken from its readings
+    (`readings`: `State.readings`, `State.resumed`), the rest read one by one."""
+    blocks = s.doc.comments
+    s.resumed = same = resumable(blocks, s.readings)
+    claims = Claims(s.registry)
+    claims.first_unsigned = s.readings[same - 1].first_unsigned if same else 0
     marker_lines = [m.line for m in s.doc.engine_markers]
     code = s.comment_code
-    for i, block in enumerate(s.doc.comments):
-        found, meta = comment_parts(block.body, block.body_line, code[i] if code else None)
-        forged, why = forgery(block, meta, claims, marker_lines)
-        if why:
-            s.warn(block.line, why, "error", code="forged-comment", subject=block.author)
-        if forged:
-            found = BodyMarkers([], found.mentions, [])
-        s.warnings.extend(found.warnings)
-        mention_lines: dict[str, int] = {}
-        for mention in found.mentions:
-            mention_lines.setdefault(mention.alias, mention.line)
-        stamp = meta.pop("at", None)  # a field of its own: `at`
-        comment = Comment(
-            author=block.author,
-            line=block.line,
-            end_line=block.end_line,
-            body=block.body,
-            vote=found.vote,
-            markers=list(found.markers),
-            mentions=list(mention_lines),
-            meta=meta,
-            mention_lines=mention_lines,
-            at=parse_stamp(stamp) if stamp is not None else None,
-            forged=forged,
+    del s.readings[same:]
+    for i in range(same, len(blocks)):
+        s.readings.append(
+            read_comment(s, blocks[i], code[i] if code else None, claims, marker_lines)
         )
-        s.comments.append(comment)
-        if registry.for_author(block.author) is None and not forged:
-            s.humans.add(block.author)
-        for marker in found.markers:
-            if marker.kind in s.items:
-                s.items[marker.kind].append(
-                    Item(marker.kind, marker.text, block.author, marker.line)
-                )
+    items = s.items
+    for r in s.readings:
+        s.comments.append(r.comment)
+        s.warnings.extend(r.warnings)
+        if r.human:
+            s.humans.add(r.comment.author)
+        for marker in r.items:
+            items[marker.kind].append(Item(marker.kind, marker.text, r.comment.author, marker.line))
+
+
+def read_comment(
+    s: State, block: CommentBlock, code: CodeLines | None, claims: Claims, marker_lines: list[int]
+) -> Reading:
+    """What `rule_comments` finds in one comment (`readings.Reading`); `claims` carries what
+    the comments above left (`Claims.first_unsigned`) to the next."""
+    found, meta = comment_parts(block.body, block.body_line, code)
+    forged, why = forgery(block, meta, claims, marker_lines)
+    warnings = []
+    if why:
+        warnings.append(
+            ParseWarning(block.line, why, "error", code="forged-comment", subject=block.author)
+        )
+    if forged:
+        found = BodyMarkers([], found.mentions, [])
+    warnings.extend(found.warnings)
+    mention_lines: dict[str, int] = {}
+    for mention in found.mentions:
+        mention_lines.setdefault(mention.alias, mention.line)
+    stamp = meta.pop("at", None)  # a field of its own: `at`
+    comment = Comment(
+        author=block.author,
+        line=block.line,
+        end_line=block.end_line,
+        body=block.body,
+        vote=found.vote,
+        markers=list(found.markers),
+        mentions=list(mention_lines),
+        meta=meta,
+        mention_lines=mention_lines,
+        at=parse_stamp(stamp) if stamp is not None else None,
+        forged=forged,
+    )
+    human = s.registry.for_author(block.author) is None and not forged
+    items = [m for m in found.markers if m.kind in s.items]
+    return Reading(block, comment, warnings, items, human, claims.first_unsigned)
 
 
 _REMEMBER = [False]
@@ -494,13 +516,18 @@ def derive_parsed(
     path_stem: str = "",
     extra_warnings: list[ParseWarning] | None = None,
     comment_code: list[CodeLines | None] | None = None,
+    resume: State | None = None,
 ) -> State:
     """`derive` of `text` whose parse `doc` the caller has already (an editor's buffer parsed
     again only from the comment an edit is in, `syntax.reparse`); `comment_code`, what the
-    parse found of each comment's code lines (`parse.parse_document`), where it has it."""
+    parse found of each comment's code lines (`parse.parse_document`), where it has it.
+    `resume`: a derivation of an earlier version in the same workspace, whose readings of the
+    comments that did not change are taken rather than made again (`readings`)."""
     with COLLECTOR_PAUSE:
         state = State(doc=doc, workspace=workspace, path_stem=path_stem, text=text)
         state.comment_code = comment_code or []
+        if resume is not None and resume.workspace is workspace:
+            state.readings = list(resume.readings)
         state.warnings = list(extra_warnings or []) + list(doc.warnings)
         for _name, rule in RULES:
             rule(state)

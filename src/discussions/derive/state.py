@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .evidence import Evidence
     from .motions import Motion
     from .quorum import VoteSource
+    from .readings import Reading
     from .runlog import RunRecord
 
 
@@ -256,6 +257,13 @@ class State:
     """Agreement came too fast in this phase (`contrarian.rule_contrarian`)."""
     challenge: Challenge | None = None
     """The contrarian's challenge in this phase, if one was made (`contrarian`)."""
+    readings: list[Reading] = field(default_factory=list, repr=False, compare=False)
+    """What the per-comment part of the derivation read of each comment, with what each
+    carries to the next (`readings`): a later derivation resumes from them."""
+    resumed: int = field(default=0, compare=False)
+    """How many leading comments were taken from a previous derivation's `readings` (0 for
+    a derivation from scratch): a rule with a part of its own per comment (`citations`)
+    reads only the comments after them, the others' results being on the comments already."""
 
     @property
     def registry(self) -> ParticipantRegistry:
