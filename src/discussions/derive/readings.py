@@ -28,35 +28,29 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..syntax.document import CommentBlock, ParseWarning
-    from ..syntax.markers import Marker
     from .state import Comment
 
 
 class Reading:
     """What reading one comment found, and what it carries to the comments below."""
 
-    __slots__ = ("block", "comment", "warnings", "items", "human", "first_unsigned")
+    __slots__ = ("block", "comment", "warnings", "first_unsigned")
 
     def __init__(
         self,
         block: CommentBlock,
         comment: Comment,
         warnings: list[ParseWarning],
-        items: list[Marker],
-        human: bool,
         first_unsigned: int,
     ) -> None:
         self.block = block
         """The block read (a later derivation reuses this reading for the same block)."""
         self.comment = comment
-        """The comment, never changed once its per-comment rules have run."""
+        """The comment, never changed once its per-comment rules have run: its items are
+        made afresh from its markers by each derivation (the whole-file rules attach
+        restatements and details to them)."""
         self.warnings = warnings
-        """What reading it reported, in order."""
-        self.items = items
-        """Its markers that are items (`State.items`), made into fresh `Item`s each time: the
-        whole-file rules attach restatements and details to them."""
-        self.human = human
-        """Its author is nobody's participant and it is not forged (`State.humans`)."""
+        """What reading it reported, in order (never changed)."""
         self.first_unsigned = first_unsigned
         """`Claims.first_unsigned` after it: the carry."""
 

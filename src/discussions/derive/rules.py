@@ -127,34 +127,35 @@ def rule_comments(s: State) -> None:
     code = s.comment_code
     del s.readings[same:]
     for i in range(same, len(blocks)):
-        s.readings.append(
-            read_comment(s, blocks[i], code[i] if code else None, claims, marker_lines)
-        )
-    items = s.items
+        s.readings.append(read_comment(blocks[i], code[i] if code else None, claims, marker_lines))
+    registry, items, kinds = s.registry, s.items, set()
     for r in s.readings:
-        s.comments.append(r.comment)
+        c = r.comment
+        s.comments.append(c)
         s.warnings.extend(r.warnings)
-        if r.human:
-            s.humans.add(r.comment.author)
-        for marker in r.items:
-            items[marker.kind].append(Item(marker.kind, marker.text, r.comment.author, marker.line))
+        if registry.for_author(c.author) is None and not c.forged:
+            s.humans.add(c.author)
+        for marker in c.markers:  # fresh items: the rules below attach to them
+            kinds.add(marker.kind)
+            if marker.kind in items:
+                items[marker.kind].append(Item(marker.kind, marker.text, c.author, marker.line))
+    s.marker_kinds = frozenset(kinds)
 
 
 def read_comment(
-    s: State, block: CommentBlock, code: CodeLines | None, claims: Claims, marker_lines: list[int]
+    block: CommentBlock, code: CodeLines | None, claims: Claims, marker_lines: list[int]
 ) -> Reading:
     """What `rule_comments` finds in one comment (`readings.Reading`); `claims` carries what
     the comments above left (`Claims.first_unsigned`) to the next."""
     found, meta = comment_parts(block.body, block.body_line, code)
     forged, why = forgery(block, meta, claims, marker_lines)
-    warnings = []
+    warnings = found.warnings
     if why:
-        warnings.append(
-            ParseWarning(block.line, why, "error", code="forged-comment", subject=block.author)
-        )
+        said = ParseWarning(block.line, why, "error", code="forged-comment", subject=block.author)
+        warnings = [said, *warnings]
     if forged:
         found = BodyMarkers([], found.mentions, [])
-    warnings.extend(found.warnings)
+        warnings = warnings[:1] if why else []
     mention_lines: dict[str, int] = {}
     for mention in found.mentions:
         mention_lines.setdefault(mention.alias, mention.line)
@@ -172,9 +173,7 @@ def read_comment(
         at=parse_stamp(stamp) if stamp is not None else None,
         forged=forged,
     )
-    human = s.registry.for_author(block.author) is None and not forged
-    items = [m for m in found.markers if m.kind in s.items]
-    return Reading(block, comment, warnings, items, human, claims.first_unsigned)
+    return Reading(block, comment, warnings, claims.first_unsigned)
 
 
 _REMEMBER = [False]
@@ -258,6 +257,8 @@ def rule_scores(s: State) -> None:
     """Scores and pending issues (consensus mode ``score``): each scorer's latest ``SCORE:``
     since the reset, clamped to 0-10, and the ``PENDING:`` lines of that comment. Meaningless
     entries ("none", "n/a", "-") are dropped; background participants' scores do not count."""
+    if not s.holds("SCORE", "PENDING"):
+        return
     registry = s.registry
     pending: dict[str, list[Item]] = {}
     for c in s.comments:
@@ -430,9 +431,7 @@ def _reads_blocks(s: State, reader: str) -> bool:
 def _rule_evidence(s: State) -> None:
     """`evidence.rule_evidence`, loaded only for a file that holds an evidence block or
     request: most files have none, and every command derives one."""
-    if _reads_blocks(s, "evidence") or any(
-        mk.kind == "EVIDENCE" for c in s.comments for mk in c.markers
-    ):
+    if _reads_blocks(s, "evidence") or s.holds("EVIDENCE"):
         from .evidence import rule_evidence
 
         rule_evidence(s)
