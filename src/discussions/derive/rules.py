@@ -15,16 +15,13 @@ from __future__ import annotations
 import _thread
 import gc
 from collections.abc import Callable, Collection
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
-from ..syntax.clock import parse_stamp
 from ..syntax.code import CodeLines
-from ..syntax.document import CommentBlock, Document, ParseWarning
+from ..syntax.document import Document, ParseWarning
 from ..syntax.kinds import ENGINE_BY_KIND, engine_kinds
-from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract, parse_score
-from ..syntax.meta import comment_meta, meta_fields
+from ..syntax.markers import closest_alias, parse_score
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .citations import rule_citations
@@ -35,14 +32,15 @@ from .minority import rule_dissent
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .quorum import rule_quorum
-from .readings import Reading, resumable
+from .readings import engine_meta as engine_meta  # re-exported: callers and tests
+from .readings import remember_comments as remember_comments
+from .readings import rule_comments as rule_comments  # in RULES; the ledger runs it alone
 from .restatements import rule_restatements
 from .runlog import group_runs
-from .signatures import Claims, forgery
 from .signatures import body_digest as body_digest  # re-exported: callers and tests
 from .signatures import own_text as own_text
 from .signatures import strip_meta as strip_meta
-from .state import Comment, Item, PendingMention, RunMark, State
+from .state import Item, PendingMention, RunMark, State
 from .usage import rule_usage
 
 if TYPE_CHECKING:
@@ -111,115 +109,6 @@ def rule_participants(s: State) -> None:
         ]
     else:
         s.participants = list(s.template.participants) if s.template else []
-
-
-def rule_comments(s: State) -> None:
-    """Each comment's markers, mentions and engine metadata; items; who is human. A comment
-    that claims to be a participant's without the engine's digest (`signatures.forgery`) is
-    kept with its text and mentions, but without markers or a vote: none of it counts. The
-    leading comments a previous derivation read the same are taken from its readings
-    (`readings`: `State.readings`, `State.resumed`), the rest read one by one."""
-    blocks = s.doc.comments
-    s.resumed = same = resumable(blocks, s.readings)
-    claims = Claims(s.registry)
-    claims.first_unsigned = s.readings[same - 1].first_unsigned if same else 0
-    marker_lines = [m.line for m in s.doc.engine_markers]
-    code = s.comment_code
-    del s.readings[same:]
-    for i in range(same, len(blocks)):
-        s.readings.append(read_comment(blocks[i], code[i] if code else None, claims, marker_lines))
-    registry, items, kinds = s.registry, s.items, set()
-    for r in s.readings:
-        c = r.comment
-        s.comments.append(c)
-        s.warnings.extend(r.warnings)
-        if registry.for_author(c.author) is None and not c.forged:
-            s.humans.add(c.author)
-        for marker in c.markers:  # fresh items: the rules below attach to them
-            kinds.add(marker.kind)
-            if marker.kind in items:
-                items[marker.kind].append(Item(marker.kind, marker.text, c.author, marker.line))
-    s.marker_kinds = frozenset(kinds)
-
-
-def read_comment(
-    block: CommentBlock, code: CodeLines | None, claims: Claims, marker_lines: list[int]
-) -> Reading:
-    """What `rule_comments` finds in one comment (`readings.Reading`); `claims` carries what
-    the comments above left (`Claims.first_unsigned`) to the next."""
-    found, meta = comment_parts(block.body, block.body_line, code)
-    forged, why = forgery(block, meta, claims, marker_lines)
-    warnings = found.warnings
-    if why:
-        said = ParseWarning(block.line, why, "error", code="forged-comment", subject=block.author)
-        warnings = [said, *warnings]
-    if forged:
-        found = BodyMarkers([], found.mentions, [])
-        warnings = warnings[:1] if why else []
-    mention_lines: dict[str, int] = {}
-    for mention in found.mentions:
-        mention_lines.setdefault(mention.alias, mention.line)
-    stamp = meta.pop("at", None)  # a field of its own: `at`
-    comment = Comment(  # by position (20,000 of them in a long file): author, lines, body,
-        block.author,  # vote, markers, mentions, meta, mention lines, time, forged
-        block.line,
-        block.end_line,
-        block.body,
-        found.vote,
-        list(found.markers),
-        list(mention_lines),
-        meta,
-        mention_lines,
-        parse_stamp(stamp) if stamp is not None else None,
-        forged,
-    )
-    return Reading(block, comment, warnings, claims.first_unsigned)
-
-
-_REMEMBER = [False]
-"""Whether `comment_parts` remembers what it read (`remember_comments`)."""
-
-
-def remember_comments(on: bool = True) -> None:
-    """Have `comment_parts` remember the bodies it read last: for a long-lived process that
-    derives the same file again and again (an editor's language server), where it re-reads
-    only the comments that changed. A command that derives a file once reads it straight
-    (remembering 20,000 comments costs more than it saves there)."""
-    _REMEMBER[0] = on
-
-
-def comment_parts(
-    body: str, first_line: int, code: CodeLines | None = None
-) -> tuple[BodyMarkers, dict[str, str]]:
-    """The markers and mentions of a comment body whose first line is `first_line`, and its
-    engine metadata (a copy the caller may change); remembered when `remember_comments` is
-    on. `code`: the parse's `CodeLines` of `body`, if it made them (`markers.extract`)."""
-    if not _REMEMBER[0]:
-        return extract(body, first_line, code), engine_meta(body)
-    found, meta = _comment_parts(body, first_line)
-    return found, dict(meta)
-
-
-@lru_cache(maxsize=8192)
-def _comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
-    found, meta = _body_parts(body)
-    return (_moved(found, first_line - 1) if first_line != 1 else found), meta
-
-
-@lru_cache(maxsize=8192)
-def _body_parts(body: str) -> tuple[BodyMarkers, dict[str, str]]:
-    """What `comment_parts` reads from `body` as if it started on line 1: a comment that only
-    moved (lines added above it) is not read again."""
-    return extract(body, 1), engine_meta(body)
-
-
-def _moved(found: BodyMarkers, lines: int) -> BodyMarkers:
-    """`found` with every line number `lines` further down."""
-    return BodyMarkers(
-        [Marker(m.kind, m.text, m.line + lines) for m in found.markers],
-        [Mention(m.alias, m.line + lines) for m in found.mentions],
-        [w.moved(lines) for w in found.warnings],
-    )
 
 
 def rule_votes(s: State) -> None:
@@ -567,14 +456,6 @@ COLLECTOR_PAUSE = _CollectorPause()
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def engine_meta(body: str) -> dict[str, str]:
-    """The fields of the metadata line the tool writes atop a comment
-    (``<!-- provider: ... | key: value -->``, or ``<!-- at: T -->`` for a person's comment;
-    see `format.comment_meta`)."""
-    inner = comment_meta(body)
-    return meta_fields(inner) if inner is not None else {}
 
 
 def mention_typos(

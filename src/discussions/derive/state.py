@@ -188,7 +188,7 @@ class State:
     """The text derived (as given to `rules.derive`: what the rules that read blocks' content
     and conflict lines read)."""
     comment_code: list[CodeLines | None] = field(default_factory=list, repr=False, compare=False)
-    """Each comment's code lines as the parse found them, where it did (`rules.rule_comments`
+    """Each comment's code lines as the parse found them, where it did (`readings.rule_comments`
     reads them rather than finding them again); empty when the parse came from elsewhere."""
     warnings: list[ParseWarning] = field(default_factory=list)
     title: str = ""
@@ -265,7 +265,7 @@ class State:
     a derivation from scratch): a rule with a part of its own per comment (`citations`)
     reads only the comments after them, the others' results being on the comments already."""
     marker_kinds: frozenset[str] | None = field(default=None, compare=False)
-    """The kinds of the markers the comments hold (`rules.rule_comments`; None before it
+    """The kinds of the markers the comments hold (`readings.rule_comments`; None before it
     ran): what `holds` answers."""
 
     @property
