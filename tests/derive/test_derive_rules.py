@@ -205,7 +205,7 @@ def test_deriving_again_reuses_unchanged_comments_without_sharing_what_callers_c
 ) -> None:
     """Comment bodies seen before are not read again (an editor derives on every key), and
     what one derived state holds cannot be changed through another."""
-    from discussions.derive.rules import _comment_parts
+    from discussions.derive.readings import _comment_parts
 
     text = (
         "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n"
@@ -226,7 +226,7 @@ def test_deriving_again_reuses_unchanged_comments_without_sharing_what_callers_c
 def test_comments_moved_down_by_an_edit_above_them_keep_right_lines_without_a_new_read(
     ws: Workspace, remembering: None
 ) -> None:
-    from discussions.derive.rules import _body_parts, _comment_parts
+    from discussions.derive.readings import _body_parts, _comment_parts
 
     text = "<!-- DISCUSSION -->\n<!-- Title: T -->\n<!-- Phase: initial_feedback -->\n\n" + "".join(
         f"---\n\nName: P{i}\n\nQ: question {i}?\n\n@architekt look\n\nVOTE: MAYBE\n\n"

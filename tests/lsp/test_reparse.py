@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
@@ -22,78 +21,7 @@ from discussions.syntax.document import Document
 from discussions.syntax.parse import parse_document
 from discussions.syntax.reparse import reparse
 
-HEAD = (
-    "<!-- DISCUSSION -->\n<!-- Title: Cache -->\n<!-- Phase: initial_feedback -->\n"
-    "<!-- Participants: security, architect -->\n\n# Cache\n\nContext.\n"
-)
-LINES = [
-    "",
-    "",
-    "",
-    "---",
-    "---",
-    "Name: Rob",
-    "Name: AI-Security",
-    "Name: Ines",
-    " Name: quoted",
-    "Name:",
-    "text under",
-    "Heading?",
-    "```",
-    "```python",
-    "~~~",
-    "    indented code",
-    "<div>",
-    "</div>",
-    "<!--",
-    "-->",
-    "VOTE: READY",
-    "VOTE: CHANGES",
-    "Q: why?",
-    "DECISION: keep it",
-    "TODO: write it",
-    "@securty look",
-    "@security and @architect",
-    "<!-- PHASE-TRANSITION: initial_feedback -> refinement -->",
-    "<!-- VOTE-RESET: x -->",
-    "<!-- ROUND: 2 | phase: initial_feedback | order: security -->",
-    "<!-- ROUND: -->",
-    "<!-- STATUS-CHANGE: OPEN -> CLOSED -->",
-    "- item",
-    "> quoted",
-    "<<<<<<< HEAD",
-    "=======",
-    ">>>>>>> theirs",
-    "bell \x07 here",
-    "# Heading",
-    "SCORE: 7",
-    "PENDING: x",
-    "\ufeffName: Rob",  # a byte-order mark at a line's start, and a carriage return:
-    "carriage\r",  # the parser moves characters before counting lines
-]
-
-lines = st.lists(st.sampled_from(LINES), min_size=0, max_size=6).map("\n".join)
-
-
-@st.composite
-def edited(draw: st.DrawFn) -> list[str]:
-    """A discussion, then each version after a random edit: text typed or pasted at any
-    offset (biased to the end, where people type), a range deleted, a range replaced."""
-    comments = draw(st.lists(lines, min_size=0, max_size=6))
-    text = HEAD + "".join(
-        f"\n---\n\nName: {n}\n\n{body}\n"
-        for n, body in zip(["Rob", "AI-Security", "Ines"] * 2, comments, strict=False)
-    )
-    versions = [text]
-    for _ in range(draw(st.integers(1, 6))):
-        n = len(text)
-        at = draw(st.one_of(st.integers(0, n), st.integers(max(0, n - 40), n)))
-        kind = draw(st.sampled_from(["insert", "insert", "delete", "replace"]))
-        added = draw(st.one_of(lines.map(lambda s: s + "\n"), lines, st.text(max_size=3)))
-        end = at if kind == "insert" else draw(st.integers(at, min(n, at + 200)))
-        text = text[:at] + ("" if kind == "delete" else added) + text[end:]
-        versions.append(text)
-    return versions
+from ..support.edits import HEAD, edited
 
 
 def _ordered(doc: Document) -> Document:
@@ -139,6 +67,7 @@ def test_the_buffer_analysed_from_its_last_version_is_the_buffer_analysed_anew(
         state, whole = derive_parsed(b.document, text, ws, "cache"), derive(text, ws, "cache")
         whole.doc = _ordered(whole.doc)
         assert state == whole
+        assert b.state == whole  # resumed from the last version's (`derive.readings`)
 
 
 def test_published_diagnostics_remembered_between_versions_are_those_made_anew(

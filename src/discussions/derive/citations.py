@@ -34,9 +34,10 @@ _BLOCKING = ("CHANGES", "REJECT")
 
 def rule_citations(s: State) -> None:
     """Each comment's citations, on `Comment.citations` (its body starts the line after its
-    ``Name:`` line)."""
+    ``Name:`` line); the comments taken from a previous derivation (`State.resumed`) have
+    theirs already."""
     marker_lines = [m.line for m in s.doc.engine_markers]
-    for c in s.comments:
+    for c in s.comments[s.resumed :]:
         if "." in c.body:
             own = _own_lines(c, marker_lines)
             c.citations = [Citation(*found[:5], found[5] + c.line) for found in _cited(own)]

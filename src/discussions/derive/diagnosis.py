@@ -132,6 +132,8 @@ def rule_diagnosis(s: State) -> None:
     """Root-cause candidates, failures in diagnosis phases, convergence."""
     t = s.template
     diagnosis_phases = {p.id for p in t.phases if p.diagnosis} if t else set()
+    if not diagnosis_phases and not s.holds("ROOT-CAUSE", "CONFIDENCE"):
+        return  # no candidate and no failure to count: the empty `Diagnosis`
     phase_at = _phase_lines(s)
     result = Diagnosis()
     latest: dict[str, Candidate] = {}

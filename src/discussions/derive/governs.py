@@ -27,6 +27,8 @@ def governed_paths(text: str) -> list[str]:
 def rule_governs(s: State) -> None:
     """Each ``GOVERNS:`` line's paths, on the nearest ``DECISION:`` above it in its comment;
     a ``GOVERNS:`` line with none above it governs nothing and is reported."""
+    if not s.holds("GOVERNS"):
+        return
     decisions = {i.line: i for i in s.items["DECISION"]}
     for c in s.comments:
         decision: Item | None = None

@@ -22,16 +22,12 @@ def reads_blocks(s: State, reader: str) -> bool:
     return any(ENGINE_BY_KIND[m.kind].reader == reader for m in s.doc.engine_markers)
 
 
-def _has_marker(s: State, kind: str) -> bool:
-    return any(mk.kind == kind for c in s.comments for mk in c.markers)
-
-
 def loaded_rule(module: str, blocks: str = "", marker: str = "") -> Callable[[State], None]:
     """The rule ``rule_<module>`` of ``derive.<module>``, imported and run only for a file that
     holds an engine block `blocks` names as its reader, or a comment with a `marker`."""
 
     def rule(s: State) -> None:
-        if (blocks and reads_blocks(s, blocks)) or (marker and _has_marker(s, marker)):
+        if (blocks and reads_blocks(s, blocks)) or (marker and s.holds(marker)):
             getattr(import_module(f"{__package__}.{module}"), f"rule_{module}")(s)
 
     rule.__doc__ = f"`{module}.rule_{module}`, loaded only for a file that holds what it reads."

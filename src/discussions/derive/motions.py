@@ -147,6 +147,10 @@ def pass_fields(args: str) -> tuple[str, str]:
 
 def rule_motions(s: State) -> None:
     """Motions with their seconds, ballots and results; a passed motion is a decision."""
+    if not s.holds("MOTION", "SECOND", "BALLOT") and all(
+        e.kind != "motion-result" for e in s.doc.engine_markers
+    ):
+        return  # no motion (and the comments' decisions are in file order already)
     registry = s.registry
     events: list[tuple[int, str, Marker | None, dict[str, str], int]] = []
     for c in s.comments:

@@ -22,6 +22,8 @@ _NOTE_KINDS = ("REMEMBER", "REVISIT-WHEN")
 
 def rule_notes(s: State) -> None:
     """``REMEMBER:`` and ``REVISIT-WHEN:`` markers with a text, in file order."""
+    if not s.holds(*_NOTE_KINDS):
+        return
     for c in s.comments:
         for m in c.markers:
             if m.kind in _NOTE_KINDS and m.text.strip():

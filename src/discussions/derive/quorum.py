@@ -80,12 +80,15 @@ def rule_quorum(s: State) -> None:
 
 
 def _vote_comments(s: State) -> dict[str, Comment]:
-    """Each voter's latest comment with a vote after the reset (the one `rule_votes` kept)."""
+    """Each voter's latest comment with a vote after the reset (the one `rule_votes` kept),
+    looked for from the end: the voters' latest comments are the last few of a long file."""
     found: dict[str, Comment] = {}
-    for c in s.comments:
-        if c.author in s.votes and any(
-            m.kind == "VOTE" and m.line > s.reset_line for m in c.markers
-        ):
+    votes, reset = s.votes, s.reset_line
+    for c in reversed(s.comments):
+        if len(found) == len(votes):
+            break
+        mine = c.author in votes and c.author not in found
+        if mine and any(m.kind == "VOTE" and m.line > reset for m in c.markers):
             found[c.author] = c
     return found
 

@@ -15,16 +15,13 @@ from __future__ import annotations
 import _thread
 import gc
 from collections.abc import Callable, Collection
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..syntax import conflicts
-from ..syntax.clock import parse_stamp
 from ..syntax.code import CodeLines
 from ..syntax.document import Document, ParseWarning
 from ..syntax.kinds import engine_kinds
-from ..syntax.markers import BodyMarkers, Marker, Mention, closest_alias, extract, parse_score
-from ..syntax.meta import comment_meta, meta_fields
+from ..syntax.markers import closest_alias, parse_score
 from ..syntax.parse import parse_document
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .citations import rule_citations
@@ -36,13 +33,15 @@ from .minority import rule_dissent
 from .motions import rule_motions, rule_passes
 from .notes import rule_notes
 from .quorum import rule_quorum
+from .readings import engine_meta as engine_meta  # re-exported: callers and tests
+from .readings import remember_comments as remember_comments
+from .readings import rule_comments as rule_comments  # in RULES; the ledger runs it alone
 from .restatements import rule_restatements
 from .runlog import group_runs
-from .signatures import Claims, forgery
 from .signatures import body_digest as body_digest  # re-exported: callers and tests
 from .signatures import own_text as own_text
 from .signatures import strip_meta as strip_meta
-from .state import Comment, Item, PendingMention, RunMark, State
+from .state import Item, PendingMention, RunMark, State
 from .translated import rule_translated_markers
 from .usage import rule_usage
 
@@ -114,95 +113,6 @@ def rule_participants(s: State) -> None:
         s.participants = list(s.template.participants) if s.template else []
 
 
-def rule_comments(s: State) -> None:
-    """Each comment's markers, mentions and engine metadata; items; who is human. A comment
-    that claims to be a participant's without the engine's digest (`signatures.forgery`) is
-    kept with its text and mentions, but without markers or a vote: none of it counts."""
-    registry = s.registry
-    claims = Claims(registry)
-    marker_lines = [m.line for m in s.doc.engine_markers]
-    code = s.comment_code
-    for i, block in enumerate(s.doc.comments):
-        found, meta = comment_parts(block.body, block.body_line, code[i] if code else None)
-        forged, why = forgery(block, meta, claims, marker_lines)
-        if why:
-            s.warn(block.line, why, "error", code="forged-comment", subject=block.author)
-        if forged:
-            found = BodyMarkers([], found.mentions, [])
-        s.warnings.extend(found.warnings)
-        mention_lines: dict[str, int] = {}
-        for mention in found.mentions:
-            mention_lines.setdefault(mention.alias, mention.line)
-        stamp = meta.pop("at", None)  # a field of its own: `at`
-        comment = Comment(
-            author=block.author,
-            line=block.line,
-            end_line=block.end_line,
-            body=block.body,
-            vote=found.vote,
-            markers=list(found.markers),
-            mentions=list(mention_lines),
-            meta=meta,
-            mention_lines=mention_lines,
-            at=parse_stamp(stamp) if stamp is not None else None,
-            forged=forged,
-        )
-        s.comments.append(comment)
-        if registry.for_author(block.author) is None and not forged:
-            s.humans.add(block.author)
-        for marker in found.markers:
-            if marker.kind in s.items:
-                s.items[marker.kind].append(
-                    Item(marker.kind, marker.text, block.author, marker.line)
-                )
-
-
-_REMEMBER = [False]
-"""Whether `comment_parts` remembers what it read (`remember_comments`)."""
-
-
-def remember_comments(on: bool = True) -> None:
-    """Have `comment_parts` remember the bodies it read last: for a long-lived process that
-    derives the same file again and again (an editor's language server), where it re-reads
-    only the comments that changed. A command that derives a file once reads it straight
-    (remembering 20,000 comments costs more than it saves there)."""
-    _REMEMBER[0] = on
-
-
-def comment_parts(
-    body: str, first_line: int, code: CodeLines | None = None
-) -> tuple[BodyMarkers, dict[str, str]]:
-    """The markers and mentions of a comment body whose first line is `first_line`, and its
-    engine metadata (a copy the caller may change); remembered when `remember_comments` is
-    on. `code`: the parse's `CodeLines` of `body`, if it made them (`markers.extract`)."""
-    if not _REMEMBER[0]:
-        return extract(body, first_line, code), engine_meta(body)
-    found, meta = _comment_parts(body, first_line)
-    return found, dict(meta)
-
-
-@lru_cache(maxsize=8192)
-def _comment_parts(body: str, first_line: int) -> tuple[BodyMarkers, dict[str, str]]:
-    found, meta = _body_parts(body)
-    return (_moved(found, first_line - 1) if first_line != 1 else found), meta
-
-
-@lru_cache(maxsize=8192)
-def _body_parts(body: str) -> tuple[BodyMarkers, dict[str, str]]:
-    """What `comment_parts` reads from `body` as if it started on line 1: a comment that only
-    moved (lines added above it) is not read again."""
-    return extract(body, 1), engine_meta(body)
-
-
-def _moved(found: BodyMarkers, lines: int) -> BodyMarkers:
-    """`found` with every line number `lines` further down."""
-    return BodyMarkers(
-        [Marker(m.kind, m.text, m.line + lines) for m in found.markers],
-        [Mention(m.alias, m.line + lines) for m in found.mentions],
-        [w.moved(lines) for w in found.warnings],
-    )
-
-
 def rule_votes(s: State) -> None:
     """Each voter's latest vote since the last reset; background participants don't count."""
     registry = s.registry
@@ -238,6 +148,8 @@ def rule_scores(s: State) -> None:
     """Scores and pending issues (consensus mode ``score``): each scorer's latest ``SCORE:``
     since the reset, clamped to 0-10, and the ``PENDING:`` lines of that comment. Meaningless
     entries ("none", "n/a", "-") are dropped; background participants' scores do not count."""
+    if not s.holds("SCORE", "PENDING"):
+        return
     registry = s.registry
     pending: dict[str, list[Item]] = {}
     for c in s.comments:
@@ -467,13 +379,18 @@ def derive_parsed(
     path_stem: str = "",
     extra_warnings: list[ParseWarning] | None = None,
     comment_code: list[CodeLines | None] | None = None,
+    resume: State | None = None,
 ) -> State:
     """`derive` of `text` whose parse `doc` the caller has already (an editor's buffer parsed
     again only from the comment an edit is in, `syntax.reparse`); `comment_code`, what the
-    parse found of each comment's code lines (`parse.parse_document`), where it has it."""
+    parse found of each comment's code lines (`parse.parse_document`), where it has it.
+    `resume`: a derivation of an earlier version in the same workspace, whose readings of the
+    comments that did not change are taken rather than made again (`readings`)."""
     with COLLECTOR_PAUSE:
         state = State(doc=doc, workspace=workspace, path_stem=path_stem, text=text)
         state.comment_code = comment_code or []
+        if resume is not None and resume.workspace is workspace:
+            state.readings = list(resume.readings)
         state.warnings = list(extra_warnings or []) + list(doc.warnings)
         for _name, rule in RULES:
             rule(state)
@@ -514,14 +431,6 @@ COLLECTOR_PAUSE = _CollectorPause()
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def engine_meta(body: str) -> dict[str, str]:
-    """The fields of the metadata line the tool writes atop a comment
-    (``<!-- provider: ... | key: value -->``, or ``<!-- at: T -->`` for a person's comment;
-    see `format.comment_meta`)."""
-    inner = comment_meta(body)
-    return meta_fields(inner) if inner is not None else {}
 
 
 def mention_typos(

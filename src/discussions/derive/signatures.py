@@ -8,7 +8,7 @@ that looks like one, `speakers.impersonated`; or carrying the engine's ``provide
 without a digest that matches its text was not written by the engine: it is *forged*, typed
 into the file by hand (or edited, or cut short, after the engine wrote it).
 
-One rule decides it, `forgery`, read by `rules.rule_comments` as it reads each comment (and by
+One rule decides it, `forgery`, read by `readings.rule_comments` as it reads each comment (and by
 the ledger's fast scan, `model.ledger`): a forged comment keeps its text, but no marker and no
 vote of it counts anywhere (votes, scores, items and decisions, a participant's memory, the
 settled decisions later prompts show, motions and ballots), and `check` reports it.

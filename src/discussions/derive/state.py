@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .motions import Motion
     from .outcomes import Outcome
     from .quorum import VoteSource
+    from .readings import Reading
     from .rechecks import Recheck
     from .retrials import Retrial
     from .runlog import RunRecord
@@ -190,7 +191,7 @@ class State:
     """The text derived (as given to `rules.derive`: what the rules that read blocks' content
     and conflict lines read)."""
     comment_code: list[CodeLines | None] = field(default_factory=list, repr=False, compare=False)
-    """Each comment's code lines as the parse found them, where it did (`rules.rule_comments`
+    """Each comment's code lines as the parse found them, where it did (`readings.rule_comments`
     reads them rather than finding them again); empty when the parse came from elsewhere."""
     warnings: list[ParseWarning] = field(default_factory=list)
     title: str = ""
@@ -268,6 +269,16 @@ class State:
     concern, in this phase (`contrarian.rule_contrarian`)."""
     rechecks: list[Recheck] = field(default_factory=list)
     """``RECHECK`` blocks, in file order (`rechecks.rule_rechecks`)."""
+    readings: list[Reading] = field(default_factory=list, repr=False, compare=False)
+    """What the per-comment part of the derivation read of each comment, with what each
+    carries to the next (`readings`): a later derivation resumes from them."""
+    resumed: int = field(default=0, compare=False)
+    """How many leading comments were taken from a previous derivation's `readings` (0 for
+    a derivation from scratch): a rule with a part of its own per comment (`citations`)
+    reads only the comments after them, the others' results being on the comments already."""
+    marker_kinds: frozenset[str] | None = field(default=None, compare=False)
+    """The kinds of the markers the comments hold (`readings.rule_comments`; None before it
+    ran): what `holds` answers."""
 
     @property
     def registry(self) -> ParticipantRegistry:
@@ -288,6 +299,12 @@ class State:
                 fields = engine_fields(m.target)
                 found.append((fields.pop(""), fields))
         return found
+
+    def holds(self, *kinds: str) -> bool:
+        """Whether a comment holds a marker of one of `kinds` (True when not known yet): a
+        rule that reads only rare markers (``GOVERNS:``, ``SCORE:``, ``MOTION:``) passes over
+        the 20,000 comments of a file that has none."""
+        return self.marker_kinds is None or not self.marker_kinds.isdisjoint(kinds)
 
     def warn(self, line: int, message: str, severity: str = "warning", **found: str) -> None:
         """Record a problem on `line` (`found`: the `ParseWarning`'s code, subject, fix)."""

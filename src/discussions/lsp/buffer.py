@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..derive.rules import derive_parsed
+from ..derive.state import State
 from ..errors import DiscussionsError
 from ..model import storage
 from ..model.discussion import Discussion
@@ -31,6 +32,9 @@ class Buffer:
     """Whether the text is a discussion at all (`check`'s rule); other files get no help."""
     problems: list[Problem] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    state: State | None = None
+    """What `derive` made of `text`: the next version's derivation resumes from it (the
+    comments above the edit are not read again, `derive.readings`)."""
 
     def line(self, number: int) -> str:
         """The text of 1-based line `number` without its line ending ("" past the end)."""
@@ -40,15 +44,18 @@ class Buffer:
 def analyse(ws: Workspace, path: Path, text: str, before: Buffer | None = None) -> Buffer:
     """The buffer `text` of the file `path`, checked as `discussions check` checks the file.
     `before`: the analysis of the version the editor changed into `text`, whose parse is
-    kept above the comment the change starts in (`syntax.reparse`): the result is the same,
-    but an edit in the last comment of a long file parses that comment alone."""
+    kept above the comment the change starts in (`syntax.reparse`), and its derivation's
+    readings of the comments above it (`derive.readings`): the result is the same, but an
+    edit in the last comment of a long file parses and reads that comment alone."""
     if before is not None and before.path == path:
         parsed = reparse(before.document, before.text, text)
+        state = derive_parsed(parsed, text, ws, path.stem, resume=before.state)
     else:
         parsed = parse_document(text)
-    state = derive_parsed(parsed, text, ws, path.stem)
+        state = derive_parsed(parsed, text, ws, path.stem)
     d = Discussion(path, ws).seen_as(text, state)
     b = Buffer(path, text, d, parsed, is_discussion_text(text), lines=text.split("\n"))
+    b.state = state
     if b.is_discussion:
         shown = display_path(path)
         b.problems = problems_in(d, shown) + citation_problems(d, shown) + drift_problems(d, shown)

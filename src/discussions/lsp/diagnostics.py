@@ -90,7 +90,16 @@ class Shown:
 
     def in_client_units(self, b: Buffer, r: types.Range) -> types.Range:
         """`r` (in characters) counted as the client counts (UTF-16 code units by default),
-        by the lines of `b` (the document's text, split once)."""
+        by the lines of `b` (the document's text, split once). On lines of ASCII alone every
+        encoding counts one unit a character: most lines, and pygls counts char by char."""
+        lines, a, z = b.lines, r.start, r.end
+        if a.line < len(lines) and z.line < len(lines):
+            first, last = lines[a.line], lines[z.line]
+            if first.isascii() and last.isascii():
+                return types.Range(  # as pygls counts: the units of the line up to there
+                    types.Position(a.line, len(first[: a.character])),
+                    types.Position(z.line, len(last[: z.character])),
+                )
         server = ServerTextRange(
             ServerTextPosition(r.start.line, r.start.character),
             ServerTextPosition(r.end.line, r.end.character),
