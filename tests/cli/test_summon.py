@@ -20,7 +20,7 @@ from discussions.model.discussion import Discussion
 
 from ..conftest import code, out, result_of, run, write
 from ..support.git import commit_all, git
-from ..support.waiting import Output, poll_until
+from ..support.waiting import Output
 
 SOURCES = {
     "src/app.py": "import time\n\n\ndef fetch():\n    while True:  # @discuss: should this retry forever?\n        time.sleep(1)\n",
@@ -157,7 +157,10 @@ def test_watch_code_starts_the_discussion_of_a_new_comment(project: Path) -> Non
     try:
         output.wait_for("comments")  # "watching the code under ... for new @discuss: comments"
         write(project / "src" / "cache.py", "CACHE = {}  # @discuss: who owns the cache?\n")
-        assert poll_until(lambda: path.exists() and Discussion.load(path).evidence, 30)
+        # the line is said once the discussion is written with its evidence (not the file
+        # alone: it exists a moment before the line, and Ctrl-C then would cut the line off)
+        output.wait_for("-> started discussions/who-owns-the-cache.md", 30)
+        assert Discussion.load(path).evidence
     finally:
         proc.send_signal(signal.SIGINT)
         text = output.finish(proc, 20)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from discussions.engine.prompt.council import COUNCIL_HEADING, DEFAULT_COUNCIL_CHARS
 from discussions.engine.prompt.prompts import MEMORY_HEADING, build_memory, build_prompt
 from discussions.model import ledger
 from discussions.model.discussion import Discussion
@@ -413,7 +414,9 @@ def test_prompt_with_memory_stays_within_budget(isolated: Path, folder: Path) ->
         assert len(prompt) <= budget
         assert MEMORY_HEADING in prompt and "older settled decisions left out" in prompt
         memory = prompt[prompt.index(MEMORY_HEADING) : prompt.index("## The discussion so far")]
-        assert len(memory) <= budget // 4
+        own, _, council = memory.partition(COUNCIL_HEADING)  # the council's memory follows
+        assert len(own) <= budget // 4
+        assert len(COUNCIL_HEADING + council) <= DEFAULT_COUNCIL_CHARS + 2  # its own share
         assert max(len(x) for x in memory.splitlines()) < 400  # long decisions are shortened
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...model.council import CouncilEntry, council_entries, entry_lines
-from .memory import anonymiser
+from .memory import anonymiser, short_item
 
 if TYPE_CHECKING:
     from ...model.discussion import Discussion
@@ -52,8 +52,8 @@ def council_memory_chars(d: Discussion, room: int) -> int:
 
 def _block(e: CouncilEntry, names: bool) -> str:
     date = f", {e.date[:10]}" if e.date else ""
-    lines = [f"- {e.title} ({e.status}{date})"]
-    lines += ["  " + line for line in entry_lines(e, names)]
+    lines = [f"- {short_item(e.title)} ({e.status}{date})"]
+    lines += ["  " + short_item(line) for line in entry_lines(e, names)]  # a long decision cut
     return "\n".join(lines) + "\n"
 
 

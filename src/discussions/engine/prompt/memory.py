@@ -137,7 +137,8 @@ def reminder(
     return Reminder(participant.alias, enabled, limit, shown, len(found) - len(shown))
 
 
-def _short(text: str) -> str:
+def short_item(text: str) -> str:
+    """`text` on one line, cut to what a prompt's memory gives one item."""
     text = " ".join(text.split())
     return text if len(text) <= _ITEM_CHARS else text[: _ITEM_CHARS - 3].rstrip() + "..."
 
@@ -145,12 +146,12 @@ def _short(text: str) -> str:
 def episode_lines(e: Episode) -> list[str]:
     """One episode for a prompt: a headline, then what it did, decided, noted."""
     date = f", {e.date[:10]}" if e.date else ""
-    lines = [f"- {_short(e.title)} ({e.status}{date}): {SIDES.get(e.side, e.side)}."]
-    took = [f"{LABELS.get(p.kind, p.kind)} {_short(p.text)}" for p in e.positions]
+    lines = [f"- {short_item(e.title)} ({e.status}{date}): {SIDES.get(e.side, e.side)}."]
+    took = [f"{LABELS.get(p.kind, p.kind)} {short_item(p.text)}" for p in e.positions]
     if took:
         lines.append("  You: " + "; ".join(took))
     if e.decided:
-        lines.append("  Decided: " + "; ".join(_short(x) for x in e.decided))
+        lines.append("  Decided: " + "; ".join(short_item(x) for x in e.decided))
     return lines
 
 
