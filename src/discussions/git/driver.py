@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 
 from ..errors import DiscussionsError
 from ..syntax.record import Record
 from ..syntax.text import decode
 from .merge import CLEAN, CONFLICT, LINE_MERGE, MergeResult, check_line_merge, merge_texts
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
+from .tails import merge_tails
 from .units import split_blocks
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     StrPath = str | os.PathLike[str]
@@ -40,7 +41,26 @@ def merge_versions(
 
     Block-level merge first; where a side edited text of the base, a normal three-way line
     merge (``git merge-file``), accepted only if it brings no new parse warning. `prefer`:
-    whose phase and status to keep where the sides moved them differently (`merge_texts`)."""
+    whose phase and status to keep where the sides moved them differently (`merge_texts`).
+    Two sides that only appended (the usual case) merge their tails alone, with the same
+    result (`tails.merge_tails`)."""
+    if prefer is None:
+        fast = merge_tails(base, ours, theirs, marker_size)
+        if fast is not None:
+            return fast
+    return merge_whole(base, ours, theirs, marker_size=marker_size, cwd=cwd, prefer=prefer)
+
+
+def merge_whole(
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    *,
+    marker_size: int = 7,
+    cwd: StrPath | None = None,
+    prefer: str | None = None,
+) -> tuple[MergeResult, bytes]:
+    """`merge_versions` on the whole files: each decoded and merged from its first byte."""
     if not any(is_discussion_bytes(data) for data in (base, ours, theirs)):
         # Another markdown file in the discussions folder: git's own line merge.
         return _line_merge(base, ours, theirs, marker_size, cwd, None)

@@ -1,0 +1,71 @@
+"""The usual merge, two sides that only appended, done on the tails (`merge_tails`).
+
+When ours and theirs both start with the whole base (each side only appended), the three
+versions share every byte up to the base's last comment. `merge.merge_texts` looks at nothing
+before that comment's opening ``---`` line: it merges what comes after the base's last
+separator, and parses (when it must) from that line on (`merge._region_start`). So the driver
+cuts all three versions there and merges the tails: the shared part is neither decoded three
+times, nor checked as a discussion, nor encoded again, and the result is the same bytes the
+whole-file merge (`driver.merge_whole`) gives; tests/git/test_merge_tails.py checks that on
+random appends. Where the cut cannot be proven equivalent (a side edited the base, a NUL byte,
+no comment boundary near the end, another newline style), None: the whole-file merge runs.
+"""
+
+from __future__ import annotations
+
+from ..syntax.text import detect_newline
+from .merge import CLEAN, CONFLICT, MergeResult, merge_texts
+from .units import BOUNDARY, SEPARATOR, last_match
+
+WINDOW = 1 << 16
+"""Bytes at the end of the base searched for its last comment boundary (from a line start)."""
+
+
+def shared_cut(base: bytes, ours: bytes, theirs: bytes) -> int:
+    """Where the three versions may be cut: the start of the line of the ``---`` that opens
+    the base's last terminated comment (what the whole-file merge parses from), when both
+    sides start with the whole base; 0 when there is no such place."""
+    if not (ours.startswith(base) and theirs.startswith(base)):
+        return 0
+    if b"\x00" in ours or b"\x00" in theirs:  # not a discussion: the line merge decides
+        return 0
+    start = base.rfind(b"\n", 0, max(0, len(base) - WINDOW)) + 1  # a line start
+    try:
+        window = base[start:].decode("utf-8")
+    except UnicodeDecodeError:
+        return 0
+    separator = last_match(SEPARATOR, window, len(window))
+    if separator is None:
+        return 0
+    # A match in the window is one in the whole text: both patterns start at a line start.
+    boundary = last_match(BOUNDARY, window, separator.end())
+    if boundary is None or start + boundary.start() == 0:
+        return 0
+    return start + len(window[: boundary.start()].encode("utf-8"))
+
+
+def merge_tails(
+    base: bytes, ours: bytes, theirs: bytes, marker_size: int = 7
+) -> tuple[MergeResult, bytes] | None:
+    """The merge of three versions cut at `shared_cut`: the decision (its text the whole
+    file) and the bytes to write, as `driver.merge_whole` gives them; None when the cut does
+    not apply or the tails need more than a block merge (a line merge, say)."""
+    cut = shared_cut(base, ours, theirs)
+    if not cut:
+        return None
+    try:
+        head = base[:cut].decode("utf-8")
+        tails = [data[cut:].decode("utf-8") for data in (base, ours, theirs)]
+    except UnicodeDecodeError:  # not UTF-8: only a line merge can be trusted with it
+        return None
+    if detect_newline(head) != detect_newline(tails[0]):
+        return None  # the merge writes the base's first newline: the tail's must be it
+    try:
+        result = merge_texts(*tails, marker_size=marker_size)
+    except Exception:  # noqa: BLE001 - the whole-file merge decides (and falls back)
+        return None
+    if result.status not in (CLEAN, CONFLICT):
+        return None
+    out = base[:cut] + result.text.encode("utf-8")
+    result.text = head + result.text
+    return result, out
