@@ -4,12 +4,15 @@ merge's (`driver.merge_whole`), byte for byte, with the same decision and counts
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discussions.errors import DiscussionsError
-from discussions.git.driver import merge_versions, merge_whole
+from discussions.git.driver import merge_file, merge_versions, merge_whole
 from discussions.git.merge import CLEAN, MergeResult
 from discussions.git.tails import WINDOW, merge_tails, shared_cut
 
@@ -83,6 +86,17 @@ def test_the_tails_merge_as_the_whole_files_do(case: tuple[object, ...]) -> None
         same(fast, whole)
     same(merge_versions(*data), whole)
     same(merge_versions(data[0], data[2], data[1]), merge_whole(data[0], data[2], data[1]))
+    assert driven(*data) == whole[1]
+
+
+def driven(base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    """What the driver leaves in ours (git's %A) when git hands it these three files."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [Path(tmp, name) for name in ("base.md", "ours.md", "theirs.md")]
+        for path, data in zip(paths, (base, ours, theirs), strict=True):
+            path.write_bytes(data)
+        merge_file(*paths)
+        return paths[1].read_bytes()
 
 
 def test_the_usual_appends_take_the_fast_path() -> None:
@@ -96,6 +110,22 @@ def test_the_usual_appends_take_the_fast_path() -> None:
     assert data[0][cut:].startswith(b"---\n")
     fast = merge_tails(*data)
     assert fast is not None and fast[0].status == CLEAN
+    same(fast, merge_whole(*data))
+    assert driven(*data) == fast[1]
+
+
+def test_a_last_comment_longer_than_the_window() -> None:
+    """The base's last comments are longer than the bytes first searched for the cut: the
+    search widens, and the merge is still the whole-file merge's."""
+    long = "\n\n".join(f"Paragraph {i}: " + "words " * 20 for i in range(WINDOW // 100))
+    base = append(BIG, human("Ann", "TOKEN-long-1", long), human("Bob", "TOKEN-long-2", long))
+    ours = append(base, human("Zoë", "TOKEN-o1"))
+    theirs = append(base, human("Rob", "TOKEN-t1"))
+    data = [t.encode() for t in (base, ours, theirs)]
+    cut = shared_cut(*data)
+    assert 0 < cut < len(base) - WINDOW  # found after widening the search
+    fast = merge_tails(*data)
+    assert fast is not None
     same(fast, merge_whole(*data))
 
 

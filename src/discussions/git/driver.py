@@ -218,9 +218,26 @@ def merge_file(
     folder = os.path.dirname(os.fspath(ours)) or "."
     result, out = merge_versions(*data, marker_size=marker_size, cwd=folder)
     if out != data[1]:
-        with open(ours, "wb") as f:
-            f.write(out)
+        _write_after(ours, out, len(data[0]) if _starts_both(data[0], data[1], out) else 0)
     return result
+
+
+def _starts_both(base: bytes, ours: bytes, out: bytes) -> bool:
+    return ours.startswith(base) and out.startswith(base)
+
+
+def _write_after(path: StrPath, data: bytes, kept: int) -> None:
+    """Write `data` over the file at `path`, whose first `kept` bytes already are its
+    first bytes: after two appends only what comes after the base is written, not the
+    megabytes before it."""
+    if not kept:
+        with open(path, "wb") as f:
+            f.write(data)
+        return
+    with open(path, "r+b") as f:
+        f.seek(kept)
+        f.write(data[kept:])
+        f.truncate()
 
 
 def driver_main(argv: Sequence[str]) -> int:

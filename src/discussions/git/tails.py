@@ -17,8 +17,9 @@ from ..syntax.text import detect_newline
 from .merge import CLEAN, CONFLICT, MergeResult, merge_texts
 from .units import BOUNDARY, SEPARATOR, last_match
 
-WINDOW = 1 << 16
-"""Bytes at the end of the base searched for its last comment boundary (from a line start)."""
+WINDOW = 1 << 14
+"""Bytes at the end of the base first searched for its last comment boundary (from a line
+start); four times more each time none is found, up to the whole base."""
 
 
 def shared_cut(base: bytes, ours: bytes, theirs: bytes) -> int:
@@ -29,18 +30,28 @@ def shared_cut(base: bytes, ours: bytes, theirs: bytes) -> int:
         return 0
     if b"\x00" in ours or b"\x00" in theirs:  # not a discussion: the line merge decides
         return 0
-    start = base.rfind(b"\n", 0, max(0, len(base) - WINDOW)) + 1  # a line start
+    window = WINDOW
+    while True:
+        start = base.rfind(b"\n", 0, max(0, len(base) - window)) + 1  # a line start
+        found = _last_boundary(base, start)
+        if found is None or found > 0 or start == 0:
+            return max(found or 0, 0)
+        window *= 4
+
+
+def _last_boundary(base: bytes, start: int) -> int | None:
+    """The byte offset of the base's last comment boundary before its last separator, looking
+    from `start` (a line start) on: -1 when there is none after `start`, None when the base
+    is not UTF-8 there (the whole-file merge then merges by lines)."""
     try:
         window = base[start:].decode("utf-8")
     except UnicodeDecodeError:
-        return 0
-    separator = last_match(SEPARATOR, window, len(window))
-    if separator is None:
-        return 0
+        return None
     # A match in the window is one in the whole text: both patterns start at a line start.
-    boundary = last_match(BOUNDARY, window, separator.end())
-    if boundary is None or start + boundary.start() == 0:
-        return 0
+    separator = last_match(SEPARATOR, window, len(window))
+    boundary = None if separator is None else last_match(BOUNDARY, window, separator.end())
+    if boundary is None:
+        return -1
     return start + len(window[: boundary.start()].encode("utf-8"))
 
 
