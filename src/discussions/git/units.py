@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..syntax.digest import sha256_hex
+from ..syntax.fences import open_fence_at_end
 from ..syntax.kinds import ENGINE_KINDS, STATE, alternation, engine_kinds
 from ..syntax.meta import written_at
 from ..syntax.record import Record
@@ -14,9 +15,8 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# The parser and the code-block scanner are imported where a block needs them (an engine
-# block's name in the text, a comment left open): git starts the driver once per merged file,
-# and most merges of appended comments need neither.
+# The parser is imported where a run of blocks needs it (an engine block's name in the text):
+# git starts the driver once per merged file, and most merges of appended comments need none.
 
 SEPARATOR = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.M)
 
@@ -249,8 +249,6 @@ def closed_block(text: str, nl: str) -> str:
         return text
     if not rest.strip():
         return text[: len(text) - len(rest)]
-    from ..syntax.code import open_fence_at_end
-
     body = text if text.endswith("\n") else text + nl
     fence = open_fence_at_end(body.replace("\r\n", "\n"))
     if fence:  # as the engine does before appending: close the code block first
@@ -304,9 +302,7 @@ def fence_left_open(side_o: Side, side_t: Side, cont: list[str | None], tail: st
 
 def _ends_in_code(text: str) -> bool:
     """Whether `text` ends inside a fenced code block (one needs a run of backticks or tildes:
-    without one, the code-block scanner is not even imported)."""
+    without one, no line is looked at)."""
     if "```" not in text and "~~~" not in text:
         return False
-    from ..syntax.code import open_fence_at_end
-
     return bool(open_fence_at_end(text.replace("\r\n", "\n")))
