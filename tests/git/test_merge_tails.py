@@ -86,17 +86,18 @@ def test_the_tails_merge_as_the_whole_files_do(case: tuple[object, ...]) -> None
         same(fast, whole)
     same(merge_versions(*data), whole)
     same(merge_versions(data[0], data[2], data[1]), merge_whole(data[0], data[2], data[1]))
-    assert driven(*data) == whole[1]
+    assert driven(*data) == (whole[0].status, whole[0].reason, whole[1])
 
 
-def driven(base: bytes, ours: bytes, theirs: bytes) -> bytes:
-    """What the driver leaves in ours (git's %A) when git hands it these three files."""
+def driven(base: bytes, ours: bytes, theirs: bytes) -> tuple[str, str, bytes]:
+    """The driver's decision, and what it leaves in ours (git's %A), when git hands it these
+    three files."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp, name) for name in ("base.md", "ours.md", "theirs.md")]
         for path, data in zip(paths, (base, ours, theirs), strict=True):
             path.write_bytes(data)
-        merge_file(*paths)
-        return paths[1].read_bytes()
+        result = merge_file(*paths)
+        return result.status, result.reason, paths[1].read_bytes()
 
 
 def test_the_usual_appends_take_the_fast_path() -> None:
@@ -111,7 +112,7 @@ def test_the_usual_appends_take_the_fast_path() -> None:
     fast = merge_tails(*data)
     assert fast is not None and fast[0].status == CLEAN
     same(fast, merge_whole(*data))
-    assert driven(*data) == fast[1]
+    assert driven(*data)[2] == fast[1]
 
 
 def test_a_last_comment_longer_than_the_window() -> None:
@@ -158,3 +159,24 @@ def test_an_edit_of_the_base_takes_the_whole_merge() -> None:
     data = [t.encode() for t in (BASE, ours, theirs)]
     assert shared_cut(*data) == 0
     assert merge_tails(*data) is None
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_long_shared_part_is_checked_for_utf8_piece_by_piece(broken: bool) -> None:
+    """A shared part of several pieces of the check, with two-byte characters across their
+    edges: merged on the tails when it is UTF-8; one bad byte deep inside it and the whole
+    files decide (a line merge), as the driver does."""
+    long = "\n".join("é" * (99 + i % 2) for i in range(1000))  # 200 KB, lines of odd lengths
+    base = append(BASE, human("Zoë", "TOKEN-long", long), human("Ann", "TOKEN-x"))
+    data = base.encode()
+    if broken:
+        data = data.replace("é".encode(), b"\xff", 1)
+    ours = data + append("", human("Rob", "TOKEN-o1")).encode()
+    theirs = data + append("", human("Bob", "TOKEN-t1")).encode()
+    assert shared_cut(data, ours, theirs) > len(data) - WINDOW  # the bad byte before the cut
+    fast = merge_tails(data, ours, theirs)
+    whole = merge_whole(data, ours, theirs)
+    assert (fast is None) == broken
+    if fast is not None:
+        same(fast, whole)
+    assert driven(data, ours, theirs) == (whole[0].status, whole[0].reason, whole[1])

@@ -17,7 +17,7 @@ from ..syntax.record import Record
 from ..syntax.text import decode
 from .merge import CLEAN, CONFLICT, LINE_MERGE, MergeResult, check_line_merge, merge_texts
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
-from .tails import merge_tails
+from .tails import merge_tails, tail_merge
 from .units import split_blocks
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
@@ -210,33 +210,38 @@ def merge_file(
     base: StrPath, ours: StrPath, theirs: StrPath, *, marker_size: int = 7
 ) -> MergeResult:
     """The merge driver: merge `base`/`ours`/`theirs` and write the result over `ours`
-    (git's ``%O %A %B`` contract)."""
+    (git's ``%O %A %B`` contract). Returns the decision; after two appends (`tails`), its
+    text is the merged file from where the versions part, all that is written."""
     data = []
     for path in (base, ours, theirs):
         with open(path, "rb") as f:
             data.append(f.read())
+    found = tail_merge(*data, marker_size=marker_size)
+    if found is not None:
+        cut, result = found
+        tail = result.text.encode("utf-8")
+        if data[1][cut:] != tail:
+            _write_from(ours, tail, cut)
+        return result
     folder = os.path.dirname(os.fspath(ours)) or "."
-    result, out = merge_versions(*data, marker_size=marker_size, cwd=folder)
+    result, out = merge_whole(*data, marker_size=marker_size, cwd=folder)
     if out != data[1]:
-        _write_after(ours, out, len(data[0]) if _starts_both(data[0], data[1], out) else 0)
+        kept = len(data[0]) if data[1].startswith(data[0]) and out.startswith(data[0]) else 0
+        _write_from(ours, out[kept:], kept)
     return result
 
 
-def _starts_both(base: bytes, ours: bytes, out: bytes) -> bool:
-    return ours.startswith(base) and out.startswith(base)
-
-
-def _write_after(path: StrPath, data: bytes, kept: int) -> None:
-    """Write `data` over the file at `path`, whose first `kept` bytes already are its
-    first bytes: after two appends only what comes after the base is written, not the
-    megabytes before it."""
-    if not kept:
+def _write_from(path: StrPath, data: bytes, start: int) -> None:
+    """Write `data` into the file at `path` from byte `start` on, and end the file there:
+    its first `start` bytes already are the merged file's (after two appends, only what
+    comes after the part all versions share is written, not the megabytes before it)."""
+    if not start:
         with open(path, "wb") as f:
             f.write(data)
         return
     with open(path, "r+b") as f:
-        f.seek(kept)
-        f.write(data[kept:])
+        f.seek(start)
+        f.write(data)
         f.truncate()
 
 

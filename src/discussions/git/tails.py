@@ -13,6 +13,8 @@ no comment boundary near the end, another newline style), None: the whole-file m
 
 from __future__ import annotations
 
+import codecs
+
 from ..syntax.text import detect_newline
 from .merge import CLEAN, CONFLICT, MergeResult, merge_texts
 from .units import BOUNDARY, SEPARATOR, last_match
@@ -61,15 +63,30 @@ def merge_tails(
     """The merge of three versions cut at `shared_cut`: the decision (its text the whole
     file) and the bytes to write, as `driver.merge_whole` gives them; None when the cut does
     not apply or the tails need more than a block merge (a line merge, say)."""
+    found = tail_merge(base, ours, theirs, marker_size)
+    if found is None:
+        return None
+    cut, result = found
+    out = base[:cut] + result.text.encode("utf-8")
+    result.text = base[:cut].decode("utf-8") + result.text
+    return result, out
+
+
+def tail_merge(
+    base: bytes, ours: bytes, theirs: bytes, marker_size: int = 7
+) -> tuple[int, MergeResult] | None:
+    """`merge_tails` without the shared part: the cut and the decision, whose text is the
+    merged file from the cut on (what the driver writes there); None as for `merge_tails`.
+    The shared part is checked to be UTF-8 piece by piece, never held as text."""
     cut = shared_cut(base, ours, theirs)
-    if not cut:
+    if not cut or not _is_utf8(base, cut):  # not UTF-8: only a line merge can be trusted
         return None
     try:
-        head = base[:cut].decode("utf-8")
         tails = [data[cut:].decode("utf-8") for data in (base, ours, theirs)]
-    except UnicodeDecodeError:  # not UTF-8: only a line merge can be trusted with it
+    except UnicodeDecodeError:
         return None
-    if detect_newline(head) != detect_newline(tails[0]):
+    first_line = base[: base.index(b"\n") + 1].decode("utf-8")  # the cut follows a newline
+    if detect_newline(first_line) != detect_newline(tails[0]):
         return None  # the merge writes the base's first newline: the tail's must be it
     try:
         result = merge_texts(*tails, marker_size=marker_size)
@@ -77,6 +94,23 @@ def merge_tails(
         return None
     if result.status not in (CLEAN, CONFLICT):
         return None
-    out = base[:cut] + result.text.encode("utf-8")
-    result.text = head + result.text
-    return result, out
+    return cut, result
+
+
+_PIECE = 1 << 16
+
+
+def _is_utf8(data: bytes, end: int) -> bool:
+    """Whether ``data[:end]`` (`end` at a character's start) is UTF-8, decoded a piece at a
+    time: a megabyte's text would cost more to make (and page in) than to check."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for i in range(0, end, _PIECE):
+            decoder.decode(view[i : min(end, i + _PIECE)])
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
