@@ -216,7 +216,7 @@ def merge_file(
     for path in (base, ours, theirs):
         with open(path, "rb") as f:
             data.append(f.read())
-    found = tail_merge(*data, marker_size=marker_size)
+    found = tail_merge(data[0], data[1], data[2], marker_size)
     if found is not None:
         cut, result = found
         tail = result.text.encode("utf-8")
