@@ -159,6 +159,9 @@ def test_an_edit_of_the_base_takes_the_whole_merge() -> None:
     data = [t.encode() for t in (BASE, ours, theirs)]
     assert shared_cut(*data) == 0
     assert merge_tails(*data) is None
+    for base, ours, theirs in (data, (data[0], data[2], data[1])):  # the edit on either side
+        whole = merge_whole(base, ours, theirs)
+        assert driven(base, ours, theirs) == (whole[0].status, whole[0].reason, whole[1])
 
 
 @pytest.mark.parametrize("broken", [False, True])

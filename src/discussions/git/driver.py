@@ -17,7 +17,7 @@ from ..syntax.record import Record
 from ..syntax.text import decode
 from .merge import CLEAN, CONFLICT, LINE_MERGE, MergeResult, check_line_merge, merge_texts
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
-from .tails import merge_tails, tail_merge
+from .tails import PIECE, merge_tails, tail_merge
 from .units import split_blocks
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
@@ -212,23 +212,43 @@ def merge_file(
     """The merge driver: merge `base`/`ours`/`theirs` and write the result over `ours`
     (git's ``%O %A %B`` contract). Returns the decision; after two appends (`tails`), its
     text is the merged file from where the versions part, all that is written."""
-    data = []
-    for path in (base, ours, theirs):
+    with open(base, "rb") as f:
+        old = f.read()
+    added = [_read_added(path, old) for path in (ours, theirs)]
+    if added[0] is not None and added[1] is not None:
+        found = tail_merge(old, added[0], added[1], marker_size)
+        if found is not None:
+            cut, result = found
+            tail = result.text.encode("utf-8")
+            if old[cut:] + added[0] != tail:
+                _write_from(ours, tail, cut)
+            return result
+    data = [old]
+    for path, extra in zip((ours, theirs), added, strict=True):
+        if extra is not None:
+            data.append(old + extra)
+            continue
         with open(path, "rb") as f:
             data.append(f.read())
-    found = tail_merge(data[0], data[1], data[2], marker_size)
-    if found is not None:
-        cut, result = found
-        tail = result.text.encode("utf-8")
-        if data[1][cut:] != tail:
-            _write_from(ours, tail, cut)
-        return result
     folder = os.path.dirname(os.fspath(ours)) or "."
     result, out = merge_whole(*data, marker_size=marker_size, cwd=folder)
     if out != data[1]:
-        kept = len(data[0]) if data[1].startswith(data[0]) and out.startswith(data[0]) else 0
+        kept = len(old) if added[0] is not None and out.startswith(old) else 0
         _write_from(ours, out[kept:], kept)
     return result
+
+
+def _read_added(path: StrPath, base: bytes) -> bytes | None:
+    """What the file at `path` holds after `base` when it starts with `base` (that side only
+    appended), else None; compared a piece at a time, so a large file is not held twice."""
+    with open(path, "rb") as f:
+        pos = 0
+        while pos < len(base):
+            piece = f.read(min(PIECE, len(base) - pos))
+            if not piece or not base.startswith(piece, pos):
+                return None
+            pos += len(piece)
+        return f.read()
 
 
 def _write_from(path: StrPath, data: bytes, start: int) -> None:

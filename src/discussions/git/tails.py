@@ -9,6 +9,8 @@ times, nor checked as a discussion, nor encoded again, and the result is the sam
 whole-file merge (`driver.merge_whole`) gives; tests/git/test_merge_tails.py checks that on
 random appends. Where the cut cannot be proven equivalent (a side edited the base, a NUL byte,
 no comment boundary near the end, another newline style), None: the whole-file merge runs.
+The driver hands over what each side appended (`tail_merge`), read after checking a piece at a
+time that its file starts with the base, so the sides' shared megabytes are never held.
 """
 
 from __future__ import annotations
@@ -30,8 +32,13 @@ def shared_cut(base: bytes, ours: bytes, theirs: bytes) -> int:
     sides start with the whole base; 0 when there is no such place."""
     if not (ours.startswith(base) and theirs.startswith(base)):
         return 0
-    if b"\x00" in ours or b"\x00" in theirs:  # not a discussion: the line merge decides
-        return 0
+    return base_cut(base, ours[len(base) :], theirs[len(base) :])
+
+
+def base_cut(base: bytes, added_o: bytes, added_t: bytes) -> int:
+    """`shared_cut` for two sides given by what each appended to `base`."""
+    if b"\x00" in base or b"\x00" in added_o or b"\x00" in added_t:
+        return 0  # not a discussion: the line merge decides
     window = WINDOW
     while True:
         start = base.rfind(b"\n", 0, max(0, len(base) - window)) + 1  # a line start
@@ -63,7 +70,9 @@ def merge_tails(
     """The merge of three versions cut at `shared_cut`: the decision (its text the whole
     file) and the bytes to write, as `driver.merge_whole` gives them; None when the cut does
     not apply or the tails need more than a block merge (a line merge, say)."""
-    found = tail_merge(base, ours, theirs, marker_size)
+    if not (ours.startswith(base) and theirs.startswith(base)):
+        return None
+    found = tail_merge(base, ours[len(base) :], theirs[len(base) :], marker_size)
     if found is None:
         return None
     cut, result = found
@@ -73,16 +82,18 @@ def merge_tails(
 
 
 def tail_merge(
-    base: bytes, ours: bytes, theirs: bytes, marker_size: int = 7
+    base: bytes, added_o: bytes, added_t: bytes, marker_size: int = 7
 ) -> tuple[int, MergeResult] | None:
-    """`merge_tails` without the shared part: the cut and the decision, whose text is the
-    merged file from the cut on (what the driver writes there); None as for `merge_tails`.
-    The shared part is checked to be UTF-8 piece by piece, never held as text."""
-    cut = shared_cut(base, ours, theirs)
+    """`merge_tails` of ``base + added_o`` and ``base + added_t`` without the shared part:
+    the cut and the decision, whose text is the merged file from the cut on (what the driver
+    writes there); None as for `merge_tails`. The shared part is checked to be UTF-8 piece by
+    piece, never held as text."""
+    cut = base_cut(base, added_o, added_t)
     if not cut or not _is_utf8(base, cut):  # not UTF-8: only a line merge can be trusted
         return None
+    rest = base[cut:]
     try:
-        tails = [data[cut:].decode("utf-8") for data in (base, ours, theirs)]
+        tails = [data.decode("utf-8") for data in (rest, rest + added_o, rest + added_t)]
     except UnicodeDecodeError:
         return None
     first_line = base[: base.index(b"\n") + 1].decode("utf-8")  # the cut follows a newline
@@ -97,19 +108,21 @@ def tail_merge(
     return cut, result
 
 
-_PIECE = 1 << 16
+PIECE = 1 << 16
+"""Bytes checked (or read and compared) at a time: a megabyte's copy would cost more to make
+(and page in) than to check."""
 
 
 def _is_utf8(data: bytes, end: int) -> bool:
     """Whether ``data[:end]`` (`end` at a character's start) is UTF-8, decoded a piece at a
-    time: a megabyte's text would cost more to make (and page in) than to check."""
+    time (at once when ASCII)."""
     if data.isascii():
         return True
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
     try:
-        for i in range(0, end, _PIECE):
-            decoder.decode(view[i : min(end, i + _PIECE)])
+        for i in range(0, end, PIECE):
+            decoder.decode(view[i : min(end, i + PIECE)])
         decoder.decode(b"", True)
     except UnicodeDecodeError:
         return False
