@@ -265,6 +265,16 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
         ("python -P -c 'import re'", python_re),
     ):
         print(f"  {label + ':':28} {spread(CPU[fn])}")
+    for tree, times in zip(trees, t_regs, strict=True):
+        against = [("git merge-file", t_git), ("python -P -c pass", t_py)]
+        print(
+            f"  {tree or 'here'}: "
+            + ", ".join(
+                f"{statistics.median(ratios(times, t)):.2f}x {name} (min {min(ratios(times, t)):.2f}, "
+                f"max {max(ratios(times, t)):.2f})"
+                for name, t in against
+            )
+        )
     for tree, times, run in zip(trees[:-1], t_regs, runs, strict=False):
         wall, cpu = ratios(t_reg, times), ratios(CPU[runs[-1]], CPU[run])
         print(
