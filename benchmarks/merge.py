@@ -3,6 +3,7 @@
     python benchmarks/merge.py                       # 10 KB, 1 MB and 10 MB
     python benchmarks/merge.py --size-mb 1 --comments 20 --repeat 15
     python benchmarks/merge.py --pythonpath /tmp/old/src   # a patched (or older) tree
+    python benchmarks/merge.py --pythonpath /tmp/before/src --pythonpath src   # before, after
 
 Base: a discussion of the given size the way the engine writes it. Ours and theirs: the base
 plus ~20 appended comments each (human comments and AI turns with metadata). Figures, medians
@@ -11,7 +12,13 @@ plus ~20 appended comments each (human comments and AI turns with metadata). Fig
 * as git runs them: a process each (the command `discussions init` registers, a small `sh`
   wrapper around `python -P -m discussions merge-file`, and that Python command alone, vs
   `git merge-file` and vs `python -P -c pass`);
-* in process: `merge.merge_texts` alone (what the driver does besides starting Python).
+* in process: `merge.merge_texts` alone (what the driver does besides starting Python);
+* `python -P -c 'import re'`: the least a driver written in Python costs (the merge needs
+  regular expressions), for the 10 KB target.
+
+With `--pythonpath` given more than once, the trees (the first is the baseline) take turns
+within every repeat, so all see the same machine; after checking they merge to the same
+bytes, each tree's figures are printed, then the last one's against each other's.
 
 Nothing is asserted; the ROW lines say whether each ratio is within its target (issue 36): at
 10 KB within 1.3x a bare `python -P -c pass`, at 1 MB and 10 MB within 1.5x `git merge-file`.
@@ -138,19 +145,22 @@ def main() -> None:
     parser.add_argument("--comments", type=int, default=20, help="appended on each side")
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument(
-        "--pythonpath", help="run the driver from this source folder (to try a patched tree)"
+        "--pythonpath",
+        action="append",
+        help="run the driver from this source folder (a patched or older tree); given more "
+        "than once, the trees take turns (the first is the baseline, the ROW lines the last)",
     )
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     for size in args.size_mb.split(","):
         work = Path(tempfile.mkdtemp(prefix="discussions-merge-bench-"))
         try:
-            bench(work, float(size), args.comments, args.repeat, args.pythonpath)
+            bench(work, float(size), args.comments, args.repeat, args.pythonpath or [None])
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def bench(work: Path, size_mb: float, comments: int, repeat: int, pythonpath: str | None) -> None:
+def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[str | None]) -> None:
     base = discussion(size_mb)
     ours = appended(base, comments, "ours")
     theirs = appended(base, comments, "theirs")
@@ -164,22 +174,14 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, pythonpath: st
     env = dict(os.environ, DISCUSSIONS_HOME=str(work / "userdir"), NO_COLOR="1")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-    if pythonpath:
-        env["PYTHONPATH"] = str(Path(pythonpath).resolve())
+    envs = [
+        env if tree is None else dict(env, PYTHONPATH=str(Path(tree).resolve())) for tree in trees
+    ]
     args = ["--marker-size", "7", str(paths["base"]), str(scratch), str(paths["theirs"])]
 
-    def driver() -> None:
-        shutil.copyfile(paths["ours"], scratch)
-        subprocess.run(
-            [PY, "-P", "-m", "discussions", "merge-file", *args, "discussions/big.md"],
-            env=env,
-            check=True,
-        )
-
-    def registered() -> None:
+    def registered(tree_env: dict[str, str]) -> Callable[[], None]:
         """The command `discussions init` registers (`setup.driver_command`: a small `sh`
         wrapper with fallbacks), with git's placeholders filled in as git does."""
-        shutil.copyfile(paths["ours"], scratch)
         command = driver_command(PY)
         for key, value in (
             ("%O", paths["base"]),
@@ -189,7 +191,20 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, pythonpath: st
             ("%P", "discussions/big.md"),
         ):
             command = command.replace(key, shlex.quote(str(value)))
-        subprocess.run(["sh", "-c", command], env=env, check=True, cwd=work)
+
+        def run() -> None:
+            shutil.copyfile(paths["ours"], scratch)
+            subprocess.run(["sh", "-c", command], env=tree_env, check=True, cwd=work)
+
+        return run
+
+    def driver() -> None:
+        shutil.copyfile(paths["ours"], scratch)
+        subprocess.run(
+            [PY, "-P", "-m", "discussions", "merge-file", *args, "discussions/big.md"],
+            env=envs[-1],
+            check=True,
+        )
 
     def git_line_merge() -> None:
         shutil.copyfile(paths["ours"], scratch)
@@ -203,10 +218,14 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, pythonpath: st
     def python_start() -> None:
         subprocess.run([PY, "-P", "-c", "pass"], env=env, check=True)
 
+    def python_re() -> None:
+        """The least a driver written in Python costs: it starts and imports `re`."""
+        subprocess.run([PY, "-P", "-c", "import re"], env=env, check=True)
+
     def import_command() -> None:
         subprocess.run(
             [PY, "-P", "-c", "import discussions.git.driver, discussions.git.merge"],
-            env=env,
+            env=envs[-1],
             check=True,
         )
 
@@ -215,29 +234,58 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, pythonpath: st
     mb = len(base.encode()) / 1e6
     size = f"{mb * 1000:.0f} KB" if mb < 0.5 else f"{mb:.0f} MB"
     print(f"\n== base {size}, {base.count('Name: ')} comments; +{comments} on each side")
-    driver()  # warm-up: writes the bytecode cache
-    t_reg, t_git, t_py, t_drv, t_imp = compare(
-        registered, git_line_merge, python_start, driver, import_command, repeat=repeat
+    runs = [registered(e) for e in envs]
+    outputs = set()
+    for run in runs:  # warm-up (writes the bytecode cache); every tree merges alike
+        run()
+        outputs.add(scratch.read_bytes())
+    assert len(outputs) == 1, "the trees' merges differ"
+    driver()
+    *t_regs, t_git, t_py, t_re, t_drv, t_imp = compare(
+        *runs, git_line_merge, python_start, python_re, driver, import_command, repeat=repeat
     )
+    t_reg = t_regs[-1]
     print("as git runs it, one process per merge (min / median / max):")
-    print(f"  as registered (sh wrapper):  {spread(t_reg)}  (what git runs)")
+    for tree, times in zip(trees, t_regs, strict=True):
+        print(f"  as registered (sh wrapper):  {spread(times)}  (what git runs; {tree or 'here'})")
     print(f"  python -P -m discussions:    {spread(t_drv)}  (without the wrapper)")
     print(f"  git merge-file:              {spread(t_git)}  (conflicts: both appended)")
     print(f"  python -P -c pass:           {spread(t_py)}")
+    print(f"  python -P -c 'import re':    {spread(t_re)}  (the least a Python driver costs)")
     print(f"  the driver's imports alone:  {spread(t_imp)}  (python -P -c 'import ...')")
     (t_merge,) = compare(lambda: merge_texts(base, ours, theirs), repeat=repeat)
     print(f"  in process, merge_texts:     {spread(t_merge)}")
     print("CPU time of the processes (min / median / max):")
+    for tree, run in zip(trees, runs, strict=True):
+        print(f"  {'as registered:':28} {spread(CPU[run])}  ({tree or 'here'})")
     for label, fn in (
-        ("as registered", registered),
         ("python -P -m discussions", driver),
         ("git merge-file", git_line_merge),
+        ("python -P -c pass", python_start),
+        ("python -P -c 'import re'", python_re),
     ):
         print(f"  {label + ':':28} {spread(CPU[fn])}")
-    print(f"  {'python -P -c pass:':28} {spread(CPU[python_start])}")
+    for tree, times in zip(trees, t_regs, strict=True):
+        against = [("git merge-file", t_git), ("python -P -c pass", t_py)]
+        print(
+            f"  {tree or 'here'}: "
+            + ", ".join(
+                f"{statistics.median(ratios(times, t)):.2f}x {name} (min {min(ratios(times, t)):.2f}, "
+                f"max {max(ratios(times, t)):.2f})"
+                for name, t in against
+            )
+        )
+    for tree, times, run in zip(trees[:-1], t_regs, runs, strict=False):
+        wall, cpu = ratios(t_reg, times), ratios(CPU[runs[-1]], CPU[run])
+        print(
+            f"  {trees[-1]} / {tree}: wall {statistics.median(wall):.2f}x (min {min(wall):.2f}, "
+            f"max {max(wall):.2f}), CPU {statistics.median(cpu):.2f}x"
+        )
     what = f"the merge driver as git runs it (registered `sh -c` wrapper), {size}"
     if mb < 0.5:
         row(f"{what} vs `python -P -c pass`", ratios(t_reg, t_py), 1.3, "a bare Python")
+        floor = ratios(t_re, t_py)
+        print(f"  (python -P -c 'import re' vs pass: {statistics.median(floor):.2f}x)")
     row(f"{what} vs `git merge-file`", ratios(t_reg, t_git), 1.5, "`git merge-file`")
 
 

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 
 from ..errors import DiscussionsError
 from ..syntax.record import Record
 from ..syntax.text import decode
 from .merge import CLEAN, CONFLICT, LINE_MERGE, MergeResult, check_line_merge, merge_texts
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
+from .tails import PIECE, merge_tails, tail_merge
 from .units import split_blocks
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     StrPath = str | os.PathLike[str]
@@ -40,7 +41,26 @@ def merge_versions(
 
     Block-level merge first; where a side edited text of the base, a normal three-way line
     merge (``git merge-file``), accepted only if it brings no new parse warning. `prefer`:
-    whose phase and status to keep where the sides moved them differently (`merge_texts`)."""
+    whose phase and status to keep where the sides moved them differently (`merge_texts`).
+    Two sides that only appended (the usual case) merge their tails alone, with the same
+    result (`tails.merge_tails`)."""
+    if prefer is None:
+        fast = merge_tails(base, ours, theirs, marker_size)
+        if fast is not None:
+            return fast
+    return merge_whole(base, ours, theirs, marker_size=marker_size, cwd=cwd, prefer=prefer)
+
+
+def merge_whole(
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    *,
+    marker_size: int = 7,
+    cwd: StrPath | None = None,
+    prefer: str | None = None,
+) -> tuple[MergeResult, bytes]:
+    """`merge_versions` on the whole files: each decoded and merged from its first byte."""
     if not any(is_discussion_bytes(data) for data in (base, ours, theirs)):
         # Another markdown file in the discussions folder: git's own line merge.
         return _line_merge(base, ours, theirs, marker_size, cwd, None)
@@ -190,17 +210,59 @@ def merge_file(
     base: StrPath, ours: StrPath, theirs: StrPath, *, marker_size: int = 7
 ) -> MergeResult:
     """The merge driver: merge `base`/`ours`/`theirs` and write the result over `ours`
-    (git's ``%O %A %B`` contract)."""
-    data = []
-    for path in (base, ours, theirs):
+    (git's ``%O %A %B`` contract). Returns the decision; after two appends (`tails`), its
+    text is the merged file from where the versions part, all that is written."""
+    with open(base, "rb") as f:
+        old = f.read()
+    added = [_read_added(path, old) for path in (ours, theirs)]
+    if added[0] is not None and added[1] is not None:
+        found = tail_merge(old, added[0], added[1], marker_size)
+        if found is not None:
+            cut, result = found
+            tail = result.text.encode("utf-8")
+            if old[cut:] + added[0] != tail:
+                _write_from(ours, tail, cut)
+            return result
+    data = [old]
+    for path, extra in zip((ours, theirs), added, strict=True):
+        if extra is not None:
+            data.append(old + extra)
+            continue
         with open(path, "rb") as f:
             data.append(f.read())
     folder = os.path.dirname(os.fspath(ours)) or "."
-    result, out = merge_versions(*data, marker_size=marker_size, cwd=folder)
+    result, out = merge_whole(*data, marker_size=marker_size, cwd=folder)
     if out != data[1]:
-        with open(ours, "wb") as f:
-            f.write(out)
+        kept = len(old) if added[0] is not None and out.startswith(old) else 0
+        _write_from(ours, out[kept:], kept)
     return result
+
+
+def _read_added(path: StrPath, base: bytes) -> bytes | None:
+    """What the file at `path` holds after `base` when it starts with `base` (that side only
+    appended), else None; compared a piece at a time, so a large file is not held twice."""
+    with open(path, "rb") as f:
+        pos = 0
+        while pos < len(base):
+            piece = f.read(min(PIECE, len(base) - pos))
+            if not piece or not base.startswith(piece, pos):
+                return None
+            pos += len(piece)
+        return f.read()
+
+
+def _write_from(path: StrPath, data: bytes, start: int) -> None:
+    """Write `data` into the file at `path` from byte `start` on, and end the file there:
+    its first `start` bytes already are the merged file's (after two appends, only what
+    comes after the part all versions share is written, not the megabytes before it)."""
+    if not start:
+        with open(path, "wb") as f:
+            f.write(data)
+        return
+    with open(path, "r+b") as f:
+        f.seek(start)
+        f.write(data)
+        f.truncate()
 
 
 def driver_main(argv: Sequence[str]) -> int:

@@ -39,10 +39,6 @@ A result with a parse warning that neither side had is a conflict, never a silen
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-
-from ..syntax.parse import parse_document
 from ..syntax.record import Record
 from ..syntax.text import detect_newline
 from .units import (
@@ -65,12 +61,13 @@ from .units import (
     units_of,
 )
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING; the parser is imported where a merge parses
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Callable
+
 CLEAN = "clean"
-
-
 LINE_MERGE = "line-merge"
-
-
 CONFLICT = "conflict"
 
 
@@ -264,6 +261,8 @@ def _state_at(before: str, merged: list[Unit]) -> dict[str, str | None]:
     """The phase and status where the sides parted: each marker before them (then of what
     merged on its own) moves them to its target, whatever source it names, as the derivation
     does (`derive.rules.rule_engine_markers`); a side's first move may name another source."""
+    from ..syntax.parse import parse_document
+
     doc = parse_document(before)
     head = doc.header
     state = {"phase-transition": head.get("phase"), "status-change": head.get("status") or "OPEN"}
@@ -295,10 +294,6 @@ def _shared_marker(a: Unit, b: Unit) -> Unit:
             "cannot tell whether they are one change"
         )
     return min(a, b, key=lambda u: u.text)  # the same block, closed or not
-
-
-def _is_terminated(text: str) -> bool:
-    return not split_blocks(text)[1]
 
 
 def _open(text: str, nl: str) -> str:
@@ -532,6 +527,10 @@ def _region_start(
 
 
 def _warnings(text: str, start: int) -> Counter[str]:
+    from collections import Counter
+
+    from ..syntax.parse import parse_document
+
     return Counter(w.message for w in parse_document(text[start:]).warnings)
 
 

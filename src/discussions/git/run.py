@@ -7,13 +7,13 @@ path imports this module, so it stays small.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
 from ..errors import DiscussionsError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Sequence
     from pathlib import Path
 
     StrPath = str | os.PathLike[str]

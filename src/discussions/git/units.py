@@ -4,14 +4,19 @@ block) and the phase segments they fall in."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from ..syntax.code import open_fence_at_end
 from ..syntax.digest import sha256_hex
+from ..syntax.fences import open_fence_at_end
 from ..syntax.kinds import ENGINE_KINDS, STATE, alternation, engine_kinds
 from ..syntax.meta import written_at
-from ..syntax.parse import parse_document
 from ..syntax.record import Record
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# The parser is imported where a run of blocks needs it (an engine block's name in the text):
+# git starts the driver once per merged file, and most merges of appended comments need none.
 
 SEPARATOR = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.M)
 
@@ -190,6 +195,8 @@ def _split_markers(group: list[str]) -> list[Unit]:
     text = "".join(group)
     marks: dict[int, list[tuple[str, str | None, str]]] = {}
     if _ENGINE_WORDS.search(text):
+        from ..syntax.parse import parse_document
+
         doc = parse_document("---\n" + text)
         if doc.engine_markers:
             starts: list[int] = []  # 1-based line where each block starts, in the parsed text
@@ -286,12 +293,16 @@ def fence_left_open(side_o: Side, side_t: Side, cont: list[str | None], tail: st
     each comment is a parser segment of its own, unchanged, and parsing is skipped (it is
     most of a merge's cost)."""
     for c in cont:
-        if c is not None and open_fence_at_end((tail + c).replace("\r\n", "\n")):
+        if c is not None and _ends_in_code(tail + c):
             return True
-    for side in (side_o, side_t):
-        for u in units_of(side.runs.get(END, [])):
-            if ("```" in u.text or "~~~" in u.text) and open_fence_at_end(
-                u.text.replace("\r\n", "\n")
-            ):
-                return True
-    return False
+    return any(
+        _ends_in_code(u.text) for side in (side_o, side_t) for u in units_of(side.runs.get(END, []))
+    )
+
+
+def _ends_in_code(text: str) -> bool:
+    """Whether `text` ends inside a fenced code block (one needs a run of backticks or tildes:
+    without one, no line is looked at)."""
+    if "```" not in text and "~~~" not in text:
+        return False
+    return bool(open_fence_at_end(text.replace("\r\n", "\n")))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from .fences import FENCE_LINE as _FENCE
+from .fences import open_fence_at_end as open_fence_at_end
+
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
-
-
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 
 
 def fenced_line_ranges(text: str) -> list[tuple[int, int]]:
@@ -39,19 +39,6 @@ def fenced_line_ranges(text: str) -> list[tuple[int, int]]:
     if open_char:
         ranges.append((open_line, text.count("\n")))
     return ranges
-
-
-def open_fence_at_end(text: str) -> str | None:
-    """The fence that would close a code block left open at the end of `text`, if any."""
-    open_run = ""
-    for m in _FENCE.finditer(text):
-        run, info = m.group(1), m.group(2)
-        if open_run:
-            if run[0] == open_run[0] and len(run) >= len(open_run) and not info.strip():
-                open_run = ""
-        elif not (run[0] == "`" and "`" in info):
-            open_run = run
-    return open_run or None
 
 
 # Lines whose meaning for fences depends on more than the line itself: a fence after

@@ -24,6 +24,14 @@ ENGINE_LINE = re.compile(
 NAME_LINE = re.compile(r"^Name:[ \t]*([^\n]*)$", re.M)
 
 
+def header_comment(line: str) -> str | None:
+    """The inside of a line that is one HTML comment (``<!-- x -->`` -> ``x``), else None."""
+    s = line.strip(" \t")
+    if len(s) < 7 or not s.startswith("<!--") or not s.endswith("-->"):
+        return None
+    return s[4:-3].strip(" \t")
+
+
 class ParseWarning(Record):
     """A problem found in a file. Never fatal."""
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .document import ENGINE_LINE, NAME_LINE
-from .parse import header_comment
+from .document import ENGINE_LINE, NAME_LINE, header_comment
 from .text import normalise_newlines
 
 

@@ -60,6 +60,7 @@ from .document import (
     EngineMarker,
     HeaderField,
     ParseWarning,
+    header_comment,
 )
 from .kinds import ENGINE_BY_KIND, MOVE_OR_VALUE, VALUE
 from .record import Record
@@ -76,14 +77,6 @@ _HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*")
 
 
 _ARROW = re.compile(r"->|→|=>")
-
-
-def header_comment(line: str) -> str | None:
-    """The inside of a line that is one HTML comment (``<!-- x -->`` -> ``x``), else None."""
-    s = line.strip(" \t")
-    if len(s) < 7 or not s.startswith("<!--") or not s.endswith("-->"):
-        return None
-    return s[4:-3].strip(" \t")
 
 
 def has_discussion_header(text: str) -> bool:

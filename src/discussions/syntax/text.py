@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from .document import ParseWarning
 
@@ -69,6 +68,8 @@ def slugify(title: str) -> str:
     is lossless), everything else becomes ``-``. A title with no letters or digits at all
     (emoji, punctuation) gets ``discussion-`` and a short hash, so distinct titles stay
     distinct."""
+    import unicodedata  # only to name a new file: the merge driver imports this module
+
     folded = unicodedata.normalize("NFKD", title.lower())
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     folded = unicodedata.normalize("NFC", folded)
