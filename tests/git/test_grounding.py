@@ -290,3 +290,13 @@ def test_the_html_export_marks_each_citation(repo: Path) -> None:
     assert code(r) == 0, out(r)
     page = (repo / "discussions" / "talk.html").read_text(encoding="utf-8")
     assert 'class="citation citation-unresolvable"' in page
+
+
+def test_outside_git_citations_are_resolved_in_the_project_folder(isolated: Path) -> None:
+    (isolated / "src").mkdir()
+    (isolated / "src" / "net.py").write_text(NET)
+    (isolated / "discussions.yaml").write_text("default_participants: [architect]\n")
+    person = render_comment("Rob", "Look at src/net.py:31 and src/net.py:40.", meta="at: x")
+    d = _discussion(isolated, person)  # in discussions/, the citations relative to the project
+    assert _verdicts(d) == {"src/net.py:31": "grounded", "src/net.py:40": "unresolvable"}
+    assert {v.against for v in d.grounding.values()} == {"the working tree"}  # type: ignore[union-attr]

@@ -113,7 +113,7 @@ def ground(d: Discussion) -> int:
     if not any(c.citations for c in d.comments):
         d.grounding = {}
         return 0
-    reader = _Reader(Confinement.of(d.path.parent))
+    reader = _Reader(Confinement.of_discussion(d.path, d.workspace.config.base_dir))
     headless = [c.line for c in d.comments if c.citations and not c.meta.get("head")]
     committed = commits_of(reader.where, d.path, d.text, headless) if headless else {}
     verdicts = {}
