@@ -300,3 +300,10 @@ def test_outside_git_citations_are_resolved_in_the_project_folder(isolated: Path
     d = _discussion(isolated, person)  # in discussions/, the citations relative to the project
     assert _verdicts(d) == {"src/net.py:31": "grounded", "src/net.py:40": "unresolvable"}
     assert {v.against for v in d.grounding.values()} == {"the working tree"}  # type: ignore[union-attr]
+
+
+def test_check_names_the_commit_of_a_missing_file_once(repo: Path) -> None:
+    head = current_head(repo)
+    d = _discussion(repo, _ai("AI-Security", "See src/ghost.py:3.", "CHANGES", head))
+    [line] = [x for x in out(run("check", str(d.path))).splitlines() if "src/ghost.py" in x]
+    assert line.count(head[:7]) == 1, line

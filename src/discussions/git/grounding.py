@@ -94,7 +94,7 @@ class _Reader:
             return text.splitlines()
         run = self.where.git(["cat-file", "blob", f"{commit}:{path}"])
         if run.returncode != 0:
-            return f"no file `{path}` at commit {commit[:7]}"
+            return f"no file `{path}`"  # the verdict says at which commit (its against)
         return run.out.decode("utf-8", "replace").splitlines()
 
 
