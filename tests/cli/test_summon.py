@@ -73,6 +73,12 @@ def test_summon_lists_the_comments_of_every_syntax_and_nothing_it_may_not_read(
     assert code(outside) != 0 and "outside the project" in out(outside)
 
 
+def test_a_path_that_is_not_there_is_a_usage_error_on_the_argument(project: Path) -> None:
+    r = run("summon", "scr/app.py")  # a typo: not "no comment here"
+    assert code(r) == 2 and "scr/app.py" in out(r), out(r)
+    assert "'PATHS'" in out(r) and "--paths" not in out(r)
+
+
 def test_start_opens_a_discussion_with_the_code_and_a_link_then_continues_it(
     project: Path,
 ) -> None:
