@@ -39,6 +39,7 @@ def outcome_command(
       discussions outcome cache.md --verdict right --reason "held a year" --as Rob
     """
     from ..ops.outcomes import outcome
+    from .files import warn_notices
 
     ws = workspace()
     posted = outcome(ws, resolve_discussion(file, ws), verdict, reason, author)
@@ -46,6 +47,7 @@ def outcome_command(
         echo_json(posted.to_dict())
         return
     say(f"Recorded the outcome from {posted.author}: {verdict.lower()}.")
+    warn_notices(posted.notices)
 
 
 @click.command("retrial")
