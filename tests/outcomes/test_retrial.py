@@ -14,6 +14,7 @@ from discussions.git.units import split_blocks
 
 from ..conftest import script_command, write
 from ..support.git import check_clean, commit_all, git
+from ..support.hosted_stub import HostedStub, serve_hosted
 from ..support.openai_stub import StubServer, serve
 from .support import (
     HEAD,
@@ -172,6 +173,26 @@ def test_a_model_is_asked_of_an_openai_compatible_server(decided: Path, userdir:
     (retrial,) = cli_json("status", "cache.md")["retrials"]
     assert retrial["provider"] == "local" and retrial["model"] == "big"
     assert "big" not in (userdir / "providers.yaml").read_text()  # for this command only
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["anthropic", "gemini"])
+def test_a_model_is_asked_of_a_hosted_api(
+    decided: Path, userdir: Path, api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hosted kinds name the model in each request too (`providers.hosted_apis`)."""
+    monkeypatch.setenv("STUB_KEY", "k")
+    pieces = ("The key ignores the tenant. ", "More below.\n", "VOTE: REJECT")
+    with serve_hosted(HostedStub(api=api, pieces=pieces)) as stub:
+        with (userdir / "providers.yaml").open("a", encoding="utf-8") as f:
+            f.write(
+                f"  - name: hosted\n    type: {api}\n    base_url: {stub.base_url}\n"
+                "    model: small\n    api_key_env: STUB_KEY\n"
+            )
+        done = cli_json("retrial", "cache.md", "-p", "hosted", "-m", "big")
+    asked = [r["body"].get("model") or r["path"].split("/models/")[1].split(":")[0]
+             for r in stub.requests]  # fmt: skip
+    assert asked == ["big"] * 3 and done["model"] == "big" and done["flips"] == 3
 
 
 @pytest.mark.slow

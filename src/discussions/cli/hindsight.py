@@ -53,7 +53,12 @@ def outcome_command(
 @click.command("retrial")
 @click.argument("file")
 @click.option("-p", "--provider", required=True, help="The provider to ask the ballot again.")
-@click.option("-m", "--model", default="", help="Another model (openai-compatible providers).")
+@click.option(
+    "-m",
+    "--model",
+    default="",
+    help="Another model (openai-compatible, anthropic, gemini providers).",
+)
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
 @json_option("Print what the re-trial found as JSON.")
 def retrial_command(
