@@ -206,3 +206,20 @@ def test_on_a_terminal_with_nothing_working_the_settings_are_kept(
     assert talk.code == 0 and not talk.unanswered, talk.output
     assert "Providers left as they are." in talk.output
     assert (isolated / "discussions.yaml").read_text() == before
+
+
+def test_on_a_terminal_a_name_not_known_is_asked_again(
+    tools: Path, server: StubServer, isolated: Path
+) -> None:
+    name = f"server-{server.port}"
+    talk = converse(
+        ["init", "--no-git", "--no-test", "--server", server.base_url],
+        [
+            ("Providers [", "cladue\r"),  # a typo: said, then asked again
+            ("Providers [", f"{name}\r"),
+            ("Write this into discussions.yaml?", "y\r"),
+        ],
+    )
+    assert talk.code == 0 and not talk.unanswered, talk.output
+    assert "no provider named 'cladue'" in talk.output
+    assert _settings(isolated)["default"] == name

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import click
 
+from ..errors import BadInput
 from ..ops import wizard
 from ..providers.discovery import FoundTool, try_tool, try_tools
 from ..providers.registry import ProviderRegistry
+from ..settings.workspace import Workspace
 from .common import say, workspace
 
 
@@ -62,7 +64,10 @@ def run_wizard(
         if interactive and chain is None:
             click.echo("Providers left as they are.")
             return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
-    choice = wizard.plan_choice(ws, found, chain)
+    choice = _plan(ws, found, chain, interactive and options.named is None)
+    if choice is None:
+        click.echo("Providers left as they are.")
+        return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
     if interactive and not _confirm(choice):
         return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
     written = wizard.write_choice(root, choice) if choice.chain or chain is not None else []
@@ -73,6 +78,23 @@ def run_wizard(
         "choice": choice.to_dict(),
         "written": [w.to_dict() for w in written],
     }
+
+
+def _plan(
+    ws: Workspace, found: wizard.Survey, chain: list[str] | None, asking: bool
+) -> wizard.SetupChoice | None:
+    """The choice of `chain`; when `asking` (the names were typed at the question), a name
+    that cannot be used is said and the question asked again (None: 'keep')."""
+    while True:
+        try:
+            return wizard.plan_choice(ws, found, chain)
+        except BadInput as exc:
+            if not asking:
+                raise
+            say(f"Error: {exc}", err=True)
+        chain = _ask_chain(found)
+        if chain is None:
+            return None
 
 
 def _try_all(root: Path | None, tools: list[FoundTool], as_json: bool) -> None:
