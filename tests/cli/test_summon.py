@@ -173,3 +173,8 @@ def test_watch_code_starts_the_discussion_of_a_new_comment(project: Path) -> Non
     )
     assert not (project / "discussions" / "should-this-retry-forever.md").exists()  # not new
     assert json.loads(out(run("status", str(path), "--json")))["title"] == "who owns the cache?"
+
+
+def test_hooks_with_no_git_say_the_hook_was_skipped(isolated: Path) -> None:
+    steps = result_of(run("init", "--no-git", "--hooks", "--json"))["steps"]  # type: ignore[index]
+    assert {"what": "pre-commit hook", "action": "skipped", "detail": "--no-git"} in steps  # type: ignore[operator]
