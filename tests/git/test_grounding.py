@@ -237,6 +237,9 @@ def test_a_stale_citation_is_a_note_and_check_still_passes(repo: Path) -> None:
     r = run("check", str(d.path))
     assert code(r) == 0, out(r)
     assert "src/net.py:12` is stale" in out(r)
+    [said] = [x for x in out(r).splitlines() if "is stale" in x]
+    [shown] = [x for x in out(run("status", str(d.path))).splitlines() if "is stale" in x]
+    assert said.count(head[:7]) == 1 and shown.count(head[:7]) == 1, (said, shown)
 
 
 def test_the_engine_decides_on_what_status_shows(repo: Path) -> None:

@@ -147,7 +147,7 @@ def _verdict(reader: _Reader, c: Citation, head: str, blamed: bool = False) -> V
     if isinstance(now, str):
         return Verdict(STALE, f"`{c.path}` is gone from the working tree", against)
     if _cited(c, now) != _cited(c, then) or _mismatch(c, now):
-        return Verdict(STALE, f"`{c.text}` changed since commit {commit[:7]}", against)
+        return Verdict(STALE, f"`{c.text}` changed since it was cited", against)
     return Verdict(GROUNDED, "", against)
 
 
