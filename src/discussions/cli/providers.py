@@ -403,8 +403,9 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     web = web_settings(ws.config)
     if not path.is_file() and not commands and not web.from_project:
         raise DiscussionsError(
-            f"no providers.yaml and no evidence.commands in {display_path(ws.config.base_dir)}; "
-            "nothing to trust"
+            f"nothing to trust in {ws.config.base_dir.resolve()}: no "
+            "providers.yaml, and discussions.yaml sets no evidence.commands, evidence.web or "
+            "evidence.search"
         )
     if do_revoke:
         if path.is_file():
