@@ -4,6 +4,8 @@ ballot asked again of another provider) and calibration (who was right, across a
 from __future__ import annotations
 
 import pathlib
+import sys
+from typing import Any
 
 import click
 
@@ -81,18 +83,24 @@ def retrial_command(
     path = resolve_discussion(file, ws)
     tell = None if as_json else (lambda v: say(f"  {v.text()}"))
     done = retry(ws, path, provider, model, timeout=timeout, on_vote=tell)
-    if as_json:
-        echo_json(done.to_dict())
-        return
     d = done.to_dict()
-    answered = len(done.votes) - d["failed"]
+    if as_json:
+        echo_json(d)
+    else:
+        _say_retried(done.line, d, done.people)
+    if done.votes and d["failed"] == len(done.votes):
+        sys.exit(1)  # no call got an answer (recorded all the same), as a turn says so
+
+
+def _say_retried(line: int, d: dict[str, Any], people: list[str]) -> None:
+    answered = len(d["votes"]) - d["failed"]
     failed = f"; {d['failed']} call(s) failed" if d["failed"] else ""
     say(
         f"{d['flips']} of {answered} answered first-ballot votes would flip{failed} "
-        f"(RETRIAL block, line {done.line})."
+        f"(RETRIAL block, line {line})."
     )
-    if done.people:
-        say(f"Not asked again (people): {', '.join(done.people)}.")
+    if people:
+        say(f"Not asked again (people): {', '.join(people)}.")
 
 
 @click.command("calibration")
