@@ -178,3 +178,9 @@ def test_watch_code_starts_the_discussion_of_a_new_comment(project: Path) -> Non
 def test_hooks_with_no_git_say_the_hook_was_skipped(isolated: Path) -> None:
     steps = result_of(run("init", "--no-git", "--hooks", "--json"))["steps"]  # type: ignore[index]
     assert {"what": "pre-commit hook", "action": "skipped", "detail": "--no-git"} in steps  # type: ignore[operator]
+
+
+def test_hook_refuses_what_it_would_ignore(project: Path) -> None:
+    for extra in (["--start"], ["--json"], ["src"]):
+        r = run("summon", "--hook", *extra)
+        assert code(r) == 2 and "--hook" in out(r), (extra, out(r))
