@@ -195,7 +195,7 @@ def providers_show(name: str, as_json: bool) -> None:
     status = "untrusted" if not row["trusted"] else reg.status(name)
     click.echo(f"{name}: {row['description'] or '-'}")
     click.echo(f"Defined in: {row['source']}  ({status})")
-    click.echo(f"Command: {row['target']}")
+    click.echo(f"{'Command' if row['command'] else 'Reaches'}: {row['target']}")
     for var, value in dict(row["env"]).items():  # type: ignore[call-overload]
         click.echo(f"  with {var}={value}")
     write = row["write_command"]
