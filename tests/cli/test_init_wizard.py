@@ -223,3 +223,13 @@ def test_on_a_terminal_a_name_not_known_is_asked_again(
     assert talk.code == 0 and not talk.unanswered, talk.output
     assert "no provider named 'cladue'" in talk.output
     assert _settings(isolated)["default"] == name
+
+
+def test_a_server_url_is_checked_and_one_that_does_not_answer_is_named(
+    tools: Path, isolated: Path
+) -> None:
+    bad = run("init", "--no-git", "--yes", "--server", "localhost:8000/v1")
+    assert code(bad) == 2 and "--server" in out(bad) and "localhost:8000/v1" in out(bad)
+    silent = run("init", "--no-git", "--yes", "--no-test", "--server", "http://127.0.0.1:9/v1")
+    assert code(silent) == 0
+    assert "no model server answered at http://127.0.0.1:9/v1" in out(silent), out(silent)

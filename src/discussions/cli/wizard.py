@@ -12,7 +12,7 @@ import click
 
 from ..errors import BadInput
 from ..ops import wizard
-from ..providers.discovery import FoundTool, try_tool, try_tools
+from ..providers.discovery import FoundTool, server_name, try_tool, try_tools
 from ..providers.registry import ProviderRegistry
 from ..settings.workspace import Workspace
 from .common import say, workspace
@@ -59,7 +59,7 @@ def run_wizard(
             _try_all(ws.config.base_dir, found.tools, as_json)
         found.tested = options.test
         if not as_json:
-            _show(found.tools)
+            _show(found.tools, options.servers)
         chain = _ask_chain(found) if interactive else None
         if interactive and chain is None:
             click.echo("Providers left as they are.")
@@ -122,7 +122,11 @@ def _try_named(root: Path | None, tools: list[FoundTool], chain: list[str], as_j
             say(f"  {name:<16} ok ({tool.seconds or 0:.1f}s)")
 
 
-def _show(tools: list[FoundTool]) -> None:
+def _show(tools: list[FoundTool], servers: Sequence[str] = ()) -> None:
+    """The tools found, and each server asked for by URL that did not answer."""
+    for url in servers:
+        if not any(t.name == server_name(url) for t in tools):
+            say(f"  no model server answered at {url}")
     if not tools:
         click.echo("  none found: the built-in mock answers until you install one")
     for t in tools:
