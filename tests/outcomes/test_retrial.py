@@ -50,7 +50,7 @@ def test_a_retrial_asks_the_sealed_first_ballot_again_and_records_the_flips(
 ) -> None:
     before = decided.read_text(encoding="utf-8")
     proc = cli("retrial", "cache.md", "--provider", "other")
-    assert "2 of 3 answered first-ballot votes would flip" in proc.stdout
+    assert "2 of 3 first-ballot votes would flip" in proc.stdout
     prompts = tmp_path / "prompts"
     for alias in ALIASES:  # the very question each voter was asked, byte for byte
         first = (prompts / "first" / f"{alias}-1.prompt").read_text(encoding="utf-8")
@@ -78,16 +78,20 @@ def test_a_retrial_asks_the_sealed_first_ballot_again_and_records_the_flips(
 
 @pytest.mark.slow
 def test_failed_calls_are_recorded_as_failed_never_as_votes(decided: Path) -> None:
-    proc = cli("retrial", "cache.md", "--provider", "broken", "--json", check=False)
-    assert proc.returncode == 1  # no call got an answer, as `turn` says of a turn
-    done = json.loads(proc.stdout)
+    as_json = cli("retrial", "cache.md", "--provider", "broken", "--json", check=False)
+    assert as_json.returncode == 1  # no call got an answer, as `turn` says of a turn
+    done = json.loads(as_json.stdout)
     assert done["failed"] == 3 and done["flips"] == 0
     assert {v["now"] for v in done["votes"]} == {"failed"}
     assert all("quota exhausted" in v["why"] for v in done["votes"])
     (retrial,) = cli_json("status", "cache.md")["retrials"]
     assert retrial["failed"] == 3 and retrial["flips"] == 0
+    proc = cli("retrial", "cache.md", "--provider", "broken", check=False)
     assert "Re-trial on broken, line" in cli("status", "cache.md").stdout
     assert "no answer; 3 calls failed" in cli("status", "cache.md").stdout
+    # the same sentence in the file and from the command (one said "0 of 3 ... would flip")
+    assert "**Re-trial on broken: no answer; 3 calls failed.**" in decided.read_text()
+    assert "no answer; 3 calls failed" in proc.stderr + proc.stdout
 
 
 @pytest.mark.slow

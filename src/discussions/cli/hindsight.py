@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import pathlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..settings.workspace import display_path
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
+
+if TYPE_CHECKING:
+    from ..engine.council.retrial import RetrialDone
 
 
 @click.command("outcome")
@@ -77,30 +80,27 @@ def retrial_command(
       discussions retrial cache.md --provider claude
       discussions retrial cache.md --provider local --model qwen3-8b --json
     """
+    from ..derive.retrials import FAILED
     from ..ops.retrial import retry
 
     ws = workspace()
     path = resolve_discussion(file, ws)
     tell = None if as_json else (lambda v: say(f"  {v.text()}"))
     done = retry(ws, path, provider, model, timeout=timeout, on_vote=tell)
-    d = done.to_dict()
     if as_json:
-        echo_json(d)
+        echo_json(done.to_dict())
     else:
-        _say_retried(done.line, d, done.people)
-    if done.votes and d["failed"] == len(done.votes):
+        _say_retried(done)
+    if done.votes and all(v.now == FAILED for v in done.votes):
         sys.exit(1)  # no call got an answer (recorded all the same), as a turn says so
 
 
-def _say_retried(line: int, d: dict[str, Any], people: list[str]) -> None:
-    answered = len(d["votes"]) - d["failed"]
-    failed = f"; {d['failed']} call(s) failed" if d["failed"] else ""
-    say(
-        f"{d['flips']} of {answered} answered first-ballot votes would flip{failed} "
-        f"(RETRIAL block, line {line})."
-    )
-    if people:
-        say(f"Not asked again (people): {', '.join(people)}.")
+def _say_retried(done: RetrialDone) -> None:
+    from ..derive.retrials import tally
+
+    say(f"{tally(done.votes, named=False)} (RETRIAL block, line {done.line}).")
+    if done.people:
+        say(f"Not asked again (people): {', '.join(done.people)}.")
 
 
 @click.command("calibration")
