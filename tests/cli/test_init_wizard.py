@@ -233,3 +233,10 @@ def test_a_server_url_is_checked_and_one_that_does_not_answer_is_named(
     silent = run("init", "--no-git", "--yes", "--no-test", "--server", "http://127.0.0.1:9/v1")
     assert code(silent) == 0
     assert "no model server answered at http://127.0.0.1:9/v1" in out(silent), out(silent)
+
+
+def test_the_test_calls_say_how_long_they_may_take(tools: Path, isolated: Path) -> None:
+    """A CLI that is not logged in may wait out the whole limit (codex does): said first."""
+    r = run("init", "--no-git", "--yes", "--server", "http://127.0.0.1:9/v1")
+    assert code(r) == 0, out(r)
+    assert "a tiny real call, 90 s at most (--no-test skips this)" in out(r), out(r)

@@ -99,7 +99,8 @@ def _plan(
 
 def _try_all(root: Path | None, tools: list[FoundTool], as_json: bool) -> None:
     if not as_json and any(t.usable for t in tools):
-        click.echo("Trying each with a tiny real call (--no-test skips this)...")
+        limit = f"{wizard.TEST_TIMEOUT:g} s at most"
+        click.echo(f"Trying each with a tiny real call, {limit} (--no-test skips this)...")
     try_tools(ProviderRegistry.load(root), tools, wizard.TEST_TIMEOUT)
 
 
