@@ -427,10 +427,22 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     record = [each for each in wanted if each is not None]
     if not record:
         return
-    if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
+    if not yes and not _allowed():
         raise click.Abort()  # one question for all of it; nothing recorded
     for each in record:
         each()
+
+
+def _allowed() -> bool:
+    """The person's answer; no answer (the end of input, no terminal) trusts nothing and says
+    how to trust without the question."""
+    try:
+        return click.confirm("Allow `discussions` to run them?", default=False)
+    except click.Abort:
+        raise click.ClickException(
+            "no answer, so nothing was trusted: answer on a terminal, or run "
+            "`discussions trust --yes` once you have read the above"
+        ) from None
 
 
 def _providers_to_trust(path: Path) -> Callable[[], None] | None:
