@@ -237,3 +237,10 @@ def test_the_mock_can_retry_a_decision_written_by_hand(isolated: Path) -> None:
     (retrial,) = cli_json("status", "hand.md")["retrials"]
     assert retrial["provider"] == "mock" and retrial["votes"] == done["votes"]
     cli("check", "hand.md")
+
+
+def test_a_ballot_of_people_only_says_theirs_are_not_asked_again(isolated: Path) -> None:
+    cli("new", "Cache")
+    cli("comment", "cache.md", "--as", "Ann", "--vote", "READY", "Fine.")
+    proc = cli("retrial", "cache.md", "--provider", "mock", check=False)
+    assert proc.returncode == 1 and "Ann" in proc.stderr, proc.stderr

@@ -89,9 +89,10 @@ def retrial(
         else:
             seats.append((p, vote, line))
     if not seats:
+        people = f" (only people: {', '.join(done.people)}, who are not asked again)"
         raise NotDecided(
-            f"{d.path.name}: no participant has voted in phase '{then.phase}': there is no "
-            "first ballot to ask again"
+            f"{d.path.name}: no AI participant has voted in phase '{then.phase}'"
+            f"{people if done.people else ''}: there is no first ballot to ask again"
         )
     asker.check_providers([p for p, _, _ in seats], provider)
     for p, vote, line in seats:
