@@ -94,3 +94,16 @@ def test_the_lists_read_back_as_written_and_contradictions_are_named() -> None:
     ]
     plain = render_apply(record())
     assert "accepted:" not in plain and not _read_back(plain).parley
+
+
+def test_the_diff_is_coloured_on_a_terminal_not_shown_as_escapes(project: Path) -> None:
+    answers = [(f"Accept {p}?", "n\r") for p in ("app.py", "notes/new.txt", "old.txt")]
+    talk = converse(
+        ["apply", "discussions/retry.md", "--parley", "--yes"],
+        answers,
+        cwd=project,
+        env={"NO_COLOR": ""},
+    )
+    assert talk.code == 0 and not talk.unanswered, talk.output
+    assert "\\x1b" not in talk.output  # our own colours, not escaped as the lead's text is
+    assert "\x1b[32m+    return 3" in talk.output and "[1/3] app.py" in talk.output

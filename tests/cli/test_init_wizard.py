@@ -206,3 +206,37 @@ def test_on_a_terminal_with_nothing_working_the_settings_are_kept(
     assert talk.code == 0 and not talk.unanswered, talk.output
     assert "Providers left as they are." in talk.output
     assert (isolated / "discussions.yaml").read_text() == before
+
+
+def test_on_a_terminal_a_name_not_known_is_asked_again(
+    tools: Path, server: StubServer, isolated: Path
+) -> None:
+    name = f"server-{server.port}"
+    talk = converse(
+        ["init", "--no-git", "--no-test", "--server", server.base_url],
+        [
+            ("Providers [", "cladue\r"),  # a typo: said, then asked again
+            ("Providers [", f"{name}\r"),
+            ("Write this into discussions.yaml?", "y\r"),
+        ],
+    )
+    assert talk.code == 0 and not talk.unanswered, talk.output
+    assert "no provider named 'cladue'" in talk.output
+    assert _settings(isolated)["default"] == name
+
+
+def test_a_server_url_is_checked_and_one_that_does_not_answer_is_named(
+    tools: Path, isolated: Path
+) -> None:
+    bad = run("init", "--no-git", "--yes", "--server", "localhost:8000/v1")
+    assert code(bad) == 2 and "--server" in out(bad) and "localhost:8000/v1" in out(bad)
+    silent = run("init", "--no-git", "--yes", "--no-test", "--server", "http://127.0.0.1:9/v1")
+    assert code(silent) == 0
+    assert "no model server answered at http://127.0.0.1:9/v1" in out(silent), out(silent)
+
+
+def test_the_test_calls_say_how_long_they_may_take(tools: Path, isolated: Path) -> None:
+    """A CLI that is not logged in may wait out the whole limit (codex does): said first."""
+    r = run("init", "--no-git", "--yes", "--server", "http://127.0.0.1:9/v1")
+    assert code(r) == 0, out(r)
+    assert "a tiny real call, 90 s at most (--no-test skips this)" in out(r), out(r)

@@ -16,6 +16,8 @@ CASES = [
     (["status", "nowhere.md"], 1, "no such discussion file: nowhere.md"),  # a library error
     (["providers", "show", "nothing"], 1, "no provider 'nothing'"),  # a command's own
     (["apply", "x.md", "--force"], 2, "--force needs --reason TEXT"),  # a usage error
+    # an option refused as it is read, before --json comes (it is read first)
+    (["outcome", "x.md", "--verdict", "maybe", "--reason", "r"], 2, "'maybe' is not one of"),
 ]
 
 

@@ -84,3 +84,11 @@ def test_edit_a_bundled_persona_writes_a_project_override(
     assert "Overridden" in (isolated / "participants" / f"{alias}.yaml").read_text()
     data = json.loads(run("participants", "list", "--json").output)
     assert next(p["origin"] for p in data if p["alias"] == alias) == "project"
+
+
+def test_the_advocate_is_told_both_ways_it_is_called(isolated: Path) -> None:
+    """At once, or by a jump from a split ballot (docs/council.md): the persona said only
+    the first."""
+    shown = CliRunner().invoke(cli, ["participants", "show", "advocate"]).output
+    told = " ".join(shown.split())
+    assert "at once" in told and "split ballot" in told, told[:600]

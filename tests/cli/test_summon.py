@@ -73,6 +73,12 @@ def test_summon_lists_the_comments_of_every_syntax_and_nothing_it_may_not_read(
     assert code(outside) != 0 and "outside the project" in out(outside)
 
 
+def test_a_path_that_is_not_there_is_a_usage_error_on_the_argument(project: Path) -> None:
+    r = run("summon", "scr/app.py")  # a typo: not "no comment here"
+    assert code(r) == 2 and "scr/app.py" in out(r), out(r)
+    assert "'PATHS'" in out(r) and "--paths" not in out(r)
+
+
 def test_start_opens_a_discussion_with_the_code_and_a_link_then_continues_it(
     project: Path,
 ) -> None:
@@ -170,3 +176,14 @@ def test_watch_code_starts_the_discussion_of_a_new_comment(project: Path) -> Non
     )
     assert not (project / "discussions" / "should-this-retry-forever.md").exists()  # not new
     assert json.loads(out(run("status", str(path), "--json")))["title"] == "who owns the cache?"
+
+
+def test_hooks_with_no_git_say_the_hook_was_skipped(isolated: Path) -> None:
+    steps = result_of(run("init", "--no-git", "--hooks", "--json"))["steps"]  # type: ignore[index]
+    assert {"what": "pre-commit hook", "action": "skipped", "detail": "--no-git"} in steps  # type: ignore[operator]
+
+
+def test_hook_refuses_what_it_would_ignore(project: Path) -> None:
+    for extra in (["--start"], ["--json"], ["src"]):
+        r = run("summon", "--hook", *extra)
+        assert code(r) == 2 and "--hook" in out(r), (extra, out(r))

@@ -129,7 +129,8 @@ def test_the_challenge_holds_until_another_voter_or_a_person_speaks(isolated: Pa
     challenged = _unanimous() + _BLOCK + _comment("AI-Advocate", "CONCERN: CSRF.")
     d = _load(isolated, challenged)
     assert d.challenge is not None and not d.challenge.answered
-    assert d.consensus_result.reason.startswith("challenged by @advocate: awaiting an answer")
+    assert d.consensus_result.reason.startswith("challenged by @advocate: awaiting an answer; ")
+    assert not d.consensus_result.reason.endswith("))")  # the tally after it, not nested in ()
     again = _load(isolated, challenged + _comment("AI-Advocate", "And another thing."))
     assert not again.has_consensus()  # the contrarian does not answer itself
     for answer in (_comment("AI-Security", "SameSite=strict is set."), _comment("Rob", "Ack.")):

@@ -89,6 +89,17 @@ def test_the_same_page_unchanged_is_not_copied_twice(isolated: Path, userdir: Pa
     assert [e.status for e in d.evidence] == ["fulfilled", "same"]
 
 
+def test_a_sentences_full_stop_after_the_url_is_not_part_of_it(
+    isolated: Path, userdir: Path
+) -> None:
+    """``EVIDENCE: web https://host/guide.`` as a sentence ends: the page, not a 404."""
+    allow(userdir, "127.0.0.1")
+    with serve_web(WebStub({"/guide": html()})) as stub:
+        d = fulfilled(isolated, f"web {stub.url('/guide')}.", f"web ({stub.url('/guide')}),")
+    assert [e.status for e in d.evidence] == ["fulfilled"] * 2, [e.reason for e in d.evidence]
+    assert all(e.content.startswith(f"URL: {stub.url('/guide')}\n") for e in d.evidence)
+
+
 def test_a_domain_not_allowed_is_refused_without_a_request(isolated: Path, userdir: Path) -> None:
     allow(userdir, "127.0.0.1", "*.example.org")
     with serve_web(WebStub({"/guide": html()})) as stub:

@@ -237,6 +237,9 @@ def test_a_stale_citation_is_a_note_and_check_still_passes(repo: Path) -> None:
     r = run("check", str(d.path))
     assert code(r) == 0, out(r)
     assert "src/net.py:12` is stale" in out(r)
+    [said] = [x for x in out(r).splitlines() if "is stale" in x]
+    [shown] = [x for x in out(run("status", str(d.path))).splitlines() if "is stale" in x]
+    assert said.count(head[:7]) == 1 and shown.count(head[:7]) == 1, (said, shown)
 
 
 def test_the_engine_decides_on_what_status_shows(repo: Path) -> None:
@@ -290,3 +293,20 @@ def test_the_html_export_marks_each_citation(repo: Path) -> None:
     assert code(r) == 0, out(r)
     page = (repo / "discussions" / "talk.html").read_text(encoding="utf-8")
     assert 'class="citation citation-unresolvable"' in page
+
+
+def test_outside_git_citations_are_resolved_in_the_project_folder(isolated: Path) -> None:
+    (isolated / "src").mkdir()
+    (isolated / "src" / "net.py").write_text(NET)
+    (isolated / "discussions.yaml").write_text("default_participants: [architect]\n")
+    person = render_comment("Rob", "Look at src/net.py:31 and src/net.py:40.", meta="at: x")
+    d = _discussion(isolated, person)  # in discussions/, the citations relative to the project
+    assert _verdicts(d) == {"src/net.py:31": "grounded", "src/net.py:40": "unresolvable"}
+    assert {v.against for v in d.grounding.values()} == {"the working tree"}  # type: ignore[union-attr]
+
+
+def test_check_names_the_commit_of_a_missing_file_once(repo: Path) -> None:
+    head = current_head(repo)
+    d = _discussion(repo, _ai("AI-Security", "See src/ghost.py:3.", "CHANGES", head))
+    [line] = [x for x in out(run("check", str(d.path))).splitlines() if "src/ghost.py" in x]
+    assert line.count(head[:7]) == 1, line

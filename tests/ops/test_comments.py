@@ -62,3 +62,16 @@ def test_the_last_ballot_records_the_result(isolated: Path) -> None:
     # Someone not on the council is told their ballot is not counted.
     posted = comment(Workspace.discover(), path, "Lee", ballot="yes")
     assert posted.council_note.startswith("Note: Lee is not on this discussion's council")
+
+
+def test_what_check_would_report_in_the_new_comment_is_said_at_once(isolated: Path) -> None:
+    path = write(
+        isolated / "discussions" / "d.md",
+        "<!-- DISCUSSION -->\n<!-- Participants: architect -->\n\n# D\n",
+    )
+    ws = Workspace.discover()
+    posted = comment(ws, path, "Rob", "Fine.\n\nCONFIDENCE: 11", vote="READY")
+    [notice] = posted.notices
+    line = Discussion.load(path).text.split("\n").index("CONFIDENCE: 11") + 1
+    assert notice.startswith(f"line {line}: ") and "11" in notice
+    assert comment(ws, path, "Ann", "CONFIDENCE: 7", vote="READY").notices == []

@@ -16,18 +16,7 @@ from discussions.derive.signatures import render_signed
 
 from ..conftest import script_command, write
 from ..support.git import commit_all
-
-VOTE_FIRST = """\
-name: verdict
-participants: [architect, security, pragmatist]
-phases:
-  - id: ballot
-    title: Ballot
-    consensus_mode: vote_first
-"""
-
-PLAN = "architect=READY;security=CHANGES,READY;pragmatist=CHANGES"
-"""The council that decided: READY reaches two thirds in round 2 (security moves)."""
+from ..support.vote_first import PLAN, VOTE_FIRST
 
 OTHER_PLAN = "architect=CHANGES;security=CHANGES;pragmatist=READY"
 """The other provider: architect and pragmatist vote otherwise on the first ballot."""

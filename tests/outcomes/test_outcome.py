@@ -81,6 +81,19 @@ def test_outcome_appends_a_persons_comment(isolated: Path) -> None:
     cli("check", "cache.md")
 
 
+def test_an_outcome_of_a_discussion_that_decided_nothing_is_recorded_with_a_warning(
+    isolated: Path,
+) -> None:
+    cli("new", "Cache")
+    open_one = cli("outcome", "cache.md", "--verdict", "wrong", "--reason", "x")
+    assert "Warning: cache.md has decided nothing yet" in open_one.stderr, open_one.stderr
+    done = cli_json("outcome", "cache.md", "--verdict", "wrong", "--reason", "y")
+    assert any("decided nothing yet" in n for n in done["notices"])
+    cli("close", "cache.md", "--status", "DECIDED")
+    decided = cli("outcome", "cache.md", "--verdict", "right", "--reason", "z")
+    assert "Warning" not in decided.stderr, decided.stderr
+
+
 def test_outcome_refuses_a_bad_verdict_an_empty_reason_and_a_participants_name(
     isolated: Path,
 ) -> None:

@@ -14,6 +14,7 @@ from discussions.git.units import split_blocks
 
 from ..conftest import script_command, write
 from ..support.git import check_clean, commit_all, git
+from ..support.hosted_stub import HostedStub, serve_hosted
 from ..support.openai_stub import StubServer, serve
 from .support import (
     HEAD,
@@ -49,7 +50,7 @@ def test_a_retrial_asks_the_sealed_first_ballot_again_and_records_the_flips(
 ) -> None:
     before = decided.read_text(encoding="utf-8")
     proc = cli("retrial", "cache.md", "--provider", "other")
-    assert "2 of 3 answered first-ballot votes would flip" in proc.stdout
+    assert "2 of 3 first-ballot votes would flip" in proc.stdout
     prompts = tmp_path / "prompts"
     for alias in ALIASES:  # the very question each voter was asked, byte for byte
         first = (prompts / "first" / f"{alias}-1.prompt").read_text(encoding="utf-8")
@@ -77,21 +78,26 @@ def test_a_retrial_asks_the_sealed_first_ballot_again_and_records_the_flips(
 
 @pytest.mark.slow
 def test_failed_calls_are_recorded_as_failed_never_as_votes(decided: Path) -> None:
-    proc = cli("retrial", "cache.md", "--provider", "broken", "--json")
-    done = json.loads(proc.stdout)
+    as_json = cli("retrial", "cache.md", "--provider", "broken", "--json", check=False)
+    assert as_json.returncode == 1  # no call got an answer, as `turn` says of a turn
+    done = json.loads(as_json.stdout)
     assert done["failed"] == 3 and done["flips"] == 0
     assert {v["now"] for v in done["votes"]} == {"failed"}
     assert all("quota exhausted" in v["why"] for v in done["votes"])
     (retrial,) = cli_json("status", "cache.md")["retrials"]
     assert retrial["failed"] == 3 and retrial["flips"] == 0
+    proc = cli("retrial", "cache.md", "--provider", "broken", check=False)
     assert "Re-trial on broken, line" in cli("status", "cache.md").stdout
     assert "no answer; 3 calls failed" in cli("status", "cache.md").stdout
+    # the same sentence in the file and from the command (one said "0 of 3 ... would flip")
+    assert "**Re-trial on broken: no answer; 3 calls failed.**" in decided.read_text()
+    assert "no answer; 3 calls failed" in proc.stderr + proc.stdout
 
 
 @pytest.mark.slow
 def test_decisions_lists_the_decisions_a_retrial_would_flip(decided: Path) -> None:
     assert cli_json("decisions", "--flipped") == []
-    cli("retrial", "cache.md", "--provider", "broken")
+    cli("retrial", "cache.md", "--provider", "broken", check=False)
     assert cli_json("decisions", "--flipped") == []  # failures flip nothing
     cli("retrial", "cache.md", "--provider", "other")
     (entry,) = cli_json("decisions", "--flipped")
@@ -141,7 +147,7 @@ def test_retrials_on_two_branches_are_both_kept_by_the_merge_driver(
     a_text = decided.read_text(encoding="utf-8")
     git(repo, "checkout", "-q", "main")
     git(repo, "checkout", "-q", "-b", "b")
-    cli("retrial", "cache.md", "--provider", "broken")
+    cli("retrial", "cache.md", "--provider", "broken", check=False)
     commit_all(repo, "b")
     b_text = decided.read_text(encoding="utf-8")
     git(repo, "merge", "-q", "a", "-m", "merge a")
@@ -172,6 +178,26 @@ def test_a_model_is_asked_of_an_openai_compatible_server(decided: Path, userdir:
     (retrial,) = cli_json("status", "cache.md")["retrials"]
     assert retrial["provider"] == "local" and retrial["model"] == "big"
     assert "big" not in (userdir / "providers.yaml").read_text()  # for this command only
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["anthropic", "gemini"])
+def test_a_model_is_asked_of_a_hosted_api(
+    decided: Path, userdir: Path, api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hosted kinds name the model in each request too (`providers.hosted_apis`)."""
+    monkeypatch.setenv("STUB_KEY", "k")
+    pieces = ("The key ignores the tenant. ", "More below.\n", "VOTE: REJECT")
+    with serve_hosted(HostedStub(api=api, pieces=pieces)) as stub:
+        with (userdir / "providers.yaml").open("a", encoding="utf-8") as f:
+            f.write(
+                f"  - name: hosted\n    type: {api}\n    base_url: {stub.base_url}\n"
+                "    model: small\n    api_key_env: STUB_KEY\n"
+            )
+        done = cli_json("retrial", "cache.md", "-p", "hosted", "-m", "big")
+    asked = [r["body"].get("model") or r["path"].split("/models/")[1].split(":")[0]
+             for r in stub.requests]  # fmt: skip
+    assert asked == ["big"] * 3 and done["model"] == "big" and done["flips"] == 3
 
 
 @pytest.mark.slow
@@ -211,3 +237,10 @@ def test_the_mock_can_retry_a_decision_written_by_hand(isolated: Path) -> None:
     (retrial,) = cli_json("status", "hand.md")["retrials"]
     assert retrial["provider"] == "mock" and retrial["votes"] == done["votes"]
     cli("check", "hand.md")
+
+
+def test_a_ballot_of_people_only_says_theirs_are_not_asked_again(isolated: Path) -> None:
+    cli("new", "Cache")
+    cli("comment", "cache.md", "--as", "Ann", "--vote", "READY", "Fine.")
+    proc = cli("retrial", "cache.md", "--provider", "mock", check=False)
+    assert proc.returncode == 1 and "Ann" in proc.stderr, proc.stderr

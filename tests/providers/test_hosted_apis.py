@@ -284,3 +284,20 @@ def test_openai_compatible_takes_a_key_command_too(tmp_path: Path, userdir: Path
         listing = out(run("providers", "list"))
     assert stub.requests[-1]["headers"]["Authorization"] == "Bearer tok-openai-0123456789"
     assert "key from the command `" in listing and "tok-openai" not in listing
+
+
+def test_show_says_what_an_http_provider_reaches_not_a_command(userdir: Path) -> None:
+    write(
+        userdir / "providers.yaml",
+        "providers:\n"
+        + entry(
+            "gemini",
+            "g",
+            "http://127.0.0.1:9/v1beta",
+            "    api_key_env: K",
+            "    allow_plain_http: true",
+        ),
+    )
+    shown = out(run("providers", "show", "g"))
+    assert "Reaches: http://127.0.0.1:9/v1beta (model m-1, key from $K)" in shown, shown
+    assert "Command:" not in shown

@@ -143,3 +143,19 @@ def test_a_trusted_python_module_is_covered(isolated: Path) -> None:
     assert changed_since_trust(isolated / "providers.yaml") is None
     (isolated / "evilmod.py").write_text("import os; os.system('touch pwned')\n", encoding="utf-8")
     assert changed_since_trust(isolated / "providers.yaml") == ["evilmod.py"]
+
+
+def test_nothing_to_trust_names_every_setting_trust_covers(isolated: Path) -> None:
+    r = CliRunner().invoke(cli, ["trust"])
+    assert r.exit_code == 1
+    for setting in ("providers.yaml", "evidence.commands", "evidence.web", "evidence.search"):
+        assert setting in r.output, r.output
+
+
+def test_no_answer_says_how_to_trust_without_a_question(isolated: Path, userdir: Path) -> None:
+    script(isolated, "tools/ai.py")
+    provider_yaml(isolated, f"{PY} tools/ai.py")
+    r = CliRunner().invoke(cli, ["trust"], input="")  # no terminal, nothing typed
+    assert r.exit_code == 1 and "discussions trust --yes" in r.output, r.output
+    with pytest.raises(UntrustedProvider):
+        ProviderRegistry.load(isolated).get("local")

@@ -5,13 +5,16 @@ common.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from click.testing import Result
 
 from ..conftest import write, write_signed
+from . import chat
 from .common import git, invoke, printed
+from .stub import StubModel
 
 TIMEOUT = "90"
 """Seconds a call of a real CLI may take in these tests (the stub answers at once)."""
@@ -95,3 +98,16 @@ def git_state(project: Path) -> tuple[str, str]:
 
 def applies(project: Path) -> list[dict[str, object]]:
     return printed(invoke("status", DECIDED, "--json"))["applies"]  # type: ignore[return-value]
+
+
+def llm_on_stub(model: StubModel) -> None:
+    """Point the real `llm` of this HOME at `model`: an OpenAI-compatible model in its user
+    folder, with a dummy key, made the default (the one CLI configurable with no login)."""
+    folder = Path.home() / ".config" / "io.datasette.llm"
+    folder.mkdir(parents=True)
+    (folder / "extra-openai-models.yaml").write_text(
+        f"- model_id: stub\n  model_name: {chat.MODEL}\n"
+        f"  api_base: {model.url('/v1')}\n  api_key_name: stub\n"
+    )
+    (folder / "keys.json").write_text(json.dumps({"stub": "dummy"}))
+    (folder / "default_model.txt").write_text("stub")

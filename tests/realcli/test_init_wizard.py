@@ -6,7 +6,6 @@ model in llm's user folder, as test_llm.py does)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 import yaml
 
 from . import chat
+from .chat_support import llm_on_stub
 from .common import invoke, printed
 from .stub import StubModel
 from .support import pins
@@ -41,14 +41,7 @@ def test_init_tries_the_real_llm_with_a_tiny_call(
     real_cli("llm")
     monkeypatch.delenv("LLM_USER_PATH", raising=False)
     with StubModel.running(chat.ROUTES) as model:
-        folder = Path.home() / ".config" / "io.datasette.llm"
-        folder.mkdir(parents=True)
-        (folder / "extra-openai-models.yaml").write_text(
-            f"- model_id: stub\n  model_name: {chat.MODEL}\n"
-            f"  api_base: {model.url('/v1')}\n  api_key_name: stub\n"
-        )
-        (folder / "keys.json").write_text(json.dumps({"stub": "dummy"}))
-        (folder / "default_model.txt").write_text("stub")
+        llm_on_stub(model)
         r = invoke("init", "--no-git", "--provider", "llm", "--json")
         assert printed(r)["providers"]["choice"]["default"] == "llm"
         assert r.exit_code == 0, r.output

@@ -5,7 +5,6 @@ models"). llm offers the model no tools and has no write mode: it never leads an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from . import chat
 from .chat_support import (
     CONTEXT,
+    llm_on_stub,
     make_project,
     recorded,
     turn,
@@ -37,14 +37,7 @@ def stub(
     use_git_identity(monkeypatch, tmp_path)
     monkeypatch.delenv("LLM_USER_PATH", raising=False)
     with StubModel.running(chat.ROUTES) as model:
-        folder = Path.home() / ".config" / "io.datasette.llm"
-        folder.mkdir(parents=True)
-        (folder / "extra-openai-models.yaml").write_text(
-            f"- model_id: stub\n  model_name: {chat.MODEL}\n"
-            f"  api_base: {model.url('/v1')}\n  api_key_name: stub\n"
-        )
-        (folder / "keys.json").write_text(json.dumps({"stub": "dummy"}))
-        (folder / "default_model.txt").write_text("stub")
+        llm_on_stub(model)
         yield model
 
 

@@ -11,17 +11,7 @@ import pytest
 from discussions import Discussion
 
 from ..conftest import code, out, run, script_command, signed, write
-
-VOTE_FIRST = """\
-name: verdict
-participants: [architect, security, pragmatist]
-phases:
-  - id: ballot
-    title: Ballot
-    consensus_mode: vote_first
-"""
-
-PLAN = "architect=READY;security=CHANGES,READY;pragmatist=CHANGES"
+from ..support.vote_first import PLAN, VOTE_FIRST
 
 
 @pytest.fixture

@@ -220,6 +220,15 @@ class DiscussionsGroup(click.Group):
                 raise JsonError(exc) from None
             raise
 
+    def _hint(self, ctx: click.Context, field: str) -> str:
+        """How a usage error names `field`: ``'--reason'`` for an option, ``'PATHS'`` for an
+        argument of the command that ran."""
+        command = self.get_command(ctx, ctx.invoked_subcommand or "")
+        for param in command.params if command is not None else ():
+            if param.name == field and isinstance(param, click.Argument):
+                return f"'{param.human_readable_name}'"
+        return f"'--{field.replace('_', '-')}'"
+
     def _invoke_plain(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -228,8 +237,9 @@ class DiscussionsGroup(click.Group):
 
             if not exc.field:
                 raise click.UsageError(printable(str(exc))) from None
-            hint = f"'--{exc.field.replace('_', '-')}'"
-            raise click.BadParameter(printable(str(exc)), param_hint=hint) from None
+            raise click.BadParameter(
+                printable(str(exc)), param_hint=self._hint(ctx, exc.field)
+            ) from None
         except DiscussionsError as exc:
             from .common import printable
 

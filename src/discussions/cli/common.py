@@ -77,6 +77,12 @@ def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     click.echo(printable(text), err=err, nl=nl)
 
 
+def say_styled(text: str, **styles: Any) -> None:
+    """`say` in a colour or weight (`style`'s keywords): the text is escaped before it is
+    styled, so someone else's control characters are shown and our own colours are not."""
+    click.echo(style(printable(text), **styles) if styles else printable(text))
+
+
 def color_enabled() -> bool:
     return not os.environ.get("NO_COLOR")
 

@@ -147,7 +147,13 @@ def list_command(status_filter: str | None, directory: Path | None, as_json: boo
 @click.argument("file")
 @click.argument("text", required=False)
 @click.option("--vote", help="READY, CHANGES or REJECT (any case).")
-@click.option("-a", "--author", help="Name to sign with (default: git user.name, else OS user).")
+@click.option(
+    "-a",
+    "--author",
+    "--as",
+    "author",
+    help="Name to sign with (default: git user.name, else OS user).",
+)
 @click.option("--motion", help="Move a motion (MOTION: text): the discussion pauses to second it.")
 @click.option(
     "--second",

@@ -4,12 +4,17 @@ ballot asked again of another provider) and calibration (who was right, across a
 from __future__ import annotations
 
 import pathlib
+import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ..settings.workspace import display_path
 from .common import echo_json, resolve_discussion, say, workspace
 from .options import json_option
+
+if TYPE_CHECKING:
+    from ..engine.council.retrial import RetrialDone
 
 
 @click.command("outcome")
@@ -39,6 +44,7 @@ def outcome_command(
       discussions outcome cache.md --verdict right --reason "held a year" --as Rob
     """
     from ..ops.outcomes import outcome
+    from .files import warn_notices
 
     ws = workspace()
     posted = outcome(ws, resolve_discussion(file, ws), verdict, reason, author)
@@ -46,12 +52,18 @@ def outcome_command(
         echo_json(posted.to_dict())
         return
     say(f"Recorded the outcome from {posted.author}: {verdict.lower()}.")
+    warn_notices(posted.notices)
 
 
 @click.command("retrial")
 @click.argument("file")
 @click.option("-p", "--provider", required=True, help="The provider to ask the ballot again.")
-@click.option("-m", "--model", default="", help="Another model (openai-compatible providers).")
+@click.option(
+    "-m",
+    "--model",
+    default="",
+    help="Another model (openai-compatible, anthropic, gemini providers).",
+)
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per provider call.")
 @json_option("Print what the re-trial found as JSON.")
 def retrial_command(
@@ -68,6 +80,7 @@ def retrial_command(
       discussions retrial cache.md --provider claude
       discussions retrial cache.md --provider local --model qwen3-8b --json
     """
+    from ..derive.retrials import FAILED
     from ..ops.retrial import retry
 
     ws = workspace()
@@ -76,14 +89,16 @@ def retrial_command(
     done = retry(ws, path, provider, model, timeout=timeout, on_vote=tell)
     if as_json:
         echo_json(done.to_dict())
-        return
-    d = done.to_dict()
-    answered = len(done.votes) - d["failed"]
-    failed = f"; {d['failed']} call(s) failed" if d["failed"] else ""
-    say(
-        f"{d['flips']} of {answered} answered first-ballot votes would flip{failed} "
-        f"(RETRIAL block, line {done.line})."
-    )
+    else:
+        _say_retried(done)
+    if done.votes and all(v.now == FAILED for v in done.votes):
+        sys.exit(1)  # no call got an answer (recorded all the same), as a turn says so
+
+
+def _say_retried(done: RetrialDone) -> None:
+    from ..derive.retrials import tally
+
+    say(f"{tally(done.votes, named=False)} (RETRIAL block, line {done.line}).")
     if done.people:
         say(f"Not asked again (people): {', '.join(done.people)}.")
 

@@ -18,8 +18,11 @@ was given: the root group then prints an error as a JSON object (`cli.JsonError`
 
 
 def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
-    """``--json`` (to the ``as_json`` parameter), the same in every command that has it."""
-    return click.option("--json", "as_json", is_flag=True, help=help, callback=_remember_json)
+    """``--json`` (to the ``as_json`` parameter), the same in every command that has it; read
+    before the other options (eager), so an option refused as it is read is said in JSON too."""
+    return click.option(
+        "--json", "as_json", is_flag=True, help=help, callback=_remember_json, is_eager=True
+    )
 
 
 def _remember_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:

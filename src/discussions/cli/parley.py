@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from .common import say, style
+from .common import say, say_styled
 from .reviewing import no_one_to_ask
 
 
@@ -24,10 +24,10 @@ def ask_file(path: str, diff: str, n: int, total: int) -> bool:
     """Show one file's diff (control characters escaped: the lead wrote it) and ask whether
     to keep it; Ctrl-C or the end of input stop the parley (nothing is committed)."""
     say()
-    say(style(f"[{n}/{total}] {path}", bold=True))
+    say_styled(f"[{n}/{total}] {path}", bold=True)
     for line in diff.rstrip("\n").splitlines():
         colour = "green" if line.startswith("+") else "red" if line.startswith("-") else None
-        say(style(line, fg=colour) if colour else line)
+        say_styled(line, **({"fg": colour} if colour else {}))
     try:
         return click.confirm(f"Accept {path}?", default=None)
     except click.Abort:

@@ -195,7 +195,7 @@ def providers_show(name: str, as_json: bool) -> None:
     status = "untrusted" if not row["trusted"] else reg.status(name)
     click.echo(f"{name}: {row['description'] or '-'}")
     click.echo(f"Defined in: {row['source']}  ({status})")
-    click.echo(f"Command: {row['target']}")
+    click.echo(f"{'Command' if row['command'] else 'Reaches'}: {row['target']}")
     for var, value in dict(row["env"]).items():  # type: ignore[call-overload]
         click.echo(f"  with {var}={value}")
     write = row["write_command"]
@@ -403,8 +403,9 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     web = web_settings(ws.config)
     if not path.is_file() and not commands and not web.from_project:
         raise DiscussionsError(
-            f"no providers.yaml and no evidence.commands in {display_path(ws.config.base_dir)}; "
-            "nothing to trust"
+            f"nothing to trust in {ws.config.base_dir.resolve()}: no "
+            "providers.yaml, and discussions.yaml sets no evidence.commands, evidence.web or "
+            "evidence.search"
         )
     if do_revoke:
         if path.is_file():
@@ -426,10 +427,22 @@ def trust_command(do_revoke: bool, yes: bool) -> None:
     record = [each for each in wanted if each is not None]
     if not record:
         return
-    if not yes and not click.confirm("Allow `discussions` to run them?", default=False):
+    if not yes and not _allowed():
         raise click.Abort()  # one question for all of it; nothing recorded
     for each in record:
         each()
+
+
+def _allowed() -> bool:
+    """The person's answer; no answer (the end of input, no terminal) trusts nothing and says
+    how to trust without the question."""
+    try:
+        return click.confirm("Allow `discussions` to run them?", default=False)
+    except click.Abort:
+        raise click.ClickException(
+            "no answer, so nothing was trusted: answer on a terminal, or run "
+            "`discussions trust --yes` once you have read the above"
+        ) from None
 
 
 def _providers_to_trust(path: Path) -> Callable[[], None] | None:

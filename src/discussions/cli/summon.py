@@ -44,6 +44,11 @@ def summon_command(paths: tuple[str, ...], start: bool, hook: bool, as_json: boo
       discussions summon --hook        # in .git/hooks/pre-commit (discussions init --hooks)
     """
     if hook:
+        if paths or start or as_json:
+            raise click.UsageError(
+                "--hook lists the staged files' comments as the pre-commit hook does: "
+                "it takes no PATHS, --start or --json"
+            )
         _hook()
         return
     from ..ops.summon import find, shown, start_all

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import click
 
+from ..errors import BadInput
 from ..ops import wizard
-from ..providers.discovery import FoundTool, try_tool, try_tools
+from ..providers.discovery import FoundTool, server_name, try_tool, try_tools
 from ..providers.registry import ProviderRegistry
+from ..settings.workspace import Workspace
 from .common import say, workspace
 
 
@@ -57,12 +59,15 @@ def run_wizard(
             _try_all(ws.config.base_dir, found.tools, as_json)
         found.tested = options.test
         if not as_json:
-            _show(found.tools)
+            _show(found.tools, options.servers)
         chain = _ask_chain(found) if interactive else None
         if interactive and chain is None:
             click.echo("Providers left as they are.")
             return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
-    choice = wizard.plan_choice(ws, found, chain)
+    choice = _plan(ws, found, chain, interactive and options.named is None)
+    if choice is None:
+        click.echo("Providers left as they are.")
+        return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
     if interactive and not _confirm(choice):
         return {"found": [t.to_dict() for t in found.tools], "choice": None, "written": []}
     written = wizard.write_choice(root, choice) if choice.chain or chain is not None else []
@@ -75,9 +80,27 @@ def run_wizard(
     }
 
 
+def _plan(
+    ws: Workspace, found: wizard.Survey, chain: list[str] | None, asking: bool
+) -> wizard.SetupChoice | None:
+    """The choice of `chain`; when `asking` (the names were typed at the question), a name
+    that cannot be used is said and the question asked again (None: 'keep')."""
+    while True:
+        try:
+            return wizard.plan_choice(ws, found, chain)
+        except BadInput as exc:
+            if not asking:
+                raise
+            say(f"Error: {exc}", err=True)
+        chain = _ask_chain(found)
+        if chain is None:
+            return None
+
+
 def _try_all(root: Path | None, tools: list[FoundTool], as_json: bool) -> None:
     if not as_json and any(t.usable for t in tools):
-        click.echo("Trying each with a tiny real call (--no-test skips this)...")
+        limit = f"{wizard.TEST_TIMEOUT:g} s at most"
+        click.echo(f"Trying each with a tiny real call, {limit} (--no-test skips this)...")
     try_tools(ProviderRegistry.load(root), tools, wizard.TEST_TIMEOUT)
 
 
@@ -100,7 +123,11 @@ def _try_named(root: Path | None, tools: list[FoundTool], chain: list[str], as_j
             say(f"  {name:<16} ok ({tool.seconds or 0:.1f}s)")
 
 
-def _show(tools: list[FoundTool]) -> None:
+def _show(tools: list[FoundTool], servers: Sequence[str] = ()) -> None:
+    """The tools found, and each server asked for by URL that did not answer."""
+    for url in servers:
+        if not any(t.name == server_name(url) for t in tools):
+            say(f"  no model server answered at {url}")
     if not tools:
         click.echo("  none found: the built-in mock answers until you install one")
     for t in tools:

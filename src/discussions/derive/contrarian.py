@@ -244,5 +244,5 @@ def hold(s: State, result: ConsensusResult, verdicts: Verdicts | None = None) ->
     """`result`, not reached while the contrarian holds it (`held`), the reason saying so."""
     why = held(s, verdicts) if result.reached else None
     if why:
-        result.reached, result.reason = False, f"{why} ({result.reason})"
+        result.reached, result.reason = False, f"{why}; {result.reason}"
     return result

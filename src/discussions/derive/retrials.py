@@ -95,20 +95,7 @@ class Retrial:
     def headline(self) -> str:
         """``Re-trial on claude (model opus), line 80: 1 of 3 first-ballot votes would flip
         (AI-Architect READY -> CHANGES); 1 call failed``."""
-        flips = self.flips
-        asked = len(self.votes) - len(self.failed)
-        text = f"Re-trial on {self.on()}, line {self.line}: "
-        if not asked:
-            text += "no answer"
-        else:
-            noun = "vote" if asked == 1 else "votes"
-            text += f"{len(flips)} of {asked} first-ballot {noun} would flip"
-        if flips:
-            text += " (" + "; ".join(f"{v.voter} {v.was} -> {v.now}" for v in flips) + ")"
-        failed = len(self.failed)
-        if failed:
-            text += f"; {failed} call{'s' if failed != 1 else ''} failed"
-        return text
+        return f"Re-trial on {self.on()}, line {self.line}: {tally(self.votes)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -121,6 +108,23 @@ class Retrial:
             "flips": len(self.flips),
             "failed": len(self.failed),
         }
+
+
+def tally(votes: list[RetrialVote], *, named: bool = True) -> str:
+    """What a re-trial found, said the same by `status`, the block's visible line and the
+    command: ``1 of 2 first-ballot votes would flip (AI-Architect READY -> CHANGES); 1 call
+    failed`` (the flips `named`), or ``no answer; 3 calls failed``. A failed call is no vote:
+    it is not counted among those that could flip."""
+    flips = [v for v in votes if v.flipped]
+    failed = sum(1 for v in votes if v.now == FAILED)
+    asked = len(votes) - failed
+    noun = "vote" if asked == 1 else "votes"
+    text = f"{len(flips)} of {asked} first-ballot {noun} would flip" if asked else "no answer"
+    if flips and named:
+        text += " (" + "; ".join(f"{v.voter} {v.was} -> {v.now}" for v in flips) + ")"
+    if failed:
+        text += f"; {failed} call{'s' if failed != 1 else ''} failed"
+    return text
 
 
 def read_retrial(args: str, line: int) -> tuple[Retrial, list[str]]:

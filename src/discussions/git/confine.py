@@ -166,6 +166,14 @@ class Confinement:
                 return cls(folder, True, exclude)
         return cls(here, False, exclude)
 
+    @classmethod
+    def of_discussion(cls, file: Path, project: Path, exclude: tuple[str, ...] = ()) -> Confinement:
+        """What a discussion's `file` may be read against: the git work tree holding it, else
+        the `project` folder (a discussion sits in a subfolder, and its paths are written from
+        the project's top)."""
+        where = cls.of(file.parent, exclude)
+        return where if where.in_git else cls.of(project, exclude)
+
     # -- git ------------------------------------------------------------------------------
 
     def git_options(self) -> list[str]:

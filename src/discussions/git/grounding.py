@@ -94,7 +94,7 @@ class _Reader:
             return text.splitlines()
         run = self.where.git(["cat-file", "blob", f"{commit}:{path}"])
         if run.returncode != 0:
-            return f"no file `{path}` at commit {commit[:7]}"
+            return f"no file `{path}`"  # the verdict says at which commit (its against)
         return run.out.decode("utf-8", "replace").splitlines()
 
 
@@ -113,7 +113,7 @@ def ground(d: Discussion) -> int:
     if not any(c.citations for c in d.comments):
         d.grounding = {}
         return 0
-    reader = _Reader(Confinement.of(d.path.parent))
+    reader = _Reader(Confinement.of_discussion(d.path, d.workspace.config.base_dir))
     headless = [c.line for c in d.comments if c.citations and not c.meta.get("head")]
     committed = commits_of(reader.where, d.path, d.text, headless) if headless else {}
     verdicts = {}
@@ -147,7 +147,7 @@ def _verdict(reader: _Reader, c: Citation, head: str, blamed: bool = False) -> V
     if isinstance(now, str):
         return Verdict(STALE, f"`{c.path}` is gone from the working tree", against)
     if _cited(c, now) != _cited(c, then) or _mismatch(c, now):
-        return Verdict(STALE, f"`{c.text}` changed since commit {commit[:7]}", against)
+        return Verdict(STALE, f"`{c.text}` changed since it was cited", against)
     return Verdict(GROUNDED, "", against)
 
 

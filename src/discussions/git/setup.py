@@ -137,6 +137,8 @@ def init_project(start: Path, *, use_git: bool = True, hooks: bool = False) -> _
     if git_root is None:
         report.steps.append(_InitStep(".gitattributes", "skipped", "--no-git"))
         report.steps.append(_InitStep("merge driver", "skipped", "--no-git"))
+        if hooks:
+            report.steps.append(_InitStep("pre-commit hook", "skipped", "--no-git"))
         return report
     try:
         rel_folder = folder.relative_to(git_root).as_posix()

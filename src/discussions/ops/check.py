@@ -259,7 +259,7 @@ def citation_problems(d: Discussion, name: str) -> list[Problem]:
             message = (
                 f"`{c.text}` cites nothing in the repository: {v.why} ({v.against})"
                 if unresolvable
-                else f"`{c.text}` is stale: {v.why}"
+                else f"`{c.text}` is stale: {v.why} ({v.against})"
             )
             severity, code = (
                 ("warning", "unresolvable-citation") if unresolvable else ("hint", "stale-citation")

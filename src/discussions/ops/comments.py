@@ -139,4 +139,17 @@ def _told(
     typos = mention_typos(mentioned, set(d.workspace.participants.aliases()))
     upper = vote.upper() if vote else None
     count = len(d.comments)
-    return Commented(d.path, author, upper, count, results, typos, list(d.notices), note)
+    notices = list(d.notices) + _problems_in_last(d)
+    return Commented(d.path, author, upper, count, results, typos, notices, note)
+
+
+def _problems_in_last(d: Discussion) -> list[str]:
+    """What `check` would report in the comment just saved (an invalid ``CONFIDENCE:`` or
+    ``OUTCOME:``...), as ``line N: why``: said now, not at the next check. A mistyped
+    mention is left to `Commented.typos`."""
+    start = d.comments[-1].line if d.comments else 0
+    return [
+        f"line {w.line}: {w.message}"
+        for w in d.warnings
+        if w.line >= start > 0 and w.severity in ("error", "warning") and w.code != "mention-typo"
+    ]

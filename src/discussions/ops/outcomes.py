@@ -8,6 +8,9 @@ from pathlib import Path
 
 from ..derive.outcomes import VERDICTS
 from ..errors import BadInput
+from ..model.discussion import Discussion
+from ..model.handoff import verdict
+from ..settings.templates import is_open
 from ..settings.workspace import Workspace
 from .comments import Commented, comment
 
@@ -30,5 +33,23 @@ def outcome(
     ws: Workspace, path: Path, verdict: str, reason: str, author: str | None = None
 ) -> Commented:
     """Append `author`'s judgement of how the decision of the discussion at `path` turned
-    out (`author` None: `settings.config.default_author`), as a comment of its own."""
-    return comment(ws, path, author, outcome_line(verdict, reason))
+    out (`author` None: `settings.config.default_author`), as a comment of its own. A
+    discussion still open that decided nothing is judged all the same, with a notice:
+    calibration scores its votes as they stand."""
+    line = outcome_line(verdict, reason)
+    undecided = _undecided(Discussion.load(path, ws))
+    posted = comment(ws, path, author, line)
+    posted.notices += [undecided] if undecided else []
+    return posted
+
+
+def _undecided(d: Discussion) -> str:
+    """Why judging `d` judges no decision (open, no finished status, no motion passed: the
+    rule `apply` refuses by, `model.handoff.verdict`), else ``""``."""
+    decided, why, _ = verdict(d)
+    if decided or not is_open(d.status.strip().upper() or "OPEN", d.template):
+        return ""
+    return (
+        f"{d.path.name} has decided nothing yet ({why}): the outcome is recorded, and "
+        "calibration scores the votes as they stand"
+    )

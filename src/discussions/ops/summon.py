@@ -61,6 +61,8 @@ class Summoning:
         full = (Path.cwd() / given).resolve()
         if full != self.where.root and self.where.root not in full.parents:
             raise BadInput(f"{given} is outside the project at {self.where.root}", "paths")
+        if not full.exists():
+            raise BadInput(f"{given}: no such file or folder", "paths")
         return full.relative_to(self.where.root).as_posix() if full != self.where.root else "."
 
 

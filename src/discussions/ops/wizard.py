@@ -30,6 +30,7 @@ from ..providers.discovery import (
     try_tools,
 )
 from ..providers.registry import ProviderRegistry
+from ..providers.server_window import url_problem
 from ..providers.specs import PROVIDERS_FILE
 from ..settings.config import PROJECT_FILE, user_dir
 from ..settings.workspace import Workspace
@@ -80,6 +81,10 @@ def survey(
 ) -> Survey:
     """The AI CLIs installed and the model servers running (at `servers`' URLs if given, else
     at the usual ports), each tried with a tiny real call unless `test` is false."""
+    for url in servers:
+        problem = url_problem(url, True, "the server")
+        if problem:
+            raise BadInput(problem, "server")
     registry = ProviderRegistry.load(ws.config.base_dir)
     addresses = [(server_name(u), u) for u in servers] if servers else list(LOCAL_SERVERS)
     tools = [*find_clis(registry), *find_servers(addresses)]

@@ -123,11 +123,11 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def url_problem(base_url: str, allow_plain_http: bool) -> str | None:
-    """Why `base_url` cannot be used, or None."""
+def url_problem(base_url: str, allow_plain_http: bool, what: str = "base_url") -> str | None:
+    """Why `base_url` cannot be used, or None (`what`: how the message names it)."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"base_url {base_url!r} is not an http:// or https:// URL"
+        return f"{what} {base_url!r} is not an http:// or https:// URL"
     if parts.username or parts.password:
         return "base_url must not hold a user name or password; use api_key_env"
     if parts.scheme == "http" and not allow_plain_http and not is_loopback_host(parts.hostname):

@@ -4,9 +4,9 @@
 changed.
 
 Only a provider that sends the model with each request can be pointed at another one: an
-``openai-compatible`` server (its ``model``). A command's model is part of its command line,
-written in one of many CLIs' own ways, so it is not rewritten: such a provider is refused,
-with how to define one entry per model instead.
+``openai-compatible`` server, or the Anthropic or Gemini API (their ``model``). A command's
+model is part of its command line, written in one of many CLIs' own ways, so it is not
+rewritten: such a provider is refused, with how to define one entry per model instead.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import replace
 from ..errors import BadInput
 from .registry import ProviderRegistry
 
-_MODELLED = "openai-compatible"
-"""The kind of provider whose model a request names (`ProviderSpec.model`)."""
+_MODELLED = ("openai-compatible", "anthropic", "gemini")
+"""The kinds of provider whose model each request names (`ProviderSpec.model`)."""
 
 
 def model_variant(registry: ProviderRegistry, name: str, model: str) -> str:
@@ -30,12 +30,12 @@ def model_variant(registry: ProviderRegistry, name: str, model: str) -> str:
         return name
     registry.get(name)  # unknown or untrusted: said as for any provider
     spec = registry.specs[name]
-    if spec.type != _MODELLED:
+    if spec.type not in _MODELLED:
         raise BadInput(
-            f"provider '{name}' is a {spec.type} provider: its model is set where it is "
-            "defined, not per call. Define one providers.yaml entry per model (command: "
+            f"provider '{name}' (type {spec.type}) has its model set where it is defined, "
+            "not per call. Define one providers.yaml entry per model (command: "
             '"claude -p --model opus", name: claude-opus) and name that one, or use an '
-            "openai-compatible provider",
+            "openai-compatible, anthropic or gemini provider",
             "model",
         )
     variant = f"{name}@{model}"

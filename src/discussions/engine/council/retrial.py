@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...derive.retrials import FAILED, NONE, VOTES, RetrialVote
+from ...derive.retrials import FAILED, NONE, VOTES, RetrialVote, tally
 from ...errors import NotDecided
 from ...model import storage
 from ...syntax import clock
@@ -89,9 +89,10 @@ def retrial(
         else:
             seats.append((p, vote, line))
     if not seats:
+        people = f" (only people: {', '.join(done.people)}, who are not asked again)"
         raise NotDecided(
-            f"{d.path.name}: no participant has voted in phase '{then.phase}': there is no "
-            "first ballot to ask again"
+            f"{d.path.name}: no AI participant has voted in phase '{then.phase}'"
+            f"{people if done.people else ''}: there is no first ballot to ask again"
         )
     asker.check_providers([p for p, _, _ in seats], provider)
     for p, vote, line in seats:
@@ -180,13 +181,12 @@ def render_retrial(done: RetrialDone, phase: str) -> str:
     for v in done.votes:
         why = f", {v.why}" if v.why else ""
         fields.append(f"{clean_field(v.voter)}: {v.was} -> {v.now}{why}")
-    flips = sum(1 for v in done.votes if v.flipped)
     on = done.provider + (f" (model {done.model})" if done.model else "")
     shown = [f"- {_visible(v)}" for v in done.votes]
+    found = tally(done.votes, named=False)
     return (
         f"<!-- RETRIAL: {' | '.join(fields)} -->\n\n"
-        f"**Re-trial on {_safe(on)}: {flips} of {len(done.votes)} first-ballot votes would "
-        "flip.**\n\n" + "\n".join(shown) + "\n"
+        f"**Re-trial on {_safe(on)}: {found}.**\n\n" + "\n".join(shown) + "\n"
     )
 
 

@@ -117,9 +117,7 @@ def confinement_for(d: Discussion, settings: EvidenceSettings) -> Confinement:
     the project folder."""
     from ...git.confine import Confinement
 
-    where = Confinement.of(d.path.parent, settings.exclude)
-    if not where.in_git:
-        where = Confinement.of(d.workspace.config.base_dir, settings.exclude)
+    where = Confinement.of_discussion(d.path, d.workspace.config.base_dir, settings.exclude)
     folder = d.path.parent.resolve()
     if folder != where.root and where.root in folder.parents:
         where.unsearched = (folder.relative_to(where.root).as_posix() + "/",)

@@ -102,7 +102,7 @@ def _usable(access: WebAccess) -> None:
 def web(args: str, access: WebAccess) -> Found:
     """``web URL``: the page's text."""
     _usable(access)
-    url = args.strip().strip("<>")
+    url = _url_in(args)
     if not access.settings.domains:
         raise Refused(
             "no domain is allowed: list the ones participants may read in evidence.web.domains "
@@ -110,6 +110,16 @@ def web(args: str, access: WebAccess) -> Found:
         )
     page = fetch(url, access.settings.domains, access.settings)
     return _found(page, _page_text(page))
+
+
+def _url_in(args: str) -> str:
+    """The URL of ``web URL`` as a sentence may hold it: ``<URL>``, ``(URL)``, or followed by
+    the sentence's full stop or comma (a URL seldom ends in one; the server would say 404)."""
+    url = args.strip().rstrip(".,;:!?")
+    for opening, closing in ("<>", "()"):
+        if url.startswith(opening) and url.endswith(closing):
+            url = url[1:-1].strip()
+    return url
 
 
 def fetch(url: str, domains: tuple[str, ...], settings: WebSettings) -> Page:
