@@ -11,7 +11,13 @@ from ..derive.state import State
 from ..errors import DiscussionsError
 from ..model import storage
 from ..model.discussion import Discussion
-from ..ops.check import Problem, citation_problems, drift_problems, problems_in
+from ..ops.check import (
+    Problem,
+    citation_problems,
+    council_problems,
+    drift_problems,
+    problems_in,
+)
 from ..settings.workspace import Workspace, display_path
 from ..syntax.document import Document
 from ..syntax.parse import is_discussion_text, parse_document
@@ -58,7 +64,12 @@ def analyse(ws: Workspace, path: Path, text: str, before: Buffer | None = None) 
     b.state = state
     if b.is_discussion:
         shown = display_path(path)
-        b.problems = problems_in(d, shown) + citation_problems(d, shown) + drift_problems(d, shown)
+        b.problems = (
+            problems_in(d, shown)
+            + citation_problems(d, shown)
+            + council_problems(d, shown)
+            + drift_problems(d, shown)
+        )
     return b
 
 

@@ -203,15 +203,21 @@ def _file_problems(name: str, path: Path, ws: Workspace, report: CheckReport) ->
         cited = citation_problems(d, name)  # a stale citation is a note: the code moved on
         problems = problems_in(d, name) + [p for p in cited if p.severity != "hint"]
         report.notes += _apply_notes(d, name) + [p for p in cited if p.severity == "hint"]
-        report.warnings += [
-            Problem(name, line, message, "warning", code="even-council")
-            for line, message in council_notes(d)
-        ]
+        report.warnings += council_problems(d, name)
     except DiscussionsError as exc:
         return [Problem(name, 0, str(exc))]
     problems += [Problem(name, 0, message) for message in lost_appends(path)]
     problems += [Problem(name, 0, message) for message in _window_problems(path, ws)]
     return problems
+
+
+def council_problems(d: Discussion, name: str) -> list[Problem]:
+    """The warnings about `d`'s council as a whole (`council_notes`: an even council where
+    votes count), as `check` and the editor show them; they do not fail the check."""
+    return [
+        Problem(name, line, message, "warning", code="even-council")
+        for line, message in council_notes(d)
+    ]
 
 
 def _apply_notes(d: Discussion, name: str) -> list[Problem]:
