@@ -21,24 +21,24 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
+from functools import cache
+from importlib.machinery import PathFinder
 from pathlib import Path
-from typing import Any, TypeVar
-
-import yaml
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ConfigError
 from ..syntax.record import Record
+from . import yamlcache
 from .keys import SETTINGS
 from .schema import key_name, validate
 
+if TYPE_CHECKING:
+    import yaml
+
 _ENV_HOME = "DISCUSSIONS_HOME"
 PROJECT_FILE = "discussions.yaml"
-
-try:  # libyaml is several times faster than the pure-Python loader
-    _SafeLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _SafeLoader = yaml.SafeLoader
 
 _DEFAULTS: dict[str, Any] = {
     "default_participants": ["architect", "security", "pragmatist"],
@@ -212,16 +212,53 @@ def load_yaml(path: Path) -> Any:
 
 
 def load_yaml_document(path: Path) -> YamlDocument:
-    """Like `load_yaml`, with the line of every key and list item."""
+    """Like `load_yaml`, with the line of every key and list item. A text parsed before (by
+    this process or an earlier one) is taken from `yamlcache`, without loading PyYAML."""
     text = _read_limited(path)
-    loader = _SafeLoader(text)
+    kept = _documents.get(text)
+    if kept is not None:
+        return YamlDocument(kept[0], path, kept[1])
+    doc = _parse_document(text, path)
+    _documents.put(text, (doc.data, doc.lines))
+    return doc
+
+
+def _cache_file() -> Path:
+    return user_cache_dir() / "yaml-documents.marshal"
+
+
+@cache
+def _parser_stamp() -> str:
+    """The code a document is parsed by: this module, the cache's, PyYAML's (found without
+    importing it) and the Python version."""
+    spec = PathFinder.find_spec("yaml")
+    return f"{sys.version};" + yamlcache.file_stamp(
+        __file__, yamlcache.__file__, spec.origin if spec else None
+    )
+
+
+_documents = yamlcache.DocumentCache(_cache_file, _parser_stamp)
+
+
+def _safe_loader() -> Any:
+    """PyYAML's safe loader, libyaml's when built with it (several times faster); PyYAML is
+    imported here, on the first document no cache holds."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _parse_document(text: str, path: Path) -> YamlDocument:
+    import yaml
+
+    loader = _safe_loader()(text)
     try:
         _check_events(loader, path)
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, path) from exc
     finally:
         loader.dispose()
-    loader = _SafeLoader(text)
+    loader = _safe_loader()(text)
     try:
         node = loader.get_single_node()
         lines: dict[tuple[str | int, ...], int] = {}
@@ -271,6 +308,8 @@ def _check_events(loader: Any, path: Path) -> None:
     """Walk the parser's events (streaming: aliases are not expanded here) and refuse deep
     nesting, aliases that refer to their own enclosing collection, and documents that would
     hold more than `MAX_YAML_VALUES` values once aliases are expanded."""
+    import yaml  # loaded by the parse that called this
+
     open_frames: list[list[Any]] = []  # [anchor, values so far]
     anchored: dict[str, int] = {}  # anchor -> values it stands for
     total = 0
@@ -326,6 +365,8 @@ def _collect_lines(
 ) -> None:
     """Fill `lines`; a key given twice in one mapping (YAML would keep the last one without
     a word) is refused, naming both lines."""
+    import yaml  # loaded by the parse that called this
+
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
