@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -200,25 +199,77 @@ class Revisit(FrozenRecord):
         }
 
 
-@dataclass(slots=True, frozen=True)
-class FileMemory:
+class FileMemory(FrozenRecord):
     """What one discussion file gives every participant's memory (cached per file)."""
 
+    __slots__ = (
+        "file",
+        "title",
+        "status",
+        "date",
+        "settled",
+        "decided",
+        "by_author",
+        "authors",
+        "words",
+        "flips",
+    )
     file: Path
     title: str
     status: str
     date: str
     settled: bool
     decided: tuple[str, ...]
-    by_author: dict[str, tuple[tuple[Position, ...], str]] = field(default_factory=dict)
+    by_author: dict[str, tuple[tuple[Position, ...], str]]
     """Lower-cased author -> (positions, side)."""
-    authors: dict[str, str] = field(default_factory=dict)
+    authors: dict[str, str]
     """Lower-cased author -> the author as written."""
-    words: frozenset[str] = frozenset()
+    words: frozenset[str]
     """The significant words of the whole text (for `mentions`)."""
-    flips: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    flips: dict[str, tuple[int, int, int]]
     """Lower-cased author -> (positions taken, changes of position, changes citing nothing
     new), by the flip audit (`derive.positions`)."""
+
+    def __init__(
+        self,
+        file: Path,
+        title: str,
+        status: str,
+        date: str,
+        settled: bool,
+        decided: tuple[str, ...],
+        by_author: dict[str, tuple[tuple[Position, ...], str]] | None = None,
+        authors: dict[str, str] | None = None,
+        words: frozenset[str] = frozenset(),
+        flips: dict[str, tuple[int, int, int]] | None = None,
+    ) -> None:
+        self._init(
+            file,
+            title,
+            status,
+            date,
+            settled,
+            decided,
+            {} if by_author is None else by_author,
+            {} if authors is None else authors,
+            words,
+            {} if flips is None else flips,
+        )
+
+    def moved(self, file: Path) -> FileMemory:
+        """This memory as of the file at `file` (the cache knows each by its absolute path)."""
+        return FileMemory(
+            file,
+            self.title,
+            self.status,
+            self.date,
+            self.settled,
+            self.decided,
+            self.by_author,
+            self.authors,
+            self.words,
+            self.flips,
+        )
 
     def episode(self, author_key: str) -> Episode | None:
         found = self.by_author.get(author_key)
@@ -387,7 +438,7 @@ class _FileCache(Shelf["FileMemory | None"]):
                 return None
             known = batch.get(path, lambda p: read_file(p, workspace))
         if known is not None and known.file != path:
-            known = replace(known, file=path)  # the cache knows it by its absolute path
+            known = known.moved(path)
         return known
 
 
