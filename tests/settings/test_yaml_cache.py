@@ -70,6 +70,9 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored(tmp_path: Path) -> None:
         {(): 1, ("a",): 1},
     )
     assert DocumentCache(lambda: file, lambda: "code 2").get("a: 1\n") is None
+    file.chmod(0o622)  # others could have written it: what it says is not taken
+    assert DocumentCache(lambda: file, lambda: "code 1").get("a: 1\n") is None
+    file.chmod(0o600)
     file.write_bytes(b"\x00garbage")
     assert DocumentCache(lambda: file, lambda: "code 1").get("a: 1\n") is None
 

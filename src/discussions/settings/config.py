@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..syntax.digest import sha256_hex
 from ..syntax.record import Record
 from . import yamlcache, yamlparse
 from .keys import SETTINGS
@@ -130,17 +131,25 @@ def load_yaml_document(path: Path) -> YamlDocument:
 
 
 def _cache_file() -> Path:
-    return user_cache_dir() / "yaml-documents.marshal"
+    """One cache file per installation (where the parsing code is, and which Python runs it),
+    so that two installations sharing a cache folder do not throw out each other's entries."""
+    where = ";".join(str(p) for p in _parser_files())
+    return user_cache_dir() / "yaml" / f"{sha256_hex(where.encode())[:20]}.marshal"
+
+
+@cache
+def _parser_files() -> tuple[str, ...]:
+    """The Python version and the files a document is parsed by: `yamlparse`, the cache's
+    and PyYAML's (found without importing it)."""
+    spec = PathFinder.find_spec("yaml")
+    return sys.version, yamlparse.__file__, yamlcache.__file__, str(spec and spec.origin)
 
 
 @cache
 def _parser_stamp() -> str:
-    """The code a document is parsed by: `yamlparse`, the cache's, PyYAML's (found without
-    importing it) and the Python version."""
-    spec = PathFinder.find_spec("yaml")
-    return f"{sys.version};" + yamlcache.file_stamp(
-        yamlparse.__file__, yamlcache.__file__, spec.origin if spec else None
-    )
+    """The parsing code as it is now: `_parser_files` with their sizes and times."""
+    version, *files = _parser_files()
+    return f"{version};" + yamlcache.file_stamp(*files)
 
 
 _documents = yamlcache.DocumentCache(_cache_file, _parser_stamp)

@@ -10,8 +10,9 @@ that parsed without error are kept, and only those whose values `marshal` can ho
 data: a YAML date is parsed every time); each lookup unpacks a fresh copy, so a caller may
 change what it got.
 
-The cache lives in one file of the user's cache folder (``yaml-documents.marshal``), read once
-per process and written back at exit when something was added. It is rebuildable and never
+The cache lives in one file of the user's cache folder per installation (``yaml/``), read
+once per process and written back at exit when something was added; only the user may write
+it (a file another user owns, or could change, is not read). It is rebuildable and never
 the source of truth: a missing, corrupt or foreign file, or one written by another version of
 the parsing code (`stamp`), is ignored; it is replaced atomically, after merging what another
 process wrote meanwhile; an error writing it is ignored.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import atexit
 import marshal
 import os
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -92,7 +94,7 @@ class DocumentCache:
             merged = {text: packed for text, packed in merged.items() if text in used}
         payload = marshal.dumps({"format": _FORMAT, "stamp": self._stamp(), "entries": merged})
         try:
-            self._file.parent.mkdir(parents=True, exist_ok=True)
+            self._file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             replace_file(self._file, payload, new_mode=0o600, durable=False)
         except (DiscussionsError, OSError):
             return
@@ -113,9 +115,14 @@ def _located(locate: Callable[[], Path | None]) -> Path | None:
 
 
 def _read(file: Path, stamp: str) -> dict[str, bytes]:
-    """The entries in `file` when it is a cache file of this format and `stamp`, else none."""
+    """The entries in `file` when it is a cache file of this format and `stamp`, and the
+    user's own (what it holds stands for their settings: a file someone else wrote, or could
+    write, is not used), else none."""
     try:
         with open(file, "rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return {}
             found = marshal.load(f)
     except (OSError, ValueError, EOFError, TypeError):
         return {}
