@@ -98,3 +98,22 @@ def test_a_file_that_fails_to_parse_fails_every_time(isolated: Path) -> None:
     for _ in range(2):
         with pytest.raises(ConfigError, match="given twice"):
             load_yaml_document(path)
+
+
+def test_a_cache_file_past_its_size_keeps_what_the_last_process_used(tmp_path: Path) -> None:
+    file = tmp_path / "cache.marshal"
+    old, new = "a: '" + "x" * 600_000 + "'\n", "b: '" + "y" * 600_000 + "'\n"
+    first = DocumentCache(lambda: file, lambda: "code")
+    first.put(old, ({"a": "x"}, {(): 1}))
+    first.save()
+    second = DocumentCache(lambda: file, lambda: "code")
+    assert second.get(old) is not None
+    second.put(new, ({"b": "y"}, {(): 1}))
+    second.save()  # both fit no more: the entries it used or added are kept
+    assert DocumentCache(lambda: file, lambda: "code").get(new) is not None
+    third = DocumentCache(lambda: file, lambda: "code")
+    third.put("c: 1\n", ({"c": 1}, {(): 1}))
+    third.save()  # past the size, and it used neither big one
+    kept = DocumentCache(lambda: file, lambda: "code")
+    assert (kept.get(old), kept.get(new)) == (None, None)
+    assert kept.get("c: 1\n") == ({"c": 1}, {(): 1})

@@ -39,7 +39,10 @@ Parsed = tuple[Any, dict[tuple[str | int, ...], int]]
 _FORMAT = 1
 """The layout of the cache file; another one is ignored."""
 _LIMIT = 2_000
-"""Entries kept; past it, only those this process used or added are written back."""
+"""Entries kept in memory; a long-lived process reading ever-new texts starts again past it."""
+_MAX_BYTES = 1 << 20
+"""Size of the cache file past which only the entries this process used or added are written
+back (each file's old versions would otherwise pile up, and the file is read at every start)."""
 
 
 class DocumentCache:
@@ -90,7 +93,7 @@ class DocumentCache:
             ours = dict(self._entries)
             used = set(self._used)
         merged = {**_read(self._file, self._stamp()), **ours}
-        if len(merged) > _LIMIT:
+        if sum(len(text) + len(packed) for text, packed in merged.items()) > _MAX_BYTES:
             merged = {text: packed for text, packed in merged.items() if text in used}
         payload = marshal.dumps({"format": _FORMAT, "stamp": self._stamp(), "entries": merged})
         try:
