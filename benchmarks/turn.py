@@ -4,6 +4,7 @@
     python benchmarks/turn.py --repeat 9 --sleep 1 --rounds 3
     python benchmarks/turn.py --pythonpath src  # a patched tree
     python benchmarks/turn.py --pythonpath ../main-copy/src --pythonpath src   # before, after
+    python benchmarks/turn.py --instructions    # and each tree's instructions to the first CLI
 
 Three fake AI CLIs (shell scripts that read the prompt, sleep, answer, and log when they
 started and ended) answer for participants a, b and c. Figures, medians over runs alternated
@@ -21,6 +22,11 @@ With `--pythonpath` given more than once, the trees (the first is the baseline) 
 within every repeat, so that all see the same machine; each tree's figures are printed, then
 the medians against the baseline's. Nothing is asserted; the ROW lines say whether the figure
 is within its target (0.05 s).
+
+With `--instructions` (valgrind installed), each tree's turn is also counted in instructions
+up to the moment it starts its first CLI (an audit hook ends it there), against `python -c
+pass`: unlike any time, the count does not change with the machine's load, so it shows a
+change of a few percent that the wall time of a shared machine hides.
 """
 
 from __future__ import annotations
@@ -135,6 +141,13 @@ class Bench:
         self.cpu.append(_children_cpu() - before)
         return wall
 
+    def instructions(self) -> tuple[int, int]:
+        """Instructions (valgrind) of a turn on a fresh discussion up to the start of its first
+        CLI, and of `python -c pass`."""
+        target = str(self.fresh())
+        turn = _instructions([PY, "-c", _TO_FIRST_CLI, "turn", target, "@a", "@b", "@c"], self)
+        return turn, _instructions([PY, "-c", "pass"], self)
+
     def turn(self) -> tuple[float, float, float, float]:
         """The turn's wall time, then process start to first CLI start, first to last CLI
         start, and last CLI end to the process's exit."""
@@ -157,6 +170,44 @@ class Bench:
             for i, (kind, at) in enumerate(events[:-1])
             if kind == "end" and events[i + 1][0] == "start"
         ]
+
+
+_TO_FIRST_CLI = (
+    "import os, sys\n"
+    "sys.addaudithook(lambda event, args: os._exit(0) if event == 'subprocess.Popen' else None)\n"
+    "sys.argv = ['discussions', *sys.argv[1:]]\n"
+    "from discussions.cli import main\n"
+    "main()\n"
+)
+"""`discussions ARGS`, ended as its first subprocess (the first CLI) is about to start."""
+
+
+def _instructions(argv: list[str], bench: Bench) -> int:
+    """The instructions `argv` runs (valgrind's callgrind, run in `bench`'s project)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        cwd=bench.root,
+        env=bench.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = [line for line in done.stderr.splitlines() if "Collected :" in line]
+    if not found:
+        raise SystemExit(f"valgrind counted nothing: {done.stderr[-500:]}")
+    return int(found[-1].split()[-1])
+
+
+def bench_instructions(benches: list[Bench]) -> None:
+    """Each tree's instructions to its first CLI, beyond `python -c pass` (one count each:
+    the count does not change from run to run by more than ~2%)."""
+    print("\n== instructions to the first CLI started (valgrind)")
+    for bench in benches:
+        turn, bare = bench.instructions()
+        print(
+            f"{bench.tree}: {turn / 1e6:.0f} M, `python -c pass` {bare / 1e6:.0f} M; "
+            f"beyond it {(turn - bare) / 1e6:.0f} M"
+        )
 
 
 def _children_cpu() -> float:
@@ -189,6 +240,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=("turn", "run"))
     parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each tree's instructions to its first CLI (needs valgrind)",
+    )
+    parser.add_argument(
         "--pythonpath",
         action="append",
         help="run discussions from this source folder; again for another tree, measured in "
@@ -209,6 +265,8 @@ def main() -> None:
         if args.only != "turn":
             runs = bench_run(benches, args.repeat, args.rounds)
         compare(benches, turns, runs)
+        if args.instructions:
+            bench_instructions(benches)
         print(f"load after: {_load()}")
     finally:
         shutil.rmtree(top, ignore_errors=True)

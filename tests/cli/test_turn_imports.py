@@ -90,3 +90,31 @@ def test_a_turn_starts_its_providers_before_loading_what_the_answers_need(
     text = Path(path).read_text(encoding="utf-8")
     assert text.count("Fine.") == 2
     assert code(run("check", path)) == 0, out(run("check", path))
+
+
+@pytest.mark.slow
+def test_a_turn_after_another_parses_no_yaml_before_its_first_call(
+    isolated: Path,
+    providers_file,  # type: ignore[no-untyped-def]
+) -> None:
+    """The settings, personas, templates and providers.yaml the first turn parsed are kept
+    (`settings.yamlcache`): the next turn's start neither parses them nor loads PyYAML. A
+    persona changed between the turns is read again, and its new name is the one written."""
+    providers_file({"quick": script_command("answer.py", '{"comment": "Fine.", "vote": null}')})
+    path = str(result_of(run("new", "Warm start", "--json"))["file"])
+    first, at_first, _ = _turn_loading("turn", path, "@architect", "--provider", "quick")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "yaml" in at_first  # nothing kept yet: parsed, and kept at exit
+    second, at_first, _ = _turn_loading("turn", path, "@architect", "--provider", "quick")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "discussions.engine.turn.runner" in at_first
+    assert [m for m in at_first if m == "yaml" or m.startswith("yaml.")] == []
+    persona = isolated / "participants" / "architect.yaml"
+    persona.parent.mkdir(exist_ok=True)
+    persona.write_text(
+        "name: AI-Builder\nalias: architect\nrole: Builds\npersonality: You build.\n",
+        encoding="utf-8",
+    )
+    third, _, _ = _turn_loading("turn", path, "@architect", "--provider", "quick")
+    assert third.returncode == 0, third.stdout + third.stderr
+    assert "Name: AI-Builder" in Path(path).read_text(encoding="utf-8")

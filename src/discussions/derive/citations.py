@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..settings.config import VotingConfig
 from ..syntax.citations import Citation, find_citations
+from ..syntax.record import Record
 from .voting import ConsensusResult, calculate_consensus
 
 if TYPE_CHECKING:
@@ -66,16 +66,26 @@ def citation_key(c: Citation) -> tuple[int, str]:
     return (c.line, c.text)
 
 
-@dataclass(slots=True)
-class Verdict:
+class Verdict(Record):
     """What the repository says of one citation."""
 
+    __slots__ = ("status", "why", "against")
     status: str
     """`GROUNDED`, `STALE` or `UNRESOLVABLE`."""
-    why: str = ""
+    why: str
     """One line saying why (the missing line, the changed text)."""
-    against: str = ""
+    against: str
     """What it was resolved against: ``commit 1a2b3c4`` or ``the working tree``."""
+
+    def __init__(
+        self,
+        status: str,
+        why: str = "",
+        against: str = "",
+    ) -> None:
+        self.status = status
+        self.why = why
+        self.against = against
 
     def to_dict(self) -> dict[str, str]:
         return {"status": self.status, "why": self.why, "against": self.against}
@@ -84,18 +94,32 @@ class Verdict:
 Verdicts = Mapping[tuple[int, str], Verdict]
 
 
-@dataclass(slots=True)
-class Basis:
+class Basis(Record):
     """What one vote (or concern) rests on."""
 
+    __slots__ = ("who", "value", "line", "evidence", "citations")
     who: str
     value: str
     """The vote (``CHANGES``) or the concern's text."""
     line: int
-    evidence: list[int] = field(default_factory=list)
+    evidence: list[int]
     """Numbers of the evidence blocks the discussion holds before it."""
-    citations: list[tuple[Citation, Verdict | None]] = field(default_factory=list)
+    citations: list[tuple[Citation, Verdict | None]]
     """Its comment's citations, each with its verdict (None: not resolved)."""
+
+    def __init__(
+        self,
+        who: str,
+        value: str,
+        line: int,
+        evidence: list[int] | None = None,
+        citations: list[tuple[Citation, Verdict | None]] | None = None,
+    ) -> None:
+        self.who = who
+        self.value = value
+        self.line = line
+        self.evidence = [] if evidence is None else evidence
+        self.citations = [] if citations is None else citations
 
     @property
     def grounded(self) -> list[Citation]:

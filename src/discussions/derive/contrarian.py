@@ -22,9 +22,9 @@ comment after the block.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..syntax.record import Record
 from .citations import GROUNDED, STALE, Verdicts, citation_key
 from .minority import Replies
 
@@ -38,29 +38,49 @@ CONTRARIAN = "contrarian"
 """The kind of the engine block (`syntax.kinds`)."""
 
 
-@dataclass(slots=True)
-class Challenge:
+class Challenge(Record):
     """A ``CONTRARIAN`` block of the current phase: who was asked (`by`, an alias), where,
     and whether another voter or a person has spoken after it."""
 
+    __slots__ = ("by", "line", "answered")
     by: str
     line: int
-    answered: bool = False
+    answered: bool
+
+    def __init__(
+        self,
+        by: str,
+        line: int,
+        answered: bool = False,
+    ) -> None:
+        self.by = by
+        self.line = line
+        self.answered = answered
 
 
 _AGAINST = ("CHANGES", "REJECT")
 
 
-@dataclass(slots=True)
-class Jump:
+class Jump(Record):
     """Agreement that jumped in the current phase: the ballot was split until a vote against
     on line `start`, unanimous READY from the vote on line `end`, with no evidence and no
     answered concern in between; `cited`, the citations of the comments in between (a jump
     is justified when one of them holds, `came_too_fast`)."""
 
+    __slots__ = ("start", "end", "cited")
     start: int
     end: int
-    cited: list[Citation] = field(default_factory=list)
+    cited: list[Citation]
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        cited: list[Citation] | None = None,
+    ) -> None:
+        self.start = start
+        self.end = end
+        self.cited = [] if cited is None else cited
 
     def to_dict(self) -> dict[str, Any]:
         return {"from": self.start, "to": self.end, "cited": [c.text for c in self.cited]}

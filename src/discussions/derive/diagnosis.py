@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from ..syntax.record import Record
 
 if TYPE_CHECKING:
     from .state import State
@@ -35,10 +36,10 @@ _KEY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _CONFIDENCE = re.compile(r"\s*\**\s*(\d{1,2}(?:\.\d+)?)\s*(?:/\s*10)?\s*\**\s*\.?\s*$")
 
 
-@dataclass(slots=True)
-class Candidate:
+class Candidate(Record):
     """One author's latest diagnosis."""
 
+    __slots__ = ("key", "author", "confidence", "line")
     key: str
     """Normalised root-cause key."""
     author: str
@@ -46,6 +47,18 @@ class Candidate:
     """0-10."""
     line: int
     """Line of the ``ROOT-CAUSE:`` marker."""
+
+    def __init__(
+        self,
+        key: str,
+        author: str,
+        confidence: int,
+        line: int,
+    ) -> None:
+        self.key = key
+        self.author = author
+        self.confidence = confidence
+        self.line = line
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,20 +69,36 @@ class Candidate:
         }
 
 
-@dataclass(slots=True)
-class Diagnosis:
+class Diagnosis(Record):
     """The diagnosis state of a discussion."""
 
-    candidates: list[Candidate] = field(default_factory=list)
+    __slots__ = ("candidates", "converged", "key", "supporters", "dropped", "notes")
+    candidates: list[Candidate]
     """Each author's latest parseable diagnosis, in file order."""
-    converged: bool = False
-    key: str | None = None
+    converged: bool
+    key: str | None
     """The root cause agreed on, when converged."""
-    supporters: list[str] = field(default_factory=list)
+    supporters: list[str]
     """Authors whose candidates support `key`."""
-    dropped: list[str] = field(default_factory=list)
+    dropped: list[str]
     """Authors dropped from convergence (two answers without a parseable diagnosis)."""
-    notes: list[str] = field(default_factory=list)
+    notes: list[str]
+
+    def __init__(
+        self,
+        candidates: list[Candidate] | None = None,
+        converged: bool = False,
+        key: str | None = None,
+        supporters: list[str] | None = None,
+        dropped: list[str] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.candidates = [] if candidates is None else candidates
+        self.converged = converged
+        self.key = key
+        self.supporters = [] if supporters is None else supporters
+        self.dropped = [] if dropped is None else dropped
+        self.notes = [] if notes is None else notes
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -20,14 +20,15 @@ recorded over dissent says so wherever it is read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..syntax.record import Record
 
-@dataclass(slots=True)
-class DissentingVote:
+
+class DissentingVote(Record):
     """A voice against the outcome: its vote (or ballot), its last reason, where."""
 
+    __slots__ = ("name", "vote", "reason", "line")
     name: str
     vote: str
     """``CHANGES``, ``REJECT``; or, on a passed motion, ``NO`` or ``ABSTAIN``."""
@@ -36,32 +37,64 @@ class DissentingVote:
     line: int
     """The ``Name:`` line of that comment."""
 
+    def __init__(
+        self,
+        name: str,
+        vote: str,
+        reason: str,
+        line: int,
+    ) -> None:
+        self.name = name
+        self.vote = vote
+        self.reason = reason
+        self.line = line
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "vote": self.vote, "reason": self.reason, "line": self.line}
 
 
-@dataclass(slots=True)
-class Concern:
+class Concern(Record):
     """A ``CONCERN:``: who raised it, its text, its line (one nobody answered, in the minority
     report; a blocker of a draft or of an applied change, in the documentation loop and the
     conformance review)."""
 
+    __slots__ = ("by", "text", "line")
     by: str
     text: str
     line: int
+
+    def __init__(
+        self,
+        by: str,
+        text: str,
+        line: int,
+    ) -> None:
+        self.by = by
+        self.text = text
+        self.line = line
 
     def to_dict(self) -> dict[str, Any]:
         return {"by": self.by, "text": self.text, "line": self.line}
 
 
-@dataclass(slots=True)
-class Dissent:
+class Dissent(Record):
     """The minority report of a discussion: empty when nobody dissents."""
 
-    votes: list[DissentingVote] = field(default_factory=list)
-    concerns: list[Concern] = field(default_factory=list)
-    reservations: list[Concern] = field(default_factory=list)
+    __slots__ = ("votes", "concerns", "reservations")
+    votes: list[DissentingVote]
+    concerns: list[Concern]
+    reservations: list[Concern]
     """Concerns raised beside a READY vote and never answered (see the module docstring)."""
+
+    def __init__(
+        self,
+        votes: list[DissentingVote] | None = None,
+        concerns: list[Concern] | None = None,
+        reservations: list[Concern] | None = None,
+    ) -> None:
+        self.votes = [] if votes is None else votes
+        self.concerns = [] if concerns is None else concerns
+        self.reservations = [] if reservations is None else reservations
 
     def __bool__(self) -> bool:
         return bool(self.votes or self.concerns or self.reservations)

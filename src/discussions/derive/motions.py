@@ -23,11 +23,11 @@ that count; ABSTAIN is left out, or counts as NO with ``abstain_counts_as_no``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.markers import BALLOTS, Marker, normalise_ballot, normalise_second
 from ..syntax.meta import engine_fields
+from ..syntax.record import Record
 from .speakers import council_seat
 
 if TYPE_CHECKING:
@@ -42,39 +42,86 @@ _NOT_ON_COUNCIL = (
 RESULTS = ("open", "lapsed", "passed", "failed")
 
 
-@dataclass(slots=True)
-class Motion:
+class Motion(Record):
     """A motion and what became of it."""
 
+    __slots__ = (
+        "text",
+        "by",
+        "line",
+        "phase",
+        "seconded_by",
+        "declined_by",
+        "ballots",
+        "ballot_lines",
+        "not_counted",
+        "ballot_comments",
+        "result",
+        "counts",
+        "result_line",
+        "recorded",
+    )
     text: str
     """What is moved (the text after ``MOTION:``)."""
     by: str
     """Who moved it."""
     line: int
     """Line of the ``MOTION:`` line."""
-    phase: str = ""
+    phase: str
     """The phase it was moved in (its thresholds apply)."""
-    seconded_by: list[str] = field(default_factory=list)
+    seconded_by: list[str]
     """Who seconded it (``SECOND: yes``), the proposer excepted."""
-    declined_by: list[str] = field(default_factory=list)
+    declined_by: list[str]
     """Who declined to second it (``SECOND: no``)."""
-    ballots: dict[str, str] = field(default_factory=dict)
+    ballots: dict[str, str]
     """Each voter's ballot: YES, NO or ABSTAIN (the latest counts)."""
-    ballot_lines: list[int] = field(default_factory=list)
+    ballot_lines: list[int]
     """Lines of the ballots that count."""
-    not_counted: dict[str, str] = field(default_factory=dict)
+    not_counted: dict[str, str]
     """Ballots from authors who are not on the council: recorded, never counted."""
-    ballot_comments: list[int] = field(default_factory=list)
+    ballot_comments: list[int]
     """``Name:`` lines of the comments that carry a ballot on it, counted or not (sealed from
     other participants' prompts until the result is recorded, see `visibility`)."""
-    result: str = "open"
+    result: str
     """``open``, ``lapsed``, ``passed`` or ``failed``."""
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int]
     """YES / NO / ABSTAIN counts of a counted motion."""
-    result_line: int = 0
+    result_line: int
     """Where it ended: the engine's record, or the line that completed it."""
-    recorded: bool = False
+    recorded: bool
     """Whether the engine recorded the result (a MOTION-RESULT block)."""
+
+    def __init__(
+        self,
+        text: str,
+        by: str,
+        line: int,
+        phase: str = "",
+        seconded_by: list[str] | None = None,
+        declined_by: list[str] | None = None,
+        ballots: dict[str, str] | None = None,
+        ballot_lines: list[int] | None = None,
+        not_counted: dict[str, str] | None = None,
+        ballot_comments: list[int] | None = None,
+        result: str = "open",
+        counts: dict[str, int] | None = None,
+        result_line: int = 0,
+        recorded: bool = False,
+    ) -> None:
+        self.text = text
+        self.by = by
+        self.line = line
+        self.phase = phase
+        self.seconded_by = [] if seconded_by is None else seconded_by
+        self.declined_by = [] if declined_by is None else declined_by
+        self.ballots = {} if ballots is None else ballots
+        self.ballot_lines = [] if ballot_lines is None else ballot_lines
+        self.not_counted = {} if not_counted is None else not_counted
+        self.ballot_comments = [] if ballot_comments is None else ballot_comments
+        self.result = result
+        self.counts = {} if counts is None else counts
+        self.result_line = result_line
+        self.recorded = recorded
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.markers import parse_score
+from ..syntax.record import Record
 from .signatures import strip_meta
 
 if TYPE_CHECKING:
@@ -58,10 +58,10 @@ def _flat(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-@dataclass(slots=True)
-class _Stance:
+class _Stance(Record):
     """One position: a vote or a score, where and in which round."""
 
+    __slots__ = ("author", "value", "line", "round")
     author: str
     value: str
     """``READY``, ``CHANGES``, ``REJECT`` or a score (``"7"``)."""
@@ -69,21 +69,49 @@ class _Stance:
     """The ``Name:`` line of the comment that gives it."""
     round: int
 
+    def __init__(
+        self,
+        author: str,
+        value: str,
+        line: int,
+        round: int,
+    ) -> None:
+        self.author = author
+        self.value = value
+        self.line = line
+        self.round = round
+
     def to_dict(self) -> dict[str, Any]:
         return {"author": self.author, "value": self.value, "line": self.line, "round": self.round}
 
 
-@dataclass(slots=True)
-class _Flip:
+class _Flip(Record):
     """A change of position, and what it cites that is new (empty: nothing)."""
 
+    __slots__ = ("author", "before", "after", "line", "since", "cites")
     author: str
     before: str
     after: str
     line: int
     since: int
     """The line of the author's previous position."""
-    cites: str = ""
+    cites: str
+
+    def __init__(
+        self,
+        author: str,
+        before: str,
+        after: str,
+        line: int,
+        since: int,
+        cites: str = "",
+    ) -> None:
+        self.author = author
+        self.before = before
+        self.after = after
+        self.line = line
+        self.since = since
+        self.cites = cites
 
     @property
     def unexplained(self) -> bool:
@@ -106,16 +134,28 @@ class _Flip:
         }
 
 
-@dataclass(slots=True)
-class Positions:
+class Positions(Record):
     """Every position of a discussion, by author and round, and its flips."""
 
-    rounds: list[int] = field(default_factory=list)
+    __slots__ = ("rounds", "grid", "stances", "flips")
+    rounds: list[int]
     """The rounds in which someone took a position, in order."""
-    grid: dict[str, dict[int, str]] = field(default_factory=dict)
+    grid: dict[str, dict[int, str]]
     """Author (in order of first position) -> round -> the position held at its end."""
-    stances: list[_Stance] = field(default_factory=list)
-    flips: list[_Flip] = field(default_factory=list)
+    stances: list[_Stance]
+    flips: list[_Flip]
+
+    def __init__(
+        self,
+        rounds: list[int] | None = None,
+        grid: dict[str, dict[int, str]] | None = None,
+        stances: list[_Stance] | None = None,
+        flips: list[_Flip] | None = None,
+    ) -> None:
+        self.rounds = [] if rounds is None else rounds
+        self.grid = {} if grid is None else grid
+        self.stances = [] if stances is None else stances
+        self.flips = [] if flips is None else flips
 
     @property
     def unexplained(self) -> list[_Flip]:

@@ -18,10 +18,10 @@ as an abstention or leaves it out (``consensus.failed_seats``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..syntax.meta import engine_fields
+from ..syntax.record import FrozenRecord
 from .diagnosis import parse_confidence
 
 if TYPE_CHECKING:
@@ -30,18 +30,29 @@ if TYPE_CHECKING:
 MOCK = "mock"
 
 
-@dataclass(slots=True, frozen=True)
-class VoteSource:
+class VoteSource(FrozenRecord):
     """Who produced one current vote: `provider` ("" for a person's), `model` ("" when the
     CLI did not report it), and the comment's `confidence` (None: not given)."""
 
+    __slots__ = ("voter", "vote", "line", "provider", "model", "confidence")
     voter: str
     vote: str
     line: int
     """The line of the comment that holds the vote."""
-    provider: str = ""
-    model: str = ""
-    confidence: int | None = None
+    provider: str
+    model: str
+    confidence: int | None
+
+    def __init__(
+        self,
+        voter: str,
+        vote: str,
+        line: int,
+        provider: str = "",
+        model: str = "",
+        confidence: int | None = None,
+    ) -> None:
+        self._init(voter, vote, line, provider, model, confidence)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..syntax.record import Record
 
 if TYPE_CHECKING:
     from .state import RunMark
@@ -34,18 +35,34 @@ if TYPE_CHECKING:
 _RUN_STATES = ("stopped", "running", "interrupted", "unknown")
 
 
-@dataclass(slots=True)
-class RunRecord:
+class RunRecord(Record):
     """One run as the file records it."""
 
+    __slots__ = ("number", "rounds", "stop", "host", "pid", "key")
     number: int
-    rounds: list[RunMark] = field(default_factory=list)
-    stop: RunMark | None = None
-    host: str = ""
+    rounds: list[RunMark]
+    stop: RunMark | None
+    host: str
     """Digest of the machine's name (empty: not recorded)."""
-    pid: int | None = None
-    key: tuple[str, str, str] | None = None
+    pid: int | None
+    key: tuple[str, str, str] | None
     """(run, host, pid) as written; None for blocks without an identity."""
+
+    def __init__(
+        self,
+        number: int,
+        rounds: list[RunMark] | None = None,
+        stop: RunMark | None = None,
+        host: str = "",
+        pid: int | None = None,
+        key: tuple[str, str, str] | None = None,
+    ) -> None:
+        self.number = number
+        self.rounds = [] if rounds is None else rounds
+        self.stop = stop
+        self.host = host
+        self.pid = pid
+        self.key = key
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -169,15 +186,25 @@ def _not_a_zombie(pid: int) -> bool:
 # --------------------------------------------------------------------------- the state
 
 
-@dataclass(slots=True)
-class _RunState:
+class _RunState(Record):
     """A run and what became of it."""
 
+    __slots__ = ("run", "state", "why")
     run: RunRecord
     state: str
     """One of `_RUN_STATES`."""
-    why: str = ""
+    why: str
     """For a run without its stop: what the state rests on."""
+
+    def __init__(
+        self,
+        run: RunRecord,
+        state: str,
+        why: str = "",
+    ) -> None:
+        self.run = run
+        self.state = state
+        self.why = why
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.run.to_dict(), "state": self.state, "why": self.why}

@@ -15,10 +15,10 @@ these totals, are in `model.budget`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NOT_A_CALL
+from ..syntax.record import Record
 
 if TYPE_CHECKING:
     from .state import State
@@ -27,25 +27,57 @@ _TOKENS = re.compile(r"^(\d+) in / (\d+) out$")
 _COST = re.compile(r"^\$(\d+(?:\.\d+)?)$")
 
 
-@dataclass(slots=True)
-class UsageTotals:
+class UsageTotals(Record):
     """Sums over AI calls recorded in a discussion."""
 
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    unknown_calls: int = 0
+    __slots__ = (
+        "calls",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "unknown_calls",
+        "cost_unknown_calls",
+        "largest_cost_usd",
+        "largest_tokens",
+        "failed_calls",
+    )
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    unknown_calls: int
     """Calls whose token counts were not reported (they add nothing to the token sums)."""
-    cost_unknown_calls: int = 0
+    cost_unknown_calls: int
     """Calls whose cost was not reported (they add nothing to `cost_usd`)."""
-    largest_cost_usd: float | None = None
+    largest_cost_usd: float | None
     """The largest cost one call reported (None: no call reported a cost)."""
-    largest_tokens: int | None = None
+    largest_tokens: int | None
     """The most tokens (in + out) one call reported (None: no call reported tokens)."""
-    failed_calls: int = 0
+    failed_calls: int
     """Calls that gave no answer (``FAILED`` blocks, and the ``failed:`` entries of answers
     that came after a failure); they add nothing to the other figures."""
+
+    def __init__(
+        self,
+        calls: int = 0,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cost_usd: float = 0.0,
+        unknown_calls: int = 0,
+        cost_unknown_calls: int = 0,
+        largest_cost_usd: float | None = None,
+        largest_tokens: int | None = None,
+        failed_calls: int = 0,
+    ) -> None:
+        self.calls = calls
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cost_usd = cost_usd
+        self.unknown_calls = unknown_calls
+        self.cost_unknown_calls = cost_unknown_calls
+        self.largest_cost_usd = largest_cost_usd
+        self.largest_tokens = largest_tokens
+        self.failed_calls = failed_calls
 
     @property
     def tokens(self) -> int:
@@ -147,14 +179,24 @@ def _failed_entries(value: str) -> int:
     return sum(1 for e in entries if not e.partition("(")[2].startswith(NOT_A_CALL))
 
 
-@dataclass(slots=True)
-class DiscussionUsage:
+class DiscussionUsage(Record):
     """Usage of a whole discussion and per participant (by display name)."""
 
-    total: UsageTotals = field(default_factory=UsageTotals)
-    by_participant: dict[str, UsageTotals] = field(default_factory=dict)
-    by_provider: dict[str, UsageTotals] = field(default_factory=dict)
+    __slots__ = ("total", "by_participant", "by_provider")
+    total: UsageTotals
+    by_participant: dict[str, UsageTotals]
+    by_provider: dict[str, UsageTotals]
     """By the provider that answered (the ``provider`` of the metadata line)."""
+
+    def __init__(
+        self,
+        total: UsageTotals | None = None,
+        by_participant: dict[str, UsageTotals] | None = None,
+        by_provider: dict[str, UsageTotals] | None = None,
+    ) -> None:
+        self.total = UsageTotals() if total is None else total
+        self.by_participant = {} if by_participant is None else by_participant
+        self.by_provider = {} if by_provider is None else by_provider
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ from ..derive.rules import derive
 from ..errors import DiscussionsError
 from ..syntax.markers import normalise_ballot, normalise_second
 from ..syntax.parse import is_discussion_text
+from ..syntax.record import FrozenRecord
 from ..syntax.text import decode
 from . import storage
 from .filecache import Batch, Shelf
@@ -106,9 +106,12 @@ _COMMON = frozenset(
 _MAX_CONCERNS = 5
 
 
-@dataclass(slots=True, frozen=True)
-class Position:
-    """One position a participant took in one discussion."""
+class Position(FrozenRecord):
+    """One position a participant took in one discussion. (This module's records are
+    `FrozenRecord`s, not frozen dataclasses: a turn's prompts load it before the first call,
+    and making a dataclass costs ~0.45 ms.)"""
+
+    __slots__ = ("kind", "text", "line")
 
     kind: str
     """``VOTE``, ``SCORE``, ``CONCERN``, ``DECISION``, ``MOTION`` (proposed), ``SECOND``,
@@ -119,13 +122,17 @@ class Position:
     line: int
     """1-based line in the discussion file."""
 
+    def __init__(self, kind: str, text: str, line: int) -> None:
+        self._init(kind, text, line)
+
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, "line": self.line}
 
 
-@dataclass(slots=True, frozen=True)
-class Episode:
+class Episode(FrozenRecord):
     """One discussion in one participant's history."""
+
+    __slots__ = ("file", "title", "status", "date", "settled", "decided", "side", "positions")
 
     file: Path
     title: str
@@ -140,6 +147,19 @@ class Episode:
     """``won``, ``lost``, ``open`` (not settled) or ``""`` (no position on the outcome)."""
     positions: tuple[Position, ...]
 
+    def __init__(
+        self,
+        file: Path,
+        title: str,
+        status: str,
+        date: str,
+        settled: bool,
+        decided: tuple[str, ...],
+        side: str,
+        positions: tuple[Position, ...],
+    ) -> None:
+        self._init(file, title, status, date, settled, decided, side, positions)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "file": str(self.file),
@@ -153,9 +173,10 @@ class Episode:
         }
 
 
-@dataclass(slots=True, frozen=True)
-class Revisit:
+class Revisit(FrozenRecord):
     """A ``REVISIT-WHEN:`` condition of one discussion, mentioned by another."""
+
+    __slots__ = ("text", "author", "file", "line", "mentioned_by")
 
     text: str
     author: str
@@ -164,6 +185,9 @@ class Revisit:
     line: int
     mentioned_by: Path
     """The later discussion that mentions it."""
+
+    def __init__(self, text: str, author: str, file: Path, line: int, mentioned_by: Path) -> None:
+        self._init(text, author, file, line, mentioned_by)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -175,25 +199,77 @@ class Revisit:
         }
 
 
-@dataclass(slots=True, frozen=True)
-class FileMemory:
+class FileMemory(FrozenRecord):
     """What one discussion file gives every participant's memory (cached per file)."""
 
+    __slots__ = (
+        "file",
+        "title",
+        "status",
+        "date",
+        "settled",
+        "decided",
+        "by_author",
+        "authors",
+        "words",
+        "flips",
+    )
     file: Path
     title: str
     status: str
     date: str
     settled: bool
     decided: tuple[str, ...]
-    by_author: dict[str, tuple[tuple[Position, ...], str]] = field(default_factory=dict)
+    by_author: dict[str, tuple[tuple[Position, ...], str]]
     """Lower-cased author -> (positions, side)."""
-    authors: dict[str, str] = field(default_factory=dict)
+    authors: dict[str, str]
     """Lower-cased author -> the author as written."""
-    words: frozenset[str] = frozenset()
+    words: frozenset[str]
     """The significant words of the whole text (for `mentions`)."""
-    flips: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    flips: dict[str, tuple[int, int, int]]
     """Lower-cased author -> (positions taken, changes of position, changes citing nothing
     new), by the flip audit (`derive.positions`)."""
+
+    def __init__(
+        self,
+        file: Path,
+        title: str,
+        status: str,
+        date: str,
+        settled: bool,
+        decided: tuple[str, ...],
+        by_author: dict[str, tuple[tuple[Position, ...], str]] | None = None,
+        authors: dict[str, str] | None = None,
+        words: frozenset[str] = frozenset(),
+        flips: dict[str, tuple[int, int, int]] | None = None,
+    ) -> None:
+        self._init(
+            file,
+            title,
+            status,
+            date,
+            settled,
+            decided,
+            {} if by_author is None else by_author,
+            {} if authors is None else authors,
+            words,
+            {} if flips is None else flips,
+        )
+
+    def moved(self, file: Path) -> FileMemory:
+        """This memory as of the file at `file` (the cache knows each by its absolute path)."""
+        return FileMemory(
+            file,
+            self.title,
+            self.status,
+            self.date,
+            self.settled,
+            self.decided,
+            self.by_author,
+            self.authors,
+            self.words,
+            self.flips,
+        )
 
     def episode(self, author_key: str) -> Episode | None:
         found = self.by_author.get(author_key)
@@ -362,7 +438,7 @@ class _FileCache(Shelf["FileMemory | None"]):
                 return None
             known = batch.get(path, lambda p: read_file(p, workspace))
         if known is not None and known.file != path:
-            known = replace(known, file=path)  # the cache knows it by its absolute path
+            known = known.moved(path)
         return known
 
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..derive.ballots import VOTE_FIRST
+from ..syntax.record import Record
 
 if TYPE_CHECKING:
     from .discussion import Discussion
@@ -34,16 +34,27 @@ def majority(votes: Mapping[str, str]) -> str | None:
     return ranked[0][0]
 
 
-@dataclass(slots=True)
-class _DebateDelta:
-    """What the debate after a sealed first ballot changed."""
+class _DebateDelta(Record):
+    """What the debate after a sealed first ballot changed. (A slotted `Record`: a turn loads
+    this module before its first call, and making a dataclass costs ~0.3 ms.)"""
 
-    first: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("first", "final", "complete")
+    first: dict[str, str]
     """Each voter's first-ballot vote."""
-    final: dict[str, str] = field(default_factory=dict)
+    final: dict[str, str]
     """The votes as they stand."""
-    complete: bool = False
+    complete: bool
     """Whether every expected voter has cast its first ballot."""
+
+    def __init__(
+        self,
+        first: dict[str, str] | None = None,
+        final: dict[str, str] | None = None,
+        complete: bool = False,
+    ) -> None:
+        self.first = {} if first is None else first
+        self.final = {} if final is None else final
+        self.complete = complete
 
     @property
     def first_majority(self) -> str | None:

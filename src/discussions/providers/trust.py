@@ -20,8 +20,6 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-import yaml
-
 from .. import atomic
 from ..errors import ConfigError, DiscussionsError
 from ..settings.config import load_yaml, user_dir
@@ -246,6 +244,8 @@ def revoke_web(root: Path) -> bool:
 
 
 def _write_trust(trusted: dict[str, dict[str, str]]) -> None:
+    import yaml  # only to write the list: reading it goes through the parsed-document cache
+
     path = _trust_path()
     if path.exists() and not path.is_file():
         raise ConfigError(f"{path}: is not a file; move it away so the trust list can be saved")

@@ -20,25 +20,29 @@ more than 100,000 values once its aliases are expanded (an alias bomb). A projec
 from __future__ import annotations
 
 import os
-import stat
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
+from functools import cache
+from importlib.machinery import PathFinder
 from pathlib import Path
-from typing import Any, TypeVar
-
-import yaml
+from typing import Any
 
 from ..errors import ConfigError
+from ..syntax.digest import sha256_hex
 from ..syntax.record import Record
+from . import yamlcache, yamlparse
 from .keys import SETTINGS
-from .schema import key_name, validate
+from .schema import validate
+from .yamlparse import MAX_YAML_BYTES as MAX_YAML_BYTES  # re-exported: the limits and the
+from .yamlparse import MAX_YAML_DEPTH as MAX_YAML_DEPTH  # error helpers lived here first,
+from .yamlparse import MAX_YAML_VALUES as MAX_YAML_VALUES  # and their users import them here
+from .yamlparse import FileProblem as FileProblem
+from .yamlparse import YamlDocument as YamlDocument
+from .yamlparse import located_error as located_error
+from .yamlparse import parse_document, read_limited
 
 _ENV_HOME = "DISCUSSIONS_HOME"
 PROJECT_FILE = "discussions.yaml"
-
-try:  # libyaml is several times faster than the pure-Python loader
-    _SafeLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _SafeLoader = yaml.SafeLoader
 
 _DEFAULTS: dict[str, Any] = {
     "default_participants": ["architect", "security", "pragmatist"],
@@ -105,103 +109,6 @@ def find_project_root(start: Path | None = None) -> Path | None:
     return None
 
 
-MAX_YAML_BYTES = 1024 * 1024
-"""Largest YAML file read (personas, templates and settings are a few KiB)."""
-MAX_YAML_DEPTH = 64
-"""Deepest nesting of lists and mappings (the bundled files use 4)."""
-MAX_YAML_VALUES = 100_000
-"""Most values (scalars, lists, mappings) in one file, counting each use of an alias as the
-values it stands for: this is what stops an alias bomb ("billion laughs")."""
-
-
-class FileProblem(Record):
-    """A configuration file that could not be used; the files around it still were.
-
-    `file`; `line`, 1-based, 0 when unknown; `message`, what is wrong, without the file and
-    line; `effect`, what was done about it: ``skipped`` (the file) or ``ignored`` (a settings
-    key).
-    (A slotted `Record`: making a dataclass costs start-up time on every command.)"""
-
-    __slots__ = ("file", "line", "message", "effect")
-
-    def __init__(self, file: Path, line: int, message: str, effect: str = "skipped") -> None:
-        self.file = file
-        self.line = line
-        self.message = message
-        self.effect = effect
-
-    def __str__(self) -> str:
-        return (
-            f"{self.file}:{self.line}: {self.message}"
-            if self.line
-            else f"{self.file}: {self.message}"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": str(self.file),
-            "line": self.line,
-            "message": self.message,
-            "effect": self.effect,
-        }
-
-    @classmethod
-    def from_error(cls, error: ConfigError, file: Path) -> FileProblem:
-        """The problem `error` (raised while reading `file`) describes."""
-        located = getattr(error, "location", None)
-        if isinstance(located, FileProblem):
-            return located
-        message = str(error)
-        prefix = f"{file}: "
-        return cls(file, 0, message[len(prefix) :] if message.startswith(prefix) else message)
-
-
-_E = TypeVar("_E", bound=ConfigError)
-
-
-def located_error(
-    kind: type[_E], path: Path | None, line: int | None, message: str, *, what: str = "file"
-) -> _E:
-    """`kind` with the message ``FILE: line N: MESSAGE``; the parts are kept (as a
-    `FileProblem`) for `FileProblem.from_error`."""
-    where = str(path) if path is not None else what
-    error = kind(f"{where}: line {line}: {message}" if line else f"{where}: {message}")
-    if path is not None:
-        setattr(error, "location", FileProblem(path, line or 0, message))  # noqa: B010
-    return error
-
-
-class YamlDocument(Record):
-    """A YAML file's data and the lines its keys and items are on.
-    (A slotted `Record`: making a dataclass costs start-up time before a turn's first call.)"""
-
-    __slots__ = ("data", "path", "lines")
-    data: Any
-    """The loaded data (plain dicts, lists, scalars)."""
-    path: Path
-    """The file."""
-    lines: dict[tuple[str | int, ...], int]
-    """1-based line of each mapping key / list item, by key path (``("phases", 0, "next")``;
-    ``()`` is the document); mapping keys are given as text."""
-
-    def __init__(
-        self, data: Any, path: Path, lines: dict[tuple[str | int, ...], int] | None = None
-    ) -> None:
-        self.data = data
-        self.path = path
-        self.lines = {} if lines is None else lines
-
-    def line(self, *keys: str | int) -> int:
-        """The line of the key path `keys`, else of its nearest listed parent (a missing key:
-        the mapping that lacks it); 0 for an empty document."""
-        path = tuple(keys)
-        while path not in self.lines:
-            if not path:
-                return 0
-            path = path[:-1]
-        return self.lines[path]
-
-
 def load_yaml(path: Path) -> Any:
     """Read a YAML file with the safe loader; errors name the file and the line.
 
@@ -212,148 +119,40 @@ def load_yaml(path: Path) -> Any:
 
 
 def load_yaml_document(path: Path) -> YamlDocument:
-    """Like `load_yaml`, with the line of every key and list item."""
-    text = _read_limited(path)
-    loader = _SafeLoader(text)
-    try:
-        _check_events(loader, path)
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, path) from exc
-    finally:
-        loader.dispose()
-    loader = _SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        lines: dict[tuple[str | int, ...], int] = {}
-        if node is not None:
-            lines[()] = node.start_mark.line + 1
-            _collect_lines(node, (), lines, path)
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, path) from exc
-    except (ValueError, TypeError, OverflowError) as exc:  # a bad date, a 5000-digit number
-        raise ConfigError(f"{path}: invalid YAML value: {exc}") from exc
-    finally:
-        loader.dispose()
-    return YamlDocument(data, path, lines)
+    """Like `load_yaml`, with the line of every key and list item. A text parsed before (by
+    this process or an earlier one) is taken from `yamlcache`, without loading PyYAML."""
+    text = read_limited(path)
+    kept = _documents.get(text)
+    if kept is not None:
+        return YamlDocument(kept[0], path, kept[1])
+    doc = parse_document(text, path)
+    _documents.put(text, (doc.data, doc.lines))
+    return doc
 
 
-def _read_limited(path: Path) -> str:
-    try:
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise ConfigError(f"{path}: is a folder, not a YAML file")
-        if not stat.S_ISREG(mode):
-            raise ConfigError(f"{path}: not a regular file (a pipe, socket or device)")
-        with path.open("rb") as f:
-            raw = f.read(MAX_YAML_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    if len(raw) > MAX_YAML_BYTES:
-        raise ConfigError(
-            f"{path}: larger than {MAX_YAML_BYTES // 1024 // 1024} MiB; "
-            "settings, personas and templates are small files - is this the right file?"
-        )
-    if b"\x00" in raw:
-        raise ConfigError(f"{path}: is a binary file, not YAML text")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise located_error(
-            ConfigError, path, line, "not valid UTF-8 text; save the file as UTF-8"
-        ) from None
+def _cache_file() -> Path:
+    """One cache file per installation (where the parsing code is, and which Python runs it),
+    so that two installations sharing a cache folder do not throw out each other's entries."""
+    where = ";".join(str(p) for p in _parser_files())
+    return user_cache_dir() / "yaml" / f"{sha256_hex(where.encode())[:20]}.marshal"
 
 
-def _check_events(loader: Any, path: Path) -> None:
-    """Walk the parser's events (streaming: aliases are not expanded here) and refuse deep
-    nesting, aliases that refer to their own enclosing collection, and documents that would
-    hold more than `MAX_YAML_VALUES` values once aliases are expanded."""
-    open_frames: list[list[Any]] = []  # [anchor, values so far]
-    anchored: dict[str, int] = {}  # anchor -> values it stands for
-    total = 0
-
-    def fail(event: Any, message: str) -> ConfigError:
-        return located_error(ConfigError, path, event.start_mark.line + 1, message)
-
-    def add(count: int, event: Any) -> None:
-        nonlocal total
-        total += count
-        if total > MAX_YAML_VALUES:
-            raise fail(
-                event,
-                f"holds more than {MAX_YAML_VALUES} values once aliases are expanded "
-                "(an alias bomb?); refusing to load it",
-            )
-
-    while loader.check_event():
-        event = loader.get_event()
-        if isinstance(event, yaml.CollectionStartEvent):
-            if len(open_frames) >= MAX_YAML_DEPTH:
-                raise fail(event, f"nested more than {MAX_YAML_DEPTH} levels deep")
-            if event.anchor is not None:
-                anchored.pop(event.anchor, None)
-            add(1, event)
-            open_frames.append([event.anchor, 1])
-            continue
-        if isinstance(event, yaml.CollectionEndEvent):
-            anchor, count = open_frames.pop()
-            if anchor is not None:
-                anchored[anchor] = count
-        elif isinstance(event, yaml.ScalarEvent):
-            count = 1
-            add(count, event)
-            if event.anchor is not None:
-                anchored[event.anchor] = count
-        elif isinstance(event, yaml.AliasEvent):
-            if any(frame[0] == event.anchor for frame in open_frames):
-                raise fail(event, f"alias '*{event.anchor}' refers to a collection it is inside of")
-            count = anchored.get(str(event.anchor), 1)  # undefined: the composer reports it
-            add(count, event)
-        else:
-            continue
-        if open_frames:  # a finished value counts in the collection around it
-            open_frames[-1][1] += count
+@cache
+def _parser_files() -> tuple[str, ...]:
+    """The Python version and the files a document is parsed by: `yamlparse`, the cache's
+    and PyYAML's (found without importing it)."""
+    spec = PathFinder.find_spec("yaml")
+    return sys.version, yamlparse.__file__, yamlcache.__file__, str(spec and spec.origin)
 
 
-def _collect_lines(
-    node: yaml.Node,
-    at: tuple[str | int, ...],
-    lines: dict[tuple[str | int, ...], int],
-    path: Path,
-) -> None:
-    """Fill `lines`; a key given twice in one mapping (YAML would keep the last one without
-    a word) is refused, naming both lines."""
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode):
-                here = (*at, str(key.value))
-                line = key.start_mark.line + 1
-                if here in lines:
-                    raise located_error(
-                        ConfigError,
-                        path,
-                        line,
-                        f"key '{key_name(here)}' is given twice (lines {lines[here]} and "
-                        f"{line}); keep one",
-                    )
-                lines[here] = line
-                _collect_lines(value, here, lines, path)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            here = (*at, i)
-            lines.setdefault(here, item.start_mark.line + 1)
-            _collect_lines(item, here, lines, path)
+@cache
+def _parser_stamp() -> str:
+    """The parsing code as it is now: `_parser_files` with their sizes and times."""
+    version, *files = _parser_files()
+    return f"{version};" + yamlcache.file_stamp(*files)
 
 
-def _yaml_error(exc: yaml.YAMLError, path: Path) -> ConfigError:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    return located_error(
-        ConfigError, path, mark.line + 1 if mark is not None else None, f"invalid YAML: {problem}"
-    )
+_documents = yamlcache.DocumentCache(_cache_file, _parser_stamp)
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -366,23 +165,41 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@dataclass(slots=True)
-class Config:
-    """The merged configuration: defaults < user ``config.yaml`` < project ``discussions.yaml``."""
+class Config(Record):
+    """The merged configuration: defaults < user ``config.yaml`` < project ``discussions.yaml``.
+    (A slotted `Record`: every command loads it first, and making a dataclass costs ~0.3 ms.)"""
 
+    __slots__ = ("data", "project_root", "base_dir", "sources", "settings", "problems")
     data: dict[str, Any]
     """The merged mapping."""
-    project_root: Path | None = None
+    project_root: Path | None
     """Folder of the project's ``discussions.yaml``, if there is one."""
-    base_dir: Path = field(default_factory=Path.cwd)
-    """Folder relative paths in the configuration are resolved against."""
-    sources: list[Path] = field(default_factory=list)
+    base_dir: Path
+    """Folder relative paths in the configuration are resolved against (default: the current
+    folder)."""
+    sources: list[Path]
     """Files read, lowest precedence first."""
-    settings: dict[Path, dict[str, Any]] = field(default_factory=dict)
+    settings: dict[Path, dict[str, Any]]
     """What each file in `sources` says, as written (before merging with the defaults)."""
-    problems: list[FileProblem] = field(default_factory=list)
+    problems: list[FileProblem]
     """Keys in `sources` that no setting has (misspelt, or from another version), each with
     the closest known key; the commands warn about them, `check` fails on them."""
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        project_root: Path | None = None,
+        base_dir: Path | None = None,
+        sources: list[Path] | None = None,
+        settings: dict[Path, dict[str, Any]] | None = None,
+        problems: list[FileProblem] | None = None,
+    ) -> None:
+        self.data = data
+        self.project_root = project_root
+        self.base_dir = Path.cwd() if base_dir is None else base_dir
+        self.sources = [] if sources is None else sources
+        self.settings = {} if settings is None else settings
+        self.problems = [] if problems is None else problems
 
     @classmethod
     def load(cls, start: Path | None = None) -> Config:

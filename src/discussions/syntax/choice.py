@@ -15,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .apply import block_digest
 from .controls import strip_controls
-from .evidence import escape_field, marker_fields
 from .render import visible_name
 
 CHOICES = ("apply", "person", "later")
@@ -47,6 +45,9 @@ class ChoiceRecord:
 
 def render_choice(rec: ChoiceRecord) -> str:
     """The ``CHOICE`` block of `rec`, ready to append."""
+    from .apply import block_digest  # the syntax shared with apply and evidence blocks: see
+    from .evidence import escape_field  # `parse_choice`
+
     if rec.choice not in CHOICES:
         raise ValueError(f"choice '{rec.choice}' is not one of {', '.join(CHOICES)}")
     by = escape_field(strip_controls(rec.by))
@@ -63,7 +64,12 @@ def choice_sentence(rec: ChoiceRecord, name: Callable[[str], str] = str) -> str:
 
 def parse_choice(args: str) -> ChoiceRecord:
     """The record a ``CHOICE`` line's arguments stand for; `ChoiceFormatError` saying what is
-    wrong (an unknown choice, no one who chose, a digest that does not match)."""
+    wrong (an unknown choice, no one who chose, a digest that does not match). The syntax it
+    shares with the apply and evidence blocks is loaded here, once a file has a choice to
+    read: every turn derives its discussion's state before its first call, choice or not."""
+    from .apply import block_digest
+    from .evidence import marker_fields
+
     f = marker_fields(args)
     choice = f["number"]
     if choice not in CHOICES:
