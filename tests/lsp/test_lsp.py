@@ -15,7 +15,7 @@ from .support import TIMEOUT, editor
 
 
 def _discussion(isolated: Path, title: str = "Feature") -> Path:
-    assert code(run("new", title, "--participants", "security,architect")) == 0
+    assert code(run("new", title, "--participants", "security,architect,pragmatist")) == 0
     return isolated / "discussions" / f"{title.lower()}.md"
 
 
