@@ -59,19 +59,41 @@ def test_a_unanimous_first_round_on_nothing_is_held_until_the_contrarian_is_aske
     assert result.reason.startswith("agreement came too fast: @advocate is to be asked first")
 
 
-def test_a_split_ballot_made_unanimous_on_nothing_is_a_jump(isolated: Path) -> None:
+def test_a_vote_against_made_unanimous_on_nothing_is_a_jump(isolated: Path) -> None:
     body = _comment("AI-Security", "Not yet.", "CHANGES") + _unanimous()
     d = _load(isolated, body)
     assert d.too_fast and d.jump is not None and d.jump.cited == []
     against, last = d.comments[0].line, d.comments[-1].line  # the last voter made it unanimous
     assert (d.jump.start, d.jump.end) == (against, last)
     reason = d.consensus_result.reason
+    # The only vote cast was CHANGES: no split ballot.
     assert reason.startswith(
-        f"agreement jumped from a split ballot (line {against}) to unanimous READY "
+        f"agreement jumped from CHANGES (line {against}) to unanimous READY "
         f"(line {last}) on nothing checked: @advocate is to be asked first"
     )
-    jump = {"from": against, "to": last, "cited": []}
+    jump = {"from": against, "to": last, "cited": [], "before": "CHANGES"}
     assert d.to_dict()["challenge"]["jump"] == jump  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("first", "before"),
+    [
+        (("REJECT", "REJECT", "REJECT"), "unanimous REJECT"),
+        (("CHANGES", "CHANGES", "CHANGES"), "unanimous CHANGES"),
+        (("READY", "CHANGES", "READY"), "a split ballot"),
+    ],
+)
+def test_a_jump_says_what_the_ballot_was(
+    isolated: Path, first: tuple[str, str, str], before: str
+) -> None:
+    """A jump from a unanimous vote against is not called "a split ballot"."""
+    voters = ("Architect", "Pragmatist", "Security")
+    body = "".join(
+        _comment(f"AI-{a}", "First look.", v) for a, v in zip(voters, first, strict=True)
+    )
+    d = _load(isolated, body + _unanimous())
+    assert d.jump is not None and d.jump.before == before
+    assert d.consensus_result.reason.startswith(f"agreement jumped from {before} (line ")
 
 
 _SPLIT = _comment("AI-Architect", "Fine.", "READY") + _comment(

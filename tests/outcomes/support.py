@@ -45,10 +45,12 @@ def decided_discussion(
     prompts: Path,
     others: dict[str, str],
     template: str = VOTE_FIRST,
+    decision: bool = True,
 ) -> Path:
-    """`init`, a ``vote_first`` discussion 'cache.md' with a person's DECISION: line, run to
-    its decision by the stand-in ``standin`` (recording prompts in `prompts`/first), and
-    committed. `others`: more providers, name -> command. Returns the file."""
+    """`init`, a ``vote_first`` discussion 'cache.md' with a person's DECISION: line (none
+    without `decision`: decided by the consensus alone), run to its decision by the stand-in
+    ``standin`` (recording prompts in `prompts`/first), and committed. `others`: more
+    providers, name -> command. Returns the file."""
     entries = {"standin": script_command("ballot.py", str(prompts / "first"), PLAN), **others}
     providers_file(entries)
     write(repo / "templates" / "verdict.yaml", template)
@@ -56,7 +58,8 @@ def decided_discussion(
     write(repo / "discussions.yaml", "providers:\n  default: standin\n  detect: false\n")
     cli("new", "Cache", "--template", "verdict", "--context", "Cache prices for an hour.")
     path = repo / "discussions" / "cache.md"
-    cli("comment", "cache.md", "DECISION: cache prices for an hour", "--author", "Rob")
+    if decision:
+        cli("comment", "cache.md", "DECISION: cache prices for an hour", "--author", "Rob")
     cli("run", "cache.md", "--rounds", "3")
     commit_all(repo, "decided")
     return path

@@ -160,3 +160,21 @@ def test_outcomes_added_on_two_branches_are_both_kept_by_the_merge_driver(repo: 
     check_clean(path)
     outcomes = cli_json("status", "cache.md")["outcomes"]
     assert sorted((o["by"], o["verdict"]) for o in outcomes) == [("Ann", "right"), ("Bob", "wrong")]
+
+
+def test_an_outcome_without_a_reason_is_counted_with_a_warning(isolated: Path) -> None:
+    """`discussions outcome` requires a reason; one typed by hand without it is warned about at
+    its line by `check` (a problem of severity warning, as the other outcome ones: exit 1) and
+    still counted, the person's verdict kept."""
+    cli("new", "Cache")
+    path = isolated / "discussions" / "cache.md"
+    with path.open("a", encoding="utf-8") as f:
+        f.write("\nName: Rob\n\nOUTCOME: wrong\n\n---\n")
+    line = path.read_text(encoding="utf-8").split("\n").index("OUTCOME: wrong") + 1
+    data = cli_json("status", "cache.md")
+    assert [(o["verdict"], o["by"], o["reason"]) for o in data["outcomes"]] == [
+        ("wrong", "Rob", "")
+    ]
+    proc = cli("check", "cache.md", check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"cache.md:{line}: an outcome needs a reason: " in proc.stdout

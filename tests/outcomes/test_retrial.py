@@ -107,6 +107,32 @@ def test_decisions_lists_the_decisions_a_retrial_would_flip(decided: Path) -> No
     assert "Re-trial on other, line" in text and "2 of 3 first-ballot votes would flip" in text
 
 
+@pytest.mark.slow
+def test_decisions_flipped_lists_a_discussion_decided_without_a_decision_line(
+    repo: Path,
+    providers_file,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """A discussion decided by the consensus alone has no `DECISION:` line; a re-trial that
+    would flip it is listed by `decisions --flipped` all the same, the discussion standing for
+    its decision (and `decisions` without it still lists written decisions only)."""
+    other = script_command("ballot.py", str(tmp_path / "prompts" / "other"), OTHER_PLAN)
+    path = decided_discussion(
+        repo, providers_file, tmp_path / "prompts", {"other": other}, decision=False
+    )
+    assert cli_json("status", "cache.md")["status"] != "OPEN"
+    cli("retrial", "cache.md", "--provider", "other")
+    (entry,) = cli_json("decisions", "--flipped")
+    assert entry["file"].endswith("cache.md") and entry["author"] == "consensus"
+    assert entry["text"] == "decided by consensus, no DECISION: line"
+    assert [r["flips"] for r in entry["retrials"]] == [2]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert lines[entry["line"] - 1].startswith("<!-- STATUS-CHANGE: ")  # where it was settled
+    assert "2 of 3 first-ballot votes would flip" in cli("decisions", "--flipped").stdout
+    assert cli_json("decisions") == []
+    assert cli_json("decisions", "--flipped", "--status", "open") == []
+
+
 def test_a_model_is_refused_for_a_provider_whose_command_sets_it(
     isolated: Path, providers_file
 ) -> None:  # type: ignore[no-untyped-def]

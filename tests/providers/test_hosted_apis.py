@@ -301,3 +301,28 @@ def test_show_says_what_an_http_provider_reaches_not_a_command(userdir: Path) ->
     shown = out(run("providers", "show", "g"))
     assert "Reaches: http://127.0.0.1:9/v1beta (model m-1, key from $K)" in shown, shown
     assert "Command:" not in shown
+
+
+@pytest.mark.parametrize("api", ["anthropic", "gemini"])
+def test_a_missing_key_reads_as_a_sentence_after_the_provider_name(
+    userdir: Path, isolated: Path, api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The FAILED block's visible line puts the reason after the provider's name ("hosted
+    exited with status 3" reads as a sentence; "hosted environment variable ... is not set"
+    did not), naming the variable to set."""
+    monkeypatch.delenv("HOSTED_KEY")
+    with serve_hosted(HostedStub(api=api)) as stub:
+        write(
+            userdir / "providers.yaml",
+            "providers:\n" + entry(api, "hosted", stub.base_url, "    api_key_env: HOSTED_KEY"),
+        )
+        write(isolated / "discussions.yaml", "providers:\n  fallback: []\n  detect: false\n")
+        assert code(run("new", "Rollout")) == 0
+        r = run("turn", "rollout.md", "@architect", "--provider", "hosted")
+        assert code(r) == 1, out(r)
+        assert not stub.requests
+    text = (isolated / "discussions" / "rollout.md").read_text(encoding="utf-8")
+    assert (
+        "got no answer: hosted has no API key ($HOSTED_KEY, named by api_key_env, is not set)"
+        in text
+    )

@@ -172,7 +172,10 @@ def test_api_key_from_the_environment_sent_as_header_only(
 @pytest.mark.slow
 def test_missing_key_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("STUB_KEY", raising=False)
-    with serve() as stub, pytest.raises(ProviderFailed, match="STUB_KEY .* is not set"):
+    with (
+        serve() as stub,
+        pytest.raises(ProviderFailed, match=r"no API key \(\$STUB_KEY, .* is not set"),
+    ):
         ask(provider(stub, api_key_env="STUB_KEY"))
     assert not stub.requests
 

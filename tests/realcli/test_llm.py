@@ -6,9 +6,14 @@ models"). llm offers the model no tools and has no write mode: it never leads an
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from threading import Barrier
 
 import pytest
+
+from discussions.providers.base import ProviderRequest, complete_with_usage
+from discussions.providers.registry import ProviderRegistry
 
 from . import chat
 from .chat_support import (
@@ -62,11 +67,11 @@ def test_a_turn_records_the_answer_and_the_tokens_of_llm_u(stub: StubModel, isol
     assert turn_result(r)["usage"]["input_tokens"] == 1200  # type: ignore[index]
     [call] = chat.model_calls(stub)
     assert not call.body.get("tools")
-    # logs.db is made, with its tables, but holds nothing of the discussion. (llm 0.36 logs a
+    # No logs.db at all (`-d :memory:`), so nothing of the discussion in it. (llm 0.36 logs a
     # call as a thread and a turn, not in its old `responses` table: a count of that table's
     # rows passed without `-n` too.)
     assert keeping(Path.home() / ".config/io.datasette.llm", CONTEXT) == []
-    assert fingerprint(Path.home(), (".config/io.datasette.llm/logs.db",)) == home
+    assert fingerprint(Path.home()) == home
     assert not (isolated / "new.txt").exists()
 
 
@@ -76,3 +81,29 @@ def test_a_model_error_reaches_the_user(stub: StubModel, isolated: Path) -> None
     r = turn("llm")
     assert r.exit_code == 1
     assert "the stub model is down for maintenance" in r.output and "timed out" not in r.output
+
+
+CALLS_AT_ONCE = 8
+"""llm calls started together in the parallel test: with `llm -u -n` alone, 6 at once on a
+fresh user folder failed in about a third of the runs (each creating logs.db's tables)."""
+
+
+def test_calls_at_once_on_a_fresh_user_folder_all_answer(stub: StubModel, isolated: Path) -> None:
+    """Several `llm` preset calls started together on a fresh user folder (a parallel turn on a
+    new install) all answer: llm 0.36 migrates its logs.db on every prompt, `-n` or not, and
+    processes doing it at once failed (`no such table: log`, `No such column: chat_id`)."""
+    make_project(isolated, "llm")
+    provider = ProviderRegistry.load(isolated).get("llm")
+    start = Barrier(CALLS_AT_ONCE)
+
+    def call(n: int) -> str:
+        start.wait()
+        request = ProviderRequest(
+            prompt=f"call {n}", timeout=90, participant_name="Tester", participant_alias="tester"
+        )
+        return complete_with_usage(provider, request).text
+
+    with ThreadPoolExecutor(CALLS_AT_ONCE) as pool:
+        answers = list(pool.map(call, range(CALLS_AT_ONCE)))
+    assert answers == [CANNED] * CALLS_AT_ONCE
+    assert not (Path.home() / ".config/io.datasette.llm/logs.db").exists()

@@ -73,7 +73,9 @@ def decisions_command(
     found = ledger.scan(ws, _folder(directory, ws), status_filter)
     _notes(found)
     if flipped:  # a re-trial (`discussions retrial`) found votes that would flip
-        found.entries = [e for e in found.entries if e.flipped]
+        from ..model.flipped import flipped_entries
+
+        found.entries = flipped_entries(found, ws, status_filter)
     if as_json:
         echo_json([{**e.to_dict(), "file": _shown(e.file)} for e in found.entries])
         return

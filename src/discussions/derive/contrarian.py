@@ -6,13 +6,14 @@ template, agreement came too fast in one of two ways:
 
 * **at once**: every expected voter's first vote in the phase was READY while nothing in the
   phase was checked: no ``EVIDENCE`` block or request, no ``CONCERN:``;
-* **by a jump** (`Jump`): the ballot was split (some expected voter's vote was CHANGES or
-  REJECT) and became unanimous READY with nothing checked in between: from the last vote
-  against (excluded) to the vote that made it unanimous (included), no ``EVIDENCE`` block or
-  request, no comment citing the code (`derive.citations`; once the citations are resolved,
-  one that held when it was written: grounded or stale), and no reply by anyone else to a
-  ``CONCERN:`` (`minority.Replies.replied`: a mention of its author or a quote of it; its
-  author's own READY is not a reply).
+* **by a jump** (`Jump`): the ballot held a vote against (some expected voter's vote was
+  CHANGES or REJECT: a split ballot, or all of them) and became unanimous READY with nothing
+  checked in between: from the last vote against (excluded) to the vote that made it
+  unanimous (included), no ``EVIDENCE`` block or request, no comment citing the code
+  (`derive.citations`; once the citations are resolved, one that held when it was written:
+  grounded or stale), and no reply by anyone else to a ``CONCERN:``
+  (`minority.Replies.replied`: a mention of its author or a quote of it; its author's own
+  READY is not a reply).
 
 The engine then asks the contrarian for the strongest case against and records why in a
 ``CONTRARIAN`` block (`engine.council.contrarian`), once per phase; the consensus is held
@@ -62,28 +63,33 @@ _AGAINST = ("CHANGES", "REJECT")
 
 
 class Jump(Record):
-    """Agreement that jumped in the current phase: the ballot was split until a vote against
-    on line `start`, unanimous READY from the vote on line `end`, with no evidence and no
-    answered concern in between; `cited`, the citations of the comments in between (a jump
-    is justified when one of them holds, `came_too_fast`)."""
+    """Agreement that jumped in the current phase: the ballot held a vote against until the
+    one on line `start` (`before`: the ballot then, "a split ballot", "unanimous CHANGES" or
+    "CHANGES" when the others had not voted), unanimous READY from the vote on line `end`,
+    with no evidence and no answered concern in between; `cited`, the citations of the
+    comments in between (a jump is justified when one of them holds, `came_too_fast`)."""
 
-    __slots__ = ("start", "end", "cited")
+    __slots__ = ("start", "end", "cited", "before")
     start: int
     end: int
     cited: list[Citation]
+    before: str
 
     def __init__(
         self,
         start: int,
         end: int,
         cited: list[Citation] | None = None,
+        before: str = "a split ballot",
     ) -> None:
         self.start = start
         self.end = end
         self.cited = [] if cited is None else cited
+        self.before = before
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from": self.start, "to": self.end, "cited": [c.text for c in self.cited]}
+        cited = [c.text for c in self.cited]
+        return {"from": self.start, "to": self.end, "cited": cited, "before": self.before}
 
 
 class Agreement(Protocol):
@@ -148,20 +154,31 @@ def _evidence_between(s: State, after: int, until: float) -> bool:
     )
 
 
-def _split_to_unanimous(s: State) -> tuple[int, int] | None:
-    """(the last vote against, the vote that made the ballot unanimous READY) of the latest
-    such change in this phase, when the ballot is unanimous READY now; else None."""
+def _split_to_unanimous(s: State) -> tuple[int, int, str] | None:
+    """(the last vote against, the vote that made the ballot unanimous READY, the ballot
+    just after that vote against: `_ballot`) of the latest such change in this phase, when
+    the ballot is unanimous READY now; else None."""
     voters, current = set(s.expected_voters), {}
-    last_against, window = 0, None
+    last_against, before, window = 0, "", None
     for c in s.comments:
         if not c.vote or c.line <= s.reset_line or c.author not in voters:
             continue
         current[c.author] = c.vote
         if c.vote in _AGAINST:
-            last_against, window = c.line, None
+            last_against, before, window = c.line, _ballot(current, voters), None
         elif last_against and window is None and _unanimous(current, voters):
-            window = (last_against, c.line)
+            window = (last_against, c.line, before)
     return window if _unanimous(current, voters) else None
+
+
+def _ballot(current: dict[str, str], voters: set[str]) -> str:
+    """The ballot in words, for saying what agreement jumped from: ``unanimous CHANGES``
+    (every voter), ``CHANGES`` (the only vote cast so far), else ``a split ballot``."""
+    votes = set(current.values())
+    if len(votes) != 1:
+        return "a split ballot"
+    [vote] = votes
+    return f"unanimous {vote}" if len(current) == len(voters) else vote
 
 
 def _unanimous(current: dict[str, str], voters: set[str]) -> bool:
@@ -175,11 +192,11 @@ def _jump(s: State) -> Jump | None:
     window = _split_to_unanimous(s)
     if window is None:
         return None
-    start, end = window
+    start, end, before = window
     if _evidence_between(s, start, end) or _concern_answered(s, start, end):
         return None
     between = [c for c in s.comments if start < c.line <= end]
-    return Jump(start, end, [cited for c in between for cited in c.citations])
+    return Jump(start, end, [cited for c in between for cited in c.citations], before)
 
 
 def _concern_answered(s: State, start: int, end: int) -> bool:
@@ -238,7 +255,7 @@ def held(a: Agreement, verdicts: Verdicts | None = None) -> str | None:
     asked = f"@{a.template.contrarian} is to be asked first"
     if a.jump is not None and jumped_too_fast(a, verdicts):
         return (
-            f"agreement jumped from a split ballot (line {a.jump.start}) to unanimous READY "
+            f"agreement jumped from {a.jump.before} (line {a.jump.start}) to unanimous READY "
             f"(line {a.jump.end}) on nothing checked: {asked}"
         )
     return f"agreement came too fast: {asked}"

@@ -6,8 +6,9 @@
 The first word is the verdict, ``right``, ``wrong`` or ``partly`` (any case); the rest, after
 a dash, colon or comma, is the reason. An outcome judges the discussion's decision (what it
 settled), any time after; the latest one counts (`latest`). It is a person's judgement: an
-``OUTCOME:`` in a participant's comment is reported and not counted, and an unknown verdict is
-reported with its line (`discussions check`).
+``OUTCOME:`` in a participant's comment is reported and not counted, an unknown verdict is
+reported with its line (`discussions check`), and one without a reason is counted with a
+warning.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def parse_outcome(text: str) -> tuple[str, str] | None:
 
 def rule_outcomes(s: State) -> None:
     """`State.outcomes`: the valid ``OUTCOME:`` lines of people's comments, in file order; an
-    unknown verdict, or an outcome a participant wrote, is reported with its line."""
+    unknown verdict, or an outcome a participant wrote, is reported with its line, and one
+    without a reason is warned about there and counted."""
     for c in s.comments:
         for m in c.markers:
             if m.kind != OUTCOME:
@@ -95,8 +97,18 @@ def rule_outcomes(s: State) -> None:
                     f"an outcome is a person's judgement: the one {c.author} wrote is not counted",
                 )
             else:
+                if not parsed[1]:
+                    s.warn(m.line, _NO_REASON.format(verdict=parsed[0]))
                 at = utc_stamp(c.at) if c.at else ""
                 s.outcomes.append(Outcome(parsed[0], parsed[1], c.author, m.line, at))
+
+
+_NO_REASON = (
+    "an outcome needs a reason: write why after the verdict (`OUTCOME: {verdict} - what "
+    "happened`); counted without one"
+)
+"""A hand-typed outcome with no reason: warned about (`discussions outcome` requires one) and
+still counted, since the verdict is the person's judgement all the same."""
 
 
 def latest(outcomes: list[Outcome]) -> Outcome | None:

@@ -114,12 +114,27 @@ def check_files(ws: Workspace, files: Sequence[str], rev: str | None = None) -> 
         report.problems += [Problem(name, line, m) for line, m in violations.get(path, [])]
         report.problems += _file_problems(name, path, ws, report)
     report.problems += [Problem(display_path(p.file), p.line, p.message) for p in ws.problems]
+    report.problems += _provider_name_problems(ws)
     report.problems += _adr_problems(ws)
     if rev is not None:
         _drift(ws, rev, files, report)
     unresolved = len(files) - len(shown) if files else 0
     report.checked = len(paths) + unresolved + len([p for p in violations if p not in shown])
     return report
+
+
+def _provider_name_problems(ws: Workspace) -> list[Problem]:
+    """The settings' provider names that no provider defines (`undefined_provider_names`);
+    none when the providers' own files cannot be read (the commands that use them say why)."""
+    from ..providers.named import undefined_provider_names
+    from ..providers.registry import ProviderRegistry
+
+    try:
+        registry = ProviderRegistry.load(ws.config.project_root)
+    except DiscussionsError:
+        return []
+    found = undefined_provider_names(ws.config, registry)
+    return [Problem(display_path(p.file), p.line, p.message) for p in found]
 
 
 DRIFT_CODE = "drift"

@@ -325,9 +325,10 @@ class OpenAICompatibleProvider(Provider):
             key = self._key()
             source = key_source(self.spec)
             if not key:
+                # Read after the provider's name on the FAILED block's line, as "exited
+                # with status 3" is: "ant has no API key ($ANT_KEY, ...)".
                 raise ProviderFailed(
-                    self.name,
-                    f"environment variable {self.spec.api_key_env} (api_key_env) is not set",
+                    self.name, f"has no API key ({source}, named by api_key_env, is not set)"
                 )
             if not _HEADER_SAFE.fullmatch(key):  # http.client's error would quote the key
                 raise ProviderFailed(

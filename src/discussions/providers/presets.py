@@ -342,8 +342,17 @@ PRESETS: dict[str, ProviderSpec] = {
         ),
         # llm and ollama answer text and cannot edit files: no write mode, so they never lead.
         # llm: `-u` writes the tokens on stderr after the answer (read as `llm-usage`); `-n`
-        # logs no copy of the prompt and answer in its logs.db (llm.datasette.io, "Usage").
-        _preset("llm", "llm -u -n", "Simon Willison's llm, default model", output="llm-usage"),
+        # logs no copy of the prompt and answer (llm.datasette.io, "Usage"). `-d :memory:`:
+        # llm 0.36's `prompt` opens and migrates its logs database (`-d`, else logs.db in its
+        # user folder) before it looks at `-n` (llm/cli.py `prompt`: `migrate(db)`), and calls
+        # started at once on a new user folder failed creating its tables; sqlite's in-memory
+        # name keeps each call's to itself and writes no file (the discussion is the record).
+        _preset(
+            "llm",
+            "llm -u -n -d :memory:",
+            "Simon Willison's llm, default model",
+            output="llm-usage",
+        ),
         _preset("ollama", "ollama run llama3.2", "ollama, llama3.2 (local)"),
     ]
 }

@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 WHY = "every voter voted READY at once, no evidence cited, no concern raised"
 """Why the contrarian is called when the first round was unanimous, as its block records it."""
 WHY_JUMP = (
-    "the voters went from a split ballot to unanimous READY with no evidence, grounded "
+    "the voters went from {before} to unanimous READY with no evidence, grounded "
     "citation or answered concern in between"
 )
-"""Why it is called when agreement jumped (`derive.contrarian.Jump`)."""
+"""Why it is called when agreement jumped (`derive.contrarian.Jump`; `before`: the ballot
+it jumped from, `Jump.before`)."""
 
 _CALLOUT = (
     "{why_sentence} You are the designated contrarian: make the strongest honest case "
@@ -38,14 +39,17 @@ _AT_ONCE = (
     "and no concern raised."
 )
 _JUMPED = (
-    "In phase '{phase}' the voters went from a split ballot to unanimous READY with no "
+    "In phase '{phase}' the voters went from {before} to unanimous READY with no "
     "evidence, no grounded citation and no answer to a concern in between."
 )
 
 
 def why(d: Discussion) -> str:
     """Why the contrarian is called in `d` now: a jump, or a unanimous first round."""
-    return WHY_JUMP if jumped_too_fast(d, d.grounding) else WHY
+    jump = d.jump
+    if jump is None or not jumped_too_fast(d, d.grounding):
+        return WHY
+    return WHY_JUMP.format(before=jump.before)
 
 
 def render_challenge(alias: str, phase: str, reason: str = WHY) -> str:
@@ -79,7 +83,10 @@ def contrarian_step(after: AfterAnswers) -> None:
     if not after.heard or d.challenge is not None or not agreed_too_fast(d):
         return
     alias = d.template.contrarian if d.template else None
-    sentence = (_JUMPED if why(d) == WHY_JUMP else _AT_ONCE).format(phase=d.phase)
+    jump = d.jump if jumped_too_fast(d, d.grounding) else None
+    sentence = (_JUMPED if jump else _AT_ONCE).format(
+        phase=d.phase, before=jump.before if jump else ""
+    )
     if not alias or not d.transact(_challenge):
         return
     d.reload()
