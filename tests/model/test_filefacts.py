@@ -166,3 +166,18 @@ def test_facts_in_steps_are_the_facts_of_the_whole(
     assert filefacts.facts(path, data).ai_authors == ai_authors(
         data.decode("utf-8", errors="replace").removeprefix("\ufeff")
     )
+
+
+def test_a_summary_whose_bytes_are_no_longer_followed_by_a_name_line_is_not_used(
+    isolated: Path,
+) -> None:
+    """The same first bytes, then no ``Name:`` line where the kept summary ended: its cut ran
+    through the comment of a line that now continues (found by the property above, which
+    reuses paths: a person's comment read as no AI's, then its metadata line appended)."""
+    path = isolated / "reused.md"
+    path.write_bytes(b"Name:  Rob \n\nName: AI-C\r")
+    assert filefacts.facts(path, path.read_bytes()).ai_authors == []
+    data = b"Name:  Rob \n\n \n\n<!-- provider: x -->"
+    path.write_bytes(data)
+    assert ai_authors(data.decode()) == ["Rob"]
+    assert filefacts.facts(path, data).ai_authors == ["Rob"]

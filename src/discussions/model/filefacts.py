@@ -12,9 +12,11 @@ So the file is summarised up to its last ``\\nName:`` (`_Summary`: where the sum
 the CRC-32 of those bytes, the facts found in them) and the summary kept, one small JSON file
 per discussion, in the user's cache folder (``facts/<digest of the path>.json``). The next
 reader checks the summary against the file as it is now: the bytes it covers must still have
-its CRC-32 (one pass over them, about 2-3 ms for 12 MB, against the 30-80 ms the scans and the
-decoding took). Not the size, time and inode of `filecache`: an append changes all three, and
-the question is whether the bytes before it are the ones summarised. A file changed by
+its CRC-32 (one pass over them, about 2-3 ms for 12 MB, against the 30-80 ms the scans and
+the decoding took) and still be followed by a ``\\nName:`` (the same bytes followed by
+something else are no cut: a line then runs across them). Not the size, time and inode of
+`filecache`: an append changes all three, and the question is whether the bytes before it
+are the ones summarised. A file changed by
 anyone else (an editor, git, another process), in the middle or anywhere before the cut, of
 the same size or not, fails that check and is scanned whole again; a missing, damaged or
 foreign cache file is ignored. The cache is never the source of truth:
@@ -119,6 +121,8 @@ def _facts(
     `n` bytes, `read_from(n)` its bytes from offset `n`."""
     kept = _load(path, size, crc_to)
     rest = read_from(kept.upto)
+    if kept.upto and not rest.startswith(_CUT):  # the same bytes, then no comment after them:
+        kept, rest = _Summary(), read_from(0)  # the cut is no cut here (a line runs across it)
     summary = _extend(kept, rest)
     if summary.upto != kept.upto:
         _save(path, summary)
