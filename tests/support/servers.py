@@ -13,6 +13,8 @@ class QuietServer(ThreadingHTTPServer):
     no traceback of that on stderr, where a test reading a command's output would see it."""
 
     daemon_threads = True
+    request_queue_size = 128  # the listen backlog: a trial opens dozens of calls at once, and
+    # the standard library's 5 let a connection go unanswered on a busy machine
 
     def handle_error(self, request: object, client_address: object) -> None:
         pass
