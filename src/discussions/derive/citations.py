@@ -22,6 +22,7 @@ from ..syntax.record import Record
 from .voting import ConsensusResult, calculate_consensus
 
 if TYPE_CHECKING:
+    from ..syntax.markers import Marker
     from .state import Comment, State
 
 GROUNDED, STALE, UNRESOLVABLE = "grounded", "stale", "unresolvable"
@@ -153,15 +154,17 @@ def _basis(s: State, comment: Comment, value: str, line: int, verdicts: Verdicts
 
 
 def _rests_on(s: State, verdicts: Verdicts) -> dict[str, Basis]:
-    """What each counted vote rests on, by voter (its latest vote since the reset)."""
-    out: dict[str, Basis] = {}
+    """What each counted vote rests on, by voter (its latest vote since the reset), voters in
+    the order they first cast it. The latest is found first and its basis built once: a long
+    discussion holds thousands of votes of a handful of voters."""
+    latest: dict[str, tuple[Comment, Marker]] = {}
     for c in s.comments:
         if c.author not in s.votes:
             continue
         for m in c.markers:
             if m.kind == "VOTE" and m.line > s.reset_line and m.text == s.votes[c.author]:
-                out[c.author] = _basis(s, c, m.text, m.line, verdicts)
-    return out
+                latest[c.author] = (c, m)
+    return {who: _basis(s, c, m.text, m.line, verdicts) for who, (c, m) in latest.items()}
 
 
 def _concerns_rest_on(s: State, verdicts: Verdicts) -> list[Basis]:
