@@ -7,6 +7,7 @@ shortcuts are checked."""
 from __future__ import annotations
 
 import json
+import json.encoder
 import os
 from pathlib import Path
 from typing import Any
@@ -44,9 +45,15 @@ def _text(data: Any, level: int = 0) -> str:
     return "[" + pad + ("," + pad).join(_text(v, level + 1) for v in data) + end + "]"
 
 
+@pytest.mark.parametrize("c_encoder", ["as is", None])
 def test_files_shown_at_every_depth_and_nothing_else_changed(
-    isolated: Path, capsys: pytest.CaptureFixture[str]
+    isolated: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    c_encoder: object,
 ) -> None:
+    if c_encoder != "as is":  # a Python whose json has no C encoder
+        monkeypatch.setattr(json.encoder, "c_make_encoder", c_encoder)
     here = str(isolated / "discussions" / "a.md")
     data = {
         "file": here,
@@ -60,6 +67,7 @@ def test_files_shown_at_every_depth_and_nothing_else_changed(
         "nested": {"level": {"file": here}, "file": here, "empty": {}},
         "escaped": 'a "file": "/not/a/key" and \\"file\\": "/nor/this"',
         "none": None,
+        "numbers": [1, 2.5, -0.0, 10**20, True],
     }
     before = json.loads(json.dumps(data))
     echo_json(data)
