@@ -59,6 +59,7 @@ def test_files_shown_at_every_depth_and_nothing_else_changed(
         "file": here,
         "comments": [
             {"author": "Zoë", "meta": {}, "body": f'quoted: {{"file": "{here}"}}'},
+            {"author": "Kim", 'a"file': here},  # holds '"file": ', names no file
             {"author": "Ada", "meta": {"file": here, "at": "x"}, "mentions": ["rob"]},
             {"author": "Rob", "deeper": [{"inner": {"file": here, "n": 1}}], "file": here},
         ],

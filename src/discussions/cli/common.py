@@ -138,9 +138,10 @@ def json_text(data: Any, spread: int = 2, *, shown: bool = False) -> str:
 
     Every one-line value is written by json's C encoder: with ``indent`` json falls back to
     its pure-Python encoder, several times slower on a large discussion. A one-line value is
-    walked for its files only when its text holds a ``"file"`` key: inside a JSON string every
-    quote is escaped, so ``"file": `` appears in the text only where a dict has that key, and
-    the 20,000 comments of a long discussion (none with a file) are not walked twice."""
+    walked for its files only when its text holds ``"file": ``: a dict with a ``"file"`` key
+    always writes that (a text without it has no file to show; one with it by chance, in a
+    key such as ``a"file``, is only walked for nothing), so the 20,000 comments of a long
+    discussion, none with a file, are not walked."""
     encode = _one_line_encoder()
 
     def one_line(value: Any) -> str:
