@@ -188,12 +188,14 @@ def bench_status() -> None:
 
     if len(VERSIONS) > 1:  # the versions side by side, without the parse's own noise
         (first, env_a), (last, env_b) = VERSIONS[0], VERSIONS[-1]
-        found = ratios(
-            lambda: cli("status", str(big), env=env_b),
-            lambda: cli("status", str(big), env=env_a),
-            9,
-        )
-        print(f"status [{last}] / status [{first}]: {spread(found)}")
+        for args in (("status",), ("status", "--json")):
+            found = ratios(
+                lambda args=args: cli(*args, str(big), env=env_b),
+                lambda args=args: cli(*args, str(big), env=env_a),
+                9,
+            )
+            shown = " ".join(args)
+            print(f"{shown} [{last}] / {shown} [{first}]: {spread(found)}")
 
     small = WORK / "small.md"
     generate(small, 10)

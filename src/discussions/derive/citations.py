@@ -153,20 +153,36 @@ def _basis(s: State, comment: Comment, value: str, line: int, verdicts: Verdicts
 
 
 def _rests_on(s: State, verdicts: Verdicts) -> dict[str, Basis]:
-    """What each counted vote rests on, by voter (its latest vote since the reset)."""
-    out: dict[str, Basis] = {}
-    for c in s.comments:
-        if c.author not in s.votes:
+    """What each counted vote rests on, by voter (its latest vote since the reset), voters in
+    the order they first cast it."""
+    first, latest = _votes_cast(s, backwards=False), _votes_cast(s, backwards=True)
+    return {who: _basis(s, *latest[who], verdicts) for who in first}
+
+
+def _votes_cast(s: State, *, backwards: bool) -> dict[str, tuple[Comment, str, int]]:
+    """Each voter's first vote since the reset that is the one it holds (its comment, the
+    value and the line), in file order; `backwards`, its latest. A long discussion holds
+    thousands of votes of a handful of voters: the scan stops once every voter is found."""
+    votes, reset = s.votes, s.reset_line
+    found: dict[str, tuple[Comment, str, int]] = {}
+    for c in reversed(s.comments) if backwards else s.comments:
+        value = votes.get(c.author)
+        if value is None or c.author in found:
             continue
-        for m in c.markers:
-            if m.kind == "VOTE" and m.line > s.reset_line and m.text == s.votes[c.author]:
-                out[c.author] = _basis(s, c, m.text, m.line, verdicts)
-    return out
+        for m in reversed(c.markers) if backwards else c.markers:
+            if m.kind == "VOTE" and m.line > reset and m.text == value:
+                found[c.author] = (c, m.text, m.line)
+                break
+        if len(found) == len(votes):
+            break
+    return found
 
 
 def _concerns_rest_on(s: State, verdicts: Verdicts) -> list[Basis]:
     """What each ``CONCERN:`` rests on, in file order."""
     by_line = {i.line for i in s.items["CONCERN"]}
+    if not by_line:  # no comment's markers to read
+        return []
     return [
         _basis(s, c, m.text, m.line, verdicts)
         for c in s.comments

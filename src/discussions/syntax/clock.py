@@ -7,10 +7,13 @@ from datetime import UTC, datetime
 
 def utc_stamp(when: datetime) -> str:
     """`when` as the tool records times: UTC to the second, ``2026-11-23T20:10:00Z``. The text
-    sorts as the times do (four-digit years), which the merge driver relies on."""
+    sorts as the times do (four-digit years), which the merge driver relies on. Written by
+    ``isoformat`` (four-digit years too, its first 19 characters the date and the time to the
+    second) rather than ``strftime``: half the time, for each of a long discussion's comments
+    in ``status --json``."""
     if when.tzinfo is not None:
         when = when.astimezone(UTC)
-    return f"{when.year:04d}-{when:%m-%dT%H:%M:%S}Z"
+    return when.isoformat(timespec="seconds")[:19] + "Z"
 
 
 def now_stamp() -> str:
