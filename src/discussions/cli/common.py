@@ -7,7 +7,7 @@ import json.encoder
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -142,7 +142,7 @@ def json_text(data: Any, spread: int = 2, *, shown: bool = False) -> str:
     always writes that (a text without it has no file to show; one with it by chance, in a
     key such as ``a"file``, is only walked for nothing), so the 20,000 comments of a long
     discussion, none with a file, are not walked."""
-    encode = _one_line_encoder()
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # made once, not per comment
 
     def one_line(value: Any) -> str:
         text = encode(value)
@@ -164,33 +164,6 @@ def json_text(data: Any, spread: int = 2, *, shown: bool = False) -> str:
         return opening + pad + ("," + pad).join(entries) + "\n" + "  " * level + closing
 
     return write(data, 0)
-
-
-def _one_line_encoder() -> Callable[[Any], str]:
-    """``json.JSONEncoder(ensure_ascii=False).encode``, without what that method redoes at
-    every call (`json_text` calls it once per comment: 20,000 times on a long discussion, 40%
-    of its time): json's C encoder is made once, with the very arguments ``JSONEncoder``
-    passes it for a one-line text (CPython's Lib/json/encoder.py, ``iterencode``). Where that
-    encoder is missing or takes other arguments, the method itself."""
-    encoder = json.JSONEncoder(ensure_ascii=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return encoder.encode
-    try:  # no circular check, default, strings, no indent, separators, no sort, no skip, NaN
-        chunks = make(
-            None,
-            encoder.default,
-            json.encoder.encode_basestring,
-            None,
-            ": ",
-            ", ",
-            False,
-            False,
-            True,
-        )
-    except TypeError:
-        return encoder.encode
-    return lambda value: "".join(chunks(value, 0))
 
 
 _FILE_KEY = '"file": '
