@@ -16,6 +16,41 @@ DRIVER = "discussions"
 
 DRIVER_SCRIPT = (
     'set -f; q=; IFS=:; for e in $PATH; do case $e in /*) q="$q${q:+:}$e";; esac; done; '
+    "unset IFS; PATH=$q; f=$1 o=$2 a=$3 b=$4 l=$5 p=$6 m= h='<' n=$5; "
+    'while [ "$n" -gt 0 ]; do [ $((n - n / 2 * 2)) = 1 ] && m="$m$h"; h="$h$h"; n=$((n / 2)); '
+    "done; "
+    'for c in 0 1 2 3; do case $c in 0) [ -f "$f" ] || continue; set -- "$0" -I -S "$f";; '
+    '1) set -- "$0" -P -m discussions;; '
+    "2) command -v discussions >/dev/null 2>&1 || continue; set -- discussions;; "
+    "3) set -- python3 -P -m discussions;; esac; "
+    '"$@" merge-file --marker-size "$l" "$o" "$a" "$b" "$p"; s=$?; '
+    '[ $s = 0 ] && exit 0; grep -q -e "^$m ours" -- "$a" && exit $s; done; '
+    'echo "discussions: no merge driver could run for $p (not $0, not discussions on PATH, '
+    'not python3): merged line by line; run discussions init, then discussions resolve $p" >&2; '
+    'git merge-file --marker-size="$l" -L ours -L base -L theirs "$a" "$o" "$b"'
+)
+"""The merge driver as git runs it (``sh -c SCRIPT PYTHON ENTRY %O %A %B %L %P``): the first
+of this installation's Python on its own file ``ENTRY`` (`git.mergefile`), the same Python
+with ``-m discussions``, ``discussions`` on PATH and ``python3`` that merges the file.
+
+``-I -S``: no ``site`` (its ``.pth`` files and site-packages folders cost a quarter of a bare
+Python's start, and no code of theirs runs), no ``PYTHON*`` variables and nothing of the work
+tree on ``sys.path`` (git runs the driver from the work tree's root, whose files must never be
+imported); `mergefile` puts its own package's folder first and merges the usual appends without
+importing ``re`` (`plain`). A candidate that fails without writing its conflict (ours then has
+no ``<<<<<<< ours`` line: it could not start, could not import discussions, or could not read
+the files) gives way to the next; when none can, ``git merge-file`` writes the conflict git
+would have written without a driver. Git needs conflict markers in ours: a failed driver that
+left ours as it was would have the other side's comments dropped by the commit that follows
+(`appends.merge_losses` catches that too). Only builtins run before the driver, so a merge
+costs one ``sh`` more; the marker (``<`` times ``%L``, a size the repository's
+``.gitattributes`` may set) is built by doubling, in steps that grow with the size's digits,
+not with the size. PATH keeps only its absolute folders, so no file of the work tree is taken
+for ``discussions``, ``python3`` or ``grep``. The script has no ``%`` (git expands its
+placeholders in the whole command)."""
+
+DRIVER_SCRIPT_P = (
+    'set -f; q=; IFS=:; for e in $PATH; do case $e in /*) q="$q${q:+:}$e";; esac; done; '
     "unset IFS; PATH=$q; o=$1 a=$2 b=$3 l=$4 p=$5 m= h='<' n=$4; "
     'while [ "$n" -gt 0 ]; do [ $((n - n / 2 * 2)) = 1 ] && m="$m$h"; h="$h$h"; n=$((n / 2)); '
     "done; "
@@ -28,19 +63,9 @@ DRIVER_SCRIPT = (
     'not python3): merged line by line; run discussions init, then discussions resolve $p" >&2; '
     'git merge-file --marker-size="$l" -L ours -L base -L theirs "$a" "$o" "$b"'
 )
-"""The merge driver as git runs it (``sh -c SCRIPT PYTHON %O %A %B %L %P``): the first of this
-installation's Python, ``discussions`` on PATH and ``python3`` that merges the file. A candidate
-that fails without writing its conflict (ours then has no ``<<<<<<< ours`` line: it could not
-start, could not import discussions, or could not read the files) gives way to the next; when
-none can, ``git merge-file`` writes the conflict git would have written without a driver. Git
-needs conflict markers in ours: a failed driver that left ours as it was would have the other
-side's comments dropped by the commit that follows (`appends.merge_losses` catches that too).
-Only builtins run before the driver, so a merge costs one ``sh`` more; the marker (``<`` times
-``%L``, a size the repository's ``.gitattributes`` may set) is built by doubling, in steps
-that grow with the size's digits, not with the size. PATH keeps only its
-absolute folders: git runs the driver from the work tree's root, whose files must never be
-taken for ``discussions``, ``python3`` or ``grep``. The script has no ``%`` (git expands its
-placeholders in the whole command)."""
+"""The command `setup.driver_command` registered before `DRIVER_SCRIPT` (``sh -c SCRIPT
+PYTHON %O %A %B %L %P``: this installation's Python with ``-P -m discussions`` first, then the
+same fallbacks): clones set up then still merge with it, and `driver_warning` knows it."""
 
 
 def registered_python(command: str) -> str | None:
@@ -52,8 +77,22 @@ def registered_python(command: str) -> str | None:
         argv = shlex.split(command)
     except ValueError:
         return None
-    if argv[:3] == ["sh", "-c", DRIVER_SCRIPT] and len(argv) > 3:
-        return argv[3]
+    if argv[:2] == ["sh", "-c"] and argv[2:3] in ([DRIVER_SCRIPT], [DRIVER_SCRIPT_P]):
+        return argv[3] if len(argv) > 3 else None
+    return None
+
+
+def registered_entry(command: str) -> str | None:
+    """The file (`git.mergefile`) a driver command registered by `driver_command` runs its
+    Python on first; None for a command of another shape (one registered before it)."""
+    import shlex
+
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    if argv[:3] == ["sh", "-c", DRIVER_SCRIPT] and len(argv) > 4:
+        return argv[4]
     return None
 
 
@@ -94,6 +133,12 @@ def driver_warning(path: Path) -> str | None:
                 f"the discussions merge driver's Python {python} no longer exists (merges "
                 "fall back to `discussions` on PATH, python3, else a line-merge conflict): "
                 "run `discussions init`"
+            )
+        entry = registered_entry(command)
+        if entry is not None and not os.path.exists(entry):
+            return (
+                f"the discussions merge driver's file {entry} no longer exists (merges fall "
+                f"back to {python} -m discussions, a slower start): run `discussions init`"
             )
         return None
     try:
