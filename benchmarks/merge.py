@@ -10,8 +10,9 @@ plus ~20 appended comments each (human comments and AI turns with metadata). Fig
 (with min and max) of runs alternated so machine noise hits both alike:
 
 * as git runs them: a process each (the command `discussions init` registers, a small `sh`
-  wrapper around `python -P -m discussions merge-file`, and that Python command alone, vs
-  `git merge-file` and vs `python -P -c pass`);
+  wrapper around `python -I -S .../discussions/git/mergefile.py merge-file` in this tree, or
+  `python -P -m discussions merge-file` in a tree from before it, each tree's own; and
+  `python -P -m discussions merge-file` alone), vs `git merge-file` and vs `python -P -c pass`;
 * in process: `merge.merge_texts` alone (what the driver does besides starting Python);
 * `python -P -c 'import re'`: the least a driver written in Python costs (the merge needs
   regular expressions), for the 10 KB target.
@@ -42,7 +43,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from discussions.git.merge import merge_texts  # noqa: E402
-from discussions.git.setup import driver_command  # noqa: E402
 from discussions.syntax.render import (  # noqa: E402
     analyse_tail,
     join_blocks,
@@ -181,8 +181,21 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
 
     def registered(tree_env: dict[str, str]) -> Callable[[], None]:
         """The command `discussions init` registers (`setup.driver_command`: a small `sh`
-        wrapper with fallbacks), with git's placeholders filled in as git does."""
-        command = driver_command(PY)
+        wrapper with fallbacks), with git's placeholders filled in as git does: the tree's
+        own (asked of it), since the command names a file of the tree and, with ``-I``, no
+        PYTHONPATH is read when it runs."""
+        command = subprocess.run(
+            [
+                PY,
+                "-P",
+                "-c",
+                f"from discussions.git.setup import driver_command as d; print(d({PY!r}))",
+            ],
+            env=tree_env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.rstrip("\n")
         for key, value in (
             ("%O", paths["base"]),
             ("%A", scratch),

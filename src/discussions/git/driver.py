@@ -16,8 +16,8 @@ from ..errors import DiscussionsError
 from ..syntax.record import Record
 from ..syntax.text import decode
 from .merge import CLEAN, CONFLICT, LINE_MERGE, MergeResult, check_line_merge, merge_texts
-from .run import is_discussion_bytes, relative_path, repo_root, run_git
 from .plain import driver_args, read_added, write_from
+from .run import is_discussion_bytes, relative_path, repo_root, run_git
 from .tails import merge_tails, tail_merge
 from .units import split_blocks
 

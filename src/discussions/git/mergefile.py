@@ -36,7 +36,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    import os
-
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    # The folder holding the package (`setup.driver_command` names this file by absolute path);
+    # `os.path` is not loaded without `site`, and is not needed for three folders up.
+    parts = __file__.rsplit("/", 3)
+    sys.path.insert(0, parts[0] if len(parts) == 4 else ".")
     sys.exit(main(sys.argv[1:]))

@@ -19,8 +19,6 @@ appended (`read_added`) and writing the merged end (`write_from`).
 
 from __future__ import annotations
 
-import os
-
 from ..syntax.digest import sha256_hex
 from ..syntax.fenceend import open_fence_at_end
 from ..syntax.kinds import ENGINE_KINDS
@@ -28,6 +26,7 @@ from ..syntax.stamps import comment_stamp, unit_lines
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
+    import os
     from collections.abc import Sequence
     from typing import Protocol, TypeVar
 
@@ -131,37 +130,38 @@ def plain_units(text: str) -> list[PlainUnit] | None:
     """What a side appended, cut into comments as `units.units_of` cuts it, when every one is
     closed, opens with a blank line and a ``Name:`` line, names no engine block and leaves no
     code block open; None otherwise (the block merge then decides)."""
-    if not text.endswith("\n") or has_engine_word(text):
+    blocks = _closed_blocks(text)
+    if blocks is None or has_engine_word(text):
         return None
-    groups: list[list[str]] = []
-    line = pos = 0  # where the line and the block being read start
-    for end in _line_ends(text):
-        if is_separator(text[line:end]):
-            block, pos = text[pos:end], end
-            if head_name(block) is not None or not groups:
-                groups.append([block])
-            else:
-                groups[-1].append(block)
-        line = end
-    if pos != len(text):
-        return None  # a comment left open at the end
+    groups: list[tuple[str, list[str]]] = []  # a comment's name, and its blocks
+    for block in blocks:
+        name = head_name(block)
+        if name is None:
+            if not groups:
+                return None  # blocks before the first comment: no comment of the fast path
+            groups[-1][1].append(block)
+        else:
+            groups.append((name, [block]))
     units = []
-    for group in groups:
-        unit, name = "".join(group), head_name(group[0])
-        if name is None or not unit.startswith("\n") or open_fence_at_end(unit):
+    for name, group in groups:
+        unit = "".join(group)
+        if not unit.startswith("\n") or open_fence_at_end(unit):
             return None
         units.append(PlainUnit(unit, name))
     return units
 
 
-def _line_ends(text: str) -> Sequence[int]:
-    """Where each line of `text` (which ends with a newline) ends, after its newline."""
-    ends = []
-    pos = text.find("\n")
-    while pos >= 0:
-        ends.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return ends
+def _closed_blocks(text: str) -> list[str] | None:
+    """`text` cut after each separator line (`units.split_blocks`); None when it does not
+    end with one. Only a line that starts with ``---`` is looked at."""
+    blocks: list[str] = []
+    pos = start = 0
+    while (at := text.find("---", start)) >= 0:
+        start = text.find("\n", at) + 1 or len(text)
+        if (at == 0 or text[at - 1] == "\n") and is_separator(text[at:start]):
+            blocks.append(text[pos:start])
+            pos = start
+    return blocks if pos == len(text) and blocks else None
 
 
 def plain_end(base: bytes, added_o: bytes, added_t: bytes) -> bytes | None:

@@ -113,4 +113,5 @@ def _is_utc_stamp(text: str) -> bool:
     if len(text) != 20 or text[4] + text[7] + text[10] + text[13] + text[16] + text[19] != "--T::Z":
         return False
     numbers = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
-    return _DIGITS.issuperset(numbers) and text[11:13] <= "23" and text[14] <= "5" and text[17] <= "5"
+    hours_minutes_seconds = text[11:13] <= "23" and text[14] <= "5" and text[17] <= "5"
+    return _DIGITS.issuperset(numbers) and hours_minutes_seconds
