@@ -128,19 +128,7 @@ def driver_warning(path: Path) -> str | None:
 
     python = registered_python(command)
     if python is not None:
-        if os.path.isabs(python) and not os.path.exists(python):
-            return (
-                f"the discussions merge driver's Python {python} no longer exists (merges "
-                "fall back to `discussions` on PATH, python3, else a line-merge conflict): "
-                "run `discussions init`"
-            )
-        entry = registered_entry(command)
-        if entry is not None and not os.path.exists(entry):
-            return (
-                f"the discussions merge driver's file {entry} no longer exists (merges fall "
-                f"back to {python} -m discussions, a slower start): run `discussions init`"
-            )
-        return None
+        return _registered_warning(command, python)
     try:
         program = shlex.split(command)[0]
     except (ValueError, IndexError):
@@ -159,5 +147,23 @@ def driver_warning(path: Path) -> str | None:
         return (
             "the discussions merge driver has no fallback should its Python go away (a merge "
             "would then keep only your side): run `discussions init`"
+        )
+    return None
+
+
+def _registered_warning(command: str, python: str) -> str | None:
+    """The warning for a command `setup.driver_command` registered (now or before): its
+    Python, or the file it runs first, is gone."""
+    if os.path.isabs(python) and not os.path.exists(python):
+        return (
+            f"the discussions merge driver's Python {python} no longer exists (merges "
+            "fall back to `discussions` on PATH, python3, else a line-merge conflict): "
+            "run `discussions init`"
+        )
+    entry = registered_entry(command)
+    if entry is not None and not os.path.exists(entry):
+        return (
+            f"the discussions merge driver's file {entry} no longer exists (merges fall "
+            f"back to {python} -m discussions, a slower start): run `discussions init`"
         )
     return None
