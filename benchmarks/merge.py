@@ -14,8 +14,8 @@ plus ~20 appended comments each (human comments and AI turns with metadata). Fig
   `python -P -m discussions merge-file` in a tree from before it, each tree's own; and
   `python -P -m discussions merge-file` alone), vs `git merge-file` and vs `python -P -c pass`;
 * in process: `merge.merge_texts` alone (what the driver does besides starting Python);
-* `python -P -c 'import re'`: the least a driver written in Python costs (the merge needs
-  regular expressions), for the 10 KB target.
+* `python -I -S -c pass`: the least the registered command's Python costs (no `site`), for
+  the 10 KB target; the wrapper, the package's imports and the merge come on top.
 
 With `--pythonpath` given more than once, the trees (the first is the baseline) take turns
 within every repeat, so all see the same machine; after checking they merge to the same
@@ -232,8 +232,8 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
         subprocess.run([PY, "-P", "-c", "pass"], env=env, check=True)
 
     def python_re() -> None:
-        """The least a driver written in Python costs: it starts and imports `re`."""
-        subprocess.run([PY, "-P", "-c", "import re"], env=env, check=True)
+        """The least the registered command's Python costs: it starts without `site`."""
+        subprocess.run([PY, "-I", "-S", "-c", "pass"], env=env, check=True)
 
     def import_command() -> None:
         subprocess.run(
@@ -264,7 +264,7 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
     print(f"  python -P -m discussions:    {spread(t_drv)}  (without the wrapper)")
     print(f"  git merge-file:              {spread(t_git)}  (conflicts: both appended)")
     print(f"  python -P -c pass:           {spread(t_py)}")
-    print(f"  python -P -c 'import re':    {spread(t_re)}  (the least a Python driver costs)")
+    print(f"  python -I -S -c pass:        {spread(t_re)}  (the least the command's Python costs)")
     print(f"  the driver's imports alone:  {spread(t_imp)}  (python -P -c 'import ...')")
     (t_merge,) = compare(lambda: merge_texts(base, ours, theirs), repeat=repeat)
     print(f"  in process, merge_texts:     {spread(t_merge)}")
@@ -275,7 +275,7 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
         ("python -P -m discussions", driver),
         ("git merge-file", git_line_merge),
         ("python -P -c pass", python_start),
-        ("python -P -c 'import re'", python_re),
+        ("python -I -S -c pass", python_re),
     ):
         print(f"  {label + ':':28} {spread(CPU[fn])}")
     for tree, times in zip(trees, t_regs, strict=True):
@@ -298,7 +298,13 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
     if mb < 0.5:
         row(f"{what} vs `python -P -c pass`", ratios(t_reg, t_py), 1.3, "a bare Python")
         floor = ratios(t_re, t_py)
-        print(f"  (python -P -c 'import re' vs pass: {statistics.median(floor):.2f}x)")
+        print(f"  (python -I -S -c pass vs python -P -c pass: {statistics.median(floor):.2f}x)")
+        for tree, run in zip(trees, runs, strict=True):
+            cpu = ratios(CPU[run], CPU[python_start])
+            print(
+                f"  (CPU, as registered vs python -P -c pass: {statistics.median(cpu):.2f}x, "
+                f"min {min(cpu):.2f}, max {max(cpu):.2f}; {tree or 'here'})"
+            )
     row(f"{what} vs `git merge-file`", ratios(t_reg, t_git), 1.5, "`git merge-file`")
 
 
