@@ -192,8 +192,9 @@ def test_git_merges_through_the_registered_command(repo: Path) -> None:
     command = git(repo, "config", "merge.discussions.driver").stdout.strip()
     assert registered_python(command) == sys.executable
     assert registered_entry(command) == str(ENTRY.resolve())
-    assert f"{shlex.quote(sys.executable)} {shlex.quote(str(ENTRY.resolve()))} %O" in command
-    assert '"$0" -I -S "$f"' in command
+    quoted = f"{shlex.quote(sys.executable)} {shlex.quote(str(ENTRY.resolve()))}"
+    assert command.startswith(f"set -- {quoted} %O %A %B %L %P; ")
+    assert '"$y" -I -S "$f"' in command
     ours, theirs = both_comment(repo, path)
     merge = git(repo, "merge", "--no-edit", "a", check=False)
     assert merge.returncode == 0, merge.stdout + merge.stderr
@@ -229,7 +230,7 @@ def test_a_clone_registered_before_still_merges_and_is_not_warned(repo: Path) ->
     from ..support.git import run_cli
 
     assert "updated" in run_cli("init").output
-    assert registered_entry(git(repo, "config", "merge.discussions.driver").stdout) is not None
+    assert registered_entry(git(repo, "config", "merge.discussions.driver").stdout.strip())
 
 
 def test_a_missing_entry_file_is_warned_and_the_merge_falls_back(

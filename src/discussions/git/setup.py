@@ -85,19 +85,20 @@ output:
 
 
 def driver_command(python: str | None = None) -> str:
-    """The command git runs for the merge driver: `DRIVER_SCRIPT` with `python` (default this
-    installation's, by absolute path, so it works from any git client whatever its PATH) as
-    the first candidate, run ``-I -S`` on this package's `mergefile` (the reasons are
-    `DRIVER_SCRIPT`'s), then with ``-m discussions``. ``-P`` there: git runs the driver from
-    the work tree's root, and ``python -m`` would otherwise put that folder first on
-    ``sys.path``, so a repository shipping ``discussions/__init__.py`` would get its own code
-    run. A path with ``%`` in it would be taken for git's placeholders: the command is then
-    the earlier one (`DRIVER_SCRIPT_P`), without the file."""
+    """The command git runs (with its ``sh``) for the merge driver: `DRIVER_SCRIPT` after its
+    arguments, `python` (default this installation's, by absolute path, so it works from any
+    git client whatever its PATH) as the first candidate, run ``-I -S`` on this package's
+    `mergefile` (the reasons are `DRIVER_SCRIPT`'s), then with ``-m discussions``. ``-P``
+    there: git runs the driver from the work tree's root, and ``python -m`` would otherwise
+    put that folder first on ``sys.path``, so a repository shipping
+    ``discussions/__init__.py`` would get its own code run. A path with ``%`` in it would be
+    taken for git's placeholders: the command is then the earlier one (`DRIVER_SCRIPT_P`),
+    without the file."""
     python = shlex.quote(python or sys.executable)
     entry = str(Path(__file__).resolve().with_name("mergefile.py"))
     if "%" in entry:
         return f"sh -c {shlex.quote(DRIVER_SCRIPT_P)} {python} %O %A %B %L %P"
-    return f"sh -c {shlex.quote(DRIVER_SCRIPT)} {python} {shlex.quote(entry)} %O %A %B %L %P"
+    return f"set -- {python} {shlex.quote(entry)} %O %A %B %L %P; {DRIVER_SCRIPT}"
 
 
 def _attribute_lines(folder: str) -> list[str]:
