@@ -30,12 +30,14 @@ from discussions.git.plain import (
     head_name,
     is_separator,
     merge_plain_file,
+    order_key,
     plain_end,
     said,
 )
 from discussions.git.setup import driver_command
 from discussions.git.units import SEPARATOR
 from discussions.syntax.clock import parse_stamp, utc_stamp
+from discussions.syntax.digest import sha256_hex
 from discussions.syntax.fenceend import open_fence_at_end
 from discussions.syntax.stamps import header_comment, meta_inner, recorded_stamp
 
@@ -342,3 +344,22 @@ def old_recorded_stamp(text: str) -> str:
 )
 def test_a_stamp_reads_as_the_pattern_read_it(text: str) -> None:
     assert recorded_stamp(text) == old_recorded_stamp(text)
+
+
+UNIT = st.tuples(
+    st.sampled_from(["", TIMES[0]]), st.sampled_from(["Ann", "Bob"]), st.text(max_size=4)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(UNIT, UNIT)
+def test_a_key_orders_as_time_author_and_hex_digest(
+    a: tuple[str, str, str], b: tuple[str, str, str]
+) -> None:
+    """The digest is made only where time and author tie, and orders as its hex string."""
+    keys = [order_key(*unit) for unit in (a, b)]
+    plain = [
+        (s, who, sha256_hex(t.strip().encode("utf-8", "surrogatepass"))) for s, who, t in (a, b)
+    ]
+    assert (keys[0] < keys[1], keys[0] == keys[1]) == (plain[0] < plain[1], plain[0] == plain[1])
+    assert [keys[0] < keys[1], keys[1] < keys[0]].count(True) <= 1

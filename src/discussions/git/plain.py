@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     class _Keyed(Protocol):
         @property
-        def key(self) -> tuple[str, str, str]: ...
+        def key(self) -> tuple[str, str, Digest]: ...
 
     K = TypeVar("K", bound=_Keyed)
 
@@ -87,10 +87,40 @@ def said(closed: str) -> str:
     return text
 
 
-def order_key(stamp: str, author: str, closed: str) -> tuple[str, str, str]:
+def order_key(stamp: str, author: str, closed: str) -> tuple[str, str, Digest]:
     """A new unit's place among others (`merge` explains the order): when it says it was
-    written, its author, a hash of its closed text."""
-    return stamp, author, sha256_hex(closed.strip().encode("utf-8", "surrogatepass"))
+    written, its author, a hash of its closed text (made only if time and author tie)."""
+    return stamp, author, Digest(closed)
+
+
+class Digest:
+    """The SHA-256 (hex) of a closed unit's text, stripped, compared as that hex string. Keys
+    are compared element by element, so it is made only where two units tie on time and
+    author: most merges never hash a comment."""
+
+    __slots__ = ("_closed", "_hex")
+
+    def __init__(self, closed: str) -> None:
+        self._closed = closed
+        self._hex: str | None = None
+
+    @property
+    def hex(self) -> str:
+        if self._hex is None:
+            self._hex = sha256_hex(self._closed.strip().encode("utf-8", "surrogatepass"))
+        return self._hex
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Digest) and self.hex == other.hex
+
+    def __lt__(self, other: Digest) -> bool:
+        return self.hex < other.hex
+
+    def __hash__(self) -> int:
+        return hash(self.hex)
+
+    def __repr__(self) -> str:
+        return f"Digest({self.hex!r})"
 
 
 def in_key_order(a: list[K], b: list[K]) -> tuple[list[K], list[K]]:

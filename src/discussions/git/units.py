@@ -15,6 +15,8 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from .plain import Digest
+
 # The parser is imported where a run of blocks needs it (an engine block's name in the text):
 # git starts the driver once per merged file, and most merges of appended comments need none.
 
@@ -47,7 +49,7 @@ class Unit(Record):
         self.author = author
         self.markers = markers
         self.has_name = has_name
-        self._key: tuple[str, str, str] | None = None
+        self._key: tuple[str, str, Digest] | None = None
 
     @property
     def is_marker(self) -> bool:
@@ -55,7 +57,7 @@ class Unit(Record):
         return bool(self.markers)
 
     @property
-    def key(self) -> tuple[str, str, str]:
+    def key(self) -> tuple[str, str, Digest]:
         """Where it goes among other new units: (when it was written, author, hash of what it
         says), the time as `format.written_at` reads it (``""`` when the unit does not say,
         which sorts before every time). It does not depend on the side, the newlines or
