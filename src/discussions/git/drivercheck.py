@@ -29,8 +29,10 @@ DRIVER_SCRIPT = (
     'not python3): merged line by line; run discussions init, then discussions resolve $p" >&2; '
     'git merge-file --marker-size="$l" -L ours -L base -L theirs "$a" "$o" "$b"'
 )
-"""The merge driver as git runs it, after ``set -- PYTHON ENTRY %O %A %B %L %P; `` (git runs the
-command with its own ``sh``, so no second shell starts): the first of this installation's Python
+"""The merge driver as git runs it, after ``set -- PYTHON ENTRY %O %A %B %L %P; `` (git runs a
+driver's command with its own ``sh -c``, ll-merge.c's ``RUN_USING_SHELL``, with the temporary
+files' names and the sq-quoted path put in place of the placeholders; so no second shell
+starts): the first of this installation's Python
 on its own file ``ENTRY`` (`git.mergefile`), the same Python with ``-m discussions``,
 ``discussions`` on PATH and ``python3`` that merges the file.
 
