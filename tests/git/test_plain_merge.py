@@ -39,6 +39,7 @@ from discussions.git.units import SEPARATOR
 from discussions.syntax.clock import parse_stamp, utc_stamp
 from discussions.syntax.digest import sha256_hex
 from discussions.syntax.fenceend import open_fence_at_end
+from discussions.syntax.fences import FENCE_LINE
 from discussions.syntax.stamps import header_comment, meta_inner, recorded_stamp
 
 from ..support.git import FILE, comment, commit_all, git, markers_present, start_discussion
@@ -258,7 +259,6 @@ def test_a_missing_entry_file_is_warned_and_the_merge_falls_back(
 
 OLD_NAME_HEAD = re.compile(r"\A(?:[ \t]*\r?\n)*Name:[ \t]*([^\r\n]*)")
 OLD_CLOSING = re.compile(r"\s*\n---$")
-OLD_FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 OLD_META_KEY = re.compile(r"(?:provider|at)[ \t]*:")
 OLD_STAMP = re.compile(r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ", re.ASCII)
 PIECES = st.lists(
@@ -270,9 +270,10 @@ PIECES = st.lists(
 
 
 def old_open_fence_at_end(text: str) -> str | None:
-    """The regular-expression reading `fenceend.open_fence_at_end` replaced."""
+    """The regular-expression reading `fenceend.open_fence_at_end` replaced, on the pattern
+    the code-block scanner still reads fence lines with (`fences.FENCE_LINE`)."""
     open_run = ""
-    for m in OLD_FENCE_LINE.finditer(text):
+    for m in FENCE_LINE.finditer(text):
         run, info = m.group(1), m.group(2)
         if open_run:
             if run[0] == open_run[0] and len(run) >= len(open_run) and not info.strip():
