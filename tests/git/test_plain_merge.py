@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -364,3 +365,25 @@ def test_a_key_orders_as_time_author_and_hex_digest(
     ]
     assert (keys[0] < keys[1], keys[0] == keys[1]) == (plain[0] < plain[1], plain[0] == plain[1])
     assert [keys[0] < keys[1], keys[1] < keys[0]].count(True) <= 1
+
+
+def test_a_package_beside_it_hides_no_standard_module(tmp_path: Path) -> None:
+    """The package installed in a folder that also holds a module named as a standard one (an
+    old backport's ``enum.py``): the file git runs puts that folder after the standard
+    library, so the full driver (which imports `re`, hence `enum`) still merges."""
+    folder = tmp_path / "site-packages"
+    shutil.copytree(
+        ENTRY.parent.parent, folder / "discussions", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (folder / "enum.py").write_text("raise ImportError('the backport, not the standard enum')\n")
+    ours = append(BASE, human("Ann", "TOKEN-o1"))
+    theirs = append(
+        BASE, "\n<!-- PHASE-TRANSITION: initial_feedback -> detailed_review -->\n\n---\n"
+    )
+    data = [t.encode() for t in (BASE, ours, theirs)]
+    paths = write_versions(tmp_path, *data)
+    entry = folder / "discussions" / "git" / "mergefile.py"
+    argv = [sys.executable, "-I", "-S", str(entry), "merge-file", *map(str, paths), FILE]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert paths[1].read_bytes() == merge_whole(*data)[1]

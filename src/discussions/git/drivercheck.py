@@ -39,7 +39,7 @@ on its own file ``ENTRY`` (`git.mergefile`), the same Python with ``-m discussio
 ``-I -S``: no ``site`` (its ``.pth`` files and site-packages folders cost a quarter of a bare
 Python's start, and no code of theirs runs), no ``PYTHON*`` variables and nothing of the work
 tree on ``sys.path`` (git runs the driver from the work tree's root, whose files must never be
-imported); `mergefile` puts its own package's folder first and merges the usual appends without
+imported); `mergefile` puts its own package's folder on it and merges the usual appends without
 importing ``re`` (`plain`). A candidate that fails without writing its conflict (ours then has
 no ``<<<<<<< ours`` line: it could not start, could not import discussions, or could not read
 the files) gives way to the next; when none can, ``git merge-file`` writes the conflict git

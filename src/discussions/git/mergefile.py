@@ -3,12 +3,14 @@ BASE OURS THEIRS [PATH]`` (`setup.driver_command`; `drivercheck.DRIVER_SCRIPT` s
 ``-I -S``).
 
 Run as a script, with no ``site`` and nothing of the work tree or the environment on
-``sys.path``: it puts the folder holding this package first, so the package it belongs to is
-the one that merges. Two sides that only appended plain comments merge on the fast path
-(`plain.merge_plain_file`), which imports no ``re``; anything else runs ``site`` (so what is
-installed beside the package resolves) and the full driver (`driver.driver_main`), exactly as
-``python -m discussions merge-file`` does. Kept this small because a script's own code is
-compiled at every start (the modules it imports are cached).
+``sys.path``: it puts the folder holding this package after the standard library (never before
+it: that folder may be a site-packages whose other packages must not hide a standard module),
+so the package it belongs to is the one that merges, ahead of what ``site`` adds. Two sides
+that only appended plain comments merge on the fast path (`plain.merge_plain_file`), which
+imports no ``re``; anything else runs ``site`` (so what is installed beside the package
+resolves) and the full driver (`driver.driver_main`), exactly as ``python -m discussions
+merge-file`` does. Kept this small because a script's own code is compiled at every start
+(the modules it imports are cached).
 """
 
 from __future__ import annotations
@@ -39,5 +41,5 @@ if __name__ == "__main__":
     # The folder holding the package (`setup.driver_command` names this file by absolute path);
     # `os.path` is not loaded without `site`, and is not needed for three folders up.
     parts = __file__.rsplit("/", 3)
-    sys.path.insert(0, parts[0] if len(parts) == 4 else ".")
+    sys.path.append(parts[0] if len(parts) == 4 else ".")
     sys.exit(main(sys.argv[1:]))
