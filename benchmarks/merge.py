@@ -40,7 +40,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+HERE = Path(__file__).resolve().parent.parent / "src"
+sys.path.insert(0, str(HERE))
 
 from discussions.git.merge import merge_texts  # noqa: E402
 from discussions.syntax.render import (  # noqa: E402
@@ -181,9 +182,10 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
 
     def registered(tree_env: dict[str, str]) -> Callable[[], None]:
         """The command `discussions init` registers (`setup.driver_command`: a small `sh`
-        wrapper with fallbacks), with git's placeholders filled in as git does: the tree's
-        own (asked of it), since the command names a file of the tree and, with ``-I``, no
-        PYTHONPATH is read when it runs."""
+        script with fallbacks), with git's placeholders filled in as git does: the tree's
+        own (asked of it; without ``--pythonpath``, this one's), since the command names a
+        file of the tree and, with ``-I``, no PYTHONPATH is read when it runs."""
+        own = dict(tree_env, PYTHONPATH=tree_env.get("PYTHONPATH", str(HERE)))
         command = subprocess.run(
             [
                 PY,
@@ -191,7 +193,7 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
                 "-c",
                 f"from discussions.git.setup import driver_command as d; print(d({PY!r}))",
             ],
-            env=tree_env,
+            env=own,
             check=True,
             capture_output=True,
             text=True,
