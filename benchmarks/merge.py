@@ -10,11 +10,12 @@ plus ~20 appended comments each (human comments and AI turns with metadata). Fig
 (with min and max) of runs alternated so machine noise hits both alike:
 
 * as git runs them: a process each (the command `discussions init` registers, a small `sh`
-  wrapper around `python -P -m discussions merge-file`, and that Python command alone, vs
-  `git merge-file` and vs `python -P -c pass`);
+  wrapper around `python -I -S .../discussions/git/mergefile.py merge-file` in this tree, or
+  `python -P -m discussions merge-file` in a tree from before it, each tree's own; and
+  `python -P -m discussions merge-file` alone), vs `git merge-file` and vs `python -P -c pass`;
 * in process: `merge.merge_texts` alone (what the driver does besides starting Python);
-* `python -P -c 'import re'`: the least a driver written in Python costs (the merge needs
-  regular expressions), for the 10 KB target.
+* `python -I -S -c pass`: the least the registered command's Python costs (no `site`), for
+  the 10 KB target; the wrapper, the package's imports and the merge come on top.
 
 With `--pythonpath` given more than once, the trees (the first is the baseline) take turns
 within every repeat, so all see the same machine; after checking they merge to the same
@@ -39,10 +40,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+HERE = Path(__file__).resolve().parent.parent / "src"
+sys.path.insert(0, str(HERE))
 
 from discussions.git.merge import merge_texts  # noqa: E402
-from discussions.git.setup import driver_command  # noqa: E402
 from discussions.syntax.render import (  # noqa: E402
     analyse_tail,
     join_blocks,
@@ -181,8 +182,22 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
 
     def registered(tree_env: dict[str, str]) -> Callable[[], None]:
         """The command `discussions init` registers (`setup.driver_command`: a small `sh`
-        wrapper with fallbacks), with git's placeholders filled in as git does."""
-        command = driver_command(PY)
+        script with fallbacks), with git's placeholders filled in as git does: the tree's
+        own (asked of it; without ``--pythonpath``, this one's), since the command names a
+        file of the tree and, with ``-I``, no PYTHONPATH is read when it runs."""
+        own = dict(tree_env, PYTHONPATH=tree_env.get("PYTHONPATH", str(HERE)))
+        command = subprocess.run(
+            [
+                PY,
+                "-P",
+                "-c",
+                f"from discussions.git.setup import driver_command as d; print(d({PY!r}))",
+            ],
+            env=own,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.rstrip("\n")
         for key, value in (
             ("%O", paths["base"]),
             ("%A", scratch),
@@ -219,8 +234,8 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
         subprocess.run([PY, "-P", "-c", "pass"], env=env, check=True)
 
     def python_re() -> None:
-        """The least a driver written in Python costs: it starts and imports `re`."""
-        subprocess.run([PY, "-P", "-c", "import re"], env=env, check=True)
+        """The least the registered command's Python costs: it starts without `site`."""
+        subprocess.run([PY, "-I", "-S", "-c", "pass"], env=env, check=True)
 
     def import_command() -> None:
         subprocess.run(
@@ -251,7 +266,7 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
     print(f"  python -P -m discussions:    {spread(t_drv)}  (without the wrapper)")
     print(f"  git merge-file:              {spread(t_git)}  (conflicts: both appended)")
     print(f"  python -P -c pass:           {spread(t_py)}")
-    print(f"  python -P -c 'import re':    {spread(t_re)}  (the least a Python driver costs)")
+    print(f"  python -I -S -c pass:        {spread(t_re)}  (the least the command's Python costs)")
     print(f"  the driver's imports alone:  {spread(t_imp)}  (python -P -c 'import ...')")
     (t_merge,) = compare(lambda: merge_texts(base, ours, theirs), repeat=repeat)
     print(f"  in process, merge_texts:     {spread(t_merge)}")
@@ -262,7 +277,7 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
         ("python -P -m discussions", driver),
         ("git merge-file", git_line_merge),
         ("python -P -c pass", python_start),
-        ("python -P -c 'import re'", python_re),
+        ("python -I -S -c pass", python_re),
     ):
         print(f"  {label + ':':28} {spread(CPU[fn])}")
     for tree, times in zip(trees, t_regs, strict=True):
@@ -285,7 +300,13 @@ def bench(work: Path, size_mb: float, comments: int, repeat: int, trees: list[st
     if mb < 0.5:
         row(f"{what} vs `python -P -c pass`", ratios(t_reg, t_py), 1.3, "a bare Python")
         floor = ratios(t_re, t_py)
-        print(f"  (python -P -c 'import re' vs pass: {statistics.median(floor):.2f}x)")
+        print(f"  (python -I -S -c pass vs python -P -c pass: {statistics.median(floor):.2f}x)")
+        for tree, run in zip(trees, runs, strict=True):
+            cpu = ratios(CPU[run], CPU[python_start])
+            print(
+                f"  (CPU, as registered vs python -P -c pass: {statistics.median(cpu):.2f}x, "
+                f"min {min(cpu):.2f}, max {max(cpu):.2f}; {tree or 'here'})"
+            )
     row(f"{what} vs `git merge-file`", ratios(t_reg, t_git), 1.5, "`git merge-file`")
 
 

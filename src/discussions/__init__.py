@@ -10,21 +10,6 @@ One append-only markdown file per discussion is the single source of truth.
 
 from __future__ import annotations
 
-from .errors import (
-    ConfigError,
-    DiscussionExists,
-    DiscussionNotFound,
-    DiscussionsError,
-    InvalidVote,
-    NotWritable,
-    ParticipantError,
-    PhaseError,
-    ProviderError,
-    ReservedName,
-    TemplateError,
-    UnknownParticipant,
-    UnknownTemplate,
-)
 from .syntax.faces import face
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
@@ -32,6 +17,21 @@ if TYPE_CHECKING:
     from .derive.voting import ConsensusResult, calculate_consensus
     from .engine.runner import Runner
     from .engine.turn.outcomes import TurnResult
+    from .errors import (
+        ConfigError,
+        DiscussionExists,
+        DiscussionNotFound,
+        DiscussionsError,
+        InvalidVote,
+        NotWritable,
+        ParticipantError,
+        PhaseError,
+        ProviderError,
+        ReservedName,
+        TemplateError,
+        UnknownParticipant,
+        UnknownTemplate,
+    )
     from .model.discussion import Comment, Discussion, Item, PendingMention
     from .settings.config import VotingConfig
     from .settings.participants import Participant
@@ -39,10 +39,24 @@ if TYPE_CHECKING:
 __version__ = "0.2.0"
 
 # The face (`syntax.faces`): each public name and its module, loaded on first use, so
-# `import discussions` (and the merge driver git runs once per file) stays cheap.
+# `import discussions` (and the merge driver git runs once per file) stays cheap: not even the
+# errors are loaded (the merge driver's fast path raises none of them).
 __getattr__, __dir__ = face(
     __name__,
     {
+        "ConfigError": "errors",
+        "DiscussionExists": "errors",
+        "DiscussionNotFound": "errors",
+        "DiscussionsError": "errors",
+        "InvalidVote": "errors",
+        "NotWritable": "errors",
+        "ParticipantError": "errors",
+        "PhaseError": "errors",
+        "ProviderError": "errors",
+        "ReservedName": "errors",
+        "TemplateError": "errors",
+        "UnknownParticipant": "errors",
+        "UnknownTemplate": "errors",
         "Comment": "model.discussion",
         "Discussion": "model.discussion",
         "Item": "model.discussion",

@@ -64,8 +64,8 @@ def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     assert "discussions/*.sum.md merge=discussions-summary linguist-generated=true" in attributes
     driver = git(repo, "config", "merge.discussions.driver").stdout.strip()
     assert registered_python(driver) == sys.executable
-    assert driver.startswith("sh -c ") and driver.endswith(" %O %A %B %L %P")
-    assert '"$0" -P -m discussions' in driver
+    assert driver.startswith("set -- ") and " %O %A %B %L %P; " in driver
+    assert '"$y" -P -m discussions' in driver
     assert (repo / "discussions").is_dir()
     config = (repo / "discussions.yaml").read_text()
     assert "threshold_ready: 0.67" in config and "directory: ./discussions" in config

@@ -1,6 +1,7 @@
 """The driver's fast path (`git.tails.merge_tails`): two sides that only appended are merged
 on their tails, cut where the base's last comment opens; the result must be the whole-file
-merge's (`driver.merge_whole`), byte for byte, with the same decision and counts."""
+merge's (`driver.merge_whole`), byte for byte, with the same decision and counts. The fast path
+without `re` (`git.plain.plain_end`) is held to the same bytes on the same random appends."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from discussions.errors import DiscussionsError
 from discussions.git.driver import merge_file, merge_versions, merge_whole
 from discussions.git.merge import CLEAN, MergeResult
+from discussions.git.plain import plain_end
 from discussions.git.tails import WINDOW, merge_tails, shared_cut
 
 from .test_merge import (
@@ -85,6 +87,11 @@ def test_the_tails_merge_as_the_whole_files_do(case: tuple[object, ...]) -> None
     if fast is not None:
         same(fast, whole)
     same(merge_versions(*data), whole)
+    if data[1].startswith(data[0]) and data[2].startswith(data[0]):
+        cut = len(data[0])  # the fast path without re (`plain`), where it answers
+        plain = plain_end(data[0], data[1][cut:], data[2][cut:])
+        if plain is not None:
+            assert whole[0].status == CLEAN and data[0] + plain == whole[1]
     same(merge_versions(data[0], data[2], data[1]), merge_whole(data[0], data[2], data[1]))
     assert driven(*data) == (whole[0].status, whole[0].reason, whole[1])
 

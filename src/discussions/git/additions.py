@@ -7,7 +7,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .units import NAME_HEAD, content_of, split_blocks, units_of
+from .plain import head_name
+from .units import content_of, split_blocks, units_of
 
 
 def split_appended(base: str, side: str) -> tuple[str, str] | None:
@@ -69,7 +70,7 @@ _ENGINE_START = re.compile(r"\A(?:[ \t]*\r?\n)*[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \
 def _starts_unit(block: str) -> bool:
     """Whether a block starts a comment or an engine block (the merge driver only ever
     inserts whole units, so what follows an insertion starts one too)."""
-    return bool(NAME_HEAD.match(block) or _ENGINE_START.match(block))
+    return head_name(block) is not None or bool(_ENGINE_START.match(block))
 
 
 def _inserts_units(blocks: list[str], j: int) -> bool:
@@ -79,7 +80,7 @@ def _inserts_units(blocks: list[str], j: int) -> bool:
     if _starts_unit(blocks[j]):
         return True
     return _SEPARATOR_ONLY.match(blocks[j]) is not None and (
-        j + 1 < len(blocks) and NAME_HEAD.match(blocks[j + 1]) is not None
+        j + 1 < len(blocks) and head_name(blocks[j + 1]) is not None
     )
 
 

@@ -272,14 +272,14 @@ def _text(data: bytes | None) -> str:
 def _lost(root: Path, rel: str, merge: str | None, parent: str, block: str) -> _AppendViolation:
     """The violation naming a lost block: the parent it came from, its author, its first
     line, and how to get it back."""
-    from .units import NAME_HEAD
+    from .plain import head_name
 
     short = _git_lines(["rev-parse", "--short", parent], root)[0]
     lines = [ln.strip() for ln in block.splitlines() if ln.strip() and ln.strip() != "---"]
-    head = NAME_HEAD.match(block)
-    if head:
+    head = head_name(block)
+    if head is not None:
         said = next((ln for ln in lines[1:] if not ln.startswith("<!--")), "")
-        what = f"Name: {head.group(1).strip()}, {said[:60]!r}"
+        what = f"Name: {head.strip()}, {said[:60]!r}"
     else:
         what = repr(lines[0][:60]) if lines else "a block"
     if merge is None:

@@ -16,8 +16,9 @@ from ..errors import DiscussionsError
 from ..syntax.record import Record
 from ..syntax.text import decode
 from .merge import CLEAN, CONFLICT, LINE_MERGE, MergeResult, check_line_merge, merge_texts
+from .plain import driver_args, read_added, write_from
 from .run import is_discussion_bytes, relative_path, repo_root, run_git
-from .tails import PIECE, merge_tails, tail_merge
+from .tails import merge_tails, tail_merge
 from .units import split_blocks
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
@@ -214,14 +215,14 @@ def merge_file(
     text is the merged file from where the versions part, all that is written."""
     with open(base, "rb") as f:
         old = f.read()
-    added = [_read_added(path, old) for path in (ours, theirs)]
+    added = [read_added(path, old) for path in (ours, theirs)]
     if added[0] is not None and added[1] is not None:
         found = tail_merge(old, added[0], added[1], marker_size)
         if found is not None:
             cut, result = found
             tail = result.text.encode("utf-8")
             if old[cut:] + added[0] != tail:
-                _write_from(ours, tail, cut)
+                write_from(ours, tail, cut)
             return result
     data = [old]
     for path, extra in zip((ours, theirs), added, strict=True):
@@ -234,35 +235,8 @@ def merge_file(
     result, out = merge_whole(*data, marker_size=marker_size, cwd=folder)
     if out != data[1]:
         kept = len(old) if added[0] is not None and out.startswith(old) else 0
-        _write_from(ours, out[kept:], kept)
+        write_from(ours, out[kept:], kept)
     return result
-
-
-def _read_added(path: StrPath, base: bytes) -> bytes | None:
-    """What the file at `path` holds after `base` when it starts with `base` (that side only
-    appended), else None; compared a piece at a time, so a large file is not held twice."""
-    with open(path, "rb") as f:
-        pos = 0
-        while pos < len(base):
-            piece = f.read(min(PIECE, len(base) - pos))
-            if not piece or not base.startswith(piece, pos):
-                return None
-            pos += len(piece)
-        return f.read()
-
-
-def _write_from(path: StrPath, data: bytes, start: int) -> None:
-    """Write `data` into the file at `path` from byte `start` on, and end the file there:
-    its first `start` bytes already are the merged file's (after two appends, only what
-    comes after the part all versions share is written, not the megabytes before it)."""
-    if not start:
-        with open(path, "wb") as f:
-            f.write(data)
-        return
-    with open(path, "r+b") as f:
-        f.seek(start)
-        f.write(data)
-        f.truncate()
 
 
 def driver_main(argv: Sequence[str]) -> int:
@@ -270,19 +244,10 @@ def driver_main(argv: Sequence[str]) -> int:
     framework: git starts the driver once per conflicted file, so `python -m discussions` can
     take this path before importing click. Returns the exit status (0 clean, 1 conflict,
     2 usage error)."""
-    args = list(argv)
-    marker_size = 7
-    if len(args) >= 2 and args[0] == "--marker-size":
-        marker_size = int(args[1]) if args[1].isdigit() and int(args[1]) > 0 else 7
-        args = args[2:]
-    elif args and args[0].startswith("--marker-size="):
-        value = args[0].partition("=")[2]
-        marker_size = int(value) if value.isdigit() and int(value) > 0 else 7
-        args = args[1:]
-    if len(args) not in (3, 4) or any(a.startswith("-") for a in args[:3]):
+    found = driver_args(argv)
+    if found is None:
         return -1  # not the driver's shape: let the full command line parse and explain
-    base, ours, theirs = args[:3]
-    label = args[3] if len(args) == 4 else ours
+    marker_size, (base, ours, theirs, label) = found
     try:
         result = merge_file(base, ours, theirs, marker_size=marker_size)
     except (OSError, DiscussionsError) as exc:

@@ -41,11 +41,11 @@ from __future__ import annotations
 
 from ..syntax.record import Record
 from ..syntax.text import detect_newline
+from .plain import head_name, in_key_order, interleave
 from .units import (
     BLANK_START,
     BOUNDARY,
     END,
-    NAME_HEAD,
     SEPARATOR,
     Diverged,
     Side,
@@ -139,38 +139,21 @@ def _segments(units: list[Unit]) -> tuple[list[list[Unit]], list[Unit]]:
     return segments, markers
 
 
-def _interleave(x: list[Unit], y: list[Unit]) -> list[Unit]:
-    """Two runs of new units as one, each run's order kept, the smaller key first wherever
-    both have one waiting (the merge step of a merge sort). Keys are totally ordered (see
-    `Unit.key`), so it is associative and symmetric: any number of branches merged in any
-    order give the same sequence."""
-    out: list[Unit] = []
-    i = j = 0
-    while i < len(x) and j < len(y):
-        if y[j].key < x[i].key:
-            out.append(y[j])
-            j += 1
-        else:
-            out.append(x[i])
-            i += 1
-    return out + x[i:] + y[j:]
-
-
 def _merge_segment(a: list[Unit], b: list[Unit], tally: _Tally) -> list[Unit]:
     """Both sides' units in one phase segment: what both have is written once (in place),
-    and where they differ, the two runs are interleaved by key (see `_interleave`)."""
+    and where they differ, the two runs are interleaved by key (see `plain.interleave`)."""
     if not a or not b:
         tally.ours += len(a)
         tally.theirs += len(b)
-        return _interleave(a, b)
+        return interleave(a, b)
     # Compare in an order that does not depend on which side is "ours".
-    swapped = [u.key for u in b] < [u.key for u in a]
-    x, y = (b, a) if swapped else (a, b)
+    x, y = in_key_order(a, b)
+    swapped = x is b
     said_x, said_y = [content_of(u.text) for u in x], [content_of(u.text) for u in y]
     if set(said_x).isdisjoint(said_y):  # the usual case: nothing written on both sides
         tally.ours += len(a)
         tally.theirs += len(b)
-        return _interleave(x, y)
+        return interleave(x, y)
     import difflib  # only when needed: it is slow to import
 
     matcher = difflib.SequenceMatcher(None, said_x, said_y, autojunk=False)
@@ -183,7 +166,7 @@ def _merge_segment(a: list[Unit], b: list[Unit], tally: _Tally) -> list[Unit]:
             continue
         only_x += i2 - i1
         only_y += j2 - j1
-        out += _interleave(x[i1:i2], y[j1:j2])
+        out += interleave(x[i1:i2], y[j1:j2])
     tally.ours += only_y if swapped else only_x
     tally.theirs += only_x if swapped else only_y
     return out
@@ -520,7 +503,7 @@ def _region_start(
         return found.start() if found else 0
     blocks = base_blocks()
     for h in range(min(middle[0], len(blocks)) - 1, 0, -1):
-        if NAME_HEAD.match(blocks[h]):
+        if head_name(blocks[h]) is not None:
             offset = sum(len(b) for b in blocks[:h])
             return base.rfind("\n", 0, offset - 1) + 1
     return 0

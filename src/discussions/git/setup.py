@@ -2,11 +2,11 @@
 ``.gitattributes``, the merge driver in the clone's configuration).
 
 Git runs a merge driver from the clone's configuration, never from the repository, so the
-driver is registered with an absolute command (this Python, ``-m discussions``): it keeps
-working from a GUI git client with a minimal PATH. A clone whose ``.gitattributes`` names the
-driver but whose configuration lacks it merges with git's default (a safe conflict);
-`drivercheck.driver_warning` says so, and `driver.resolve_conflict` redoes the merge from the
-index stages.
+driver is registered with an absolute command (this Python, on this package's own
+`mergefile`): it keeps working from a GUI git client with a minimal PATH. A clone whose
+``.gitattributes`` names the driver but whose configuration lacks it merges with git's
+default (a safe conflict); `drivercheck.driver_warning` says so, and `driver.resolve_conflict`
+redoes the merge from the index stages.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DiscussionsError
-from .drivercheck import DRIVER, DRIVER_SCRIPT
+from .drivercheck import DRIVER, DRIVER_SCRIPT, DRIVER_SCRIPT_P
 from .run import repo_root, run_git
 
 _DRIVER_NAME = "discussions append-only merge"
@@ -85,14 +85,20 @@ output:
 
 
 def driver_command(python: str | None = None) -> str:
-    """The command git runs for the merge driver: `DRIVER_SCRIPT` with `python` (default this
-    installation's, by absolute path, so it works from any git client whatever its PATH) as
-    the first candidate. ``-P``: git runs the driver from the work tree's root, and
-    ``python -m`` would otherwise put that folder first on ``sys.path``, so a repository
-    shipping ``discussions/__init__.py`` would get its own code run."""
-    return (
-        f"sh -c {shlex.quote(DRIVER_SCRIPT)} {shlex.quote(python or sys.executable)} %O %A %B %L %P"
-    )
+    """The command git runs (with its ``sh``) for the merge driver: `DRIVER_SCRIPT` after its
+    arguments, `python` (default this installation's, by absolute path, so it works from any
+    git client whatever its PATH) as the first candidate, run ``-I -S`` on this package's
+    `mergefile` (the reasons are `DRIVER_SCRIPT`'s), then with ``-m discussions``. ``-P``
+    there: git runs the driver from the work tree's root, and ``python -m`` would otherwise
+    put that folder first on ``sys.path``, so a repository shipping
+    ``discussions/__init__.py`` would get its own code run. A path with ``%`` in it would be
+    taken for git's placeholders: the command is then the earlier one (`DRIVER_SCRIPT_P`),
+    without the file."""
+    python = shlex.quote(python or sys.executable)
+    entry = str(Path(__file__).resolve().with_name("mergefile.py"))
+    if "%" in entry:
+        return f"sh -c {shlex.quote(DRIVER_SCRIPT_P)} {python} %O %A %B %L %P"
+    return f"set -- {python} {shlex.quote(entry)} %O %A %B %L %P; {DRIVER_SCRIPT}"
 
 
 def _attribute_lines(folder: str) -> list[str]:

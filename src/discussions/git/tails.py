@@ -19,6 +19,7 @@ import codecs
 
 from ..syntax.text import detect_newline
 from .merge import CLEAN, CONFLICT, MergeResult, merge_texts
+from .plain import PIECE
 from .units import BOUNDARY, SEPARATOR, last_match
 
 WINDOW = 1 << 14
@@ -106,11 +107,6 @@ def tail_merge(
     if result.status not in (CLEAN, CONFLICT):
         return None
     return cut, result
-
-
-PIECE = 1 << 16
-"""Bytes checked (or read and compared) at a time: a megabyte's copy would cost more to make
-(and page in) than to check."""
 
 
 def _is_utf8(data: bytes, end: int) -> bool:

@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import re
 
-from ..syntax.digest import sha256_hex
 from ..syntax.fences import open_fence_at_end
-from ..syntax.kinds import ENGINE_KINDS, STATE, alternation, engine_kinds
+from ..syntax.kinds import STATE, engine_kinds
 from ..syntax.meta import written_at
 from ..syntax.record import Record
+from .plain import SEPARATOR_PATTERN, has_engine_word, head_name, order_key, said
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from .plain import Digest
+
 # The parser is imported where a run of blocks needs it (an engine block's name in the text):
 # git starts the driver once per merged file, and most merges of appended comments need none.
 
-SEPARATOR = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.M)
-
-
-NAME_HEAD = re.compile(r"\A(?:[ \t]*\r?\n)*Name:[ \t]*([^\r\n]*)")
+SEPARATOR = re.compile(SEPARATOR_PATTERN, re.M)
 
 
 BLANK_START = re.compile(r"\A[ \t]*\r?\n")
@@ -50,7 +49,7 @@ class Unit(Record):
         self.author = author
         self.markers = markers
         self.has_name = has_name
-        self._key: tuple[str, str, str] | None = None
+        self._key: tuple[str, str, Digest] | None = None
 
     @property
     def is_marker(self) -> bool:
@@ -58,15 +57,14 @@ class Unit(Record):
         return bool(self.markers)
 
     @property
-    def key(self) -> tuple[str, str, str]:
+    def key(self) -> tuple[str, str, Digest]:
         """Where it goes among other new units: (when it was written, author, hash of what it
         says), the time as `format.written_at` reads it (``""`` when the unit does not say,
         which sorts before every time). It does not depend on the side, the newlines or
         whether the unit was closed by a separator."""
         if self._key is None:
-            closed = closed_block(self.text.replace("\r\n", "\n"), "\n").strip()
-            data = closed.encode("utf-8", "surrogatepass")
-            self._key = (written_at(self.text), self.author, sha256_hex(data))
+            closed = closed_block(self.text.replace("\r\n", "\n"), "\n")
+            self._key = order_key(written_at(self.text), self.author, closed)
         return self._key
 
 
@@ -115,10 +113,6 @@ def split_blocks(text: str) -> tuple[list[str], str]:
 
 
 BOUNDARY = re.compile(r"^---[ \t]*\r?\n(?:[ \t]*\r?\n)*Name:", re.M)
-
-
-_ENGINE_WORDS = re.compile(alternation([k.name for k in ENGINE_KINDS]))
-"""Any engine block's name: a run of blocks without one needs no parse."""
 
 
 _STATE_KINDS = engine_kinds(merges=STATE)
@@ -178,7 +172,7 @@ def units_of(blocks: list[str]) -> list[Unit]:
     """Cut a run of new blocks into comments and marker blocks (markers found by the parser)."""
     groups: list[list[str]] = []
     for block in blocks:
-        if not groups or NAME_HEAD.match(block):
+        if not groups or head_name(block) is not None:
             groups.append([block])
         else:
             groups[-1].append(block)
@@ -194,7 +188,7 @@ def _split_markers(group: list[str]) -> list[Unit]:
     own, so no merge can take one side's engine block for part of another unit."""
     text = "".join(group)
     marks: dict[int, list[tuple[str, str | None, str]]] = {}
-    if _ENGINE_WORDS.search(text):
+    if has_engine_word(text):  # any engine block's name: else no parse
         from ..syntax.parse import parse_document
 
         doc = parse_document("---\n" + text)
@@ -225,8 +219,8 @@ def _split_markers(group: list[str]) -> list[Unit]:
 
 
 def _unit(blocks: list[str], markers: tuple[tuple[str, str | None, str], ...]) -> Unit:
-    head = NAME_HEAD.match(blocks[0])
-    author = head.group(1).strip() if head else ""
+    head = head_name(blocks[0])
+    author = head.strip() if head is not None else ""
     return Unit("".join(blocks), author, markers, head is not None)
 
 
@@ -235,11 +229,7 @@ def content_of(text: str) -> str:
     one version and left open at the end of the file in another is the same comment, and so
     is one a hand typed ``---`` closed right below its last line (an earlier merge closed it
     after a blank line)."""
-    closed = closed_block(text.replace("\r\n", "\n"), "\n").strip()
-    return _CLOSING.sub("\n---", closed)
-
-
-_CLOSING = re.compile(r"\s*\n---$")
+    return said(closed_block(text.replace("\r\n", "\n"), "\n"))
 
 
 def closed_block(text: str, nl: str) -> str:

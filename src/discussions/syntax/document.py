@@ -6,6 +6,7 @@ import re
 
 from .kinds import ENGINE_KINDS, alternation
 from .record import Record
+from .stamps import header_comment as header_comment
 
 # A separator, then blank lines, then the Name: line. Column 0 only (see module docstring).
 BOUNDARY = re.compile(r"^---[ \t]*\n(?:[ \t]*\n)*Name:[ \t]*([^\n]*)$", re.M)
@@ -22,14 +23,6 @@ ENGINE_LINE = re.compile(
 # A ``Name:`` line at column 0: with no ``---`` before it, it still starts a comment where the
 # markdown shows it as text (not in code, not in an HTML block that hides it).
 NAME_LINE = re.compile(r"^Name:[ \t]*([^\n]*)$", re.M)
-
-
-def header_comment(line: str) -> str | None:
-    """The inside of a line that is one HTML comment (``<!-- x -->`` -> ``x``), else None."""
-    s = line.strip(" \t")
-    if len(s) < 7 or not s.startswith("<!--") or not s.endswith("-->"):
-        return None
-    return s[4:-3].strip(" \t")
 
 
 class ParseWarning(Record):

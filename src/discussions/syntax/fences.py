@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .fenceend import open_fence_at_end as open_fence_at_end
+
 _BACKTICKS = re.compile(r"`{3,}")
 
 
@@ -40,16 +42,3 @@ FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 """A fence line at the top level of markdown (group 1 its run, group 2 its info string).
 Here, not in `code`, so the merge driver (which closes a code block left open) imports this
 small module rather than the code-block scanner."""
-
-
-def open_fence_at_end(text: str) -> str | None:
-    """The fence that would close a code block left open at the end of `text`, if any."""
-    open_run = ""
-    for m in FENCE_LINE.finditer(text):
-        run, info = m.group(1), m.group(2)
-        if open_run:
-            if run[0] == open_run[0] and len(run) >= len(open_run) and not info.strip():
-                open_run = ""
-        elif not (run[0] == "`" and "`" in info):
-            open_run = run
-    return open_run or None

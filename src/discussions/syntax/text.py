@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .document import ParseWarning
+from .stamps import normalise_newlines as normalise_newlines
 
 BOM = "\ufeff"
 
@@ -34,13 +35,6 @@ def detect_newline(text: str) -> str:
     if i > 0 and text[i - 1] == "\r":
         return "\r\n"
     return "\n"
-
-
-def normalise_newlines(text: str) -> str:
-    """CRLF and lone CR become LF; line numbers stay the same."""
-    if "\r" not in text:
-        return text
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def strip_line_start_boms(text: str) -> tuple[str, list[int]]:
