@@ -71,3 +71,23 @@ def test_providers_list_and_show_say_which_can_write(isolated: Path, userdir: Pa
     assert "Write mode: none" in shown.output
     missing = CliRunner().invoke(cli, ["providers", "show", "nope"])
     assert missing.exit_code != 0 and "providers list" in missing.output
+
+
+def test_export_and_the_mcp_tool_refuse_an_undecided_discussion_in_one_sentence(
+    isolated: Path,
+) -> None:
+    """`export --format handoff` and the MCP `handoff` tool say the same sentence (the export
+    then adds its own way past it); they said it in two different ways."""
+    import pytest
+
+    from discussions.errors import NotDecided
+    from discussions.ops.service import DiscussionTools
+
+    decided_file(isolated / "discussions", "OPEN")
+    with pytest.raises(NotDecided) as refused:
+        DiscussionTools().handoff("cache.md")
+    sentence = str(refused.value)
+    assert sentence.startswith("cache.md is not decided: ") and "no motion has passed" in sentence
+    r = CliRunner().invoke(cli, ["export", "cache.md", "--format", "handoff", "--out", "-"])
+    assert r.exit_code == 1
+    assert r.output.startswith(f"Error: {sentence}. To export its hand-off anyway"), r.output

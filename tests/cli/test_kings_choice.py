@@ -73,6 +73,28 @@ def test_apply_now_goes_on_to_the_apply_and_its_consent(rollout: Path) -> None:
     assert "return 3" in git(root, "show", f"{d.applies[0].branch}:app.py").stdout
 
 
+def test_apply_now_leads_through_the_provider_the_run_was_given(
+    rollout: Path, providers_file, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """`run --provider other`: every call of the run went to `other`, and so does the apply
+    "apply now" starts (it took the default's first writer, `standin`)."""
+    lead = json.dumps(f"{sys.executable} {SCRIPTS / 'lead.py'} edit")
+    agreeing = script_command("deliberate.py", "agree2", str(tmp_path / "memory"))
+    providers_file(
+        {"standin": agreeing, "other": agreeing},
+        standin={"write_command": lead},
+        other={"write_command": lead},
+    )
+    root = rollout.parents[1]
+    talk = converse(
+        ["run", FILE, "--provider", "other"], [("Your choice", "a\r"), ("[y/N]", "y\r")], cwd=root
+    )
+    assert talk.code == 0 and not talk.unanswered, talk.output
+    d = Discussion.load(rollout, Workspace.discover(root))
+    assert {c.meta["provider"] for c in d.comments} == {"other"}
+    assert [(a.result, a.provider) for a in d.applies] == [("committed", "other")]
+
+
 @pytest.mark.parametrize("flag", [None, "--json", "--yes"])
 def test_never_asked_without_a_terminal_or_with_json_or_yes(
     rollout: Path, flag: str | None

@@ -308,3 +308,36 @@ def test_timeout_option(disc: Path, isolated: Path, providers_file) -> None:  # 
     assert r.exit_code == 1
     assert "slow: timed out after 0.5s; process group killed" in r.output
     assert Discussion.load(disc).comments == []
+
+
+def test_calls_stopped_mid_turn_try_no_fallback(disc: Path, isolated: Path, providers_file) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl-C (`terminate_all`) while the calls of a turn run: each participant's call is
+    ended and its thread goes no further down the provider chain (the fallback, started after
+    the stop, was no call `terminate_all` could end: the run waited for it). The calls the
+    stop ended are recorded, not told as failures with a next provider, or none, to try."""
+    import os
+    import threading
+
+    from discussions.providers.command import terminate_all
+
+    from ..support.waiting import running_below, wait_for
+
+    providers_file(
+        {"slow": answering('{"comment": "late"}', 30), "quick": answering('{"comment": "x"}')}
+    )
+    use(isolated, "slow", ["quick"])
+
+    def stop_once_both_run() -> None:
+        wait_for(lambda: len(running_below(os.getpid(), "late")) == 2, 30, message="two calls")
+        terminate_all()
+
+    stopper = threading.Thread(target=stop_once_both_run)
+    stopper.start()
+    told: list[str] = []
+    runner = Runner(on_event=lambda ev: told.append(ev.kind))
+    result = runner.run_turn(Discussion.load(disc), ["architect", "security"])
+    stopper.join()
+    assert "attempt_failed" not in told and told.count("done") == 2
+    assert [o.status for o in result.outcomes] == ["failed", "failed"]
+    assert [[a.provider for a in o.attempts] for o in result.outcomes] == [["slow"], ["slow"]]
+    assert Discussion.load(disc).comments == []

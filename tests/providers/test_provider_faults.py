@@ -86,6 +86,25 @@ def test_terminate_all_reaches_a_daemon_in_a_new_session(tmp_path: Path) -> None
         t.join(timeout=30)
 
 
+def test_a_call_stopped_between_its_fork_and_its_registration_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C landing after a call's process was forked but before `terminate_all` could see
+    the call (a thread of a turn still between the two under load): the call is ended all the
+    same, instead of running out its answer while the run waits for it (the run hung)."""
+    from discussions.providers import escapes
+
+    started = escapes.start_tick  # read between the fork and the registration
+
+    def stop_there(pid: int) -> int:
+        terminate_all()
+        return started(pid)
+
+    monkeypatch.setattr(escapes, "start_tick", stop_there)
+    with pytest.raises(ProviderFailed, match="SIGKILL"):
+        call(script_command("answer.py", '{"comment": "never seen"}', "30"), timeout=60)
+
+
 # -- the command line's --timeout wins over the provider's own ----------------------------------
 
 

@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 @click.command("apply")
 @click.argument("file")
 @click.option("--lead", metavar="ALIAS", help="Who leads (default: chosen by capabilities).")
+@click.option(
+    "-p",
+    "--provider",
+    metavar="NAME",
+    help="The lead works through this provider (it needs a write mode; no fallback).",
+)
 @click.option("--branch", metavar="NAME", help="The new branch (default: discussions/apply/F-N).")
 @click.option("-y", "--yes", is_flag=True, help="Consent without asking (for scripts).")
 @click.option("--dry-run", is_flag=True, help="Print the hand-off and the command; run nothing.")
@@ -64,6 +70,7 @@ if TYPE_CHECKING:
 def apply_command(
     file: str,
     lead: str | None,
+    provider: str | None,
     branch: str | None,
     yes: bool,
     dry_run: bool,
@@ -103,7 +110,7 @@ def apply_command(
       discussions apply feature-x.md --parley
     """
     if review:
-        flags = (lead, branch, dry_run, force, reason, acknowledge_questions)
+        flags = (lead, provider, branch, dry_run, force, reason, acknowledge_questions)
         return review_only(file, as_json=as_json, timeout=timeout, yes=yes, flags=flags)
     # a usage error before the file is looked for
     ops.check_forced(force, reason, needs_reason=True)
@@ -113,6 +120,7 @@ def apply_command(
     plan = ops.plan_apply(
         ws, resolve_discussion(file, ws), lead=lead, branch=branch, timeout=timeout,
         force=force, reason=reason, acknowledge_questions=acknowledge_questions, dry_run=dry_run,
+        provider=provider,
     )  # fmt: skip
     if dry_run:
         echo_json(plan.to_dict()) if as_json else _show(plan, dry_run=True)

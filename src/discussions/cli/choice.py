@@ -1,8 +1,9 @@
 """The King's Choice at the end of `discussions run`: when the run reached consensus and a
 person is at the terminal, ask what to do with the decision (apply it now, leave it to a
 person, decide later), record the answer in the file, and with "apply now" go on to
-`discussions apply` (which shows the plan and asks for its own consent). Never asked without
-a terminal, in CI, with --json or --yes."""
+`discussions apply` (which shows the plan and asks for its own consent), through the
+provider the run was given (``run --provider``), if any. Never asked without a terminal, in CI,
+with --json or --yes."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ _MENU = (("a", "apply", "apply it now"), ("p", "person", "leave it to a person")
          ("l", "later", "decide later"))  # fmt: skip
 
 
-def offer(path: Path, stopped: str, as_json: bool, yes: bool) -> None:
-    """Ask and record the King's Choice after a run that stopped on consensus."""
+def offer(path: Path, stopped: str, as_json: bool, yes: bool, provider: str | None) -> None:
+    """Ask and record the King's Choice after a run that stopped on consensus; "apply now"
+    leads through `provider` as the run's calls went to it."""
     if stopped != "consensus" or yes or no_one_to_ask(as_json):
         return
     from ..ops.choice import choose
@@ -40,4 +42,4 @@ def offer(path: Path, stopped: str, as_json: bool, yes: bool) -> None:
     if choice == "apply":
         from .apply import apply_command
 
-        click.get_current_context().invoke(apply_command, file=str(path))
+        click.get_current_context().invoke(apply_command, file=str(path), provider=provider)

@@ -38,7 +38,15 @@ def review_step(text: str) -> None:
     say(text, err=True)
 
 
-APPLY_ONLY = ("--lead", "--branch", "--dry-run", "--force", "--reason", "--acknowledge-questions")
+APPLY_ONLY = (
+    "--lead",
+    "--provider",
+    "--branch",
+    "--dry-run",
+    "--force",
+    "--reason",
+    "--acknowledge-questions",
+)
 """The options of `apply` that belong to a new apply, not to ``--review``."""
 
 

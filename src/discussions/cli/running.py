@@ -89,7 +89,7 @@ def run_command(
         display.close()
     _print_result(result, as_json)
     _exit_for(result)
-    offer(path, result.stopped, as_json, yes)
+    offer(path, result.stopped, as_json, yes, provider)
 
 
 def _exit_for(result: RunResult) -> None:

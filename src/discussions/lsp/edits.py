@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..syntax.render import analyse_tail, join_blocks, render_comment
+from ..ops.comments import comment_block
+from ..syntax.render import analyse_tail, join_blocks
 from .diagnostics import document_edit
 
 if TYPE_CHECKING:
@@ -23,11 +24,12 @@ def end_of(text: str) -> types.Position:
 def vote_edit(
     uri: str, version: int | None, b: Buffer, author: str, value: str
 ) -> types.WorkspaceEdit:
-    """A comment by `author` voting `value`, appended to the buffer as the engine appends one
-    (separator, ``Name:`` line, ``VOTE:`` line); typed into the buffer, never saved by us."""
-    added = join_blocks(
-        analyse_tail(b.text, at_file_start=True), [render_comment(author, "", vote=value)]
-    )
+    """A comment by `author` voting `value`, appended to the buffer as `discussions comment
+    --vote` appends it to the file (`ops.comments.comment_block`: separator, ``Name:`` line,
+    its time, ``VOTE:`` line); typed into the buffer, never saved by us. `InvalidVote` or
+    `ReservedName` for an author who cannot comment."""
+    block = comment_block(b.discussion, author, vote=value)
+    added = join_blocks(analyse_tail(b.text, at_file_start=True), [block])
     at = end_of(b.text)
     return document_edit(uri, version, [types.TextEdit(types.Range(at, at), added)])
 

@@ -44,15 +44,20 @@ def session_actions(
         title = "Ask the mentioned participants now (" + ", ".join(f"@{a}" for a in waiting) + ")"
         actions.append(_command_action(title, ASK, uri))
     actions.append(_command_action("Advance phase", ADVANCE, uri))
-    for value in VOTE_VALUES:
-        actions.append(
-            types.CodeAction(
-                title=f"Insert my vote: {value}",
-                kind=types.CodeActionKind.Source,
-                edit=vote_edit(uri, version, b, author, value),
-            )
-        )
-    return actions
+    return actions + _vote_actions(uri, version, b, author)
+
+
+def _vote_actions(uri: str, version: int | None, b: Buffer, author: str) -> list[types.CodeAction]:
+    """ "Insert my vote" for each vote; none for an author who cannot comment (a
+    participant's name: `discussions comment` refuses it too)."""
+    try:
+        edits = [(value, vote_edit(uri, version, b, author, value)) for value in VOTE_VALUES]
+    except DiscussionsError:
+        return []
+    return [
+        types.CodeAction(f"Insert my vote: {value}", kind=types.CodeActionKind.Source, edit=edit)
+        for value, edit in edits
+    ]
 
 
 def _command_action(title: str, command: str, uri: str) -> types.CodeAction:
@@ -154,7 +159,10 @@ def _buffer_commands(server: DiscussionsServer) -> None:
         if value not in VOTE_VALUES:
             return {"error": f"a vote is one of {', '.join(VOTE_VALUES)}, not {value!r}"}
         doc = ls.document(uri)
-        edit = vote_edit(uri, doc.version, ls.buffer(uri), ls.author, value)
+        try:
+            edit = vote_edit(uri, doc.version, ls.buffer(uri), ls.author, value)
+        except DiscussionsError as exc:
+            return {"error": str(exc)}
         result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))
         return {"applied": result.applied}
 

@@ -73,6 +73,7 @@ class Discussion(StateView):
         self._new_text: str | None = None  # a created discussion not yet saved
         self._pending: list[str | _Change] = []
         self._state: State | None = None
+        self._spoken: tuple[str, list[str]] | None = None  # `_ai_authors` of one text, kept
         self.notices: list[str] = []
         """What the last `save` or `transact` noticed (an earlier append gone from the file)."""
         self.grounding: Verdicts | None = None  # the citations' verdicts (`git.grounding`)
@@ -191,7 +192,10 @@ class Discussion(StateView):
         `filefacts`: it scans only what was appended since it last looked)."""
         if self._text is None and self._new_text is None and not self._pending:
             return storage.ai_authors(self.path)
-        return ai_authors(self._full_text())
+        text = self._full_text()  # an editor asks three times of one text ("Insert my vote")
+        if self._spoken is None or self._spoken[0] is not text:
+            self._spoken = (text, ai_authors(text))
+        return self._spoken[1]
 
     def seen_as(self, text: str, state: State | None = None) -> Discussion:
         """A read-only copy whose text is `text` (what a prompt shows); the file is untouched.
@@ -292,9 +296,16 @@ class Discussion(StateView):
     def add_comment(
         self, author: str, text: str = "", vote: str | None = None, head: str = ""
     ) -> None:
-        """Queue a comment by the person `author` (`head`: the commit its citations cite). Raises
-        `InvalidVote` for a bad vote, `ReservedName` when `author` is a participant's name (see
-        `speakers`: a person cannot speak for one; the engine writes theirs with `add_block`).
+        """Queue a comment by the person `author` (`comment_block`)."""
+        self.add_block(self.comment_block(author, text, vote, head))
+
+    def comment_block(
+        self, author: str, text: str = "", vote: str | None = None, head: str = ""
+    ) -> str:
+        """The block of a comment by the person `author` (`head`: the commit its citations
+        cite), stamped now. Raises `InvalidVote` for a bad vote, `ReservedName` when `author` is
+        a participant's name (see `speakers`: a person cannot speak for one; the engine writes
+        theirs with `add_block`).
 
         `text` is one comment by `author`: it may carry their own markers and votes, but never a
         comment boundary, an engine marker or anything that renders as another comment."""
@@ -312,8 +323,7 @@ class Discussion(StateView):
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
         meta = f"at: {clock.now_stamp()}" + (f" | head: {head}" if head else "")
-        self._pending.append(render_comment(author, neutralise(text), vote=norm, meta=meta))
-        self._state = None
+        return render_comment(author, neutralise(text), vote=norm, meta=meta)
 
     def add_block(self, block: str) -> None:
         """Queue an already-rendered block (see `format.render_comment`)."""

@@ -50,6 +50,14 @@ def is_decided(d: Discussion) -> tuple[bool, str]:
     return decided, f"{why}; {fix}" if fix else why
 
 
+def handoff_refusal(d: Discussion) -> str:
+    """The sentence that refuses the hand-off of an undecided `d` (``cache.md is not decided:
+    the discussion is OPEN and no motion has passed``), without `verdict`'s way past it (an
+    apply's ``--force``): the MCP ``handoff`` tool says it as it is, ``export --format
+    handoff`` adds its own (``--allow-undecided``)."""
+    return f"{d.path.name} is not decided: {verdict(d)[1]}"
+
+
 def forced_reason(d: Discussion, reason: str | None, what: str = "to apply") -> str:
     """The recorded ``--force --reason`` text ("" when `d` is decided, `is_decided`), or
     `NotDecided` for an undecided discussion without a reason: the one rule `apply` and the

@@ -103,10 +103,20 @@ def comment(
     if author is None:
         author = default_author()
     d = Discussion.load(path, ws)
-    body = text.rstrip("\n") + ("\n\n" if text.strip() else "") + council
-    d.add_comment(author, body, vote=vote, head=_head_if_cited(d, text))
+    d.add_block(comment_block(d, author, text, vote=vote, council=council))
     d.save()
     return _told(d, " ".join(author.split()), text, vote, council, bool(second or ballot))
+
+
+def comment_block(
+    d: Discussion, author: str, text: str = "", *, vote: str | None = None, council: str = ""
+) -> str:
+    """`author`'s comment as `comment` appends it to `d`: `text`, then the `council_lines`,
+    the vote, the time and (when `text` cites the code) the HEAD its citations are read at.
+    The language server types the same into a buffer ("Insert my vote"). `InvalidVote` or
+    `ReservedName` (`Discussion.comment_block`) for a comment that cannot be written."""
+    body = text.rstrip("\n") + ("\n\n" if text.strip() else "") + council
+    return d.comment_block(author, body, vote=vote, head=_head_if_cited(d, text))
 
 
 def _head_if_cited(d: Discussion, text: str) -> str:

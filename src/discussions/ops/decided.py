@@ -101,14 +101,16 @@ def plan_apply(
     reason: str | None = None,
     acknowledge_questions: bool = False,
     dry_run: bool = False,
+    provider: str | None = None,
 ) -> Plan:
     """The plan of an apply (who leads, on which branch, in which confinement): nothing runs
-    and nothing is written. `force` applies an undecided discussion; it needs a `reason`."""
+    and nothing is written. `force` applies an undecided discussion; it needs a `reason`;
+    `provider` is the lead's only provider (a run's ``--provider``), else its chain's writer."""
     from ..engine.apply.plan import ApplyOptions, prepare
 
     check_forced(force, reason, needs_reason=True)
     d = Discussion.load(path, ws)
-    options = ApplyOptions(lead, branch, timeout, reason, acknowledge_questions)
+    options = ApplyOptions(lead, branch, timeout, reason, acknowledge_questions, provider)
     return prepare(d, options, dry_run=dry_run)
 
 

@@ -130,15 +130,15 @@ def _export_handoff(d: Discussion, *, allow_undecided: bool = False) -> dict[str
     open questions and the approval (``pending``: an export consents to nothing). An
     undecided discussion raises `NotDecided` (as the MCP ``handoff`` tool does) unless
     `allow_undecided`; its ``decided`` and ``reason`` then say so."""
-    from ..model.handoff import build_handoff, verdict
+    from ..model.handoff import build_handoff, handoff_refusal
 
-    decided, why, _ = verdict(d)
-    if not decided and not allow_undecided:
+    h = build_handoff(d)
+    if not h.decided and not allow_undecided:
         raise NotDecided(
-            f"{d.path.name} is not decided: {why}. To export its hand-off anyway (with "
+            f"{handoff_refusal(d)}. To export its hand-off anyway (with "
             '"decided": false), add --allow-undecided'
         )
-    data = build_handoff(d).to_dict()
+    data = h.to_dict()
     data["file"] = display_path(d.path)
     return {**data, "exported": _now().strftime("%Y-%m-%dT%H:%M:%SZ")}
 

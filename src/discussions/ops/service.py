@@ -221,13 +221,12 @@ class DiscussionTools:
         """The hand-off of a decided discussion: the lead's instruction text and the JSON
         artifact, approval ``pending``. Starts nothing: an apply needs a person's consent,
         which only the command line asks for. `NotDecided` for an undecided discussion."""
-        from ..model.handoff import build_handoff, verdict
+        from ..model.handoff import build_handoff, handoff_refusal
 
         d = self._load(file)
         h = build_handoff(d)
-        if not h.decided:
-            # why, without the apply command's --force: nothing here can override it
-            raise NotDecided(f"{d.path.name}: {verdict(d)[1]}")
+        if not h.decided:  # nothing here can override it
+            raise NotDecided(handoff_refusal(d))
         data = h.to_dict()
         data["file"] = display_path(d.path)
         return {"text": h.to_prompt(), "handoff": data}

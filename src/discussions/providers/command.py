@@ -11,6 +11,7 @@
   and that we can find: processes carrying this call's tag in their environment (inherited across
   fork, exec and ``setsid``) and processes whose parent chain leads to the command (`escapes`).
   Inside a turn, calls that ended cleanly are searched for together when the turn ends.
+  A call spawned as the calls are stopped is killed once registered (`slots.stoppable`).
 * On Linux the command also gets ``PR_SET_PDEATHSIG``: if `discussions` dies without a chance to
   clean up (SIGKILL), the kernel kills the command (armed by ``setpriv`` where it is installed,
   so that the spawn needs no ``preexec_fn`` and Python can use vfork; see `_with_pdeathsig`).
@@ -48,7 +49,7 @@ from .base import Completion, Provider, ProviderRequest, ProviderSpec, call_time
 from .environment import command_env
 from .escapes import RUN_TAG_VAR, Call, signal_pid
 from .reports import codex_last_message, failure_reason
-from .slots import stop_waiting
+from .slots import stop_waiting, stopped_since, stops_seen
 from .streaming import output_sink
 from .usage import ANSWER_PARSERS, UNKNOWN, codex_usage
 
@@ -104,7 +105,6 @@ def terminate_all() -> int:
 def install_signal_handlers() -> None:
     """Make SIGTERM and SIGHUP kill every running provider and exit with status 128+signum.
 
-    Only Ctrl-C was handled before; CI cancellation, `timeout` and a closed terminal send these.
     Python allows installing handlers from the main thread only; elsewhere this does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
@@ -238,6 +238,7 @@ class _Run:
     ) -> _Run:
         tag = uuid.uuid4().hex
         guarded, preexec = _with_pdeathsig(argv)
+        seen = stops_seen()
         try:
             proc = subprocess.Popen(
                 guarded,
@@ -254,6 +255,8 @@ class _Run:
         run = cls(proc, tag, max_output, since=escapes.start_tick(proc.pid))
         with _active_lock:
             _active.add(run)
+        if stopped_since(seen):  # stopped as it started: `terminate_all` may not have seen it
+            run.kill()
         return run
 
     def collect(self, prompt: bytes, timeout: float) -> None:
@@ -384,10 +387,6 @@ class _Run:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             _close(stream)
 
-    @property
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
-
     def stderr_text(self) -> str:
         """The end of stderr, terminal colour and title codes left out (opencode colours its
         stderr even without a terminal): what error messages and records quote."""
@@ -517,8 +516,8 @@ class CommandProvider(Provider):
         elif self.spec.output in ANSWER_PARSERS:
             text, usage = ANSWER_PARSERS[self.spec.output](self.name, text, stderr_text)
         if not text.strip():
-            detail = _last_lines(stderr_text)
-            raise ProviderOutputError(self.name, f"empty output after {run.elapsed:.1f}s", detail)
+            detail, took = _last_lines(stderr_text), time.monotonic() - run.started
+            raise ProviderOutputError(self.name, f"empty output after {took:.1f}s", detail)
         return Completion(text, usage)
 
     def _retrying(self, run: _Run) -> str:

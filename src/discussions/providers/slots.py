@@ -6,7 +6,9 @@ their timeout there (llama-cpp-python answers one request at a time; with its de
 ``interrupt_requests`` a new request even ends a streamed answer early).
 
 `stop_waiting` (Ctrl-C, SIGTERM: `command.terminate_all`) sends the waiting calls away, so
-no call starts after the others were stopped.
+no call starts after the others were stopped. It also counts the stops: the calls of a
+`stoppable` block (a turn, a participant's walk down its provider chain) that start, or are
+seen by `terminate_all` only, after a stop are ended by their callers (`stopped_since`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from ..errors import ProviderFailed
 
@@ -26,6 +29,8 @@ _changed = threading.Condition()
 _stops = 0
 """How many times `stop_waiting` was called: a waiting call that sees it change leaves."""
 _waiting = 0
+_since: ContextVar[int | None] = ContextVar("discussions_stops_seen", default=None)
+"""The stop count at the start of the innermost `stoppable` block (None: outside any)."""
 
 
 @contextmanager
@@ -63,3 +68,29 @@ def stop_waiting() -> int:
         _stops += 1
         _changed.notify_all()
         return _waiting
+
+
+@contextmanager
+def stoppable() -> Iterator[None]:
+    """Within the block (or the function it decorates), calls go by the stops counted since
+    the block began (an enclosing block's start, if any): after a Ctrl-C, a fallback provider
+    or a follow-up of the block is not started, and a call spawned as the stop came is ended
+    (`stopped_since`), though `terminate_all` never saw it. Threads started inside need the
+    context (``contextvars.copy_context().run``)."""
+    token = _since.set(stops_seen())
+    try:
+        yield
+    finally:
+        _since.reset(token)
+
+
+def stops_seen() -> int:
+    """The stop count the current calls go by: the `stoppable` block's start, else now's."""
+    seen = _since.get()
+    return _stops if seen is None else seen
+
+
+def stopped_since(seen: int) -> bool:
+    """Whether the calls were stopped (`stop_waiting`) after `seen` (from `stops_seen`)."""
+    with _changed:
+        return _stops != seen

@@ -6,6 +6,7 @@ import re
 from bisect import bisect_right
 
 from .fences import FENCE_LINE as _FENCE
+from .fences import FencePairs
 from .fences import open_fence_at_end as open_fence_at_end
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
@@ -16,29 +17,16 @@ if TYPE_CHECKING:
 def fenced_line_ranges(text: str) -> list[tuple[int, int]]:
     """0-based, inclusive line ranges of fenced code blocks in `text` (fences included).
 
-    CommonMark fence rules at the top level: an opening fence of three or more backticks or
-    tildes, indented at most three spaces, closed by a fence of the same character at least as
-    long with nothing after it. An unclosed fence runs to the end of `text`.
+    CommonMark fence rules at the top level (`FencePairs`), a fence indented at most three
+    spaces. An unclosed fence runs to the end of `text`.
     """
-    ranges: list[tuple[int, int]] = []
-    open_char = ""
-    open_len = 0
-    open_line = 0
-    line = 0
-    pos = 0
+    pairs = FencePairs()
+    line = pos = 0
     for m in _FENCE.finditer(text):
         line += text.count("\n", pos, m.start())
         pos = m.start()
-        run, info = m.group(1), m.group(2)
-        if open_char:
-            if run[0] == open_char and len(run) >= open_len and not info.strip():
-                ranges.append((open_line, line))
-                open_char = ""
-        elif not (run[0] == "`" and "`" in info):
-            open_char, open_len, open_line = run[0], len(run), line
-    if open_char:
-        ranges.append((open_line, text.count("\n")))
-    return ranges
+        pairs.fence(line, m.group(1), m.group(2))
+    return pairs.end(text.count("\n"))
 
 
 # Lines whose meaning for fences depends on more than the line itself: a fence after
@@ -113,32 +101,19 @@ def _top_fences(text: str) -> tuple[list[tuple[int, int]] | None, str]:
     lines = "\n" + text  # the n-th newline here starts line n
     if _too_deep(lines):
         return None, ""
-    ranges: list[tuple[int, int]] = []
-    open_char = ""
-    open_len = 0
-    open_line = 0
-    line = 0
-    pos = 0
+    pairs = FencePairs()
+    line = pos = 0
     for m in _TOP_LINE.finditer(lines):
         if m.group(2) is None:  # an HTML block start
             html = m.group(4)
-            if not open_char and not (html.startswith("<!--") and "-->" in html):
+            if not pairs.open_run and not (html.startswith("<!--") and "-->" in html):
                 return None, ""  # it may run on over lines, fences and all
             continue
         line += lines.count("\n", pos, m.start())
         pos = m.start()
-        run, info = m.group(2), m.group(3)
-        if open_char:
-            if run[0] == open_char and len(run) >= open_len and not info.strip():
-                ranges.append((open_line, line))
-                open_char = ""
-        elif not (run[0] == "`" and "`" in info):
-            if m.group(1):
-                return None, ""
-            open_char, open_len, open_line = run[0], len(run), line
-    if open_char:
-        ranges.append((open_line, text.count("\n")))
-    return ranges, open_char * open_len
+        if pairs.fence(line, m.group(2), m.group(3)) and m.group(1):
+            return None, ""  # opened with spaces before it: a list item may hold it
+    return pairs.end(text.count("\n")), pairs.open_run
 
 
 # A line whose containers (quotes, list items, their indentation) may nest deep.

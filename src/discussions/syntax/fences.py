@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from .fenceend import FencePairs as FencePairs
 from .fenceend import open_fence_at_end as open_fence_at_end
 
 _BACKTICKS = re.compile(r"`{3,}")

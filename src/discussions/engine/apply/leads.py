@@ -226,10 +226,13 @@ def _writing_provider(
     return None
 
 
-def default_chain(registry: ProviderRegistry, workspace: Workspace | None = None) -> _Chain:
-    """A participant's providers as a turn tries them (`registry.participant_chain`)."""
+def default_chain(
+    registry: ProviderRegistry, workspace: Workspace | None = None, forced: str | None = None
+) -> _Chain:
+    """A participant's providers as a turn tries them (`registry.participant_chain`): only
+    `forced` when one was named (``--provider``), as in the turns of a run."""
     config = workspace.config if workspace else None
-    return lambda p: participant_chain(registry, p, config)
+    return lambda p: participant_chain(registry, p, config, forced)
 
 
 def choose_lead(

@@ -59,8 +59,7 @@ _BRANCH_PREFIX = "discussions/apply/"
 _SUMMARY_LINES = 12
 """Lines of a lead's output an APPLY block keeps when it succeeded (its closing summary)."""
 _COAUTHOR_DOMAIN = "discussions.invalid"
-"""The persona's address in the ``Co-authored-by`` trailer: a reserved name that reaches no
-one (RFC 2606)."""
+"""The persona's address in ``Co-authored-by``: a reserved name that reaches no one (RFC 2606)."""
 
 
 @dataclass(slots=True)
@@ -76,6 +75,7 @@ class ApplyOptions:
     """``--force --reason TEXT``: apply an undecided discussion, the reason recorded."""
     acknowledge_questions: bool = False
     """Go ahead with the open questions unanswered (their count is recorded)."""
+    provider: str | None = None  # the lead's only provider (--provider); None: its chain's
 
 
 @dataclass(slots=True)
@@ -224,9 +224,9 @@ def prepare(
     why = is_decided(d)[1]
     handoff = build_handoff(d)
     choice, nobody = (
-        _dry_choose(d, handoff, options.lead, registry)
+        _dry_choose(d, handoff, options, registry)
         if dry_run
-        else (_choose(d, handoff, options.lead, registry), "")
+        else (_choose(d, handoff, options, registry), "")
     )
     root, problem = _dry_root(d) if dry_run else (_root(d), "")
     busy = "" if problem else worktree.unfinished(root)
@@ -269,26 +269,26 @@ def _sandbox(d: Discussion, dry_run: bool = False) -> tuple[Sandbox, str]:
 
 
 def _choose(
-    d: Discussion, handoff: Handoff, name: str | None, registry: ProviderRegistry | None
+    d: Discussion, handoff: Handoff, options: ApplyOptions, registry: ProviderRegistry | None
 ) -> LeadChoice:
     if registry is None:
         registry = ProviderRegistry.load(d.workspace.config.base_dir)
     return choose_lead(
         select_participants(d, ["all"]),
         handoff,
-        name,
+        options.lead,
         registry=registry,
-        chain=default_chain(registry, d.workspace),
+        chain=default_chain(registry, d.workspace, options.provider),
     )
 
 
 def _dry_choose(
-    d: Discussion, handoff: Handoff, name: str | None, registry: ProviderRegistry | None
+    d: Discussion, handoff: Handoff, options: ApplyOptions, registry: ProviderRegistry | None
 ) -> tuple[LeadChoice | None, str]:
     """The lead of a dry run, or (nobody can lead) None and why: a dry run runs nothing, so
     it shows the plan without a writer."""
     try:
-        return _choose(d, handoff, name, registry), ""
+        return _choose(d, handoff, options, registry), ""
     except NoLead as exc:
         return None, str(exc)
 
@@ -512,7 +512,7 @@ def revision_plan(
     root = _root(d)
     _revisable(root, earlier)
     handoff = build_handoff(d)
-    choice = _choose(d, handoff, earlier.lead, registry)
+    choice = _choose(d, handoff, ApplyOptions(earlier.lead), registry)
     t = timeout or _configured_timeout(d)
     return Plan(
         d,

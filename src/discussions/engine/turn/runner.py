@@ -31,6 +31,7 @@ from ...providers.chains import check_callable, missing_cli_note, participant_ch
 from ...providers.command import terminate_all
 from ...providers.escapes import one_sweep
 from ...providers.registry import ProviderRegistry
+from ...providers.slots import stoppable, stopped_since, stops_seen
 from ...providers.window import chain_window, provider_notes
 from ...settings.participants import Participant
 from ...settings.workspace import Workspace
@@ -119,6 +120,7 @@ class TurnRunner:
             max_answer_chars=max_answer_chars(self.workspace.config.section("providers")),
         )
 
+    @stoppable()
     def ask(
         self,
         participant: Participant,
@@ -127,7 +129,8 @@ class TurnRunner:
         outcome: ParticipantOutcome,
     ) -> str | None:
         """Walk the provider chain; record failures in `outcome`. The mock answers only when
-        nothing in the chain is installed (and no provider was forced)."""
+        nothing in the chain is installed (and no provider was forced). Once the calls are
+        stopped (Ctrl-C) no further provider is tried: `terminate_all` could not end it."""
         mock_allowed = not forced and self.workspace.config.section("providers").get(
             "mock_fallback", True
         )
@@ -139,26 +142,18 @@ class TurnRunner:
         if mock_allowed and all(self.providers.status(n) in ("missing", "unknown") for n in chain):
             held = []
         emit = self._emit if held is None else held.append
+        seen = stops_seen()
         for index, name in enumerate(chain):
+            if stopped_since(seen):
+                break
             note = provider_notes(self.providers, name)  # a local server's window, its slots
             emit(TurnEvent("start", participant.alias, participant.name, name, note))
             request.on_output = self._streamer(participant, name)
             try:
                 completion = complete_with_usage(self.providers.get(name), request)
             except ProviderError as exc:
-                outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
-                if not self._first_telling(name, exc.reason):
-                    continue  # said once for the command, not once per call
-                emit(
-                    TurnEvent(
-                        "attempt_failed",
-                        participant.alias,
-                        participant.name,
-                        name,
-                        str(exc),
-                        remaining=len(chain) - index - 1,
-                    )
-                )
+                left = None if stopped_since(seen) else len(chain) - index - 1
+                self._attempt_failed(participant, name, exc, outcome, emit, left)
                 continue
             for event in held or ():  # installed after all: nothing to hide
                 self._emit(event)
@@ -168,14 +163,35 @@ class TurnRunner:
             outcome.truncated = completion.stopped
             outcome.length_cut = completion.length_cut
             return completion.text
-        if mock_allowed and all(
-            a.reason.startswith("not installed") or a.reason == "no provider of that name"
-            for a in outcome.attempts
+        if (
+            mock_allowed
+            and not stopped_since(seen)
+            and all(
+                a.reason.startswith("not installed") or a.reason == "no provider of that name"
+                for a in outcome.attempts
+            )
         ):
             return self._mock_answer(participant, request, outcome)
         for event in held or ():
             self._emit(event)
         return None
+
+    def _attempt_failed(
+        self,
+        participant: Participant,
+        name: str,
+        exc: ProviderError,
+        outcome: ParticipantOutcome,
+        emit: Callable[[TurnEvent], None],
+        remaining: int | None,
+    ) -> None:
+        """Record the failure of `name` in `outcome` and tell it (`_first_telling`), with how
+        many providers of the chain are `remaining` to try; None: the calls were stopped
+        (Ctrl-C), which ended this one, and nothing is tried or told."""
+        outcome.attempts.append(Attempt(name, exc.reason, exc.detail))
+        if remaining is not None and self._first_telling(name, exc.reason):
+            who = (participant.alias, participant.name, name)
+            emit(TurnEvent("attempt_failed", *who, str(exc), remaining=remaining))
 
     def _mock_answer(
         self, participant: Participant, request: ProviderRequest, outcome: ParticipantOutcome
@@ -361,7 +377,8 @@ class TurnRunner:
         after = AfterAnswers(
             d, chosen, result, self, provider, council, lambda again: call(d, again), budget_stop
         )
-        with one_sweep(), configs_watched(d, result.warnings):  # escapes; CLIs' own configs
+        # escapes; CLIs' own configs; after Ctrl-C, no call of the turn starts
+        with one_sweep(), configs_watched(d, result.warnings), stoppable():
             try:
                 try:
                     call(view, chosen)
