@@ -336,6 +336,9 @@ def main() -> None:
         print(f"  {name}{target}")
         for tree in trees:
             print(f"    {tree + ':':<12} {spread(rows[tree][name])}")
+        if args.baseline:
+            after, before = (statistics.median(rows[t][name]) for t in ("after", "before"))
+            print(f"    after/before: {after / before:.3f} (medians)")
     stages = in_process(path, max(n, 10))
     total = [sum(each) for each in zip(*stages, strict=True)]
     print(f"  the same work in this process (this tree): {spread(total)}")

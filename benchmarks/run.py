@@ -35,6 +35,8 @@ ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 # What the engine keeps between runs (derived summaries, the facts of each file) stays here.
 ENV["XDG_CACHE_HOME"] = str(WORK / "cache")
+PAIRS: dict[str, int] = {}
+"""Pairs measured by a row that compares versions (`--pairs`); a row's own default if not given."""
 VERSIONS: list[tuple[str, dict[str, str]]] = [("", ENV)]
 """(label, environment) of each version of the package the rows that compare versions run
 (`--pythonpath`); by default one: whatever `python -m discussions` imports here."""
@@ -171,7 +173,7 @@ def bench_status() -> None:
         by_version = version_ratios(
             lambda env, args=args: cli(*args, str(big), env=env),
             lambda env: subprocess.run([PY, "-c", parse, str(big)], check=True),
-            5,
+            PAIRS.get("status", 5),
         )
         for label, found in by_version.items():
             print(labelled(label, f"{' '.join(args)}: {spread(found)}"))
@@ -192,7 +194,7 @@ def bench_status() -> None:
             found = ratios(
                 lambda args=args: cli(*args, str(big), env=env_b),
                 lambda args=args: cli(*args, str(big), env=env_a),
-                9,
+                PAIRS.get("status", 9),
             )
             shown = " ".join(args)
             print(f"{shown} [{last}] / {shown} [{first}]: {spread(found)}")
@@ -233,7 +235,7 @@ def bench_comment() -> None:
 
         return post
 
-    by_version = version_ratios(on(0), on(1), 11)
+    by_version = version_ratios(on(0), on(1), PAIRS.get("comment", 11))
     for label, found in by_version.items():
         print(labelled(label, f"comment: {spread(found)}"))
         row(
@@ -601,7 +603,14 @@ def main() -> None:
         "twice or more to measure versions back to back in the rows that compare them "
         "(status, comment), e.g. a `git worktree` of main and this checkout's src",
     )
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        help="pairs each row comparing versions measures (status: 5 and 9, comment: 11)",
+    )
     args = parser.parse_args()
+    if args.pairs:
+        PAIRS.update(status=args.pairs, comment=args.pairs)
     if args.pythonpath:
         use_versions(args.pythonpath)
     names = args.only.split(",") if args.only else list(BENCHES)
