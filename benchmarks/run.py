@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -98,20 +99,38 @@ def row(figure: str, ratio: float, target: float, detail: str = "") -> None:
     print(f"ROW | {figure} | {ratio:.2f}x (target <= {target:g}x, {verdict}) | {detail}")
 
 
+class Ratio(float):
+    """A ratio of wall times, with the ratio of the CPU times of the same two runs (their
+    child processes' user + system time: what a loaded machine changes less)."""
+
+    cpu: float
+
+    def __new__(cls, wall: float, cpu: float) -> Ratio:
+        ratio = super().__new__(cls, wall)
+        ratio.cpu = cpu
+        return ratio
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def ratios(
     a: Callable[[], object], b: Callable[[], object], repeat: int, first: int = 0
 ) -> list[float]:
-    """t(a)/t(b) for `repeat` pairs, each pair run back to back (in turns, which goes first;
-    `first` is the number of the first pair), so the load of a shared machine weighs on both
-    sides of each ratio alike."""
-    found = []
+    """t(a)/t(b) for `repeat` pairs (each a `Ratio`: wall, and CPU of the processes `a` and
+    `b` run), each pair run back to back (in turns, which goes first; `first` is the number of
+    the first pair), so the load of a shared machine weighs on both sides of each ratio alike."""
+    found: list[float] = []
     for i in range(first, first + repeat):
-        times = {}
+        times, cpus = {}, {}
         for name, fn in (("a", a), ("b", b)) if i % 2 == 0 else (("b", b), ("a", a)):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), children_cpu()
             fn()
             times[name] = time.perf_counter() - t
-        found.append(times["a"] / times["b"])
+            cpus[name] = children_cpu() - c
+        found.append(Ratio(times["a"] / times["b"], cpus["a"] / max(cpus["b"], 1e-9)))
     return found
 
 
@@ -133,11 +152,17 @@ def labelled(label: str, text: str) -> str:
 
 
 def spread(found: list[float]) -> str:
-    """min / median / max of ratios, and the load average now."""
+    """min / median / max of ratios (and of their CPU ratios), and the load average now."""
     load = "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    cpu = [r.cpu for r in found if isinstance(r, Ratio)]
+    in_cpu = (
+        f"; CPU min {min(cpu):.2f} / median {statistics.median(cpu):.2f} / max {max(cpu):.2f}"
+        if cpu
+        else ""
+    )
     return (
         f"min {min(found):.2f} / median {statistics.median(found):.2f} / max {max(found):.2f}"
-        f" over {len(found)} pairs, load {load}"
+        f"{in_cpu} over {len(found)} pairs, load {load}"
     )
 
 
