@@ -87,12 +87,24 @@ def discussion(i: int, rnd: random.Random, comments: int = 20) -> str:
             + (f"REVISIT-WHEN: traffic on topic {i} doubles\n\n" if c == 9 and i % 10 == 0 else "")
             + (f"DECISION: topic {i} uses a {c}-minute cache\n\n" if c == 12 else "")
         )
-        body += f"VOTE: {rnd.choice(['READY', 'CHANGES', 'REJECT'])}\n\n"
-        parts.append(f"---\n\nName: {rnd.choice(NAMES)}\n\n{body}")
+        vote = rnd.choice(["READY", "CHANGES", "REJECT"])
+        parts.append(f"---\n\n{signed(rnd.choice(NAMES), body, vote, c)}\n")
     parts.append("---\n")
     if status != "OPEN":
-        parts.append(f"\n<!-- STATUS-CHANGE: OPEN -> {status} -->\n")
+        # Closed by a separator, as the engine writes it (else the last comment runs on).
+        parts.append(f"\n<!-- STATUS-CHANGE: OPEN -> {status} -->\n\n---\n")
     return "".join(parts)
+
+
+def signed(name: str, body: str, vote: str, c: int) -> str:
+    """A comment by `name`: a participant's signed as the engine writes it (unsigned, `check`
+    would report it and its votes and markers would count for nothing), a person's as typed."""
+    if not name.startswith("AI-"):
+        return f"Name: {name}\n\n{body}VOTE: {vote}\n"
+    from discussions.derive.signatures import render_signed
+
+    at = f"at: 2026-01-01T10:{c % 60:02d}:00Z"
+    return render_signed(name, body.rstrip("\n"), ["provider: mock", at], vote)
 
 
 def make_project(work: Path, files: int) -> Path:

@@ -225,7 +225,7 @@ def bench_status() -> None:
             print(f"{shown} [{last}] / {shown} [{first}]: {spread(found)}")
 
     small = WORK / "small.md"
-    generate(small, 10)
+    generate(small, 10, signed=True)
     section("status --json on a small file vs `python -c 'import click, yaml, markdown_it'`")
     t_imports, t_small_status = compare(
         lambda: subprocess.run([PY, "-c", "import click, yaml, markdown_it"], check=True),
@@ -244,7 +244,7 @@ def bench_status() -> None:
 def bench_comment() -> None:
     section("comment on the 20,000-comment file vs on a 10-comment file")
     big, small = big_file(), WORK / "small-comment.md"
-    generate(small, 10)
+    generate(small, 10, signed=True)
     files = {}
     for i, (label, _env) in enumerate(VERSIONS):  # each version appends to copies of its own
         files[label] = (WORK / f"big-comment-{i}.md", WORK / f"small-comment-{i}.md")
