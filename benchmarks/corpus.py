@@ -10,7 +10,12 @@ from pathlib import Path
 
 
 def generate(
-    path: Path, comments: int, seed: int = 1, tag: str = "", answers: bool = False
+    path: Path,
+    comments: int,
+    seed: int = 1,
+    tag: str = "",
+    answers: bool = False,
+    signed: bool = False,
 ) -> None:
     """A realistic long discussion: prose, lists, mentions, inline code, some fenced code,
     questions, decisions, votes (as benchmarks/run.py makes them). `tag` goes into every
@@ -18,7 +23,9 @@ def generate(
     are written as the engine writes them (signed, with a metadata line) and read as models
     write them (nested lists, code under a list item), and a ``ROUND`` marker follows every
     third comment: what needs a markdown parse to tell code from text, and positions over
-    many rounds."""
+    many rounds. With `signed` alone, the AIs' comments are signed as the engine writes them
+    (a participant's comment without the engine's digest is a problem `check` reports, and
+    its votes and markers count for nothing), their text as without it."""
     from discussions.derive.signatures import render_signed
     from discussions.engine.council.deliberation import render_round
 
@@ -49,9 +56,10 @@ def generate(
             body += ["", f"DECISION: keep the retry budget at {i % 9} attempts"]
         name = names[i % len(names)]
         vote = rnd.choice(["READY", "CHANGES", "READY"])
-        if answers and name.startswith("AI-"):
+        if (answers or signed) and name.startswith("AI-"):
             at = f"at: 2026-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
-            block = render_signed(name, "\n".join(body + _ANSWER), ["provider: mock", at], vote)
+            text = "\n".join(body + (_ANSWER if answers else []))
+            block = render_signed(name, text, ["provider: mock", at], vote)
         else:
             block = f"Name: {name}\n\n" + "\n".join([*body, "", f"VOTE: {vote}"]) + "\n"
         parts.append("\n---\n\n" + block)

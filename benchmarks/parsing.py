@@ -14,27 +14,44 @@ The figure to read is the ratio t(16x)/t(1x), measured in this one run: about 16
 Ratios over 32 are flagged. Times are the fastest of a few runs. Nothing here asserts. Base sizes are chosen so that
 1x takes a few milliseconds at least: below that, timer and cache noise dominate the ratio
 (a 1 MB file also falls out of the CPU caches that a 64 KB one fits in).
+
+    python benchmarks/parsing.py --only mention --pythonpath BEFORE/src --pythonpath src
+
+With ``--pythonpath`` (given once or more: each a ``src`` folder, the first the baseline), each
+tree measures the cases in a process of its own (this script, its ``src`` first on the path),
+``--rounds`` times, the trees in turns (the order alternating), so all see the same machine;
+then each case prints, per tree, min / median / max of t(16x)/t(1x) over the rounds, and the
+last tree's median t(16x) over the first's, with the load.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import random
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+SCRIPT = Path(__file__).resolve()  # before the chdir below
 WORK = Path(tempfile.mkdtemp(prefix="discussions-parsing-"))
 os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
 os.environ["NO_COLOR"] = "1"
 os.chdir(WORK)
 
 from discussions.model.discussion import Discussion  # noqa: E402
-from discussions.syntax.answers import parse_response  # noqa: E402
+
+try:
+    from discussions.syntax.answers import parse_response
+except ImportError:  # an older tree (a baseline): the answer path lived in the engine
+    from discussions.engine.responses import parse_response
 from discussions.syntax.markers import extract  # noqa: E402
 from discussions.syntax.parse import parse_document  # noqa: E402
 from discussions.syntax.render import neutralise  # noqa: E402
@@ -108,7 +125,10 @@ def full_state(text: str) -> Callable[[], object]:
 
 def problems(text: str) -> Callable[[], object]:
     """What `check` reports on `text` as a file: the state, then each problem's columns."""
-    from discussions.ops.check import problems_in
+    try:
+        from discussions.ops.check import problems_in
+    except ImportError:  # an older tree (a baseline): the check lived in the engine
+        from discussions.engine.check import problems_in
 
     path = WORK / f"c{abs(hash(text)) % 10**9}.md"
     path.write_text(text, encoding="utf-8")
@@ -245,12 +265,9 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", default="", help="run cases whose name contains this")
-    ap.add_argument("--limit", type=float, default=20.0, help="skip larger sizes after this (s)")
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply every base size")
-    args = ap.parse_args()
+def measure(args: argparse.Namespace) -> dict[str, list[float]]:
+    """Every wanted case at 1x, 4x and 16x, printed as a table; returns each case's times."""
+    found: dict[str, list[float]] = {}
     print(f"{'case':40} {'1x (s)':>9} {'4x (s)':>9} {'16x (s)':>9} {'16x/1x':>8}  flag")
     for name, (base, build) in CASES.items():
         if args.only and args.only not in name:
@@ -268,6 +285,7 @@ def main() -> None:
         except Exception as exc:  # another module mid-change: say so, go on
             print(f"{name:40} error: {type(exc).__name__}: {exc}", flush=True)
             continue
+        found[name] = times
         shown = [f"{t:9.4f}" for t in times] + [f"{'skipped':>9}"] * (3 - len(times))
         if len(times) == 1:
             print(f"{name:40} {' '.join(shown)} {'?':>8}  1x over --limit", flush=True)
@@ -282,6 +300,64 @@ def main() -> None:
                 f"{name:40} {' '.join(shown)} {'4x:' + format(ratio, '.1f'):>8}  {flag}", flush=True
             )
     sys.stdout.flush()
+    return found
+
+
+def in_tree(src: str, args: argparse.Namespace) -> dict[str, list[float]]:
+    """`measure` in a process of its own, with `src` first on the path."""
+    command = [sys.executable, str(SCRIPT), "--json", "--only", args.only]
+    command += ["--limit", str(args.limit), "--scale", str(args.scale)]
+    env = dict(os.environ, PYTHONPATH=str(Path(src).resolve()))
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare_trees(args: argparse.Namespace) -> None:
+    """`in_tree` for each of ``--pythonpath``, ``--rounds`` times in turns; the ratios."""
+    trees: list[str] = args.pythonpath
+    runs: dict[str, list[dict[str, list[float]]]] = {src: [] for src in trees}
+    for i in range(args.rounds):
+        for src in trees if i % 2 == 0 else trees[::-1]:
+            runs[src].append(in_tree(src, args))
+    load = "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+    print(f"t(16x)/t(1x), min / median / max over {args.rounds} rounds per tree, {load}")
+    for name in (name for name in CASES if args.only in name):
+        top: dict[str, float] = {}
+        for src in trees:
+            cases = [run[name] for run in runs[src] if len(run.get(name, [])) == 3]
+            if not cases:
+                print(f"  {name} [{src}]: not measured (an error, or over --limit)")
+                continue
+            ratios = [t[2] / max(t[0], 1e-9) for t in cases]
+            top[src] = statistics.median(t[2] for t in cases)
+            print(
+                f"  {name} [{src}]: {min(ratios):.1f} / {statistics.median(ratios):.1f} / "
+                f"{max(ratios):.1f}  (16x: median {top[src]:.4f} s, n={len(ratios)})"
+            )
+        if trees[0] in top and trees[-1] in top and len(trees) > 1:
+            print(
+                f"  {name}: t(16x) [{trees[-1]}] / [{trees[0]}] = {top[trees[-1]] / top[trees[0]]:.3f}"
+            )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="", help="run cases whose name contains this")
+    ap.add_argument("--limit", type=float, default=20.0, help="skip larger sizes after this (s)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply every base size")
+    ap.add_argument("--pythonpath", action="append", metavar="SRC", help="a tree to measure")
+    ap.add_argument("--rounds", type=int, default=7, help="runs per tree, with --pythonpath")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    try:
+        if args.pythonpath:
+            compare_trees(args)
+            return
+        found = measure(args)
+        if args.json:
+            print(json.dumps(found))
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -35,6 +36,8 @@ ENV = dict(os.environ, DISCUSSIONS_HOME=str(WORK / "userdir"), NO_COLOR="1")
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 # What the engine keeps between runs (derived summaries, the facts of each file) stays here.
 ENV["XDG_CACHE_HOME"] = str(WORK / "cache")
+PAIRS: dict[str, int] = {}
+"""Pairs measured by a row that compares versions (`--pairs`); a row's own default if not given."""
 VERSIONS: list[tuple[str, dict[str, str]]] = [("", ENV)]
 """(label, environment) of each version of the package the rows that compare versions run
 (`--pythonpath`); by default one: whatever `python -m discussions` imports here."""
@@ -96,20 +99,38 @@ def row(figure: str, ratio: float, target: float, detail: str = "") -> None:
     print(f"ROW | {figure} | {ratio:.2f}x (target <= {target:g}x, {verdict}) | {detail}")
 
 
+class Ratio(float):
+    """A ratio of wall times, with the ratio of the CPU times of the same two runs (their
+    child processes' user + system time: what a loaded machine changes less)."""
+
+    cpu: float
+
+    def __new__(cls, wall: float, cpu: float) -> Ratio:
+        ratio = super().__new__(cls, wall)
+        ratio.cpu = cpu
+        return ratio
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def ratios(
     a: Callable[[], object], b: Callable[[], object], repeat: int, first: int = 0
 ) -> list[float]:
-    """t(a)/t(b) for `repeat` pairs, each pair run back to back (in turns, which goes first;
-    `first` is the number of the first pair), so the load of a shared machine weighs on both
-    sides of each ratio alike."""
-    found = []
+    """t(a)/t(b) for `repeat` pairs (each a `Ratio`: wall, and CPU of the processes `a` and
+    `b` run), each pair run back to back (in turns, which goes first; `first` is the number of
+    the first pair), so the load of a shared machine weighs on both sides of each ratio alike."""
+    found: list[float] = []
     for i in range(first, first + repeat):
-        times = {}
+        times, cpus = {}, {}
         for name, fn in (("a", a), ("b", b)) if i % 2 == 0 else (("b", b), ("a", a)):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), children_cpu()
             fn()
             times[name] = time.perf_counter() - t
-        found.append(times["a"] / times["b"])
+            cpus[name] = children_cpu() - c
+        found.append(Ratio(times["a"] / times["b"], cpus["a"] / max(cpus["b"], 1e-9)))
     return found
 
 
@@ -131,11 +152,17 @@ def labelled(label: str, text: str) -> str:
 
 
 def spread(found: list[float]) -> str:
-    """min / median / max of ratios, and the load average now."""
+    """min / median / max of ratios (and of their CPU ratios), and the load average now."""
     load = "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    cpu = [r.cpu for r in found if isinstance(r, Ratio)]
+    in_cpu = (
+        f"; CPU min {min(cpu):.2f} / median {statistics.median(cpu):.2f} / max {max(cpu):.2f}"
+        if cpu
+        else ""
+    )
     return (
         f"min {min(found):.2f} / median {statistics.median(found):.2f} / max {max(found):.2f}"
-        f" over {len(found)} pairs, load {load}"
+        f"{in_cpu} over {len(found)} pairs, load {load}"
     )
 
 
@@ -171,7 +198,7 @@ def bench_status() -> None:
         by_version = version_ratios(
             lambda env, args=args: cli(*args, str(big), env=env),
             lambda env: subprocess.run([PY, "-c", parse, str(big)], check=True),
-            5,
+            PAIRS.get("status", 5),
         )
         for label, found in by_version.items():
             print(labelled(label, f"{' '.join(args)}: {spread(found)}"))
@@ -192,13 +219,13 @@ def bench_status() -> None:
             found = ratios(
                 lambda args=args: cli(*args, str(big), env=env_b),
                 lambda args=args: cli(*args, str(big), env=env_a),
-                9,
+                PAIRS.get("status", 9),
             )
             shown = " ".join(args)
             print(f"{shown} [{last}] / {shown} [{first}]: {spread(found)}")
 
     small = WORK / "small.md"
-    generate(small, 10)
+    generate(small, 10, signed=True)
     section("status --json on a small file vs `python -c 'import click, yaml, markdown_it'`")
     t_imports, t_small_status = compare(
         lambda: subprocess.run([PY, "-c", "import click, yaml, markdown_it"], check=True),
@@ -217,7 +244,7 @@ def bench_status() -> None:
 def bench_comment() -> None:
     section("comment on the 20,000-comment file vs on a 10-comment file")
     big, small = big_file(), WORK / "small-comment.md"
-    generate(small, 10)
+    generate(small, 10, signed=True)
     files = {}
     for i, (label, _env) in enumerate(VERSIONS):  # each version appends to copies of its own
         files[label] = (WORK / f"big-comment-{i}.md", WORK / f"small-comment-{i}.md")
@@ -233,7 +260,7 @@ def bench_comment() -> None:
 
         return post
 
-    by_version = version_ratios(on(0), on(1), 11)
+    by_version = version_ratios(on(0), on(1), PAIRS.get("comment", 11))
     for label, found in by_version.items():
         print(labelled(label, f"comment: {spread(found)}"))
         row(
@@ -601,7 +628,14 @@ def main() -> None:
         "twice or more to measure versions back to back in the rows that compare them "
         "(status, comment), e.g. a `git worktree` of main and this checkout's src",
     )
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        help="pairs each row comparing versions measures (status: 5 and 9, comment: 11)",
+    )
     args = parser.parse_args()
+    if args.pairs:
+        PAIRS.update(status=args.pairs, comment=args.pairs)
     if args.pythonpath:
         use_versions(args.pythonpath)
     names = args.only.split(",") if args.only else list(BENCHES)

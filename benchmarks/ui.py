@@ -14,6 +14,15 @@
 
 Targets: under 100 ms from first output byte to display; first painted browser under 1 s with
 500 discussions. It prints figures; nothing here asserts.
+
+    python benchmarks/ui.py --only startup --files 1000 --starts 7 \
+        --pythonpath BEFORE/src --pythonpath src
+
+With ``--pythonpath`` (once or more: each a ``src`` folder, the first the baseline), the
+start-up runs for each tree, ``--starts`` times, the trees in turns (the order alternating),
+each with its own cache folder: the first start of each is cold (nothing cached), the later
+ones warm; then min / median / max of the warm starts per tree, the load, and the last tree's
+medians over the first's.
 """
 
 from __future__ import annotations
@@ -145,9 +154,12 @@ def tui(samples: int) -> list[float]:
     return out
 
 
-def startup(files: int) -> tuple[float | None, float | None]:
+def many(files: int) -> Path:
+    """A folder of `files` small discussions (a comment each), made once a run."""
     folder = WORK / "many"
-    folder.mkdir(exist_ok=True)
+    if folder.exists():
+        return folder
+    folder.mkdir()
     ws = Workspace.discover()
     template = Discussion.create(
         "Template", context="Lots of text. " * 40, workspace=ws, directory=folder
@@ -159,9 +171,20 @@ def startup(files: int) -> tuple[float | None, float | None]:
     text = template.path.read_text(encoding="utf-8")
     for i in range(files - 1):
         (folder / f"d{i:05d}.md").write_text(text.replace("Template", f"Topic {i}"), "utf-8")
+    return folder
+
+
+def startup(
+    files: int, src: str = SRC, cache: str | None = None
+) -> tuple[float | None, float | None]:
+    """(seconds to the first painted browser, to all `files` listed) of `discussions ui` from
+    `src`, with `cache` its cache folder (default: this run's)."""
+    folder = many(files)
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": SRC}
+    env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": src}
+    if cache:
+        env["XDG_CACHE_HOME"] = cache
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "discussions", "ui", "--dir", str(folder)],
@@ -211,12 +234,51 @@ def show(name: str, values: list[float]) -> None:
     )
 
 
+def startups(files: int, trees: list[str], count: int) -> None:
+    """`startup` `count` times per tree in turns; each tree's cold and warm figures."""
+    found: dict[str, list[tuple[float | None, float | None]]] = {src: [] for src in trees}
+    for i in range(count):
+        for n, src in enumerate(trees) if i % 2 == 0 else reversed(list(enumerate(trees))):
+            found[src].append(startup(files, str(Path(src).resolve()), str(WORK / f"cache-{n}")))
+    load = "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+    print(
+        f"ui start-up, {files} discussions, seconds (cold: the first start; warm: min / median / max), {load}"
+    )
+    medians = {}
+    for src, runs in found.items():
+        for k, what in enumerate(("first paint", "all listed")):
+            cold, warm = runs[0][k], [r[k] for r in runs[1:] if r[k] is not None]
+            medians[(src, what)] = statistics.median(warm) if warm else None
+            shown = (
+                f"{min(warm):.3f} / {statistics.median(warm):.3f} / {max(warm):.3f} (n={len(warm)})"
+                if warm
+                else "not seen"
+            )
+            cold_shown = f"{cold:.3f}" if cold is not None else "not seen"
+            print(f"  [{src}] {what}: cold {cold_shown}; warm {shown}")
+    if len(trees) > 1:
+        for what in ("first paint", "all listed"):
+            a, b = medians[(trees[-1], what)], medians[(trees[0], what)]
+            if a is not None and b is not None:
+                print(f"  {what}: [{trees[-1]}] / [{trees[0]}] = {a / b:.3f} (warm medians)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=500)
     parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--only", choices=["startup"], help="only the start-up")
+    parser.add_argument("--pythonpath", action="append", metavar="SRC", help="a tree to start")
+    parser.add_argument("--starts", type=int, default=7, help="starts per tree, with --pythonpath")
     args = parser.parse_args()
     print(f"work folder: {WORK}")
+    if args.pythonpath:
+        startups(args.files, args.pythonpath, args.starts)
+        return
+    if args.only == "startup":
+        first, full = startup(args.files)
+        print(f"ui start-up, {args.files} discussions: first paint {first}, all listed {full}")
+        return
     show("first byte -> turn display", turn_display(args.samples))
     show("first byte -> TUI panel", tui(args.samples))
     first, full = startup(args.files)
