@@ -40,6 +40,7 @@ from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax.clock import utc_stamp
 from ..syntax.document import Document
+from ..syntax.lazyre import Lazy
 from ..syntax.parse import is_discussion_text, parse_document
 from ..syntax.record import FrozenRecord, Record
 from ..syntax.text import decode
@@ -78,7 +79,7 @@ _UNSETTLED = frozenset({*OPEN_STATUSES, "ABANDONED", "WITHDRAWN"})
 
 # Mirrors the marker rule in `markers` (start of line, optional bullet / task box / bold) for
 # the cheap pre-check; whether the line is really a marker (not in code) is left to the parser.
-_DECISION_LINE = re.compile(
+_DECISION_LINE = Lazy(
     r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?(?:\*\*|__)?DECISION"
     r"(?:\*\*|__)?[ \t]*:",
     re.M,
@@ -335,7 +336,7 @@ _DISSENT_RULES = (
     "dissent",
 )
 # A file holding none of these words has no dissent (no vote or ballot against, no concern).
-_DISSENT_WORDS = re.compile(r"CHANGES|REJECT|CONCERN|BALLOT")
+_DISSENT_WORDS = Lazy(r"CHANGES|REJECT|CONCERN|BALLOT")
 
 
 def _decisions_of(

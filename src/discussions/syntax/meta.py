@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .document import ENGINE_LINE, NAME_LINE, header_comment
+from .lazyre import Lazy
 from .text import normalise_newlines
 
 
@@ -115,5 +116,5 @@ META_LINES = 8
 ``Name:``; a few lines leave room for blank lines added by hand)."""
 
 
-_META_KEY = re.compile(r"(?:provider|at)[ \t]*:")
-_STAMP = re.compile(r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ", re.ASCII)
+_META_KEY = Lazy(r"(?:provider|at)[ \t]*:")
+_STAMP = Lazy(r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ", re.ASCII)
