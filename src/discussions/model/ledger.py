@@ -26,7 +26,6 @@ import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -35,7 +34,7 @@ from ..derive import rules as derive
 from ..derive.diagnosis import decision_text
 from ..derive.dissent import Dissent
 from ..derive.restatements import collapse
-from ..derive.state import Restatement, State
+from ..derive.state import Restatement, State, Written
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax.clock import utc_stamp
@@ -405,13 +404,6 @@ def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:
         return []
     first = next(c for c in diag.candidates if c.author == diag.supporters[0])
     return [Item("DECISION", decided, first.author, first.line)]
-
-
-@dataclass(slots=True)
-class Written(Item):
-    """A decision with when its comment was written (`LedgerEntry.written`)."""
-
-    written: str = ""
 
 
 def _entry(
