@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
-from typing import Any
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (the merge driver)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
 
 __all__ = ["Lazy", "compile_waiting"]
 
