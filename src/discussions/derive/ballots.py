@@ -12,7 +12,6 @@ first ballot in the current phase, every position round by round with its flips
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .positions import audit
@@ -66,5 +65,5 @@ def rule_phase_rules(s: State) -> None:
         and len(s.positions.unexplained) > info.flip_threshold
     )
     if blind or anonymous:
-        info = replace(info, blind=info.blind or blind, anonymous=info.anonymous or anonymous)
+        info = info.replaced(blind=info.blind or blind, anonymous=info.anonymous or anonymous)
     s.phase_info = info

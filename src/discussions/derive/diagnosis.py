@@ -17,10 +17,10 @@ is dropped from convergence, with a note; their candidate is still listed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
+from ..syntax.lazyre import Lazy
 from ..syntax.record import Record
 
 if TYPE_CHECKING:
@@ -31,9 +31,9 @@ _MIN_CONFIDENCE = 8
 _SIMILARITY = 0.7
 _MAX_FAILURES = 2
 
-_WORD_SEPARATORS = re.compile(r"[\s_\-]+")
-_KEY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_CONFIDENCE = re.compile(r"\s*\**\s*(\d{1,2}(?:\.\d+)?)\s*(?:/\s*10)?\s*\**\s*\.?\s*$")
+_WORD_SEPARATORS = Lazy(r"[\s_\-]+")
+_KEY = Lazy(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_CONFIDENCE = Lazy(r"\s*\**\s*(\d{1,2}(?:\.\d+)?)\s*(?:/\s*10)?\s*\**\s*\.?\s*$")
 
 
 class Candidate(Record):

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..syntax.lazyre import Lazy
 from ..syntax.markers import parse_score
 from ..syntax.record import Record
 from .signatures import strip_meta
@@ -37,10 +38,10 @@ if TYPE_CHECKING:
     from .runlog import RunRecord
     from .state import Comment, Item
 
-ENGINE_LINE = re.compile(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
-_EVIDENCE_REF = re.compile(r"\bevidence(?:\s+block)?\s*#?\s*(\d+)\b", re.I)
+ENGINE_LINE = Lazy(r"^[ ]{0,3}<!--[ \t]*[A-Z][A-Z-]*[ \t]*:", re.M)
+_EVIDENCE_REF = Lazy(r"\bevidence(?:\s+block)?\s*#?\s*(\d+)\b", re.I)
 _QUOTE_CHARS = 20
-_QUOTE_MARKS = re.compile(r"^[ \t]*>[ \t]?", re.M)
+_QUOTE_MARKS = Lazy(r"^[ \t]*>[ \t]?", re.M)
 _ENDS = " .,;:!?\"'*_"
 
 

@@ -35,20 +35,21 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..errors import ReservedName
+from ..syntax.lazyre import Lazy
 
 if TYPE_CHECKING:
     from ..settings.participants import Participant, ParticipantRegistry
 
 _FUZZY_MIN = 5
 """Keys this long or longer also match a key one edit away (a squatted name)."""
-_TOKEN = re.compile(r"[^\W_]+")
+_TOKEN = Lazy(r"[^\W_]+")
 # Each starts with a literal newline, so a scan of a large file jumps from line to line that
 # can match (ten times faster than ``^`` with re.M); the text is searched with a newline before it.
 # Possessive runs: nothing given back can help a match, and a scan of a large file that tries
 # the pattern at each ``Name:`` line is then three to seven times faster. The name's line is
 # taken whole and trimmed in code: `_ai_name`.
 _AI_AUTHOR = re.compile(r"\nName:[ \t]*+([^\n]*+)\n(?:[ \t]*+\r?\n)*+[ \t]*+<!--[ \t]*+provider:")
-_PASS = re.compile(r"\n[ ]{0,3}<!--[ \t]*PASS:[ \t]*(?P<name>[^\n]*?)[ \t]*-->")
+_PASS = Lazy(r"\n[ ]{0,3}<!--[ \t]*PASS:[ \t]*(?P<name>[^\n]*?)[ \t]*-->")
 
 
 def _tokens(name: str) -> list[str]:
@@ -130,7 +131,7 @@ def ai_author_names(text: str) -> tuple[list[str], list[str]]:
     append added)."""
     text = "\n" + text
     spoken = [_ai_name(line) for line in _AI_AUTHOR.findall(text)]
-    return spoken, _named_matches(text, "PASS:", _PASS, "\n")
+    return spoken, _named_matches(text, "PASS:", _PASS.compiled(), "\n")
 
 
 def _ai_name(line: str) -> str:

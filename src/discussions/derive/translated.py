@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..settings.language import language_problem
 from ..syntax.code import CodeLines
+from ..syntax.lazyre import Lazy
 
 if TYPE_CHECKING:
     from .state import State
@@ -71,7 +72,7 @@ _WORD = re.compile(
 )
 """A translated marker word and its colon, anywhere: one scan of the text, which the regex
 engine skips through by the words' first letters (capitals: most text has few)."""
-_BEFORE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\*\*|__)?")
+_BEFORE = Lazy(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\*\*|__)?")
 """What may stand before a marker on its line: indentation, a list bullet, an opening bold."""
 
 

@@ -8,36 +8,62 @@ up to a hundred voters blocks.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 
 from ..settings.config import VotingConfig
+from ..syntax.record import Record
 
 VOTES = ("READY", "CHANGES", "REJECT")
 _HALF_POINT = 0.005  # thresholds are compared at two-decimal precision
 
 
-@dataclass(slots=True)
-class ConsensusResult:
+class ConsensusResult(Record):
     """The outcome of counting votes."""
+
+    __slots__ = (
+        "reached", "outcome", "blocked_by", "counts", "reason", "waiting_for", "abstained",
+        "excluded", "independent_sources",
+    )  # fmt: skip
 
     reached: bool
     """Whether consensus is reached."""
     outcome: str | None
     """READY, CHANGES or REJECT: where the vote stands; None without votes."""
-    blocked_by: list[str] = field(default_factory=list)
+    blocked_by: list[str]
     """Voters standing in the way: REJECT voters when they block, else CHANGES voters."""
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int]
     """Votes per value."""
-    reason: str = ""
+    reason: str
     """One line saying why."""
-    waiting_for: list[str] = field(default_factory=list)
+    waiting_for: list[str]
     """Expected voters who have not voted yet (they count as not READY)."""
-    abstained: list[str] = field(default_factory=list)
+    abstained: list[str]
     """Failed seats counted as abstentions (``consensus.failed_seats: abstain``): not READY."""
-    excluded: list[str] = field(default_factory=list)
+    excluded: list[str]
     """Failed seats left out of the total (``consensus.failed_seats: exclude``)."""
-    independent_sources: int | None = None
+    independent_sources: int | None
     """How many independent sources the READY votes come from (`quorum`); None: not known."""
+
+    def __init__(
+        self,
+        reached: bool,
+        outcome: str | None,
+        blocked_by: list[str] | None = None,
+        counts: dict[str, int] | None = None,
+        reason: str = "",
+        waiting_for: list[str] | None = None,
+        abstained: list[str] | None = None,
+        excluded: list[str] | None = None,
+        independent_sources: int | None = None,
+    ) -> None:
+        self.reached = reached
+        self.outcome = outcome
+        self.blocked_by = [] if blocked_by is None else blocked_by
+        self.counts = {} if counts is None else counts
+        self.reason = reason
+        self.waiting_for = [] if waiting_for is None else waiting_for
+        self.abstained = [] if abstained is None else abstained
+        self.excluded = [] if excluded is None else excluded
+        self.independent_sources = independent_sources
 
     @property
     def summary(self) -> str:

@@ -21,7 +21,6 @@ keep every one.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +29,7 @@ from ..derive.rules import derive
 from ..errors import DiscussionsError
 from ..syntax.digest import sha256_hex
 from ..syntax.parse import is_discussion_text
+from ..syntax.record import FrozenRecord
 from ..syntax.text import decode
 from . import storage
 from .filecache import Shelf
@@ -60,9 +60,13 @@ _FORMAT = 1
 _VOTES = ("READY", "CHANGES", "REJECT")
 
 
-@dataclass(slots=True, frozen=True)
-class CouncilEntry:
+class CouncilEntry(FrozenRecord):
     """What one settled discussion tells of the council (module docstring)."""
+
+    __slots__ = (
+        "file", "title", "status", "date", "digest", "decided", "tally", "votes", "dissent",
+        "motions",
+    )  # fmt: skip
 
     file: str
     """The file's path relative to the discussions folder (``/``-separated)."""
@@ -81,6 +85,21 @@ class CouncilEntry:
     """``REJECT from Bo``, ``1 unanswered concern (Cy)``: the minority report in short."""
     motions: tuple[tuple[str, str, str], ...]
     """(text, result, ``YES-NO-ABSTAIN``) of each motion."""
+
+    def __init__(
+        self,
+        file: str,
+        title: str,
+        status: str,
+        date: str,
+        digest: str,
+        decided: tuple[str, ...],
+        tally: tuple[tuple[str, int], ...],
+        votes: tuple[tuple[str, str], ...],
+        dissent: tuple[str, ...],
+        motions: tuple[tuple[str, str, str], ...],
+    ) -> None:
+        self._init(file, title, status, date, digest, decided, tally, votes, dissent, motions)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -26,7 +26,6 @@ import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -35,11 +34,12 @@ from ..derive import rules as derive
 from ..derive.diagnosis import decision_text
 from ..derive.dissent import Dissent
 from ..derive.restatements import collapse
-from ..derive.state import Restatement, State
+from ..derive.state import Restatement, State, Written
 from ..errors import DiscussionNotFound, DiscussionsError
 from ..settings.templates import OPEN_STATUSES
 from ..syntax.clock import utc_stamp
 from ..syntax.document import Document
+from ..syntax.lazyre import Lazy
 from ..syntax.parse import is_discussion_text, parse_document
 from ..syntax.record import FrozenRecord, Record
 from ..syntax.text import decode
@@ -78,7 +78,7 @@ _UNSETTLED = frozenset({*OPEN_STATUSES, "ABANDONED", "WITHDRAWN"})
 
 # Mirrors the marker rule in `markers` (start of line, optional bullet / task box / bold) for
 # the cheap pre-check; whether the line is really a marker (not in code) is left to the parser.
-_DECISION_LINE = re.compile(
+_DECISION_LINE = Lazy(
     r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?(?:\*\*|__)?DECISION"
     r"(?:\*\*|__)?[ \t]*:",
     re.M,
@@ -335,7 +335,7 @@ _DISSENT_RULES = (
     "dissent",
 )
 # A file holding none of these words has no dissent (no vote or ballot against, no concern).
-_DISSENT_WORDS = re.compile(r"CHANGES|REJECT|CONCERN|BALLOT")
+_DISSENT_WORDS = Lazy(r"CHANGES|REJECT|CONCERN|BALLOT")
 
 
 def _decisions_of(
@@ -404,13 +404,6 @@ def _diagnosis_items(text: str, path: Path, workspace: Workspace) -> list[Item]:
         return []
     first = next(c for c in diag.candidates if c.author == diag.supporters[0])
     return [Item("DECISION", decided, first.author, first.line)]
-
-
-@dataclass(slots=True)
-class Written(Item):
-    """A decision with when its comment was written (`LedgerEntry.written`)."""
-
-    written: str = ""
 
 
 def _entry(

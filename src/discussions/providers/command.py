@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import selectors
 import shlex
 import shutil
@@ -42,6 +41,7 @@ from ..errors import (
     ProviderOutputError,
     ProviderTimeout,
 )
+from ..syntax.lazyre import Lazy
 from ..syntax.record import Record
 from . import escapes
 from .argv_prompt import with_prompt_argument
@@ -394,7 +394,7 @@ class _Run:
         return strip_terminal_codes(text).strip()
 
 
-_TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_TERMINAL_CODES = Lazy(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 def strip_terminal_codes(text: str) -> str:

@@ -20,10 +20,11 @@ variable itself (``env PYTHONPATH=... python ...``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+from ..syntax.lazyre import Lazy
+
+_NAME = Lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFUSED_PREFIXES = ("LD_", "DYLD_", "GIT_")
 
 

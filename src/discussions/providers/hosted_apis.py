@@ -46,7 +46,6 @@ calls is recorded as unknown, their tokens as the API counted them.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
@@ -66,7 +65,7 @@ DEFAULT_MAX_TOKENS = 4096
 
 def with_url(spec: ProviderSpec, default: str) -> ProviderSpec:
     """`spec` with its API's own URL when it names none."""
-    return spec if spec.base_url else replace(spec, base_url=default)
+    return spec if spec.base_url else spec.replaced(base_url=default)
 
 
 def _event_data(name: str, line: bytes) -> dict[str, Any] | None:

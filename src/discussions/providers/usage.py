@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import ProviderFailed, ProviderOutputError
+from ..syntax.lazyre import Lazy
 from ..syntax.record import FrozenRecord
 
 
@@ -144,7 +145,7 @@ def _answering_model(models: Any) -> str | None:
     return None
 
 
-_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,119}")
+_MODEL_NAME = Lazy(r"[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,119}")
 
 
 def model_name(value: Any) -> str | None:
@@ -408,7 +409,7 @@ def _copilot_error(text: str) -> str | None:
     return found
 
 
-_LLM_USAGE = re.compile(r"Token usage: ([\d,]+) input, ([\d,]+) output")
+_LLM_USAGE = Lazy(r"Token usage: ([\d,]+) input, ([\d,]+) output")
 """What ``llm -u`` writes on stderr after the answer (llm's ``token_usage_string``)."""
 
 

@@ -11,8 +11,6 @@ rewritten: such a provider is refused, with how to define one entry per model in
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..errors import BadInput
 from .registry import ProviderRegistry
 
@@ -39,5 +37,5 @@ def model_variant(registry: ProviderRegistry, name: str, model: str) -> str:
             "model",
         )
     variant = f"{name}@{model}"
-    registry.specs[variant] = replace(spec, name=variant, model=model)
+    registry.specs[variant] = spec.replaced(name=variant, model=model)
     return variant

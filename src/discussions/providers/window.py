@@ -28,6 +28,7 @@ import subprocess
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ..syntax.lazyre import Lazy
 from ..syntax.record import FrozenRecord
 from .base import ProviderSpec
 from .kinds import kind_of
@@ -43,8 +44,8 @@ _ANSWER_MAX = 2_048
 _ANSWER_MIN = 64
 _OLLAMA_DEFAULT_WINDOW = 2_048
 _PROBE_TIMEOUT = 10.0
-_SHOW_LENGTH = re.compile(r"^\s*context length\s+(\d+)\s*$", re.M | re.I)
-_SHOW_NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.M)
+_SHOW_LENGTH = Lazy(r"^\s*context length\s+(\d+)\s*$", re.M | re.I)
+_SHOW_NUM_CTX = Lazy(r"^\s*num_ctx\s+(\d+)\s*$", re.M)
 
 
 def estimate_tokens(text: str) -> int:

@@ -38,7 +38,7 @@ from ..syntax.record import Record
 
 if TYPE_CHECKING:
     from ..errors import TemplateError
-    from .templates import Phase
+    from .phases import Phase
 
 WHEN = ("consensus", "motion_passed", "rounds_exhausted")
 FALLBACK_ACTIONS = ("end", "escalate", "next")

@@ -19,8 +19,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..syntax.lazyre import Lazy
+
 MAX_CHARS = 40
-_VALUE = re.compile(r"[^\W\d_][\w \-]*", re.UNICODE)
+_VALUE = Lazy(r"[^\W\d_][\w \-]*", re.UNICODE)
 NAMES: dict[str, str] = {
     "en": "English",
     "nl": "Dutch",

@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -158,34 +157,70 @@ _FIELD_CHECKS: tuple[tuple[str, Callable[[str], str | None]], ...] = (
 )
 
 
-@dataclass(slots=True)
-class Participant:
+class Participant(Record):
     """One AI persona."""
+
+    __slots__ = (
+        "name", "alias", "role", "personality", "expertise", "concerns", "capabilities", "type",
+        "provider_hint", "source", "traits", "focus",
+    )  # fmt: skip
 
     name: str
     """Display name, e.g. ``AI-Architect``."""
     alias: str
     """Mention name, e.g. ``architect`` (lower case, no ``@``)."""
-    role: str = ""
+    role: str
     """Short role description."""
-    personality: str = ""
+    personality: str
     """The system prompt that defines the persona."""
-    expertise: list[str] = field(default_factory=list)
+    expertise: list[str]
     """Areas of expertise."""
-    concerns: list[str] = field(default_factory=list)
+    concerns: list[str]
     """Questions this persona always asks."""
-    capabilities: list[str] = field(default_factory=list)
+    capabilities: list[str]
     """What it can lead when a decision is applied (lower case words, `_KNOWN_CAPABILITIES`)."""
-    type: str = "voting"
+    type: str
     """``voting`` or ``background``."""
-    provider_hint: str | None = None
+    provider_hint: str | None
     """Preferred provider name."""
-    source: Path | None = None
+    source: Path | None
     """File the persona was read from (None when built in code)."""
-    traits: list[str] = field(default_factory=list)
+    traits: list[str]
     """Words for how it argues (`shape`): a line of its prompt."""
-    focus: dict[str, float] = field(default_factory=dict)
+    focus: dict[str, float]
     """Topic -> weight 0-10 (`shape`): a line of its prompt, and its score as an apply's lead."""
+
+    def __init__(
+        self,
+        name: str,
+        alias: str,
+        role: str = "",
+        personality: str = "",
+        expertise: list[str] | None = None,
+        concerns: list[str] | None = None,
+        capabilities: list[str] | None = None,
+        type: str = "voting",
+        provider_hint: str | None = None,
+        source: Path | None = None,
+        traits: list[str] | None = None,
+        focus: dict[str, float] | None = None,
+    ) -> None:
+        self.name = name
+        self.alias = alias
+        self.role = role
+        self.personality = personality
+        self.expertise = [] if expertise is None else expertise
+        self.concerns = [] if concerns is None else concerns
+        self.capabilities = [] if capabilities is None else capabilities
+        self.type = type
+        self.provider_hint = provider_hint
+        self.source = source
+        self.traits = [] if traits is None else traits
+        self.focus = {} if focus is None else focus
+
+    def replaced(self, **changes: Any) -> Participant:
+        """This participant with `changes` (fields by name), as `dataclasses.replace` made one."""
+        return Participant(**{**{n: getattr(self, n) for n in self.__slots__}, **changes})
 
     @property
     def votes(self) -> bool:

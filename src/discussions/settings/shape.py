@@ -20,13 +20,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..syntax.lazyre import Lazy
 from .schema import Keys
 
 MAX_TRAITS = 12
 MAX_TOPICS = 12
 WORD_CHARS = 40
 MAX_WEIGHT = 10
-_WORD = re.compile(r"[^\W_][\w /-]*")
+_WORD = Lazy(r"[^\W_][\w /-]*")
 
 
 def _word_problem(value: Any, what: str) -> str | None:

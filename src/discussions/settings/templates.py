@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +36,10 @@ from ..syntax.record import Record
 from . import graph
 from .apply import APPLY, read_apply
 from .config import FileProblem, YamlDocument, load_yaml_document, located_error
-from .graph import FALLBACK_ACTIONS, WHEN, Fallback, Transition
+from .graph import FALLBACK_ACTIONS, WHEN
 from .output import OUTPUT, Output, read_output
 from .participants import alias_problem, normalise_alias
+from .phases import Phase as Phase  # where the other modules have always found it
 from .schema import Fields, Flag, ListOf, Number, Text, key_name, validate
 
 _AUTO_TRIGGERS = ("all_mentioned_responded", "consensus", "motion_passed")
@@ -61,68 +61,6 @@ FINISHED_STATUSES = (
 )
 """Built-in statuses of a finished discussion (with every template's ``consensus_status``)."""
 _DEFAULT_BODY = "# {title}\n\n## Context\n\n{context}\n"
-
-
-@dataclass(slots=True)
-class Phase:
-    """One stage of a discussion."""
-
-    id: str
-    """Identifier written in the file."""
-    title: str
-    """Human-readable name."""
-    instructions: str = ""
-    """What participants should focus on."""
-    voting_mode: bool = False
-    """Whether votes are asked for in this phase."""
-    auto_trigger: str | None = None
-    """Condition for automatic advancement: ``all_mentioned_responded``, ``consensus`` or None."""
-    next: str | None = None
-    """The phase that follows (None: terminal)."""
-    max_rounds: int | None = None
-    """Rounds `discussions run` spends in this phase before it moves on or escalates."""
-    consensus_mode: str = "votes"
-    """How consensus is reached here: ``votes`` (READY/CHANGES/REJECT), ``score``, or
-    ``vote_first`` (votes, the first ballot sealed: `model.verdicts`)."""
-    score_threshold: int = 9
-    """In ``score`` mode, the score (0-10) every expected participant must give."""
-    transitions: list[Transition] = field(default_factory=list)
-    """Where `discussions run` goes from here, and when (see `graph`)."""
-    fallback: Fallback | None = None
-    """What `discussions run` does when ``max_rounds`` are used up and no transition fired."""
-    blind: bool = False
-    """Participants see the context and their own answers, none of the other participants'."""
-    anonymous: bool = False
-    """Other authors reach the prompt as "Participant A/B/C", never by name."""
-    diagnosis: bool = False
-    """Participants give ``ROOT-CAUSE:`` and ``CONFIDENCE:`` (see `diagnosis`)."""
-    majority_threshold: float = 0.5
-    """A motion passes when its YES ballots are strictly more than this share (`council`)."""
-    abstain_counts_as_no: bool = False
-    """Whether an ABSTAIN ballot counts against a motion (else it is left out of the count)."""
-    flip_threshold: int | None = None
-    """Anonymous from when more than this many flips cite nothing new (`model.verdicts`)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "instructions": self.instructions,
-            "voting_mode": self.voting_mode,
-            "auto_trigger": self.auto_trigger,
-            "next": self.next,
-            "max_rounds": self.max_rounds,
-            "consensus_mode": self.consensus_mode,
-            "score_threshold": self.score_threshold,
-            "transitions": [t.to_dict() for t in self.transitions],
-            "fallback": self.fallback.to_dict() if self.fallback else None,
-            "blind": self.blind,
-            "anonymous": self.anonymous,
-            "diagnosis": self.diagnosis,
-            "majority_threshold": self.majority_threshold,
-            "abstain_counts_as_no": self.abstain_counts_as_no,
-            "flip_threshold": self.flip_threshold,
-        }
 
 
 class Template(Record):

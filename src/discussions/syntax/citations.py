@@ -23,6 +23,7 @@ import re
 from bisect import bisect_right
 
 from .code import CodeLines
+from .lazyre import Lazy
 from .markers import code_spans
 from .record import Record
 
@@ -94,16 +95,16 @@ _PATH = (
     r"(?::(\d{1,7})(?:[-–](\d{1,7}))?)?"
     r"(?![\w/-])"
 )
-_CITATION = re.compile(_PATH)
-_SYMBOL = re.compile(r"`([A-Za-z_][\w.:]*)(?:\(\))?`[ \t]+(?:in|of|from)[ \t]+`?" + _PATH + "`?")
-_SNIPPET = re.compile(r"[ \t]*(?:[:,—–-][ \t]*)?(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_CITATION = Lazy(_PATH)
+_SYMBOL = Lazy(r"`([A-Za-z_][\w.:]*)(?:\(\))?`[ \t]+(?:in|of|from)[ \t]+`?" + _PATH + "`?")
+_SNIPPET = Lazy(r"[ \t]*(?:[:,—–-][ \t]*)?(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 # A quote, an HTML comment (the metadata line, an engine block), an ``EVIDENCE:`` request
 # (what a participant asks to read is no claim about what the code holds) or a ``GOVERNS:``
 # line (the paths a decision governs, which may not exist yet, are no claim either).
-_SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--|(?:[-*+][ \t]+)?(?:\*\*|__)?(?:EVIDENCE|GOVERNS)\b)")
-_NEWLINE = re.compile("\n")
-_DOT_WORD = re.compile(r"\.(?<=\w\.)(?=[A-Za-z])")  # a literal first: searched fast
-_BLANK = re.compile(r"\s")
+_SKIP_LINE = Lazy(r"[ \t]*(?:>|<!--|(?:[-*+][ \t]+)?(?:\*\*|__)?(?:EVIDENCE|GOVERNS)\b)")
+_NEWLINE = Lazy("\n")
+_DOT_WORD = Lazy(r"\.(?<=\w\.)(?=[A-Za-z])")  # a literal first: searched fast
+_BLANK = Lazy(r"\s")
 
 
 class Citation(Record):

@@ -8,6 +8,7 @@ from bisect import bisect_right
 from .fences import FENCE_LINE as _FENCE
 from .fences import FencePairs
 from .fences import open_fence_at_end as open_fence_at_end
+from .lazyre import Lazy
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (see __main__)
 if TYPE_CHECKING:
@@ -32,15 +33,13 @@ def fenced_line_ranges(text: str) -> list[tuple[int, int]]:
 # Lines whose meaning for fences depends on more than the line itself: a fence after
 # anything (spaces, ``>``, a list marker: it is in a container, and ends with it), or an HTML
 # block start (a fence inside one is no fence). Possessive: no backtracking on long runs.
-_NEEDS_MARKDOWN = re.compile(
-    r"^(?:[ \t>*+\-.)0-9]++(?:`{3}|~{3})|[ \t>*+\-.)0-9]*+<[A-Za-z!?/])", re.M
-)
+_NEEDS_MARKDOWN = Lazy(r"^(?:[ \t>*+\-.)0-9]++(?:`{3}|~{3})|[ \t>*+\-.)0-9]*+<[A-Za-z!?/])", re.M)
 
 
 # An indented line that is not blank: `_INDENTED` from a newline (the search skips from newline
 # to newline, where ``^`` with re.M is tried at every character), `_INDENTED_AT` at the start.
-_INDENTED_AT = re.compile(r"(?: {4}|\t)[ \t]*+\S")
-_INDENTED = re.compile(r"\n(?: {4}|\t)[ \t]*+\S")
+_INDENTED_AT = Lazy(r"(?: {4}|\t)[ \t]*+\S")
+_INDENTED = Lazy(r"\n(?: {4}|\t)[ \t]*+\S")
 
 
 def _indented(text: str) -> bool:
@@ -71,7 +70,7 @@ def code_line_ranges(text: str) -> list[tuple[int, int]]:
 # After a newline, a line that may open or close a fence at the top level (indent, run, info),
 # or that starts an HTML block in any container (its text from the ``<``). Searched in the text
 # with a newline before it: a literal start lets the search skip from newline to newline.
-_TOP_LINE = re.compile(
+_TOP_LINE = Lazy(
     r"\n(?:([ ]{0,3})(`{3,}|~{3,})([^\n]*)|[ \t>*+\-.)0-9]*+(<[A-Za-z!?/][^\n]*))(?=\n|\Z)"
 )
 
@@ -117,7 +116,7 @@ def _top_fences(text: str) -> tuple[list[tuple[int, int]] | None, str]:
 
 
 # A line whose containers (quotes, list items, their indentation) may nest deep.
-_DEEP = re.compile(r"\n([ \t>*+\-.)0-9]{8,})")
+_DEEP = Lazy(r"\n([ \t>*+\-.)0-9]{8,})")
 _NESTING = 16
 """How deep `_too_deep` lets containers go: markdown-it stops reading a document at 20 levels
 (its ``maxNesting``), so what comes after is no code for it, fenced or not."""
@@ -137,7 +136,7 @@ def _too_deep(lines: str) -> bool:
 
 # A list item whose text starts on its line with nothing that could be code (no fence, no
 # indented code, no quote or list of its own, no HTML).
-_PLAIN_ITEM = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])[ ]{1,4}[^\s`~>\-*+0-9<]")
+_PLAIN_ITEM = Lazy(r"(?:[-*+]|[0-9]{1,9}[.)])[ ]{1,4}[^\s`~>\-*+0-9<]")
 
 
 def _plain_line(text: str, start: int) -> bool:
@@ -251,7 +250,7 @@ def hidden_line_ranges(text: str) -> list[tuple[int, int]]:
 
 # HTML blocks of CommonMark types 1-5: they run to an end tag, ``-->``, ``?>``, ``>`` or
 # ``]]>`` however many blank lines come first, so they can swallow everything after them.
-HTML_OPEN = re.compile(
+HTML_OPEN = Lazy(
     # Also the end tags of those four: cmark-gfm starts a (type 7) HTML block at `</script>`
     # where markdown-it does not, and the two would then pair the fences after it differently.
     r"<(?:/?(?:script|pre|style|textarea)(?:[ \t>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)",

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import re
 
+from .lazyre import Lazy
+
 _STRING_START = "\x1b[\\]PX^_]|[\x90\x98\x9d\x9e\x9f]"
-_SEQUENCE = re.compile(
+_SEQUENCE = Lazy(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI
     rf"|(?:{_STRING_START})[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|\Z)"  # OSC, DCS, SOS, PM, APC
     r"|\x1b[ -/]*[0-OQ-WYZ\\`a-~]"  # any other escape sequence (charset, keypad, RIS...)
 )
-_LEFT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_LEFT = Lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _INTRODUCERS = "\x1b\x90\x98\x9b\x9d\x9e\x9f"
 _HELD = 4096
 """Characters of an unfinished sequence at a chunk's end held back for the next chunk; a

@@ -8,8 +8,9 @@ import re
 
 from .fenceend import FencePairs as FencePairs
 from .fenceend import open_fence_at_end as open_fence_at_end
+from .lazyre import Lazy
 
-_BACKTICKS = re.compile(r"`{3,}")
+_BACKTICKS = Lazy(r"`{3,}")
 
 
 def fence_block(text: str, info: str = "") -> str:
@@ -30,7 +31,7 @@ def looks_like_diff(text: str) -> bool:
 
 
 _DIFF_STARTS = ("diff --git ", "--- ", "Index: ", "diff -")
-_PATCH_START = re.compile(r"(?:From|commit) [0-9a-f]{7,64}\b")
+_PATCH_START = Lazy(r"(?:From|commit) [0-9a-f]{7,64}\b")
 
 
 def fence_diff_context(text: str) -> str:
@@ -39,7 +40,7 @@ def fence_diff_context(text: str) -> str:
     return fence_block(text.strip("\n"), "diff").rstrip("\n") if looks_like_diff(text) else text
 
 
-FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
+FENCE_LINE = Lazy(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 """A fence line at the top level of markdown (group 1 its run, group 2 its info string).
 Here, not in `code`, so the merge driver (which closes a code block left open) imports this
 small module rather than the code-block scanner."""

@@ -34,6 +34,7 @@ from collections.abc import Collection
 from .code import CodeLines, in_ranges
 from .document import ParseWarning
 from .kinds import MARKER_KINDS, alternation
+from .lazyre import Lazy
 from .record import Record
 from .render import VOTE_VALUES
 
@@ -52,19 +53,19 @@ _MARKER_LINE = (
 )
 # A marker line: `_MARKER_AT` at the start of a body, `_MARKER` after a newline (a search
 # for a literal newline skips from line to line; ``^`` with re.M is tried at every character).
-_MARKER_AT = re.compile(_MARKER_LINE)
-_MARKER = re.compile("\n" + _MARKER_LINE)
+_MARKER_AT = Lazy(_MARKER_LINE)
+_MARKER = Lazy("\n" + _MARKER_LINE)
 # The ``@`` first, then the character before it checked: a literal start lets the regex
 # engine skip ahead to each ``@`` instead of trying the look-behind at every position.
-_MENTION = re.compile(r"@(?<![\w@./\\:`-]@)([^\W\d_][\w-]*)")
-_SKIP_LINE = re.compile(r"[ \t]*(?:>|<!--)")  # used with .match(body, line_start)
-_BACKTICKS = re.compile(r"`+")
+_MENTION = Lazy(r"@(?<![\w@./\\:`-]@)([^\W\d_][\w-]*)")
+_SKIP_LINE = Lazy(r"[ \t]*(?:>|<!--)")  # used with .match(body, line_start)
+_BACKTICKS = Lazy(r"`+")
 # The newline before a blank line (blank as CommonMark means it: spaces and tabs at most).
-_BLANK_LINE = re.compile(r"\n[ \t]*+(?=\n|\Z)")
-_NEWLINE = re.compile("\n")
-_VOTE_WORD = re.compile(r"[A-Za-z]+")
+_BLANK_LINE = Lazy(r"\n[ \t]*+(?=\n|\Z)")
+_NEWLINE = Lazy("\n")
+_VOTE_WORD = Lazy(r"[A-Za-z]+")
 # After a vote word: another one, joined as in a list (``, CHANGES``, ``/ REJECT``, ``or READY``).
-_ANOTHER_CHOICE = re.compile(
+_ANOTHER_CHOICE = Lazy(
     r"[\s*_]*(?:[,/|]|\s(?:or|and)\s)[\s*_]*(?:or\s+|and\s+)?(?:READY|CHANGES|REJECT)\b", re.I
 )
 
@@ -168,7 +169,7 @@ def parse_score(text: str) -> int | None:
     return max(0, min(10, int(float(m.group(1)))))
 
 
-_SCORE = re.compile(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
+_SCORE = Lazy(r"\s*\**\s*(-?\d{1,3}(?:\.\d+)?)\s*(?:/\s*10)?\**\s*(?:\W.*)?$")
 
 
 def extract(body: str, first_line: int = 1, code: CodeLines | None = None) -> BodyMarkers:

@@ -9,31 +9,32 @@ if TYPE_CHECKING:
     pass
 from .code import HTML_OPEN, block_parser, fence_closer, open_fence
 from .document import BOUNDARY
+from .lazyre import Lazy
 from .record import Record
 from .text import detect_newline, normalise_newlines, strip_line_start_boms
 
 VOTE_VALUES = ("READY", "CHANGES", "REJECT")
 
 
-_SEPARATOR_LINE = re.compile(r"^---[ \t]*$", re.M)
+_SEPARATOR_LINE = Lazy(r"^---[ \t]*$", re.M)
 
 
 # Neutralising. A line is looked at after its container prefix (spaces, tabs, ``>``) and,
 # for the block starts below, after any list markers too (``- 1. ---`` is a rule in a list).
-_CONTAINER = re.compile(r"[ \t>]*")
+_CONTAINER = Lazy(r"[ \t>]*")
 
 
-_LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+_LIST_MARKER = Lazy(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 
 
 _RULE_CHARS = frozenset("-*_= \t")
 
 
-_FENCE_OPEN = re.compile(r"`{3,}|~{3,}")
+_FENCE_OPEN = Lazy(r"`{3,}|~{3,}")
 
 
 # ``Name:``, and the spellings GitHub shows as ``Name:`` too (``Name\:``, ``Name&#58;``).
-_NAME_START = re.compile(r"Name[ \t]*(?::|\\:|&colon;|&#0*58;|&#[xX]0*3[aA];)")
+_NAME_START = Lazy(r"Name[ \t]*(?::|\\:|&colon;|&#0*58;|&#[xX]0*3[aA];)")
 
 
 _NEUTRAL_ROUNDS = 4  # rounds that leave code blocks alone before escaping everywhere
@@ -100,10 +101,10 @@ def _neutralise_round(text: str, *, aware: bool) -> str:
     return "\n".join(out)
 
 
-_CONFLICT_LINE = re.compile(r"(?:<{7}|>{7}|\|{7})(?: |$)|={7}[ \t]*$")
+_CONFLICT_LINE = Lazy(r"(?:<{7}|>{7}|\|{7})(?: |$)|={7}[ \t]*$")
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = Lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _neutral_line(line: str, context: int) -> str:
@@ -333,7 +334,7 @@ def _visible(name: str) -> str:
 
 # Characters that could start markup inside ``*...*``; ``_`` only where it is not inside a
 # word (``initial_feedback`` stays readable; intraword ``_`` is never emphasis).
-_MARKDOWN_CHAR = re.compile(r"[\\`*\[\]<>#|~&]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_MARKDOWN_CHAR = Lazy(r"[\\`*\[\]<>#|~&]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
 def render_header(fields: list[tuple[str, str]]) -> str:

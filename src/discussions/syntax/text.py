@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 from .document import ParseWarning
+from .lazyre import Lazy
 from .stamps import normalise_newlines as normalise_newlines
 
 BOM = "\ufeff"
 
 
-_LINE_START_BOMS = re.compile(r"^\ufeff+", re.M)
+_LINE_START_BOMS = Lazy(r"^\ufeff+", re.M)
 
 
 def decode(data: bytes) -> tuple[str, list[ParseWarning]]:
@@ -54,7 +55,7 @@ def strip_line_start_boms(text: str) -> tuple[str, list[int]]:
     return _LINE_START_BOMS.sub("", text), lines
 
 
-_SLUG = re.compile(r"[^\w]+")
+_SLUG = Lazy(r"[^\w]+")
 
 
 def slugify(title: str) -> str:

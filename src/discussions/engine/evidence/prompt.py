@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ...settings.evidence import evidence_settings
+from ...syntax.lazyre import Lazy
 from ...syntax.text import normalise_newlines
 
 if TYPE_CHECKING:  # loaded with the first evidence block (`derive.rules`): most files have none
@@ -102,7 +103,7 @@ def evidence_section(d: Discussion, participant: Participant, budget: int) -> li
     return out
 
 
-_TAG = re.compile(r"<(\s*)(/?)(?=\s*evidence)", re.IGNORECASE)
+_TAG = Lazy(r"<(\s*)(/?)(?=\s*evidence)", re.IGNORECASE)
 
 
 def evidence_element(

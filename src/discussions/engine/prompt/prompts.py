@@ -46,7 +46,7 @@ from .shape import shape_lines
 from .visibility import sealed_for
 
 if TYPE_CHECKING:
-    from ...settings.templates import Phase
+    from ...settings.phases import Phase
 
 _DEFAULT_MAX_CHARS = 60_000
 _DEFAULT_MEMORY_CHARS = 4_000

@@ -21,11 +21,11 @@ else in it is left out. The participant's own comments are shown as they are.
 from __future__ import annotations
 
 import re
-import string
 from typing import TYPE_CHECKING
 
 from ...derive.positions import ENGINE_LINE, own_words
 from ...derive.state import Comment
+from ...syntax.lazyre import Lazy
 from ...syntax.markers import extract
 from ...syntax.record import Record
 from ...syntax.text import normalise_newlines
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ...settings.participants import Participant
 
 _SEALED_BALLOT = "*(a sealed ballot)*"
-_PARTICIPANTS_HEADER = re.compile(r"^<!--[ \t]*Participants[ \t]*:.*$", re.M | re.I)
+_PARTICIPANTS_HEADER = Lazy(r"^<!--[ \t]*Participants[ \t]*:.*$", re.M | re.I)
 
 
 class _View(Record):
@@ -56,9 +56,13 @@ class _View(Record):
         self.labels = labels
 
 
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""`string.ascii_uppercase`, without importing `string` (and its regex) before a turn's call."""
+
+
 def label(n: int) -> str:
     """0 -> ``Participant A`` ... 25 -> ``Participant Z``, then ``Participant 27``..."""
-    return f"Participant {string.ascii_uppercase[n] if n < 26 else n + 1}"
+    return f"Participant {_LETTERS[n] if n < 26 else n + 1}"
 
 
 def view_for(d: Discussion, participant: Participant) -> _View | None:

@@ -18,7 +18,7 @@ missing vote or score; and the echo of its prompt each answer is read against (`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ...errors import ProviderError
 from ...model.discussion import Discussion
@@ -149,7 +149,7 @@ def ask_follow_up(
     result = _FollowUp(kind)
     try:
         completion = complete_with_usage(
-            providers.get(provider), replace(request, prompt=prompt, on_output=None)
+            providers.get(provider), request.replaced(prompt=prompt, on_output=None)
         )
     except ProviderError as exc:
         result.error = str(exc)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import DiscussionsError
 from ...syntax.code import block_parser
+from ...syntax.lazyre import compile_waiting
 from ...syntax.record import FrozenRecord, Record
 from ..evidence.turn import after_answers
 
@@ -144,8 +145,8 @@ would wait for them)."""
 def warm_up(steps: Sequence[Step] = ()) -> None:
     """Load, while the providers think, the markdown parser that every answer goes through
     (`neutralise`; importing markdown-it takes 15-50 ms), the modules only the answers need
-    (`_AFTER_THE_CALLS`) and those the `steps` load: otherwise they would load after the first
-    answer arrives."""
+    (`_AFTER_THE_CALLS`) and those the `steps` load, and compile the regular expressions left
+    to their first use (`lazyre`): otherwise they would load after the first answer arrives."""
     names = (*_AFTER_THE_CALLS, *(name for step in steps for name in step.loads))
     if not all(name in sys.modules for name in ("markdown_it", *names)):
         timer = threading.Timer(_WARM_UP_DELAY, _load_for_the_answers, (names,))
@@ -154,9 +155,10 @@ def warm_up(steps: Sequence[Step] = ()) -> None:
 
 
 def _load_for_the_answers(names: Sequence[str] = _AFTER_THE_CALLS) -> None:
-    """Load the markdown parser and the modules `names`."""
+    """Load the markdown parser and the modules `names`; compile the waiting patterns."""
     import importlib
 
     block_parser()
     for name in names:
         importlib.import_module(name)
+    compile_waiting()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -75,7 +75,7 @@ def seated(ws: Workspace, aliases: list[str], providers: tuple[str, ...]) -> Wor
             "arm",
         )
     changed = [
-        replace(ws.participants.get(a), provider_hint=providers[i % len(providers)], source=None)
+        ws.participants.get(a).replaced(provider_hint=providers[i % len(providers)], source=None)
         for i, a in enumerate(aliases)
     ]
     return SeatedWorkspace(ws.config, ParticipantRegistry([*ws.participants, *changed]))
