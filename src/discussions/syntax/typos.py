@@ -44,7 +44,10 @@ class CloseAliases:
         size = len(name)
         # The same float expression as difflib's ratios (2.0 * matches / length): a bound that
         # is at least the true count gives a ratio at least difflib's, so nothing it keeps is
-        # dropped here.
+        # dropped here. Over every length of alias, the bound is highest for an alias as long
+        # as `shared`: under the cutoff there, it is under it for all.
+        if 2.0 * shared / (size + shared) < CUTOFF:
+            return None
         near = [a for a in self.known if 2.0 * min(shared, len(a)) / (size + len(a)) >= CUTOFF]
         if not near:
             return None
