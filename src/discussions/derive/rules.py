@@ -21,8 +21,9 @@ from ..syntax import conflicts
 from ..syntax.code import CodeLines
 from ..syntax.document import Document, ParseWarning
 from ..syntax.kinds import engine_kinds
-from ..syntax.markers import closest_alias, parse_score
+from ..syntax.markers import parse_score
 from ..syntax.parse import parse_document
+from ..syntax.typos import CloseAliases
 from .ballots import rule_first_ballot, rule_phase_rules, rule_positions, rule_voters
 from .citations import rule_citations
 from .contrarian import rule_contrarian
@@ -230,6 +231,7 @@ def rule_mentions(s: State) -> None:
         for key in registry.author_aliases(c.author):
             last_by_alias[key] = index
     known = set(registry.aliases())
+    close_to = CloseAliases(known)  # each distinct unknown mention compared once
     people: set[str] = set()
     for c in s.comments:
         people.update(registry.author_aliases(c.author))
@@ -243,7 +245,7 @@ def rule_mentions(s: State) -> None:
                 if target in own or target in pending:
                     continue
                 if target not in known and target not in people:
-                    close = closest_alias(target, known)
+                    close = close_to.closest(target)
                     if close is not None:
                         if target not in reported:
                             reported.add(target)
@@ -439,10 +441,11 @@ def mention_typos(
     """(mention, closest alias) for mentions that match no participant and no person but are
     close to a participant's alias (difflib ratio 0.75 or more): ``@securty`` -> ``security``."""
     found: list[tuple[str, str]] = []
+    close_to = CloseAliases(known)
     for name in dict.fromkeys(mentioned):
         if name == "all" or name in known or name in people:
             continue
-        close = closest_alias(name, known)
+        close = close_to.closest(name)
         if close is not None:
             found.append((name, close))
     return found

@@ -37,6 +37,7 @@ from .kinds import MARKER_KINDS, alternation
 from .lazyre import Lazy
 from .record import Record
 from .render import VOTE_VALUES
+from .typos import CloseAliases
 
 BALLOTS = ("YES", "NO", "ABSTAIN")
 """A council ballot's values (``BALLOT:``, `normalise_ballot`)."""
@@ -217,7 +218,17 @@ class _Layout:
     from `code.CodeLines` (a markdown parse only where lines alone cannot tell), the spans
     found when a position first needs them."""
 
-    __slots__ = ("body", "lines", "spans", "span_starts", "seen", "last_empty", "last_tick")
+    __slots__ = (
+        "body",
+        "lines",
+        "spans",
+        "span_starts",
+        "seen",
+        "last_empty",
+        "last_tick",
+        "line_at",
+        "line_code",
+    )
 
     def __init__(self, body: str, code: CodeLines | None = None) -> None:
         self.body = body
@@ -230,11 +241,17 @@ class _Layout:
         it."""
         self.last_empty = -1
         self.last_tick = -1
+        self.line_at = -1
+        self.line_code = False
+        """The last line asked about and whether it is code: the mentions of one line (a list
+        of thousands, one after the other) ask once."""
 
     def in_code(self, pos: int, rel_line: int, line_start: int) -> bool:
         """Whether offset `pos`, on 0-based line `rel_line` (which starts at offset
         `line_start`), is in a code block or span."""
-        if self.lines.has(rel_line, line_start):
+        if rel_line != self.line_at:
+            self.line_at, self.line_code = rel_line, self.lines.has(rel_line, line_start)
+        if self.line_code:
             return True
         if self.spans is None:
             if not self._may_be_in_span(pos):
@@ -369,10 +386,6 @@ def _pair_runs(runs: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
 
 def closest_alias(name: str, known: Collection[str]) -> str | None:
     """The alias among `known` that `name` (3 characters or more) most likely misspells, or
-    None: what a mention typo's warning and an unknown participant's error suggest."""
-    if not known or len(name) < 3:
-        return None
-    import difflib  # only when needed: it is slow to import
-
-    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
-    return matches[0] if matches else None
+    None: what a mention typo's warning and an unknown participant's error suggest. For many
+    names against the same aliases, one `typos.CloseAliases` answers each."""
+    return CloseAliases(known).closest(name)
