@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from textual import events, on, work
@@ -27,6 +28,10 @@ from . import data
 from .discussion import DiscussionScreen
 from .personas import ParticipantsScreen
 
+HAND_OVER_EVERY = 0.2
+"""Seconds at least between two handovers of rows while the list loads (50 rows at least
+each): the first 50 show at once, and a fast folder is not repainted 20 times per 1,000."""
+
 
 class BrowserScreen(Screen[None]):
     BINDINGS = [
@@ -46,6 +51,7 @@ class BrowserScreen(Screen[None]):
         self.ws = ws
         self.rows: list[data.Summary] = []
         self.status_filter = ""
+        self.generation = 0  # of the latest load: what older ones hand over is dropped
 
     def compose(self) -> ComposeResult:
         yield Static(f"Discussions in {self.folder}", id="title")
@@ -58,36 +64,66 @@ class BrowserScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns("Title", "Phase", "Status", "Consensus", "Q", "@", "Changed")
         table.focus()
-        self.load()
+        # No load here: the screen's ScreenResume, which comes when it is first shown too,
+        # starts it; loading here as well read every file twice, in two threads at once.
 
     def action_reload(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="browser")
     def load(self) -> None:
+        """Read the folder again, in a thread; an older load still running is dropped."""
+        self.generation += 1
+        self._read(self.generation)
+
+    @work(thread=True, exclusive=True, group="browser")
+    def _read(self, generation: int) -> None:
         rows: list[data.Summary] = []
         batch: list[data.Summary] = []
+        handed = float("-inf")  # when rows were last handed over: each repaints the table
         with briefs(self.ws, self.folder) as cache:
             for path in data.discussion_files(self.folder, self.ws):
                 s = data.summarise(path, self.ws, cache)
                 if s is not None:
                     rows.append(s)
                     batch.append(s)
-                if len(batch) >= 50:
-                    self.app.call_from_thread(self._show, list(rows))
+                if len(batch) >= 50 and time.monotonic() - handed >= HAND_OVER_EVERY:
+                    self.app.call_from_thread(self._show, generation, list(rows))
                     batch = []
-        self.app.call_from_thread(self._show, rows)
+                    handed = time.monotonic()
+        self.app.call_from_thread(self._show, generation, rows)
 
-    def _show(self, rows: list[data.Summary]) -> None:
+    def _show(self, generation: int, rows: list[data.Summary]) -> None:
+        """Show `rows`, all load `generation` has read so far, unless a newer load started
+        (a thread's cancelled worker runs on: its rows of the folder as it was are dropped).
+        The next batch of the same load (the rows shown are the start of `rows`, the very
+        same objects) only adds its own rows: refilling the table per batch re-added and
+        re-measured every row (quadratic)."""
+        if generation != self.generation:
+            return
+        known = len(self.rows)
+        grows = len(rows) >= known and all(a is b for a, b in zip(self.rows, rows, strict=False))
         self.rows = rows
-        self.refill()
+        if not grows:
+            self.refill()
+            return
+        self._add(rows[known:])
+        self._update_title()
 
     def refill(self) -> None:
+        """The table again from `rows`, under the filter; the cursor stays on its line."""
         table = self.query_one(DataTable)
-        text = self.query_one("#filter", Input).value
         selected = table.cursor_row
         table.clear()
-        for s in self.rows:
+        self._add(self.rows)
+        if table.row_count:
+            table.move_cursor(row=min(selected, table.row_count - 1))
+        self._update_title()
+
+    def _add(self, rows: list[data.Summary]) -> None:
+        """Add the rows that pass the filter, in their order, below those shown."""
+        table = self.query_one(DataTable)
+        text = self.query_one("#filter", Input).value
+        for s in rows:
             if s.matches(text, self.status_filter):
                 table.add_row(
                     s.title[:40],
@@ -99,11 +135,12 @@ class BrowserScreen(Screen[None]):
                     data.ago(s.changed),
                     key=str(s.path),
                 )
-        if table.row_count:
-            table.move_cursor(row=min(selected, table.row_count - 1))
+
+    def _update_title(self) -> None:
+        count = self.query_one(DataTable).row_count
         label = f" status={self.status_filter}" if self.status_filter else ""
         self.query_one("#title", Static).update(
-            f"Discussions in {self.folder} — {table.row_count} shown{label}"
+            f"Discussions in {self.folder} — {count} shown{label}"
         )
 
     @on(Input.Changed, "#filter")
