@@ -42,6 +42,7 @@ import termios
 import time
 from pathlib import Path
 
+CALLED_FROM = Path.cwd()  # --pythonpath is read from here, before the chdir below
 WORK = Path(tempfile.mkdtemp(prefix="discussions-ui-"))
 os.environ["DISCUSSIONS_HOME"] = str(WORK / "userdir")
 os.environ["XDG_CACHE_HOME"] = str(WORK / "cache")  # the derived-summary cache: this run's own
@@ -273,7 +274,11 @@ def main() -> None:
     args = parser.parse_args()
     print(f"work folder: {WORK}")
     if args.pythonpath:
-        startups(args.files, args.pythonpath, args.starts)
+        trees = [str((CALLED_FROM / tree).resolve()) for tree in args.pythonpath]
+        missing = [tree for tree in trees if not (Path(tree) / "discussions").is_dir()]
+        if missing:
+            parser.error(f"no discussions package in {', '.join(missing)}")
+        startups(args.files, trees, args.starts)
         return
     if args.only == "startup":
         first, full = startup(args.files)
