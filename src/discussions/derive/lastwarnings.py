@@ -29,16 +29,16 @@ _CONTEXT = frozenset({"MOTION", "SECOND", "BALLOT", "MOTION-RESULT", "EVIDENCE"}
 
 
 def last_comment_warnings(
-    header: str, tail: str, down: int, workspace: Workspace
+    header: str, tail: str, workspace: Workspace
 ) -> list[ParseWarning] | None:
     """The warnings a derivation of the whole file gives at the lines of its last comment
-    (from its ``Name:`` line on), in their order; `header` is the file's header block,
-    `tail` the file from the ``---`` line above the last comment, which is `down` lines below
-    where it stands after `header`. None when the comments above may change them."""
+    (from its ``Name:`` line on), in their order, on lines counted from the start of `tail`
+    (the file from the ``---`` line above the last comment); `header` is the file's header
+    block. None when the comments above may change them."""
     s = derive(header + tail, workspace)
     if len(s.comments) != 1 or s.doc.engine_markers:
         return None
     if any(m.kind in _CONTEXT for m in s.comments[0].markers):
         return None
-    start = s.comments[0].line
-    return [w.moved(down) for w in s.warnings if w.line >= start]
+    start, up = s.comments[0].line, header.count("\n")
+    return [w.moved(-up) for w in s.warnings if w.line >= start]

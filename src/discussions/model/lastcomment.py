@@ -48,5 +48,8 @@ def _warnings(data: bytes, last: LastComment, ws: Workspace) -> list[ParseWarnin
     tail, undecodable = decode(data[last.offset :])
     if undecodable:
         return None
-    down = last.line - (head.count("\n", 0, end) + 1)
-    return last_comment_warnings(head[:end], tail, down, ws)
+    found = last_comment_warnings(head[:end], tail, ws)
+    if not found:  # most comments: then the newlines above it need not be counted
+        return found
+    down = data.count(b"\n", 0, last.offset)
+    return [w.moved(down) for w in found]

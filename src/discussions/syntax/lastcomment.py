@@ -21,33 +21,43 @@ from .text import BOM
 
 __all__ = ["LastComment", "last_comment"]
 
-_BOUNDARY = re.compile(b"\n" + BOUNDARY.pattern.removeprefix("^").encode(), re.M)
+_BOUNDARY = re.compile(
+    b"\n" + BOUNDARY.pattern.removeprefix("^").split("Name:")[0].encode() + b"Name:"
+)
+"""`document.BOUNDARY` after a newline, up to its ``Name:`` (the rest of that line matches
+whatever it holds)."""
 _NAME = b"\nName:"
+_BOM = BOM.encode()
 
 
 class LastComment(Record):
     """The comments of a file and where its last one starts."""
 
-    __slots__ = ("count", "offset", "line")
+    __slots__ = ("count", "offset")
 
-    def __init__(self, count: int, offset: int, line: int) -> None:
+    def __init__(self, count: int, offset: int) -> None:
         self.count = count
         """How many comments `parse_document` finds in the file."""
         self.offset = offset
-        """The offset of the ``---`` line just above the last comment's ``Name:`` line."""
-        self.line = line
-        """That line's number."""
+        """The offset of the ``---`` line just above the last comment's ``Name:`` line (its
+        line number: one more than the newlines before it, counted when asked)."""
 
 
 def last_comment(data: bytes) -> LastComment | None:
     """`LastComment` of a discussion file's bytes `data`; None when that takes a parse (a
     bare ``Name:`` line, a carriage return or byte-order mark, no comment at all)."""
-    if b"\r" in data or BOM.encode() in data or data.startswith((b"---", b"Name:")):
+    if b"\r" in data or _has_bom(data) or data.startswith((b"---", b"Name:")):
         return None
-    count = at = 0
-    for m in _BOUNDARY.finditer(data):
-        count += 1
-        at = m.start() + 1
+    count = len(_BOUNDARY.findall(data))
     if not count or count != data.count(_NAME):
         return None
-    return LastComment(count, at, data.count(b"\n", 0, at) + 1)
+    # Every ``Name:`` line is a boundary's: the last one's, under the last ``---`` above it
+    # (only blank lines stand between the two).
+    at = data.rfind(b"\n---", 0, data.rfind(_NAME)) + 1
+    return LastComment(count, at)
+
+
+def _has_bom(data: bytes) -> bool:
+    """Whether `data` holds a byte-order mark (its first byte looked for first: one byte is
+    found several times faster than three, and most files have none)."""
+    return b"\xef" in data and _BOM in data
