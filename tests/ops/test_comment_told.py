@@ -15,7 +15,7 @@ from discussions import Discussion
 from discussions.model.lastcomment import last_comment_told
 from discussions.ops.comments import comment
 from discussions.settings.workspace import Workspace
-from discussions.syntax.lastcomment import last_comment
+from discussions.syntax.lastcomment import boundaries
 from discussions.syntax.parse import parse_document
 
 from ..conftest import write
@@ -86,10 +86,21 @@ def test_comment_tells_what_the_whole_derivation_says(
 def test_the_bytes_tell_a_plain_file_without_a_parse(isolated: Path) -> None:
     """The files of the test above that the bytes tell: not every one falls back."""
     data = (HEADER + ABOVE["separator in code"] + ABOVE["plain"]).encode()
-    last = last_comment(data)
-    assert last is not None and last.count == len(parse_document(data.decode()).comments) == 3
+    assert boundaries(data, 0, None).count == len(parse_document(data.decode()).comments) == 3
     for above in ("bare name line", "carriage returns"):
-        assert last_comment((HEADER + ABOVE[above]).encode()) is None
+        assert boundaries((HEADER + ABOVE[above]).encode(), 0, None).count is None
+
+
+def test_comment_after_comment_tells_what_the_whole_derivation_says(isolated: Path) -> None:
+    """Each comment scans only what was appended since the last (`filefacts`): the counts
+    added up over the appends are the whole file's, whatever the comments above end with."""
+    path = isolated / "discussions" / "d.md"
+    path.parent.mkdir()
+    path.write_text(HEADER + ABOVE["separator in code"], encoding="utf-8")
+    ws = Workspace.discover()
+    for said in [*SAID, "Text.\n\n---", "```\n---\n\n", "CONFIDENCE: 11\n\n---\n\n---"]:
+        posted = comment(ws, path, "Rob", said)
+        assert (posted.comments, posted.notices) == _derived(path)
 
 
 _LINES = st.sampled_from(
@@ -149,6 +160,30 @@ def test_the_bytes_say_what_the_whole_derivation_says(
         d = Discussion.load(path, Workspace.discover())
         count, warnings = last_comment_told(d)
         assert (count, [f"line {w.line}: {w.message}" for w in warnings]) == _all(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_COMMENTS, st.sets(st.integers(0, 60)))
+def test_boundaries_added_up_over_parts_are_those_of_the_whole(
+    comments: list[tuple[str, list[str]]], cuts: set[int]
+) -> None:
+    """Cut before some ``\\nName:`` lines (as `filefacts` cuts), the parts' sum is the
+    whole's, and where it tells, the count is the parse's."""
+    lines = [line for opening, body in comments for line in (opening, *body)]
+    data = (HEADER + "\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    names = [i for i in range(len(data)) if data.startswith(b"\nName:", i)]
+    at, found = 0, None
+    for cut in sorted({names[c % len(names)] for c in cuts} if names else set()):
+        found = boundaries(data[at:cut], at, found) if cut > at else found
+        at = cut
+    whole, summed = boundaries(data, 0, None), boundaries(data[at:], at, found)
+    assert summed.to_json()[:-1] == whole.to_json()[:-1] and summed.count == whole.count
+    if whole.count is not None:  # then `last` is known (else it need not be)
+        assert summed.last == whole.last
+        doc = parse_document(data.decode("utf-8", errors="replace"))
+        assert whole.count == len(doc.comments)
+        last, line = doc.comments[-1], data.count(b"\n", 0, whole.last) + 1
+        assert data.startswith(b"---", whole.last) and last.separator_line <= line < last.line
 
 
 def _all(path: Path) -> tuple[int, list[str]]:
