@@ -44,11 +44,12 @@ from ..errors import DiscussionsError
 from ..settings.config import user_cache_dir
 from ..syntax.conflicts import may_have_conflicts
 from ..syntax.digest import sha256_hex
+from ..syntax.lastcomment import Boundaries, boundaries
 from ..syntax.record import Record
 
 __all__ = ["Facts", "facts", "facts_of_file"]
 
-_FORMAT = 1
+_FORMAT = 2
 """The layout of a summary file; another one is ignored."""
 _CUT = b"\nName:"
 _SLICE = 1 << 18
@@ -59,20 +60,24 @@ _BOM = "\ufeff"
 class Facts(Record):
     """The facts of a whole file."""
 
-    __slots__ = ("ai_authors", "may_have_conflicts")
+    __slots__ = ("ai_authors", "may_have_conflicts", "comments")
 
-    def __init__(self, may_have_conflicts: bool, ai_authors: list[str]) -> None:
+    def __init__(
+        self, may_have_conflicts: bool, ai_authors: list[str], comments: Boundaries
+    ) -> None:
         self.may_have_conflicts = may_have_conflicts
         """`conflicts.may_have_conflicts` of the file's bytes."""
         self.ai_authors = ai_authors
         """`speakers.ai_authors` of the file's text."""
+        self.comments = comments
+        """`lastcomment.boundaries` of the file's bytes: how many comments, the last one."""
 
 
 class _Summary(Record):
     """The facts of the file's first `upto` bytes, which end just before a ``\\nName:`` (or
     are none)."""
 
-    __slots__ = ("conflicts", "crc", "passed", "spoken", "upto")
+    __slots__ = ("conflicts", "crc", "passed", "spoken", "upto", "comments")
 
     def __init__(
         self,
@@ -81,6 +86,7 @@ class _Summary(Record):
         conflicts: bool = False,
         spoken: list[str] | None = None,
         passed: list[str] | None = None,
+        comments: Boundaries | None = None,
     ) -> None:
         self.upto = upto
         self.crc = crc
@@ -90,9 +96,13 @@ class _Summary(Record):
         """The names `speakers.ai_author_names` finds on ``Name:`` lines (`_distinct`)."""
         self.passed: list[str] = passed or []
         """The names it finds in ``PASS`` markers (`_distinct`)."""
+        self.comments = comments
+        """`lastcomment.boundaries` of the bytes summarised (None: none are)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {s: getattr(self, s) for s in self.__slots__}
+        found = {s: getattr(self, s) for s in self.__slots__}
+        found["comments"] = self.comments.to_json() if self.comments else None
+        return found
 
 
 def facts(path: Path, data: bytes | mmap.mmap) -> Facts:
@@ -126,9 +136,11 @@ def _facts(
     summary = _extend(kept, rest)
     if summary.upto != kept.upto:
         _save(path, summary)
-    conflicts, spoken, passed = _scan(rest[summary.upto - kept.upto :], summary.upto == 0)
+    last = rest[summary.upto - kept.upto :]
+    conflicts, spoken, passed = _scan(last, summary.upto == 0)
     names = [*summary.spoken, *spoken, *summary.passed, *passed]
-    return Facts(summary.conflicts or conflicts, _distinct(names))
+    comments = boundaries(last, summary.upto, summary.comments)
+    return Facts(summary.conflicts or conflicts, _distinct(names), comments)
 
 
 def _scan(part: bytes, at_start: bool) -> tuple[bool, list[str], list[str]]:
@@ -154,6 +166,7 @@ def _extend(summary: _Summary, rest: bytes) -> _Summary:
         summary.conflicts or conflicts,
         _distinct([*summary.spoken, *spoken]),
         _distinct([*summary.passed, *passed]),
+        boundaries(part, summary.upto, summary.comments),
     )
 
 
@@ -233,7 +246,10 @@ def _summary_of(raw: object, path: Path) -> _Summary | None:
         return None
     if not (_names(spoken) and _names(passed)) or upto < 0:
         return None
-    return _Summary(upto, crc, conflicts, spoken, passed)
+    comments = Boundaries.from_json(raw.get("comments"))
+    if (comments is None) != (upto == 0):
+        return None
+    return _Summary(upto, crc, conflicts, spoken, passed, comments)
 
 
 def _names(value: object) -> bool:

@@ -50,6 +50,7 @@ from ..syntax.record import Record
 from ..syntax.render import analyse_tail, join_blocks
 
 if TYPE_CHECKING:
+    from ..syntax.lastcomment import Boundaries
     from .journal import Lost
 
 _TAIL_CHUNK = 64 * 1024
@@ -145,6 +146,21 @@ def ai_authors(path: Path) -> list[str]:
     def read(fd: int) -> list[str]:
         _refuse_binary(path, os.pread(fd, _BINARY_SAMPLE, 0))
         return filefacts.facts_of_file(target_of(path, None), fd).ai_authors
+
+    return _reading(path, read)
+
+
+def last_comment_bytes(path: Path, head: int) -> tuple[Boundaries, bytes, bytes]:
+    """`lastcomment.boundaries` of the discussion file at `path` (`filefacts`: scanning only
+    what was appended since it was last asked), its first `head` bytes and its bytes from
+    its last comment's ``---`` line (none when it has none)."""
+    from . import filefacts
+
+    def read(fd: int) -> tuple[Boundaries, bytes, bytes]:
+        found = filefacts.facts_of_file(target_of(path, None), fd).comments
+        size = os.fstat(fd).st_size
+        tail = os.pread(fd, size - found.last, found.last) if found.last >= 0 else b""
+        return found, os.pread(fd, head, 0), tail
 
     return _reading(path, read)
 

@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Any
 from ..derive.rules import mention_typos
 from ..errors import BadInput, EmptyComment
 from ..model.discussion import Discussion
+from ..model.lastcomment import last_comment_told
 from ..settings.config import default_author
 from ..settings.workspace import Workspace, display_path
 from ..syntax.markers import extract
 
 if TYPE_CHECKING:
     from ..derive.motions import Motion
+    from ..syntax.document import ParseWarning
 
 
 @dataclass(slots=True)
@@ -148,18 +150,18 @@ def _told(
     mentioned = [m.alias for m in extract(text).mentions]
     typos = mention_typos(mentioned, set(d.workspace.participants.aliases()))
     upper = vote.upper() if vote else None
-    count = len(d.comments)
-    notices = list(d.notices) + _problems_in_last(d)
+    count, problems = last_comment_told(d)
+    notices = list(d.notices) + _problems_in_last(problems)
     return Commented(d.path, author, upper, count, results, typos, notices, note)
 
 
-def _problems_in_last(d: Discussion) -> list[str]:
+def _problems_in_last(warnings: list[ParseWarning]) -> list[str]:
     """What `check` would report in the comment just saved (an invalid ``CONFIDENCE:`` or
-    ``OUTCOME:``...), as ``line N: why``: said now, not at the next check. A mistyped
-    mention is left to `Commented.typos`."""
-    start = d.comments[-1].line if d.comments else 0
+    ``OUTCOME:``...), as ``line N: why``, of `warnings`, those at its lines
+    (`lastcomment.last_comment_told`): said now, not at the next check. A mistyped mention
+    is left to `Commented.typos`."""
     return [
         f"line {w.line}: {w.message}"
-        for w in d.warnings
-        if w.line >= start > 0 and w.severity in ("error", "warning") and w.code != "mention-typo"
+        for w in warnings
+        if w.severity in ("error", "warning") and w.code != "mention-typo"
     ]

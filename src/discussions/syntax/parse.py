@@ -412,6 +412,12 @@ def _warn_separator_under_text(text: str, sep_pos: int, sep_line: int, doc: Docu
         )
 
 
+def header_length(text: str) -> int:
+    """Where the header block of `text` (newlines as ``\\n``, no BOM) ends: the offset the
+    preamble starts at, as `parse_document` finds it."""
+    return _parse_header(text, Document())
+
+
 def _parse_header(text: str, doc: Document) -> int:
     """Read the header block; return the offset where the preamble starts."""
     pos = 0
