@@ -51,6 +51,7 @@ from ..syntax.render import analyse_tail, join_blocks
 
 if TYPE_CHECKING:
     from ..syntax.lastcomment import Boundaries
+    from .filefacts import Reading
     from .journal import Lost
 
 _TAIL_CHUNK = 64 * 1024
@@ -152,12 +153,13 @@ def ai_authors(path: Path) -> list[str]:
 
 def last_comment_bytes(path: Path, head: int) -> tuple[Boundaries, bytes, bytes]:
     """`lastcomment.boundaries` of the discussion file at `path` (`filefacts`: scanning only
-    what was appended since it was last asked), its first `head` bytes and its bytes from
+    what was appended since it was last asked; none of it when this process's append was
+    the last change to it, `filefacts.remember`), its first `head` bytes and its bytes from
     its last comment's ``---`` line (none when it has none)."""
     from . import filefacts
 
     def read(fd: int) -> tuple[Boundaries, bytes, bytes]:
-        found = filefacts.facts_of_file(target_of(path, None), fd).comments
+        found = filefacts.facts_of_file(target_of(path, None), fd, ours=True).comments
         size = os.fstat(fd).st_size
         tail = os.pread(fd, size - found.last, found.last) if found.last >= 0 else b""
         return found, os.pread(fd, head, 0), tail
@@ -252,11 +254,11 @@ def _open_for_append(target: Path, shown: Path) -> int:
 
 def _check_content(
     fd: int, shown: Path, target: Path, read: Callable[[], bytes | mmap.mmap]
-) -> None:
+) -> Reading:
     """Refuse a file that is not a discussion or holds unresolved merge-conflict lines.
     `target` is the file `shown` names (links resolved); `read` gives its bytes.
     The test for conflict lines scans only what was appended since the last one
-    (`filefacts`)."""
+    (`filefacts`). Returns the facts it read (for the ones after an append)."""
     problem = _content_problem(fd, shown)
     if problem is not None:
         what, hint = problem
@@ -264,7 +266,8 @@ def _check_content(
     from . import filefacts
 
     data = read()
-    if filefacts.facts(target, data).may_have_conflicts:
+    found = filefacts.reading(target, data)
+    if found.facts.may_have_conflicts:
         lines = conflicts.conflict_lines(data[:].decode("utf-8", errors="replace"))
         if lines:
             shown_lines = ", ".join(str(n) for n in lines[:5])
@@ -272,6 +275,7 @@ def _check_content(
                 f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
                 "them first (`discussions resolve`), then try again. Nothing was written"
             )
+    return found
 
 
 _NEW_HINT = "Create one with `discussions new`"
@@ -485,13 +489,19 @@ def locked_append(
 
         target = Path(os.path.abspath(path)).resolve()
         with _Mapped(fd) as contents:
-            _check_content(fd, path, target, contents.read)
+            checked = _check_content(fd, path, target, contents.read)
             lost = journal.missing(target, contents.read)
             text = contents.read()[:].decode("utf-8", errors="replace") if read_all else ""
         blocks = list(build(text))
         if not blocks:
             return Appended([], lost)
-        _write_blocks(fd, path, target, contents.size, blocks)
+        written = _write_blocks(fd, path, target, contents.size, blocks)
+        from . import filefacts
+
+        # The facts now, from the bytes checked above and the ones written: the count a
+        # `comment` reports needs no third pass over the file (`last_comment_bytes`).
+        size = contents.size + len(written)
+        filefacts.remember(target, fd, size, checked.after(written))
         return Appended(blocks, lost)
     finally:
         os.close(fd)  # closing releases the lock
@@ -522,9 +532,10 @@ class _Mapped:
             self._map.close()
 
 
-def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str]) -> None:
+def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str]) -> bytes:
     """Append `blocks` to the locked file `fd` of `size` bytes (`path`, which names `target`),
-    remembered in the journal; on failure the file is left as it was."""
+    remembered in the journal; on failure the file is left as it was. Returns the bytes
+    written."""
     from . import journal
 
     tail, whole = _read_tail(fd, size)
@@ -543,3 +554,4 @@ def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str
         journal.abandon(entry)
         raise NotWritable(f"could not append to {path}: {os_reason(exc)}; file unchanged") from None
     journal.finish(entry)
+    return data
