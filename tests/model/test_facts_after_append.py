@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from discussions import Discussion
-from discussions.errors import NotWritable
+from discussions.errors import NotWritable, ReservedName
 from discussions.model import filefacts
 from discussions.ops.comments import comment
 from discussions.settings.config import user_cache_dir
@@ -66,11 +66,11 @@ def test_the_facts_after_an_append_are_those_of_a_fresh_reading(
         assert remembered.comments.count == _count(path)
 
 
-def test_a_comment_reads_the_file_whole_once_before_and_once_under_the_lock(
+def test_a_comment_checks_the_whole_file_once_under_the_lock(
     isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The name check reads it before the lock, the safety checks under it; the count takes
-    their facts and the bytes written."""
+    """The author's name and the append's safety checks are checked on one reading under the
+    lock; the count takes its facts and the bytes written."""
     path = _file(isolated)
     ws = Workspace.discover()
     comment(ws, path, "Rob", "Warm.")
@@ -86,7 +86,7 @@ def test_a_comment_reads_the_file_whole_once_before_and_once_under_the_lock(
     monkeypatch.setattr(filefacts, "_file_crc", counted("read", filefacts._file_crc))
     monkeypatch.setattr(filefacts, "_crc", counted("mapped", filefacts._crc))
     posted = comment(ws, path, "Rob", "Counted.")
-    assert passes == ["read", "mapped"]
+    assert passes == ["mapped"]
     assert posted.comments == _count(path) == 8
 
 
@@ -129,8 +129,8 @@ def test_a_file_changed_between_the_append_and_the_count_is_counted_as_it_is(
     comment(ws, path, "Rob", "Warm.")
     saved = Discussion.save
 
-    def save_then_change(d: Discussion) -> None:
-        saved(d)
+    def save_then_change(d: Discussion, *, signed_by: str | None = None) -> None:
+        saved(d, signed_by=signed_by)
         CHANGES[change](path)
 
     monkeypatch.setattr(Discussion, "save", save_then_change)
@@ -148,3 +148,40 @@ def test_an_append_that_fails_leaves_nothing_remembered(isolated: Path) -> None:
     with pytest.raises(NotWritable):
         comment(Workspace.discover(), path, "Rob", "Refused.")
     assert _remembered(path) == _fresh(path)
+
+
+def test_a_name_that_spoke_as_an_ai_meanwhile_is_refused_and_nothing_written(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name is checked against the file as it is under the lock: an AI that spoke between
+    the comment's making and its writing has its name refused all the same."""
+    path = _file(isolated)
+    ws = Workspace.discover()
+    comment(ws, path, "Rob", "Warm.")
+    queue = Discussion.add_block
+
+    def speak_then_queue(d: Discussion, block: str) -> None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write("---\n\nName: AI-Oracle\n\n<!-- provider: x -->\n\nMeanwhile.\n\n")
+        queue(d, block)
+
+    monkeypatch.setattr(Discussion, "add_block", speak_then_queue)
+    before = path.read_bytes()
+    with pytest.raises(ReservedName):
+        comment(ws, path, "AI-Oracle", "Me too.")
+    assert path.read_bytes().startswith(before)
+    assert b"Me too." not in path.read_bytes()
+
+
+def test_the_name_is_refused_before_the_conflict_lines(isolated: Path) -> None:
+    """As before the check moved under the lock: a name that spoke as an AI is what a person
+    is told first, on a file with conflict lines too; nothing is written."""
+    path = _file(isolated)
+    with path.open("a", encoding="utf-8") as f:
+        f.write("<<<<<<< ours\nA\n=======\nB\n>>>>>>> theirs\n")
+    before = path.read_bytes()
+    with pytest.raises(ReservedName):
+        comment(Workspace.discover(), path, "AI-Architect", "Me.")
+    with pytest.raises(NotWritable):
+        comment(Workspace.discover(), path, "Rob", "Me.")
+    assert path.read_bytes() == before

@@ -51,7 +51,7 @@ from ..syntax.render import analyse_tail, join_blocks
 
 if TYPE_CHECKING:
     from ..syntax.lastcomment import Boundaries
-    from .filefacts import Reading
+    from .filefacts import Facts, Reading
     from .journal import Lost
 
 _TAIL_CHUNK = 64 * 1024
@@ -149,6 +149,13 @@ def ai_authors(path: Path) -> list[str]:
         return filefacts.facts_of_file(target_of(path, None), fd).ai_authors
 
     return _reading(path, read)
+
+
+def check_readable(path: Path) -> None:
+    """What `ai_authors` refuses before it reads the facts (a missing, unreadable or binary
+    file), without reading them: for a check of the facts made later, under the lock
+    (`locked_append`)."""
+    _reading(path, lambda fd: _refuse_binary(path, os.pread(fd, _BINARY_SAMPLE, 0)))
 
 
 def last_comment_bytes(path: Path, head: int) -> tuple[Boundaries, bytes, bytes]:
@@ -253,20 +260,30 @@ def _open_for_append(target: Path, shown: Path) -> int:
 
 
 def _check_content(
-    fd: int, shown: Path, target: Path, read: Callable[[], bytes | mmap.mmap]
+    fd: int,
+    shown: Path,
+    target: Path,
+    read: Callable[[], bytes | mmap.mmap],
+    check: Callable[[Facts], None] | None = None,
 ) -> Reading:
     """Refuse a file that is not a discussion or holds unresolved merge-conflict lines.
     `target` is the file `shown` names (links resolved); `read` gives its bytes.
     The test for conflict lines scans only what was appended since the last one
-    (`filefacts`). Returns the facts it read (for the ones after an append)."""
+    (`filefacts`). Returns the facts it read (for the ones after an append). `check` is
+    called with them first (the appender's own check, `locked_append`)."""
+    from . import filefacts
+
+    found = None
+    if check is not None:  # first, where the check it stands for ran before the lock
+        found = filefacts.reading(target, read())
+        check(found.facts)
     problem = _content_problem(fd, shown)
     if problem is not None:
         what, hint = problem
         raise NotWritable(f"{what}; nothing was written" + (f". {hint}" if hint else ""))
-    from . import filefacts
-
     data = read()
-    found = filefacts.reading(target, data)
+    if found is None:
+        found = filefacts.reading(target, data)
     if found.facts.may_have_conflicts:
         lines = conflicts.conflict_lines(data[:].decode("utf-8", errors="replace"))
         if lines:
@@ -465,12 +482,18 @@ def lost_appends(path: Path) -> list[str]:
     return [x.message(path.name) for x in lost]
 
 
-def append(path: Path, blocks: Sequence[str], *, root: Path | None = None) -> Appended:
+def append(
+    path: Path,
+    blocks: Sequence[str],
+    *,
+    root: Path | None = None,
+    check: Callable[[Facts], None] | None = None,
+) -> Appended:
     """Append `blocks` (comment blocks / engine markers, see `format.join_for_append`).
-    `root` is the project folder: links out of it are refused."""
+    `root` is the project folder: links out of it are refused. `check` as `locked_append`."""
     if not blocks:
         return Appended()
-    return locked_append(path, lambda _text: list(blocks), root=root, read_all=False)
+    return locked_append(path, lambda _text: list(blocks), root=root, read_all=False, check=check)
 
 
 def locked_append(
@@ -479,17 +502,20 @@ def locked_append(
     *,
     root: Path | None = None,
     read_all: bool = True,
+    check: Callable[[Facts], None] | None = None,
 ) -> Appended:
     """Under the file lock, call ``build(text)`` with the file's whole text as it is now (or
     ``""`` when `read_all` is False) and append the blocks it returns. What `build` raises
-    propagates and nothing is written."""
+    propagates and nothing is written. `check`, when given, is called first with the file's
+    `filefacts.Facts` as read under the lock (a person's name against those who spoke as an
+    AI in it, `Discussion.save`): what it raises propagates and nothing is written."""
     fd = _open_locked(path, root)
     try:
         from . import journal
 
         target = Path(os.path.abspath(path)).resolve()
         with _Mapped(fd) as contents:
-            checked = _check_content(fd, path, target, contents.read)
+            checked = _check_content(fd, path, target, contents.read, check)
             lost = journal.missing(target, contents.read)
             text = contents.read()[:].decode("utf-8", errors="replace") if read_all else ""
         blocks = list(build(text))
