@@ -185,3 +185,34 @@ def test_the_name_is_refused_before_the_conflict_lines(isolated: Path) -> None:
     with pytest.raises(NotWritable):
         comment(Workspace.discover(), path, "Rob", "Me.")
     assert path.read_bytes() == before
+
+
+def _oracle_spoke(path: Path) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write("---\n\nName: AI-Oracle\n\n<!-- provider: x -->\n\nOk.\n\n")
+
+
+def test_a_name_that_spoke_as_an_ai_is_refused_before_a_bad_vote(isolated: Path) -> None:
+    path = _file(isolated)
+    _oracle_spoke(path)
+    with pytest.raises(ReservedName):
+        comment(Workspace.discover(), path, "AI-Oracle", "Me.", vote="maybe")
+    with pytest.raises(ReservedName):
+        comment(Workspace.discover(), path, "AI-Oracle", "", vote="maybe")
+
+
+def test_a_name_that_spoke_as_an_ai_is_refused_before_a_link_out_of_the_project(
+    isolated: Path,
+) -> None:
+    """The append refuses to write through the link before it reads the file under the lock:
+    the name is what the person is told, as when it was checked before the lock."""
+    outside = _file(isolated.parent)
+    _oracle_spoke(outside)
+    (isolated / "discussions").mkdir()
+    link = isolated / "discussions" / "d.md"
+    link.symlink_to(outside)
+    ws = Workspace.discover()
+    with pytest.raises(ReservedName):
+        comment(ws, link, "AI-Oracle", "Me.")
+    with pytest.raises(NotWritable):
+        comment(ws, link, "Rob", "Me.")
