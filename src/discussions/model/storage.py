@@ -28,7 +28,6 @@ import errno
 import fcntl
 import mmap
 import os
-import re
 import signal
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -48,18 +47,14 @@ from ..syntax import conflicts
 from ..syntax.parse import has_discussion_header
 from ..syntax.record import Record
 from ..syntax.render import analyse_tail, join_blocks
+from .tail import BOUNDARY_BYTES, read_tail
 
 if TYPE_CHECKING:
     from ..syntax.lastcomment import Boundaries
     from .filefacts import Facts, Reading
     from .journal import Lost
 
-_TAIL_CHUNK = 64 * 1024
 _HEAD = 4096
-_BOUNDARY_BYTES = re.compile(
-    rb"^(?:\xef\xbb\xbf)*---[ \t]*\r?\n(?:(?:\xef\xbb\xbf)*[ \t]*\r?\n)*(?:\xef\xbb\xbf)*Name:",
-    re.M,
-)
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
@@ -319,7 +314,7 @@ def _content_problem(fd: int, shown: Path) -> tuple[str, str] | None:
         if data.find(b"\x00") >= 0:
             return f"{shown} is a binary file, not a discussion", ""
         header = has_discussion_header(head.decode("utf-8", errors="replace"))
-        if not header and _BOUNDARY_BYTES.search(data) is None:
+        if not header and BOUNDARY_BYTES.search(data) is None:
             return (
                 f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments)",
                 _NEW_HINT,
@@ -400,25 +395,6 @@ def _open_locked(path: Path, root: Path | None) -> int:
             return fd
         os.close(fd)  # the path names a new file now; lock that one instead
     raise DiscussionsError(f"{path} keeps being replaced; try again")
-
-
-def _read_tail(fd: int, size: int) -> tuple[str, bool]:
-    """The end of the file, from a line start, holding the last comment boundary if any.
-    Returns (text, whether it starts at the beginning of the file)."""
-    chunk = _TAIL_CHUNK
-    while True:
-        start = max(0, size - chunk)
-        data = os.pread(fd, size - start, start)
-        if start > 0:
-            nl = data.find(b"\n")
-            data = data[nl + 1 :] if nl >= 0 else b""
-        if start == 0:
-            return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), True
-        # A real boundary (`---`, blank lines, `Name:`), not any `Name:` line: the fence state
-        # that decides how to join depends on where the last comment starts.
-        if _BOUNDARY_BYTES.search(data) is not None:
-            return data.decode("utf-8", errors="replace"), False
-        chunk *= 4
 
 
 def _describe(blocks: Sequence[str]) -> str:
@@ -564,7 +540,7 @@ def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str
     written."""
     from . import journal
 
-    tail, whole = _read_tail(fd, size)
+    tail, whole = read_tail(fd, size)
     data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
     # Remembered before the write: a write cut short by SIGKILL (which cannot be held
     # back) is then reported by the next append or `check`.
