@@ -272,7 +272,7 @@ def _check_content(
     if check is not None:  # first, where the check it stands for ran before the lock
         found = filefacts.reading(target, read())
         check(found.facts)
-    problem = _content_problem(fd, shown)
+    problem = _content_problem(fd, shown, read)
     if problem is not None:
         what, hint = problem
         raise NotWritable(f"{what}; nothing was written" + (f". {hint}" if hint else ""))
@@ -293,12 +293,15 @@ def _check_content(
 _NEW_HINT = "Create one with `discussions new`"
 
 
-def _content_problem(fd: int, shown: Path) -> tuple[str, str] | None:
+def _content_problem(
+    fd: int, shown: Path, whole: Callable[[], bytes | mmap.mmap] | None = None
+) -> tuple[str, str] | None:
     """Why the open regular file `fd` is not a discussion, as (what, what to do), else None.
 
     The one rule: a discussion is non-empty UTF-8 text without NUL bytes that starts with the
     ``<!-- DISCUSSION -->`` header block or holds at least one comment boundary. Reads 4 KiB,
-    and scans the rest (at C speed) only for a file without the header."""
+    and scans the rest (at C speed) only for a file without the header. `whole` gives the
+    file's bytes as already mapped (by `locked_append`); else they are mapped here."""
     size = os.fstat(fd).st_size
     head = os.pread(fd, _HEAD, 0)
     if b"\x00" in head:
@@ -310,15 +313,22 @@ def _content_problem(fd: int, shown: Path) -> tuple[str, str] | None:
             return f"{shown} is not UTF-8 text, so not a discussion", ""
     if size == 0:
         return f"{shown} is empty, not a discussion", _NEW_HINT
+    if whole is not None:
+        return _whole_problem(shown, head, whole())
     with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
-        if data.find(b"\x00") >= 0:
-            return f"{shown} is a binary file, not a discussion", ""
-        header = has_discussion_header(head.decode("utf-8", errors="replace"))
-        if not header and BOUNDARY_BYTES.search(data) is None:
-            return (
-                f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments)",
-                _NEW_HINT,
-            )
+        return _whole_problem(shown, head, data)
+
+
+def _whole_problem(shown: Path, head: bytes, data: bytes | mmap.mmap) -> tuple[str, str] | None:
+    """`_content_problem` of the whole file's `data`, its first bytes `head` found right."""
+    if data.find(b"\x00") >= 0:
+        return f"{shown} is a binary file, not a discussion", ""
+    header = has_discussion_header(head.decode("utf-8", errors="replace"))
+    if not header and BOUNDARY_BYTES.search(data) is None:
+        return (
+            f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments)",
+            _NEW_HINT,
+        )
     return None
 
 
