@@ -16,8 +16,9 @@ The append-only guarantee lives here. An append:
 6. if any write fails, truncates the file back to its old length, so the old bytes are exactly
    what they were and nothing half-written remains.
 
-Bytes already in the file are never rewritten. Apart from a C-speed scan for conflict lines, the
-cost does not depend on the file's size. `locked_append` lets a caller decide what to append
+Bytes already in the file are never rewritten. Apart from one C-speed pass over the file (the
+check of the facts `filefacts` keeps, and the test for NUL bytes), the cost does not depend
+on the file's size. `locked_append` lets a caller decide what to append
 from the file as it is under the lock (phase transitions, status changes), so two processes
 can never both write the same transition.
 """
