@@ -21,13 +21,13 @@ anyone else (an editor, git, another process), in the middle or anywhere before 
 the same size or not, fails that check and is scanned whole again; a missing, damaged or
 foreign cache file is ignored. The cache is never the source of truth:
 the answers are computed from the bytes read now, part from the verified summary, part from
-scanning the rest.
+scanning the rest. (CRC-32 catches every change of 32 consecutive bits or fewer and all but
+one in four billion of the others; a hand that can edit the file can write any comment it
+likes, so the check guards against accidents, which it catches, not against a forger.)
 
 A `comment` reads the file this way once, under its lock (`reading`): the author's name, the
 writer's safety checks and, with the bytes it then writes (`Reading.after`), the count it
-reports all come from that one reading (`remember`). (CRC-32 catches every change of 32 consecutive bits or fewer and all but
-one in four billion of the others; a hand that can edit the file can write any comment it
-likes, so the check guards against accidents, which it catches, not against a forger.)
+reports all come from that one reading (`remember`).
 """
 
 from __future__ import annotations
