@@ -20,7 +20,7 @@ from ..derive.rules import derive
 from ..derive.speakers import ai_authors, check_human_author
 from ..derive.state import Comment, Item, PendingMention, State
 from ..derive.voting import ConsensusResult, score_consensus
-from ..errors import InvalidVote, PhaseError
+from ..errors import DiscussionsError, InvalidVote, PhaseError, ReservedName
 from ..syntax import clock
 from ..syntax.clock import utc_stamp
 from ..syntax.document import ParseWarning
@@ -44,6 +44,7 @@ from .view import StateView
 
 if TYPE_CHECKING:
     from ..settings.workspace import Workspace
+    from .filefacts import Facts
 
 __all__ = ["Comment", "Discussion", "Item", "PendingMention", "slugify"]
 
@@ -300,12 +301,20 @@ class Discussion(StateView):
         self.add_block(self.comment_block(author, text, vote, head))
 
     def comment_block(
-        self, author: str, text: str = "", vote: str | None = None, head: str = ""
+        self,
+        author: str,
+        text: str = "",
+        vote: str | None = None,
+        head: str = "",
+        *,
+        spoken_at_save: bool = False,
     ) -> str:
         """The block of a comment by the person `author` (`head`: the commit its citations
         cite), stamped now. Raises `InvalidVote` for a bad vote, `ReservedName` when `author` is
         a participant's name (see `speakers`: a person cannot speak for one; the engine writes
-        theirs with `add_block`).
+        theirs with `add_block`). With `spoken_at_save`, the names of those who spoke as an AI
+        in the file are left to the check `save` makes under the file's lock (``signed_by``):
+        one reading of a long file, not one here and one there.
 
         `text` is one comment by `author`: it may carry their own markers and votes, but never a
         comment boundary, an engine marker or anything that renders as another comment."""
@@ -314,12 +323,16 @@ class Discussion(StateView):
             raise InvalidVote("a comment needs an author name")
         if len(author) > 80 or any(unicodedata.category(ch)[0] == "C" for ch in author):
             raise InvalidVote("an author name is one line of at most 80 printable characters")
-        check_human_author(author, self.workspace.participants, self._ai_authors())
-        norm = None
-        if vote is not None:
-            norm = normalise_vote(vote)
-            if norm is None:
-                raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
+        norm = normalise_vote(vote) if vote is not None else None
+        refused = norm is None and (vote is not None or not text.strip())
+        if spoken_at_save and not refused:
+            storage.check_readable(self.path)  # what `_ai_authors` would refuse, refused now
+            spoken: list[str] = []
+        else:  # a comment refused below hears about its name first, as it always did
+            spoken = self._ai_authors()
+        check_human_author(author, self.workspace.participants, spoken)
+        if vote is not None and norm is None:
+            raise InvalidVote(f"invalid vote '{vote}': use READY, CHANGES or REJECT")
         if not text.strip() and norm is None:
             raise InvalidVote("nothing to add: give comment text, a vote, or both")
         meta = f"at: {clock.now_stamp()}" + (f" | head: {head}" if head else "")
@@ -385,24 +398,50 @@ class Discussion(StateView):
     def _root(self) -> Path:
         return self.workspace.config.base_dir
 
-    def save(self) -> None:
+    def save(self, *, signed_by: str | None = None) -> None:
         """Write: create the file if new, then append queued blocks under the file lock.
-        Queued phase and status changes are checked against the file as it is then."""
+        Queued phase and status changes are checked against the file as it is then, as is
+        `signed_by`, a person signing a queued comment, against those who spoke as an AI in
+        it (`ReservedName`; see `comment_block`)."""
         if self._new_text is not None:
             storage.create(self.path, self._new_text, root=self._root)
             self._new_text = None
         if self._pending:
             queued = self._pending
-            if all(isinstance(b, str) for b in queued):
-                blocks = [b for b in queued if isinstance(b, str)]
-                done = storage.append(self.path, blocks, root=self._root)
-            else:
-                done = storage.locked_append(
-                    self.path, lambda text: self._settle(queued, text), root=self._root
-                )
+            try:
+                done = self._append(queued, signed_by)
+            except DiscussionsError as exc:
+                if signed_by is not None and not isinstance(exc, ReservedName):
+                    self._name_first(signed_by)  # refused before the lock was reached
+                raise
             self.notices = done.lost_messages(self.path)
             self._pending = []
         self.reload()
+
+    def _append(self, queued: list[str | _Change], signed_by: str | None) -> storage.Appended:
+        """Append `queued` under the file lock (`save`)."""
+        check = self._signer_check(signed_by) if signed_by is not None else None
+        if all(isinstance(b, str) for b in queued):
+            blocks = [b for b in queued if isinstance(b, str)]
+            return storage.append(self.path, blocks, root=self._root, check=check)
+        return storage.locked_append(
+            self.path, lambda text: self._settle(queued, text), root=self._root, check=check
+        )
+
+    def _name_first(self, author: str) -> None:
+        """`ReservedName` when `author` is the name of one who spoke as an AI in the file:
+        what a person whose comment the append refused (a file it cannot open) is told first,
+        as when the name was checked before the lock."""
+        try:
+            spoken = storage.ai_authors(self.path)
+        except DiscussionsError:
+            return
+        check_human_author(author, self.workspace.participants, spoken)
+
+    def _signer_check(self, author: str) -> Callable[[Facts], None]:
+        """`check_human_author` of `author` against the file's facts as `save` reads them."""
+        participants = self.workspace.participants
+        return lambda found: check_human_author(author, participants, found.ai_authors)
 
     def _settle(self, queued: list[str | _Change], text: str) -> list[str]:
         """The blocks to write for `queued`, given the file's `text` under the lock."""

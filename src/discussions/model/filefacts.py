@@ -24,6 +24,10 @@ the answers are computed from the bytes read now, part from the verified summary
 scanning the rest. (CRC-32 catches every change of 32 consecutive bits or fewer and all but
 one in four billion of the others; a hand that can edit the file can write any comment it
 likes, so the check guards against accidents, which it catches, not against a forger.)
+
+A `comment` reads the file this way once, under its lock (`reading`): the author's name, the
+writer's safety checks and, with the bytes it then writes (`Reading.after`), the count it
+reports all come from that one reading (`remember`).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from ..syntax.digest import sha256_hex
 from ..syntax.lastcomment import Boundaries, boundaries
 from ..syntax.record import Record
 
-__all__ = ["Facts", "facts", "facts_of_file"]
+__all__ = ["Facts", "Reading", "facts", "facts_of_file", "reading", "remember"]
 
 _FORMAT = 2
 """The layout of a summary file; another one is ignored."""
@@ -109,38 +113,98 @@ def facts(path: Path, data: bytes | mmap.mmap) -> Facts:
     """The facts of `data`, the bytes of the discussion file at `path` (an absolute path with
     links resolved: the cache's key) as read now (or mapped: only the bytes the kept summary
     does not cover are copied). Uses and updates the kept summary."""
-    return _facts(path, len(data), lambda end: _crc(data, end), lambda start: data[start:])
+    return reading(path, data).facts
 
 
-def facts_of_file(path: Path, fd: int) -> Facts:
+def reading(path: Path, data: bytes | mmap.mmap) -> Reading:
+    """`facts` of `data`, kept with what it takes to tell the facts of `data` followed by
+    bytes appended to it (`Reading.after`) without reading or checking `data` again."""
+    kept, rest = _verified(path, len(data), lambda end: _crc(data, end), lambda at: data[at:])
+    return Reading(path, kept, rest)
+
+
+def facts_of_file(path: Path, fd: int, *, ours: bool = False) -> Facts:
     """`facts` of the file open as `fd` (at `path`), read as it is now: the bytes the kept
-    summary covers are checked a slice at a time (never copied whole), the rest read."""
+    summary covers are checked a slice at a time (never copied whole), the rest read.
+    With `ours`, the facts `remember`ed for the file this process just appended to, when the
+    file is still the one it left (`_stamp`): what it wrote was the last change to it."""
+    if ours:
+        left = _LEFT.get(path)
+        if left is not None and left[0] == _stamp(fd):
+            return left[1]
     size = os.fstat(fd).st_size
-    return _facts(
+    kept, rest = _verified(
         path,
         size,
         lambda end: _file_crc(fd, end),
         lambda start: os.pread(fd, max(size - start, 0), start),
     )
+    return Reading(path, kept, rest).facts
 
 
-def _facts(
+_LEFT: dict[Path, tuple[tuple[int, ...], Facts]] = {}
+"""The file this process last appended to (one: the next append replaces it), with its
+`_stamp` right after the append and its facts then (`remember`)."""
+
+
+def remember(path: Path, fd: int, size: int, found: Facts) -> None:
+    """Keep `found`, the facts of the file `fd` (at `path`) as this process has just left it,
+    `size` bytes long (under its lock, after the write and ``fsync``), for `facts_of_file`
+    with `ours`; nothing when it is not that long (a writer that takes no lock wrote too).
+
+    So a `comment` tells the count from the bytes it checked under the lock and the ones it
+    wrote, not from a third pass over the file. Any change since shows in `_stamp`: another
+    append (the size), a new file renamed into place (the inode), a write in place (the
+    modification and change times, to the nanosecond the file system keeps; Linux gives a
+    file whose times were just asked, as here, a fine-grained time at its next change)."""
+    _LEFT.clear()
+    stamp = _stamp(fd)
+    if stamp[2] == size:
+        _LEFT[path] = (stamp, found)
+
+
+def _stamp(fd: int) -> tuple[int, ...]:
+    """What changes with any change to the file open as `fd`."""
+    st = os.fstat(fd)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _verified(
     path: Path, size: int, crc_to: Callable[[int], int], read_from: Callable[[int], bytes]
-) -> Facts:
-    """The facts of a file of `size` bytes at `path`: `crc_to(n)` is the CRC-32 of its first
-    `n` bytes, `read_from(n)` its bytes from offset `n`."""
+) -> tuple[_Summary, bytes]:
+    """(the kept summary of the file of `size` bytes at `path` as checked against it now, the
+    file's bytes after the ones it covers): `crc_to(n)` is the CRC-32 of its first `n` bytes,
+    `read_from(n)` its bytes from offset `n`."""
     kept = _load(path, size, crc_to)
     rest = read_from(kept.upto)
     if kept.upto and not rest.startswith(_CUT):  # the same bytes, then no comment after them:
         kept, rest = _Summary(), read_from(0)  # the cut is no cut here (a line runs across it)
-    summary = _extend(kept, rest)
-    if summary.upto != kept.upto:
-        _save(path, summary)
-    last = rest[summary.upto - kept.upto :]
-    conflicts, spoken, passed = _scan(last, summary.upto == 0)
-    names = [*summary.spoken, *spoken, *summary.passed, *passed]
-    comments = boundaries(last, summary.upto, summary.comments)
-    return Facts(summary.conflicts or conflicts, _distinct(names), comments)
+    return kept, rest
+
+
+class Reading:
+    """The facts of a file's bytes, read and checked once (`reading`)."""
+
+    __slots__ = ("_last", "_path", "_summary", "facts")
+
+    def __init__(self, path: Path, kept: _Summary, rest: bytes) -> None:
+        """`kept`, a summary checked against the file at `path`; `rest`, its bytes after it."""
+        self._path = path
+        self._summary = summary = _extend(kept, rest)
+        if summary.upto != kept.upto:
+            _save(path, summary)
+        self._last = rest[summary.upto - kept.upto :]
+        """The bytes after `_summary`: from the file's last ``\nName:`` (or its start)."""
+        conflicts, spoken, passed = _scan(self._last, summary.upto == 0)
+        names = [*summary.spoken, *spoken, *summary.passed, *passed]
+        comments = boundaries(self._last, summary.upto, summary.comments)
+        self.facts = Facts(summary.conflicts or conflicts, _distinct(names), comments)
+
+    def after(self, written: bytes) -> Facts:
+        """The facts of the bytes read followed by `written` (and nothing else changed): only
+        the bytes after the summary's end and `written` are scanned (the summary extended
+        over them is kept)."""
+        return Reading(self._path, self._summary, self._last + written).facts
 
 
 def _scan(part: bytes, at_start: bool) -> tuple[bool, list[str], list[str]]:
@@ -210,7 +274,7 @@ def _file(path: Path) -> Path | None:
 
 def _load(path: Path, size: int, crc_to: Callable[[int], int]) -> _Summary:
     """The kept summary of `path` when it still describes the start of the file (`size`
-    bytes, `crc_to` as for `_facts`); else an empty one (nothing summarised)."""
+    bytes, `crc_to` as for `_verified`); else an empty one (nothing summarised)."""
     found = _read(path)
     if found is None or found.upto > size:
         return _Summary()

@@ -16,8 +16,9 @@ The append-only guarantee lives here. An append:
 6. if any write fails, truncates the file back to its old length, so the old bytes are exactly
    what they were and nothing half-written remains.
 
-Bytes already in the file are never rewritten. Apart from a C-speed scan for conflict lines, the
-cost does not depend on the file's size. `locked_append` lets a caller decide what to append
+Bytes already in the file are never rewritten. Apart from one C-speed pass over the file (the
+check of the facts `filefacts` keeps, and the test for NUL bytes), the cost does not depend
+on the file's size. `locked_append` lets a caller decide what to append
 from the file as it is under the lock (phase transitions, status changes), so two processes
 can never both write the same transition.
 """
@@ -28,7 +29,6 @@ import errno
 import fcntl
 import mmap
 import os
-import re
 import signal
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -48,17 +48,14 @@ from ..syntax import conflicts
 from ..syntax.parse import has_discussion_header
 from ..syntax.record import Record
 from ..syntax.render import analyse_tail, join_blocks
+from .tail import BOUNDARY_BYTES, read_tail
 
 if TYPE_CHECKING:
     from ..syntax.lastcomment import Boundaries
+    from .filefacts import Facts, Reading
     from .journal import Lost
 
-_TAIL_CHUNK = 64 * 1024
 _HEAD = 4096
-_BOUNDARY_BYTES = re.compile(
-    rb"^(?:\xef\xbb\xbf)*---[ \t]*\r?\n(?:(?:\xef\xbb\xbf)*[ \t]*\r?\n)*(?:\xef\xbb\xbf)*Name:",
-    re.M,
-)
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
@@ -150,14 +147,22 @@ def ai_authors(path: Path) -> list[str]:
     return _reading(path, read)
 
 
+def check_readable(path: Path) -> None:
+    """What `ai_authors` refuses before it reads the facts (a missing, unreadable or binary
+    file), without reading them: for a check of the facts made later, under the lock
+    (`locked_append`)."""
+    _reading(path, lambda fd: _refuse_binary(path, os.pread(fd, _BINARY_SAMPLE, 0)))
+
+
 def last_comment_bytes(path: Path, head: int) -> tuple[Boundaries, bytes, bytes]:
     """`lastcomment.boundaries` of the discussion file at `path` (`filefacts`: scanning only
-    what was appended since it was last asked), its first `head` bytes and its bytes from
+    what was appended since it was last asked; none of it when this process's append was
+    the last change to it, `filefacts.remember`), its first `head` bytes and its bytes from
     its last comment's ``---`` line (none when it has none)."""
     from . import filefacts
 
     def read(fd: int) -> tuple[Boundaries, bytes, bytes]:
-        found = filefacts.facts_of_file(target_of(path, None), fd).comments
+        found = filefacts.facts_of_file(target_of(path, None), fd, ours=True).comments
         size = os.fstat(fd).st_size
         tail = os.pread(fd, size - found.last, found.last) if found.last >= 0 else b""
         return found, os.pread(fd, head, 0), tail
@@ -251,20 +256,31 @@ def _open_for_append(target: Path, shown: Path) -> int:
 
 
 def _check_content(
-    fd: int, shown: Path, target: Path, read: Callable[[], bytes | mmap.mmap]
-) -> None:
+    fd: int,
+    shown: Path,
+    target: Path,
+    read: Callable[[], bytes | mmap.mmap],
+    check: Callable[[Facts], None] | None = None,
+) -> Reading:
     """Refuse a file that is not a discussion or holds unresolved merge-conflict lines.
     `target` is the file `shown` names (links resolved); `read` gives its bytes.
     The test for conflict lines scans only what was appended since the last one
-    (`filefacts`)."""
-    problem = _content_problem(fd, shown)
+    (`filefacts`). Returns the facts it read (for the ones after an append). `check` is
+    called with them first (the appender's own check, `locked_append`)."""
+    from . import filefacts
+
+    found = None
+    if check is not None:  # first, where the check it stands for ran before the lock
+        found = filefacts.reading(target, read())
+        check(found.facts)
+    problem = _content_problem(fd, shown, read)
     if problem is not None:
         what, hint = problem
         raise NotWritable(f"{what}; nothing was written" + (f". {hint}" if hint else ""))
-    from . import filefacts
-
     data = read()
-    if filefacts.facts(target, data).may_have_conflicts:
+    if found is None:
+        found = filefacts.reading(target, data)
+    if found.facts.may_have_conflicts:
         lines = conflicts.conflict_lines(data[:].decode("utf-8", errors="replace"))
         if lines:
             shown_lines = ", ".join(str(n) for n in lines[:5])
@@ -272,17 +288,21 @@ def _check_content(
                 f"{shown} has unresolved merge-conflict lines (line {shown_lines}); resolve "
                 "them first (`discussions resolve`), then try again. Nothing was written"
             )
+    return found
 
 
 _NEW_HINT = "Create one with `discussions new`"
 
 
-def _content_problem(fd: int, shown: Path) -> tuple[str, str] | None:
+def _content_problem(
+    fd: int, shown: Path, whole: Callable[[], bytes | mmap.mmap] | None = None
+) -> tuple[str, str] | None:
     """Why the open regular file `fd` is not a discussion, as (what, what to do), else None.
 
     The one rule: a discussion is non-empty UTF-8 text without NUL bytes that starts with the
     ``<!-- DISCUSSION -->`` header block or holds at least one comment boundary. Reads 4 KiB,
-    and scans the rest (at C speed) only for a file without the header."""
+    and scans the rest (at C speed) only for a file without the header. `whole` gives the
+    file's bytes as already mapped (by `locked_append`); else they are mapped here."""
     size = os.fstat(fd).st_size
     head = os.pread(fd, _HEAD, 0)
     if b"\x00" in head:
@@ -294,15 +314,22 @@ def _content_problem(fd: int, shown: Path) -> tuple[str, str] | None:
             return f"{shown} is not UTF-8 text, so not a discussion", ""
     if size == 0:
         return f"{shown} is empty, not a discussion", _NEW_HINT
+    if whole is not None:
+        return _whole_problem(shown, head, whole())
     with mmap.mmap(fd, size, prot=mmap.PROT_READ) as data:
-        if data.find(b"\x00") >= 0:
-            return f"{shown} is a binary file, not a discussion", ""
-        header = has_discussion_header(head.decode("utf-8", errors="replace"))
-        if not header and _BOUNDARY_BYTES.search(data) is None:
-            return (
-                f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments)",
-                _NEW_HINT,
-            )
+        return _whole_problem(shown, head, data)
+
+
+def _whole_problem(shown: Path, head: bytes, data: bytes | mmap.mmap) -> tuple[str, str] | None:
+    """`_content_problem` of the whole file's `data`, its first bytes `head` found right."""
+    if data.find(b"\x00") >= 0:
+        return f"{shown} is a binary file, not a discussion", ""
+    header = has_discussion_header(head.decode("utf-8", errors="replace"))
+    if not header and BOUNDARY_BYTES.search(data) is None:
+        return (
+            f"{shown} is not a discussion (no `<!-- DISCUSSION -->` header and no comments)",
+            _NEW_HINT,
+        )
     return None
 
 
@@ -381,25 +408,6 @@ def _open_locked(path: Path, root: Path | None) -> int:
     raise DiscussionsError(f"{path} keeps being replaced; try again")
 
 
-def _read_tail(fd: int, size: int) -> tuple[str, bool]:
-    """The end of the file, from a line start, holding the last comment boundary if any.
-    Returns (text, whether it starts at the beginning of the file)."""
-    chunk = _TAIL_CHUNK
-    while True:
-        start = max(0, size - chunk)
-        data = os.pread(fd, size - start, start)
-        if start > 0:
-            nl = data.find(b"\n")
-            data = data[nl + 1 :] if nl >= 0 else b""
-        if start == 0:
-            return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), True
-        # A real boundary (`---`, blank lines, `Name:`), not any `Name:` line: the fence state
-        # that decides how to join depends on where the last comment starts.
-        if _BOUNDARY_BYTES.search(data) is not None:
-            return data.decode("utf-8", errors="replace"), False
-        chunk *= 4
-
-
 def _describe(blocks: Sequence[str]) -> str:
     first = blocks[0].lstrip()
     if first.startswith("Name:"):
@@ -461,12 +469,18 @@ def lost_appends(path: Path) -> list[str]:
     return [x.message(path.name) for x in lost]
 
 
-def append(path: Path, blocks: Sequence[str], *, root: Path | None = None) -> Appended:
+def append(
+    path: Path,
+    blocks: Sequence[str],
+    *,
+    root: Path | None = None,
+    check: Callable[[Facts], None] | None = None,
+) -> Appended:
     """Append `blocks` (comment blocks / engine markers, see `format.join_for_append`).
-    `root` is the project folder: links out of it are refused."""
+    `root` is the project folder: links out of it are refused. `check` as `locked_append`."""
     if not blocks:
         return Appended()
-    return locked_append(path, lambda _text: list(blocks), root=root, read_all=False)
+    return locked_append(path, lambda _text: list(blocks), root=root, read_all=False, check=check)
 
 
 def locked_append(
@@ -475,23 +489,32 @@ def locked_append(
     *,
     root: Path | None = None,
     read_all: bool = True,
+    check: Callable[[Facts], None] | None = None,
 ) -> Appended:
     """Under the file lock, call ``build(text)`` with the file's whole text as it is now (or
     ``""`` when `read_all` is False) and append the blocks it returns. What `build` raises
-    propagates and nothing is written."""
+    propagates and nothing is written. `check`, when given, is called first with the file's
+    `filefacts.Facts` as read under the lock (a person's name against those who spoke as an
+    AI in it, `Discussion.save`): what it raises propagates and nothing is written."""
     fd = _open_locked(path, root)
     try:
         from . import journal
 
         target = Path(os.path.abspath(path)).resolve()
         with _Mapped(fd) as contents:
-            _check_content(fd, path, target, contents.read)
+            checked = _check_content(fd, path, target, contents.read, check)
             lost = journal.missing(target, contents.read)
             text = contents.read()[:].decode("utf-8", errors="replace") if read_all else ""
         blocks = list(build(text))
         if not blocks:
             return Appended([], lost)
-        _write_blocks(fd, path, target, contents.size, blocks)
+        written = _write_blocks(fd, path, target, contents.size, blocks)
+        from . import filefacts
+
+        # The facts now, from the bytes checked above and the ones written: the count a
+        # `comment` reports needs no third pass over the file (`last_comment_bytes`).
+        size = contents.size + len(written)
+        filefacts.remember(target, fd, size, checked.after(written))
         return Appended(blocks, lost)
     finally:
         os.close(fd)  # closing releases the lock
@@ -522,12 +545,13 @@ class _Mapped:
             self._map.close()
 
 
-def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str]) -> None:
+def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str]) -> bytes:
     """Append `blocks` to the locked file `fd` of `size` bytes (`path`, which names `target`),
-    remembered in the journal; on failure the file is left as it was."""
+    remembered in the journal; on failure the file is left as it was. Returns the bytes
+    written."""
     from . import journal
 
-    tail, whole = _read_tail(fd, size)
+    tail, whole = read_tail(fd, size)
     data = join_blocks(analyse_tail(tail, at_file_start=whole), blocks).encode("utf-8")
     # Remembered before the write: a write cut short by SIGKILL (which cannot be held
     # back) is then reported by the next append or `check`.
@@ -543,3 +567,4 @@ def _write_blocks(fd: int, path: Path, target: Path, size: int, blocks: list[str
         journal.abandon(entry)
         raise NotWritable(f"could not append to {path}: {os_reason(exc)}; file unchanged") from None
     journal.finish(entry)
+    return data

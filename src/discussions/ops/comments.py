@@ -105,20 +105,31 @@ def comment(
     if author is None:
         author = default_author()
     d = Discussion.load(path, ws)
-    d.add_block(comment_block(d, author, text, vote=vote, council=council))
-    d.save()
+    # The author's name is checked against those who spoke as an AI under the file's lock,
+    # from the facts the append's own checks read there (one pass over a long file).
+    block = comment_block(d, author, text, vote=vote, council=council, spoken_at_save=True)
+    d.add_block(block)
+    d.save(signed_by=" ".join(author.split()))
     return _told(d, " ".join(author.split()), text, vote, council, bool(second or ballot))
 
 
 def comment_block(
-    d: Discussion, author: str, text: str = "", *, vote: str | None = None, council: str = ""
+    d: Discussion,
+    author: str,
+    text: str = "",
+    *,
+    vote: str | None = None,
+    council: str = "",
+    spoken_at_save: bool = False,
 ) -> str:
     """`author`'s comment as `comment` appends it to `d`: `text`, then the `council_lines`,
     the vote, the time and (when `text` cites the code) the HEAD its citations are read at.
     The language server types the same into a buffer ("Insert my vote"). `InvalidVote` or
-    `ReservedName` (`Discussion.comment_block`) for a comment that cannot be written."""
+    `ReservedName` (`Discussion.comment_block`) for a comment that cannot be written
+    (`spoken_at_save`: the AI speakers' names left to `Discussion.save`, as there)."""
     body = text.rstrip("\n") + ("\n\n" if text.strip() else "") + council
-    return d.comment_block(author, body, vote=vote, head=_head_if_cited(d, text))
+    head = _head_if_cited(d, text)
+    return d.comment_block(author, body, vote=vote, head=head, spoken_at_save=spoken_at_save)
 
 
 def _head_if_cited(d: Discussion, text: str) -> str:
