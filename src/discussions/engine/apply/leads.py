@@ -240,11 +240,12 @@ def default_chain(
 
 def refuse_forced(registry: ProviderRegistry, name: str) -> None:
     """Refuse the provider named with ``--provider`` (or the run's, for the King's Choice)
-    when it cannot lead: unknown, untrusted or not installed as a run's ``--provider`` is
-    (`ProviderRegistry.require`), or without a write mode here (`NoLead`, which a dry run
-    shows as its plan's problem). Said by its name: otherwise every participant's chain came
-    out empty and the refusal spoke of their provider_hint."""
-    registry.require(name)
+    when it cannot lead: unknown or untrusted, as a run's ``--provider`` is
+    (`ProviderRegistry.get`), or without a write mode installed here (`NoLead`, which a dry
+    run shows as its plan's problem; only its write command need be installed). Said by its
+    name: otherwise every participant's chain came out empty and the refusal spoke of their
+    provider_hint."""
+    registry.get(name)
     if not registry.can_write(name):
         raise NoLead(
             f"{name} cannot lead: {_write_status(registry, name)} (leave out --provider to "
