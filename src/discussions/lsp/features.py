@@ -135,7 +135,8 @@ def _actions(server: DiscussionsServer) -> None:
         b = ls.buffer(uri)
         if not b.is_discussion:
             return []
-        version = ls.document(uri).version
+        doc = ls.document(uri)
+        version = doc.version
 
         actions = quick_fixes(uri, version, b, params.range)
-        return actions + session_actions(uri, version, b, ls.author)
+        return actions + session_actions(uri, version, b, ls.author, doc.position_codec)

@@ -218,7 +218,7 @@ class DiscussionsServer(LanguageServer):
                 types.MessageType.Warning,
             )
             return False
-        edit = catch_up_edit(uri, doc.version, before, after)
+        edit = catch_up_edit(uri, doc.version, before, after, doc.position_codec)
         label = "discussions: what the engine appended"
         await self.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit, label))
         return True

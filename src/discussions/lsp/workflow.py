@@ -18,6 +18,8 @@ from .server import DiscussionsServer
 from .status import status_params
 
 if TYPE_CHECKING:
+    from pygls.workspace import PositionCodec
+
     from .buffer import Buffer
 
 ASK = "discussions.ask"
@@ -35,23 +37,26 @@ def mentioned(b: Buffer) -> list[str]:
 
 
 def session_actions(
-    uri: str, version: int | None, b: Buffer, author: str
+    uri: str, version: int | None, b: Buffer, author: str, codec: PositionCodec | None = None
 ) -> list[types.CodeAction]:
-    """What the user may do with the discussion from anywhere in it."""
+    """What the user may do with the discussion from anywhere in it (`codec`: the editor's
+    position units, for the vote's edit)."""
     actions: list[types.CodeAction] = []
     waiting = mentioned(b)
     if waiting:
         title = "Ask the mentioned participants now (" + ", ".join(f"@{a}" for a in waiting) + ")"
         actions.append(_command_action(title, ASK, uri))
     actions.append(_command_action("Advance phase", ADVANCE, uri))
-    return actions + _vote_actions(uri, version, b, author)
+    return actions + _vote_actions(uri, version, b, author, codec)
 
 
-def _vote_actions(uri: str, version: int | None, b: Buffer, author: str) -> list[types.CodeAction]:
+def _vote_actions(
+    uri: str, version: int | None, b: Buffer, author: str, codec: PositionCodec | None
+) -> list[types.CodeAction]:
     """ "Insert my vote" for each vote; none for an author who cannot comment (a
     participant's name: `discussions comment` refuses it too)."""
     try:
-        edits = [(value, vote_edit(uri, version, b, author, value)) for value in VOTE_VALUES]
+        edits = [(value, vote_edit(uri, version, b, author, value, codec)) for value in VOTE_VALUES]
     except DiscussionsError:
         return []
     return [
@@ -160,7 +165,7 @@ def _buffer_commands(server: DiscussionsServer) -> None:
             return {"error": f"a vote is one of {', '.join(VOTE_VALUES)}, not {value!r}"}
         doc = ls.document(uri)
         try:
-            edit = vote_edit(uri, doc.version, ls.buffer(uri), ls.author, value)
+            edit = vote_edit(uri, doc.version, ls.buffer(uri), ls.author, value, doc.position_codec)
         except DiscussionsError as exc:
             return {"error": str(exc)}
         result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))

@@ -230,9 +230,27 @@ def default_chain(
     registry: ProviderRegistry, workspace: Workspace | None = None, forced: str | None = None
 ) -> _Chain:
     """A participant's providers as a turn tries them (`registry.participant_chain`): only
-    `forced` when one was named (``--provider``), as in the turns of a run."""
+    `forced` when one was named (``--provider``), as in the turns of a run; one that cannot
+    lead is refused first (`refuse_forced`)."""
+    if forced:
+        refuse_forced(registry, forced)
     config = workspace.config if workspace else None
     return lambda p: participant_chain(registry, p, config, forced)
+
+
+def refuse_forced(registry: ProviderRegistry, name: str) -> None:
+    """Refuse the provider named with ``--provider`` (or the run's, for the King's Choice)
+    when it cannot lead: unknown or untrusted, as a run's ``--provider`` is
+    (`ProviderRegistry.get`), or without a write mode installed here (`NoLead`, which a dry
+    run shows as its plan's problem; only its write command need be installed). Said by its
+    name: otherwise every participant's chain came out empty and the refusal spoke of their
+    provider_hint."""
+    registry.get(name)
+    if not registry.can_write(name):
+        raise NoLead(
+            f"{name} cannot lead: {_write_status(registry, name)} (leave out --provider to "
+            f"lead through the participants' own providers). {_how_to_write(registry)}"
+        )
 
 
 def choose_lead(
