@@ -79,6 +79,16 @@ def test_init_sets_up_and_is_idempotent(repo: Path) -> None:
     assert '"changed": false' in data.output
 
 
+def test_init_says_what_the_driver_runs_in_one_short_line(repo: Path) -> None:
+    """The registered command is a shell script of about a thousand characters: `init` names
+    what runs first, not the script."""
+    result = run_cli("init")
+    line = next(ln for ln in result.output.splitlines() if "merge.discussions.driver" in ln)
+    assert len(line) < 300
+    assert f"{sys.executable} -I -S " in line and "mergefile.py, with fallbacks" in line
+    assert "set --" not in line
+
+
 def test_init_replaces_a_union_merge(repo: Path) -> None:
     (repo / ".gitattributes").write_text("*.png binary\ndiscussions/*.md merge=union -diff\n")
     result = run_cli("init")

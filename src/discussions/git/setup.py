@@ -215,6 +215,19 @@ def _ensure_config(git_root: Path, key: str, value: str) -> _InitStep:
     proc = run_git(["config", "--local", "--get", key], git_root, check=False)
     current = proc.stdout.decode("utf-8", "replace").rstrip("\n") if proc.returncode == 0 else None
     if current == value:
-        return _InitStep(f"git config {key}", "unchanged", value)
+        return _InitStep(f"git config {key}", "unchanged", _shown_value(key, value))
     run_git(["config", "--local", key, value], git_root)
-    return _InitStep(f"git config {key}", "created" if current is None else "updated", value)
+    action = "created" if current is None else "updated"
+    return _InitStep(f"git config {key}", action, _shown_value(key, value))
+
+
+def _shown_value(key: str, value: str) -> str:
+    """What `init` says it set `key` to: the value, but the merge driver's (a shell script of
+    about a thousand characters, its candidates in turn) by what runs first."""
+    if key != f"merge.{DRIVER}.driver" or len(value) <= 200:
+        return value
+    words = shlex.split(value.partition(";")[0])
+    if words[:2] != ["set", "--"] or len(words) < 4:
+        return value
+    python, entry = shlex.quote(words[2]), shlex.quote(words[3])
+    return f"runs {python} -I -S {entry}, with fallbacks; `git config {key}` shows it whole"
