@@ -302,6 +302,32 @@ def test_divergent_phase_moves_conflict(repo: Path) -> None:
     assert path.read_text() == text
 
 
+def test_a_conflict_with_a_larger_marker_size_is_reported_by_check(repo: Path) -> None:
+    """`.gitattributes` may set `conflict-marker-size`: git hands the driver that size (``%L``)
+    and the conflict's lines are that long; `check` reports them as it reports seven."""
+    path = start_discussion(repo)
+    attributes = repo / ".gitattributes"
+    attributes.write_text(
+        attributes.read_text().replace(
+            "merge=discussions\n", "merge=discussions conflict-marker-size=9\n", 1
+        )
+    )
+    commit_all(repo, "marker size 9")
+    git(repo, "checkout", "-q", "-b", "a")
+    advance(path)
+    commit_all(repo, "a")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "-b", "b")
+    advance(path, "consensus_vote")
+    commit_all(repo, "b")
+    assert git(repo, "merge", "--no-edit", "a", check=False).returncode != 0
+    text = path.read_text()
+    assert "\n<<<<<<<<< ours\n" in text and "\n>>>>>>>>> theirs\n" in text
+    result = run_cli("check", str(path))
+    assert result.exit_code == 1
+    assert result.output.count("unresolved merge-conflict line") == 3
+
+
 def test_both_branches_creating_the_same_file_conflict(repo: Path) -> None:
     assert run_cli("init").exit_code == 0
     commit_all(repo, "init")

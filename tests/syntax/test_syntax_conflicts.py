@@ -104,3 +104,19 @@ def test_the_quick_tests_agree_with_the_line_pattern(pieces: list[str], sep: str
     sides = any(norm[m.start()] in "<>" for m in _OLD_CANDIDATE.finditer(norm))
     if "```" not in norm:
         assert conflict_lines(text) == (hits if sides else [])
+
+
+def test_markers_of_a_larger_conflict_marker_size_are_conflicts_and_neutralised() -> None:
+    """A repository's attributes may set `conflict-marker-size` (git writes that many, never
+    fewer than seven): such a file is conflicted too, and a provider's answer that quotes one
+    is written so that it is not."""
+    from discussions.syntax.conflicts import conflict_lines, may_have_conflicts
+    from discussions.syntax.render import neutralise
+
+    marked = "Name: A\n\n<<<<<<<<< ours\nmine\n=========\ntheirs\n>>>>>>>>> theirs\n"
+    assert conflict_lines(marked) == [3, 5, 7]
+    assert may_have_conflicts(marked.encode())
+    assert conflict_lines(neutralise(marked)) == []
+    # A longer run alone (a rule, an underline) or without its other sides is none.
+    assert conflict_lines("Name: A\n\nTitle\n=========\n") == []
+    assert conflict_lines("Name: A\n\n<<<<<<<<< ours\nmine\n=========\n") == []

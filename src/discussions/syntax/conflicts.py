@@ -14,10 +14,10 @@ from .code import fenced_line_ranges
 from .parse import parse_document
 from .text import normalise_newlines
 
-# Git writes exactly seven characters (conflict-marker-size defaults to 7), then a space and a
-# label, or nothing; `=======` stands alone.
-_CANDIDATE = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: [^\n]*)?$|^={7}[ \t]*$", re.M)
-_CANDIDATE_BYTES = re.compile(rb"^(?:<{7}|>{7}|\|{7})(?: [^\n]*)?\r?$|^={7}[ \t]*\r?$", re.M)
+# Git writes seven characters (or the `conflict-marker-size` a repository's attributes set:
+# more, never fewer), then a space and a label, or nothing; `=======` stands alone.
+_CANDIDATE = re.compile(r"^(?:<{7,}|>{7,}|\|{7,})(?: [^\n]*)?$|^={7,}[ \t]*$", re.M)
+_CANDIDATE_BYTES = re.compile(rb"^(?:<{7,}|>{7,}|\|{7,})(?: [^\n]*)?\r?$|^={7,}[ \t]*\r?$", re.M)
 
 
 # Where a candidate may start: a line that starts with seven of the marker characters. From a
@@ -45,19 +45,40 @@ def conflict_lines(text: str) -> list[int]:
         return []  # no line starts with a run: every file without conflicts, fast
     hits: list[int] = []
     sides = False  # a `<<<<<<<` or `>>>>>>>` line: git always writes one with `=======`
+    longer: dict[int, list[tuple[int, str]]] = {}  # a larger marker size: its lines by size
     line = 1
     pos = 0
     for m in _CANDIDATE.finditer(text):
         line += text.count("\n", pos, m.start())
         pos = m.start()
+        kind = text[m.start()]
+        size = len(m.group()) - len(m.group().lstrip(kind))
+        if size > 7:
+            longer.setdefault(size, []).append((line, kind))
+            continue
         hits.append(line)
-        sides = sides or text[m.start()] in "<>"
+        sides = sides or kind in "<>"
+    whole = _whole_conflicts(longer) if longer else []
+    if whole:
+        hits, sides = sorted(hits + whole), True
     if not hits or not sides:
         return []  # a lone `=======` is a heading underline, not a conflict
     if "```" not in text and "~~~" not in text:
         return hits
     code = _code_lines(text)
     return [n for n in hits if n not in code]
+
+
+def _whole_conflicts(longer: dict[int, list[tuple[int, str]]]) -> list[int]:
+    """The lines of marker runs longer than git's default seven (a repository's
+    `conflict-marker-size`) that are conflicts: only a size with its ``<``, ``=`` and ``>``
+    lines, as git writes them; a lone longer run is a rule or an underline."""
+    return [
+        line
+        for found in longer.values()
+        if {kind for _, kind in found} >= {"<", "=", ">"}
+        for line, _ in found
+    ]
 
 
 def _code_lines(text: str) -> set[int]:

@@ -101,7 +101,9 @@ def _neutralise_round(text: str, *, aware: bool) -> str:
     return "\n".join(out)
 
 
-_CONFLICT_LINE = Lazy(r"(?:<{7}|>{7}|\|{7})(?: |$)|={7}[ \t]*$")
+_CONFLICT_LINE = Lazy(r"(?:<{7,}|>{7,}|\|{7,})(?: |$)|={7}[ \t]*$")
+"""A line `conflicts` could read as a conflict's: a longer run of ``=`` (an underline) is one only
+beside its ``<`` and ``>`` lines, which are neutralised."""
 
 
 _CONTROL = Lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
