@@ -155,10 +155,24 @@ class CodeLines:
     `_plain_line` from `top_fences` when they tell, any other line (or every line, when they do
     not) from `code_line_ranges`, each found once and only when first needed."""
 
-    __slots__ = ("text", "top_known", "top", "top_open", "top_starts", "all", "all_starts")
+    __slots__ = (
+        "text",
+        "unfenced",
+        "top_known",
+        "top",
+        "top_open",
+        "top_starts",
+        "all",
+        "all_starts",
+    )
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.unfenced: bool | None = None
+        """No fence anywhere (and lines end at newlines alone, as markdown-it's do then): a
+        `_plain_line` is no code, whatever else the text holds (only a fence makes a line at
+        column 0 code), so `has` answers it without looking for the top-level fences. Found
+        when `has` first asks (None until then)."""
         self.top_known = False
         self.top: list[tuple[int, int]] | None = None
         self.top_open = ""
@@ -170,6 +184,11 @@ class CodeLines:
     def has(self, line: int, line_start: int) -> bool:
         """Whether 0-based `line`, which starts at offset `line_start`, is code."""
         if _plain_line(self.text, line_start):
+            if self.unfenced is None:
+                text = self.text
+                self.unfenced = "```" not in text and "~~~" not in text and "\r" not in text
+            if self.unfenced:
+                return False
             top = self.top_fences()
             if top is not None:
                 return in_ranges(line, top, self.top_starts)
