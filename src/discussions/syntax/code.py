@@ -70,8 +70,10 @@ def code_line_ranges(text: str) -> list[tuple[int, int]]:
 # After a newline, a line that may open or close a fence at the top level (indent, run, info),
 # or that starts an HTML block in any container (its text from the ``<``). Searched in the text
 # with a newline before it: a literal start lets the search skip from newline to newline.
+# (The lookahead, what such a line may start with, fails most lines of prose at once.)
 _TOP_LINE = Lazy(
-    r"\n(?:([ ]{0,3})(`{3,}|~{3,})([^\n]*)|[ \t>*+\-.)0-9]*+(<[A-Za-z!?/][^\n]*))(?=\n|\Z)"
+    r"\n(?=[ \t>*+\-.)0-9<`~])"
+    r"(?:([ ]{0,3})(`{3,}|~{3,})([^\n]*)|[ \t>*+\-.)0-9]*+(<[A-Za-z!?/][^\n]*))(?=\n|\Z)"
 )
 
 
