@@ -191,9 +191,9 @@ class CodeLines:
                 self.unfenced = "```" not in text and "~~~" not in text and "\r" not in text
             if self.unfenced:
                 return False
-            top = self.top_fences()
+            top = self.top if self.top_known else self.top_fences()
             if top is not None:
-                return in_ranges(line, top, self.top_starts)
+                return bool(top) and in_ranges(line, top, self.top_starts)
         return in_ranges(line, self.blocks(), self.all_starts)
 
     def top_fences(self) -> list[tuple[int, int]] | None:
