@@ -114,7 +114,7 @@ def _top_fences(text: str) -> tuple[list[tuple[int, int]] | None, str]:
         pos = m.start()
         if pairs.fence(line, m.group(2), m.group(3)) and m.group(1):
             return None, ""  # opened with spaces before it: a list item may hold it
-    return pairs.end(text.count("\n")), pairs.open_run
+    return (pairs.end(text.count("\n")) if pairs.open_run else pairs.ranges), pairs.open_run
 
 
 # A line whose containers (quotes, list items, their indentation) may nest deep.
