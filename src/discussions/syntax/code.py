@@ -152,29 +152,34 @@ def _plain_line(text: str, start: int) -> bool:
     return True
 
 
+def _no_fence_line(text: str) -> bool:
+    """Whether no line of `text` is a fence at the top level (at most three spaces, then three
+    backticks or tildes), and its lines end at newlines alone (markdown-it ends them at a lone
+    carriage return too): found with string searches, each line with a run read up to its
+    first run only (a fence line's run comes first). Most comments of AI answers hold no such
+    line: their code stands under list items."""
+    if "\r" in text:
+        return False
+    for run in ("```", "~~~"):
+        at = text.find(run)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            if at - start <= 3 and text.count(" ", start, at) == at - start:
+                return False
+            end = text.find("\n", at)
+            at = -1 if end < 0 else text.find(run, end)
+    return True
+
+
 class CodeLines:
     """Which lines of `text` (which starts at the top level) are code, asked line by line: a
     `_plain_line` from `top_fences` when they tell, any other line (or every line, when they do
     not) from `code_line_ranges`, each found once and only when first needed."""
 
-    __slots__ = (
-        "text",
-        "unfenced",
-        "top_known",
-        "top",
-        "top_open",
-        "top_starts",
-        "all",
-        "all_starts",
-    )
+    __slots__ = ("text", "top_known", "top", "top_open", "top_starts", "all", "all_starts")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.unfenced: bool | None = None
-        """No fence anywhere (and lines end at newlines alone, as markdown-it's do then): a
-        `_plain_line` is no code, whatever else the text holds (only a fence makes a line at
-        column 0 code), so `has` answers it without looking for the top-level fences. Found
-        when `has` first asks (None until then)."""
         self.top_known = False
         self.top: list[tuple[int, int]] | None = None
         self.top_open = ""
@@ -186,11 +191,6 @@ class CodeLines:
     def has(self, line: int, line_start: int) -> bool:
         """Whether 0-based `line`, which starts at offset `line_start`, is code."""
         if _plain_line(self.text, line_start):
-            if self.unfenced is None:
-                text = self.text
-                self.unfenced = "```" not in text and "~~~" not in text and "\r" not in text
-            if self.unfenced:
-                return False
             top = self.top if self.top_known else self.top_fences()
             if top is not None:
                 return bool(top) and in_ranges(line, top, self.top_starts)
@@ -198,10 +198,16 @@ class CodeLines:
 
     def top_fences(self) -> list[tuple[int, int]] | None:
         """`top_fences` of the text, found once: the parse asks it of a comment both for its
-        engine markers and for a fence left open (`open_fence`)."""
+        engine markers and for a fence left open (`open_fence`). None of them, without a
+        look at the lines, where no line opens with a fence (`_no_fence_line`): whatever
+        else the text holds (HTML, containers nested deeper than markdown-it reads), only a
+        fence at the top level makes a `_plain_line` code or is left open at the end."""
         if not self.top_known:
             self.top_known = True
-            self.top, self.top_open = _top_fences(self.text)
+            if _no_fence_line(self.text):
+                self.top, self.top_open = [], ""
+            else:
+                self.top, self.top_open = _top_fences(self.text)
             self.top_starts = [a for a, _ in self.top or []]
         return self.top
 
