@@ -59,7 +59,7 @@ _MARKER_LINE = (
 # prose at once, before the optional bullet, bold and keywords are tried one by one.
 _MARKER_AT = Lazy(_MARKER_LINE)
 _MARKER = Lazy(
-    "\n(?=[ \t*+\-0-9_" + "".join(sorted({k[0] for k in MARKER_KINDS})) + "])" + _MARKER_LINE
+    r"\n(?=[ \t*+\-0-9_" + "".join(sorted({k[0] for k in MARKER_KINDS})) + "])" + _MARKER_LINE
 )
 # The ``@`` first, then the character before it checked: a literal start lets the regex
 # engine skip ahead to each ``@`` instead of trying the look-behind at every position.
