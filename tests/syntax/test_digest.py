@@ -19,3 +19,19 @@ def test_a_python_without_the_built_in_module_uses_hashlib(monkeypatch) -> None:
     monkeypatch.setattr(digest, "_found", [])
     assert sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
     assert digest._found == [hashlib.sha256]
+
+
+def test_a_process_that_hashes_much_moves_to_openssl_with_the_same_digests(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import _hashlib
+
+    monkeypatch.setattr(digest, "_found", [])
+    monkeypatch.setattr(digest, "_hashed", [0])
+    data = [f"comment {i} — Zoë\n".encode() * (i % 50) for i in range(400)]
+    moved_at = None
+    for i in range(len(data) * 20):
+        chunk = data[i % len(data)]
+        assert sha256_hex(chunk) == hashlib.sha256(chunk).hexdigest()
+        if moved_at is None and digest._found[0] is _hashlib.openssl_sha256:
+            moved_at = i
+    assert moved_at is not None  # past `_BULK` bytes
+    assert digest._hashed == [-1]

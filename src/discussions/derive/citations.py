@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..settings.config import VotingConfig
-from ..syntax.citations import Citation, find_citations
+from ..syntax.citations import Citation, find_citations, might_cite
 from ..syntax.record import Record
 from .voting import ConsensusResult, calculate_consensus
 
@@ -38,7 +38,7 @@ def rule_citations(s: State) -> None:
     theirs already."""
     marker_lines = [m.line for m in s.doc.engine_markers]
     for c in s.comments[s.resumed :]:
-        if "." in c.body:
+        if "." in c.body and might_cite(c.body):  # most cannot: none of their lines either
             own = _own_lines(c, marker_lines)
             c.citations = [Citation(*found[:5], found[5] + c.line) for found in _cited(own)]
 

@@ -149,9 +149,12 @@ class Citation(Record):
         }
 
 
-def _might_cite(body: str) -> bool:
+def might_cite(body: str) -> bool:
     """A cheap first look: whether `body` holds a name with an extension (``x.py``) at all,
-    one that looks like a path (`_looks_like_path`); most comments hold none."""
+    one that looks like a path (`_looks_like_path`); most comments hold none. A text none of
+    whose lines might cite holds no citation in any of its lines either (each dot is read
+    with its word alone, and no word runs over a line's end): `find_citations` of the first
+    lines of a body that cannot cite finds nothing."""
     for dot in _DOT_WORD.finditer(body):  # only the word around each dot is read
         at = dot.start()
         start = max(body.rfind(" ", 0, at), body.rfind("\n", 0, at)) + 1
@@ -164,7 +167,7 @@ def _might_cite(body: str) -> bool:
 
 def find_citations(body: str, first_line: int = 1) -> list[Citation]:
     """The citations of `body`, whose first line is line `first_line` of the file, in order."""
-    if not _might_cite(body):
+    if not might_cite(body):
         return []
     layout = _Where(body)
     found: list[tuple[int, Citation]] = []

@@ -33,4 +33,5 @@ def parse_stamp(text: str) -> datetime | None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).replace(microsecond=0)
+    when = when.astimezone(UTC)
+    return when.replace(microsecond=0) if when.microsecond else when  # as the tool writes

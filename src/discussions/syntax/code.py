@@ -70,8 +70,10 @@ def code_line_ranges(text: str) -> list[tuple[int, int]]:
 # After a newline, a line that may open or close a fence at the top level (indent, run, info),
 # or that starts an HTML block in any container (its text from the ``<``). Searched in the text
 # with a newline before it: a literal start lets the search skip from newline to newline.
+# (The lookahead, what such a line may start with, fails most lines of prose at once.)
 _TOP_LINE = Lazy(
-    r"\n(?:([ ]{0,3})(`{3,}|~{3,})([^\n]*)|[ \t>*+\-.)0-9]*+(<[A-Za-z!?/][^\n]*))(?=\n|\Z)"
+    r"\n(?=[ \t>*+\-.)0-9<`~])"
+    r"(?:([ ]{0,3})(`{3,}|~{3,})([^\n]*)|[ \t>*+\-.)0-9]*+(<[A-Za-z!?/][^\n]*))(?=\n|\Z)"
 )
 
 
@@ -112,7 +114,7 @@ def _top_fences(text: str) -> tuple[list[tuple[int, int]] | None, str]:
         pos = m.start()
         if pairs.fence(line, m.group(2), m.group(3)) and m.group(1):
             return None, ""  # opened with spaces before it: a list item may hold it
-    return pairs.end(text.count("\n")), pairs.open_run
+    return (pairs.end(text.count("\n")) if pairs.open_run else pairs.ranges), pairs.open_run
 
 
 # A line whose containers (quotes, list items, their indentation) may nest deep.
@@ -150,6 +152,25 @@ def _plain_line(text: str, start: int) -> bool:
     return True
 
 
+def _no_fence_line(text: str) -> bool:
+    """Whether no line of `text` is a fence at the top level (at most three spaces, then three
+    backticks or tildes), and its lines end at newlines alone (markdown-it ends them at a lone
+    carriage return too): found with string searches, each line with a run read up to its
+    first run only (a fence line's run comes first). Most comments of AI answers hold no such
+    line: their code stands under list items."""
+    if "\r" in text:
+        return False
+    for run in ("```", "~~~"):
+        at = text.find(run)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            if at - start <= 3 and text.count(" ", start, at) == at - start:
+                return False
+            end = text.find("\n", at)
+            at = -1 if end < 0 else text.find(run, end)
+    return True
+
+
 class CodeLines:
     """Which lines of `text` (which starts at the top level) are code, asked line by line: a
     `_plain_line` from `top_fences` when they tell, any other line (or every line, when they do
@@ -170,17 +191,23 @@ class CodeLines:
     def has(self, line: int, line_start: int) -> bool:
         """Whether 0-based `line`, which starts at offset `line_start`, is code."""
         if _plain_line(self.text, line_start):
-            top = self.top_fences()
+            top = self.top if self.top_known else self.top_fences()
             if top is not None:
-                return in_ranges(line, top, self.top_starts)
+                return bool(top) and in_ranges(line, top, self.top_starts)
         return in_ranges(line, self.blocks(), self.all_starts)
 
     def top_fences(self) -> list[tuple[int, int]] | None:
         """`top_fences` of the text, found once: the parse asks it of a comment both for its
-        engine markers and for a fence left open (`open_fence`)."""
+        engine markers and for a fence left open (`open_fence`). None of them, without a
+        look at the lines, where no line opens with a fence (`_no_fence_line`): whatever
+        else the text holds (HTML, containers nested deeper than markdown-it reads), only a
+        fence at the top level makes a `_plain_line` code or is left open at the end."""
         if not self.top_known:
             self.top_known = True
-            self.top, self.top_open = _top_fences(self.text)
+            if _no_fence_line(self.text):
+                self.top, self.top_open = [], ""
+            else:
+                self.top, self.top_open = _top_fences(self.text)
             self.top_starts = [a for a, _ in self.top or []]
         return self.top
 

@@ -89,10 +89,27 @@ def _terminated(sequence: str) -> bool:
     return True
 
 
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
+"""The characters of `_CONTROL_CHARACTER` (all below 256), as Latin-1 bytes."""
+
+
+def _has_control(text: str) -> bool:
+    """Whether `text` holds a `_CONTROL_CHARACTER`. Every one is below 256, so a text that
+    Latin-1 encodes (one byte a character, the same value: most files, any in English) holds
+    one when deleting their bytes shortens it, a table lookup a byte where the regex engine
+    calls its character-set test for each character (a long file's every read asks);
+    other texts ask the regex."""
+    try:
+        data = text.encode("latin-1")
+    except UnicodeEncodeError:
+        return _CONTROL_CHARACTER.search(text) is not None
+    return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+
+
 def control_lines(text: str) -> list[tuple[int, str]]:
     """(1-based line, the first control character on it) for each line of `text` (newlines
     normalised) that holds a control character."""
-    if not _CONTROL_CHARACTER.search(text):
+    if not _has_control(text):
         return []
     found = []
     for number, line in enumerate(text.split("\n"), 1):

@@ -54,8 +54,13 @@ _MARKER_LINE = (
 )
 # A marker line: `_MARKER_AT` at the start of a body, `_MARKER` after a newline (a search
 # for a literal newline skips from line to line; ``^`` with re.M is tried at every character).
+# `_MARKER` first looks at the line's first character (a lookahead of what a marker line may
+# start with: a blank, a bullet, bold, a keyword's first letter), which fails most lines of
+# prose at once, before the optional bullet, bold and keywords are tried one by one.
 _MARKER_AT = Lazy(_MARKER_LINE)
-_MARKER = Lazy("\n" + _MARKER_LINE)
+_MARKER = Lazy(
+    r"\n(?=[ \t*+\-0-9_" + "".join(sorted({k[0] for k in MARKER_KINDS})) + "])" + _MARKER_LINE
+)
 # The ``@`` first, then the character before it checked: a literal start lets the regex
 # engine skip ahead to each ``@`` instead of trying the look-behind at every position.
 _MENTION = Lazy(r"@(?<![\w@./\\:`-]@)([^\W\d_][\w-]*)")

@@ -517,10 +517,12 @@ def _warn_fence_examples(
     `CodeLines` that `_find_engine_markers` made are asked again rather than made anew, and
     those made here are kept in `code_by_segment` too)."""
     for i, (seg_start, seg_end, seg_line) in enumerate(segments):
-        segment = text[seg_start:seg_end]
-        if "``" not in segment and "~~" not in segment:
-            continue
-        code = code_by_segment.setdefault(i, CodeLines(segment))
+        if text.find("``", seg_start, seg_end) < 0 and text.find("~~", seg_start, seg_end) < 0:
+            continue  # asked of the file in place: most segments are not copied out of it
+        code = code_by_segment.get(i)
+        if code is None:
+            code = code_by_segment[i] = CodeLines(text[seg_start:seg_end])
+        segment = code.text
         opener = open_fence(segment, code)
         if opener is None:
             continue
