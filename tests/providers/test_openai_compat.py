@@ -10,6 +10,7 @@ import pytest
 
 from discussions.errors import (
     ConfigError,
+    ProviderError,
     ProviderFailed,
     ProviderOutputError,
     ProviderTimeout,
@@ -537,3 +538,27 @@ def test_a_key_echoed_in_a_streamed_answer_is_never_written(
     assert ECHOED[:6] not in written and ECHOED[-6:] not in written
     answers = [c for c in Discussion.load(path).comments if c.meta.get("provider") == "local"]
     assert answers and all("Echo: *** (as sent)." in c.body for c in answers)
+
+
+@pytest.mark.slow
+def test_a_call_stopped_as_it_connects_ends_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C landing after a call connected but before `terminate_all` could see its
+    connection (a turn's thread between the two): the call ends all the same, instead of
+    waiting out the server (it ran to its timeout while the run waited for it)."""
+    import http.client
+
+    from discussions.providers.command import terminate_all
+
+    connect = http.client.HTTPConnection.connect
+
+    def stop_there(self: http.client.HTTPConnection) -> None:
+        connect(self)
+        terminate_all()
+
+    with serve(StubServer(mode="hang")) as stub:
+        p = provider(stub)
+        monkeypatch.setattr(http.client.HTTPConnection, "connect", stop_there)
+        with pytest.raises(ProviderError) as err:
+            ask(p, timeout=20)
+        assert not isinstance(err.value, ProviderTimeout)
+        assert not stub.outlasted.is_set()

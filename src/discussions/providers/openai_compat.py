@@ -63,6 +63,7 @@ from .server_window import (
     server_facts,
     url_problem,
 )
+from .slots import stopped_since, stops_seen
 from .usage import UNKNOWN, Usage
 
 __all__ = ["Answer", "OpenAICompatibleProvider", "forget_windows"]
@@ -359,11 +360,14 @@ class OpenAICompatibleProvider(Provider):
         request: ProviderRequest,
     ) -> Answer:
         headers = self._headers()
+        seen = stops_seen()
         conn.connect()
         sock = conn.sock
         with _open_lock:
             _open.add(sock)
         try:
+            if stopped_since(seen):  # stopped as it connected: `_abort_all` may not have seen it
+                sock.shutdown(socket.SHUT_RDWR)
             conn.request("POST", self._endpoint(), body, headers)
             _arm(sock, deadline)
             with conn.getresponse() as response:
