@@ -13,7 +13,7 @@ from ..syntax.document import Document, ParseWarning
 from ..syntax.kinds import ITEM_KINDS
 from ..syntax.markers import Marker
 from ..syntax.meta import engine_fields
-from ..syntax.record import Record
+from ..syntax.record import Record, fields_but
 from .diagnosis import Diagnosis
 from .dissent import Dissent
 from .positions import Positions
@@ -104,6 +104,7 @@ class Written(Item):
     """A decision with when its comment was written (`model.ledger.LedgerEntry.written`)."""
 
     __slots__ = ("written",)
+    _compared = _shown = (*Item.__slots__, "written")  # its item's fields, then its own
     written: str
 
     def __init__(
@@ -118,19 +119,6 @@ class Written(Item):
     ) -> None:
         Item.__init__(self, kind, text, author, line, restated, details)
         self.written = written
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in _WRITTEN_FIELDS)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in _WRITTEN_FIELDS)
-        return f"{type(self).__name__}({shown})"
-
-
-_WRITTEN_FIELDS = (*Item.__slots__, *Written.__slots__)
-"""A `Written`'s fields: its item's, then its own (what ``==`` and the repr go by)."""
 
 
 def restated_by(restated: list[Restatement] | tuple[Restatement, ...]) -> str:
@@ -294,6 +282,8 @@ class State(Record):
         "marker_kinds",
     )  # fmt: skip
     """Everything derived from one file. Rules fill it in order."""
+    _compared = fields_but(__slots__, "comment_code", "readings", "resumed", "marker_kinds")
+    _shown = fields_but(__slots__, "comment_code", "readings")
 
     doc: Document
     """The parse."""
@@ -457,15 +447,6 @@ class State(Record):
         self.resumed = 0
         self.marker_kinds = None
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in _STATE_COMPARED)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in _STATE_SHOWN)
-        return f"{type(self).__name__}({shown})"
-
     @property
     def registry(self) -> ParticipantRegistry:
         return self.workspace.participants
@@ -495,11 +476,3 @@ class State(Record):
     def warn(self, line: int, message: str, severity: str = "warning", **found: str) -> None:
         """Record a problem on `line` (`found`: the `ParseWarning`'s code, subject, fix)."""
         self.warnings.append(ParseWarning(line, message, severity, **found))
-
-
-_STATE_COMPARED = tuple(
-    f for f in State.__slots__ if f not in ("comment_code", "readings", "resumed", "marker_kinds")
-)
-"""The fields of `State` that ``==`` compares."""
-_STATE_SHOWN = tuple(f for f in State.__slots__ if f not in ("comment_code", "readings"))
-"""The fields of `State` its repr shows."""

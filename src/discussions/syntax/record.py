@@ -11,21 +11,37 @@ that names the fields.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (the merge driver)
+if TYPE_CHECKING:
+    from typing import ClassVar
+
 
 class Record:
-    """Fields are the ``__slots__`` of the subclass, in order."""
+    """Fields are the ``__slots__`` of the subclass, in order; a subclass that compares or
+    shows others (its base's too, or fewer) names them in `_compared` and `_shown`."""
 
     __slots__: tuple[str, ...] = ()
     __hash__ = None  # type: ignore[assignment]  # mutable and compared by value
+    _compared: ClassVar[tuple[str, ...]] = ()
+    """The fields ``==`` goes by, where not the ``__slots__`` (empty: those)."""
+    _shown: ClassVar[tuple[str, ...]] = ()
+    """The fields the repr shows, where not the ``__slots__`` (empty: those)."""
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self.__slots__)
+        names = self._compared or self.__slots__
+        return all(getattr(self, f) == getattr(other, f) for f in names)
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        names = self._shown or self.__slots__
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in names)
         return f"{type(self).__name__}({shown})"
+
+
+def fields_but(fields: tuple[str, ...], *left_out: str) -> tuple[str, ...]:
+    """`fields` without `left_out`, in order: a `Record`'s `_compared` or `_shown`."""
+    return tuple(f for f in fields if f not in left_out)
 
 
 class FrozenRecord(Record):
