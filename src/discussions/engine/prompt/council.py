@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...model.council import CouncilEntry, council_entries, entry_lines
-from .memory import anonymiser, short_item
+from .memory import anonymiser, fitting, short_item
 
 if TYPE_CHECKING:
     from ...model.discussion import Discussion
@@ -66,16 +66,8 @@ def build_council_memory(d: Discussion, participant: Participant, max_chars: int
     limit = _setting(d, "council_discussions", DEFAULT_COUNCIL_DISCUSSIONS)
     hide = anonymiser(d, participant)
     head = COUNCIL_HEADING + "\n\n"
-    used = len(head) + 60  # room for the left-out line
-    blocks: list[str] = []
-    for e in entries[:limit]:
-        block = _block(e, hide is None)
-        if hide is not None:
-            block = hide.sub("another participant", block)
-        if used + len(block) > max_chars:
-            break
-        blocks.append(block)
-        used += len(block)
+    shown = (_block(e, hide is None) for e in entries[:limit])
+    blocks = fitting(shown, hide, max_chars - len(head))
     if not blocks:
         return ""
     left = len(entries) - len(blocks)

@@ -23,6 +23,8 @@ from ...model.memory import DEFAULT_DISCUSSIONS, Episode, history
 from ...syntax.record import Record
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ...model.discussion import Discussion
     from ...settings.participants import Participant
     from ...settings.workspace import Workspace
@@ -155,6 +157,22 @@ def episode_lines(e: Episode) -> list[str]:
     return lines
 
 
+def fitting(blocks: Iterable[str], hide: re.Pattern[str] | None, room: int) -> list[str]:
+    """The leading `blocks` (names hidden by `hide`, an `anonymiser`) that fit in `room`
+    characters with a line counting those left out (60 kept for it): the whole episodes or
+    council entries a prompt's memory section shows, newest first."""
+    fitted: list[str] = []
+    used = 60
+    for block in blocks:
+        if hide is not None:
+            block = hide.sub("another participant", block)
+        if used + len(block) > room:
+            break
+        fitted.append(block)
+        used += len(block)
+    return fitted
+
+
 def anonymiser(d: Discussion, participant: Participant) -> re.Pattern[str] | None:
     """In an anonymous phase of `d`, what hides the others from `participant`: every
     ``@mention`` and the names of `d`'s other participants and authors (to be replaced with
@@ -190,16 +208,8 @@ def build_persona_memory(d: Discussion, participant: Participant, max_chars: int
     hide = anonymiser(d, participant)
     head = PERSONA_MEMORY_HEADING + "\n\n"
     tail = _NOTE_HINT + "\n"
-    blocks: list[str] = []
-    used = len(head) + len(tail) + 60  # room for the left-out line
-    for e in r.episodes:
-        block = "\n".join(episode_lines(e)) + "\n"
-        if hide is not None:
-            block = hide.sub("another participant", block)
-        if used + len(block) > max_chars:
-            break
-        blocks.append(block)
-        used += len(block)
+    episodes = ("\n".join(episode_lines(e)) + "\n" for e in r.episodes)
+    blocks = fitting(episodes, hide, max_chars - len(head) - len(tail))
     if not blocks:
         return ""
     left = r.left_out + len(r.episodes) - len(blocks)
